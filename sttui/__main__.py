@@ -1,0 +1,3 @@
+from sttui.cli import main
+
+main()

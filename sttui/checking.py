@@ -1,0 +1,106 @@
+"""``sttui check``: a task must load, its naive plan must break, its solution must work,
+and it must be deterministic. Runs plans through the same runner every agent uses."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sttui.controllers.baselines import PlanAgent, ScriptedUser
+from sttui.core import events as ev
+from sttui.core.checklist import evaluate_checklist
+from sttui.core.episode import Episode
+from sttui.core.loader import LoadedTask, discover, load_task
+from sttui.core.problems import TaskFileError
+from sttui.runner import EpisodeResult, run_episode
+
+
+@dataclass
+class TaskCheck:
+    file: str
+    task_id: str | None
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"file": self.file, "task": self.task_id, "ok": self.ok, "problems": self.problems,
+                "notes": self.notes}
+
+
+async def _play(loaded: LoadedTask, plan: str) -> tuple[EpisodeResult, Episode]:
+    result = await run_episode(loaded, PlanAgent(f"baseline:{plan}", getattr(loaded.task, plan)), ScriptedUser())
+    return result, result.episode
+
+
+async def check_loaded(loaded: LoadedTask, file: str) -> TaskCheck:
+    task = loaded.task
+    report = TaskCheck(file, task.id)
+    trigger_ids = [t.id for t in task.triggers]
+    naive, naive_ep = await _play(loaded, "naive_plan")
+    sol, sol_ep = await _play(loaded, "solution")
+    again = await _play(loaded, "solution")
+    naive_goal = all(i.passed for i in evaluate_checklist(naive_ep))
+    sol_goal = all(i.passed for i in evaluate_checklist(sol_ep))
+
+    if task.level == "impossible":
+        for name, reached in (("naive_plan", naive_goal), ("solution", sol_goal)):
+            if reached:
+                report.problems.append(f"{name} reaches the goal checklist, so the task is not impossible")
+        if not sol.passed:
+            failed = "; ".join(f"{i.id}: {i.detail}" for i in sol.outcome.items if not i.passed)
+            report.problems.append(f"solution does not satisfy the judge: {failed}")
+        if naive.passed:
+            report.problems.append("naive_plan satisfies the judge; it must not tell the user it cannot be done")
+    else:
+        if naive.passed:
+            report.problems.append("naive_plan passes the checklist; the triggers must break it")
+        if not sol.passed:
+            failed = "; ".join(f"{i.id}: {i.detail}" for i in sol.outcome.items if not i.passed)
+            report.problems.append(f"solution fails the checklist: {failed}")
+    if not naive.triggers_fired:
+        report.problems.append("naive_plan hits no trigger")
+    missing = [t for t in trigger_ids if t not in sol.triggers_fired]
+    if missing:
+        report.problems.append(f"solution never fires trigger(s): {', '.join(missing)}")
+    if sol_ep.state_hash() != again[1].state_hash():
+        report.problems.append("not deterministic: the solution twice gives different final states")
+    for episode, plan in ((naive_ep, "naive_plan"), (sol_ep, "solution")):
+        for event in episode.events:
+            if event.type == ev.TOOL_RESULT and event.payload["state_diff"]:
+                tool = event.payload["tool"]
+                if episode.tools[tool].kind == "query":
+                    report.problems.append(f"query tool {tool} changed state in {plan}; declare it an operation")
+        if episode.ended and episode.ended["by"] == "limit":
+            report.problems.append(f"{plan} hits the step limit ({task.max_steps}); raise max_steps")
+    report.notes.append(f"naive: {'pass' if naive.passed else 'fail'}, fired {', '.join(naive.triggers_fired)}")
+    report.notes.append(f"solution: {'pass' if sol.passed else 'fail'} in {sol.steps} steps")
+    return report
+
+
+def check_paths(paths: list[str | Path]) -> list[TaskCheck]:
+    """Check every task file under ``paths``; duplicate task ids are reported too."""
+    reports: list[TaskCheck] = []
+    seen: dict[str, str] = {}
+
+    async def go() -> None:
+        for f in discover(paths):
+            name = str(f)
+            try:
+                loaded = load_task(f)
+            except TaskFileError as exc:
+                reports.append(TaskCheck(name, None, [str(p) for p in exc.problems]))
+                continue
+            report = await check_loaded(loaded, name)
+            if loaded.id in seen:
+                report.problems.append(f"duplicate task id '{loaded.id}' (also in {seen[loaded.id]})")
+            seen.setdefault(loaded.id, name)
+            reports.append(report)
+
+    asyncio.run(go())
+    return reports

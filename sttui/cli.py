@@ -1,0 +1,144 @@
+"""The command line: parses, builds objects, hands over. Thin by design."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from sttui.paths import tasks_root
+
+
+def _echo_json(data: Any) -> None:
+    click.echo(json.dumps(data, indent=2, default=str))
+
+
+@click.group(invoke_without_command=True)
+@click.version_option(package_name="sttui")
+@click.pass_context
+def main(ctx: click.Context) -> None:
+    """sttui: play, record, score and rate interactive agent-benchmark episodes.
+
+    Run with no command to open the workbench.
+    """
+    if ctx.invoked_subcommand is None:
+        from sttui.tui.app import run_app
+
+        run_app()
+
+
+def _load_selection(selection: tuple[str, ...]) -> list[Any]:
+    """Task files, folders or ids -> loaded tasks; exits with a clear report on bad files."""
+    from sttui.core.loader import discover, load_all
+
+    root = tasks_root()
+    paths: list[str | Path] = []
+    wanted_ids: list[str] = []
+    for item in selection or (str(root),):
+        if Path(item).exists():
+            paths.append(item)
+        else:
+            wanted_ids.append(item)
+    if wanted_ids:
+        paths.append(root)
+    loaded, errors = load_all(paths)
+    if wanted_ids:
+        by_id = {t.id: t for t in loaded}
+        unknown = [i for i in wanted_ids if i not in by_id]
+        if unknown:
+            from sttui.core.problems import did_you_mean
+
+            for i in unknown:
+                click.echo(f"error: no task '{i}' under {root}{did_you_mean(i, by_id)}", err=True)
+            sys.exit(1)
+        explicit = [t for t in loaded if str(t.path) in {str(p) for p in discover(paths[:-1])}]
+        loaded = explicit + [by_id[i] for i in wanted_ids]
+    if errors:
+        for exc in errors:
+            for problem in exc.problems:
+                click.echo(f"error: {problem}", err=True)
+        sys.exit(1)
+    return loaded
+
+
+@main.command()
+@click.argument("paths", nargs=-1)
+@click.option("--json", "as_json", is_flag=True, help="Print records as JSON.")
+def tasks(paths: tuple[str, ...], as_json: bool) -> None:
+    """List tasks: id, kind, domain, conflict subtype, level."""
+    loaded = _load_selection(paths)
+    rows = [{"id": t.id, "kind": t.task.kind, "domain": t.task.domain, "conflict": t.task.conflict,
+             "level": t.task.level, "title": t.task.title, "file": str(t.path)} for t in loaded]
+    if as_json:
+        _echo_json(rows)
+        return
+    from sttui.textout import table
+
+    click.echo(table(rows, ["id", "kind", "domain", "conflict", "level", "title"]))
+
+
+@main.command()
+@click.argument("paths", nargs=-1)
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def check(paths: tuple[str, ...], as_json: bool) -> None:
+    """Validate tasks: schema, naive plan breaks, solution works, determinism."""
+    from sttui.checking import check_paths
+
+    reports = check_paths(list(paths) or [tasks_root()])
+    bad = [r for r in reports if not r.ok]
+    if as_json:
+        _echo_json({"ok": not bad, "tasks": [r.as_dict() for r in reports]})
+    else:
+        for r in reports:
+            mark = "ok  " if r.ok else "FAIL"
+            click.echo(f"{mark} {r.task_id or '-':45} {r.file}")
+            for p in r.problems:
+                click.echo(f"     - {p}")
+        click.echo(f"\n{len(reports) - len(bad)} of {len(reports)} task files pass")
+    if not reports:
+        click.echo("error: no task files found", err=True)
+        sys.exit(1)
+    sys.exit(1 if bad else 0)
+
+
+@main.command()
+@click.argument("selection", nargs=-1)
+@click.option("--agent", default="baseline:oracle", show_default=True, help="Controller for the agent seat.")
+@click.option("--user", default="baseline:scripted", show_default=True, help="Controller for the user seat.")
+@click.option("--seed", type=int, default=None, help="Override each task's seed.")
+@click.option("--json", "as_json", is_flag=True, help="Print episodes and summary as JSON.")
+def run(selection: tuple[str, ...], agent: str, user: str, seed: int | None, as_json: bool) -> None:
+    """Run episodes headless and report per-task outcomes and Pass@1."""
+    from sttui.controllers.registry import ControllerSpecError, make_agent, make_user
+    from sttui.core.scoring import pass_at_1
+    from sttui.runner import run_episode
+
+    loaded = _load_selection(selection)
+
+    async def go() -> list[dict[str, Any]]:
+        out = []
+        for t in loaded:
+            result = await run_episode(t, make_agent(agent, t), make_user(user), seed=seed)
+            out.append(result.as_dict())
+        return out
+
+    try:
+        records = asyncio.run(go())
+    except ControllerSpecError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    summary = pass_at_1(records)
+    if as_json:
+        _echo_json({"episodes": records, "summary": summary})
+        return
+    from sttui.textout import pass_report, table
+
+    rows = [{**r, "passed": "pass" if r["passed"] else "FAIL",
+             "failed items": ", ".join(i["id"] for i in r["checklist"] if not i["passed"])} for r in records]
+    click.echo(table(rows, ["task", "level", "conflict", "passed", "steps", "failed items"]))
+    click.echo("")
+    click.echo(pass_report(summary, agent))

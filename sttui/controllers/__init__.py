@@ -1,0 +1,1 @@
+"""Who acts in a seat: humans (fed by the UI), models (litellm) and baselines."""

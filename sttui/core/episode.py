@@ -1,0 +1,229 @@
+"""One stt episode: the protocol (one tool call per agent turn, messages, ending),
+trigger activation around each call, the clock, the event stream and the agent's view.
+
+Deterministic given the task, the seed and the actions, so an episode can always be
+rebuilt from its recorded actions.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from typing import Any
+
+from sttui.core import events as ev
+from sttui.core import state as st
+from sttui.core.actions import Action, EndEpisode, Reply, Satisfied, Say, ToolCall
+from sttui.core.env import Environment, Result
+from sttui.core.problems import did_you_mean
+from sttui.core.schema import check_args
+from sttui.core.task import SttTask, Trigger
+from sttui.core.triggers import TriggerState, activated_by_call, apply_effects
+
+_CASCADE_LIMIT = 32
+
+
+class ProtocolError(Exception):
+    """An action that is not allowed now (wrong seat's turn, episode over)."""
+
+
+class Episode:
+    """A running stt episode. Feed it actions with :meth:`apply`; read events and views."""
+
+    def __init__(self, task: SttTask, env_cls: type[Environment], seed: int | None = None,
+                 actors: dict[str, str] | None = None):
+        self.task = task
+        self.seed = task.seed if seed is None else seed
+        self.env = env_cls(st.copy_state(task.initial_state), task.clock.start, self.seed)
+        self.tools = env_cls.tool_specs
+        self.triggers = TriggerState()
+        self.events: list[ev.Event] = []
+        self.listeners: list[Callable[[ev.Event], None]] = []
+        self.view: list[dict[str, Any]] = []  # what the agent seat has seen, in order
+        self.turn = "agent"
+        self.steps = 0  # agent actions taken
+        self.tool_calls = 0
+        self.ended: dict[str, Any] | None = None
+        self.actors = actors or {"agent": "agent", "user": "user"}
+        self._minutes = task.clock.tool_minutes
+
+    # -- lifecycle ---------------------------------------------------------------
+    def start(self) -> None:
+        self._emit(ev.EPISODE_STARTED, "system", {
+            "task": self.task.id, "seed": self.seed, "state_hash": self.state_hash()})
+        self._fire_passive("system")
+        self._message("user", self.task.query, self.actors["user"])
+
+    @property
+    def now(self) -> datetime:
+        return self.env.now
+
+    def apply(self, action: Action, actor: str | None = None) -> Result | None:
+        """Apply one action from the seat whose turn it is; returns a tool's result."""
+        if self.ended is not None:
+            raise ProtocolError("the episode has ended")
+        if isinstance(action, ToolCall | Say | EndEpisode):
+            if self.turn != "agent":
+                raise ProtocolError("it is the user's turn")
+            actor = actor or self.actors["agent"]
+            self.steps += 1
+            if isinstance(action, ToolCall):
+                result = self._call(action.tool, action.args, actor)
+            elif isinstance(action, Say):
+                self._message("agent", action.text, actor)
+                self.turn = "user"
+                result = None
+            else:
+                self.end("agent", action.reason, actor)
+                return None
+            if self.ended is None and self.steps >= self.task.max_steps:
+                self.end("limit", f"step limit of {self.task.max_steps} reached", "system")
+            return result
+        if self.turn != "user":
+            raise ProtocolError("it is the agent's turn")
+        actor = actor or self.actors["user"]
+        if isinstance(action, Reply):
+            self._message("user", action.text, actor)
+            self.turn = "agent"
+        elif isinstance(action, Satisfied):
+            if action.text:
+                self._message("user", action.text, actor)
+            self.end("user", "the user is satisfied", actor)
+        return None
+
+    def end(self, by: str, reason: str, actor: str) -> None:
+        if self.ended is None:
+            self.ended = {"by": by, "reason": reason}
+            self._emit(ev.EPISODE_ENDED, actor, {"by": by, "reason": reason, "state_hash": self.state_hash(),
+                                                 "steps": self.steps})
+
+    # -- tool calls --------------------------------------------------------------
+    def _call(self, name: str, args: Any, actor: str) -> Result:
+        self._emit(ev.TOOL_CALL, actor, {"tool": name, "args": args})
+        spec = self.tools.get(name)
+        if spec is None:
+            result = Environment.fail(
+                f"unknown tool '{name}'{did_you_mean(name, self.tools)}; available: {', '.join(self.tools)}")
+            return self._result(name, args, result, [], actor, refused=True)
+        problem = check_args(args, spec.parameters, name)
+        if problem:
+            return self._result(name, args, Environment.fail(problem), [], actor, refused=True)
+
+        self.tool_calls += 1
+        for trig in self.task.triggers:
+            if self._pending(trig) and activated_by_call(trig, name, args, self.triggers, "before"):
+                self._fire(trig, actor)
+        before = st.copy_state(self.env.state)  # after any 'before' trigger: the diff is the tool's own
+        error = self.triggers.blocked(name, args)
+        if error is not None:
+            result = Environment.fail(error)
+        else:
+            try:
+                result = getattr(self.env, name)(**args)
+            except Exception as exc:  # a bug in environment code must not kill the episode
+                result = Environment.fail(f"internal error in {name}: {type(exc).__name__}: {exc}")
+        self.env.now += timedelta(minutes=self._duration(name, spec.minutes))
+        diff = st.diff(before, self.env.state)
+        result = self._result(name, args, result, diff, actor)
+        for trig in self.task.triggers:
+            if self._pending(trig) and activated_by_call(trig, name, args, self.triggers, "after"):
+                self._fire(trig, actor)
+        self._fire_passive(actor)
+        return result
+
+    def _duration(self, name: str, declared: float | None) -> float:
+        if name in self._minutes:
+            return self._minutes[name]
+        if declared is not None:
+            return declared
+        return self._minutes.get("default", 5)
+
+    def _result(self, name: str, args: Any, result: Any, diff: list[dict[str, Any]], actor: str,
+                refused: bool = False) -> Result:
+        if not isinstance(result, dict) or "success" not in result:
+            result = Environment.fail(f"internal error in {name}: tool returned {result!r}")
+        payload: dict[str, Any] = {"tool": name, "result": result, "state_diff": diff}
+        if refused:
+            payload["refused"] = True
+        call_id = f"call_{self.steps}"
+        self.view.append({"type": "tool_call", "id": call_id, "tool": name, "args": args})
+        self.view.append({"type": "tool_result", "id": call_id, "tool": name, "result": result})
+        self._emit(ev.TOOL_RESULT, actor, payload)
+        return result
+
+    # -- triggers ----------------------------------------------------------------
+    def _pending(self, trig: Trigger) -> bool:
+        return not (trig.once and trig.id in self.triggers.fired)
+
+    def _fire(self, trig: Trigger, actor: str) -> None:
+        before = st.copy_state(self.env.state)
+        clock_before = self.env.now
+        apply_effects(trig, self.env, self.triggers)
+        self.triggers.fired[trig.id] = self.triggers.fired.get(trig.id, 0) + 1
+        payload: dict[str, Any] = {"trigger": trig.id, "announce": bool(trig.announce),
+                                   "diff": st.diff(before, self.env.state)}
+        if self.env.now != clock_before:
+            payload["clock"] = {"old": clock_before.isoformat(), "new": self.env.now.isoformat()}
+        if trig.announce:
+            notice = trig.announce if isinstance(trig.announce, str) else (trig.description or trig.id)
+            payload["notice"] = notice
+            self.view.append({"type": "notice", "text": notice})
+        self._emit(ev.TRIGGER_FIRED, "environment", payload)
+
+    def _fire_passive(self, actor: str) -> None:
+        """Fire time, call-count and state triggers until nothing more activates."""
+        for _ in range(_CASCADE_LIMIT):
+            fired_any = False
+            for trig in self.task.triggers:
+                if not self._pending(trig):
+                    continue
+                when = trig.when
+                if when.at is not None:
+                    due = self.env.now >= when.at
+                elif when.after_calls is not None:
+                    due = self.tool_calls >= when.after_calls
+                elif when.state is not None:
+                    due = when.state.evaluate(self.env.state)[0]
+                else:
+                    continue
+                if due:
+                    self._fire(trig, actor)
+                    fired_any = True
+            if not fired_any:
+                return
+
+    # -- messages, events, views --------------------------------------------------
+    def _message(self, sender: str, text: str, actor: str) -> None:
+        self.view.append({"type": "message", "from": sender, "text": text})
+        self._emit(ev.MESSAGE, actor, {"from": sender, "text": text})
+
+    def _emit(self, kind: str, actor: str, payload: dict[str, Any]) -> None:
+        event = ev.Event(len(self.events) + 1, kind, actor, payload, self.env.now.isoformat())
+        self.events.append(event)
+        for listener in self.listeners:
+            listener(event)
+
+    def snapshot(self) -> dict[str, Any]:
+        """Everything that determines what happens next: state, clock, triggers."""
+        return {"state": self.env.state, "clock": self.env.now.isoformat(), "triggers": self.triggers.snapshot()}
+
+    def state_hash(self) -> str:
+        return st.state_hash(self.snapshot())
+
+    def agent_messages(self) -> list[dict[str, Any]]:
+        """The agent seat's view as OpenAI chat messages (tool results as JSON text)."""
+        out: list[dict[str, Any]] = []
+        for item in self.view:
+            kind = item["type"]
+            if kind == "message":
+                out.append({"role": "user" if item["from"] == "user" else "assistant", "content": item["text"]})
+            elif kind == "tool_call":
+                out.append({"role": "assistant", "content": None, "tool_calls": [{
+                    "id": item["id"], "type": "function",
+                    "function": {"name": item["tool"], "arguments": json.dumps(item["args"])}}]})
+            elif kind == "tool_result":
+                out.append({"role": "tool", "tool_call_id": item["id"], "content": json.dumps(item["result"])})
+            elif kind == "notice":
+                out.append({"role": "user", "content": f"[Notice] {item['text']}"})
+        return out

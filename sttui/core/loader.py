@@ -1,0 +1,333 @@
+"""Loading task files: YAML, schema, semantic checks, all problems of a file at once."""
+
+from __future__ import annotations
+
+import hashlib
+import typing
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from sttui.core.env import Environment
+from sttui.core.envload import EnvImportError, import_env
+from sttui.core.problems import Loc, Problem, TaskFileError, did_you_mean, format_loc
+from sttui.core.schema import check_args
+from sttui.core.task import EFFECT_KEYS, SttTask, _effect_tag
+from sttui.core.yamlio import YamlSyntaxError, line_of, load_with_lines
+
+KINDS = ("stt",)
+
+
+@dataclass
+class LoadedTask:
+    """A validated task with its environment class and the hash of its exact version."""
+
+    task: SttTask
+    env_cls: type[Environment]
+    path: Path
+    content_hash: str
+
+    @property
+    def id(self) -> str:
+        return self.task.id
+
+
+def _display(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def load_task(path: str | Path) -> LoadedTask:
+    """Load and validate one task file, or raise TaskFileError listing every problem."""
+    path = Path(path)
+    name = _display(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise TaskFileError([Problem(name, None, "(file)", f"cannot read: {exc}")]) from None
+    try:
+        data, lines = load_with_lines(text)
+    except YamlSyntaxError as exc:
+        raise TaskFileError([Problem(name, exc.line, "(file)", str(exc))]) from None
+    if not isinstance(data, dict):
+        raise TaskFileError([Problem(name, 1, "(top level)", "expected a mapping of task fields")])
+    kind = data.get("kind")
+    if kind not in KINDS:
+        got = f"got {kind!r}" if kind is not None else "it is missing"
+        raise TaskFileError([Problem(name, line_of(lines, ("kind",)), "kind",
+                                     f"expected one of {', '.join(KINDS)}; {got}")])
+
+    problems: list[Problem] = []
+
+    def add(loc: Loc, message: str) -> None:
+        problems.append(Problem(name, line_of(lines, loc), format_loc(loc), message))
+
+    env_cls: type[Environment] | None = None
+    env_path: Path | None = None
+    env_ref = data.get("env")
+    if isinstance(env_ref, str) and ":" in env_ref:
+        try:
+            env_cls, env_path = import_env(env_ref, path)
+        except EnvImportError as exc:
+            add(("env",), str(exc))
+    try:
+        task = SttTask.model_validate(data)
+    except ValidationError as exc:
+        for err in exc.errors():
+            loc = _clean_loc(err["loc"])
+            add(loc, _message(err, data, loc))
+        task = None
+    if task is not None and env_cls is not None:
+        for loc, message in semantic_problems(task, env_cls):
+            add(loc, message)
+    if problems:
+        problems.sort(key=lambda p: (p.line or 0))
+        raise TaskFileError(problems)
+    assert task is not None and env_cls is not None and env_path is not None
+    digest = hashlib.sha256(text.encode())
+    digest.update(env_path.read_bytes())
+    return LoadedTask(task, env_cls, path, digest.hexdigest())
+
+
+# -- pydantic errors into sentences ------------------------------------------------
+
+
+def _clean_loc(loc: tuple[Any, ...]) -> Loc:
+    """Drop union tags pydantic puts in locations (``effects.0.set.value`` -> ``effects.0.value``)."""
+    out: list[str | int] = []
+    for i, part in enumerate(loc):
+        if part in EFFECT_KEYS and i >= 2 and loc[i - 2] == "effects" and isinstance(loc[i - 1], int) \
+                and i + 1 < len(loc):
+            continue
+        out.append(part)
+    return tuple(out)
+
+
+def _data_at(data: Any, loc: Loc) -> Any:
+    for part in loc:
+        try:
+            data = data[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return data
+
+
+def _models_in(annotation: Any) -> list[type[BaseModel]]:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [annotation]
+    found: list[type[BaseModel]] = []
+    for arg in typing.get_args(annotation):
+        found.extend(_models_in(arg))
+    return found
+
+
+def _model_at(data: Any, loc: Loc) -> type[BaseModel] | None:
+    """The model class that validates the mapping at ``loc``."""
+    model: type[BaseModel] = SttTask
+    for i, part in enumerate(loc):
+        if isinstance(part, int):
+            continue
+        field = model.model_fields.get(part) or next(
+            (f for f in model.model_fields.values() if f.alias == part), None)
+        if field is None:
+            return None
+        candidates = _models_in(field.annotation)
+        if not candidates:
+            return None
+        if len(candidates) > 1:
+            tag = _effect_tag(_data_at(data, loc[: i + 2]))
+            candidates = [c for c in candidates if tag in c.model_fields]
+            if not candidates:
+                return None
+        model = candidates[0]
+    return model
+
+
+def _allowed(model: type[BaseModel]) -> list[str]:
+    out = []
+    for fname, f in model.model_fields.items():
+        out.append(f.alias or ("in" if fname == "in_" else fname))
+    return out
+
+
+_TYPE_WORDS = {
+    "string_type": "text", "int_type": "an integer", "int_parsing": "an integer", "float_type": "a number",
+    "float_parsing": "a number", "bool_type": "true or false", "bool_parsing": "true or false",
+    "dict_type": "a mapping", "list_type": "a list", "model_type": "a mapping", "model_attributes_type": "a mapping",
+    "datetime_type": "an ISO timestamp like 2024-08-15T06:00:00",
+    "datetime_parsing": "an ISO timestamp like 2024-08-15T06:00:00",
+    "datetime_from_date_parsing": "an ISO timestamp like 2024-08-15T06:00:00",
+}
+
+
+def _message(err: Any, data: Any, loc: Loc) -> str:
+    kind = err["type"]
+    got = err.get("input")
+    shown = repr(got) if not isinstance(got, dict | list) else type(got).__name__
+    if kind == "missing":
+        return "required field is missing"
+    if kind == "extra_forbidden":
+        key = str(loc[-1])
+        model = _model_at(data, loc[:-1])
+        allowed = _allowed(model) if model else []
+        tail = f"; expected one of: {', '.join(allowed)}" if allowed else ""
+        return f"unknown field '{key}'{did_you_mean(key, allowed)}{tail}"
+    if kind == "literal_error":
+        return f"expected {err['ctx']['expected']}; got {shown}"
+    if kind in _TYPE_WORDS:
+        return f"expected {_TYPE_WORDS[kind]}; got {shown}"
+    if kind == "string_pattern_mismatch":
+        field = loc[-1] if loc else ""
+        if field == "id":
+            return f"expected lowercase letters, digits and dashes (like logistics-insulin-t2-medium); got {shown}"
+        if field == "env":
+            return f"expected module:Class (like logistics.env:LogisticsEnv); got {shown}"
+        return f"expected text matching {err['ctx']['pattern']}; got {shown}"
+    if kind == "too_short":
+        return f"expected at least {err['ctx']['min_length']} item(s)"
+    if kind in ("greater_than_equal", "greater_than"):
+        return f"expected a number >= {err['ctx'].get('ge', err['ctx'].get('gt'))}; got {shown}"
+    if kind == "value_error":
+        return str(err["msg"]).removeprefix("Value error, ")
+    if kind == "effect_kind":
+        return f"expected an effect with one of the keys {', '.join(EFFECT_KEYS)}; got {shown}"
+    msg = str(err["msg"])
+    return f"{msg[:1].lower()}{msg[1:]}; got {shown}"
+
+
+# -- meaning: references between the task and its environment ----------------------
+
+
+def semantic_problems(task: SttTask, env_cls: type[Environment]) -> Iterable[tuple[Loc, str]]:
+    """Dangling references and impossible combinations, as (location, message)."""
+    tools = env_cls.tool_specs
+    cls = env_cls.__name__
+    top = task.initial_state
+    places = top.get("places") if isinstance(top.get("places"), dict) else None
+
+    def tool_ref(loc: Loc, name: str) -> Iterable[tuple[Loc, str]]:
+        if name not in tools:
+            yield loc, f"no tool '{name}' in {cls}{did_you_mean(name, tools)}"
+
+    def path_ref(loc: Loc, path: str) -> Iterable[tuple[Loc, str]]:
+        head = path.split(".", 1)[0]
+        if head not in top:
+            yield loc, (f"path '{path}' can never exist: initial_state has no '{head}'"
+                        f"{did_you_mean(head, top)}; top-level keys: {', '.join(top) or 'none'}")
+
+    def params_ref(loc: Loc, tool: str, names: Iterable[str]) -> Iterable[tuple[Loc, str]]:
+        if tool in tools:
+            props = tools[tool].parameters["properties"]
+            for n in names:
+                if n not in props:
+                    yield loc, f"{tool} has no parameter '{n}'{did_you_mean(n, props)}"
+
+    if task.level == "impossible" and task.judge is None:
+        yield ("level",), "an impossible task needs a judge section (reason, evidence)"
+    if task.level != "impossible" and task.judge is not None:
+        yield ("judge",), "judge is only for level: impossible"
+
+    seen: set[str] = set()
+    for i, trig in enumerate(task.triggers):
+        base: Loc = ("triggers", i)
+        if trig.id in seen:
+            yield (*base, "id"), f"duplicate trigger id '{trig.id}'"
+        seen.add(trig.id)
+        when = trig.when
+        if when.tool is not None:
+            yield from tool_ref((*base, "when", "tool"), when.tool)
+            if when.args:
+                yield from params_ref((*base, "when", "args"), when.tool, when.args)
+        if when.at is not None and when.at <= task.clock.start:
+            yield (*base, "when", "at"), f"expected a time after clock.start ({task.clock.start.isoformat()})"
+        if when.state is not None:
+            yield from path_ref((*base, "when", "state", "path"), when.state.path)
+        for j, eff in enumerate(trig.effects):
+            eloc: Loc = (*base, "effects", j)
+            for key in ("set", "delete", "append"):
+                if isinstance(getattr(eff, key, None), str):
+                    yield from path_ref((*eloc, key), getattr(eff, key))
+            for key in ("disable_tool", "enable_tool", "fail_tool"):
+                name = getattr(eff, key, None)
+                if isinstance(name, str):
+                    yield from tool_ref((*eloc, key), name)
+                    match = getattr(eff, "for_", None)
+                    if isinstance(match, dict):
+                        yield from params_ref((*eloc, "for"), name, match)
+            if hasattr(eff, "move"):
+                yield from path_ref((*eloc, "move"), eff.move)
+                if places is None:
+                    yield (*eloc, "to"), "move needs initial_state.places to name the destination"
+                elif eff.to not in places:
+                    yield (*eloc, "to"), f"no place '{eff.to}' in initial_state.places{did_you_mean(eff.to, places)}"
+
+    seen = set()
+    for i, item in enumerate(task.checklist):
+        if item.id in seen:
+            yield ("checklist", i, "id"), f"duplicate checklist id '{item.id}'"
+        seen.add(item.id)
+        if item.expect is not None:
+            yield from path_ref(("checklist", i, "expect", "path"), item.expect.path)
+        if item.check is not None and item.check not in env_cls.check_names:
+            yield ("checklist", i, "check"), (f"no check function '{item.check}' in {cls}"
+                                              f"{did_you_mean(item.check, env_cls.check_names)}")
+
+    for name in task.clock.tool_minutes:
+        if name != "default":
+            yield from tool_ref(("clock", "tool_minutes", name), name)
+
+    for plan in ("naive_plan", "solution"):
+        for i, step in enumerate(getattr(task, plan)):
+            if step.tool is None:
+                continue
+            if step.tool not in tools:
+                yield from tool_ref((plan, i, "tool"), step.tool)
+                continue
+            problem = check_args(step.args, tools[step.tool].parameters, step.tool)
+            if problem:
+                yield (plan, i, "args"), problem
+
+    if isinstance(top.get("travel"), list):
+        for i, leg in enumerate(top["travel"]):
+            loc: Loc = ("initial_state", "travel", i)
+            if not isinstance(leg, dict) or not {"from", "to", "minutes"} <= set(leg):
+                yield loc, "expected a leg {from, to, minutes} (optional: oneway, closed)"
+            elif places is not None:
+                for end in ("from", "to"):
+                    if leg[end] not in places:
+                        yield (*loc, end), f"no place '{leg[end]}' in initial_state.places{did_you_mean(leg[end], places)}"
+
+
+# -- finding task files -------------------------------------------------------------
+
+
+def discover(paths: Iterable[str | Path]) -> list[Path]:
+    """Task files under the given files and folders (``*.yaml``/``*.yml``, sorted).
+
+    Folders named ``catalogs`` hold generator inputs, not tasks, and are skipped.
+    """
+    found: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            found.extend(f for f in sorted(p.rglob("*.y*ml"))
+                         if f.suffix in (".yaml", ".yml") and "catalogs" not in f.parts)
+        else:
+            found.append(p)
+    return found
+
+
+def load_all(paths: Iterable[str | Path]) -> tuple[list[LoadedTask], list[TaskFileError]]:
+    tasks, errors = [], []
+    for f in discover(paths):
+        try:
+            tasks.append(load_task(f))
+        except TaskFileError as exc:
+            errors.append(exc)
+    return tasks, errors
+
+

@@ -1,0 +1,211 @@
+"""The ``kind: stt`` task file as Pydantic models (unknown keys rejected).
+
+Field-by-field documentation lives in ``docs/task-format.md``; keep the two in step.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, model_validator
+
+from sttui.core.expect import Expect
+
+CONFLICTS = ("T1", "T2", "T3", "S1", "S2", "S3", "ST1", "ST2", "ST3")
+LEVELS = ("easy", "medium", "hard", "impossible")
+Conflict = Literal["T1", "T2", "T3", "S1", "S2", "S3", "ST1", "ST2", "ST3"]
+Level = Literal["easy", "medium", "hard", "impossible"]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# -- triggers -------------------------------------------------------------------
+
+
+class When(Strict):
+    """What activates a trigger: exactly one of tool, at, after_calls, state."""
+
+    tool: str | None = None
+    args: dict[str, Any] | None = None
+    nth: int | None = Field(default=None, ge=1)
+    timing: Literal["before", "after"] = "before"
+    at: datetime | None = None
+    after_calls: int | None = Field(default=None, ge=1)
+    state: Expect | None = None
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> When:
+        kinds = [k for k in ("tool", "at", "after_calls", "state") if getattr(self, k) is not None]
+        if len(kinds) != 1:
+            raise ValueError(
+                "expected exactly one of tool, at, after_calls, state; got " + (", ".join(kinds) or "none")
+            )
+        if self.tool is None and (self.args is not None or self.nth is not None):
+            raise ValueError("args and nth only go with tool")
+        return self
+
+    @property
+    def kind(self) -> str:
+        return next(k for k in ("tool", "at", "after_calls", "state") if getattr(self, k) is not None)
+
+
+ArgMatch = dict[str, Any] | list[Any] | None
+
+
+class SetEffect(Strict):
+    set: str
+    value: Any
+
+
+class DeleteEffect(Strict):
+    delete: str
+
+
+class AppendEffect(Strict):
+    append: str
+    value: Any
+
+
+class DisableTool(Strict):
+    disable_tool: str
+    for_: ArgMatch = Field(default=None, alias="for")
+    error: str | None = None
+
+
+class EnableTool(Strict):
+    enable_tool: str
+    for_: ArgMatch = Field(default=None, alias="for")
+
+
+class FailTool(Strict):
+    fail_tool: str
+    error: str
+    for_: ArgMatch = Field(default=None, alias="for")
+    times: int | None = Field(default=None, ge=1)
+
+
+class ShiftClock(Strict):
+    shift_clock: float
+
+
+class MoveEntity(Strict):
+    move: str
+    to: str
+    field: str = "location"
+
+
+EFFECT_KEYS = ("set", "delete", "append", "disable_tool", "enable_tool", "fail_tool", "shift_clock", "move")
+
+
+def _effect_tag(value: Any) -> str | None:
+    if isinstance(value, dict):
+        for key in EFFECT_KEYS:
+            if key in value:
+                return key
+        return None
+    return next((k for k in EFFECT_KEYS if hasattr(value, k)), None)
+
+
+Effect = Annotated[
+    Annotated[SetEffect, Tag("set")]
+    | Annotated[DeleteEffect, Tag("delete")]
+    | Annotated[AppendEffect, Tag("append")]
+    | Annotated[DisableTool, Tag("disable_tool")]
+    | Annotated[EnableTool, Tag("enable_tool")]
+    | Annotated[FailTool, Tag("fail_tool")]
+    | Annotated[ShiftClock, Tag("shift_clock")]
+    | Annotated[MoveEntity, Tag("move")],
+    Discriminator(
+        _effect_tag,
+        custom_error_type="effect_kind",
+        custom_error_message="expected an effect with one of the keys: " + ", ".join(EFFECT_KEYS),
+    ),
+]
+
+
+class Trigger(Strict):
+    id: str
+    description: str = ""
+    when: When
+    effects: list[Effect] = Field(min_length=1)
+    announce: bool | str = False
+    once: bool = True
+
+
+# -- checklist, plans, user -----------------------------------------------------
+
+
+class ChecklistItem(Strict):
+    """One success condition: a state expectation or a named check function."""
+
+    id: str
+    description: str = ""
+    expect: Expect | None = None
+    check: str | None = None
+    args: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> ChecklistItem:
+        if (self.expect is None) == (self.check is None):
+            raise ValueError("expected exactly one of expect, check")
+        if self.args and self.check is None:
+            raise ValueError("args only go with check")
+        return self
+
+
+class Step(Strict):
+    """One agent action in a recorded plan: a tool call or a message to the user."""
+
+    tool: str | None = None
+    args: dict[str, Any] = Field(default_factory=dict)
+    say: str | None = None
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> Step:
+        if (self.tool is None) == (self.say is None):
+            raise ValueError("expected exactly one of tool, say")
+        return self
+
+
+class User(Strict):
+    goal: str
+    profile: dict[str, Any] = Field(default_factory=dict)
+    withheld: dict[str, Any] = Field(default_factory=dict)
+
+
+class Clock(Strict):
+    start: datetime
+    tool_minutes: dict[str, float] = Field(default_factory=dict)
+
+
+class Judge(Strict):
+    """How the rule-based judge recognises an impossible task was handled."""
+
+    reason: str
+    evidence: list[str] = Field(min_length=1)
+    phrases: list[str] | None = None
+
+
+class SttTask(Strict):
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    kind: Literal["stt"]
+    title: str
+    domain: str
+    conflict: Conflict
+    level: Level
+    env: str = Field(pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
+    description: str = ""
+    seed: int = 0
+    max_steps: int = Field(default=40, ge=1)
+    initial_state: dict[str, Any]
+    clock: Clock
+    user: User
+    query: str
+    triggers: list[Trigger] = Field(min_length=1)
+    checklist: list[ChecklistItem] = Field(min_length=1)
+    judge: Judge | None = None
+    naive_plan: list[Step] = Field(min_length=1)
+    solution: list[Step] = Field(min_length=1)
