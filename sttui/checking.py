@@ -29,8 +29,7 @@ class TaskCheck:
         return not self.problems
 
     def as_dict(self) -> dict[str, Any]:
-        return {"file": self.file, "task": self.task_id, "ok": self.ok, "problems": self.problems,
-                "notes": self.notes}
+        return {"file": self.file, "task": self.task_id, "ok": self.ok, "problems": self.problems, "notes": self.notes}
 
 
 async def _play(loaded: LoadedTask, plan: str) -> tuple[EpisodeResult, Episode]:

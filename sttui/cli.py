@@ -71,8 +71,18 @@ def _load_selection(selection: tuple[str, ...]) -> list[Any]:
 def tasks(paths: tuple[str, ...], as_json: bool) -> None:
     """List tasks: id, kind, domain, conflict subtype, level."""
     loaded = _load_selection(paths)
-    rows = [{"id": t.id, "kind": t.task.kind, "domain": t.task.domain, "conflict": t.task.conflict,
-             "level": t.task.level, "title": t.task.title, "file": str(t.path)} for t in loaded]
+    rows = [
+        {
+            "id": t.id,
+            "kind": t.task.kind,
+            "domain": t.task.domain,
+            "conflict": t.task.conflict,
+            "level": t.task.level,
+            "title": t.task.title,
+            "file": str(t.path),
+        }
+        for t in loaded
+    ]
     if as_json:
         _echo_json(rows)
         return
@@ -137,8 +147,14 @@ def run(selection: tuple[str, ...], agent: str, user: str, seed: int | None, as_
         return
     from sttui.textout import pass_report, table
 
-    rows = [{**r, "passed": "pass" if r["passed"] else "FAIL",
-             "failed items": ", ".join(i["id"] for i in r["checklist"] if not i["passed"])} for r in records]
+    rows = [
+        {
+            **r,
+            "passed": "pass" if r["passed"] else "FAIL",
+            "failed items": ", ".join(i["id"] for i in r["checklist"] if not i["passed"]),
+        }
+        for r in records
+    ]
     click.echo(table(rows, ["task", "level", "conflict", "passed", "steps", "failed items"]))
     click.echo("")
     click.echo(pass_report(summary, agent))

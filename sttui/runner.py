@@ -35,17 +35,31 @@ class EpisodeResult:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "task": self.task_id, "level": self.level, "conflict": self.conflict,
-            "agent": self.agent, "user": self.user, "passed": self.passed,
+            "task": self.task_id,
+            "level": self.level,
+            "conflict": self.conflict,
+            "agent": self.agent,
+            "user": self.user,
+            "passed": self.passed,
             "judged_by": self.outcome.judged_by,
             "checklist": [i.as_dict() for i in self.outcome.items],
-            "steps": self.steps, "tool_calls": self.tool_calls, "sim_minutes": self.sim_minutes,
-            "end_reason": self.end_reason, "triggers_fired": self.triggers_fired,
+            "steps": self.steps,
+            "tool_calls": self.tool_calls,
+            "sim_minutes": self.sim_minutes,
+            "end_reason": self.end_reason,
+            "triggers_fired": self.triggers_fired,
         }
 
 
-async def run_episode(loaded: LoadedTask, agent: Controller, user: Controller, *, seed: int | None = None,
-                      judge: Judge | None = None, on_event: Callable[[Event], None] | None = None) -> EpisodeResult:
+async def run_episode(
+    loaded: LoadedTask,
+    agent: Controller,
+    user: Controller,
+    *,
+    seed: int | None = None,
+    judge: Judge | None = None,
+    on_event: Callable[[Event], None] | None = None,
+) -> EpisodeResult:
     """Play one episode to its end and score it."""
     episode = Episode(loaded.task, loaded.env_cls, seed, actors={"agent": agent.name, "user": user.name})
     if on_event is not None:
@@ -66,7 +80,16 @@ def result_of(episode: Episode, judge: Judge | None = None) -> EpisodeResult:
     outcome = score(episode, judge)
     assert episode.ended is not None
     return EpisodeResult(
-        task.id, task.level, task.conflict, episode.actors["agent"], episode.actors["user"], outcome,
-        episode.steps, episode.tool_calls, (episode.now - task.clock.start).total_seconds() / 60,
-        episode.ended["reason"], list(episode.triggers.fired), episode,
+        task.id,
+        task.level,
+        task.conflict,
+        episode.actors["agent"],
+        episode.actors["user"],
+        outcome,
+        episode.steps,
+        episode.tool_calls,
+        (episode.now - task.clock.start).total_seconds() / 60,
+        episode.ended["reason"],
+        list(episode.triggers.fired),
+        episode,
     )

@@ -31,8 +31,9 @@ class ProtocolError(Exception):
 class Episode:
     """A running stt episode. Feed it actions with :meth:`apply`; read events and views."""
 
-    def __init__(self, task: SttTask, env_cls: type[Environment], seed: int | None = None,
-                 actors: dict[str, str] | None = None):
+    def __init__(
+        self, task: SttTask, env_cls: type[Environment], seed: int | None = None, actors: dict[str, str] | None = None
+    ):
         self.task = task
         self.seed = task.seed if seed is None else seed
         self.env = env_cls(st.copy_state(task.initial_state), task.clock.start, self.seed)
@@ -47,13 +48,16 @@ class Episode:
         self.ended: dict[str, Any] | None = None
         self.actors = actors or {"agent": "agent", "user": "user"}
         self._minutes = task.clock.tool_minutes
+        self._notices: list[str] = []  # announced during a call; shown after its result
 
     # -- lifecycle ---------------------------------------------------------------
     def start(self) -> None:
-        self._emit(ev.EPISODE_STARTED, "system", {
-            "task": self.task.id, "seed": self.seed, "state_hash": self.state_hash()})
+        self._emit(
+            ev.EPISODE_STARTED, "system", {"task": self.task.id, "seed": self.seed, "state_hash": self.state_hash()}
+        )
         self._fire_passive("system")
         self._message("user", self.task.query, self.actors["user"])
+        self._flush_notices()
 
     @property
     def now(self) -> datetime:
@@ -95,8 +99,11 @@ class Episode:
     def end(self, by: str, reason: str, actor: str) -> None:
         if self.ended is None:
             self.ended = {"by": by, "reason": reason}
-            self._emit(ev.EPISODE_ENDED, actor, {"by": by, "reason": reason, "state_hash": self.state_hash(),
-                                                 "steps": self.steps})
+            self._emit(
+                ev.EPISODE_ENDED,
+                actor,
+                {"by": by, "reason": reason, "state_hash": self.state_hash(), "steps": self.steps},
+            )
 
     # -- tool calls --------------------------------------------------------------
     def _call(self, name: str, args: Any, actor: str) -> Result:
@@ -104,7 +111,8 @@ class Episode:
         spec = self.tools.get(name)
         if spec is None:
             result = Environment.fail(
-                f"unknown tool '{name}'{did_you_mean(name, self.tools)}; available: {', '.join(self.tools)}")
+                f"unknown tool '{name}'{did_you_mean(name, self.tools)}; available: {', '.join(self.tools)}"
+            )
             return self._result(name, args, result, [], actor, refused=True)
         problem = check_args(args, spec.parameters, name)
         if problem:
@@ -130,7 +138,12 @@ class Episode:
             if self._pending(trig) and activated_by_call(trig, name, args, self.triggers, "after"):
                 self._fire(trig, actor)
         self._fire_passive(actor)
+        self._flush_notices()
         return result
+
+    def _flush_notices(self) -> None:
+        self.view.extend({"type": "notice", "text": n} for n in self._notices)
+        self._notices.clear()
 
     def _duration(self, name: str, declared: float | None) -> float:
         if name in self._minutes:
@@ -139,8 +152,9 @@ class Episode:
             return declared
         return self._minutes.get("default", 5)
 
-    def _result(self, name: str, args: Any, result: Any, diff: list[dict[str, Any]], actor: str,
-                refused: bool = False) -> Result:
+    def _result(
+        self, name: str, args: Any, result: Any, diff: list[dict[str, Any]], actor: str, refused: bool = False
+    ) -> Result:
         if not isinstance(result, dict) or "success" not in result:
             result = Environment.fail(f"internal error in {name}: tool returned {result!r}")
         payload: dict[str, Any] = {"tool": name, "result": result, "state_diff": diff}
@@ -161,14 +175,17 @@ class Episode:
         clock_before = self.env.now
         apply_effects(trig, self.env, self.triggers)
         self.triggers.fired[trig.id] = self.triggers.fired.get(trig.id, 0) + 1
-        payload: dict[str, Any] = {"trigger": trig.id, "announce": bool(trig.announce),
-                                   "diff": st.diff(before, self.env.state)}
+        payload: dict[str, Any] = {
+            "trigger": trig.id,
+            "announce": bool(trig.announce),
+            "diff": st.diff(before, self.env.state),
+        }
         if self.env.now != clock_before:
             payload["clock"] = {"old": clock_before.isoformat(), "new": self.env.now.isoformat()}
         if trig.announce:
             notice = trig.announce if isinstance(trig.announce, str) else (trig.description or trig.id)
             payload["notice"] = notice
-            self.view.append({"type": "notice", "text": notice})
+            self._notices.append(notice)
         self._emit(ev.TRIGGER_FIRED, "environment", payload)
 
     def _fire_passive(self, actor: str) -> None:
@@ -219,9 +236,19 @@ class Episode:
             if kind == "message":
                 out.append({"role": "user" if item["from"] == "user" else "assistant", "content": item["text"]})
             elif kind == "tool_call":
-                out.append({"role": "assistant", "content": None, "tool_calls": [{
-                    "id": item["id"], "type": "function",
-                    "function": {"name": item["tool"], "arguments": json.dumps(item["args"])}}]})
+                out.append(
+                    {
+                        "role": "assistant",
+                        "content": None,
+                        "tool_calls": [
+                            {
+                                "id": item["id"],
+                                "type": "function",
+                                "function": {"name": item["tool"], "arguments": json.dumps(item["args"])},
+                            }
+                        ],
+                    }
+                )
             elif kind == "tool_result":
                 out.append({"role": "tool", "tool_call_id": item["id"], "content": json.dumps(item["result"])})
             elif kind == "notice":

@@ -101,8 +101,7 @@ def _contains(actual: Any, want: Any) -> bool:
     if isinstance(actual, list):
         if isinstance(want, dict):
             return any(
-                isinstance(item, dict) and all(item.get(k, _NONE) == v for k, v in want.items())
-                for item in actual
+                isinstance(item, dict) and all(item.get(k, _NONE) == v for k, v in want.items()) for item in actual
             )
         return want in actual
     return False

@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 Loc = tuple[str | int, ...]
 
@@ -18,6 +19,15 @@ def format_loc(loc: Sequence[str | int]) -> str:
         else:
             out += f".{part}" if out else str(part)
     return out or "(top level)"
+
+
+def display_path(path: str | Path) -> str:
+    """A path relative to the working directory when it lies under it."""
+    path = Path(path)
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
 
 
 def did_you_mean(word: str, options: Iterable[str]) -> str:

@@ -125,8 +125,14 @@ def _describe(schema: dict[str, Any]) -> str:
         return " or ".join(kind)
     if kind == "array" and "items" in schema:
         return f"a list of {_describe(schema['items'])}"
-    return {"string": "a string", "integer": "an integer", "number": "a number",
-            "boolean": "true or false", "array": "a list", "object": "an object"}.get(kind or "", "any value")
+    return {
+        "string": "a string",
+        "integer": "an integer",
+        "number": "a number",
+        "boolean": "true or false",
+        "array": "a list",
+        "object": "an object",
+    }.get(kind or "", "any value")
 
 
 def check_value(value: Any, schema: dict[str, Any], where: str) -> str | None:

@@ -39,6 +39,7 @@ def pass_at_1(records: Iterable[dict[str, Any]]) -> dict[str, Any]:
         "overall": overall,
         "overall_paper_weights": paper,
         "levels": levels,
-        "conflicts": {c: {"n": len(by_conflict[c]), "pass_at_1": _rate(by_conflict[c])}
-                      for c in CONFLICTS if by_conflict[c]},
+        "conflicts": {
+            c: {"n": len(by_conflict[c]), "pass_at_1": _rate(by_conflict[c])} for c in CONFLICTS if by_conflict[c]
+        },
     }

@@ -136,7 +136,7 @@ def _diff(a: Any, b: Any, path: str, out: list[dict[str, Any]]) -> None:
             bv = b.get(k, _MISSING)
             if bv is _MISSING:
                 out.append({"op": "removed", "path": sub, "old": av})
-            elif av is not bv and av != bv:
+            elif av is not bv and (av != bv or type(av) is not type(bv)):
                 _diff(av, bv, sub, out)
         for k, bv in b.items():
             if k not in a:
@@ -145,7 +145,7 @@ def _diff(a: Any, b: Any, path: str, out: list[dict[str, Any]]) -> None:
         return
     if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
         for i, (av, bv) in enumerate(zip(a, b, strict=True)):
-            if av != bv:
+            if av != bv or type(av) is not type(bv):
                 _diff(av, bv, f"{path}.{i}" if path else str(i), out)
         return
     if a != b or type(a) is not type(b):

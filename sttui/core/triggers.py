@@ -52,8 +52,13 @@ class Block:
     remaining: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return {"tool": self.tool, "for": self.match, "error": self.error, "disabled": self.disabled,
-                "remaining": self.remaining}
+        return {
+            "tool": self.tool,
+            "for": self.match,
+            "error": self.error,
+            "disabled": self.disabled,
+            "remaining": self.remaining,
+        }
 
 
 def _default_unavailable(tool: str, match: ArgMatch) -> str:
@@ -84,8 +89,11 @@ class TriggerState:
         return None
 
     def snapshot(self) -> dict[str, Any]:
-        return {"fired": dict(self.fired), "matching_calls": dict(self.matching_calls),
-                "blocks": [b.as_dict() for b in self.blocks]}
+        return {
+            "fired": dict(self.fired),
+            "matching_calls": dict(self.matching_calls),
+            "blocks": [b.as_dict() for b in self.blocks],
+        }
 
 
 def activated_by_call(trigger: Trigger, tool: str, args: dict[str, Any], ts: TriggerState, timing: str) -> bool:
@@ -110,11 +118,20 @@ def apply_effects(trigger: Trigger, env: Environment, ts: TriggerState) -> None:
         elif isinstance(effect, AppendEffect):
             st.append_path(env.state, effect.append, st.copy_state(effect.value))
         elif isinstance(effect, DisableTool):
-            ts.blocks.append(Block(effect.disable_tool, effect.for_,
-                                   effect.error or _default_unavailable(effect.disable_tool, effect.for_), True))
+            ts.blocks.append(
+                Block(
+                    effect.disable_tool,
+                    effect.for_,
+                    effect.error or _default_unavailable(effect.disable_tool, effect.for_),
+                    True,
+                )
+            )
         elif isinstance(effect, EnableTool):
-            ts.blocks = [b for b in ts.blocks if not (
-                b.disabled and b.tool == effect.enable_tool and (effect.for_ is None or b.match == effect.for_))]
+            ts.blocks = [
+                b
+                for b in ts.blocks
+                if not (b.disabled and b.tool == effect.enable_tool and (effect.for_ is None or b.match == effect.for_))
+            ]
         elif isinstance(effect, FailTool):
             ts.blocks.append(Block(effect.fail_tool, effect.for_, effect.error, False, effect.times))
         elif isinstance(effect, ShiftClock):

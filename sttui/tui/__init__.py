@@ -1,0 +1,1 @@
+"""The Textual workbench. The only layer that imports textual."""

@@ -1,0 +1,250 @@
+"""The stt engine: trigger activation and effects, the protocol, fidelity of the agent's view."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+import yaml
+
+from sttui.core.actions import EndEpisode, Reply, Satisfied, Say, ToolCall
+from sttui.core.checklist import RuleJudge, score
+from sttui.core.envload import import_env
+from sttui.core.episode import Episode, ProtocolError
+from sttui.core.task import SttTask
+from tests.conftest import FIXTURES
+
+GOOD = FIXTURES / "mini" / "good.yaml"
+BASE = yaml.safe_load(GOOD.read_text())
+ENV, _ = import_env(BASE["env"], GOOD)
+
+
+def episode(triggers=None, **overrides) -> Episode:
+    data = copy.deepcopy(BASE)
+    if triggers is not None:
+        data["triggers"] = triggers
+    data.update(overrides)
+    ep = Episode(SttTask.model_validate(data), ENV)
+    ep.start()
+    return ep
+
+
+def fired(ep: Episode) -> list[str]:
+    return [e.payload["trigger"] for e in ep.events if e.type == "trigger_fired"]
+
+
+def trig(when, *effects, **kw):
+    return {"id": kw.pop("id", "t"), "when": when, "effects": list(effects), **kw}
+
+
+def test_tool_trigger_fires_before_call_so_the_query_sees_the_change():
+    ep = episode([trig({"tool": "get_crate", "args": {"crate_id": "CR-1"}}, {"move": "crates.CR-1", "to": "BAY-B"})])
+    result = ep.apply(ToolCall("get_crate", {"crate_id": "CR-1"}))
+    assert result["location"] == "BAY-B"
+    event = next(e for e in ep.events if e.type == "trigger_fired")
+    assert event.payload["diff"] == [{"op": "changed", "path": "crates.CR-1.location", "old": "BAY-A", "new": "BAY-B"}]
+
+
+def test_timing_after_and_argument_mismatch():
+    ep = episode(
+        [
+            trig({"tool": "get_crate", "args": {"crate_id": "CR-9"}}, {"set": "flag", "value": 1}, id="a"),
+            trig({"tool": "get_crate", "timing": "after"}, {"move": "crates.CR-1", "to": "BAY-B"}, id="b"),
+        ]
+    )
+    result = ep.apply(ToolCall("get_crate", {"crate_id": "CR-1"}))
+    assert result["location"] == "BAY-A"  # fired after the call
+    assert fired(ep) == ["b"]
+    assert ep.env.state["crates"]["CR-1"]["location"] == "BAY-B"
+
+
+def test_nth_call_and_after_calls():
+    ep = episode(
+        [
+            trig({"tool": "get_crate", "nth": 2}, {"set": "second", "value": True}, id="nth"),
+            trig({"after_calls": 3}, {"set": "third", "value": True}, id="count"),
+        ]
+    )
+    for expected in ([], ["nth"], ["nth", "count"]):
+        ep.apply(ToolCall("get_crate", {"crate_id": "CR-1"}))
+        assert fired(ep) == expected
+
+
+def test_time_trigger_and_state_trigger_cascade():
+    ep = episode(
+        [
+            trig({"at": "2024-03-04T08:15:00"}, {"set": "crates.CR-1.contents", "value": "empty"}, id="time"),
+            trig(
+                {"state": {"path": "crates.CR-1.contents", "equals": "empty"}},
+                {"set": "alarm", "value": "raised"},
+                id="cascade",
+            ),
+        ]
+    )
+    ep.apply(ToolCall("move_crate", {"crate_id": "CR-1", "to": "DISPATCH"}))  # 10 + 4 minutes
+    assert fired(ep) == []
+    ep.apply(ToolCall("get_crate", {"crate_id": "CR-1"}))  # 08:15
+    assert fired(ep) == ["time", "cascade"]
+    assert ep.env.state["alarm"] == "raised"
+
+
+def test_disable_enable_and_fail_tool():
+    ep = episode(
+        [
+            trig({"tool": "get_crate", "nth": 1}, {"disable_tool": "move_crate", "for": {"to": "DISPATCH"}}, id="off"),
+            trig(
+                {"tool": "get_crate", "nth": 2},
+                {"enable_tool": "move_crate", "for": {"to": "DISPATCH"}},
+                {"fail_tool": "count_stock", "error": "scanner offline", "times": 1},
+                id="on",
+            ),
+        ]
+    )
+    ep.apply(ToolCall("get_crate", {"crate_id": "CR-1"}))
+    blocked = ep.apply(ToolCall("move_crate", {"crate_id": "CR-1", "to": "DISPATCH"}))
+    assert blocked == {"success": False, "error": "move_crate is currently unavailable for to=DISPATCH"}
+    assert ep.apply(ToolCall("move_crate", {"crate_id": "CR-1", "to": "BAY-B"}))["success"]
+    ep.apply(ToolCall("get_crate", {"crate_id": "CR-1"}))
+    assert ep.apply(ToolCall("move_crate", {"crate_id": "CR-1", "to": "DISPATCH"}))["success"]
+    assert ep.apply(ToolCall("count_stock", {"bay": "BAY-A", "counts": [1]})) == {
+        "success": False,
+        "error": "scanner offline",
+    }
+    assert ep.apply(ToolCall("count_stock", {"bay": "BAY-A", "counts": [1]}))["success"]
+
+
+def test_list_match_blocks_any_argument():
+    ep = episode([trig({"after_calls": 1}, {"disable_tool": "move_crate", "for": ["CR-1"]})])
+    ep.apply(ToolCall("get_crate", {"crate_id": "CR-1"}))
+    assert not ep.apply(ToolCall("move_crate", {"crate_id": "CR-1", "to": "BAY-B"}))["success"]
+
+
+def test_set_delete_append_shift_clock_and_closed_route():
+    ep = episode(
+        [
+            trig(
+                {"tool": "get_crate"},
+                {"set": "travel.0.closed", "value": True},
+                {"append": "crates.CR-1.tags", "value": "fragile"},
+                {"delete": "crates.CR-1.contents"},
+                {"shift_clock": 30},
+            )
+        ]
+    )
+    ep.apply(ToolCall("get_crate", {"crate_id": "CR-1"}))
+    crate = ep.env.state["crates"]["CR-1"]
+    assert crate["tags"] == ["fragile"] and "contents" not in crate
+    assert ep.now.isoformat() == "2024-03-04T08:31:00"
+    # BAY-A -> DISPATCH is closed; the route goes through BAY-B (3 + 6 minutes) plus 10 for the move
+    ep.apply(ToolCall("move_crate", {"crate_id": "CR-1", "to": "DISPATCH"}))
+    assert ep.now.isoformat() == "2024-03-04T08:50:00"
+
+
+def test_refused_calls_cost_nothing_and_never_trigger():
+    ep = episode([trig({"tool": "get_crate"}, {"set": "x", "value": 1})])
+    start, state = ep.now, copy.deepcopy(ep.env.state)
+    for bad in (
+        ToolCall("get_crates", {"crate_id": "CR-1"}),
+        ToolCall("get_crate", {"crate": "CR-1"}),
+        ToolCall("get_crate", {"crate_id": 5}),
+        ToolCall("get_crate", "CR-1"),
+    ):
+        result = ep.apply(bad)
+        assert result["success"] is False and result["error"]
+    assert ep.now == start and ep.env.state == state and fired(ep) == []
+    assert ep.steps == 4  # each attempt still used the agent's turn
+
+
+def test_unknown_tool_message_suggests():
+    ep = episode()
+    result = ep.apply(ToolCall("get_crates", {}))
+    assert "unknown tool 'get_crates' (did you mean get_crate?)" in result["error"]
+
+
+def test_silent_trigger_never_reaches_the_agent_view_but_announced_does():
+    ep = episode(
+        [
+            trig(
+                {"tool": "get_crate", "nth": 1}, {"set": "secret", "value": 1}, id="quiet", description="secret change"
+            ),
+            trig(
+                {"tool": "get_crate", "nth": 2},
+                {"set": "public", "value": 1},
+                id="loud",
+                announce="Aisle 3 is closed for cleaning",
+            ),
+        ]
+    )
+    ep.apply(ToolCall("get_crate", {"crate_id": "CR-1"}))
+    text = repr(ep.view) + repr(ep.agent_messages())
+    assert "secret" not in text and "quiet" not in text
+    ep.apply(ToolCall("get_crate", {"crate_id": "CR-1"}))
+    assert {"type": "notice", "text": "Aisle 3 is closed for cleaning"} in ep.view
+    assert ep.agent_messages()[-1] == {"role": "user", "content": "[Notice] Aisle 3 is closed for cleaning"}
+
+
+def test_protocol_turns_messages_and_endings():
+    ep = episode()
+    assert ep.view[0] == {"type": "message", "from": "user", "text": BASE["query"]}
+    ep.apply(Say("Which bay?"))
+    with pytest.raises(ProtocolError, match="user's turn"):
+        ep.apply(ToolCall("get_crate", {"crate_id": "CR-1"}))
+    ep.apply(Reply("Bay A"))
+    with pytest.raises(ProtocolError, match="agent's turn"):
+        ep.apply(Reply("again"))
+    ep.apply(Say("Done."))
+    ep.apply(Satisfied("Thanks"))
+    assert ep.ended == {"by": "user", "reason": "the user is satisfied"}
+    with pytest.raises(ProtocolError, match="ended"):
+        ep.apply(EndEpisode())
+
+
+def test_step_limit_ends_the_episode():
+    ep = episode(max_steps=2)
+    ep.apply(ToolCall("get_crate", {"crate_id": "CR-1"}))
+    ep.apply(ToolCall("get_crate", {"crate_id": "CR-1"}))
+    assert ep.ended == {"by": "limit", "reason": "step limit of 2 reached"}
+    assert ep.events[-1].type == "episode_ended"
+
+
+def test_tool_diff_excludes_trigger_changes_and_events_are_numbered():
+    ep = episode([trig({"tool": "move_crate"}, {"set": "crates.CR-1.contents", "value": "spilled"})])
+    ep.apply(ToolCall("move_crate", {"crate_id": "CR-1", "to": "DISPATCH"}))
+    result_event = next(e for e in ep.events if e.type == "tool_result")
+    assert [d["path"] for d in result_event.payload["state_diff"]] == ["crates.CR-1.location"]
+    assert [e.seq for e in ep.events] == list(range(1, len(ep.events) + 1))
+
+
+def test_environment_exception_becomes_a_failure():
+    ep = episode()
+    del ep.env.state["places"]  # make move_crate raise inside the environment
+    result = ep.apply(ToolCall("move_crate", {"crate_id": "CR-1", "to": "DISPATCH"}))
+    assert result["success"] is False and result["error"].startswith("internal error in move_crate: KeyError")
+
+
+def test_same_actions_same_hash():
+    actions = [
+        ToolCall("get_crate", {"crate_id": "CR-1"}),
+        ToolCall("move_crate", {"crate_id": "CR-1", "to": "DISPATCH"}),
+    ]
+    hashes = set()
+    for _ in range(2):
+        ep = episode([trig({"tool": "get_crate"}, {"move": "crates.CR-1", "to": "BAY-B"})])
+        for a in actions:
+            ep.apply(a)
+        hashes.add(ep.state_hash())
+    assert len(hashes) == 1
+
+
+def test_rule_judge_needs_conflict_cause_and_telling():
+    judge = {"reason": "crate is lost", "evidence": ["bay-b"]}
+    data = {"level": "impossible", "judge": judge}
+    ep = episode([trig({"tool": "get_crate"}, {"move": "crates.CR-1", "to": "BAY-B"})], **data)
+    ep.apply(Say("I cannot do it."))
+    ep.apply(Reply("why?"))
+    items = {i.id: i for i in RuleJudge().judge(ep)}
+    assert not items["recognised_infeasibility"].passed and "never met" in items["recognised_infeasibility"].detail
+    ep.apply(ToolCall("get_crate", {"crate_id": "CR-1"}))
+    ep.apply(Say("It is now in BAY-B and I am unable to move it to dispatch."))
+    outcome = score(ep)
+    assert outcome.judged_by == "rule" and outcome.passed, outcome

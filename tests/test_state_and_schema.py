@@ -1,0 +1,122 @@
+from __future__ import annotations
+
+from typing import Literal
+
+import pytest
+
+from sttui.core import state as st
+from sttui.core.expect import Expect
+from sttui.core.schema import check_args, function_schema
+
+
+def test_paths_set_delete_append_lookup():
+    s = {"a": {"b": [1, {"c": 2}]}}
+    assert st.lookup(s, "a.b.1.c") == 2
+    st.set_path(s, "a.new.deep", "x")
+    assert s["a"]["new"] == {"deep": "x"}
+    st.append_path(s, "a.list", 5)
+    st.append_path(s, "a.b", 3)
+    assert s["a"]["list"] == [5] and s["a"]["b"][-1] == 3
+    st.delete_path(s, "a.b.0")
+    assert s["a"]["b"][0] == {"c": 2}
+    with pytest.raises(st.PathError, match=r"no value at 'a\.zz\.q'"):
+        st.lookup(s, "a.zz.q")
+    assert st.lookup(s, "a.zz", None) is None
+    with pytest.raises(st.PathError):
+        st.delete_path(s, "a.missing")
+
+
+def test_copy_is_deep_and_diff_reports_changes():
+    before = {"v": {"T7": {"status": "ok", "stops": [1, 2]}}, "gone": 1}
+    after = st.copy_state(before)
+    after["v"]["T7"]["status"] = "failed"
+    after["v"]["T7"]["stops"].append(3)
+    after["v"]["T9"] = {"status": "ok"}
+    del after["gone"]
+    assert before["v"]["T7"]["status"] == "ok"
+    d = st.diff(before, after)
+    assert {"op": "changed", "path": "v.T7.status", "old": "ok", "new": "failed"} in d
+    assert {"op": "changed", "path": "v.T7.stops", "old": [1, 2], "new": [1, 2, 3]} in d
+    assert {"op": "added", "path": "v.T9", "new": {"status": "ok"}} in d
+    assert {"op": "removed", "path": "gone", "old": 1} in d
+    assert st.diff(before, st.copy_state(before)) == []
+    assert st.state_hash(before) == st.state_hash(st.copy_state(before))
+    assert st.state_hash(before) != st.state_hash(after)
+
+
+def test_diff_distinguishes_types():
+    assert st.diff({"a": 1}, {"a": 1.0}) == [{"op": "changed", "path": "a", "old": 1, "new": 1.0}]
+    assert st.diff({"a": 1}, {"a": True}) != []
+
+
+@pytest.mark.parametrize(
+    ("spec", "state", "holds"),
+    [
+        ({"path": "x", "equals": 3}, {"x": 3}, True),
+        ({"path": "x", "not_equals": 3}, {"x": 3}, False),
+        ({"path": "x", "in": [1, 2]}, {"x": 2}, True),
+        ({"path": "x", "contains": "ice"}, {"x": "office"}, True),
+        ({"path": "x", "contains": {"id": 2}}, {"x": [{"id": 1}, {"id": 2, "n": 0}]}, True),
+        ({"path": "x", "contains": 5}, {"x": [4]}, False),
+        ({"path": "x", "gte": 10}, {"x": 10}, True),
+        ({"path": "x", "lte": "2024-08-15T10:00"}, {"x": "2024-08-15T09:59"}, True),
+        ({"path": "x", "lte": "2024-08-15T10:00"}, {"x": "2024-08-15T10:01"}, False),
+        ({"path": "x.y", "exists": True}, {"x": {"y": None}}, True),
+        ({"path": "x.y", "absent": True}, {"x": {}}, True),
+        ({"path": "x.y", "equals": 1}, {"x": {}}, False),
+    ],
+)
+def test_expect_operators(spec, state, holds):
+    assert Expect.model_validate(spec).evaluate(state)[0] is holds
+
+
+def _tool(
+    a: str, n: int, ratio: float = 1.0, flags: list[str] | None = None, mode: Literal["fast", "slow"] = "fast"
+) -> dict:
+    """Do a thing.
+
+    Longer text.
+
+    Args:
+        a: The a value,
+            continued here.
+        n: How many.
+        mode: Speed.
+    """
+    return {}
+
+
+def test_schema_from_signature_and_docstring():
+    desc, params = function_schema(_tool)
+    assert desc == "Do a thing. Longer text."
+    props = params["properties"]
+    assert props["a"] == {"type": "string", "description": "The a value, continued here."}
+    assert props["n"]["type"] == "integer"
+    assert props["ratio"] == {"type": "number", "default": 1.0}
+    assert props["flags"]["type"] == ["array", "null"]
+    assert props["mode"]["enum"] == ["fast", "slow"]
+    assert params["required"] == ["a", "n"]
+    assert params["additionalProperties"] is False
+
+
+@pytest.mark.parametrize(
+    ("args", "problem"),
+    [
+        ({"a": "x", "n": 1}, None),
+        ({"a": "x", "n": 1, "ratio": 2}, None),
+        ({"a": "x"}, "missing required parameter n"),
+        ({"a": "x", "n": "1"}, "n must be an integer, got '1'"),
+        ({"a": "x", "n": True}, "n must be an integer"),
+        ({"a": "x", "n": 1, "nn": 2}, "no parameter 'nn' (did you mean n?)"),
+        ({"a": "x", "n": 1, "mode": "warp"}, "mode must be one of 'fast', 'slow'"),
+        ({"a": "x", "n": 1, "flags": ["a", 2]}, "flags[1] must be a string"),
+        (["x"], "must be an object"),
+    ],
+)
+def test_argument_validation(args, problem):
+    _, params = function_schema(_tool)
+    got = check_args(args, params, "_tool")
+    if problem is None:
+        assert got is None
+    else:
+        assert got is not None and problem in got
