@@ -9,9 +9,12 @@ from pathlib import Path
 from typing import Any
 
 from sttui.controllers.baselines import PlanAgent, ScriptedUser
+from sttui.controllers.explore_baselines import ExploreOracle
 from sttui.core import events as ev
 from sttui.core.checklist import evaluate_checklist
 from sttui.core.episode import Episode
+from sttui.core.explore.certify import SHARE_RANGE, drift_share, utility_invariant_violations
+from sttui.core.explore.task import ExploreTask
 from sttui.core.loader import LoadedTask, discover, load_task
 from sttui.core.problems import TaskFileError
 from sttui.runner import EpisodeResult, run_episode
@@ -82,6 +85,30 @@ async def check_loaded(loaded: LoadedTask, file: str) -> TaskCheck:
     return report
 
 
+async def check_explore(loaded: LoadedTask, file: str) -> TaskCheck:
+    """Schema (already loaded), the utility invariant, oracle CA = 1, and the drift's share."""
+    task = loaded.task
+    assert isinstance(task, ExploreTask)
+    report = TaskCheck(file, task.id)
+    bad = utility_invariant_violations(task)
+    if bad:
+        report.problems.append(f"utility invariant broken on {bad} sampled cases (sum to zero, nearest anchor)")
+    oracle = await run_episode(loaded, ExploreOracle("baseline:oracle", task))
+    ca = (oracle.metrics or {}).get("calibrated_accuracy")
+    if ca is None or abs(ca - 1.0) > 1e-9:
+        report.problems.append(f"oracle calibrated accuracy is {ca}, expected exactly 1")
+    share = drift_share(task)
+    if share is not None:
+        lo, hi = SHARE_RANGE
+        if not lo <= share <= hi:
+            report.problems.append(
+                f"the drift changes the optimal action for {share:.0%} of post-change cases; expected {lo:.0%}-{hi:.0%}"
+            )
+        report.notes.append(f"drift share {share:.0%}")
+    report.notes.append(f"oracle CA {ca}")
+    return report
+
+
 def check_paths(paths: list[str | Path]) -> list[TaskCheck]:
     """Check every task file under ``paths``; duplicate task ids are reported too."""
     reports: list[TaskCheck] = []
@@ -95,7 +122,10 @@ def check_paths(paths: list[str | Path]) -> list[TaskCheck]:
             except TaskFileError as exc:
                 reports.append(TaskCheck(name, None, [str(p) for p in exc.problems]))
                 continue
-            report = await check_loaded(loaded, name)
+            if loaded.kind == "explore":
+                report = await check_explore(loaded, name)
+            else:
+                report = await check_loaded(loaded, name)
             if loaded.id in seen:
                 report.problems.append(f"duplicate task id '{loaded.id}' (also in {seen[loaded.id]})")
             seen.setdefault(loaded.id, name)

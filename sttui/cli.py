@@ -13,6 +13,21 @@ import click
 from sttui.paths import tasks_root
 
 
+def task_record(t: Any) -> dict[str, Any]:
+    """The stable listing record of a task: stt tasks have conflict and level, explore ones a family."""
+    stt = t.kind == "stt"
+    return {
+        "id": t.id,
+        "kind": t.kind,
+        "domain": t.task.domain,
+        "conflict": t.task.conflict if stt else None,
+        "level": t.task.level if stt else None,
+        "family": None if stt else t.task.rule.family,
+        "title": t.task.title,
+        "file": str(t.path),
+    }
+
+
 def _echo_json(data: Any) -> None:
     click.echo(json.dumps(data, indent=2, default=str))
 
@@ -71,24 +86,14 @@ def _load_selection(selection: tuple[str, ...]) -> list[Any]:
 def tasks(paths: tuple[str, ...], as_json: bool) -> None:
     """List tasks: id, kind, domain, conflict subtype, level."""
     loaded = _load_selection(paths)
-    rows = [
-        {
-            "id": t.id,
-            "kind": t.task.kind,
-            "domain": t.task.domain,
-            "conflict": t.task.conflict,
-            "level": t.task.level,
-            "title": t.task.title,
-            "file": str(t.path),
-        }
-        for t in loaded
-    ]
+    rows = [task_record(t) for t in loaded]
     if as_json:
         _echo_json(rows)
         return
     from sttui.textout import table
 
-    click.echo(table(rows, ["id", "kind", "domain", "conflict", "level", "title"]))
+    shown = [{**r, "subtype": r["conflict"] or r["family"], "level": r["level"] or "-"} for r in rows]
+    click.echo(table(shown, ["id", "kind", "domain", "subtype", "level", "title"]))
 
 
 @main.command()
@@ -118,12 +123,13 @@ def check(paths: tuple[str, ...], as_json: bool) -> None:
 @main.command()
 @click.argument("selection", nargs=-1)
 @click.option("--agent", default="baseline:oracle", show_default=True, help="Controller for the agent seat.")
-@click.option("--user", default="baseline:scripted", show_default=True, help="Controller for the user seat.")
+@click.option("--user", default="baseline:scripted", show_default=True, help="Controller for the user seat (stt).")
 @click.option("--seed", type=int, default=None, help="Override each task's seed.")
 @click.option("--json", "as_json", is_flag=True, help="Print episodes and summary as JSON.")
 def run(selection: tuple[str, ...], agent: str, user: str, seed: int | None, as_json: bool) -> None:
-    """Run episodes headless and report per-task outcomes and Pass@1."""
+    """Run episodes headless: Pass@1 for stt tasks, the AdaExploreBench metrics for explore episodes."""
     from sttui.controllers.registry import ControllerSpecError, make_agent, make_user
+    from sttui.core.explore.metrics import summarise
     from sttui.core.scoring import pass_at_1
     from sttui.runner import run_episode
 
@@ -132,7 +138,8 @@ def run(selection: tuple[str, ...], agent: str, user: str, seed: int | None, as_
     async def go() -> list[dict[str, Any]]:
         out = []
         for t in loaded:
-            result = await run_episode(t, make_agent(agent, t), make_user(user), seed=seed)
+            seat_user = make_user(user) if t.kind == "stt" else None
+            result = await run_episode(t, make_agent(agent, t, seed), seat_user, seed=seed)
             out.append(result.as_dict())
         return out
 
@@ -141,20 +148,82 @@ def run(selection: tuple[str, ...], agent: str, user: str, seed: int | None, as_
     except ControllerSpecError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
-    summary = pass_at_1(records)
+    stt = [r for r in records if r["kind"] == "stt"]
+    explore = [r for r in records if r["kind"] == "explore"]
+    summary: dict[str, Any] = {}
+    if stt:
+        summary["stt"] = pass_at_1(stt)
+    if explore:
+        summary["explore"] = summarise([r["metrics"] for r in explore])
     if as_json:
         _echo_json({"episodes": records, "summary": summary})
         return
-    from sttui.textout import pass_report, table
+    from sttui.textout import explore_report, pass_report, table
 
-    rows = [
-        {
-            **r,
-            "passed": "pass" if r["passed"] else "FAIL",
-            "failed items": ", ".join(i["id"] for i in r["checklist"] if not i["passed"]),
-        }
-        for r in records
-    ]
-    click.echo(table(rows, ["task", "level", "conflict", "passed", "steps", "failed items"]))
-    click.echo("")
-    click.echo(pass_report(summary, agent))
+    if stt:
+        rows = [
+            {
+                **r,
+                "passed": "pass" if r["passed"] else "FAIL",
+                "failed items": ", ".join(i["id"] for i in r["checklist"] if not i["passed"]),
+            }
+            for r in stt
+        ]
+        click.echo(table(rows, ["task", "level", "conflict", "passed", "steps", "failed items"]))
+        click.echo("")
+        click.echo(pass_report(summary["stt"], agent))
+    if explore:
+        if stt:
+            click.echo("")
+        click.echo(explore_report(explore, summary["explore"], agent))
+
+
+@main.group()
+def generate() -> None:
+    """Generate episodes from catalogs."""
+
+
+@generate.command("explore")
+@click.option("--domain", required=True, help="Catalog name under tasks/explore/catalogs/ (or a catalog file).")
+@click.option("--family", required=True, type=click.Choice(["additive", "conjunctive", "disjunctive", "lexicographic"]))
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write here instead of stdout.")
+def generate_explore(domain: str, family: str, seed: int, output: Path | None) -> None:
+    """A certified explore episode: relevant factors, distractors and a plausible drift that
+    changes the optimal action for 25-75 % of post-change cases."""
+    import yaml
+
+    from sttui.core.explore.generate import GenerationError
+    from sttui.core.explore.generate import generate as make
+    from sttui.core.loader import load_catalog
+    from sttui.core.problems import TaskFileError
+
+    path = (
+        Path(domain) if domain.endswith((".yaml", ".yml")) else tasks_root() / "explore" / "catalogs" / f"{domain}.yaml"
+    )
+    if not path.exists():
+        known = sorted(p.stem for p in (tasks_root() / "explore" / "catalogs").glob("*.yaml"))
+        click.echo(f"error: no catalog {path}; known domains: {', '.join(known) or 'none'}", err=True)
+        sys.exit(1)
+    try:
+        catalog = load_catalog(path)
+        data, share, attempts = make(catalog, family, seed)  # type: ignore[arg-type]
+    except TaskFileError as exc:
+        for problem in exc.problems:
+            click.echo(f"error: {problem}", err=True)
+        sys.exit(1)
+    except GenerationError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(1)
+    header = (
+        f"# Generated by: sttui generate explore --domain {catalog.domain} --family {family} --seed {seed}\n"
+        f"# Certified: the drift changes the optimal action for {share:.1%} of post-change cases "
+        f"(draft {attempts}).\n"
+    )
+    text = header + yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100, default_flow_style=None)
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(text, encoding="utf-8")
+        click.echo(f"wrote {output} (drift share {share:.0%})", err=True)

@@ -11,85 +11,126 @@ from sttui.controllers.base import Controller, agent_view, user_view
 from sttui.core.checklist import Judge, Outcome, score
 from sttui.core.episode import Episode
 from sttui.core.events import Event
+from sttui.core.explore.episode import ExploreEpisode
+from sttui.core.explore.metrics import metrics
+from sttui.core.explore.task import ExploreTask
 from sttui.core.loader import LoadedTask
+
+AnyEpisode = Episode | ExploreEpisode
 
 
 @dataclass
 class EpisodeResult:
+    """The outcome of one episode: a checklist outcome (stt) or the metrics (explore)."""
+
     task_id: str
+    kind: str
     level: str
     conflict: str
     agent: str
-    user: str
-    outcome: Outcome
+    user: str | None
+    outcome: Outcome | None
+    metrics: dict[str, Any] | None
     steps: int
-    tool_calls: int
-    sim_minutes: float
     end_reason: str
-    triggers_fired: list[str]
-    episode: Episode = field(repr=False, compare=False)
+    episode: AnyEpisode = field(repr=False, compare=False)
 
     @property
-    def passed(self) -> bool:
-        return self.outcome.passed
+    def passed(self) -> bool | None:
+        return self.outcome.passed if self.outcome is not None else None
 
     def as_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "task": self.task_id,
-            "level": self.level,
-            "conflict": self.conflict,
+            "kind": self.kind,
             "agent": self.agent,
-            "user": self.user,
-            "passed": self.passed,
-            "judged_by": self.outcome.judged_by,
-            "checklist": [i.as_dict() for i in self.outcome.items],
             "steps": self.steps,
-            "tool_calls": self.tool_calls,
-            "sim_minutes": self.sim_minutes,
             "end_reason": self.end_reason,
-            "triggers_fired": self.triggers_fired,
         }
+        ep = self.episode
+        if isinstance(ep, Episode):
+            assert self.outcome is not None
+            out.update(
+                {
+                    "level": self.level,
+                    "conflict": self.conflict,
+                    "user": self.user,
+                    "passed": self.passed,
+                    "judged_by": self.outcome.judged_by,
+                    "checklist": [i.as_dict() for i in self.outcome.items],
+                    "tool_calls": ep.tool_calls,
+                    "sim_minutes": (ep.now - ep.task.clock.start).total_seconds() / 60,
+                    "triggers_fired": list(ep.triggers.fired),
+                }
+            )
+        else:
+            out.update(
+                {"family": self.level, "setting": ep.task.setting, "metrics": self.metrics, "reveal": ep.reveal()}
+            )
+        return out
+
+
+def open_episode(loaded: LoadedTask, seed: int | None, actors: dict[str, str]) -> AnyEpisode:
+    if isinstance(loaded.task, ExploreTask):
+        return ExploreEpisode(loaded.task, seed, actors)
+    assert loaded.env_cls is not None
+    return Episode(loaded.task, loaded.env_cls, seed, actors)
 
 
 async def run_episode(
     loaded: LoadedTask,
     agent: Controller,
-    user: Controller,
+    user: Controller | None = None,
     *,
     seed: int | None = None,
     judge: Judge | None = None,
     on_event: Callable[[Event], None] | None = None,
 ) -> EpisodeResult:
     """Play one episode to its end and score it."""
-    episode = Episode(loaded.task, loaded.env_cls, seed, actors={"agent": agent.name, "user": user.name})
+    actors = {"agent": agent.name, "user": user.name if user else "none"}
+    episode = open_episode(loaded, seed, actors)
     if on_event is not None:
         episode.listeners.append(on_event)
     episode.start()
     while episode.ended is None:
-        if episode.turn == "agent":
-            action = await agent.act(agent_view(episode))
-            episode.apply(action, agent.name)
+        if isinstance(episode, ExploreEpisode):
+            episode.apply(await agent.act(episode.agent_view()), agent.name)
+        elif episode.turn == "agent":
+            episode.apply(await agent.act(agent_view(episode)), agent.name)
         else:
-            action = await user.act(user_view(episode))
-            episode.apply(action, user.name)
+            if user is None:
+                raise ValueError("an stt episode needs a controller in the user seat")
+            episode.apply(await user.act(user_view(episode)), user.name)
     return result_of(episode, judge)
 
 
-def result_of(episode: Episode, judge: Judge | None = None) -> EpisodeResult:
-    task = episode.task
-    outcome = score(episode, judge)
+def result_of(episode: AnyEpisode, judge: Judge | None = None) -> EpisodeResult:
     assert episode.ended is not None
+    task = episode.task
+    if isinstance(episode, ExploreEpisode):
+        return EpisodeResult(
+            task.id,
+            "explore",
+            task.rule.family,
+            task.rule.family,
+            episode.actors["agent"],
+            None,
+            None,
+            metrics(episode),
+            episode.steps,
+            episode.ended["reason"],
+            episode,
+        )
     return EpisodeResult(
         task.id,
+        "stt",
         task.level,
         task.conflict,
         episode.actors["agent"],
         episode.actors["user"],
-        outcome,
+        score(episode, judge),
+        None,
         episode.steps,
-        episode.tool_calls,
-        (episode.now - task.clock.start).total_seconds() / 60,
         episode.ended["reason"],
-        list(episode.triggers.fired),
         episode,
     )

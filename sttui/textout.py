@@ -22,3 +22,46 @@ def pass_report(summary: dict[str, Any], agent: str) -> str:
         lines.append(f"  {level:<12} n={v['n']:<3} {v['pass_at_1']:.1%}")
     lines.append("  by subtype: " + "  ".join(f"{c} {v['pass_at_1']:.0%}" for c, v in summary["conflicts"].items()))
     return "\n".join(lines)
+
+
+def _pct(v: float | None) -> str:
+    return "-" if v is None else f"{v:.1%}"
+
+
+def _num(v: float | None) -> str:
+    return "-" if v is None else f"{v:.1f}"
+
+
+def explore_report(episodes: list[dict[str, Any]], summary: dict[str, Any], agent: str) -> str:
+    rows = []
+    for e in episodes:
+        m = e["metrics"]
+        rows.append(
+            {
+                "task": e["task"],
+                "family": e["family"],
+                "setting": e["setting"],
+                "CA": _pct(m["calibrated_accuracy"]),
+                "EA": _pct(m["exact_accuracy"]),
+                "probes": m["unique_probes"],
+                "re-probes": m.get("reprobes_after_change", "-"),
+                "FR": _pct(m.get("factor_recognition")),
+                "CR": _pct(m.get("change_recognition")),
+                "post-change loss": _pct(m.get("first_post_change_loss")),
+            }
+        )
+    cols = ["task", "family", "setting", "CA", "EA", "probes", "re-probes", "FR", "CR", "post-change loss"]
+    s = summary
+    lines = [
+        table(rows, cols),
+        "",
+        f"Explore metrics for {agent} over {s['n']} episodes",
+        f"  calibrated accuracy  {_pct(s['calibrated_accuracy'])}   (random 0%, oracle 100% in expectation)",
+        f"  exact accuracy       {_pct(s['exact_accuracy'])}",
+        f"  unique probes        {_num(s['unique_probes'])}    re-probes after change {_num(s['reprobes_after_change'])}",
+        f"  factor recognition   {_pct(s['factor_recognition'])}",
+        f"  change recognition   {_pct(s['change_recognition'])}   "
+        f"(paired assessments completed: {_pct(s['change_assessment_completion'])})",
+        f"  first post-change loss {_pct(s['first_post_change_loss'])}",
+    ]
+    return "\n".join(lines)

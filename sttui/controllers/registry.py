@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from sttui.controllers.base import Controller
 from sttui.controllers.baselines import PlanAgent, ScriptedUser
+from sttui.controllers.explore_baselines import ExploreOracle, ExploreRandom, ExploreStale
+from sttui.core.explore.task import ExploreTask
 from sttui.core.loader import LoadedTask
 
-AGENT_BASELINES = ("oracle", "naive")
+AGENT_BASELINES = {"stt": ("oracle", "naive"), "explore": ("oracle", "random", "stale")}
 
 
 class ControllerSpecError(ValueError):
@@ -22,14 +24,24 @@ def parse_spec(spec: str) -> tuple[str, str]:
     return family, name
 
 
-def make_agent(spec: str, loaded: LoadedTask) -> Controller:
+def make_agent(spec: str, loaded: LoadedTask, seed: int | None = None) -> Controller:
     family, name = parse_spec(spec)
+    task = loaded.task
     if family == "baseline":
-        if name == "oracle":
-            return PlanAgent(spec, loaded.task.solution)
-        if name == "naive":
-            return PlanAgent(spec, loaded.task.naive_plan)
-        raise ControllerSpecError(f"no agent baseline '{name}'; expected one of {', '.join(AGENT_BASELINES)}")
+        if isinstance(task, ExploreTask):
+            if name == "oracle":
+                return ExploreOracle(spec, task)
+            if name == "stale":
+                return ExploreStale(spec, task)
+            if name == "random":
+                return ExploreRandom(spec, task.seed if seed is None else seed)
+        elif name == "oracle":
+            return PlanAgent(spec, task.solution)
+        elif name == "naive":
+            return PlanAgent(spec, task.naive_plan)
+        raise ControllerSpecError(
+            f"no {task.kind} agent baseline '{name}'; expected one of " + ", ".join(AGENT_BASELINES[task.kind])
+        )
     raise ControllerSpecError(f"controller '{spec}' cannot play headless yet; use baseline:oracle or baseline:naive")
 
 

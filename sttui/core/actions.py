@@ -44,7 +44,6 @@ class Satisfied:
 
 AgentAction = ToolCall | Say | EndEpisode
 UserAction = Reply | Satisfied
-Action = AgentAction | UserAction
 
 
 def action_payload(action: Action) -> dict[str, Any]:
@@ -53,4 +52,44 @@ def action_payload(action: Action) -> dict[str, Any]:
         return {"tool": action.tool, "args": action.args}
     if isinstance(action, Say | Reply | Satisfied):
         return {"text": action.text}
+    if isinstance(action, Probe):
+        return {"cases": action.cases}
+    if isinstance(action, SubmitBatch):
+        return {"actions": action.actions}
+    if isinstance(action, Assess):
+        return {"relevant": action.relevant, "changes": action.changes}
     return {"reason": action.reason}
+
+
+# -- explore episodes ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Probe:
+    """Self-designed cases whose four action utilities are revealed; earns nothing."""
+
+    cases: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class SubmitBatch:
+    """One action per case of the current evaluation batch (action ids or 1-4)."""
+
+    actions: list[str | int]
+
+
+@dataclass(frozen=True)
+class Assess:
+    """An answer to an assessment: relevant fields with directions, and (at the end) changes.
+
+    ``changes`` holds atoms like ``{"removed": "field"}``, ``{"added": "field"}``,
+    ``{"reversed": "field"}``.
+    """
+
+    relevant: dict[str, str]
+    changes: list[dict[str, str]] | None = None
+
+
+ExploreAction = Probe | SubmitBatch | Assess | EndEpisode
+
+Action = AgentAction | UserAction | ExploreAction

@@ -13,22 +13,29 @@ from pydantic import BaseModel, ValidationError
 
 from sttui.core.env import Environment
 from sttui.core.envload import EnvImportError, import_env
+from sttui.core.explore import load as explore_load
+from sttui.core.explore.generate import Catalog, catalog_problems
+from sttui.core.explore.task import ExploreTask
 from sttui.core.problems import Loc, Problem, TaskFileError, did_you_mean, display_path, format_loc
 from sttui.core.schema import check_args
 from sttui.core.task import EFFECT_KEYS, SttTask, _effect_tag
 from sttui.core.yamlio import YamlSyntaxError, line_of, load_with_lines
 
-KINDS = ("stt",)
+KINDS = ("stt", "explore")
 
 
 @dataclass
 class LoadedTask:
-    """A validated task with its environment class and the hash of its exact version."""
+    """A validated task, its environment class (stt only) and the hash of its exact version."""
 
-    task: SttTask
-    env_cls: type[Environment]
+    task: SttTask | ExploreTask
+    env_cls: type[Environment] | None
     path: Path
     content_hash: str
+
+    @property
+    def kind(self) -> str:
+        return self.task.kind
 
     @property
     def id(self) -> str:
@@ -61,6 +68,23 @@ def load_task(path: str | Path) -> LoadedTask:
     def add(loc: Loc, message: str) -> None:
         problems.append(Problem(name, line_of(lines, loc), format_loc(loc), message))
 
+    if kind == "explore":
+        explore: ExploreTask | None = None
+        try:
+            explore = ExploreTask.model_validate(data)
+        except ValidationError as exc:
+            for err in exc.errors():
+                loc = _clean_loc(err["loc"])
+                add(loc, _message(err, data, loc, ExploreTask))
+        if explore is not None:
+            for loc, message in explore_load.semantic_problems(explore):
+                add(loc, message)
+        if problems:
+            problems.sort(key=lambda p: p.line or 0)
+            raise TaskFileError(problems)
+        assert explore is not None
+        return LoadedTask(explore, None, path, hashlib.sha256(text.encode()).hexdigest())
+
     env_cls: type[Environment] | None = None
     env_path: Path | None = None
     env_ref = data.get("env")
@@ -75,7 +99,7 @@ def load_task(path: str | Path) -> LoadedTask:
     except ValidationError as exc:
         for err in exc.errors():
             loc = _clean_loc(err["loc"])
-            add(loc, _message(err, data, loc))
+            add(loc, _message(err, data, loc, SttTask))
     if env_cls is not None:
         checkable = task or _lenient(data, problems)
         if checkable is not None:
@@ -89,6 +113,31 @@ def load_task(path: str | Path) -> LoadedTask:
     digest = hashlib.sha256(text.encode())
     digest.update(env_path.read_bytes())
     return LoadedTask(task, env_cls, path, digest.hexdigest())
+
+
+def load_catalog(path: str | Path) -> Catalog:
+    """Load an explore field catalog, with the same file:line: field errors as task files."""
+    path = Path(path)
+    name = display_path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+        data, lines = load_with_lines(text)
+    except OSError as exc:
+        raise TaskFileError([Problem(name, None, "(file)", f"cannot read: {exc}")]) from None
+    except YamlSyntaxError as exc:
+        raise TaskFileError([Problem(name, exc.line, "(file)", str(exc))]) from None
+    try:
+        catalog = Catalog.model_validate(data)
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            loc = _clean_loc(err["loc"])
+            problems.append(Problem(name, line_of(lines, loc), format_loc(loc), _message(err, data, loc, Catalog)))
+        raise TaskFileError(problems) from None
+    bad = catalog_problems(catalog)
+    if bad:
+        raise TaskFileError([Problem(name, line_of(lines, ("replacements",)), "catalog", b) for b in bad])
+    return catalog
 
 
 # Simple fields a semantic check never looks into: when only these are wrong, stand-ins
@@ -158,9 +207,9 @@ def _models_in(annotation: Any) -> list[type[BaseModel]]:
     return found
 
 
-def _model_at(data: Any, loc: Loc) -> type[BaseModel] | None:
+def _model_at(data: Any, loc: Loc, root: type[BaseModel]) -> type[BaseModel] | None:
     """The model class that validates the mapping at ``loc``."""
-    model: type[BaseModel] = SttTask
+    model: type[BaseModel] = root
     for i, part in enumerate(loc):
         if isinstance(part, int):
             continue
@@ -204,7 +253,7 @@ _TYPE_WORDS = {
 }
 
 
-def _message(err: Any, data: Any, loc: Loc) -> str:
+def _message(err: Any, data: Any, loc: Loc, root: type[BaseModel]) -> str:
     kind = err["type"]
     got = err.get("input")
     shown = repr(got) if not isinstance(got, dict | list) else type(got).__name__
@@ -212,7 +261,7 @@ def _message(err: Any, data: Any, loc: Loc) -> str:
         return "required field is missing"
     if kind == "extra_forbidden":
         key = str(loc[-1])
-        model = _model_at(data, loc[:-1])
+        model = _model_at(data, loc[:-1], root)
         allowed = _allowed(model) if model else []
         tail = f"; expected one of: {', '.join(allowed)}" if allowed else ""
         return f"unknown field '{key}'{did_you_mean(key, allowed)}{tail}"

@@ -12,6 +12,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Static
 
+from sttui.core.explore.task import ExploreTask
 from sttui.core.loader import LoadedTask, load_all
 from sttui.core.problems import display_path
 from sttui.core.task import LEVELS
@@ -40,11 +41,14 @@ class TaskRow:
 
 def _row(t: LoadedTask) -> TaskRow:
     task = t.task
-    brief = (
-        f"[b]{task.title}[/b]  ({task.domain}, {task.conflict}, {task.level})\n"
-        f"[i]User:[/i] {task.query}\n[dim]{display_path(t.path)}[/dim]"
-    )
-    return TaskRow(task.id, task.kind, task.domain, task.conflict, task.level, task.title, brief)
+    if isinstance(task, ExploreTask):
+        subtype, level = task.rule.family, "-"
+        opening = f"[i]Scenario:[/i] {task.scenario.strip()}"
+    else:
+        subtype, level = task.conflict, task.level
+        opening = f"[i]User:[/i] {task.query}"
+    brief = f"[b]{task.title}[/b]  ({task.domain}, {subtype}, {level})\n{opening}\n[dim]{display_path(t.path)}[/dim]"
+    return TaskRow(task.id, task.kind, task.domain, subtype, level, task.title, brief)
 
 
 class HomeScreen(Screen[None]):

@@ -1,0 +1,65 @@
+"""Baselines for explore episodes: oracle (knows the rule in force), random, and stale
+(knows the pre-change rule and never adapts: how much the drift costs)."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from sttui.core.actions import Action, Assess, SubmitBatch
+from sttui.core.explore import rules as rl
+from sttui.core.explore.episode import true_atoms
+from sttui.core.explore.task import ExploreTask, Rule
+
+
+class _RuleKnower:
+    def __init__(self, name: str, task: ExploreTask):
+        self.name = name
+        self.task = task
+        self.fields = {f.name: f for f in task.fields}
+        self.calibration = rl.calibrate(task)
+        self.post = rl.drifted(task.rule, task) if task.drifts else None
+
+    def best(self, rule: Rule, cases: list[dict[str, Any]]) -> SubmitBatch:
+        return SubmitBatch([rl.optimal(self.calibration.utilities(rl.score(rule, self.fields, c))) + 1 for c in cases])
+
+    @staticmethod
+    def relevant(rule: Rule) -> dict[str, str]:
+        return {f.field: f.direction for f in rule.factors}
+
+
+class ExploreOracle(_RuleKnower):
+    """Always the optimal action under the rule in force; assessments answered truly."""
+
+    async def act(self, view: dict[str, Any]) -> Action:
+        drift = self.task.drift.after_batch if self.post is not None and self.task.drift else None
+        changed = drift is not None and view["batch"] > drift
+        rule = self.post if changed and self.post is not None else self.task.rule
+        if view["phase"] == "window":
+            return self.best(rule, view["cases"])
+        if view["phase"] == "assess_pre":
+            return Assess(self.relevant(self.task.rule))
+        final = self.post or self.task.rule
+        return Assess(self.relevant(final), true_atoms(self.task) if self.post is not None else None)
+
+
+class ExploreStale(_RuleKnower):
+    """Acts optimally for the pre-change rule throughout, and reports no change."""
+
+    async def act(self, view: dict[str, Any]) -> Action:
+        if view["phase"] == "window":
+            return self.best(self.task.rule, view["cases"])
+        return Assess(self.relevant(self.task.rule), [] if view["phase"] == "assess_final" else None)
+
+
+class ExploreRandom:
+    """A uniformly random action per case; no probes; empty assessments."""
+
+    def __init__(self, name: str, seed: int):
+        self.name = name
+        self.rng = random.Random(f"random-agent:{seed}")
+
+    async def act(self, view: dict[str, Any]) -> Action:
+        if view["phase"] == "window":
+            return SubmitBatch([self.rng.randint(1, 4) for _ in view["cases"]])
+        return Assess({}, [] if view["phase"] == "assess_final" else None)

@@ -1,0 +1,1 @@
+"""Hidden-rule exploration episodes (``kind: explore``), after AdaExploreBench."""

@@ -1,0 +1,367 @@
+"""One explore episode: exploration windows alternating with evaluation batches, probes,
+masking, unannounced drift, assessments and the reveal.
+
+Phases: ``window`` (probe at most once, then submit the batch) -> after the drift batch,
+``assess_pre`` (the pre-change assessment, asked immediately before the unannounced
+change) -> ... -> after the last batch, ``assess_final`` -> ended. A refused input returns
+``{"success": false, "error": ...}``, is recorded, and changes nothing.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+from sttui.core import events as ev
+from sttui.core.actions import Assess, EndEpisode, Probe, SubmitBatch
+from sttui.core.explore import rules as rl
+from sttui.core.explore.task import ExploreTask, FieldSpec, Rule
+from sttui.core.problems import did_you_mean
+
+FAMILY_DEFINITIONS = {
+    "additive": "Weighted compensation: every relevant field adds to the need for intervention in proportion "
+    "to its weight; a high value on one can make up for a low value on another.",
+    "conjunctive": "All conditions required: intervention rises only as far as the weakest relevant field "
+    "allows; every relevant field must be past its threshold for a high score.",
+    "disjunctive": "Any condition suffices: the strongest relevant field decides; one field past its "
+    "threshold is enough for a high score.",
+    "lexicographic": "Fixed priority: the most important relevant field decides first; lower-priority "
+    "fields only matter when the higher ones are equal in effect.",
+}
+
+PROBE = "probe"
+PROBE_RESULT = "probe_result"
+BATCH_SUBMITTED = "batch_submitted"
+BATCH_FEEDBACK = "batch_feedback"
+ASSESSMENT = "assessment"
+RULE_CHANGED = "rule_changed"
+REFUSED = "refused"
+
+Result = dict[str, Any]
+
+
+def _fail(error: str) -> Result:
+    return {"success": False, "error": error}
+
+
+class ExploreEpisode:
+    """A running explore episode. Feed it actions with :meth:`apply`; read :meth:`agent_view`."""
+
+    kind = "explore"
+
+    def __init__(self, task: ExploreTask, seed: int | None = None, actors: dict[str, str] | None = None):
+        self.task = task
+        self.seed = task.seed if seed is None else seed
+        self.fields: dict[str, FieldSpec] = {f.name: f for f in task.fields}
+        self.action_ids = [a.id for a in task.actions]
+        self.calibration = rl.calibrate(task)
+        self.pre_rule: Rule = task.rule
+        self.post_rule: Rule | None = rl.drifted(task.rule, task) if task.drifts else None
+        rng = random.Random(f"cases:{self.seed}")
+        sched = task.schedule
+        self.batches: list[list[rl.Case]] = [
+            [rl.sample_case(task.fields, rng) for _ in range(sched.cases_per_batch)] for _ in range(sched.batches)
+        ]
+        self.batch = 0  # index of the batch now being played
+        self.phase = "window"
+        self.probed_this_window = False
+        self.probes: list[dict[str, Any]] = []  # {window, rule, cases, utilities}
+        self.choices: list[list[int]] = []  # chosen action index per case, per completed batch
+        self.realised: list[list[float]] = []
+        self.assessments: dict[str, dict[str, Any]] = {}
+        self.events: list[ev.Event] = []
+        self.listeners: list[Callable[[ev.Event], None]] = []
+        self.steps = 0
+        self.turn = "agent"
+        self.ended: dict[str, Any] | None = None
+        self.actors = actors or {"agent": "agent"}
+
+    # -- the hidden truth ----------------------------------------------------------
+    @property
+    def drift_after(self) -> int | None:
+        return self.task.drift.after_batch if self.task.drifts and self.task.drift else None
+
+    def rule_for_batch(self, index: int) -> Rule:
+        """The rule in force for batch ``index`` (0-based): post-change after the drift batch."""
+        if self.post_rule is not None and self.drift_after is not None and index >= self.drift_after:
+            return self.post_rule
+        return self.pre_rule
+
+    @property
+    def changed(self) -> bool:
+        return self.rule_for_batch(self.batch) is not self.pre_rule
+
+    def utilities(self, case: rl.Case, rule: Rule) -> list[float]:
+        return self.calibration.utilities(rl.score(rule, self.fields, case))
+
+    # -- protocol ------------------------------------------------------------------
+    def start(self) -> None:
+        self._emit(
+            ev.EPISODE_STARTED, "system", {"task": self.task.id, "seed": self.seed, "setting": self.task.setting}
+        )
+
+    def apply(self, action: Any, actor: str | None = None) -> Result | None:
+        if self.ended is not None:
+            return _fail("the episode has ended")
+        actor = actor or self.actors["agent"]
+        self.steps += 1
+        if isinstance(action, Probe):
+            return self._probe(action, actor)
+        if isinstance(action, SubmitBatch):
+            return self._submit(action, actor)
+        if isinstance(action, Assess):
+            return self._assess(action, actor)
+        if isinstance(action, EndEpisode):
+            self._end("agent", action.reason, actor)
+            return {"success": True}
+        return self._refuse(
+            actor,
+            "action",
+            {"action": repr(action)},
+            "an explore episode takes a probe, a batch submission or an assessment",
+        )
+
+    def _refuse(self, actor: str, what: str, payload: dict[str, Any], error: str) -> Result:
+        self._emit(REFUSED, actor, {"what": what, "input": payload, "error": error})
+        return _fail(error)
+
+    def _probe(self, action: Probe, actor: str) -> Result:
+        payload = {"cases": action.cases}
+        if self.phase != "window":
+            return self._refuse(actor, "probe", payload, f"no probing now: answer the assessment first ({self.phase})")
+        if self.probed_this_window:
+            return self._refuse(
+                actor, "probe", payload, f"this exploration window already had its probe; submit batch {self.batch + 1}"
+            )
+        cap = self.task.schedule.probe_cap
+        if not isinstance(action.cases, list) or not action.cases:
+            return self._refuse(actor, "probe", payload, "a probe needs at least one case")
+        if len(action.cases) > cap:
+            return self._refuse(actor, "probe", payload, f"a probe holds at most {cap} cases; got {len(action.cases)}")
+        cases = []
+        for i, case in enumerate(action.cases):
+            problem, clean = self.check_case(case)
+            if problem:
+                return self._refuse(actor, "probe", payload, f"case {i + 1}: {problem}")
+            cases.append(clean)
+        rule = self.rule_for_batch(self.batch)
+        utilities = [self.utilities(c, rule) for c in cases]
+        self.probed_this_window = True
+        record = {"window": self.batch + 1, "cases": cases, "utilities": utilities}
+        self.probes.append({**record, "changed": rule is not self.pre_rule})
+        self._emit(PROBE, actor, payload)
+        self._emit(PROBE_RESULT, "environment", record)
+        return {"success": True, **record}
+
+    def check_case(self, case: Any) -> tuple[str | None, rl.Case]:
+        """(problem, normalised case): every field present, in range or among its levels."""
+        if not isinstance(case, dict):
+            return f"expected a mapping of field to value, got {case!r}", {}
+        unknown = [k for k in case if k not in self.fields]
+        if unknown:
+            k = unknown[0]
+            return f"no field '{k}'{did_you_mean(k, self.fields)}", {}
+        missing = [k for k in self.fields if k not in case]
+        if missing:
+            return f"missing field(s) {', '.join(missing)}", {}
+        clean: rl.Case = {}
+        for name, spec in self.fields.items():
+            value = case[name]
+            if spec.type == "numeric":
+                if isinstance(value, bool) or not isinstance(value, int | float):
+                    return f"{name} must be a number, got {value!r}", {}
+                lo, hi = spec.range  # type: ignore[misc]
+                if not lo <= value <= hi:
+                    return f"{name} = {value} is outside its range {_num(lo)}..{_num(hi)} {spec.unit}".rstrip(), {}
+                clean[name] = value
+            else:
+                if value not in (spec.levels or []):
+                    return f"{name} must be one of {', '.join(spec.levels or [])}; got {value!r}", {}
+                clean[name] = value
+        return None, clean
+
+    def parse_action(self, value: Any) -> int | None:
+        if isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 4:
+            return value - 1
+        if isinstance(value, str):
+            if value in self.action_ids:
+                return self.action_ids.index(value)
+            if value.strip() in ("1", "2", "3", "4"):
+                return int(value) - 1
+        return None
+
+    def _submit(self, action: SubmitBatch, actor: str) -> Result:
+        payload = {"actions": action.actions}
+        if self.phase != "window":
+            return self._refuse(actor, "batch", payload, f"no batch now: answer the assessment first ({self.phase})")
+        if self.task.setting == "forced_probe" and not self.probed_this_window:
+            return self._refuse(
+                actor, "batch", payload, "this setting requires a probe in every exploration window before the batch"
+            )
+        n = len(self.batches[self.batch])
+        if not isinstance(action.actions, list) or len(action.actions) != n:
+            got = len(action.actions) if isinstance(action.actions, list) else action.actions
+            kind = "missing" if isinstance(got, int) and got < n else "extra"
+            return self._refuse(
+                actor,
+                "batch",
+                payload,
+                f"expected exactly {n} actions, one per case; got {got}"
+                + (f" ({kind} answers)" if isinstance(got, int) else ""),
+            )
+        chosen = []
+        for i, a in enumerate(action.actions):
+            idx = self.parse_action(a)
+            if idx is None:
+                return self._refuse(
+                    actor,
+                    "batch",
+                    payload,
+                    f"case {i + 1}: no action {a!r}; expected one of {', '.join(self.action_ids)} or 1-4",
+                )
+            chosen.append(idx)
+        rule = self.rule_for_batch(self.batch)
+        utils = [self.utilities(c, rule) for c in self.batches[self.batch]]
+        realised = [u[a] for u, a in zip(utils, chosen, strict=True)]
+        self.choices.append(chosen)
+        self.realised.append(realised)
+        self._emit(BATCH_SUBMITTED, actor, {"batch": self.batch + 1, "actions": [self.action_ids[a] for a in chosen]})
+        self._emit(
+            BATCH_FEEDBACK, "environment", {"batch": self.batch + 1, "utilities": realised, "total": sum(realised)}
+        )
+        finished = self.batch + 1
+        self.batch = finished
+        self.probed_this_window = False
+        if finished == self.task.schedule.batches:
+            self.phase = "assess_final"
+        elif self.drift_after is not None and finished == self.drift_after:
+            self.phase = "assess_pre"
+        result = {"success": True, "batch": finished, "utilities": realised, "total": sum(realised)}
+        return result
+
+    def _assess(self, action: Assess, actor: str) -> Result:
+        payload = {"relevant": action.relevant, "changes": action.changes}
+        if self.phase not in ("assess_pre", "assess_final"):
+            return self._refuse(actor, "assessment", payload, "no assessment is being asked now")
+        if not isinstance(action.relevant, dict):
+            return self._refuse(actor, "assessment", payload, "relevant must map field names to a direction")
+        for name, direction in action.relevant.items():
+            if name not in self.fields:
+                return self._refuse(actor, "assessment", payload, f"no field '{name}'{did_you_mean(name, self.fields)}")
+            if direction not in ("increasing", "decreasing"):
+                return self._refuse(
+                    actor,
+                    "assessment",
+                    payload,
+                    f"{name}: direction must be increasing or decreasing; got {direction!r}",
+                )
+        changes = action.changes or []
+        final = self.phase == "assess_final"
+        for atom in changes:
+            if not (isinstance(atom, dict) and len(atom) == 1 and next(iter(atom)) in ("removed", "added", "reversed")):
+                return self._refuse(
+                    actor,
+                    "assessment",
+                    payload,
+                    "each change is one of {removed: FIELD}, {added: FIELD}, {reversed: FIELD}",
+                )
+            field = next(iter(atom.values()))
+            if field not in self.fields:
+                return self._refuse(
+                    actor,
+                    "assessment",
+                    payload,
+                    f"change names no field '{field}'{did_you_mean(str(field), self.fields)}",
+                )
+        if changes and not final:
+            return self._refuse(actor, "assessment", payload, "changes are asked only at the end")
+        which = "final" if final else "pre"
+        self.assessments[which] = {"relevant": dict(action.relevant), "changes": list(changes) if final else None}
+        self._emit(ASSESSMENT, actor, {"which": which, **self.assessments[which]})
+        if final:
+            self._end("complete", "all batches played and assessed", "system")
+        else:
+            self.phase = "window"
+            self._emit(RULE_CHANGED, "environment", {"after_batch": self.batch})
+        return {"success": True, "recorded": which}
+
+    def _end(self, by: str, reason: str, actor: str) -> None:
+        if self.ended is None:
+            self.ended = {"by": by, "reason": reason}
+            self.phase = "ended"
+            self._emit(ev.EPISODE_ENDED, actor, {"by": by, "reason": reason, "batches_played": len(self.choices)})
+
+    def _emit(self, kind: str, actor: str, payload: dict[str, Any]) -> None:
+        event = ev.Event(len(self.events) + 1, kind, actor, payload, f"batch {self.batch + 1}")
+        self.events.append(event)
+        for listener in self.listeners:
+            listener(event)
+
+    # -- what the agent sees -----------------------------------------------------------
+    def agent_view(self) -> dict[str, Any]:
+        """The masked view: what a human or a model in the agent seat is shown."""
+        task = self.task
+        history = []
+        for i, realised in enumerate(self.realised):
+            entry: dict[str, Any] = {"batch": i + 1, "utilities": realised, "total": sum(realised)}
+            if task.setting == "evidence_given":
+                entry["cases"] = self.batches[i]
+                entry["actions"] = [self.action_ids[a] for a in self.choices[i]]
+            history.append(entry)
+        view: dict[str, Any] = {
+            "scenario": task.scenario,
+            "fields": [f.model_dump(exclude_none=True) for f in task.fields],
+            "actions": [a.model_dump() for a in task.actions],
+            "rule_families": FAMILY_DEFINITIONS,
+            "schedule": task.schedule.model_dump(),
+            "setting": task.setting,
+            "phase": self.phase,
+            "batch": min(self.batch + 1, task.schedule.batches),
+            "probe_available": self.phase == "window" and not self.probed_this_window,
+            "probes": [{k: p[k] for k in ("window", "cases", "utilities")} for p in self.probes],
+            "history": history,
+        }
+        if self.phase == "window":
+            view["cases"] = self.batches[self.batch]
+        elif self.phase in ("assess_pre", "assess_final"):
+            view["question"] = self.question()
+        return view
+
+    def question(self) -> str:
+        q = (
+            "Which fields are relevant to the decision now, and in which direction does each push intervention "
+            "(increasing: higher values call for more intervention)?"
+        )
+        if self.phase == "assess_final" and self.task.drifts:
+            q += (
+                " Also: what changed during the episode? Name each change as a field removed from the rule, "
+                "a field added to it, or a field whose direction reversed."
+            )
+        return q
+
+    # -- the reveal --------------------------------------------------------------------
+    def reveal(self) -> dict[str, Any]:
+        def rule_dict(rule: Rule) -> dict[str, Any]:
+            return {"family": rule.family, "factors": [f.model_dump(exclude_none=True) for f in rule.factors]}
+
+        out: dict[str, Any] = {
+            "family": self.pre_rule.family,
+            "before": rule_dict(self.pre_rule),
+            "calibration_knots": list(self.calibration.knots),
+            "distractors": [f for f in self.fields if f not in {x.field for x in self.pre_rule.factors}],
+        }
+        if self.post_rule is not None and self.task.drift is not None:
+            out["after"] = rule_dict(self.post_rule)
+            out["drift_after_batch"] = self.task.drift.after_batch
+            out["atoms"] = true_atoms(self.task)
+        return out
+
+
+def true_atoms(task: ExploreTask) -> list[dict[str, str]]:
+    assert task.drift is not None
+    return [{"removed": task.drift.replace.factor}, {"added": task.drift.replace.by}, {"reversed": task.drift.reverse}]
+
+
+def _num(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else str(x)
