@@ -104,7 +104,7 @@ def draft(cat: Catalog, family: Family, seed: int, rng: random.Random) -> dict[s
     for name in pool:
         if len(relevant) == RELEVANT:
             break
-        if not by_name[name].distractor_only and _compatible(relevant + [rep.by], name, cat.exclusive):
+        if not by_name[name].distractor_only and _compatible([*relevant, rep.by], name, cat.exclusive):
             relevant.append(name)
     distractors = [rep.by]
     for name in pool:
