@@ -92,6 +92,12 @@ async def run_episode(
     if on_event is not None:
         episode.listeners.append(on_event)
     episode.start()
+    return await drive(episode, agent, user, judge)
+
+
+async def drive(episode: AnyEpisode, agent: Controller, user: Controller | None = None,
+                judge: Judge | None = None) -> EpisodeResult:
+    """Ask the seat whose turn it is for an action until the episode ends, then score it."""
     while episode.ended is None:
         if isinstance(episode, ExploreEpisode):
             episode.apply(await agent.act(episode.agent_view()), agent.name)

@@ -8,6 +8,7 @@ import pytest
 import yaml
 
 from sttui.core.actions import EndEpisode, Reply, Satisfied, Say, ToolCall
+from sttui.core.chat import openai_messages
 from sttui.core.checklist import RuleJudge, score
 from sttui.core.envload import import_env
 from sttui.core.episode import Episode, ProtocolError
@@ -176,11 +177,11 @@ def test_silent_trigger_never_reaches_the_agent_view_but_announced_does():
         ]
     )
     ep.apply(ToolCall("get_crate", {"crate_id": "CR-1"}))
-    text = repr(ep.view) + repr(ep.agent_messages())
+    text = repr(ep.view) + repr(openai_messages(ep.view, ""))
     assert "secret" not in text and "quiet" not in text
     ep.apply(ToolCall("get_crate", {"crate_id": "CR-1"}))
     assert {"type": "notice", "text": "Aisle 3 is closed for cleaning"} in ep.view
-    assert ep.agent_messages()[-1] == {"role": "user", "content": "[Notice] Aisle 3 is closed for cleaning"}
+    assert openai_messages(ep.view, "")[-1] == {"role": "user", "content": "[Notice] Aisle 3 is closed for cleaning"}
 
 
 def test_protocol_turns_messages_and_endings():

@@ -17,6 +17,10 @@ class PlanAgent:
         self._steps = list(steps)
         self._next = 0
 
+    def resume(self, taken: list[Action]) -> None:
+        """Skip the plan steps an episode being resumed has already taken."""
+        self._next = sum(isinstance(a, ToolCall | Say) for a in taken)
+
     async def act(self, view: AgentView) -> Action:
         if self._next >= len(self._steps):
             return EndEpisode("plan finished")

@@ -7,7 +7,6 @@ rebuilt from its recorded actions.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
@@ -157,7 +156,7 @@ class Episode:
     ) -> Result:
         if not isinstance(result, dict) or "success" not in result:
             result = Environment.fail(f"internal error in {name}: tool returned {result!r}")
-        payload: dict[str, Any] = {"tool": name, "result": result, "state_diff": diff}
+        payload: dict[str, Any] = {"tool": name, "result": result, "state_diff": diff, "state_hash": self.state_hash()}
         if refused:
             payload["refused"] = True
         call_id = f"call_{self.steps}"
@@ -173,13 +172,20 @@ class Episode:
     def _fire(self, trig: Trigger, actor: str) -> None:
         before = st.copy_state(self.env.state)
         clock_before = self.env.now
-        apply_effects(trig, self.env, self.triggers)
+        error = None
+        try:
+            apply_effects(trig, self.env, self.triggers)
+        except st.PathError as exc:  # an effect on a path the run has removed: recorded, not fatal
+            error = str(exc)
         self.triggers.fired[trig.id] = self.triggers.fired.get(trig.id, 0) + 1
         payload: dict[str, Any] = {
             "trigger": trig.id,
             "announce": bool(trig.announce),
             "diff": st.diff(before, self.env.state),
+            "state_hash": self.state_hash(),
         }
+        if error:
+            payload["error"] = error
         if self.env.now != clock_before:
             payload["clock"] = {"old": clock_before.isoformat(), "new": self.env.now.isoformat()}
         if trig.announce:
@@ -227,30 +233,3 @@ class Episode:
 
     def state_hash(self) -> str:
         return st.state_hash(self.snapshot())
-
-    def agent_messages(self) -> list[dict[str, Any]]:
-        """The agent seat's view as OpenAI chat messages (tool results as JSON text)."""
-        out: list[dict[str, Any]] = []
-        for item in self.view:
-            kind = item["type"]
-            if kind == "message":
-                out.append({"role": "user" if item["from"] == "user" else "assistant", "content": item["text"]})
-            elif kind == "tool_call":
-                out.append(
-                    {
-                        "role": "assistant",
-                        "content": None,
-                        "tool_calls": [
-                            {
-                                "id": item["id"],
-                                "type": "function",
-                                "function": {"name": item["tool"], "arguments": json.dumps(item["args"])},
-                            }
-                        ],
-                    }
-                )
-            elif kind == "tool_result":
-                out.append({"role": "tool", "tool_call_id": item["id"], "content": json.dumps(item["result"])})
-            elif kind == "notice":
-                out.append({"role": "user", "content": f"[Notice] {item['text']}"})
-        return out

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from sttui.core import events as ev
+from sttui.core import state as st
 from sttui.core.actions import Assess, EndEpisode, Probe, SubmitBatch
 from sttui.core.explore import rules as rl
 from sttui.core.explore.task import ExploreTask, FieldSpec, Rule
@@ -149,9 +150,9 @@ class ExploreEpisode:
         utilities = [self.utilities(c, rule) for c in cases]
         self.probed_this_window = True
         record = {"window": self.batch + 1, "cases": cases, "utilities": utilities}
-        self.probes.append({**record, "changed": rule is not self.pre_rule})
         self._emit(PROBE, actor, payload)
-        self._emit(PROBE_RESULT, "environment", record)
+        self.probes.append({**record, "changed": rule is not self.pre_rule})
+        self._emit(PROBE_RESULT, "environment", {**record, "state_hash": self.state_hash()})
         return {"success": True, **record}
 
     def check_case(self, case: Any) -> tuple[str | None, rl.Case]:
@@ -224,21 +225,19 @@ class ExploreEpisode:
         rule = self.rule_for_batch(self.batch)
         utils = [self.utilities(c, rule) for c in self.batches[self.batch]]
         realised = [u[a] for u, a in zip(utils, chosen, strict=True)]
+        finished = self.batch + 1
+        self._emit(BATCH_SUBMITTED, actor, {"batch": finished, "actions": [self.action_ids[a] for a in chosen]})
         self.choices.append(chosen)
         self.realised.append(realised)
-        self._emit(BATCH_SUBMITTED, actor, {"batch": self.batch + 1, "actions": [self.action_ids[a] for a in chosen]})
-        self._emit(
-            BATCH_FEEDBACK, "environment", {"batch": self.batch + 1, "utilities": realised, "total": sum(realised)}
-        )
-        finished = self.batch + 1
         self.batch = finished
         self.probed_this_window = False
         if finished == self.task.schedule.batches:
             self.phase = "assess_final"
         elif self.drift_after is not None and finished == self.drift_after:
             self.phase = "assess_pre"
-        result = {"success": True, "batch": finished, "utilities": realised, "total": sum(realised)}
-        return result
+        self._emit(BATCH_FEEDBACK, "environment", {"batch": finished, "utilities": realised, "total": sum(realised),
+                                                    "state_hash": self.state_hash()})
+        return {"success": True, "batch": finished, "utilities": realised, "total": sum(realised)}
 
     def _assess(self, action: Assess, actor: str) -> Result:
         payload = {"relevant": action.relevant, "changes": action.changes}
@@ -278,11 +277,12 @@ class ExploreEpisode:
             return self._refuse(actor, "assessment", payload, "changes are asked only at the end")
         which = "final" if final else "pre"
         self.assessments[which] = {"relevant": dict(action.relevant), "changes": list(changes) if final else None}
-        self._emit(ASSESSMENT, actor, {"which": which, **self.assessments[which]})
+        if not final:
+            self.phase = "window"
+        self._emit(ASSESSMENT, actor, {"which": which, **self.assessments[which], "state_hash": self.state_hash()})
         if final:
             self._end("complete", "all batches played and assessed", "system")
         else:
-            self.phase = "window"
             self._emit(RULE_CHANGED, "environment", {"after_batch": self.batch})
         return {"success": True, "recorded": which}
 
@@ -297,6 +297,11 @@ class ExploreEpisode:
         self.events.append(event)
         for listener in self.listeners:
             listener(event)
+
+    def state_hash(self) -> str:
+        """Hash of everything the protocol has accumulated: where it is and what was done."""
+        return st.state_hash({"batch": self.batch, "phase": self.phase, "probed": self.probed_this_window,
+                              "probes": self.probes, "choices": self.choices, "assessments": self.assessments})
 
     # -- what the agent sees -----------------------------------------------------------
     def agent_view(self) -> dict[str, Any]:

@@ -1,0 +1,155 @@
+"""Recording episodes into the store, and rebuilding them from the record (resume, replay).
+
+Engine events keep their order but take the record's numbering, so meta events (seat
+changes, clocks, notes) can sit between them. Rebuilding replays the recorded actions on a
+fresh episode built from the exact task version the record names, and checks that the
+replayed engine events match the recorded ones, state hashes included.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sttui.controllers.base import Controller
+from sttui.core.checklist import Judge
+from sttui.core.events import Event
+from sttui.core.loader import LoadedTask, load_task
+from sttui.core.replaying import actions_of, engine_events
+from sttui.runner import AnyEpisode, EpisodeResult, drive, open_episode, run_episode
+from sttui.store.secrets import scrub
+from sttui.store.store import EpisodeRecord, Store, TaskVersion
+
+
+class Recorder:
+    """An episode listener that commits each event to the store the moment it happens."""
+
+    def __init__(self, store: Store, episode_id: str, next_seq: int = 1):
+        self.store = store
+        self.episode_id = episode_id
+        self.seq = next_seq
+
+    def __call__(self, event: Event) -> None:
+        self.store.append_event(self.episode_id, Event(self.seq, event.type, event.actor, event.payload,
+                                                       event.sim_time, event.wall_time))
+        self.seq += 1
+
+    def meta(self, kind: str, actor: str, payload: dict[str, Any], sim_time: str = "") -> None:
+        """Record an event that is not the engine's: a seat change, a clock, a peek."""
+        self(Event(0, kind, actor, payload, sim_time, time.time()))
+
+
+def finish(store: Store, episode_id: str, result: EpisodeResult) -> None:
+    ep = result.episode
+    state_hash = ep.state_hash()
+    store.finish_episode(episode_id, "completed", outcome=result.outcome.as_dict() if result.outcome else None,
+                         scores=result.metrics, end_reason=result.end_reason, steps=result.steps,
+                         state_hash=state_hash)
+
+
+async def run_recorded(store: Store, loaded: LoadedTask, agent: Controller, user: Controller | None = None, *,
+                       seed: int | None = None, judge: Judge | None = None) -> tuple[str, EpisodeResult]:
+    """Run one episode with every event committed as it happens."""
+    seed_used = loaded.task.seed if seed is None else seed
+    episode_id = store.create_episode(loaded, seed_used, agent.name, user.name if user else None)
+    recorder = Recorder(store, episode_id)
+    try:
+        result = await run_episode(loaded, agent, user, seed=seed_used, judge=judge, on_event=recorder)
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        store.finish_episode(episode_id, "stopped", end_reason="interrupted")
+        raise
+    except Exception as exc:
+        store.finish_episode(episode_id, "errored", end_reason=f"{type(exc).__name__}: {exc}")
+        raise
+    finish(store, episode_id, result)
+    return episode_id, result
+
+
+# -- rebuilding -----------------------------------------------------------------------
+
+
+def materialise(version: TaskVersion, into: Path) -> LoadedTask:
+    """Load a stored task version: its file and environment source written to ``into``."""
+    task_file = into / "task.yaml"
+    task_file.write_text(version.source, encoding="utf-8")
+    if version.env_ref and version.env_source is not None:
+        module = Path(*version.env_ref.split(":", 1)[0].split(".")).with_suffix(".py")
+        (into / module).parent.mkdir(parents=True, exist_ok=True)
+        (into / module).write_text(version.env_source, encoding="utf-8")
+    return load_task(task_file)
+
+
+def load_version(store: Store, record: EpisodeRecord) -> LoadedTask:
+    version = store.task_version(record.task_id, record.task_hash)
+    if version is None:
+        raise LookupError(f"the record has no copy of task {record.task_id} version {record.task_hash[:12]}")
+    return materialise(version, Path(tempfile.mkdtemp(prefix="sttui-task-")))
+
+
+@dataclass
+class Rebuilt:
+    episode: AnyEpisode
+    matches: bool
+    mismatch: str | None
+    recorded_hash: str | None
+    replayed_hash: str
+    missing: list[Event] = field(default_factory=list)  # replayed engine events the record lacks (a cut tail)
+
+
+def _comparable(e: Event) -> tuple[str, Any]:
+    return e.type, scrub(e.payload)
+
+
+def rebuild(loaded: LoadedTask, record: EpisodeRecord, events: list[Event]) -> Rebuilt:
+    """Replay the recorded actions on a fresh episode and compare with the record."""
+    episode = open_episode(loaded, record.seed, {"agent": record.agent, "user": record.user or "none"})
+    episode.start()
+    for actor, action in actions_of(loaded.kind, events):
+        if episode.ended is not None:
+            break
+        episode.apply(action, actor)
+    recorded = engine_events(loaded.kind, events)
+    replayed = episode.events
+    mismatch = None
+    for i, (a, b) in enumerate(zip(recorded, replayed, strict=False)):
+        if _comparable(a) != _comparable(b):
+            mismatch = f"recorded event {a.seq} ({a.type}) differs from the replay's event {i + 1} ({b.type})"
+            break
+    if mismatch is None and len(recorded) > len(replayed):
+        mismatch = f"the record has {len(recorded) - len(replayed)} engine event(s) the replay does not produce"
+    hashes = [e.payload["state_hash"] for e in recorded if "state_hash" in e.payload]
+    missing = replayed[len(recorded):] if mismatch is None else []
+    return Rebuilt(episode, mismatch is None, mismatch, hashes[-1] if hashes else None,
+                   episode.state_hash(), missing)
+
+
+async def resume(store: Store, record: EpisodeRecord, agent: Controller, user: Controller | None,
+                 judge: Judge | None = None) -> tuple[Rebuilt, EpisodeResult | None]:
+    """Rebuild a running episode from its record and play it on, recording as before."""
+    events = store.events(record.id)
+    loaded = load_version(store, record)
+    rebuilt = rebuild(loaded, record, events)
+    if not rebuilt.matches:
+        return rebuilt, None
+    recorder = Recorder(store, record.id, store.next_seq(record.id))
+    for event in rebuilt.missing:
+        recorder(event)
+    episode = rebuilt.episode
+    recorder.meta("resumed", "system", {"agent": agent.name, "user": user.name if user else None,
+                                        "state_hash": episode.state_hash(),
+                                        "replayed_actions": len(actions_of(loaded.kind, events))})
+    episode.listeners.append(recorder)
+    episode.actors["agent"] = agent.name
+    if user is not None:
+        episode.actors["user"] = user.name
+    for controller in (agent, user):
+        fast_forward = getattr(controller, "resume", None)
+        if fast_forward is not None:
+            fast_forward([a for _, a in actions_of(loaded.kind, events)])
+    result = await drive(episode, agent, user, judge)
+    finish(store, record.id, result)
+    return rebuilt, result

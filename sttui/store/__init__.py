@@ -1,0 +1,1 @@
+"""The record: SQLModel tables and the only code that talks to the database."""

@@ -1,0 +1,110 @@
+"""Opening a database: URL resolution, engine settings per backend, migrations, clear errors."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import Engine, create_engine, event, inspect
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, OperationalError
+
+DEFAULT_URL = "sqlite:///sessions/sttui.db"
+MIGRATIONS = Path(__file__).parent / "migrations"
+BUSY_TIMEOUT_MS = 10_000
+
+
+class StoreError(Exception):
+    """A database problem explained for a person: what happened and what to check."""
+
+
+def resolve_url(url: str | None = None) -> str:
+    """``--db`` first, then ``STTUI_DB``, then the default SQLite file."""
+    url = url or os.environ.get("STTUI_DB") or DEFAULT_URL
+    if url.startswith(("postgresql://", "postgres://")):
+        url = "postgresql+psycopg://" + url.split("://", 1)[1]
+    return url
+
+
+def describe(url: str) -> str:
+    """The URL without its password, safe to print."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return url
+
+
+def make_engine(url: str) -> Engine:
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        raise StoreError(f"'{url}' is not a database URL; expected e.g. sqlite:///sessions/sttui.db or "
+                         "postgresql+psycopg://user@host/db") from None
+    if parsed.get_backend_name() == "sqlite":
+        db = parsed.database
+        if db and db != ":memory:":
+            Path(db).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000, "check_same_thread": False})
+
+        @event.listens_for(engine, "connect")
+        def _pragmas(dbapi_conn, _record):  # type: ignore[no-untyped-def]
+            cur = dbapi_conn.cursor()
+            cur.execute("PRAGMA journal_mode=WAL")
+            cur.execute("PRAGMA synchronous=FULL")
+            cur.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+            cur.execute("PRAGMA foreign_keys=ON")
+            cur.close()
+
+        return engine
+    try:
+        return create_engine(url, pool_pre_ping=True, connect_args={"connect_timeout": 5})
+    except NoSuchModuleError:
+        raise StoreError(f"no driver for {describe(url)}; for PostgreSQL use postgresql+psycopg://…") from None
+
+
+def explain(exc: Exception, url: str) -> StoreError:
+    """Turn a driver error into a message that says what to check."""
+    text = str(getattr(exc, "orig", exc)).strip().splitlines()[0] if str(exc) else type(exc).__name__
+    where = describe(url)
+    if "locked" in text:
+        return StoreError(f"the SQLite database {where} is locked by another process and stayed locked for "
+                          f"{BUSY_TIMEOUT_MS // 1000} s; close the other sttui, or wait and retry")
+    if url.startswith("sqlite"):
+        return StoreError(f"cannot use the SQLite database {where}: {text}; check that the folder exists and is "
+                          "writable and that the file is an SQLite database")
+    return StoreError(f"cannot reach the database {where}: {text}; check that the server is running, the host and "
+                      "port, the user and password, and that the database exists")
+
+
+def _config(connection: object) -> Config:
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    cfg.attributes["connection"] = connection
+    return cfg
+
+
+def head_revision() -> str:
+    head = ScriptDirectory(str(MIGRATIONS)).get_current_head()
+    assert head is not None
+    return head
+
+
+def migrate(engine: Engine, url: str, revision: str = "head") -> None:
+    """Bring the schema to ``revision``; refuse a database made by a newer sttui."""
+    script = ScriptDirectory(str(MIGRATIONS))
+    try:
+        with engine.begin() as conn:
+            current = MigrationContext.configure(conn).get_current_revision()
+            if current is not None and current not in {r.revision for r in script.walk_revisions()}:
+                raise StoreError(f"the database {describe(url)} has schema version {current}, newer than this "
+                                 f"sttui knows (up to {head_revision()}); upgrade sttui to open it")
+            if current is None and inspect(conn).has_table("events"):
+                raise StoreError(f"the database {describe(url)} has sttui-like tables but no schema version; "
+                                 "it was not made by sttui's migrations")
+            command.upgrade(_config(conn), revision)
+    except (OperationalError, DBAPIError) as exc:
+        raise explain(exc, url) from None

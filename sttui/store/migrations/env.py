@@ -1,0 +1,13 @@
+"""Alembic environment: migrations run on the connection the store hands over."""
+
+from __future__ import annotations
+
+from alembic import context
+
+from sttui.store.tables import SQLModel
+
+config = context.config
+connection = config.attributes["connection"]
+context.configure(connection=connection, target_metadata=SQLModel.metadata, render_as_batch=True)
+with context.begin_transaction():
+    context.run_migrations()

@@ -1,0 +1,246 @@
+"""The store: the only code that talks to the database. Plain data in and out.
+
+Every event is committed the moment it is appended, so a crash or a kill loses nothing
+that was already recorded.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+import uuid
+from dataclasses import asdict, dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import func, insert, or_, select, update
+from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
+from sqlmodel import Session
+from sqlmodel import select as orm_select
+
+from sttui.core.events import Event
+from sttui.store.db import StoreError, describe, explain, make_engine, migrate, resolve_url
+from sttui.store.secrets import scrub, secret_values
+from sttui.store.tables import EpisodeRow, EventRow, NoteRow, TaskRow
+
+STATUSES = ("running", "completed", "stopped", "errored", "abandoned")
+
+
+@dataclass
+class EpisodeRecord:
+    id: str
+    task_id: str
+    task_hash: str
+    kind: str
+    seed: int
+    setting: str
+    status: str
+    agent: str
+    user: str | None
+    outcome: dict[str, Any] | None
+    scores: dict[str, Any] | None
+    end_reason: str | None
+    steps: int
+    state_hash: str | None
+    started_at: float
+    ended_at: float | None
+    clean_baseline: bool
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class TaskVersion:
+    task_id: str
+    kind: str
+    content_hash: str
+    title: str
+    meta: dict[str, Any]
+    source: str
+    env_ref: str | None
+    env_source: str | None
+
+
+def _record(row: EpisodeRow) -> EpisodeRecord:
+    return EpisodeRecord(**{f: getattr(row, f) for f in EpisodeRecord.__dataclass_fields__})
+
+
+def new_episode_id() -> str:
+    return uuid.uuid4().hex[:12]
+
+
+class Store:
+    """A connection to the record: SQLite by default, PostgreSQL for teams."""
+
+    def __init__(self, url: str | None = None):
+        self.url = resolve_url(url)
+        self.engine = make_engine(self.url)
+        migrate(self.engine, self.url)
+        self._secrets = secret_values()
+
+    def __repr__(self) -> str:
+        return f"Store({describe(self.url)})"
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def _write(self, fn: Any) -> Any:
+        """Run ``fn(connection)`` in one committed transaction, explaining driver errors."""
+        try:
+            with self.engine.begin() as conn:
+                return fn(conn)
+        except IntegrityError:
+            raise
+        except (OperationalError, DBAPIError) as exc:
+            raise explain(exc, self.url) from None
+
+    def _read(self, fn: Any) -> Any:
+        try:
+            with Session(self.engine) as session:
+                return fn(session)
+        except (OperationalError, DBAPIError) as exc:
+            raise explain(exc, self.url) from None
+
+    # -- tasks ---------------------------------------------------------------------
+    def register_task(self, loaded: Any) -> None:
+        """Keep this exact task version (file and environment source) if it is new."""
+        task = loaded.task
+        source = Path(loaded.path).read_text(encoding="utf-8")
+        env_ref = getattr(task, "env", None)
+        env_source = None
+        if loaded.env_cls is not None:
+            from sttui.core.envload import resolve_module
+
+            env_source = resolve_module(env_ref, Path(loaded.path)).read_text(encoding="utf-8")
+        meta = {"domain": task.domain, "path": str(loaded.path)}
+        if task.kind == "stt":
+            meta |= {"conflict": task.conflict, "level": task.level}
+        else:
+            meta |= {"family": task.rule.family, "setting": task.setting}
+        self.save_task_version(TaskVersion(task.id, task.kind, loaded.content_hash, task.title, meta, source,
+                                           env_ref, env_source))
+
+    def save_task_version(self, version: TaskVersion) -> None:
+        def go(conn: Any) -> None:
+            exists = conn.execute(select(TaskRow.id).where(TaskRow.task_id == version.task_id,
+                                                           TaskRow.content_hash == version.content_hash)).first()
+            if exists is None:
+                conn.execute(insert(TaskRow).values(**asdict(version), created_at=time.time()))
+
+        with contextlib.suppress(IntegrityError):  # another process registered it at the same moment
+            self._write(go)
+
+    def task_version(self, task_id: str, content_hash: str) -> TaskVersion | None:
+        def go(s: Session) -> TaskVersion | None:
+            row = s.exec(orm_select(TaskRow).where(TaskRow.task_id == task_id,
+                                                   TaskRow.content_hash == content_hash)).first()
+            if row is None:
+                return None
+            return TaskVersion(row.task_id, row.kind, row.content_hash, row.title, row.meta, row.source,
+                               row.env_ref, row.env_source)
+
+        return self._read(go)
+
+    # -- episodes and events -----------------------------------------------------------
+    def create_episode(self, loaded: Any, seed: int, agent: str, user: str | None,
+                       episode_id: str | None = None) -> str:
+        self.register_task(loaded)
+        task = loaded.task
+        eid = episode_id or new_episode_id()
+        setting = task.setting if task.kind == "explore" else "default"
+        self._write(lambda conn: conn.execute(insert(EpisodeRow).values(
+            id=eid, task_id=task.id, task_hash=loaded.content_hash, kind=task.kind, seed=seed, setting=setting,
+            status="running", agent=agent, user=user, steps=0, started_at=time.time(), clean_baseline=True)))
+        return eid
+
+    def append_event(self, episode_id: str, event: Event) -> None:
+        """Commit one event now. Its seq is the record's, unique per episode."""
+        payload = scrub(event.payload, self._secrets)
+        self._write(lambda conn: conn.execute(insert(EventRow).values(
+            episode_id=episode_id, seq=event.seq, wall_time=event.wall_time, sim_time=event.sim_time,
+            actor=scrub(event.actor, self._secrets), type=event.type, payload=payload)))
+
+    def next_seq(self, episode_id: str) -> int:
+        def go(s: Session) -> int:
+            return (s.exec(orm_select(func.max(EventRow.seq)).where(EventRow.episode_id == episode_id)).first()
+                    or 0) + 1
+
+        return self._read(go)
+
+    def update_episode(self, episode_id: str, **values: Any) -> None:
+        if "status" in values and values["status"] not in STATUSES:
+            raise ValueError(f"status must be one of {', '.join(STATUSES)}")
+        for key in ("outcome", "scores", "end_reason"):
+            if values.get(key) is not None:
+                values[key] = scrub(values[key], self._secrets)
+        self._write(lambda conn: conn.execute(update(EpisodeRow).where(EpisodeRow.id == episode_id).values(**values)))
+
+    def finish_episode(self, episode_id: str, status: str, **values: Any) -> None:
+        self.update_episode(episode_id, status=status, ended_at=time.time(), **values)
+
+    def episode(self, ref: str) -> EpisodeRecord:
+        """An episode by id or unique id prefix."""
+        def go(s: Session) -> list[EpisodeRow]:
+            return list(s.exec(orm_select(EpisodeRow).where(EpisodeRow.id.startswith(ref)).limit(3)).all())
+
+        rows = self._read(go) if ref else []
+        if not rows:
+            raise StoreError(f"no episode '{ref}' in {describe(self.url)}; `sttui sessions` lists them")
+        exact = [r for r in rows if r.id == ref]
+        if len(rows) > 1 and not exact:
+            raise StoreError(f"'{ref}' matches several episodes ({', '.join(r.id for r in rows)}…); type more of it")
+        return _record(exact[0] if exact else rows[0])
+
+    def events(self, episode_id: str) -> list[Event]:
+        def go(s: Session) -> list[Event]:
+            rows = s.exec(orm_select(EventRow).where(EventRow.episode_id == episode_id).order_by(EventRow.seq)).all()
+            return [Event(r.seq, r.type, r.actor, r.payload, r.sim_time, r.wall_time) for r in rows]
+
+        return self._read(go)
+
+    def list_episodes(self, task: str | None = None, controller: str | None = None, status: str | None = None,
+                      since: datetime | None = None, until: datetime | None = None,
+                      limit: int | None = None) -> list[EpisodeRecord]:
+        query = orm_select(EpisodeRow)
+        if task:
+            query = query.where(EpisodeRow.task_id.contains(task))  # type: ignore[attr-defined]
+        if controller:
+            query = query.where(or_(EpisodeRow.agent.contains(controller),  # type: ignore[attr-defined]
+                                    EpisodeRow.user.contains(controller)))  # type: ignore[union-attr]
+        if status:
+            query = query.where(EpisodeRow.status == status)
+        if since:
+            query = query.where(EpisodeRow.started_at >= since.timestamp())
+        if until:
+            query = query.where(EpisodeRow.started_at < until.timestamp())
+        query = query.order_by(EpisodeRow.started_at.desc())  # type: ignore[attr-defined]
+        if limit:
+            query = query.limit(limit)
+
+        def go(s: Session) -> list[EpisodeRecord]:
+            return [_record(r) for r in s.exec(query).all()]
+
+        return self._read(go)
+
+    def import_episode(self, record: EpisodeRecord, events: list[Event]) -> bool:
+        """Insert an episode and its events as they were; False when it is already here."""
+        def go(conn: Any) -> bool:
+            if conn.execute(select(EpisodeRow.id).where(EpisodeRow.id == record.id)).first():
+                return False
+            conn.execute(insert(EpisodeRow).values(**record.as_dict()))
+            if events:
+                conn.execute(insert(EventRow), [
+                    {"episode_id": record.id, "seq": e.seq, "wall_time": e.wall_time, "sim_time": e.sim_time,
+                     "actor": e.actor, "type": e.type, "payload": scrub(e.payload, self._secrets)} for e in events])
+            return True
+
+        return self._write(go)
+
+    # -- notes -------------------------------------------------------------------------
+    def add_note(self, author: str, text: str, episode_id: str | None = None, item_kind: str | None = None,
+                 item_id: str | None = None) -> None:
+        self._write(lambda conn: conn.execute(insert(NoteRow).values(
+            episode_id=episode_id, item_kind=item_kind, item_id=item_id, author=author,
+            text=scrub(text, self._secrets), created_at=time.time())))

@@ -1,0 +1,100 @@
+"""Tables of the record. Migrations in ``migrations/versions`` create exactly these."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import JSON, Column, Index, Text, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+
+class TaskRow(SQLModel, table=True):
+    """One version of a task: its file and environment source are kept for replay."""
+
+    __tablename__ = "tasks"
+    __table_args__ = (UniqueConstraint("task_id", "content_hash", name="uq_tasks_version"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    task_id: str = Field(index=True)
+    kind: str
+    content_hash: str
+    title: str
+    meta: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    source: str = Field(sa_column=Column(Text, nullable=False))
+    env_ref: str | None = None
+    env_source: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    created_at: float
+
+
+class EpisodeRow(SQLModel, table=True):
+    __tablename__ = "episodes"
+    __table_args__ = (Index("ix_episodes_started", "started_at"),)
+
+    id: str = Field(primary_key=True)
+    task_id: str = Field(index=True)
+    task_hash: str
+    kind: str
+    seed: int
+    setting: str
+    status: str = Field(index=True)  # running, completed, stopped, errored, abandoned
+    agent: str
+    user: str | None = None
+    outcome: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    scores: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    end_reason: str | None = None
+    steps: int = 0
+    state_hash: str | None = None
+    started_at: float
+    ended_at: float | None = None
+    clean_baseline: bool = True
+
+
+class EventRow(SQLModel, table=True):
+    __tablename__ = "events"
+    __table_args__ = (UniqueConstraint("episode_id", "seq", name="uq_events_episode_seq"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    episode_id: str = Field(foreign_key="episodes.id")
+    seq: int
+    wall_time: float
+    sim_time: str
+    actor: str
+    type: str
+    payload: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+
+
+class AnnotatorRow(SQLModel, table=True):
+    __tablename__ = "annotators"
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(unique=True)
+    created_at: float
+
+
+class RatingRow(SQLModel, table=True):
+    """A rating; a changed rating is a new row, and the old one points to it."""
+
+    __tablename__ = "ratings"
+    __table_args__ = (Index("ix_ratings_item", "item_kind", "item_id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    item_kind: str
+    item_id: str
+    dimension: str
+    annotator_id: int = Field(foreign_key="annotators.id")
+    value: int
+    comment: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    created_at: float
+    superseded_by: int | None = Field(default=None, foreign_key="ratings.id")
+
+
+class NoteRow(SQLModel, table=True):
+    __tablename__ = "notes"
+
+    id: int | None = Field(default=None, primary_key=True)
+    episode_id: str | None = Field(default=None, foreign_key="episodes.id")
+    item_kind: str | None = None
+    item_id: str | None = None
+    author: str
+    text: str = Field(sa_column=Column(Text, nullable=False))
+    created_at: float
