@@ -45,8 +45,18 @@ def jsonl_lines(store: Store, records: Iterable[EpisodeRecord]) -> Iterator[str]
         version = store.task_version(rec.task_id, rec.task_hash)
         yield _dump({"record": "episode", "episode": rec.as_dict(), "task": asdict(version) if version else None})
         for e in store.events(rec.id):
-            yield _dump({"record": "event", "episode_id": rec.id, "seq": e.seq, "type": e.type, "actor": e.actor,
-                         "sim_time": e.sim_time, "wall_time": e.wall_time, "payload": e.payload})
+            yield _dump(
+                {
+                    "record": "event",
+                    "episode_id": rec.id,
+                    "seq": e.seq,
+                    "type": e.type,
+                    "actor": e.actor,
+                    "sim_time": e.sim_time,
+                    "wall_time": e.wall_time,
+                    "payload": e.payload,
+                }
+            )
 
 
 def import_jsonl(store: Store, path: Path) -> tuple[int, int]:
@@ -63,8 +73,9 @@ def import_jsonl(store: Store, path: Path) -> tuple[int, int]:
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise ImportProblem(f"{name}:{n}: not JSON ({exc.msg} at column {exc.colno}); is this an sttui "
-                                "jsonl export?") from None
+            raise ImportProblem(
+                f"{name}:{n}: not JSON ({exc.msg} at column {exc.colno}); is this an sttui jsonl export?"
+            ) from None
         kind = obj.get("record") if isinstance(obj, dict) else None
         try:
             if kind == "episode":
@@ -73,8 +84,9 @@ def import_jsonl(store: Store, path: Path) -> tuple[int, int]:
             elif kind == "event":
                 if not episodes or episodes[-1][0].id != obj["episode_id"]:
                     raise ImportProblem(f"{name}:{n}: event of episode {obj['episode_id']} outside its episode")
-                episodes[-1][2].append(Event(obj["seq"], obj["type"], obj["actor"], obj["payload"],
-                                             obj["sim_time"], obj["wall_time"]))
+                episodes[-1][2].append(
+                    Event(obj["seq"], obj["type"], obj["actor"], obj["payload"], obj["sim_time"], obj["wall_time"])
+                )
             else:
                 raise ImportProblem(f"{name}:{n}: expected a record of type 'episode' or 'event'")
         except (KeyError, TypeError) as exc:
@@ -112,13 +124,21 @@ def training_lines(store: Store, records: Iterable[EpisodeRecord], fmt: str) -> 
         view = stt_view(store.events(rec.id))
         tools = _tools(store, rec)
         if fmt == "openai":
-            lines.append(_dump({"messages": openai_messages(view, system), "tools": tools,
-                                "parallel_tool_calls": False}))
+            lines.append(
+                _dump({"messages": openai_messages(view, system), "tools": tools, "parallel_tool_calls": False})
+            )
         else:
             conv = sharegpt_conversation(view)
             if not conv:
                 notes.append(f"{rec.id}: no agent turn to train on; skipped")
                 continue
-            lines.append(_dump({"conversations": conv, "system": system,
-                                "tools": json.dumps([t["function"] for t in tools], ensure_ascii=False)}))
+            lines.append(
+                _dump(
+                    {
+                        "conversations": conv,
+                        "system": system,
+                        "tools": json.dumps([t["function"] for t in tools], ensure_ascii=False),
+                    }
+                )
+            )
     return lines, notes

@@ -34,8 +34,9 @@ class Recorder:
         self.seq = next_seq
 
     def __call__(self, event: Event) -> None:
-        self.store.append_event(self.episode_id, Event(self.seq, event.type, event.actor, event.payload,
-                                                       event.sim_time, event.wall_time))
+        self.store.append_event(
+            self.episode_id, Event(self.seq, event.type, event.actor, event.payload, event.sim_time, event.wall_time)
+        )
         self.seq += 1
 
     def meta(self, kind: str, actor: str, payload: dict[str, Any], sim_time: str = "") -> None:
@@ -46,13 +47,26 @@ class Recorder:
 def finish(store: Store, episode_id: str, result: EpisodeResult) -> None:
     ep = result.episode
     state_hash = ep.state_hash()
-    store.finish_episode(episode_id, "completed", outcome=result.outcome.as_dict() if result.outcome else None,
-                         scores=result.metrics, end_reason=result.end_reason, steps=result.steps,
-                         state_hash=state_hash)
+    store.finish_episode(
+        episode_id,
+        "completed",
+        outcome=result.outcome.as_dict() if result.outcome else None,
+        scores=result.metrics,
+        end_reason=result.end_reason,
+        steps=result.steps,
+        state_hash=state_hash,
+    )
 
 
-async def run_recorded(store: Store, loaded: LoadedTask, agent: Controller, user: Controller | None = None, *,
-                       seed: int | None = None, judge: Judge | None = None) -> tuple[str, EpisodeResult]:
+async def run_recorded(
+    store: Store,
+    loaded: LoadedTask,
+    agent: Controller,
+    user: Controller | None = None,
+    *,
+    seed: int | None = None,
+    judge: Judge | None = None,
+) -> tuple[str, EpisodeResult]:
     """Run one episode with every event committed as it happens."""
     seed_used = loaded.task.seed if seed is None else seed
     episode_id = store.create_episode(loaded, seed_used, agent.name, user.name if user else None)
@@ -122,13 +136,13 @@ def rebuild(loaded: LoadedTask, record: EpisodeRecord, events: list[Event]) -> R
     if mismatch is None and len(recorded) > len(replayed):
         mismatch = f"the record has {len(recorded) - len(replayed)} engine event(s) the replay does not produce"
     hashes = [e.payload["state_hash"] for e in recorded if "state_hash" in e.payload]
-    missing = replayed[len(recorded):] if mismatch is None else []
-    return Rebuilt(episode, mismatch is None, mismatch, hashes[-1] if hashes else None,
-                   episode.state_hash(), missing)
+    missing = replayed[len(recorded) :] if mismatch is None else []
+    return Rebuilt(episode, mismatch is None, mismatch, hashes[-1] if hashes else None, episode.state_hash(), missing)
 
 
-async def resume(store: Store, record: EpisodeRecord, agent: Controller, user: Controller | None,
-                 judge: Judge | None = None) -> tuple[Rebuilt, EpisodeResult | None]:
+async def resume(
+    store: Store, record: EpisodeRecord, agent: Controller, user: Controller | None, judge: Judge | None = None
+) -> tuple[Rebuilt, EpisodeResult | None]:
     """Rebuild a running episode from its record and play it on, recording as before."""
     events = store.events(record.id)
     loaded = load_version(store, record)
@@ -139,9 +153,16 @@ async def resume(store: Store, record: EpisodeRecord, agent: Controller, user: C
     for event in rebuilt.missing:
         recorder(event)
     episode = rebuilt.episode
-    recorder.meta("resumed", "system", {"agent": agent.name, "user": user.name if user else None,
-                                        "state_hash": episode.state_hash(),
-                                        "replayed_actions": len(actions_of(loaded.kind, events))})
+    recorder.meta(
+        "resumed",
+        "system",
+        {
+            "agent": agent.name,
+            "user": user.name if user else None,
+            "state_hash": episode.state_hash(),
+            "replayed_actions": len(actions_of(loaded.kind, events)),
+        },
+    )
     episode.listeners.append(recorder)
     episode.actors["agent"] = agent.name
     if user is not None:

@@ -95,8 +95,9 @@ async def run_episode(
     return await drive(episode, agent, user, judge)
 
 
-async def drive(episode: AnyEpisode, agent: Controller, user: Controller | None = None,
-                judge: Judge | None = None) -> EpisodeResult:
+async def drive(
+    episode: AnyEpisode, agent: Controller, user: Controller | None = None, judge: Judge | None = None
+) -> EpisodeResult:
     """Ask the seat whose turn it is for an action until the episode ends, then score it."""
     while episode.ended is None:
         if isinstance(episode, ExploreEpisode):

@@ -13,3 +13,54 @@ def mini_task():
     from sttui.core.loader import load_task
 
     return load_task(FIXTURES / "mini" / "good.yaml")
+
+
+PG_ENV = "STTUI_TEST_PG_URL"
+
+
+def _fresh_pg_database(base_url: str) -> tuple[str, object]:
+    import uuid
+
+    import psycopg
+    from sqlalchemy.engine import make_url
+
+    url = make_url(base_url)
+    name = f"sttui_t_{uuid.uuid4().hex[:10]}"
+    admin = psycopg.connect(
+        host=url.host,
+        port=url.port,
+        user=url.username,
+        password=url.password or None,
+        dbname=url.database,
+        autocommit=True,
+    )
+    admin.execute(f'CREATE DATABASE "{name}"')
+
+    def drop() -> None:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.close()
+
+    return url.set(database=name).render_as_string(hide_password=False), drop
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request, tmp_path):
+    """A fresh, empty database on each backend. PostgreSQL skips only when its URL variable is unset."""
+    import os
+
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'sttui.db'}"
+        return
+    base = os.environ.get(PG_ENV)
+    if not base:
+        pytest.skip(f"{PG_ENV} is not set")
+    url, drop = _fresh_pg_database(base)
+    yield url
+    drop()
+
+
+@pytest.fixture
+def stt_task():
+    from sttui.core.loader import load_task
+
+    return load_task(ROOT / "tasks" / "stt" / "logistics" / "insulin-reefer-fault-st2-easy.yaml")

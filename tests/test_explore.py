@@ -36,15 +36,20 @@ CASE = {"a": 8, "b": 25, "c": "mid", "d": 0.3}  # z: a 0.8, b 0.25, c 0.5
 
 
 def test_additive_by_hand():
-    r = rule("additive", {"field": "a", "direction": "increasing", "weight": 0.6},
-             {"field": "b", "direction": "decreasing", "weight": 0.4})
+    r = rule(
+        "additive",
+        {"field": "a", "direction": "increasing", "weight": 0.6},
+        {"field": "b", "direction": "decreasing", "weight": 0.4},
+    )
     # 0.6 * 0.8 + 0.4 * (1 - 0.25) = 0.78
     assert rl.score(r, BY_NAME, CASE) == pytest.approx(0.78)
 
 
 def test_conjunctive_and_disjunctive_by_hand():
-    factors = ({"field": "a", "direction": "increasing", "threshold": 0.5},
-               {"field": "c", "direction": "increasing", "threshold": 0.2})
+    factors = (
+        {"field": "a", "direction": "increasing", "threshold": 0.5},
+        {"field": "c", "direction": "increasing", "threshold": 0.2},
+    )
     # margins: 0.8 - 0.5 = 0.3 and 0.5 - 0.2 = 0.3 ... make them differ
     factors = (factors[0], {"field": "b", "direction": "increasing", "threshold": 0.1})
     # margins: a 0.3, b 0.15
@@ -53,9 +58,12 @@ def test_conjunctive_and_disjunctive_by_hand():
 
 
 def test_lexicographic_by_hand_priority_dominates():
-    r = rule("lexicographic", {"field": "a", "direction": "increasing", "threshold": 0.5},
-             {"field": "b", "direction": "increasing", "threshold": 0.5},
-             {"field": "c", "direction": "increasing", "threshold": 0.5})
+    r = rule(
+        "lexicographic",
+        {"field": "a", "direction": "increasing", "threshold": 0.5},
+        {"field": "b", "direction": "increasing", "threshold": 0.5},
+        {"field": "c", "direction": "increasing", "threshold": 0.5},
+    )
     # a met (4), b not met (0), c graded 0.5
     assert rl.score(r, BY_NAME, CASE) == pytest.approx(4.5)
     # a not met but everything else maximal still scores below any case with a met
@@ -66,8 +74,11 @@ def test_lexicographic_by_hand_priority_dominates():
 def test_categorical_normalisation_and_direction():
     spec = BY_NAME["c"]
     assert [rl.normalise(spec, v) for v in ("low", "mid", "high")] == [0.0, 0.5, 1.0]
-    f = rule("additive", {"field": "c", "direction": "decreasing", "weight": 1},
-             {"field": "a", "direction": "increasing", "weight": 1e-9}).factors[0]
+    f = rule(
+        "additive",
+        {"field": "c", "direction": "decreasing", "weight": 1},
+        {"field": "a", "direction": "increasing", "weight": 1e-9},
+    ).factors[0]
     assert rl.directed(spec, f, "high") == 0.0
 
 
@@ -208,10 +219,21 @@ def test_view_never_reveals_the_rule():
     task = _task()
     ep = _first_window(task)
     view = ep.agent_view()
-    assert set(view) == {"scenario", "fields", "actions", "rule_families", "schedule", "setting", "phase", "batch",
-                         "probe_available", "probes", "history", "cases"}
-    assert all(set(f) <= {"name", "type", "description", "range", "unit", "decimals", "levels"}
-               for f in view["fields"])
+    assert set(view) == {
+        "scenario",
+        "fields",
+        "actions",
+        "rule_families",
+        "schedule",
+        "setting",
+        "phase",
+        "batch",
+        "probe_available",
+        "probes",
+        "history",
+        "cases",
+    }
+    assert all(set(f) <= {"name", "type", "description", "range", "unit", "decimals", "levels"} for f in view["fields"])
     text = repr(view)
     assert "'threshold'" not in text and "'weight'" not in text and "after_batch" not in text
 
@@ -271,13 +293,21 @@ def test_forced_probe_requires_a_probe_per_window():
 def test_metrics_against_a_hand_computed_episode():
     # 4 batches of 2 cases; drift after batch 2.
     data = {
-        "id": "hand", "kind": "explore", "title": "t", "domain": "d", "scenario": "s",
+        "id": "hand",
+        "kind": "explore",
+        "title": "t",
+        "domain": "d",
+        "scenario": "s",
         "fields": [f.model_dump(exclude_none=True) for f in FIELDS],
         "actions": [{"id": x, "description": x} for x in ("w", "x", "y", "z")],
-        "rule": {"family": "additive", "factors": [{"field": "a", "direction": "increasing", "weight": 1},
-                                                   {"field": "b", "direction": "increasing", "weight": 1}]},
-        "drift": {"after_batch": 2, "replace": {"factor": "b", "by": "c", "direction": "increasing"},
-                  "reverse": "a"},
+        "rule": {
+            "family": "additive",
+            "factors": [
+                {"field": "a", "direction": "increasing", "weight": 1},
+                {"field": "b", "direction": "increasing", "weight": 1},
+            ],
+        },
+        "drift": {"after_batch": 2, "replace": {"factor": "b", "by": "c", "direction": "increasing"}, "reverse": "a"},
         "schedule": {"batches": 4, "cases_per_batch": 2, "probe_cap": 3},
         "seed": 5,
     }
@@ -294,8 +324,7 @@ def test_metrics_against_a_hand_computed_episode():
     ep.apply(Probe([p1, p3]))  # window 3: re-probes p1 (pre-change point)
     ep.apply(SubmitBatch([2, 3]))
     ep.apply(SubmitBatch([1, 2]))
-    ep.apply(Assess({"a": "decreasing", "c": "increasing"},
-                    [{"removed": "b"}, {"added": "c"}, {"reversed": "b"}]))
+    ep.apply(Assess({"a": "decreasing", "c": "increasing"}, [{"removed": "b"}, {"added": "c"}, {"reversed": "b"}]))
     assert ep.ended is not None
     m = metrics(ep)
     cas, exact = [], 0
@@ -321,9 +350,17 @@ def test_metric_helpers():
     assert set_f1([], []) == 1.0 and set_f1(["a"], []) == 0.0
     assert set_f1(["a", "b"], ["a", "c", "d"]) == pytest.approx(0.4)
     assert case_ca([1.5, 0.5, -0.5, -1.5], 0) == 1.0 and case_ca([1.5, 0.5, -0.5, -1.5], 3) == -1.0
-    s = summarise([{"calibrated_accuracy": 1.0, "drift_after_batch": 3, "assessments_complete": True,
-                    "change_recognition": 1.0},
-                   {"calibrated_accuracy": 0.0, "drift_after_batch": 3, "assessments_complete": False}])
+    s = summarise(
+        [
+            {
+                "calibrated_accuracy": 1.0,
+                "drift_after_batch": 3,
+                "assessments_complete": True,
+                "change_recognition": 1.0,
+            },
+            {"calibrated_accuracy": 0.0, "drift_after_batch": 3, "assessments_complete": False},
+        ]
+    )
     assert s["calibrated_accuracy"] == 0.5 and s["change_recognition"] == 1.0
     assert s["change_assessment_completion"] == 0.5
 
@@ -332,9 +369,11 @@ def test_runner_plays_explore_through_the_same_loop():
     loaded = _bundled()[0]
     result = asyncio.run(run_episode(loaded, ExploreOracle("baseline:oracle", loaded.task)))
     assert result.kind == "explore" and result.metrics["calibrated_accuracy"] == 1.0
-    assert result.as_dict()["reveal"]["atoms"] == [{"removed": loaded.task.drift.replace.factor},
-                                                   {"added": loaded.task.drift.replace.by},
-                                                   {"reversed": loaded.task.drift.reverse}]
+    assert result.as_dict()["reveal"]["atoms"] == [
+        {"removed": loaded.task.drift.replace.factor},
+        {"added": loaded.task.drift.replace.by},
+        {"reversed": loaded.task.drift.reverse},
+    ]
 
 
 def test_ending_early_is_recorded():

@@ -120,3 +120,11 @@ def test_argument_validation(args, problem):
         assert got is None
     else:
         assert got is not None and problem in got
+
+
+def test_diff_values_do_not_alias_the_live_state():
+    before = {"s": {}}
+    after = {"s": {"SHP-1": {"status": "booked"}}}
+    d = st.diff(before, after)
+    after["s"]["SHP-1"]["status"] = "delivered"
+    assert d[0]["new"] == {"status": "booked"}

@@ -18,12 +18,26 @@ def openai_messages(view: list[dict[str, Any]], system: str) -> list[dict[str, A
         if kind == "message":
             out.append({"role": "user" if item["from"] == "user" else "assistant", "content": item["text"]})
         elif kind == "tool_call":
-            out.append({"role": "assistant", "content": None, "tool_calls": [{
-                "id": item["id"], "type": "function",
-                "function": {"name": item["tool"], "arguments": json.dumps(item["args"], ensure_ascii=False)}}]})
+            out.append(
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {
+                            "id": item["id"],
+                            "type": "function",
+                            "function": {
+                                "name": item["tool"],
+                                "arguments": json.dumps(item["args"], ensure_ascii=False),
+                            },
+                        }
+                    ],
+                }
+            )
         elif kind == "tool_result":
-            out.append({"role": "tool", "tool_call_id": item["id"], "content": json.dumps(item["result"],
-                                                                                          ensure_ascii=False)})
+            out.append(
+                {"role": "tool", "tool_call_id": item["id"], "content": json.dumps(item["result"], ensure_ascii=False)}
+            )
         elif kind == "notice":
             out.append({"role": "user", "content": f"[Notice] {item['text']}"})
     return out
@@ -41,8 +55,12 @@ def sharegpt_conversation(view: list[dict[str, Any]]) -> list[dict[str, str]]:
         if kind == "message":
             turns.append({"from": "human" if item["from"] == "user" else "gpt", "value": item["text"]})
         elif kind == "tool_call":
-            turns.append({"from": "function_call",
-                          "value": json.dumps({"name": item["tool"], "arguments": item["args"]}, ensure_ascii=False)})
+            turns.append(
+                {
+                    "from": "function_call",
+                    "value": json.dumps({"name": item["tool"], "arguments": item["args"]}, ensure_ascii=False),
+                }
+            )
         elif kind == "tool_result":
             turns.append({"from": "observation", "value": json.dumps(item["result"], ensure_ascii=False)})
         elif kind == "notice" and turns and turns[-1]["from"] in ("observation", "human"):

@@ -12,8 +12,17 @@ from sttui.core.explore import episode as xe
 # Event types each engine emits; anything else in a record (seat changes, clock, notes) is meta.
 ENGINE_TYPES = {
     "stt": {ev.EPISODE_STARTED, ev.MESSAGE, ev.TOOL_CALL, ev.TOOL_RESULT, ev.TRIGGER_FIRED, ev.EPISODE_ENDED},
-    "explore": {ev.EPISODE_STARTED, xe.PROBE, xe.PROBE_RESULT, xe.BATCH_SUBMITTED, xe.BATCH_FEEDBACK,
-                xe.ASSESSMENT, xe.RULE_CHANGED, xe.REFUSED, ev.EPISODE_ENDED},
+    "explore": {
+        ev.EPISODE_STARTED,
+        xe.PROBE,
+        xe.PROBE_RESULT,
+        xe.BATCH_SUBMITTED,
+        xe.BATCH_FEEDBACK,
+        xe.ASSESSMENT,
+        xe.RULE_CHANGED,
+        xe.REFUSED,
+        ev.EPISODE_ENDED,
+    },
 }
 
 

@@ -119,6 +119,8 @@ def copy_state(value: Any) -> Any:
 def diff(before: Any, after: Any, prefix: str = "") -> list[dict[str, Any]]:
     """Changes from ``before`` to ``after`` as ``{op, path, old?, new?}`` records.
 
+    Values in the records are copies, so later changes to the state never alter a diff.
+
     ``op`` is ``added``, ``removed`` or ``changed``. Mappings are compared key by key,
     lists item by item when their lengths match and as whole values otherwise.
     """
@@ -135,13 +137,13 @@ def _diff(a: Any, b: Any, path: str, out: list[dict[str, Any]]) -> None:
             sub = f"{path}.{k}" if path else str(k)
             bv = b.get(k, _MISSING)
             if bv is _MISSING:
-                out.append({"op": "removed", "path": sub, "old": av})
+                out.append({"op": "removed", "path": sub, "old": copy_state(av)})
             elif av is not bv and (av != bv or type(av) is not type(bv)):
                 _diff(av, bv, sub, out)
         for k, bv in b.items():
             if k not in a:
                 sub = f"{path}.{k}" if path else str(k)
-                out.append({"op": "added", "path": sub, "new": bv})
+                out.append({"op": "added", "path": sub, "new": copy_state(bv)})
         return
     if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
         for i, (av, bv) in enumerate(zip(a, b, strict=True)):
@@ -149,7 +151,7 @@ def _diff(a: Any, b: Any, path: str, out: list[dict[str, Any]]) -> None:
                 _diff(av, bv, f"{path}.{i}" if path else str(i), out)
         return
     if a != b or type(a) is not type(b):
-        out.append({"op": "changed", "path": path, "old": a, "new": b})
+        out.append({"op": "changed", "path": path, "old": copy_state(a), "new": copy_state(b)})
 
 
 def state_hash(value: Any) -> str:

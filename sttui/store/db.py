@@ -42,8 +42,10 @@ def make_engine(url: str) -> Engine:
     try:
         parsed = make_url(url)
     except ArgumentError:
-        raise StoreError(f"'{url}' is not a database URL; expected e.g. sqlite:///sessions/sttui.db or "
-                         "postgresql+psycopg://user@host/db") from None
+        raise StoreError(
+            f"'{url}' is not a database URL; expected e.g. sqlite:///sessions/sttui.db or "
+            "postgresql+psycopg://user@host/db"
+        ) from None
     if parsed.get_backend_name() == "sqlite":
         db = parsed.database
         if db and db != ":memory:":
@@ -71,13 +73,19 @@ def explain(exc: Exception, url: str) -> StoreError:
     text = str(getattr(exc, "orig", exc)).strip().splitlines()[0] if str(exc) else type(exc).__name__
     where = describe(url)
     if "locked" in text:
-        return StoreError(f"the SQLite database {where} is locked by another process and stayed locked for "
-                          f"{BUSY_TIMEOUT_MS // 1000} s; close the other sttui, or wait and retry")
+        return StoreError(
+            f"the SQLite database {where} is locked by another process and stayed locked for "
+            f"{BUSY_TIMEOUT_MS // 1000} s; close the other sttui, or wait and retry"
+        )
     if url.startswith("sqlite"):
-        return StoreError(f"cannot use the SQLite database {where}: {text}; check that the folder exists and is "
-                          "writable and that the file is an SQLite database")
-    return StoreError(f"cannot reach the database {where}: {text}; check that the server is running, the host and "
-                      "port, the user and password, and that the database exists")
+        return StoreError(
+            f"cannot use the SQLite database {where}: {text}; check that the folder exists and is "
+            "writable and that the file is an SQLite database"
+        )
+    return StoreError(
+        f"cannot reach the database {where}: {text}; check that the server is running, the host and "
+        "port, the user and password, and that the database exists"
+    )
 
 
 def _config(connection: object) -> Config:
@@ -100,11 +108,15 @@ def migrate(engine: Engine, url: str, revision: str = "head") -> None:
         with engine.begin() as conn:
             current = MigrationContext.configure(conn).get_current_revision()
             if current is not None and current not in {r.revision for r in script.walk_revisions()}:
-                raise StoreError(f"the database {describe(url)} has schema version {current}, newer than this "
-                                 f"sttui knows (up to {head_revision()}); upgrade sttui to open it")
+                raise StoreError(
+                    f"the database {describe(url)} has schema version {current}, newer than this "
+                    f"sttui knows (up to {head_revision()}); upgrade sttui to open it"
+                )
             if current is None and inspect(conn).has_table("events"):
-                raise StoreError(f"the database {describe(url)} has sttui-like tables but no schema version; "
-                                 "it was not made by sttui's migrations")
+                raise StoreError(
+                    f"the database {describe(url)} has sttui-like tables but no schema version; "
+                    "it was not made by sttui's migrations"
+                )
             command.upgrade(_config(conn), revision)
     except (OperationalError, DBAPIError) as exc:
         raise explain(exc, url) from None

@@ -22,9 +22,11 @@ from sqlmodel import select as orm_select
 from sttui.core.events import Event
 from sttui.store.db import StoreError, describe, explain, make_engine, migrate, resolve_url
 from sttui.store.secrets import scrub, secret_values
-from sttui.store.tables import EpisodeRow, EventRow, NoteRow, TaskRow
+from sttui.store.tables import AnnotatorRow, EpisodeRow, EventRow, NoteRow, RatingRow, TaskRow
 
 STATUSES = ("running", "completed", "stopped", "errored", "abandoned")
+# Built once: a plain Core insert compiles once and is reused for every event.
+_INSERT_EVENT = insert(EventRow.__table__)  # type: ignore[arg-type]
 
 
 @dataclass
@@ -119,13 +121,17 @@ class Store:
             meta |= {"conflict": task.conflict, "level": task.level}
         else:
             meta |= {"family": task.rule.family, "setting": task.setting}
-        self.save_task_version(TaskVersion(task.id, task.kind, loaded.content_hash, task.title, meta, source,
-                                           env_ref, env_source))
+        self.save_task_version(
+            TaskVersion(task.id, task.kind, loaded.content_hash, task.title, meta, source, env_ref, env_source)
+        )
 
     def save_task_version(self, version: TaskVersion) -> None:
         def go(conn: Any) -> None:
-            exists = conn.execute(select(TaskRow.id).where(TaskRow.task_id == version.task_id,
-                                                           TaskRow.content_hash == version.content_hash)).first()
+            exists = conn.execute(
+                select(TaskRow.id).where(
+                    TaskRow.task_id == version.task_id, TaskRow.content_hash == version.content_hash
+                )
+            ).first()
             if exists is None:
                 conn.execute(insert(TaskRow).values(**asdict(version), created_at=time.time()))
 
@@ -134,38 +140,63 @@ class Store:
 
     def task_version(self, task_id: str, content_hash: str) -> TaskVersion | None:
         def go(s: Session) -> TaskVersion | None:
-            row = s.exec(orm_select(TaskRow).where(TaskRow.task_id == task_id,
-                                                   TaskRow.content_hash == content_hash)).first()
+            row = s.exec(
+                orm_select(TaskRow).where(TaskRow.task_id == task_id, TaskRow.content_hash == content_hash)
+            ).first()
             if row is None:
                 return None
-            return TaskVersion(row.task_id, row.kind, row.content_hash, row.title, row.meta, row.source,
-                               row.env_ref, row.env_source)
+            return TaskVersion(
+                row.task_id, row.kind, row.content_hash, row.title, row.meta, row.source, row.env_ref, row.env_source
+            )
 
         return self._read(go)
 
     # -- episodes and events -----------------------------------------------------------
-    def create_episode(self, loaded: Any, seed: int, agent: str, user: str | None,
-                       episode_id: str | None = None) -> str:
+    def create_episode(
+        self, loaded: Any, seed: int, agent: str, user: str | None, episode_id: str | None = None
+    ) -> str:
         self.register_task(loaded)
         task = loaded.task
         eid = episode_id or new_episode_id()
         setting = task.setting if task.kind == "explore" else "default"
-        self._write(lambda conn: conn.execute(insert(EpisodeRow).values(
-            id=eid, task_id=task.id, task_hash=loaded.content_hash, kind=task.kind, seed=seed, setting=setting,
-            status="running", agent=agent, user=user, steps=0, started_at=time.time(), clean_baseline=True)))
+        self._write(
+            lambda conn: conn.execute(
+                insert(EpisodeRow).values(
+                    id=eid,
+                    task_id=task.id,
+                    task_hash=loaded.content_hash,
+                    kind=task.kind,
+                    seed=seed,
+                    setting=setting,
+                    status="running",
+                    agent=agent,
+                    user=user,
+                    steps=0,
+                    started_at=time.time(),
+                    clean_baseline=True,
+                )
+            )
+        )
         return eid
 
     def append_event(self, episode_id: str, event: Event) -> None:
         """Commit one event now. Its seq is the record's, unique per episode."""
-        payload = scrub(event.payload, self._secrets)
-        self._write(lambda conn: conn.execute(insert(EventRow).values(
-            episode_id=episode_id, seq=event.seq, wall_time=event.wall_time, sim_time=event.sim_time,
-            actor=scrub(event.actor, self._secrets), type=event.type, payload=payload)))
+        row = {
+            "episode_id": episode_id,
+            "seq": event.seq,
+            "wall_time": event.wall_time,
+            "sim_time": event.sim_time,
+            "actor": scrub(event.actor, self._secrets),
+            "type": event.type,
+            "payload": scrub(event.payload, self._secrets),
+        }
+        self._write(lambda conn: conn.execute(_INSERT_EVENT, row))
 
     def next_seq(self, episode_id: str) -> int:
         def go(s: Session) -> int:
-            return (s.exec(orm_select(func.max(EventRow.seq)).where(EventRow.episode_id == episode_id)).first()
-                    or 0) + 1
+            return (
+                s.exec(orm_select(func.max(EventRow.seq)).where(EventRow.episode_id == episode_id)).first() or 0
+            ) + 1
 
         return self._read(go)
 
@@ -182,6 +213,7 @@ class Store:
 
     def episode(self, ref: str) -> EpisodeRecord:
         """An episode by id or unique id prefix."""
+
         def go(s: Session) -> list[EpisodeRow]:
             return list(s.exec(orm_select(EpisodeRow).where(EpisodeRow.id.startswith(ref)).limit(3)).all())
 
@@ -200,15 +232,25 @@ class Store:
 
         return self._read(go)
 
-    def list_episodes(self, task: str | None = None, controller: str | None = None, status: str | None = None,
-                      since: datetime | None = None, until: datetime | None = None,
-                      limit: int | None = None) -> list[EpisodeRecord]:
+    def list_episodes(
+        self,
+        task: str | None = None,
+        controller: str | None = None,
+        status: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        limit: int | None = None,
+    ) -> list[EpisodeRecord]:
         query = orm_select(EpisodeRow)
         if task:
             query = query.where(EpisodeRow.task_id.contains(task))  # type: ignore[attr-defined]
         if controller:
-            query = query.where(or_(EpisodeRow.agent.contains(controller),  # type: ignore[attr-defined]
-                                    EpisodeRow.user.contains(controller)))  # type: ignore[union-attr]
+            query = query.where(
+                or_(
+                    EpisodeRow.agent.contains(controller),  # type: ignore[attr-defined]
+                    EpisodeRow.user.contains(controller),
+                )
+            )  # type: ignore[union-attr]
         if status:
             query = query.where(EpisodeRow.status == status)
         if since:
@@ -226,21 +268,115 @@ class Store:
 
     def import_episode(self, record: EpisodeRecord, events: list[Event]) -> bool:
         """Insert an episode and its events as they were; False when it is already here."""
+
         def go(conn: Any) -> bool:
             if conn.execute(select(EpisodeRow.id).where(EpisodeRow.id == record.id)).first():
                 return False
             conn.execute(insert(EpisodeRow).values(**record.as_dict()))
             if events:
-                conn.execute(insert(EventRow), [
-                    {"episode_id": record.id, "seq": e.seq, "wall_time": e.wall_time, "sim_time": e.sim_time,
-                     "actor": e.actor, "type": e.type, "payload": scrub(e.payload, self._secrets)} for e in events])
+                conn.execute(
+                    insert(EventRow),
+                    [
+                        {
+                            "episode_id": record.id,
+                            "seq": e.seq,
+                            "wall_time": e.wall_time,
+                            "sim_time": e.sim_time,
+                            "actor": e.actor,
+                            "type": e.type,
+                            "payload": scrub(e.payload, self._secrets),
+                        }
+                        for e in events
+                    ],
+                )
             return True
 
         return self._write(go)
 
+    # -- annotators and ratings ----------------------------------------------------------
+    def annotator_id(self, name: str) -> int:
+        def go(conn: Any) -> int:
+            found = conn.execute(select(AnnotatorRow.id).where(AnnotatorRow.name == name)).first()
+            if found:
+                return found[0]
+            return conn.execute(insert(AnnotatorRow).values(name=name, created_at=time.time())).inserted_primary_key[0]
+
+        try:
+            return self._write(go)
+        except IntegrityError:  # created by another process a moment ago
+            return self._write(go)
+
+    def rate(
+        self, annotator: str, item_kind: str, item_id: str, dimension: str, value: int, comment: str | None = None
+    ) -> int:
+        """Record a rating, committed now. An earlier rating of the same item and dimension by the
+        same annotator is kept as history and points to this one."""
+        if not 1 <= value <= 5:
+            raise ValueError("ratings are 1 to 5")
+        who = self.annotator_id(annotator)
+
+        def go(conn: Any) -> int:
+            new_id = conn.execute(
+                insert(RatingRow).values(
+                    item_kind=item_kind,
+                    item_id=item_id,
+                    dimension=dimension,
+                    annotator_id=who,
+                    value=value,
+                    comment=scrub(comment, self._secrets) if comment else None,
+                    created_at=time.time(),
+                )
+            ).inserted_primary_key[0]
+            conn.execute(
+                update(RatingRow)
+                .where(
+                    RatingRow.item_kind == item_kind,
+                    RatingRow.item_id == item_id,
+                    RatingRow.dimension == dimension,
+                    RatingRow.annotator_id == who,
+                    RatingRow.superseded_by.is_(None),  # type: ignore[union-attr]
+                    RatingRow.id != new_id,
+                )
+                .values(superseded_by=new_id)
+            )
+            return new_id
+
+        return self._write(go)
+
+    def ratings(
+        self, item_kind: str | None = None, item_id: str | None = None, include_history: bool = False
+    ) -> list[dict[str, Any]]:
+        query = orm_select(RatingRow, AnnotatorRow.name).join(AnnotatorRow)
+        if item_kind:
+            query = query.where(RatingRow.item_kind == item_kind)
+        if item_id:
+            query = query.where(RatingRow.item_id == item_id)
+        if not include_history:
+            query = query.where(RatingRow.superseded_by.is_(None))  # type: ignore[union-attr]
+
+        def go(s: Session) -> list[dict[str, Any]]:
+            return [{**row.model_dump(), "annotator": name} for row, name in s.exec(query.order_by(RatingRow.id))]
+
+        return self._read(go)
+
     # -- notes -------------------------------------------------------------------------
-    def add_note(self, author: str, text: str, episode_id: str | None = None, item_kind: str | None = None,
-                 item_id: str | None = None) -> None:
-        self._write(lambda conn: conn.execute(insert(NoteRow).values(
-            episode_id=episode_id, item_kind=item_kind, item_id=item_id, author=author,
-            text=scrub(text, self._secrets), created_at=time.time())))
+    def add_note(
+        self,
+        author: str,
+        text: str,
+        episode_id: str | None = None,
+        item_kind: str | None = None,
+        item_id: str | None = None,
+    ) -> None:
+        self._write(
+            lambda conn: conn.execute(
+                insert(NoteRow).values(
+                    episode_id=episode_id,
+                    item_kind=item_kind,
+                    item_id=item_id,
+                    author=author,
+                    text=scrub(text, self._secrets),
+                    created_at=time.time(),
+                )
+            )
+        )

@@ -45,5 +45,5 @@ class SttuiApp(App[None]):
             yield SystemCommand("Clear the task filter", "Show every task", screen.action_clear_filter)
 
 
-def run_app(tasks_dir: Path | None = None) -> None:
+def run_app(tasks_dir: Path | None = None, db_url: str | None = None, resume_episode: str | None = None) -> None:
     SttuiApp(tasks_dir).run()

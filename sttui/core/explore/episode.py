@@ -235,8 +235,11 @@ class ExploreEpisode:
             self.phase = "assess_final"
         elif self.drift_after is not None and finished == self.drift_after:
             self.phase = "assess_pre"
-        self._emit(BATCH_FEEDBACK, "environment", {"batch": finished, "utilities": realised, "total": sum(realised),
-                                                    "state_hash": self.state_hash()})
+        self._emit(
+            BATCH_FEEDBACK,
+            "environment",
+            {"batch": finished, "utilities": realised, "total": sum(realised), "state_hash": self.state_hash()},
+        )
         return {"success": True, "batch": finished, "utilities": realised, "total": sum(realised)}
 
     def _assess(self, action: Assess, actor: str) -> Result:
@@ -300,8 +303,16 @@ class ExploreEpisode:
 
     def state_hash(self) -> str:
         """Hash of everything the protocol has accumulated: where it is and what was done."""
-        return st.state_hash({"batch": self.batch, "phase": self.phase, "probed": self.probed_this_window,
-                              "probes": self.probes, "choices": self.choices, "assessments": self.assessments})
+        return st.state_hash(
+            {
+                "batch": self.batch,
+                "phase": self.phase,
+                "probed": self.probed_this_window,
+                "probes": self.probes,
+                "choices": self.choices,
+                "assessments": self.assessments,
+            }
+        )
 
     # -- what the agent sees -----------------------------------------------------------
     def agent_view(self) -> dict[str, Any]:

@@ -14,8 +14,8 @@ depends_on = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("episodes") as batch:
-        batch.add_column(sa.Column("clean_baseline", sa.Boolean, nullable=False, server_default=sa.true()))
+    # A plain ADD COLUMN: SQLite supports it without rebuilding the table (and its foreign keys).
+    op.add_column("episodes", sa.Column("clean_baseline", sa.Boolean, nullable=False, server_default=sa.true()))
     op.create_table(
         "annotators",
         sa.Column("id", sa.Integer, primary_key=True),

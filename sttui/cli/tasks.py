@@ -1,15 +1,15 @@
-"""The command line: parses, builds objects, hands over. Thin by design."""
+"""Commands about tasks: list, check, run, generate."""
 
 from __future__ import annotations
 
 import asyncio
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
 import click
 
+from sttui.cli.app import echo_json, main, open_store
 from sttui.paths import tasks_root
 
 
@@ -26,24 +26,6 @@ def task_record(t: Any) -> dict[str, Any]:
         "title": t.task.title,
         "file": str(t.path),
     }
-
-
-def _echo_json(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, default=str))
-
-
-@click.group(invoke_without_command=True)
-@click.version_option(package_name="sttui")
-@click.pass_context
-def main(ctx: click.Context) -> None:
-    """sttui: play, record, score and rate interactive agent-benchmark episodes.
-
-    Run with no command to open the workbench.
-    """
-    if ctx.invoked_subcommand is None:
-        from sttui.tui.app import run_app
-
-        run_app()
 
 
 def _load_selection(selection: tuple[str, ...]) -> list[Any]:
@@ -88,7 +70,7 @@ def tasks(paths: tuple[str, ...], as_json: bool) -> None:
     loaded = _load_selection(paths)
     rows = [task_record(t) for t in loaded]
     if as_json:
-        _echo_json(rows)
+        echo_json(rows)
         return
     from sttui.textout import table
 
@@ -106,7 +88,7 @@ def check(paths: tuple[str, ...], as_json: bool) -> None:
     reports = check_paths(list(paths) or [tasks_root()])
     bad = [r for r in reports if not r.ok]
     if as_json:
-        _echo_json({"ok": not bad, "tasks": [r.as_dict() for r in reports]})
+        echo_json({"ok": not bad, "tasks": [r.as_dict() for r in reports]})
     else:
         for r in reports:
             mark = "ok  " if r.ok else "FAIL"
@@ -125,22 +107,30 @@ def check(paths: tuple[str, ...], as_json: bool) -> None:
 @click.option("--agent", default="baseline:oracle", show_default=True, help="Controller for the agent seat.")
 @click.option("--user", default="baseline:scripted", show_default=True, help="Controller for the user seat (stt).")
 @click.option("--seed", type=int, default=None, help="Override each task's seed.")
+@click.option("--record/--no-record", default=True, show_default=True, help="Keep every event in the store.")
 @click.option("--json", "as_json", is_flag=True, help="Print episodes and summary as JSON.")
-def run(selection: tuple[str, ...], agent: str, user: str, seed: int | None, as_json: bool) -> None:
+def run(selection: tuple[str, ...], agent: str, user: str, seed: int | None, record: bool, as_json: bool) -> None:
     """Run episodes headless: Pass@1 for stt tasks, the AdaExploreBench metrics for explore episodes."""
     from sttui.controllers.registry import ControllerSpecError, make_agent, make_user
     from sttui.core.explore.metrics import summarise
     from sttui.core.scoring import pass_at_1
+    from sttui.recording import run_recorded
     from sttui.runner import run_episode
 
     loaded = _load_selection(selection)
+    store = open_store() if record else None
 
     async def go() -> list[dict[str, Any]]:
         out = []
         for t in loaded:
             seat_user = make_user(user) if t.kind == "stt" else None
-            result = await run_episode(t, make_agent(agent, t, seed), seat_user, seed=seed)
-            out.append(result.as_dict())
+            controller = make_agent(agent, t, seed)
+            if store is not None:
+                episode_id, result = await run_recorded(store, t, controller, seat_user, seed=seed)
+                out.append({"episode": episode_id, **result.as_dict()})
+            else:
+                result = await run_episode(t, controller, seat_user, seed=seed)
+                out.append(result.as_dict())
         return out
 
     try:
@@ -156,7 +146,7 @@ def run(selection: tuple[str, ...], agent: str, user: str, seed: int | None, as_
     if explore:
         summary["explore"] = summarise([r["metrics"] for r in explore])
     if as_json:
-        _echo_json({"episodes": records, "summary": summary})
+        echo_json({"episodes": records, "summary": summary})
         return
     from sttui.textout import explore_report, pass_report, table
 

@@ -1,0 +1,249 @@
+"""Commands about the record: list sessions, resume, replay and re-score, export, import."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import click
+
+from sttui.cli.app import echo_json, main, open_store
+
+
+def _fail(message: str, code: int = 1) -> None:
+    click.echo(f"error: {message}", err=True)
+    sys.exit(code)
+
+
+def _episode(store: Any, ref: str) -> Any:
+    from sttui.store.db import StoreError
+
+    try:
+        return store.episode(ref)
+    except StoreError as exc:
+        _fail(str(exc))
+
+
+def _when(ts: float | None) -> str:
+    return datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M") if ts else "-"
+
+
+def _outcome(rec: Any) -> str:
+    if rec.outcome is not None:
+        return "pass" if rec.outcome.get("passed") else "fail"
+    if rec.scores and rec.scores.get("calibrated_accuracy") is not None:
+        return f"CA {rec.scores['calibrated_accuracy']:.0%}"
+    return "-"
+
+
+@main.command()
+@click.option("--task", help="Only episodes of tasks whose id contains this.")
+@click.option("--controller", help="Only episodes where a seat was held by a controller containing this.")
+@click.option("--status", type=click.Choice(["running", "completed", "stopped", "errored", "abandoned"]))
+@click.option("--since", type=click.DateTime(), help="Started at or after (YYYY-MM-DD[ HH:MM:SS]).")
+@click.option("--until", type=click.DateTime(), help="Started before.")
+@click.option("--limit", type=int, default=None)
+@click.option("--json", "as_json", is_flag=True, help="Print records as JSON.")
+def sessions(
+    task: str | None,
+    controller: str | None,
+    status: str | None,
+    since: datetime | None,
+    until: datetime | None,
+    limit: int | None,
+    as_json: bool,
+) -> None:
+    """List recorded episodes, newest first."""
+    store = open_store()
+    records = store.list_episodes(
+        task=task, controller=controller, status=status, since=since, until=until, limit=limit
+    )
+    if as_json:
+        echo_json([r.as_dict() for r in records])
+        return
+    from sttui.textout import table
+
+    rows = [
+        {
+            "id": r.id,
+            "task": r.task_id,
+            "status": r.status,
+            "outcome": _outcome(r),
+            "agent": r.agent,
+            "user": r.user or "-",
+            "steps": r.steps,
+            "started": _when(r.started_at),
+        }
+        for r in records
+    ]
+    click.echo(table(rows, ["id", "task", "status", "outcome", "agent", "user", "steps", "started"]))
+    click.echo(f"\n{len(records)} episode(s)")
+
+
+@main.command()
+@click.argument("episode")
+@click.option("--agent", default=None, help="Controller for the agent seat from here (default: as recorded).")
+@click.option("--user", default=None, help="Controller for the user seat from here (default: as recorded).")
+@click.option("--headless", is_flag=True, help="Play on without the TUI (baselines and models).")
+@click.option("--json", "as_json", is_flag=True)
+def resume(episode: str, agent: str | None, user: str | None, headless: bool, as_json: bool) -> None:
+    """Rebuild an unfinished episode by replaying its actions, check its state hash, and go on."""
+    from sttui.controllers.registry import ControllerSpecError, make_agent, make_user
+    from sttui.recording import load_version
+    from sttui.recording import resume as resume_episode
+
+    store = open_store()
+    record = _episode(store, episode)
+    if record.status != "running":
+        _fail(
+            f"episode {record.id} is {record.status}; only running episodes resume (replay it with "
+            f"`sttui replay {record.id}`)"
+        )
+    if not headless:
+        from sttui.tui.app import run_app
+
+        run_app(db_url=store.url, resume_episode=record.id)
+        return
+    loaded = load_version(store, record)
+    try:
+        agent_c = make_agent(agent or record.agent, loaded)
+        user_c = make_user(user or record.user) if loaded.kind == "stt" else None
+    except ControllerSpecError as exc:
+        _fail(str(exc), 2)
+    rebuilt, result = asyncio.run(resume_episode(store, record, agent_c, user_c))
+    if result is None:
+        _fail(
+            f"cannot resume {record.id}: {rebuilt.mismatch}. The task's environment no longer reproduces "
+            "the record; replay it with `sttui replay` to see the difference"
+        )
+    assert result is not None
+    out = {"episode": record.id, "state_hash": rebuilt.replayed_hash, "state_hash_matches": True, **result.as_dict()}
+    if as_json:
+        echo_json(out)
+    else:
+        click.echo(
+            f"rebuilt {record.id} from {len(store.events(record.id))} recorded events; state hash "
+            f"{rebuilt.replayed_hash[:12]} matches the record"
+        )
+        click.echo(f"finished: {_outcome(store.episode(record.id))} in {result.steps} steps ({result.end_reason})")
+
+
+def _outcome_of(result: Any) -> dict[str, Any]:
+    if result.outcome is not None:
+        return {"passed": result.passed, "items": {i.id: i.passed for i in result.outcome.items}}
+    return {"metrics": result.metrics}
+
+
+def _differences(a: dict[str, Any], b: dict[str, Any], prefix: str = "") -> list[str]:
+    out = []
+    for key in sorted(set(a) | set(b)):
+        va, vb = a.get(key), b.get(key)
+        if isinstance(va, dict) and isinstance(vb, dict):
+            out += _differences(va, vb, f"{prefix}{key}.")
+        elif va != vb:
+            out.append(f"{prefix}{key}: {va!r} -> {vb!r}")
+    return out
+
+
+@main.command()
+@click.argument("episode")
+@click.option("--json", "as_json", is_flag=True)
+def replay(episode: str, as_json: bool) -> None:
+    """Replay an episode's actions on a fresh environment of the recorded task version and re-score it.
+
+    If the task file has changed since, says so and shows how the outcome differs on the current version.
+    """
+    from sttui.core.loader import load_all
+    from sttui.paths import tasks_root
+    from sttui.recording import load_version, rebuild
+    from sttui.runner import result_of
+
+    store = open_store()
+    record = _episode(store, episode)
+    events = store.events(record.id)
+    loaded = load_version(store, record)
+    rebuilt = rebuild(loaded, record, events)
+    report: dict[str, Any] = {
+        "episode": record.id,
+        "task": record.task_id,
+        "task_hash": record.task_hash,
+        "status": record.status,
+        "reproduces_record": rebuilt.matches,
+        "mismatch": rebuilt.mismatch,
+    }
+    if rebuilt.episode.ended is not None:
+        report["rescored"] = _outcome_of(result_of(rebuilt.episode))
+    current, _ = load_all([tasks_root()])
+    now = next((t for t in current if t.id == record.task_id), None)
+    if now is None:
+        report["current_version"] = "the task is no longer among the bundled tasks"
+    elif now.content_hash == record.task_hash:
+        report["current_version"] = "unchanged"
+    else:
+        again = rebuild(now, record, events)
+        report["current_version"] = "changed"
+        report["current_hash"] = now.content_hash
+        if again.episode.ended is not None and "rescored" in report:
+            on_now = _outcome_of(result_of(again.episode))
+            report["rescored_on_current"] = on_now
+            report["outcome_differences"] = _differences(report["rescored"], on_now)
+    if as_json:
+        echo_json(report)
+        return
+    click.echo(f"episode {record.id}: task {record.task_id} version {record.task_hash[:12]} ({record.status})")
+    click.echo("replay reproduces the record" if rebuilt.matches else f"REPLAY DIFFERS: {rebuilt.mismatch}")
+    if "rescored" in report:
+        click.echo(f"re-scored on the recorded version: {report['rescored']}")
+    if report["current_version"] == "changed":
+        click.echo(f"THE TASK FILE HAS CHANGED since this episode (now {report['current_hash'][:12]}).")
+        diffs = report.get("outcome_differences")
+        if diffs:
+            click.echo("On the current version the outcome differs:")
+            for d in diffs:
+                click.echo(f"  {d}")
+        elif diffs is not None:
+            click.echo("On the current version the outcome is the same.")
+    elif report["current_version"] != "unchanged":
+        click.echo(report["current_version"])
+
+
+@main.command("export")
+@click.argument("episodes", nargs=-1)
+@click.option("--all", "everything", is_flag=True, help="Export every episode.")
+@click.option("--format", "fmt", type=click.Choice(["jsonl", "openai", "sharegpt"]), default="jsonl", show_default=True)
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True)
+def export_cmd(episodes: tuple[str, ...], everything: bool, fmt: str, output: Path) -> None:
+    """Export episodes: the full event log (jsonl), or training data (openai, sharegpt)."""
+    from sttui.exporting import jsonl_lines, training_lines
+
+    store = open_store()
+    if not episodes and not everything:
+        _fail("name episodes to export, or pass --all", 2)
+    records = store.list_episodes() if everything else [_episode(store, e) for e in episodes]
+    records = sorted(records, key=lambda r: (r.started_at, r.id))
+    if fmt == "jsonl":
+        lines, notes = list(jsonl_lines(store, records)), []
+    else:
+        lines, notes = training_lines(store, records, fmt)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    for note in notes:
+        click.echo(f"note: {note}", err=True)
+    click.echo(f"wrote {len(records) - len(notes)} episode(s) to {output} ({fmt})", err=True)
+
+
+@main.command("import")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+def import_cmd(file: Path) -> None:
+    """Read back a jsonl export (episodes, events and their task versions)."""
+    from sttui.exporting import ImportProblem, import_jsonl
+
+    store = open_store()
+    try:
+        added, skipped = import_jsonl(store, file)
+    except ImportProblem as exc:
+        _fail(f"{exc}; nothing was imported")
+    click.echo(f"imported {added} episode(s); {skipped} already present")
