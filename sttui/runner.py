@@ -36,6 +36,12 @@ class EpisodeResult:
     episode: AnyEpisode = field(repr=False, compare=False)
 
     @property
+    def triggers_fired(self) -> list[str]:
+        """Ids of the triggers that fired (stt episodes)."""
+        ep = self.episode
+        return list(ep.triggers.fired) if isinstance(ep, Episode) else []
+
+    @property
     def passed(self) -> bool | None:
         return self.outcome.passed if self.outcome is not None else None
 
@@ -60,7 +66,7 @@ class EpisodeResult:
                     "checklist": [i.as_dict() for i in self.outcome.items],
                     "tool_calls": ep.tool_calls,
                     "sim_minutes": (ep.now - ep.task.clock.start).total_seconds() / 60,
-                    "triggers_fired": list(ep.triggers.fired),
+                    "triggers_fired": self.triggers_fired,
                 }
             )
         else:

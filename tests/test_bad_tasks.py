@@ -47,6 +47,7 @@ EXPECTED = {
     "at-before-start": [(24, "triggers[0].when.at", "expected a time after clock.start")],
     "not-a-mapping": [(1, "(top level)", "expected a mapping")],
     "python-tag": [(21, "(file)", "could not determine a constructor")],
+    "unquoted-norway-key": [(16, "initial_state.countries", "key False is not text")],
     "several-problems": [
         (5, "colour", "unknown field 'colour'"),
         (7, "level", "got 'trivial'"),

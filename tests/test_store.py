@@ -88,7 +88,7 @@ def test_database_of_a_newer_schema_is_refused_clearly(tmp_path):
 
 
 def test_unreachable_server_says_what_to_check():
-    with pytest.raises(StoreError, match="cannot reach the database .*check that the server is running"):
+    with pytest.raises(StoreError, match=r"cannot reach the database .*check that the server is running"):
         Store("postgresql+psycopg://nobody@127.0.0.1:9/nowhere")
 
 

@@ -156,6 +156,7 @@ class Episode:
     ) -> Result:
         if not isinstance(result, dict) or "success" not in result:
             result = Environment.fail(f"internal error in {name}: tool returned {result!r}")
+        result = st.copy_state(result)  # tools may return live state; what was seen must not change later
         payload: dict[str, Any] = {"tool": name, "result": result, "state_diff": diff, "state_hash": self.state_hash()}
         if refused:
             payload["refused"] = True

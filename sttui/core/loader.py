@@ -68,6 +68,12 @@ def load_task(path: str | Path) -> LoadedTask:
     def add(loc: Loc, message: str) -> None:
         problems.append(Problem(name, line_of(lines, loc), format_loc(loc), message))
 
+    for loc, key in _non_text_keys(data, ()):
+        add(
+            loc,
+            f"key {key!r} is not text: YAML reads unquoted NO, yes, on, off and bare numbers as other types; "
+            "put the key in quotes",
+        )
     if kind == "explore":
         explore: ExploreTask | None = None
         try:
@@ -138,6 +144,19 @@ def load_catalog(path: str | Path) -> Catalog:
     if bad:
         raise TaskFileError([Problem(name, line_of(lines, ("replacements",)), "catalog", b) for b in bad])
     return catalog
+
+
+def _non_text_keys(data: Any, loc: Loc) -> Iterable[tuple[Loc, Any]]:
+    """Mapping keys that YAML read as something other than text (``NO:`` is false)."""
+    if isinstance(data, dict):
+        for key, value in data.items():
+            if not isinstance(key, str):
+                yield loc, key
+            else:
+                yield from _non_text_keys(value, (*loc, key))
+    elif isinstance(data, list):
+        for i, value in enumerate(data):
+            yield from _non_text_keys(value, (*loc, i))
 
 
 # Simple fields a semantic check never looks into: when only these are wrong, stand-ins

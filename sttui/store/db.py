@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 from alembic import command
@@ -16,6 +18,12 @@ from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, Operati
 DEFAULT_URL = "sqlite:///sessions/sttui.db"
 MIGRATIONS = Path(__file__).parent / "migrations"
 BUSY_TIMEOUT_MS = 10_000
+ADVISORY_LOCK = 0x5717_0001  # serialises sttui migrations on PostgreSQL
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not POSIX
+    fcntl = None  # type: ignore[assignment]
 
 
 class StoreError(Exception):
@@ -82,10 +90,12 @@ def explain(exc: Exception, url: str) -> StoreError:
             f"cannot use the SQLite database {where}: {text}; check that the folder exists and is "
             "writable and that the file is an SQLite database"
         )
-    return StoreError(
-        f"cannot reach the database {where}: {text}; check that the server is running, the host and "
-        "port, the user and password, and that the database exists"
-    )
+    if isinstance(exc, OperationalError):
+        return StoreError(
+            f"cannot reach the database {where}: {text}; check that the server is running, the host and "
+            "port, the user and password, and that the database exists"
+        )
+    return StoreError(f"the database {where} refused the operation: {text}")
 
 
 def _config(connection: object) -> Config:
@@ -101,11 +111,32 @@ def head_revision() -> str:
     return head
 
 
+@contextlib.contextmanager
+def _sqlite_migration_lock(engine: Engine) -> Iterator[None]:
+    """Several processes opening a new SQLite file at once migrate it one at a time."""
+    db = engine.url.database
+    if engine.url.get_backend_name() != "sqlite" or not db or db == ":memory:" or fcntl is None:
+        yield
+        return
+    with open(f"{db}.migrate-lock", "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 def migrate(engine: Engine, url: str, revision: str = "head") -> None:
-    """Bring the schema to ``revision``; refuse a database made by a newer sttui."""
+    """Bring the schema to ``revision``; refuse a database made by a newer sttui.
+
+    Concurrent openers take turns: a file lock beside an SQLite database, a transaction-level
+    advisory lock on PostgreSQL.
+    """
     script = ScriptDirectory(str(MIGRATIONS))
     try:
-        with engine.begin() as conn:
+        with _sqlite_migration_lock(engine), engine.begin() as conn:
+            if engine.url.get_backend_name() == "postgresql":
+                conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({ADVISORY_LOCK})")
             current = MigrationContext.configure(conn).get_current_revision()
             if current is not None and current not in {r.revision for r in script.walk_revisions()}:
                 raise StoreError(
