@@ -36,7 +36,8 @@ class TaskCheck:
 
 
 async def _play(loaded: LoadedTask, plan: str) -> tuple[EpisodeResult, Episode]:
-    result = await run_episode(loaded, PlanAgent(f"baseline:{plan}", getattr(loaded.task, plan)), ScriptedUser())
+    agent = PlanAgent(f"baseline:{plan}", getattr(loaded.task, plan))
+    result = await run_episode(loaded, agent, ScriptedUser(), verify_queries=True)
     return result, result.episode
 
 

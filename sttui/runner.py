@@ -76,11 +76,13 @@ class EpisodeResult:
         return out
 
 
-def open_episode(loaded: LoadedTask, seed: int | None, actors: dict[str, str]) -> AnyEpisode:
+def open_episode(
+    loaded: LoadedTask, seed: int | None, actors: dict[str, str], verify_queries: bool = False
+) -> AnyEpisode:
     if isinstance(loaded.task, ExploreTask):
         return ExploreEpisode(loaded.task, seed, actors)
     assert loaded.env_cls is not None
-    return Episode(loaded.task, loaded.env_cls, seed, actors)
+    return Episode(loaded.task, loaded.env_cls, seed, actors, verify_queries=verify_queries)
 
 
 async def run_episode(
@@ -91,10 +93,11 @@ async def run_episode(
     seed: int | None = None,
     judge: Judge | None = None,
     on_event: Callable[[Event], None] | None = None,
+    verify_queries: bool = False,
 ) -> EpisodeResult:
     """Play one episode to its end and score it."""
     actors = {"agent": agent.name, "user": user.name if user else "none"}
-    episode = open_episode(loaded, seed, actors)
+    episode = open_episode(loaded, seed, actors, verify_queries)
     if on_event is not None:
         episode.listeners.append(on_event)
     episode.start()

@@ -7,6 +7,7 @@ import copy
 import pytest
 import yaml
 
+from sttui.core import state as st
 from sttui.core.actions import EndEpisode, Reply, Satisfied, Say, ToolCall
 from sttui.core.chat import openai_messages
 from sttui.core.checklist import RuleJudge, score
@@ -249,3 +250,38 @@ def test_rule_judge_needs_conflict_cause_and_telling():
     ep.apply(Say("It is now in BAY-B and I am unable to move it to dispatch."))
     outcome = score(ep)
     assert outcome.judged_by == "rule" and outcome.passed, outcome
+
+
+def test_a_query_that_changes_state_is_caught_by_check(tmp_path):
+    import shutil
+
+    from click.testing import CliRunner
+
+    from sttui.cli import main
+
+    shutil.copy(FIXTURES / "mini" / "good.yaml", tmp_path / "good.yaml")
+    env = (FIXTURES / "mini" / "warehouse.py").read_text()
+    env = env.replace(
+        '        crate = self.state["crates"].get(crate_id)\n        return self.ok(',
+        '        crate = self.state["crates"].get(crate_id)\n        self.state["peeked"] = True\n'
+        "        return self.ok(",
+        1,
+    )
+    (tmp_path / "warehouse.py").write_text(env)
+    out = CliRunner().invoke(main, ["check", str(tmp_path)]).output
+    assert "query tool get_crate changed state in naive_plan; declare it an operation" in out
+
+
+def test_cached_state_hash_follows_every_change():
+    ep = episode([trig({"tool": "get_crate", "nth": 2}, {"set": "x", "value": 1})])
+    seen = {ep.state_hash()}
+    ep.apply(ToolCall("get_crate", {"crate_id": "CR-1"}))  # clock moves: new hash
+    h1 = ep.state_hash()
+    ep.apply(ToolCall("get_crate", {"crate_id": "CR-1"}))  # trigger changes state
+    h2 = ep.state_hash()
+    ep.apply(ToolCall("move_crate", {"crate_id": "CR-1", "to": "BAY-B"}))
+    h3 = ep.state_hash()
+    assert len(seen | {h1, h2, h3}) == 4
+    fresh = st.state_hash  # the cached hash equals one computed from scratch
+    ep._state_json = None
+    assert ep.state_hash() == h3 and fresh

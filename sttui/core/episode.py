@@ -7,6 +7,7 @@ rebuilt from its recorded actions.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
@@ -31,8 +32,15 @@ class Episode:
     """A running stt episode. Feed it actions with :meth:`apply`; read events and views."""
 
     def __init__(
-        self, task: SttTask, env_cls: type[Environment], seed: int | None = None, actors: dict[str, str] | None = None
+        self,
+        task: SttTask,
+        env_cls: type[Environment],
+        seed: int | None = None,
+        actors: dict[str, str] | None = None,
+        verify_queries: bool = False,
     ):
+        """``verify_queries`` diffs around query tools too (``sttui check`` does, to prove they
+        change nothing); otherwise queries are trusted and skip the copy and the diff."""
         self.task = task
         self.seed = task.seed if seed is None else seed
         self.env = env_cls(st.copy_state(task.initial_state), task.clock.start, self.seed)
@@ -47,6 +55,8 @@ class Episode:
         self.ended: dict[str, Any] | None = None
         self.actors = actors or {"agent": "agent", "user": "user"}
         self._minutes = task.clock.tool_minutes
+        self._verify_queries = verify_queries
+        self._state_json: str | None = None  # canonical JSON of the state, kept while queries run
         self._notices: list[str] = []  # announced during a call; shown after its result
 
     # -- lifecycle ---------------------------------------------------------------
@@ -121,7 +131,9 @@ class Episode:
         for trig in self.task.triggers:
             if self._pending(trig) and activated_by_call(trig, name, args, self.triggers, "before"):
                 self._fire(trig, actor)
-        before = st.copy_state(self.env.state)  # after any 'before' trigger: the diff is the tool's own
+        trusted = spec.kind == "query" and not self._verify_queries
+        # copied after any 'before' trigger, so the diff is the tool's own
+        before = None if trusted else st.copy_state(self.env.state)
         error = self.triggers.blocked(name, args)
         if error is not None:
             result = Environment.fail(error)
@@ -131,7 +143,9 @@ class Episode:
             except Exception as exc:  # a bug in environment code must not kill the episode
                 result = Environment.fail(f"internal error in {name}: {type(exc).__name__}: {exc}")
         self.env.now += timedelta(minutes=self._duration(name, spec.minutes))
-        diff = st.diff(before, self.env.state)
+        diff = [] if before is None else st.diff(before, self.env.state)
+        if diff:
+            self._state_json = None
         result = self._result(name, args, result, diff, actor)
         for trig in self.task.triggers:
             if self._pending(trig) and activated_by_call(trig, name, args, self.triggers, "after"):
@@ -176,6 +190,7 @@ class Episode:
         error = None
         try:
             apply_effects(trig, self.env, self.triggers)
+            self._state_json = None
         except st.PathError as exc:  # an effect on a path the run has removed: recorded, not fatal
             error = str(exc)
         self.triggers.fired[trig.id] = self.triggers.fired.get(trig.id, 0) + 1
@@ -233,4 +248,8 @@ class Episode:
         return {"state": self.env.state, "clock": self.env.now.isoformat(), "triggers": self.triggers.snapshot()}
 
     def state_hash(self) -> str:
-        return st.state_hash(self.snapshot())
+        """SHA-256 over the canonical snapshot; the state's JSON is reused while it is unchanged."""
+        if self._state_json is None:
+            self._state_json = st.canonical(self.env.state)
+        rest = st.canonical({"clock": self.env.now.isoformat(), "triggers": self.triggers.snapshot()})
+        return hashlib.sha256(f"{self._state_json}|{rest}".encode()).hexdigest()
