@@ -48,6 +48,9 @@ EXPECTED = {
     "not-a-mapping": [(1, "(top level)", "expected a mapping")],
     "python-tag": [(21, "(file)", "could not determine a constructor")],
     "unquoted-norway-key": [(16, "initial_state.countries", "key False is not text")],
+    "explore-unknown-family": [(47, "rule.family", "got 'multiplicative'")],
+    "explore-replace-not-a-factor": [(54, "drift.replace.factor", "'branch_regoin' is not a factor of the rule")],
+    "explore-probe-cap-zero": [(56, "schedule.probe_cap", "expected a number >= 1; got 0")],
     "several-problems": [
         (5, "colour", "unknown field 'colour'"),
         (7, "level", "got 'trivial'"),

@@ -285,3 +285,20 @@ def test_cached_state_hash_follows_every_change():
     fresh = st.state_hash  # the cached hash equals one computed from scratch
     ep._state_json = None
     assert ep.state_hash() == h3 and fresh
+
+
+def test_diff_between_any_two_steps():
+    data = copy.deepcopy(BASE)
+    data["triggers"] = [trig({"tool": "get_crate", "nth": 2}, {"set": "crates.CR-1.contents", "value": "gears"})]
+    ep = Episode(SttTask.model_validate(data), ENV, keep_history=True)
+    ep.start()
+    ep.apply(ToolCall("get_crate", {"crate_id": "CR-1"}))  # step 1: nothing changes
+    ep.apply(ToolCall("move_crate", {"crate_id": "CR-1", "to": "BAY-B"}))  # step 2
+    ep.apply(ToolCall("get_crate", {"crate_id": "CR-1"}))  # step 3: the trigger fires
+    assert ep.diff_between(0, 1) == []
+    assert ep.diff_between(1, 2) == [{"op": "changed", "path": "crates.CR-1.location", "old": "BAY-A", "new": "BAY-B"}]
+    assert {d["path"] for d in ep.diff_between(0, 3)} == {"crates.CR-1.location", "crates.CR-1.contents"}
+    assert ep.diff_between(3, 0)[0]["new"] in ("BAY-A", "bearings")
+    assert len(ep.history) == 3  # the start, step 2 and step 3: snapshots only when the state changed
+    with pytest.raises(ValueError, match="keeps no history"):
+        episode().state_at(0)

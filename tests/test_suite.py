@@ -75,3 +75,17 @@ def test_check_fails_a_task_whose_naive_plan_passes(tmp_path):
     result = CliRunner().invoke(main, ["check", str(dst)])
     assert result.exit_code == 1
     assert "naive_plan passes the checklist; the triggers must break it" in result.output
+
+
+def test_human_judge_at_the_terminal(tmp_path):
+    task = ROOT / "tasks" / "stt" / "logistics" / "mull-blood-ferry-s3-impossible.yaml"
+    runner = CliRunner()
+    yes = runner.invoke(
+        main, ["run", str(task), "--no-record", "--judge", "human", "--json"], input="y\nnamed the gale\ny\n\n"
+    )
+    assert yes.exit_code == 0, yes.output
+    episode = json.loads(yes.stdout[yes.stdout.index("{") :])["episodes"][0]
+    assert episode["judged_by"] == "human" and episode["passed"] is True
+    assert episode["checklist"][0]["detail"] == "human: named the gale"
+    no = runner.invoke(main, ["run", str(task), "--no-record", "--judge", "human", "--json"], input="y\n\nn\n\n")
+    assert json.loads(no.stdout[no.stdout.index("{") :])["episodes"][0]["passed"] is False

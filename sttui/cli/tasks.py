@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from sttui.cli.app import echo_json, main, open_store
+from sttui.core.checklist import HumanJudge
 from sttui.paths import tasks_root
 
 
@@ -102,14 +103,36 @@ def check(paths: tuple[str, ...], as_json: bool) -> None:
     sys.exit(1 if bad else 0)
 
 
+def _ask_at_terminal(episode: Any, item_id: str, question: str) -> tuple[bool, str]:
+    """The human judge at the terminal: the agent's messages, then the question."""
+    if not getattr(episode, "_shown_to_judge", False):
+        click.echo(f"\n== {episode.task.id}: {episode.task.judge.reason}", err=True)
+        for item in episode.view:
+            if item["type"] == "message":
+                click.echo(f"  {item['from']}: {item['text']}", err=True)
+        episode._shown_to_judge = True
+    passed = click.confirm(question, err=True)
+    note = click.prompt("note (optional)", default="", show_default=False, err=True)
+    return passed, note
+
+
 @main.command()
 @click.argument("selection", nargs=-1)
 @click.option("--agent", default="baseline:oracle", show_default=True, help="Controller for the agent seat.")
 @click.option("--user", default="baseline:scripted", show_default=True, help="Controller for the user seat (stt).")
 @click.option("--seed", type=int, default=None, help="Override each task's seed.")
 @click.option("--record/--no-record", default=True, show_default=True, help="Keep every event in the store.")
+@click.option(
+    "--judge",
+    type=click.Choice(["rule", "human"]),
+    default="rule",
+    show_default=True,
+    help="Who judges impossible tasks: the transparent rules, or you at the terminal.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print episodes and summary as JSON.")
-def run(selection: tuple[str, ...], agent: str, user: str, seed: int | None, record: bool, as_json: bool) -> None:
+def run(
+    selection: tuple[str, ...], agent: str, user: str, seed: int | None, record: bool, judge: str, as_json: bool
+) -> None:
     """Run episodes headless: Pass@1 for stt tasks, the AdaExploreBench metrics for explore episodes."""
     from sttui.controllers.registry import ControllerSpecError, make_agent, make_user
     from sttui.core.explore.metrics import summarise
@@ -119,6 +142,7 @@ def run(selection: tuple[str, ...], agent: str, user: str, seed: int | None, rec
 
     loaded = _load_selection(selection)
     store = open_store() if record else None
+    chosen_judge = HumanJudge(_ask_at_terminal) if judge == "human" else None
 
     async def go() -> list[dict[str, Any]]:
         out = []
@@ -126,10 +150,10 @@ def run(selection: tuple[str, ...], agent: str, user: str, seed: int | None, rec
             seat_user = make_user(user) if t.kind == "stt" else None
             controller = make_agent(agent, t, seed)
             if store is not None:
-                episode_id, result = await run_recorded(store, t, controller, seat_user, seed=seed)
+                episode_id, result = await run_recorded(store, t, controller, seat_user, seed=seed, judge=chosen_judge)
                 out.append({"episode": episode_id, **result.as_dict()})
             else:
-                result = await run_episode(t, controller, seat_user, seed=seed)
+                result = await run_episode(t, controller, seat_user, seed=seed, judge=chosen_judge)
                 out.append(result.as_dict())
         return out
 

@@ -110,7 +110,8 @@ class RuleJudge:
 
 
 class HumanJudge:
-    """A person decides each item; ``ask(item_id, question) -> (passed, note)`` asks them."""
+    """A person decides each item: ``ask(episode, item_id, question) -> (passed, note)`` shows
+    them the episode (the TUI, or the terminal for ``sttui run --judge human``) and asks."""
 
     name = "human"
     QUESTIONS = {
@@ -124,7 +125,7 @@ class HumanJudge:
     def judge(self, episode: Episode) -> list[ItemResult]:
         out = []
         for item_id, question in self.QUESTIONS.items():
-            passed, note = self.ask(item_id, question)
+            passed, note = self.ask(episode, item_id, question)
             out.append(ItemResult(item_id, bool(passed), f"human: {note}" if note else "human"))
         return out
 

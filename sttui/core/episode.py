@@ -38,9 +38,12 @@ class Episode:
         seed: int | None = None,
         actors: dict[str, str] | None = None,
         verify_queries: bool = False,
+        keep_history: bool = False,
     ):
         """``verify_queries`` diffs around query tools too (``sttui check`` does, to prove they
-        change nothing); otherwise queries are trusted and skip the copy and the diff."""
+        change nothing); otherwise queries are trusted and skip the copy and the diff.
+        ``keep_history`` keeps a snapshot of the state after every step that changed it, so a
+        diff is available between any two steps (replay and the god view use it)."""
         self.task = task
         self.seed = task.seed if seed is None else seed
         self.env = env_cls(st.copy_state(task.initial_state), task.clock.start, self.seed)
@@ -58,6 +61,9 @@ class Episode:
         self._verify_queries = verify_queries
         self._state_json: str | None = None  # canonical JSON of the state, kept while queries run
         self._notices: list[str] = []  # announced during a call; shown after its result
+        self._keep_history = keep_history
+        self._dirty = False
+        self.history: list[tuple[int, dict[str, Any]]] = [(0, st.copy_state(self.env.state))] if keep_history else []
 
     # -- lifecycle ---------------------------------------------------------------
     def start(self) -> None:
@@ -67,6 +73,9 @@ class Episode:
         self._fire_passive("system")
         self._message("user", self.task.query, self.actors["user"])
         self._flush_notices()
+        if self._keep_history and self._dirty:  # triggers due at the start changed the opening state
+            self.history[0] = (0, st.copy_state(self.env.state))
+        self._dirty = False
 
     @property
     def now(self) -> datetime:
@@ -145,14 +154,34 @@ class Episode:
         self.env.now += timedelta(minutes=self._duration(name, spec.minutes))
         diff = [] if before is None else st.diff(before, self.env.state)
         if diff:
-            self._state_json = None
+            self._changed()
         result = self._result(name, args, result, diff, actor)
         for trig in self.task.triggers:
             if self._pending(trig) and activated_by_call(trig, name, args, self.triggers, "after"):
                 self._fire(trig, actor)
         self._fire_passive(actor)
         self._flush_notices()
+        self._snapshot_if_changed()
         return result
+
+    def _changed(self) -> None:
+        self._state_json = None
+        self._dirty = True
+
+    def _snapshot_if_changed(self) -> None:
+        if self._keep_history and self._dirty:
+            self.history.append((self.steps, st.copy_state(self.env.state)))
+        self._dirty = False
+
+    def state_at(self, step: int) -> dict[str, Any]:
+        """The state after agent step ``step`` (0 = the start); needs ``keep_history``."""
+        if not self._keep_history:
+            raise ValueError("this episode keeps no history; open it with keep_history=True")
+        return next(state for at, state in reversed(self.history) if at <= step)
+
+    def diff_between(self, first: int, second: int) -> list[dict[str, Any]]:
+        """What changed in the state from after step ``first`` to after step ``second``."""
+        return st.diff(self.state_at(first), self.state_at(second))
 
     def _flush_notices(self) -> None:
         self.view.extend({"type": "notice", "text": n} for n in self._notices)
@@ -190,7 +219,7 @@ class Episode:
         error = None
         try:
             apply_effects(trig, self.env, self.triggers)
-            self._state_json = None
+            self._changed()
         except st.PathError as exc:  # an effect on a path the run has removed: recorded, not fatal
             error = str(exc)
         self.triggers.fired[trig.id] = self.triggers.fired.get(trig.id, 0) + 1
