@@ -44,17 +44,19 @@ class Recorder:
         self(Event(0, kind, actor, payload, sim_time, time.time()))
 
 
-def finish(store: Store, episode_id: str, result: EpisodeResult) -> None:
+def finish(store: Store, episode_id: str, result: EpisodeResult, human_seconds: float | None = None) -> None:
     ep = result.episode
-    state_hash = ep.state_hash()
+    scores = dict(result.metrics or {})
+    if human_seconds is not None:
+        scores["human_active_seconds"] = round(human_seconds, 3)
     store.finish_episode(
         episode_id,
         "completed",
         outcome=result.outcome.as_dict() if result.outcome else None,
-        scores=result.metrics,
+        scores=scores or None,
         end_reason=result.end_reason,
         steps=result.steps,
-        state_hash=state_hash,
+        state_hash=ep.state_hash(),
     )
 
 
@@ -118,9 +120,11 @@ def _comparable(e: Event) -> tuple[str, Any]:
     return e.type, scrub(e.payload)
 
 
-def rebuild(loaded: LoadedTask, record: EpisodeRecord, events: list[Event]) -> Rebuilt:
+def rebuild(loaded: LoadedTask, record: EpisodeRecord, events: list[Event], keep_history: bool = False) -> Rebuilt:
     """Replay the recorded actions on a fresh episode and compare with the record."""
-    episode = open_episode(loaded, record.seed, {"agent": record.agent, "user": record.user or "none"})
+    episode = open_episode(
+        loaded, record.seed, {"agent": record.agent, "user": record.user or "none"}, keep_history=keep_history
+    )
     episode.start()
     for actor, action in actions_of(loaded.kind, events):
         if episode.ended is not None:

@@ -77,12 +77,16 @@ class EpisodeResult:
 
 
 def open_episode(
-    loaded: LoadedTask, seed: int | None, actors: dict[str, str], verify_queries: bool = False
+    loaded: LoadedTask,
+    seed: int | None,
+    actors: dict[str, str],
+    verify_queries: bool = False,
+    keep_history: bool = False,
 ) -> AnyEpisode:
     if isinstance(loaded.task, ExploreTask):
         return ExploreEpisode(loaded.task, seed, actors)
     assert loaded.env_cls is not None
-    return Episode(loaded.task, loaded.env_cls, seed, actors, verify_queries=verify_queries)
+    return Episode(loaded.task, loaded.env_cls, seed, actors, verify_queries=verify_queries, keep_history=keep_history)
 
 
 async def run_episode(

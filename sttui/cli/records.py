@@ -105,6 +105,7 @@ def resume(episode: str, agent: str | None, user: str | None, headless: bool, as
     if not headless:
         from sttui.tui.app import run_app
 
+        store.close()
         run_app(db_url=store.url, resume_episode=record.id)
         return
     loaded = load_version(store, record)

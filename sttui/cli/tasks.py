@@ -241,3 +241,23 @@ def generate_explore(domain: str, family: str, seed: int, output: Path | None) -
         output.parent.mkdir(parents=True, exist_ok=True)
         output.write_text(text, encoding="utf-8")
         click.echo(f"wrote {output} (drift share {share:.0%})", err=True)
+
+
+@main.command()
+@click.argument("task")
+@click.option("--agent", default=None, help="Agent seat (default: you, human:NAME).")
+@click.option("--user", default=None, help="User seat (default: baseline:scripted; human[:NAME] to play it).")
+@click.option("--as", "as_name", default=None, help="Your name in the record (default: the config's, or login).")
+def play(task: str, agent: str | None, user: str | None, as_name: str | None) -> None:
+    """Open the play screen on TASK (an id or a file) directly."""
+    from sttui.tui.app import run_app
+
+    ctx = click.get_current_context()
+    if not Path(task).exists():
+        ids = {t.id for t in _load_selection(())}
+        if task not in ids:
+            from sttui.core.problems import did_you_mean
+
+            click.echo(f"error: no task '{task}'{did_you_mean(task, ids)}", err=True)
+            sys.exit(1)
+    run_app(db_url=(ctx.find_root().obj or {}).get("db"), human=as_name, play=(task, agent, user))

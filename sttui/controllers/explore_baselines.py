@@ -46,10 +46,13 @@ class ExploreOracle(_RuleKnower):
 class ExploreStale(_RuleKnower):
     """Acts optimally for the pre-change rule throughout, and reports no change."""
 
+    def assessment(self, phase: str) -> Assess:
+        return Assess(self.relevant(self.task.rule), [] if phase == "assess_final" else None)
+
     async def act(self, view: dict[str, Any]) -> Action:
         if view["phase"] == "window":
             return self.best(self.task.rule, view["cases"])
-        return Assess(self.relevant(self.task.rule), [] if view["phase"] == "assess_final" else None)
+        return self.assessment(view["phase"])
 
 
 class ExploreRandom:

@@ -1,16 +1,36 @@
-"""The workbench application: screens, theme, command palette entries."""
+"""The workbench application: opens the record, starts play sessions, themes, keymap,
+and the command palette entries of every screen."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
-from textual.app import App, SystemCommand
+from textual import work
+from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Static
 
+from sttui.config import Config, ConfigError, human_name, load_config
 from sttui.paths import tasks_root
 from sttui.tui.home import HomeScreen
+
+MIN_SIZE = (80, 24)
+
+
+class TooSmall(ModalScreen[None]):
+    """Shown instead of a cramped screen; goes away when the window is large enough again."""
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="too-small")
+
+    def update(self, width: int, height: int) -> None:
+        self.query_one("#too-small", Static).update(
+            f"The window is too small: sttui needs at least {MIN_SIZE[0]}×{MIN_SIZE[1]} (now {width}×{height}).\n"
+            "Make it larger to go on; nothing is lost meanwhile."
+        )
 
 
 class SttuiApp(App[None]):
@@ -20,30 +40,183 @@ class SttuiApp(App[None]):
     SUB_TITLE = "agent-benchmark workbench"
     CSS_PATH = "sttui.tcss"
     BINDINGS = [
-        Binding("q", "quit", "Quit", id="app.quit"),
+        Binding("ctrl+q", "quit", "Quit", id="app.quit"),
         Binding("ctrl+t", "toggle_theme", "Theme", id="app.toggle_theme"),
     ]
 
-    def __init__(self, tasks_dir: Path | None = None):
+    def __init__(
+        self,
+        tasks_dir: Path | None = None,
+        db_url: str | None = None,
+        human: str | None = None,
+        play: tuple[str, str | None, str | None] | None = None,
+        resume_episode: str | None = None,
+        config: Config | None = None,
+    ):
         super().__init__()
         self.tasks_dir = tasks_dir or tasks_root()
+        self.db_url = db_url
+        self.config = config or Config()
+        self.human = human_name(human, self.config)
+        self.store: Any = None
+        self._play_request = play
+        self._resume_request = resume_episode
 
     def on_mount(self) -> None:
+        if self.config.theme:
+            self.theme = self.config.theme
+        if self.config.keymap:
+            self.set_keymap(self.config.keymap)
         self.push_screen(HomeScreen(self.tasks_dir))
+        self.open_store()
+
+    @work(thread=True, exclusive=True, group="store")
+    def open_store(self) -> None:
+        from sttui.store.db import StoreError
+        from sttui.store.store import Store
+
+        try:
+            store = Store(self.db_url)
+        except StoreError as exc:
+            self.call_from_thread(self.notify, f"the record is unavailable: {exc}", severity="error", timeout=30)
+            return
+        self.call_from_thread(self._store_ready, store)
+
+    def _store_ready(self, store: Any) -> None:
+        self.store = store
+        home = next((s for s in self.screen_stack if isinstance(s, HomeScreen)), None)
+        if home is not None and home.rows:
+            home.load_sessions()
+        if self._play_request:
+            self.call_later(self._play_from_command_line)
+        if self._resume_request:
+            record = store.episode(self._resume_request)
+            self.resume_play(record)
+
+    def _play_from_command_line(self) -> None:
+        from sttui.core.loader import load_all, load_task
+
+        assert self._play_request is not None
+        ref, agent, user = self._play_request
+        self._play_request = None
+        if Path(ref).exists():
+            loaded = load_task(ref)
+        else:
+            tasks, _ = load_all([self.tasks_dir])
+            loaded = next(t for t in tasks if t.id == ref)
+        seat = "user" if user and user.startswith("human") else "agent"
+        self.start_play(loaded, seat, agent_spec=agent, user_spec=user)
+
+    # -- sessions ----------------------------------------------------------------------
+    def start_play(self, loaded: Any, seat: str, agent_spec: str | None = None, user_spec: str | None = None) -> None:
+        if self.store is None:
+            self.notify("the record is still opening; try again in a moment", severity="warning")
+            return
+        self._open_session(loaded, seat, agent_spec, user_spec)
+
+    @work(thread=True, group="session")
+    def _open_session(self, loaded: Any, seat: str, agent_spec: str | None, user_spec: str | None) -> None:
+        from sttui.controllers.human import HumanController
+        from sttui.controllers.registry import ControllerSpecError, make_agent, make_user
+        from sttui.session import PlaySession
+
+        try:
+            if seat == "user":
+                human = HumanController(user_spec if user_spec and user_spec != "human" else self.human)
+                agent = make_agent(agent_spec or "baseline:oracle", loaded)
+                session = PlaySession(self.store, loaded, agent, human)
+            else:
+                human = HumanController(agent_spec if agent_spec and agent_spec.startswith("human:") else self.human)
+                user = make_user(user_spec) if loaded.kind == "stt" else None
+                session = PlaySession(self.store, loaded, human, user)
+        except (ControllerSpecError, ValueError) as exc:
+            self.call_from_thread(self.notify, str(exc), severity="error", timeout=15)
+            return
+        self.call_from_thread(self._show_session, session, human, seat)
+
+    def resume_play(self, record: Any) -> None:
+        self._resume_session(record)
+
+    @work(thread=True, group="session")
+    def _resume_session(self, record: Any) -> None:
+        from sttui.controllers.human import HumanController
+        from sttui.controllers.registry import ControllerSpecError, make_agent, make_user
+        from sttui.recording import load_version
+        from sttui.session import PlaySession
+
+        loaded = load_version(self.store, record)
+        seat = "user" if (record.user or "").startswith("human") else "agent"
+        try:
+            if seat == "user":
+                human = HumanController(record.user)
+                session = PlaySession(self.store, loaded, make_agent(record.agent, loaded), human, resume=record)
+            else:
+                human = HumanController(record.agent if record.agent.startswith("human") else self.human)
+                user = make_user(record.user) if loaded.kind == "stt" else None
+                session = PlaySession(self.store, loaded, human, user, resume=record)
+        except (ControllerSpecError, ValueError) as exc:
+            self.call_from_thread(self.notify, str(exc), severity="error", timeout=15)
+            return
+        self.call_from_thread(self._show_session, session, human, seat)
+
+    def _show_session(self, session: Any, human: Any, seat: str) -> None:
+        if session.loaded.kind == "explore":
+            from sttui.tui.explore import ExploreScreen
+
+            self.push_screen(ExploreScreen(session, human))
+        elif seat == "user":
+            from sttui.tui.usersim import UserSimScreen
+
+            self.push_screen(UserSimScreen(session, human))
+        else:
+            from sttui.tui.play import PlayScreen
+
+            self.push_screen(PlayScreen(session, human))
+
+    def on_resize(self, event: Any) -> None:
+        small = event.size.width < MIN_SIZE[0] or event.size.height < MIN_SIZE[1]
+        if small and not isinstance(self.screen, TooSmall):
+            self.push_screen(TooSmall())
+        elif not small and isinstance(self.screen, TooSmall):
+            self.pop_screen()
+        if isinstance(self.screen, TooSmall):
+            self.screen.update(event.size.width, event.size.height)
+
+    def action_pop_to_home(self) -> None:
+        while len(self.screen_stack) > 2 and not isinstance(self.screen, HomeScreen):
+            self.pop_screen()
+
+    def pop_to_home(self) -> None:
+        self.action_pop_to_home()
 
     def action_toggle_theme(self) -> None:
         self.theme = "textual-light" if self.theme == "textual-dark" else "textual-dark"
 
+    # -- the command palette -------------------------------------------------------------
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         yield SystemCommand(
             "Toggle light/dark theme", "Switch between the dark and light themes", self.action_toggle_theme
         )
-        if isinstance(screen, HomeScreen):
-            yield SystemCommand("Filter tasks", "Type to narrow the task list", screen.action_focus_filter)
-            yield SystemCommand("Sort tasks by next column", "Cycle the sort column", screen.action_cycle_sort)
-            yield SystemCommand("Clear the task filter", "Show every task", screen.action_clear_filter)
+        for binding in screen.BINDINGS:
+            if isinstance(binding, Binding) and binding.description:
+                action = binding.action
+                yield SystemCommand(
+                    binding.description,
+                    f"{binding.key} · {binding.id or action}",
+                    lambda a=action, s=screen: s.run_action(a),
+                )
 
 
-def run_app(tasks_dir: Path | None = None, db_url: str | None = None, resume_episode: str | None = None) -> None:
-    SttuiApp(tasks_dir).run()
+def run_app(
+    tasks_dir: Path | None = None,
+    db_url: str | None = None,
+    resume_episode: str | None = None,
+    human: str | None = None,
+    play: tuple[str, str | None, str | None] | None = None,
+) -> None:
+    try:
+        config = load_config()
+    except ConfigError as exc:
+        raise SystemExit(f"error: {exc}") from None
+    SttuiApp(tasks_dir, db_url, human, play, resume_episode, config).run()

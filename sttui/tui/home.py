@@ -1,23 +1,25 @@
-"""Home: the task browser. Type to filter, sort by column, read a task's brief."""
+"""Home: the task browser (type to filter, sort by column, my past results) and the
+sessions list (open one to replay it; resume an unfinished one)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Input, Static
+from textual.widgets import DataTable, Footer, Header, Input, Static, TabbedContent, TabPane
 
 from sttui.core.explore.task import ExploreTask
 from sttui.core.loader import LoadedTask, load_all
 from sttui.core.problems import display_path
 from sttui.core.task import LEVELS
 
-COLUMNS = ("id", "kind", "domain", "subtype", "level", "title")
+COLUMNS = ("id", "kind", "domain", "subtype", "level", "mine", "title")
 
 
 @dataclass
@@ -29,9 +31,10 @@ class TaskRow:
     level: str
     title: str
     brief: str
+    mine: str = ""
 
     def cells(self) -> tuple[str, ...]:
-        return (self.id, self.kind, self.domain, self.subtype, self.level, self.title)
+        return (self.id, self.kind, self.domain, self.subtype, self.level, self.mine, self.title)
 
     def sort_key(self, column: str) -> tuple[int, str]:
         if column == "level":
@@ -44,39 +47,69 @@ def _row(t: LoadedTask) -> TaskRow:
     if isinstance(task, ExploreTask):
         subtype, level = task.rule.family, "-"
         opening = f"[i]Scenario:[/i] {task.scenario.strip()}"
+        keys = "enter plays it"
     else:
         subtype, level = task.conflict, task.level
         opening = f"[i]User:[/i] {task.query}"
-    brief = f"[b]{task.title}[/b]  ({task.domain}, {subtype}, {level})\n{opening}\n[dim]{display_path(t.path)}[/dim]"
+        keys = "enter plays the agent seat · u plays the user seat"
+    brief = (
+        f"[b]{task.title}[/b]  ({task.domain}, {subtype}, {level})\n{opening}\n"
+        f"[dim]{display_path(t.path)} · {keys}[/dim]"
+    )
     return TaskRow(task.id, task.kind, task.domain, subtype, level, task.title, brief)
 
 
+def _mine(records: list[Any]) -> dict[str, str]:
+    """Per task: how often I played it and how the last one went."""
+    out: dict[str, str] = {}
+    for task_id in {r.task_id for r in records}:
+        runs = [r for r in records if r.task_id == task_id]
+        last = runs[0]
+        if last.outcome is not None:
+            verdict = "pass" if last.outcome.get("passed") else "fail"
+        elif last.scores and last.scores.get("calibrated_accuracy") is not None:
+            verdict = f"CA {last.scores['calibrated_accuracy']:.0%}"
+        else:
+            verdict = last.status
+        out[task_id] = f"{len(runs)}× last {verdict}"
+    return out
+
+
 class HomeScreen(Screen[None]):
-    """The task browser."""
+    """Tasks and sessions."""
 
     BINDINGS = [
         Binding("slash", "focus_filter", "Filter", id="home.filter"),
         Binding("s", "cycle_sort", "Sort", id="home.sort"),
+        Binding("u", "play_user", "Play user seat", id="home.play_user"),
+        Binding("r", "resume", "Resume", id="home.resume"),
+        Binding("f6", "switch_tab", "Tasks/Sessions", id="home.tab"),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="home.clear_filter"),
     ]
 
     class Loaded(Message):
-        def __init__(self, rows: list[TaskRow], errors: list[str]):
-            self.rows = rows
-            self.errors = errors
+        def __init__(self, rows: list[TaskRow], tasks: dict[str, LoadedTask], errors: list[str]):
+            self.rows, self.tasks, self.errors = rows, tasks, errors
             super().__init__()
 
     def __init__(self, tasks_dir: Path):
         super().__init__()
         self.tasks_dir = tasks_dir
         self.rows: list[TaskRow] = []
+        self.tasks: dict[str, LoadedTask] = {}
         self.sort_column = "id"
+        self.sessions: list[Any] = []
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Input(placeholder="Type to filter tasks (id, domain, subtype, level, title)", id="filter")
-        yield DataTable(id="tasks", cursor_type="row", zebra_stripes=True)
-        yield Static("", id="detail")
+        with TabbedContent(id="home-tabs"):
+            with TabPane("Tasks", id="tab-tasks"):
+                yield Input(placeholder="Type to filter tasks (id, domain, subtype, level, title)", id="filter")
+                yield DataTable(id="tasks", cursor_type="row", zebra_stripes=True)
+                yield Static("", id="detail")
+            with TabPane("Sessions", id="tab-sessions"):
+                yield DataTable(id="sessions", cursor_type="row", zebra_stripes=True)
+                yield Static("enter replays a session · r resumes an unfinished one", classes="muted")
         yield Static("Loading tasks…", id="status")
         yield Footer()
 
@@ -84,21 +117,58 @@ class HomeScreen(Screen[None]):
         table = self.query_one("#tasks", DataTable)
         for col in COLUMNS:
             table.add_column(col, key=col)
+        self.query_one("#sessions", DataTable).add_columns(
+            "id", "task", "status", "outcome", "agent", "user", "steps", "started"
+        )
         table.focus()
         self.load_tasks()
 
-    @work(thread=True, exclusive=True)
+    def on_screen_resume(self) -> None:
+        if self.rows:
+            self.load_sessions()
+
+    @work(thread=True, exclusive=True, group="tasks")
     def load_tasks(self) -> None:
         loaded, errors = load_all([self.tasks_dir])
         problems = [str(p) for exc in errors for p in exc.problems]
-        self.post_message(self.Loaded([_row(t) for t in loaded], problems))
+        self.post_message(self.Loaded([_row(t) for t in loaded], {t.id: t for t in loaded}, problems))
 
     def on_home_screen_loaded(self, message: Loaded) -> None:
-        self.rows = message.rows
+        self.rows, self.tasks = message.rows, message.tasks
         status = f"{len(self.rows)} tasks from {display_path(self.tasks_dir)}"
         if message.errors:
             status += f" · {len(message.errors)} problem(s) in task files: run `sttui check` for details"
         self.query_one("#status", Static).update(status)
+        self.refresh_table()
+        self.load_sessions()
+
+    @work(thread=True, exclusive=True, group="sessions")
+    def load_sessions(self) -> None:
+        store = self.app.store  # type: ignore[attr-defined]
+        if store is None:
+            return
+        records = store.list_episodes(limit=500)
+        me = self.app.human  # type: ignore[attr-defined]
+        mine = _mine([r for r in records if me in (r.agent, r.user)])
+        self.app.call_from_thread(self.show_sessions, records, mine)
+
+    def show_sessions(self, records: list[Any], mine: dict[str, str]) -> None:
+        from datetime import datetime
+
+        self.sessions = records
+        table = self.query_one("#sessions", DataTable)
+        table.clear()
+        for r in records:
+            if r.outcome is not None:
+                outcome = "pass" if r.outcome.get("passed") else "fail"
+            elif r.scores and r.scores.get("calibrated_accuracy") is not None:
+                outcome = f"CA {r.scores['calibrated_accuracy']:.0%}"
+            else:
+                outcome = "-"
+            started = datetime.fromtimestamp(r.started_at).strftime("%m-%d %H:%M")
+            table.add_row(r.id, r.task_id, r.status, outcome, r.agent, r.user or "-", str(r.steps), started, key=r.id)
+        for row in self.rows:
+            row.mine = mine.get(row.id, "")
         self.refresh_table()
 
     def visible_rows(self) -> list[TaskRow]:
@@ -108,19 +178,28 @@ class HomeScreen(Screen[None]):
 
     def refresh_table(self) -> None:
         table = self.query_one("#tasks", DataTable)
+        cursor = table.cursor_row
         table.clear()
         for row in self.visible_rows():
             table.add_row(*row.cells(), key=row.id)
+        if table.row_count:
+            table.move_cursor(row=min(cursor, table.row_count - 1))
         self.show_detail()
 
-    def show_detail(self) -> None:
+    def current_task(self) -> LoadedTask | None:
         table = self.query_one("#tasks", DataTable)
-        detail = self.query_one("#detail", Static)
         if table.row_count == 0:
+            return None
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        return self.tasks.get(str(key))
+
+    def show_detail(self) -> None:
+        detail = self.query_one("#detail", Static)
+        task = self.current_task()
+        if task is None:
             detail.update("No task matches the filter." if self.rows else "")
             return
-        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-        row = next((r for r in self.rows if r.id == key), None)
+        row = next((r for r in self.rows if r.id == task.id), None)
         detail.update(row.brief if row else "")
 
     @on(Input.Changed, "#filter")
@@ -140,7 +219,43 @@ class HomeScreen(Screen[None]):
         self.sort_column = str(event.column_key.value)
         self.refresh_table()
 
+    @on(DataTable.RowSelected, "#tasks")
+    def _play(self) -> None:
+        task = self.current_task()
+        if task is not None:
+            self.app.start_play(task, seat="agent")  # type: ignore[attr-defined]
+
+    @on(DataTable.RowSelected, "#sessions")
+    def _replay(self, event: DataTable.RowSelected) -> None:
+        from sttui.tui.replay import ReplayScreen
+
+        self.app.push_screen(ReplayScreen(self.app.store, str(event.row_key.value)))  # type: ignore[attr-defined]
+
+    def action_play_user(self) -> None:
+        task = self.current_task()
+        if task is None or task.kind != "stt":
+            self.notify("the user seat exists in dynamic tool-use (stt) tasks", severity="warning")
+            return
+        self.app.start_play(task, seat="user")  # type: ignore[attr-defined]
+
+    def action_resume(self) -> None:
+        table = self.query_one("#sessions", DataTable)
+        if self.query_one("#home-tabs", TabbedContent).active != "tab-sessions" or table.row_count == 0:
+            self.notify("open the Sessions tab (F6) and pick an unfinished session", severity="warning")
+            return
+        record = self.sessions[table.cursor_row]
+        if record.status != "running":
+            self.notify(f"{record.id} is {record.status}; only running sessions resume", severity="warning")
+            return
+        self.app.resume_play(record)  # type: ignore[attr-defined]
+
+    def action_switch_tab(self) -> None:
+        tabs = self.query_one("#home-tabs", TabbedContent)
+        tabs.active = "tab-sessions" if tabs.active == "tab-tasks" else "tab-tasks"
+        self.query_one("#sessions" if tabs.active == "tab-sessions" else "#tasks", DataTable).focus()
+
     def action_focus_filter(self) -> None:
+        self.query_one("#home-tabs", TabbedContent).active = "tab-tasks"
         self.query_one("#filter", Input).focus()
 
     def action_clear_filter(self) -> None:

@@ -1,0 +1,28 @@
+"""Human controllers: the UI puts the person's actions in a queue; the runner takes them
+from there like any other controller's."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from sttui.core.actions import Action
+
+
+class HumanController:
+    """A person in a seat. ``act`` waits until the UI submits an action."""
+
+    def __init__(self, name: str):
+        self.name = name if name.startswith("human") else f"human:{name}"
+        self._queue: asyncio.Queue[Action] = asyncio.Queue()
+        self.waiting = False
+
+    def submit(self, action: Action) -> None:
+        self._queue.put_nowait(action)
+
+    async def act(self, view: Any) -> Action:
+        self.waiting = True
+        try:
+            return await self._queue.get()
+        finally:
+            self.waiting = False

@@ -1,0 +1,163 @@
+"""The call entry's syntax: ``tool(arg=value, ...)``, parsed with errors that say where.
+
+Values are JSON literals (numbers, true/false/null, "text", [lists], {objects}), single-
+quoted text, or bare words, which are text: ``get_vehicle_status(vehicle_id=TRK-7)``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_NUMBER = re.compile(r"-?\d+(\.\d+)?([eE][-+]?\d+)?$")
+
+
+class CallSyntaxError(ValueError):
+    """What is wrong with a typed call, and at which character."""
+
+    def __init__(self, message: str, position: int):
+        self.position = position
+        super().__init__(f"{message} (at character {position + 1})")
+
+
+def parse_call(text: str) -> tuple[str, dict[str, Any]]:
+    """``'assign_vehicle(shipment_id=SHP-1, vehicle_id="TRK-9")'`` -> (name, args)."""
+    src = text.strip()
+    m = _NAME.match(src)
+    if not m:
+        raise CallSyntaxError("expected a tool name, like get_vehicle_status(vehicle_id=TRK-7)", 0)
+    name, pos = m.group(0), m.end()
+    pos = _skip(src, pos)
+    if pos >= len(src):
+        return name, {}  # a bare tool name is a call without arguments
+    if src[pos] != "(":
+        raise CallSyntaxError(f"expected '(' after {name}", pos)
+    pos += 1
+    args: dict[str, Any] = {}
+    pos = _skip(src, pos)
+    if pos < len(src) and src[pos] == ")":
+        return name, _end(src, pos + 1, args)
+    while True:
+        pos = _skip(src, pos)
+        m = _NAME.match(src, pos)
+        if not m:
+            raise CallSyntaxError("expected an argument name", pos)
+        arg, pos = m.group(0), _skip(src, m.end())
+        if pos >= len(src) or src[pos] != "=":
+            raise CallSyntaxError(f"expected '=' after {arg}", pos)
+        if arg in args:
+            raise CallSyntaxError(f"{arg} is given twice", m.start())
+        value, pos = _value(src, _skip(src, pos + 1))
+        args[arg] = value
+        pos = _skip(src, pos)
+        if pos >= len(src):
+            raise CallSyntaxError("missing ')' at the end", pos)
+        if src[pos] == ")":
+            return name, _end(src, pos + 1, args)
+        if src[pos] != ",":
+            raise CallSyntaxError("expected ',' or ')' after a value", pos)
+        pos += 1
+
+
+def _end(src: str, pos: int, args: dict[str, Any]) -> dict[str, Any]:
+    if src[pos:].strip():
+        raise CallSyntaxError("unexpected text after ')'; make one call per turn", pos)
+    return args
+
+
+def _skip(src: str, pos: int) -> int:
+    while pos < len(src) and src[pos].isspace():
+        pos += 1
+    return pos
+
+
+def _value(src: str, pos: int) -> tuple[Any, int]:
+    if pos >= len(src):
+        raise CallSyntaxError("expected a value", pos)
+    ch = src[pos]
+    if ch in "\"'":
+        end = pos + 1
+        while end < len(src) and src[end] != ch:
+            end += 2 if src[end] == "\\" else 1
+        if end >= len(src):
+            raise CallSyntaxError("unterminated text: a closing quote is missing", pos)
+        raw = src[pos + 1 : end]
+        return (json.loads(f'"{raw}"') if ch == '"' else raw.replace("\\'", "'")), end + 1
+    if ch in "[{":
+        end = _matching(src, pos)
+        try:
+            return json.loads(src[pos : end + 1]), end + 1
+        except json.JSONDecodeError as exc:
+            raise CallSyntaxError(
+                f"not a valid JSON {'list' if ch == '[' else 'object'}: {exc.msg}", pos + exc.pos
+            ) from None
+    end = pos
+    while end < len(src) and src[end] not in ",)":
+        end += 1
+    word = src[pos:end].strip()
+    if not word:
+        raise CallSyntaxError("expected a value", pos)
+    if word in ("true", "false", "null"):
+        return json.loads(word), end
+    if _NUMBER.match(word):
+        return json.loads(word), end
+    return word, end
+
+
+def _matching(src: str, pos: int) -> int:
+    depth, quote = 0, None
+    for i in range(pos, len(src)):
+        ch = src[i]
+        if quote:
+            if ch == "\\":
+                continue
+            if ch == quote:
+                quote = None
+        elif ch == '"':
+            quote = ch
+        elif ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+            if depth == 0:
+                return i
+    raise CallSyntaxError(f"unclosed '{src[pos]}'", pos)
+
+
+def format_call(name: str, args: dict[str, Any]) -> str:
+    """The canonical text of a call, which parses back to the same thing."""
+
+    def one(v: Any) -> str:
+        if (
+            isinstance(v, str)
+            and re.fullmatch(r"[A-Za-z0-9_.:\-+/@ ]+", v)
+            and v == v.strip()
+            and v not in ("true", "false", "null")
+            and not _NUMBER.match(v)
+        ):
+            return v
+        return json.dumps(v, ensure_ascii=False)
+
+    return f"{name}({', '.join(f'{k}={one(v)}' for k, v in args.items())})"
+
+
+def complete(text: str, tools: dict[str, list[str]]) -> str | None:
+    """The completed text for what is typed so far: a tool name, or a parameter name + '='."""
+    if "(" not in text:
+        matches = sorted(t for t in tools if t.startswith(text))
+        return f"{matches[0]}(" if text and matches else None
+    name = text.split("(", 1)[0].strip()
+    params = tools.get(name)
+    if params is None:
+        return None
+    tail = re.search(r"[(,]\s*([A-Za-z_][A-Za-z0-9_]*)?$", text)
+    if not tail:
+        return None
+    typed = tail.group(1) or ""
+    used = set(re.findall(r"([A-Za-z_][A-Za-z0-9_]*)\s*=", text))
+    options = [p for p in params if p.startswith(typed) and p not in used]
+    if not options:
+        return None
+    return text[: len(text) - len(typed)] + options[0] + "="

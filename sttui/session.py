@@ -1,0 +1,183 @@
+"""A play session: one episode with its seats, recorded as it happens, for the workbench.
+
+Store writes go to one writer thread, in order, so the UI never waits on the disk; each
+event is committed on its own as soon as the writer reaches it (within milliseconds).
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from sttui.controllers.base import Controller
+from sttui.controllers.human import HumanController
+from sttui.core.checklist import Judge
+from sttui.core.events import Event
+from sttui.core.loader import LoadedTask
+from sttui.recording import Rebuilt, finish, load_version, rebuild
+from sttui.runner import AnyEpisode, EpisodeResult, drive, open_episode
+from sttui.store.store import EpisodeRecord, Store
+
+
+class Writer:
+    """Runs store writes on a thread of their own, in submission order."""
+
+    def __init__(self) -> None:
+        self._jobs: queue.Queue[Callable[[], None] | None] = queue.Queue()
+        self.errors: list[str] = []
+        self._thread = threading.Thread(target=self._loop, name="sttui-writer", daemon=True)
+        self._thread.start()
+
+    def submit(self, job: Callable[[], None]) -> None:
+        self._jobs.put(job)
+
+    def _loop(self) -> None:
+        while True:
+            job = self._jobs.get()
+            try:
+                if job is None:
+                    return
+                job()
+            except Exception as exc:  # surfaced to the UI; the episode itself goes on
+                self.errors.append(f"{type(exc).__name__}: {exc}")
+            finally:
+                self._jobs.task_done()
+
+    def flush(self) -> None:
+        """Wait until everything submitted so far is committed."""
+        self._jobs.join()
+
+    def close(self) -> None:
+        self._jobs.put(None)
+        self._thread.join(timeout=10)
+
+
+class HumanClock:
+    """A human's working time: starts paused; every start and pause is recorded."""
+
+    def __init__(self, on_change: Callable[[str, float], None]):
+        self.running = False
+        self._since = 0.0
+        self._total = 0.0
+        self._on_change = on_change
+
+    @property
+    def active_seconds(self) -> float:
+        return self._total + (time.monotonic() - self._since if self.running else 0.0)
+
+    def start(self) -> None:
+        if not self.running:
+            self.running, self._since = True, time.monotonic()
+            self._on_change("clock_started", self.active_seconds)
+
+    def pause(self) -> None:
+        if self.running:
+            self._total += time.monotonic() - self._since
+            self.running = False
+            self._on_change("clock_paused", self.active_seconds)
+
+    def toggle(self) -> None:
+        self.pause() if self.running else self.start()
+
+
+class PlaySession:
+    """An episode in the workbench: seats, recording, the human clock and the god view."""
+
+    def __init__(
+        self,
+        store: Store,
+        loaded: LoadedTask,
+        agent: Controller,
+        user: Controller | None,
+        seed: int | None = None,
+        judge: Judge | None = None,
+        resume: EpisodeRecord | None = None,
+    ):
+        self.store = store
+        self.loaded = loaded
+        self.agent = agent
+        self.user = user
+        self.judge = judge
+        self.writer = Writer()
+        self.listeners: list[Callable[[Event], None]] = []
+        self.result: EpisodeResult | None = None
+        self.peeked = False
+        self.rebuilt: Rebuilt | None = None
+        if resume is None:
+            seed_used = loaded.task.seed if seed is None else seed
+            self.episode_id = store.create_episode(loaded, seed_used, agent.name, user.name if user else None)
+            self.episode: AnyEpisode = open_episode(loaded, seed_used, self._actors(), keep_history=True)
+            self._seq = 1
+        else:
+            self.episode_id = resume.id
+            self.rebuilt = rebuild(loaded, resume, store.events(resume.id), keep_history=True)
+            if not self.rebuilt.matches:
+                raise ValueError(f"cannot resume {resume.id}: {self.rebuilt.mismatch}")
+            self.episode = self.rebuilt.episode
+            self.episode.actors.update(self._actors())
+            self._seq = store.next_seq(resume.id)
+            for event in self.rebuilt.missing:
+                self._record(event)
+        self.episode.listeners.append(self._record)
+        self.clock = HumanClock(self._clock_event) if self.humans() else None
+
+    @classmethod
+    def resuming(cls, store: Store, record: EpisodeRecord, agent: Controller, user: Controller | None) -> PlaySession:
+        return cls(store, load_version(store, record), agent, user, resume=record)
+
+    def _actors(self) -> dict[str, str]:
+        return {"agent": self.agent.name, "user": self.user.name if self.user else "none"}
+
+    def humans(self) -> list[HumanController]:
+        return [c for c in (self.agent, self.user) if isinstance(c, HumanController)]
+
+    # -- recording -------------------------------------------------------------------
+    def _record(self, event: Event) -> None:
+        numbered = Event(self._seq, event.type, event.actor, event.payload, event.sim_time, event.wall_time)
+        self._seq += 1
+        self.writer.submit(lambda: self.store.append_event(self.episode_id, numbered))
+        for listener in self.listeners:
+            listener(numbered)
+
+    def meta(self, kind: str, actor: str, payload: dict[str, Any]) -> None:
+        sim = self.episode.now.isoformat() if hasattr(self.episode, "now") else ""
+        self._record(Event(0, kind, actor, payload, sim, time.time()))
+
+    def _clock_event(self, kind: str, active: float) -> None:
+        self.meta(kind, self.humans()[0].name, {"active_seconds": round(active, 3)})
+
+    def peek(self) -> None:
+        """The god view was opened: recorded, and the episode is no longer a clean baseline."""
+        who = self.humans()[0].name if self.humans() else "system"
+        self.meta("god_view", who, {"on": True})
+        if not self.peeked:
+            self.peeked = True
+            self.writer.submit(lambda: self.store.update_episode(self.episode_id, clean_baseline=False))
+
+    # -- playing -----------------------------------------------------------------------
+    async def run(self) -> EpisodeResult:
+        if self.rebuilt is None:
+            self.episode.start()
+        else:
+            self.meta("resumed", "system", {"agent": self.agent.name, "state_hash": self.episode.state_hash()})
+        try:
+            result = await drive(self.episode, self.agent, self.user, self.judge)
+        except BaseException:
+            self.writer.submit(
+                lambda: self.store.finish_episode(self.episode_id, "stopped", end_reason="left the workbench")
+            )
+            self.writer.flush()
+            raise
+        if self.clock is not None:
+            self.clock.pause()
+        self.result = result
+        active = self.clock.active_seconds if self.clock else None
+        self.writer.submit(lambda: finish(self.store, self.episode_id, result, human_seconds=active))
+        return result
+
+    def close(self) -> None:
+        self.writer.flush()
+        self.writer.close()

@@ -1,0 +1,64 @@
+"""The end of an stt episode: the checklist item by item, steps, simulated and human time."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+from sttui.core.episode import Episode
+from sttui.runner import EpisodeResult
+from sttui.session import PlaySession
+
+
+class EndScreen(Screen[None]):
+    BINDINGS = [
+        Binding("r", "replay", "Replay it", id="end.replay"),
+        Binding("escape,enter", "home", "Home", id="end.home"),
+    ]
+
+    def __init__(self, session: PlaySession, result: EpisodeResult):
+        super().__init__()
+        self.session, self.result = session, result
+
+    def compose(self) -> ComposeResult:
+        ep = self.result.episode
+        assert isinstance(ep, Episode) and self.result.outcome is not None
+        outcome = self.result.outcome
+        verdict = "[b green]PASSED[/]" if outcome.passed else "[b red]FAILED[/]"
+        sim = (ep.now - ep.task.clock.start).total_seconds() / 60
+        clock = self.session.clock
+        human = f"{int(clock.active_seconds) // 60}m {int(clock.active_seconds) % 60:02d}s" if clock else "-"
+        with VerticalScroll(id="end"):
+            yield Static(
+                f"{ep.task.title}\n{verdict}  judged by {outcome.judged_by}  ·  {self.result.end_reason}",
+                id="end-title",
+            )
+            yield Static(
+                f"steps {ep.steps}  ·  tool calls {ep.tool_calls}  ·  simulated time {sim:.0f} min  ·  "
+                f"your working time {human}  ·  episode {self.session.episode_id}"
+                + ("  ·  [red]not a clean baseline (god view used)[/red]" if self.session.peeked else ""),
+                id="end-stats",
+            )
+            table: DataTable[str] = DataTable(id="checklist", cursor_type="row")
+            yield table
+            yield Static("r replays this episode step by step; escape goes home.", classes="muted")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#checklist", DataTable)
+        table.add_columns("item", "result", "detail")
+        assert self.result.outcome is not None
+        for item in self.result.outcome.items:
+            table.add_row(item.id, "pass" if item.passed else "FAIL", item.detail)
+        self.session.close()
+
+    def action_replay(self) -> None:
+        from sttui.tui.replay import ReplayScreen
+
+        self.app.switch_screen(ReplayScreen(self.session.store, self.session.episode_id))
+
+    def action_home(self) -> None:
+        self.app.pop_to_home()

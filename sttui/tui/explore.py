@@ -1,0 +1,397 @@
+"""Playing an explore episode: the brief, the probe editor, the batch, the utility chart,
+the assessments. The screen shows exactly the engine's masked view."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
+from textual.screen import ModalScreen, Screen
+from textual.widgets import (
+    Button,
+    DataTable,
+    Footer,
+    Label,
+    Select,
+    SelectionList,
+    Sparkline,
+    Static,
+    TabbedContent,
+    TabPane,
+)
+
+from sttui.controllers.human import HumanController
+from sttui.core.actions import Assess, Probe, SubmitBatch
+from sttui.core.explore.episode import ExploreEpisode
+from sttui.session import PlaySession
+from sttui.tui.modals import EditValue
+from sttui.tui.play import status_line
+
+
+def _fmt(v: Any) -> str:
+    return f"{v:+.2f}" if isinstance(v, float) else str(v)
+
+
+def field_range(f: dict[str, Any]) -> str:
+    if f["type"] == "numeric":
+        lo, hi = f["range"]
+        return f"{lo:g} to {hi:g} {f.get('unit', '')}".strip()
+    return " < ".join(f["levels"])
+
+
+class AssessmentForm(ModalScreen[Assess | None]):
+    """Which fields are relevant now, with directions; at the end, what changed."""
+
+    BINDINGS = [Binding("escape", "cancel", "Later", id="assess.cancel")]
+
+    def __init__(self, view: dict[str, Any], ask_changes: bool):
+        super().__init__()
+        self.view, self.ask_changes = view, ask_changes
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(classes="dialog form"):
+            yield Label("[b]Assessment[/b]", classes="question")
+            yield Static(self.view["question"], classes="muted")
+            for f in self.view["fields"]:
+                yield Label(f"{f['name']}  ({field_range(f)})")
+                yield Select(
+                    [
+                        ("increasing: more means more intervention", "increasing"),
+                        ("decreasing: more means less intervention", "decreasing"),
+                    ],
+                    prompt="not relevant",
+                    id=f"dir-{f['name']}",
+                )
+            if self.ask_changes:
+                yield Label("What changed during the episode? (space selects)")
+                options = [
+                    (f"{kind} {f['name']}", f"{kind}:{f['name']}")
+                    for kind in ("removed", "added", "reversed")
+                    for f in self.view["fields"]
+                ]
+                yield SelectionList[str](*options, id="changes")
+            yield Button("Submit the assessment", variant="primary", id="submit")
+
+    def on_button_pressed(self) -> None:
+        relevant = {}
+        for f in self.view["fields"]:
+            value = self.query_one(f"#dir-{f['name']}", Select).value
+            if isinstance(value, str):
+                relevant[f["name"]] = value
+        changes = None
+        if self.ask_changes:
+            picked = self.query_one("#changes", SelectionList).selected
+            changes = [{kind: name} for kind, name in (p.split(":", 1) for p in picked)]
+        self.dismiss(Assess(relevant, changes))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class ExploreScreen(Screen[None]):
+    """A human in the agent seat of an explore episode."""
+
+    BINDINGS = [
+        Binding("f5", "toggle_clock", "Start/pause clock", id="explore.clock"),
+        Binding("1", "choose(1)", "Action 1", show=False, id="explore.action1"),
+        Binding("2", "choose(2)", "Action 2", show=False, id="explore.action2"),
+        Binding("3", "choose(3)", "Action 3", show=False, id="explore.action3"),
+        Binding("4", "choose(4)", "Action 4", show=False, id="explore.action4"),
+        Binding("s", "submit_batch", "Submit batch", id="explore.submit"),
+        Binding("a", "add_case", "Add probe case", id="explore.add_case"),
+        Binding("x", "delete_case", "Delete probe case", id="explore.delete_case"),
+        Binding("p", "run_probe", "Run probe", id="explore.probe"),
+        Binding("f6", "next_tab", "Next tab", id="explore.tab"),
+        Binding("f7", "assess", "Assessment", id="explore.assess"),
+    ]
+
+    class Changed(Message):
+        pass
+
+    def __init__(self, session: PlaySession, human: HumanController):
+        super().__init__()
+        self.session, self.human = session, human
+        self.episode: ExploreEpisode = session.episode  # type: ignore[assignment]
+        self.view: dict[str, Any] = self.episode.agent_view()
+        self.draft: list[dict[str, Any]] = []
+        self.choices: dict[int, int] = {}
+        self._asked_for: str | None = None
+        self._drawn_batch = 0
+
+    # -- layout ---------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        v = self.view
+        yield Static(status_line(self.session), id="status-bar")
+        with TabbedContent(id="explore-tabs", initial="tab-batch"):
+            with TabPane("Brief", id="tab-brief"), VerticalScroll():
+                yield Static(f"[b]Scenario[/b]\n{v['scenario']}\n")
+                yield DataTable(id="fields", cursor_type="row")
+                actions = "\n".join(f"  {i}. {a['id']}: {a['description']}" for i, a in enumerate(v["actions"], 1))
+                families = "\n".join(f"  {k}: {d}" for k, d in v["rule_families"].items())
+                s = v["schedule"]
+                yield Static(
+                    f"\n[b]Actions[/b], lowest to highest intervention\n{actions}\n\n"
+                    f"[b]Rule families[/b] (which one, and which fields, is hidden)\n{families}\n\n"
+                    f"[b]Schedule[/b] {s['batches']} batches of {s['cases_per_batch']} cases; one probe of "
+                    f"up to {s['probe_cap']} cases before each batch; setting: {v['setting']}"
+                )
+            with TabPane("Probe", id="tab-probe"), Vertical():
+                yield Static("", id="probe-help")
+                yield DataTable(id="probe-draft", cursor_type="cell")
+                yield Static("[b]Probe results[/b]: all four actions' utilities for each case", classes="pane-title")
+                yield DataTable(id="probe-results", cursor_type="row")
+            with TabPane("Batch", id="tab-batch"), Vertical():
+                yield Static("", id="batch-help")
+                yield DataTable(id="batch", cursor_type="row")
+                yield Static("", id="batch-feedback")
+            with TabPane("History", id="tab-history"), Vertical():
+                yield Static("[b]Batch utility[/b] (total per batch)", classes="pane-title")
+                yield Sparkline([], id="curve")
+                yield DataTable(id="history", cursor_type="row")
+        yield Static("", id="feedback")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        fields = self.query_one("#fields", DataTable)
+        fields.add_columns("field", "type", "values", "description")
+        for f in self.view["fields"]:
+            fields.add_row(f["name"], f["type"], field_range(f), f["description"])
+        names = [f["name"] for f in self.view["fields"]]
+        self.query_one("#probe-draft", DataTable).add_columns("#", *names)
+        self.query_one("#probe-results", DataTable).add_columns(
+            "window", "#", *names, *[a["id"] for a in self.view["actions"]]
+        )
+        self.query_one("#batch", DataTable).add_columns("#", *names, "action")
+        self.query_one("#history", DataTable).add_columns("batch", "total", "per case")
+        self.draft = [self._middle_case()]
+        self.session.listeners.append(lambda _e: self.post_message(self.Changed()))
+        self.set_interval(1, self._tick)
+        self.play()
+        self.redraw()
+        self.query_one("#batch", DataTable).focus()
+
+    def _middle_case(self) -> dict[str, Any]:
+        case: dict[str, Any] = {}
+        for f in self.view["fields"]:
+            if f["type"] == "numeric":
+                lo, hi = f["range"]
+                mid = round((lo + hi) / 2, f.get("decimals", 0))
+                case[f["name"]] = int(mid) if not f.get("decimals") else mid
+            else:
+                case[f["name"]] = f["levels"][0]
+        return case
+
+    @work(exclusive=True, group="episode")
+    async def play(self) -> None:
+        result = await self.session.run()
+        from sttui.tui.reveal import RevealScreen
+
+        self.app.switch_screen(RevealScreen(self.session, result))
+
+    def _tick(self) -> None:
+        self.query_one("#status-bar", Static).update(status_line(self.session) + self._phase_text())
+
+    def _phase_text(self) -> str:
+        v = self.view
+        probe = "probe available" if v["probe_available"] else "probe used"
+        return f"  ·  batch {v['batch']}/{v['schedule']['batches']}  ·  {v['phase']}  ·  {probe}"
+
+    def on_explore_screen_changed(self, _message: Changed) -> None:
+        self.view = self.episode.agent_view()
+        self.redraw()
+
+    # -- drawing -------------------------------------------------------------------------
+    def redraw(self) -> None:
+        v = self.view
+        names = [f["name"] for f in v["fields"]]
+        draft = self.query_one("#probe-draft", DataTable)
+        draft.clear()
+        for i, case in enumerate(self.draft, 1):
+            draft.add_row(str(i), *[str(case[n]) for n in names])
+        self.query_one("#probe-help", Static).update(
+            f"Design up to {v['schedule']['probe_cap']} cases: enter edits a cell, a adds a case, x deletes one, "
+            f"p runs the probe ({'available' if v['probe_available'] else 'already used in this window'})."
+        )
+        results = self.query_one("#probe-results", DataTable)
+        results.clear()
+        for probe in v["probes"]:
+            for i, (case, utils) in enumerate(zip(probe["cases"], probe["utilities"], strict=True), 1):
+                results.add_row(str(probe["window"]), str(i), *[str(case[n]) for n in names], *map(_fmt, utils))
+        batch = self.query_one("#batch", DataTable)
+        cursor = batch.cursor_row if self._drawn_batch == v["batch"] else 0
+        self._drawn_batch = v["batch"]
+        batch.clear()
+        action_ids = [a["id"] for a in v["actions"]]
+        for i, case in enumerate(v.get("cases", []), 1):
+            chosen = self.choices.get(i - 1)
+            batch.add_row(
+                str(i), *[str(case[n]) for n in names], f"{chosen}. {action_ids[chosen - 1]}" if chosen else "—"
+            )
+        if batch.row_count:
+            batch.move_cursor(row=min(cursor, batch.row_count - 1))
+        if v["phase"] == "window":
+            self.query_one("#batch-help", Static).update(
+                f"Batch {v['batch']}: choose an action per case with keys 1-4 "
+                f"({', '.join(f'{i}={a}' for i, a in enumerate(action_ids, 1))}), then s submits."
+            )
+        history = self.query_one("#history", DataTable)
+        history.clear()
+        for h in v["history"]:
+            history.add_row(str(h["batch"]), _fmt(h["total"]), " ".join(_fmt(u) for u in h["utilities"]))
+        self.query_one("#curve", Sparkline).data = [h["total"] for h in v["history"]] or [0]
+        if v["history"]:
+            last = v["history"][-1]
+            self.query_one("#batch-feedback", Static).update(
+                f"Batch {last['batch']} utilities: "
+                + "  ".join(f"{i}: {_fmt(u)}" for i, u in enumerate(last["utilities"], 1))
+                + f"   total {_fmt(last['total'])}"
+            )
+        self._tick()
+        if v["phase"] in ("assess_pre", "assess_final") and self._asked_for != v["phase"]:
+            self._asked_for = v["phase"]
+            self.action_assess()
+
+    def feedback(self, text: str) -> None:
+        self.query_one("#feedback", Static).update(text)
+
+    def _can_act(self) -> str | None:
+        if self.episode.ended is not None:
+            return "the episode has ended"
+        if self.session.clock is not None and not self.session.clock.running:
+            return "the clock is paused: press F5 to start it"
+        if not self.human.waiting:
+            return "one moment"
+        return None
+
+    def _send(self, action: Any) -> None:
+        """Check with the engine's own rules first: a refused input never reaches the episode."""
+        problem = self._can_act()
+        if problem is None:
+            problem = self._refusal(action)
+        if problem:
+            self.feedback(problem)
+            return
+        self.feedback("")
+        self.human.submit(action)
+
+    def _refusal(self, action: Any) -> str | None:
+        ep = self.episode
+        if isinstance(action, Probe):
+            if ep.phase != "window":
+                return "answer the assessment first (F7)"
+            if ep.probed_this_window:
+                return "this window already had its probe; submit the batch"
+            if len(action.cases) > ep.task.schedule.probe_cap:
+                return f"a probe holds at most {ep.task.schedule.probe_cap} cases"
+            for i, case in enumerate(action.cases, 1):
+                problem, _ = ep.check_case(case)
+                if problem:
+                    return f"case {i}: {problem}"
+        if isinstance(action, SubmitBatch):
+            if ep.phase != "window":
+                return "answer the assessment first (F7)"
+            if ep.task.setting == "forced_probe" and not ep.probed_this_window:
+                return "this setting requires a probe in every window before the batch"
+        return None
+
+    # -- actions ---------------------------------------------------------------------------
+    def action_choose(self, n: int) -> None:
+        batch = self.query_one("#batch", DataTable)
+        if not batch.row_count:
+            return
+        row = batch.cursor_row
+        self.choices[row] = n
+        self.redraw()
+        batch.move_cursor(row=min(row + 1, batch.row_count - 1))
+
+    def action_submit_batch(self) -> None:
+        n = len(self.view.get("cases", []))
+        missing = [str(i + 1) for i in range(n) if i not in self.choices]
+        if missing:
+            self.feedback(f"choose an action for every case first (missing: {', '.join(missing)})")
+            return
+        action = SubmitBatch([self.choices[i] for i in range(n)])
+        self._send(action)
+        if self.feedback_text() == "":
+            self.choices = {}
+
+    def feedback_text(self) -> str:
+        return str(self.query_one("#feedback", Static).render())
+
+    def action_add_case(self) -> None:
+        if len(self.draft) >= self.view["schedule"]["probe_cap"]:
+            self.feedback(f"a probe holds at most {self.view['schedule']['probe_cap']} cases")
+            return
+        table = self.query_one("#probe-draft", DataTable)
+        base = self.draft[table.cursor_row] if self.draft and table.cursor_row < len(self.draft) else None
+        self.draft.append(dict(base) if base else self._middle_case())
+        self.redraw()
+
+    def action_delete_case(self) -> None:
+        table = self.query_one("#probe-draft", DataTable)
+        if len(self.draft) > 1:
+            del self.draft[table.cursor_row]
+            self.redraw()
+
+    def action_run_probe(self) -> None:
+        self._send(Probe([dict(c) for c in self.draft]))
+
+    @on(DataTable.CellSelected, "#probe-draft")
+    def edit_cell(self, event: DataTable.CellSelected) -> None:
+        row, col = event.coordinate.row, event.coordinate.column
+        if col == 0:
+            return
+        field = self.view["fields"][col - 1]
+        current = str(self.draft[row][field["name"]])
+
+        def done(text: str | None) -> None:
+            if text is None:
+                return
+            value: Any = text.strip()
+            if field["type"] == "numeric":
+                try:
+                    value = float(value) if "." in value else int(value)
+                except ValueError:
+                    self.feedback(f"{field['name']} must be a number ({field_range(field)}); kept {current}")
+                    return
+                lo, hi = field["range"]
+                if not lo <= value <= hi:
+                    self.feedback(f"{field['name']} = {value} is outside {field_range(field)}; kept {current}")
+                    return
+            elif value not in field["levels"]:
+                self.feedback(f"{field['name']} must be one of {', '.join(field['levels'])}; kept {current}")
+                return
+            self.feedback("")
+            self.draft[row][field["name"]] = value
+            self.redraw()
+
+        self.app.push_screen(EditValue(f"Case {row + 1}: {field['name']}", current, field_range(field)), done)
+
+    def action_assess(self) -> None:
+        phase = self.view["phase"]
+        if phase not in ("assess_pre", "assess_final"):
+            self.feedback("no assessment is being asked now")
+            return
+        ask_changes = phase == "assess_final" and self.episode.task.drifts
+
+        def answer(assessment: Assess | None) -> None:
+            if assessment is None:
+                self.feedback("the assessment is waiting: F7 opens it")
+            else:
+                self._send(assessment)
+
+        self.app.push_screen(AssessmentForm(self.view, ask_changes), answer)
+
+    def action_toggle_clock(self) -> None:
+        if self.session.clock is not None:
+            self.session.clock.toggle()
+            self._tick()
+
+    def action_next_tab(self) -> None:
+        tabs = self.query_one("#explore-tabs", TabbedContent)
+        order = ["tab-brief", "tab-probe", "tab-batch", "tab-history"]
+        tabs.active = order[(order.index(tabs.active) + 1) % len(order)]

@@ -1,0 +1,297 @@
+"""Playing a dynamic tool-use task in the agent seat: the conversation, the tools, the call
+entry, the header, the human clock, and the god view for task authors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Collapsible, Footer, OptionList, Static, Tree
+
+from sttui.controllers.human import HumanController
+from sttui.core.actions import EndEpisode, Say, ToolCall
+from sttui.core.callsyntax import CallSyntaxError, parse_call
+from sttui.core.checklist import evaluate_checklist
+from sttui.core.episode import Episode
+from sttui.core.problems import did_you_mean
+from sttui.core.schema import check_args
+from sttui.session import PlaySession
+from sttui.tui.modals import Confirm, ToolForm
+from sttui.tui.widgets import CallEntry, CallSuggester, transcript_item
+
+
+def status_line(session: PlaySession) -> Text:
+    ep = session.episode
+    parts: list[Any] = []
+    if isinstance(ep, Episode):
+        parts += [("sim ", "dim"), (ep.now.strftime("%Y-%m-%d %H:%M"), "bold"), "  "]
+        parts += [("step ", "dim"), f"{ep.steps}/{ep.task.max_steps}", "  "]
+        if ep.ended is not None:
+            parts += [("ended ", "bold"), ep.ended["reason"], "  "]
+    parts += [("agent ", "dim"), session.agent.name, "  "]
+    if session.user is not None:
+        parts += [("user ", "dim"), session.user.name, "  "]
+    if session.clock is not None:
+        secs = int(session.clock.active_seconds)
+        state = ("▶ running", "bold green") if session.clock.running else ("⏸ paused (F5 starts)", "bold yellow")
+        parts += [("clock ", "dim"), state, f" {secs // 60:02d}:{secs % 60:02d}  "]
+    if session.peeked:
+        parts += ["  ", ("god view used: not a clean baseline", "bold red")]
+    return Text.assemble(*parts)
+
+
+def state_tree(tree: Tree[Any], data: Any) -> None:
+    tree.clear()
+
+    def add(node: Any, value: Any) -> None:
+        if isinstance(value, dict):
+            for k, v in value.items():
+                if isinstance(v, dict | list) and v:
+                    add(node.add(str(k)), v)
+                else:
+                    node.add_leaf(f"{k}: {v!r}")
+        elif isinstance(value, list):
+            for i, v in enumerate(value):
+                if isinstance(v, dict | list) and v:
+                    add(node.add(f"[{i}]"), v)
+                else:
+                    node.add_leaf(f"[{i}] {v!r}")
+
+    add(tree.root, data)
+    tree.root.expand()
+
+
+class PlayScreen(Screen[None]):
+    """A human in the agent seat of an stt episode."""
+
+    BINDINGS = [
+        Binding("f5", "toggle_clock", "Start/pause clock", id="play.clock"),
+        Binding("f3", "open_form", "Form", id="play.form"),
+        Binding("ctrl+o", "toggle_fold", "Fold/unfold result", id="play.fold"),
+        Binding("f2", "god_view", "God view", id="play.god_view"),
+        Binding("f8", "end_episode", "End episode", id="play.end"),
+    ]
+
+    class Changed(Message):
+        """Something happened in the episode: redraw."""
+
+    def __init__(self, session: PlaySession, human: HumanController):
+        super().__init__()
+        self.session = session
+        self.human = human
+        self.episode: Episode = session.episode  # type: ignore[assignment]
+        self._shown = 0
+        self.god = False
+
+    def compose(self) -> ComposeResult:
+        yield Static(status_line(self.session), id="status-bar")
+        with Horizontal(id="play-main"):
+            yield VerticalScroll(id="conversation")
+            with Vertical(id="side"):
+                yield Static("[b]Tools[/b]  (F3 opens a form)", classes="pane-title")
+                yield OptionList(*self.episode.tools, id="tools")
+                yield Static("", id="tool-detail")
+            with VerticalScroll(id="god"):
+                yield Static("[b]God view[/b]: full state, triggers, live checklist", classes="pane-title")
+                yield Static("", id="god-triggers")
+                yield Static("", id="god-checklist")
+                yield Tree("state", id="god-state")
+        yield Static("", id="feedback")
+        yield CallEntry(
+            placeholder="tool(arg=value, …)   ·   > message to the user   ·   tab completes",
+            suggester=CallSuggester(self.episode.tools),
+            id="entry",
+        )
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#god").display = False
+        self.session.listeners.append(lambda _e: self.post_message(self.Changed()))
+        self.set_interval(1, self._tick)
+        self.query_one("#entry").focus()
+        self.play()
+        self.refresh_view()
+
+    @work(exclusive=True, group="episode")
+    async def play(self) -> None:
+        result = await self.session.run()
+        from sttui.tui.endscreen import EndScreen
+
+        self.app.switch_screen(EndScreen(self.session, result))
+
+    def _tick(self) -> None:
+        self.query_one("#status-bar", Static).update(status_line(self.session))
+
+    def on_play_screen_changed(self, _message: Changed) -> None:
+        self.refresh_view()
+
+    def refresh_view(self) -> None:
+        conversation = self.query_one("#conversation", VerticalScroll)
+        new = self.episode.view[self._shown :]
+        if new:
+            conversation.mount_all([transcript_item(item) for item in new])
+            self._shown += len(new)
+            conversation.scroll_end(animate=False)
+        self._tick()
+        if self.god:
+            self.refresh_god()
+        if self.session.writer.errors:
+            self.notify(f"recording failed: {self.session.writer.errors[-1]}", severity="error", timeout=10)
+            self.session.writer.errors.clear()
+
+    # -- the entry --------------------------------------------------------------------
+    def feedback(self, text: str, error: bool = True) -> None:
+        widget = self.query_one("#feedback", Static)
+        widget.update(text)
+        widget.set_class(error, "error")
+
+    @on(CallEntry.Submitted, "#entry")
+    def submit(self, event: CallEntry.Submitted) -> None:
+        text = event.value.strip()
+        if not text:
+            return
+        problem, action = self.check_entry(text)
+        if problem:
+            self.feedback(problem)
+            return
+        self.feedback("")
+        event.input.value = ""
+        self.human.submit(action)
+
+    def check_entry(self, text: str) -> tuple[str | None, Any]:
+        """(reason it is refused, action): refused input never reaches the episode."""
+        ep = self.episode
+        if ep.ended is not None:
+            return "the episode has ended", None
+        if self.session.clock is not None and not self.session.clock.running:
+            return "the clock is paused: press F5 to start it (your time is only counted while it runs)", None
+        if ep.turn != "agent" or not self.human.waiting:
+            return "wait: the user is replying", None
+        if text.startswith(">"):
+            message = text[1:].strip()
+            return (None, Say(message)) if message else ("write the message after '>'", None)
+        try:
+            name, args = parse_call(text)
+        except CallSyntaxError as exc:
+            return f"not a call: {exc}", None
+        if name not in ep.tools:
+            return f"no tool '{name}'{did_you_mean(name, ep.tools)}", None
+        problem = check_args(args, ep.tools[name].parameters, name)
+        if problem:
+            return problem, None
+        return None, ToolCall(name, args)
+
+    # -- actions ------------------------------------------------------------------------
+    @on(OptionList.OptionHighlighted, "#tools")
+    def show_tool(self, event: OptionList.OptionHighlighted) -> None:
+        spec = self.episode.tools[str(event.option.prompt)]
+        params = spec.parameters.get("properties", {})
+        required = set(spec.parameters.get("required", []))
+        lines = [f"[b]{spec.name}[/b] ({spec.kind})", spec.description, ""]
+        for name, schema in params.items():
+            opt = "" if name in required else " (optional)"
+            lines.append(f"• [b]{name}[/b]{opt}: {schema.get('type', 'any')} {schema.get('description', '')}")
+        self.query_one("#tool-detail", Static).update("\n".join(lines))
+
+    @on(OptionList.OptionSelected, "#tools")
+    def pick_tool(self, event: OptionList.OptionSelected) -> None:
+        entry = self.query_one("#entry", CallEntry)
+        entry.value = f"{event.option.prompt}("
+        entry.focus()
+
+    def action_toggle_clock(self) -> None:
+        if self.session.clock is not None:
+            self.session.clock.toggle()
+            self._tick()
+
+    def action_open_form(self) -> None:
+        entry = self.query_one("#entry", CallEntry)
+        name = entry.value.split("(", 1)[0].strip()
+        tools = self.query_one("#tools", OptionList)
+        if name not in self.episode.tools and tools.highlighted is not None:
+            name = str(tools.get_option_at_index(tools.highlighted).prompt)
+        if name not in self.episode.tools:
+            self.feedback("type a tool name, or highlight one in the tool pane, then press F3")
+            return
+
+        def fill(text: str | None) -> None:
+            if text:
+                entry.value = text
+                entry.cursor_position = len(text)
+            entry.focus()
+
+        self.app.push_screen(ToolForm(self.episode.tools[name]), fill)
+
+    def action_toggle_fold(self) -> None:
+        results = list(self.query(Collapsible))
+        if results:
+            results[-1].collapsed = not results[-1].collapsed
+
+    def action_god_view(self) -> None:
+        if self.god:
+            self.god = False
+            self.query_one("#god").display = False
+            return
+
+        def open_it(yes: bool | None) -> None:
+            if yes:
+                self.session.peek()
+                self.god = True
+                self.query_one("#god").display = True
+                self.refresh_god()
+                self._tick()
+
+        if self.session.peeked or not self.session.humans():
+            open_it(True)
+        else:
+            self.app.push_screen(
+                Confirm(
+                    "Open the god view? It shows the hidden state and triggers, is recorded, "
+                    "and marks this episode as not a clean baseline.",
+                    "Open it",
+                    "Cancel",
+                ),
+                open_it,
+            )
+
+    def refresh_god(self) -> None:
+        ep = self.episode
+        fired = ep.triggers.fired
+        lines = ["[b]Triggers[/b]"]
+        diffs = {e.payload["trigger"]: e.payload["diff"] for e in ep.events if e.type == "trigger_fired"}
+        for trig in ep.task.triggers:
+            mark = "[green]fired[/green]" if trig.id in fired else "[yellow]pending[/yellow]"
+            lines.append(f"{mark} {trig.id} ({trig.when.kind}{', announced' if trig.announce else ', silent'})")
+            for d in diffs.get(trig.id, [])[:6]:
+                lines.append(f"    {d['op']} {d['path']}: {d.get('old', '')!r} → {d.get('new', '')!r}")
+        self.query_one("#god-triggers", Static).update("\n".join(lines))
+        if ep.task.level == "impossible":
+            check = "[b]Checklist[/b] (goal state; the judge decides impossible tasks)"
+        else:
+            check = "[b]Checklist[/b] (live)"
+        items = [
+            f"{'[green]✓[/green]' if i.passed else '[red]✗[/red]'} {i.id}: {i.detail}" for i in evaluate_checklist(ep)
+        ]
+        self.query_one("#god-checklist", Static).update("\n".join([check, *items]))
+        state_tree(self.query_one("#god-state", Tree), ep.env.state)
+
+    def action_end_episode(self) -> None:
+        if self.episode.ended is not None:
+            return
+
+        def end(yes: bool | None) -> None:
+            if yes:
+                if self.episode.turn == "agent" and self.human.waiting:
+                    self.human.submit(EndEpisode("the agent ended the episode"))
+                else:
+                    self.feedback("wait for the user's reply, then end")
+
+        self.app.push_screen(
+            Confirm("End the episode now? It will be scored as it stands.", "End it", "Keep going"), end
+        )

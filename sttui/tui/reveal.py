@@ -1,0 +1,114 @@
+"""The reveal: the hidden rule before and after the drift, the drift marked on the curve,
+and the scores beside the random, stale and oracle references."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from sttui.controllers.explore_baselines import ExploreStale
+from sttui.core.explore.episode import ExploreEpisode
+from sttui.core.explore.metrics import metrics
+from sttui.runner import EpisodeResult
+from sttui.session import PlaySession
+
+
+def rule_text(rule: dict[str, Any]) -> str:
+    lines = [f"family: {rule['family']}"]
+    for i, f in enumerate(rule["factors"], 1):
+        param = ", ".join(f"{k} {v}" for k, v in f.items() if k in ("weight", "threshold"))
+        lines.append(f"  {i}. {f['field']} ({f['direction']}; {param})")
+    return "\n".join(lines)
+
+
+def curve(values: list[float], drift_after: int | None, width: int = 30) -> str:
+    """One bar per batch; a line marks where the rule drifted."""
+    lines = []
+    for i, v in enumerate(values, 1):
+        bar = "█" * max(0, round(v * width)) if v > 0 else "░" * min(width, round(-v * width))
+        lines.append(f"  batch {i:>2}  {v:>6.0%}  {bar}")
+        if drift_after is not None and i == drift_after:
+            lines.append("  " + "─" * 12 + " the rule drifted here " + "─" * 12)
+    return "\n".join(lines)
+
+
+class RevealScreen(Screen[None]):
+    BINDINGS = [
+        Binding("r", "replay", "Replay it", id="reveal.replay"),
+        Binding("escape,enter", "home", "Home", id="reveal.home"),
+    ]
+
+    def __init__(self, session: PlaySession, result: EpisodeResult):
+        super().__init__()
+        self.session, self.result = session, result
+
+    def compose(self) -> ComposeResult:
+        ep = self.result.episode
+        assert isinstance(ep, ExploreEpisode)
+        m = self.result.metrics or {}
+        reveal = ep.reveal()
+        stale = self._stale(ep)
+
+        def pct(key: str) -> str:
+            v = m.get(key)
+            return "-" if v is None else f"{v:.0%}"
+
+        scores = [
+            "[b]Scores[/b]                      you     random   stale   oracle",
+            f"  calibrated accuracy (CA)    {pct('calibrated_accuracy'):>6}   {0:>6.0%}   "
+            f"{'-' if stale is None else f'{stale:.0%}':>5}   {1:>6.0%}",
+            f"  exact accuracy (EA)         {pct('exact_accuracy'):>6}",
+            f"  factor recognition (FR)     {pct('factor_recognition'):>6}",
+            f"  change recognition (CR)     {pct('change_recognition'):>6}",
+            f"  unique probes               {m.get('unique_probes', 0):>6}",
+            f"  re-probes after change      {m.get('reprobes_after_change', '-'):>6}",
+            f"  first post-change loss      {pct('first_post_change_loss'):>6}",
+        ]
+        with VerticalScroll(id="reveal"):
+            yield Static(f"[b]The hidden rule of {ep.task.title}[/b]", id="reveal-title")
+            yield Static("[b]Before the drift[/b]\n" + rule_text(reveal["before"]))
+            if "after" in reveal:
+                atoms = ", ".join(f"{k} {v}" for a in reveal["atoms"] for k, v in a.items())
+                yield Static(
+                    f"[b]After batch {reveal['drift_after_batch']}[/b] ({atoms})\n" + rule_text(reveal["after"])
+                )
+            yield Static(f"distractors before the drift: {', '.join(reveal['distractors'])}\n")
+            yield Static(
+                "[b]Calibrated accuracy per batch[/b]\n"
+                + curve(m.get("ca_per_batch", []), reveal.get("drift_after_batch")),
+                id="reveal-curve",
+            )
+            yield Static("\n".join(scores), id="reveal-scores")
+        yield Footer()
+
+    @staticmethod
+    def _stale(ep: ExploreEpisode) -> float | None:
+        """CA of the stale baseline on the same cases: how much the drift costs an agent that never adapts."""
+        if ep.post_rule is None:
+            return None
+        shadow = ExploreEpisode(ep.task, ep.seed)
+        agent = ExploreStale("stale", ep.task)
+        shadow.start()
+        while shadow.ended is None:
+            view = shadow.agent_view()
+            if view["phase"] == "window":
+                shadow.apply(agent.best(ep.task.rule, view["cases"]))
+            else:
+                shadow.apply(agent.assessment(view["phase"]))
+        return metrics(shadow)["calibrated_accuracy"]
+
+    def on_mount(self) -> None:
+        self.session.close()
+
+    def action_replay(self) -> None:
+        from sttui.tui.replay import ReplayScreen
+
+        self.app.switch_screen(ReplayScreen(self.session.store, self.session.episode_id))
+
+    def action_home(self) -> None:
+        self.app.pop_to_home()

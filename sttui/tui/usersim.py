@@ -1,0 +1,133 @@
+"""Playing the user simulator: the profile (goal, style, withheld details), the agent's
+messages (its actions on request), a reply entry, and "satisfied, end"."""
+
+from __future__ import annotations
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Static
+
+from sttui.controllers.human import HumanController
+from sttui.core.actions import Reply, Satisfied
+from sttui.core.episode import Episode
+from sttui.session import PlaySession
+from sttui.tui.modals import Confirm
+from sttui.tui.play import status_line
+from sttui.tui.widgets import transcript_item
+
+
+class UserSimScreen(Screen[None]):
+    """A human in the user seat; a baseline or a model holds the agent seat."""
+
+    BINDINGS = [
+        Binding("f5", "toggle_clock", "Start/pause clock", id="user.clock"),
+        Binding("f4", "toggle_actions", "Show agent's actions", id="user.actions"),
+        Binding("ctrl+s", "satisfied", "Satisfied, end", id="user.satisfied"),
+    ]
+
+    class Changed(Message):
+        pass
+
+    def __init__(self, session: PlaySession, human: HumanController):
+        super().__init__()
+        self.session, self.human = session, human
+        self.episode: Episode = session.episode  # type: ignore[assignment]
+        self.show_actions = False
+
+    def compose(self) -> ComposeResult:
+        user = self.episode.task.user
+        profile = [f"[b]Goal[/b]\n{user.goal}", ""]
+        if user.profile:
+            profile += ["[b]Profile[/b]", *[f"{k}: {v}" for k, v in user.profile.items()], ""]
+        if user.withheld:
+            profile += [
+                "[b]Withheld[/b] — [i]reveal only if asked directly[/i]",
+                *[f"{k}: {v}" for k, v in user.withheld.items()],
+            ]
+        yield Static(status_line(self.session), id="status-bar")
+        with Horizontal(id="play-main"):
+            with VerticalScroll(id="profile"):
+                yield Static("\n".join(profile))
+            yield VerticalScroll(id="conversation")
+        yield Static("", id="feedback")
+        yield Input(placeholder="Reply to the agent (enter sends) · ctrl+s when you are satisfied", id="reply")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.session.listeners.append(lambda _e: self.post_message(self.Changed()))
+        self.set_interval(1, self._tick)
+        self.query_one("#reply").focus()
+        self.play()
+        self.redraw()
+
+    @work(exclusive=True, group="episode")
+    async def play(self) -> None:
+        result = await self.session.run()
+        from sttui.tui.endscreen import EndScreen
+
+        self.app.switch_screen(EndScreen(self.session, result))
+
+    def _tick(self) -> None:
+        self.query_one("#status-bar", Static).update(status_line(self.session))
+
+    def on_user_sim_screen_changed(self, _message: Changed) -> None:
+        self.redraw()
+
+    def redraw(self) -> None:
+        conv = self.query_one("#conversation", VerticalScroll)
+        conv.remove_children()
+        items = [
+            i
+            for i in self.episode.view
+            if i["type"] == "message" or (self.show_actions and i["type"] in ("tool_call", "tool_result"))
+        ]
+        conv.mount_all([transcript_item(i, me="user") for i in items])
+        conv.scroll_end(animate=False)
+        self._tick()
+
+    def _ready(self) -> str | None:
+        if self.episode.ended is not None:
+            return "the episode has ended"
+        if self.session.clock is not None and not self.session.clock.running:
+            return "the clock is paused: press F5 to start it"
+        if self.episode.turn != "user" or not self.human.waiting:
+            return "wait: the agent is working"
+        return None
+
+    @on(Input.Submitted, "#reply")
+    def reply(self, event: Input.Submitted) -> None:
+        text = event.value.strip()
+        problem = self._ready() or (None if text else "write a reply first")
+        self.query_one("#feedback", Static).update(problem or "")
+        if problem:
+            return
+        event.input.value = ""
+        self.human.submit(Reply(text))
+
+    def action_toggle_clock(self) -> None:
+        if self.session.clock is not None:
+            self.session.clock.toggle()
+            self._tick()
+
+    def action_toggle_actions(self) -> None:
+        self.show_actions = not self.show_actions
+        self.redraw()
+
+    def action_satisfied(self) -> None:
+        problem = self._ready()
+        if problem:
+            self.query_one("#feedback", Static).update(problem)
+            return
+
+        def end(yes: bool | None) -> None:
+            if yes:
+                text = self.query_one("#reply", Input).value.strip()
+                self.human.submit(Satisfied(text))
+
+        self.app.push_screen(
+            Confirm("Satisfied? This ends the episode (anything in the reply box is sent).", "End it", "Not yet"), end
+        )

@@ -1,0 +1,72 @@
+"""Widgets shared by the play screens: the call entry, the status line, transcript items."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich.console import RenderableType
+from rich.json import JSON
+from rich.text import Text
+from textual.binding import Binding
+from textual.suggester import Suggester
+from textual.widgets import Collapsible, Input, Static
+
+from sttui.core.callsyntax import complete
+from sttui.core.env import ToolSpec
+
+FOLD_LINES = 8
+
+
+class CallSuggester(Suggester):
+    """Completes tool names, then parameter names, from the episode's tools."""
+
+    def __init__(self, tools: dict[str, ToolSpec]):
+        super().__init__(use_cache=False, case_sensitive=True)
+        self.params = {name: list(spec.parameters.get("properties", {})) for name, spec in tools.items()}
+
+    async def get_suggestion(self, value: str) -> str | None:
+        if value.startswith(">"):
+            return None
+        return complete(value, self.params)
+
+
+class CallEntry(Input):
+    """The call entry: tab accepts the completion shown in grey."""
+
+    BINDINGS = [Binding("tab", "accept_completion", "Complete", show=False, id="entry.complete")]
+
+    def action_accept_completion(self) -> None:
+        if self._suggestion:
+            self.value = self._suggestion
+            self.cursor_position = len(self.value)
+        else:
+            self.screen.focus_next()
+
+
+def result_text(result: dict[str, Any]) -> RenderableType:
+    return JSON(json.dumps(result, ensure_ascii=False), indent=2)
+
+
+def transcript_item(item: dict[str, Any], me: str = "agent") -> Static | Collapsible:
+    """A widget for one item of a seat's view."""
+    kind = item["type"]
+    if kind == "message":
+        sender = item["from"]
+        label = "you" if sender == me else sender
+        widget = Static(Text.assemble((f"{label}: ", "bold"), item["text"]), classes=f"msg from-{sender}")
+        return widget
+    if kind == "tool_call":
+        args = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in item["args"].items())
+        return Static(Text.assemble(("▶ ", "bold"), (item["tool"], "bold cyan"), f"({args})"), classes="call")
+    if kind == "tool_result":
+        result = item["result"]
+        ok = result.get("success")
+        lines = json.dumps(result, indent=2, ensure_ascii=False).count("\n") + 1
+        summary = "ok" if ok else f"failed: {result.get('error', '')}"
+        title = f"{'✓' if ok else '✗'} {item['tool']}: {summary}"[:100]
+        body = Static(result_text(result), classes="result-body")
+        return Collapsible(
+            body, title=title, collapsed=lines > FOLD_LINES, classes="result ok" if ok else "result failed"
+        )
+    return Static(Text.assemble(("notice: ", "bold"), item["text"]), classes="notice")

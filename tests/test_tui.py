@@ -1,0 +1,207 @@
+"""The workbench through Textual's Pilot, with the database checked after each flow."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import DataTable, Input, Select
+
+from sttui.core.callsyntax import format_call
+from sttui.core.loader import load_task
+from sttui.store.store import Store
+from sttui.tui.app import SttuiApp
+from tests.conftest import FIXTURES, ROOT
+from tests.tui_helpers import open_play, ready, type_text, wait_for
+
+STT = ROOT / "tasks" / "stt" / "logistics" / "insulin-reefer-fault-st2-easy.yaml"
+EXPLORE = ROOT / "tasks" / "explore" / "finance" / "additive-1.yaml"
+
+
+@pytest.fixture
+def db(tmp_path):
+    return f"sqlite:///{tmp_path / 'tui.db'}"
+
+
+def app_for(db, tasks=ROOT / "tasks"):
+    return SttuiApp(tasks, db_url=db, human="ana")
+
+
+async def test_home_lists_filters_and_sorts_bundled_tasks(db):
+    async with app_for(db).run_test(size=(120, 40)) as pilot:
+        app = await ready(pilot)
+        table = app.screen.query_one("#tasks", DataTable)
+        total = table.row_count
+        assert total >= 49
+        await pilot.press("slash")
+        await type_text(pilot, "logistics")
+        await pilot.pause()
+        assert 0 < table.row_count < total
+        assert all("logistics" in str(table.get_row_at(i)).lower() for i in range(table.row_count))
+        await pilot.press("escape")
+        assert table.row_count == total
+        await pilot.press("s")
+        assert app.screen.sort_column == "kind"
+
+
+async def test_home_reports_broken_task_files_without_crashing(db):
+    async with app_for(db, FIXTURES / "bad_tasks").run_test(size=(80, 24)) as pilot:
+        app = pilot.app
+        await wait_for(pilot, lambda: "problem" in str(app.screen.query_one("#status").render()))
+        assert app.screen.query_one("#tasks", DataTable).row_count == 0
+
+
+async def test_play_a_dynamic_task_to_a_pass_by_typing(db):
+    loaded = load_task(STT)
+    async with app_for(db).run_test(size=(120, 40)) as pilot:
+        screen = await open_play(pilot, STT, "agent", "PlayScreen")
+        await pilot.press("f5")
+        for step in loaded.task.solution:
+            text = format_call(step.tool, step.args) if step.tool else f"> {step.say}"
+            await type_text(pilot, text)
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: screen.query_one("#entry", Input).value == "")
+            await wait_for(pilot, lambda: screen.human.waiting or screen.episode.ended)
+        await pilot.press("f8", "y")
+        await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "EndScreen")
+        end = pilot.app.screen
+        rows = [end.query_one("#checklist", DataTable).get_row_at(i) for i in range(2)]
+        assert [r[1] for r in rows] == ["pass", "pass"]
+    store = Store(db)
+    record = store.list_episodes()[0]
+    assert record.status == "completed" and record.outcome["passed"] is True
+    assert record.agent == "human:ana" and record.clean_baseline is True
+    types = [e.type for e in store.events(record.id)]
+    assert types.count("tool_call") == sum(1 for s in loaded.task.solution if s.tool)
+    assert ("clock_started" in types and types[-1] == "clock_paused") or "episode_ended" in types
+    assert record.scores["human_active_seconds"] > 0
+
+
+async def test_refused_inputs_keep_the_entry_and_change_nothing(db):
+    async with app_for(db).run_test(size=(100, 30)) as pilot:
+        screen = await open_play(pilot, STT, "agent", "PlayScreen")
+        entry = screen.query_one("#entry", Input)
+        feedback = screen.query_one("#feedback")
+
+        async def attempt(text: str, reason: str) -> None:
+            entry.value = text
+            await pilot.press("enter")
+            await pilot.pause()
+            assert reason in str(feedback.render()), str(feedback.render())
+            assert entry.value == text
+
+        await attempt("list_vehicles()", "the clock is paused: press F5")
+        await pilot.press("f5")
+        await attempt("get_vehicle_status(vehicle_id=TRK-7", "missing ')' at the end")
+        await attempt("get_vehicle(vehicle_id=TRK-7)", "no tool 'get_vehicle' (did you mean get_vehicle_status?)")
+        await attempt("get_vehicle_status(vehicle=TRK-7)", "has no parameter 'vehicle'")
+        await attempt(
+            "create_shipment(goods=insulin, quantity=lots, origin=HUB-NORTH, destination=X)",
+            "quantity must be an integer",
+        )
+        assert screen.episode.steps == 0 and screen.episode.tool_calls == 0
+        assert [i["type"] for i in screen.episode.view] == ["message"]
+    store = Store(db)
+    events = store.events(store.list_episodes()[0].id)
+    assert not any(e.type == "tool_call" for e in events)
+
+
+async def test_god_view_is_recorded_and_marks_the_episode(db):
+    async with app_for(db).run_test(size=(120, 40)) as pilot:
+        screen = await open_play(pilot, STT, "agent", "PlayScreen")
+        await pilot.press("f2")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: screen.god)
+        assert "reefer-fault" in str(screen.query_one("#god-triggers").render())
+        screen.session.writer.flush()
+    store = Store(db)
+    record = store.list_episodes()[0]
+    assert record.clean_baseline is False
+    assert any(e.type == "god_view" for e in store.events(record.id))
+
+
+async def test_silent_trigger_not_shown_to_the_agent(db):
+    async with app_for(db).run_test(size=(120, 40)) as pilot:
+        screen = await open_play(pilot, STT, "agent", "PlayScreen")
+        await pilot.press("f5")
+        screen.query_one("#entry", Input).value = "get_vehicle_status(vehicle_id=TRK-7)"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: screen.episode.tool_calls == 1 and screen._shown >= 3)
+        text = " ".join(str(w.render()) for w in screen.query("#conversation Static"))
+        assert "reefer-fault" not in text and "notice" not in text
+
+
+async def test_user_simulator_session_with_a_baseline_agent(db):
+    task = ROOT / "tasks" / "stt" / "clinic" / "cardiology-rota-s1-easy.yaml"
+    async with app_for(db).run_test(size=(120, 40)) as pilot:
+        screen = await open_play(pilot, task, "user", "UserSimScreen")
+        assert "reveal only if asked directly" in str(screen.query_one("#profile Static").render())
+        await pilot.press("f5")
+        await wait_for(pilot, lambda: screen.episode.turn == "user" or screen.episode.ended)
+        if screen.episode.ended is None:
+            await pilot.press("f4")  # show the agent's actions too
+            screen.query_one("#reply", Input).value = "Thanks, that works for me."
+            await pilot.press("ctrl+s", "y")
+        await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "EndScreen")
+    store = Store(db)
+    record = store.list_episodes()[0]
+    assert record.user == "human:ana" and record.agent == "baseline:oracle" and record.status == "completed"
+    events = store.events(record.id)
+    assert any(e.type == "message" and e.actor == "human:ana" for e in events)
+    assert any(e.type == "tool_call" and e.actor == "baseline:oracle" for e in events)
+
+
+async def test_explore_episode_played_to_the_reveal(db):
+    async with app_for(db).run_test(size=(120, 40)) as pilot:
+        screen = await open_play(pilot, EXPLORE, "agent", "ExploreScreen")
+        await pilot.press("f5")
+        ep = screen.episode
+        # a refused probe value: out of range, kept as it was
+        first = ep.task.fields[0]
+        screen.query_one("#explore-tabs").active = "tab-probe"
+        await pilot.pause()
+        draft = screen.query_one("#probe-draft", DataTable)
+        draft.focus()
+        draft.move_cursor(row=0, column=1)
+        await pilot.press("enter")
+        await pilot.pause()
+        pilot.app.screen.query_one("#value", Input).value = str(first.range[1] * 10)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "is outside" in str(screen.query_one("#feedback").render())
+        await pilot.press("p")  # run the probe with the middle case
+        await wait_for(pilot, lambda: len(ep.probes) == 1)
+        screen.query_one("#explore-tabs").active = "tab-batch"
+        while ep.ended is None:
+            if ep.phase == "window":
+                screen.query_one("#batch", DataTable).focus()
+                done = ep.batch
+                assert screen.query_one("#batch", DataTable).cursor_row == 0
+                await pilot.press(*"12341234"[: len(ep.batches[0])])
+                await pilot.press("s")
+                await wait_for(pilot, lambda d=done: ep.batch > d)
+            else:
+                await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "AssessmentForm")
+                form = pilot.app.screen
+                form.query_one(f"#dir-{ep.task.fields[0].name}", Select).value = "increasing"
+                if ep.phase == "assess_final":
+                    form.query_one("#changes").select(f"added:{ep.task.drift.replace.by}")
+                form.query_one("#submit").focus()
+                await pilot.press("enter")
+                await wait_for(pilot, lambda: ep.phase not in ("assess_pre",) or ep.ended)
+                await pilot.pause(0.1)
+        await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "RevealScreen")
+        assert "the rule drifted here" in str(pilot.app.screen.query_one("#reveal-curve").render())
+    store = Store(db)
+    record = store.list_episodes()[0]
+    assert record.status == "completed" and record.kind == "explore"
+    assert record.scores["change_recognition"] is not None and len(record.scores["ca_per_batch"]) == 12
+    types = [e.type for e in store.events(record.id)]
+    assert types.count("batch_submitted") == 12 and types.count("assessment") == 2 and types.count("probe") == 1
+
+
+async def test_window_too_small_says_so(db):
+    async with app_for(db).run_test(size=(60, 20)) as pilot:
+        await pilot.pause(0.2)
+        assert "too small" in str(pilot.app.screen.query_one("#too-small").render())
+        await pilot.resize_terminal(100, 30)
+        await pilot.pause(0.2)
+        assert type(pilot.app.screen).__name__ == "HomeScreen"

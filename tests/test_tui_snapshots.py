@@ -1,0 +1,106 @@
+"""Snapshots of the key screens at a fixed size (pytest-textual-snapshot)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from textual.widgets import DataTable
+
+from sttui.controllers.baselines import PlanAgent, ScriptedUser
+from sttui.controllers.explore_baselines import ExploreOracle
+from sttui.core.callsyntax import format_call
+from sttui.core.loader import load_task
+from sttui.recording import Recorder, finish
+from sttui.runner import run_episode
+from sttui.session import HumanClock, PlaySession
+from sttui.store.store import Store
+from sttui.tui.app import SttuiApp
+from tests.conftest import ROOT
+from tests.tui_helpers import open_play, ready, wait_for
+
+SIZE = (110, 34)
+STT = ROOT / "tasks" / "stt" / "logistics" / "insulin-reefer-fault-st2-easy.yaml"
+EXPLORE = ROOT / "tasks" / "explore" / "finance" / "additive-1.yaml"
+
+
+@pytest.fixture
+def db(tmp_path, monkeypatch):
+    monkeypatch.setattr(HumanClock, "active_seconds", property(lambda self: 75.0))  # a fixed working time
+    return f"sqlite:///{tmp_path / 'snap.db'}"
+
+
+def test_home(snap_compare, db):
+    async def run_before(pilot):
+        await ready(pilot)
+        await pilot.pause()
+
+    assert snap_compare(SttuiApp(ROOT / "tasks", db_url=db, human="ana"), terminal_size=SIZE, run_before=run_before)
+
+
+def test_play(snap_compare, db):
+    loaded = load_task(STT)
+
+    async def run_before(pilot):
+        screen = await open_play(pilot, STT, "agent", "PlayScreen")
+        await pilot.press("f5")
+        for step in loaded.task.solution[:3]:
+            screen.query_one("#entry").value = format_call(step.tool, step.args)
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: screen.human.waiting)
+        await pilot.press("f5")
+        await pilot.pause()
+
+    assert snap_compare(SttuiApp(ROOT / "tasks", db_url=db, human="ana"), terminal_size=SIZE, run_before=run_before)
+
+
+def test_explore_batch(snap_compare, db):
+    async def run_before(pilot):
+        screen = await open_play(pilot, EXPLORE, "agent", "ExploreScreen")
+        await pilot.press("f5")
+        screen.query_one("#batch", DataTable).focus()
+        await pilot.press("1", "2", "3")
+        await pilot.press("f5")
+        await pilot.pause()
+
+    assert snap_compare(SttuiApp(ROOT / "tasks", db_url=db, human="ana"), terminal_size=SIZE, run_before=run_before)
+
+
+def test_reveal(snap_compare, db):
+    loaded = load_task(EXPLORE)
+    store = Store(db)
+    session = PlaySession(store, loaded, ExploreOracle("baseline:oracle", loaded.task), None)
+    result = asyncio.run(session.run())
+
+    async def run_before(pilot):
+        from sttui.tui.reveal import RevealScreen
+
+        await ready(pilot)
+        pilot.app.push_screen(RevealScreen(session, result))
+        await pilot.pause()
+
+    assert snap_compare(SttuiApp(ROOT / "tasks", db_url=db, human="ana"), terminal_size=SIZE, run_before=run_before)
+
+
+def test_replay(snap_compare, db):
+    loaded = load_task(STT)
+    store = Store(db)
+    eid = store.create_episode(loaded, 0, "baseline:oracle", "baseline:scripted-user", episode_id="snapshot0001")
+    result = asyncio.run(
+        run_episode(
+            loaded, PlanAgent("baseline:oracle", loaded.task.solution), ScriptedUser(), on_event=Recorder(store, eid)
+        )
+    )
+    finish(store, eid, result)
+
+    async def run_before(pilot):
+        from sttui.tui.replay import ReplayScreen
+
+        await ready(pilot)
+        pilot.app.push_screen(ReplayScreen(pilot.app.store, eid))
+        await pilot.pause()
+        await wait_for(pilot, lambda: pilot.app.screen.query_one("#events", DataTable).row_count > 0)
+        await pilot.press("right", "right", "right", "right")
+        await pilot.pause()
+
+    assert snap_compare(SttuiApp(ROOT / "tasks", db_url=db, human="ana"), terminal_size=SIZE, run_before=run_before)
