@@ -1,32 +1,33 @@
 """The config file, ``sttui.yaml``: in the working directory, else the user config directory.
 
-name: ana                 # who "human" is in the record, unless --as says otherwise
-theme: textual-light
-keymap: {play.end: ctrl+q, play.god_view: f9}   # binding id -> key(s)
+    name: ana                 # who "human" is in the record, unless --as says otherwise
+    theme: textual-light
+    keymap: {play.end: ctrl+q, play.god_view: f9}   # binding id -> key(s)
+
+Read with plain checks (no model library), because it is read on every start.
 """
 
 from __future__ import annotations
 
 import getpass
 import os
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
-
-from sttui.core.problems import format_loc
 
 
 class ConfigError(Exception):
     pass
 
 
-class Config(BaseModel):
-    model_config = ConfigDict(extra="allow")
-
+@dataclass
+class Config:
     name: str | None = None
     theme: str | None = None
-    keymap: dict[str, str] = Field(default_factory=dict)
+    keymap: dict[str, str] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)  # sections other features read (models, ...)
 
 
 def config_paths() -> list[Path]:
@@ -34,17 +35,29 @@ def config_paths() -> list[Path]:
     return [Path("sttui.yaml"), Path(base) / "sttui" / "sttui.yaml"]
 
 
+def parse_config(data: Any, where: str) -> Config:
+    if data is None:
+        return Config()
+    if not isinstance(data, dict):
+        raise ConfigError(f"{where}: expected a mapping of settings")
+    for key in ("name", "theme"):
+        if data.get(key) is not None and not isinstance(data[key], str):
+            raise ConfigError(f"{where}: {key}: expected text, got {data[key]!r}")
+    keymap = data.get("keymap") or {}
+    if not isinstance(keymap, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in keymap.items()):
+        raise ConfigError(f"{where}: keymap: expected binding id: key pairs, like play.end: ctrl+q")
+    extra = {k: v for k, v in data.items() if k not in ("name", "theme", "keymap")}
+    return Config(data.get("name"), data.get("theme"), dict(keymap), extra)
+
+
 def load_config() -> Config:
     for path in config_paths():
         if path.is_file():
             try:
-                data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-                return Config.model_validate(data)
+                data = yaml.safe_load(path.read_text(encoding="utf-8"))
             except yaml.YAMLError as exc:
                 raise ConfigError(f"{path}: not valid YAML: {exc}") from None
-            except ValidationError as exc:
-                err = exc.errors()[0]
-                raise ConfigError(f"{path}: {format_loc(err['loc'])}: {err['msg']}") from None
+            return parse_config(data, str(path))
     return Config()
 
 

@@ -6,6 +6,7 @@ event is committed on its own as soon as the writer reaches it (within milliseco
 
 from __future__ import annotations
 
+import asyncio
 import queue
 import threading
 import time
@@ -165,10 +166,16 @@ class PlaySession:
             self.meta("resumed", "system", {"agent": self.agent.name, "state_hash": self.episode.state_hash()})
         try:
             result = await drive(self.episode, self.agent, self.user, self.judge)
-        except BaseException:
-            self.writer.submit(
-                lambda: self.store.finish_episode(self.episode_id, "stopped", end_reason="left the workbench")
-            )
+        except asyncio.CancelledError:
+            # The workbench closed mid-episode: it stays running, to be resumed from the record.
+            if self.clock is not None:
+                self.clock.pause()
+            self.meta("left", "system", {"steps": getattr(self.episode, "steps", 0)})
+            self.writer.flush()
+            raise
+        except Exception as exc:
+            reason = f"{type(exc).__name__}: {exc}"
+            self.writer.submit(lambda: self.store.finish_episode(self.episode_id, "errored", end_reason=reason))
             self.writer.flush()
             raise
         if self.clock is not None:

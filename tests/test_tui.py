@@ -205,3 +205,71 @@ async def test_window_too_small_says_so(db):
         await pilot.resize_terminal(100, 30)
         await pilot.pause(0.2)
         assert type(pilot.app.screen).__name__ == "HomeScreen"
+
+
+async def test_leave_mid_episode_then_resume_in_the_workbench(db):
+    loaded = load_task(STT)
+    steps = loaded.task.solution
+    async with app_for(db).run_test(size=(120, 40)) as pilot:
+        screen = await open_play(pilot, STT, "agent", "PlayScreen")
+        await pilot.press("f5")
+        for step in steps[:3]:
+            screen.query_one("#entry", Input).value = format_call(step.tool, step.args)
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: screen.human.waiting)
+        session = screen.session
+        pilot.app.exit()
+    session.writer.flush()
+    store = Store(db)
+    record = store.list_episodes()[0]
+    assert record.status == "running"
+    resumed = SttuiApp(ROOT / "tasks", db_url=db, human="ana", resume_episode=record.id)
+    async with resumed.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "PlayScreen")
+        screen = pilot.app.screen
+        assert screen.episode.tool_calls == 3  # rebuilt from the record
+        await pilot.pause()
+        assert len(screen.query("#conversation > *")) >= 7  # the conversation so far is on screen
+        await pilot.press("f5")
+        for step in steps[3:]:
+            text = format_call(step.tool, step.args) if step.tool else f"> {step.say}"
+            screen.query_one("#entry", Input).value = text
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: screen.human.waiting or screen.episode.ended)
+        await pilot.press("f8", "y")
+        await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "EndScreen")
+    record = store.episode(record.id)
+    assert record.status == "completed" and record.outcome["passed"] is True
+    events = store.events(record.id)
+    assert [e.seq for e in events] == list(range(1, len(events) + 1))
+    types = [e.type for e in events]
+    assert "left" in types and "resumed" in types
+
+
+async def test_bindings_can_be_remapped_from_the_config(db):
+    from sttui.config import Config
+
+    app = SttuiApp(ROOT / "tasks", db_url=db, human="ana", config=Config(keymap={"home.sort": "o"}))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await pilot.press("s")
+        assert app.screen.sort_column == "id"
+        await pilot.press("o")
+        assert app.screen.sort_column == "kind"
+
+
+def test_every_binding_has_an_id_and_a_palette_entry():
+    from sttui.tui.app import binding_commands
+    from sttui.tui.endscreen import EndScreen
+    from sttui.tui.explore import ExploreScreen
+    from sttui.tui.home import HomeScreen
+    from sttui.tui.play import PlayScreen
+    from sttui.tui.replay import ReplayScreen
+    from sttui.tui.reveal import RevealScreen
+    from sttui.tui.usersim import UserSimScreen
+
+    for screen_cls in (HomeScreen, PlayScreen, UserSimScreen, ExploreScreen, ReplayScreen, EndScreen, RevealScreen):
+        titles = {c.title for c in binding_commands(screen_cls)}
+        for binding in screen_cls.BINDINGS:
+            assert binding.id, f"{screen_cls.__name__}: {binding.key} has no id"
+            assert binding.description in titles

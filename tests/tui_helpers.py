@@ -7,7 +7,7 @@ from pathlib import Path
 from sttui.tui.app import SttuiApp
 
 
-async def wait_for(pilot, predicate, timeout: float = 10.0) -> None:
+async def wait_for(pilot, predicate, timeout: float = 30.0) -> None:
     for _ in range(int(timeout / 0.02)):
         if predicate():
             return

@@ -11,9 +11,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, model_validator
 
 from sttui.core.expect import Expect
+from sttui.core.taxonomy import CONFLICTS, LEVELS  # noqa: F401  (re-exported for the models' users)
 
-CONFLICTS = ("T1", "T2", "T3", "S1", "S2", "S3", "ST1", "ST2", "ST3")
-LEVELS = ("easy", "medium", "hard", "impossible")
 Conflict = Literal["T1", "T2", "T3", "S1", "S2", "S3", "ST1", "ST2", "ST3"]
 Level = Literal["easy", "medium", "hard", "impossible"]
 

@@ -23,14 +23,24 @@ MIN_SIZE = (80, 24)
 class TooSmall(ModalScreen[None]):
     """Shown instead of a cramped screen; goes away when the window is large enough again."""
 
-    def compose(self) -> ComposeResult:
-        yield Static("", id="too-small")
+    def __init__(self, width: int, height: int):
+        super().__init__()
+        self.size_now = (width, height)
 
-    def update(self, width: int, height: int) -> None:
-        self.query_one("#too-small", Static).update(
+    def compose(self) -> ComposeResult:
+        yield Static(self._text(*self.size_now), id="too-small")
+
+    @staticmethod
+    def _text(width: int, height: int) -> str:
+        return (
             f"The window is too small: sttui needs at least {MIN_SIZE[0]}×{MIN_SIZE[1]} (now {width}×{height}).\n"
             "Make it larger to go on; nothing is lost meanwhile."
         )
+
+    def update(self, width: int, height: int) -> None:
+        self.size_now = (width, height)
+        if self.is_mounted:
+            self.query_one("#too-small", Static).update(self._text(width, height))
 
 
 class SttuiApp(App[None]):
@@ -38,7 +48,7 @@ class SttuiApp(App[None]):
 
     TITLE = "sttui"
     SUB_TITLE = "agent-benchmark workbench"
-    CSS_PATH = "sttui.tcss"
+    CSS_PATH = Path(__file__).parent / "sttui.tcss"  # absolute: subclasses elsewhere still find it
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", id="app.quit"),
         Binding("ctrl+t", "toggle_theme", "Theme", id="app.toggle_theme"),
@@ -59,6 +69,7 @@ class SttuiApp(App[None]):
         self.config = config or Config()
         self.human = human_name(human, self.config)
         self.store: Any = None
+        self._home_shown = False
         self._play_request = play
         self._resume_request = resume_episode
 
@@ -68,7 +79,9 @@ class SttuiApp(App[None]):
         if self.config.keymap:
             self.set_keymap(self.config.keymap)
         self.push_screen(HomeScreen(self.tasks_dir))
-        self.open_store()
+        self._home_shown = True
+        self._fit(self.size.width, self.size.height)
+        self.call_after_refresh(self.open_store)  # the first paint does not wait for the database
 
     @work(thread=True, exclusive=True, group="store")
     def open_store(self) -> None:
@@ -174,13 +187,19 @@ class SttuiApp(App[None]):
             self.push_screen(PlayScreen(session, human))
 
     def on_resize(self, event: Any) -> None:
-        small = event.size.width < MIN_SIZE[0] or event.size.height < MIN_SIZE[1]
-        if small and not isinstance(self.screen, TooSmall):
-            self.push_screen(TooSmall())
-        elif not small and isinstance(self.screen, TooSmall):
+        if self._home_shown:  # before home is up, on_mount does the first fit
+            self._fit(event.size.width, event.size.height)
+
+    def _fit(self, width: int, height: int) -> None:
+        """Show the too-small notice while the window is below the minimum, and only then."""
+        small = width < MIN_SIZE[0] or height < MIN_SIZE[1]
+        notice = next((s for s in self.screen_stack if isinstance(s, TooSmall)), None)
+        if notice is not None and small:
+            notice.update(width, height)
+        elif notice is not None and self.screen is notice:
             self.pop_screen()
-        if isinstance(self.screen, TooSmall):
-            self.screen.update(event.size.width, event.size.height)
+        elif notice is None and small:
+            self.push_screen(TooSmall(width, height))
 
     def action_pop_to_home(self) -> None:
         while len(self.screen_stack) > 2 and not isinstance(self.screen, HomeScreen):
@@ -198,14 +217,18 @@ class SttuiApp(App[None]):
         yield SystemCommand(
             "Toggle light/dark theme", "Switch between the dark and light themes", self.action_toggle_theme
         )
-        for binding in screen.BINDINGS:
-            if isinstance(binding, Binding) and binding.description:
-                action = binding.action
-                yield SystemCommand(
-                    binding.description,
-                    f"{binding.key} · {binding.id or action}",
-                    lambda a=action, s=screen: s.run_action(a),
-                )
+        yield from binding_commands(screen)
+
+
+def binding_commands(screen: Screen) -> Iterable[SystemCommand]:
+    """A command-palette entry for every binding of a screen that has a description."""
+    for binding in screen.BINDINGS:
+        if isinstance(binding, Binding) and binding.description:
+            yield SystemCommand(
+                binding.description,
+                f"{binding.key} · {binding.id or binding.action}",
+                lambda a=binding.action, s=screen: s.run_action(a),
+            )
 
 
 def run_app(

@@ -5,19 +5,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.containers import Vertical
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Input, Static, TabbedContent, TabPane
+from textual.widgets import ContentSwitcher, DataTable, Footer, Header, Input, Static
 
-from sttui.core.explore.task import ExploreTask
-from sttui.core.loader import LoadedTask, load_all
 from sttui.core.problems import display_path
-from sttui.core.task import LEVELS
+from sttui.core.taxonomy import LEVELS
+
+if TYPE_CHECKING:
+    from sttui.core.loader import LoadedTask
 
 COLUMNS = ("id", "kind", "domain", "subtype", "level", "mine", "title")
 
@@ -44,7 +46,7 @@ class TaskRow:
 
 def _row(t: LoadedTask) -> TaskRow:
     task = t.task
-    if isinstance(task, ExploreTask):
+    if t.kind == "explore":
         subtype, level = task.rule.family, "-"
         opening = f"[i]Scenario:[/i] {task.scenario.strip()}"
         keys = "enter plays it"
@@ -102,13 +104,13 @@ class HomeScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        with TabbedContent(id="home-tabs"):
-            with TabPane("Tasks", id="tab-tasks"):
+        yield Static(self._tab_bar("tab-tasks"), id="tab-bar")
+        with ContentSwitcher(id="home-tabs", initial="tab-tasks"):
+            with Vertical(id="tab-tasks"):
                 yield Input(placeholder="Type to filter tasks (id, domain, subtype, level, title)", id="filter")
                 yield DataTable(id="tasks", cursor_type="row", zebra_stripes=True)
                 yield Static("", id="detail")
-            with TabPane("Sessions", id="tab-sessions"):
-                yield DataTable(id="sessions", cursor_type="row", zebra_stripes=True)
+            with Vertical(id="tab-sessions"):  # its table is built when the record opens
                 yield Static("enter replays a session · r resumes an unfinished one", classes="muted")
         yield Static("Loading tasks…", id="status")
         yield Footer()
@@ -117,11 +119,8 @@ class HomeScreen(Screen[None]):
         table = self.query_one("#tasks", DataTable)
         for col in COLUMNS:
             table.add_column(col, key=col)
-        self.query_one("#sessions", DataTable).add_columns(
-            "id", "task", "status", "outcome", "agent", "user", "steps", "started"
-        )
         table.focus()
-        self.load_tasks()
+        self.call_after_refresh(self.load_tasks)  # paint first, then read the task files
 
     def on_screen_resume(self) -> None:
         if self.rows:
@@ -129,6 +128,8 @@ class HomeScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="tasks")
     def load_tasks(self) -> None:
+        from sttui.core.loader import load_all
+
         loaded, errors = load_all([self.tasks_dir])
         problems = [str(p) for exc in errors for p in exc.problems]
         self.post_message(self.Loaded([_row(t) for t in loaded], {t.id: t for t in loaded}, problems))
@@ -156,7 +157,7 @@ class HomeScreen(Screen[None]):
         from datetime import datetime
 
         self.sessions = records
-        table = self.query_one("#sessions", DataTable)
+        table = self.sessions_table()
         table.clear()
         for r in records:
             if r.outcome is not None:
@@ -170,6 +171,15 @@ class HomeScreen(Screen[None]):
         for row in self.rows:
             row.mine = mine.get(row.id, "")
         self.refresh_table()
+
+    def sessions_table(self) -> DataTable[str]:
+        found = self.query("#sessions")
+        if found:
+            return found.first(DataTable)
+        table: DataTable[str] = DataTable(id="sessions", cursor_type="row", zebra_stripes=True)
+        self.query_one("#tab-sessions", Vertical).mount(table, before=0)
+        table.add_columns("id", "task", "status", "outcome", "agent", "user", "steps", "started")
+        return table
 
     def visible_rows(self) -> list[TaskRow]:
         words = self.query_one("#filter", Input).value.lower().split()
@@ -239,8 +249,8 @@ class HomeScreen(Screen[None]):
         self.app.start_play(task, seat="user")  # type: ignore[attr-defined]
 
     def action_resume(self) -> None:
-        table = self.query_one("#sessions", DataTable)
-        if self.query_one("#home-tabs", TabbedContent).active != "tab-sessions" or table.row_count == 0:
+        table = self.sessions_table()
+        if self.query_one("#home-tabs", ContentSwitcher).current != "tab-sessions" or table.row_count == 0:
             self.notify("open the Sessions tab (F6) and pick an unfinished session", severity="warning")
             return
         record = self.sessions[table.cursor_row]
@@ -250,12 +260,24 @@ class HomeScreen(Screen[None]):
         self.app.resume_play(record)  # type: ignore[attr-defined]
 
     def action_switch_tab(self) -> None:
-        tabs = self.query_one("#home-tabs", TabbedContent)
-        tabs.active = "tab-sessions" if tabs.active == "tab-tasks" else "tab-tasks"
-        self.query_one("#sessions" if tabs.active == "tab-sessions" else "#tasks", DataTable).focus()
+        tabs = self.query_one("#home-tabs", ContentSwitcher)
+        self.show_tab("tab-sessions" if tabs.current == "tab-tasks" else "tab-tasks")
+        (self.sessions_table() if tabs.current == "tab-sessions" else self.query_one("#tasks", DataTable)).focus()
+
+    def show_tab(self, tab: str) -> None:
+        self.query_one("#home-tabs", ContentSwitcher).current = tab
+        self.query_one("#tab-bar", Static).update(self._tab_bar(tab))
+
+    @staticmethod
+    def _tab_bar(tab: str) -> str:
+        names = {"tab-tasks": "Tasks", "tab-sessions": "Sessions"}
+        return (
+            "  ".join(f"[reverse] {n} [/reverse]" if t == tab else f" {n} " for t, n in names.items())
+            + "   [dim]F6 switches[/dim]"
+        )
 
     def action_focus_filter(self) -> None:
-        self.query_one("#home-tabs", TabbedContent).active = "tab-tasks"
+        self.show_tab("tab-tasks")
         self.query_one("#filter", Input).focus()
 
     def action_clear_filter(self) -> None:

@@ -25,6 +25,8 @@ from sttui.session import PlaySession
 from sttui.tui.modals import Confirm, ToolForm
 from sttui.tui.widgets import CallEntry, CallSuggester, transcript_item
 
+LIVE_ITEMS = 40  # transcript items kept as widgets; older ones fold into a note
+
 
 def status_line(session: PlaySession) -> Text:
     ep = session.episode
@@ -76,6 +78,7 @@ class PlayScreen(Screen[None]):
         Binding("ctrl+o", "toggle_fold", "Fold/unfold result", id="play.fold"),
         Binding("f2", "god_view", "God view", id="play.god_view"),
         Binding("f8", "end_episode", "End episode", id="play.end"),
+        Binding("f9", "show_earlier", "Show earlier items", show=False, id="play.earlier"),
     ]
 
     class Changed(Message):
@@ -87,6 +90,10 @@ class PlayScreen(Screen[None]):
         self.human = human
         self.episode: Episode = session.episode  # type: ignore[assignment]
         self._shown = 0
+        self._redraw_pending = False
+        self._status = ""
+        self._hidden = 0
+        self._live_limit = LIVE_ITEMS
         self.god = False
 
     def compose(self) -> ComposeResult:
@@ -126,17 +133,25 @@ class PlayScreen(Screen[None]):
         self.app.switch_screen(EndScreen(self.session, result))
 
     def _tick(self) -> None:
-        self.query_one("#status-bar", Static).update(status_line(self.session))
+        line = status_line(self.session)
+        if line.plain != self._status:  # an update re-lays out the screen: only when it changed
+            self._status = line.plain
+            self.query_one("#status-bar", Static).update(line)
 
     def on_play_screen_changed(self, _message: Changed) -> None:
-        self.refresh_view()
+        # One redraw for the several events of a step.
+        if not self._redraw_pending:
+            self._redraw_pending = True
+            self.call_later(self.refresh_view)
 
     def refresh_view(self) -> None:
+        self._redraw_pending = False
         conversation = self.query_one("#conversation", VerticalScroll)
         new = self.episode.view[self._shown :]
         if new:
             conversation.mount_all([transcript_item(item) for item in new])
             self._shown += len(new)
+            self._trim(conversation)
             conversation.scroll_end(animate=False)
         self._tick()
         if self.god:
@@ -145,10 +160,44 @@ class PlayScreen(Screen[None]):
             self.notify(f"recording failed: {self.session.writer.errors[-1]}", severity="error", timeout=10)
             self.session.writer.errors.clear()
 
+    def _trim(self, conversation: VerticalScroll) -> None:
+        """Keep the newest items on screen; layout cost grows with every widget kept.
+
+        Older items stay in the record and in the replay; F9 brings them back here."""
+        items = [w for w in conversation.children if w.id != "earlier"]
+        extra = len(items) - self._live_limit
+        if extra <= 0:
+            return
+        for widget in items[:extra]:
+            widget.remove()
+        self._hidden += extra
+        note = f"↑ {self._hidden} earlier item(s) not shown: F9 shows more (all are in the record and the replay)"
+        earlier = conversation.query("#earlier")
+        if earlier:
+            earlier.first(Static).update(note)
+        else:
+            conversation.mount(Static(note, id="earlier", classes="muted"), before=0)
+
+    def action_show_earlier(self) -> None:
+        conversation = self.query_one("#conversation", VerticalScroll)
+        if not self._hidden:
+            return
+        start = max(0, self._hidden - LIVE_ITEMS)
+        older = [transcript_item(item) for item in self.episode.view[start : self._hidden]]
+        self._live_limit += len(older)
+        self._hidden = start
+        earlier = conversation.query("#earlier").first(Static)
+        conversation.mount_all(older, after=earlier)
+        if start:
+            earlier.update(f"↑ {start} earlier item(s) not shown: F9 shows more")
+        else:
+            earlier.remove()
+
     # -- the entry --------------------------------------------------------------------
     def feedback(self, text: str, error: bool = True) -> None:
         widget = self.query_one("#feedback", Static)
-        widget.update(text)
+        if str(widget.render()) != text:
+            widget.update(text)
         widget.set_class(error, "error")
 
     @on(CallEntry.Submitted, "#entry")
