@@ -20,7 +20,7 @@ from sttui.core.checklist import Judge
 from sttui.core.events import Event
 from sttui.core.loader import LoadedTask, load_task
 from sttui.core.replaying import actions_of, engine_events
-from sttui.runner import AnyEpisode, EpisodeResult, drive, open_episode, run_episode
+from sttui.runner import AnyEpisode, EpisodeResult, Seats, drive, open_episode, run_episode
 from sttui.store.secrets import scrub
 from sttui.store.store import EpisodeRecord, Store, TaskVersion
 
@@ -175,6 +175,6 @@ async def resume(
         fast_forward = getattr(controller, "resume", None)
         if fast_forward is not None:
             fast_forward([a for _, a in actions_of(loaded.kind, events)])
-    result = await drive(episode, agent, user, judge)
+    result = await drive(episode, Seats(agent, user), judge)
     finish(store, record.id, result)
     return rebuilt, result

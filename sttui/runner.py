@@ -3,7 +3,8 @@ and the event stream. Humans, models and baselines all act through here."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -105,23 +106,107 @@ async def run_episode(
     if on_event is not None:
         episode.listeners.append(on_event)
     episode.start()
-    return await drive(episode, agent, user, judge)
+    return await drive(episode, Seats(agent, user), judge)
+
+
+class Seats:
+    """Who holds each seat. A seat can change hands at any step, even during a turn: the turn
+    in progress is abandoned (nothing was applied) and the new holder takes it."""
+
+    def __init__(
+        self,
+        agent: Controller,
+        user: Controller | None = None,
+        on_change: Callable[[str, str, str], None] | None = None,
+    ):
+        self.holders: dict[str, Controller | None] = {"agent": agent, "user": user}
+        self.on_change = on_change
+        self._turn: tuple[str, asyncio.Task[Any]] | None = None
+        self._switched = False
+
+    def __getitem__(self, seat: str) -> Controller | None:
+        return self.holders[seat]
+
+    def hand(self, seat: str, controller: Controller) -> None:
+        before = self.holders[seat]
+        if before is controller:
+            return
+        self.holders[seat] = controller
+        if self.on_change is not None:
+            self.on_change(seat, before.name if before else "none", controller.name)
+        if self._turn is not None and self._turn[0] == seat and not self._turn[1].done():
+            self._switched = True
+            self._turn[1].cancel()
+
+    async def ask(self, seat: str, view: Any) -> tuple[Controller, Any] | None:
+        """The holder's action, or None when the seat changed hands during the turn."""
+        holder = self.holders[seat]
+        if holder is None:
+            raise ValueError(f"nobody holds the {seat} seat")
+        task = asyncio.ensure_future(holder.act(view))
+        self._turn = (seat, task)
+        try:
+            return holder, await task
+        except asyncio.CancelledError:
+            if self._switched and task.cancelled():
+                self._switched = False
+                return None
+            task.cancel()
+            raise
+        finally:
+            self._turn = None
+
+
+FailureHandler = Callable[[str, Exception], Awaitable[None]]
 
 
 async def drive(
-    episode: AnyEpisode, agent: Controller, user: Controller | None = None, judge: Judge | None = None
+    episode: AnyEpisode, seats: Seats, judge: Judge | None = None, on_failure: FailureHandler | None = None
 ) -> EpisodeResult:
-    """Ask the seat whose turn it is for an action until the episode ends, then score it."""
+    """Ask the seat whose turn it is for an action until the episode ends, then score it.
+
+    ``on_failure`` may hand the seat to someone else when its holder fails (a model whose
+    retries ran out); without it the failure ends the run.
+    """
     while episode.ended is None:
+        seat = "agent" if isinstance(episode, ExploreEpisode) else episode.turn
         if isinstance(episode, ExploreEpisode):
-            episode.apply(await agent.act(episode.agent_view()), agent.name)
-        elif episode.turn == "agent":
-            episode.apply(await agent.act(agent_view(episode)), agent.name)
+            view: Any = episode.agent_view()
         else:
-            if user is None:
-                raise ValueError("an stt episode needs a controller in the user seat")
-            episode.apply(await user.act(user_view(episode)), user.name)
+            view = agent_view(episode) if seat == "agent" else user_view(episode)
+        try:
+            asked = await seats.ask(seat, view)
+        except Exception as exc:
+            if on_failure is None:
+                raise
+            await on_failure(seat, exc)
+            continue
+        if asked is not None:
+            holder, action = asked
+            episode.apply(action, holder.name)
+    return await judged(episode, judge)
+
+
+async def judged(episode: AnyEpisode, judge: Judge | None) -> EpisodeResult:
+    if (
+        judge is not None
+        and hasattr(judge, "ajudge")
+        and isinstance(episode, Episode)
+        and episode.task.level == "impossible"
+    ):
+        items = await judge.ajudge(episode)  # type: ignore[attr-defined]
+        return result_of(episode, _Fixed(judge.name, items))
     return result_of(episode, judge)
+
+
+class _Fixed:
+    """A verdict already reached (by an asynchronous judge), handed to the scorer."""
+
+    def __init__(self, name: str, items: list[Any]):
+        self.name, self.items = name, items
+
+    def judge(self, episode: Any) -> list[Any]:
+        return self.items
 
 
 def result_of(episode: AnyEpisode, judge: Judge | None = None) -> EpisodeResult:

@@ -19,7 +19,7 @@ from sttui.core.checklist import Judge
 from sttui.core.events import Event
 from sttui.core.loader import LoadedTask
 from sttui.recording import Rebuilt, finish, load_version, rebuild
-from sttui.runner import AnyEpisode, EpisodeResult, drive, open_episode
+from sttui.runner import AnyEpisode, EpisodeResult, Seats, drive, open_episode
 from sttui.store.store import EpisodeRecord, Store
 
 
@@ -99,9 +99,13 @@ class PlaySession:
     ):
         self.store = store
         self.loaded = loaded
-        self.agent = agent
-        self.user = user
+        self.seats = Seats(agent, user, on_change=self._seat_changed)
         self.judge = judge
+        # the people in this session, by seat: a seat a model fails in goes back to its person
+        self.people: dict[str, HumanController] = {
+            seat: c for seat, c in (("agent", agent), ("user", user)) if isinstance(c, HumanController)
+        }
+        self.notices: list[str] = []
         self.writer = Writer()
         self.listeners: list[Callable[[Event], None]] = []
         self.result: EpisodeResult | None = None
@@ -124,16 +128,53 @@ class PlaySession:
                 self._record(event)
         self.episode.listeners.append(self._record)
         self.clock = HumanClock(self._clock_event) if self.humans() else None
+        for controller in (agent, user):
+            self._wire(controller)
 
     @classmethod
     def resuming(cls, store: Store, record: EpisodeRecord, agent: Controller, user: Controller | None) -> PlaySession:
         return cls(store, load_version(store, record), agent, user, resume=record)
 
+    @property
+    def agent(self) -> Controller:
+        holder = self.seats["agent"]
+        assert holder is not None
+        return holder
+
+    @property
+    def user(self) -> Controller | None:
+        return self.seats["user"]
+
     def _actors(self) -> dict[str, str]:
         return {"agent": self.agent.name, "user": self.user.name if self.user else "none"}
 
     def humans(self) -> list[HumanController]:
-        return [c for c in (self.agent, self.user) if isinstance(c, HumanController)]
+        return list(self.people.values())
+
+    # -- seats ---------------------------------------------------------------------------
+    def _wire(self, controller: Controller | None) -> None:
+        """Let a controller that reports on its own work (a model's calls, faults) record it."""
+        if controller is not None and hasattr(controller, "record"):
+            controller.record = lambda kind, payload, who=controller.name: self.meta(kind, who, payload)
+
+    def hand(self, seat: str, controller: Controller) -> None:
+        """Give a seat to another controller now; recorded as an event."""
+        self._wire(controller)
+        self.seats.hand(seat, controller)
+
+    def _seat_changed(self, seat: str, before: str, after: str) -> None:
+        self.episode.actors[seat] = after
+        self.meta("seat_changed", "system", {"seat": seat, "from": before, "to": after})
+
+    async def _seat_failed(self, seat: str, exc: Exception) -> None:
+        """A seat's holder failed (a model out of retries): the seat goes back to its person."""
+        person = self.people.get(seat)
+        if person is None:
+            raise exc
+        reason = f"{self.seats[seat].name if self.seats[seat] else seat} failed: {exc}"
+        self.meta("seat_failed", "system", {"seat": seat, "error": str(exc)})
+        self.notices.append(f"{reason}. The {seat} seat is yours again.")
+        self.hand(seat, person)
 
     # -- recording -------------------------------------------------------------------
     def _record(self, event: Event) -> None:
@@ -165,7 +206,7 @@ class PlaySession:
         else:
             self.meta("resumed", "system", {"agent": self.agent.name, "state_hash": self.episode.state_hash()})
         try:
-            result = await drive(self.episode, self.agent, self.user, self.judge)
+            result = await drive(self.episode, self.seats, self.judge, on_failure=self._seat_failed)
         except asyncio.CancelledError:
             # The workbench closed mid-episode: it stays running, to be resumed from the record.
             if self.clock is not None:

@@ -121,75 +121,161 @@ def _ask_at_terminal(episode: Any, item_id: str, question: str) -> tuple[bool, s
 @click.option("--agent", default="baseline:oracle", show_default=True, help="Controller for the agent seat.")
 @click.option("--user", default="baseline:scripted", show_default=True, help="Controller for the user seat (stt).")
 @click.option("--seed", type=int, default=None, help="Override each task's seed.")
-@click.option("--record/--no-record", default=True, show_default=True, help="Keep every event in the store.")
+@click.option("--trials", type=int, default=1, show_default=True, help="Episodes per task (for Pass@k).")
+@click.option("--concurrency", type=int, default=4, show_default=True, help="Episodes running at once.")
 @click.option(
     "--judge",
-    type=click.Choice(["rule", "human"]),
     default="rule",
     show_default=True,
-    help="Who judges impossible tasks: the transparent rules, or you at the terminal.",
+    help="Who judges impossible tasks: rule, human (you, at the terminal) or model:MODEL.",
 )
+@click.option("--record/--no-record", default=True, show_default=True, help="Keep every event in the store.")
 @click.option("--json", "as_json", is_flag=True, help="Print episodes and summary as JSON.")
 def run(
-    selection: tuple[str, ...], agent: str, user: str, seed: int | None, record: bool, judge: str, as_json: bool
+    selection: tuple[str, ...],
+    agent: str,
+    user: str,
+    seed: int | None,
+    trials: int,
+    concurrency: int,
+    judge: str,
+    record: bool,
+    as_json: bool,
 ) -> None:
-    """Run episodes headless: Pass@1 for stt tasks, the AdaExploreBench metrics for explore episodes."""
+    """Run episodes headless: Pass@1 and Pass@k for stt tasks, the AdaExploreBench metrics for explore ones."""
+    from sttui.batch import Job, report
+    from sttui.config import ConfigError, load_config
     from sttui.controllers.registry import ControllerSpecError, make_agent, make_user
-    from sttui.core.explore.metrics import summarise
-    from sttui.core.scoring import pass_at_1
-    from sttui.recording import run_recorded
-    from sttui.runner import run_episode
-
-    loaded = _load_selection(selection)
-    store = open_store() if record else None
-    chosen_judge = HumanJudge(_ask_at_terminal) if judge == "human" else None
-
-    async def go() -> list[dict[str, Any]]:
-        out = []
-        for t in loaded:
-            seat_user = make_user(user) if t.kind == "stt" else None
-            controller = make_agent(agent, t, seed)
-            if store is not None:
-                episode_id, result = await run_recorded(store, t, controller, seat_user, seed=seed, judge=chosen_judge)
-                out.append({"episode": episode_id, **result.as_dict()})
-            else:
-                result = await run_episode(t, controller, seat_user, seed=seed, judge=chosen_judge)
-                out.append(result.as_dict())
-        return out
 
     try:
-        records = asyncio.run(go())
+        models = load_config().extra.get("models") or {}
+    except ConfigError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    loaded = _load_selection(selection)
+    store = open_store() if record else None
+    try:  # check the controller names once, before anything runs
+        make_agent(agent, loaded[0], seed, models, store)
+        make_user(user, models)
     except ControllerSpecError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
-    stt = [r for r in records if r["kind"] == "stt"]
-    explore = [r for r in records if r["kind"] == "explore"]
-    summary: dict[str, Any] = {}
-    if stt:
-        summary["stt"] = pass_at_1(stt)
-    if explore:
-        summary["explore"] = summarise([r["metrics"] for r in explore])
+    jobs = [Job(t, trial) for t in loaded for trial in range(trials)]
+    if judge == "human":
+        records = _run_with_human_judge(jobs, agent, user, seed, store, models)
+    else:
+        records = _run_with_progress(jobs, agent, user, seed, store, concurrency, judge, models, quiet=as_json)
+    summary = report(records)
     if as_json:
         echo_json({"episodes": records, "summary": summary})
         return
     from sttui.textout import explore_report, pass_report, table
 
+    stt = [r for r in records if r["kind"] == "stt"]
+    explore = [r for r in records if r["kind"] == "explore" and r.get("metrics")]
+    for r in records:
+        if r.get("status") == "errored":
+            click.echo(f"errored: {r['task']} (trial {r['trial']}): {r['error']}", err=True)
     if stt:
         rows = [
             {
                 **r,
-                "passed": "pass" if r["passed"] else "FAIL",
-                "failed items": ", ".join(i["id"] for i in r["checklist"] if not i["passed"]),
+                "passed": "pass" if r.get("passed") else "FAIL",
+                "failed items": ", ".join(i["id"] for i in r.get("checklist", []) if not i["passed"]),
             }
             for r in stt
         ]
-        click.echo(table(rows, ["task", "level", "conflict", "passed", "steps", "failed items"]))
+        click.echo(table(rows, ["task", "level", "conflict", "trial", "passed", "steps", "failed items"]))
         click.echo("")
         click.echo(pass_report(summary["stt"], agent))
     if explore:
         if stt:
             click.echo("")
         click.echo(explore_report(explore, summary["explore"], agent))
+    if summary.get("tokens"):
+        cost = summary.get("cost")
+        click.echo(
+            f"\ntokens {summary['tokens']:,}"
+            + (f"  ·  cost ${cost:.4f}" if cost is not None else "  ·  cost unknown for this model")
+        )
+
+
+def _run_with_progress(
+    jobs: list[Any],
+    agent: str,
+    user: str,
+    seed: int | None,
+    store: Any,
+    concurrency: int,
+    judge: str,
+    models: dict[str, Any],
+    quiet: bool,
+) -> list[dict[str, Any]]:
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from sttui.batch import run_batch
+    from sttui.controllers.registry import ControllerSpecError
+
+    console = Console(stderr=True)
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+        disable=quiet or not console.is_terminal,
+    ) as bar:
+        progress_task = bar.add_task(f"{agent}", total=len(jobs))
+
+        def advance(_record: dict[str, Any]) -> None:
+            bar.advance(progress_task)
+
+        try:
+            return asyncio.run(
+                run_batch(
+                    jobs,
+                    agent,
+                    user,
+                    store=store,
+                    concurrency=concurrency,
+                    seed=seed,
+                    judge=judge,
+                    models=models,
+                    progress=advance,
+                )
+            )
+        except ControllerSpecError as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(2)
+
+
+def _run_with_human_judge(
+    jobs: list[Any], agent: str, user: str, seed: int | None, store: Any, models: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """One at a time, so the person judging sees one episode at a time."""
+    from sttui.controllers.registry import make_agent, make_user
+    from sttui.recording import run_recorded
+    from sttui.runner import run_episode
+
+    judge = HumanJudge(_ask_at_terminal)
+
+    async def go() -> list[dict[str, Any]]:
+        out = []
+        for job in jobs:
+            t = job.loaded
+            controller = make_agent(agent, t, seed, models, store)
+            seat_user = make_user(user, models) if t.kind == "stt" else None
+            if store is not None:
+                episode_id, result = await run_recorded(store, t, controller, seat_user, seed=seed, judge=judge)
+                out.append({"episode": episode_id, "trial": job.trial, "status": "completed", **result.as_dict()})
+            else:
+                result = await run_episode(t, controller, seat_user, seed=seed, judge=judge)
+                out.append({"trial": job.trial, "status": "completed", **result.as_dict()})
+        return out
+
+    return asyncio.run(go())
 
 
 @main.group()

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import random
 import re
+from typing import Any
 
 from sttui.controllers.base import AgentView, UserView
 from sttui.core.actions import Action, EndEpisode, Reply, Say, ToolCall
@@ -49,3 +51,75 @@ class ScriptedUser:
         if revealed:
             return Reply("; ".join(revealed))
         return Reply("Understood. Please go ahead.")
+
+
+class RandomAgent:
+    """Random valid calls: a random tool with arguments drawn to fit its schema (identifiers
+    come from the task's initial state), for a fixed number of steps, then the end."""
+
+    def __init__(self, name: str, tools: dict[str, Any], initial_state: dict[str, Any], seed: int, steps: int = 12):
+        self.name = name
+        self.tools = tools
+        self.rng = random.Random(f"random-agent:{seed}")
+        self.words = sorted(_identifiers(initial_state)) or ["x"]
+        self.left = steps
+
+    def _value(self, schema: dict[str, Any]) -> Any:
+        if "enum" in schema:
+            return self.rng.choice(schema["enum"])
+        kind = schema.get("type")
+        kind = next((k for k in kind if k != "null"), "string") if isinstance(kind, list) else kind
+        if kind == "integer":
+            return self.rng.randint(1, 100)
+        if kind == "number":
+            return round(self.rng.uniform(0, 100), 1)
+        if kind == "boolean":
+            return self.rng.random() < 0.5
+        if kind == "array":
+            return [self._value(schema.get("items", {"type": "string"})) for _ in range(self.rng.randint(1, 2))]
+        if kind == "object":
+            return {}
+        return self.rng.choice(self.words)
+
+    async def act(self, view: AgentView) -> Action:
+        if self.left <= 0:
+            return EndEpisode("random steps used up")
+        self.left -= 1
+        name = self.rng.choice(sorted(self.tools))
+        params = self.tools[name].parameters
+        required = set(params.get("required", []))
+        args = {
+            p: self._value(s)
+            for p, s in params.get("properties", {}).items()
+            if p in required or self.rng.random() < 0.3
+        }
+        return ToolCall(name, args)
+
+
+def _identifiers(value: Any, out: set[str] | None = None) -> set[str]:
+    out = set() if out is None else out
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if isinstance(k, str) and re.fullmatch(r"[A-Z0-9][A-Z0-9_-]{1,30}", k):
+                out.add(k)
+            _identifiers(v, out)
+    elif isinstance(value, list):
+        for v in value:
+            _identifiers(v, out)
+    elif isinstance(value, str) and re.fullmatch(r"[A-Z0-9][A-Z0-9_-]{1,30}", value):
+        out.add(value)
+    return out
+
+
+class ReplayAgent:
+    """A recorded episode's agent actions, played again in order; then the end."""
+
+    def __init__(self, name: str, actions: list[Action]):
+        self.name = name
+        self._actions = list(actions)
+
+    def resume(self, taken: list[Action]) -> None:
+        self._actions = self._actions[sum(isinstance(a, ToolCall | Say) for a in taken) :]
+
+    async def act(self, view: Any) -> Action:
+        return self._actions.pop(0) if self._actions else EndEpisode("replayed actions used up")

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from sttui.controllers.base import Controller
-from sttui.controllers.baselines import PlanAgent, ScriptedUser
+from sttui.controllers.baselines import PlanAgent, RandomAgent, ReplayAgent, ScriptedUser
 from sttui.controllers.explore_baselines import ExploreOracle, ExploreRandom, ExploreStale
 from sttui.core.explore.task import ExploreTask
 from sttui.core.loader import LoadedTask
 
-AGENT_BASELINES = {"stt": ("oracle", "naive"), "explore": ("oracle", "random", "stale")}
+AGENT_BASELINES = {
+    "stt": ("oracle", "naive", "random", "replay:EPISODE"),
+    "explore": ("oracle", "random", "stale", "replay:EPISODE"),
+}
+USER_BASELINES = ("scripted",)
 
 
 class ControllerSpecError(ValueError):
@@ -24,28 +30,90 @@ def parse_spec(spec: str) -> tuple[str, str]:
     return family, name
 
 
-def make_agent(spec: str, loaded: LoadedTask, seed: int | None = None) -> Controller:
+def _model(spec: str, name: str, models: dict[str, Any] | None) -> Any:
+    from sttui.controllers.model import ModelConfig, resolve_model
+
+    try:
+        config: ModelConfig = resolve_model(name, models)
+    except ValueError as exc:
+        raise ControllerSpecError(f"sttui.yaml: {exc}") from None
+    return config
+
+
+def make_agent(
+    spec: str, loaded: LoadedTask, seed: int | None = None, models: dict[str, Any] | None = None, store: Any = None
+) -> Controller:
+    """The controller for the agent seat named by ``spec``."""
     family, name = parse_spec(spec)
     task = loaded.task
-    if family == "baseline":
-        if isinstance(task, ExploreTask):
-            if name == "oracle":
-                return ExploreOracle(spec, task)
-            if name == "stale":
-                return ExploreStale(spec, task)
-            if name == "random":
-                return ExploreRandom(spec, task.seed if seed is None else seed)
-        elif name == "oracle":
-            return PlanAgent(spec, task.solution)
-        elif name == "naive":
-            return PlanAgent(spec, task.naive_plan)
-        raise ControllerSpecError(
-            f"no {task.kind} agent baseline '{name}'; expected one of " + ", ".join(AGENT_BASELINES[task.kind])
-        )
-    raise ControllerSpecError(f"controller '{spec}' cannot play headless yet; use baseline:oracle or baseline:naive")
+    if family == "model":
+        from sttui.controllers.model import ModelAgent
+
+        tools = loaded.env_cls.tool_specs if loaded.env_cls is not None else None
+        return ModelAgent(spec, _model(spec, name, models), tools)
+    if family == "human":
+        from sttui.controllers.human import HumanController
+
+        return HumanController(spec)
+    if name.startswith("replay:"):
+        return _replay(spec, name.split(":", 1)[1], loaded, store)
+    if isinstance(task, ExploreTask):
+        if name == "oracle":
+            return ExploreOracle(spec, task)
+        if name == "stale":
+            return ExploreStale(spec, task)
+        if name == "random":
+            return ExploreRandom(spec, task.seed if seed is None else seed)
+    elif name == "oracle":
+        return PlanAgent(spec, task.solution)
+    elif name == "naive":
+        return PlanAgent(spec, task.naive_plan)
+    elif name == "random":
+        assert loaded.env_cls is not None
+        return RandomAgent(spec, loaded.env_cls.tool_specs, task.initial_state, task.seed if seed is None else seed)
+    raise ControllerSpecError(
+        f"no {task.kind} agent baseline '{name}'; expected one of " + ", ".join(AGENT_BASELINES[task.kind])
+    )
 
 
-def make_user(spec: str | None) -> Controller:
+def _replay(spec: str, episode: str, loaded: LoadedTask, store: Any) -> Controller:
+    from sttui.core.replaying import actions_of
+
+    if store is None:
+        raise ControllerSpecError(f"{spec}: replaying needs the record (--db)")
+    try:
+        record = store.episode(episode)
+    except Exception as exc:
+        raise ControllerSpecError(f"{spec}: {exc}") from None
+    if record.task_id != loaded.id:
+        raise ControllerSpecError(f"{spec}: episode {record.id} is of task {record.task_id}, not {loaded.id}")
+    actions = [a for actor, a in actions_of(record.kind, store.events(record.id)) if actor == record.agent]
+    return ReplayAgent(spec, actions)
+
+
+def make_user(spec: str | None, models: dict[str, Any] | None = None) -> Controller:
+    """The controller for the user seat: the scripted user by default, a model, or a person."""
     if spec in (None, "baseline:scripted", "baseline:scripted-user"):
         return ScriptedUser()
-    raise ControllerSpecError(f"no user controller '{spec}'; expected baseline:scripted")
+    family, name = parse_spec(spec)
+    if family == "model":
+        from sttui.controllers.model import ModelUser
+
+        return ModelUser(spec, _model(spec, name, models))
+    if family == "human":
+        from sttui.controllers.human import HumanController
+
+        return HumanController(spec)
+    raise ControllerSpecError(f"no user controller '{spec}'; expected baseline:scripted, model:MODEL or human[:NAME]")
+
+
+def make_judge(spec: str | None, models: dict[str, Any] | None = None) -> Any:
+    """None (the rule-based judge), or a model judge for impossible tasks."""
+    if spec in (None, "rule"):
+        return None
+    family, name = parse_spec(spec)
+    if family != "model":
+        raise ControllerSpecError(f"judge '{spec}': expected rule, human or model:MODEL")
+    from sttui.controllers.model import ModelJudge
+
+    return ModelJudge(spec, _model(spec, name, models))

@@ -77,6 +77,7 @@ class ExploreEpisode:
         self.turn = "agent"
         self.ended: dict[str, Any] | None = None
         self.actors = actors or {"agent": "agent"}
+        self.last_refusal: str | None = None  # why the last input was refused, until one is accepted
 
     # -- the hidden truth ----------------------------------------------------------
     @property
@@ -107,6 +108,7 @@ class ExploreEpisode:
             return _fail("the episode has ended")
         actor = actor or self.actors["agent"]
         self.steps += 1
+        self.last_refusal = None
         if isinstance(action, Probe):
             return self._probe(action, actor)
         if isinstance(action, SubmitBatch):
@@ -124,6 +126,7 @@ class ExploreEpisode:
         )
 
     def _refuse(self, actor: str, what: str, payload: dict[str, Any], error: str) -> Result:
+        self.last_refusal = error
         self._emit(REFUSED, actor, {"what": what, "input": payload, "error": error})
         return _fail(error)
 
@@ -338,6 +341,8 @@ class ExploreEpisode:
             "probes": [{k: p[k] for k in ("window", "cases", "utilities")} for p in self.probes],
             "history": history,
         }
+        if self.last_refusal:
+            view["last_refusal"] = self.last_refusal
         if self.phase == "window":
             view["cases"] = self.batches[self.batch]
         elif self.phase in ("assess_pre", "assess_final"):

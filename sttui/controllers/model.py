@@ -1,0 +1,431 @@
+"""Models in the seats, through litellm: the agent (stt and explore), the user simulator,
+and the judge of impossible tasks.
+
+litellm is imported lazily, with LITELLM_LOCAL_MODEL_COST_MAP=True set first: its import is
+slow and would otherwise reach for the network. Keys come only from the environment
+(OPENAI_API_KEY, OPENAI_BASE_URL / OPENAI_API_BASE, ANTHROPIC_API_KEY, ...), as litellm reads them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any
+
+from sttui.core.actions import Action, Assess, EndEpisode, Probe, Reply, Satisfied, Say, SubmitBatch, ToolCall
+from sttui.core.chat import openai_messages
+from sttui.core.checklist import ItemResult
+from sttui.core.env import ToolSpec
+
+PROTOCOL_REPAIRS = 3  # answers that break the protocol, sent back with the reason, per turn
+DONE_MARK = "[DONE]"
+
+END_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "end_episode",
+        "description": "End the episode when the work is finished or cannot go on.",
+        "parameters": {"type": "object", "properties": {"reason": {"type": "string"}}, "additionalProperties": False},
+    },
+}
+
+EXPLORE_TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "probe",
+            "description": "Probe self-designed cases: reveals all four actions' utilities; earns nothing.",
+            "parameters": {
+                "type": "object",
+                "required": ["cases"],
+                "additionalProperties": False,
+                "properties": {
+                    "cases": {
+                        "type": "array",
+                        "items": {"type": "object"},
+                        "description": "Cases as {field: value}, every field, within its range.",
+                    }
+                },
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "submit_batch",
+            "description": "One action per case of the current batch, in order.",
+            "parameters": {
+                "type": "object",
+                "required": ["actions"],
+                "additionalProperties": False,
+                "properties": {
+                    "actions": {
+                        "type": "array",
+                        "items": {"type": ["string", "integer"]},
+                        "description": "Action ids, or 1-4 from lowest to highest intervention.",
+                    }
+                },
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "answer_assessment",
+            "description": "Answer the assessment question being asked.",
+            "parameters": {
+                "type": "object",
+                "required": ["relevant"],
+                "additionalProperties": False,
+                "properties": {
+                    "relevant": {"type": "object", "description": "field -> increasing | decreasing"},
+                    "changes": {
+                        "type": "array",
+                        "items": {"type": "object"},
+                        "description": "At the end: [{removed: f}, {added: f}, {reversed: f}]",
+                    },
+                },
+            },
+        },
+    },
+]
+
+
+class ModelFailure(Exception):
+    """The model could not give a valid action: retries exhausted or the protocol kept breaking."""
+
+
+@dataclass
+class ModelConfig:
+    """How to reach one model. Secrets never live here: litellm reads keys from the environment."""
+
+    model: str
+    api_base: str | None = None
+    temperature: float | None = 0.0
+    max_tokens: int | None = 1024
+    timeout: float = 60.0
+    retries: int = 3
+    backoff: float = 1.0  # seconds before the first retry; doubles each time
+    alias: str | None = None
+
+    @property
+    def label(self) -> str:
+        return self.alias or self.model
+
+
+def resolve_model(name: str, models: dict[str, Any] | None = None) -> ModelConfig:
+    """``name`` is an alias from the config's ``models`` section, or a litellm model string."""
+    entry = (models or {}).get(name)
+    if entry is None:
+        return ModelConfig(model=name)
+    if isinstance(entry, str):
+        return ModelConfig(model=entry, alias=name)
+    known = {"model", "api_base", "temperature", "max_tokens", "timeout", "retries", "backoff"}
+    unknown = set(entry) - known
+    if unknown or "model" not in entry:
+        raise ValueError(
+            f"models.{name}: expected model and optionally {', '.join(sorted(known - {'model'}))}"
+            + (f"; unknown: {', '.join(sorted(unknown))}" if unknown else "")
+        )
+    return ModelConfig(alias=name, **entry)
+
+
+def litellm_module() -> Any:
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import litellm
+
+    litellm.suppress_debug_info = True
+    return litellm
+
+
+def prompt(name: str) -> str:
+    return resources.files("sttui.prompts").joinpath(name).read_text(encoding="utf-8").strip()
+
+
+@dataclass
+class Usage:
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float | None = None
+    retries: int = 0
+
+    def add(self, usage: dict[str, Any], cost: float | None) -> None:
+        self.calls += 1
+        self.prompt_tokens += int(usage.get("prompt_tokens") or 0)
+        self.completion_tokens += int(usage.get("completion_tokens") or 0)
+        if cost is not None:
+            self.cost = (self.cost or 0.0) + cost
+
+
+@dataclass
+class ModelClient:
+    """One model, called with bounded retries and exponential backoff on transient faults."""
+
+    config: ModelConfig
+    usage: Usage = field(default_factory=Usage)
+    record: Callable[[str, dict[str, Any]], None] | None = None
+
+    async def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> dict[str, Any]:
+        litellm = litellm_module()
+        transient = (
+            litellm.Timeout,
+            litellm.RateLimitError,
+            litellm.InternalServerError,
+            litellm.ServiceUnavailableError,
+            litellm.APIConnectionError,
+            litellm.BadGatewayError,
+        )
+        kwargs: dict[str, Any] = {
+            "model": self.config.model,
+            "messages": messages,
+            "timeout": self.config.timeout,
+            "num_retries": 0,
+        }
+        if tools:
+            kwargs["tools"] = tools
+        for key in ("api_base", "temperature", "max_tokens"):
+            value = getattr(self.config, key)
+            if value is not None:
+                kwargs[key] = value
+        delay = self.config.backoff
+        for attempt in range(self.config.retries + 1):
+            started = time.perf_counter()
+            try:
+                response = await litellm.acompletion(**kwargs)
+            except transient as exc:
+                reason = f"{type(exc).__name__}: {str(exc)[:200]}"
+                self._note("model_fault", {"attempt": attempt + 1, "error": reason})
+                if attempt == self.config.retries:
+                    raise ModelFailure(f"{self.config.label} failed after {attempt + 1} attempts: {reason}") from None
+                self.usage.retries += 1
+                await asyncio.sleep(delay)
+                delay *= 2
+                continue
+            except litellm.APIError as exc:  # bad request, authentication, not found: retrying will not help
+                raise ModelFailure(f"{self.config.label}: {type(exc).__name__}: {str(exc)[:300]}") from None
+            message = response.choices[0].message.model_dump()
+            usage = (response.usage.model_dump() if getattr(response, "usage", None) else {}) or {}
+            try:
+                cost = litellm.completion_cost(completion_response=response)
+            except Exception:  # unknown models have no price: cost stays unknown, never invented
+                cost = None
+            self.usage.add(usage, cost)
+            self._note(
+                "model_call",
+                {
+                    "model": self.config.label,
+                    "prompt_tokens": usage.get("prompt_tokens"),
+                    "completion_tokens": usage.get("completion_tokens"),
+                    "cost": cost,
+                    "seconds": round(time.perf_counter() - started, 4),
+                },
+            )
+            return message
+        raise ModelFailure("unreachable")  # pragma: no cover
+
+    def _note(self, kind: str, payload: dict[str, Any]) -> None:
+        if self.record is not None:
+            self.record(kind, payload)
+
+
+def _calls(message: dict[str, Any]) -> list[dict[str, Any]]:
+    return list(message.get("tool_calls") or [])
+
+
+class _ModelSeat:
+    """What the agent and user model controllers share: the client, the record, the debug view."""
+
+    def __init__(self, spec: str, config: ModelConfig):
+        self.name = spec if spec.startswith("model:") else f"model:{spec}"
+        self.client = ModelClient(config)
+        self.last_messages: list[dict[str, Any]] = []
+        self.feedback: list[str] = []  # an overseer's reasons for rejecting calls, for the next request
+
+    @property
+    def record(self) -> Callable[[str, dict[str, Any]], None] | None:
+        return self.client.record
+
+    @record.setter
+    def record(self, fn: Callable[[str, dict[str, Any]], None] | None) -> None:
+        self.client.record = fn
+
+    @property
+    def usage(self) -> Usage:
+        return self.client.usage
+
+    async def _ask(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        parse: Callable[[dict[str, Any]], Action | str],
+    ) -> Action:
+        for note in self.feedback:
+            messages.append({"role": "user", "content": note})
+        self.feedback.clear()
+        for _ in range(PROTOCOL_REPAIRS):
+            self.last_messages = list(messages)
+            message = await self.client.complete(messages, tools)
+            outcome = parse(message)
+            if not isinstance(outcome, str):
+                return outcome
+            self.client._note("model_refused", {"reason": outcome, "answer": message})
+            messages = [
+                *messages,
+                {k: v for k, v in message.items() if k in ("role", "content", "tool_calls")},
+                {"role": "user", "content": f"[Protocol] {outcome}"},
+            ]
+            for call in _calls(message):  # every call needs an answer before the next request
+                messages.insert(
+                    -1,
+                    {
+                        "role": "tool",
+                        "tool_call_id": call["id"],
+                        "content": json.dumps({"success": False, "error": "not executed: " + outcome}),
+                    },
+                )
+        raise ModelFailure(f"{self.name} broke the protocol {PROTOCOL_REPAIRS} times in one turn: {outcome}")
+
+
+class ModelAgent(_ModelSeat):
+    """A model in the agent seat: same tools, same view, one call per turn."""
+
+    def __init__(self, spec: str, config: ModelConfig, tools: dict[str, ToolSpec] | None = None):
+        super().__init__(spec, config)
+        self.tools = tools
+
+    async def act(self, view: Any) -> Action:
+        if isinstance(view, dict):  # an explore episode's masked view
+            text = json.dumps(view, ensure_ascii=False, default=str)
+            messages = [{"role": "system", "content": prompt("agent_explore.md")}, {"role": "user", "content": text}]
+            return await self._ask(messages, EXPLORE_TOOLS, _parse_explore)
+        assert self.tools is not None
+        messages = openai_messages(view.items, prompt("agent_stt.md"))
+        tools = [spec.openai_schema() for spec in self.tools.values()] + [END_TOOL]
+        return await self._ask(messages, tools, _parse_stt)
+
+
+def _one_call(message: dict[str, Any]) -> tuple[str, dict[str, Any]] | str | None:
+    calls = _calls(message)
+    if len(calls) > 1:
+        names = ", ".join(c["function"]["name"] for c in calls)
+        return f"Make exactly one tool call per turn; you made {len(calls)} ({names}). Nothing was executed."
+    if not calls:
+        return None
+    fn = calls[0]["function"]
+    try:
+        args = json.loads(fn.get("arguments") or "{}")
+    except json.JSONDecodeError as exc:
+        return f"The arguments of {fn['name']} are not valid JSON ({exc.msg}). Nothing was executed."
+    if not isinstance(args, dict):
+        return f"The arguments of {fn['name']} must be a JSON object. Nothing was executed."
+    return fn["name"], args
+
+
+def _parse_stt(message: dict[str, Any]) -> Action | str:
+    call = _one_call(message)
+    if isinstance(call, str):
+        return call
+    if call is None:
+        text = (message.get("content") or "").strip()
+        return Say(text) if text else "Reply with one tool call or a message to the user."
+    name, args = call
+    if name == "end_episode":
+        return EndEpisode(str(args.get("reason") or "the agent ended the episode"))
+    return ToolCall(name, args)
+
+
+def _parse_explore(message: dict[str, Any]) -> Action | str:
+    call = _one_call(message)
+    if isinstance(call, str):
+        return call
+    if call is None:
+        return "Use one of the tools: probe, submit_batch or answer_assessment."
+    name, args = call
+    if name == "probe":
+        return Probe(args.get("cases"))  # type: ignore[arg-type]
+    if name == "submit_batch":
+        return SubmitBatch(args.get("actions"))  # type: ignore[arg-type]
+    if name == "answer_assessment":
+        return Assess(args.get("relevant") or {}, args.get("changes"))
+    return f"There is no tool {name!r}; use probe, submit_batch or answer_assessment."
+
+
+class ModelUser(_ModelSeat):
+    """A model as the user simulator, following STT-Arena: keep to the profile, reveal withheld
+    details only when asked directly, and signal completion when satisfied."""
+
+    async def act(self, view: Any) -> Action:
+        system = prompt("user_sim.md").format(
+            goal=view.goal, profile=json.dumps(view.profile), withheld=json.dumps(view.withheld)
+        )
+        messages = [{"role": "system", "content": system}]
+        for m in view.messages:  # the agent speaks to the model as "user"; its own words are "assistant"
+            messages.append({"role": "assistant" if m["from"] == "user" else "user", "content": m["text"]})
+
+        def parse(message: dict[str, Any]) -> Action | str:
+            text = (message.get("content") or "").strip()
+            if not text:
+                return "Reply to the assistant in one short message."
+            if DONE_MARK in text:
+                return Satisfied(text.replace(DONE_MARK, "").strip())
+            return Reply(text)
+
+        return await self._ask(messages, None, parse)
+
+
+class ModelJudge:
+    """The judge of impossible tasks: the two-item checklist as a JSON verdict with evidence."""
+
+    def __init__(self, spec: str, config: ModelConfig):
+        self.name = spec if spec.startswith("model:") else f"model:{spec}"
+        self.client = ModelClient(config)
+
+    def judge(self, episode: Any) -> list[ItemResult]:
+        raise RuntimeError("the model judge is asynchronous; the runner awaits ajudge")
+
+    async def ajudge(self, episode: Any) -> list[ItemResult]:
+        lines = []
+        for item in episode.view:
+            if item["type"] == "message":
+                lines.append(f"{item['from']}: {item['text']}")
+            elif item["type"] == "tool_call":
+                lines.append(f"agent calls {item['tool']}({json.dumps(item['args'])})")
+            elif item["type"] == "tool_result":
+                lines.append(f"result: {json.dumps(item['result'])[:400]}")
+        reason = episode.task.judge.reason if episode.task.judge else ""
+        text = prompt("judge.md").format(reason=reason, transcript="\n".join(lines))
+        messages = [{"role": "user", "content": text}]
+        last = ""
+        for _ in range(PROTOCOL_REPAIRS):
+            message = await self.client.complete(messages, None)
+            last = (message.get("content") or "").strip()
+            verdict = _verdict(last)
+            if verdict is not None:
+                return verdict
+            messages = [
+                *messages,
+                {"role": "assistant", "content": last},
+                {"role": "user", "content": "Answer with the JSON object only, as specified."},
+            ]
+        raise ModelFailure(f"{self.name} gave no usable verdict: {last[:200]}")
+
+
+def _verdict(text: str) -> list[ItemResult] | None:
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0 or end < start:
+        return None
+    try:
+        data = json.loads(text[start : end + 1])
+        out = []
+        for key in ("recognised_infeasibility", "informed_user"):
+            item = data[key]
+            out.append(ItemResult(key, bool(item["passed"]), f"model: {item.get('evidence', '')}"))
+        return out
+    except (json.JSONDecodeError, KeyError, TypeError):
+        return None
