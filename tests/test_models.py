@@ -46,7 +46,7 @@ def test_a_model_plays_a_task_to_a_pass_with_tools_as_function_schemas(tmp_path)
         agent = ModelAgent("model:stub", config(stub), loaded.env_cls.tool_specs)
         store = Store(f"sqlite:///{tmp_path / 'm.db'}")
         agent.record = None
-        eid, result = asyncio.run(run_recorded(store, loaded, agent, ScriptedUser()))
+        _, result = asyncio.run(run_recorded(store, loaded, agent, ScriptedUser()))
     assert result.passed is True
     first = stub.requests[0]
     names = {t["function"]["name"] for t in first["tools"]}
