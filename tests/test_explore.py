@@ -239,10 +239,16 @@ def test_view_never_reveals_the_rule():
 
 
 def _refused(ep, action, fragment):
-    before = (copy.deepcopy(ep.agent_view()), ep.batch, ep.phase)
+    def seen():
+        view = copy.deepcopy(ep.agent_view())
+        view.pop("last_refusal", None)
+        return view, ep.batch, ep.phase
+
+    before = seen()
     result = ep.apply(action)
     assert result["success"] is False and fragment in result["error"], result
-    assert (ep.agent_view(), ep.batch, ep.phase) == before
+    assert seen() == before
+    assert ep.agent_view()["last_refusal"] == result["error"]  # the next view says why, to a person or a model
     assert ep.events[-1].type == "refused" and ep.events[-1].payload["error"] == result["error"]
 
 
