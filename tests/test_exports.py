@@ -161,3 +161,20 @@ def test_unreachable_database_from_the_command_line():
     )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert "cannot reach the database" in proc.stderr and "check that the server is running" in proc.stderr
+
+
+def test_report_compares_controllers_on_the_same_tasks(recorded, tmp_path):
+    cli(recorded, "run", ROOT / "tasks" / "stt" / "clinic" / "cardiology-rota-s1-easy.yaml")  # oracle only
+    from sttui.store.store import Store
+
+    store = Store(recorded)
+    eid = store.list_episodes(controller="naive")[0].id
+    store.update_episode(eid, scores={"human_active_seconds": 90.0})  # as a person's episode records it
+    data = json.loads(cli(recorded, "report", "--json").output)
+    assert data["common_stt_tasks"] == ["logistics-insulin-reefer-st2-easy"]
+    rows = {r["controller"]: r for r in data["controllers"]}
+    assert rows["baseline:oracle"]["stt_common_pass_at_1"] == 1.0 and rows["baseline:oracle"]["episodes"] == 3
+    assert rows["baseline:naive"]["stt_common_pass_at_1"] == 0.0
+    assert rows["baseline:naive"]["human_seconds_per_episode"] == 90.0
+    text = cli(recorded, "report").output
+    assert "baseline:oracle" in text and "100.0%" in text and "1.5 min" in text

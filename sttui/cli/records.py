@@ -248,3 +248,45 @@ def import_cmd(file: Path) -> None:
     except ImportProblem as exc:
         _fail(f"{exc}; nothing was imported")
     click.echo(f"imported {added} episode(s); {skipped} already present")
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True)
+def report(as_json: bool) -> None:
+    """Each controller side by side on the same tasks: humans, models, baselines; humans' time."""
+    from sttui.comparison import compare
+    from sttui.textout import table
+
+    store = open_store()
+    records = store.list_episodes(status="completed")
+    meta: dict[str, dict[str, Any]] = {}
+    for r in records:
+        if r.kind == "stt" and r.task_id not in meta:
+            version = store.task_version(r.task_id, r.task_hash)
+            if version is not None and "level" in version.meta:
+                meta[r.task_id] = {"level": version.meta["level"], "conflict": version.meta["conflict"]}
+    result = compare(records, meta)
+    if as_json:
+        echo_json(result)
+        return
+    if not result["controllers"]:
+        click.echo("no completed episodes in the record yet")
+        return
+
+    def pct(v: Any) -> str:
+        return "-" if v is None else f"{v:.1%}"
+
+    rows = [
+        {
+            "controller": r["controller"],
+            "episodes": r["episodes"],
+            f"stt Pass@1 ({len(result['common_stt_tasks'])} common)": pct(r.get("stt_common_pass_at_1")),
+            f"explore CA ({len(result['common_explore_tasks'])} common)": pct(r.get("explore_common_ca")),
+            "mean steps": f"{r['mean_steps']:.1f}",
+            "human time/episode": (
+                f"{r['human_seconds_per_episode'] / 60:.1f} min" if "human_seconds_per_episode" in r else "-"
+            ),
+        }
+        for r in result["controllers"]
+    ]
+    click.echo(table(rows, list(rows[0])))

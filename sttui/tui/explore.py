@@ -28,6 +28,7 @@ from sttui.controllers.human import HumanController
 from sttui.core.actions import Assess, Probe, SubmitBatch
 from sttui.core.explore.episode import ExploreEpisode
 from sttui.session import PlaySession
+from sttui.tui.handoff import HandoffMixin
 from sttui.tui.modals import EditValue
 from sttui.tui.play import status_line
 
@@ -92,10 +93,11 @@ class AssessmentForm(ModalScreen[Assess | None]):
         self.dismiss(None)
 
 
-class ExploreScreen(Screen[None]):
-    """A human in the agent seat of an explore episode."""
+class ExploreScreen(HandoffMixin, Screen[None]):
+    """A human in the agent seat of an explore episode (which a model can take over)."""
 
     BINDINGS = [
+        *HandoffMixin.HANDOFF_BINDINGS,
         Binding("f5", "toggle_clock", "Start/pause clock", id="explore.clock"),
         Binding("1", "choose(1)", "Action 1", show=False, id="explore.action1"),
         Binding("2", "choose(2)", "Action 2", show=False, id="explore.action2"),
@@ -152,10 +154,12 @@ class ExploreScreen(Screen[None]):
                 yield Static("[b]Batch utility[/b] (total per batch)", classes="pane-title")
                 yield Sparkline([], id="curve")
                 yield DataTable(id="history", cursor_type="row")
+        yield from self.compose_debug()
         yield Static("", id="feedback")
         yield Footer()
 
     def on_mount(self) -> None:
+        self.query_one("#debug-pane").display = False
         fields = self.query_one("#fields", DataTable)
         fields.add_columns("field", "type", "values", "description")
         for f in self.view["fields"]:
@@ -251,7 +255,11 @@ class ExploreScreen(Screen[None]):
                 + f"   total {_fmt(last['total'])}"
             )
         self._tick()
-        if v["phase"] in ("assess_pre", "assess_final") and self._asked_for != v["phase"]:
+        self.refresh_debug()
+        while self.session.notices:
+            self.notify(self.session.notices.pop(0), severity="warning", timeout=10)
+        held = self.session.seats["agent"] is self.human
+        if held and v["phase"] in ("assess_pre", "assess_final") and self._asked_for != v["phase"]:
             self._asked_for = v["phase"]
             self.action_assess()
 
@@ -261,6 +269,8 @@ class ExploreScreen(Screen[None]):
     def _can_act(self) -> str | None:
         if self.episode.ended is not None:
             return "the episode has ended"
+        if self.session.seats["agent"] is not self.human:
+            return f"the agent seat is held by {self.session.agent.name}: F11 takes it back"
         if self.session.clock is not None and not self.session.clock.running:
             return "the clock is paused: press F5 to start it"
         if not self.human.waiting:

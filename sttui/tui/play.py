@@ -15,6 +15,8 @@ from textual.screen import Screen
 from textual.widgets import Collapsible, Footer, OptionList, Static, Tree
 
 from sttui.controllers.human import HumanController
+from sttui.controllers.model import ModelAgent
+from sttui.controllers.oversight import Overseen
 from sttui.core.actions import EndEpisode, Say, ToolCall
 from sttui.core.callsyntax import CallSyntaxError, parse_call
 from sttui.core.checklist import evaluate_checklist
@@ -22,6 +24,7 @@ from sttui.core.episode import Episode
 from sttui.core.problems import did_you_mean
 from sttui.core.schema import check_args
 from sttui.session import PlaySession
+from sttui.tui.handoff import HandoffMixin
 from sttui.tui.modals import Confirm, ToolForm
 from sttui.tui.widgets import CallEntry, CallSuggester, transcript_item
 
@@ -69,10 +72,12 @@ def state_tree(tree: Tree[Any], data: Any) -> None:
     tree.root.expand()
 
 
-class PlayScreen(Screen[None]):
-    """A human in the agent seat of an stt episode."""
+class PlayScreen(HandoffMixin, Screen[None]):
+    """A human in the agent seat of an stt episode (which a model can take over and give back)."""
 
     BINDINGS = [
+        *HandoffMixin.HANDOFF_BINDINGS,
+        Binding("f7", "toggle_oversight", "Oversight", id="play.oversight"),
         Binding("f5", "toggle_clock", "Start/pause clock", id="play.clock"),
         Binding("f3", "open_form", "Form", id="play.form"),
         Binding("ctrl+o", "toggle_fold", "Fold/unfold result", id="play.fold"),
@@ -95,6 +100,7 @@ class PlayScreen(Screen[None]):
         self._hidden = 0
         self._live_limit = LIVE_ITEMS
         self.god = False
+        self.oversight = False
 
     def compose(self) -> ComposeResult:
         yield Static(status_line(self.session), id="status-bar")
@@ -104,6 +110,7 @@ class PlayScreen(Screen[None]):
                 yield Static("[b]Tools[/b]  (F3 opens a form)", classes="pane-title")
                 yield OptionList(*self.episode.tools, id="tools")
                 yield Static("", id="tool-detail")
+            yield from self.compose_debug()
             with VerticalScroll(id="god"):
                 yield Static("[b]God view[/b]: full state, triggers, live checklist", classes="pane-title")
                 yield Static("", id="god-triggers")
@@ -119,6 +126,7 @@ class PlayScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#god").display = False
+        self.query_one("#debug-pane").display = False
         self.session.listeners.append(lambda _e: self.post_message(self.Changed()))
         self.set_interval(1, self._tick)
         self.query_one("#entry").focus()
@@ -154,6 +162,9 @@ class PlayScreen(Screen[None]):
             self._trim(conversation)
             conversation.scroll_end(animate=False)
         self._tick()
+        self.refresh_debug()
+        while self.session.notices:
+            self.notify(self.session.notices.pop(0), severity="warning", timeout=10)
         if self.god:
             self.refresh_god()
         if self.session.writer.errors:
@@ -220,6 +231,8 @@ class PlayScreen(Screen[None]):
             return "the episode has ended", None
         if self.session.clock is not None and not self.session.clock.running:
             return "the clock is paused: press F5 to start it (your time is only counted while it runs)", None
+        if self.session.seats["agent"] is not self.human:
+            return f"the agent seat is held by {self.session.agent.name}: F11 takes it back", None
         if ep.turn != "agent" or not self.human.waiting:
             return "wait: the user is replying", None
         if text.startswith(">"):
@@ -276,6 +289,15 @@ class PlayScreen(Screen[None]):
             entry.focus()
 
         self.app.push_screen(ToolForm(self.episode.tools[name]), fill)
+
+    def action_toggle_oversight(self) -> None:
+        self.oversight = not self.oversight
+        holder = self.session.seats["agent"]
+        if self.oversight and isinstance(holder, ModelAgent):
+            self.session.hand("agent", Overseen(holder, self.review, self.human.name))
+        elif not self.oversight and isinstance(holder, Overseen):
+            self.session.hand("agent", holder.inner)
+        self.notify(f"oversight {'on: you approve each call the model proposes' if self.oversight else 'off'}")
 
     def action_toggle_fold(self) -> None:
         results = list(self.query(Collapsible))
@@ -336,7 +358,9 @@ class PlayScreen(Screen[None]):
 
         def end(yes: bool | None) -> None:
             if yes:
-                if self.episode.turn == "agent" and self.human.waiting:
+                if self.session.seats["agent"] is not self.human:
+                    self.feedback("take the seat back first (F11), then end")
+                elif self.episode.turn == "agent" and self.human.waiting:
                     self.human.submit(EndEpisode("the agent ended the episode"))
                 else:
                     self.feedback("wait for the user's reply, then end")

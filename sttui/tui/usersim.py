@@ -15,15 +15,18 @@ from sttui.controllers.human import HumanController
 from sttui.core.actions import Reply, Satisfied
 from sttui.core.episode import Episode
 from sttui.session import PlaySession
+from sttui.tui.handoff import HandoffMixin
 from sttui.tui.modals import Confirm
 from sttui.tui.play import status_line
 from sttui.tui.widgets import transcript_item
 
 
-class UserSimScreen(Screen[None]):
+class UserSimScreen(HandoffMixin, Screen[None]):
     """A human in the user seat; a baseline or a model holds the agent seat."""
 
+    seat = "user"
     BINDINGS = [
+        *HandoffMixin.HANDOFF_BINDINGS,
         Binding("f5", "toggle_clock", "Start/pause clock", id="user.clock"),
         Binding("f4", "toggle_actions", "Show agent's actions", id="user.actions"),
         Binding("ctrl+s", "satisfied", "Satisfied, end", id="user.satisfied"),
@@ -53,11 +56,13 @@ class UserSimScreen(Screen[None]):
             with VerticalScroll(id="profile"):
                 yield Static("\n".join(profile))
             yield VerticalScroll(id="conversation")
+            yield from self.compose_debug()
         yield Static("", id="feedback")
         yield Input(placeholder="Reply to the agent (enter sends) · ctrl+s when you are satisfied", id="reply")
         yield Footer()
 
     def on_mount(self) -> None:
+        self.query_one("#debug-pane").display = False
         self.session.listeners.append(lambda _e: self.post_message(self.Changed()))
         self.set_interval(1, self._tick)
         self.query_one("#reply").focus()
@@ -88,10 +93,15 @@ class UserSimScreen(Screen[None]):
         conv.mount_all([transcript_item(i, me="user") for i in items])
         conv.scroll_end(animate=False)
         self._tick()
+        self.refresh_debug()
+        while self.session.notices:
+            self.notify(self.session.notices.pop(0), severity="warning", timeout=10)
 
     def _ready(self) -> str | None:
         if self.episode.ended is not None:
             return "the episode has ended"
+        if self.session.seats["user"] is not self.human:
+            return f"the user seat is held by {self.session.user.name if self.session.user else '-'}: F11 takes it back"
         if self.session.clock is not None and not self.session.clock.running:
             return "the clock is paused: press F5 to start it"
         if self.episode.turn != "user" or not self.human.waiting:

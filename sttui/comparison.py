@@ -1,0 +1,57 @@
+"""``sttui report``: each controller side by side on the same tasks, from the record:
+humans, each model, each baseline; with each human's working time per episode."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from sttui.core.scoring import pass_at_1
+
+
+def family(controller: str) -> str:
+    return controller.split(":", 1)[0]
+
+
+def compare(records: list[Any], task_meta: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """``records``: completed episodes; ``task_meta``: task id -> {level, conflict} for stt tasks."""
+    by_controller: dict[str, list[Any]] = defaultdict(list)
+    for r in records:
+        if r.status == "completed":
+            by_controller[r.agent].append(r)
+    stt_tasks = {c: {r.task_id for r in rs if r.kind == "stt"} for c, rs in by_controller.items()}
+    explore_tasks = {c: {r.task_id for r in rs if r.kind == "explore"} for c, rs in by_controller.items()}
+    with_stt = [t for t in stt_tasks.values() if t]
+    common_stt = set.intersection(*with_stt) if with_stt else set()
+    with_explore = [t for t in explore_tasks.values() if t]
+    common_explore = set.intersection(*with_explore) if with_explore else set()
+    rows = []
+    for controller, rs in sorted(by_controller.items(), key=lambda kv: (family(kv[0]), kv[0])):
+        row: dict[str, Any] = {"controller": controller, "family": family(controller), "episodes": len(rs)}
+        stt = [
+            {"passed": bool(r.outcome and r.outcome.get("passed")), **task_meta.get(r.task_id, {})}
+            for r in rs
+            if r.kind == "stt" and r.task_id in common_stt and r.task_id in task_meta
+        ]
+        if stt:
+            summary = pass_at_1(stt)
+            row["stt_common_pass_at_1"] = summary["overall"]
+            row["stt_common_n"] = summary["n"]
+        explore = [
+            r.scores["calibrated_accuracy"]
+            for r in rs
+            if r.kind == "explore"
+            and r.task_id in common_explore
+            and r.scores
+            and r.scores.get("calibrated_accuracy") is not None
+        ]
+        if explore:
+            row["explore_common_ca"] = sum(explore) / len(explore)
+            row["explore_common_n"] = len(explore)
+        row["mean_steps"] = sum(r.steps for r in rs) / len(rs)
+        times = [r.scores["human_active_seconds"] for r in rs if r.scores and "human_active_seconds" in r.scores]
+        if times:
+            row["human_seconds_per_episode"] = sum(times) / len(times)
+        row["clean_baselines"] = sum(r.clean_baseline for r in rs)
+        rows.append(row)
+    return {"common_stt_tasks": sorted(common_stt), "common_explore_tasks": sorted(common_explore), "controllers": rows}
