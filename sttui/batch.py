@@ -50,7 +50,7 @@ async def run_batch(
 ) -> list[dict[str, Any]]:
     """Run every job; each finished (or failed) episode becomes one record."""
     gate = asyncio.Semaphore(max(1, concurrency))
-    writer = Writer() if store is not None else None
+    writer = Writer(store) if store is not None else None
     chosen_judge = make_judge(judge, models)
 
     async def one(job: Job) -> dict[str, Any]:
@@ -72,7 +72,7 @@ async def run_batch(
                     from sttui.core.events import Event
 
                     numbered = Event(next(seq), event.type, event.actor, event.payload, event.sim_time, event.wall_time)
-                    writer.submit(lambda: store.append_event(eid, numbered))
+                    writer.submit_event(eid, numbered)
 
                 episode.listeners.append(record)
                 for c in (controller, seat_user):
@@ -105,6 +105,7 @@ async def run_batch(
             out = {"episode": episode_id, "trial": job.trial, "status": "completed", **result.as_dict()}
             usage = [c.usage for c in (controller, seat_user) if c is not None and hasattr(c, "usage")]
             if usage:
+                out["model_calls"] = sum(u.calls for u in usage)
                 out["tokens"] = sum(u.prompt_tokens + u.completion_tokens for u in usage)
                 costs = [u.cost for u in usage if u.cost is not None]
                 out["cost"] = sum(costs) if costs else None

@@ -24,10 +24,16 @@ from sttui.store.store import EpisodeRecord, Store
 
 
 class Writer:
-    """Runs store writes on a thread of their own, in submission order."""
+    """Runs store writes on a thread of their own, in submission order.
 
-    def __init__(self) -> None:
-        self._jobs: queue.Queue[Callable[[], None] | None] = queue.Queue()
+    Events that are waiting together are committed in one transaction (group commit): one
+    flush to disk for the lot, so a busy run never falls behind, while a lone event is still
+    committed on its own the moment the writer reaches it.
+    """
+
+    def __init__(self, store: Store | None = None) -> None:
+        self.store = store
+        self._jobs: queue.Queue[Any] = queue.Queue()
         self.errors: list[str] = []
         self._thread = threading.Thread(target=self._loop, name="sttui-writer", daemon=True)
         self._thread.start()
@@ -35,17 +41,38 @@ class Writer:
     def submit(self, job: Callable[[], None]) -> None:
         self._jobs.put(job)
 
+    def submit_event(self, episode_id: str, event: Event) -> None:
+        self._jobs.put((episode_id, event))
+
     def _loop(self) -> None:
         while True:
-            job = self._jobs.get()
-            try:
+            jobs = [self._jobs.get()]
+            while not self._jobs.empty():
+                jobs.append(self._jobs.get_nowait())
+            events: list[tuple[str, Event]] = []
+            for job in [*jobs, "end-of-batch"]:
+                if isinstance(job, tuple):
+                    events.append(job)
+                    continue
+                if events:  # the events before a non-event job are committed first, in order
+                    self._run(lambda batch=events: self.store.append_events(batch))  # type: ignore[union-attr]
+                    events = []
                 if job is None:
+                    self._done(len(jobs))
                     return
-                job()
-            except Exception as exc:  # surfaced to the UI; the episode itself goes on
-                self.errors.append(f"{type(exc).__name__}: {exc}")
-            finally:
-                self._jobs.task_done()
+                if job != "end-of-batch":
+                    self._run(job)
+            self._done(len(jobs))
+
+    def _run(self, job: Callable[[], None]) -> None:
+        try:
+            job()
+        except Exception as exc:  # surfaced to the UI; the episode itself goes on
+            self.errors.append(f"{type(exc).__name__}: {exc}")
+
+    def _done(self, n: int) -> None:
+        for _ in range(n):
+            self._jobs.task_done()
 
     def flush(self) -> None:
         """Wait until everything submitted so far is committed."""
@@ -106,7 +133,7 @@ class PlaySession:
             seat: c for seat, c in (("agent", agent), ("user", user)) if isinstance(c, HumanController)
         }
         self.notices: list[str] = []
-        self.writer = Writer()
+        self.writer = Writer(store)
         self.listeners: list[Callable[[Event], None]] = []
         self.result: EpisodeResult | None = None
         self.peeked = False
@@ -180,7 +207,7 @@ class PlaySession:
     def _record(self, event: Event) -> None:
         numbered = Event(self._seq, event.type, event.actor, event.payload, event.sim_time, event.wall_time)
         self._seq += 1
-        self.writer.submit(lambda: self.store.append_event(self.episode_id, numbered))
+        self.writer.submit_event(self.episode_id, numbered)
         for listener in self.listeners:
             listener(numbered)
 

@@ -9,6 +9,7 @@ slow and would otherwise reach for the network. Keys come only from the environm
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import os
 import time
@@ -143,6 +144,7 @@ def litellm_module() -> Any:
     return litellm
 
 
+@functools.cache
 def prompt(name: str) -> str:
     return resources.files("sttui.prompts").joinpath(name).read_text(encoding="utf-8").strip()
 
@@ -170,6 +172,7 @@ class ModelClient:
     config: ModelConfig
     usage: Usage = field(default_factory=Usage)
     record: Callable[[str, dict[str, Any]], None] | None = None
+    _priced: bool | None = None
 
     async def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> dict[str, Any]:
         litellm = litellm_module()
@@ -211,10 +214,7 @@ class ModelClient:
                 raise ModelFailure(f"{self.config.label}: {type(exc).__name__}: {str(exc)[:300]}") from None
             message = response.choices[0].message.model_dump()
             usage = (response.usage.model_dump() if getattr(response, "usage", None) else {}) or {}
-            try:
-                cost = litellm.completion_cost(completion_response=response)
-            except Exception:  # unknown models have no price: cost stays unknown, never invented
-                cost = None
+            cost = self._cost(litellm, response)
             self.usage.add(usage, cost)
             self._note(
                 "model_call",
@@ -228,6 +228,22 @@ class ModelClient:
             )
             return message
         raise ModelFailure("unreachable")  # pragma: no cover
+
+    def _cost(self, litellm: Any, response: Any) -> float | None:
+        """litellm's price of the call; unknown models have none: it stays unknown, never invented.
+        Looking a model up is costly, so a model found unpriced once is not looked up again."""
+        hidden = getattr(response, "_hidden_params", None) or {}
+        if hidden.get("response_cost") is not None:
+            return float(hidden["response_cost"])
+        if self._priced is False:
+            return None
+        try:
+            cost = litellm.completion_cost(completion_response=response)
+        except Exception:
+            self._priced = False
+            return None
+        self._priced = True
+        return cost
 
     def _note(self, kind: str, payload: dict[str, Any]) -> None:
         if self.record is not None:
@@ -298,6 +314,7 @@ class ModelAgent(_ModelSeat):
     def __init__(self, spec: str, config: ModelConfig, tools: dict[str, ToolSpec] | None = None):
         super().__init__(spec, config)
         self.tools = tools
+        self._schemas = [s.openai_schema() for s in tools.values()] + [END_TOOL] if tools is not None else None
 
     async def act(self, view: Any) -> Action:
         if isinstance(view, dict):  # an explore episode's masked view
@@ -306,8 +323,7 @@ class ModelAgent(_ModelSeat):
             return await self._ask(messages, EXPLORE_TOOLS, _parse_explore)
         assert self.tools is not None
         messages = openai_messages(view.items, prompt("agent_stt.md"))
-        tools = [spec.openai_schema() for spec in self.tools.values()] + [END_TOOL]
-        return await self._ask(messages, tools, _parse_stt)
+        return await self._ask(messages, self._schemas, _parse_stt)
 
 
 def _one_call(message: dict[str, Any]) -> tuple[str, dict[str, Any]] | str | None:

@@ -179,9 +179,8 @@ class Store:
         )
         return eid
 
-    def append_event(self, episode_id: str, event: Event) -> None:
-        """Commit one event now. Its seq is the record's, unique per episode."""
-        row = {
+    def _event_row(self, episode_id: str, event: Event) -> dict[str, Any]:
+        return {
             "episode_id": episode_id,
             "seq": event.seq,
             "wall_time": event.wall_time,
@@ -190,7 +189,16 @@ class Store:
             "type": event.type,
             "payload": scrub(event.payload, self._secrets),
         }
+
+    def append_event(self, episode_id: str, event: Event) -> None:
+        """Commit one event now. Its seq is the record's, unique per episode."""
+        row = self._event_row(episode_id, event)
         self._write(lambda conn: conn.execute(_INSERT_EVENT, row))
+
+    def append_events(self, items: list[tuple[str, Event]]) -> None:
+        """Commit several events in one transaction (group commit): all or none."""
+        rows = [self._event_row(eid, e) for eid, e in items]
+        self._write(lambda conn: conn.execute(_INSERT_EVENT, rows))
 
     def next_seq(self, episode_id: str) -> int:
         def go(s: Session) -> int:

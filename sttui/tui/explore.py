@@ -97,7 +97,6 @@ class ExploreScreen(HandoffMixin, Screen[None]):
     """A human in the agent seat of an explore episode (which a model can take over)."""
 
     BINDINGS = [
-        *HandoffMixin.HANDOFF_BINDINGS,
         Binding("f5", "toggle_clock", "Start/pause clock", id="explore.clock"),
         Binding("1", "choose(1)", "Action 1", show=False, id="explore.action1"),
         Binding("2", "choose(2)", "Action 2", show=False, id="explore.action2"),
@@ -109,6 +108,7 @@ class ExploreScreen(HandoffMixin, Screen[None]):
         Binding("p", "run_probe", "Run probe", id="explore.probe"),
         Binding("f6", "next_tab", "Next tab", id="explore.tab"),
         Binding("f7", "assess", "Assessment", id="explore.assess"),
+        *HandoffMixin.HANDOFF_BINDINGS,
     ]
 
     class Changed(Message):

@@ -122,7 +122,7 @@ class HandoffMixin:
     HANDOFF_BINDINGS = [
         Binding("f10", "hand_to_model", "Hand seat to model", id="handoff.give"),
         Binding("f11", "take_back", "Take seat back", id="handoff.take"),
-        Binding("f12", "toggle_debug", "Model debug", id="handoff.debug"),
+        Binding("f12", "toggle_debug", "Model debug", show=False, id="handoff.debug"),
     ]
     seat = "agent"
 

@@ -26,10 +26,10 @@ class UserSimScreen(HandoffMixin, Screen[None]):
 
     seat = "user"
     BINDINGS = [
-        *HandoffMixin.HANDOFF_BINDINGS,
         Binding("f5", "toggle_clock", "Start/pause clock", id="user.clock"),
         Binding("f4", "toggle_actions", "Show agent's actions", id="user.actions"),
         Binding("ctrl+s", "satisfied", "Satisfied, end", id="user.satisfied"),
+        *HandoffMixin.HANDOFF_BINDINGS,
     ]
 
     class Changed(Message):
