@@ -27,6 +27,8 @@ async def open_play(pilot, task_path: Path, seat: str, screen: str):
     app = await ready(pilot)
     app.start_play(load_task(task_path), seat)
     await wait_for(pilot, lambda: type(app.screen).__name__ == screen)
+    await wait_for(pilot, lambda: bool(app.screen.query("#status-bar")))  # composed, not only pushed
+    await pilot.pause()
     return app.screen
 
 
