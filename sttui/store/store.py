@@ -14,7 +14,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import func, insert, or_, select, update
+from sqlalchemy import func, insert, or_, select, text, update
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlmodel import Session
 from sqlmodel import select as orm_select
@@ -22,7 +22,17 @@ from sqlmodel import select as orm_select
 from sttui.core.events import Event
 from sttui.store.db import StoreError, describe, explain, make_engine, migrate, resolve_url
 from sttui.store.secrets import scrub, secret_values
-from sttui.store.tables import AnnotatorRow, EpisodeRow, EventRow, NoteRow, RatingRow, TaskRow
+from sttui.store.tables import (
+    AdjudicationRow,
+    AnnotatorRow,
+    ClaimRow,
+    EpisodeRow,
+    EventRow,
+    LabelRow,
+    NoteRow,
+    RatingRow,
+    TaskRow,
+)
 
 STATUSES = ("running", "completed", "stopped", "errored", "abandoned")
 # Built once: a plain Core insert compiles once and is reused for every event.
@@ -315,11 +325,19 @@ class Store:
             return self._write(go)
 
     def rate(
-        self, annotator: str, item_kind: str, item_id: str, dimension: str, value: int, comment: str | None = None
+        self,
+        annotator: str,
+        item_kind: str,
+        item_id: str,
+        dimension: str,
+        value: int,
+        comment: str | None = None,
+        withdrawn: bool = False,
+        created_at: float | None = None,
     ) -> int:
         """Record a rating, committed now. An earlier rating of the same item and dimension by the
         same annotator is kept as history and points to this one."""
-        if not 1 <= value <= 5:
+        if not (1 <= value <= 5 or (withdrawn and value == 0)):
             raise ValueError("ratings are 1 to 5")
         who = self.annotator_id(annotator)
 
@@ -332,7 +350,8 @@ class Store:
                     annotator_id=who,
                     value=value,
                     comment=scrub(comment, self._secrets) if comment else None,
-                    created_at=time.time(),
+                    created_at=created_at or time.time(),
+                    withdrawn=withdrawn,
                 )
             ).inserted_primary_key[0]
             conn.execute(
@@ -360,12 +379,132 @@ class Store:
         if item_id:
             query = query.where(RatingRow.item_id == item_id)
         if not include_history:
-            query = query.where(RatingRow.superseded_by.is_(None))  # type: ignore[union-attr]
+            query = query.where(RatingRow.superseded_by.is_(None), RatingRow.withdrawn.is_(False))  # type: ignore
 
         def go(s: Session) -> list[dict[str, Any]]:
             return [{**row.model_dump(), "annotator": name} for row, name in s.exec(query.order_by(RatingRow.id))]
 
         return self._read(go)
+
+    def ratings_by(self, annotator: str, include_history: bool = False) -> list[dict[str, Any]]:
+        """One annotator's own ratings, and nobody else's (the blinded view)."""
+        return [r for r in self.ratings(include_history=include_history) if r["annotator"] == annotator]
+
+    # -- the annotation queue: claims, adjudications, labels ---------------------------
+    def claim(self, annotator: str, item_kind: str, item_id: str, cap: int) -> bool:
+        """Take a place among the raters of an item, if one of ``cap`` places is free (or already
+        mine). Atomic: concurrent annotators can never exceed the cap."""
+        who = self.annotator_id(annotator)
+        key = f"{item_kind}:{item_id}"
+
+        def decide(conn: Any) -> bool:
+            holders = [
+                r[0]
+                for r in conn.execute(
+                    select(ClaimRow.annotator_id).where(ClaimRow.item_kind == item_kind, ClaimRow.item_id == item_id)
+                )
+            ]
+            if who in holders:
+                return True
+            if len(holders) >= cap:
+                return False
+            conn.execute(
+                insert(ClaimRow).values(item_kind=item_kind, item_id=item_id, annotator_id=who, created_at=time.time())
+            )
+            return True
+
+        try:
+            with self.engine.connect() as conn:
+                if self.engine.url.get_backend_name() == "sqlite":
+                    conn.exec_driver_sql("BEGIN IMMEDIATE")  # the write lock first: claims take turns
+                else:
+                    conn.execute(text("SELECT pg_advisory_xact_lock(hashtext(:k))"), {"k": key})
+                granted = decide(conn)
+                conn.commit()
+                return granted
+        except (OperationalError, DBAPIError) as exc:
+            raise explain(exc, self.url) from None
+
+    def claims(self, item_kind: str | None = None) -> dict[tuple[str, str], list[str]]:
+        """Who holds a place on each item (for the queue's cap and order; never shown to annotators)."""
+        query = orm_select(ClaimRow, AnnotatorRow.name).join(AnnotatorRow)
+        if item_kind:
+            query = query.where(ClaimRow.item_kind == item_kind)
+
+        def go(s: Session) -> dict[tuple[str, str], list[str]]:
+            out: dict[tuple[str, str], list[str]] = {}
+            for row, name in s.exec(query):
+                out.setdefault((row.item_kind, row.item_id), []).append(name)
+            return out
+
+        return self._read(go)
+
+    def adjudicate(
+        self, adjudicator: str, item_kind: str, item_id: str, dimension: str, value: int, note: str | None = None
+    ) -> None:
+        if not 1 <= value <= 5:
+            raise ValueError("adjudicated values are 1 to 5")
+        self._write(
+            lambda conn: conn.execute(
+                insert(AdjudicationRow).values(
+                    item_kind=item_kind,
+                    item_id=item_id,
+                    dimension=dimension,
+                    adjudicator=adjudicator,
+                    value=value,
+                    note=note,
+                    created_at=time.time(),
+                )
+            )
+        )
+
+    def adjudications(self) -> list[dict[str, Any]]:
+        return self._read(
+            lambda s: [r.model_dump() for r in s.exec(orm_select(AdjudicationRow).order_by(AdjudicationRow.id))]
+        )
+
+    def label_episode(
+        self,
+        annotator: str,
+        episode_id: str,
+        tags: list[str],
+        other: str | None = None,
+        first_error_seq: int | None = None,
+    ) -> None:
+        """Failure-mode tags and the first wrong step; a new label supersedes the annotator's last."""
+        who = self.annotator_id(annotator)
+
+        def go(conn: Any) -> None:
+            new_id = conn.execute(
+                insert(LabelRow).values(
+                    episode_id=episode_id,
+                    annotator_id=who,
+                    tags=list(tags),
+                    other=other,
+                    first_error_seq=first_error_seq,
+                    created_at=time.time(),
+                )
+            ).inserted_primary_key[0]
+            conn.execute(
+                update(LabelRow)
+                .where(
+                    LabelRow.episode_id == episode_id,
+                    LabelRow.annotator_id == who,
+                    LabelRow.superseded_by.is_(None),  # type: ignore[union-attr]
+                    LabelRow.id != new_id,
+                )
+                .values(superseded_by=new_id)
+            )
+
+        self._write(go)
+
+    def labels(self, episode_id: str | None = None, annotator: str | None = None) -> list[dict[str, Any]]:
+        query = orm_select(LabelRow, AnnotatorRow.name).join(AnnotatorRow).where(LabelRow.superseded_by.is_(None))  # type: ignore[union-attr]
+        if episode_id:
+            query = query.where(LabelRow.episode_id == episode_id)
+        if annotator:
+            query = query.where(AnnotatorRow.name == annotator)
+        return self._read(lambda s: [{**row.model_dump(), "annotator": name} for row, name in s.exec(query)])
 
     # -- notes -------------------------------------------------------------------------
     def add_note(

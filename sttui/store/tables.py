@@ -86,6 +86,7 @@ class RatingRow(SQLModel, table=True):
     comment: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     created_at: float
     superseded_by: int | None = Field(default=None, foreign_key="ratings.id")
+    withdrawn: bool = False  # an undo: supersedes the rating and stands for "no rating"
 
 
 class NoteRow(SQLModel, table=True):
@@ -98,3 +99,46 @@ class NoteRow(SQLModel, table=True):
     author: str
     text: str = Field(sa_column=Column(Text, nullable=False))
     created_at: float
+
+
+class ClaimRow(SQLModel, table=True):
+    """An annotator's place among the (at most N) raters of an item."""
+
+    __tablename__ = "claims"
+    __table_args__ = (UniqueConstraint("item_kind", "item_id", "annotator_id", name="uq_claims_item_annotator"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    item_kind: str
+    item_id: str
+    annotator_id: int = Field(foreign_key="annotators.id")
+    created_at: float
+
+
+class AdjudicationRow(SQLModel, table=True):
+    """A settled value for a disputed item, kept apart from the ratings it settles."""
+
+    __tablename__ = "adjudications"
+
+    id: int | None = Field(default=None, primary_key=True)
+    item_kind: str
+    item_id: str
+    dimension: str
+    adjudicator: str
+    value: int
+    note: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    created_at: float
+
+
+class LabelRow(SQLModel, table=True):
+    """Failure-mode tags and the first erroneous step of an episode, by one annotator."""
+
+    __tablename__ = "labels"
+
+    id: int | None = Field(default=None, primary_key=True)
+    episode_id: str = Field(foreign_key="episodes.id")
+    annotator_id: int = Field(foreign_key="annotators.id")
+    tags: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    other: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    first_error_seq: int | None = None
+    created_at: float
+    superseded_by: int | None = Field(default=None, foreign_key="labels.id")

@@ -62,6 +62,7 @@ class SttuiApp(App[None]):
         play: tuple[str, str | None, str | None] | None = None,
         resume_episode: str | None = None,
         config: Config | None = None,
+        annotate: tuple[str, str | None] | None = None,
     ):
         super().__init__()
         self.tasks_dir = tasks_dir or tasks_root()
@@ -72,6 +73,7 @@ class SttuiApp(App[None]):
         self._home_shown = False
         self._play_request = play
         self._resume_request = resume_episode
+        self._annotate_request = annotate
 
     def on_mount(self) -> None:
         if self.config.theme:
@@ -105,6 +107,39 @@ class SttuiApp(App[None]):
         if self._resume_request:
             record = store.episode(self._resume_request)
             self.resume_play(record)
+        if self._annotate_request:
+            self.open_annotation(*self._annotate_request)
+
+    @work(thread=True, group="annotate")
+    def open_annotation(self, kind: str, text_filter: str | None) -> None:
+        """The annotation queue of this person: items of ``kind`` still needing ratings."""
+        from sttui.annotate.dimensions import DimensionsError, load_dimensions
+        from sttui.annotate.queue import Item, Queue, task_items
+        from sttui.core.loader import load_all
+
+        try:
+            dims = load_dimensions()
+        except DimensionsError as exc:
+            self.call_from_thread(self.notify, str(exc), severity="error", timeout=20)
+            return
+        if kind == "episodes":
+            items = [
+                Item("episode", r.id, f"{r.task_id} by {r.agent}") for r in self.store.list_episodes(status="completed")
+            ]
+        else:
+            loaded, _ = load_all([self.tasks_dir])
+            items = task_items(loaded, "task" if kind == "tasks" else "explore")
+        if text_filter:
+            items = [i for i in items if text_filter.lower() in f"{i.id} {i.title}".lower()]
+        name = self.human.split(":", 1)[1] if self.human.startswith("human:") else self.human
+        queue = Queue(self.store, name, items, dims, kind)
+
+        def show() -> None:
+            from sttui.tui.annotate import AnnotateScreen
+
+            self.push_screen(AnnotateScreen(queue))
+
+        self.call_from_thread(show)
 
     def _play_from_command_line(self) -> None:
         from sttui.core.loader import load_all, load_task
@@ -237,9 +272,10 @@ def run_app(
     resume_episode: str | None = None,
     human: str | None = None,
     play: tuple[str, str | None, str | None] | None = None,
+    annotate: tuple[str, str | None] | None = None,
 ) -> None:
     try:
         config = load_config()
     except ConfigError as exc:
         raise SystemExit(f"error: {exc}") from None
-    SttuiApp(tasks_dir, db_url, human, play, resume_episode, config).run()
+    SttuiApp(tasks_dir, db_url, human, play, resume_episode, config, annotate).run()

@@ -86,6 +86,7 @@ class HomeScreen(Screen[None]):
         Binding("u", "play_user", "Play user seat", id="home.play_user"),
         Binding("r", "resume", "Resume", id="home.resume"),
         Binding("f6", "switch_tab", "Tasks/Sessions", id="home.tab"),
+        Binding("a", "annotate", "Annotate", id="home.annotate"),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="home.clear_filter"),
     ]
 
@@ -258,6 +259,16 @@ class HomeScreen(Screen[None]):
             self.notify(f"{record.id} is {record.status}; only running sessions resume", severity="warning")
             return
         self.app.resume_play(record)  # type: ignore[attr-defined]
+
+    def action_annotate(self) -> None:
+        """Rate items: tasks from the Tasks pane, episodes from the Sessions pane."""
+        if self.app.store is None:  # type: ignore[attr-defined]
+            self.notify("the record is still opening; try again in a moment", severity="warning")
+            return
+        on_sessions = self.query_one("#home-tabs", ContentSwitcher).current == "tab-sessions"
+        task = self.current_task()
+        kind = "episodes" if on_sessions else ("explore" if task is not None and task.kind == "explore" else "tasks")
+        self.app.open_annotation(kind, None)  # type: ignore[attr-defined]
 
     def action_switch_tab(self) -> None:
         tabs = self.query_one("#home-tabs", ContentSwitcher)

@@ -1,0 +1,1 @@
+"""Annotation: dimensions, queues, blinding, agreement statistics, rating files. No UI."""

@@ -1,0 +1,131 @@
+"""The annotation queue of one annotator: items still needing ratings, least-rated first,
+at most ``cap`` annotators per item (claimed atomically in the database). An annotator only
+ever sees their own ratings: never another's values, comments or names."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from sttui.annotate.dimensions import Dimension, Dimensions
+
+KIND_OF_ITEMS = {"tasks": "task", "explore": "explore", "episodes": "episode"}
+
+
+@dataclass
+class Item:
+    kind: str  # task | explore | episode
+    id: str
+    title: str
+    body: dict[str, Any] = field(default_factory=dict)
+
+
+def task_items(loaded: list[Any], kind: str) -> list[Item]:
+    """Bundled tasks as items, with what an annotator reads: for stt tasks the query, the user
+    profile, the checklist, the triggers, and the naive plan beside the solution."""
+    out = []
+    for t in loaded:
+        task = t.task
+        if kind == "task" and t.kind == "stt":
+            body = {
+                "query": task.query,
+                "user": task.user.model_dump(mode="json"),
+                "checklist": [
+                    c.model_dump(mode="json", exclude_none=True, exclude_defaults=True) for c in task.checklist
+                ],
+                "triggers": [
+                    tr.model_dump(mode="json", exclude_none=True, exclude_defaults=True, by_alias=True)
+                    for tr in task.triggers
+                ],
+                "naive_plan": [
+                    s.model_dump(mode="json", exclude_none=True, exclude_defaults=True) for s in task.naive_plan
+                ],
+                "solution": [
+                    s.model_dump(mode="json", exclude_none=True, exclude_defaults=True) for s in task.solution
+                ],
+                "level": task.level,
+                "conflict": task.conflict,
+            }
+            out.append(Item("task", task.id, task.title, body))
+        elif kind == "explore" and t.kind == "explore":
+            body = {
+                "scenario": task.scenario,
+                "fields": [f.model_dump(exclude_none=True) for f in task.fields],
+                "rule": task.rule.model_dump(exclude_none=True),
+                "drift": task.drift.model_dump() if task.drift else None,
+            }
+            out.append(Item("explore", task.id, task.title, body))
+    return out
+
+
+class Queue:
+    """What one annotator still has to rate, in order."""
+
+    def __init__(self, store: Any, annotator: str, items: list[Item], dims: Dimensions, kind: str):
+        self.store, self.annotator, self.items, self.dims = store, annotator, items, dims
+        self.kind = kind  # tasks | explore | episodes
+        self.dimensions: list[Dimension] = dims.of(kind)
+        self.refresh()
+
+    def refresh(self) -> None:
+        mine = self.store.ratings_by(self.annotator)
+        self._mine = {(r["item_kind"], r["item_id"], r["dimension"]): r for r in mine}
+        self._claims = self.store.claims(KIND_OF_ITEMS[self.kind])
+
+    def required(self) -> list[Dimension]:
+        return [d for d in self.dimensions if not d.optional] or self.dimensions
+
+    def done(self, item: Item) -> bool:
+        return all((item.kind, item.id, d.id) in self._mine for d in self.required())
+
+    def mine(self, item: Item, dimension: str) -> dict[str, Any] | None:
+        return self._mine.get((item.kind, item.id, dimension))
+
+    def assigned(self) -> list[Item]:
+        """Items I hold a place on, or could still get one; least-rated first, then by id."""
+
+        def holders(item: Item) -> list[str]:
+            return self._claims.get((item.kind, item.id), [])
+
+        open_items = [i for i in self.items if self.annotator in holders(i) or len(holders(i)) < self.dims.cap]
+        return sorted(open_items, key=lambda i: (self.annotator not in holders(i), len(holders(i)), i.id))
+
+    def progress(self) -> tuple[int, int]:
+        assigned = self.assigned()
+        return sum(self.done(i) for i in assigned), len(assigned)
+
+    def next_items(self, skipped: set[str] | None = None) -> list[Item]:
+        skipped = skipped or set()
+        return [i for i in self.assigned() if not self.done(i) and i.id not in skipped]
+
+    def claim(self, item: Item) -> bool:
+        granted = self.store.claim(self.annotator, item.kind, item.id, self.dims.cap)
+        self._claims = self.store.claims(KIND_OF_ITEMS[self.kind])
+        return granted
+
+    def rate(self, item: Item, dimension: str, value: int, comment: str | None = None) -> None:
+        """Committed on the key press."""
+        self.store.rate(self.annotator, item.kind, item.id, dimension, value, comment)
+        self.refresh()
+
+    def undo(self, item: Item, dimension: str) -> None:
+        """Take back my current rating: the previous one comes back, or it is withdrawn.
+        Either way a new row supersedes it; nothing is deleted."""
+        history = [
+            r
+            for r in self.store.ratings_by(self.annotator, include_history=True)
+            if (r["item_kind"], r["item_id"], r["dimension"]) == (item.kind, item.id, dimension)
+        ]
+        current = next((r for r in reversed(history) if r["superseded_by"] is None), None)
+        if current is None or current["withdrawn"]:
+            return
+        earlier = [r for r in history if r["id"] < current["id"]]
+        if earlier:
+            previous = earlier[-1]
+            if previous["withdrawn"]:
+                self.store.rate(self.annotator, item.kind, item.id, dimension, 0, None, withdrawn=True)
+            else:
+                self.store.rate(self.annotator, item.kind, item.id, dimension, previous["value"], previous["comment"])
+        else:
+            self.store.rate(self.annotator, item.kind, item.id, dimension, 0, None, withdrawn=True)
+        self.refresh()

@@ -1,0 +1,153 @@
+"""Commands about ratings: annotate, agreement, adjudicate, export-ratings, import-ratings."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from sttui.cli.app import echo_json, main, open_store
+
+
+def _dims() -> Any:
+    from sttui.annotate.dimensions import DimensionsError, load_dimensions
+
+    try:
+        return load_dimensions()
+    except DimensionsError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+
+
+@main.command()
+@click.option("--as", "as_name", required=True, help="Your annotator name.")
+@click.option(
+    "--items", "kind", type=click.Choice(["tasks", "explore", "episodes"]), default="tasks", show_default=True
+)
+@click.option("--filter", "text_filter", default=None, help="Only items whose id or title contains this.")
+def annotate(as_name: str, kind: str, text_filter: str | None) -> None:
+    """Rate items by keyboard: least-rated first, at most three annotators per item, blind."""
+    from sttui.tui.app import run_app
+
+    _dims()
+    ctx = click.get_current_context()
+    run_app(db_url=(ctx.find_root().obj or {}).get("db"), human=as_name, annotate=(kind, text_filter))
+
+
+def _current_rows(store: Any) -> list[dict[str, Any]]:
+    return store.ratings()
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True)
+def agreement(as_json: bool) -> None:
+    """Krippendorff's alpha (ordinal), exact and within-1 agreement, mean, positive share."""
+    from sttui.annotate.agreement import agreement as compute
+    from sttui.textout import table
+
+    dims = _dims()
+    result = compute(_current_rows(open_store()), dims.positive, dims.cap)
+    if as_json:
+        echo_json(result)
+        return
+    if not result["dimensions"]:
+        click.echo("no ratings yet")
+        return
+
+    def num(v: Any, pct: bool = False) -> str:
+        if v is None:
+            return "-"
+        return f"{v:.1%}" if pct else f"{v:.2f}"
+
+    rows = []
+    for name, s in [*result["dimensions"].items(), ("overall", result["overall"])]:
+        d = dims.find(name)
+        rows.append(
+            {
+                "dimension": d.name if d else name,
+                "mean": num(s["mean"]),
+                "positive (4-5)": num(s["positive_share"], True),
+                "alpha": num(s["alpha"]),
+                "exact": num(s["exact_agreement"], True),
+                "within 1": num(s["within_1_agreement"], True),
+                f"items with {dims.cap}": s["complete_items"],
+                "ratings": s["ratings"],
+            }
+        )
+    click.echo(table(rows, list(rows[0])))
+    for name, s in [*result["dimensions"].items(), ("overall", result["overall"])]:
+        if s["alpha_note"]:
+            click.echo(f"note ({name}): {s['alpha_note']}")
+
+
+@main.command()
+@click.option("--as", "as_name", required=True, help="The adjudicator's name.")
+@click.option("--spread", type=int, default=2, show_default=True, help="Disputed when ratings differ this much.")
+def adjudicate(as_name: str, spread: int) -> None:
+    """Settle items whose ratings spread two points or more; names are visible only here."""
+    from sttui.annotate.agreement import disputes
+
+    store = open_store()
+    items = disputes(_current_rows(store), spread)
+    settled = {(a["item_kind"], a["item_id"], a["dimension"]) for a in store.adjudications()}
+    pending = [i for i in items if (i["item_kind"], i["item_id"], i["dimension"]) not in settled]
+    if not pending:
+        click.echo(f"no disputed items ({len(items)} disputed, all adjudicated)" if items else "no disputed items")
+        return
+    for item in pending:
+        click.echo(f"\n{item['item_kind']} {item['item_id']} · {item['dimension']}")
+        for r in item["ratings"]:
+            click.echo(f"  {r['annotator']}: {r['value']}" + (f"  ({r['comment']})" if r["comment"] else ""))
+        value = click.prompt("adjudicated value (1-5, or 0 to leave it)", type=click.IntRange(0, 5))
+        if value:
+            note = click.prompt("note", default="", show_default=False)
+            store.adjudicate(as_name, item["item_kind"], item["item_id"], item["dimension"], value, note or None)
+            click.echo("recorded")
+
+
+@main.command("export-ratings")
+@click.option("--format", "fmt", type=click.Choice(["csv", "jsonl"]), default="csv", show_default=True)
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True)
+def export_ratings(fmt: str, output: Path) -> None:
+    """One row per current rating: item_kind, item_id, dimension, annotator, value, comment, created_at."""
+    from sttui.annotate.ratings_io import export_ratings as render
+
+    rows = _current_rows(open_store())
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(render(rows, fmt), encoding="utf-8")
+    click.echo(f"wrote {len(rows)} rating(s) to {output}", err=True)
+
+
+@main.command("import-ratings")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+def import_ratings(file: Path) -> None:
+    """Load ratings gathered elsewhere; rows naming unknown items or out-of-range scores are refused."""
+    from sttui.annotate.ratings_io import check_rows, read_rows
+    from sttui.core.loader import load_all
+    from sttui.paths import tasks_root
+
+    store = open_store()
+    dims = _dims()
+    loaded, _ = load_all([tasks_root()])
+    known = {("task", t.id) for t in loaded if t.kind == "stt"} | {
+        ("explore", t.id) for t in loaded if t.kind == "explore"
+    }
+    known |= {("episode", r.id) for r in store.list_episodes()}
+    names = {d.id for ds in dims.by_kind.values() for d in ds}
+    good, refused = check_rows(read_rows(file), known, names)
+    for r in refused:
+        click.echo(f"refused row {r.row}: {r.reason}", err=True)
+    for row in good:
+        created = float(row["created_at"]) if row.get("created_at") not in (None, "") else None
+        store.rate(
+            row["annotator"],
+            row["item_kind"],
+            row["item_id"],
+            row["dimension"],
+            row["value"],
+            row.get("comment"),
+            created_at=created,
+        )
+    click.echo(f"imported {len(good)} rating(s); refused {len(refused)}")

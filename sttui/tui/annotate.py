@@ -1,0 +1,303 @@
+"""Rating items by keyboard: 1-5 on the current dimension (committed on the key press), tab
+or the arrows between dimensions, a comment, skip, undo, progress, and for episodes the
+failure-mode tags and the first wrong step. Annotators only ever see their own ratings."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Button, DataTable, Footer, Input, Label, ProgressBar, SelectionList, Static
+
+from sttui.annotate.dimensions import FAILURE_MODES
+from sttui.annotate.queue import Item, Queue
+from sttui.tui.modals import EditValue
+from sttui.tui.replay import summary
+
+
+def _steps(steps: list[dict[str, Any]]) -> str:
+    return "\n".join(
+        f"{i}. "
+        + (f"{s['tool']}({json.dumps(s.get('args', {}), default=str)})" if "tool" in s else f"say: {s.get('say', '')}")
+        for i, s in enumerate(steps, 1)
+    )
+
+
+def item_text(item: Item) -> str:
+    b = item.body
+    if item.kind == "task":
+        checklist = "\n".join(
+            f"• {c['id']}: {c.get('description') or json.dumps(c.get('expect') or c.get('check'), default=str)}"
+            for c in b["checklist"]
+        )
+        triggers = "\n".join(
+            f"• {t['id']} ({'announced' if t.get('announce') else 'silent'}): "
+            f"{t.get('description', '')}\n    when {json.dumps(t['when'], default=str)}"
+            for t in b["triggers"]
+        )
+        user = b["user"]
+        return (
+            f"[b]{item.title}[/b]  ({b['conflict']}, {b['level']})\n\n[b]Query[/b]\n{b['query']}\n\n"
+            f"[b]User[/b] goal: {user['goal']}\nprofile: {json.dumps(user.get('profile', {}), default=str)}\n"
+            f"withheld: {json.dumps(user.get('withheld', {}), default=str)}\n\n[b]Checklist[/b]\n{checklist}\n\n"
+            f"[b]Triggers[/b]\n{triggers}"
+        )
+    if item.kind == "explore":
+        fields = "\n".join(f"• {f['name']}: {f['description']}" for f in b["fields"])
+        rule = b["rule"]
+        factors = ", ".join(f"{f['field']} ({f['direction']})" for f in rule["factors"])
+        drift = b["drift"]
+        change = (
+            f"after batch {drift['after_batch']}: {drift['replace']['factor']} is replaced by "
+            f"{drift['replace']['by']} ({drift['replace']['direction']}); {drift['reverse']} reverses"
+            if drift
+            else "no drift"
+        )
+        return (
+            f"[b]{item.title}[/b]\n\n{b['scenario']}\n\n[b]Fields[/b]\n{fields}\n\n[b]Rule[/b] {rule['family']}: "
+            f"{factors}\n[b]Change[/b] {change}"
+        )
+    return f"[b]{item.title}[/b]"
+
+
+class Tags(ModalScreen[tuple[list[str], str] | None]):
+    """Failure-mode tags of an episode (STT-Arena's three modes, and other with text)."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="tags.cancel")]
+
+    def __init__(self, current: list[str], other: str):
+        super().__init__()
+        self.current, self.other = current, other
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label("Failure modes (space selects)", classes="question")
+            yield SelectionList[str](*[(m.replace("_", " "), m, m in self.current) for m in FAILURE_MODES], id="modes")
+            yield Input(self.other, placeholder="other: describe", id="other")
+            yield Button("Save (enter)", variant="primary", id="save")
+
+    def on_button_pressed(self) -> None:
+        self._save()
+
+    def on_input_submitted(self) -> None:
+        self._save()
+
+    def _save(self) -> None:
+        self.dismiss(
+            (list(self.query_one("#modes", SelectionList).selected), self.query_one("#other", Input).value.strip())
+        )
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class AnnotateScreen(Screen[None]):
+    BINDINGS = [
+        Binding("1", "rate(1)", "1", show=False, id="annotate.rate1"),
+        Binding("2", "rate(2)", "2", show=False, id="annotate.rate2"),
+        Binding("3", "rate(3)", "3", show=False, id="annotate.rate3"),
+        Binding("4", "rate(4)", "4", show=False, id="annotate.rate4"),
+        Binding("5", "rate(5)", "5", show=False, id="annotate.rate5"),
+        Binding("tab,down", "dimension(1)", "Next dimension", priority=True, id="annotate.next_dimension"),
+        Binding("shift+tab,up", "dimension(-1)", "Previous dimension", priority=True, id="annotate.prev_dimension"),
+        Binding("c", "comment", "Comment", id="annotate.comment"),
+        Binding("s", "skip", "Skip", id="annotate.skip"),
+        Binding("u", "undo", "Undo", id="annotate.undo"),
+        Binding("t", "tags", "Failure tags", id="annotate.tags"),
+        Binding("f", "first_error", "First wrong step", id="annotate.first_error"),
+        Binding("escape", "app.pop_to_home", "Home", id="annotate.home"),
+    ]
+
+    def __init__(self, queue: Queue):
+        super().__init__()
+        self.queue = queue
+        self.skipped: set[str] = set()
+        self.item: Item | None = None
+        self.dim = 0
+        self.events: list[Any] = []
+        self.done_here: list[tuple[Item, int]] = []  # ratings made in this sitting, for undo
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="status-bar")
+        yield ProgressBar(id="progress", show_eta=False)
+        with Horizontal(id="annotate-main"):
+            with VerticalScroll(id="item-pane"):
+                yield Static("", id="item")
+                with Horizontal(id="plans"):
+                    yield Static("", id="naive")
+                    yield Static("", id="solution")
+                yield DataTable(id="episode-events", cursor_type="row")
+            with VerticalScroll(id="rating-pane"):
+                yield Static("", id="dimensions")
+                yield Static("", id="anchors")
+        yield Static("", id="feedback")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#episode-events", DataTable).add_columns("#", "actor", "event", "what")
+        self.advance()
+
+    # -- moving through the queue ---------------------------------------------------------
+    def advance(self) -> None:
+        for item in self.queue.next_items(self.skipped):
+            if self.queue.claim(item):
+                self.show(item)
+                return
+            self.skipped.add(item.id)  # its places were taken by others meanwhile
+        self.item = None
+        self.query_one("#item", Static).update("Nothing left to rate in this queue. Thank you!")
+        self.redraw()
+
+    def show(self, item: Item) -> None:
+        self.item = item
+        self.dim = next((i for i, d in enumerate(self.queue.dimensions) if not self.queue.mine(item, d.id)), 0)
+        self.query_one("#item", Static).update(item_text(item))
+        plans = item.kind == "task"
+        self.query_one("#plans").display = plans
+        if plans:
+            self.query_one("#naive", Static).update("[b]Naive plan[/b] (must fail)\n" + _steps(item.body["naive_plan"]))
+            self.query_one("#solution", Static).update("[b]Solution[/b]\n" + _steps(item.body["solution"]))
+        table = self.query_one("#episode-events", DataTable)
+        table.display = item.kind == "episode"
+        if item.kind == "episode":
+            self.load_events(item.id)
+        self.redraw()
+
+    @work(thread=True, exclusive=True)
+    def load_events(self, episode_id: str) -> None:
+        events = self.queue.store.events(episode_id)
+        self.app.call_from_thread(self._show_events, events)
+
+    def _show_events(self, events: list[Any]) -> None:
+        self.events = events
+        table = self.query_one("#episode-events", DataTable)
+        table.clear()
+        for e in events:
+            table.add_row(str(e.seq), e.actor, e.type, summary(e)[:70])
+
+    def redraw(self) -> None:
+        done, total = self.queue.progress()
+        bar = self.query_one("#progress", ProgressBar)
+        bar.update(total=max(total, 1), progress=done)
+        who = self.queue.annotator
+        self.query_one("#status-bar", Static).update(
+            f"annotating as {who} · {self.queue.kind} · {done} of {total} done"
+            + (f" · item {self.item.id}" if self.item else "")
+        )
+        if self.item is None:
+            self.query_one("#dimensions", Static).update("")
+            self.query_one("#anchors", Static).update("")
+            return
+        lines = ["[b]Dimensions[/b] (1-5 rates, tab moves)"]
+        for i, d in enumerate(self.queue.dimensions):
+            mine = self.queue.mine(self.item, d.id)
+            value = f"{mine['value']}" if mine else "·"
+            mark = "▶" if i == self.dim else " "
+            lines.append(f"{mark} {value}  {d.name}{' (optional)' if d.optional else ''}")
+        self.query_one("#dimensions", Static).update("\n".join(lines))
+        d = self.queue.dimensions[self.dim]
+        mine = self.queue.mine(self.item, d.id)
+        anchors = "\n".join(f"  {k}  {v}" for k, v in sorted(d.anchors.items()))
+        comment = f"\n\nyour comment: {mine['comment']}" if mine and mine.get("comment") else ""
+        self.query_one("#anchors", Static).update(f"\n[b]{d.name}[/b]\n{d.question}\n\n{anchors}{comment}")
+
+    def feedback(self, text: str) -> None:
+        self.query_one("#feedback", Static).update(text)
+
+    # -- actions ----------------------------------------------------------------------------
+    def action_rate(self, value: int) -> None:
+        if self.item is None:
+            return
+        d = self.queue.dimensions[self.dim]
+        mine = self.queue.mine(self.item, d.id)
+        self.queue.rate(self.item, d.id, value, mine.get("comment") if mine else None)
+        self.done_here.append((self.item, self.dim))
+        self.feedback(f"{d.name}: {value} (saved)")
+        if (self.queue.done(self.item) and self.dim == len(self.queue.dimensions) - 1) or (
+            self.queue.done(self.item) and all(self.queue.mine(self.item, x.id) for x in self.queue.dimensions)
+        ):
+            self.advance()
+            return
+        self.dim = min(self.dim + 1, len(self.queue.dimensions) - 1)
+        self.redraw()
+
+    def action_dimension(self, delta: int) -> None:
+        if self.item is not None:
+            self.dim = (self.dim + delta) % len(self.queue.dimensions)
+            self.redraw()
+
+    def action_comment(self) -> None:
+        if self.item is None:
+            return
+        d = self.queue.dimensions[self.dim]
+        mine = self.queue.mine(self.item, d.id)
+        if not mine:
+            self.feedback("rate this dimension first, then comment on it")
+            return
+        item = self.item
+
+        def save(text: str | None) -> None:
+            if text is not None:
+                self.queue.rate(item, d.id, mine["value"], text.strip() or None)
+                self.feedback("comment saved")
+                self.redraw()
+
+        self.app.push_screen(EditValue(f"Comment on {d.name}", mine.get("comment") or ""), save)
+
+    def action_skip(self) -> None:
+        if self.item is not None:
+            self.skipped.add(self.item.id)
+            self.feedback(f"skipped {self.item.id}")
+            self.advance()
+
+    def action_undo(self) -> None:
+        """Take back the last rating made here (even on an earlier item), and return to it."""
+        if not self.done_here:
+            self.feedback("nothing to undo")
+            return
+        item, dim = self.done_here.pop()
+        d = self.queue.dimensions[dim]
+        self.queue.undo(item, d.id)
+        if self.item is None or item.id != self.item.id:
+            self.show(item)
+        self.dim = dim
+        mine = self.queue.mine(item, d.id)
+        self.feedback(f"{d.name}: undone" + (f", back to {mine['value']}" if mine else ", no rating now"))
+        self.redraw()
+
+    def action_tags(self) -> None:
+        if self.item is None or self.item.kind != "episode":
+            self.feedback("failure tags are for episodes")
+            return
+        item = self.item
+        current = next(iter(self.queue.store.labels(item.id, self.queue.annotator)), None)
+
+        def save(result: tuple[list[str], str] | None) -> None:
+            if result is not None:
+                tags, other = result
+                self.queue.store.label_episode(
+                    self.queue.annotator, item.id, tags, other or None, current["first_error_seq"] if current else None
+                )
+                self.feedback(f"tags saved: {', '.join(tags) or 'none'}")
+
+        self.app.push_screen(Tags(current["tags"] if current else [], (current or {}).get("other") or ""), save)
+
+    def action_first_error(self) -> None:
+        if self.item is None or self.item.kind != "episode" or not self.events:
+            self.feedback("pick the first wrong step in an episode's event list")
+            return
+        seq = self.events[self.query_one("#episode-events", DataTable).cursor_row].seq
+        current = next(iter(self.queue.store.labels(self.item.id, self.queue.annotator)), None)
+        self.queue.store.label_episode(
+            self.queue.annotator,
+            self.item.id,
+            current["tags"] if current else [],
+            current["other"] if current else None,
+            seq,
+        )
+        self.feedback(f"first wrong step: #{seq}")

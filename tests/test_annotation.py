@@ -1,0 +1,306 @@
+"""Annotation: agreement statistics, blinding, the keyboard queue, the atomic cap, rating files."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+from textual.widgets import Static
+
+from sttui.annotate.agreement import agreement, alpha, disputes, pairwise
+from sttui.annotate.dimensions import load_dimensions
+from sttui.annotate.queue import Item, Queue
+from sttui.cli import main
+from sttui.store.store import Store
+from sttui.tui.app import SttuiApp
+from tests.conftest import ROOT
+from tests.tui_helpers import wait_for
+
+ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+
+def rows_from(matrix: list[list[float]], dimension: str = "d") -> list[dict]:
+    out = []
+    for a, ratings in enumerate(matrix):
+        for i, v in enumerate(ratings):
+            if not (isinstance(v, float) and math.isnan(v)):
+                out.append(
+                    {
+                        "item_kind": "task",
+                        "item_id": f"u{i}",
+                        "dimension": dimension,
+                        "annotator": f"coder{a}",
+                        "value": int(v),
+                        "comment": None,
+                    }
+                )
+    return out
+
+
+def test_alpha_matches_krippendorffs_documented_example():
+    n = float("nan")
+    # Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability": 4 coders, 12 units.
+    data = [
+        [1, 2, 3, 3, 2, 1, 4, 1, 2, n, n, n],
+        [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, n, 3],
+        [n, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, n],
+        [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, n],
+    ]
+    result = agreement(rows_from(data), cap=3)
+    assert result["dimensions"]["d"]["alpha"] == pytest.approx(0.815, abs=5e-4)  # ordinal, as published
+
+
+def test_percent_and_within_one_agreement_by_hand():
+    ratings = {"a": {"x": 4, "y": 4, "z": 5}, "b": {"x": 1, "y": 3}, "c": {"x": 2}}
+    # a: pairs (4,4) (4,5) (4,5): exact 1/3, within-1 3/3; b: (1,3): 0 and 0; c: one rating, no pair
+    assert pairwise(ratings, 0) == pytest.approx((1 / 3 + 0) / 2)
+    assert pairwise(ratings, 1) == pytest.approx((1 + 0) / 2)
+    summary = agreement(
+        [
+            {"item_kind": "task", "item_id": i, "dimension": "d", "annotator": who, "value": v, "comment": None}
+            for i, by in ratings.items()
+            for who, v in by.items()
+        ],
+        positive=(4, 5),
+        cap=3,
+    )["dimensions"]["d"]
+    assert summary["mean"] == pytest.approx(19 / 6) and summary["positive_share"] == pytest.approx(3 / 6)
+    assert summary["complete_items"] == 1 and summary["items"] == 3
+
+
+def test_degenerate_data_gets_a_note_not_a_crash():
+    same = {"a": {"x": 4, "y": 4}, "b": {"x": 4, "y": 4}}
+    value, note = alpha(same)
+    assert value is None and "every rating is 4" in note
+    value, note = alpha({"a": {"x": 3}, "b": {"y": 5}})
+    assert value is None and "fewer than two raters" in note
+    assert agreement([])["overall"]["alpha_note"]
+
+
+def test_disputes_are_spreads_of_two_or_more():
+    rows = [
+        {"item_kind": "task", "item_id": "t", "dimension": "d", "annotator": a, "value": v, "comment": None}
+        for a, v in (("ana", 2), ("ben", 4), ("chloe", 3))
+    ]
+    rows += [
+        {"item_kind": "task", "item_id": "u", "dimension": "d", "annotator": a, "value": v, "comment": None}
+        for a, v in (("ana", 3), ("ben", 4))
+    ]
+    assert [d["item_id"] for d in disputes(rows)] == ["t"]
+
+
+def test_the_bundled_dimensions_have_anchors_for_every_point():
+    dims = load_dimensions(ROOT / "annotations" / "dimensions.yaml")
+    assert [d.id for d in dims.of("tasks")] == [
+        "query_checklist_consistency",
+        "checklist_correctness",
+        "dynamics_plausibility",
+    ]
+    assert [d.id for d in dims.of("explore")] == ["field_realism", "change_plausibility", "distractor_quality"]
+    assert dims.of("episodes")[0].optional and dims.cap == 3
+    assert all(sorted(d.anchors) == [1, 2, 3, 4, 5] for ds in dims.by_kind.values() for d in ds)
+
+
+def _app(db, name, kind="tasks", text_filter=None):
+    return SttuiApp(ROOT / "tasks", db_url=db, human=name, annotate=(kind, text_filter))
+
+
+async def _annotating(pilot):
+    await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "AnnotateScreen")
+    await wait_for(pilot, lambda: pilot.app.screen.item is not None)
+    return pilot.app.screen
+
+
+async def test_rate_a_queue_of_five_by_keyboard_with_skip_and_undo(tmp_path):
+    db = f"sqlite:///{tmp_path / 'a.db'}"
+    async with _app(db, "ana", text_filter="logistics").run_test(size=(120, 40)) as pilot:
+        screen = await _annotating(pilot)
+        first = screen.item.id
+        await pilot.press("4", "5")  # two dimensions
+        await pilot.press("u")  # undo the second: withdrawn, superseding
+        assert screen.queue.mine(screen.item, "checklist_correctness") is None
+        await pilot.press("3", "2")  # rate it again, then the third: the item is done
+        await wait_for(pilot, lambda: screen.item.id != first)
+        second = screen.item.id
+        await pilot.press("s")  # skip
+        await wait_for(pilot, lambda: screen.item.id != second)
+        for _ in range(4):  # four more items, three keys each
+            current = screen.item.id
+            await pilot.press("3", "4", "5")
+            await wait_for(pilot, lambda c=current: screen.item is None or screen.item.id != c)
+        done, assigned = screen.queue.progress()
+        assert done == 5 and assigned >= 5
+        assert "5 of" in str(screen.query_one("#status-bar", Static).render())
+    store = Store(db)
+    current = store.ratings_by("ana")
+    assert len({r["item_id"] for r in current}) == 5 and second not in {r["item_id"] for r in current}
+    history = [
+        r
+        for r in store.ratings_by("ana", include_history=True)
+        if r["item_id"] == first and r["dimension"] == "checklist_correctness"
+    ]
+    assert [(r["value"], r["withdrawn"]) for r in history] == [(5, False), (0, True), (3, False)]
+    assert all(r["superseded_by"] for r in history[:2])  # nothing deleted: each superseded
+
+
+async def test_blinding_annotator_b_never_sees_a(tmp_path):
+    db = f"sqlite:///{tmp_path / 'b.db'}"
+    store = Store(db)
+    store.rate(
+        "ana", "task", "logistics-insulin-reefer-st2-easy", "query_checklist_consistency", 1, "ANA-SECRET-COMMENT"
+    )
+    store.claim("ana", "task", "logistics-insulin-reefer-st2-easy", 3)
+    async with _app(db, "ben", text_filter="insulin-reefer").run_test(size=(120, 40)) as pilot:
+        screen = await _annotating(pilot)
+        text = " ".join(str(w.render()) for w in screen.query(Static))
+        assert "ANA-SECRET" not in text and "ana" not in text.lower().split()
+        assert screen.queue.mine(screen.item, "query_checklist_consistency") is None
+        assert all(r["annotator"] == "ben" for r in screen.queue.store.ratings_by("ben"))
+
+
+def test_the_cap_holds_with_four_annotators_claiming_at_once(db_url):
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "tests.helpers.claimer", db_url, name, "10", "3"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+            env=ENV,
+        )
+        for name in ("ana", "ben", "chloe", "dev")
+    ]
+    granted = []
+    for p in procs:
+        out, err = p.communicate(timeout=180)
+        assert p.returncode == 0, err
+        granted.append(int(out))
+    store = Store(db_url)
+    claims = store.claims("task")
+    assert sum(granted) == 30 and all(len(v) == 3 for v in claims.values()) and len(claims) == 10
+    ratings = store.ratings("task")
+    assert len(ratings) == 30 and all(
+        len({r["annotator"] for r in ratings if r["item_id"] == i}) == 3 for i in {r["item_id"] for r in ratings}
+    )
+
+
+def test_ratings_export_import_round_trip_with_bad_rows(tmp_path):
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    store = Store(db)
+    store.rate("ana", "task", "logistics-insulin-reefer-st2-easy", "checklist_correctness", 4, "fine, mostly")
+    store.rate("ben", "explore", "finance-additive-1", "field_realism", 5)
+    runner = CliRunner()
+    for fmt in ("csv", "jsonl"):
+        out = tmp_path / f"r.{fmt}"
+        assert runner.invoke(main, ["--db", db, "export-ratings", "--format", fmt, "-o", str(out)]).exit_code == 0
+        lines = out.read_text().splitlines()
+        bad = tmp_path / f"bad.{fmt}"
+        if fmt == "csv":
+            assert lines[0] == "item_kind,item_id,dimension,annotator,value,comment,created_at"
+            extra = [
+                "task,no-such-task,checklist_correctness,chloe,3,,",
+                "task,logistics-insulin-reefer-st2-easy,checklist_correctness,chloe,9,,",
+            ]
+        else:
+            extra = [
+                json.dumps(
+                    {
+                        "item_kind": "task",
+                        "item_id": "no-such-task",
+                        "dimension": "checklist_correctness",
+                        "annotator": "chloe",
+                        "value": 3,
+                    }
+                ),
+                json.dumps(
+                    {
+                        "item_kind": "task",
+                        "item_id": "logistics-insulin-reefer-st2-easy",
+                        "dimension": "checklist_correctness",
+                        "annotator": "chloe",
+                        "value": 9,
+                    }
+                ),
+            ]
+        bad.write_text("\n".join(lines + extra) + "\n")
+        fresh = f"sqlite:///{tmp_path / f'fresh-{fmt}.db'}"
+        result = runner.invoke(main, ["--db", fresh, "import-ratings", str(bad)])
+        assert "imported 2 rating(s); refused 2" in result.output
+        assert "no task item 'no-such-task'" in result.output and "score 9 is out of range 1-5" in result.output
+        again = tmp_path / f"again.{fmt}"
+        runner.invoke(main, ["--db", fresh, "export-ratings", "--format", fmt, "-o", str(again)])
+        assert again.read_text() == out.read_text()
+
+
+def test_agreement_and_adjudication_from_the_command_line(tmp_path):
+    db = f"sqlite:///{tmp_path / 'g.db'}"
+    store = Store(db)
+    for who, value in (("ana", 2), ("ben", 5), ("chloe", 4)):
+        store.rate(who, "task", "t1", "checklist_correctness", value)
+        store.rate(who, "task", "t2", "checklist_correctness", 4)
+    runner = CliRunner()
+    data = json.loads(runner.invoke(main, ["--db", db, "agreement", "--json"]).output)
+    dim = data["dimensions"]["checklist_correctness"]
+    assert dim["complete_items"] == 2 and dim["positive_share"] == pytest.approx(5 / 6)
+    table = runner.invoke(main, ["--db", db, "agreement"]).output
+    assert "Checklist correctness" in table and "within 1" in table
+    out = runner.invoke(main, ["--db", db, "adjudicate", "--as", "lead"], input="4\nbetween ana and ben\n").output
+    assert "ana: 2" in out and "ben: 5" in out and "recorded" in out
+    assert store.adjudications()[0]["value"] == 4 and store.adjudications()[0]["adjudicator"] == "lead"
+    assert len(store.ratings(item_id="t1")) == 3  # the three ratings are untouched
+    assert "all adjudicated" in runner.invoke(main, ["--db", db, "adjudicate", "--as", "lead"]).output
+
+
+def test_episode_labels_supersede(tmp_path):
+    db = f"sqlite:///{tmp_path / 'l.db'}"
+    store = Store(db)
+    from sttui.core.loader import load_task
+
+    eid = store.create_episode(
+        load_task(ROOT / "tasks/stt/logistics/insulin-reefer-fault-st2-easy.yaml"), 0, "model:x", None
+    )
+    store.label_episode("ana", eid, ["stale_state_execution"], None, 7)
+    store.label_episode("ana", eid, ["trigger_misdiagnosis", "other"], "ignored the user", 5)
+    labels = store.labels(eid)
+    assert len(labels) == 1 and labels[0]["tags"] == ["trigger_misdiagnosis", "other"]
+    assert labels[0]["first_error_seq"] == 5 and labels[0]["other"] == "ignored the user"
+    assert Item and Queue
+
+
+async def test_rate_an_episode_with_failure_tags_and_the_first_wrong_step(tmp_path):
+    import asyncio as _asyncio
+
+    from sttui.controllers.baselines import PlanAgent, ScriptedUser
+    from sttui.core.loader import load_task
+    from sttui.recording import run_recorded
+
+    db = f"sqlite:///{tmp_path / 'e.db'}"
+    store = Store(db)
+    loaded = load_task(ROOT / "tasks/stt/logistics/insulin-reefer-fault-st2-easy.yaml")
+    eid, _ = await _asyncio.to_thread(
+        lambda: _asyncio.run(
+            run_recorded(store, loaded, PlanAgent("baseline:naive", loaded.task.naive_plan), ScriptedUser())
+        )
+    )
+    async with _app(db, "ana", kind="episodes").run_test(size=(120, 40)) as pilot:
+        screen = await _annotating(pilot)
+        assert screen.item.id == eid
+        await wait_for(pilot, lambda: len(screen.events) > 5)
+        table = screen.query_one("#episode-events")
+        table.move_cursor(row=5)
+        await pilot.press("f")  # the highlighted event is the first wrong step
+        await pilot.press("t")
+        await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "Tags")
+        pilot.app.screen.query_one("#modes").select("stale_state_execution")
+        pilot.app.screen.query_one("#other").focus()
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "AnnotateScreen")
+        await pilot.press("2")  # overall quality
+    label = store.labels(eid, "ana")[0]
+    assert label["tags"] == ["stale_state_execution"] and label["first_error_seq"] == screen.events[5].seq
+    assert store.ratings_by("ana")[0]["value"] == 2 and store.ratings_by("ana")[0]["item_kind"] == "episode"
