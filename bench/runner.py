@@ -38,8 +38,8 @@ CONCURRENCY = 16
 def turn_requests(loaded: object) -> list[list[dict]]:
     """The message list of each agent turn of the oracle's episode, as a model would be sent it."""
     from sttui.controllers.baselines import PlanAgent, ScriptedUser
-    from sttui.controllers.model import prompt
     from sttui.core.chat import openai_messages
+    from sttui.prompts import prompt
     from sttui.runner import Seats, drive, open_episode
 
     seen: list[list[dict]] = []

@@ -12,13 +12,13 @@ import json
 import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from sttui.core.chat import openai_messages, sharegpt_conversation
 from sttui.core.events import Event
 from sttui.core.replaying import stt_view
+from sttui.prompts import prompt
 from sttui.recording import materialise
 from sttui.store.store import EpisodeRecord, Store, TaskVersion
 
@@ -27,10 +27,6 @@ FORMATS = ("jsonl", "openai", "sharegpt")
 
 class ImportProblem(Exception):
     pass
-
-
-def agent_prompt() -> str:
-    return resources.files("sttui.prompts").joinpath("agent_stt.md").read_text(encoding="utf-8").strip()
 
 
 def _dump(obj: Any) -> str:
@@ -116,7 +112,7 @@ def _tools(store: Store, rec: EpisodeRecord) -> list[dict[str, Any]]:
 def training_lines(store: Store, records: Iterable[EpisodeRecord], fmt: str) -> tuple[list[str], list[str]]:
     """(lines, notes): one JSON object per stt episode; explore episodes are skipped with a note."""
     lines, notes = [], []
-    system = agent_prompt()
+    system = prompt("agent_stt.md")
     for rec in records:
         if rec.kind != "stt":
             notes.append(f"{rec.id}: {rec.kind} episodes have no {fmt} layout yet; use --format jsonl")

@@ -9,19 +9,18 @@ slow and would otherwise reach for the network. Keys come only from the environm
 from __future__ import annotations
 
 import asyncio
-import functools
 import json
 import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from importlib import resources
 from typing import Any
 
 from sttui.core.actions import Action, Assess, EndEpisode, Probe, Reply, Satisfied, Say, SubmitBatch, ToolCall
 from sttui.core.chat import openai_messages
 from sttui.core.checklist import ItemResult
 from sttui.core.env import ToolSpec
+from sttui.prompts import prompt
 
 PROTOCOL_REPAIRS = 3  # answers that break the protocol, sent back with the reason, per turn
 DONE_MARK = "[DONE]"
@@ -142,11 +141,6 @@ def litellm_module() -> Any:
 
     litellm.suppress_debug_info = True
     return litellm
-
-
-@functools.cache
-def prompt(name: str) -> str:
-    return resources.files("sttui.prompts").joinpath(name).read_text(encoding="utf-8").strip()
 
 
 @dataclass
