@@ -293,6 +293,8 @@ async def test_rate_an_episode_with_failure_tags_and_the_first_wrong_step(tmp_pa
         await wait_for(pilot, lambda: len(screen.events) > 5)
         table = screen.query_one("#episode-events")
         table.move_cursor(row=5)
+        await pilot.pause()
+        assert f"#{screen.events[5].seq} {screen.events[5].type}" in str(screen.query_one("#event-detail").render())
         await pilot.press("f")  # the highlighted event is the first wrong step
         await pilot.press("t")
         await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "Tags")

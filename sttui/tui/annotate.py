@@ -17,7 +17,7 @@ from textual.widgets import Button, DataTable, Footer, Input, Label, ProgressBar
 from sttui.annotate.dimensions import FAILURE_MODES
 from sttui.annotate.queue import Item, Queue
 from sttui.tui.modals import EditValue
-from sttui.tui.replay import summary
+from sttui.tui.replay import detail, summary
 
 
 def _steps(steps: list[dict[str, Any]]) -> str:
@@ -132,6 +132,7 @@ class AnnotateScreen(Screen[None]):
                     yield Static("", id="naive")
                     yield Static("", id="solution")
                 yield DataTable(id="episode-events", cursor_type="row")
+                yield Static("", id="event-detail")
             with VerticalScroll(id="rating-pane"):
                 yield Static("", id="dimensions")
                 yield Static("", id="anchors")
@@ -164,6 +165,7 @@ class AnnotateScreen(Screen[None]):
             self.query_one("#solution", Static).update("[b]Solution[/b]\n" + _steps(item.body["solution"]))
         table = self.query_one("#episode-events", DataTable)
         table.display = item.kind == "episode"
+        self.query_one("#event-detail").display = item.kind == "episode"
         if item.kind == "episode":
             self.load_events(item.id)
         self.redraw()
@@ -179,6 +181,11 @@ class AnnotateScreen(Screen[None]):
         table.clear()
         for e in events:
             table.add_row(str(e.seq), e.actor, e.type, summary(e)[:70])
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        """The highlighted event in full, with the state diff it caused, as in the replay."""
+        if self.events and event.cursor_row < len(self.events):
+            self.query_one("#event-detail", Static).update(detail(self.events[event.cursor_row]))
 
     def redraw(self) -> None:
         done, total = self.queue.progress()

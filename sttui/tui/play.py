@@ -76,7 +76,6 @@ class PlayScreen(HandoffMixin, Screen[None]):
     """A human in the agent seat of an stt episode (which a model can take over and give back)."""
 
     BINDINGS = [
-        Binding("f7", "toggle_oversight", "Oversight", id="play.oversight"),
         Binding("f5", "toggle_clock", "Start/pause clock", id="play.clock"),
         Binding("f3", "open_form", "Form", id="play.form"),
         Binding("ctrl+o", "toggle_fold", "Fold/unfold result", id="play.fold"),
@@ -84,6 +83,7 @@ class PlayScreen(HandoffMixin, Screen[None]):
         Binding("f8", "end_episode", "End episode", id="play.end"),
         Binding("f9", "show_earlier", "Show earlier items", show=False, id="play.earlier"),
         *HandoffMixin.HANDOFF_BINDINGS,
+        Binding("f7", "toggle_oversight", "Oversight", id="play.oversight"),
     ]
 
     class Changed(Message):
