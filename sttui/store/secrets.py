@@ -24,12 +24,24 @@ def scrub(payload: Any, secrets: list[str] | None = None) -> Any:
     """A JSON-safe copy of ``payload`` with secret values and secret-named fields redacted."""
     secrets = secret_values() if secrets is None else secrets
     blob = json.dumps(payload, default=str, ensure_ascii=False)
+    found = False
     for value in secrets:
         encoded = json.dumps(value, ensure_ascii=False)[1:-1]
         if encoded in blob:
             blob = blob.replace(encoded, REDACTED)
-    data = json.loads(blob)
+            found = True
+    # Parse back only when something was replaced or JSON would change a value; usually neither.
+    data = json.loads(blob) if found or _odd(payload) else payload
     return _redact_fields(data)
+
+
+def _odd(value: Any) -> bool:
+    """Whether ``value`` holds anything JSON would turn into something else (tuples, dates, ...)."""
+    if isinstance(value, dict):
+        return any(not isinstance(k, str) or _odd(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_odd(v) for v in value)
+    return not (value is None or isinstance(value, str | int | float | bool))
 
 
 def _redact_fields(data: Any) -> Any:

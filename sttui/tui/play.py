@@ -28,7 +28,7 @@ from sttui.tui.handoff import HandoffMixin
 from sttui.tui.modals import Confirm, ToolForm
 from sttui.tui.widgets import CallEntry, CallSuggester, transcript_item
 
-LIVE_ITEMS = 40  # transcript items kept as widgets; older ones fold into a note
+LIVE_ITEMS = 30  # transcript items kept as widgets; older ones fold into a note
 
 
 def status_line(session: PlaySession) -> Text:
