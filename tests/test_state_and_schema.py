@@ -128,3 +128,18 @@ def test_diff_values_do_not_alias_the_live_state():
     d = st.diff(before, after)
     after["s"]["SHP-1"]["status"] = "delivered"
     assert d[0]["new"] == {"status": "booked"}
+
+
+def test_shortest_route_with_a_leg_filter():
+    from sttui.core.env import shortest_route
+
+    legs = [
+        {"from": "A", "to": "B", "minutes": 10, "max_t": 3.5},
+        {"from": "B", "to": "C", "minutes": 10},
+        {"from": "A", "to": "C", "minutes": 45},
+        {"from": "C", "to": "D", "minutes": 5, "closed": True},
+    ]
+    assert shortest_route(legs, "A", "C") == (20.0, ["A", "B", "C"])
+    heavy = shortest_route(legs, "A", "C", lambda leg: leg.get("max_t", 99) >= 12)
+    assert heavy == (45.0, ["A", "C"])
+    assert shortest_route(legs, "A", "D") is None

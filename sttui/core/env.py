@@ -92,14 +92,21 @@ class Places:
             self._cache.clear()
             self._key = key
         if (origin, dest) not in self._cache:
-            self._cache[(origin, dest)] = _shortest(legs, origin, dest)
+            self._cache[(origin, dest)] = shortest_route(legs, origin, dest)
         return self._cache[(origin, dest)]
 
 
-def _shortest(legs: list[dict[str, Any]], origin: str, dest: str) -> tuple[float, list[str]] | None:
+LegFilter = Callable[[dict[str, Any]], bool]
+
+
+def shortest_route(
+    legs: list[dict[str, Any]], origin: str, dest: str, usable: LegFilter | None = None
+) -> tuple[float, list[str]] | None:
+    """(minutes, places) of the shortest route over open legs, or None. ``usable`` narrows the
+    legs further, say to those a given vehicle may take; ties go to the earlier-listed leg."""
     graph: dict[str, list[tuple[str, float]]] = {}
     for leg in legs:
-        if leg.get("closed"):
+        if leg.get("closed") or (usable is not None and not usable(leg)):
             continue
         a, b, m = leg["from"], leg["to"], float(leg["minutes"])
         graph.setdefault(a, []).append((b, m))
@@ -158,18 +165,24 @@ class Environment:
         """Move the clock on by extra minutes (beyond the tool's own duration)."""
         self.now += timedelta(minutes=minutes)
 
-    def travel_minutes(self, origin: str, dest: str) -> float | None:
-        """Shortest open travel time between two places, or None if unreachable."""
+    def travel_minutes(self, origin: str, dest: str, usable: LegFilter | None = None) -> float | None:
+        """Shortest open travel time between two places, or None if unreachable; ``usable``
+        restricts the legs (e.g. to those under a vehicle's weight limit)."""
         if origin == dest:
             return 0.0
-        found = self.places.route(origin, dest)
+        found = self._route(origin, dest, usable)
         return found[0] if found else None
 
-    def route(self, origin: str, dest: str) -> list[str] | None:
+    def _route(self, origin: str, dest: str, usable: LegFilter | None) -> tuple[float, list[str]] | None:
+        if usable is None:
+            return self.places.route(origin, dest)
+        return shortest_route(self.state.get("travel", []), origin, dest, usable)
+
+    def route(self, origin: str, dest: str, usable: LegFilter | None = None) -> list[str] | None:
         """The places along the shortest open route, or None if unreachable."""
         if origin == dest:
             return [origin]
-        found = self.places.route(origin, dest)
+        found = self._route(origin, dest, usable)
         return found[1] if found else None
 
     def iso(self, when: datetime | None = None) -> str:

@@ -23,13 +23,12 @@ Optional state sections and fields (all absent in the simplest tasks):
 
 from __future__ import annotations
 
-import heapq
 import itertools
 import math
 from datetime import datetime, timedelta
 from typing import Any
 
-from sttui.core.env import Environment, Result, check, tool
+from sttui.core.env import Environment, Result, check, shortest_route, tool
 from sttui.core.state import copy_state
 
 PRIORITY_RANK = {"critical": 0, "urgent": 1, "high": 2, "routine": 3}
@@ -69,33 +68,7 @@ class LogisticsEnv(Environment):
         """Shortest open route for this vehicle (weight limits respected), or None."""
         if origin == dest:
             return 0.0, [origin]
-        graph: dict[str, list[tuple[str, float]]] = {}
-        for leg in self.state.get("travel", []):
-            if not self._leg_open(leg, vehicle):
-                continue
-            a, b, m = leg["from"], leg["to"], float(leg["minutes"])
-            graph.setdefault(a, []).append((b, m))
-            if not leg.get("oneway"):
-                graph.setdefault(b, []).append((a, m))
-        best = {origin: 0.0}
-        prev: dict[str, str] = {}
-        queue = [(0.0, origin)]
-        while queue:
-            dist, here = heapq.heappop(queue)
-            if here == dest:
-                path = [dest]
-                while path[-1] != origin:
-                    path.append(prev[path[-1]])
-                return dist, path[::-1]
-            if dist > best.get(here, math.inf):
-                continue
-            for there, minutes in sorted(graph.get(here, [])):
-                nd = dist + minutes
-                if nd < best.get(there, math.inf):
-                    best[there] = nd
-                    prev[there] = here
-                    heapq.heappush(queue, (nd, there))
-        return None
+        return shortest_route(self.state.get("travel", []), origin, dest, lambda leg: self._leg_open(leg, vehicle))
 
     def _legs_on(self, path: list[str]) -> list[dict[str, Any]]:
         """The open legs along a path (the fastest one between each pair of places)."""
