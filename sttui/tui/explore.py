@@ -289,23 +289,11 @@ class ExploreScreen(HandoffMixin, Screen[None]):
         self.human.submit(action)
 
     def _refusal(self, action: Any) -> str | None:
-        ep = self.episode
+        """The engine's own verdict on an input, asked before it is sent."""
         if isinstance(action, Probe):
-            if ep.phase != "window":
-                return "answer the assessment first (F7)"
-            if ep.probed_this_window:
-                return "this window already had its probe; submit the batch"
-            if len(action.cases) > ep.task.schedule.probe_cap:
-                return f"a probe holds at most {ep.task.schedule.probe_cap} cases"
-            for i, case in enumerate(action.cases, 1):
-                problem, _ = ep.check_case(case)
-                if problem:
-                    return f"case {i}: {problem}"
+            return self.episode.probe_problem(action.cases)[0]
         if isinstance(action, SubmitBatch):
-            if ep.phase != "window":
-                return "answer the assessment first (F7)"
-            if ep.task.setting == "forced_probe" and not ep.probed_this_window:
-                return "this setting requires a probe in every window before the batch"
+            return self.episode.batch_problem(action.actions)[0]
         return None
 
     # -- actions ---------------------------------------------------------------------------

@@ -130,25 +130,32 @@ class ExploreEpisode:
         self._emit(REFUSED, actor, {"what": what, "input": payload, "error": error})
         return _fail(error)
 
+    def probe_problem(self, cases: Any) -> tuple[str | None, list[rl.Case]]:
+        """(why a probe of ``cases`` would be refused now, or None; the cases as checked).
+
+        The engine's one set of rules: the workbench asks it too before sending anything."""
+        if self.phase != "window":
+            return f"no probing now: answer the assessment first ({self.phase})", []
+        if self.probed_this_window:
+            return f"this exploration window already had its probe; submit batch {self.batch + 1}", []
+        cap = self.task.schedule.probe_cap
+        if not isinstance(cases, list) or not cases:
+            return "a probe needs at least one case", []
+        if len(cases) > cap:
+            return f"a probe holds at most {cap} cases; got {len(cases)}", []
+        clean = []
+        for i, case in enumerate(cases):
+            problem, checked = self.check_case(case)
+            if problem:
+                return f"case {i + 1}: {problem}", []
+            clean.append(checked)
+        return None, clean
+
     def _probe(self, action: Probe, actor: str) -> Result:
         payload = {"cases": action.cases}
-        if self.phase != "window":
-            return self._refuse(actor, "probe", payload, f"no probing now: answer the assessment first ({self.phase})")
-        if self.probed_this_window:
-            return self._refuse(
-                actor, "probe", payload, f"this exploration window already had its probe; submit batch {self.batch + 1}"
-            )
-        cap = self.task.schedule.probe_cap
-        if not isinstance(action.cases, list) or not action.cases:
-            return self._refuse(actor, "probe", payload, "a probe needs at least one case")
-        if len(action.cases) > cap:
-            return self._refuse(actor, "probe", payload, f"a probe holds at most {cap} cases; got {len(action.cases)}")
-        cases = []
-        for i, case in enumerate(action.cases):
-            problem, clean = self.check_case(case)
-            if problem:
-                return self._refuse(actor, "probe", payload, f"case {i + 1}: {problem}")
-            cases.append(clean)
+        problem, cases = self.probe_problem(action.cases)
+        if problem:
+            return self._refuse(actor, "probe", payload, problem)
         rule = self.rule_for_batch(self.batch)
         utilities = [self.utilities(c, rule) for c in cases]
         self.probed_this_window = True
@@ -195,36 +202,30 @@ class ExploreEpisode:
                 return int(value) - 1
         return None
 
-    def _submit(self, action: SubmitBatch, actor: str) -> Result:
-        payload = {"actions": action.actions}
+    def batch_problem(self, actions: Any) -> tuple[str | None, list[int]]:
+        """(why submitting ``actions`` would be refused now, or None; the action indices)."""
         if self.phase != "window":
-            return self._refuse(actor, "batch", payload, f"no batch now: answer the assessment first ({self.phase})")
+            return f"no batch now: answer the assessment first ({self.phase})", []
         if self.task.setting == "forced_probe" and not self.probed_this_window:
-            return self._refuse(
-                actor, "batch", payload, "this setting requires a probe in every exploration window before the batch"
-            )
+            return "this setting requires a probe in every exploration window before the batch", []
         n = len(self.batches[self.batch])
-        if not isinstance(action.actions, list) or len(action.actions) != n:
-            got = len(action.actions) if isinstance(action.actions, list) else action.actions
-            kind = "missing" if isinstance(got, int) and got < n else "extra"
-            return self._refuse(
-                actor,
-                "batch",
-                payload,
-                f"expected exactly {n} actions, one per case; got {got}"
-                + (f" ({kind} answers)" if isinstance(got, int) else ""),
-            )
+        if not isinstance(actions, list) or len(actions) != n:
+            got = len(actions) if isinstance(actions, list) else actions
+            kind = " (missing answers)" if isinstance(got, int) and got < n else " (extra answers)"
+            return f"expected exactly {n} actions, one per case; got {got}" + (kind if isinstance(got, int) else ""), []
         chosen = []
-        for i, a in enumerate(action.actions):
+        for i, a in enumerate(actions):
             idx = self.parse_action(a)
             if idx is None:
-                return self._refuse(
-                    actor,
-                    "batch",
-                    payload,
-                    f"case {i + 1}: no action {a!r}; expected one of {', '.join(self.action_ids)} or 1-4",
-                )
+                return f"case {i + 1}: no action {a!r}; expected one of {', '.join(self.action_ids)} or 1-4", []
             chosen.append(idx)
+        return None, chosen
+
+    def _submit(self, action: SubmitBatch, actor: str) -> Result:
+        payload = {"actions": action.actions}
+        problem, chosen = self.batch_problem(action.actions)
+        if problem:
+            return self._refuse(actor, "batch", payload, problem)
         rule = self.rule_for_batch(self.batch)
         utils = [self.utilities(c, rule) for c in self.batches[self.batch]]
         realised = [u[a] for u, a in zip(utils, chosen, strict=True)]
