@@ -14,7 +14,6 @@ from textual.widgets import Static
 
 from sttui.annotate.agreement import agreement, alpha, disputes, pairwise
 from sttui.annotate.dimensions import load_dimensions
-from sttui.annotate.queue import Item, Queue
 from sttui.cli import main
 from sttui.store.store import Store
 from sttui.tui.app import SttuiApp
@@ -269,7 +268,6 @@ def test_episode_labels_supersede(tmp_path):
     labels = store.labels(eid)
     assert len(labels) == 1 and labels[0]["tags"] == ["trigger_misdiagnosis", "other"]
     assert labels[0]["first_error_seq"] == 5 and labels[0]["other"] == "ignored the user"
-    assert Item and Queue
 
 
 async def test_rate_an_episode_with_failure_tags_and_the_first_wrong_step(tmp_path):

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from sttui.cli import main
 from sttui.controllers.baselines import ScriptedUser
-from sttui.controllers.model import ModelAgent, ModelConfig, ModelFailure, ModelJudge, ModelUser
+from sttui.controllers.model import ModelAgent, ModelConfig, ModelJudge, ModelUser
 from sttui.core.loader import load_task
 from sttui.recording import run_recorded
 from sttui.runner import run_episode
@@ -202,7 +202,3 @@ def test_pass_at_k_estimator():
     assert pass_at_k(4, 1, 2) == pytest.approx(1 - 3 / 6)
     with pytest.raises(ValueError):
         pass_at_k(2, 1, 3)
-
-
-def test_model_failure_type():
-    assert issubclass(ModelFailure, Exception)

@@ -36,10 +36,6 @@ def annotate(as_name: str, kind: str, text_filter: str | None) -> None:
     run_app(db_url=(ctx.find_root().obj or {}).get("db"), human=as_name, annotate=(kind, text_filter))
 
 
-def _current_rows(store: Any) -> list[dict[str, Any]]:
-    return store.ratings()
-
-
 @main.command()
 @click.option("--json", "as_json", is_flag=True)
 def agreement(as_json: bool) -> None:
@@ -48,7 +44,7 @@ def agreement(as_json: bool) -> None:
     from sttui.textout import table
 
     dims = _dims()
-    result = compute(_current_rows(open_store()), dims.positive, dims.cap)
+    result = compute(open_store().ratings(), dims.positive, dims.cap)
     if as_json:
         echo_json(result)
         return
@@ -90,7 +86,7 @@ def adjudicate(as_name: str, spread: int) -> None:
     from sttui.annotate.agreement import disputes
 
     store = open_store()
-    items = disputes(_current_rows(store), spread)
+    items = disputes(store.ratings(), spread)
     settled = {(a["item_kind"], a["item_id"], a["dimension"]) for a in store.adjudications()}
     pending = [i for i in items if (i["item_kind"], i["item_id"], i["dimension"]) not in settled]
     if not pending:
@@ -114,7 +110,7 @@ def export_ratings(fmt: str, output: Path) -> None:
     """One row per current rating: item_kind, item_id, dimension, annotator, value, comment, created_at."""
     from sttui.annotate.ratings_io import export_ratings as render
 
-    rows = _current_rows(open_store())
+    rows = open_store().ratings()
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(render(rows, fmt), encoding="utf-8")
     click.echo(f"wrote {len(rows)} rating(s) to {output}", err=True)
