@@ -79,6 +79,15 @@ def _record(row: EpisodeRow) -> EpisodeRecord:
     return EpisodeRecord(**{f: getattr(row, f) for f in EpisodeRecord.__dataclass_fields__})
 
 
+def _supersede(conn: Any, table: Any, new_id: int, **same: Any) -> None:
+    """Point the current rows matching ``same`` at their successor: history, never deletion."""
+    conn.execute(
+        update(table)
+        .where(*(getattr(table, k) == v for k, v in same.items()), table.superseded_by.is_(None), table.id != new_id)
+        .values(superseded_by=new_id)
+    )
+
+
 def new_episode_id() -> str:
     return uuid.uuid4().hex[:12]
 
@@ -354,17 +363,8 @@ class Store:
                     withdrawn=withdrawn,
                 )
             ).inserted_primary_key[0]
-            conn.execute(
-                update(RatingRow)
-                .where(
-                    RatingRow.item_kind == item_kind,
-                    RatingRow.item_id == item_id,
-                    RatingRow.dimension == dimension,
-                    RatingRow.annotator_id == who,
-                    RatingRow.superseded_by.is_(None),  # type: ignore[union-attr]
-                    RatingRow.id != new_id,
-                )
-                .values(superseded_by=new_id)
+            _supersede(
+                conn, RatingRow, new_id, item_kind=item_kind, item_id=item_id, dimension=dimension, annotator_id=who
             )
             return new_id
 
@@ -485,16 +485,7 @@ class Store:
                     created_at=time.time(),
                 )
             ).inserted_primary_key[0]
-            conn.execute(
-                update(LabelRow)
-                .where(
-                    LabelRow.episode_id == episode_id,
-                    LabelRow.annotator_id == who,
-                    LabelRow.superseded_by.is_(None),  # type: ignore[union-attr]
-                    LabelRow.id != new_id,
-                )
-                .values(superseded_by=new_id)
-            )
+            _supersede(conn, LabelRow, new_id, episode_id=episode_id, annotator_id=who)
 
         self._write(go)
 

@@ -28,7 +28,7 @@ from sttui.controllers.human import HumanController
 from sttui.core.actions import Assess, Probe, SubmitBatch
 from sttui.core.explore.episode import ExploreEpisode
 from sttui.session import PlaySession
-from sttui.tui.handoff import HandoffMixin
+from sttui.tui.handoff import SeatMixin
 from sttui.tui.modals import EditValue
 from sttui.tui.play import status_line
 
@@ -93,7 +93,7 @@ class AssessmentForm(ModalScreen[Assess | None]):
         self.dismiss(None)
 
 
-class ExploreScreen(HandoffMixin, Screen[None]):
+class ExploreScreen(SeatMixin, Screen[None]):
     """A human in the agent seat of an explore episode (which a model can take over)."""
 
     BINDINGS = [
@@ -108,7 +108,7 @@ class ExploreScreen(HandoffMixin, Screen[None]):
         Binding("p", "run_probe", "Run probe", id="explore.probe"),
         Binding("f6", "next_tab", "Next tab", id="explore.tab"),
         Binding("f7", "assess", "Assessment", id="explore.assess"),
-        *HandoffMixin.HANDOFF_BINDINGS,
+        *SeatMixin.HANDOFF_BINDINGS,
     ]
 
     class Changed(Message):
@@ -256,8 +256,7 @@ class ExploreScreen(HandoffMixin, Screen[None]):
             )
         self._tick()
         self.refresh_debug()
-        while self.session.notices:
-            self.notify(self.session.notices.pop(0), severity="warning", timeout=10)
+        self.show_notices()
         held = self.session.seats["agent"] is self.human
         if held and v["phase"] in ("assess_pre", "assess_final") and self._asked_for != v["phase"]:
             self._asked_for = v["phase"]
@@ -383,11 +382,6 @@ class ExploreScreen(HandoffMixin, Screen[None]):
                 self._send(assessment)
 
         self.app.push_screen(AssessmentForm(self.view, ask_changes), answer)
-
-    def action_toggle_clock(self) -> None:
-        if self.session.clock is not None:
-            self.session.clock.toggle()
-            self._tick()
 
     def action_next_tab(self) -> None:
         tabs = self.query_one("#explore-tabs", TabbedContent)

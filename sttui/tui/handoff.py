@@ -1,5 +1,5 @@
-"""Handing a seat to a model and taking it back, oversight reviews, and the debug panel:
-shared by the play screens."""
+"""What the play screens share: the clock, handing a seat to a model and taking it back,
+oversight reviews, and the debug panel."""
 
 from __future__ import annotations
 
@@ -116,8 +116,9 @@ class DebugPanel(Static):
         )
 
 
-class HandoffMixin:
-    """Bindings and actions for a screen that has a seat a person can lend to a model."""
+class SeatMixin:
+    """What every play screen shares: the person's clock, lending the seat to a model and
+    taking it back, the model's debug panel, and notices from the session."""
 
     HANDOFF_BINDINGS = [
         Binding("f10", "hand_to_model", "Hand seat to model", id="handoff.give"),
@@ -130,6 +131,18 @@ class HandoffMixin:
         config = self.app.config  # type: ignore[attr-defined]
         models = config.extra.get("models") or {}
         return config.extra.get("handoff_model") or (next(iter(models)) if models else None)
+
+    def action_toggle_clock(self) -> None:
+        clock = self.session.clock  # type: ignore[attr-defined]
+        if clock is not None:
+            clock.toggle()
+            self._tick()  # type: ignore[attr-defined]
+
+    def show_notices(self) -> None:
+        """Say what the session had to do on its own, e.g. give back a seat a model failed in."""
+        notices = self.session.notices  # type: ignore[attr-defined]
+        while notices:
+            self.notify(notices.pop(0), severity="warning", timeout=10)  # type: ignore[attr-defined]
 
     def action_hand_to_model(self) -> None:
         name = self._model_name()

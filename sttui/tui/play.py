@@ -24,7 +24,7 @@ from sttui.core.episode import Episode
 from sttui.core.problems import did_you_mean
 from sttui.core.schema import check_args
 from sttui.session import PlaySession
-from sttui.tui.handoff import HandoffMixin
+from sttui.tui.handoff import SeatMixin
 from sttui.tui.modals import Confirm, ToolForm
 from sttui.tui.widgets import CallEntry, CallSuggester, transcript_item
 
@@ -72,7 +72,7 @@ def state_tree(tree: Tree[Any], data: Any) -> None:
     tree.root.expand()
 
 
-class PlayScreen(HandoffMixin, Screen[None]):
+class PlayScreen(SeatMixin, Screen[None]):
     """A human in the agent seat of an stt episode (which a model can take over and give back)."""
 
     BINDINGS = [
@@ -82,7 +82,7 @@ class PlayScreen(HandoffMixin, Screen[None]):
         Binding("f2", "god_view", "God view", id="play.god_view"),
         Binding("f8", "end_episode", "End episode", id="play.end"),
         Binding("f9", "show_earlier", "Show earlier items", show=False, id="play.earlier"),
-        *HandoffMixin.HANDOFF_BINDINGS,
+        *SeatMixin.HANDOFF_BINDINGS,
         Binding("f7", "toggle_oversight", "Oversight", id="play.oversight"),
     ]
 
@@ -163,8 +163,7 @@ class PlayScreen(HandoffMixin, Screen[None]):
             conversation.scroll_end(animate=False)
         self._tick()
         self.refresh_debug()
-        while self.session.notices:
-            self.notify(self.session.notices.pop(0), severity="warning", timeout=10)
+        self.show_notices()
         if self.god:
             self.refresh_god()
         if self.session.writer.errors:
@@ -266,11 +265,6 @@ class PlayScreen(HandoffMixin, Screen[None]):
         entry = self.query_one("#entry", CallEntry)
         entry.value = f"{event.option.prompt}("
         entry.focus()
-
-    def action_toggle_clock(self) -> None:
-        if self.session.clock is not None:
-            self.session.clock.toggle()
-            self._tick()
 
     def action_open_form(self) -> None:
         entry = self.query_one("#entry", CallEntry)

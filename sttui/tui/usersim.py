@@ -15,13 +15,13 @@ from sttui.controllers.human import HumanController
 from sttui.core.actions import Reply, Satisfied
 from sttui.core.episode import Episode
 from sttui.session import PlaySession
-from sttui.tui.handoff import HandoffMixin
+from sttui.tui.handoff import SeatMixin
 from sttui.tui.modals import Confirm
 from sttui.tui.play import status_line
 from sttui.tui.widgets import transcript_item
 
 
-class UserSimScreen(HandoffMixin, Screen[None]):
+class UserSimScreen(SeatMixin, Screen[None]):
     """A human in the user seat; a baseline or a model holds the agent seat."""
 
     seat = "user"
@@ -29,7 +29,7 @@ class UserSimScreen(HandoffMixin, Screen[None]):
         Binding("f5", "toggle_clock", "Start/pause clock", id="user.clock"),
         Binding("f4", "toggle_actions", "Show agent's actions", id="user.actions"),
         Binding("ctrl+s", "satisfied", "Satisfied, end", id="user.satisfied"),
-        *HandoffMixin.HANDOFF_BINDINGS,
+        *SeatMixin.HANDOFF_BINDINGS,
     ]
 
     class Changed(Message):
@@ -94,8 +94,7 @@ class UserSimScreen(HandoffMixin, Screen[None]):
         conv.scroll_end(animate=False)
         self._tick()
         self.refresh_debug()
-        while self.session.notices:
-            self.notify(self.session.notices.pop(0), severity="warning", timeout=10)
+        self.show_notices()
 
     def _ready(self) -> str | None:
         if self.episode.ended is not None:
@@ -117,11 +116,6 @@ class UserSimScreen(HandoffMixin, Screen[None]):
             return
         event.input.value = ""
         self.human.submit(Reply(text))
-
-    def action_toggle_clock(self) -> None:
-        if self.session.clock is not None:
-            self.session.clock.toggle()
-            self._tick()
 
     def action_toggle_actions(self) -> None:
         self.show_actions = not self.show_actions
