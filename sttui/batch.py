@@ -15,9 +15,8 @@ from sttui.controllers.registry import make_agent, make_judge, make_user
 from sttui.core.explore.metrics import summarise
 from sttui.core.loader import LoadedTask
 from sttui.core.scoring import pass_at_1
-from sttui.recording import finish
+from sttui.recording import Recorder, Writer, finish
 from sttui.runner import Seats, drive, open_episode
-from sttui.session import Writer
 from sttui.store.store import Store
 
 
@@ -66,18 +65,11 @@ async def run_batch(
                 episode_id = await asyncio.to_thread(
                     store.create_episode, loaded, seed_used, controller.name, seat_user.name if seat_user else None
                 )
-                seq = iter(range(1, 10**9))
-
-                def record(event: Any, eid: str = episode_id) -> None:
-                    from sttui.core.events import Event
-
-                    numbered = Event(next(seq), event.type, event.actor, event.payload, event.sim_time, event.wall_time)
-                    writer.submit_event(eid, numbered)
-
-                episode.listeners.append(record)
+                recorder = Recorder(store, episode_id, 1, writer)
+                episode.listeners.append(recorder)
                 for c in (controller, seat_user):
                     if c is not None and hasattr(c, "record"):
-                        c.record = lambda kind, payload, who=c.name, rec=record: rec(_meta(kind, who, payload))
+                        c.record = lambda kind, payload, who=c.name, rec=recorder: rec.meta(kind, who, payload)
             episode.start()
             try:
                 result = await drive(episode, Seats(controller, seat_user), chosen_judge)
@@ -119,14 +111,6 @@ async def run_batch(
         if writer is not None:
             await asyncio.to_thread(writer.flush)
             writer.close()
-
-
-def _meta(kind: str, who: str, payload: dict[str, Any]) -> Any:
-    import time
-
-    from sttui.core.events import Event
-
-    return Event(0, kind, who, payload, "", time.time())
 
 
 def report(records: list[dict[str, Any]], ks: tuple[int, ...] = (1, 3, 5, 8)) -> dict[str, Any]:

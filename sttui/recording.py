@@ -9,8 +9,11 @@ replayed engine events match the recorded ones, state hashes included.
 from __future__ import annotations
 
 import asyncio
+import queue
 import tempfile
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,19 +28,85 @@ from sttui.store.secrets import scrub
 from sttui.store.store import EpisodeRecord, Store, TaskVersion
 
 
-class Recorder:
-    """An episode listener that commits each event to the store the moment it happens."""
+class Writer:
+    """Runs store writes on a thread of their own, in submission order.
 
-    def __init__(self, store: Store, episode_id: str, next_seq: int = 1):
+    Events that are waiting together are committed in one transaction (group commit): one
+    flush to disk for the lot, so a busy run never falls behind, while a lone event is still
+    committed on its own the moment the writer reaches it.
+    """
+
+    def __init__(self, store: Store | None = None) -> None:
+        self.store = store
+        self._jobs: queue.Queue[Any] = queue.Queue()
+        self.errors: list[str] = []
+        self._thread = threading.Thread(target=self._loop, name="sttui-writer", daemon=True)
+        self._thread.start()
+
+    def submit(self, job: Callable[[], None]) -> None:
+        self._jobs.put(job)
+
+    def submit_event(self, episode_id: str, event: Event) -> None:
+        self._jobs.put((episode_id, event))
+
+    def _loop(self) -> None:
+        while True:
+            jobs = [self._jobs.get()]
+            while not self._jobs.empty():
+                jobs.append(self._jobs.get_nowait())
+            events: list[tuple[str, Event]] = []
+            for job in [*jobs, "end-of-batch"]:
+                if isinstance(job, tuple):
+                    events.append(job)
+                    continue
+                if events:  # the events before a non-event job are committed first, in order
+                    self._run(lambda batch=events: self.store.append_events(batch))  # type: ignore[union-attr]
+                    events = []
+                if job is None:
+                    self._done(len(jobs))
+                    return
+                if job != "end-of-batch":
+                    self._run(job)
+            self._done(len(jobs))
+
+    def _run(self, job: Callable[[], None]) -> None:
+        try:
+            job()
+        except Exception as exc:  # surfaced to the UI; the episode itself goes on
+            self.errors.append(f"{type(exc).__name__}: {exc}")
+
+    def _done(self, n: int) -> None:
+        for _ in range(n):
+            self._jobs.task_done()
+
+    def flush(self) -> None:
+        """Wait until everything submitted so far is committed."""
+        self._jobs.join()
+
+    def close(self) -> None:
+        self._jobs.put(None)
+        self._thread.join(timeout=10)
+
+
+class Recorder:
+    """An episode listener that numbers each event as the record's and commits it: at once, or
+    through a ``Writer`` thread (which commits within milliseconds) where a UI or many episodes
+    must not wait on the disk."""
+
+    def __init__(self, store: Store, episode_id: str, next_seq: int = 1, writer: Writer | None = None):
         self.store = store
         self.episode_id = episode_id
         self.seq = next_seq
+        self.writer = writer
 
-    def __call__(self, event: Event) -> None:
-        self.store.append_event(
-            self.episode_id, Event(self.seq, event.type, event.actor, event.payload, event.sim_time, event.wall_time)
-        )
+    def __call__(self, event: Event) -> Event:
+        numbered = Event(self.seq, event.type, event.actor, event.payload, event.sim_time, event.wall_time)
         self.seq += 1
+        if self.writer is not None:
+            self.writer.submit_event(self.episode_id, numbered)
+        else:
+            self.store.append_event(self.episode_id, numbered)
+        return numbered
 
     def meta(self, kind: str, actor: str, payload: dict[str, Any], sim_time: str = "") -> None:
         """Record an event that is not the engine's: a seat change, a clock, a peek."""

@@ -7,8 +7,6 @@ event is committed on its own as soon as the writer reaches it (within milliseco
 from __future__ import annotations
 
 import asyncio
-import queue
-import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -18,69 +16,9 @@ from sttui.controllers.human import HumanController
 from sttui.core.checklist import Judge
 from sttui.core.events import Event
 from sttui.core.loader import LoadedTask
-from sttui.recording import Rebuilt, finish, load_version, rebuild
+from sttui.recording import Rebuilt, Recorder, Writer, finish, load_version, rebuild
 from sttui.runner import AnyEpisode, EpisodeResult, Seats, drive, open_episode
 from sttui.store.store import EpisodeRecord, Store
-
-
-class Writer:
-    """Runs store writes on a thread of their own, in submission order.
-
-    Events that are waiting together are committed in one transaction (group commit): one
-    flush to disk for the lot, so a busy run never falls behind, while a lone event is still
-    committed on its own the moment the writer reaches it.
-    """
-
-    def __init__(self, store: Store | None = None) -> None:
-        self.store = store
-        self._jobs: queue.Queue[Any] = queue.Queue()
-        self.errors: list[str] = []
-        self._thread = threading.Thread(target=self._loop, name="sttui-writer", daemon=True)
-        self._thread.start()
-
-    def submit(self, job: Callable[[], None]) -> None:
-        self._jobs.put(job)
-
-    def submit_event(self, episode_id: str, event: Event) -> None:
-        self._jobs.put((episode_id, event))
-
-    def _loop(self) -> None:
-        while True:
-            jobs = [self._jobs.get()]
-            while not self._jobs.empty():
-                jobs.append(self._jobs.get_nowait())
-            events: list[tuple[str, Event]] = []
-            for job in [*jobs, "end-of-batch"]:
-                if isinstance(job, tuple):
-                    events.append(job)
-                    continue
-                if events:  # the events before a non-event job are committed first, in order
-                    self._run(lambda batch=events: self.store.append_events(batch))  # type: ignore[union-attr]
-                    events = []
-                if job is None:
-                    self._done(len(jobs))
-                    return
-                if job != "end-of-batch":
-                    self._run(job)
-            self._done(len(jobs))
-
-    def _run(self, job: Callable[[], None]) -> None:
-        try:
-            job()
-        except Exception as exc:  # surfaced to the UI; the episode itself goes on
-            self.errors.append(f"{type(exc).__name__}: {exc}")
-
-    def _done(self, n: int) -> None:
-        for _ in range(n):
-            self._jobs.task_done()
-
-    def flush(self) -> None:
-        """Wait until everything submitted so far is committed."""
-        self._jobs.join()
-
-    def close(self) -> None:
-        self._jobs.put(None)
-        self._thread.join(timeout=10)
 
 
 class HumanClock:
@@ -142,7 +80,7 @@ class PlaySession:
             seed_used = loaded.task.seed if seed is None else seed
             self.episode_id = store.create_episode(loaded, seed_used, agent.name, user.name if user else None)
             self.episode: AnyEpisode = open_episode(loaded, seed_used, self._actors(), keep_history=True)
-            self._seq = 1
+            next_seq = 1
         else:
             self.episode_id = resume.id
             self.rebuilt = rebuild(loaded, resume, store.events(resume.id), keep_history=True)
@@ -150,9 +88,10 @@ class PlaySession:
                 raise ValueError(f"cannot resume {resume.id}: {self.rebuilt.mismatch}")
             self.episode = self.rebuilt.episode
             self.episode.actors.update(self._actors())
-            self._seq = store.next_seq(resume.id)
-            for event in self.rebuilt.missing:
-                self._record(event)
+            next_seq = store.next_seq(resume.id)
+        self.recorder = Recorder(store, self.episode_id, next_seq, self.writer)
+        for event in self.rebuilt.missing if self.rebuilt else []:
+            self._record(event)
         self.episode.listeners.append(self._record)
         self.clock = HumanClock(self._clock_event) if self.humans() else None
         for controller in (agent, user):
@@ -205,9 +144,7 @@ class PlaySession:
 
     # -- recording -------------------------------------------------------------------
     def _record(self, event: Event) -> None:
-        numbered = Event(self._seq, event.type, event.actor, event.payload, event.sim_time, event.wall_time)
-        self._seq += 1
-        self.writer.submit_event(self.episode_id, numbered)
+        numbered = self.recorder(event)
         for listener in self.listeners:
             listener(numbered)
 
