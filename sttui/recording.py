@@ -118,6 +118,8 @@ def finish(store: Store, episode_id: str, result: EpisodeResult, human_seconds: 
     scores = dict(result.metrics or {})
     if human_seconds is not None:
         scores["human_active_seconds"] = round(human_seconds, 3)
+    if result.review is not None:
+        scores["review"] = result.review
     store.finish_episode(
         episode_id,
         "completed",

@@ -16,6 +16,7 @@ from sttui.core.explore.episode import ExploreEpisode
 from sttui.core.explore.metrics import metrics
 from sttui.core.explore.task import ExploreTask
 from sttui.core.loader import LoadedTask
+from sttui.core.review.derive import review_for
 
 AnyEpisode = Episode | ExploreEpisode
 
@@ -43,6 +44,14 @@ class EpisodeResult:
         return list(ep.triggers.fired) if isinstance(ep, Episode) else []
 
     @property
+    def review(self) -> dict[str, Any] | None:
+        """The milestone review's summary (stt episodes with a milestone graph)."""
+        ep = self.episode
+        if isinstance(ep, Episode) and ep.review is not None:
+            return ep.review.summary(ep.steps, ep.task.max_steps)
+        return None
+
+    @property
     def passed(self) -> bool | None:
         return self.outcome.passed if self.outcome is not None else None
 
@@ -68,6 +77,7 @@ class EpisodeResult:
                     "tool_calls": ep.tool_calls,
                     "sim_minutes": (ep.now - ep.task.clock.start).total_seconds() / 60,
                     "triggers_fired": self.triggers_fired,
+                    "review": self.review,
                 }
             )
         else:
@@ -83,11 +93,23 @@ def open_episode(
     actors: dict[str, str],
     verify_queries: bool = False,
     keep_history: bool = False,
+    early_stop: bool = False,
+    stagnation: int | None = None,
 ) -> AnyEpisode:
+    """A fresh episode; stt episodes carry their milestone review (``early_stop`` lets its stop
+    signals end the run, ``stagnation`` overrides the task's frontier-stagnation window)."""
     if isinstance(loaded.task, ExploreTask):
         return ExploreEpisode(loaded.task, seed, actors)
     assert loaded.env_cls is not None
-    return Episode(loaded.task, loaded.env_cls, seed, actors, verify_queries=verify_queries, keep_history=keep_history)
+    return Episode(
+        loaded.task,
+        loaded.env_cls,
+        seed,
+        actors,
+        verify_queries=verify_queries,
+        keep_history=keep_history,
+        review=review_for(loaded, early_stop, stagnation),
+    )
 
 
 async def run_episode(
@@ -99,10 +121,12 @@ async def run_episode(
     judge: Judge | None = None,
     on_event: Callable[[Event], None] | None = None,
     verify_queries: bool = False,
+    early_stop: bool = False,
+    stagnation: int | None = None,
 ) -> EpisodeResult:
     """Play one episode to its end and score it."""
     actors = {"agent": agent.name, "user": user.name if user else "none"}
-    episode = open_episode(loaded, seed, actors, verify_queries)
+    episode = open_episode(loaded, seed, actors, verify_queries, early_stop=early_stop, stagnation=stagnation)
     if on_event is not None:
         episode.listeners.append(on_event)
     episode.start()

@@ -17,6 +17,8 @@ from sttui.core import state as st
 from sttui.core.actions import Action, EndEpisode, Reply, Satisfied, Say, ToolCall
 from sttui.core.env import Environment, Result
 from sttui.core.problems import did_you_mean
+from sttui.core.review.operators import Closed
+from sttui.core.review.tracker import Review
 from sttui.core.schema import check_args
 from sttui.core.task import SttTask, Trigger
 from sttui.core.triggers import TriggerState, activated_by_call, apply_effects
@@ -39,11 +41,14 @@ class Episode:
         actors: dict[str, str] | None = None,
         verify_queries: bool = False,
         keep_history: bool = False,
+        review: Review | None = None,
     ):
         """``verify_queries`` diffs around query tools too (``sttui check`` does, to prove they
         change nothing); otherwise queries are trusted and skip the copy and the diff.
         ``keep_history`` keeps a snapshot of the state after every step that changed it, so a
-        diff is available between any two steps (replay and the god view use it)."""
+        diff is available between any two steps (replay and the god view use it).
+        ``review`` follows the milestone graph as actions close (and, under early stop, ends
+        the run on a stop signal); its events go into the same stream, never into the view."""
         self.task = task
         self.seed = task.seed if seed is None else seed
         self.env = env_cls(st.copy_state(task.initial_state), task.clock.start, self.seed)
@@ -64,6 +69,8 @@ class Episode:
         self._keep_history = keep_history
         self._dirty = False
         self.history: list[tuple[int, dict[str, Any]]] = [(0, st.copy_state(self.env.state))] if keep_history else []
+        self.review = review
+        self._closed: Closed | None = None  # the call that just closed, for the review
 
     # -- lifecycle ---------------------------------------------------------------
     def start(self) -> None:
@@ -76,6 +83,8 @@ class Episode:
         if self._keep_history and self._dirty:  # triggers due at the start changed the opening state
             self.history[0] = (0, st.copy_state(self.env.state))
         self._dirty = False
+        if self.review is not None:
+            self.review.begin(self.env.state)
 
     @property
     def now(self) -> datetime:
@@ -92,13 +101,17 @@ class Episode:
             self.steps += 1
             if isinstance(action, ToolCall):
                 result = self._call(action.tool, action.args, actor)
+                closed = self._closed
             elif isinstance(action, Say):
                 self._message("agent", action.text, actor)
                 self.turn = "user"
-                result = None
+                result, closed = None, Closed(self.steps, "message", text=action.text)
             else:
+                self._review_closed(Closed(self.steps, "end", text=action.reason))
                 self.end("agent", action.reason, actor)
                 return None
+            if closed is not None:
+                self._review_closed(closed)
             if self.ended is None and self.steps >= self.task.max_steps:
                 self.end("limit", f"step limit of {self.task.max_steps} reached", "system")
             return result
@@ -114,14 +127,34 @@ class Episode:
             self.end("user", "the user is satisfied", actor)
         return None
 
-    def end(self, by: str, reason: str, actor: str) -> None:
+    def end(self, by: str, reason: str, actor: str, stop: dict[str, Any] | None = None) -> None:
         if self.ended is None:
             self.ended = {"by": by, "reason": reason}
-            self._emit(
-                ev.EPISODE_ENDED,
-                actor,
-                {"by": by, "reason": reason, "state_hash": self.state_hash(), "steps": self.steps},
-            )
+            payload = {"by": by, "reason": reason, "state_hash": self.state_hash(), "steps": self.steps}
+            if stop is not None:
+                payload["stop"] = stop
+            self._emit(ev.EPISODE_ENDED, actor, payload)
+
+    # -- review ------------------------------------------------------------------
+    def _review_closed(self, closed: Closed) -> None:
+        review = self.review
+        if review is None or self.ended is not None:
+            return
+        for kind, payload in review.close(closed, self.env.state):
+            self._emit(kind, "review", payload)
+        stop = review.stopping()
+        if stop is not None:
+            self._stop(stop)
+
+    def _stop(self, signal: dict[str, Any]) -> None:
+        """Early stop: the run ends here, with the reason and the step budget it saved."""
+        assert self.review is not None
+        self.review.stop = signal
+        what = {"fatal_minefield": f"fatal minefield ({signal.get('reason', '')})"}.get(
+            signal["signal"], f"no frontier progress for {signal.get('actions', 0)} actions"
+        )
+        stop = {"signal": signal["signal"], "step": signal["step"], "steps_saved": self.task.max_steps - self.steps}
+        self.end("review", f"early stop: {what}", "review", stop)
 
     # -- tool calls --------------------------------------------------------------
     def _call(self, name: str, args: Any, actor: str) -> Result:
@@ -135,6 +168,18 @@ class Episode:
         problem = check_args(args, spec.parameters, name)
         if problem:
             return self._result(name, args, Environment.fail(problem), [], actor, refused=True)
+
+        if self.review is not None:
+            signals = self.review.screen(self.steps, name, args, self.env.state)
+            for signal in signals:
+                self._emit(ev.STOP_SIGNAL, "review", signal)
+            fatal = self.review.intercepts(signals)
+            if fatal is not None:  # strict: the call never runs
+                error = f"intercepted before it ran: {fatal['reason']}"
+                result = self._result(name, args, Environment.fail(error), [], actor, refused=True)
+                self._closed = None
+                self._stop(fatal)
+                return result
 
         self.tool_calls += 1
         for trig in self.task.triggers:
@@ -203,6 +248,16 @@ class Episode:
         payload: dict[str, Any] = {"tool": name, "result": result, "state_diff": diff, "state_hash": self.state_hash()}
         if refused:
             payload["refused"] = True
+        spec = self.tools.get(name)
+        self._closed = Closed(
+            self.steps,
+            "call",
+            name,
+            args if isinstance(args, dict) else {},
+            result,
+            tool_kind=spec.kind if spec else None,
+            changed=bool(diff),
+        )
         call_id = f"call_{self.steps}"
         self.view.append({"type": "tool_call", "id": call_id, "tool": name, "args": args})
         self.view.append({"type": "tool_result", "id": call_id, "tool": name, "result": result})

@@ -12,7 +12,9 @@ MESSAGE = "message"  # payload: {from: user|agent, text}
 TOOL_CALL = "tool_call"  # payload: {tool, args}
 TOOL_RESULT = "tool_result"  # payload: {tool, result, state_diff, refused?}
 TRIGGER_FIRED = "trigger_fired"  # payload: {trigger, announce, notice?, diff}
-EPISODE_ENDED = "episode_ended"  # payload: {by, reason, state_hash}
+EPISODE_ENDED = "episode_ended"  # payload: {by, reason, state_hash, steps, stop?}
+MILESTONE_SETTLED = "milestone_settled"  # payload: {milestone, name, step, steps, score, flags, anchor}
+STOP_SIGNAL = "stop_signal"  # payload: {signal, step, stops, ...}: minefields, stagnation, predecessor gaps
 
 
 @dataclass

@@ -17,6 +17,7 @@ from sttui.core.explore import load as explore_load
 from sttui.core.explore.generate import Catalog, catalog_problems
 from sttui.core.explore.task import ExploreTask
 from sttui.core.problems import Loc, Problem, TaskFileError, did_you_mean, display_path, format_loc
+from sttui.core.review.graph import graph_problems
 from sttui.core.schema import check_args
 from sttui.core.task import EFFECT_KEYS, SttTask, _effect_tag
 from sttui.core.yamlio import YamlSyntaxError, line_of, load_with_lines
@@ -407,6 +408,27 @@ def semantic_problems(task: SttTask, env_cls: type[Environment]) -> Iterable[tup
             problem = check_args(step.args, tools[step.tool].parameters, step.tool)
             if problem:
                 yield (plan, i, "args"), problem
+
+    yield from graph_problems(task.milestones)
+    sections = [("milestones", m.constraints) for m in task.milestones] + [
+        ("minefields", m.constraints) for m in task.minefields
+    ]
+    index = {"milestones": 0, "minefields": 0}
+    for section, constraints in sections:
+        i = index[section]
+        index[section] += 1
+        for j, c in enumerate(constraints):
+            loc: Loc = (section, i, "constraints", j)
+            if c.selector == "call.tool":
+                for name in c.expected if c.operator == "one_of" else [c.expected]:
+                    if c.operator in ("equals", "one_of") and isinstance(name, str):
+                        yield from tool_ref((*loc, "expected"), name)
+            elif c.root == "state":
+                yield from path_ref((*loc, "selector"), c.path)
+    mine_ids = [m.id for m in task.minefields if m.id]
+    for i, m in enumerate(task.minefields):
+        if m.id and mine_ids.count(m.id) > 1:
+            yield ("minefields", i, "id"), f"duplicate minefield id '{m.id}'"
 
     if isinstance(top.get("travel"), list):
         for i, leg in enumerate(top["travel"]):

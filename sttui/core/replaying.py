@@ -11,7 +11,16 @@ from sttui.core.explore import episode as xe
 
 # Event types each engine emits; anything else in a record (seat changes, clock, notes) is meta.
 ENGINE_TYPES = {
-    "stt": {ev.EPISODE_STARTED, ev.MESSAGE, ev.TOOL_CALL, ev.TOOL_RESULT, ev.TRIGGER_FIRED, ev.EPISODE_ENDED},
+    "stt": {
+        ev.EPISODE_STARTED,
+        ev.MESSAGE,
+        ev.TOOL_CALL,
+        ev.TOOL_RESULT,
+        ev.TRIGGER_FIRED,
+        ev.MILESTONE_SETTLED,
+        ev.STOP_SIGNAL,
+        ev.EPISODE_ENDED,
+    },
     "explore": {
         ev.EPISODE_STARTED,
         xe.PROBE,

@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, model_validator
 
 from sttui.core.expect import Expect
+from sttui.core.review.model import Milestone, Minefield, ReviewSettings
 from sttui.core.taxonomy import CONFLICTS, LEVELS  # noqa: F401  (re-exported for the models' users)
 
 Conflict = Literal["T1", "T2", "T3", "S1", "S2", "S3", "ST1", "ST2", "ST3"]
@@ -208,3 +209,6 @@ class SttTask(Strict):
     judge: Judge | None = None
     naive_plan: list[Step] = Field(min_length=1)
     solution: list[Step] = Field(min_length=1)
+    milestones: list[Milestone] = Field(default_factory=list)
+    minefields: list[Minefield] = Field(default_factory=list)
+    review: ReviewSettings | None = None

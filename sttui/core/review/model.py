@@ -1,0 +1,123 @@
+"""The ``milestones`` and ``minefields`` sections of an stt task file (DynSTEER's schema).
+
+A constraint looks at the action that just closed (``call.tool``, ``call.args.<path>``,
+``call.result.<path>``, ``message.text``) or at the state after it (``state.<path>``).
+Field-by-field documentation lives in ``docs/task-format.md`` part 3.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+OPERATORS = (
+    "equals",
+    "contains",
+    "one_of",
+    "fuzzy_match",
+    "json_subsumes",
+    "added",
+    "updated",
+    "removed",
+    "unchanged_since",
+)
+Operator = Literal[
+    "equals", "contains", "one_of", "fuzzy_match", "json_subsumes", "added", "updated", "removed", "unchanged_since"
+]
+# operators that compare the state with an earlier state, so only go with state selectors
+STATE_ONLY = ("added", "updated", "removed", "unchanged_since")
+ROOTS = ("call", "message", "state")
+CALL_PARTS = ("tool", "args", "result")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Constraint(_Strict):
+    """``selector`` ``operator`` ``expected``, with a weight; a hard constraint must hold."""
+
+    selector: str
+    operator: Operator
+    expected: Any = None
+    weight: float = Field(default=1.0, gt=0)
+    hard: bool = False
+    similarity: float = Field(default=0.8, gt=0, le=1)
+
+    @model_validator(mode="after")
+    def _fits(self) -> Constraint:
+        root, _, rest = self.selector.partition(".")
+        if root not in ROOTS:
+            raise ValueError(
+                f"selector must start with one of {', '.join(r + '.' for r in ROOTS)}; got {self.selector!r}"
+            )
+        if root == "call":
+            part = rest.partition(".")[0]
+            if part not in CALL_PARTS:
+                raise ValueError(
+                    f"a call selector is call.tool, call.args.<path> or call.result.<path>; got {self.selector!r}"
+                )
+            if part == "tool" and rest != "tool":
+                raise ValueError("call.tool has no sub-path")
+        if root == "message" and rest != "text":
+            raise ValueError(f"the message selector is message.text; got {self.selector!r}")
+        if root == "state" and not rest:
+            raise ValueError("a state selector needs a path: state.<path>")
+        if self.operator in STATE_ONLY and root != "state":
+            raise ValueError(f"{self.operator} compares states, so it needs a state.<path> selector")
+        if self.operator == "one_of" and not isinstance(self.expected, list):
+            raise ValueError("one_of expects a list of values")
+        if self.operator == "fuzzy_match" and not isinstance(self.expected, str):
+            raise ValueError("fuzzy_match expects text")
+        if self.operator == "unchanged_since" and self.expected is not None and not isinstance(self.expected, str):
+            raise ValueError("unchanged_since expects a milestone id (or 'start')")
+        if self.operator in ("equals", "contains", "json_subsumes") and "expected" not in self.model_fields_set:
+            raise ValueError(f"{self.operator} needs an expected value")
+        return self
+
+    @property
+    def root(self) -> str:
+        return self.selector.partition(".")[0]
+
+    @property
+    def path(self) -> str:
+        """The selector without its root: ``tool``, ``args.x``, ``text`` or a state path."""
+        return self.selector.partition(".")[2]
+
+    def describe(self) -> str:
+        want = "" if self.expected is None else f" {self.expected!r}"
+        return f"{self.selector} {self.operator}{want}" + (" (hard)" if self.hard else "")
+
+
+class Milestone(_Strict):
+    """A necessary intermediate goal; ready once every milestone in ``after`` has settled."""
+
+    id: str = Field(pattern=r"^[A-Za-z0-9][\w-]*$")
+    name: str
+    description: str = ""
+    after: list[str] = Field(default_factory=list)
+    constraints: list[Constraint] = Field(min_length=1)
+    threshold: float = Field(default=1.0, gt=0, le=1)
+
+
+class Minefield(_Strict):
+    """Something the agent must not do; ``fatal`` ones stop the run under ``--early-stop``."""
+
+    id: str | None = Field(default=None, pattern=r"^[A-Za-z0-9][\w-]*$")
+    constraints: list[Constraint] = Field(min_length=1)
+    severity: Literal["fatal", "warn"]
+    reason: str
+    threshold: float = Field(default=1.0, gt=0, le=1)
+
+    @property
+    def before_call(self) -> bool:
+        """Decidable from the proposed call alone, so it can be intercepted before it runs."""
+        return all(c.root == "call" and c.path.partition(".")[0] in ("tool", "args") for c in self.constraints)
+
+
+class ReviewSettings(_Strict):
+    """Per-task review settings; the command line can override them."""
+
+    stagnation: int = Field(default=8, ge=1)
+    stage_threshold: float = Field(default=0.5, ge=0, le=1)

@@ -1,0 +1,174 @@
+"""How a constraint is judged against a closed action and the state around it."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from sttui.core import state as st
+from sttui.core.review.model import Constraint
+
+MISSING: Any = object()
+
+
+@dataclass
+class Closed:
+    """One closed action as the review sees it: a tool call with its result, or a message."""
+
+    step: int
+    kind: str  # call | message | end
+    tool: str | None = None
+    args: dict[str, Any] = field(default_factory=dict)
+    result: dict[str, Any] | None = None
+    text: str | None = None
+    tool_kind: str | None = None  # query | operation
+    changed: bool = False  # the tool itself changed the state
+
+
+@dataclass
+class Context:
+    """What constraints are evaluated against: the action, the state now, and earlier states."""
+
+    action: Closed | None
+    state: Any
+    baseline: Any  # the state at the start of the evidence window
+    settled_states: Mapping[str, Any]  # state at each settled milestone (and 'start')
+
+
+def select(c: Constraint, ctx: Context) -> Any:
+    """The value a constraint looks at, or MISSING."""
+    if c.root == "state":
+        return st.lookup(ctx.state, c.path, MISSING)
+    a = ctx.action
+    if a is None:
+        return MISSING
+    if c.root == "message":
+        return a.text if a.kind == "message" and a.text is not None else MISSING
+    if a.kind != "call":
+        return MISSING
+    part, _, rest = c.path.partition(".")
+    if part == "tool":
+        return a.tool
+    source: Any = a.args if part == "args" else a.result
+    if source is None:
+        return MISSING
+    return st.lookup(source, rest, MISSING) if rest else source
+
+
+def holds(c: Constraint, ctx: Context) -> bool:
+    op, want = c.operator, c.expected
+    if op in ("added", "updated", "removed", "unchanged_since"):
+        now = st.lookup(ctx.state, c.path, MISSING)
+        if op == "unchanged_since":
+            since = ctx.settled_states.get(want or "start", MISSING)
+            if since is MISSING:
+                return False
+            return now == st.lookup(since, c.path, MISSING)
+        before = st.lookup(ctx.baseline, c.path, MISSING)
+        return _changed(op, before, now, want)
+    actual = select(c, ctx)
+    if actual is MISSING:
+        return False
+    if op == "equals":
+        return bool(actual == want)
+    if op == "one_of":
+        return actual in want
+    if op == "contains":
+        return contains(actual, want)
+    if op == "json_subsumes":
+        return subsumes(actual, want)
+    return similarity(str(actual), str(want)) >= c.similarity  # fuzzy_match
+
+
+def contains(actual: Any, want: Any) -> bool:
+    """Text contains text (case-insensitive), a list holds an item, a mapping holds a key or
+    the given key-value pairs."""
+    if isinstance(actual, str):
+        return str(want).lower() in actual.lower()
+    if isinstance(actual, list):
+        return any(subsumes(item, want) for item in actual)
+    if isinstance(actual, dict):
+        if isinstance(want, dict):
+            return subsumes(actual, want)
+        return want in actual
+    return False
+
+
+def subsumes(actual: Any, want: Any) -> bool:
+    """``want`` is contained in ``actual``: every key of a mapping (recursively), every item of
+    a list matched by some item, and scalars equal."""
+    if isinstance(want, dict):
+        return isinstance(actual, dict) and all(k in actual and subsumes(actual[k], v) for k, v in want.items())
+    if isinstance(want, list):
+        return isinstance(actual, list) and all(any(subsumes(a, w) for a in actual) for w in want)
+    return bool(actual == want)
+
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def similarity(actual: str, want: str) -> float:
+    """The better of the character-level ratio and the share of the expected words present,
+    both case-insensitive, so a short expected phrase inside a long message still matches."""
+    a, w = actual.lower(), want.lower()
+    words = _WORD.findall(w)
+    present = set(_WORD.findall(a))
+    recall = sum(1 for x in words if x in present) / len(words) if words else 0.0
+    return max(recall, difflib.SequenceMatcher(None, a, w).ratio())
+
+
+def _changed(op: str, before: Any, now: Any, want: Any) -> bool:
+    """Whether the value (or one of its entries) was added, updated or removed, matching ``want``."""
+
+    def ok(value: Any) -> bool:
+        return want is None or subsumes(value, want)
+
+    if op == "added":
+        if before is MISSING:
+            return now is not MISSING and ok(now)
+        return any(ok(v) for v in _new_entries(before, now))
+    if op == "removed":
+        if now is MISSING:
+            return before is not MISSING and ok(before)
+        return any(ok(v) for v in _new_entries(now, before))
+    # updated
+    if before is MISSING or now is MISSING or before == now:
+        return False
+    if ok(now):
+        return True
+    if isinstance(before, dict) and isinstance(now, dict):
+        return any(k in before and before[k] != v and ok(v) for k, v in now.items())
+    return False
+
+
+def _new_entries(old: Any, new: Any) -> list[Any]:
+    """Entries of ``new`` that ``old`` lacks (keys of a mapping, items of a list)."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        return [v for k, v in new.items() if k not in old]
+    if isinstance(old, list) and isinstance(new, list):
+        rest = list(old)
+        out = []
+        for item in new:
+            if item in rest:
+                rest.remove(item)
+            else:
+                out.append(item)
+        return out
+    return []
+
+
+def satisfied(constraints: list[Constraint], threshold: float, ctx: Context) -> tuple[bool, float]:
+    """(every hard constraint holds and the weighted share reaches the threshold, that share)."""
+    total = got = 0.0
+    hard_ok = True
+    for c in constraints:
+        total += c.weight
+        if holds(c, ctx):
+            got += c.weight
+        elif c.hard:
+            hard_ok = False
+    share = got / total if total else 0.0
+    return hard_ok and share >= threshold - 1e-9, share

@@ -1,0 +1,225 @@
+"""The live review of one stt episode, on DynSTEER's two clocks.
+
+On the raw event clock each proposed call is screened against the minefields that can be
+decided from the call alone, so a fatal one can be intercepted before it runs. On the
+closed-action clock (a tool call with its result, a message, the end) the action is matched
+against the ready frontier only; the milestones it satisfies settle, their stages are scored
+from their evidence windows, and stop signals are raised.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sttui.core import state as st
+from sttui.core.review.graph import START, Graph
+from sttui.core.review.model import Minefield, ReviewSettings
+from sttui.core.review.operators import Closed, Context, satisfied
+from sttui.core.review.stages import STOPS, Stage, first_error, flags_of, score_window
+
+Signal = dict[str, Any]
+
+
+class Review:
+    """Feed it :meth:`screen` before a call runs and :meth:`close` after each action closes."""
+
+    def __init__(
+        self,
+        graph: Graph,
+        minefields: list[Minefield],
+        settings: ReviewSettings | None = None,
+        early_stop: bool = False,
+        derived: bool = False,
+    ):
+        self.graph = graph
+        self.minefields = minefields
+        self.settings = settings or ReviewSettings()
+        self.early_stop = early_stop
+        self.derived = derived  # the graph came from the solution, not the task file
+        self.settled: dict[str, int] = {START: 0}
+        self.states: dict[str, Any] = {}
+        self.actions: list[Closed] = []
+        self.stages: list[Stage] = []
+        self.signals: list[Signal] = []
+        self.mine_steps: dict[int, list[str]] = {}
+        self.idle = 0  # closed actions since the frontier last moved
+        self.stop: Signal | None = None  # the signal that ended the run (early stop)
+        self._holding: set[str] = set()  # state minefields touched and still holding
+
+    @property
+    def mine_ids(self) -> list[str]:
+        return [m.id or f"minefield-{i + 1}" for i, m in enumerate(self.minefields)]
+
+    def begin(self, state: Any) -> None:
+        self.states[START] = st.copy_state(state)
+
+    # -- the raw event clock ------------------------------------------------------------
+    def screen(self, step: int, tool: str, args: dict[str, Any], state: Any) -> list[Signal]:
+        """Minefields the proposed call would touch, decided before it runs."""
+        proposed = Closed(step, "call", tool, args)
+        ctx = Context(proposed, state, self.states[START], self.states)
+        out = []
+        for mid, mine in zip(self.mine_ids, self.minefields, strict=True):
+            if mine.before_call and satisfied(mine.constraints, mine.threshold, ctx)[0]:
+                out.append(self._mine_signal(step, mid, mine, before=True))
+        return out
+
+    def intercepts(self, signals: list[Signal]) -> Signal | None:
+        """The fatal signal that stops the call from running, under early stop."""
+        if not self.early_stop:
+            return None
+        return next((s for s in signals if s["signal"] == "fatal_minefield"), None)
+
+    def _mine_signal(self, step: int, mid: str, mine: Minefield, before: bool) -> Signal:
+        self.mine_steps.setdefault(step, []).append(mid)
+        signal = {
+            "signal": f"{mine.severity}_minefield",
+            "step": step,
+            "minefield": mid,
+            "reason": mine.reason,
+            "before_call": before,
+            "stops": mine.severity == "fatal",
+        }
+        self.signals.append(signal)
+        return signal
+
+    # -- the closed-action clock --------------------------------------------------------
+    def close(self, action: Closed, state: Any) -> list[tuple[str, Signal]]:
+        """Match a closed action against the ready frontier; returns events to record as
+        (type, payload): ``milestone_settled`` and ``stop_signal``."""
+        self.actions.append(action)
+        out: list[tuple[str, Signal]] = []
+        after_ctx = Context(action, state, self.states[START], self.states)
+        for mid, mine in zip(self.mine_ids, self.minefields, strict=True):
+            if mine.before_call:
+                continue
+            hit = satisfied(mine.constraints, mine.threshold, after_ctx)[0]
+            if hit and mid not in self._holding:
+                out.append(("stop_signal", self._mine_signal(action.step, mid, mine, before=False)))
+            (self._holding.add if hit else self._holding.discard)(mid)
+
+        settled_now = []
+        for mid in self.graph.ready(set(self.settled)):
+            m = self.graph.milestones[mid]
+            anchor = self.graph.idom[mid]
+            ctx = Context(action, state, self.states[anchor], self.states)
+            ok, share = satisfied(m.constraints, m.threshold, ctx)
+            if ok:
+                settled_now.append((mid, share))
+        snapshot = st.copy_state(state) if settled_now else None
+        for mid, share in settled_now:
+            self.settled[mid] = action.step
+            self.states[mid] = snapshot
+            stage = self._stage(mid)
+            self.stages.append(stage)
+            payload = {
+                "milestone": mid,
+                "name": self.graph.milestones[mid].name,
+                "step": action.step,
+                "constraints": round(share, 4),
+                **stage.as_dict(),
+            }
+            out.append(("milestone_settled", payload))
+
+        if settled_now:
+            self.idle = 0
+        else:
+            for mid in self.graph.blocked(set(self.settled)):
+                m = self.graph.milestones[mid]
+                if all(c.root == "state" for c in m.constraints):
+                    continue  # a state that holds early is no gap: it settles once ready
+                ctx = Context(action, state, self.states[START], self.states)
+                if satisfied(m.constraints, m.threshold, ctx)[0]:
+                    missing = [p for p in self.graph.preds[mid] if p not in self.settled]
+                    signal = {
+                        "signal": "predecessor_gap",
+                        "step": action.step,
+                        "milestone": mid,
+                        "missing": missing,
+                        "stops": False,
+                    }
+                    self.signals.append(signal)
+                    out.append(("stop_signal", signal))
+            if self.graph.ready(set(self.settled)):
+                self.idle += 1
+                if self.idle == self.settings.stagnation:
+                    signal = {
+                        "signal": "frontier_stagnation",
+                        "step": action.step,
+                        "since": action.step - self.idle + 1,
+                        "actions": self.idle,
+                        "stops": True,
+                    }
+                    self.signals.append(signal)
+                    out.append(("stop_signal", signal))
+        return out
+
+    def stopping(self) -> Signal | None:
+        """Under early stop, the first signal that ends the run (once it has been raised)."""
+        if not self.early_stop:
+            return None
+        return next((s for s in self.signals if s["signal"] in STOPS), None)
+
+    # -- stages and the summary ---------------------------------------------------------
+    def _window(self, after: int, upto: int) -> list[Closed]:
+        return [a for a in self.actions if after < a.step <= upto]
+
+    def _stage(self, mid: str) -> Stage:
+        anchor = self.graph.idom[mid]
+        first, last = self.settled[anchor], self.settled[mid]
+        window = self._window(first, last)
+        flags = flags_of(window, set(self.mine_steps))
+        return Stage(mid, anchor, first + 1, last, score_window(window, flags), flags)
+
+    def open_stage(self) -> Stage | None:
+        """The tail after the last settlement, while milestones remain: it scores 0."""
+        if all(m in self.settled for m in self.graph.order) or not self.actions:
+            return None
+        since = max(self.settled.values())
+        window = self._window(since, self.actions[-1].step)
+        if not window:
+            return None
+        flags = flags_of(window, set(self.mine_steps))
+        return Stage(None, max(self.settled, key=lambda m: self.settled[m]), since + 1, window[-1].step, 0.0, flags)
+
+    def all_stages(self) -> list[Stage]:
+        tail = self.open_stage()
+        return [*self.stages, tail] if tail else list(self.stages)
+
+    def frontier(self) -> dict[str, list[str]]:
+        done = set(self.settled)
+        return {
+            "done": [m for m in self.graph.order if m in done],
+            "ready": self.graph.ready(done),
+            "blocked": self.graph.blocked(done),
+        }
+
+    def score(self) -> float:
+        """Mean over milestones of the stage score, 0 for a milestone never reached."""
+        by = {s.milestone: s.score for s in self.stages}
+        n = len(self.graph.order)
+        return sum(by.get(m, 0.0) for m in self.graph.order) / n if n else 1.0
+
+    def summary(self, steps: int, max_steps: int) -> dict[str, Any]:
+        """Plain data for the record and reports."""
+        n = len(self.graph.order)
+        done = [m for m in self.graph.order if m in self.settled]
+        stops = [s for s in self.signals if s["signal"] in STOPS]
+        first_stop = stops[0] if stops else None
+        out: dict[str, Any] = {
+            "milestones": n,
+            "settled": len(done),
+            "completion": round(len(done) / n, 4) if n else 1.0,
+            "score": round(self.score(), 4),
+            "derived": self.derived,
+            "stages": [s.as_dict() for s in self.all_stages()],
+            "signals": list(self.signals),
+            "first_error": first_error(self.all_stages(), self.settings.stage_threshold, self.mine_steps),
+            "stop": None,
+            "would_stop": None,
+        }
+        if self.stop is not None:
+            out["stop"] = {**self.stop, "steps_saved": max_steps - steps}
+        elif first_stop is not None:  # counterfactual: what stopping there would have saved
+            out["would_stop"] = {**first_stop, "steps_saved": steps - first_stop["step"]}
+        return out
