@@ -17,6 +17,7 @@ from sttui.core.explore.certify import SHARE_RANGE, drift_share, utility_invaria
 from sttui.core.explore.task import ExploreTask
 from sttui.core.loader import LoadedTask, discover, load_task
 from sttui.core.problems import TaskFileError
+from sttui.core.review.operators import Context, holds
 from sttui.runner import EpisodeResult, run_episode
 
 
@@ -81,9 +82,71 @@ async def check_loaded(loaded: LoadedTask, file: str) -> TaskCheck:
                     report.problems.append(f"query tool {tool} changed state in {plan}; declare it an operation")
         if episode.ended and episode.ended["by"] == "limit":
             report.problems.append(f"{plan} hits the step limit ({task.max_steps}); raise max_steps")
+    report.problems.extend(review_problems(sol, naive))
+    report.notes.extend(review_notes(sol_ep))
     report.notes.append(f"naive: {'pass' if naive.passed else 'fail'}, fired {', '.join(naive.triggers_fired)}")
     report.notes.append(f"solution: {'pass' if sol.passed else 'fail'} in {sol.steps} steps")
     return report
+
+
+def review_problems(sol: EpisodeResult, naive: EpisodeResult) -> list[str]:
+    """The solution settles every milestone in an order the graph allows and touches no
+    minefield; the naive plan leaves a milestone unsettled or touches a fatal minefield."""
+    out: list[str] = []
+    s, n = sol.review, naive.review
+    if s is None or n is None:
+        return out
+    review = sol.episode.review  # type: ignore[union-attr]
+    assert review is not None
+    missing = [m for m in review.graph.order if m not in review.settled]
+    if missing:
+        out.append(f"solution never settles milestone(s): {', '.join(missing)}{_why_unsettled(sol)}")
+    for signal in s["signals"]:
+        if signal["signal"] == "predecessor_gap":
+            out.append(
+                f"solution step {signal['step']} satisfies milestone {signal['milestone']} before "
+                f"{', '.join(signal['missing'])}: the graph's order does not fit the solution"
+            )
+        elif signal["signal"].endswith("_minefield"):
+            out.append(f"solution step {signal['step']} touches minefield {signal['minefield']}: {signal['reason']}")
+        elif signal["signal"] == "frontier_stagnation":
+            out.append(
+                f"solution makes no milestone progress for {signal['actions']} actions up to step {signal['step']}; "
+                "add a milestone in between or raise review.stagnation"
+            )
+    fatal = any(sig["signal"] == "fatal_minefield" for sig in n["signals"])
+    if n["settled"] == n["milestones"] and not fatal:
+        out.append("naive_plan settles every milestone and touches no fatal minefield; the graph cannot tell it apart")
+    return out
+
+
+def _why_unsettled(result: EpisodeResult) -> str:
+    """For the first unsettled ready milestone, which of its constraints failed at the end."""
+    ep = result.episode
+    review = ep.review  # type: ignore[union-attr]
+    ready = review.graph.ready(set(review.settled))
+    if not ready or not review.actions:
+        return ""
+    m = review.graph.milestones[ready[0]]
+    ctx = Context(review.actions[-1], ep.env.state, review.states[review.graph.idom[m.id]], review.states)  # type: ignore[union-attr]
+    failing = [c.describe() for c in m.constraints if not holds(c, ctx)]
+    return f" ({m.id} after the last step fails: {'; '.join(failing)})" if failing else ""
+
+
+def review_notes(episode: Episode) -> list[str]:
+    review = episode.review
+    if review is None:
+        return []
+    notes = []
+    if review.derived:
+        notes.append(
+            f"no milestones in the file: {len(review.graph.order)} sequential milestone(s) derived from the solution"
+        )
+    for before, after in review.graph.redundant:
+        notes.append(f"milestone edge {before} → {after} is implied by another path; dropped (transitive reduction)")
+    stages = ", ".join(f"{s.milestone} {s.score:.2f}" for s in review.stages)
+    notes.append(f"solution stages: {stages}")
+    return notes
 
 
 async def check_explore(loaded: LoadedTask, file: str) -> TaskCheck:

@@ -3,7 +3,8 @@ localisation. The rules are few and shown with every score, so a score can be ch
 
 Each action in a window takes its worst flag: an error (a failed or refused call) or a
 minefield touched costs 1; a retry (the same call again within the window) or a no-op (an
-operation that succeeded and changed nothing) costs 0.5. A stage scores
+operation that succeeded and changed nothing) costs 0.5. A retry is the same call with the
+same arguments again, answered as before: re-reading after a change is not one. A stage scores
 1 - (total cost / actions in the window), at least 0.
 """
 
@@ -53,7 +54,7 @@ def _key(a: Closed) -> str:
 
 def flags_of(window: list[Closed], mine_steps: set[int]) -> list[tuple[int, str]]:
     """Every flag of every action in the window, in step order."""
-    seen: set[str] = set()
+    seen: dict[str, Any] = {}  # call -> its last result
     out: list[tuple[int, str]] = []
     for a in window:
         if a.step in mine_steps:
@@ -63,9 +64,9 @@ def flags_of(window: list[Closed], mine_steps: set[int]) -> list[tuple[int, str]
         if a.result is not None and not a.result.get("success", False):
             out.append((a.step, "error"))
         key = _key(a)
-        if key in seen:
+        if key in seen and seen[key] == a.result:  # the same call again, and nothing new learned
             out.append((a.step, "retry"))
-        seen.add(key)
+        seen[key] = a.result
         if a.tool_kind == "operation" and a.result is not None and a.result.get("success") and not a.changed:
             out.append((a.step, "no_op"))
     return out
