@@ -14,6 +14,7 @@ from sttui.controllers.model import ModelFailure
 from sttui.controllers.registry import make_agent, make_judge, make_user
 from sttui.core.explore.metrics import summarise
 from sttui.core.loader import LoadedTask
+from sttui.core.review.summary import totals
 from sttui.core.scoring import pass_at_1
 from sttui.recording import Recorder, Writer, finish
 from sttui.runner import Seats, drive, open_episode
@@ -46,8 +47,11 @@ async def run_batch(
     judge: str | None = None,
     models: dict[str, Any] | None = None,
     progress: Callable[[dict[str, Any]], None] | None = None,
+    early_stop: bool = False,
+    stagnation: int | None = None,
 ) -> list[dict[str, Any]]:
-    """Run every job; each finished (or failed) episode becomes one record."""
+    """Run every job; each finished (or failed) episode becomes one record. With
+    ``early_stop`` the milestone review's stop signals end an stt episode where they fire."""
     gate = asyncio.Semaphore(max(1, concurrency))
     writer = Writer(store) if store is not None else None
     chosen_judge = make_judge(judge, models)
@@ -59,7 +63,7 @@ async def run_batch(
             seat_user = make_user(user, models) if loaded.kind == "stt" else None
             seed_used = (loaded.task.seed if seed is None else seed) + job.trial
             actors = {"agent": controller.name, "user": seat_user.name if seat_user else "none"}
-            episode = open_episode(loaded, seed_used, actors)
+            episode = open_episode(loaded, seed_used, actors, early_stop=early_stop, stagnation=stagnation)
             episode_id = None
             if store is not None and writer is not None:
                 episode_id = await asyncio.to_thread(
@@ -132,6 +136,9 @@ def report(records: list[dict[str, Any]], ks: tuple[int, ...] = (1, 3, 5, 8)) ->
         done = [r for r in stt if r.get("status") == "completed"]
         if done:
             out["stt"]["mean_tool_calls"] = sum(r.get("tool_calls", 0) for r in done) / len(done)
+            reviewed = [r for r in done if r.get("review")]
+            if reviewed:
+                out["stt"]["review"] = totals([r["review"] for r in reviewed], [r["steps"] for r in reviewed])
     if explore:
         out["explore"] = summarise([r["metrics"] for r in explore])
     tokens = [r["tokens"] for r in records if r.get("tokens") is not None]

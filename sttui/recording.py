@@ -139,13 +139,24 @@ async def run_recorded(
     *,
     seed: int | None = None,
     judge: Judge | None = None,
+    early_stop: bool = False,
+    stagnation: int | None = None,
 ) -> tuple[str, EpisodeResult]:
     """Run one episode with every event committed as it happens."""
     seed_used = loaded.task.seed if seed is None else seed
     episode_id = store.create_episode(loaded, seed_used, agent.name, user.name if user else None)
     recorder = Recorder(store, episode_id)
     try:
-        result = await run_episode(loaded, agent, user, seed=seed_used, judge=judge, on_event=recorder)
+        result = await run_episode(
+            loaded,
+            agent,
+            user,
+            seed=seed_used,
+            judge=judge,
+            on_event=recorder,
+            early_stop=early_stop,
+            stagnation=stagnation,
+        )
     except (KeyboardInterrupt, asyncio.CancelledError):
         store.finish_episode(episode_id, "stopped", end_reason="interrupted")
         raise
@@ -192,9 +203,16 @@ def _comparable(e: Event) -> tuple[str, Any]:
 
 
 def rebuild(loaded: LoadedTask, record: EpisodeRecord, events: list[Event], keep_history: bool = False) -> Rebuilt:
-    """Replay the recorded actions on a fresh episode and compare with the record."""
+    """Replay the recorded actions on a fresh episode, reviewed as the record was, and compare."""
+    started = next((e for e in events if e.type == "episode_started"), None)
+    review = (started.payload.get("review") if started else None) or {}
     episode = open_episode(
-        loaded, record.seed, {"agent": record.agent, "user": record.user or "none"}, keep_history=keep_history
+        loaded,
+        record.seed,
+        {"agent": record.agent, "user": record.user or "none"},
+        keep_history=keep_history,
+        early_stop=review.get("early_stop", False),
+        stagnation=review.get("stagnation"),
     )
     episode.start()
     for actor, action in actions_of(loaded.kind, events):

@@ -24,6 +24,36 @@ def pass_report(summary: dict[str, Any], agent: str) -> str:
     return "\n".join(lines)
 
 
+def review_columns(review: dict[str, Any] | None) -> dict[str, str]:
+    """An episode's review in a few table cells."""
+    if not review:
+        return {"stages": "-", "milestones": "-", "first error": "-", "early stop": "-"}
+    first = review.get("first_error")
+    stop = review.get("stop")
+    return {
+        "stages": f"{review['score']:.2f}",
+        "milestones": f"{review['settled']}/{review['milestones']}",
+        "first error": f"step {first['step']}" if first else "-",
+        "early stop": f"{stop['signal']} @{stop['step']} (saved {stop['steps_saved']})" if stop else "-",
+    }
+
+
+def review_report(t: dict[str, Any]) -> str:
+    lines = [
+        f"Milestone review over {t['n']} episodes",
+        f"  mean stage score {t['mean_score']:.2f}  ·  mean milestone completion {t['mean_completion']:.1%}",
+    ]
+    if t["early_stops"]:
+        stops = ", ".join(f"{k} {v}" for k, v in t["early_stops"].items())
+        lines.append(
+            f"  early stops: {stops}; {t['steps_saved']} steps saved ({t['steps_saved_share']:.1%} of steps run + saved)"
+        )
+    if t["would_stop"]:
+        would = ", ".join(f"{k} {v}" for k, v in t["would_stop"].items())
+        lines.append(f"  would have stopped: {would}; {t['would_save_share']:.1%} of the steps run")
+    return "\n".join(lines)
+
+
 def _pct(v: float | None) -> str:
     return "-" if v is None else f"{v:.1%}"
 

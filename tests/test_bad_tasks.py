@@ -51,6 +51,20 @@ EXPECTED = {
     "explore-unknown-family": [(47, "rule.family", "got 'multiplicative'")],
     "explore-replace-not-a-factor": [(54, "drift.replace.factor", "'branch_regoin' is not a factor of the rule")],
     "explore-probe-cap-zero": [(56, "schedule.probe_cap", "expected a number >= 1; got 0")],
+    "milestone-cycle": [(39, "milestones[0].after", "the milestones form a cycle: seen → moved → seen")],
+    "milestone-bad-refs": [
+        (40, "milestones[0].constraints[0].expected", "no tool 'get_crates' in WarehouseEnv (did you mean get_crate?)"),
+        (43, "milestones[1].after[0]", "no milestone 'got-crat' (did you mean got-crate?)"),
+        (45, "milestones[1].constraints[0].selector", "initial_state has no 'crate' (did you mean crates?)"),
+    ],
+    "minefield-bad-constraints": [
+        (
+            40,
+            "minefields[0].constraints[0]",
+            "selector must start with one of call., message., state.; got 'args.crate_id'",
+        ),
+        (44, "minefields[1].constraints[0]", "added compares states, so it needs a state.<path> selector"),
+    ],
     "several-problems": [
         (5, "colour", "unknown field 'colour'"),
         (7, "level", "got 'trivial'"),

@@ -130,6 +130,18 @@ def _ask_at_terminal(episode: Any, item_id: str, question: str) -> tuple[bool, s
     help="Who judges impossible tasks: rule, human (you, at the terminal) or model:MODEL.",
 )
 @click.option("--record/--no-record", default=True, show_default=True, help="Keep every event in the store.")
+@click.option(
+    "--early-stop",
+    is_flag=True,
+    help="End stt episodes on a review stop signal (frontier stagnation, fatal minefield; "
+    "fatal calls are intercepted before they run). Records the reason and the steps saved.",
+)
+@click.option(
+    "--stagnation",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Closed actions without milestone progress that count as stagnation (default: the task's, else 8).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print episodes and summary as JSON.")
 def run(
     selection: tuple[str, ...],
@@ -140,6 +152,8 @@ def run(
     concurrency: int,
     judge: str,
     record: bool,
+    early_stop: bool,
+    stagnation: int | None,
     as_json: bool,
 ) -> None:
     """Run episodes headless: Pass@1 and Pass@k for stt tasks, the AdaExploreBench metrics for explore ones."""
@@ -162,14 +176,16 @@ def run(
         sys.exit(2)
     jobs = [Job(t, trial) for t in loaded for trial in range(trials)]
     if judge == "human":
-        records = _run_with_human_judge(jobs, agent, user, seed, store, models)
+        records = _run_with_human_judge(jobs, agent, user, seed, store, models, early_stop, stagnation)
     else:
-        records = _run_with_progress(jobs, agent, user, seed, store, concurrency, judge, models, quiet=as_json)
+        records = _run_with_progress(
+            jobs, agent, user, seed, store, concurrency, judge, models, as_json, early_stop, stagnation
+        )
     summary = report(records)
     if as_json:
         echo_json({"episodes": records, "summary": summary})
         return
-    from sttui.textout import explore_report, pass_report, table
+    from sttui.textout import explore_report, pass_report, review_columns, review_report, table
 
     stt = [r for r in records if r["kind"] == "stt"]
     explore = [r for r in records if r["kind"] == "explore" and r.get("metrics")]
@@ -182,12 +198,18 @@ def run(
                 **r,
                 "passed": "pass" if r.get("passed") else "FAIL",
                 "failed items": ", ".join(i["id"] for i in r.get("checklist", []) if not i["passed"]),
+                **review_columns(r.get("review")),
             }
             for r in stt
         ]
-        click.echo(table(rows, ["task", "level", "conflict", "trial", "passed", "steps", "failed items"]))
+        columns = ["task", "level", "conflict", "trial", "passed", "steps", "stages", "milestones", "first error"]
+        if early_stop:
+            columns.append("early stop")
+        click.echo(table(rows, [*columns, "failed items"]))
         click.echo("")
         click.echo(pass_report(summary["stt"], agent))
+        if summary["stt"].get("review"):
+            click.echo(review_report(summary["stt"]["review"]))
     if explore:
         if stt:
             click.echo("")
@@ -210,6 +232,8 @@ def _run_with_progress(
     judge: str,
     models: dict[str, Any],
     quiet: bool,
+    early_stop: bool = False,
+    stagnation: int | None = None,
 ) -> list[dict[str, Any]]:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -244,6 +268,8 @@ def _run_with_progress(
                     judge=judge,
                     models=models,
                     progress=advance,
+                    early_stop=early_stop,
+                    stagnation=stagnation,
                 )
             )
         except ControllerSpecError as exc:
@@ -252,7 +278,14 @@ def _run_with_progress(
 
 
 def _run_with_human_judge(
-    jobs: list[Any], agent: str, user: str, seed: int | None, store: Any, models: dict[str, Any]
+    jobs: list[Any],
+    agent: str,
+    user: str,
+    seed: int | None,
+    store: Any,
+    models: dict[str, Any],
+    early_stop: bool = False,
+    stagnation: int | None = None,
 ) -> list[dict[str, Any]]:
     """One at a time, so the person judging sees one episode at a time."""
     from sttui.controllers.registry import make_agent, make_user
@@ -260,6 +293,7 @@ def _run_with_human_judge(
     from sttui.runner import run_episode
 
     judge = HumanJudge(_ask_at_terminal)
+    review = {"early_stop": early_stop, "stagnation": stagnation}
 
     async def go() -> list[dict[str, Any]]:
         out = []
@@ -268,10 +302,12 @@ def _run_with_human_judge(
             controller = make_agent(agent, t, seed, models, store)
             seat_user = make_user(user, models) if t.kind == "stt" else None
             if store is not None:
-                episode_id, result = await run_recorded(store, t, controller, seat_user, seed=seed, judge=judge)
+                episode_id, result = await run_recorded(
+                    store, t, controller, seat_user, seed=seed, judge=judge, **review
+                )
                 out.append({"episode": episode_id, "trial": job.trial, "status": "completed", **result.as_dict()})
             else:
-                result = await run_episode(t, controller, seat_user, seed=seed, judge=judge)
+                result = await run_episode(t, controller, seat_user, seed=seed, judge=judge, **review)
                 out.append({"trial": job.trial, "status": "completed", **result.as_dict()})
         return out
 

@@ -74,9 +74,10 @@ class Episode:
 
     # -- lifecycle ---------------------------------------------------------------
     def start(self) -> None:
-        self._emit(
-            ev.EPISODE_STARTED, "system", {"task": self.task.id, "seed": self.seed, "state_hash": self.state_hash()}
-        )
+        payload: dict[str, Any] = {"task": self.task.id, "seed": self.seed, "state_hash": self.state_hash()}
+        if self.review is not None:  # how the run is reviewed, so a rebuild reviews it the same way
+            payload["review"] = {"early_stop": self.review.early_stop, "stagnation": self.review.settings.stagnation}
+        self._emit(ev.EPISODE_STARTED, "system", payload)
         self._fire_passive("system")
         self._message("user", self.task.query, self.actors["user"])
         self._flush_notices()
@@ -143,7 +144,7 @@ class Episode:
         for kind, payload in review.close(closed, self.env.state):
             self._emit(kind, "review", payload)
         stop = review.stopping()
-        if stop is not None:
+        if stop is not None and closed.kind != "end":  # an ending run saves nothing by stopping
             self._stop(stop)
 
     def _stop(self, signal: dict[str, Any]) -> None:
