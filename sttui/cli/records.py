@@ -282,6 +282,9 @@ def report(as_json: bool) -> None:
             "episodes": r["episodes"],
             f"stt Pass@1 ({len(result['common_stt_tasks'])} common)": pct(r.get("stt_common_pass_at_1")),
             f"explore CA ({len(result['common_explore_tasks'])} common)": pct(r.get("explore_common_ca")),
+            "stage score": f"{r['stage_score']:.2f}" if "stage_score" in r else "-",
+            "milestones": pct(r.get("milestone_completion")),
+            "early stops": f"{r['early_stops']} (saved {r['steps_saved']})" if r.get("early_stops") else "-",
             "mean steps": f"{r['mean_steps']:.1f}",
             "human time/episode": (
                 f"{r['human_seconds_per_episode'] / 60:.1f} min" if "human_seconds_per_episode" in r else "-"
@@ -290,3 +293,12 @@ def report(as_json: bool) -> None:
         for r in result["controllers"]
     ]
     click.echo(table(rows, list(rows[0])))
+    sep = result["separation"]
+    if sep["stage_scores"]["spread"] is not None:
+        click.echo("\nHow far each measure separates the controllers on the common stt tasks:")
+        for name, label in (("pass_fail", "pass/fail"), ("stage_scores", "stage scores")):
+            s = sep[name]
+            click.echo(
+                f"  {label:<13} spread of means {s['spread']:.3f}  ·  task-and-pair comparisons told apart "
+                f"{s['distinguished']:.1%}  ({s['controllers']} controllers, {s['tasks']} tasks)"
+            )

@@ -79,6 +79,37 @@ def actions_of(kind: str, events: list[ev.Event]) -> list[tuple[str, Action]]:
     return out
 
 
+def _agent_step(e: ev.Event) -> bool:
+    """Whether the event is an agent action (a call, a message, or ending the episode)."""
+    p = e.payload
+    return (
+        e.type == ev.TOOL_CALL
+        or (e.type == ev.MESSAGE and p.get("from") == "agent")
+        or (e.type == ev.EPISODE_ENDED and p.get("by") == "agent")
+    )
+
+
+def step_of_events(events: list[ev.Event]) -> dict[int, int]:
+    """For each recorded event (by seq), the agent steps taken up to and including it."""
+    out: dict[int, int] = {}
+    steps = 0
+    for e in events:
+        steps += _agent_step(e)
+        out[e.seq] = steps
+    return out
+
+
+def seq_of_step(events: list[ev.Event], step: int) -> int | None:
+    """The seq of the event that took agent step ``step`` (its tool call or message)."""
+    steps = 0
+    for e in events:
+        if _agent_step(e):
+            steps += 1
+            if steps == step:
+                return e.seq
+    return None
+
+
 def _refused_action(p: dict[str, Any]) -> Action:
     data = p["input"]
     if p["what"] == "probe":

@@ -16,8 +16,9 @@ from textual.widgets import Button, DataTable, Footer, Input, Label, ProgressBar
 
 from sttui.annotate.dimensions import FAILURE_MODES
 from sttui.annotate.queue import Item, Queue
+from sttui.core.replaying import seq_of_step
 from sttui.tui.modals import EditValue
-from sttui.tui.replay import detail, summary
+from sttui.tui.replay import detail, reviewed, summary
 
 
 def _steps(steps: list[dict[str, Any]]) -> str:
@@ -172,15 +173,34 @@ class AnnotateScreen(Screen[None]):
 
     @work(thread=True, exclusive=True)
     def load_events(self, episode_id: str) -> None:
-        events = self.queue.store.events(episode_id)
-        self.app.call_from_thread(self._show_events, events)
+        store = self.queue.store
+        events = store.events(episode_id)
+        mine = next(iter(store.labels(episode_id, self.queue.annotator)), None)
+        marked = (mine or {}).get("first_error_seq")
+        self.app.call_from_thread(self._show_events, events, suggested_first_error(store, episode_id, events), marked)
 
-    def _show_events(self, events: list[Any]) -> None:
+    def _show_events(
+        self, events: list[Any], suggestion: tuple[int, str] | None = None, marked: int | None = None
+    ) -> None:
+        """The episode's events; the review's first-error localisation is offered as a suggestion
+        (the cursor starts on it unless this annotator already marked a step)."""
         self.events = events
         table = self.query_one("#episode-events", DataTable)
         table.clear()
         for e in events:
-            table.add_row(str(e.seq), e.actor, e.type, summary(e)[:70])
+            what = summary(e)[:70]
+            if suggestion and e.seq == suggestion[0]:
+                what = f"◇ suggested first error: {what}"[:70]
+            table.add_row(str(e.seq), e.actor, e.type, what)
+        target = marked or (suggestion[0] if suggestion else None)
+        row = next((i for i, e in enumerate(events) if e.seq == target), None)
+        if row is not None:
+            table.move_cursor(row=row)
+        if suggestion and not marked:
+            self.feedback(
+                f"suggested first wrong step: #{suggestion[0]} ({suggestion[1]}); f confirms it, "
+                "or move to another step and press f"
+            )
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         """The highlighted event in full, with the state diff it caused, as in the replay."""
@@ -308,3 +328,19 @@ class AnnotateScreen(Screen[None]):
             seq,
         )
         self.feedback(f"first wrong step: #{seq}")
+
+
+def suggested_first_error(store: Any, episode_id: str, events: list[Any]) -> tuple[int, str] | None:
+    """(event seq, why) of the milestone review's first error: from the finished record, or
+    rebuilt from the events for an episode that has none stored."""
+    record = store.episode(episode_id)
+    stored = (record.scores or {}).get("review") if record is not None else None
+    if stored is not None:
+        first = stored.get("first_error")
+    else:
+        review, _why = reviewed(store, record, events) if record is not None else (None, "")
+        first = review.first_error() if review is not None else None
+    if not first:
+        return None
+    seq = seq_of_step(events, first["step"])
+    return (seq, first["why"]) if seq is not None else None

@@ -26,6 +26,7 @@ from sttui.core.schema import check_args
 from sttui.session import PlaySession
 from sttui.tui.handoff import SeatMixin
 from sttui.tui.modals import Confirm, ToolForm
+from sttui.tui.review import frontier_text, signal_line
 from sttui.tui.widgets import CallEntry, CallSuggester, transcript_item
 
 LIVE_ITEMS = 30  # transcript items kept as widgets; older ones fold into a note
@@ -89,6 +90,13 @@ class PlayScreen(SeatMixin, Screen[None]):
     class Changed(Message):
         """Something happened in the episode: redraw."""
 
+    class ReviewSignal(Message):
+        """The milestone review raised a signal (stagnation, a minefield, a predecessor gap)."""
+
+        def __init__(self, payload: dict[str, Any]):
+            super().__init__()
+            self.payload = payload
+
     def __init__(self, session: PlaySession, human: HumanController):
         super().__init__()
         self.session = session
@@ -112,7 +120,8 @@ class PlayScreen(SeatMixin, Screen[None]):
                 yield Static("", id="tool-detail")
             yield from self.compose_debug()
             with VerticalScroll(id="god"):
-                yield Static("[b]God view[/b]: full state, triggers, live checklist", classes="pane-title")
+                yield Static("[b]God view[/b]: full state, triggers, milestones, live checklist", classes="pane-title")
+                yield Static("", id="god-frontier")
                 yield Static("", id="god-triggers")
                 yield Static("", id="god-checklist")
                 yield Tree("state", id="god-state")
@@ -127,7 +136,7 @@ class PlayScreen(SeatMixin, Screen[None]):
     def on_mount(self) -> None:
         self.query_one("#god").display = False
         self.query_one("#debug-pane").display = False
-        self.session.listeners.append(lambda _e: self.post_message(self.Changed()))
+        self.session.listeners.append(self._on_event)
         self.set_interval(1, self._tick)
         self.query_one("#entry").focus()
         self.play()
@@ -145,6 +154,19 @@ class PlayScreen(SeatMixin, Screen[None]):
         if line.plain != self._status:  # an update re-lays out the screen: only when it changed
             self._status = line.plain
             self.query_one("#status-bar", Static).update(line)
+
+    def _on_event(self, event: Any) -> None:
+        self.post_message(self.Changed())
+        if event.type == "stop_signal":
+            self.post_message(self.ReviewSignal(event.payload))
+
+    def on_play_screen_review_signal(self, message: ReviewSignal) -> None:
+        """Signals are warnings in play, never stops. They go to whoever may see the review: the
+        god view's user, or a person watching another controller in the agent seat; a person
+        in the agent seat without the god view gets what a model would get: nothing."""
+        if self.god or not isinstance(self.session.agent, HumanController):
+            severity = "error" if message.payload.get("stops") else "warning"
+            self.notify(signal_line(message.payload), title="Milestone review", severity=severity, timeout=8)
 
     def on_play_screen_changed(self, _message: Changed) -> None:
         # One redraw for the several events of a step.
@@ -336,6 +358,10 @@ class PlayScreen(SeatMixin, Screen[None]):
             for d in diffs.get(trig.id, [])[:6]:
                 lines.append(f"    {d['op']} {d['path']}: {d.get('old', '')!r} → {d.get('new', '')!r}")
         self.query_one("#god-triggers", Static).update("\n".join(lines))
+        frontier = self.query_one("#god-frontier", Static)
+        frontier.display = ep.review is not None
+        if ep.review is not None:
+            frontier.update(frontier_text(ep.review))
         if ep.task.level == "impossible":
             check = "[b]Checklist[/b] (goal state; the judge decides impossible tasks)"
         else:

@@ -1,5 +1,7 @@
 """Replay: step through a recorded episode's events with ← and →, each with the state
-diff it caused; triggers are highlighted and every step names the controller that acted."""
+diff it caused; triggers are highlighted and every step names the controller that acted.
+For stt episodes the milestone review is rebuilt from the record: the frontier as it stood
+at the highlighted step, the stage timeline, and the first error (``e`` jumps to it)."""
 
 from __future__ import annotations
 
@@ -10,12 +12,16 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from sttui.core.events import Event
+from sttui.core.replaying import seq_of_step, step_of_events
+from sttui.core.review.tracker import Review
+from sttui.recording import load_version, rebuild
 from sttui.store.store import Store
+from sttui.tui.review import frontier_text, signal_line, timeline_text
 
 
 def summary(event: Event) -> str:
@@ -36,6 +42,10 @@ def summary(event: Event) -> str:
         )
     if kind == "episode_ended":
         return f"{p['by']}: {p['reason']}"
+    if kind == "milestone_settled":
+        return f"{p['milestone']} settled at step {p['step']} (stage {p['score']:.2f})"
+    if kind == "stop_signal":
+        return signal_line(p)
     return ", ".join(f"{k}={v}" for k, v in list(p.items())[:3])
 
 
@@ -63,6 +73,7 @@ class ReplayScreen(Screen[None]):
     BINDINGS = [
         Binding("right,j", "step(1)", "Next", priority=True, id="replay.next"),
         Binding("left,k", "step(-1)", "Previous", priority=True, id="replay.previous"),
+        Binding("e", "first_error", "First error", id="replay.first_error"),
         Binding("escape", "app.pop_to_home", "Home", id="replay.home"),
     ]
 
@@ -70,13 +81,21 @@ class ReplayScreen(Screen[None]):
         super().__init__()
         self.store, self.episode_id = store, episode_id
         self.events: list[Event] = []
+        self.review: Review | None = None
+        self.first_error: dict[str, Any] | None = None
+        self.threshold = 0.5
+        self._steps: dict[int, int] = {}
 
     def compose(self) -> ComposeResult:
         yield Static(f"Replay of {self.episode_id}: loading…", id="status-bar")
         with Horizontal(id="replay-main"):
             yield DataTable(id="events", cursor_type="row", zebra_stripes=True)
-            with VerticalScroll(id="replay-detail-pane"):
-                yield Static("", id="replay-detail")
+            with Vertical(id="replay-side"):
+                with VerticalScroll(id="replay-review"):
+                    yield Static("", id="replay-frontier")
+                    yield Static("", id="replay-timeline")
+                with VerticalScroll(id="replay-detail-pane"):
+                    yield Static("", id="replay-detail")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -89,10 +108,23 @@ class ReplayScreen(Screen[None]):
     def load(self) -> None:
         record = self.store.episode(self.episode_id)
         events = self.store.events(record.id)
-        self.app.call_from_thread(self.show, record, events)
+        review, why = reviewed(self.store, record, events)
+        self.app.call_from_thread(self.show, record, events, review, why)
 
-    def show(self, record: Any, events: list[Event]) -> None:
+    def show(self, record: Any, events: list[Event], review: Review | None = None, why: str = "") -> None:
         self.events = events
+        self._steps = step_of_events(events)
+        self.review = review
+        first_seq = None
+        if review is not None:
+            self.threshold = review.settings.stage_threshold
+            self.first_error = review.first_error()
+            if self.first_error:
+                first_seq = seq_of_step(events, self.first_error["step"])
+        pane = self.query_one("#replay-review")
+        pane.display = review is not None or bool(why)
+        if review is None and why:
+            self.query_one("#replay-frontier", Static).update(Text(f"No milestone review: {why}", style="dim"))
         outcome = ("pass" if record.outcome.get("passed") else "fail") if record.outcome else record.status
         seats = f"agent {record.agent}" + (f", user {record.user}" if record.user else "")
         clean = "" if record.clean_baseline else "  ·  not a clean baseline (god view used)"
@@ -101,17 +133,58 @@ class ReplayScreen(Screen[None]):
         )
         table = self.query_one("#events", DataTable)
         for e in events:
-            style = "bold magenta" if e.type == "trigger_fired" else ("dim" if e.actor in ("system",) else "")
-            table.add_row(str(e.seq), e.actor, Text(e.type, style=style), summary(e)[:90], key=str(e.seq))
+            style = STYLES.get(e.type, "dim" if e.actor in ("system",) else "")
+            what = summary(e)[:90]
+            if e.seq == first_seq:
+                what = f"◀ first error: {what}"[:90]
+                style = "bold red reverse"
+            table.add_row(str(e.seq), e.actor, Text(e.type, style=style), what, key=str(e.seq))
         if events:
-            self.query_one("#replay-detail", Static).update(detail(events[0]))
+            self.show_event(0)
 
     @on(DataTable.RowHighlighted, "#events")
     def highlighted(self, event: DataTable.RowHighlighted) -> None:
         if self.events and event.cursor_row < len(self.events):
-            self.query_one("#replay-detail", Static).update(detail(self.events[event.cursor_row]))
+            self.show_event(event.cursor_row)
+
+    def show_event(self, row: int) -> None:
+        event = self.events[row]
+        self.query_one("#replay-detail", Static).update(detail(event))
+        if self.review is not None:
+            step = self._steps.get(event.seq, 0)
+            self.query_one("#replay-frontier", Static).update(frontier_text(self.review, at=step))
+            self.query_one("#replay-timeline", Static).update(
+                timeline_text(self.review, self.threshold, self.first_error)
+            )
+
+    def action_first_error(self) -> None:
+        if self.first_error is None:
+            self.notify("the review found no first error in this episode")
+            return
+        seq = seq_of_step(self.events, self.first_error["step"])
+        row = next((i for i, e in enumerate(self.events) if e.seq == seq), None)
+        if row is not None:
+            self.query_one("#events", DataTable).move_cursor(row=row)
 
     def action_step(self, delta: int) -> None:
         table = self.query_one("#events", DataTable)
         if table.row_count:
             table.move_cursor(row=max(0, min(table.row_count - 1, table.cursor_row + delta)))
+
+
+STYLES = {"trigger_fired": "bold magenta", "milestone_settled": "green", "stop_signal": "bold red"}
+
+
+def reviewed(store: Store, record: Any, events: list[Event]) -> tuple[Review | None, str]:
+    """The episode's milestone review, rebuilt from the exact task version it ran on."""
+    if record.kind != "stt":
+        return None, ""
+    try:
+        loaded = load_version(store, record)
+        rebuilt = rebuild(loaded, record, events)
+    except Exception as exc:  # a missing or unloadable task version: replay the events anyway
+        return None, f"{type(exc).__name__}: {exc}"
+    if not rebuilt.matches:
+        return None, f"the record does not rebuild ({rebuilt.mismatch})"
+    review = getattr(rebuilt.episode, "review", None)
+    return review, "" if review is not None else "this task has nothing to review"

@@ -186,8 +186,12 @@ class Review:
         tail = self.open_stage()
         return [*self.stages, tail] if tail else list(self.stages)
 
-    def frontier(self) -> dict[str, list[str]]:
-        done = set(self.settled)
+    def first_error(self) -> dict[str, Any] | None:
+        return first_error(self.all_stages(), self.settings.stage_threshold, self.mine_steps)
+
+    def frontier(self, at: int | None = None) -> dict[str, list[str]]:
+        """Done, ready and blocked milestones now, or as they stood after step ``at``."""
+        done = {m for m, step in self.settled.items() if at is None or step <= at}
         return {
             "done": [m for m in self.graph.order if m in done],
             "ready": self.graph.ready(done),
@@ -214,7 +218,7 @@ class Review:
             "derived": self.derived,
             "stages": [s.as_dict() for s in self.all_stages()],
             "signals": list(self.signals),
-            "first_error": first_error(self.all_stages(), self.settings.stage_threshold, self.mine_steps),
+            "first_error": self.first_error(),
             "stop": None,
             "would_stop": None,
         }

@@ -1,0 +1,89 @@
+"""The milestone review on screen: the frontier panel (done, ready, blocked) for the god view
+and replay, and the stage timeline for replay. Rendering only: the review is the core's."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+
+from sttui.core.review.tracker import Review
+
+SIGNAL_TEXT = {
+    "frontier_stagnation": "frontier stagnation",
+    "fatal_minefield": "fatal minefield",
+    "warn_minefield": "minefield (warn)",
+    "predecessor_gap": "predecessor gap",
+}
+
+
+def signal_line(signal: dict[str, Any]) -> str:
+    """A stop signal in words, for a warning or a panel line."""
+    kind = signal["signal"]
+    what = SIGNAL_TEXT.get(kind, kind)
+    if kind.endswith("_minefield"):
+        when = "before the call ran" if signal.get("before_call") else "after the action"
+        return f"step {signal['step']}: {what} {signal['minefield']}: {signal['reason']} ({when})"
+    if kind == "frontier_stagnation":
+        return f"step {signal['step']}: {what}: no milestone for {signal['actions']} actions (since step {signal['since']})"
+    if kind == "predecessor_gap":
+        return f"step {signal['step']}: {what}: matches {signal['milestone']} before {', '.join(signal['missing'])}"
+    return f"step {signal.get('step', '?')}: {what}"
+
+
+def frontier_text(review: Review, at: int | None = None) -> Text:
+    """Done (with the step and stage score), ready, and blocked (with what each waits on)."""
+    front = review.frontier(at)
+    scores = {s.milestone: s.score for s in review.stages}
+    g = review.graph
+    out = Text()
+    title = "Milestones" + (" (derived from the solution)" if review.derived else "")
+    out.append(f"{title}" + (f" after step {at}" if at is not None else "") + "\n", style="bold")
+    for m in front["done"]:
+        if m == "start":
+            continue
+        out.append("  ✓ ", style="green")
+        out.append(f"{m}  ", style="green")
+        out.append(f"step {review.settled[m]} · stage {scores.get(m, 0):.2f}\n", style="dim")
+    for m in front["ready"]:
+        out.append("  ▶ ", style="bold yellow")
+        out.append(f"{m}", style="yellow")
+        out.append(f"  {g.milestones[m].name}\n", style="dim")
+    for m in front["blocked"]:
+        waiting = [p for p in g.preds[m] if p not in front["done"]]
+        out.append(f"  · {m}", style="dim")
+        out.append(f"  waits on {', '.join(waiting)}\n", style="dim")
+    signals = [s for s in review.signals if at is None or s["step"] <= at]
+    if signals:
+        out.append("Signals\n", style="bold")
+        for s in signals[-6:]:
+            style = "bold red" if s.get("stops") else "yellow"
+            out.append(f"  {signal_line(s)}\n", style=style)
+    return out
+
+
+def _bar(score: float, width: int = 10) -> str:
+    full = round(score * width)
+    return "█" * full + "░" * (width - full)
+
+
+def timeline_text(review: Review, threshold: float, first: dict[str, Any] | None) -> Text:
+    """One line per stage in settlement order: its window, score bar and flags."""
+    out = Text()
+    out.append("Stages", style="bold")
+    out.append(f"  steps, score (threshold {threshold:.2f})\n", style="dim")
+    for stage in review.all_stages():
+        name = stage.milestone or "open (no milestone)"
+        low = stage.score < threshold
+        out.append(f"  {name[:18]:<18} ", style="red" if low else "")
+        out.append(f"{stage.first:>2}–{stage.last:<3} ", style="dim")
+        out.append(_bar(stage.score, 8), style="red" if low else "green")
+        out.append(f" {stage.score:.2f}\n")
+        if stage.flags:
+            flags = ", ".join(f"{flag.replace('_', '-')} @{step}" for step, flag in stage.flags[:5])
+            out.append(f"      {flags}\n", style="dim")
+    if first:
+        out.append(f"First error: step {first['step']}: {first['why']}\n", style="bold red")
+    if review.stop:
+        out.append(f"Early stop: {signal_line(review.stop)}\n", style="bold red")
+    return out
