@@ -73,7 +73,7 @@ def timeline_text(review: Review, threshold: float, first: dict[str, Any] | None
     out.append("Stages", style="bold")
     out.append(f"  steps, score (threshold {threshold:.2f})\n", style="dim")
     for stage in review.all_stages():
-        name = stage.milestone or "open (no milestone)"
+        name = stage.milestone or "open stage"
         low = stage.score < threshold
         out.append(f"  {name[:18]:<18} ", style="red" if low else "")
         out.append(f"{stage.first:>2}–{stage.last:<3} ", style="dim")

@@ -7,6 +7,7 @@ Field-by-field documentation lives in ``docs/task-format.md`` part 3.
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -76,11 +77,11 @@ class Constraint(_Strict):
             raise ValueError(f"{self.operator} needs an expected value")
         return self
 
-    @property
+    @cached_property
     def root(self) -> str:
         return self.selector.partition(".")[0]
 
-    @property
+    @cached_property
     def path(self) -> str:
         """The selector without its root: ``tool``, ``args.x``, ``text`` or a state path."""
         return self.selector.partition(".")[2]
@@ -88,6 +89,12 @@ class Constraint(_Strict):
     def describe(self) -> str:
         want = "" if self.expected is None else f" {self.expected!r}"
         return f"{self.selector} {self.operator}{want}" + (" (hard)" if self.hard else "")
+
+
+def cheapest_first(constraints: list[Constraint]) -> list[Constraint]:
+    """Hard constraints on the action before hard ones on the state, then the soft ones: the
+    first hard failure decides, and looking at a call is cheaper than comparing states."""
+    return sorted(constraints, key=lambda c: (not c.hard, c.root == "state"))
 
 
 class Milestone(_Strict):
@@ -100,6 +107,10 @@ class Milestone(_Strict):
     constraints: list[Constraint] = Field(min_length=1)
     threshold: float = Field(default=1.0, gt=0, le=1)
 
+    @cached_property
+    def checks(self) -> list[Constraint]:
+        return cheapest_first(self.constraints)
+
 
 class Minefield(_Strict):
     """Something the agent must not do; ``fatal`` ones stop the run under ``--early-stop``."""
@@ -110,7 +121,11 @@ class Minefield(_Strict):
     reason: str
     threshold: float = Field(default=1.0, gt=0, le=1)
 
-    @property
+    @cached_property
+    def checks(self) -> list[Constraint]:
+        return cheapest_first(self.constraints)
+
+    @cached_property
     def before_call(self) -> bool:
         """Decidable from the proposed call alone, so it can be intercepted before it runs."""
         return all(c.root == "call" and c.path.partition(".")[0] in ("tool", "args") for c in self.constraints)

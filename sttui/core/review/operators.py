@@ -29,13 +29,31 @@ class Closed:
 
 
 @dataclass
+class Snapshot:
+    """The values of the state at the paths some constraint will compare with later: what a
+    settlement keeps instead of a copy of the whole state."""
+
+    values: dict[str, Any]
+
+    @classmethod
+    def take(cls, state: Any, paths: set[str]) -> Snapshot:
+        return cls({p: st.copy_state(st.lookup(state, p, MISSING)) for p in paths})
+
+
+def _at(source: Any, path: str) -> Any:
+    if isinstance(source, Snapshot):
+        return source.values.get(path, MISSING)
+    return st.lookup(source, path, MISSING)
+
+
+@dataclass
 class Context:
     """What constraints are evaluated against: the action, the state now, and earlier states."""
 
     action: Closed | None
     state: Any
-    baseline: Any  # the state at the start of the evidence window
-    settled_states: Mapping[str, Any]  # state at each settled milestone (and 'start')
+    baseline: Any  # the state (or a Snapshot) at the start of the evidence window
+    settled_states: Mapping[str, Any]  # the same at each settled milestone (and 'start')
 
 
 def select(c: Constraint, ctx: Context) -> Any:
@@ -66,8 +84,8 @@ def holds(c: Constraint, ctx: Context) -> bool:
             since = ctx.settled_states.get(want or "start", MISSING)
             if since is MISSING:
                 return False
-            return now == st.lookup(since, c.path, MISSING)
-        before = st.lookup(ctx.baseline, c.path, MISSING)
+            return now == _at(since, c.path)
+        before = _at(ctx.baseline, c.path)
         return _changed(op, before, now, want)
     actual = select(c, ctx)
     if actual is MISSING:
@@ -161,14 +179,15 @@ def _new_entries(old: Any, new: Any) -> list[Any]:
 
 
 def satisfied(constraints: list[Constraint], threshold: float, ctx: Context) -> tuple[bool, float]:
-    """(every hard constraint holds and the weighted share reaches the threshold, that share)."""
+    """(every hard constraint holds and the weighted share reaches the threshold, that share).
+    Hard constraints are tried first: the first that fails decides, with share 0."""
+    for c in constraints:
+        if c.hard and not holds(c, ctx):
+            return False, 0.0
     total = got = 0.0
-    hard_ok = True
     for c in constraints:
         total += c.weight
-        if holds(c, ctx):
+        if c.hard or holds(c, ctx):
             got += c.weight
-        elif c.hard:
-            hard_ok = False
     share = got / total if total else 0.0
-    return hard_ok and share >= threshold - 1e-9, share
+    return share >= threshold - 1e-9, share

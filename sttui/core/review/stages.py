@@ -10,7 +10,6 @@ same arguments again, answered as before: re-reading after a change is not one. 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -49,7 +48,7 @@ class Stage:
 
 
 def _key(a: Closed) -> str:
-    return f"{a.tool}|{json.dumps(a.args, sort_keys=True, default=str)}"
+    return f"{a.tool}|{sorted(a.args.items())!r}"
 
 
 def flags_of(window: list[Closed], mine_steps: set[int]) -> list[tuple[int, str]]:

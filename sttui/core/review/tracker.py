@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from sttui.core import state as st
 from sttui.core.review.graph import START, Graph
-from sttui.core.review.model import Minefield, ReviewSettings
-from sttui.core.review.operators import Closed, Context, satisfied
+from sttui.core.review.model import STATE_ONLY, Constraint, Minefield, ReviewSettings
+from sttui.core.review.operators import Closed, Context, Snapshot, satisfied
 from sttui.core.review.stages import STOPS, Stage, first_error, flags_of, score_window
 
 Signal = dict[str, Any]
@@ -45,13 +44,45 @@ class Review:
         self.idle = 0  # closed actions since the frontier last moved
         self.stop: Signal | None = None  # the signal that ended the run (early stop)
         self._holding: set[str] = set()  # state minefields touched and still holding
+        self._paths = self._compared_paths()
+        named = [(m.id or f"minefield-{i + 1}", m) for i, m in enumerate(minefields)]
+        self._mines = named
+        self._mines_before = [(mid, m) for mid, m in named if m.before_call]
+        self._mines_after = [(mid, m) for mid, m in named if not m.before_call]
+        # blocked milestones an action can match out of order (state-only ones settle later)
+        self._gap_candidates = {
+            m.id for m in graph.milestones.values() if not all(c.root == "state" for c in m.constraints)
+        }
+        self._ready = graph.ready({START})
+        self._blocked = graph.blocked({START})
+
+    def _compared_paths(self) -> dict[str, set[str]]:
+        """Which state paths must be kept at which settlement, for the constraints that compare
+        with an earlier state (added, updated, removed: the window's start, and the episode's
+        start for the predecessor-gap check; unchanged_since: the milestone it names)."""
+        paths: dict[str, set[str]] = {START: set()}
+
+        def note(c: Constraint, anchor: str) -> None:
+            if c.operator == "unchanged_since":
+                paths.setdefault(c.expected or START, set()).add(c.path)
+            elif c.operator in STATE_ONLY:
+                paths.setdefault(anchor, set()).add(c.path)
+                paths[START].add(c.path)
+
+        for m in self.graph.milestones.values():
+            for c in m.constraints:
+                note(c, self.graph.idom[m.id])
+        for mine in self.minefields:
+            for c in mine.constraints:
+                note(c, START)
+        return paths
 
     @property
     def mine_ids(self) -> list[str]:
-        return [m.id or f"minefield-{i + 1}" for i, m in enumerate(self.minefields)]
+        return [mid for mid, _ in self._mines]
 
     def begin(self, state: Any) -> None:
-        self.states[START] = st.copy_state(state)
+        self.states[START] = Snapshot.take(state, self._paths[START])
 
     # -- the raw event clock ------------------------------------------------------------
     def screen(self, step: int, tool: str, args: dict[str, Any], state: Any) -> list[Signal]:
@@ -59,8 +90,8 @@ class Review:
         proposed = Closed(step, "call", tool, args)
         ctx = Context(proposed, state, self.states[START], self.states)
         out = []
-        for mid, mine in zip(self.mine_ids, self.minefields, strict=True):
-            if mine.before_call and satisfied(mine.constraints, mine.threshold, ctx)[0]:
+        for mid, mine in self._mines_before:
+            if satisfied(mine.checks, mine.threshold, ctx)[0]:
                 out.append(self._mine_signal(step, mid, mine, before=True))
         return out
 
@@ -90,26 +121,27 @@ class Review:
         self.actions.append(action)
         out: list[tuple[str, Signal]] = []
         after_ctx = Context(action, state, self.states[START], self.states)
-        for mid, mine in zip(self.mine_ids, self.minefields, strict=True):
-            if mine.before_call:
-                continue
-            hit = satisfied(mine.constraints, mine.threshold, after_ctx)[0]
+        for mid, mine in self._mines_after:
+            hit = satisfied(mine.checks, mine.threshold, after_ctx)[0]
             if hit and mid not in self._holding:
                 out.append(("stop_signal", self._mine_signal(action.step, mid, mine, before=False)))
             (self._holding.add if hit else self._holding.discard)(mid)
 
         settled_now = []
-        for mid in self.graph.ready(set(self.settled)):
+        for mid in self._ready:
             m = self.graph.milestones[mid]
             anchor = self.graph.idom[mid]
             ctx = Context(action, state, self.states[anchor], self.states)
-            ok, share = satisfied(m.constraints, m.threshold, ctx)
+            ok, share = satisfied(m.checks, m.threshold, ctx)
             if ok:
                 settled_now.append((mid, share))
-        snapshot = st.copy_state(state) if settled_now else None
-        for mid, share in settled_now:
+        for mid, _share in settled_now:
             self.settled[mid] = action.step
-            self.states[mid] = snapshot
+            self.states[mid] = Snapshot.take(state, self._paths.get(mid, set()))
+        if settled_now:
+            done = set(self.settled)
+            self._ready, self._blocked = self.graph.ready(done), self.graph.blocked(done)
+        for mid, share in settled_now:
             stage = self._stage(mid)
             self.stages.append(stage)
             payload = {
@@ -124,12 +156,12 @@ class Review:
         if settled_now:
             self.idle = 0
         else:
-            for mid in self.graph.blocked(set(self.settled)):
-                m = self.graph.milestones[mid]
-                if all(c.root == "state" for c in m.constraints):
+            start_ctx = Context(action, state, self.states[START], self.states)
+            for mid in self._blocked:
+                if mid not in self._gap_candidates:
                     continue  # a state that holds early is no gap: it settles once ready
-                ctx = Context(action, state, self.states[START], self.states)
-                if satisfied(m.constraints, m.threshold, ctx)[0]:
+                m = self.graph.milestones[mid]
+                if satisfied(m.checks, m.threshold, start_ctx)[0]:
                     missing = [p for p in self.graph.preds[mid] if p not in self.settled]
                     signal = {
                         "signal": "predecessor_gap",
@@ -140,7 +172,7 @@ class Review:
                     }
                     self.signals.append(signal)
                     out.append(("stop_signal", signal))
-            if self.graph.ready(set(self.settled)):
+            if self._ready:
                 self.idle += 1
                 if self.idle == self.settings.stagnation:
                     signal = {

@@ -1,0 +1,108 @@
+"""The milestone review in the workbench (Pilot): the frontier panel in the god view, signals
+as warnings only for those allowed to see the review, replay's timeline and first error, and
+the first error offered to annotators."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from textual.widgets import DataTable, Input
+
+from sttui.controllers.baselines import PlanAgent, ScriptedUser
+from sttui.core.loader import load_task
+from sttui.recording import run_recorded
+from sttui.store.store import Store
+from sttui.tui.app import SttuiApp
+from tests.conftest import ROOT
+from tests.tui_helpers import open_play, ready, wait_for
+
+CARDIO = ROOT / "tasks" / "stt" / "clinic" / "cardiology-rota-s1-easy.yaml"
+
+
+@pytest.fixture
+def db(tmp_path):
+    return f"sqlite:///{tmp_path / 'review.db'}"
+
+
+def app_for(db, **kw):
+    return SttuiApp(ROOT / "tasks", db_url=db, human="ana", **kw)
+
+
+def record_naive(db) -> str:
+    store = Store(db)
+    loaded = load_task(CARDIO)
+    eid, _ = asyncio.run(
+        run_recorded(store, loaded, PlanAgent("baseline:naive", loaded.task.naive_plan), ScriptedUser())
+    )
+    return eid
+
+
+def notes(app) -> list[str]:
+    return [n.message for n in app._notifications]
+
+
+async def say(pilot, screen, text: str) -> None:
+    steps = screen.episode.steps
+    screen.query_one("#entry", Input).value = f"> {text}"
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: screen.episode.steps == steps + 1)
+    await pilot.pause()
+
+
+async def test_signals_are_not_shown_to_a_person_in_the_agent_seat_but_are_in_the_god_view(db):
+    async with app_for(db).run_test(size=(130, 40)) as pilot:
+        screen = await open_play(pilot, CARDIO, "agent", "PlayScreen")
+        await pilot.press("f5")
+        # telling the user about Westbrook before anything is booked: a predecessor gap
+        await say(pilot, screen, "Dr Okafor is at Westbrook today.")
+        assert any(e.type == "stop_signal" for e in screen.episode.events)
+        assert not any("predecessor gap" in n for n in notes(pilot.app))  # fidelity: nothing leaks
+        await wait_for(pilot, lambda: screen.episode.turn == "agent")
+        await pilot.press("f2", "y")
+        await wait_for(pilot, lambda: screen.god)
+        panel = str(screen.query_one("#god-frontier").render())
+        assert "sees-swap" in panel and "waits on" in panel and "predecessor gap" in panel
+        await say(pilot, screen, "Still at Westbrook.")
+        await wait_for(pilot, lambda: any("predecessor gap" in n for n in notes(pilot.app)))
+
+
+async def test_replay_shows_the_frontier_the_timeline_and_jumps_to_the_first_error(db):
+    eid = await asyncio.to_thread(record_naive, db)
+    async with app_for(db).run_test(size=(130, 40)) as pilot:
+        app = await ready(pilot)
+        from sttui.tui.replay import ReplayScreen
+
+        app.push_screen(ReplayScreen(app.store, eid))
+        await pilot.pause()
+        await wait_for(pilot, lambda: bool(app.screen.query("#events")))
+        screen = app.screen
+        await wait_for(pilot, lambda: screen.query_one("#events", DataTable).row_count > 0)
+        assert screen.first_error is not None and screen.first_error["step"] == 2
+        timeline = str(screen.query_one("#replay-timeline").render())
+        assert "First error: step 2" in timeline and "open stage" in timeline
+        assert "after step 0" in str(screen.query_one("#replay-frontier").render())
+        await pilot.press("e")
+        await pilot.pause()
+        row = screen.query_one("#events", DataTable).cursor_row
+        event = screen.events[row]
+        assert event.type == "tool_call" and event.payload["tool"] == "book_appointment"
+        frontier = str(screen.query_one("#replay-frontier").render())
+        assert "after step 2" in frontier and "▶ sees-swap" in frontier
+
+
+async def test_the_annotator_is_offered_the_first_error_and_confirms_it(db):
+    eid = await asyncio.to_thread(record_naive, db)
+    store = Store(db)
+    async with app_for(db, annotate=("episodes", None)).run_test(size=(130, 40)) as pilot:
+        await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "AnnotateScreen")
+        screen = pilot.app.screen
+        await wait_for(pilot, lambda: screen.item is not None and len(screen.events) > 5)
+        await pilot.pause()
+        table = screen.query_one("#episode-events", DataTable)
+        suggested = screen.events[table.cursor_row]
+        assert suggested.type == "tool_call" and suggested.payload["tool"] == "book_appointment"
+        assert "suggested first wrong step" in str(screen.query_one("#feedback").render())
+        await pilot.press("f")
+        await pilot.pause()
+    assert store.labels(eid, "ana")[0]["first_error_seq"] == suggested.seq
