@@ -354,3 +354,79 @@ def test_an_early_stopped_record_rebuilds_to_the_same_review(db_url):
     rebuilt = rebuild(loaded, record, events)
     assert rebuilt.matches, rebuilt.mismatch
     assert rebuilt.episode.ended["by"] == "review"
+
+
+# -- sttui check, run and report ------------------------------------------------------
+
+
+def _variant(tmp_path, text: str):
+    import shutil
+
+    shutil.copy(ERRANDS.parent / "errands.py", tmp_path / "errands.py")
+    (tmp_path / "errands.yaml").write_text(text)
+    return tmp_path / "errands.yaml"
+
+
+def test_check_refuses_a_graph_the_solution_does_not_fit_and_one_the_naive_plan_passes(tmp_path):
+    from click.testing import CliRunner
+
+    from sttui.cli import main
+
+    text = ERRANDS.read_text()
+    # the graph wants Y fetched before X, but the solution fetches X first: a predecessor gap
+    wrong_order = text.replace(
+        "  - id: got-x\n    name: Fetches X\n", "  - id: got-x\n    name: Fetches X\n    after: [got-y]\n"
+    )
+    out = CliRunner().invoke(main, ["check", str(_variant(tmp_path, wrong_order))]).output
+    assert "solution step 2 satisfies milestone got-x before got-y" in out
+    assert "solution never settles milestone(s): got-x, delivered, told" in out
+    # a graph the naive plan also settles cannot tell it apart
+    (tmp_path / "n").mkdir()
+    weak = (
+        text.replace("expected: {to: home, items: [X, Y]}", "expected: {to: home}")
+        .replace(
+            "      - {selector: message.text, operator: contains, expected: delivered, hard: true}\n",
+            "      - {selector: state.items.X.location, operator: equals, expected: home}\n",
+        )
+        .replace(
+            "  - id: got-y\n    name: Fetches Y\n    constraints:\n"
+            "      - {selector: call.tool, operator: equals, expected: fetch, hard: true}\n"
+            "      - {selector: call.args.item, operator: equals, expected: Y, hard: true}\n",
+            "  - id: got-y\n    name: Fetches Y\n    threshold: 0.5\n    constraints:\n"
+            "      - {selector: call.tool, operator: equals, expected: fetch, hard: true}\n"
+            "      - {selector: call.args.item, operator: equals, expected: Y}\n",
+        )
+    )
+    out = CliRunner().invoke(main, ["check", str(_variant(tmp_path / "n", weak))]).output
+    assert "naive_plan settles every milestone" in out
+
+
+def test_run_early_stop_and_report_separation_from_the_command_line(tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from sttui.cli import main
+
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    runner = CliRunner()
+
+    def run(*args):
+        result = runner.invoke(main, ["--db", db, "run", str(ERRANDS), "--json", *args], catch_exceptions=False)
+        return json.loads(result.output)
+
+    stopped = run("--agent", "baseline:random", "--early-stop", "--stagnation", "2", "--trials", "2")
+    for e in stopped["episodes"]:
+        assert e["review"]["stop"]["signal"] == "frontier_stagnation"
+        assert e["end_reason"].startswith("early stop") and e["review"]["stop"]["steps_saved"] == 20 - e["steps"]
+    assert stopped["summary"]["stt"]["review"]["early_stops"] == {"frontier_stagnation": 2}
+    oracle = run()
+    assert oracle["episodes"][0]["review"]["score"] == 1.0 and oracle["episodes"][0]["review"]["stop"] is None
+    run("--agent", "baseline:naive")
+    report = json.loads(runner.invoke(main, ["--db", db, "report", "--json"]).output)
+    rows = {r["controller"]: r for r in report["controllers"]}
+    assert rows["baseline:oracle"]["stage_score"] == 1.0
+    assert rows["baseline:naive"]["stage_score"] > rows["baseline:random"]["stage_score"]
+    sep = report["separation"]
+    # naive and random both fail: pass/fail ties them, stage scores do not
+    assert sep["stage_scores"]["distinguished"] > sep["pass_fail"]["distinguished"]

@@ -89,3 +89,11 @@ def test_human_judge_at_the_terminal(tmp_path):
     assert episode["checklist"][0]["detail"] == "human: named the gale"
     no = runner.invoke(main, ["run", str(task), "--no-record", "--judge", "human", "--json"], input="y\n\nn\n\n")
     assert json.loads(no.stdout[no.stdout.index("{") :])["episodes"][0]["passed"] is False
+
+
+def test_every_bundled_stt_task_has_its_own_milestones_and_minefields():
+    for t in _stt():
+        assert len(t.task.milestones) >= 3, t.id
+        assert t.task.minefields, t.id
+        ids = [m.id for m in t.task.milestones]
+        assert len(set(ids)) == len(ids), t.id

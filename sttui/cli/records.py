@@ -177,6 +177,7 @@ def replay(episode: str, as_json: bool) -> None:
     }
     if rebuilt.episode.ended is not None:
         report["rescored"] = _outcome_of(result_of(rebuilt.episode))
+    report["review"] = _review_of(rebuilt.episode)
     current, _ = load_all([tasks_root()])
     now = next((t for t in current if t.id == record.task_id), None)
     if now is None:
@@ -191,6 +192,7 @@ def replay(episode: str, as_json: bool) -> None:
             on_now = _outcome_of(result_of(again.episode))
             report["rescored_on_current"] = on_now
             report["outcome_differences"] = _differences(report["rescored"], on_now)
+        report["review_on_current"] = _review_of(again.episode)
     if as_json:
         echo_json(report)
         return
@@ -198,6 +200,13 @@ def replay(episode: str, as_json: bool) -> None:
     click.echo("replay reproduces the record" if rebuilt.matches else f"REPLAY DIFFERS: {rebuilt.mismatch}")
     if "rescored" in report:
         click.echo(f"re-scored on the recorded version: {report['rescored']}")
+    for key, label in (
+        ("review", "milestone review"),
+        ("review_on_current", "milestone review on the current version"),
+    ):
+        if report.get(key):
+            click.echo(f"{label}:")
+            click.echo(_review_lines(report[key]))
     if report["current_version"] == "changed":
         click.echo(f"THE TASK FILE HAS CHANGED since this episode (now {report['current_hash'][:12]}).")
         diffs = report.get("outcome_differences")
@@ -209,6 +218,28 @@ def replay(episode: str, as_json: bool) -> None:
             click.echo("On the current version the outcome is the same.")
     elif report["current_version"] != "unchanged":
         click.echo(report["current_version"])
+
+
+def _review_of(episode: Any) -> dict[str, Any] | None:
+    review = getattr(episode, "review", None)
+    return review.summary(episode.steps, episode.task.max_steps) if review is not None else None
+
+
+def _review_lines(review: dict[str, Any]) -> str:
+    lines = [f"  milestones {review['settled']}/{review['milestones']}  ·  stage score {review['score']:.2f}"]
+    for stage in review["stages"]:
+        first, last = stage["steps"]
+        flags = ", ".join(f"{f} @{s}" for s, f in stage["flags"])
+        name = stage["milestone"] or "open stage"
+        lines.append(f"  {name:<24} steps {first}-{last}  {stage['score']:.2f}" + (f"  ({flags})" if flags else ""))
+    if review["first_error"]:
+        lines.append(f"  first error: step {review['first_error']['step']}: {review['first_error']['why']}")
+    for key in ("stop", "would_stop"):
+        if review.get(key):
+            stop = review[key]
+            verb = "stopped" if key == "stop" else "would have stopped"
+            lines.append(f"  {verb}: {stop['signal']} at step {stop['step']}, saving {stop['steps_saved']} steps")
+    return "\n".join(lines)
 
 
 @main.command("export")
