@@ -430,3 +430,8 @@ def test_run_early_stop_and_report_separation_from_the_command_line(tmp_path):
     sep = report["separation"]
     # naive and random both fail: pass/fail ties them, stage scores do not
     assert sep["stage_scores"]["distinguished"] > sep["pass_fail"]["distinguished"]
+
+
+def test_a_predecessor_gap_is_signalled_once_per_milestone():
+    ep = play([Say("delivered"), Say("delivered again"), fetch("X")])
+    assert [g["step"] for g in signals(ep, "predecessor_gap")] == [1]

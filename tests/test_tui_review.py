@@ -63,8 +63,13 @@ async def test_signals_are_not_shown_to_a_person_in_the_agent_seat_but_are_in_th
         await wait_for(pilot, lambda: screen.god)
         panel = str(screen.query_one("#god-frontier").render())
         assert "sees-swap" in panel and "waits on" in panel and "predecessor gap" in panel
-        await say(pilot, screen, "Still at Westbrook.")
-        await wait_for(pilot, lambda: any("predecessor gap" in n for n in notes(pilot.app)))
+        # texting the patient before the booking: another gap, now warned about
+        screen.query_one(
+            "#entry", Input
+        ).value = 'notify_patient(patient_id="P-ONEILL", message="See you at Westbrook")'
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: any("told-patient" in n for n in notes(pilot.app)))
+        assert any("predecessor gap" in n for n in notes(pilot.app))
 
 
 async def test_replay_shows_the_frontier_the_timeline_and_jumps_to_the_first_error(db):

@@ -53,6 +53,7 @@ class Review:
         self._gap_candidates = {
             m.id for m in graph.milestones.values() if not all(c.root == "state" for c in m.constraints)
         }
+        self._gapped: set[str] = set()  # milestones a predecessor gap was signalled for
         self._ready = graph.ready({START})
         self._blocked = graph.blocked({START})
 
@@ -158,8 +159,8 @@ class Review:
         else:
             start_ctx = Context(action, state, self.states[START], self.states)
             for mid in self._blocked:
-                if mid not in self._gap_candidates:
-                    continue  # a state that holds early is no gap: it settles once ready
+                if mid not in self._gap_candidates or mid in self._gapped:
+                    continue  # a state that holds early is no gap; a gap is signalled once
                 m = self.graph.milestones[mid]
                 if satisfied(m.checks, m.threshold, start_ctx)[0]:
                     missing = [p for p in self.graph.preds[mid] if p not in self.settled]
@@ -170,6 +171,7 @@ class Review:
                         "missing": missing,
                         "stops": False,
                     }
+                    self._gapped.add(mid)
                     self.signals.append(signal)
                     out.append(("stop_signal", signal))
             if self._ready:
