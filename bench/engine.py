@@ -17,9 +17,9 @@ import asyncio
 import time
 from pathlib import Path
 
+from sttui import runner
 from sttui.controllers.baselines import PlanAgent, ScriptedUser
 from sttui.core import state as st
-from sttui import runner
 from sttui.core.loader import load_all
 from sttui.runner import run_episode
 

@@ -304,3 +304,26 @@ def test_diff_between_any_two_steps():
     assert len(ep.history) == 3  # the start, step 2 and step 3: snapshots only when the state changed
     with pytest.raises(ValueError, match="keeps no history"):
         episode().state_at(0)
+
+
+def test_the_incremental_hash_equals_a_hash_from_scratch_at_every_step_of_every_solution():
+    from sttui.core.actions import Reply
+    from sttui.core.loader import load_all
+    from tests.conftest import ROOT
+
+    tasks, _ = load_all([ROOT / "tasks" / "stt"])
+
+    def scratch(ep: Episode) -> str:
+        snapshot = {"clock": ep.now.isoformat(), "triggers": ep.triggers.snapshot()}
+        return hashlib.sha256(f"{st.canonical(ep.env.state)}|{st.canonical(snapshot)}".encode()).hexdigest()
+
+    for t in tasks:
+        ep = Episode(t.task, t.env_cls)
+        ep.start()
+        for step in t.task.solution:
+            if ep.ended is not None:
+                break
+            if ep.turn == "user":
+                ep.apply(Reply("go on"))
+            ep.apply(Say(step.say) if step.say is not None else ToolCall(step.tool, step.args))
+            assert ep.state_hash() == scratch(ep), (t.id, step)

@@ -8,6 +8,7 @@ rebuilt from its recorded actions.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
@@ -65,11 +66,13 @@ class Episode:
         self._minutes = task.clock.tool_minutes
         self._verify_queries = verify_queries
         self._state_json: str | None = None  # canonical JSON of the state, kept while queries run
+        self._key_json: dict[str, str] = {}  # canonical JSON of each top-level key, kept while unchanged
         self._notices: list[str] = []  # announced during a call; shown after its result
         self._keep_history = keep_history
         self._dirty = False
         self.history: list[tuple[int, dict[str, Any]]] = [(0, st.copy_state(self.env.state))] if keep_history else []
         self.review = review
+        self.version = 0  # counts changes to the state, so the review can skip unchanged states
         self._closed: Closed | None = None  # the call that just closed, for the review
 
     # -- lifecycle ---------------------------------------------------------------
@@ -141,7 +144,7 @@ class Episode:
         review = self.review
         if review is None or self.ended is not None:
             return
-        for kind, payload in review.close(closed, self.env.state):
+        for kind, payload in review.close(closed, self.env.state, self.version):
             self._emit(kind, "review", payload)
         stop = review.stopping()
         if stop is not None and closed.kind != "end":  # an ending run saves nothing by stopping
@@ -200,7 +203,7 @@ class Episode:
         self.env.now += timedelta(minutes=self._duration(name, spec.minutes))
         diff = [] if before is None else st.diff(before, self.env.state)
         if diff:
-            self._changed()
+            self._changed(diff)
         result = self._result(name, args, result, diff, actor)
         for trig in self.task.triggers:
             if self._pending(trig) and activated_by_call(trig, name, args, self.triggers, "after"):
@@ -210,8 +213,13 @@ class Episode:
         self._snapshot_if_changed()
         return result
 
-    def _changed(self) -> None:
+    def _changed(self, diff: list[dict[str, Any]]) -> None:
+        """The state changed where ``diff`` says: the canonical JSON of those top-level keys
+        is recomputed when the hash is next needed, the rest is reused."""
+        self.version += 1
         self._state_json = None
+        for d in diff:
+            self._key_json.pop(d["path"].split(".", 1)[0], None)
         self._dirty = True
 
     def _snapshot_if_changed(self) -> None:
@@ -275,14 +283,16 @@ class Episode:
         error = None
         try:
             apply_effects(trig, self.env, self.triggers)
-            self._changed()
         except st.PathError as exc:  # an effect on a path the run has removed: recorded, not fatal
             error = str(exc)
+        diff = st.diff(before, self.env.state)  # (effects before a failing one still count)
+        if diff:
+            self._changed(diff)
         self.triggers.fired[trig.id] = self.triggers.fired.get(trig.id, 0) + 1
         payload: dict[str, Any] = {
             "trigger": trig.id,
             "announce": bool(trig.announce),
-            "diff": st.diff(before, self.env.state),
+            "diff": diff,
             "state_hash": self.state_hash(),
         }
         if error:
@@ -335,6 +345,13 @@ class Episode:
     def state_hash(self) -> str:
         """SHA-256 over the canonical snapshot; the state's JSON is reused while it is unchanged."""
         if self._state_json is None:
-            self._state_json = st.canonical(self.env.state)
+            state, cache = self.env.state, self._key_json
+            parts = []
+            for key in sorted(state):
+                text = cache.get(key)
+                if text is None:
+                    text = cache[key] = st.canonical(state[key])
+                parts.append(f"{json.dumps(key)}:{text}")
+            self._state_json = "{" + ",".join(parts) + "}"  # exactly st.canonical(state), by parts
         rest = st.canonical({"clock": self.env.now.isoformat(), "triggers": self.triggers.snapshot()})
         return hashlib.sha256(f"{self._state_json}|{rest}".encode()).hexdigest()

@@ -53,7 +53,13 @@ class Review:
         self._gap_candidates = {
             m.id for m in graph.milestones.values() if not all(c.root == "state" for c in m.constraints)
         }
-        self._gapped: set[str] = set()  # milestones a predecessor gap was signalled for
+        self._gapped: set[str] = set()
+        self._state_only = {m.id for m in graph.milestones.values() if m.id not in self._gap_candidates} | {
+            f"minefield:{mid}" for mid, mine in self._mines_after if all(c.root == "state" for c in mine.constraints)
+        }
+        self._failed_at: dict[
+            str, int
+        ] = {}  # state-only rules: the state version last looked at  # milestones a predecessor gap was signalled for
         self._ready = graph.ready({START})
         self._blocked = graph.blocked({START})
 
@@ -116,30 +122,41 @@ class Review:
         return signal
 
     # -- the closed-action clock --------------------------------------------------------
-    def close(self, action: Closed, state: Any) -> list[tuple[str, Signal]]:
+    def close(self, action: Closed, state: Any, version: int | None = None) -> list[tuple[str, Signal]]:
         """Match a closed action against the ready frontier; returns events to record as
-        (type, payload): ``milestone_settled`` and ``stop_signal``."""
+        (type, payload): ``milestone_settled`` and ``stop_signal``. ``version`` counts state
+        changes: a rule on the state alone that failed on this version fails again, unlooked."""
         self.actions.append(action)
         out: list[tuple[str, Signal]] = []
         after_ctx = Context(action, state, self.states[START], self.states)
         for mid, mine in self._mines_after:
+            key = f"minefield:{mid}"
+            if self._unchanged(key, version):
+                continue
             hit = satisfied(mine.checks, mine.threshold, after_ctx)[0]
+            if key in self._state_only and version is not None:
+                self._failed_at[key] = version  # (held or not, the same state gives the same answer)
             if hit and mid not in self._holding:
                 out.append(("stop_signal", self._mine_signal(action.step, mid, mine, before=False)))
             (self._holding.add if hit else self._holding.discard)(mid)
 
         settled_now = []
         for mid in self._ready:
+            if self._unchanged(mid, version):
+                continue
             m = self.graph.milestones[mid]
             anchor = self.graph.idom[mid]
             ctx = Context(action, state, self.states[anchor], self.states)
             ok, share = satisfied(m.checks, m.threshold, ctx)
             if ok:
                 settled_now.append((mid, share))
+            elif mid in self._state_only and version is not None:
+                self._failed_at[mid] = version
         for mid, _share in settled_now:
             self.settled[mid] = action.step
             self.states[mid] = Snapshot.take(state, self._paths.get(mid, set()))
         if settled_now:
+            self._failed_at.clear()  # a settlement is a new baseline for what compares with it
             done = set(self.settled)
             self._ready, self._blocked = self.graph.ready(done), self.graph.blocked(done)
         for mid, share in settled_now:
@@ -187,6 +204,9 @@ class Review:
                     self.signals.append(signal)
                     out.append(("stop_signal", signal))
         return out
+
+    def _unchanged(self, rule: str, version: int | None) -> bool:
+        return version is not None and self._failed_at.get(rule) == version
 
     def stopping(self) -> Signal | None:
         """Under early stop, the first signal that ends the run (once it has been raised)."""
