@@ -435,3 +435,12 @@ def test_run_early_stop_and_report_separation_from_the_command_line(tmp_path):
 def test_a_predecessor_gap_is_signalled_once_per_milestone():
     ep = play([Say("delivered"), Say("delivered again"), fetch("X")])
     assert [g["step"] for g in signals(ep, "predecessor_gap")] == [1]
+
+
+def test_the_first_failure_after_a_trigger_is_how_the_change_surfaced_not_an_error():
+    # look(Y) fires the trigger; the next failed call shows the change; a second is an error
+    ep = play([look("Y"), fetch("Q"), fetch("R"), fetch("X")])
+    stage = next(s for s in ep.review.stages if s.milestone == "got-x")
+    assert stage.flags == [(3, "error")]
+    calm = play([fetch("Q"), fetch("X")])  # no trigger: the failure is an error
+    assert next(s for s in calm.review.stages if s.milestone == "got-x").flags == [(1, "error")]

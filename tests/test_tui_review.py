@@ -83,17 +83,19 @@ async def test_replay_shows_the_frontier_the_timeline_and_jumps_to_the_first_err
         await wait_for(pilot, lambda: bool(app.screen.query("#events")))
         screen = app.screen
         await wait_for(pilot, lambda: screen.query_one("#events", DataTable).row_count > 0)
-        assert screen.first_error is not None and screen.first_error["step"] == 2
+        # the refused Harbourside booking showed the move (sees-swap settles there); texting
+        # Margaret the old site right after is where the naive run goes wrong
+        assert screen.first_error == {"step": 3, "why": "no milestone reached from here on"}
         timeline = str(screen.query_one("#replay-timeline").render())
-        assert "First error: step 2" in timeline and "open stage" in timeline
+        assert "First error: step 3" in timeline and "open stage" in timeline and "sees-swap" in timeline
         assert "after step 0" in str(screen.query_one("#replay-frontier").render())
         await pilot.press("e")
         await pilot.pause()
         row = screen.query_one("#events", DataTable).cursor_row
         event = screen.events[row]
-        assert event.type == "tool_call" and event.payload["tool"] == "book_appointment"
+        assert event.type == "tool_call" and event.payload["tool"] == "notify_patient"
         frontier = str(screen.query_one("#replay-frontier").render())
-        assert "after step 2" in frontier and "▶ sees-swap" in frontier
+        assert "after step 3" in frontier and "✓ sees-swap" in frontier and "▶ booked-westbrook" in frontier
 
 
 async def test_the_annotator_is_offered_the_first_error_and_confirms_it(db):
@@ -106,7 +108,7 @@ async def test_the_annotator_is_offered_the_first_error_and_confirms_it(db):
         await pilot.pause()
         table = screen.query_one("#episode-events", DataTable)
         suggested = screen.events[table.cursor_row]
-        assert suggested.type == "tool_call" and suggested.payload["tool"] == "book_appointment"
+        assert suggested.type == "tool_call" and suggested.payload["tool"] == "notify_patient"
         assert "suggested first wrong step" in str(screen.query_one("#feedback").render())
         await pilot.press("f")
         await pilot.pause()

@@ -74,6 +74,7 @@ class Episode:
         self.review = review
         self.version = 0  # counts changes to the state, so the review can skip unchanged states
         self._closed: Closed | None = None  # the call that just closed, for the review
+        self._unsurfaced = False  # a trigger fired and no call has failed since
 
     # -- lifecycle ---------------------------------------------------------------
     def start(self) -> None:
@@ -258,6 +259,9 @@ class Episode:
         if refused:
             payload["refused"] = True
         spec = self.tools.get(name)
+        surfaced = self._unsurfaced and not refused and not result.get("success", False)
+        if surfaced:
+            self._unsurfaced = False
         self._closed = Closed(
             self.steps,
             "call",
@@ -266,6 +270,7 @@ class Episode:
             result,
             tool_kind=spec.kind if spec else None,
             changed=bool(diff),
+            surfaced=surfaced,
         )
         call_id = f"call_{self.steps}"
         self.view.append({"type": "tool_call", "id": call_id, "tool": name, "args": args})
@@ -289,6 +294,7 @@ class Episode:
         if diff:
             self._changed(diff)
         self.triggers.fired[trig.id] = self.triggers.fired.get(trig.id, 0) + 1
+        self._unsurfaced = True
         payload: dict[str, Any] = {
             "trigger": trig.id,
             "announce": bool(trig.announce),

@@ -26,6 +26,7 @@ class Closed:
     text: str | None = None
     tool_kind: str | None = None  # query | operation
     changed: bool = False  # the tool itself changed the state
+    surfaced: bool = False  # the first failure after a trigger fired: how the change showed
 
 
 @dataclass

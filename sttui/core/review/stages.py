@@ -1,7 +1,8 @@
 """Stage scores by rule, from the actions in a stage's evidence window, and first-error
 localisation. The rules are few and shown with every score, so a score can be checked by eye.
 
-Each action in a window takes its worst flag: an error (a failed or refused call) or a
+Each action in a window takes its worst flag: an error (a failed or refused call; but not
+the first call to fail after a trigger fired, which is how the change surfaced) or a
 minefield touched costs 1; a retry (the same call again within the window) or a no-op (an
 operation that succeeded and changed nothing) costs 0.5. A retry is the same call with the
 same arguments again, answered as before: re-reading after a change is not one. A stage scores
@@ -60,7 +61,7 @@ def flags_of(window: list[Closed], mine_steps: set[int]) -> list[tuple[int, str]
             out.append((a.step, "minefield"))
         if a.kind != "call":
             continue
-        if a.result is not None and not a.result.get("success", False):
+        if a.result is not None and not a.result.get("success", False) and not a.surfaced:
             out.append((a.step, "error"))
         key = _key(a)
         if key in seen and seen[key] == a.result:  # the same call again, and nothing new learned
