@@ -46,11 +46,15 @@ def review_report(t: dict[str, Any]) -> str:
     if t["early_stops"]:
         stops = ", ".join(f"{k} {v}" for k, v in t["early_stops"].items())
         lines.append(
-            f"  early stops: {stops}; {t['steps_saved']} steps saved ({t['steps_saved_share']:.1%} of steps run + saved)"
+            f"  early stops: {stops}; {t['steps_saved']} steps saved ({t['steps_saved_share']:.1%} of steps run + saved; "
+            "saved = step budget left when stopped, an upper bound)"
         )
     if t["would_stop"]:
         would = ", ".join(f"{k} {v}" for k, v in t["would_stop"].items())
-        lines.append(f"  would have stopped: {would}; {t['would_save_share']:.1%} of the steps run")
+        lines.append(
+            f"  would have stopped (counterfactual on complete runs): {would}; "
+            f"{t['would_save_share']:.1%} of the steps run would have been saved"
+        )
     return "\n".join(lines)
 
 
