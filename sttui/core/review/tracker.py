@@ -53,13 +53,12 @@ class Review:
         self._gap_candidates = {
             m.id for m in graph.milestones.values() if not all(c.root == "state" for c in m.constraints)
         }
-        self._gapped: set[str] = set()
+        self._gapped: set[str] = set()  # milestones a predecessor gap was signalled for
+        # rules on the state alone give the same answer while the state is unchanged
         self._state_only = {m.id for m in graph.milestones.values() if m.id not in self._gap_candidates} | {
             f"minefield:{mid}" for mid, mine in self._mines_after if all(c.root == "state" for c in mine.constraints)
         }
-        self._failed_at: dict[
-            str, int
-        ] = {}  # state-only rules: the state version last looked at  # milestones a predecessor gap was signalled for
+        self._failed_at: dict[str, int] = {}  # such a rule -> the state version it was last evaluated on
         self._ready = graph.ready({START})
         self._blocked = graph.blocked({START})
 
