@@ -84,6 +84,8 @@ async def check_loaded(loaded: LoadedTask, file: str) -> TaskCheck:
             report.problems.append(f"{plan} hits the step limit ({task.max_steps}); raise max_steps")
     report.problems.extend(review_problems(sol, naive))
     report.notes.extend(review_notes(sol_ep))
+    if naive.review is not None:
+        report.notes.append(naive_review_note(naive.review))
     report.notes.append(f"naive: {'pass' if naive.passed else 'fail'}, fired {', '.join(naive.triggers_fired)}")
     report.notes.append(f"solution: {'pass' if sol.passed else 'fail'} in {sol.steps} steps")
     return report
@@ -147,6 +149,17 @@ def review_notes(episode: Episode) -> list[str]:
     stages = ", ".join(f"{s.milestone} {s.score:.2f}" for s in review.stages)
     notes.append(f"solution stages: {stages}")
     return notes
+
+
+def naive_review_note(review: dict[str, Any]) -> str:
+    """How the naive plan fares in the review: what a task author checks the graph against."""
+    first = review["first_error"]
+    mines = sorted({s["minefield"] for s in review["signals"] if s["signal"].endswith("_minefield")})
+    return (
+        f"naive review: {review['settled']}/{review['milestones']} milestones"
+        + (f"; first error at step {first['step']} ({first['why']})" if first else "; no first error found")
+        + (f"; touches {', '.join(mines)}" if mines else "")
+    )
 
 
 async def check_explore(loaded: LoadedTask, file: str) -> TaskCheck:

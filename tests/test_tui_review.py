@@ -63,6 +63,8 @@ async def test_signals_are_not_shown_to_a_person_in_the_agent_seat_but_are_in_th
         await wait_for(pilot, lambda: screen.god)
         panel = str(screen.query_one("#god-frontier").render())
         assert "sees-swap" in panel and "waits on" in panel and "predecessor gap" in panel
+        # why the ready milestone has not settled: its constraints, each held or not
+        assert "✗ state.clinicians.CL-OKAFOR.shifts.2024-09-12.site equals 'WESTBROOK'" in panel
         # texting the patient before the booking: another gap, now warned about
         screen.query_one(
             "#entry", Input
@@ -96,6 +98,7 @@ async def test_replay_shows_the_frontier_the_timeline_and_jumps_to_the_first_err
         assert event.type == "tool_call" and event.payload["tool"] == "notify_patient"
         frontier = str(screen.query_one("#replay-frontier").render())
         assert "after step 3" in frontier and "✓ sees-swap" in frontier and "▶ booked-westbrook" in frontier
+        assert "✗ state.appointments added" in frontier  # the state at step 3, from the rebuilt record
 
 
 async def test_the_annotator_is_offered_the_first_error_and_confirms_it(db):

@@ -82,8 +82,9 @@ def tasks(paths: tuple[str, ...], as_json: bool) -> None:
 @main.command()
 @click.argument("paths", nargs=-1)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-def check(paths: tuple[str, ...], as_json: bool) -> None:
-    """Validate tasks: schema, naive plan breaks, solution works, determinism."""
+@click.option("-v", "--verbose", is_flag=True, help="Print each task's notes too: plans, stages, the naive review.")
+def check(paths: tuple[str, ...], as_json: bool, verbose: bool) -> None:
+    """Validate tasks: schema, naive plan breaks, solution works, determinism, milestones."""
     from sttui.checking import check_paths
 
     reports = check_paths(list(paths) or [tasks_root()])
@@ -96,6 +97,9 @@ def check(paths: tuple[str, ...], as_json: bool) -> None:
             click.echo(f"{mark} {r.task_id or '-':45} {r.file}")
             for p in r.problems:
                 click.echo(f"     - {p}")
+            if verbose:
+                for n in r.notes:
+                    click.echo(f"       {n}")
         click.echo(f"\n{len(reports) - len(bad)} of {len(reports)} task files pass")
     if not reports:
         click.echo("error: no task files found", err=True)

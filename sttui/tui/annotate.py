@@ -338,8 +338,8 @@ def suggested_first_error(store: Any, episode_id: str, events: list[Any]) -> tup
     if stored is not None:
         first = stored.get("first_error")
     else:
-        review, _why = reviewed(store, record, events) if record is not None else (None, "")
-        first = review.first_error() if review is not None else None
+        episode, _why = reviewed(store, record, events) if record is not None else (None, "")
+        first = episode.review.first_error() if episode is not None else None
     if not first:
         return None
     seq = seq_of_step(events, first["step"])

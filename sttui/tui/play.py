@@ -361,7 +361,7 @@ class PlayScreen(SeatMixin, Screen[None]):
         frontier = self.query_one("#god-frontier", Static)
         frontier.display = ep.review is not None
         if ep.review is not None:
-            frontier.update(frontier_text(ep.review))
+            frontier.update(frontier_text(ep.review, state=ep.env.state))
         if ep.task.level == "impossible":
             check = "[b]Checklist[/b] (goal state; the judge decides impossible tasks)"
         else:

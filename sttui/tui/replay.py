@@ -85,6 +85,7 @@ class ReplayScreen(Screen[None]):
         self.first_error: dict[str, Any] | None = None
         self.threshold = 0.5
         self._steps: dict[int, int] = {}
+        self.rebuilt_episode: Any = None
 
     def compose(self) -> ComposeResult:
         yield Static(f"Replay of {self.episode_id}: loading…", id="status-bar")
@@ -108,11 +109,13 @@ class ReplayScreen(Screen[None]):
     def load(self) -> None:
         record = self.store.episode(self.episode_id)
         events = self.store.events(record.id)
-        review, why = reviewed(self.store, record, events)
-        self.app.call_from_thread(self.show, record, events, review, why)
+        episode, why = reviewed(self.store, record, events, keep_history=True)
+        self.app.call_from_thread(self.show, record, events, episode, why)
 
-    def show(self, record: Any, events: list[Event], review: Review | None = None, why: str = "") -> None:
+    def show(self, record: Any, events: list[Event], episode: Any = None, why: str = "") -> None:
         self.events = events
+        self.rebuilt_episode = episode
+        review = episode.review if episode is not None else None
         self._steps = step_of_events(events)
         self.review = review
         first_seq = None
@@ -152,7 +155,9 @@ class ReplayScreen(Screen[None]):
         self.query_one("#replay-detail", Static).update(detail(event))
         if self.review is not None:
             step = self._steps.get(event.seq, 0)
-            self.query_one("#replay-frontier", Static).update(frontier_text(self.review, at=step))
+            episode = self.rebuilt_episode
+            state = episode.state_at(step) if episode is not None else None
+            self.query_one("#replay-frontier", Static).update(frontier_text(self.review, at=step, state=state))
             self.query_one("#replay-timeline", Static).update(
                 timeline_text(self.review, self.threshold, self.first_error)
             )
@@ -175,16 +180,18 @@ class ReplayScreen(Screen[None]):
 STYLES = {"trigger_fired": "bold magenta", "milestone_settled": "green", "stop_signal": "bold red"}
 
 
-def reviewed(store: Store, record: Any, events: list[Event]) -> tuple[Review | None, str]:
-    """The episode's milestone review, rebuilt from the exact task version it ran on."""
+def reviewed(store: Store, record: Any, events: list[Event], keep_history: bool = False) -> tuple[Any, str]:
+    """The episode rebuilt from the exact task version it ran on, with its milestone review
+    (``episode.review``), or None and why not."""
     if record.kind != "stt":
         return None, ""
     try:
         loaded = load_version(store, record)
-        rebuilt = rebuild(loaded, record, events)
+        rebuilt = rebuild(loaded, record, events, keep_history=keep_history)
     except Exception as exc:  # a missing or unloadable task version: replay the events anyway
         return None, f"{type(exc).__name__}: {exc}"
     if not rebuilt.matches:
         return None, f"the record does not rebuild ({rebuilt.mismatch})"
-    review = getattr(rebuilt.episode, "review", None)
-    return review, "" if review is not None else "this task has nothing to review"
+    if getattr(rebuilt.episode, "review", None) is None:
+        return None, "this task has nothing to review"
+    return rebuilt.episode, ""

@@ -31,8 +31,10 @@ def signal_line(signal: dict[str, Any]) -> str:
     return f"step {signal.get('step', '?')}: {what}"
 
 
-def frontier_text(review: Review, at: int | None = None) -> Text:
-    """Done (with the step and stage score), ready, and blocked (with what each waits on)."""
+def frontier_text(review: Review, at: int | None = None, state: Any = None) -> Text:
+    """Done (with the step and stage score), ready (with, given the state, which of its
+    constraints hold for the last action: why it has not settled), and blocked (with what
+    each waits on)."""
     front = review.frontier(at)
     scores = {s.milestone: s.score for s in review.stages}
     g = review.graph
@@ -45,10 +47,17 @@ def frontier_text(review: Review, at: int | None = None) -> Text:
         out.append("  ✓ ", style="green")
         out.append(f"{m}  ", style="green")
         out.append(f"step {review.settled[m]} · stage {scores.get(m, 0):.2f}\n", style="dim")
+    last = None
+    if state is not None:
+        done_actions = [a for a in review.actions if at is None or a.step <= at]
+        last = done_actions[-1] if done_actions else None
     for m in front["ready"]:
         out.append("  ▶ ", style="bold yellow")
         out.append(f"{m}", style="yellow")
         out.append(f"  {g.milestones[m].name}\n", style="dim")
+        if state is not None:
+            for text, ok in review.explain(m, state, last):
+                out.append(f"      {'✓' if ok else '✗'} {text[:70]}\n", style="green" if ok else "dim red")
     for m in front["blocked"]:
         waiting = [p for p in g.preds[m] if p not in front["done"]]
         out.append(f"  · {m}", style="dim")

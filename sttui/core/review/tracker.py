@@ -13,7 +13,7 @@ from typing import Any
 
 from sttui.core.review.graph import START, Graph
 from sttui.core.review.model import STATE_ONLY, Constraint, Minefield, ReviewSettings
-from sttui.core.review.operators import Closed, Context, Snapshot, satisfied
+from sttui.core.review.operators import Closed, Context, Snapshot, holds, satisfied
 from sttui.core.review.stages import STOPS, Stage, first_error, flags_of, score_window
 
 Signal = dict[str, Any]
@@ -165,7 +165,7 @@ class Review:
                 "milestone": mid,
                 "name": self.graph.milestones[mid].name,
                 "step": action.step,
-                "constraints": round(share, 4),
+                "constraint_share": round(share, 4),
                 **stage.as_dict(),
             }
             out.append(("milestone_settled", payload))
@@ -203,6 +203,14 @@ class Review:
                     self.signals.append(signal)
                     out.append(("stop_signal", signal))
         return out
+
+    def explain(self, mid: str, state: Any, action: Closed | None = None) -> list[tuple[str, bool]]:
+        """Each constraint of a milestone and whether it holds for ``action`` and ``state``:
+        why a ready milestone has not settled yet."""
+        m = self.graph.milestones[mid]
+        anchor = self.states.get(self.graph.idom[mid], self.states.get(START))
+        ctx = Context(action, state, anchor, self.states)
+        return [(c.describe(), holds(c, ctx)) for c in m.constraints]
 
     def _unchanged(self, rule: str, version: int | None) -> bool:
         return version is not None and self._failed_at.get(rule) == version
