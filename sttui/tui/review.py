@@ -84,9 +84,9 @@ def timeline_text(review: Review, threshold: float, first: dict[str, Any] | None
     for stage in review.all_stages():
         name = stage.milestone or "open stage"
         low = stage.score < threshold
-        out.append(f"  {name[:18]:<18} ", style="red" if low else "")
+        out.append(f"  {name[:16]:<16} ", style="red" if low else "")
         out.append(f"{stage.first:>2}–{stage.last:<3} ", style="dim")
-        out.append(_bar(stage.score, 8), style="red" if low else "green")
+        out.append(_bar(stage.score, 6), style="red" if low else "green")
         out.append(f" {stage.score:.2f}\n")
         if stage.flags:
             flags = ", ".join(f"{flag.replace('_', '-')} @{step}" for step, flag in stage.flags[:5])
