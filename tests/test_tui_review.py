@@ -78,6 +78,12 @@ async def test_replay_shows_the_frontier_the_timeline_and_jumps_to_the_first_err
     eid = await asyncio.to_thread(record_naive, db)
     async with app_for(db).run_test(size=(130, 40)) as pilot:
         app = await ready(pilot)
+        await pilot.press("f6")  # the sessions list shows each episode's stage score and milestones
+        await wait_for(
+            pilot, lambda: bool(app.screen.query("#sessions")) and app.screen.query_one("#sessions").row_count
+        )
+        sessions = app.screen.query_one("#sessions", DataTable)
+        assert "0.25 · 1/4" in [str(c) for c in sessions.get_row_at(0)]
         from sttui.tui.replay import ReplayScreen
 
         app.push_screen(ReplayScreen(app.store, eid))

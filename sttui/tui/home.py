@@ -168,7 +168,11 @@ class HomeScreen(Screen[None]):
             else:
                 outcome = "-"
             started = datetime.fromtimestamp(r.started_at).strftime("%m-%d %H:%M")
-            table.add_row(r.id, r.task_id, r.status, outcome, r.agent, r.user or "-", str(r.steps), started, key=r.id)
+            review = (r.scores or {}).get("review")
+            stages = f"{review['score']:.2f} · {review['settled']}/{review['milestones']}" if review else "-"
+            table.add_row(
+                r.id, r.task_id, r.status, outcome, stages, r.agent, r.user or "-", str(r.steps), started, key=r.id
+            )
         for row in self.rows:
             row.mine = mine.get(row.id, "")
         self.refresh_table()
@@ -179,7 +183,7 @@ class HomeScreen(Screen[None]):
             return found.first(DataTable)
         table: DataTable[str] = DataTable(id="sessions", cursor_type="row", zebra_stripes=True)
         self.query_one("#tab-sessions", Vertical).mount(table, before=0)
-        table.add_columns("id", "task", "status", "outcome", "agent", "user", "steps", "started")
+        table.add_columns("id", "task", "status", "outcome", "stages", "agent", "user", "steps", "started")
         return table
 
     def visible_rows(self) -> list[TaskRow]:
