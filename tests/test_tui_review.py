@@ -122,3 +122,28 @@ async def test_the_annotator_is_offered_the_first_error_and_confirms_it(db):
         await pilot.press("f")
         await pilot.pause()
     assert store.labels(eid, "ana")[0]["first_error_seq"] == suggested.seq
+    # the agreement report compares annotators' marks with the suggestions
+    import json
+
+    from click.testing import CliRunner
+
+    from sttui.cli import main
+
+    report = json.loads(CliRunner().invoke(main, ["--db", db, "agreement", "--json"]).output)
+    assert report["first_error"] == {
+        "marked": 1,
+        "with_suggestion": 1,
+        "confirmed": 1,
+        "within_one_step": 1,
+        "annotator_earlier": 0,
+        "annotator_later": 0,
+        "confirmed_share": 1.0,
+    }
+
+
+def test_suggestion_agreement_counts():
+    from sttui.annotate.first_errors import suggestion_agreement
+
+    out = suggestion_agreement([(3, 3), (2, 3), (6, 3), (4, None)])
+    assert (out["marked"], out["with_suggestion"], out["confirmed"], out["within_one_step"]) == (4, 3, 1, 2)
+    assert (out["annotator_earlier"], out["annotator_later"]) == (1, 1)

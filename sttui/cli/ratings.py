@@ -44,10 +44,19 @@ def agreement(as_json: bool) -> None:
     from sttui.textout import table
 
     dims = _dims()
-    result = compute(open_store().ratings(), dims.positive, dims.cap)
+    store = open_store()
+    result = compute(store.ratings(), dims.positive, dims.cap)
+    result["first_error"] = _first_error_agreement(store)
     if as_json:
         echo_json(result)
         return
+    fe = result["first_error"]
+    if fe["marked"]:
+        click.echo(
+            f"first wrong steps marked: {fe['marked']}; with a review suggestion: {fe['with_suggestion']}; "
+            f"confirmed {fe['confirmed']}, within one step {fe['within_one_step']}, "
+            f"marked earlier {fe['annotator_earlier']}, later {fe['annotator_later']}\n"
+        )
     if not result["dimensions"]:
         click.echo("no ratings yet")
         return
@@ -76,6 +85,24 @@ def agreement(as_json: bool) -> None:
     for name, s in [*result["dimensions"].items(), ("overall", result["overall"])]:
         if s["alpha_note"]:
             click.echo(f"note ({name}): {s['alpha_note']}")
+
+
+def _first_error_agreement(store: Any) -> dict[str, Any]:
+    """Each annotator's first wrong step against the review's suggestion, in agent steps."""
+    from sttui.annotate.first_errors import suggestion_agreement
+    from sttui.core.replaying import step_of_events
+
+    marks: list[tuple[int, int | None]] = []
+    for label in store.labels():
+        seq = label.get("first_error_seq")
+        if seq is None:
+            continue
+        record = store.episode(label["episode_id"])
+        steps = step_of_events(store.events(label["episode_id"]))
+        review = (record.scores or {}).get("review") if record is not None else None
+        suggested = (review or {}).get("first_error")
+        marks.append((steps.get(seq, 0), suggested["step"] if suggested else None))
+    return suggestion_agreement(marks)
 
 
 @main.command()
