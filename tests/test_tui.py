@@ -65,6 +65,7 @@ async def test_play_a_dynamic_task_to_a_pass_by_typing(db):
         end = pilot.app.screen
         rows = [end.query_one("#checklist", DataTable).get_row_at(i) for i in range(2)]
         assert [r[1] for r in rows] == ["pass", "pass"]
+        assert "milestones 3 of 3" in str(end.query_one("#end-review").render())
     store = Store(db)
     record = store.list_episodes()[0]
     assert record.status == "completed" and record.outcome["passed"] is True

@@ -1,4 +1,5 @@
-"""The end of an stt episode: the checklist item by item, steps, simulated and human time."""
+"""The end of an stt episode: the checklist item by item, steps, simulated and human time,
+and the milestone review (shown now the episode is over, so it cannot steer the play)."""
 
 from __future__ import annotations
 
@@ -44,6 +45,19 @@ class EndScreen(Screen[None]):
             )
             table: DataTable[str] = DataTable(id="checklist", cursor_type="row")
             yield table
+            review = self.result.review
+            if review is not None:
+                first = review["first_error"]
+                yield Static(
+                    f"milestones {review['settled']} of {review['milestones']}  ·  stage score {review['score']:.2f}"
+                    + (f"  ·  first error at step {first['step']}: {first['why']}" if first else "")
+                    + (
+                        f"  ·  would have stopped at step {review['would_stop']['step']}"
+                        if review["would_stop"]
+                        else ""
+                    ),
+                    id="end-review",
+                )
             yield Static("r replays this episode step by step; escape goes home.", classes="muted")
         yield Footer()
 
