@@ -108,7 +108,7 @@ class HomeScreen(Screen[None]):
         yield Static(self._tab_bar("tab-tasks"), id="tab-bar")
         with ContentSwitcher(id="home-tabs", initial="tab-tasks"):
             with Vertical(id="tab-tasks"):
-                yield Input(placeholder="Type to filter tasks (id, domain, subtype, level, title)", id="filter")
+                yield Input(placeholder="/ filters tasks by id, domain, subtype, level, title", id="filter")
                 yield DataTable(id="tasks", cursor_type="row", zebra_stripes=True)
                 yield Static("", id="detail")
             with Vertical(id="tab-sessions"):  # its table is built when the record opens
