@@ -202,3 +202,48 @@ def test_pass_at_k_estimator():
     assert pass_at_k(4, 1, 2) == pytest.approx(1 - 3 / 6)
     with pytest.raises(ValueError):
         pass_at_k(2, 1, 3)
+
+
+def test_early_stop_ends_a_stagnating_model_run_and_saves_its_calls(tmp_path):
+    loaded = load_task(STT)
+    looping = [calls(tool_call("list_vehicles", {}, f"call_{i}")) for i in range(30)]
+    with StubServer(planner(looping)) as stub:
+        agent = ModelAgent("model:stub", config(stub), loaded.env_cls.tool_specs)
+        agent.record = None
+        store = Store(f"sqlite:///{tmp_path / 's.db'}")
+        eid, result = asyncio.run(run_recorded(store, loaded, agent, ScriptedUser(), early_stop=True))
+    # the stagnation window is 8 closed actions: the ninth request is never made
+    assert len(stub.requests) == 8 and result.steps == 8
+    assert result.end_reason.startswith("early stop: no frontier progress for 8 actions")
+    stop = store.episode(eid).scores["review"]["stop"]
+    assert stop["signal"] == "frontier_stagnation" and stop["steps_saved"] == loaded.task.max_steps - 8
+
+
+def test_a_fatal_call_from_a_model_is_intercepted_before_it_runs(tmp_path):
+    loaded = load_task(STT)
+    plan = [
+        calls(
+            tool_call(
+                "create_shipment",
+                {
+                    "goods": "insulin",
+                    "quantity": 500,
+                    "origin": "HUB-NORTH",
+                    "destination": "CLINIC-DOWNTOWN",
+                    "deadline": "2024-08-15T10:00:00",
+                },
+                "c1",
+            )
+        ),
+        calls(tool_call("assign_vehicle", {"shipment_id": "SHP-1", "vehicle_id": "TRK-3"}, "c2")),
+        calls(tool_call("dispatch", {"shipment_id": "SHP-1"}, "c3")),
+    ]
+    with StubServer(planner(plan)) as stub:
+        agent = ModelAgent("model:stub", config(stub), loaded.env_cls.tool_specs)
+        agent.record = None
+        result = asyncio.run(run_episode(loaded, agent, ScriptedUser(), early_stop=True))
+    ep = result.episode
+    assert result.end_reason.startswith("early stop: fatal minefield (loads cold-chain insulin")
+    assert len(stub.requests) == 2
+    shipment = ep.env.state["shipments"]["SHP-1"]  # created by the first call; never loaded on TRK-3
+    assert shipment["status"] == "booked" and shipment.get("vehicle") is None
