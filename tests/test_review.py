@@ -110,7 +110,8 @@ def test_transitive_reduction_drops_implied_edges_only():
     g = dag({"a": [], "b": ["a"], "c": ["a", "b"], "d": ["a", "c"], "e": ["b"]})
     assert sorted(g.redundant) == [("a", "c"), ("a", "d")]
     assert g.preds["c"] == ["b"] and g.preds["d"] == ["c"] and g.preds["e"] == ["b"]
-    assert g.idom["c"] == "b"  # the reduction does not change dominance
+    # dominance is taken on the reduced graph: c needs b, which needs a, so b is on every path
+    assert g.idom["c"] == "b"
 
 
 def test_cycles_are_found_with_their_path():
@@ -444,3 +445,53 @@ def test_the_first_failure_after_a_trigger_is_how_the_change_surfaced_not_an_err
     assert stage.flags == [(3, "error")]
     calm = play([fetch("Q"), fetch("X")])  # no trigger: the failure is an error
     assert next(s for s in calm.review.stages if s.milestone == "got-x").flags == [(1, "error")]
+
+
+def test_dominators_and_reduction_match_brute_force_on_random_dags():
+    import random
+
+    def paths(preds, node):
+        """Every path from the entry to node, as lists ending at node."""
+        if not preds[node]:
+            return [[START, node]]
+        return [[*p, node] for q in preds[node] for p in paths(preds, q)]
+
+    rng = random.Random(7)
+    for _ in range(200):
+        n = rng.randint(2, 8)
+        names = [f"m{i}" for i in range(n)]
+        edges = {m: sorted(rng.sample(names[:i], rng.randint(0, min(i, 3)))) for i, m in enumerate(names)}
+        g = dag(edges)
+        for m in names:
+            all_paths = paths(g.preds, m)  # dominance on the reduced graph, as the paper takes it
+            strict = set.intersection(*(set(p[:-1]) for p in all_paths))  # on every path, m excluded
+            # the immediate dominator is the strict dominator nearest to m on any path
+            nearest = max(strict, key=lambda d: all_paths[0].index(d))
+            assert g.idom[m] == nearest, (edges, m)
+            for p in edges[m]:
+                implied = any(len(path) > 3 and p in path[:-2] for path in paths(edges, m))
+                assert ((p, m) in g.redundant) == implied, (edges, p, m)
+
+
+def test_path_tolerance_on_a_bundled_task_two_orders_of_the_last_two_milestones():
+    from sttui.core.loader import load_task
+    from sttui.runner import open_episode
+    from tests.conftest import ROOT
+
+    loaded = load_task(ROOT / "tasks" / "stt" / "clinic" / "cardiology-rota-s1-easy.yaml")
+    book = {"patient_id": "P-ONEILL", "service": "cardiology-review", "clinician_id": "CL-OKAFOR"}
+    first = [
+        ToolCall("book_appointment", {**book, "site_id": "HARBOURSIDE", "start": "2024-09-12T14:00"}),
+        ToolCall("book_appointment", {**book, "site_id": "WESTBROOK", "start": "2024-09-12T14:30"}),
+    ]
+    text = ToolCall("notify_patient", {"patient_id": "P-ONEILL", "message": "14:30 at Westbrook Health Centre"})
+    tell = Say("She is booked at Westbrook at 14:30: Dr Okafor covers Westbrook today.")
+    for order in ([text, tell], [tell, text]):
+        ep = open_episode(loaded, None, {"agent": "a", "user": "u"})
+        ep.start()
+        for action in [*first, *order]:
+            if ep.turn == "user":
+                ep.apply(Reply("Thanks."))
+            ep.apply(action)
+        assert set(settled(ep)) == {"sees-swap", "booked-westbrook", "told-patient", "told-user"}, order
+        assert not signals(ep)
