@@ -72,7 +72,7 @@ class Episode:
         self._dirty = False
         self.history: list[tuple[int, dict[str, Any]]] = [(0, st.copy_state(self.env.state))] if keep_history else []
         self.review = review
-        self.version = 0  # counts changes to the state, so the review can skip unchanged states
+        self._changed_paths: list[str] = []  # state paths changed since the review last looked
         self._closed: Closed | None = None  # the call that just closed, for the review
         self._unsurfaced = False  # a trigger fired and no call has failed since
 
@@ -145,7 +145,8 @@ class Episode:
         review = self.review
         if review is None or self.ended is not None:
             return
-        for kind, payload in review.close(closed, self.env.state, self.version):
+        changed, self._changed_paths = self._changed_paths, []
+        for kind, payload in review.close(closed, self.env.state, changed):
             self._emit(kind, "review", payload)
         stop = review.stopping()
         if stop is not None and closed.kind != "end":  # an ending run saves nothing by stopping
@@ -217,10 +218,10 @@ class Episode:
     def _changed(self, diff: list[dict[str, Any]]) -> None:
         """The state changed where ``diff`` says: the canonical JSON of those top-level keys
         is recomputed when the hash is next needed, the rest is reused."""
-        self.version += 1
         self._state_json = None
         for d in diff:
             self._key_json.pop(d["path"].split(".", 1)[0], None)
+            self._changed_paths.append(d["path"])
         self._dirty = True
 
     def _snapshot_if_changed(self) -> None:

@@ -18,7 +18,7 @@ from sttui.core.review.model import Constraint, Milestone, ReviewSettings
 from sttui.core.review.tracker import Review
 
 DERIVED_THRESHOLD = 0.75
-_cache: dict[str, list[Milestone]] = {}
+_graphs: dict[str, Graph | None] = {}  # by task version: derived or not, built once
 
 
 def derive_milestones(task: Any, env_cls: Any) -> list[Milestone]:
@@ -69,16 +69,14 @@ def review_for(loaded: Any, early_stop: bool = False, stagnation: int | None = N
     if getattr(task, "kind", None) != "stt":
         return None
     derived = not task.milestones
-    if derived:
-        key = loaded.content_hash
-        if key not in _cache:
-            _cache[key] = derive_milestones(task, loaded.env_cls)
-        milestones = _cache[key]
-        if not milestones:
-            return None
-    else:
-        milestones = task.milestones
+    key = loaded.content_hash
+    if key not in _graphs:
+        milestones = derive_milestones(task, loaded.env_cls) if derived else task.milestones
+        _graphs[key] = Graph.build(milestones) if milestones else None
+    graph = _graphs[key]
+    if graph is None:
+        return None
     settings = task.review.model_copy() if task.review else None
     if stagnation is not None:
         settings = (settings or ReviewSettings()).model_copy(update={"stagnation": stagnation})
-    return Review(Graph.build(milestones), task.minefields, settings, early_stop=early_stop, derived=derived)
+    return Review(graph, task.minefields, settings, early_stop=early_stop, derived=derived)

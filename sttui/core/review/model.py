@@ -97,6 +97,21 @@ def cheapest_first(constraints: list[Constraint]) -> list[Constraint]:
     return sorted(constraints, key=lambda c: (not c.hard, c.root == "state"))
 
 
+def action_filter(constraints: list[Constraint]) -> tuple[str | None, frozenset[str] | None]:
+    """What the action must be for the hard constraints to hold: its kind (call or message)
+    and, for calls, the tools named by a hard ``call.tool`` equals/one_of. (None: any.)"""
+    kind: str | None = None
+    tools: frozenset[str] | None = None
+    for c in constraints:
+        if not c.hard or c.root == "state":
+            continue
+        kind = c.root
+        if c.selector == "call.tool" and c.operator in ("equals", "one_of"):
+            named = frozenset(c.expected if c.operator == "one_of" else [c.expected])
+            tools = named if tools is None else tools & named
+    return kind, tools
+
+
 class Milestone(_Strict):
     """A necessary intermediate goal; ready once every milestone in ``after`` has settled."""
 
@@ -111,6 +126,10 @@ class Milestone(_Strict):
     def checks(self) -> list[Constraint]:
         return cheapest_first(self.constraints)
 
+    @cached_property
+    def needs(self) -> tuple[str | None, frozenset[str] | None]:
+        return action_filter(self.constraints)
+
 
 class Minefield(_Strict):
     """Something the agent must not do; ``fatal`` ones stop the run under ``--early-stop``."""
@@ -124,6 +143,10 @@ class Minefield(_Strict):
     @cached_property
     def checks(self) -> list[Constraint]:
         return cheapest_first(self.constraints)
+
+    @cached_property
+    def needs(self) -> tuple[str | None, frozenset[str] | None]:
+        return action_filter(self.constraints)
 
     @cached_property
     def before_call(self) -> bool:

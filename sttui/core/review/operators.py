@@ -28,6 +28,15 @@ class Closed:
     changed: bool = False  # the tool itself changed the state
     surfaced: bool = False  # the first failure after a trigger fired: how the change showed
 
+    @property
+    def key(self) -> str:
+        """The call and its arguments, to tell a retry."""
+        if self._key is None:
+            self._key = f"{self.tool}|{sorted(self.args.items())!r}"
+        return self._key
+
+    _key: str | None = field(default=None, repr=False, compare=False)
+
 
 @dataclass
 class Snapshot:

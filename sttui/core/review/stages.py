@@ -48,10 +48,6 @@ class Stage:
         }
 
 
-def _key(a: Closed) -> str:
-    return f"{a.tool}|{sorted(a.args.items())!r}"
-
-
 def flags_of(window: list[Closed], mine_steps: set[int]) -> list[tuple[int, str]]:
     """Every flag of every action in the window, in step order."""
     seen: dict[str, Any] = {}  # call -> its last result
@@ -63,7 +59,7 @@ def flags_of(window: list[Closed], mine_steps: set[int]) -> list[tuple[int, str]
             continue
         if a.result is not None and not a.result.get("success", False) and not a.surfaced:
             out.append((a.step, "error"))
-        key = _key(a)
+        key = a.key
         if key in seen and seen[key] == a.result:  # the same call again, and nothing new learned
             out.append((a.step, "retry"))
         seen[key] = a.result

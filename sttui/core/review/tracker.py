@@ -54,11 +54,15 @@ class Review:
             m.id for m in graph.milestones.values() if not all(c.root == "state" for c in m.constraints)
         }
         self._gapped: set[str] = set()  # milestones a predecessor gap was signalled for
-        # rules on the state alone give the same answer while the state is unchanged
-        self._state_only = {m.id for m in graph.milestones.values() if m.id not in self._gap_candidates} | {
-            f"minefield:{mid}" for mid, mine in self._mines_after if all(c.root == "state" for c in mine.constraints)
+        # rules on the state alone give the same answer while the paths they read are unchanged
+        self._reads: dict[str, set[str]] = {
+            m.id: {c.path for c in m.constraints} for m in graph.milestones.values() if m.id not in self._gap_candidates
+        } | {
+            f"minefield:{mid}": {c.path for c in mine.constraints}
+            for mid, mine in self._mines_after
+            if all(c.root == "state" for c in mine.constraints)
         }
-        self._failed_at: dict[str, int] = {}  # such a rule -> the state version it was last evaluated on
+        self._clean: set[str] = set()  # such rules whose answer still stands
         self._ready = graph.ready({START})
         self._blocked = graph.blocked({START})
 
@@ -97,7 +101,7 @@ class Review:
         ctx = Context(proposed, state, self.states[START], self.states)
         out = []
         for mid, mine in self._mines_before:
-            if satisfied(mine.checks, mine.threshold, ctx)[0]:
+            if _could_match(mine.needs, proposed) and satisfied(mine.checks, mine.threshold, ctx)[0]:
                 out.append(self._mine_signal(step, mid, mine, before=True))
         return out
 
@@ -121,41 +125,43 @@ class Review:
         return signal
 
     # -- the closed-action clock --------------------------------------------------------
-    def close(self, action: Closed, state: Any, version: int | None = None) -> list[tuple[str, Signal]]:
+    def close(self, action: Closed, state: Any, changed: list[str] | None = None) -> list[tuple[str, Signal]]:
         """Match a closed action against the ready frontier; returns events to record as
-        (type, payload): ``milestone_settled`` and ``stop_signal``. ``version`` counts state
-        changes: a rule on the state alone that failed on this version fails again, unlooked."""
+        (type, payload): ``milestone_settled`` and ``stop_signal``. ``changed``: the state paths
+        changed since the last close (None: unknown), so a rule on the state alone whose paths
+        did not change keeps its answer without being evaluated again."""
         self.actions.append(action)
+        self._invalidate(changed)
         out: list[tuple[str, Signal]] = []
         after_ctx = Context(action, state, self.states[START], self.states)
         for mid, mine in self._mines_after:
             key = f"minefield:{mid}"
-            if self._unchanged(key, version):
+            if key in self._clean:
                 continue
-            hit = satisfied(mine.checks, mine.threshold, after_ctx)[0]
-            if key in self._state_only and version is not None:
-                self._failed_at[key] = version  # (held or not, the same state gives the same answer)
+            hit = _could_match(mine.needs, action) and satisfied(mine.checks, mine.threshold, after_ctx)[0]
+            if key in self._reads:
+                self._clean.add(key)  # (held or not, the same state gives the same answer)
             if hit and mid not in self._holding:
                 out.append(("stop_signal", self._mine_signal(action.step, mid, mine, before=False)))
             (self._holding.add if hit else self._holding.discard)(mid)
 
         settled_now = []
         for mid in self._ready:
-            if self._unchanged(mid, version):
-                continue
             m = self.graph.milestones[mid]
+            if mid in self._clean or not _could_match(m.needs, action):
+                continue
             anchor = self.graph.idom[mid]
             ctx = Context(action, state, self.states[anchor], self.states)
             ok, share = satisfied(m.checks, m.threshold, ctx)
             if ok:
                 settled_now.append((mid, share))
-            elif mid in self._state_only and version is not None:
-                self._failed_at[mid] = version
+            elif mid in self._reads:
+                self._clean.add(mid)
         for mid, _share in settled_now:
             self.settled[mid] = action.step
             self.states[mid] = Snapshot.take(state, self._paths.get(mid, set()))
         if settled_now:
-            self._failed_at.clear()  # a settlement is a new baseline for what compares with it
+            self._clean.clear()  # a settlement is a new baseline for what compares with it
             done = set(self.settled)
             self._ready, self._blocked = self.graph.ready(done), self.graph.blocked(done)
         for mid, share in settled_now:
@@ -178,7 +184,7 @@ class Review:
                 if mid not in self._gap_candidates or mid in self._gapped:
                     continue  # a state that holds early is no gap; a gap is signalled once
                 m = self.graph.milestones[mid]
-                if satisfied(m.checks, m.threshold, start_ctx)[0]:
+                if _could_match(m.needs, action) and satisfied(m.checks, m.threshold, start_ctx)[0]:
                     missing = [p for p in self.graph.preds[mid] if p not in self.settled]
                     signal = {
                         "signal": "predecessor_gap",
@@ -212,8 +218,12 @@ class Review:
         ctx = Context(action, state, anchor, self.states)
         return [(c.describe(), holds(c, ctx)) for c in m.constraints]
 
-    def _unchanged(self, rule: str, version: int | None) -> bool:
-        return version is not None and self._failed_at.get(rule) == version
+    def _invalidate(self, changed: list[str] | None) -> None:
+        if changed is None:
+            self._clean.clear()
+            return
+        for rule in [r for r in self._clean if any(_overlap(p, q) for p in changed for q in self._reads[r])]:
+            self._clean.discard(rule)
 
     def stopping(self) -> Signal | None:
         """Under early stop, the first signal that ends the run (once it has been raised)."""
@@ -288,3 +298,16 @@ class Review:
         elif first_stop is not None:  # counterfactual: what stopping there would have saved
             out["would_stop"] = {**first_stop, "steps_saved": steps - first_stop["step"]}
         return out
+
+
+def _could_match(needs: tuple[str | None, frozenset[str] | None], action: Closed) -> bool:
+    """A cheap test of a rule's hard constraints on the action's kind and tool."""
+    kind, tools = needs
+    if kind is not None and action.kind != kind:
+        return False
+    return tools is None or action.tool in tools
+
+
+def _overlap(a: str, b: str) -> bool:
+    """Whether a change at one path can change the value at the other."""
+    return a == b or a.startswith(b + ".") or b.startswith(a + ".")
