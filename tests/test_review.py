@@ -495,3 +495,10 @@ def test_path_tolerance_on_a_bundled_task_two_orders_of_the_last_two_milestones(
             ep.apply(action)
         assert set(settled(ep)) == {"sees-swap", "booked-westbrook", "told-patient", "told-user"}, order
         assert not signals(ep)
+
+
+def test_a_state_rule_is_looked_at_again_once_a_path_it_reads_changes():
+    # 'delivered' reads state.deliveries: a look and a change elsewhere keep its answer,
+    # the delivery changes it
+    ep = play([fetch("X"), fetch("Y"), look("Z"), fetch("Z"), DELIVER])
+    assert settled(ep)["delivered"] == 5
