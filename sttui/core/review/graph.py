@@ -95,13 +95,6 @@ class Graph:
     def blocked(self, settled: set[str]) -> list[str]:
         return [m for m in self.order if m not in settled and not all(p in settled for p in self.preds[m])]
 
-    def successors(self) -> dict[str, list[str]]:
-        out: dict[str, list[str]] = {m: [] for m in self.order}
-        for m, ps in self.preds.items():
-            for p in ps:
-                out[p].append(m)
-        return out
-
 
 def topological(preds: dict[str, list[str]]) -> list[str]:
     """Kahn's algorithm, stable in the order the milestones were written."""

@@ -12,17 +12,6 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-OPERATORS = (
-    "equals",
-    "contains",
-    "one_of",
-    "fuzzy_match",
-    "json_subsumes",
-    "added",
-    "updated",
-    "removed",
-    "unchanged_since",
-)
 Operator = Literal[
     "equals", "contains", "one_of", "fuzzy_match", "json_subsumes", "added", "updated", "removed", "unchanged_since"
 ]

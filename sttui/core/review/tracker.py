@@ -46,7 +46,6 @@ class Review:
         self._holding: set[str] = set()  # state minefields touched and still holding
         self._paths = self._compared_paths()
         named = [(m.id or f"minefield-{i + 1}", m) for i, m in enumerate(minefields)]
-        self._mines = named
         self._mines_before = [(mid, m) for mid, m in named if m.before_call]
         self._mines_after = [(mid, m) for mid, m in named if not m.before_call]
         # blocked milestones an action can match out of order (state-only ones settle later)
@@ -86,10 +85,6 @@ class Review:
             for c in mine.constraints:
                 note(c, START)
         return paths
-
-    @property
-    def mine_ids(self) -> list[str]:
-        return [mid for mid, _ in self._mines]
 
     def begin(self, state: Any) -> None:
         self.states[START] = Snapshot.take(state, self._paths[START])
