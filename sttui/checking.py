@@ -17,7 +17,6 @@ from sttui.core.explore.certify import SHARE_RANGE, drift_share, utility_invaria
 from sttui.core.explore.task import ExploreTask
 from sttui.core.loader import LoadedTask, discover, load_task
 from sttui.core.problems import TaskFileError
-from sttui.core.review.operators import Context, holds
 from sttui.runner import EpisodeResult, run_episode
 
 
@@ -129,10 +128,8 @@ def _why_unsettled(result: EpisodeResult) -> str:
     ready = review.graph.ready(set(review.settled))
     if not ready or not review.actions:
         return ""
-    m = review.graph.milestones[ready[0]]
-    ctx = Context(review.actions[-1], ep.env.state, review.states[review.graph.idom[m.id]], review.states)  # type: ignore[union-attr]
-    failing = [c.describe() for c in m.constraints if not holds(c, ctx)]
-    return f" ({m.id} after the last step fails: {'; '.join(failing)})" if failing else ""
+    failing = [text for text, ok in review.explain(ready[0], ep.env.state, review.actions[-1]) if not ok]  # type: ignore[union-attr]
+    return f" ({ready[0]} after the last step fails: {'; '.join(failing)})" if failing else ""
 
 
 def review_notes(episode: Episode) -> list[str]:
