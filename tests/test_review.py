@@ -381,6 +381,7 @@ def test_check_refuses_a_graph_the_solution_does_not_fit_and_one_the_naive_plan_
     out = CliRunner().invoke(main, ["check", str(_variant(tmp_path, wrong_order))]).output
     assert "solution step 2 satisfies milestone got-x before got-y" in out
     assert "solution never settles milestone(s): got-x, delivered, told" in out
+    assert "(got-x after the last step fails: call.tool equals 'fetch' (hard)" in out
     # a graph the naive plan also settles cannot tell it apart
     (tmp_path / "n").mkdir()
     weak = (
