@@ -101,41 +101,41 @@ def action_filter(constraints: list[Constraint]) -> tuple[str | None, frozenset[
     return kind, tools
 
 
-class Milestone(_Strict):
+class _Rule(_Strict):
+    """Constraints judged together: a milestone or a minefield."""
+
+    constraints: list[Constraint] = Field(min_length=1)
+    threshold: float = Field(default=1.0, gt=0, le=1)
+
+    @cached_property
+    def checks(self) -> list[Constraint]:
+        return cheapest_first(self.constraints)
+
+    @cached_property
+    def needs(self) -> tuple[str | None, frozenset[str] | None]:
+        return action_filter(self.constraints)
+
+    @cached_property
+    def state_only(self) -> bool:
+        """Looks at the state alone: the same state gives the same answer, whatever the action."""
+        return all(c.root == "state" for c in self.constraints)
+
+
+class Milestone(_Rule):
     """A necessary intermediate goal; ready once every milestone in ``after`` has settled."""
 
     id: str = Field(pattern=r"^[A-Za-z0-9][\w-]*$")
     name: str
     description: str = ""
     after: list[str] = Field(default_factory=list)
-    constraints: list[Constraint] = Field(min_length=1)
-    threshold: float = Field(default=1.0, gt=0, le=1)
-
-    @cached_property
-    def checks(self) -> list[Constraint]:
-        return cheapest_first(self.constraints)
-
-    @cached_property
-    def needs(self) -> tuple[str | None, frozenset[str] | None]:
-        return action_filter(self.constraints)
 
 
-class Minefield(_Strict):
+class Minefield(_Rule):
     """Something the agent must not do; ``fatal`` ones stop the run under ``--early-stop``."""
 
     id: str | None = Field(default=None, pattern=r"^[A-Za-z0-9][\w-]*$")
-    constraints: list[Constraint] = Field(min_length=1)
     severity: Literal["fatal", "warn"]
     reason: str
-    threshold: float = Field(default=1.0, gt=0, le=1)
-
-    @cached_property
-    def checks(self) -> list[Constraint]:
-        return cheapest_first(self.constraints)
-
-    @cached_property
-    def needs(self) -> tuple[str | None, frozenset[str] | None]:
-        return action_filter(self.constraints)
 
     @cached_property
     def before_call(self) -> bool:

@@ -48,18 +48,12 @@ class Review:
         named = [(m.id or f"minefield-{i + 1}", m) for i, m in enumerate(minefields)]
         self._mines_before = [(mid, m) for mid, m in named if m.before_call]
         self._mines_after = [(mid, m) for mid, m in named if not m.before_call]
-        # blocked milestones an action can match out of order (state-only ones settle later)
-        self._gap_candidates = {
-            m.id for m in graph.milestones.values() if not all(c.root == "state" for c in m.constraints)
-        }
         self._gapped: set[str] = set()  # milestones a predecessor gap was signalled for
         # rules on the state alone give the same answer while the paths they read are unchanged
         self._reads: dict[str, set[str]] = {
-            m.id: {c.path for c in m.constraints} for m in graph.milestones.values() if m.id not in self._gap_candidates
+            m.id: {c.path for c in m.constraints} for m in graph.milestones.values() if m.state_only
         } | {
-            f"minefield:{mid}": {c.path for c in mine.constraints}
-            for mid, mine in self._mines_after
-            if all(c.root == "state" for c in mine.constraints)
+            f"minefield:{mid}": {c.path for c in mine.constraints} for mid, mine in self._mines_after if mine.state_only
         }
         self._clean: set[str] = set()  # such rules whose answer still stands
         self._ready = graph.ready({START})
@@ -176,9 +170,9 @@ class Review:
         else:
             start_ctx = Context(action, state, self.states[START], self.states)
             for mid in self._blocked:
-                if mid not in self._gap_candidates or mid in self._gapped:
-                    continue  # a state that holds early is no gap; a gap is signalled once
                 m = self.graph.milestones[mid]
+                if m.state_only or mid in self._gapped:
+                    continue  # a state that holds early is no gap; a gap is signalled once
                 if _could_match(m.needs, action) and satisfied(m.checks, m.threshold, start_ctx)[0]:
                     missing = [p for p in self.graph.preds[mid] if p not in self.settled]
                     signal = {
