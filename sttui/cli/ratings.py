@@ -92,16 +92,19 @@ def _first_error_agreement(store: Any) -> dict[str, Any]:
     from sttui.annotate.first_errors import suggestion_agreement
     from sttui.core.replaying import step_of_events
 
+    episodes: dict[str, tuple[dict[int, int], int | None]] = {}  # read once per episode, not per label
     marks: list[tuple[int, int | None]] = []
     for label in store.labels():
-        seq = label.get("first_error_seq")
+        seq, eid = label.get("first_error_seq"), label["episode_id"]
         if seq is None:
             continue
-        record = store.episode(label["episode_id"])
-        steps = step_of_events(store.events(label["episode_id"]))
-        review = (record.scores or {}).get("review") if record is not None else None
-        suggested = (review or {}).get("first_error")
-        marks.append((steps.get(seq, 0), suggested["step"] if suggested else None))
+        if eid not in episodes:
+            record = store.episode(eid)
+            review = (record.scores or {}).get("review") if record is not None else None
+            suggested = (review or {}).get("first_error")
+            episodes[eid] = (step_of_events(store.events(eid)), suggested["step"] if suggested else None)
+        steps, suggested_step = episodes[eid]
+        marks.append((steps.get(seq, 0), suggested_step))
     return suggestion_agreement(marks)
 
 
