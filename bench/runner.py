@@ -25,9 +25,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from sttui.batch import Job, run_batch  # noqa: E402
+from sttui.batch import run_batch  # noqa: E402
 from sttui.controllers.model import END_TOOL, litellm_module  # noqa: E402
 from sttui.core.loader import load_task  # noqa: E402
+from sttui.plan import RunPlan  # noqa: E402
 from sttui.store.store import Store  # noqa: E402
 from tests.helpers.stub_openai import calls, say, tool_call  # noqa: E402
 
@@ -106,11 +107,11 @@ def main() -> None:
         for _ in range(args.rounds):  # alternate the halves: this machine's noise hits both alike
             bare_time = asyncio.run(bare_all()) / per_client
             store = Store(f"sqlite:///{tempfile.mkdtemp(prefix='sttui-bench-')}/runner.db")
-            jobs = [Job(loaded, i) for i in range(args.episodes)]
-            start = time.perf_counter()
-            records = asyncio.run(
-                run_batch(jobs, "model:stub", None, store=store, concurrency=CONCURRENCY, models=models)
+            run_plan = RunPlan.build(
+                [loaded], agent="model:stub", trials=args.episodes, concurrency=CONCURRENCY, models=models
             )
+            start = time.perf_counter()
+            records = asyncio.run(run_batch(run_plan, store=store))
             elapsed = time.perf_counter() - start
             assert all(r.get("passed") for r in records), "the runner half did not pass every episode"
             model_calls = sum(r.get("model_calls", 0) for r in records)

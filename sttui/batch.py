@@ -1,149 +1,209 @@
-"""Headless batch runs: many episodes at once with bounded concurrency, every event in the
-store, and the report: Pass@1 and Pass@k, tool calls, tokens and cost, explore metrics."""
+"""Headless batch runs: the trials of a run plan at bounded concurrency, every event in the
+store, and the run's report: Pass@1, Pass@k and pass^k with bootstrap intervals, tool calls,
+tokens and cost, explore metrics. An errored episode is a failure in every rate, never a gap."""
 
 from __future__ import annotations
 
 import asyncio
-import math
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
-from sttui.controllers.model import ModelFailure
 from sttui.controllers.registry import make_agent, make_judge, make_user
+from sttui.core.explore.episode import ExploreEpisode
+from sttui.core.explore.metrics import metrics as explore_metrics
 from sttui.core.explore.metrics import summarise
-from sttui.core.loader import LoadedTask
 from sttui.core.review.summary import totals
 from sttui.core.scoring import pass_at_1
+from sttui.core.stats import interval, mean_of, pass_at_k, pass_hat_k, ratio_of
+from sttui.plan import RunPlan, Trial
 from sttui.recording import Recorder, Writer, finish
-from sttui.runner import Seats, drive, open_episode
+from sttui.runner import AnyEpisode, Seats, drive, open_episode
 from sttui.store.store import Store
 
-
-@dataclass
-class Job:
-    loaded: LoadedTask
-    trial: int
-
-
-def pass_at_k(n: int, c: int, k: int) -> float:
-    """The unbiased estimator of Pass@k from n trials with c successes: 1 - C(n-c, k) / C(n, k)."""
-    if k > n:
-        raise ValueError(f"Pass@{k} needs at least {k} trials; got {n}")
-    if n - c < k:
-        return 1.0
-    return 1.0 - math.comb(n - c, k) / math.comb(n, k)
+__all__ = ["pass_at_k", "pass_hat_k", "report", "run_batch"]
 
 
 async def run_batch(
-    jobs: list[Job],
-    agent: str,
-    user: str | None,
+    plan: RunPlan,
     *,
     store: Store | None,
-    concurrency: int,
-    seed: int | None = None,
-    judge: str | None = None,
-    models: dict[str, Any] | None = None,
     progress: Callable[[dict[str, Any]], None] | None = None,
-    early_stop: bool = False,
-    stagnation: int | None = None,
+    judge: Any = None,
 ) -> list[dict[str, Any]]:
-    """Run every job; each finished (or failed) episode becomes one record. With
-    ``early_stop`` the milestone review's stop signals end an stt episode where they fire."""
-    gate = asyncio.Semaphore(max(1, concurrency))
+    """Run every trial of ``plan``; each finished or failed episode becomes one record.
+    ``judge`` overrides the plan's judge with a live object (the person at the terminal)."""
+    gate = asyncio.Semaphore(plan.concurrency)
     writer = Writer(store) if store is not None else None
-    chosen_judge = make_judge(judge, models)
+    chosen_judge = judge if judge is not None else make_judge(plan.judge, dict(plan.models))
 
-    async def one(job: Job) -> dict[str, Any]:
+    async def one(trial: Trial) -> dict[str, Any]:
         async with gate:
-            loaded = job.loaded
-            controller = make_agent(agent, loaded, seed, models, store)
-            seat_user = make_user(user, models) if loaded.kind == "stt" else None
-            seed_used = (loaded.task.seed if seed is None else seed) + job.trial
-            actors = {"agent": controller.name, "user": seat_user.name if seat_user else "none"}
-            episode = open_episode(loaded, seed_used, actors, early_stop=early_stop, stagnation=stagnation)
-            episode_id = None
-            if store is not None and writer is not None:
-                episode_id = await asyncio.to_thread(
-                    store.create_episode, loaded, seed_used, controller.name, seat_user.name if seat_user else None
-                )
-                recorder = Recorder(store, episode_id, 1, writer)
-                episode.listeners.append(recorder)
-                for c in (controller, seat_user):
-                    if c is not None and hasattr(c, "record"):
-                        c.record = lambda kind, payload, who=c.name, rec=recorder: rec.meta(kind, who, payload)
-            episode.start()
-            try:
-                result = await drive(episode, Seats(controller, seat_user), chosen_judge)
-            except (ModelFailure, ValueError) as exc:
-                reason = f"{type(exc).__name__}: {exc}"
-                if store is not None and writer is not None and episode_id is not None:
-                    writer.submit(lambda: store.finish_episode(episode_id, "errored", end_reason=reason))
-                out = {
-                    "episode": episode_id,
-                    "task": loaded.id,
-                    "kind": loaded.kind,
-                    "agent": controller.name,
-                    "trial": job.trial,
-                    "status": "errored",
-                    "error": reason,
-                    "passed": False if loaded.kind == "stt" else None,
-                }
-                if loaded.kind == "stt":
-                    out |= {"level": loaded.task.level, "conflict": loaded.task.conflict}
-                if progress:
-                    progress(out)
-                return out
-            if store is not None and writer is not None and episode_id is not None:
-                writer.submit(lambda: finish(store, episode_id, result))
-            out = {"episode": episode_id, "trial": job.trial, "status": "completed", **result.as_dict()}
-            usage = [c.usage for c in (controller, seat_user) if c is not None and hasattr(c, "usage")]
-            if usage:
-                out["model_calls"] = sum(u.calls for u in usage)
-                out["tokens"] = sum(u.prompt_tokens + u.completion_tokens for u in usage)
-                costs = [u.cost for u in usage if u.cost is not None]
-                out["cost"] = sum(costs) if costs else None
+            out = await _run_trial(plan, trial, store, writer, chosen_judge)
             if progress:
                 progress(out)
             return out
 
     try:
-        return await asyncio.gather(*(one(j) for j in jobs))
+        return await asyncio.gather(*(one(t) for t in plan.all_trials()))
     finally:
         if writer is not None:
             await asyncio.to_thread(writer.flush)
             writer.close()
 
 
-def report(records: list[dict[str, Any]], ks: tuple[int, ...] = (1, 3, 5, 8)) -> dict[str, Any]:
-    """Pass@1 (overall by level, per level, per subtype), Pass@k, means, and explore metrics."""
+async def _run_trial(
+    plan: RunPlan, trial: Trial, store: Store | None, writer: Writer | None, judge: Any
+) -> dict[str, Any]:
+    loaded = trial.loaded
+    models = dict(plan.models)
+    controller = make_agent(plan.agent, loaded, trial.seed, models, store)
+    user_spec = plan.user_for(loaded)
+    seat_user = make_user(user_spec, models, seed=trial.seed) if user_spec else None
+    actors = {"agent": controller.name, "user": seat_user.name if seat_user else "none"}
+    episode = open_episode(
+        loaded,
+        trial.seed,
+        actors,
+        early_stop=plan.review.early_stop,
+        stagnation=plan.review.stagnation,
+        settings=plan.settings,
+    )
+    setting = plan.setting_label(loaded)
+    episode_id = None
+    if store is not None and writer is not None:
+        episode_id = await asyncio.to_thread(
+            store.create_episode,
+            loaded,
+            trial.seed,
+            controller.name,
+            seat_user.name if seat_user else None,
+            None,
+            setting,
+        )
+        recorder = Recorder(store, episode_id, 1, writer)
+        episode.listeners.append(recorder)
+        for c in (controller, seat_user):
+            if c is not None and hasattr(c, "record"):
+                c.record = lambda kind, payload, who=c.name, rec=recorder: rec.meta(kind, who, payload)
+    episode.start()
+    base = {"episode": episode_id, "trial": trial.index, "seed": trial.seed, "setting": setting}
+    try:
+        result = await drive(episode, Seats(controller, seat_user), judge)
+    except Exception as exc:  # the run goes on; this episode is errored, and counts as a failure
+        reason = f"{type(exc).__name__}: {exc}"
+        out = {**base, **_partial(episode, controller.name), "status": "errored", "error": reason}
+        if store is not None and writer is not None and episode_id is not None:
+            scores = {k: out[k] for k in ("review",) if out.get(k)} | (out.get("metrics") or {})
+            writer.submit(
+                lambda: store.finish_episode(
+                    episode_id, "errored", end_reason=reason, scores=scores or None, steps=episode.steps
+                )
+            )
+        return out | _usage(controller, seat_user)
+    if store is not None and writer is not None and episode_id is not None:
+        writer.submit(lambda: finish(store, episode_id, result))
+    return {**base, "status": "completed", **result.as_dict()} | _usage(controller, seat_user)
+
+
+def _partial(episode: AnyEpisode, agent: str) -> dict[str, Any]:
+    """What an errored episode achieved before it failed: a failure for stt, with the review so
+    far; the explore metrics with every unplayed batch at a random policy's score."""
+    task = episode.task
+    out: dict[str, Any] = {"task": task.id, "kind": task.kind, "agent": agent, "steps": episode.steps}
+    if isinstance(episode, ExploreEpisode):
+        out |= {"family": task.rule.family, "metrics": explore_metrics(episode)}  # type: ignore[union-attr]
+        return out
+    out |= {"level": task.level, "conflict": task.conflict, "passed": False}  # type: ignore[union-attr]
+    review = episode.review
+    if review is not None:
+        out["review"] = review.summary(episode.steps, task.max_steps)  # type: ignore[union-attr]
+    return out
+
+
+def _usage(*controllers: Any) -> dict[str, Any]:
+    usage = [c.usage for c in controllers if c is not None and hasattr(c, "usage")]
+    if not usage:
+        return {}
+    costs = [u.cost for u in usage if u.cost is not None]
+    return {
+        "model_calls": sum(u.calls for u in usage),
+        "tokens": sum(u.prompt_tokens + u.completion_tokens for u in usage),
+        "cost": sum(costs) if costs else None,
+    }
+
+
+def report(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """Pass@1 (overall by level, per level, per subtype), Pass@k and pass^k for every k up to
+    the trials run, means, explore metrics; each headline figure with a 95 % bootstrap interval
+    over tasks. Errored episodes are failures and are counted as such."""
     stt = [r for r in records if r.get("kind") == "stt"]
     explore = [r for r in records if r.get("kind") == "explore" and r.get("metrics")]
-    out: dict[str, Any] = {"episodes": len(records), "errored": sum(r.get("status") == "errored" for r in records)}
+    errored = [r for r in records if r.get("status") == "errored"]
+    out: dict[str, Any] = {
+        "episodes": len(records),
+        "errored": len(errored),
+        "errored_episodes": [
+            {"task": r["task"], "trial": r.get("trial"), "episode": r.get("episode"), "error": r.get("error")}
+            for r in errored
+        ],
+    }
     if stt:
-        out["stt"] = pass_at_1(stt)
-        by_task: dict[str, list[bool]] = defaultdict(list)
-        for r in stt:
-            by_task[r["task"]].append(bool(r.get("passed")))
-        trials = min(len(v) for v in by_task.values())
-        out["stt"]["pass_at_k"] = {
-            f"pass@{k}": sum(pass_at_k(len(v), sum(v), k) for v in by_task.values()) / len(by_task)
-            for k in ks
-            if k <= trials
-        }
-        done = [r for r in stt if r.get("status") == "completed"]
-        if done:
-            out["stt"]["mean_tool_calls"] = sum(r.get("tool_calls", 0) for r in done) / len(done)
-            reviewed = [r for r in done if r.get("review")]
-            if reviewed:
-                out["stt"]["review"] = totals([r["review"] for r in reviewed], [r["steps"] for r in reviewed])
+        out["stt"] = stt_summary(stt)
     if explore:
-        out["explore"] = summarise([r["metrics"] for r in explore])
+        out["explore"] = explore_summary(explore)
     tokens = [r["tokens"] for r in records if r.get("tokens") is not None]
     if tokens:
         out["tokens"] = sum(tokens)
         costs = [r["cost"] for r in records if r.get("cost") is not None]
         out["cost"] = sum(costs) if costs else None
     return out
+
+
+def stt_summary(stt: list[dict[str, Any]]) -> dict[str, Any]:
+    """The stt half of the report. ``passed`` is False for an errored episode."""
+    summary = pass_at_1(stt)
+    summary["errored"] = sum(r.get("status") == "errored" for r in stt)
+    by_task: dict[str, list[bool]] = defaultdict(list)
+    for r in stt:
+        by_task[r["task"]].append(bool(r.get("passed")))
+    groups = list(by_task.values())
+    summary["overall_ci"] = interval(groups, lambda s: ratio_of([(sum(g), len(g)) for g in s]))
+    summary["trials"] = min(len(g) for g in groups)
+    summary["pass_at_k"], summary["pass_hat_k"] = {}, {}
+    summary["pass_at_k_ci"], summary["pass_hat_k_ci"] = {}, {}
+    for k in range(1, summary["trials"] + 1):
+        for name, estimator in (("pass_at_k", pass_at_k), ("pass_hat_k", pass_hat_k)):
+            label = f"pass@{k}" if name == "pass_at_k" else f"pass^{k}"
+
+            def per_task(gs: list[list[bool]], k: int = k, est: Any = estimator) -> float | None:
+                return mean_of([est(len(g), sum(g), k) for g in gs])
+
+            summary[name][label] = per_task(groups)
+            summary[f"{name}_ci"][label] = interval(groups, per_task)
+    calls = [r.get("tool_calls", 0) for r in stt if r.get("status") == "completed"]
+    if calls:
+        summary["mean_tool_calls"] = sum(calls) / len(calls)
+    reviewed = [r for r in stt if r.get("review")]
+    if reviewed:
+        review = totals([r["review"] for r in reviewed], [r["steps"] for r in reviewed])
+        scores: dict[str, list[float]] = defaultdict(list)
+        for r in reviewed:
+            scores[r["task"]].append(r["review"]["score"])
+        review["mean_score_ci"] = interval(list(scores.values()), lambda s: ratio_of([(sum(g), len(g)) for g in s]))
+        summary["review"] = review
+    return summary
+
+
+def explore_summary(explore: list[dict[str, Any]]) -> dict[str, Any]:
+    summary = summarise([r["metrics"] for r in explore])
+    by_task: dict[str, list[float]] = defaultdict(list)
+    for r in explore:
+        ca = r["metrics"].get("calibrated_accuracy")
+        if ca is not None:
+            by_task[r["task"]].append(ca)
+    summary["calibrated_accuracy_ci"] = interval(
+        list(by_task.values()), lambda s: ratio_of([(sum(g), len(g)) for g in s])
+    )
+    summary["errored"] = sum(r.get("status") == "errored" for r in explore)
+    return summary

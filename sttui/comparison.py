@@ -1,7 +1,11 @@
 """``sttui report``: each controller side by side on the same tasks, from the record:
-humans, each model, each baseline; with each human's working time per episode, the
-milestone review's stage scores, and how far those separate the controllers against
-pass/fail alone."""
+humans, each model, each baseline, under each setting (dynamic against static, user against
+no user, the explore settings); with each human's working time per episode, the milestone
+review's stage scores, and how far those separate the controllers against pass/fail alone.
+
+Errored episodes are failures in every pass rate and are counted in their own column; an
+errored explore episode scores its unplayed batches as a random policy would.
+"""
 
 from __future__ import annotations
 
@@ -10,68 +14,52 @@ from typing import Any
 
 from sttui.core.review.summary import separation
 from sttui.core.scoring import pass_at_1
+from sttui.core.stats import interval, mean_of, pass_at_k, pass_hat_k, ratio_of
+
+FINISHED = ("completed", "errored")
+BASE = "default"  # stt: dynamic, with a user; explore: the file's default setting
 
 
 def family(controller: str) -> str:
     return controller.split(":", 1)[0]
 
 
+def setting_of(record: Any) -> str:
+    return record.setting or BASE
+
+
+def _passed(r: Any) -> bool:
+    return r.status == "completed" and bool(r.outcome and r.outcome.get("passed"))
+
+
+def _label(controller: str, setting: str) -> str:
+    return controller if setting == BASE else f"{controller} [{setting}]"
+
+
 def compare(records: list[Any], task_meta: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """``records``: completed episodes; ``task_meta``: task id -> {level, conflict} for stt tasks."""
-    by_controller: dict[str, list[Any]] = defaultdict(list)
+    """``records``: finished episodes (completed or errored); ``task_meta``: task id ->
+    {level, conflict} for stt tasks."""
+    groups: dict[tuple[str, str], list[Any]] = defaultdict(list)
     for r in records:
-        if r.status == "completed":
-            by_controller[r.agent].append(r)
-    stt_tasks = {c: {r.task_id for r in rs if r.kind == "stt"} for c, rs in by_controller.items()}
-    explore_tasks = {c: {r.task_id for r in rs if r.kind == "explore"} for c, rs in by_controller.items()}
+        if r.status in FINISHED:
+            groups[(r.agent, setting_of(r))].append(r)
+    stt_tasks = {g: {r.task_id for r in rs if r.kind == "stt"} for g, rs in groups.items()}
+    explore_tasks = {g: {r.task_id for r in rs if r.kind == "explore"} for g, rs in groups.items()}
     with_stt = [t for t in stt_tasks.values() if t]
     common_stt = set.intersection(*with_stt) if with_stt else set()
     with_explore = [t for t in explore_tasks.values() if t]
     common_explore = set.intersection(*with_explore) if with_explore else set()
     rows = []
     per_task: dict[str, dict[str, dict[str, list[float]]]] = {"pass_fail": {}, "stage_scores": {}}
-    for controller, rs in sorted(by_controller.items(), key=lambda kv: (family(kv[0]), kv[0])):
-        row: dict[str, Any] = {"controller": controller, "family": family(controller), "episodes": len(rs)}
-        stt = [
-            {"passed": bool(r.outcome and r.outcome.get("passed")), **task_meta.get(r.task_id, {})}
-            for r in rs
-            if r.kind == "stt" and r.task_id in common_stt and r.task_id in task_meta
-        ]
-        if stt:
-            summary = pass_at_1(stt)
-            row["stt_common_pass_at_1"] = summary["overall"]
-            row["stt_common_n"] = summary["n"]
-        reviewed = [
-            r for r in rs if r.kind == "stt" and r.task_id in common_stt and r.scores and r.scores.get("review")
-        ]
-        if reviewed:
-            reviews = [r.scores["review"] for r in reviewed]
-            row["stage_score"] = sum(v["score"] for v in reviews) / len(reviews)
-            row["milestone_completion"] = sum(v["completion"] for v in reviews) / len(reviews)
-            row["early_stops"] = sum(1 for v in reviews if v.get("stop"))
-            row["steps_saved"] = sum(v["stop"]["steps_saved"] for v in reviews if v.get("stop"))
-            for r in reviewed:
-                passed = 1.0 if r.outcome and r.outcome.get("passed") else 0.0
-                per_task["pass_fail"].setdefault(controller, {}).setdefault(r.task_id, []).append(passed)
-                per_task["stage_scores"].setdefault(controller, {}).setdefault(r.task_id, []).append(
+    for (controller, setting), rs in sorted(groups.items(), key=lambda kv: (family(kv[0][0]), kv[0])):
+        label = _label(controller, setting)
+        row = _row(controller, setting, rs, common_stt, common_explore, task_meta)
+        for r in rs:
+            if r.kind == "stt" and r.task_id in common_stt and r.scores and r.scores.get("review"):
+                per_task["pass_fail"].setdefault(label, {}).setdefault(r.task_id, []).append(float(_passed(r)))
+                per_task["stage_scores"].setdefault(label, {}).setdefault(r.task_id, []).append(
                     r.scores["review"]["score"]
                 )
-        explore = [
-            r.scores["calibrated_accuracy"]
-            for r in rs
-            if r.kind == "explore"
-            and r.task_id in common_explore
-            and r.scores
-            and r.scores.get("calibrated_accuracy") is not None
-        ]
-        if explore:
-            row["explore_common_ca"] = sum(explore) / len(explore)
-            row["explore_common_n"] = len(explore)
-        row["mean_steps"] = sum(r.steps for r in rs) / len(rs)
-        times = [r.scores["human_active_seconds"] for r in rs if r.scores and "human_active_seconds" in r.scores]
-        if times:
-            row["human_seconds_per_episode"] = sum(times) / len(times)
-        row["clean_baselines"] = sum(r.clean_baseline for r in rs)
         rows.append(row)
     means = {
         metric: {c: {t: sum(v) / len(v) for t, v in tasks.items()} for c, tasks in by.items()}
@@ -81,5 +69,127 @@ def compare(records: list[Any], task_meta: dict[str, dict[str, Any]]) -> dict[st
         "common_stt_tasks": sorted(common_stt),
         "common_explore_tasks": sorted(common_explore),
         "controllers": rows,
+        "settings": settings_comparison(groups),
         "separation": {metric: separation(m) for metric, m in means.items()},
     }
+
+
+def _row(
+    controller: str,
+    setting: str,
+    rs: list[Any],
+    common_stt: set[str],
+    common_explore: set[str],
+    task_meta: dict[str, dict[str, Any]],
+) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "controller": controller,
+        "setting": setting,
+        "family": family(controller),
+        "episodes": len(rs),
+        "errored": sum(r.status == "errored" for r in rs),
+    }
+    stt = [r for r in rs if r.kind == "stt" and r.task_id in common_stt and r.task_id in task_meta]
+    if stt:
+        summary = pass_at_1([{"passed": _passed(r), **task_meta[r.task_id]} for r in stt])
+        row["stt_common_pass_at_1"] = summary["overall"]
+        row["stt_common_n"] = summary["n"]
+        row.update(_pass_at_k(stt))
+    reviewed = [r for r in rs if r.kind == "stt" and r.task_id in common_stt and r.scores and r.scores.get("review")]
+    if reviewed:
+        reviews = [r.scores["review"] for r in reviewed]
+        row["stage_score"] = sum(v["score"] for v in reviews) / len(reviews)
+        row["stage_score_ci"] = _pooled_ci(reviewed, lambda r: r.scores["review"]["score"])
+        row["milestone_completion"] = sum(v["completion"] for v in reviews) / len(reviews)
+        row["early_stops"] = sum(1 for v in reviews if v.get("stop"))
+        row["steps_saved"] = sum(v["stop"]["steps_saved"] for v in reviews if v.get("stop"))
+    explore = [
+        r
+        for r in rs
+        if r.kind == "explore"
+        and r.task_id in common_explore
+        and r.scores
+        and r.scores.get("calibrated_accuracy") is not None
+    ]
+    if explore:
+        row["explore_common_ca"] = sum(r.scores["calibrated_accuracy"] for r in explore) / len(explore)
+        row["explore_common_ca_ci"] = _pooled_ci(explore, lambda r: r.scores["calibrated_accuracy"])
+        row["explore_common_n"] = len(explore)
+        row["explore_incomplete"] = sum(bool(r.scores.get("incomplete")) for r in explore)
+    row["mean_steps"] = sum(r.steps for r in rs) / len(rs)
+    times = [r.scores["human_active_seconds"] for r in rs if r.scores and "human_active_seconds" in r.scores]
+    if times:
+        row["human_seconds_per_episode"] = sum(times) / len(times)
+    row["clean_baselines"] = sum(r.clean_baseline for r in rs)
+    return row
+
+
+def _pooled_ci(rs: list[Any], value: Any) -> list[float] | None:
+    by_task: dict[str, list[float]] = defaultdict(list)
+    for r in rs:
+        by_task[r.task_id].append(value(r))
+    return interval(list(by_task.values()), lambda s: ratio_of([(sum(g), len(g)) for g in s]))
+
+
+def _pass_at_k(stt: list[Any]) -> dict[str, Any]:
+    """Pass@k and pass^k for every k up to the fewest trials any common task had, with intervals."""
+    by_task: dict[str, list[bool]] = defaultdict(list)
+    for r in stt:
+        by_task[r.task_id].append(_passed(r))
+    groups = list(by_task.values())
+    trials = min(len(g) for g in groups)
+    out: dict[str, Any] = {"trials": trials, "pass_at_1_ci": interval(groups, _pooled_rate)}
+    if trials < 2:
+        return out
+    for name, estimator, mark in (("pass_at_k", pass_at_k, "@"), ("pass_hat_k", pass_hat_k, "^")):
+        values, cis = {}, {}
+        for k in range(1, trials + 1):
+
+            def per_task(gs: list[list[bool]], k: int = k, est: Any = estimator) -> float | None:
+                return mean_of([est(len(g), sum(g), k) for g in gs])
+
+            values[f"pass{mark}{k}"] = per_task(groups)
+            cis[f"pass{mark}{k}"] = interval(groups, per_task)
+        out[name], out[f"{name}_ci"] = values, cis
+    return out
+
+
+def _pooled_rate(groups: list[list[bool]]) -> float | None:
+    return ratio_of([(sum(g), len(g)) for g in groups])
+
+
+def _figure(episodes: list[Any], tasks: set[str], kind: str) -> float | None:
+    """Pass@1 (stt) or mean CA (explore) over the episodes of ``tasks``."""
+    chosen = [r for r in episodes if r.task_id in tasks]
+    if kind == "stt":
+        return mean_of([float(_passed(r)) for r in chosen])
+    return mean_of([r.scores["calibrated_accuracy"] for r in chosen if r.scores])
+
+
+def settings_comparison(groups: dict[tuple[str, str], list[Any]]) -> list[dict[str, Any]]:
+    """For each controller run under the base setting and another: both on their common tasks
+    (Pass@1 for stt, CA for explore) and the difference (other minus base)."""
+    out = []
+    for (controller, setting), rs in sorted(groups.items()):
+        if setting == BASE or (controller, BASE) not in groups:
+            continue
+        for kind in sorted({r.kind for r in rs}):
+            base = [r for r in groups[(controller, BASE)] if r.kind == kind]
+            other = [r for r in rs if r.kind == kind]
+            common = {r.task_id for r in base} & {r.task_id for r in other}
+            if not common:
+                continue
+            a, b = _figure(base, common, kind), _figure(other, common, kind)
+            out.append(
+                {
+                    "controller": controller,
+                    "measure": "pass@1" if kind == "stt" else "calibrated_accuracy",
+                    "base": BASE,
+                    "setting": setting,
+                    "tasks": len(common),
+                    "base_value": a,
+                    "value": b,
+                    "difference": None if a is None or b is None else b - a,
+                }
+            )
+    return out

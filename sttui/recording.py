@@ -23,6 +23,7 @@ from sttui.core.checklist import Judge
 from sttui.core.events import Event
 from sttui.core.loader import LoadedTask, load_task
 from sttui.core.replaying import actions_of, engine_events
+from sttui.core.settings import RunSettings
 from sttui.runner import AnyEpisode, EpisodeResult, Seats, drive, open_episode, run_episode
 from sttui.store.secrets import scrub
 from sttui.store.store import EpisodeRecord, Store, TaskVersion
@@ -213,6 +214,7 @@ def rebuild(loaded: LoadedTask, record: EpisodeRecord, events: list[Event], keep
         keep_history=keep_history,
         early_stop=review.get("early_stop", False),
         stagnation=review.get("stagnation"),
+        settings=RunSettings.from_dict(started.payload.get("settings") if started else None),
     )
     episode.start()
     for actor, action in actions_of(loaded.kind, events):

@@ -17,6 +17,7 @@ from sttui.core.explore.metrics import metrics
 from sttui.core.explore.task import ExploreTask
 from sttui.core.loader import LoadedTask
 from sttui.core.review.derive import review_for
+from sttui.core.settings import DEFAULT, RunSettings
 
 AnyEpisode = Episode | ExploreEpisode
 
@@ -95,11 +96,13 @@ def open_episode(
     keep_history: bool = False,
     early_stop: bool = False,
     stagnation: int | None = None,
+    settings: RunSettings = DEFAULT,
 ) -> AnyEpisode:
     """A fresh episode; stt episodes carry their milestone review (``early_stop`` lets its stop
-    signals end the run, ``stagnation`` overrides the task's frontier-stagnation window)."""
+    signals end the run, ``stagnation`` overrides the task's frontier-stagnation window).
+    ``settings``: the papers' ablations (static, no user, an explore setting)."""
     if isinstance(loaded.task, ExploreTask):
-        return ExploreEpisode(loaded.task, seed, actors)
+        return ExploreEpisode(loaded.task, seed, actors, settings)
     assert loaded.env_cls is not None
     return Episode(
         loaded.task,
@@ -109,6 +112,7 @@ def open_episode(
         verify_queries=verify_queries,
         keep_history=keep_history,
         review=review_for(loaded, early_stop, stagnation),
+        settings=settings,
     )
 
 
@@ -123,10 +127,13 @@ async def run_episode(
     verify_queries: bool = False,
     early_stop: bool = False,
     stagnation: int | None = None,
+    settings: RunSettings = DEFAULT,
 ) -> EpisodeResult:
     """Play one episode to its end and score it."""
     actors = {"agent": agent.name, "user": user.name if user else "none"}
-    episode = open_episode(loaded, seed, actors, verify_queries, early_stop=early_stop, stagnation=stagnation)
+    episode = open_episode(
+        loaded, seed, actors, verify_queries, early_stop=early_stop, stagnation=stagnation, settings=settings
+    )
     if on_event is not None:
         episode.listeners.append(on_event)
     episode.start()

@@ -12,15 +12,30 @@ def table(rows: list[dict[str, Any]], columns: list[str]) -> str:
     return "\n".join(lines)
 
 
+def ci(bounds: list[float] | None) -> str:
+    """A 95 % interval as text, or nothing when there is none (fewer than two tasks)."""
+    return f"  [{bounds[0]:.1%}, {bounds[1]:.1%}]" if bounds else ""
+
+
 def pass_report(summary: dict[str, Any], agent: str) -> str:
+    errored = summary.get("errored") or 0
     lines = [
-        f"Pass@1 for {agent} over {summary['n']} episodes",
-        f"  overall (weighted by level counts)  {summary['overall']:.1%}",
+        f"Pass@1 for {agent} over {summary['n']} episodes"
+        + (f" ({errored} errored, counted as failures)" if errored else ""),
+        f"  overall (weighted by level counts)  {summary['overall']:.1%}{ci(summary.get('overall_ci'))}",
         f"  overall (paper's level weights)     {summary['overall_paper_weights']:.1%}",
     ]
     for level, v in summary["levels"].items():
         lines.append(f"  {level:<12} n={v['n']:<3} {v['pass_at_1']:.1%}")
     lines.append("  by subtype: " + "  ".join(f"{c} {v['pass_at_1']:.0%}" for c, v in summary["conflicts"].items()))
+    if summary.get("trials", 1) > 1:
+        lines.append(f"Over {summary['trials']} trials per task (95 % bootstrap intervals over tasks):")
+        lines.append("  pass@k: at least one of k trials passes; pass^k: all k of k pass")
+        for k in range(1, summary["trials"] + 1):
+            at, hat = f"pass@{k}", f"pass^{k}"
+            left = f"{summary['pass_at_k'][at]:.1%}{ci(summary['pass_at_k_ci'].get(at))}"
+            right = f"{summary['pass_hat_k'][hat]:.1%}{ci(summary['pass_hat_k_ci'].get(hat))}"
+            lines.append(f"  {at:<8} {left:<24}  {hat:<8} {right}")
     return "\n".join(lines)
 
 
@@ -41,7 +56,9 @@ def review_columns(review: dict[str, Any] | None) -> dict[str, str]:
 def review_report(t: dict[str, Any]) -> str:
     lines = [
         f"Milestone review over {t['n']} episodes",
-        f"  mean stage score {t['mean_score']:.2f}  ·  mean milestone completion {t['mean_completion']:.1%}",
+        f"  mean stage score {t['mean_score']:.2f}"
+        + (f" [{t['mean_score_ci'][0]:.2f}, {t['mean_score_ci'][1]:.2f}]" if t.get("mean_score_ci") else "")
+        + f"  ·  mean milestone completion {t['mean_completion']:.1%}",
     ]
     if t["early_stops"]:
         stops = ", ".join(f"{k} {v}" for k, v in t["early_stops"].items())
@@ -75,7 +92,7 @@ def explore_report(episodes: list[dict[str, Any]], summary: dict[str, Any], agen
                 "task": e["task"],
                 "family": e["family"],
                 "setting": e["setting"],
-                "CA": _pct(m["calibrated_accuracy"]),
+                "CA": _pct(m["calibrated_accuracy"]) + (" (incomplete)" if m.get("incomplete") else ""),
                 "EA": _pct(m["exact_accuracy"]),
                 "probes": m["unique_probes"],
                 "re-probes": m.get("reprobes_after_change", "-"),
@@ -89,8 +106,14 @@ def explore_report(episodes: list[dict[str, Any]], summary: dict[str, Any], agen
     lines = [
         table(rows, cols),
         "",
-        f"Explore metrics for {agent} over {s['n']} episodes",
-        f"  calibrated accuracy  {_pct(s['calibrated_accuracy'])}   (random 0%, oracle 100% in expectation)",
+        f"Explore metrics for {agent} over {s['n']} episodes"
+        + (
+            f" ({s['incomplete']} incomplete: unplayed batches score as a random policy, CA 0)"
+            if s.get("incomplete")
+            else ""
+        ),
+        f"  calibrated accuracy  {_pct(s['calibrated_accuracy'])}{ci(s.get('calibrated_accuracy_ci'))}"
+        "   (random 0%, oracle 100% in expectation)",
         f"  exact accuracy       {_pct(s['exact_accuracy'])}",
         f"  unique probes        {_num(s['unique_probes'])}    re-probes after change {_num(s['reprobes_after_change'])}",
         f"  factor recognition   {_pct(s['factor_recognition'])}",

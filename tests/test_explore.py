@@ -387,4 +387,6 @@ def test_ending_early_is_recorded():
     ep = _first_window(task)
     ep.apply(EndEpisode("gave up"))
     assert ep.ended == {"by": "agent", "reason": "gave up"}
-    assert metrics(ep)["calibrated_accuracy"] is None
+    m = metrics(ep)
+    assert m["incomplete"] and m["batches_played"] == 0 and m["ca_played"] is None
+    assert m["calibrated_accuracy"] == 0.0  # every unplayed batch scores a random policy's expectation

@@ -13,6 +13,8 @@ from typing import Any
 import krippendorff
 import numpy as np
 
+from sttui.core.stats import bootstrap
+
 Ratings = dict[str, dict[str, int]]  # item -> annotator -> value
 
 
@@ -45,6 +47,20 @@ def alpha(ratings: Ratings) -> tuple[float | None, str | None]:
     return value, None
 
 
+ALPHA_ROUNDS = 1000  # each resample recomputes alpha; 1,000 keep a dimension's interval under a second
+
+
+def alpha_interval(ratings: Ratings) -> list[float] | None:
+    """A 95 % percentile interval for alpha from resampling the rated items (seeded)."""
+    units = [by for by in ratings.values() if len(by) >= 2]
+
+    def statistic(sample: list[dict[str, int]]) -> float | None:
+        return alpha({str(i): by for i, by in enumerate(sample)})[0]
+
+    found = bootstrap(units, statistic, rounds=ALPHA_ROUNDS)
+    return [round(found[0], 6), round(found[1], 6)] if found else None
+
+
 def summarise(ratings: Ratings, positive: tuple[int, ...], cap: int) -> dict[str, Any]:
     values = [v for by in ratings.values() for v in by.values()]
     a, note = alpha(ratings)
@@ -53,6 +69,7 @@ def summarise(ratings: Ratings, positive: tuple[int, ...], cap: int) -> dict[str
         "ratings": len(values),
         "complete_items": sum(len(by) >= cap for by in ratings.values()),
         "alpha": a,
+        "alpha_ci": alpha_interval(ratings) if a is not None else None,
         "alpha_note": note,
         "exact_agreement": pairwise(ratings, 0),
         "within_1_agreement": pairwise(ratings, 1),

@@ -74,7 +74,8 @@ def agreement(as_json: bool) -> None:
                 "dimension": d.name if d else name,
                 "mean": num(s["mean"]),
                 "positive (4-5)": num(s["positive_share"], True),
-                "alpha": num(s["alpha"]),
+                "alpha [95% CI]": num(s["alpha"])
+                + (f" [{s['alpha_ci'][0]:.2f}, {s['alpha_ci'][1]:.2f}]" if s.get("alpha_ci") else ""),
                 "exact": num(s["exact_agreement"], True),
                 "within 1": num(s["within_1_agreement"], True),
                 f"items with {dims.cap}": s["complete_items"],

@@ -110,8 +110,8 @@ def resume(episode: str, agent: str | None, user: str | None, headless: bool, as
         return
     loaded = load_version(store, record)
     try:
-        agent_c = make_agent(agent or record.agent, loaded)
-        user_c = make_user(user or record.user) if loaded.kind == "stt" else None
+        agent_c = make_agent(agent or record.agent, loaded, record.seed)
+        user_c = make_user(user or record.user, seed=record.seed) if loaded.kind == "stt" and record.user else None
     except ControllerSpecError as exc:
         _fail(str(exc), 2)
     rebuilt, result = asyncio.run(resume_episode(store, record, agent_c, user_c))
@@ -284,12 +284,13 @@ def import_cmd(file: Path) -> None:
 @main.command()
 @click.option("--json", "as_json", is_flag=True)
 def report(as_json: bool) -> None:
-    """Each controller side by side on the same tasks: humans, models, baselines; humans' time."""
-    from sttui.comparison import compare
-    from sttui.textout import table
+    """Each controller side by side on the same tasks, under each setting: humans, models,
+    baselines; Pass@1, Pass@k and pass^k with 95 % intervals; errored episodes as failures."""
+    from sttui.comparison import FINISHED, compare
+    from sttui.textout import ci, table
 
     store = open_store()
-    records = store.list_episodes(status="completed")
+    records = [r for status in FINISHED for r in store.list_episodes(status=status)]
     meta: dict[str, dict[str, Any]] = {}
     for r in records:
         if r.kind == "stt" and r.task_id not in meta:
@@ -301,7 +302,7 @@ def report(as_json: bool) -> None:
         echo_json(result)
         return
     if not result["controllers"]:
-        click.echo("no completed episodes in the record yet")
+        click.echo("no finished episodes in the record yet")
         return
 
     def pct(v: Any) -> str:
@@ -310,9 +311,13 @@ def report(as_json: bool) -> None:
     rows = [
         {
             "controller": r["controller"],
+            "setting": r["setting"],
             "episodes": r["episodes"],
-            f"stt Pass@1 ({len(result['common_stt_tasks'])} common)": pct(r.get("stt_common_pass_at_1")),
-            f"explore CA ({len(result['common_explore_tasks'])} common)": pct(r.get("explore_common_ca")),
+            "errored": r["errored"] or "-",
+            f"stt Pass@1 ({len(result['common_stt_tasks'])} common)": pct(r.get("stt_common_pass_at_1"))
+            + ci(r.get("pass_at_1_ci")),
+            f"explore CA ({len(result['common_explore_tasks'])} common)": pct(r.get("explore_common_ca"))
+            + ci(r.get("explore_common_ca_ci")),
             "stage score": f"{r['stage_score']:.2f}" if "stage_score" in r else "-",
             "milestones": pct(r.get("milestone_completion")),
             "early stops": f"{r['early_stops']} (saved {r['steps_saved']})" if r.get("early_stops") else "-",
@@ -324,6 +329,19 @@ def report(as_json: bool) -> None:
         for r in result["controllers"]
     ]
     click.echo(table(rows, list(rows[0])))
+    for r in result["controllers"]:
+        if r.get("pass_at_k"):
+            at = "  ".join(f"{k} {v:.0%}" for k, v in r["pass_at_k"].items())
+            hat = "  ".join(f"{k} {v:.0%}" for k, v in r["pass_hat_k"].items())
+            click.echo(f"\n{r['controller']} [{r['setting']}] over {r['trials']} trials:\n  {at}\n  {hat}")
+    if result["settings"]:
+        click.echo("\nThe same controller under two settings, on the tasks both ran:")
+        for c in result["settings"]:
+            diff = "-" if c["difference"] is None else f"{c['difference']:+.1%}"
+            click.echo(
+                f"  {c['controller']:<24} {c['measure']:<20} {c['base']} {pct(c['base_value'])}  ·  "
+                f"{c['setting']} {pct(c['value'])}  ({diff}, {c['tasks']} tasks)"
+            )
     sep = result["separation"]
     if sep["stage_scores"]["spread"] is not None:
         click.echo("\nHow far each measure separates the controllers on the common stt tasks:")

@@ -11,6 +11,7 @@ import click
 
 from sttui.cli.app import echo_json, main, open_store
 from sttui.core.checklist import HumanJudge
+from sttui.core.settings import EXPLORE_SETTINGS
 from sttui.paths import tasks_root
 
 
@@ -123,10 +124,10 @@ def _ask_at_terminal(episode: Any, item_id: str, question: str) -> tuple[bool, s
 @main.command()
 @click.argument("selection", nargs=-1)
 @click.option("--agent", default="baseline:oracle", show_default=True, help="Controller for the agent seat.")
-@click.option("--user", default="baseline:scripted", show_default=True, help="Controller for the user seat (stt).")
-@click.option("--seed", type=int, default=None, help="Override each task's seed.")
-@click.option("--trials", type=int, default=1, show_default=True, help="Episodes per task (for Pass@k).")
-@click.option("--concurrency", type=int, default=4, show_default=True, help="Episodes running at once.")
+@click.option("--user", default=None, help="Controller for the user seat (stt)  [default: baseline:scripted]")
+@click.option("--seed", type=int, default=None, help="Base seed (default: each task's); trial i runs on base + i.")
+@click.option("--trials", type=click.IntRange(min=1), default=1, show_default=True, help="Episodes per task (Pass@k).")
+@click.option("--concurrency", type=click.IntRange(min=1), default=4, show_default=True, help="Episodes at once.")
 @click.option(
     "--judge",
     default="rule",
@@ -146,11 +147,25 @@ def _ask_at_terminal(episode: Any, item_id: str, question: str) -> tuple[bool, s
     default=None,
     help="Closed actions without milestone progress that count as stagnation (default: the task's, else 8).",
 )
+@click.option("--static", is_flag=True, help="STT-Arena's static setting: triggers never fire (impossible tasks skip).")
+@click.option(
+    "--no-user",
+    is_flag=True,
+    help="STT-Arena's no-user setting: the whole goal, withheld details included, in the first message; "
+    "no user answers.",
+)
+@click.option(
+    "--setting",
+    "explore_setting",
+    type=click.Choice(EXPLORE_SETTINGS),
+    default=None,
+    help="AdaExploreBench setting for every explore episode, overriding the file's.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print episodes and summary as JSON.")
 def run(
     selection: tuple[str, ...],
     agent: str,
-    user: str,
+    user: str | None,
     seed: int | None,
     trials: int,
     concurrency: int,
@@ -158,12 +173,18 @@ def run(
     record: bool,
     early_stop: bool,
     stagnation: int | None,
+    static: bool,
+    no_user: bool,
+    explore_setting: str | None,
     as_json: bool,
 ) -> None:
-    """Run episodes headless: Pass@1 and Pass@k for stt tasks, the AdaExploreBench metrics for explore ones."""
-    from sttui.batch import Job, report
+    """Run episodes headless: Pass@1, Pass@k and pass^k for stt tasks, the AdaExploreBench
+    metrics for explore ones, with 95 % bootstrap intervals over tasks."""
+    from sttui.batch import report
     from sttui.config import ConfigError, load_config
-    from sttui.controllers.registry import ControllerSpecError, make_agent, make_user
+    from sttui.controllers.registry import ControllerSpecError, make_agent, make_judge, make_user
+    from sttui.core.settings import RunSettings
+    from sttui.plan import PlanError, ReviewPlan, RunPlan
 
     try:
         models = load_config().extra.get("models") or {}
@@ -171,24 +192,44 @@ def run(
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
     loaded = _load_selection(selection)
-    store = open_store() if record else None
+    try:
+        plan = RunPlan.build(
+            loaded,
+            agent=agent,
+            user=user,
+            trials=trials,
+            seed=seed,
+            judge=judge,
+            review=ReviewPlan(early_stop, stagnation),
+            settings=RunSettings(static, no_user, explore_setting),
+            record=record,
+            concurrency=concurrency,
+            models=models,
+        )
+    except PlanError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    for note in plan.skipped:
+        click.echo(f"note: {note}", err=True)
+    store = open_store() if plan.record else None
     try:  # check the controller names once, before anything runs
-        make_agent(agent, loaded[0], seed, models, store)
-        make_user(user, models)
+        make_agent(plan.agent, plan.tasks[0], None, models, store)
+        if any(plan.user_for(t) for t in plan.tasks):
+            make_user(plan.user, models)
+        if plan.judge != "human":
+            make_judge(plan.judge, models)
     except ControllerSpecError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
-    jobs = [Job(t, trial) for t in loaded for trial in range(trials)]
-    if judge == "human":
-        records = _run_with_human_judge(jobs, agent, user, seed, store, models, early_stop, stagnation)
-    else:
-        records = _run_with_progress(
-            jobs, agent, user, seed, store, concurrency, judge, models, as_json, early_stop, stagnation
-        )
+    records = _run_plan(plan, store, quiet=as_json)
     summary = report(records)
     if as_json:
         echo_json({"episodes": records, "summary": summary})
         return
+    _print_run(plan, records, summary)
+
+
+def _print_run(plan: Any, records: list[dict[str, Any]], summary: dict[str, Any]) -> None:
     from sttui.textout import explore_report, pass_report, review_columns, review_report, table
 
     stt = [r for r in records if r["kind"] == "stt"]
@@ -200,24 +241,25 @@ def run(
         rows = [
             {
                 **r,
-                "passed": "pass" if r.get("passed") else "FAIL",
+                "passed": "ERRORED" if r.get("status") == "errored" else ("pass" if r.get("passed") else "FAIL"),
                 "failed items": ", ".join(i["id"] for i in r.get("checklist", []) if not i["passed"]),
                 **review_columns(r.get("review")),
             }
             for r in stt
         ]
-        columns = ["task", "level", "conflict", "trial", "passed", "steps", "stages", "milestones", "first error"]
-        if early_stop:
+        columns = ["task", "level", "conflict", "setting", "trial", "seed", "passed", "steps", "stages"]
+        columns += ["milestones", "first error"]
+        if plan.review.early_stop:
             columns.append("early stop")
         click.echo(table(rows, [*columns, "failed items"]))
         click.echo("")
-        click.echo(pass_report(summary["stt"], agent))
+        click.echo(pass_report(summary["stt"], plan.agent))
         if summary["stt"].get("review"):
             click.echo(review_report(summary["stt"]["review"]))
     if explore:
         if stt:
             click.echo("")
-        click.echo(explore_report(explore, summary["explore"], agent))
+        click.echo(explore_report(explore, summary["explore"], plan.agent))
     if summary.get("tokens"):
         cost = summary.get("cost")
         click.echo(
@@ -226,25 +268,15 @@ def run(
         )
 
 
-def _run_with_progress(
-    jobs: list[Any],
-    agent: str,
-    user: str,
-    seed: int | None,
-    store: Any,
-    concurrency: int,
-    judge: str,
-    models: dict[str, Any],
-    quiet: bool,
-    early_stop: bool = False,
-    stagnation: int | None = None,
-) -> list[dict[str, Any]]:
+def _run_plan(plan: Any, store: Any, quiet: bool) -> list[dict[str, Any]]:
+    """Run the plan with a progress bar on a terminal; the human judge asks at the terminal."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from sttui.batch import run_batch
     from sttui.controllers.registry import ControllerSpecError
 
+    human = HumanJudge(_ask_at_terminal) if plan.judge == "human" else None
     console = Console(stderr=True)
     with Progress(
         TextColumn("{task.description}"),
@@ -253,69 +285,18 @@ def _run_with_progress(
         TimeElapsedColumn(),
         console=console,
         transient=True,
-        disable=quiet or not console.is_terminal,
+        disable=quiet or human is not None or not console.is_terminal,
     ) as bar:
-        progress_task = bar.add_task(f"{agent}", total=len(jobs))
+        progress_task = bar.add_task(plan.agent, total=len(plan.tasks) * plan.trials)
 
         def advance(_record: dict[str, Any]) -> None:
             bar.advance(progress_task)
 
         try:
-            return asyncio.run(
-                run_batch(
-                    jobs,
-                    agent,
-                    user,
-                    store=store,
-                    concurrency=concurrency,
-                    seed=seed,
-                    judge=judge,
-                    models=models,
-                    progress=advance,
-                    early_stop=early_stop,
-                    stagnation=stagnation,
-                )
-            )
+            return asyncio.run(run_batch(plan, store=store, progress=advance, judge=human))
         except ControllerSpecError as exc:
             click.echo(f"error: {exc}", err=True)
             sys.exit(2)
-
-
-def _run_with_human_judge(
-    jobs: list[Any],
-    agent: str,
-    user: str,
-    seed: int | None,
-    store: Any,
-    models: dict[str, Any],
-    early_stop: bool = False,
-    stagnation: int | None = None,
-) -> list[dict[str, Any]]:
-    """One at a time, so the person judging sees one episode at a time."""
-    from sttui.controllers.registry import make_agent, make_user
-    from sttui.recording import run_recorded
-    from sttui.runner import run_episode
-
-    judge = HumanJudge(_ask_at_terminal)
-    review = {"early_stop": early_stop, "stagnation": stagnation}
-
-    async def go() -> list[dict[str, Any]]:
-        out = []
-        for job in jobs:
-            t = job.loaded
-            controller = make_agent(agent, t, seed, models, store)
-            seat_user = make_user(user, models) if t.kind == "stt" else None
-            if store is not None:
-                episode_id, result = await run_recorded(
-                    store, t, controller, seat_user, seed=seed, judge=judge, **review
-                )
-                out.append({"episode": episode_id, "trial": job.trial, "status": "completed", **result.as_dict()})
-            else:
-                result = await run_episode(t, controller, seat_user, seed=seed, judge=judge, **review)
-                out.append({"trial": job.trial, "status": "completed", **result.as_dict()})
-        return out
-
-    return asyncio.run(go())
 
 
 @main.group()

@@ -57,7 +57,9 @@ class RandomAgent:
     """Random valid calls: a random tool with arguments drawn to fit its schema (identifiers
     come from the task's initial state), for a fixed number of steps, then the end."""
 
-    def __init__(self, name: str, tools: dict[str, Any], initial_state: dict[str, Any], seed: int, steps: int = 12):
+    def __init__(
+        self, name: str, tools: dict[str, Any], initial_state: dict[str, Any], seed: int | str, steps: int = 12
+    ):
         self.name = name
         self.tools = tools
         self.rng = random.Random(f"random-agent:{seed}")

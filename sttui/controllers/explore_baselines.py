@@ -58,7 +58,7 @@ class ExploreStale(_RuleKnower):
 class ExploreRandom:
     """A uniformly random action per case; no probes; empty assessments."""
 
-    def __init__(self, name: str, seed: int):
+    def __init__(self, name: str, seed: int | str):
         self.name = name
         self.rng = random.Random(f"random-agent:{seed}")
 

@@ -112,6 +112,7 @@ class ModelConfig:
     retries: int = 3
     backoff: float = 1.0  # seconds before the first retry; doubles each time
     alias: str | None = None
+    seed: int | None = None  # the trial's seed, sent as the sampling seed where the provider takes one
 
     @property
     def label(self) -> str:
@@ -186,10 +187,12 @@ class ModelClient:
         }
         if tools:
             kwargs["tools"] = tools
-        for key in ("api_base", "temperature", "max_tokens"):
+        for key in ("api_base", "temperature", "max_tokens", "seed"):
             value = getattr(self.config, key)
             if value is not None:
                 kwargs[key] = value
+        if self.config.seed is not None:
+            kwargs["drop_params"] = True  # a provider without sampling seeds gets the call without one
         delay = self.config.backoff
         for attempt in range(self.config.retries + 1):
             started = time.perf_counter()

@@ -30,27 +30,33 @@ def parse_spec(spec: str) -> tuple[str, str]:
     return family, name
 
 
-def _model(spec: str, name: str, models: dict[str, Any] | None) -> Any:
+def _model(spec: str, name: str, models: dict[str, Any] | None, seed: int | None = None) -> Any:
+    """The model's config; ``seed`` becomes its sampling seed where the provider takes one."""
+    from dataclasses import replace
+
     from sttui.controllers.model import ModelConfig, resolve_model
 
     try:
         config: ModelConfig = resolve_model(name, models)
     except ValueError as exc:
         raise ControllerSpecError(f"sttui.yaml: {exc}") from None
-    return config
+    return config if seed is None else replace(config, seed=seed)
 
 
 def make_agent(
     spec: str, loaded: LoadedTask, seed: int | None = None, models: dict[str, Any] | None = None, store: Any = None
 ) -> Controller:
-    """The controller for the agent seat named by ``spec``."""
+    """The controller for the agent seat named by ``spec``. ``seed`` is the trial's: every
+    controller that draws randomness draws from it (mixed with the task's id, so tasks that
+    share a seed still get independent draws)."""
     family, name = parse_spec(spec)
     task = loaded.task
+    seed = task.seed if seed is None else seed
     if family == "model":
         from sttui.controllers.model import ModelAgent
 
         tools = loaded.env_cls.tool_specs if loaded.env_cls is not None else None
-        return ModelAgent(spec, _model(spec, name, models), tools)
+        return ModelAgent(spec, _model(spec, name, models, seed), tools)
     if family == "human":
         from sttui.controllers.human import HumanController
 
@@ -63,14 +69,14 @@ def make_agent(
         if name == "stale":
             return ExploreStale(spec, task)
         if name == "random":
-            return ExploreRandom(spec, task.seed if seed is None else seed)
+            return ExploreRandom(spec, f"{task.id}:{seed}")
     elif name == "oracle":
         return PlanAgent(spec, task.solution)
     elif name == "naive":
         return PlanAgent(spec, task.naive_plan)
     elif name == "random":
         assert loaded.env_cls is not None
-        return RandomAgent(spec, loaded.env_cls.tool_specs, task.initial_state, task.seed if seed is None else seed)
+        return RandomAgent(spec, loaded.env_cls.tool_specs, task.initial_state, f"{task.id}:{seed}")
     raise ControllerSpecError(
         f"no {task.kind} agent baseline '{name}'; expected one of " + ", ".join(AGENT_BASELINES[task.kind])
     )
@@ -91,7 +97,7 @@ def _replay(spec: str, episode: str, loaded: LoadedTask, store: Any) -> Controll
     return ReplayAgent(spec, actions)
 
 
-def make_user(spec: str | None, models: dict[str, Any] | None = None) -> Controller:
+def make_user(spec: str | None, models: dict[str, Any] | None = None, seed: int | None = None) -> Controller:
     """The controller for the user seat: the scripted user by default, a model, or a person."""
     if spec in (None, "baseline:scripted", "baseline:scripted-user"):
         return ScriptedUser()
@@ -99,7 +105,7 @@ def make_user(spec: str | None, models: dict[str, Any] | None = None) -> Control
     if family == "model":
         from sttui.controllers.model import ModelUser
 
-        return ModelUser(spec, _model(spec, name, models))
+        return ModelUser(spec, _model(spec, name, models, seed))
     if family == "human":
         from sttui.controllers.human import HumanController
 

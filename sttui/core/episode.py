@@ -21,6 +21,7 @@ from sttui.core.problems import did_you_mean
 from sttui.core.review.operators import Closed
 from sttui.core.review.tracker import Review
 from sttui.core.schema import check_args
+from sttui.core.settings import DEFAULT, RunSettings, no_user_opening
 from sttui.core.task import SttTask, Trigger
 from sttui.core.triggers import TriggerState, activated_by_call, apply_effects
 
@@ -43,14 +44,19 @@ class Episode:
         verify_queries: bool = False,
         keep_history: bool = False,
         review: Review | None = None,
+        settings: RunSettings = DEFAULT,
     ):
         """``verify_queries`` diffs around query tools too (``sttui check`` does, to prove they
         change nothing); otherwise queries are trusted and skip the copy and the diff.
         ``keep_history`` keeps a snapshot of the state after every step that changed it, so a
         diff is available between any two steps (replay and the god view use it).
         ``review`` follows the milestone graph as actions close (and, under early stop, ends
-        the run on a stop signal); its events go into the same stream, never into the view."""
+        the run on a stop signal); its events go into the same stream, never into the view.
+        ``settings`` holds the papers' ablations: ``static`` turns the triggers off, ``no_user``
+        leaves the user seat empty (messages to the user get no answer; the turn stays here)."""
         self.task = task
+        self.settings = settings
+        self.active_triggers: list[Trigger] = [] if settings.static else list(task.triggers)
         self.seed = task.seed if seed is None else seed
         self.env = env_cls(st.copy_state(task.initial_state), task.clock.start, self.seed)
         self.tools = env_cls.tool_specs
@@ -81,9 +87,15 @@ class Episode:
         payload: dict[str, Any] = {"task": self.task.id, "seed": self.seed, "state_hash": self.state_hash()}
         if self.review is not None:  # how the run is reviewed, so a rebuild reviews it the same way
             payload["review"] = {"early_stop": self.review.early_stop, "stagnation": self.review.settings.stagnation}
+        if not self.settings.is_default:  # so is the setting it ran under
+            payload["settings"] = self.settings.as_dict()
         self._emit(ev.EPISODE_STARTED, "system", payload)
         self._fire_passive("system")
-        self._message("user", self.task.query, self.actors["user"])
+        opening = self.task.query
+        if self.settings.no_user:
+            user = self.task.user
+            opening = no_user_opening(self.task.query, user.goal, user.withheld)
+        self._message("user", opening, self.actors["user"])
         self._flush_notices()
         if self._keep_history and self._dirty:  # triggers due at the start changed the opening state
             self.history[0] = (0, st.copy_state(self.env.state))
@@ -109,7 +121,7 @@ class Episode:
                 closed = self._closed
             elif isinstance(action, Say):
                 self._message("agent", action.text, actor)
-                self.turn = "user"
+                self.turn = "agent" if self.settings.no_user else "user"
                 result, closed = None, Closed(self.steps, "message", text=action.text)
             else:
                 self._review_closed(Closed(self.steps, "end", text=action.reason))
@@ -188,7 +200,7 @@ class Episode:
                 return result
 
         self.tool_calls += 1
-        for trig in self.task.triggers:
+        for trig in self.active_triggers:
             if self._pending(trig) and activated_by_call(trig, name, args, self.triggers, "before"):
                 self._fire(trig, actor)
         trusted = spec.kind == "query" and not self._verify_queries
@@ -207,7 +219,7 @@ class Episode:
         if diff:
             self._changed(diff)
         result = self._result(name, args, result, diff, actor)
-        for trig in self.task.triggers:
+        for trig in self.active_triggers:
             if self._pending(trig) and activated_by_call(trig, name, args, self.triggers, "after"):
                 self._fire(trig, actor)
         self._fire_passive(actor)
@@ -316,7 +328,7 @@ class Episode:
         """Fire time, call-count and state triggers until nothing more activates."""
         for _ in range(_CASCADE_LIMIT):
             fired_any = False
-            for trig in self.task.triggers:
+            for trig in self.active_triggers:
                 if not self._pending(trig):
                     continue
                 when = trig.when

@@ -172,12 +172,21 @@ class Store:
 
     # -- episodes and events -----------------------------------------------------------
     def create_episode(
-        self, loaded: Any, seed: int, agent: str, user: str | None, episode_id: str | None = None
+        self,
+        loaded: Any,
+        seed: int,
+        agent: str,
+        user: str | None,
+        episode_id: str | None = None,
+        setting: str | None = None,
     ) -> str:
+        """A new running episode. ``setting`` names the evaluation setting it runs under
+        (``dynamic``, ``static/no-user``, an explore setting); default: the file's."""
         self.register_task(loaded)
         task = loaded.task
         eid = episode_id or new_episode_id()
-        setting = task.setting if task.kind == "explore" else "default"
+        if setting is None:
+            setting = task.setting if task.kind == "explore" else "default"
         self._write(
             lambda conn: conn.execute(
                 insert(EpisodeRow).values(

@@ -197,10 +197,11 @@ class SttuiApp(App[None]):
         try:
             if seat == "user":
                 human = HumanController(record.user)
-                session = PlaySession(self.store, loaded, make_agent(record.agent, loaded), human, resume=record)
+                agent = make_agent(record.agent, loaded, record.seed)
+                session = PlaySession(self.store, loaded, agent, human, resume=record)
             else:
                 human = HumanController(record.agent if record.agent.startswith("human") else self.human)
-                user = make_user(record.user) if loaded.kind == "stt" else None
+                user = make_user(record.user, seed=record.seed) if loaded.kind == "stt" else None
                 session = PlaySession(self.store, loaded, human, user, resume=record)
         except (ControllerSpecError, ValueError) as exc:
             self.call_from_thread(self.notify, str(exc), severity="error", timeout=15)

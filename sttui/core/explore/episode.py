@@ -19,6 +19,7 @@ from sttui.core.actions import Assess, EndEpisode, Probe, SubmitBatch
 from sttui.core.explore import rules as rl
 from sttui.core.explore.task import ExploreTask, FieldSpec, Rule
 from sttui.core.problems import did_you_mean
+from sttui.core.settings import DEFAULT, RunSettings
 
 FAMILY_DEFINITIONS = {
     "additive": "Weighted compensation: every relevant field adds to the need for intervention in proportion "
@@ -51,7 +52,17 @@ class ExploreEpisode:
 
     kind = "explore"
 
-    def __init__(self, task: ExploreTask, seed: int | None = None, actors: dict[str, str] | None = None):
+    def __init__(
+        self,
+        task: ExploreTask,
+        seed: int | None = None,
+        actors: dict[str, str] | None = None,
+        settings: RunSettings = DEFAULT,
+    ):
+        """``settings.explore_setting`` overrides the file's setting for this run (recorded)."""
+        if settings.explore_setting is not None and settings.explore_setting != task.setting:
+            task = task.model_copy(update={"setting": settings.explore_setting})
+        self.settings = settings
         self.task = task
         self.seed = task.seed if seed is None else seed
         self.fields: dict[str, FieldSpec] = {f.name: f for f in task.fields}
@@ -99,9 +110,10 @@ class ExploreEpisode:
 
     # -- protocol ------------------------------------------------------------------
     def start(self) -> None:
-        self._emit(
-            ev.EPISODE_STARTED, "system", {"task": self.task.id, "seed": self.seed, "setting": self.task.setting}
-        )
+        payload: dict[str, Any] = {"task": self.task.id, "seed": self.seed, "setting": self.task.setting}
+        if not self.settings.is_default:
+            payload["settings"] = self.settings.as_dict()
+        self._emit(ev.EPISODE_STARTED, "system", payload)
 
     def apply(self, action: Any, actor: str | None = None) -> Result | None:
         if self.ended is not None:

@@ -4,7 +4,11 @@
   expected score of a uniformly random action is 0 and the optimal action scores 1:
   (u_chosen - mean_a u_a) / (max_a u_a - mean_a u_a); utilities sum to zero, so this is
   u_chosen / max_a u_a. Averaged over all evaluation cases.
-- Exact accuracy (EA): share of cases where the chosen action is the optimal one.
+- Exact accuracy (EA): share of cases where the chosen action is an optimal one (when
+  utilities tie, every best action counts).
+- Both cover every scheduled case: unplayed batches (an episode that ended early, or
+  errored) score as a uniformly random policy would in expectation, and the episode is
+  marked ``incomplete``; ``ca_played`` is CA over the played cases alone.
 - Unique probes: distinct probe points (cases, as full field vectors) queried.
 - Re-probes after change: distinct pre-change probe points queried again after the change.
 - Factor recognition (FR): set F1 of the predicted (field, direction) pairs against the
@@ -23,10 +27,10 @@ from collections.abc import Iterable
 from typing import Any
 
 from sttui.core.explore.episode import ExploreEpisode, true_atoms
-from sttui.core.explore.rules import optimal
 from sttui.core.explore.task import Rule
 
 PLATEAU_BATCHES = 3
+TIE = 1e-12  # utilities this close are a tie: either action is optimal
 
 
 def set_f1(predicted: Iterable[Any], truth: Iterable[Any]) -> float:
@@ -46,6 +50,12 @@ def case_ca(utilities: list[float], chosen: int) -> float:
     return (utilities[chosen] - mean) / (best - mean) if best > mean else 1.0
 
 
+def random_ca(utilities: list[float]) -> float:
+    """A uniformly random action's expected CA on a case: 0 by construction (the mean of the
+    normalised utilities), or 1 when every action is equally good."""
+    return 0.0 if max(utilities) > sum(utilities) / len(utilities) else 1.0
+
+
 def _pairs(rule: Rule) -> set[tuple[str, str]]:
     return {(f.field, f.direction) for f in rule.factors}
 
@@ -54,21 +64,42 @@ def _atom_set(atoms: Iterable[dict[str, str]]) -> set[tuple[str, str]]:
     return {next(iter(a.items())) for a in atoms}
 
 
+def _best(utilities: list[float]) -> set[int]:
+    """Every action whose utility ties the maximum: each one is an exact answer."""
+    top = max(utilities)
+    return {i for i, u in enumerate(utilities) if u >= top - TIE}
+
+
 def metrics(ep: ExploreEpisode) -> dict[str, Any]:
-    """All metrics of an episode (played batches only; None where undefined)."""
+    """All metrics of an episode (None where undefined).
+
+    CA and EA cover every scheduled case: a batch the episode never played scores what a
+    uniformly random policy scores in expectation (CA 0; EA the share of best actions), so
+    quitting early never raises a score. Such an episode is marked ``incomplete``."""
     per_batch: list[float] = []
-    exact = cases = 0
-    ca_sum = 0.0
-    for b, chosen in enumerate(ep.choices):
+    exact = 0.0
+    ca_sum = played_sum = 0.0
+    played_cases = 0
+    for b, batch in enumerate(ep.batches):
         rule = ep.rule_for_batch(b)
+        chosen = ep.choices[b] if b < len(ep.choices) else None
         batch_ca = []
-        for case, a in zip(ep.batches[b], chosen, strict=True):
+        for i, case in enumerate(batch):
             utils = ep.utilities(case, rule)
-            batch_ca.append(case_ca(utils, a))
-            exact += a == optimal(utils)
-        per_batch.append(sum(batch_ca) / len(batch_ca))
-        ca_sum += sum(batch_ca)
-        cases += len(batch_ca)
+            best = _best(utils)
+            if chosen is None:  # unplayed: a uniformly random policy's expectation
+                ca_sum += random_ca(utils)
+                exact += len(best) / len(utils)
+                continue
+            batch_ca.append(case_ca(utils, chosen[i]))
+            exact += chosen[i] in best
+        if chosen is not None:
+            per_batch.append(sum(batch_ca) / len(batch_ca))
+            ca_sum += sum(batch_ca)
+            played_sum += sum(batch_ca)
+            played_cases += len(batch_ca)
+    cases = sum(len(b) for b in ep.batches)
+    played = len(ep.choices)
 
     def key(case: dict[str, Any]) -> tuple[Any, ...]:
         return tuple(case[f] for f in ep.fields)
@@ -78,8 +109,11 @@ def metrics(ep: ExploreEpisode) -> dict[str, Any]:
     post_points = {k for k, changed in points if changed}
 
     out: dict[str, Any] = {
-        "batches_played": len(ep.choices),
+        "batches_played": played,
+        "batches_scheduled": len(ep.batches),
+        "incomplete": played < len(ep.batches),
         "calibrated_accuracy": ca_sum / cases if cases else None,
+        "ca_played": played_sum / played_cases if played_cases else None,
         "exact_accuracy": exact / cases if cases else None,
         "unique_probes": len({k for k, _ in points}),
         "probe_cases": len(points),
@@ -131,6 +165,7 @@ def summarise(records: list[dict[str, Any]]) -> dict[str, Any]:
     drifting = [r for r in records if r.get("drift_after_batch") is not None]
     return {
         "n": len(records),
+        "incomplete": sum(bool(r.get("incomplete")) for r in records),
         "calibrated_accuracy": mean("calibrated_accuracy"),
         "exact_accuracy": mean("exact_accuracy"),
         "unique_probes": mean("unique_probes"),

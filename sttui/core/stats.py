@@ -1,0 +1,96 @@
+"""Estimators over repeated trials, and seeded bootstrap intervals for every headline figure.
+
+- ``pass_at_k``: the unbiased estimator of Pass@k (Chen et al. 2021) from n trials with c
+  successes: 1 - C(n-c, k) / C(n, k), the chance that at least one of k trials passes.
+- ``pass_hat_k``: τ²-bench's reliability, pass^k = C(c, k) / C(n, k), the chance that all k of
+  k trials drawn without replacement pass.
+- ``bootstrap``: a percentile interval from resampling units (tasks, or rated items for α)
+  with replacement, with a fixed seed so a rerun prints the same interval.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+ROUNDS = 2000
+SEED = 0
+LEVEL = 0.95
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """The unbiased estimator of Pass@k from n trials with c successes."""
+    if not 0 <= c <= n:
+        raise ValueError(f"successes must be within 0..{n}; got {c}")
+    if k > n:
+        raise ValueError(f"Pass@{k} needs at least {k} trials; got {n}")
+    if n - c < k:
+        return 1.0
+    return 1.0 - math.comb(n - c, k) / math.comb(n, k)
+
+
+def pass_hat_k(n: int, c: int, k: int) -> float:
+    """pass^k: the chance that k trials drawn without replacement all pass."""
+    if not 0 <= c <= n:
+        raise ValueError(f"successes must be within 0..{n}; got {c}")
+    if k > n:
+        raise ValueError(f"pass^{k} needs at least {k} trials; got {n}")
+    return math.comb(c, k) / math.comb(n, k)
+
+
+def bootstrap(
+    units: Sequence[T],
+    statistic: Callable[[list[T]], float | None],
+    *,
+    rounds: int = ROUNDS,
+    seed: int = SEED,
+    level: float = LEVEL,
+) -> tuple[float, float] | None:
+    """A percentile interval for ``statistic`` from resampling ``units`` with replacement.
+
+    None with fewer than two units (nothing to resample) or when the statistic is undefined on
+    most resamples. Resamples on which it is undefined are left out."""
+    if len(units) < 2:
+        return None
+    rng = random.Random(seed)
+    n = len(units)
+    units = list(units)
+    values: list[float] = []
+    for _ in range(rounds):
+        sample = rng.choices(units, k=n)
+        value = statistic(sample)
+        if value is not None and not math.isnan(value):
+            values.append(value)
+    if len(values) < rounds / 2:
+        return None
+    values.sort()
+    tail = (1 - level) / 2
+    return _quantile(values, tail), _quantile(values, 1 - tail)
+
+
+def _quantile(ordered: list[float], q: float) -> float:
+    """Linear interpolation between order statistics (numpy's default)."""
+    pos = q * (len(ordered) - 1)
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
+
+
+def mean_of(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def ratio_of(pairs: list[tuple[float, int]]) -> float | None:
+    """Pooled mean of clustered data: sum of values over sum of counts (episodes per task)."""
+    total = sum(n for _, n in pairs)
+    return sum(v for v, _ in pairs) / total if total else None
+
+
+def interval(units: Sequence[Any], statistic: Callable[[list[Any]], float | None]) -> list[float] | None:
+    """``bootstrap`` with the house defaults, as a JSON-friendly ``[low, high]``."""
+    found = bootstrap(units, statistic)
+    return [round(found[0], 6), round(found[1], 6)] if found else None

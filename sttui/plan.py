@@ -1,0 +1,101 @@
+"""The run plan: everything ``sttui run`` was asked for, typed and frozen, handed from the
+command line to the runner in one piece.
+
+One place decides a trial's seed (:meth:`RunPlan.seed_for`): the base seed (``--seed``, else
+the task's) plus the trial's index. The episode, every controller that draws randomness and a
+model's sampling seed all take that number, so K trials are K different episodes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from sttui.core.loader import LoadedTask
+from sttui.core.settings import RunSettings
+
+
+class PlanError(ValueError):
+    """Options that do not make a run together (said in one line)."""
+
+
+@dataclass(frozen=True)
+class ReviewPlan:
+    """The milestone review's run options: stop on its signals, and the stagnation window."""
+
+    early_stop: bool = False
+    stagnation: int | None = None
+
+
+@dataclass(frozen=True)
+class Trial:
+    """One episode to run: a task, the trial's index among its trials, and its seed."""
+
+    loaded: LoadedTask
+    index: int
+    seed: int
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    tasks: tuple[LoadedTask, ...]
+    agent: str = "baseline:oracle"
+    user: str | None = None  # None: the scripted user (stt); no_user leaves the seat empty
+    trials: int = 1
+    seed: int | None = None  # the base seed; None: each task's own
+    judge: str = "rule"  # rule | human | model:MODEL
+    review: ReviewPlan = field(default_factory=ReviewPlan)
+    settings: RunSettings = field(default_factory=RunSettings)
+    record: bool = True
+    concurrency: int = 4
+    models: Mapping[str, Any] = field(default_factory=dict)
+    skipped: tuple[str, ...] = ()  # why some selected tasks are not in the plan
+
+    @classmethod
+    def build(cls, tasks: list[LoadedTask], **options: Any) -> RunPlan:
+        """Check the options against each other and the tasks; drop what a setting cannot run."""
+        settings: RunSettings = options.pop("settings", None) or RunSettings()
+        trials = options.get("trials", 1)
+        if trials < 1:
+            raise PlanError(f"--trials must be at least 1; got {trials}")
+        kinds = {t.kind for t in tasks}
+        if (settings.static or settings.no_user) and "stt" not in kinds:
+            raise PlanError("--static and --no-user apply to stt tasks; none is selected")
+        if settings.explore_setting is not None and "explore" not in kinds:
+            raise PlanError("--setting applies to explore episodes; none is selected")
+        if settings.no_user and options.get("user") not in (None, "none"):
+            raise PlanError("--no-user leaves the user seat empty; drop --user")
+        skipped: list[str] = []
+        if settings.static:  # an impossible task is infeasible because of its triggers
+            impossible = [t.id for t in tasks if t.kind == "stt" and t.task.level == "impossible"]
+            if impossible:
+                skipped.append(
+                    f"--static skips {len(impossible)} impossible task(s): without triggers they have no conflict "
+                    f"to recognise ({', '.join(impossible[:3])}{'…' if len(impossible) > 3 else ''})"
+                )
+                tasks = [t for t in tasks if t.id not in set(impossible)]
+        if not tasks:
+            raise PlanError("no task left to run")
+        if options.get("judge") == "human":
+            options["concurrency"] = 1  # the person judging sees one episode at a time
+        options["concurrency"] = max(1, options.get("concurrency", 4))
+        return cls(tuple(tasks), settings=settings, skipped=tuple(skipped), **options)
+
+    def seed_for(self, loaded: LoadedTask, index: int) -> int:
+        """The one rule for a trial's seed."""
+        base = loaded.task.seed if self.seed is None else self.seed
+        return base + index
+
+    def all_trials(self) -> list[Trial]:
+        return [Trial(t, i, self.seed_for(t, i)) for t in self.tasks for i in range(self.trials)]
+
+    def user_for(self, loaded: LoadedTask) -> str | None:
+        """The user seat's controller for this task: none for explore or under --no-user."""
+        if loaded.kind != "stt" or self.settings.no_user:
+            return None
+        return self.user or "baseline:scripted"
+
+    def setting_label(self, loaded: LoadedTask) -> str:
+        file_setting = getattr(loaded.task, "setting", "default")
+        return self.settings.label(loaded.kind, file_setting)
