@@ -13,7 +13,21 @@ def echo_json(data: Any) -> None:
     click.echo(json.dumps(data, indent=2, default=str))
 
 
-@click.group(invoke_without_command=True)
+class Commands(click.Group):
+    """The ``sttui`` group: a database problem met inside any command ends it with one line
+    saying what to check (exit 2), never a traceback."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        from sttui.errors import StoreError
+
+        try:
+            return super().invoke(ctx)
+        except StoreError as exc:
+            click.echo(f"error: {exc}", err=True)
+            ctx.exit(2)
+
+
+@click.group(cls=Commands, invoke_without_command=True)
 @click.version_option(package_name="sttui")
 @click.option(
     "--db",

@@ -214,7 +214,10 @@ class Episode:
                 result = getattr(self.env, name)(**args)
             except Exception as exc:  # a bug in environment code must not kill the episode
                 result = Environment.fail(f"internal error in {name}: {type(exc).__name__}: {exc}")
-        self.env.now += timedelta(minutes=self._duration(name, spec.minutes))
+        try:
+            self.env.now += timedelta(minutes=self._duration(name, spec.minutes))
+        except OverflowError:  # bounded by the task format's limits; a defensive stop, not a crash
+            result = Environment.fail("the simulated clock cannot go past the year 9999")
         diff = [] if before is None else st.diff(before, self.env.state)
         if diff:
             self._changed(diff)

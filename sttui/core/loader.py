@@ -20,7 +20,7 @@ from sttui.core.problems import Loc, Problem, TaskFileError, did_you_mean, displ
 from sttui.core.review.graph import graph_problems
 from sttui.core.schema import check_args
 from sttui.core.task import EFFECT_KEYS, SttTask, _effect_tag
-from sttui.core.yamlio import YamlSyntaxError, line_of, load_with_lines
+from sttui.core.yamlio import YamlSyntaxError, line_of, load_with_lines, read_text
 
 KINDS = ("stt", "explore")
 
@@ -48,8 +48,8 @@ def load_task(path: str | Path) -> LoadedTask:
     path = Path(path)
     name = display_path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        text = read_text(path)
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise TaskFileError([Problem(name, None, "(file)", f"cannot read: {exc}")]) from None
     try:
         data, lines = load_with_lines(text)
@@ -75,6 +75,9 @@ def load_task(path: str | Path) -> LoadedTask:
             f"key {key!r} is not text: YAML reads unquoted NO, yes, on, off and bare numbers as other types; "
             "put the key in quotes",
         )
+    if isinstance(data.get("initial_state"), dict):
+        for loc, key in _dotted_keys(data["initial_state"], ("initial_state",)):
+            add(loc, f"state key {key!r} contains a dot: paths are dotted, so it could never be addressed")
     if kind == "explore":
         explore: ExploreTask | None = None
         try:
@@ -127,9 +130,9 @@ def load_catalog(path: str | Path) -> Catalog:
     path = Path(path)
     name = display_path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path)
         data, lines = load_with_lines(text)
-    except OSError as exc:
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise TaskFileError([Problem(name, None, "(file)", f"cannot read: {exc}")]) from None
     except YamlSyntaxError as exc:
         raise TaskFileError([Problem(name, exc.line, "(file)", str(exc))]) from None
@@ -158,6 +161,18 @@ def _non_text_keys(data: Any, loc: Loc) -> Iterable[tuple[Loc, Any]]:
     elif isinstance(data, list):
         for i, value in enumerate(data):
             yield from _non_text_keys(value, (*loc, i))
+
+
+def _dotted_keys(data: Any, loc: Loc) -> Iterable[tuple[Loc, str]]:
+    """State keys with a dot in them: ``a.b`` would be read as the path a → b."""
+    if isinstance(data, dict):
+        for key, value in data.items():
+            if isinstance(key, str) and "." in key:
+                yield loc, key
+            yield from _dotted_keys(value, (*loc, str(key)))
+    elif isinstance(data, list):
+        for i, value in enumerate(data):
+            yield from _dotted_keys(value, (*loc, i))
 
 
 # Simple fields a semantic check never looks into: when only these are wrong, stand-ins
@@ -358,7 +373,15 @@ def semantic_problems(task: SttTask, env_cls: type[Environment]) -> Iterable[tup
             yield from tool_ref((*base, "when", "tool"), when.tool)
             if when.args:
                 yield from params_ref((*base, "when", "args"), when.tool, when.args)
-        if when.at is not None and when.at <= task.clock.start:
+        if when.at is not None and (when.at.tzinfo is None) != (task.clock.start.tzinfo is None):
+            yield (
+                (*base, "when", "at"),
+                (
+                    f"is {'with' if when.at.tzinfo else 'without'} a UTC offset but clock.start is "
+                    f"{'with' if task.clock.start.tzinfo else 'without'} one; write every timestamp the same way"
+                ),
+            )
+        elif when.at is not None and when.at <= task.clock.start:
             yield (*base, "when", "at"), f"expected a time after clock.start ({task.clock.start.isoformat()})"
         if when.state is not None:
             yield from path_ref((*base, "when", "state", "path"), when.state.path)
@@ -450,13 +473,16 @@ def semantic_problems(task: SttTask, env_cls: type[Environment]) -> Iterable[tup
 def discover(paths: Iterable[str | Path]) -> list[Path]:
     """Task files under the given files and folders (``*.yaml``/``*.yml``, sorted).
 
-    Folders named ``catalogs`` hold generator inputs, not tasks, and are skipped.
+    Folders named ``catalogs`` hold generator inputs, not tasks, and are skipped; so is
+    anything in a folder that is not a regular file (a FIFO named ``x.yaml`` would block).
     """
     found: list[Path] = []
     for p in map(Path, paths):
         if p.is_dir():
             found.extend(
-                f for f in sorted(p.rglob("*.y*ml")) if f.suffix in (".yaml", ".yml") and "catalogs" not in f.parts
+                f
+                for f in sorted(p.rglob("*.y*ml"))
+                if f.suffix in (".yaml", ".yml") and "catalogs" not in f.parts and f.is_file()
             )
         else:
             found.append(p)

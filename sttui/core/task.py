@@ -17,6 +17,16 @@ from sttui.core.taxonomy import CONFLICTS, LEVELS  # noqa: F401  (re-exported fo
 Conflict = Literal["T1", "T2", "T3", "S1", "S2", "S3", "ST1", "ST2", "ST3"]
 Level = Literal["easy", "medium", "hard", "impossible"]
 
+# Limits that keep every run inside what the clock, the record and memory can hold
+# (docs/task-format.md, "Limits").
+MAX_MINUTES = 525_600  # a year of simulated time in one step
+MAX_SEED = 2**63 - 1  # what an integer column holds
+MAX_STEPS = 10_000
+YEARS = (1900, 2999)  # clock.start: far enough from year 9999 that no run can overflow the clock
+
+Minutes = Annotated[float, Field(ge=0, le=MAX_MINUTES, allow_inf_nan=False)]
+Seed = Annotated[int, Field(ge=0, le=MAX_SEED)]
+
 
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -88,7 +98,7 @@ class FailTool(Strict):
 
 
 class ShiftClock(Strict):
-    shift_clock: float
+    shift_clock: float = Field(ge=-MAX_MINUTES, le=MAX_MINUTES, allow_inf_nan=False)
 
 
 class MoveEntity(Strict):
@@ -178,7 +188,14 @@ class User(Strict):
 
 class Clock(Strict):
     start: datetime
-    tool_minutes: dict[str, float] = Field(default_factory=dict)
+    tool_minutes: dict[str, Minutes] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _in_range(self) -> Clock:
+        lo, hi = YEARS
+        if not lo <= self.start.year <= hi:
+            raise ValueError(f"clock.start must be between the years {lo} and {hi}; got {self.start.year}")
+        return self
 
 
 class Judge(Strict):
@@ -198,8 +215,8 @@ class SttTask(Strict):
     level: Level
     env: str = Field(pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
     description: str = ""
-    seed: int = 0
-    max_steps: int = Field(default=40, ge=1)
+    seed: Seed = 0
+    max_steps: int = Field(default=40, ge=1, le=MAX_STEPS)
     initial_state: dict[str, Any]
     clock: Clock
     user: User

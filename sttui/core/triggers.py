@@ -135,6 +135,9 @@ def apply_effects(trigger: Trigger, env: Environment, ts: TriggerState) -> None:
         elif isinstance(effect, FailTool):
             ts.blocks.append(Block(effect.fail_tool, effect.for_, effect.error, False, effect.times))
         elif isinstance(effect, ShiftClock):
-            env.now += timedelta(minutes=effect.shift_clock)
+            try:
+                env.now += timedelta(minutes=effect.shift_clock)
+            except OverflowError:
+                raise st.PathError("shift_clock would move the clock outside the years 1-9999") from None
         elif isinstance(effect, MoveEntity):
             st.set_path(env.state, f"{effect.move}.{effect.field}", effect.to)

@@ -1,12 +1,33 @@
-"""YAML reading through ``safe_load``, plus a map from field locations to line numbers."""
+"""YAML reading: safe, bounded, one pass, plus a map from field locations to line numbers.
+
+One parse gives both the data and the line map: the text is composed once into a node
+graph (with libyaml when it is there, else the pure-Python parser), the graph is checked
+against the limits below, and the data is constructed from it by the safe constructor, so
+no tag outside plain YAML can ever be constructed. When libyaml refuses a file, the
+pure-Python parser reads it again for its clearer message.
+
+Limits (documented in docs/task-format.md, "Limits"): a file of at most ``MAX_BYTES``;
+nesting at most ``MAX_DEPTH`` deep; at most ``MAX_NODES`` values once aliases are expanded
+(a "billion laughs" file is refused, not expanded); no alias that contains itself; no
+key twice in one mapping.
+"""
 
 from __future__ import annotations
 
+import os
+import stat
+from pathlib import Path
 from typing import Any
 
 import yaml
 
 from sttui.core.problems import Loc
+
+MAX_BYTES = 2_000_000
+MAX_DEPTH = 64
+MAX_NODES = 200_000
+
+_FAST = getattr(yaml, "CSafeLoader", None)
 
 
 class YamlSyntaxError(Exception):
@@ -15,41 +36,128 @@ class YamlSyntaxError(Exception):
         super().__init__(message)
 
 
-def load_with_lines(text: str) -> tuple[Any, dict[Loc, int]]:
-    """Parse YAML safely and record the line where each key or item starts.
+def read_text(path: Path, max_bytes: int = MAX_BYTES) -> str:
+    """A regular file's text, refusing what is not one (a FIFO would block) or is too big.
 
-    The data comes from ``yaml.safe_load``; the line map from composing the same text
-    with the safe loader, so no tag outside plain YAML can ever be constructed.
-    """
-    try:
-        data = yaml.safe_load(text)
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark else None
-        reason = exc.problem or str(exc)
-        if exc.context:
-            reason = f"{exc.context}, {reason}"
-        raise YamlSyntaxError(line, f"malformed YAML: {reason}") from None
-    except yaml.YAMLError as exc:  # pragma: no cover - non-marked errors are rare
-        raise YamlSyntaxError(None, f"malformed YAML: {exc}") from None
+    Raises OSError or UnicodeDecodeError for the caller to report, or ValueError with the reason."""
+    info = os.stat(path)
+    if not stat.S_ISREG(info.st_mode):
+        raise ValueError("not a regular file")
+    if info.st_size > max_bytes:
+        raise ValueError(f"the file is {info.st_size:,} bytes; task files are limited to {max_bytes:,}")
+    with open(path, "rb") as f:
+        raw = f.read(max_bytes + 1)
+    if len(raw) > max_bytes:
+        raise ValueError(f"the file is over {max_bytes:,} bytes; task files are limited to {max_bytes:,}")
+    return raw.decode("utf-8")
+
+
+def load_with_lines(text: str) -> tuple[Any, dict[Loc, int]]:
+    """Parse YAML safely within the limits and record the line where each key or item starts."""
+    if len(text) > MAX_BYTES:
+        raise YamlSyntaxError(None, f"the text is over {MAX_BYTES:,} characters; the limit is {MAX_BYTES:,}")
+    node = _compose(text)
+    if node is None:
+        return None, {}
     lines: dict[Loc, int] = {}
-    if node is not None:
-        _walk(node, (), lines)
+    _check(node, lines)
+    try:
+        data = yaml.SafeLoader("").construct_document(node)
+    except yaml.MarkedYAMLError as exc:
+        raise _syntax(exc) from None
+    except RecursionError:
+        raise YamlSyntaxError(None, f"malformed YAML: nested deeper than {MAX_DEPTH} levels") from None
     return data, lines
 
 
-def _walk(node: yaml.Node, loc: Loc, lines: dict[Loc, int]) -> None:
-    lines.setdefault(loc, node.start_mark.line + 1)
+def _compose(text: str) -> yaml.Node | None:
+    loaders = [_FAST, yaml.SafeLoader] if _FAST is not None else [yaml.SafeLoader]
+    for i, loader in enumerate(loaders):
+        try:
+            return yaml.compose(text, Loader=loader)
+        except yaml.MarkedYAMLError as exc:
+            if i + 1 < len(loaders):
+                continue  # the pure-Python parser explains it better
+            raise _syntax(exc) from None
+        except yaml.YAMLError as exc:
+            if i + 1 < len(loaders):
+                continue
+            raise YamlSyntaxError(None, f"malformed YAML: {exc}") from None
+        except RecursionError:
+            raise YamlSyntaxError(None, f"malformed YAML: nested deeper than {MAX_DEPTH} levels") from None
+    return None  # pragma: no cover
+
+
+def _syntax(exc: yaml.MarkedYAMLError) -> YamlSyntaxError:
+    mark = exc.problem_mark or exc.context_mark
+    line = mark.line + 1 if mark else None
+    reason = exc.problem or str(exc)
+    if exc.context:
+        reason = f"{exc.context}, {reason}"
+    return YamlSyntaxError(line, f"malformed YAML: {reason}")
+
+
+def _line(node: yaml.Node) -> int:
+    return node.start_mark.line + 1
+
+
+def _check(root: yaml.Node, lines: dict[Loc, int]) -> None:
+    """Walk the node graph once, without recursion: the line map, depth, duplicate keys, and
+    the size with aliases expanded (each shared node counted every time it is used)."""
+    sizes: dict[int, int] = {}  # id(node) -> values below it, aliases expanded
+    on_path: set[int] = set()
+    # (node, loc, depth, children pushed?)
+    stack: list[tuple[yaml.Node, Loc | None, int, bool]] = [(root, (), 1, False)]
+    while stack:
+        node, loc, depth, expanded = stack.pop()
+        key = id(node)
+        if expanded:
+            on_path.discard(key)
+            children = _children(node)
+            sizes[key] = 1 + sum(sizes[id(c)] for c in children)
+            if sizes[key] > MAX_NODES:
+                raise YamlSyntaxError(
+                    _line(node),
+                    f"malformed YAML: over {MAX_NODES:,} values once aliases are expanded (an alias bomb?)",
+                )
+            continue
+        if loc is not None:
+            lines.setdefault(loc, _line(node))
+        if depth > MAX_DEPTH:
+            raise YamlSyntaxError(_line(node), f"malformed YAML: nested deeper than {MAX_DEPTH} levels")
+        if key in on_path:
+            raise YamlSyntaxError(_line(node), "malformed YAML: an alias refers to a value that contains it")
+        if key in sizes:
+            continue  # an alias to a value already measured: its lines are those of the first use
+        on_path.add(key)
+        stack.append((node, loc, depth, True))
+        if isinstance(node, yaml.MappingNode):
+            seen: dict[Any, int] = {}
+            for key_node, value_node in node.value:
+                name = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
+                if name is not None and key_node.tag != "tag:yaml.org,2002:merge":
+                    if name in seen:
+                        raise YamlSyntaxError(
+                            _line(key_node),
+                            f"duplicate key '{name}' (first on line {seen[name]}); each key may appear once",
+                        )
+                    seen[name] = _line(key_node)
+                child = None if loc is None or name is None else (*loc, name)
+                if child is not None:
+                    lines[child] = _line(key_node)
+                stack.append((key_node, None, depth + 1, False))
+                stack.append((value_node, child, depth + 1, False))
+        elif isinstance(node, yaml.SequenceNode):
+            for i, item in enumerate(node.value):
+                stack.append((item, None if loc is None else (*loc, i), depth + 1, False))
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
     if isinstance(node, yaml.MappingNode):
-        for key_node, value_node in node.value:
-            key = key_node.value
-            child = (*loc, key)
-            lines[child] = key_node.start_mark.line + 1
-            _walk(value_node, child, lines)
-    elif isinstance(node, yaml.SequenceNode):
-        for i, item in enumerate(node.value):
-            _walk(item, (*loc, i), lines)
+        return [n for pair in node.value for n in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
 
 
 def line_of(lines: dict[Loc, int], loc: Loc) -> int | None:

@@ -15,7 +15,12 @@ from sqlalchemy import Engine, create_engine, event, inspect
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, OperationalError
 
+from sttui.errors import StoreError
+
+__all__ = ["StoreError", "describe", "explain", "make_engine", "migrate", "resolve_url"]
+
 DEFAULT_URL = "sqlite:///sessions/sttui.db"
+BACKENDS = ("sqlite", "postgresql")
 MIGRATIONS = Path(__file__).parent / "migrations"
 BUSY_TIMEOUT_MS = 10_000
 ADVISORY_LOCK = 0x5717_0001  # serialises sttui migrations on PostgreSQL
@@ -24,10 +29,6 @@ try:
     import fcntl
 except ImportError:  # pragma: no cover - not POSIX
     fcntl = None  # type: ignore[assignment]
-
-
-class StoreError(Exception):
-    """A database problem explained for a person: what happened and what to check."""
 
 
 def resolve_url(url: str | None = None) -> str:
@@ -54,32 +55,78 @@ def make_engine(url: str) -> Engine:
             f"'{url}' is not a database URL; expected e.g. sqlite:///sessions/sttui.db or "
             "postgresql+psycopg://user@host/db"
         ) from None
-    if parsed.get_backend_name() == "sqlite":
-        db = parsed.database
-        if db and db != ":memory:":
-            Path(db).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000, "check_same_thread": False})
-
-        @event.listens_for(engine, "connect")
-        def _pragmas(dbapi_conn, _record):  # type: ignore[no-untyped-def]
-            cur = dbapi_conn.cursor()
-            cur.execute("PRAGMA journal_mode=WAL")
-            cur.execute("PRAGMA synchronous=FULL")
-            cur.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-            cur.execute("PRAGMA foreign_keys=ON")
-            cur.close()
-
-        return engine
+    backend = parsed.get_backend_name()
+    if backend not in BACKENDS:
+        raise StoreError(
+            f"sttui does not support {backend} databases ({describe(url)}); supported: SQLite "
+            "(sqlite:///path/to/file.db) and PostgreSQL (postgresql+psycopg://user@host/db)"
+        )
+    if backend == "sqlite":
+        return _sqlite_engine(url, parsed.database)
     try:
         return create_engine(url, pool_pre_ping=True, connect_args={"connect_timeout": 5})
-    except NoSuchModuleError:
+    except (NoSuchModuleError, ModuleNotFoundError):
         raise StoreError(f"no driver for {describe(url)}; for PostgreSQL use postgresql+psycopg://…") from None
+
+
+def read_only_sqlite(db: str | None) -> str | None:
+    """How an existing SQLite file can only be read: 'filesystem' (mounted read-only: nobody
+    can write, so it is opened immutable) or 'file' (no write permission); None when writable."""
+    if not db or db == ":memory:" or not os.path.exists(db):
+        return None
+    folder = os.path.dirname(os.path.abspath(db))
+    if os.statvfs(folder).f_flag & os.ST_RDONLY:
+        return "filesystem"
+    if not os.access(db, os.W_OK) or not os.access(folder, os.W_OK):
+        return "file"
+    return None
+
+
+def _sqlite_engine(url: str, db: str | None) -> Engine:
+    read_only = read_only_sqlite(db)
+    connect_args: dict[str, object] = {"timeout": BUSY_TIMEOUT_MS / 1000, "check_same_thread": False}
+    if read_only:
+        assert db is not None
+        query = "mode=ro&immutable=1" if read_only == "filesystem" else "mode=ro"
+        url = f"sqlite:///file:{os.path.abspath(db)}?{query}&uri=true"
+    elif db and db != ":memory:":
+        try:
+            Path(db).parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(
+                f"cannot make the folder for the SQLite database {db}: {exc.strerror or exc}; "
+                "check that every part of the path above it is a folder you can write"
+            ) from None
+    engine = create_engine(url, connect_args=connect_args)
+    engine.sttui_read_only = read_only  # type: ignore[attr-defined]
+
+    @event.listens_for(engine, "connect")
+    def _pragmas(dbapi_conn, _record):  # type: ignore[no-untyped-def]
+        cur = dbapi_conn.cursor()
+        if not read_only:
+            cur.execute("PRAGMA journal_mode=WAL")
+            cur.execute("PRAGMA synchronous=FULL")
+        cur.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        cur.execute("PRAGMA foreign_keys=ON")
+        cur.close()
+
+    return engine
 
 
 def explain(exc: Exception, url: str) -> StoreError:
     """Turn a driver error into a message that says what to check."""
     text = str(getattr(exc, "orig", exc)).strip().splitlines()[0] if str(exc) else type(exc).__name__
     where = describe(url)
+    if "readonly" in text or "read-only" in text:
+        return StoreError(
+            f"the database {where} is read-only ({text}); reading works, but nothing can be recorded; "
+            "copy it to a writable folder to record into it"
+        )
+    if "disk is full" in text or "No space left" in text:
+        return StoreError(
+            f"the disk holding {where} is full ({text}); free some space and retry. "
+            "Everything recorded before this is kept"
+        )
     if "locked" in text:
         return StoreError(
             f"the SQLite database {where} is locked by another process and stayed locked for "
@@ -126,6 +173,21 @@ def _sqlite_migration_lock(engine: Engine) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
+def _check_read_only(engine: Engine, url: str, script: ScriptDirectory) -> None:
+    """A read-only database can be read only if it needs no migration."""
+    try:
+        with engine.connect() as conn:
+            current = MigrationContext.configure(conn).get_current_revision()
+    except (OperationalError, DBAPIError) as exc:
+        raise explain(exc, url) from None
+    if current != script.get_current_head():
+        raise StoreError(
+            f"the database {describe(url)} is read-only and was made by another sttui version "
+            f"(schema {current}, this one needs {script.get_current_head()}); open it once where it is "
+            "writable to upgrade it"
+        )
+
+
 def migrate(engine: Engine, url: str, revision: str = "head") -> None:
     """Bring the schema to ``revision``; refuse a database made by a newer sttui.
 
@@ -133,6 +195,9 @@ def migrate(engine: Engine, url: str, revision: str = "head") -> None:
     advisory lock on PostgreSQL.
     """
     script = ScriptDirectory(str(MIGRATIONS))
+    if getattr(engine, "sttui_read_only", None):
+        _check_read_only(engine, url, script)
+        return
     try:
         with _sqlite_migration_lock(engine), engine.begin() as conn:
             if engine.url.get_backend_name() == "postgresql":

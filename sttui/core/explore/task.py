@@ -5,7 +5,7 @@ Field-by-field documentation is in ``docs/task-format.md`` (part 2).
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -26,7 +26,9 @@ class FieldSpec(Strict):
     name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
     type: Literal["numeric", "categorical"]
     description: str
-    range: tuple[float, float] | None = None
+    range: tuple[Annotated[float, Field(allow_inf_nan=False)], Annotated[float, Field(allow_inf_nan=False)]] | None = (
+        None
+    )
     unit: str = ""
     decimals: int = Field(default=0, ge=0, le=6)
     levels: list[str] | None = None
@@ -92,9 +94,11 @@ class Drift(Strict):
 
 
 class Schedule(Strict):
-    batches: int = Field(default=12, ge=2)
-    cases_per_batch: int = Field(default=8, ge=1)
-    probe_cap: int = Field(default=8, ge=1)
+    """Limits keep an episode's pre-drawn cases within memory (docs: "Limits")."""
+
+    batches: int = Field(default=12, ge=2, le=1000)
+    cases_per_batch: int = Field(default=8, ge=1, le=1000)
+    probe_cap: int = Field(default=8, ge=1, le=1000)
 
 
 class ExploreTask(Strict):
@@ -109,7 +113,7 @@ class ExploreTask(Strict):
     drift: Drift | None = None
     schedule: Schedule = Field(default_factory=Schedule)
     setting: Setting = "default"
-    seed: int = 0
+    seed: int = Field(default=0, ge=0, le=2**63 - 1)
     description: str = ""
 
     @property

@@ -1,0 +1,10 @@
+"""Errors every layer may raise and the command line turns into one line each.
+
+Kept in a module of their own, with no imports, so the command line can catch them without
+loading the database layer first."""
+
+from __future__ import annotations
+
+
+class StoreError(Exception):
+    """A database problem explained for a person: what happened and what to check."""

@@ -1,0 +1,86 @@
+"""A database that cannot be used gets one line saying what to check, never a traceback:
+a path through a file, an unsupported driver, a read-only filesystem (reading still works),
+a full disk. Read-only and full filesystems are real tmpfs mounts, where the machine allows."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import uuid
+
+import pytest
+
+from tests.conftest import ROOT
+
+TASK = ROOT / "tasks" / "stt" / "logistics" / "insulin-reefer-fault-st2-easy.yaml"
+
+
+def sttui(*args, cwd=ROOT):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run(
+        [sys.executable, "-m", "sttui", *map(str, args)], capture_output=True, text=True, cwd=cwd, env=env, timeout=120
+    )
+
+
+def test_a_parent_path_that_is_a_file(tmp_path):
+    (tmp_path / "plain").write_text("not a folder")
+    proc = sttui("--db", f"sqlite:///{tmp_path / 'plain' / 'x.db'}", "sessions")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "cannot make the folder for the SQLite database" in proc.stderr
+
+
+@pytest.mark.parametrize("url", ["mysql://u@127.0.0.1/db", "oracle://u@h/db", "mssql+pyodbc://u@h/db"])
+def test_an_unsupported_driver_names_the_supported_ones(tmp_path, url):
+    proc = sttui("--db", url, "sessions")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "supported: SQLite" in proc.stderr and "PostgreSQL" in proc.stderr
+
+
+@pytest.fixture
+def mount(tmp_path):
+    """A fresh tmpfs mount of the given size; skipped where mounting is not allowed."""
+    mounted = []
+
+    def make(size: str) -> object:
+        where = tmp_path / f"fs-{uuid.uuid4().hex[:6]}"
+        where.mkdir()
+        done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)], capture_output=True)
+        if done.returncode != 0:
+            pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
+        mounted.append(where)
+        return where
+
+    yield make
+    for where in mounted:
+        subprocess.run(["umount", "-l", str(where)], capture_output=True)
+
+
+def test_a_read_only_filesystem_still_reads_and_refuses_writes_clearly(mount):
+    fs = mount("8m")
+    db = f"sqlite:///{fs / 'r.db'}"
+    assert sttui("--db", db, "run", TASK).returncode == 0
+    done = subprocess.run(["mount", "-o", "remount,ro", str(fs)], capture_output=True)
+    if done.returncode != 0:
+        pytest.skip("cannot remount read-only here")
+    listed = sttui("--db", db, "sessions", "--json")
+    assert listed.returncode == 0 and "logistics-insulin-reefer-st2-easy" in listed.stdout
+    assert sttui("--db", db, "report").returncode == 0
+    wrote = sttui("--db", db, "run", TASK)
+    assert wrote.returncode != 0 and "Traceback" not in wrote.stderr
+    assert "read-only" in wrote.stderr and "reading works" in wrote.stderr
+
+
+def test_a_full_disk_says_so_without_a_traceback(mount):
+    fs = mount("600k")
+    db = f"sqlite:///{fs / 'f.db'}"
+    (fs / "filler").write_bytes(b"\0" * 1)
+    outcome = None
+    for _ in range(40):  # record until the disk fills
+        outcome = sttui("--db", db, "run", TASK, "--trials", "4")
+        if outcome.returncode != 0:
+            break
+    else:
+        pytest.fail("the disk never filled")
+    assert "Traceback" not in outcome.stderr, outcome.stderr
+    assert "full" in outcome.stderr
