@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ from sttui.core.chat import openai_messages
 from sttui.core.checklist import ItemResult
 from sttui.core.env import ToolSpec
 from sttui.prompts import prompt
+from sttui.store.secrets import scrub_text
 
 PROTOCOL_REPAIRS = 3  # answers that break the protocol, sent back with the reason, per turn
 DONE_MARK = "[DONE]"
@@ -199,17 +201,20 @@ class ModelClient:
             try:
                 response = await litellm.acompletion(**kwargs)
             except transient as exc:
-                reason = f"{type(exc).__name__}: {str(exc)[:200]}"
+                reason = _reason(exc)
                 self._note("model_fault", {"attempt": attempt + 1, "error": reason})
                 if attempt == self.config.retries:
                     raise ModelFailure(f"{self.config.label} failed after {attempt + 1} attempts: {reason}") from None
                 self.usage.retries += 1
-                await asyncio.sleep(delay)
+                await asyncio.sleep(_wait(delay, exc))
                 delay *= 2
                 continue
-            except litellm.APIError as exc:  # bad request, authentication, not found: retrying will not help
-                raise ModelFailure(f"{self.config.label}: {type(exc).__name__}: {str(exc)[:300]}") from None
-            message = response.choices[0].message.model_dump()
+            except Exception as exc:  # bad request, authentication, not found, ...: retrying will not help
+                raise ModelFailure(f"{self.config.label}: {_reason(exc)}") from None
+            choices = getattr(response, "choices", None) or []
+            if not choices:
+                raise ModelFailure(f"{self.config.label}: the provider answered with no choices")
+            message = _capped(choices[0].message.model_dump())
             usage = (response.usage.model_dump() if getattr(response, "usage", None) else {}) or {}
             cost = self._cost(litellm, response)
             self.usage.add(usage, cost)
@@ -245,6 +250,51 @@ class ModelClient:
     def _note(self, kind: str, payload: dict[str, Any]) -> None:
         if self.record is not None:
             self.record(kind, payload)
+
+
+MAX_ANSWER_CHARS = 200_000  # an answer's text and arguments; beyond this it is cut and refused
+MAX_RETRY_AFTER = 120.0  # seconds: a provider asking for longer is treated as down
+
+
+def _reason(exc: Exception) -> str:
+    """The provider's reason in one line, secrets scrubbed (an echoed ``Bearer sk-…`` too)."""
+    text = " ".join(str(exc).split())[:300]
+    return scrub_text(f"{type(exc).__name__}: {text}")
+
+
+def _wait(delay: float, exc: Exception) -> float:
+    """Backoff with jitter (so many episodes retrying at once spread out), but never sooner
+    than the provider's Retry-After."""
+    wait = delay * (0.5 + random.random())
+    headers = getattr(getattr(exc, "response", None), "headers", None) or {}
+    try:
+        after = float(headers.get("retry-after") or 0)
+    except (TypeError, ValueError):
+        after = 0.0
+    return max(wait, min(after, MAX_RETRY_AFTER))
+
+
+def _capped(message: dict[str, Any]) -> dict[str, Any]:
+    """The answer, its text and tool arguments cut to ``MAX_ANSWER_CHARS`` so a runaway answer
+    cannot flood the record; a cut answer is marked and will be refused as unusable."""
+    out = dict(message)
+    content = out.get("content")
+    if isinstance(content, str) and len(content) > MAX_ANSWER_CHARS:
+        out["content"] = content[:MAX_ANSWER_CHARS]
+        out["truncated"] = len(content)
+    calls = []
+    for call in out.get("tool_calls") or []:
+        fn = dict(call.get("function") or {})
+        args = fn.get("arguments")
+        if isinstance(args, str) and len(args) > MAX_ANSWER_CHARS:
+            fn["arguments"] = args[:MAX_ANSWER_CHARS]
+            out["truncated"] = max(out.get("truncated", 0), len(args))
+        calls.append({**call, "function": fn})
+    if calls:
+        out["tool_calls"] = calls[:16]
+        if len(calls) > 16:
+            out["truncated"] = out.get("truncated", 0) or len(calls)
+    return out
 
 
 def _calls(message: dict[str, Any]) -> list[dict[str, Any]]:
@@ -284,16 +334,28 @@ class _ModelSeat:
         for _ in range(PROTOCOL_REPAIRS):
             self.last_messages = list(messages)
             message = await self.client.complete(messages, tools)
-            outcome = parse(message)
+            outcome = (
+                parse(message)
+                if "truncated" not in message
+                else (
+                    f"Your answer was {message['truncated']:,} characters long; answers are limited to "
+                    f"{MAX_ANSWER_CHARS:,}. Nothing was executed."
+                )
+            )
             if not isinstance(outcome, str):
                 return outcome
-            self.client._note("model_refused", {"reason": outcome, "answer": message})
+            kept = message if "truncated" not in message else {"truncated": message["truncated"]}
+            self.client._note("model_refused", {"reason": outcome, "answer": kept})
             messages = [
                 *messages,
                 {k: v for k, v in message.items() if k in ("role", "content", "tool_calls")},
                 {"role": "user", "content": f"[Protocol] {outcome}"},
             ]
-            for call in _calls(message):  # every call needs an answer before the next request
+            answered = _calls(message)
+            if "truncated" in message:  # a runaway answer is not sent back in full
+                messages[-2] = {"role": "assistant", "content": "(an answer too long to keep)"}
+                answered = []
+            for call in answered:  # every call needs an answer before the next request
                 messages.insert(
                     -1,
                     {

@@ -35,6 +35,14 @@ def scrub(payload: Any, secrets: list[str] | None = None) -> Any:
     return _redact_fields(data)
 
 
+def scrub_text(text: str, secrets: list[str] | None = None) -> str:
+    """``text`` with secret values replaced: for messages and reasons printed or stored as text."""
+    secrets = secret_values() if secrets is None else secrets
+    for value in secrets:
+        text = text.replace(value, REDACTED)
+    return text
+
+
 def _odd(value: Any) -> bool:
     """Whether ``value`` holds anything JSON would turn into something else (tuples, dates, ...)."""
     if isinstance(value, dict):

@@ -1,6 +1,7 @@
 """An OpenAI-compatible chat-completions server on 127.0.0.1 for the tests (standard library only).
 
-It plays a script: for each request it asks ``respond(request_json)`` for (status, body, delay).
+It plays a script: for each request it asks ``respond(request_json)`` for (status, body, delay),
+or (status, body, delay, headers).
 ``planner`` builds the usual script: it answers with the next step of a plan, counted from
 the tool results already in the conversation, and can be told to fail first.
 """
@@ -63,12 +64,14 @@ class StubServer:
                 body = json.loads(self.rfile.read(length) or b"{}")
                 with stub.lock:
                     stub.requests.append(body)
-                status, payload, delay = stub.respond(body)
+                status, payload, delay, *extra = stub.respond(body)
                 if delay:
                     time.sleep(delay)
                 data = json.dumps(payload).encode()
                 try:
                     self.send_response(status)
+                    for name, value in (extra[0] if extra else {}).items():  # e.g. Retry-After
+                        self.send_header(name, value)
                     self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(data)))
                     self.end_headers()
