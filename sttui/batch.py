@@ -15,11 +15,11 @@ from sttui.core.explore.metrics import metrics as explore_metrics
 from sttui.core.explore.metrics import summarise
 from sttui.core.review.summary import totals
 from sttui.core.scoring import pass_at_1
-from sttui.core.stats import interval, mean_of, pass_at_k, pass_hat_k, ratio_of
+from sttui.core.stats import mean_of, pass_at_k, pass_hat_k, pooled_interval
 from sttui.plan import RunPlan, Trial
 from sttui.recording import Recorder, Writer, finish
 from sttui.runner import AnyEpisode, Seats, drive, open_episode
-from sttui.store.store import Store
+from sttui.store.store import Store, new_episode_id
 
 __all__ = ["pass_at_k", "pass_hat_k", "report", "run_batch"]
 
@@ -45,11 +45,14 @@ async def run_batch(
             return out
 
     try:
-        return await asyncio.gather(*(one(t) for t in plan.all_trials()))
+        records = await asyncio.gather(*(one(t) for t in plan.all_trials()))
     finally:
         if writer is not None:
             await asyncio.to_thread(writer.flush)
             writer.close()
+    if writer is not None:
+        _record_failures(records, writer)
+    return records
 
 
 async def _run_trial(
@@ -71,39 +74,52 @@ async def _run_trial(
     )
     setting = plan.setting_label(loaded)
     episode_id = None
+    recorder: Recorder | None = None
     if store is not None and writer is not None:
-        episode_id = await asyncio.to_thread(
-            store.create_episode,
-            loaded,
-            trial.seed,
-            controller.name,
-            seat_user.name if seat_user else None,
-            None,
-            setting,
-        )
+        episode_id = new_episode_id()
         recorder = Recorder(store, episode_id, 1, writer)
+        user_name = seat_user.name if seat_user else None
+        recorder.submit(
+            lambda: store.create_episode(loaded, trial.seed, controller.name, user_name, episode_id, setting)
+        )
         episode.listeners.append(recorder)
         for c in (controller, seat_user):
             if c is not None and hasattr(c, "record"):
                 c.record = lambda kind, payload, who=c.name, rec=recorder: rec.meta(kind, who, payload)
-    episode.start()
     base = {"episode": episode_id, "trial": trial.index, "seed": trial.seed, "setting": setting}
     try:
-        result = await drive(episode, Seats(controller, seat_user), judge)
+        episode.start()
+        result = await drive(
+            episode, Seats(controller, seat_user), judge, checkpoint=recorder.durable if recorder else None
+        )
     except Exception as exc:  # the run goes on; this episode is errored, and counts as a failure
         reason = f"{type(exc).__name__}: {exc}"
         out = {**base, **_partial(episode, controller.name), "status": "errored", "error": reason}
-        if store is not None and writer is not None and episode_id is not None:
+        if recorder is not None and store is not None and episode_id is not None:
             scores = {k: out[k] for k in ("review",) if out.get(k)} | (out.get("metrics") or {})
-            writer.submit(
+            steps = episode.steps
+            recorder.submit(
                 lambda: store.finish_episode(
-                    episode_id, "errored", end_reason=reason, scores=scores or None, steps=episode.steps
+                    episode_id, "errored", end_reason=reason, scores=scores or None, steps=steps
                 )
             )
         return out | _usage(controller, seat_user)
-    if store is not None and writer is not None and episode_id is not None:
-        writer.submit(lambda: finish(store, episode_id, result))
+    if recorder is not None and store is not None and episode_id is not None:
+        recorder.submit(lambda: finish(store, episode_id, result))
     return {**base, "status": "completed", **result.as_dict()} | _usage(controller, seat_user)
+
+
+def _record_failures(records: list[dict[str, Any]], writer: Writer) -> None:
+    """An episode whose record stopped is errored here too, whatever it did: the run reports
+    no success over a lost write."""
+    for r in records:
+        reason = writer.failed.get(r.get("episode") or "")
+        if reason is not None:
+            r["status"] = "errored"
+            r["error"] = reason
+            r["record_failed"] = True
+            if r.get("kind") == "stt":
+                r["passed"] = False
 
 
 def _partial(episode: AnyEpisode, agent: str) -> dict[str, Any]:
@@ -168,19 +184,8 @@ def stt_summary(stt: list[dict[str, Any]]) -> dict[str, Any]:
     for r in stt:
         by_task[r["task"]].append(bool(r.get("passed")))
     groups = list(by_task.values())
-    summary["overall_ci"] = interval(groups, lambda s: ratio_of([(sum(g), len(g)) for g in s]))
-    summary["trials"] = min(len(g) for g in groups)
-    summary["pass_at_k"], summary["pass_hat_k"] = {}, {}
-    summary["pass_at_k_ci"], summary["pass_hat_k_ci"] = {}, {}
-    for k in range(1, summary["trials"] + 1):
-        for name, estimator in (("pass_at_k", pass_at_k), ("pass_hat_k", pass_hat_k)):
-            label = f"pass@{k}" if name == "pass_at_k" else f"pass^{k}"
-
-            def per_task(gs: list[list[bool]], k: int = k, est: Any = estimator) -> float | None:
-                return mean_of([est(len(g), sum(g), k) for g in gs])
-
-            summary[name][label] = per_task(groups)
-            summary[f"{name}_ci"][label] = interval(groups, per_task)
+    summary["overall_ci"] = pooled_interval([sum(g) for g in groups], [len(g) for g in groups])
+    summary.update(pass_at_k_table(groups))
     calls = [r.get("tool_calls", 0) for r in stt if r.get("status") == "completed"]
     if calls:
         summary["mean_tool_calls"] = sum(calls) / len(calls)
@@ -190,9 +195,22 @@ def stt_summary(stt: list[dict[str, Any]]) -> dict[str, Any]:
         scores: dict[str, list[float]] = defaultdict(list)
         for r in reviewed:
             scores[r["task"]].append(r["review"]["score"])
-        review["mean_score_ci"] = interval(list(scores.values()), lambda s: ratio_of([(sum(g), len(g)) for g in s]))
+        review["mean_score_ci"] = pooled_interval([sum(g) for g in scores.values()], [len(g) for g in scores.values()])
         summary["review"] = review
     return summary
+
+
+def pass_at_k_table(groups: list[list[bool]]) -> dict[str, Any]:
+    """Pass@k and pass^k for every k up to the fewest trials of any task: each the mean over
+    tasks of the task's estimate, with its bootstrap interval over tasks."""
+    trials = min(len(g) for g in groups)
+    out: dict[str, Any] = {"trials": trials, "pass_at_k": {}, "pass_hat_k": {}, "pass_at_k_ci": {}, "pass_hat_k_ci": {}}
+    for k in range(1, trials + 1):
+        for name, mark, estimator in (("pass_at_k", "@", pass_at_k), ("pass_hat_k", "^", pass_hat_k)):
+            per_task = [estimator(len(g), sum(g), k) for g in groups]
+            out[name][f"pass{mark}{k}"] = mean_of(per_task)
+            out[f"{name}_ci"][f"pass{mark}{k}"] = pooled_interval(per_task)
+    return out
 
 
 def explore_summary(explore: list[dict[str, Any]]) -> dict[str, Any]:
@@ -202,8 +220,8 @@ def explore_summary(explore: list[dict[str, Any]]) -> dict[str, Any]:
         ca = r["metrics"].get("calibrated_accuracy")
         if ca is not None:
             by_task[r["task"]].append(ca)
-    summary["calibrated_accuracy_ci"] = interval(
-        list(by_task.values()), lambda s: ratio_of([(sum(g), len(g)) for g in s])
+    summary["calibrated_accuracy_ci"] = pooled_interval(
+        [sum(g) for g in by_task.values()], [len(g) for g in by_task.values()]
     )
     summary["errored"] = sum(r.get("status") == "errored" for r in explore)
     return summary

@@ -14,7 +14,7 @@ from typing import Any
 
 from sttui.core.review.summary import separation
 from sttui.core.scoring import pass_at_1
-from sttui.core.stats import interval, mean_of, pass_at_k, pass_hat_k, ratio_of
+from sttui.core.stats import mean_of, pooled_interval
 
 FINISHED = ("completed", "errored")
 BASE = "default"  # stt: dynamic, with a user; explore: the file's default setting
@@ -128,34 +128,25 @@ def _pooled_ci(rs: list[Any], value: Any) -> list[float] | None:
     by_task: dict[str, list[float]] = defaultdict(list)
     for r in rs:
         by_task[r.task_id].append(value(r))
-    return interval(list(by_task.values()), lambda s: ratio_of([(sum(g), len(g)) for g in s]))
+    return pooled_interval([sum(g) for g in by_task.values()], [len(g) for g in by_task.values()])
 
 
 def _pass_at_k(stt: list[Any]) -> dict[str, Any]:
     """Pass@k and pass^k for every k up to the fewest trials any common task had, with intervals."""
+    from sttui.batch import pass_at_k_table
+
     by_task: dict[str, list[bool]] = defaultdict(list)
     for r in stt:
         by_task[r.task_id].append(_passed(r))
     groups = list(by_task.values())
-    trials = min(len(g) for g in groups)
-    out: dict[str, Any] = {"trials": trials, "pass_at_1_ci": interval(groups, _pooled_rate)}
-    if trials < 2:
-        return out
-    for name, estimator, mark in (("pass_at_k", pass_at_k, "@"), ("pass_hat_k", pass_hat_k, "^")):
-        values, cis = {}, {}
-        for k in range(1, trials + 1):
-
-            def per_task(gs: list[list[bool]], k: int = k, est: Any = estimator) -> float | None:
-                return mean_of([est(len(g), sum(g), k) for g in gs])
-
-            values[f"pass{mark}{k}"] = per_task(groups)
-            cis[f"pass{mark}{k}"] = interval(groups, per_task)
-        out[name], out[f"{name}_ci"] = values, cis
+    table = pass_at_k_table(groups)
+    out: dict[str, Any] = {
+        "trials": table["trials"],
+        "pass_at_1_ci": pooled_interval([sum(g) for g in groups], [len(g) for g in groups]),
+    }
+    if table["trials"] >= 2:
+        out |= {k: table[k] for k in ("pass_at_k", "pass_at_k_ci", "pass_hat_k", "pass_hat_k_ci")}
     return out
-
-
-def _pooled_rate(groups: list[list[bool]]) -> float | None:
-    return ratio_of([(sum(g), len(g)) for g in groups])
 
 
 def _figure(episodes: list[Any], tasks: set[str], kind: str) -> float | None:

@@ -7,4 +7,11 @@ from __future__ import annotations
 
 
 class StoreError(Exception):
-    """A database problem explained for a person: what happened and what to check."""
+    """A database problem explained for a person: what happened and what to check.
+
+    ``transient``: whether trying again later may succeed (a lock, a full disk, a dropped
+    connection), as opposed to a read-only or mismatched database."""
+
+    def __init__(self, message: str, transient: bool = False):
+        super().__init__(message)
+        self.transient = transient

@@ -9,9 +9,7 @@ replayed engine events match the recorded ones, state hashes included.
 from __future__ import annotations
 
 import asyncio
-import queue
 import tempfile
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -27,87 +25,44 @@ from sttui.core.settings import RunSettings
 from sttui.runner import AnyEpisode, EpisodeResult, Seats, drive, open_episode, run_episode
 from sttui.store.secrets import scrub
 from sttui.store.store import EpisodeRecord, Store, TaskVersion
+from sttui.store.writer import WriteFailed, Writer
 
-
-class Writer:
-    """Runs store writes on a thread of their own, in submission order.
-
-    Events that are waiting together are committed in one transaction (group commit): one
-    flush to disk for the lot, so a busy run never falls behind, while a lone event is still
-    committed on its own the moment the writer reaches it.
-    """
-
-    def __init__(self, store: Store | None = None) -> None:
-        self.store = store
-        self._jobs: queue.Queue[Any] = queue.Queue()
-        self.errors: list[str] = []
-        self._thread = threading.Thread(target=self._loop, name="sttui-writer", daemon=True)
-        self._thread.start()
-
-    def submit(self, job: Callable[[], None]) -> None:
-        self._jobs.put(job)
-
-    def submit_event(self, episode_id: str, event: Event) -> None:
-        self._jobs.put((episode_id, event))
-
-    def _loop(self) -> None:
-        while True:
-            jobs = [self._jobs.get()]
-            while not self._jobs.empty():
-                jobs.append(self._jobs.get_nowait())
-            events: list[tuple[str, Event]] = []
-            for job in [*jobs, "end-of-batch"]:
-                if isinstance(job, tuple):
-                    events.append(job)
-                    continue
-                if events:  # the events before a non-event job are committed first, in order
-                    self._run(lambda batch=events: self.store.append_events(batch))  # type: ignore[union-attr]
-                    events = []
-                if job is None:
-                    self._done(len(jobs))
-                    return
-                if job != "end-of-batch":
-                    self._run(job)
-            self._done(len(jobs))
-
-    def _run(self, job: Callable[[], None]) -> None:
-        try:
-            job()
-        except Exception as exc:  # surfaced to the UI; the episode itself goes on
-            self.errors.append(f"{type(exc).__name__}: {exc}")
-
-    def _done(self, n: int) -> None:
-        for _ in range(n):
-            self._jobs.task_done()
-
-    def flush(self) -> None:
-        """Wait until everything submitted so far is committed."""
-        self._jobs.join()
-
-    def close(self) -> None:
-        self._jobs.put(None)
-        self._thread.join(timeout=10)
+__all__ = ["Recorder", "WriteFailed", "Writer", "finish", "rebuild", "resume", "run_recorded"]
 
 
 class Recorder:
     """An episode listener that numbers each event as the record's and commits it: at once, or
     through a ``Writer`` thread (which commits within milliseconds) where a UI or many episodes
-    must not wait on the disk."""
+    must not wait on the disk. ``durable()`` returns once every event so far is committed: the
+    runner awaits it before asking for the next action."""
 
     def __init__(self, store: Store, episode_id: str, next_seq: int = 1, writer: Writer | None = None):
         self.store = store
         self.episode_id = episode_id
         self.seq = next_seq
         self.writer = writer
+        self.ticket = 0
 
     def __call__(self, event: Event) -> Event:
         numbered = Event(self.seq, event.type, event.actor, event.payload, event.sim_time, event.wall_time)
         self.seq += 1
         if self.writer is not None:
-            self.writer.submit_event(self.episode_id, numbered)
+            self.ticket = self.writer.submit_event(self.episode_id, numbered)
         else:
             self.store.append_event(self.episode_id, numbered)
         return numbered
+
+    def submit(self, job: Callable[[], Any]) -> None:
+        """A write about this episode (its row, its end), in order with its events."""
+        if self.writer is not None:
+            self.ticket = self.writer.submit(job, self.episode_id)
+        else:
+            job()
+
+    async def durable(self) -> None:
+        """Everything recorded so far is committed (or WriteFailed says why it never will be)."""
+        if self.writer is not None and self.ticket:
+            await self.writer.durable(self.ticket, self.episode_id)
 
     def meta(self, kind: str, actor: str, payload: dict[str, Any], sim_time: str = "") -> None:
         """Record an event that is not the engine's: a seat change, a clock, a peek."""

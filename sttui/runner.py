@@ -192,14 +192,21 @@ FailureHandler = Callable[[str, Exception], Awaitable[None]]
 
 
 async def drive(
-    episode: AnyEpisode, seats: Seats, judge: Judge | None = None, on_failure: FailureHandler | None = None
+    episode: AnyEpisode,
+    seats: Seats,
+    judge: Judge | None = None,
+    on_failure: FailureHandler | None = None,
+    checkpoint: Callable[[], Awaitable[None]] | None = None,
 ) -> EpisodeResult:
     """Ask the seat whose turn it is for an action until the episode ends, then score it.
 
     ``on_failure`` may hand the seat to someone else when its holder fails (a model whose
-    retries ran out); without it the failure ends the run.
+    retries ran out); without it the failure ends the run. ``checkpoint`` is awaited before
+    every ask: the record's promise that what happened so far is on disk before anyone acts.
     """
     while episode.ended is None:
+        if checkpoint is not None:
+            await checkpoint()
         seat = "agent" if isinstance(episode, ExploreEpisode) else episode.turn
         if isinstance(episode, ExploreEpisode):
             view: Any = episode.agent_view()

@@ -1,7 +1,8 @@
 """A play session: one episode with its seats, recorded as it happens, for the workbench.
 
 Store writes go to one writer thread, in order, so the UI never waits on the disk; each
-event is committed on its own as soon as the writer reaches it (within milliseconds).
+event is committed as soon as the writer reaches it (within milliseconds), and everything
+is committed before anyone in a seat is asked for the next action.
 """
 
 from __future__ import annotations
@@ -170,7 +171,9 @@ class PlaySession:
         else:
             self.meta("resumed", "system", {"agent": self.agent.name, "state_hash": self.episode.state_hash()})
         try:
-            result = await drive(self.episode, self.seats, self.judge, on_failure=self._seat_failed)
+            result = await drive(
+                self.episode, self.seats, self.judge, on_failure=self._seat_failed, checkpoint=self.recorder.durable
+            )
         except asyncio.CancelledError:
             # The workbench closed mid-episode: it stays running, to be resumed from the record.
             if self.clock is not None:

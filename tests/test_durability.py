@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 from sttui.store.store import Store
@@ -98,3 +99,106 @@ def test_three_writers_at_once_lose_nothing(db_url):
     ratings = store.ratings("task")
     assert len(ratings) == 3 * n
     assert len({(r["annotator"], r["item_id"]) for r in ratings}) == 3 * n
+
+
+def test_a_kill_mid_run_loses_at_most_the_step_in_progress(db_url):
+    """SIGKILL a run of 4 concurrent episodes: every episode's record is a gapless prefix, and
+    holds every action its agent was asked for before the one in progress."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tests.helpers.durable_run", db_url, str(TASK), "40"],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        env=ENV,
+    )
+    asked: dict[str, int] = {}
+    deadline = time.time() + 60
+    while time.time() < deadline and sum(asked.values()) < 60:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        _, episode, n = line.split()
+        asked[episode] = max(asked.get(episode, 0), int(n))
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert sum(asked.values()) >= 60, "the run did not get far enough before the deadline"
+    store = Store(db_url)
+    episodes = store.list_episodes()
+    assert len(episodes) >= len(asked)
+    for record in episodes:
+        events = store.events(record.id)
+        assert [e.seq for e in events] == list(range(1, len(events) + 1)), record.id
+        assert events and events[0].type == "episode_started", record.id
+        actions = sum(1 for e in events if e.type in ("tool_call", "episode_ended") and e.actor != "system")
+        actions += sum(1 for e in events if e.type == "message" and e.payload["from"] == "agent")
+        # asked for action n means actions 1..n-1 were committed before the ask
+        assert actions >= asked.get(record.id, 0) - 1, (record.id, actions, asked.get(record.id))
+    running = [r for r in episodes if r.status == "running"]
+    assert len(running) <= 4  # only the episodes in flight at the kill
+
+
+def _hold_lock(db_url: str, seconds: float, ready: threading.Event) -> None:
+    """Block every writer of the record for ``seconds``, as another process holding it would."""
+    if db_url.startswith("sqlite"):
+        import sqlite3
+
+        conn = sqlite3.connect(db_url.split("///", 1)[1], isolation_level=None, timeout=30)
+        conn.execute("BEGIN IMMEDIATE")
+    else:
+        import psycopg
+        from sqlalchemy.engine import make_url
+
+        url = make_url(db_url)
+        conn = psycopg.connect(host=url.host, port=url.port, user=url.username, dbname=url.database)
+        conn.execute("LOCK TABLE events IN ACCESS EXCLUSIVE MODE")
+    ready.set()
+    time.sleep(seconds)
+    conn.rollback() if not db_url.startswith("sqlite") else conn.execute("ROLLBACK")
+    conn.close()
+
+
+def _run_under_lock(db_url: str, seconds: float, deadline: str) -> tuple[subprocess.CompletedProcess, Store]:
+    Store(db_url).close()  # the schema exists before anyone locks it
+    env = {**ENV, "STTUI_WRITE_DEADLINE": deadline, "STTUI_BUSY_TIMEOUT_MS": "500"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sttui", "--db", db_url, "run", str(TASK), "--trials", "6", "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        env=env,
+    )
+    store = Store(db_url)
+    until = time.time() + 60
+    while time.time() < until and not store.list_episodes():  # the run has started writing
+        time.sleep(0.005)
+    ready = threading.Event()
+    holder = threading.Thread(target=_hold_lock, args=(db_url, seconds, ready))
+    holder.start()
+    out, err = proc.communicate(timeout=180)
+    holder.join()
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err), store
+
+
+def test_a_lock_shorter_than_the_deadline_is_waited_out(db_url):
+    done, store = _run_under_lock(db_url, 2.0, "30")
+    assert done.returncode == 0, done.stderr
+    episodes = json.loads(done.stdout)["episodes"]
+    assert all(e["status"] == "completed" and e["passed"] for e in episodes)
+    for record in store.list_episodes():
+        events = store.events(record.id)
+        assert record.status == "completed" and [e.seq for e in events] == list(range(1, len(events) + 1))
+
+
+def test_a_lock_longer_than_the_deadline_fails_the_run_and_loses_nothing_silently(db_url):
+    done, store = _run_under_lock(db_url, 6.0, "1")
+    assert done.returncode == 3, done.stderr
+    assert "could not be recorded in full" in done.stderr and "Traceback" not in done.stderr
+    episodes = json.loads(done.stdout)["episodes"]
+    failed = [e for e in episodes if e.get("record_failed")]
+    assert failed and all(e["status"] == "errored" and e["passed"] is False for e in failed)
+    for record in store.list_episodes():
+        events = store.events(record.id)
+        assert [e.seq for e in events] == list(range(1, len(events) + 1))  # never a gap
+        if record.id in {e["episode"] for e in failed}:
+            assert record.status != "completed"

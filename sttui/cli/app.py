@@ -51,15 +51,24 @@ def main(ctx: click.Context, db_url: str | None) -> None:
         run_app(db_url=db_url)
 
 
-def open_store(ctx: click.Context | None = None) -> Any:
-    """The store named by --db / STTUI_DB, or a clear message and exit 2."""
-    from sttui.store.db import StoreError
+def open_store(ctx: click.Context | None = None, write: bool = False) -> Any:
+    """The store named by --db / STTUI_DB, or a clear message and exit 2. ``write``: the
+    command records, so a database that can only be read is refused before anything runs."""
+    from sttui.store.db import StoreError, describe
     from sttui.store.store import Store
 
     ctx = ctx or click.get_current_context()
     url = (ctx.find_root().obj or {}).get("db")
     try:
-        return Store(url)
+        store = Store(url)
     except StoreError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
+    if write and store.read_only:
+        click.echo(
+            f"error: the database {describe(store.url)} is read-only here; reading works, but this command "
+            "records: copy it to a writable folder, or pass --no-record where the command has it",
+            err=True,
+        )
+        sys.exit(2)
+    return store

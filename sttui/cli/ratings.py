@@ -116,7 +116,7 @@ def adjudicate(as_name: str, spread: int) -> None:
     """Settle items whose ratings spread two points or more; names are visible only here."""
     from sttui.annotate.agreement import disputes
 
-    store = open_store()
+    store = open_store(write=True)
     items = disputes(store.ratings(), spread)
     settled = {(a["item_kind"], a["item_id"], a["dimension"]) for a in store.adjudications()}
     pending = [i for i in items if (i["item_kind"], i["item_id"], i["dimension"]) not in settled]
@@ -155,7 +155,7 @@ def import_ratings(file: Path) -> None:
     from sttui.core.loader import load_all
     from sttui.paths import tasks_root
 
-    store = open_store()
+    store = open_store(write=True)
     dims = _dims()
     loaded, _ = load_all([tasks_root()])
     known = {("task", t.id) for t in loaded if t.kind == "stt"} | {

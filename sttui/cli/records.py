@@ -95,7 +95,7 @@ def resume(episode: str, agent: str | None, user: str | None, headless: bool, as
     from sttui.recording import load_version
     from sttui.recording import resume as resume_episode
 
-    store = open_store()
+    store = open_store(write=True)
     record = _episode(store, episode)
     if record.status != "running":
         _fail(
@@ -273,7 +273,7 @@ def import_cmd(file: Path) -> None:
     """Read back a jsonl export (episodes, events and their task versions)."""
     from sttui.exporting import ImportProblem, import_jsonl
 
-    store = open_store()
+    store = open_store(write=True)
     try:
         added, skipped = import_jsonl(store, file)
     except ImportProblem as exc:

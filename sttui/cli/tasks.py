@@ -211,7 +211,7 @@ def run(
         sys.exit(2)
     for note in plan.skipped:
         click.echo(f"note: {note}", err=True)
-    store = open_store() if plan.record else None
+    store = open_store(write=True) if plan.record else None
     try:  # check the controller names once, before anything runs
         make_agent(plan.agent, plan.tasks[0], None, models, store)
         if any(plan.user_for(t) for t in plan.tasks):
@@ -225,8 +225,16 @@ def run(
     summary = report(records)
     if as_json:
         echo_json({"episodes": records, "summary": summary})
-        return
-    _print_run(plan, records, summary)
+    else:
+        _print_run(plan, records, summary)
+    lost = [r for r in records if r.get("record_failed")]
+    if lost:  # no success over a lost write
+        click.echo(
+            f"error: {len(lost)} episode(s) could not be recorded in full: {lost[0]['error']}. Each record "
+            "stops at its last committed step (status running; `sttui resume` goes on from there)",
+            err=True,
+        )
+        sys.exit(3)
 
 
 def _print_run(plan: Any, records: list[dict[str, Any]], summary: dict[str, Any]) -> None:

@@ -22,7 +22,7 @@ __all__ = ["StoreError", "describe", "explain", "make_engine", "migrate", "resol
 DEFAULT_URL = "sqlite:///sessions/sttui.db"
 BACKENDS = ("sqlite", "postgresql")
 MIGRATIONS = Path(__file__).parent / "migrations"
-BUSY_TIMEOUT_MS = 10_000
+BUSY_TIMEOUT_MS = int(os.environ.get("STTUI_BUSY_TIMEOUT_MS", "10000"))  # one wait for a lock
 ADVISORY_LOCK = 0x5717_0001  # serialises sttui migrations on PostgreSQL
 
 try:
@@ -64,7 +64,10 @@ def make_engine(url: str) -> Engine:
     if backend == "sqlite":
         return _sqlite_engine(url, parsed.database)
     try:
-        return create_engine(url, pool_pre_ping=True, connect_args={"connect_timeout": 5})
+        # a lock held elsewhere fails a statement after the same wait as SQLite's busy timeout,
+        # so the writer can retry it within its deadline instead of hanging
+        options = f"-c lock_timeout={BUSY_TIMEOUT_MS}"
+        return create_engine(url, pool_pre_ping=True, connect_args={"connect_timeout": 5, "options": options})
     except (NoSuchModuleError, ModuleNotFoundError):
         raise StoreError(f"no driver for {describe(url)}; for PostgreSQL use postgresql+psycopg://…") from None
 
@@ -105,7 +108,9 @@ def _sqlite_engine(url: str, db: str | None) -> Engine:
         cur = dbapi_conn.cursor()
         if not read_only:
             cur.execute("PRAGMA journal_mode=WAL")
-            cur.execute("PRAGMA synchronous=FULL")
+            # NORMAL in WAL: each commit is safe from a crash or kill at once; the writer syncs
+            # the disk about once a second (Store.sync), so a power cut loses at most that.
+            cur.execute("PRAGMA synchronous=NORMAL")
         cur.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         cur.execute("PRAGMA foreign_keys=ON")
         cur.close()
@@ -125,12 +130,14 @@ def explain(exc: Exception, url: str) -> StoreError:
     if "disk is full" in text or "No space left" in text:
         return StoreError(
             f"the disk holding {where} is full ({text}); free some space and retry. "
-            "Everything recorded before this is kept"
+            "Everything recorded before this is kept",
+            transient=True,
         )
-    if "locked" in text:
+    if "locked" in text or "lock timeout" in text:
         return StoreError(
             f"the SQLite database {where} is locked by another process and stayed locked for "
-            f"{BUSY_TIMEOUT_MS // 1000} s; close the other sttui, or wait and retry"
+            f"{BUSY_TIMEOUT_MS / 1000:g} s; close the other sttui, or wait and retry",
+            transient=True,
         )
     if url.startswith("sqlite"):
         return StoreError(
@@ -140,7 +147,8 @@ def explain(exc: Exception, url: str) -> StoreError:
     if isinstance(exc, OperationalError):
         return StoreError(
             f"cannot reach the database {where}: {text}; check that the server is running, the host and "
-            "port, the user and password, and that the database exists"
+            "port, the user and password, and that the database exists",
+            transient=True,
         )
     return StoreError(f"the database {where} refused the operation: {text}")
 

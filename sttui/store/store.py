@@ -101,11 +101,24 @@ class Store:
         migrate(self.engine, self.url)
         self._secrets = secret_values()
 
+    @property
+    def read_only(self) -> bool:
+        """An SQLite file that can only be read here (a read-only mount, no write permission)."""
+        return bool(getattr(self.engine, "sttui_read_only", None))
+
     def __repr__(self) -> str:
         return f"Store({describe(self.url)})"
 
     def close(self) -> None:
         self.engine.dispose()
+
+    def sync(self) -> None:
+        """Make committed transactions safe from a power cut too. SQLite runs its WAL with
+        synchronous=NORMAL (a commit is safe from a crash or kill of sttui at once; the disk
+        itself is synced here, about once a second, by the writer); PostgreSQL syncs each commit."""
+        if self.engine.url.get_backend_name() == "sqlite" and not getattr(self.engine, "sttui_read_only", None):
+            with self.engine.connect() as conn:
+                conn.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)")
 
     def _write(self, fn: Any) -> Any:
         """Run ``fn(connection)`` in one committed transaction, explaining driver errors."""
