@@ -6,6 +6,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from sttui.core import events as ev
+from sttui.core import state as st
 from sttui.core import statements
 
 if TYPE_CHECKING:
@@ -31,7 +32,8 @@ def evaluate_checklist(episode: Episode) -> list[ItemResult]:
     for item in episode.task.checklist:
         if item.expect is not None:
             ok, actual = item.expect.evaluate(episode.env.state)
-            detail = f"{item.expect.describe()}: actual {actual!r}"
+            gone = st.missing(episode.env.state, item.expect.path)
+            detail = f"{item.expect.describe()}: {gone if gone is not None else f'actual {actual!r}'}"
         else:
             try:
                 got = getattr(episode.env, item.check)(**item.args)  # type: ignore[arg-type]
