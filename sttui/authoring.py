@@ -79,7 +79,8 @@ class QueryProbe:
 def probe_args(tool: str, loaded: LoadedTask) -> dict[str, Any]:
     """Arguments for one probing call: a plan's own call of the tool if there is one, else
     values from plan calls with the same parameter name, else an id from the state that fits
-    the parameter's name (``vehicle_id`` → a key of ``vehicles``), else a value of its type."""
+    the parameter's or the tool's name (``vehicle_id`` → a key of ``vehicles``; ``get_airline``
+    → one of ``airlines``), else a place, else a value of its type."""
     task = loaded.task
     assert isinstance(task, SttTask) and loaded.env_cls is not None
     steps = [s for s in (*task.solution, *task.naive_plan) if s.tool is not None]
@@ -91,14 +92,15 @@ def probe_args(tool: str, loaded: LoadedTask) -> dict[str, Any]:
         for k, v in s.args.items():
             seen.setdefault(k, v)
     params = loaded.env_cls.tool_specs[tool].parameters
+    places = list(task.initial_state.get("places") or {})
     out: dict[str, Any] = {}
     for p in params.get("required", []):
         schema = params["properties"].get(p, {})
-        out[p] = seen[p] if p in seen else _value_for(p, schema, task.initial_state)
+        out[p] = seen[p] if p in seen else _value_for(tool, p, schema, task.initial_state, places)
     return out
 
 
-def _value_for(param: str, schema: dict[str, Any], state: dict[str, Any]) -> Any:
+def _value_for(tool: str, param: str, schema: dict[str, Any], state: dict[str, Any], places: list[str]) -> Any:
     if "enum" in schema:
         return schema["enum"][0]
     kind = schema.get("type")
@@ -106,11 +108,23 @@ def _value_for(param: str, schema: dict[str, Any], state: dict[str, Any]) -> Any
     defaults = {"integer": 1, "number": 1.0, "boolean": True, "array": [], "object": {}}
     if kind in defaults:
         return defaults[kind]
-    stem = param.removesuffix("_id").removesuffix("_ids")
-    for key, value in state.items():
-        if key.startswith(stem) and isinstance(value, dict) and value:
-            return next(iter(value))
-    return next(iter(state.get("places") or {}), "x")
+    stems = [param.removesuffix("_ids").removesuffix("_id")]
+    if param.endswith(("_id", "_ids")) or param in ("id", "code", "key"):  # an id of the tool's noun
+        noun = tool.split("_", 1)[1] if "_" in tool else tool  # get_vehicle_status -> vehicle_status
+        stems += [noun, noun.split("_")[0], noun.split("_")[-1]]
+    for stem in stems:
+        for key, value in state.items():
+            if isinstance(value, dict) and value and stem in (key, _singular(key)):
+                return next(iter(value))
+    if places:  # origin, destination, site…: distinct places in turn
+        return places.pop(0) if len(places) > 1 else places[0]
+    return "x"
+
+
+def _singular(word: str) -> str:
+    if word.endswith("ies"):
+        return word[:-3] + "y"
+    return word.removesuffix("s")
 
 
 def missing_checklist_paths(task: SttTask, ends: dict[str, Any]) -> list[str]:
