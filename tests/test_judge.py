@@ -40,6 +40,8 @@ def test_rule_judge_verdict(case):
     assert result.passed == all(v == "pass" for v in case["expect"].values())
     for item in result.outcome.items:  # every rule stays visible in the detail
         assert "Rule: " + item.id in item.detail
+        assert "not negated by a no/not/nothing/never" in item.detail and "claims the goal was met" in item.detail
+    assert "names the cause (a judge.evidence term as whole words" in details["recognised_infeasibility"]
 
 
 @pytest.mark.parametrize(
