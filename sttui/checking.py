@@ -51,13 +51,14 @@ async def _play(loaded: LoadedTask, plan: str, probe: bool = False) -> tuple[Epi
     query tool is also called on the state before each step."""
     agent: Any = PlanAgent(f"baseline:{plan}", getattr(loaded.task, plan))
     prober = QueryProbe(agent, loaded) if probe else None
-    episode = open_episode(loaded, None, {"agent": agent.name, "user": ScriptedUser.name}, True, keep_history=True)
+    user = ScriptedUser()
+    episode = open_episode(loaded, None, {"agent": agent.name, "user": user.name}, True, keep_history=True)
     assert isinstance(episode, Episode)
     if prober is not None:
         prober.episode = episode
         agent = prober
     episode.start()
-    result = await drive(episode, Seats(agent, ScriptedUser()))
+    result = await drive(episode, Seats(agent, user))
     if prober is not None:
         prober.probe("at the end of the solution")
     return result, episode, prober
