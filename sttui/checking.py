@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sttui.adversary import RANDOM_SEEDS, ControlResult, run_controls
+from sttui.authoring import QueryProbe, missing_checklist_paths, never_holding, trigger_errors
 from sttui.controllers.baselines import PlanAgent, ScriptedUser
 from sttui.controllers.explore_baselines import ExploreOracle
 from sttui.core import events as ev
@@ -17,7 +19,8 @@ from sttui.core.explore.certify import SHARE_RANGE, drift_share, utility_invaria
 from sttui.core.explore.task import ExploreTask
 from sttui.core.loader import LoadedTask, discover, load_task
 from sttui.core.problems import TaskFileError
-from sttui.runner import EpisodeResult, run_episode
+from sttui.core.task import SttTask
+from sttui.runner import EpisodeResult, Seats, drive, open_episode, run_episode
 
 
 @dataclass
@@ -26,27 +29,48 @@ class TaskCheck:
     task_id: str | None
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    controls: list[ControlResult] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
         return not self.problems
 
     def as_dict(self) -> dict[str, Any]:
-        return {"file": self.file, "task": self.task_id, "ok": self.ok, "problems": self.problems, "notes": self.notes}
+        return {
+            "file": self.file,
+            "task": self.task_id,
+            "ok": self.ok,
+            "problems": self.problems,
+            "notes": self.notes,
+            "controls": [c.as_dict() for c in self.controls],
+        }
 
 
-async def _play(loaded: LoadedTask, plan: str) -> tuple[EpisodeResult, Episode]:
-    agent = PlanAgent(f"baseline:{plan}", getattr(loaded.task, plan))
-    result = await run_episode(loaded, agent, ScriptedUser(), verify_queries=True)
-    return result, result.episode
+async def _play(loaded: LoadedTask, plan: str, probe: bool = False) -> tuple[EpisodeResult, Episode, QueryProbe | None]:
+    """Play a plan through the runner, keeping every state it reaches; with ``probe`` every
+    query tool is also called on the state before each step."""
+    agent: Any = PlanAgent(f"baseline:{plan}", getattr(loaded.task, plan))
+    prober = QueryProbe(agent, loaded) if probe else None
+    user = ScriptedUser()
+    episode = open_episode(loaded, None, {"agent": agent.name, "user": user.name}, True, keep_history=True)
+    assert isinstance(episode, Episode)
+    if prober is not None:
+        prober.episode = episode
+        agent = prober
+    episode.start()
+    result = await drive(episode, Seats(agent, user))
+    if prober is not None:
+        prober.probe("at the end of the solution")
+    return result, episode, prober
 
 
-async def check_loaded(loaded: LoadedTask, file: str) -> TaskCheck:
+async def check_loaded(loaded: LoadedTask, file: str, seeds: int = RANDOM_SEEDS) -> TaskCheck:
     task = loaded.task
+    assert isinstance(task, SttTask)
     report = TaskCheck(file, task.id)
     trigger_ids = [t.id for t in task.triggers]
-    naive, naive_ep = await _play(loaded, "naive_plan")
-    sol, sol_ep = await _play(loaded, "solution")
+    naive, naive_ep, _ = await _play(loaded, "naive_plan")
+    sol, sol_ep, prober = await _play(loaded, "solution", probe=True)
     again = await _play(loaded, "solution")
     naive_goal = all(i.passed for i in evaluate_checklist(naive_ep))
     sol_goal = all(i.passed for i in evaluate_checklist(sol_ep))
@@ -73,21 +97,49 @@ async def check_loaded(loaded: LoadedTask, file: str) -> TaskCheck:
         report.problems.append(f"solution never fires trigger(s): {', '.join(missing)}")
     if sol_ep.state_hash() != again[1].state_hash():
         report.problems.append("not deterministic: the solution twice gives different final states")
+    impure: set[str] = set()
     for episode, plan in ((naive_ep, "naive_plan"), (sol_ep, "solution")):
+        report.problems.extend(trigger_errors(episode, plan))
         for event in episode.events:
             if event.type == ev.TOOL_RESULT and event.payload["state_diff"]:
                 tool = event.payload["tool"]
                 if episode.tools[tool].kind == "query":
+                    impure.add(tool)
                     report.problems.append(f"query tool {tool} changed state in {plan}; declare it an operation")
         if episode.ended and episode.ended["by"] == "limit":
             report.problems.append(f"{plan} hits the step limit ({task.max_steps}); raise max_steps")
+    assert prober is not None
+    report.problems.extend(prober.problems(skip=impure))
+    report.problems.extend(
+        missing_checklist_paths(task, {"naive_plan": naive_ep.env.state, "solution": sol_ep.env.state})
+    )
+    states = [s for _, s in naive_ep.history] + [s for _, s in sol_ep.history]
+    never, maybe = never_holding(task, states)
+    report.problems.extend(never)
+    report.notes.extend(maybe)
     report.problems.extend(review_problems(sol, naive))
+    report.controls = await run_controls(loaded, seeds)
+    for c in report.controls:
+        if not c.ok:
+            report.problems.append(f"control {c.control}: {c.outcome} ({c.detail})")
     report.notes.extend(review_notes(sol_ep))
     if naive.review is not None:
         report.notes.append(naive_review_note(naive.review))
     report.notes.append(f"naive: {'pass' if naive.passed else 'fail'}, fired {', '.join(naive.triggers_fired)}")
     report.notes.append(f"solution: {'pass' if sol.passed else 'fail'} in {sol.steps} steps")
     return report
+
+
+def controls_line(controls: list[ControlResult]) -> str:
+    """One line for a task's controls: how many failed as they must, and the random rate."""
+    random = next((c for c in controls if c.control == "random"), None)
+    others = [c for c in controls if c.control != "random"]
+    held = sum(c.ok for c in others)
+    line = f"controls: {held}/{len(others)} adversarial agents fail it"
+    if random is not None:
+        line += f"; random {random.outcome} ({random.detail.split(';')[0]})"
+    bad = [c.control for c in controls if not c.ok]
+    return line + (f"; NOT: {', '.join(bad)}" if bad else "")
 
 
 def review_problems(sol: EpisodeResult, naive: EpisodeResult) -> list[str]:
@@ -183,8 +235,9 @@ async def check_explore(loaded: LoadedTask, file: str) -> TaskCheck:
     return report
 
 
-def check_paths(paths: list[str | Path]) -> list[TaskCheck]:
-    """Check every task file under ``paths``; duplicate task ids are reported too."""
+def check_paths(paths: list[str | Path], seeds: int = RANDOM_SEEDS) -> list[TaskCheck]:
+    """Check every task file under ``paths``; duplicate task ids are reported too. ``seeds``
+    is the number of random-baseline runs per stt task."""
     reports: list[TaskCheck] = []
     seen: dict[str, str] = {}
 
@@ -199,7 +252,7 @@ def check_paths(paths: list[str | Path]) -> list[TaskCheck]:
             if loaded.kind == "explore":
                 report = await check_explore(loaded, name)
             else:
-                report = await check_loaded(loaded, name)
+                report = await check_loaded(loaded, name, seeds)
             if loaded.id in seen:
                 report.problems.append(f"duplicate task id '{loaded.id}' (also in {seen[loaded.id]})")
             seen.setdefault(loaded.id, name)

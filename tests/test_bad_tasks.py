@@ -44,7 +44,7 @@ EXPECTED = {
     "judge-missing-impossible": [(6, "level", "needs a judge section")],
     "expect-two-operators": [(29, "checklist[1].expect", "expected exactly one operator")],
     "empty-triggers": [(22, "triggers", "expected at least 1 item")],
-    "at-before-start": [(24, "triggers[0].when.at", "expected a time after clock.start")],
+    "at-before-start": [(24, "triggers[0].when.at", "expected a time at or after clock.start")],
     "not-a-mapping": [(1, "(top level)", "expected a mapping")],
     "python-tag": [(21, "(file)", "could not determine a constructor")],
     "unquoted-norway-key": [(16, "initial_state.countries", "key False is not text")],
@@ -64,6 +64,10 @@ EXPECTED = {
             "selector must start with one of call., message., state.; got 'args.crate_id'",
         ),
         (44, "minefields[1].constraints[0]", "added compares states, so it needs a state.<path> selector"),
+    ],
+    "milestone-share-unreachable": [
+        (39, "milestones[0].threshold", "milestone seen: best weight share 0.50 is below its threshold 0.75"),
+        (51, "minefields[0].threshold", "best weight share 0.00 is below its threshold 1.00 (its hard constraints"),
     ],
     "several-problems": [
         (5, "colour", "unknown field 'colour'"),

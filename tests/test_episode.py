@@ -225,6 +225,13 @@ def test_environment_exception_becomes_a_failure():
     assert result["success"] is False and result["error"].startswith("internal error in move_crate: KeyError")
 
 
+def test_a_trigger_at_clock_start_has_fired_when_the_episode_opens():
+    start = BASE["clock"]["start"]
+    ep = episode([trig({"at": start}, {"move": "crates.CR-1", "to": "BAY-B"})])
+    assert fired(ep) == ["t"] and ep.env.state["crates"]["CR-1"]["location"] == "BAY-B"
+    assert ep.steps == 0 and not [i for i in ep.view if i["type"] == "notice"]  # silent: the agent must look
+
+
 def test_same_actions_same_hash():
     actions = [
         ToolCall("get_crate", {"crate_id": "CR-1"}),

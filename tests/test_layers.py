@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import os
 import subprocess
 import sys
 
@@ -52,7 +53,7 @@ def test_importing_headless_layers_loads_neither_textual_nor_litellm():
     assert proc.stdout.strip() == "clean"
 
 
-def test_headless_cli_commands_do_not_import_textual_or_litellm():
+def test_headless_cli_commands_do_not_import_textual_or_litellm(tmp_path):
     code = (
         "import sys\n"
         "from click.testing import CliRunner\n"
@@ -62,5 +63,6 @@ def test_headless_cli_commands_do_not_import_textual_or_litellm():
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'litellm'))\n"
         "assert not bad, bad\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    env = {**os.environ, "STTUI_DB": f"sqlite:///{tmp_path / 'sttui.db'}"}  # never the project's sessions/
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300, env=env)
     assert proc.returncode == 0, proc.stderr[-2000:]

@@ -163,6 +163,20 @@ def test_operators():
     assert not ops.holds(c("call.tool", "equals", "book"), said)
 
 
+@pytest.mark.parametrize(
+    ("value", "want", "holds"),
+    [
+        ({"P-1": {"ward": 3}, "P-2": {"ward": 7, "n": 1}}, {"ward": 7}, True),
+        ({"P-1": {"ward": 3}, "P-2": {"bed": 7}}, {"ward": 7}, False),
+        ({"P-1": {"ward": 7, "tags": ["a", "b"]}}, {"tags": ["b"]}, True),  # records are subsumed
+        ({"ward": 7, "bed": {"n": 1}}, {"ward": 7}, True),
+        ({"P-1": {"ward": 7}, "note": "x"}, {"ward": 7}, False),
+    ],
+)
+def test_contains_on_a_mapping_of_records_looks_into_each_record(value, want, holds):
+    assert ops.holds(c("state.patients", "contains", want), ctx({"patients": value})) is holds
+
+
 def test_state_change_operators_compare_with_the_window_start():
     before = {"apts": {"A1": {"who": "P-1", "status": "booked"}}, "log": ["x"], "n": 1}
     after = {
@@ -503,3 +517,27 @@ def test_a_state_rule_is_looked_at_again_once_a_path_it_reads_changes():
     # the delivery changes it
     ep = play([fetch("X"), fetch("Y"), look("Z"), fetch("Z"), DELIVER])
     assert settled(ep)["delivered"] == 5
+
+
+@pytest.mark.parametrize(
+    ("constraints", "share", "lost"),
+    [
+        ([("call.tool", "equals", "a", 1, False), ("state.x", "equals", 1, 1, False)], 1.0, []),
+        ([("call.tool", "equals", "a", 1, False), ("message.text", "contains", "b", 1, False)], 0.5, ["message.text"]),
+        (
+            [("call.args.to", "equals", "A", 3, False), ("call.args.to", "equals", "B", 1, False)],
+            0.75,
+            ["call.args.to"],
+        ),
+        ([("call.args.to", "one_of", ["A", "B"], 1, False), ("call.args.to", "equals", "B", 1, False)], 1.0, []),
+        ([("call.tool", "equals", "a", 1, True), ("call.tool", "equals", "b", 1, True)], 0.0, None),
+        ([("message.text", "contains", "x", 1, True), ("call.tool", "equals", "b", 3, False)], 0.25, ["call.tool"]),
+    ],
+)
+def test_best_weight_share_of_one_action(constraints, share, lost):
+    from sttui.core.review.model import best_share
+
+    got, missing = best_share([c(s, o, e, weight=w, hard=h) for s, o, e, w, h in constraints])
+    assert got == pytest.approx(share)
+    if lost is not None:
+        assert [m.selector for m in missing] == lost

@@ -58,6 +58,13 @@ def test_diff_distinguishes_types():
         ({"path": "x", "contains": "ice"}, {"x": "office"}, True),
         ({"path": "x", "contains": {"id": 2}}, {"x": [{"id": 1}, {"id": 2, "n": 0}]}, True),
         ({"path": "x", "contains": 5}, {"x": [4]}, False),
+        # a mapping of records: contains looks into each record
+        ({"path": "x", "contains": {"ward": 7}}, {"x": {"P-1": {"ward": 3}, "P-2": {"ward": 7, "n": 1}}}, True),
+        ({"path": "x", "contains": {"ward": 7}}, {"x": {"P-1": {"ward": 3}, "P-2": {"bed": 7}}}, False),
+        ({"path": "x", "contains": {"ward": 7, "n": 1}}, {"x": {"P-1": {"ward": 7}, "P-2": {"n": 1}}}, False),
+        ({"path": "x", "contains": {"ward": 7}}, {"x": {"ward": 7, "bed": {"n": 1}}}, True),  # the mapping itself
+        ({"path": "x", "contains": {"ward": 7}}, {"x": {"P-1": {"ward": 7}, "note": "x"}}, False),  # not all records
+        ({"path": "x", "contains": "P-1"}, {"x": {"P-1": {"ward": 7}}}, True),  # a key
         ({"path": "x", "gte": 10}, {"x": 10}, True),
         ({"path": "x", "lte": "2024-08-15T10:00"}, {"x": "2024-08-15T09:59"}, True),
         ({"path": "x", "lte": "2024-08-15T10:00"}, {"x": "2024-08-15T10:01"}, False),

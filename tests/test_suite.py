@@ -36,6 +36,20 @@ def test_sttui_check_passes_on_the_bundled_tasks():
     assert [t["file"] for t in report["tasks"] if not t["ok"]] == []
     assert result.exit_code == 0 and report["ok"] is True
     assert len(report["tasks"]) >= 33 + 16
+    # every stt task survives the adversarial controls: idle agents, the random baseline and,
+    # on impossible tasks, the solution's calls ending in a claim, an apology or buried words
+    idle = ["end-at-once", "polite", "do-nothing"]
+    scripted = ["claims-success", "vague-apology", "cause-in-words"]
+    ids = {t.id for t in _stt()}
+    stt = {t["task"]: t["controls"] for t in report["tasks"] if t["task"] in ids}
+    assert len(stt) == len(ids) >= 33
+    for task, controls in stt.items():
+        impossible = task.endswith("impossible")
+        assert [c["control"] for c in controls] == [*idle, "random", *(scripted if impossible else [])], task
+        assert all(c["ok"] for c in controls), (task, controls)
+        assert {c["outcome"] for c in controls if c["control"] != "random"} == {"failed"}, task
+        random = next(c for c in controls if c["control"] == "random")
+        assert int(random["outcome"].split("/")[0]) <= (0 if impossible else 2), task
 
 
 def test_oracle_passes_every_solvable_task_and_naive_fails_them(tmp_path):

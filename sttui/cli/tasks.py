@@ -83,12 +83,22 @@ def tasks(paths: tuple[str, ...], as_json: bool) -> None:
 @main.command()
 @click.argument("paths", nargs=-1)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-@click.option("-v", "--verbose", is_flag=True, help="Print each task's notes too: plans, stages, the naive review.")
-def check(paths: tuple[str, ...], as_json: bool, verbose: bool) -> None:
-    """Validate tasks: schema, naive plan breaks, solution works, determinism, milestones."""
-    from sttui.checking import check_paths
+@click.option(
+    "-v", "--verbose", is_flag=True, help="Print each task's notes and controls too: plans, stages, the naive review."
+)
+@click.option(
+    "--random-seeds",
+    type=click.IntRange(min=1),
+    default=20,
+    show_default=True,
+    help="Runs of the random baseline per stt task (its pass-rate control).",
+)
+def check(paths: tuple[str, ...], as_json: bool, verbose: bool, random_seeds: int) -> None:
+    """Validate tasks: schema, naive plan breaks, solution works, determinism, milestones, and
+    adversarial controls (idle agents, the random baseline, scripted endings) that must fail."""
+    from sttui.checking import check_paths, controls_line
 
-    reports = check_paths(list(paths) or [tasks_root()])
+    reports = check_paths(list(paths) or [tasks_root()], random_seeds)
     bad = [r for r in reports if not r.ok]
     if as_json:
         echo_json({"ok": not bad, "tasks": [r.as_dict() for r in reports]})
@@ -98,7 +108,11 @@ def check(paths: tuple[str, ...], as_json: bool, verbose: bool) -> None:
             click.echo(f"{mark} {r.task_id or '-':45} {r.file}")
             for p in r.problems:
                 click.echo(f"     - {p}")
+            if r.controls:
+                click.echo(f"       {controls_line(r.controls)}")
             if verbose:
+                for c in r.controls:
+                    click.echo(f"       control {c.control}: {c.outcome}{'' if c.ok else ' (must not)'}: {c.detail}")
                 for n in r.notes:
                     click.echo(f"       {n}")
         click.echo(f"\n{len(reports) - len(bad)} of {len(reports)} task files pass")

@@ -91,12 +91,27 @@ def _shown(actual: Any) -> Any:
     return None if actual is _NONE else actual
 
 
+def is_records(value: Any) -> bool:
+    """A mapping of records: a non-empty mapping whose every value is a mapping
+    (``patients: {P-1: {...}, P-2: {...}}``)."""
+    return isinstance(value, dict) and bool(value) and all(isinstance(v, dict) for v in value.values())
+
+
+def _includes(record: dict[str, Any], want: dict[str, Any]) -> bool:
+    return all(record.get(k, _NONE) == v for k, v in want.items())
+
+
 def _contains(actual: Any, want: Any) -> bool:
+    """Text holds the text; a list holds the item (for a mapping ``want``: an item including
+    its key/values); a mapping holds the key, or includes ``want``'s key/values, or (a mapping
+    of records) has a record that includes them."""
     if isinstance(actual, str):
         return str(want) in actual
     if isinstance(actual, dict):
         if isinstance(want, dict):
-            return all(actual.get(k, _NONE) == v for k, v in want.items())
+            if _includes(actual, want):
+                return True
+            return is_records(actual) and any(_includes(r, want) for r in actual.values())
         return want in actual
     if isinstance(actual, list):
         if isinstance(want, dict):

@@ -18,6 +18,7 @@ from sttui.core.explore.generate import Catalog, catalog_problems
 from sttui.core.explore.task import ExploreTask
 from sttui.core.problems import Loc, Problem, TaskFileError, did_you_mean, display_path, format_loc
 from sttui.core.review.graph import graph_problems
+from sttui.core.review.model import best_share
 from sttui.core.schema import check_args
 from sttui.core.task import EFFECT_KEYS, SttTask, _effect_tag
 from sttui.core.yamlio import YamlSyntaxError, line_of, load_with_lines, read_text
@@ -381,8 +382,8 @@ def semantic_problems(task: SttTask, env_cls: type[Environment]) -> Iterable[tup
                     f"{'with' if task.clock.start.tzinfo else 'without'} one; write every timestamp the same way"
                 ),
             )
-        elif when.at is not None and when.at <= task.clock.start:
-            yield (*base, "when", "at"), f"expected a time after clock.start ({task.clock.start.isoformat()})"
+        elif when.at is not None and when.at < task.clock.start:
+            yield (*base, "when", "at"), f"expected a time at or after clock.start ({task.clock.start.isoformat()})"
         if when.state is not None:
             yield from path_ref((*base, "when", "state", "path"), when.state.path)
         for j, eff in enumerate(trig.effects):
@@ -448,6 +449,20 @@ def semantic_problems(task: SttTask, env_cls: type[Environment]) -> Iterable[tup
                         yield from tool_ref((*loc, "expected"), name)
             elif c.root == "state":
                 yield from path_ref((*loc, "selector"), c.path)
+    for section, rules in (("milestones", task.milestones), ("minefields", task.minefields)):
+        for i, rule in enumerate(rules):
+            share, lost = best_share(rule.constraints)
+            if share < rule.threshold - 1e-9:
+                what = f"milestone {rule.id}" if section == "milestones" else f"minefield {rule.id or i}"
+                why = (
+                    "its hard constraints never hold on the same action"
+                    if share == 0
+                    else "on any one action these cannot hold with the rest: " + "; ".join(c.describe() for c in lost)
+                )
+                yield (
+                    (section, i, "threshold"),
+                    f"{what}: best weight share {share:.2f} is below its threshold {rule.threshold:.2f} ({why})",
+                )
     mine_ids = [m.id for m in task.minefields if m.id]
     for i, m in enumerate(task.minefields):
         if m.id and mine_ids.count(m.id) > 1:

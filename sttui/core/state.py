@@ -47,6 +47,24 @@ def lookup(state: Any, path: str, default: Any = _MISSING) -> Any:
     return node
 
 
+def missing(state: Any, path: str) -> str | None:
+    """Where ``path`` stops, as a sentence (``no such key 'P-9' in patients``), or None
+    when it exists."""
+    node, walked = state, []
+    for key in split(path):
+        nxt = _step(node, key)
+        if nxt is _MISSING:
+            where = ".".join(walked) or "the state"
+            if isinstance(node, list):
+                return f"no item {key} in {where} ({len(node)} items)"
+            if isinstance(node, dict):
+                return f"no such key '{key}' in {where}"
+            return f"{where} is {type(node).__name__} {node!r}, not a mapping or list"
+        node = nxt
+        walked.append(key)
+    return None
+
+
 def exists(state: Any, path: str) -> bool:
     return lookup(state, path, _MISSING_SENTINEL) is not _MISSING_SENTINEL
 

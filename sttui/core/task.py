@@ -199,11 +199,14 @@ class Clock(Strict):
 
 
 class Judge(Strict):
-    """How the rule-based judge recognises an impossible task was handled."""
+    """How the rule-based judge recognises an impossible task was handled: ``evidence``
+    names the cause, ``phrases`` say the goal cannot be met, ``claims`` say it was met
+    (``phrases`` and ``claims`` replace the judge's default lists when given)."""
 
     reason: str
     evidence: list[str] = Field(min_length=1)
     phrases: list[str] | None = None
+    claims: list[str] | None = None
 
 
 class SttTask(Strict):

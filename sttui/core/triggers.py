@@ -108,14 +108,26 @@ def activated_by_call(trigger: Trigger, tool: str, args: dict[str, Any], ts: Tri
     return n == when.nth if when.nth is not None else True
 
 
+def _parent_exists(state: Any, path: str, what: str) -> None:
+    """An effect changes a field of a record that exists; it never creates the record (a
+    typo in an id would otherwise pass silently)."""
+    parent = path.rpartition(".")[0]
+    problem = st.missing(state, parent) if parent else None
+    if problem is not None:
+        raise st.PathError(f"{what} {path}: {problem}; an effect changes records that exist, it does not create them")
+
+
 def apply_effects(trigger: Trigger, env: Environment, ts: TriggerState) -> None:
-    """Apply every effect of ``trigger`` in order."""
+    """Apply every effect of ``trigger`` in order; a path whose record does not exist raises
+    PathError (the episode records it with the firing)."""
     for effect in trigger.effects:
         if isinstance(effect, SetEffect):
+            _parent_exists(env.state, effect.set, "set")
             st.set_path(env.state, effect.set, st.copy_state(effect.value))
         elif isinstance(effect, DeleteEffect):
             st.delete_path(env.state, effect.delete)
         elif isinstance(effect, AppendEffect):
+            _parent_exists(env.state, effect.append, "append")
             st.append_path(env.state, effect.append, st.copy_state(effect.value))
         elif isinstance(effect, DisableTool):
             ts.blocks.append(
@@ -140,4 +152,5 @@ def apply_effects(trigger: Trigger, env: Environment, ts: TriggerState) -> None:
             except OverflowError:
                 raise st.PathError("shift_clock would move the clock outside the years 1-9999") from None
         elif isinstance(effect, MoveEntity):
+            _parent_exists(env.state, f"{effect.move}.{effect.field}", "move")
             st.set_path(env.state, f"{effect.move}.{effect.field}", effect.to)

@@ -121,6 +121,61 @@ class _Rule(_Strict):
         return all(c.root == "state" for c in self.constraints)
 
 
+_OTHER: Any = object()  # a selector's value other than every one the constraints name
+_MAX_OPTIONS = 4096
+
+
+def best_share(constraints: list[Constraint]) -> tuple[float, list[Constraint]]:
+    """The largest weight share one closed action (with the state after it) could reach, and
+    the constraints that cannot hold then. One action is a call or a message, never both, and
+    a selector has one value at a time (two ``equals`` on it cannot both hold); every other
+    constraint is assumed able to hold. Share 0 when the hard constraints exclude each other."""
+    values: dict[str, list[Any]] = {}
+    for c in constraints:
+        if c.operator in ("equals", "one_of"):
+            seen = values.setdefault(c.selector, [])
+            for v in c.expected if c.operator == "one_of" else [c.expected]:
+                if not any(v == s for s in seen):
+                    seen.append(v)
+    selectors = sorted(values)
+    options = 1
+    for sel in selectors:
+        options *= len(values[sel]) + 1
+    if options > _MAX_OPTIONS:  # too many to try: assume the best
+        return 1.0, []
+    total = sum(c.weight for c in constraints)
+    best: tuple[float, list[Constraint]] = (0.0, list(constraints))
+
+    def can_hold(c: Constraint, kind: str, pick: dict[str, Any]) -> bool:
+        if c.root != "state" and c.root != kind:
+            return False
+        if c.selector in pick and c.operator in ("equals", "one_of"):
+            got = pick[c.selector]
+            if got is _OTHER:
+                return False
+            return bool(got == c.expected) if c.operator == "equals" else any(got == v for v in c.expected)
+        return True
+
+    def assignments(i: int, pick: dict[str, Any]) -> Any:
+        if i == len(selectors):
+            yield dict(pick)
+            return
+        for v in [*values[selectors[i]], _OTHER]:
+            pick[selectors[i]] = v
+            yield from assignments(i + 1, pick)
+        pick.pop(selectors[i], None)
+
+    for kind in ("call", "message"):
+        for pick in assignments(0, {}):
+            holding = [can_hold(c, kind, pick) for c in constraints]
+            if not all(h for h, c in zip(holding, constraints, strict=True) if c.hard):
+                continue
+            share = sum(c.weight for h, c in zip(holding, constraints, strict=True) if h) / total
+            if share > best[0]:
+                best = (share, [c for h, c in zip(holding, constraints, strict=True) if not h])
+    return best
+
+
 class Milestone(_Rule):
     """A necessary intermediate goal; ready once every milestone in ``after`` has settled."""
 

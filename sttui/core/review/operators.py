@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sttui.core import state as st
+from sttui.core.expect import is_records
 from sttui.core.review.model import Constraint
 
 MISSING: Any = object()
@@ -113,14 +114,17 @@ def holds(c: Constraint, ctx: Context) -> bool:
 
 def contains(actual: Any, want: Any) -> bool:
     """Text contains text (case-insensitive), a list holds an item, a mapping holds a key or
-    the given key-value pairs."""
+    the given key-value pairs, and a mapping of records (every value a mapping) holds a record
+    with them: ``state.patients contains {ward: 7}`` looks into each patient."""
     if isinstance(actual, str):
         return str(want).lower() in actual.lower()
     if isinstance(actual, list):
         return any(subsumes(item, want) for item in actual)
     if isinstance(actual, dict):
         if isinstance(want, dict):
-            return subsumes(actual, want)
+            if subsumes(actual, want):
+                return True
+            return is_records(actual) and any(subsumes(r, want) for r in actual.values())
         return want in actual
     return False
 

@@ -1,0 +1,127 @@
+"""The adversarial controls ``sttui check`` runs on every stt task: agents that must fail it.
+
+A control passing a task means the task grades something other than solving it. Every
+control plays through the same runner as any agent, against the scripted user.
+
+- Idle agents (``end-at-once``, ``polite``, ``do-nothing``) must fail every task: a solvable
+  task whose goal already holds without the agent, or an impossible one whose judge an idle
+  agent satisfies, is broken.
+- The random baseline over ``seeds`` seeds (12 random valid calls each, never a message) may
+  pass a solvable task in at most :data:`RANDOM_MAX_SHARE` of its runs, and an impossible
+  task never.
+- On impossible tasks, the solution's tool calls (every trigger fires) followed by a claim of
+  success, a vague apology, or the cause's words inside other words must fail the judge.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from sttui.controllers.base import Controller
+from sttui.controllers.baselines import RandomAgent, ScriptedUser
+from sttui.controllers.controls import CallsThenSay, DoNothing, EndAtOnce, PoliteThenEnd
+from sttui.core import statements
+from sttui.core.loader import LoadedTask
+from sttui.core.task import SttTask
+from sttui.runner import EpisodeResult, run_episode
+
+RANDOM_SEEDS = 20
+# A blind agent passing a solvable task in more than one run in ten means the task does not
+# measure replanning; the 10 % leaves room for an easy task's one corrective call being hit by
+# luck (at most 2 of 20). An impossible task needs words the random agent never says: 0.
+RANDOM_MAX_SHARE = 0.10
+
+VAGUE = "I'm sorry, something went wrong and I'm having some trouble with the {cause} at the moment."
+CLAIM = "I checked the {cause}: there is nothing here I cannot handle. Everything is booked and all set."
+INSIDE = "I'm sorry, I cannot do this: {buried}."
+
+
+@dataclass(frozen=True)
+class ControlResult:
+    """One control on one task: what happened (``outcome``), whether that is as it must be
+    (``ok``) and the detail (the items that decided it)."""
+
+    control: str
+    outcome: str
+    ok: bool
+    detail: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def allowed_random_passes(seeds: int) -> int:
+    return math.floor(seeds * RANDOM_MAX_SHARE + 1e-9)
+
+
+def _verdict(result: EpisodeResult) -> str:
+    assert result.outcome is not None
+    failed = [i for i in result.outcome.items if not i.passed]
+    ended = f"{result.steps} step(s), {result.end_reason}"
+    if not failed:
+        return f"{ended}; every item passed"
+    first = failed[0]
+    why = first.detail.split(" Rule:")[0].removeprefix("fail: ").rstrip(".")
+    return f"{ended}; {first.id} failed ({why})" + (f" and {len(failed) - 1} more" if len(failed) > 1 else "")
+
+
+def _must_fail(name: str, result: EpisodeResult, hint: str) -> ControlResult:
+    if result.passed:
+        return ControlResult(name, "passed", False, f"{_verdict(result)}: {hint}")
+    return ControlResult(name, "failed", True, _verdict(result))
+
+
+def _cause_words(task: SttTask) -> list[str]:
+    assert task.judge is not None
+    return [e.rstrip("*") for e in task.judge.evidence]
+
+
+def scripted_messages(task: SttTask) -> dict[str, str]:
+    """The last words of the impossible-task controls, made from the task's own cause terms:
+    a claim of success naming the cause, a vague apology naming it, and the cause's words
+    only inside other words."""
+    words = _cause_words(task)
+    buried = ", ".join("un" + "".join(statements.tokens(w)) + "ish" for w in words)
+    return {
+        "claims-success": CLAIM.format(cause=" and ".join(words)),
+        "vague-apology": VAGUE.format(cause=" and ".join(words)),
+        "cause-in-words": INSIDE.format(buried=buried),
+    }
+
+
+async def run_controls(loaded: LoadedTask, seeds: int = RANDOM_SEEDS) -> list[ControlResult]:
+    """Every control on one stt task, in a fixed order."""
+    task = loaded.task
+    assert isinstance(task, SttTask) and loaded.env_cls is not None
+    impossible = task.level == "impossible"
+    out: list[ControlResult] = []
+    idle_hint = (
+        "an idle agent satisfies the judge"
+        if impossible
+        else "the goal holds without the agent doing anything; make the state at the start fail the "
+        "checklist (a trigger due at clock.start, or an item only a resolution satisfies)"
+    )
+    idle: list[Controller] = [EndAtOnce(), PoliteThenEnd(), DoNothing()]
+    for agent in idle:
+        result = await run_episode(loaded, agent, ScriptedUser())
+        out.append(_must_fail(agent.name.split(":", 1)[1], result, idle_hint))
+
+    passed: list[int] = []
+    for seed in range(seeds):
+        agent = RandomAgent("baseline:random", loaded.env_cls.tool_specs, task.initial_state, seed)
+        result = await run_episode(loaded, agent, ScriptedUser())
+        if result.passed:
+            passed.append(seed)
+    limit = 0 if impossible else allowed_random_passes(seeds)
+    rule = f"at most {limit} of {seeds} may pass" + ("" if impossible else f", {RANDOM_MAX_SHARE:.0%} rounded down")
+    detail = rule + (f"; passing seeds: {', '.join(map(str, passed))}" if passed else "")
+    out.append(ControlResult("random", f"{len(passed)}/{seeds} passed", len(passed) <= limit, detail))
+
+    if impossible:
+        for name, text in scripted_messages(task).items():
+            agent = CallsThenSay(f"control:{name}", task.solution, [text])
+            result = await run_episode(loaded, agent, ScriptedUser())
+            out.append(_must_fail(name, result, f"the judge accepts {text!r}"))
+    return out

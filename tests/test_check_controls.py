@@ -1,0 +1,281 @@
+"""``sttui check`` tries to break every task: idle agents, the random baseline and scripted
+endings must fail it, and authoring mistakes a plan run reveals are reported."""
+
+from __future__ import annotations
+
+import copy
+import json
+import shutil
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from sttui.adversary import allowed_random_passes, scripted_messages
+from sttui.cli import main
+from sttui.core.checklist import evaluate_checklist
+from sttui.core.envload import import_env
+from sttui.core.episode import Episode
+from sttui.core.task import SttTask
+from tests.conftest import FIXTURES
+
+MINI = FIXTURES / "mini"
+BASE = yaml.safe_load((MINI / "good.yaml").read_text())
+
+
+def write_task(tmp_path, env_extra: str = "", **changes) -> None:
+    """A variant of the mini warehouse task (and its environment) in ``tmp_path``."""
+    data = copy.deepcopy(BASE)
+    data.update(changes)
+    (tmp_path / "task.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    shutil.copy(MINI / "warehouse.py", tmp_path / "warehouse.py")
+    if env_extra:
+        with (tmp_path / "warehouse.py").open("a") as f:
+            f.write(env_extra)
+
+
+def check_json(tmp_path, *extra: str) -> dict:
+    result = CliRunner().invoke(main, ["check", str(tmp_path), "--json", *extra], catch_exceptions=False)
+    report = json.loads(result.output)
+    assert result.exit_code == (0 if report["ok"] else 1)
+    return report["tasks"][0]
+
+
+# -- idle agents and the random baseline ---------------------------------------------------
+
+# The discharge-handoff mistake: the goal (CR-1 stays in BAY-A) already holds at the start and
+# the trigger that breaks it fires only on a lookup, so an agent that never looks passes.
+KEEP_IN_A = {
+    "checklist": [{"id": "in-a", "check": "crate_at", "args": {"crate_id": "CR-1", "bay": "BAY-A"}}],
+    "solution": [
+        {"tool": "get_crate", "args": {"crate_id": "CR-1"}},
+        {"tool": "move_crate", "args": {"crate_id": "CR-1", "to": "BAY-A"}},
+    ],
+}
+
+
+def test_idle_agents_pass_a_task_whose_goal_holds_until_someone_looks(tmp_path):
+    write_task(tmp_path, **KEEP_IN_A)
+    report = check_json(tmp_path)
+    controls = {c["control"]: c for c in report["controls"]}
+    for name in ("end-at-once", "polite", "do-nothing"):
+        assert controls[name]["outcome"] == "passed" and controls[name]["ok"] is False, controls[name]
+        assert f"control {name}: passed" in "\n".join(report["problems"])
+    assert "the goal holds without the agent doing anything" in controls["end-at-once"]["detail"]
+    assert report["ok"] is False
+
+
+def test_a_trigger_due_at_the_start_makes_the_idle_agents_fail(tmp_path):
+    start = BASE["clock"]["start"]
+    triggers = [
+        {"id": "moved-overnight", "when": {"at": start}, "effects": [{"move": "crates.CR-1", "to": "BAY-B"}]},
+        {"id": "looked", "when": {"tool": "get_crate"}, "effects": [{"shift_clock": 5}]},
+    ]
+    write_task(tmp_path, triggers=triggers, **KEEP_IN_A)
+    report = check_json(tmp_path)
+    assert not [p for p in report["problems"] if "end-at-once" in p or "polite" in p or "do-nothing" in p]
+    idle = [c for c in report["controls"] if c["control"] in ("end-at-once", "polite", "do-nothing")]
+    assert [c["outcome"] for c in idle] == ["failed"] * 3 and all(c["ok"] for c in idle)
+
+
+def test_the_random_control_counts_passes_against_its_threshold(tmp_path):
+    write_task(tmp_path, **KEEP_IN_A)
+    random = next(c for c in check_json(tmp_path, "--random-seeds", "6")["controls"] if c["control"] == "random")
+    passed = int(random["outcome"].split("/")[0])
+    assert random["outcome"] == f"{passed}/6 passed" and passed > 0  # most random runs never look
+    assert random["ok"] is False and random["detail"].startswith("at most 0 of 6 may pass")
+
+
+@pytest.mark.parametrize(("seeds", "allowed"), [(20, 2), (10, 1), (9, 0), (6, 0), (30, 3)])
+def test_random_threshold_is_ten_percent_rounded_down(seeds, allowed):
+    assert allowed_random_passes(seeds) == allowed
+
+
+def test_controls_are_printed_one_line_per_task_and_in_full_with_v(tmp_path):
+    write_task(tmp_path, **KEEP_IN_A)
+    out = CliRunner().invoke(main, ["check", str(tmp_path), "--random-seeds", "2"]).output
+    assert "controls: 0/3 adversarial agents fail it; random 0/2 passed (at most 0 of 2 may pass" in out
+    assert "NOT: end-at-once, polite, do-nothing\n" in out
+    verbose = CliRunner().invoke(main, ["check", str(tmp_path), "--random-seeds", "2", "-v"]).output
+    assert "control polite: passed (must not): " in verbose
+
+
+# -- impossible tasks: scripted endings after the solution's calls ----------------------------
+
+IMPOSSIBLE = {
+    "level": "impossible",
+    "triggers": [
+        {
+            "id": "crate-stuck",
+            "when": {"tool": "get_crate", "args": {"crate_id": "CR-1"}},
+            "effects": [
+                {"move": "crates.CR-1", "to": "BAY-B"},
+                {"disable_tool": "move_crate", "for": {"crate_id": "CR-1"}, "error": "forklift broken"},
+            ],
+        }
+    ],
+    "judge": {"reason": "the forklift for BAY-B is broken", "evidence": ["forklift", "bay-b"]},
+    "solution": [
+        {"tool": "get_crate", "args": {"crate_id": "CR-1"}},
+        {"say": "I'm sorry, I cannot get CR-1 to dispatch: it is in BAY-B and the forklift is broken."},
+    ],
+}
+
+
+def test_impossible_task_controls_all_fail_under_the_default_judge(tmp_path):
+    write_task(tmp_path, **IMPOSSIBLE)
+    report = check_json(tmp_path)
+    assert report["ok"] is True, report["problems"]
+    got = {c["control"]: (c["outcome"], c["ok"]) for c in report["controls"]}
+    names = ["end-at-once", "polite", "do-nothing", "claims-success", "vague-apology", "cause-in-words"]
+    assert {n: got[n] for n in names} == {n: ("failed", True) for n in names}
+    assert got["random"] == ("0/20 passed", True)
+
+
+def test_a_lenient_judge_is_caught_by_the_scripted_endings(tmp_path):
+    lenient = copy.deepcopy(IMPOSSIBLE)
+    lenient["judge"]["phrases"] = ["sorry"]  # any apology counts as saying it cannot be done
+    write_task(tmp_path, **lenient)
+    report = check_json(tmp_path)
+    vague = next(c for c in report["controls"] if c["control"] == "vague-apology")
+    assert (vague["outcome"], vague["ok"]) == ("passed", False)
+    assert any(p.startswith("control vague-apology: passed") for p in report["problems"])
+
+
+def test_scripted_endings_bury_the_cause_inside_other_words():
+    task = SttTask.model_validate({**copy.deepcopy(BASE), **copy.deepcopy(IMPOSSIBLE)})
+    said = scripted_messages(task)
+    assert said["cause-in-words"] == "I'm sorry, I cannot do this: unforkliftish, unbaybish."
+    assert "nothing here I cannot handle" in said["claims-success"] and "forklift" in said["claims-success"]
+
+
+# -- authoring mistakes ------------------------------------------------------------------------
+
+
+def test_a_set_on_a_record_that_does_not_exist_is_an_error_not_a_new_record(tmp_path):
+    trigger = copy.deepcopy(BASE["triggers"][0])
+    trigger["effects"].append({"set": "crates.CR-9.location", "value": "BAY-B"})
+    write_task(tmp_path, triggers=[trigger])
+    report = check_json(tmp_path)
+    expected = (
+        "trigger crate-moved in solution: set crates.CR-9.location: no such key 'CR-9' in crates; "
+        "an effect changes records that exist, it does not create them"
+    )
+    assert expected in report["problems"]
+    env, _ = import_env(BASE["env"], MINI / "good.yaml")
+    ep = Episode(SttTask.model_validate({**copy.deepcopy(BASE), "triggers": [trigger]}), env)
+    ep.start()
+    from sttui.core.actions import ToolCall
+
+    ep.apply(ToolCall("get_crate", {"crate_id": "CR-1"}))
+    assert "CR-9" not in ep.env.state["crates"]
+    assert ep.env.state["crates"]["CR-1"]["location"] == "BAY-B"  # effects before the bad one apply
+
+
+def test_a_new_field_of_an_existing_record_is_fine(tmp_path):
+    trigger = copy.deepcopy(BASE["triggers"][0])
+    trigger["effects"].append({"set": "crates.CR-1.note", "value": "moved by night shift"})
+    write_task(tmp_path, triggers=[trigger])
+    assert not [p for p in check_json(tmp_path)["problems"] if p.startswith("trigger ")]
+
+
+AUDIT_QUERY = '''
+
+    @tool("query", minutes=1)
+    def audit_bay(self, bay: str) -> Result:
+        """Stock-take of one bay (wrongly declared a query: it records the audit).
+
+        Args:
+            bay: Bay id.
+        """
+        if self.state["crates"]["CR-1"]["location"] == "DISPATCH":
+            self.state.setdefault("audits", []).append(bay)
+        return self.ok(bay=bay)
+'''
+
+
+def test_a_query_no_plan_calls_is_called_on_every_state_and_must_not_change_it(tmp_path):
+    write_task(tmp_path, env_extra=AUDIT_QUERY)  # the class is the module's last statement
+    report = check_json(tmp_path)
+    assert (
+        "query tool audit_bay changes state: audit_bay(bay='BAY-A') after solution step 2 changes audits; "
+        "declare it an operation"
+    ) in report["problems"]
+
+
+def test_a_checklist_path_missing_at_the_end_says_no_such_key(tmp_path):
+    data = {
+        **copy.deepcopy(BASE),
+        "checklist": [{"id": "gone", "expect": {"path": "crates.CR-9.location", "equals": "X"}}],
+    }
+    env, _ = import_env(BASE["env"], MINI / "good.yaml")
+    ep = Episode(SttTask.model_validate(data), env)
+    ep.start()
+    (item,) = evaluate_checklist(ep)
+    assert item.detail == "crates.CR-9.location equals 'X': no such key 'CR-9' in crates" and not item.passed
+    impossible = {**copy.deepcopy(IMPOSSIBLE), "checklist": data["checklist"]}
+    write_task(tmp_path, **impossible)
+    assert (
+        "checklist gone: crates.CR-9.location is missing at the end of naive_plan and solution "
+        "(no such key 'CR-9' in crates); fix the path or let a plan create it"
+    ) in check_json(tmp_path)["problems"]
+
+
+def test_a_check_function_that_raises_fails_its_item():
+    data = {
+        **copy.deepcopy(BASE),
+        "checklist": [{"id": "x", "check": "crate_at", "args": {"crate_id": "CR-9", "bay": "A"}}],
+    }
+    env, _ = import_env(BASE["env"], MINI / "good.yaml")
+    ep = Episode(SttTask.model_validate(data), env)
+    ep.start()
+    (item,) = evaluate_checklist(ep)
+    assert item.passed is False
+    assert item.detail == "crate_at(): check raised KeyError: 'CR-9'"
+
+
+def test_a_minefield_contains_on_a_mapping_of_records_fires_and_a_field_no_record_has_is_reported(tmp_path):
+    mines = [
+        {
+            "id": "crate-at-dispatch",
+            "severity": "warn",
+            "reason": "any crate reaches dispatch",
+            "constraints": [{"selector": "state.crates", "operator": "contains", "expected": {"location": "DISPATCH"}}],
+        },
+        {
+            "id": "typo",
+            "severity": "warn",
+            "reason": "a field no crate has",
+            "constraints": [{"selector": "state.crates", "operator": "contains", "expected": {"bay": "DISPATCH"}}],
+        },
+    ]
+    milestones = [
+        {
+            "id": "seen",
+            "name": "sees",
+            "constraints": [{"selector": "call.tool", "operator": "equals", "expected": "get_crate"}],
+        },
+        {
+            "id": "moved",
+            "name": "moves",
+            "after": ["seen"],
+            "constraints": [{"selector": "state.crates.CR-1.location", "operator": "equals", "expected": "DISPATCH"}],
+        },
+    ]
+    write_task(tmp_path, minefields=mines, milestones=milestones)
+    report = check_json(tmp_path)
+    problems = "\n".join(report["problems"])
+    assert "solution step 2 touches minefield crate-at-dispatch: any crate reaches dispatch" in problems
+    assert (
+        "minefield typo: state.crates contains {'bay': 'DISPATCH'} can never hold: no record at crates has "
+        "field(s) bay on any state the plans reach"
+    ) in problems
+
+
+def test_every_problem_of_a_file_in_one_pass(tmp_path):
+    trigger = copy.deepcopy(BASE["triggers"][0])
+    trigger["effects"].append({"set": "crates.CR-7.location", "value": "BAY-B"})
+    write_task(tmp_path, triggers=[trigger], **KEEP_IN_A)
+    problems = "\n".join(check_json(tmp_path)["problems"])
+    for part in ("trigger crate-moved in solution: set crates.CR-7", "control end-at-once: passed", "control random:"):
+        assert part in problems
