@@ -232,3 +232,48 @@ def test_one_pass_gives_the_same_data_and_lines_as_two_on_every_bundled_file():
     for f in files:
         text = f.read_text()
         assert load_with_lines(text) == _pure(text), f
+
+
+def test_the_workbench_never_exits_0_after_a_crash(tmp_path, monkeypatch):
+    from textual.app import App
+
+    from sttui.tui import app as tui
+
+    def boom(self):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(tui.SttuiApp, "on_mount", boom)
+    monkeypatch.setattr(tui.SttuiApp, "run", lambda self: App.run(self, headless=True))
+    with pytest.raises(SystemExit) as info:
+        tui.run_app(db_url=f"sqlite:///{tmp_path / 'x.db'}")
+    assert info.value.code == 1
+
+
+async def test_home_survives_hostile_task_files_with_a_notice_naming_each(tmp_path):
+    from sttui.tui.app import SttuiApp
+
+    folder = tmp_path / "tasks"
+    folder.mkdir()
+    shutil.copy(FIXTURES / "mini" / "warehouse.py", folder / "warehouse.py")
+    (folder / "good.yaml").write_text(GOOD)
+    (folder / "bomb.yaml").write_text(
+        "a: &a ["
+        + ",".join(['"x"'] * 9)
+        + "]\n"
+        + "".join(f"l{i}: &{chr(98 + i)} [" + ",".join([f"*{chr(97 + i)}"] * 9) + "]\n" for i in range(9))
+    )
+    (folder / "dup.yaml").write_text(GOOD.replace("domain: warehouse", "domain: warehouse\ndomain: again"))
+    (folder / "deep.yaml").write_text("x: " + "[" * 5000 + "]" * 5000)
+    if hasattr(os, "mkfifo"):
+        os.mkfifo(folder / "pipe.yaml")
+    app = SttuiApp(folder, db_url=f"sqlite:///{tmp_path / 'h.db'}", human="ana")
+    async with app.run_test(size=(120, 40)) as pilot:
+        home = app.screen
+        for _ in range(200):
+            await pilot.pause(0.05)
+            if getattr(home, "rows", None):
+                break
+        assert [r.id for r in home.rows] == ["mini-crate-s1-easy"]
+        shown = " ".join(str(n.message) for n in app._notifications)
+        for name in ("bomb.yaml", "dup.yaml", "deep.yaml"):
+            assert name in shown, shown

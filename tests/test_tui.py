@@ -45,7 +45,7 @@ async def test_home_lists_filters_and_sorts_bundled_tasks(db):
 async def test_home_reports_broken_task_files_without_crashing(db):
     async with app_for(db, FIXTURES / "bad_tasks").run_test(size=(80, 24)) as pilot:
         app = pilot.app
-        await wait_for(pilot, lambda: "problem" in str(app.screen.query_one("#status").render()))
+        await wait_for(pilot, lambda: "not loaded" in str(app.screen.query_one("#status").render()))
         assert app.screen.query_one("#tasks", DataTable).row_count == 0
 
 

@@ -279,4 +279,7 @@ def run_app(
         config = load_config()
     except ConfigError as exc:
         raise SystemExit(f"error: {exc}") from None
-    SttuiApp(tasks_dir, db_url, human, play, resume_episode, config, annotate).run()
+    app = SttuiApp(tasks_dir, db_url, human, play, resume_episode, config, annotate)
+    app.run()
+    if app.return_code:  # a crash printed its traceback; the shell must not see success
+        raise SystemExit(app.return_code)

@@ -132,14 +132,19 @@ class HomeScreen(Screen[None]):
         from sttui.core.loader import load_all
 
         loaded, errors = load_all([self.tasks_dir])
-        problems = [str(p) for exc in errors for p in exc.problems]
+        # one line per broken file: its first problem, which names the file, line and field
+        problems = [str(exc.problems[0]) for exc in errors if exc.problems]
         self.post_message(self.Loaded([_row(t) for t in loaded], {t.id: t for t in loaded}, problems))
 
     def on_home_screen_loaded(self, message: Loaded) -> None:
         self.rows, self.tasks = message.rows, message.tasks
         status = f"{len(self.rows)} tasks from {display_path(self.tasks_dir)}"
         if message.errors:
-            status += f" · {len(message.errors)} problem(s) in task files: run `sttui check` for details"
+            status += f" · {len(message.errors)} task file(s) not loaded: run `sttui check` for details"
+            shown = "\n".join(message.errors[:5]) + (
+                f"\n… and {len(message.errors) - 5} more" if len(message.errors) > 5 else ""
+            )
+            self.notify(shown, title="Task files not loaded", severity="warning", timeout=20)
         self.query_one("#status", Static).update(status)
         self.refresh_table()
         self.load_sessions()
