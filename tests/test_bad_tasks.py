@@ -65,6 +65,10 @@ EXPECTED = {
         ),
         (44, "minefields[1].constraints[0]", "added compares states, so it needs a state.<path> selector"),
     ],
+    "withheld-bad-cues": [
+        (23, "user.withheld.crate_weight.asked_by", "expected cues with at least one word; got ['?!']"),
+        (24, "user.withheld.dock.asked", "unknown field 'asked'"),
+    ],
     "several-problems": [
         (5, "colour", "unknown field 'colour'"),
         (7, "level", "got 'trivial'"),
