@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from sttui.core.explore.generate import Catalog, GenerationError, draft, generate
-from sttui.core.loader import load_catalog
+from sttui.core.loader import load_catalog, load_task
 from sttui.core.problems import TaskFileError
 from tests.conftest import ROOT
 
@@ -51,6 +51,15 @@ def test_certified_episodes_reverse_only_marked_factors(domain):
             assert data["drift"]["reverse"] in marked(cat) and 0.25 <= share <= 0.75
             why = next(r.why for r in cat.reversals if r.field == data["drift"]["reverse"])
             assert why in data["description"]
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "tasks" / "explore").glob("*/*-*.yaml")), ids=lambda p: p.stem)
+def test_bundled_episodes_reverse_only_marked_factors(path):
+    task = load_task(path).task
+    cat = load_catalog(CATALOGS / f"{task.domain}.yaml")
+    assert task.drift is not None
+    assert task.drift.reverse in marked(cat), f"{task.id} reverses {task.drift.reverse}, not marked reversible"
+    assert (task.drift.replace.factor, task.drift.replace.by) in {(r.factor, r.by) for r in cat.replacements}
 
 
 def test_a_replacement_without_a_reversible_partner_cannot_be_drawn():
