@@ -237,6 +237,92 @@ PARAPHRASES: list[tuple[str, str, set[str]]] = [
         {"programme_code"},
     ),
     ("logistics/vaccine-truck-outbreak-st1-hard", "Is BOX-3 pre-conditioned?", set()),
+    # A second round, written as a held-out check after the cues above: 26 of these 36 were
+    # understood at first; the cues were then extended for the other ten.
+    (
+        "air-travel/aircraft-swap-seats-st1-easy",
+        "Are you okay with any two adjacent seats, or do you need the window?",
+        {"seat_preference"},
+    ),
+    (
+        "air-travel/ams-connection-delay-t3-easy",
+        "What is the absolute latest you can get into JFK and still make dinner?",
+        {"latest_arrival"},
+    ),
+    (
+        "air-travel/ams-connection-delay-t3-easy",
+        "Do you hold elite status with Air France-KLM?",
+        {"frequent_flyer_tier"},
+    ),
+    (
+        "air-travel/barbados-lhr-switch-s1-hard",
+        "Would you all be okay travelling on separate flights?",
+        {"keep_together"},
+    ),
+    ("air-travel/barbados-lhr-switch-s1-hard", "How much checked baggage does each of you have?", {"bags"}),
+    (
+        "air-travel/bergen-reaccommodation-t2-hard",
+        "How should I rank the passengers if seats are short?",
+        {"priority_rules"},
+    ),
+    ("air-travel/bergen-reaccommodation-t2-hard", "Can I waive any change penalties?", {"fees"}),
+    ("air-travel/dfw-crew-timeout-st2-medium", "Could you give me the baggage claim number?", {"bag_tag"}),
+    (
+        "air-travel/frankfurt-transit-s3-medium",
+        "What nationality is your passport, and do you have any visas?",
+        {"visas"},
+    ),
+    (
+        "air-travel/held-fare-ttl-t1-medium",
+        "Is there any flexibility on the ticket price if the hold has lapsed?",
+        {"budget"},
+    ),
+    ("air-travel/inverness-crew-cascade-st2-impossible", "What's happening in Inverness tonight?", {"occasion"}),
+    ("air-travel/keflavik-ash-closure-s2-impossible", "Where will you be sleeping tonight?", {"hotel"}),
+    (
+        "air-travel/kilimanjaro-interline-st3-hard",
+        "How long will your driver hang on at Kilimanjaro airport?",
+        {"safari_pickup"},
+    ),
+    ("air-travel/linate-closure-s2-easy", "Where exactly are you headed once you land?", {"home"}),
+    ("clinic/cardiology-rota-s1-easy", "Is Margaret able to travel to Westbrook instead?", {"time_preference"}),
+    ("clinic/cardiology-rota-s1-easy", "Why does Margaret need Dr Okafor in particular?", {"clinician_reason"}),
+    ("clinic/cath-lab-bridge-s3-impossible", "Could we postpone Victor's angiogram?", {"today_only"}),
+    ("clinic/dialysis-urgent-t2-easy", "Would Tomasz be OK with a session later this evening?", {"evening_option"}),
+    ("clinic/discharge-handoff-st3-easy", "Which part of Northgate is he in at the moment?", {"discharge_lounge"}),
+    ("clinic/discharge-handoff-st3-easy", "Where can the crew find Mr Clarke?", {"discharge_lounge"}),
+    ("clinic/endoscopy-overrun-t3-medium", "What's the best way to reach Arthur?", {"contact"}),
+    ("clinic/harbourside-outage-s2-medium", "Does Rosa's foot really have to be seen today?", {"ulcer"}),
+    ("clinic/kings-bridge-closure-s3-hard", "Is Leonard's eye appointment movable?", {"leonard", "moving"}),
+    ("clinic/mri-authorisation-t1-hard", "Is Fiona free in the morning?", {"fiona_preference"}),
+    ("clinic/mri-quench-cascade-st2-hard", "Which of the two is more pressing?", {"halima_priority"}),
+    ("clinic/petct-authorisation-t1-impossible", "Would Graham consider paying for the scan himself?", {"self_pay"}),
+    ("clinic/ultrasound-reassigned-st1-medium", "Can Imran make it to Westbrook?", {"imran_times"}),
+    ("logistics/chemo-release-slip-t3-hard", "Which lot numbers are the three batches?", {"batch_numbers"}),
+    ("logistics/insulin-reefer-fault-st2-easy", "How large is the insulin consignment?", {"dose_count"}),
+    (
+        "logistics/mull-blood-ferry-s3-impossible",
+        "Who is the ward sister on duty at the hospital?",
+        {"hospital_contact"},
+    ),
+    (
+        "logistics/paediatric-chemo-qa-hold-t3-impossible",
+        "When are the children booked in for treatment?",
+        {"clinic_start"},
+    ),
+    ("logistics/pembrolizumab-goods-in-t1-easy", "Do you have a PO reference for goods-in?", {"order_reference"}),
+    (
+        "logistics/plasma-trauma-order-t2-medium",
+        "Who is the transfusion consultant I should check with?",
+        {"duty_consultant"},
+    ),
+    ("logistics/rituximab-crossdock-handoff-st3-medium", "When's the first haematology patient?", {"day_unit_start"}),
+    (
+        "logistics/trastuzumab-stock-record-s1-medium",
+        "Who signs for deliveries at the Mount Vernon pharmacy?",
+        {"pharmacy_contact"},
+    ),
+    ("logistics/vaccine-truck-outbreak-st1-hard", "Who's my contact at the Ashby site?", {"clinic_lead_ashby"}),
 ]
 
 
@@ -258,3 +344,26 @@ def test_the_paraphrase_table_covers_every_bundled_detail():
         for key, detail in user.withheld.items():
             assert detail.asked_by, f"{task}: {key} has no asked_by"
             assert (task, key) in asked, f"{task}: no paraphrase asks for {key}"
+
+
+GENERIC = (
+    "Shall I go ahead with this plan?",
+    "Is there anything else you need from me today?",
+    "Can you give me a moment while I check the system?",
+    "Would you like me to send you a confirmation?",
+    "Did you receive my last message?",
+    "Is this the right booking?",
+    "Is everything else OK on your side?",
+    "Do you want a summary at the end?",
+    "Could you confirm you're happy with this?",
+    "May I proceed now?",
+    "Shall I cancel the old booking?",
+    "Is it alright if I check the status first?",
+)
+
+
+@pytest.mark.parametrize("path", sorted(STT.glob("*/*.yaml")), ids=lambda p: p.stem)
+def test_generic_questions_reveal_nothing(path):
+    """Questions any agent asks any user give no withheld detail away, on any bundled task."""
+    task = f"{path.parent.name}/{path.stem}"
+    assert {q: revealed(task, q) for q in GENERIC} == {q: set() for q in GENERIC}
