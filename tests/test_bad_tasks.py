@@ -68,6 +68,8 @@ EXPECTED = {
     "withheld-bad-cues": [
         (23, "user.withheld.crate_weight.asked_by", "expected cues with at least one word; got ['?!']"),
         (24, "user.withheld.dock.asked", "unknown field 'asked'"),
+        (25, "user.withheld.bay.value", "required field is missing"),
+        (25, "user.withheld.bay.val", "unknown field 'val'"),
     ],
     "several-problems": [
         (5, "colour", "unknown field 'colour'"),

@@ -164,3 +164,11 @@ def test_goal_met_follows_the_checklist_and_only_the_user_seat_gets_it():
     assert not hasattr(agent_view(ep), "goal_met")
     ep.apply(Say(REPORT))
     assert asyncio.run(ScriptedUser().act(user_view(ep))) == Satisfied(DONE)
+
+
+def test_a_plain_mapping_is_withheld_as_it_stands():
+    from sttui.core.task import User
+
+    user = User.model_validate({"goal": "g", "withheld": {"packing": {"box": 3}, "code": {"value": {"value": 1}}}})
+    assert user.withheld_values == {"packing": {"box": 3}, "code": {"value": 1}}
+    assert user.withheld_cues == {"packing": ["packing"], "code": ["code"]}

@@ -189,6 +189,10 @@ class Withheld(Strict):
         return cues
 
 
+def _long_form(value: Any) -> bool:
+    return isinstance(value, Withheld) or (isinstance(value, dict) and bool({"value", "asked_by"} & set(value)))
+
+
 class User(Strict):
     goal: str
     profile: dict[str, Any] = Field(default_factory=dict)
@@ -197,12 +201,12 @@ class User(Strict):
     @field_validator("withheld", mode="before")
     @classmethod
     def _plain_values(cls, raw: Any) -> Any:
-        """A plain value is a detail asked for by its key's words; a mapping with ``value`` is
-        the long form (to withhold such a mapping itself, put it under ``value:``)."""
+        """A plain value is a detail asked for by its key's words; a mapping with ``value`` or
+        ``asked_by`` is the long form (to withhold such a mapping itself, put it under
+        ``value:``), so a misspelt long form is refused rather than withheld as it stands."""
         if not isinstance(raw, dict):
             return raw
-        long_form = lambda v: isinstance(v, Withheld) or (isinstance(v, dict) and "value" in v)  # noqa: E731
-        return {k: v if long_form(v) else {"value": v} for k, v in raw.items()}
+        return {k: v if _long_form(v) else {"value": v} for k, v in raw.items()}
 
     @property
     def withheld_values(self) -> dict[str, Any]:
