@@ -236,6 +236,76 @@ def test_ratings_export_import_round_trip_with_bad_rows(tmp_path):
         assert again.read_text() == out.read_text()
 
 
+INSULIN = "logistics-insulin-reefer-st2-easy"
+DIALYSIS = "clinic-dialysis-urgent-t2-easy"
+
+
+def _import(tmp_path, db: str, rows: list[str]) -> str:
+    path = tmp_path / "in.csv"
+    path.write_text("item_kind,item_id,dimension,annotator,value,comment,created_at\n" + "\n".join(rows) + "\n")
+    result = CliRunner().invoke(main, ["--db", db, "import-ratings", str(path)])
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+@pytest.mark.parametrize(
+    ("row", "reason"),
+    [
+        (
+            f"task,{INSULIN},field_realism,ana,4,,",
+            "dimension 'field_realism' is rated on explore items, not on task items",
+        ),
+        (
+            "explore,finance-additive-1,checklist_correctness,ana,4,,",
+            "dimension 'checklist_correctness' is rated on task items, not on explore items",
+        ),
+        (f"task,{INSULIN},overall_quality,ana,4,,", "dimension 'overall_quality' is rated on episode items"),
+        (f"task,{INSULIN},realism,ana,4,,", "no dimension 'realism'"),
+    ],
+)
+def test_import_refuses_a_dimension_of_another_kind_of_item(row, reason):
+    from sttui.annotate.queue import KIND_OF_ITEMS
+    from sttui.annotate.ratings_io import COLUMNS, check_rows
+
+    dims = load_dimensions()
+    by_kind = {item: {d.id for d in dims.of(kinds)} for kinds, item in KIND_OF_ITEMS.items()}
+    known = {("task", INSULIN), ("explore", "finance-additive-1")}
+    rows = [
+        dict(zip(COLUMNS, r.split(","), strict=True)) for r in (row, f"task,{INSULIN},checklist_correctness,ana,4,,")
+    ]
+    good, refused = check_rows(rows, known, by_kind)
+    assert [r.row for r in refused] == [1] and reason in refused[0].reason
+    assert [g["dimension"] for g in good] == ["checklist_correctness"]
+
+
+def test_import_enforces_the_annotator_cap(tmp_path):
+    """Three annotators per item (annotations/dimensions.yaml): a fourth is refused, whether the
+    three are in the file, already in the database, or hold a place in the queue."""
+    db = f"sqlite:///{tmp_path / 'c.db'}"
+    store = Store(db)
+    store.rate("ana", "task", DIALYSIS, "checklist_correctness", 3)
+    store.rate("ben", "task", DIALYSIS, "checklist_correctness", 4)
+    assert store.claim("cy", "task", DIALYSIS, 3)  # cy has a place in the queue, not yet rated
+    rows = [
+        *(f"task,{INSULIN},checklist_correctness,{who},4,," for who in ("ana", "ben", "cy", "dee")),
+        f"task,{INSULIN},dynamics_plausibility,ana,5,,",  # ana holds a place: another dimension is fine
+        f"task,{DIALYSIS},checklist_correctness,dee,2,,",  # ana, ben and cy hold the three places
+        f"task,{DIALYSIS},checklist_correctness,ana,5,,",  # a rater of the item may re-rate it
+        f"task,{DIALYSIS},query_checklist_consistency,cy,4,,",
+        f"task,{DIALYSIS},field_realism,ana,4,,",  # an explore dimension
+    ]
+    out = _import(tmp_path, db, rows)
+    assert "refused row 4: task 'logistics-insulin-reefer-st2-easy' already has 3 annotators (the cap is 3)" in out
+    assert "refused row 6: task 'clinic-dialysis-urgent-t2-easy' already has 3 annotators" in out
+    assert "refused row 9: dimension 'field_realism' is rated on explore items, not on task items" in out
+    assert "imported 6 rating(s); refused 3" in out
+    for item in (INSULIN, DIALYSIS):
+        assert {r["annotator"] for r in store.ratings(item_id=item)} <= {"ana", "ben", "cy"}
+        assert len({r["annotator"] for r in store.ratings(item_id=item)}) == 3
+    assert sorted(store.claims("task")[("task", INSULIN)]) == ["ana", "ben", "cy"]  # the queue sees the places
+    assert [r["value"] for r in store.ratings(item_id=DIALYSIS) if r["annotator"] == "ana"] == [5]
+
+
 def test_agreement_and_adjudication_from_the_command_line(tmp_path):
     db = f"sqlite:///{tmp_path / 'g.db'}"
     store = Store(db)

@@ -69,6 +69,12 @@ EXPECTED = {
         (39, "milestones[0].threshold", "milestone seen: best weight share 0.50 is below its threshold 0.75"),
         (51, "minefields[0].threshold", "best weight share 0.00 is below its threshold 1.00 (its hard constraints"),
     ],
+    "withheld-bad-cues": [
+        (23, "user.withheld.crate_weight.asked_by", "expected cues with at least one word; got ['?!']"),
+        (24, "user.withheld.dock.asked", "unknown field 'asked'"),
+        (25, "user.withheld.bay.value", "required field is missing"),
+        (25, "user.withheld.bay.val", "unknown field 'val'"),
+    ],
     "several-problems": [
         (5, "colour", "unknown field 'colour'"),
         (7, "level", "got 'trivial'"),

@@ -281,11 +281,12 @@ def test_probe_outside_a_window_and_assessments_not_fed_back():
     _refused(ep, Probe([_valid_case(task)]), "answer the assessment first")
     _refused(ep, SubmitBatch([1] * 8), "answer the assessment first")
     view_before = ep.agent_view()
-    ep.apply(Assess({"debt_service_ratio": "increasing"}))
+    name = task.fields[0].name
+    ep.apply(Assess({name: "increasing"}))
     view_after = ep.agent_view()
-    assert "debt_service_ratio': 'increasing" not in repr(view_after)
+    assert f"{name}': 'increasing" not in repr(view_after)
     assert view_after["history"] == view_before["history"]
-    assert ep.assessments["pre"] == {"relevant": {"debt_service_ratio": "increasing"}, "changes": None}
+    assert ep.assessments["pre"] == {"relevant": {name: "increasing"}, "changes": None}
 
 
 def test_forced_probe_requires_a_probe_per_window():

@@ -9,9 +9,9 @@ from collections import Counter
 import pytest
 import yaml
 
-from sttui.controllers.baselines import ScriptedUser
 from sttui.controllers.controls import CallsThenSay
 from sttui.core import statements as st
+from sttui.core.actions import Reply
 from sttui.core.loader import load_all
 from sttui.runner import run_episode
 from tests.conftest import FIXTURES, ROOT
@@ -28,11 +28,21 @@ def test_the_fixture_set_covers_every_impossible_task_and_kind():
     assert {c["task"] for c in CASES} == impossible
 
 
+class PatientUser:
+    """Replies and never ends the episode, so every scripted message reaches the judge (the
+    scripted user would end an impossible task at the first statement that it cannot be done)."""
+
+    name = "control:patient-user"
+
+    async def act(self, view):
+        return Reply("Go on.")
+
+
 @pytest.mark.parametrize("case", CASES, ids=[f"{i}-{c['kind']}-{c['task'][:20]}" for i, c in enumerate(CASES)])
 def test_rule_judge_verdict(case):
     loaded = _TASKS[case["task"]]
     agent = CallsThenSay("control:fixture", loaded.task.solution, case["say"])
-    result = asyncio.run(run_episode(loaded, agent, ScriptedUser()))
+    result = asyncio.run(run_episode(loaded, agent, PatientUser()))
     assert set(result.triggers_fired) == {t.id for t in loaded.task.triggers}
     got = {i.id: "pass" if i.passed else "fail" for i in result.outcome.items}
     details = {i.id: i.detail for i in result.outcome.items}

@@ -58,9 +58,9 @@ async def test_play_a_dynamic_task_to_a_pass_by_typing(db):
             text = format_call(step.tool, step.args) if step.tool else f"> {step.say}"
             await type_text(pilot, text)
             await pilot.press("enter")
-            await wait_for(pilot, lambda: screen.query_one("#entry", Input).value == "")
+            await wait_for(pilot, lambda: screen.episode.ended or screen.query_one("#entry", Input).value == "")
             await wait_for(pilot, lambda: screen.human.waiting or screen.episode.ended)
-        await pilot.press("f8", "y")
+        assert screen.episode.ended["by"] == "user"  # the final report satisfied the scripted user
         await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "EndScreen")
         end = pilot.app.screen
         rows = [end.query_one("#checklist", DataTable).get_row_at(i) for i in range(2)]

@@ -20,6 +20,12 @@ class Item:
     body: dict[str, Any] = field(default_factory=dict)
 
 
+def _user(user: Any) -> dict[str, Any]:
+    """The user as an annotator reads it: withheld details by value, without their cues."""
+    data = user.model_dump(mode="json")
+    return {**data, "withheld": {k: w["value"] for k, w in data["withheld"].items()}}
+
+
 def task_items(loaded: list[Any], kind: str) -> list[Item]:
     """Bundled tasks as items, with what an annotator reads: for stt tasks the query, the user
     profile, the checklist, the triggers, and the naive plan beside the solution."""
@@ -29,7 +35,7 @@ def task_items(loaded: list[Any], kind: str) -> list[Item]:
         if kind == "task" and t.kind == "stt":
             body = {
                 "query": task.query,
-                "user": task.user.model_dump(mode="json"),
+                "user": _user(task.user),
                 "checklist": [
                     c.model_dump(mode="json", exclude_none=True, exclude_defaults=True) for c in task.checklist
                 ],

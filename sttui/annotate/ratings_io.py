@@ -1,5 +1,6 @@
 """Moving ratings: export one row per rating with stable columns; import the same, refusing
-rows that name unknown items or carry scores out of range (each listed), keeping the rest."""
+rows that name unknown items, carry scores out of range, rate a dimension of another kind
+of item, or would exceed the annotator cap (each listed), keeping the rest."""
 
 from __future__ import annotations
 
@@ -47,8 +48,20 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
 
 
 def check_rows(
-    rows: list[dict[str, Any]], known: set[tuple[str, str]], dimensions: set[str]
+    rows: list[dict[str, Any]],
+    known: set[tuple[str, str]],
+    dimensions: dict[str, set[str]],
+    holders: dict[tuple[str, str], set[str]] | None = None,
+    cap: int | None = None,
 ) -> tuple[list[dict[str, Any]], list[Refused]]:
+    """Split rows into those to load and those refused, each refusal with its row and reason.
+
+    ``dimensions`` maps an item kind (task, explore, episode) to the dimensions rated on it;
+    a dimension of another kind is refused. ``holders`` are the annotators who already hold a
+    place on each item (claims and ratings); with ``cap``, a row that would make an item's
+    annotators more than ``cap`` is refused. Accepted rows take their places in order."""
+    holders = {k: set(v) for k, v in (holders or {}).items()}
+    every = {d for ds in dimensions.values() for d in ds}
     good, refused = [], []
     for n, row in enumerate(rows, 1):
         if "_bad" in row:
@@ -63,12 +76,25 @@ def check_rows(
         except (TypeError, ValueError):
             refused.append(Refused(n, f"score {row['value']!r} is not a whole number"))
             continue
+        kind, item, dim, who = row["item_kind"], row["item_id"], row["dimension"], row["annotator"]
         if not 1 <= value <= 5:
             refused.append(Refused(n, f"score {value} is out of range 1-5"))
-        elif row["item_kind"] not in ITEM_KINDS or (row["item_kind"], row["item_id"]) not in known:
-            refused.append(Refused(n, f"no {row['item_kind']} item '{row['item_id']}'"))
-        elif row["dimension"] not in dimensions:
-            refused.append(Refused(n, f"no dimension '{row['dimension']}'"))
+        elif kind not in ITEM_KINDS or (kind, item) not in known:
+            refused.append(Refused(n, f"no {kind} item '{item}'"))
+        elif dim not in every:
+            refused.append(Refused(n, f"no dimension '{dim}'"))
+        elif dim not in dimensions.get(kind, set()):
+            owners = [k for k, ds in dimensions.items() if dim in ds]
+            refused.append(
+                Refused(n, f"dimension '{dim}' is rated on {' and '.join(owners)} items, not on {kind} items")
+            )
+        elif cap is not None and who not in (place := holders.setdefault((kind, item), set())) and len(place) >= cap:
+            refused.append(
+                Refused(
+                    n, f"{kind} '{item}' already has {len(place)} annotators (the cap is {cap}); '{who}' is not one"
+                )
+            )
         else:
-            good.append({**row, "value": value, "comment": row.get("comment") or None})
+            holders.setdefault((kind, item), set()).add(who)
+            good.append({**row, "value": value, "comment": row.get("comment") or None, "_row": n})
     return good, refused

@@ -150,8 +150,11 @@ def export_ratings(fmt: str, output: Path) -> None:
 @main.command("import-ratings")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 def import_ratings(file: Path) -> None:
-    """Load ratings gathered elsewhere; rows naming unknown items or out-of-range scores are refused."""
-    from sttui.annotate.ratings_io import check_rows, read_rows
+    """Load ratings gathered elsewhere. Refused, each listed with its row: unknown items,
+    out-of-range scores, a dimension not rated on the item's kind, and a rating that would
+    give an item more annotators than the cap (places are claimed as for the queue)."""
+    from sttui.annotate.queue import KIND_OF_ITEMS
+    from sttui.annotate.ratings_io import Refused, check_rows, read_rows
     from sttui.core.loader import load_all
     from sttui.paths import tasks_root
 
@@ -162,10 +165,24 @@ def import_ratings(file: Path) -> None:
         ("explore", t.id) for t in loaded if t.kind == "explore"
     }
     known |= {("episode", r.id) for r in store.list_episodes()}
-    names = {d.id for ds in dims.by_kind.values() for d in ds}
-    good, refused = check_rows(read_rows(file), known, names)
-    for r in refused:
+    by_kind = {item: {d.id for d in dims.of(kinds)} for kinds, item in KIND_OF_ITEMS.items()}
+    raters: dict[tuple[str, str], set[str]] = {}
+    for r in store.ratings():
+        raters.setdefault((r["item_kind"], r["item_id"]), set()).add(r["annotator"])
+    holders = {k: set(v) for k, v in store.claims().items()}
+    for key, names in raters.items():
+        holders.setdefault(key, set()).update(names)
+    good, refused = check_rows(read_rows(file), known, by_kind, holders, dims.cap)
+    loaded_rows = []
+    for row in good:  # claimed atomically, as in the queue: a concurrent annotator cannot push past the cap
+        key = (row["item_kind"], row["item_id"])
+        if store.claim(row["annotator"], *key, dims.cap) or row["annotator"] in raters.get(key, set()):
+            loaded_rows.append(row)
+        else:
+            refused.append(Refused(row["_row"], f"{row['item_kind']} '{row['item_id']}' reached the cap meanwhile"))
+    for r in sorted(refused, key=lambda r: r.row):
         click.echo(f"refused row {r.row}: {r.reason}", err=True)
+    good = loaded_rows
     for row in good:
         created = float(row["created_at"]) if row.get("created_at") not in (None, "") else None
         store.rate(

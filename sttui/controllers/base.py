@@ -6,11 +6,12 @@ never sees tool results. Every controller returns the same action objects.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
 from sttui.core.actions import Action
+from sttui.core.checklist import evaluate_checklist
 from sttui.core.env import ToolSpec
 from sttui.core.episode import Episode
 
@@ -28,13 +29,23 @@ class AgentView:
 
 @dataclass(frozen=True)
 class UserView:
-    """What the user seat may know: its profile and the messages exchanged."""
+    """What the user seat may know: its profile and the messages exchanged.
+
+    ``withheld`` holds the details' values and ``asked_by`` the cues each may be asked by.
+    ``solvable`` is part of the profile (STT-Arena tailors the user's clarification responses
+    to whether the task can be done). ``goal_met`` is the one thing the seat learns from the
+    state: whether the checklist passes right now. It stands in for what a person or a model
+    user reads from the agent's report, so the scripted user can end the episode when the
+    work is done; the model user is never shown it, the agent never sees it."""
 
     goal: str
     profile: dict[str, Any]
     withheld: dict[str, Any]
     messages: list[dict[str, Any]]
     agent_actions: list[dict[str, Any]]
+    asked_by: dict[str, list[str]] = field(default_factory=dict)
+    solvable: bool = True
+    goal_met: bool = False
 
 
 def agent_view(episode: Episode) -> AgentView:
@@ -45,7 +56,11 @@ def user_view(episode: Episode) -> UserView:
     user = episode.task.user
     messages = [i for i in episode.view if i["type"] == "message"]
     actions = [i for i in episode.view if i["type"] == "tool_call"]
-    return UserView(user.goal, user.profile, user.withheld, messages, actions)
+    solvable = episode.task.level != "impossible"
+    goal_met = solvable and all(item.passed for item in evaluate_checklist(episode))
+    return UserView(
+        user.goal, user.profile, user.withheld_values, messages, actions, user.withheld_cues, solvable, goal_met
+    )
 
 
 class Controller(Protocol):

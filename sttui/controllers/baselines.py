@@ -7,7 +7,8 @@ import re
 from typing import Any
 
 from sttui.controllers.base import AgentView, UserView
-from sttui.core.actions import Action, EndEpisode, Reply, Say, ToolCall
+from sttui.core import usersim as us
+from sttui.core.actions import Action, EndEpisode, Reply, Satisfied, Say, ToolCall
 from sttui.core.task import Step
 
 
@@ -34,23 +35,44 @@ class PlanAgent:
 
 
 class ScriptedUser:
-    """Answers from the profile: a withheld detail only when the agent asks for it by name,
-    otherwise a short go-ahead. It never ends the episode itself."""
+    """A deterministic user simulator (rules in ``core.usersim``). To the agent's last message:
+
+    1. reveals the withheld details a question of it asks for;
+    2. once the goal is met, ends the episode (satisfied) unless the agent announces more work;
+    3. to a question: approves a proposed plan, or says it has no such detail;
+    4. to a statement: "go ahead" to announced work; on an impossible task, once the agent has
+       said it cannot be done, accepts and ends; on a solvable one asks it to keep trying;
+       otherwise thanks it for the update.
+    """
 
     name = "baseline:scripted-user"
 
     async def act(self, view: UserView) -> Action:
-        last = next((m["text"] for m in reversed(view.messages) if m["from"] == "agent"), "")
-        asked = last.lower()
-        revealed = []
-        if "?" in asked:
-            for key, value in view.withheld.items():
-                words = [w for w in re.split(r"[_\W]+", key.lower()) if len(w) > 2]
-                if words and all(w in asked for w in words):
-                    revealed.append(f"{key.replace('_', ' ')}: {value}")
-        if revealed:
-            return Reply("; ".join(revealed))
-        return Reply("Understood. Please go ahead.")
+        said = [m["text"] for m in view.messages if m["from"] == "agent"]
+        last = said[-1] if said else ""
+        asked = us.asked_for(last, view.asked_by or {k: [us.key_cue(k)] for k in view.withheld})
+        if asked:
+            return Reply("; ".join(f"{key.replace('_', ' ')}: {view.withheld[key]}" for key in asked))
+        more_work = us.announces_more_work(last)
+        if view.goal_met:
+            return Reply(AFTER_DONE_MORE_WORK) if more_work else Satisfied(DONE)
+        if us.asking_sentences(last):
+            return Reply(APPROVE if us.asks_approval(last) else NO_SUCH_DETAIL)
+        if more_work:
+            return Reply(GO_AHEAD)
+        if not view.solvable and any(us.says_cannot(text) for text in said):
+            return Satisfied(ACCEPT_INFEASIBLE)
+        return Reply(KEEP_TRYING if us.says_cannot(last) else NOTED)
+
+
+GO_AHEAD = "Understood. Please go ahead."
+NOTED = "Thanks for the update."
+APPROVE = "Yes, please go ahead."
+NO_SUCH_DETAIL = "I don't have that detail; please use your best judgement."
+KEEP_TRYING = "I really need this done. Please do what you can."
+AFTER_DONE_MORE_WORK = "Thanks. Let me know if anything is still open."
+DONE = "Thanks, that's everything I needed."
+ACCEPT_INFEASIBLE = "I understand. Thank you for explaining."
 
 
 class RandomAgent:

@@ -437,7 +437,7 @@ class ModelUser(_ModelSeat):
 
     async def act(self, view: Any) -> Action:
         system = prompt("user_sim.md").format(
-            goal=view.goal, profile=json.dumps(view.profile), withheld=json.dumps(view.withheld)
+            goal=view.goal, profile=json.dumps(view.profile), withheld=json.dumps(view.withheld, default=str)
         )
         messages = [{"role": "system", "content": system}]
         for m in view.messages:  # the agent speaks to the model as "user"; its own words are "assistant"

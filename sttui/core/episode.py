@@ -94,7 +94,7 @@ class Episode:
         opening = self.task.query
         if self.settings.no_user:
             user = self.task.user
-            opening = no_user_opening(self.task.query, user.goal, user.withheld)
+            opening = no_user_opening(self.task.query, user.goal, user.withheld_values)
         self._message("user", opening, self.actors["user"])
         self._flush_notices()
         if self._keep_history and self._dirty:  # triggers due at the start changed the opening state

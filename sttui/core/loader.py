@@ -147,7 +147,7 @@ def load_catalog(path: str | Path) -> Catalog:
         raise TaskFileError(problems) from None
     bad = catalog_problems(catalog)
     if bad:
-        raise TaskFileError([Problem(name, line_of(lines, ("replacements",)), "catalog", b) for b in bad])
+        raise TaskFileError([Problem(name, line_of(lines, loc), format_loc(loc), msg) for loc, msg in bad])
     return catalog
 
 

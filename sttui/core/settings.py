@@ -65,14 +65,7 @@ def no_user_opening(query: str, goal: str, withheld: dict[str, Any]) -> str:
     user would otherwise reveal only when asked."""
     parts = [query.rstrip(), f"My goal: {goal.strip()}"]
     if withheld:
-        details = "; ".join(f"{k.replace('_', ' ')}: {_value(v)}" for k, v in withheld.items())
+        details = "; ".join(f"{k.replace('_', ' ')}: {v}" for k, v in withheld.items())
         parts.append(f"Details you may need: {details}.")
     parts.append("I will not be available to answer questions.")
     return "\n\n".join(parts)
-
-
-def _value(v: Any) -> Any:
-    """A withheld entry is a plain value, or a mapping with the value under ``value``."""
-    if isinstance(v, dict) and "value" in v:
-        return v["value"]
-    return v

@@ -8,11 +8,12 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, model_validator
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
 
 from sttui.core.expect import Expect
 from sttui.core.review.model import Milestone, Minefield, ReviewSettings
 from sttui.core.taxonomy import CONFLICTS, LEVELS  # noqa: F401  (re-exported for the models' users)
+from sttui.core.usersim import cue_words, key_cue
 
 Conflict = Literal["T1", "T2", "T3", "S1", "S2", "S3", "ST1", "ST2", "ST3"]
 Level = Literal["easy", "medium", "hard", "impossible"]
@@ -180,10 +181,52 @@ class Step(Strict):
         return self
 
 
+class Withheld(Strict):
+    """A detail the user knows but does not volunteer, and the ways it may be asked for.
+
+    In a file it is either a plain value or ``{value: …, asked_by: [cue, …]}``; each cue is a
+    few words that must all appear in one question of the agent (see ``core.usersim``)."""
+
+    value: Any
+    asked_by: list[str] = Field(default_factory=list)
+
+    @field_validator("asked_by")
+    @classmethod
+    def _cues_have_words(cls, cues: list[str]) -> list[str]:
+        empty = [c for c in cues if not cue_words(c)]
+        if empty:
+            raise ValueError(f"expected cues with at least one word; got {empty!r}")
+        return cues
+
+
+def _long_form(value: Any) -> bool:
+    return isinstance(value, Withheld) or (isinstance(value, dict) and bool({"value", "asked_by"} & set(value)))
+
+
 class User(Strict):
     goal: str
     profile: dict[str, Any] = Field(default_factory=dict)
-    withheld: dict[str, Any] = Field(default_factory=dict)
+    withheld: dict[str, Withheld] = Field(default_factory=dict)
+
+    @field_validator("withheld", mode="before")
+    @classmethod
+    def _plain_values(cls, raw: Any) -> Any:
+        """A plain value is a detail asked for by its key's words; a mapping with ``value`` or
+        ``asked_by`` is the long form (to withhold such a mapping itself, put it under
+        ``value:``), so a misspelt long form is refused rather than withheld as it stands."""
+        if not isinstance(raw, dict):
+            return raw
+        return {k: v if _long_form(v) else {"value": v} for k, v in raw.items()}
+
+    @property
+    def withheld_values(self) -> dict[str, Any]:
+        """What the user knows, by key, without the cues."""
+        return {k: w.value for k, w in self.withheld.items()}
+
+    @property
+    def withheld_cues(self) -> dict[str, list[str]]:
+        """The cues of each detail: its ``asked_by``, or else its key's words."""
+        return {k: w.asked_by or [key_cue(k)] for k, w in self.withheld.items()}
 
 
 class Clock(Strict):

@@ -49,7 +49,7 @@ class UserSimScreen(SeatMixin, Screen[None]):
         if user.withheld:
             profile += [
                 "[b]Withheld[/b] — [i]reveal only if asked directly[/i]",
-                *[f"{k}: {v}" for k, v in user.withheld.items()],
+                *[f"{k}: {v}" for k, v in user.withheld_values.items()],
             ]
         yield Static(status_line(self.session), id="status-bar")
         with Horizontal(id="play-main"):

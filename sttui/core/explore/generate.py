@@ -2,8 +2,11 @@
 
 A catalog (``tasks/explore/catalogs/DOMAIN.yaml``) lists the domain's scenario, its four
 ordered actions, its fields (with the direction each pushes intervention when relevant),
-plausible factor replacements, and cross-field constraints. The generator samples relevant
-factors, distractors, the family's parameters and a drift, then certifies numerically that
+plausible factor replacements, the fields whose direction may plausibly reverse (each with
+its reason), and cross-field constraints. The generator samples relevant factors,
+distractors, the family's parameters and a drift (one replacement and one reversal, both
+from the catalog's lists, so no implausible flip like "more missed payments, approve more"
+is ever drawn), then certifies numerically that
 the drift changes the optimal action for a moderate share of post-change cases
 (``certify.SHARE_RANGE``), drawing again until it does.
 """
@@ -52,6 +55,13 @@ class CatalogReplacement(Strict):
     why: str
 
 
+class CatalogReversal(Strict):
+    """A field whose effect may plausibly flip direction, and the reason a reader can check."""
+
+    field: str
+    why: str
+
+
 class Catalog(Strict):
     domain: str
     title: str
@@ -59,6 +69,7 @@ class Catalog(Strict):
     actions: list[ActionSpec] = Field(min_length=4, max_length=4)
     fields: list[CatalogField] = Field(min_length=RELEVANT + DISTRACTORS)
     replacements: list[CatalogReplacement] = Field(min_length=1)
+    reversals: list[CatalogReversal] = Field(min_length=1)
     exclusive: list[list[str]] = Field(default_factory=list)
 
 
@@ -66,19 +77,54 @@ class GenerationError(Exception):
     pass
 
 
-def catalog_problems(cat: Catalog) -> list[str]:
+def catalog_problems(cat: Catalog) -> list[tuple[tuple[str | int, ...], str]]:
+    """What the schema cannot see, each with where it is: unknown or distractor-only fields in
+    replacements, reversals and exclusive groups, and a replacement that leaves no field
+    marked reversible to reverse (the drift needs both)."""
     names = {f.name for f in cat.fields}
     only_distractors = {f.name for f in cat.fields if f.distractor_only}
-    out = []
-    for r in cat.replacements:
-        for n in (r.factor, r.by):
-            if n not in names:
-                out.append(f"replacement names unknown field '{n}'")
-            elif n in only_distractors:
-                out.append(f"replacement names '{n}', which is marked distractor_only")
-    for group in cat.exclusive:
-        out += [f"exclusive group names unknown field '{n}'" for n in group if n not in names]
+    out: list[tuple[tuple[str | int, ...], str]] = []
+
+    def known(name: str, loc: tuple[str | int, ...], what: str) -> bool:
+        if name not in names:
+            out.append((loc, f"{what} names unknown field '{name}'"))
+        elif name in only_distractors:
+            out.append((loc, f"{what} names '{name}', which is marked distractor_only"))
+        else:
+            return True
+        return False
+
+    for i, r in enumerate(cat.replacements):
+        known(r.factor, ("replacements", i, "factor"), "replacement")
+        known(r.by, ("replacements", i, "by"), "replacement")
+    seen: set[str] = set()
+    for i, rev in enumerate(cat.reversals):
+        if known(rev.field, ("reversals", i, "field"), "reversal") and rev.field in seen:
+            out.append((("reversals", i, "field"), f"'{rev.field}' is marked reversible twice"))
+        seen.add(rev.field)
+    for i, group in enumerate(cat.exclusive):
+        out += [(("exclusive", i), f"exclusive group names unknown field '{n}'") for n in group if n not in names]
+    if out:
+        return out
+    for i, r in enumerate(cat.replacements):
+        if not _reversals_for(cat, r):
+            out.append(
+                (
+                    ("replacements", i),
+                    f"replacement {r.factor} → {r.by} leaves no field to reverse: mark a field other than these "
+                    "two (and not exclusive with them) in reversals",
+                )
+            )
     return out
+
+
+def _reversals_for(cat: Catalog, rep: CatalogReplacement) -> list[CatalogReversal]:
+    """The reversible fields that can stay a factor through this replacement."""
+    return [
+        r
+        for r in cat.reversals
+        if r.field not in (rep.factor, rep.by) and _compatible([rep.factor, rep.by], r.field, cat.exclusive)
+    ]
 
 
 def _compatible(chosen: list[str], candidate: str, exclusive: list[list[str]]) -> bool:
@@ -97,9 +143,13 @@ def _params(family: Family, rng: random.Random, n: int) -> list[dict[str, float]
 def draft(cat: Catalog, family: Family, seed: int, rng: random.Random) -> dict[str, Any]:
     """One candidate episode (as file data); not yet certified."""
     by_name = {f.name: f for f in cat.fields}
-    rep = rng.choice(cat.replacements)
-    relevant = [rep.factor]
-    pool = [f.name for f in cat.fields if f.name not in (rep.factor, rep.by)]
+    usable = [r for r in cat.replacements if _reversals_for(cat, r)]
+    if not usable:
+        raise GenerationError("no replacement in the catalog leaves a field marked reversible to reverse")
+    rep = rng.choice(usable)
+    rev = rng.choice(_reversals_for(cat, rep))
+    relevant = [rep.factor, rev.field]
+    pool = [f.name for f in cat.fields if f.name not in (rep.factor, rep.by, rev.field)]
     rng.shuffle(pool)
     for name in pool:
         if len(relevant) == RELEVANT:
@@ -117,7 +167,6 @@ def draft(cat: Catalog, family: Family, seed: int, rng: random.Random) -> dict[s
     rng.shuffle(relevant)  # also the lexicographic priority order
     params = _params(family, rng, RELEVANT)
     factors = [{"field": n, "direction": by_name[n].direction, **p} for n, p in zip(relevant, params, strict=True)]
-    kept = [n for n in relevant if n != rep.factor]
     order = {f.name: i for i, f in enumerate(cat.fields)}
     episode_fields = sorted(relevant + distractors, key=order.__getitem__)
     return {
@@ -136,13 +185,13 @@ def draft(cat: Catalog, family: Family, seed: int, rng: random.Random) -> dict[s
         "drift": {
             "after_batch": rng.choice(DRIFT_BATCHES),
             "replace": {"factor": rep.factor, "by": rep.by, "direction": rep.direction},
-            "reverse": rng.choice(kept),
+            "reverse": rev.field,
         },
         "schedule": {"batches": 12, "cases_per_batch": 8, "probe_cap": 8},
         "setting": "default",
         "seed": seed,
         "description": f"Generated by `sttui generate explore --domain {cat.domain} --family {family} "
-        f"--seed {seed}`. Replacement: {rep.why}",
+        f"--seed {seed}`. Replacement: {rep.why}. Reversal of {rev.field}: {rev.why}.",
     }
 
 

@@ -1,0 +1,179 @@
+"""How the scripted user reads the agent's messages: deterministic, keyword-based rules.
+
+A baseline, not a language model: the rules are small, fixed and documented (task format
+§3), so an episode with the scripted user is reproducible and its replies explainable.
+
+- **Asking.** A sentence asks when it ends with ``?`` or contains a request marker ("tell me",
+  "let me know", "please confirm", …). A withheld detail is asked for when some asking
+  sentence contains every word of one of its cues. Words are compared lower-cased and
+  lightly stemmed (:func:`stem`), in any order.
+- **Cannot.** A message says the goal cannot be reached when it contains an infeasibility
+  phrase (the rule judge's default list).
+- **More work.** A message announces more work when it contains a marker like "let me" or
+  "I'll check": it is not a final report.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+
+from sttui.core.checklist import DEFAULT_PHRASES
+
+REQUEST_MARKERS = (
+    "tell me",
+    "let me know",
+    "please confirm",
+    "can you confirm",
+    "could you confirm",
+    "please share",
+    "please send me",
+    "please provide",
+    "please give me",
+    "please advise",
+    "need to know",
+    "like to know",
+    "want to know",
+    "remind me",
+)
+APPROVAL_MARKERS = (
+    "shall i",
+    "should i",
+    "may i",
+    "can i",
+    "do you want me",
+    "would you like me",
+    "want me to",
+    "is it ok",
+    "is that ok",
+    "is it okay",
+    "is that okay",
+    "ok to",
+    "okay to",
+    "go ahead",
+    "proceed",
+    "happy for me",
+    "does that work",
+    "work for you",
+    "sound good",
+    "sounds good",
+    "fine with you",
+    "all right with you",
+    "alright with you",
+    "do you agree",
+)
+MORE_WORK_MARKERS = (
+    "let me",
+    "one moment",
+    "bear with me",
+    "hold on",
+    "i'm going to",
+    "i am going to",
+    "i'll now",
+    "i will now",
+    "now i'll",
+    "next i'll",
+    "next, i'll",
+    "i'll check",
+    "i will check",
+    "i'll look",
+    "i will look",
+    "i'll try",
+    "i will try",
+    "i'm checking",
+    "i am checking",
+    "still working",
+)
+_SUFFIXES = (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""))
+_WORD = re.compile(r"[^\W_]+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def normalise(text: str) -> str:
+    """Lower case, with typographic apostrophes and quotes made plain."""
+    return text.lower().replace("\u2019", "'").replace("\u2018", "'")
+
+
+def stem(word: str) -> str:
+    """A light, deterministic stemmer: the first inflectional suffix that leaves three letters
+    comes off (``-ies``/``-ied`` → ``y``, ``-ing``, ``-ed``, ``-es``, ``-s``; never from ``-ss``
+    or ``-eed``), then a final ``-e`` (from four letters on). Words of three letters or fewer
+    and numbers stay as they are. "waiting", "waits", "waited" → "wait"; "arrive", "arriving" →
+    "arriv"; "parties" → "party". Numbers stay as they are."""
+    if len(word) <= 3 or word.isdigit():
+        return word
+    for suffix, replacement in _SUFFIXES:
+        if not word.endswith(suffix):
+            continue
+        if (suffix == "s" and word.endswith("ss")) or (suffix == "ed" and word.endswith("eed")):
+            break
+        base = word[: -len(suffix)] + replacement
+        if len(base) >= 3:
+            word = base
+            break
+    if word.endswith("e") and len(word) > 3:
+        word = word[:-1]
+    return word
+
+
+def words(text: str) -> list[str]:
+    """The stemmed words of a text (letters and digits; apostrophes and punctuation split)."""
+    return [stem(w) for w in _WORD.findall(normalise(text))]
+
+
+def cue_words(cue: str) -> frozenset[str]:
+    """The words a cue needs, all of them, in one asking sentence."""
+    return frozenset(words(cue))
+
+
+def key_cue(key: str) -> str:
+    """The cue a withheld key gives when it has no ``asked_by``: its words longer than two
+    letters (``frequent_flyer_tier`` → "frequent flyer tier")."""
+    return " ".join(w for w in re.split(r"[_\W]+", key.lower()) if len(w) > 2)
+
+
+def _has(text: str, phrase: str) -> bool:
+    return re.search(r"(?<!\w)" + re.escape(phrase) + r"(?!\w)", text) is not None
+
+
+def sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE_END.split(normalise(text)) if s.strip()]
+
+
+def is_asking(sentence: str) -> bool:
+    """A question (ends with ``?``) or an explicit request ("please tell me …")."""
+    sentence = normalise(sentence).strip()
+    return sentence.endswith("?") or any(_has(sentence, m) for m in REQUEST_MARKERS)
+
+
+def asking_sentences(message: str) -> list[str]:
+    return [s for s in sentences(message) if is_asking(s)]
+
+
+def asked_for(message: str, cues: Mapping[str, Sequence[str]]) -> list[str]:
+    """The withheld keys (in the given order) that some asking sentence of ``message`` asks
+    for: the sentence contains every word of one of the key's cues."""
+    asked = [set(words(s)) for s in asking_sentences(message)]
+    if not asked:
+        return []
+    out = []
+    for key, phrases in cues.items():
+        needs = [cue_words(p) for p in phrases]
+        if any(n and n <= sentence for n in needs for sentence in asked):
+            out.append(key)
+    return out
+
+
+def asks_approval(message: str) -> bool:
+    """Some asking sentence asks the user to approve a plan ("shall I rebook you?")."""
+    return any(_has(s, m) for s in asking_sentences(message) for m in APPROVAL_MARKERS)
+
+
+def says_cannot(message: str, phrases: Iterable[str] = DEFAULT_PHRASES) -> bool:
+    text = normalise(message)
+    return any(p in text for p in phrases)
+
+
+def announces_more_work(message: str) -> bool:
+    text = normalise(message)
+    return any(_has(text, m) for m in MORE_WORK_MARKERS)
