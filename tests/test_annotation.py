@@ -229,8 +229,11 @@ def test_ratings_export_import_round_trip_with_bad_rows(tmp_path):
         bad.write_text("\n".join(lines + extra) + "\n")
         fresh = f"sqlite:///{tmp_path / f'fresh-{fmt}.db'}"
         result = runner.invoke(main, ["--db", fresh, "import-ratings", str(bad)])
-        assert "imported 2 rating(s); refused 2" in result.output
+        assert result.exit_code == 1 and "2 of 4 row(s) refused; nothing was imported" in result.output
         assert "no task item 'no-such-task'" in result.output and "score 9 is out of range 1-5" in result.output
+        assert Store(fresh).ratings() == []  # all or nothing: the good rows wait for the file to be fixed
+        result = runner.invoke(main, ["--db", fresh, "import-ratings", str(out)])
+        assert result.exit_code == 0 and "imported 2 rating(s)" in result.output
         again = tmp_path / f"again.{fmt}"
         runner.invoke(main, ["--db", fresh, "export-ratings", "--format", fmt, "-o", str(again)])
         assert again.read_text() == out.read_text()
@@ -240,11 +243,11 @@ INSULIN = "logistics-insulin-reefer-st2-easy"
 DIALYSIS = "clinic-dialysis-urgent-t2-easy"
 
 
-def _import(tmp_path, db: str, rows: list[str]) -> str:
+def _import(tmp_path, db: str, rows: list[str], code: int = 0) -> str:
     path = tmp_path / "in.csv"
     path.write_text("item_kind,item_id,dimension,annotator,value,comment,created_at\n" + "\n".join(rows) + "\n")
     result = CliRunner().invoke(main, ["--db", db, "import-ratings", str(path)])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == code, result.output
     return result.output
 
 
@@ -294,11 +297,14 @@ def test_import_enforces_the_annotator_cap(tmp_path):
         f"task,{DIALYSIS},query_checklist_consistency,cy,4,,",
         f"task,{DIALYSIS},field_realism,ana,4,,",  # an explore dimension
     ]
-    out = _import(tmp_path, db, rows)
+    out = _import(tmp_path, db, rows, code=1)
     assert "refused row 4: task 'logistics-insulin-reefer-st2-easy' already has 3 annotators (the cap is 3)" in out
     assert "refused row 6: task 'clinic-dialysis-urgent-t2-easy' already has 3 annotators" in out
     assert "refused row 9: dimension 'field_realism' is rated on explore items, not on task items" in out
-    assert "imported 6 rating(s); refused 3" in out
+    assert "3 of 9 row(s) refused; nothing was imported" in out
+    assert len(store.ratings()) == 2  # only the two made above
+    out = _import(tmp_path, db, [r for i, r in enumerate(rows, 1) if i not in (4, 6, 9)])
+    assert "imported 6 rating(s)" in out
     for item in (INSULIN, DIALYSIS):
         assert {r["annotator"] for r in store.ratings(item_id=item)} <= {"ana", "ben", "cy"}
         assert len({r["annotator"] for r in store.ratings(item_id=item)}) == 3

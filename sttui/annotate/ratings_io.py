@@ -1,18 +1,29 @@
-"""Moving ratings: export one row per rating with stable columns; import the same, refusing
-rows that name unknown items, carry scores out of range, rate a dimension of another kind
-of item, or would exceed the annotator cap (each listed), keeping the rest."""
+"""Moving ratings: export one row per rating with stable columns; import the same.
+
+An import is checked whole before anything is written: every row that is not a rating of a
+known item by a named annotator with a whole score 1-5 (not 3.7, not ``true``), a dimension
+of that item's kind, within the annotator cap, with text fields of sane size, is listed with
+its row number and why, and then nothing is loaded."""
 
 from __future__ import annotations
 
 import csv
 import io
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 COLUMNS = ("item_kind", "item_id", "dimension", "annotator", "value", "comment", "created_at")
 ITEM_KINDS = ("task", "explore", "episode")
+MAX_FILE_BYTES = 50_000_000
+MAX_FIELD = 200  # characters of a kind, id, dimension or annotator name
+MAX_COMMENT = 10_000
+
+
+class RatingsFileError(ValueError):
+    """The file as a whole cannot be read (not UTF-8, too big): one line, nothing loaded."""
 
 
 @dataclass
@@ -34,17 +45,72 @@ def export_ratings(rows: list[dict[str, Any]], fmt: str) -> str:
 
 
 def read_rows(path: Path) -> list[dict[str, Any]]:
-    text = path.read_text(encoding="utf-8")
+    """Rows of a ratings file (``.jsonl``: one JSON object per line; else CSV with a header).
+    A line that is not a JSON object becomes a row saying so, to be refused with its number."""
+    if path.stat().st_size > MAX_FILE_BYTES:
+        raise RatingsFileError(f"{path} is over {MAX_FILE_BYTES:,} bytes; split it")
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise RatingsFileError(f"{path}:{line}: not UTF-8 text (byte {exc.start}); save the file as UTF-8") from None
     if path.suffix == ".jsonl":
-        rows = []
+        rows: list[dict[str, Any]] = []
         for n, line in enumerate(text.splitlines(), 1):
-            if line.strip():
-                try:
-                    rows.append(json.loads(line))
-                except json.JSONDecodeError:
-                    rows.append({"_bad": f"line {n} is not JSON"})
+            if not line.strip():
+                continue
+            try:
+                data = json.loads(line)
+            except (json.JSONDecodeError, RecursionError):
+                rows.append({"_bad": f"line {n} is not JSON"})
+                continue
+            if not isinstance(data, dict):
+                rows.append({"_bad": f"line {n} is a JSON {type(data).__name__}, not an object with the columns"})
+            else:
+                rows.append(data)
         return rows
-    return list(csv.DictReader(io.StringIO(text)))
+    try:
+        return [
+            row if None not in row else {"_bad": "more fields than the header has columns"}
+            for row in csv.DictReader(io.StringIO(text))
+        ]
+    except csv.Error as exc:
+        raise RatingsFileError(f"{path}: not a CSV file the reader understands: {exc}") from None
+
+
+def _score(value: Any) -> int | None:
+    """A whole score: an integer (never a boolean or a float like 3.7), or its digits as text."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value.strip())
+    return None
+
+
+def _text_problem(row: dict[str, Any]) -> str | None:
+    for c in COLUMNS[:4]:
+        v = row.get(c)
+        if not isinstance(v, str):
+            return f"{c} must be text, got {type(v).__name__}"
+        if len(v) > MAX_FIELD:
+            return f"{c} is {len(v):,} characters; at most {MAX_FIELD}"
+    comment = row.get("comment")
+    if comment not in (None, "") and not isinstance(comment, str):
+        return f"comment must be text, got {type(comment).__name__}"
+    if isinstance(comment, str) and len(comment) > MAX_COMMENT:
+        return f"comment is {len(comment):,} characters; at most {MAX_COMMENT:,}"
+    created = row.get("created_at")
+    if created not in (None, ""):
+        try:
+            stamp = float(created) if not isinstance(created, bool) else float("nan")
+        except (TypeError, ValueError):
+            return f"created_at {created!r} is not a Unix time in seconds"
+        if not math.isfinite(stamp) or not 0 <= stamp < 32_503_680_000:  # before the year 3000
+            return f"created_at {created!r} is not a Unix time in seconds"
+    return None
 
 
 def check_rows(
@@ -67,14 +133,17 @@ def check_rows(
         if "_bad" in row:
             refused.append(Refused(n, row["_bad"]))
             continue
-        missing = [c for c in COLUMNS[:5] if not str(row.get(c) or "").strip()]
+        missing = [c for c in COLUMNS[:5] if row.get(c) is None or row.get(c) == ""]
         if missing:
             refused.append(Refused(n, f"missing {', '.join(missing)}"))
             continue
-        try:
-            value = int(row["value"])
-        except (TypeError, ValueError):
-            refused.append(Refused(n, f"score {row['value']!r} is not a whole number"))
+        problem = _text_problem(row)
+        if problem:
+            refused.append(Refused(n, problem))
+            continue
+        value = _score(row["value"])
+        if value is None:
+            refused.append(Refused(n, f"score {row['value']!r} is not a whole number 1-5"))
             continue
         kind, item, dim, who = row["item_kind"], row["item_id"], row["dimension"], row["annotator"]
         if not 1 <= value <= 5:
@@ -96,5 +165,14 @@ def check_rows(
             )
         else:
             holders.setdefault((kind, item), set()).add(who)
-            good.append({**row, "value": value, "comment": row.get("comment") or None, "_row": n})
+            created = row.get("created_at")
+            good.append(
+                {
+                    **row,
+                    "value": value,
+                    "comment": row.get("comment") or None,
+                    "created_at": float(created) if created not in (None, "") else None,
+                    "_row": n,
+                }
+            )
     return good, refused

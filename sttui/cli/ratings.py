@@ -150,14 +150,20 @@ def export_ratings(fmt: str, output: Path) -> None:
 @main.command("import-ratings")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 def import_ratings(file: Path) -> None:
-    """Load ratings gathered elsewhere. Refused, each listed with its row: unknown items,
-    out-of-range scores, a dimension not rated on the item's kind, and a rating that would
-    give an item more annotators than the cap (places are claimed as for the queue)."""
+    """Load ratings gathered elsewhere, all or nothing. Every refused row is listed with its
+    number and why (unknown item, a score that is not a whole 1-5, a dimension not rated on
+    the item's kind, a rating that would give an item more annotators than the cap, malformed
+    fields), and then nothing is loaded: fix or remove those rows and import again."""
     from sttui.annotate.queue import KIND_OF_ITEMS
-    from sttui.annotate.ratings_io import Refused, check_rows, read_rows
+    from sttui.annotate.ratings_io import RatingsFileError, Refused, check_rows, read_rows
     from sttui.core.loader import load_all
     from sttui.paths import tasks_root
 
+    try:
+        rows = read_rows(file)
+    except (RatingsFileError, OSError) as exc:
+        click.echo(f"error: {exc}; nothing was imported", err=True)
+        sys.exit(1)
     store = open_store(write=True)
     dims = _dims()
     loaded, _ = load_all([tasks_root()])
@@ -172,26 +178,18 @@ def import_ratings(file: Path) -> None:
     holders = {k: set(v) for k, v in store.claims().items()}
     for key, names in raters.items():
         holders.setdefault(key, set()).update(names)
-    good, refused = check_rows(read_rows(file), known, by_kind, holders, dims.cap)
-    loaded_rows = []
-    for row in good:  # claimed atomically, as in the queue: a concurrent annotator cannot push past the cap
-        key = (row["item_kind"], row["item_id"])
-        if store.claim(row["annotator"], *key, dims.cap) or row["annotator"] in raters.get(key, set()):
-            loaded_rows.append(row)
-        else:
-            refused.append(Refused(row["_row"], f"{row['item_kind']} '{row['item_id']}' reached the cap meanwhile"))
-    for r in sorted(refused, key=lambda r: r.row):
-        click.echo(f"refused row {r.row}: {r.reason}", err=True)
-    good = loaded_rows
-    for row in good:
-        created = float(row["created_at"]) if row.get("created_at") not in (None, "") else None
-        store.rate(
-            row["annotator"],
-            row["item_kind"],
-            row["item_id"],
-            row["dimension"],
-            row["value"],
-            row.get("comment"),
-            created_at=created,
+    good, refused = check_rows(rows, known, by_kind, holders, dims.cap)
+    if not refused:  # claimed as the queue claims, in the same transaction as the ratings
+        refused = [Refused(n, why) for n, why in store.import_ratings(good, dims.cap)]
+    if refused:
+        for r in sorted(refused, key=lambda r: r.row)[:50]:
+            click.echo(f"refused row {r.row}: {r.reason}", err=True)
+        if len(refused) > 50:
+            click.echo(f"… and {len(refused) - 50} more refused rows", err=True)
+        click.echo(
+            f"error: {len(refused)} of {len(rows)} row(s) refused; nothing was imported. Fix or remove them and "
+            "import again",
+            err=True,
         )
-    click.echo(f"imported {len(good)} rating(s); refused {len(refused)}")
+        sys.exit(1)
+    click.echo(f"imported {len(good)} rating(s)")

@@ -88,6 +88,25 @@ def _supersede(conn: Any, table: Any, new_id: int, **same: Any) -> None:
     )
 
 
+def _take_place(conn: Any, who: int, item_kind: str, item_id: str, cap: int) -> bool:
+    """Claim a place among an item's raters inside the caller's locked transaction: granted
+    when it is already this annotator's, or one of ``cap`` places is free."""
+    holders = [
+        r[0]
+        for r in conn.execute(
+            select(ClaimRow.annotator_id).where(ClaimRow.item_kind == item_kind, ClaimRow.item_id == item_id)
+        )
+    ]
+    if who in holders:
+        return True
+    if len(holders) >= cap:
+        return False
+    conn.execute(
+        insert(ClaimRow).values(item_kind=item_kind, item_id=item_id, annotator_id=who, created_at=time.time())
+    )
+    return True
+
+
 def new_episode_id() -> str:
     return uuid.uuid4().hex[:12]
 
@@ -373,24 +392,83 @@ class Store:
         who = self.annotator_id(annotator)
 
         def go(conn: Any) -> int:
-            new_id = conn.execute(
-                insert(RatingRow).values(
-                    item_kind=item_kind,
-                    item_id=item_id,
-                    dimension=dimension,
-                    annotator_id=who,
-                    value=value,
-                    comment=scrub(comment, self._secrets) if comment else None,
-                    created_at=created_at or time.time(),
-                    withdrawn=withdrawn,
-                )
-            ).inserted_primary_key[0]
-            _supersede(
-                conn, RatingRow, new_id, item_kind=item_kind, item_id=item_id, dimension=dimension, annotator_id=who
-            )
-            return new_id
+            return self._insert_rating(conn, who, item_kind, item_id, dimension, value, comment, withdrawn, created_at)
 
         return self._write(go)
+
+    def _insert_rating(
+        self,
+        conn: Any,
+        who: int,
+        item_kind: str,
+        item_id: str,
+        dimension: str,
+        value: int,
+        comment: str | None,
+        withdrawn: bool = False,
+        created_at: float | None = None,
+    ) -> int:
+        new_id = conn.execute(
+            insert(RatingRow).values(
+                item_kind=item_kind,
+                item_id=item_id,
+                dimension=dimension,
+                annotator_id=who,
+                value=value,
+                comment=scrub(comment, self._secrets) if comment else None,
+                created_at=created_at or time.time(),
+                withdrawn=withdrawn,
+            )
+        ).inserted_primary_key[0]
+        _supersede(conn, RatingRow, new_id, item_kind=item_kind, item_id=item_id, dimension=dimension, annotator_id=who)
+        return new_id
+
+    def import_ratings(self, rows: list[dict[str, Any]], cap: int) -> list[tuple[int, str]]:
+        """Load checked rows all at once or not at all: every row's place on its item is claimed
+        (as the queue claims them) and every rating written in one transaction. Returns the rows
+        refused because their item reached the cap meanwhile; then nothing was written."""
+        for name in {r["annotator"] for r in rows}:
+            self.annotator_id(name)
+        items = sorted({(r["item_kind"], r["item_id"]) for r in rows})
+        try:
+            with self.engine.connect() as conn:
+                if self.engine.url.get_backend_name() == "sqlite":
+                    conn.exec_driver_sql("BEGIN IMMEDIATE")
+                else:  # the same per-item locks the queue's claims take, in one order
+                    for kind, item in items:
+                        conn.execute(text("SELECT pg_advisory_xact_lock(hashtext(:k))"), {"k": f"{kind}:{item}"})
+                ids = dict(conn.execute(select(AnnotatorRow.name, AnnotatorRow.id)).all())
+                rated = set(
+                    conn.execute(
+                        select(RatingRow.item_kind, RatingRow.item_id, RatingRow.annotator_id).where(
+                            RatingRow.item_id.in_(sorted({i for _, i in items}))  # type: ignore[attr-defined]
+                        )
+                    ).all()
+                )
+                refused = [
+                    (r["_row"], f"{r['item_kind']} '{r['item_id']}' reached the cap of {cap} annotators meanwhile")
+                    for r in rows
+                    if (r["item_kind"], r["item_id"], ids[r["annotator"]]) not in rated  # a rater holds a place
+                    and not _take_place(conn, ids[r["annotator"]], r["item_kind"], r["item_id"], cap)
+                ]
+                if refused:
+                    conn.rollback()
+                    return refused
+                for r in rows:
+                    self._insert_rating(
+                        conn,
+                        ids[r["annotator"]],
+                        r["item_kind"],
+                        r["item_id"],
+                        r["dimension"],
+                        r["value"],
+                        r.get("comment"),
+                        created_at=r.get("created_at"),
+                    )
+                conn.commit()
+                return []
+        except (OperationalError, DBAPIError) as exc:
+            raise explain(exc, self.url) from None
 
     def ratings(
         self, item_kind: str | None = None, item_id: str | None = None, include_history: bool = False
@@ -419,29 +497,13 @@ class Store:
         who = self.annotator_id(annotator)
         key = f"{item_kind}:{item_id}"
 
-        def decide(conn: Any) -> bool:
-            holders = [
-                r[0]
-                for r in conn.execute(
-                    select(ClaimRow.annotator_id).where(ClaimRow.item_kind == item_kind, ClaimRow.item_id == item_id)
-                )
-            ]
-            if who in holders:
-                return True
-            if len(holders) >= cap:
-                return False
-            conn.execute(
-                insert(ClaimRow).values(item_kind=item_kind, item_id=item_id, annotator_id=who, created_at=time.time())
-            )
-            return True
-
         try:
             with self.engine.connect() as conn:
                 if self.engine.url.get_backend_name() == "sqlite":
                     conn.exec_driver_sql("BEGIN IMMEDIATE")  # the write lock first: claims take turns
                 else:
                     conn.execute(text("SELECT pg_advisory_xact_lock(hashtext(:k))"), {"k": key})
-                granted = decide(conn)
+                granted = _take_place(conn, who, item_kind, item_id, cap)
                 conn.commit()
                 return granted
         except (OperationalError, DBAPIError) as exc:

@@ -1,0 +1,91 @@
+"""import-ratings refuses hostile rows one by one, with their numbers, and then loads
+nothing; the load itself is one transaction, claims and ratings together."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from sttui.cli import main
+from sttui.store.store import Store
+
+INSULIN = "logistics-insulin-reefer-st2-easy"
+GOOD = {"item_kind": "task", "item_id": INSULIN, "dimension": "checklist_correctness", "annotator": "ana", "value": 4}
+
+
+def run(db, path):
+    return CliRunner().invoke(main, ["--db", db, "import-ratings", str(path)])
+
+
+@pytest.mark.parametrize(
+    ("line", "reason"),
+    [
+        ("[1, 2, 3]", "line 2 is a JSON list, not an object"),
+        ("7", "line 2 is a JSON int, not an object"),
+        ('"task"', "line 2 is a JSON str, not an object"),
+        ("{not json", "line 2 is not JSON"),
+        ("[" * 100_000 + "]" * 100_000, "line 2 is not JSON"),
+        (json.dumps({**GOOD, "value": 3.7}), "score 3.7 is not a whole number"),
+        (json.dumps({**GOOD, "value": True}), "score True is not a whole number"),
+        (json.dumps({**GOOD, "value": "4.0"}), "score '4.0' is not a whole number"),
+        (json.dumps({**GOOD, "item_id": [INSULIN]}), "item_id must be text, got list"),
+        (json.dumps({**GOOD, "annotator": {"name": "x"}}), "annotator must be text, got dict"),
+        (json.dumps({**GOOD, "comment": "x" * 200_000}), "comment is 200,000 characters; at most 10,000"),
+        (json.dumps({**GOOD, "comment": 12}), "comment must be text, got int"),
+        (json.dumps({**GOOD, "created_at": "yesterday"}), "created_at 'yesterday' is not a Unix time"),
+        (json.dumps({**GOOD, "created_at": 1e300}), "is not a Unix time"),
+        ('{"item_kind": "task", "item_id": "x", "dimension": "d", "annotator": "a", "value": NaN}', "is not a whole"),
+        (json.dumps({**GOOD, "annotator": "a" * 500}), "annotator is 500 characters; at most 200"),
+    ],
+)
+def test_a_hostile_row_is_refused_with_its_number_and_nothing_is_loaded(tmp_path, line, reason):
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    path = tmp_path / "in.jsonl"
+    path.write_text(json.dumps(GOOD) + "\n" + line + "\n" + json.dumps({**GOOD, "annotator": "ben"}) + "\n")
+    result = run(db, path)
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "refused row 2:" in result.output and reason in result.output, result.output
+    assert "nothing was imported" in result.output
+    assert Store(db).ratings() == []
+
+
+def test_latin_1_bytes_are_refused_with_their_line(tmp_path):
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    path = tmp_path / "in.csv"
+    header = "item_kind,item_id,dimension,annotator,value,comment,created_at\n"
+    path.write_bytes(
+        (header + f"task,{INSULIN},checklist_correctness,ana,4,,\n").encode() + "task,x,d,Zoë,4,,\n".encode("latin-1")
+    )
+    result = run(db, path)
+    assert result.exit_code == 1 and "in.csv:3: not UTF-8 text" in result.output and "Traceback" not in result.output
+    assert Store(db).ratings() == []
+
+
+def test_a_csv_row_with_more_fields_than_the_header(tmp_path):
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    path = tmp_path / "in.csv"
+    path.write_text(
+        "item_kind,item_id,dimension,annotator,value,comment,created_at\n"
+        f"task,{INSULIN},checklist_correctness,ana,4,,,surplus\n"
+    )
+    result = run(db, path)
+    assert result.exit_code == 1 and "refused row 1: more fields than the header has columns" in result.output
+
+
+def test_the_load_is_one_transaction_claims_and_ratings_together(db_url):
+    """A row whose item filled up between the check and the load fails the whole load."""
+    store = Store(db_url)
+    for who in ("x", "y", "z"):
+        assert store.claim(who, "task", "t-full", 3)
+    rows = [
+        {"item_kind": "task", "item_id": "t-free", "dimension": "d", "annotator": "ana", "value": 4, "_row": 1},
+        {"item_kind": "task", "item_id": "t-full", "dimension": "d", "annotator": "ana", "value": 5, "_row": 2},
+    ]
+    refused = store.import_ratings(rows, cap=3)
+    assert refused == [(2, "task 't-full' reached the cap of 3 annotators meanwhile")]
+    assert store.ratings() == [] and ("task", "t-free") not in store.claims()
+    assert store.import_ratings(rows[:1], cap=3) == []
+    assert [(r["item_id"], r["annotator"], r["value"]) for r in store.ratings()] == [("t-free", "ana", 4)]
+    assert store.claims()[("task", "t-free")] == ["ana"]
