@@ -7,6 +7,58 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
+# Where a test must never write: the project's own record, tasks, ratings and docs.
+GUARDED = ("sessions", "tasks", "annotations", "docs", "bench")
+# A database URL that cannot be opened: a test that forgets to name its own database fails
+# loudly instead of writing into sessions/sttui.db.
+NO_DATABASE = "sqlite:////dev/null/name-a-database-inside-tmp_path.db"
+
+
+def _tree(root: Path) -> dict[str, tuple[int, int]]:
+    out = {}
+    for top in GUARDED:
+        for p in (root / top).rglob("*"):
+            if "__pycache__" in p.parts:
+                continue
+            try:
+                info = p.stat()
+            except OSError:
+                continue
+            out[str(p.relative_to(root))] = (info.st_size, info.st_mtime_ns)
+    return out
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _sandbox(tmp_path_factory):
+    """Keep the machine out: no user config, cache or home is read or written, and no default
+    database exists (see NO_DATABASE)."""
+    import os
+
+    home = tmp_path_factory.mktemp("home")
+    saved = {k: os.environ.get(k) for k in ("HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "STTUI_DB")}
+    os.environ.update(
+        HOME=str(home),
+        XDG_CONFIG_HOME=str(home / ".config"),
+        XDG_CACHE_HOME=str(home / ".cache"),
+        STTUI_DB=NO_DATABASE,
+    )
+    yield
+    for k, v in saved.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
+
+
+@pytest.fixture(autouse=True)
+def _nothing_written_outside_tmp():
+    """Fail the test that wrote into the project's own folders (its record above all)."""
+    before = _tree(ROOT)
+    yield
+    after = _tree(ROOT)
+    changed = sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
+    assert not changed, f"the test wrote outside its temporary directory: {', '.join(changed[:5])}"
+
 
 @pytest.fixture
 def mini_task():
