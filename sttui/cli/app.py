@@ -1,19 +1,56 @@
-"""The ``sttui`` command group and what its commands share: the database and JSON output."""
+"""The ``sttui`` command group and what its commands share: the database, JSON output, and the
+guard on every way out (no secret printed, no traceback)."""
 
 from __future__ import annotations
 
 import json
+import os
 import sys
+import traceback
 from typing import Any
 
 import click
 
+from sttui.store.secrets import ScrubbingStream, scrub, scrub_text
+
 
 def echo_json(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, default=str))
+    click.echo(json.dumps(scrub(data), indent=2, default=str))
 
 
-@click.group(invoke_without_command=True)
+class GuardedGroup(click.Group):
+    """The command group, with a last line of defence: a command that fails unexpectedly prints
+    one scrubbed line (``STTUI_DEBUG=1`` adds the scrubbed traceback) and exits 1, never a raw
+    traceback, which could carry a key (a provider's 401 echoing ``Bearer sk-…``)."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
+        except Exception as exc:
+            if os.environ.get("STTUI_DEBUG"):
+                click.echo(scrub_text("".join(traceback.format_exception(exc))), err=True, nl=False)
+            message = " ".join(f"{type(exc).__name__}: {exc}".split())
+            click.echo(f"error: {scrub_text(message)} (STTUI_DEBUG=1 shows where)", err=True)
+            ctx.exit(1)
+
+
+def _guard_streams(ctx: click.Context) -> None:
+    """Scrub everything this command writes to stdout and stderr, until it ends."""
+    saved = sys.stdout, sys.stderr
+    if not isinstance(sys.stdout, ScrubbingStream):
+        sys.stdout = ScrubbingStream(sys.stdout)  # type: ignore[assignment]
+    if not isinstance(sys.stderr, ScrubbingStream):
+        sys.stderr = ScrubbingStream(sys.stderr)  # type: ignore[assignment]
+
+    def restore() -> None:
+        sys.stdout, sys.stderr = saved
+
+    ctx.call_on_close(restore)
+
+
+@click.group(cls=GuardedGroup, invoke_without_command=True)
 @click.version_option(package_name="sttui")
 @click.option(
     "--db",
@@ -31,6 +68,7 @@ def main(ctx: click.Context, db_url: str | None) -> None:
     """
     ctx.ensure_object(dict)
     ctx.obj["db"] = db_url
+    _guard_streams(ctx)
     if ctx.invoked_subcommand is None:
         from sttui.tui.app import run_app
 

@@ -124,6 +124,7 @@ def resume(
     as_json: bool,
 ) -> None:
     """Rebuild an unfinished episode by replaying its actions, check its state hash, and go on."""
+    from sttui.config import ConfigError, load_config
     from sttui.controllers.registry import ControllerSpecError, make_agent, make_user
     from sttui.recording import resume as resume_episode
     from sttui.versions import VersionProblem, open_version
@@ -149,8 +150,13 @@ def resume(
         return
     loaded = opened.loaded
     try:
-        agent_c = make_agent(agent or record.agent, loaded, record.seed)
-        user_c = make_user(user or record.user, seed=record.seed) if loaded.kind == "stt" and record.user else None
+        models = load_config().extra.get("models") or {}
+    except ConfigError as exc:
+        _fail(str(exc), 2)
+    try:
+        agent_c = make_agent(agent or record.agent, loaded, record.seed, models, store)
+        wants_user = loaded.kind == "stt" and record.user
+        user_c = make_user(user or record.user, models, seed=record.seed) if wants_user else None
     except ControllerSpecError as exc:
         _fail(str(exc), 2)
     rebuilt, result = asyncio.run(resume_episode(store, record, agent_c, user_c, loaded=loaded))

@@ -141,7 +141,30 @@ def litellm_module() -> Any:
     import litellm
 
     litellm.suppress_debug_info = True
+    _scrub_logs()
     return litellm
+
+
+_LOGS_SCRUBBED = False
+
+
+def _scrub_logs() -> None:
+    """litellm logs through its own stderr handlers (verbosely with LITELLM_LOG=DEBUG, headers
+    included): every record they write is scrubbed of keys first."""
+    global _LOGS_SCRUBBED
+    if _LOGS_SCRUBBED:
+        return
+    import logging
+
+    from sttui.store.secrets import SecretFilter
+
+    scrubber = SecretFilter()
+    for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "litellm"):
+        logger = logging.getLogger(name)
+        logger.addFilter(scrubber)
+        for handler in logger.handlers:
+            handler.addFilter(scrubber)
+    _LOGS_SCRUBBED = True
 
 
 @dataclass
@@ -199,7 +222,7 @@ class ModelClient:
             try:
                 response = await litellm.acompletion(**kwargs)
             except transient as exc:
-                reason = f"{type(exc).__name__}: {str(exc)[:200]}"
+                reason = _reason(exc, 200)
                 self._note("model_fault", {"attempt": attempt + 1, "error": reason})
                 if attempt == self.config.retries:
                     raise ModelFailure(f"{self.config.label} failed after {attempt + 1} attempts: {reason}") from None
@@ -207,8 +230,8 @@ class ModelClient:
                 await asyncio.sleep(delay)
                 delay *= 2
                 continue
-            except litellm.APIError as exc:  # bad request, authentication, not found: retrying will not help
-                raise ModelFailure(f"{self.config.label}: {type(exc).__name__}: {str(exc)[:300]}") from None
+            except (litellm.APIError, openai_error()) as exc:  # bad request, authentication, not found: final
+                raise ModelFailure(f"{self.config.label}: {_reason(exc, 300)}") from None
             message = response.choices[0].message.model_dump()
             usage = (response.usage.model_dump() if getattr(response, "usage", None) else {}) or {}
             cost = self._cost(litellm, response)
@@ -245,6 +268,20 @@ class ModelClient:
     def _note(self, kind: str, payload: dict[str, Any]) -> None:
         if self.record is not None:
             self.record(kind, payload)
+
+
+def openai_error() -> type[Exception]:
+    """The base of every provider error litellm raises (authentication, bad request, ...)."""
+    import openai
+
+    return openai.APIError
+
+
+def _reason(exc: Exception, limit: int) -> str:
+    """A provider error in one line, without the keys a server may echo back (``Bearer sk-…``)."""
+    from sttui.store.secrets import scrub_text
+
+    return scrub_text(f"{type(exc).__name__}: {' '.join(str(exc).split())}")[:limit]
 
 
 def _calls(message: dict[str, Any]) -> list[dict[str, Any]]:
