@@ -8,6 +8,7 @@ person pastes into a message or a task file (``sk-…``, ``sk-ant-…``, ``hf_�
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -22,22 +23,29 @@ MIN_LENGTH = 8
 # Well-known key shapes. Each is long and specific enough that ordinary words do not match; a
 # word that merely starts like one (``sk-`` and 20 more letters, digits, ``-`` or ``_``) is
 # redacted too, which errs on the safe side.
+_SHAPES = [
+    r"sk-[A-Za-z0-9_-]{20,}",  # OpenAI (sk-, sk-proj-, ...), Anthropic (sk-ant-...), DeepSeek, ...
+    r"hf_[A-Za-z0-9]{20,}",  # Hugging Face
+    r"(?:AKIA|ASIA)[0-9A-Z]{16}(?![0-9A-Z])",  # AWS access key ids
+    r"gh[pousr]_[A-Za-z0-9]{30,}",  # GitHub tokens
+    r"github_pat_[A-Za-z0-9_]{30,}",
+    r"AIza[0-9A-Za-z_-]{35}",  # Google API keys
+    r"xox[abprs]-[A-Za-z0-9-]{10,}",  # Slack
+]
 _B = r"(?:(?<![A-Za-z0-9_-])|(?<=\\[nrt]))"  # the key starts a word (or follows an escaped newline in JSON)
-KEY_SHAPES = re.compile(
-    "|".join(
-        [
-            _B + r"sk-[A-Za-z0-9_-]{20,}",  # OpenAI (sk-, sk-proj-, ...), Anthropic (sk-ant-...), DeepSeek, ...
-            _B + r"hf_[A-Za-z0-9]{20,}",  # Hugging Face
-            _B + r"(?:AKIA|ASIA)[0-9A-Z]{16}(?![0-9A-Z])",  # AWS access key ids
-            _B + r"gh[pousr]_[A-Za-z0-9]{30,}",  # GitHub tokens
-            _B + r"github_pat_[A-Za-z0-9_]{30,}",
-            _B + r"AIza[0-9A-Za-z_-]{35}",  # Google API keys
-            _B + r"xox[abprs]-[A-Za-z0-9-]{10,}",  # Slack
-        ]
-    )
-)
+KEY_SHAPES = re.compile("|".join(_B + shape for shape in _SHAPES))
 # ``Authorization: Bearer <anything>`` echoed by a server: the credential, whatever its shape.
 _BEARER = re.compile(r"(?i)\b(Bearer|Basic)(\s+)[A-Za-z0-9._~+/=-]{8,}")
+# What every match above contains: a quick look for these comes first (a regex scan of every
+# event would cost more than the rest of recording it).
+_MARKERS = ("sk-", "hf_", "AKIA", "ASIA", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "AIza", "xox")
+
+
+def _maybe(text: str) -> bool:
+    if any(marker in text for marker in _MARKERS):
+        return True
+    low = text.lower()
+    return "bearer" in low or "basic" in low
 
 
 def secret_values() -> list[str]:
@@ -46,15 +54,21 @@ def secret_values() -> list[str]:
     return sorted(found, key=len, reverse=True)
 
 
+@functools.lru_cache(maxsize=64)
+def _forms(secrets: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """Each secret as written, and as it appears inside JSON text."""
+    return tuple((v, json.dumps(v, ensure_ascii=False)[1:-1]) for v in secrets)
+
+
 def scrub_text(text: str, secrets: list[str] | None = None) -> str:
     """``text`` with secret values and key-shaped strings replaced by ``[redacted]``."""
-    secrets = secret_values() if secrets is None else secrets
-    for value in secrets:
+    for value, encoded in _forms(tuple(secret_values() if secrets is None else secrets)):
         if value in text:
             text = text.replace(value, REDACTED)
-        encoded = json.dumps(value, ensure_ascii=False)[1:-1]  # as it appears inside JSON text
         if encoded != value and encoded in text:
             text = text.replace(encoded, REDACTED)
+    if not _maybe(text):
+        return text
     text = KEY_SHAPES.sub(REDACTED, text)
     return _BEARER.sub(lambda m: m.group(1) + m.group(2) + REDACTED, text)
 
@@ -67,7 +81,11 @@ def scrub(payload: Any, secrets: list[str] | None = None) -> Any:
     """A JSON-safe copy of ``payload`` with secrets and secret-named fields redacted."""
     secrets = secret_values() if secrets is None else secrets
     data = json.loads(json.dumps(payload, default=str, ensure_ascii=False)) if _odd(payload) else payload
-    return _clean(data, secrets)
+    # One look over the whole payload first; its strings are walked only when something is there.
+    blob = json.dumps(data, ensure_ascii=False)
+    if _maybe(blob) or any(encoded in blob for _, encoded in _forms(tuple(secrets))):
+        return _clean(data, secrets)
+    return _redact_fields(data)
 
 
 def _odd(value: Any) -> bool:
@@ -77,6 +95,14 @@ def _odd(value: Any) -> bool:
     if isinstance(value, list):
         return any(_odd(v) for v in value)
     return not (value is None or isinstance(value, str | int | float | bool))
+
+
+def _redact_fields(data: Any) -> Any:
+    if isinstance(data, dict):
+        return {k: (REDACTED if _SECRET_FIELD.match(k) and v else _redact_fields(v)) for k, v in data.items()}
+    if isinstance(data, list):
+        return [_redact_fields(v) for v in data]
+    return data
 
 
 def _clean(data: Any, secrets: list[str]) -> Any:
