@@ -312,3 +312,38 @@ def test_no_temp_folders_are_left_behind(exported, tmp_path, monkeypatch):
         out = cli(url, *args)
         assert out.exit_code == 0, (name, out.output)
         assert [p.name for p in temp.iterdir()] == [], name
+
+
+# -- the workbench -------------------------------------------------------------------------------
+
+
+async def test_the_workbench_neither_resumes_nor_reviews_an_untrusted_version(exported, tmp_path):
+    from sttui.tui.app import SttuiApp
+    from sttui.tui.replay import reviewed
+    from tests.tui_helpers import wait_for
+
+    marker = tmp_path / "ran.txt"
+    evil = tamper(
+        exported["file"], tmp_path / "evil.jsonl", "logistics.env:LogisticsEnv", f"open({str(marker)!r}, 'w')\n"
+    )
+    lines = evil.read_text().splitlines()
+    head = json.loads(lines[0])
+    head["episode"]["status"] = "running"
+    evil.write_text("\n".join([json.dumps(head), *lines[1:-1]]) + "\n")  # cut short before its end
+    db = f"sqlite:///{tmp_path / 'victim.db'}"
+    assert cli(db, "import", evil).exit_code == 0
+    eid = exported["episode"]
+    store = Store(db)
+    record = store.episode(eid)
+    episode, why = reviewed(store, record, store.events(eid))
+    assert episode is None and "not trusted" in why
+
+    app = SttuiApp(ROOT / "tasks", db_url=db, human="ana", resume_episode=eid)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: any("cannot resume" in n.message for n in app._notifications))
+        assert type(pilot.app.screen).__name__ == "HomeScreen"
+        (message,) = [n.message for n in app._notifications if "cannot resume" in n.message]
+        assert "not trusted" in message and "--trust" in message
+    assert not marker.exists()
+    out = cli(db, "resume", eid)
+    assert out.exit_code == 1 and "cannot resume" in out.output and "not trusted" in out.output
