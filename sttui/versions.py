@@ -164,14 +164,20 @@ def private_folder(folder: Path) -> Path:
     """``folder`` under the cache, created if need be; the cache is this user's alone (0700)."""
     root = cache_root()
     root.mkdir(parents=True, exist_ok=True, mode=0o700)
-    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-    for d in [root, *[p for p in folder.parents if root in p.parents], folder]:
-        info = d.lstat()
-        if hasattr(os, "getuid") and info.st_uid != os.getuid():
-            raise VersionProblem(f"{d} belongs to another user; sttui keeps no copies of code there")
-        if info.st_mode & 0o077:
-            d.chmod(0o700)
+    _own(root)
+    for d in [*reversed([p for p in folder.parents if root in p.parents]), folder]:
+        d.mkdir(exist_ok=True, mode=0o700)
+        _own(d)
     return folder
+
+
+def _own(folder: Path) -> None:
+    """Refuse a folder someone else owns (they could change code before it runs); make ours 0700."""
+    info = folder.stat()  # the folder itself, through any link to it
+    if hasattr(os, "getuid") and info.st_uid != os.getuid():
+        raise VersionProblem(f"{folder} belongs to another user; sttui keeps no copies of code there")
+    if info.st_mode & 0o077:
+        folder.chmod(0o700)
 
 
 def _write(path: Path, data: bytes) -> None:

@@ -234,6 +234,16 @@ def test_the_cache_is_private_named_by_content_and_checked(exported, tmp_path):
     assert len(list((cache / "versions").iterdir())) == 1  # reused, nothing piles up
 
 
+@pytest.mark.skipif(not hasattr(os, "getuid") or os.getuid() != 0, reason="needs root to give a folder away")
+def test_a_cache_folder_owned_by_someone_else_is_refused(exported):
+    cache = Path(os.environ["STTUI_CACHE_DIR"])
+    cache.mkdir(parents=True)
+    os.chown(cache, 65534, 65534)
+    out = cli(exported["db"], "replay", exported["episode"])
+    assert out.exit_code == 1 and "belongs to another user" in out.output
+    assert list(cache.iterdir()) == []
+
+
 # -- a version that no longer loads ----------------------------------------------------------
 
 
