@@ -85,7 +85,7 @@ def load_version(
 
 
 def open_stored(version: TaskVersion, *, trust: bool = False, task_dirs: Sequence[Path] | None = None) -> OpenedVersion:
-    if version.kind == "explore":
+    if version.kind == "explore":  # materialise checks that the file says so too, and has no module
         return OpenedVersion(materialise(version), "data only (explore tasks carry no code)")
     runnable = version.origin in RUNNABLE_ORIGINS
     if runnable and not version.meta.get("redacted"):
@@ -134,6 +134,14 @@ def materialise(version: TaskVersion) -> LoadedTask:
     Call only for versions that may run (``open_stored`` decides)."""
     if version.kind == "stt" and version.env_source is None:
         raise BrokenVersion(f"{label(version)} has no environment source in the record")
+    if version.kind == "explore" and version.env_source is not None:
+        raise BrokenVersion(f"{label(version)}: an explore task carries no environment module, yet this one does")
+    try:
+        declared = yaml.safe_load(version.source)
+    except yaml.YAMLError:
+        declared = None
+    if not isinstance(declared, dict) or declared.get("kind") != version.kind:
+        raise BrokenVersion(f"{label(version)}: its file does not say kind: {version.kind}; nothing was loaded")
     env_bytes = version.env_source.encode() if version.env_source is not None else None
     digest = content_hash(version.source, env_bytes)
     if digest != version.content_hash and not version.meta.get("redacted"):

@@ -117,6 +117,28 @@ def test_an_imported_version_writes_nothing_and_runs_nothing(exported, tmp_path,
     assert not (tmp_path / "site").exists()
 
 
+def test_a_version_disguised_as_an_explore_task_runs_nothing(exported, tmp_path):
+    """Explore tasks carry no code and always load; a record calling an stt task explore must not
+    get its module run that way."""
+    marker = tmp_path / "ran.txt"
+    evil = tamper(
+        exported["file"], tmp_path / "evil.jsonl", "logistics.env:LogisticsEnv", f"open({str(marker)!r}, 'w')"
+    )
+    lines = evil.read_text().splitlines()
+    head = json.loads(lines[0])
+    head["task"]["kind"] = head["episode"]["kind"] = "explore"
+    evil.write_text("\n".join([json.dumps(head), *lines[1:]]) + "\n")
+    db = f"sqlite:///{tmp_path / 'victim.db'}"
+    assert cli(db, "import", evil).exit_code == 0
+    for args in (["replay"], ["export", "--format", "openai", "-o", tmp_path / "o.jsonl"]):
+        out = cli(db, *args[:1], exported["episode"], *args[1:])
+        assert "Traceback" not in out.output, args
+    out = cli(db, "replay", exported["episode"])
+    assert out.exit_code == 1 and "not replayed" in out.output
+    assert not marker.exists()
+    assert files_under(Path(os.environ["STTUI_CACHE_DIR"])) == set()
+
+
 def test_what_makes_a_version_trusted(exported, tmp_path):
     """Recorded here; a task file with the same hash; import --trust; --trust. Nothing else."""
     eid, task = exported["episode"], exported["task"]
