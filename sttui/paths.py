@@ -1,4 +1,4 @@
-"""Where things live: the bundled tasks folder and the default sessions folder."""
+"""Where things live: the bundled tasks folder, the default sessions folder, the private cache."""
 
 from __future__ import annotations
 
@@ -17,3 +17,12 @@ def tasks_root() -> Path:
     if here.is_dir():
         return here
     return PACKAGE_ROOT / "tasks"
+
+
+def cache_root() -> Path:
+    """sttui's private cache: ``STTUI_CACHE_DIR``, else ``$XDG_CACHE_HOME/sttui``, else ``~/.cache/sttui``."""
+    env = os.environ.get("STTUI_CACHE_DIR")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "sttui"

@@ -9,22 +9,20 @@ replayed engine events match the recorded ones, state hashes included.
 from __future__ import annotations
 
 import asyncio
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from sttui.controllers.base import Controller
 from sttui.core.checklist import Judge
 from sttui.core.events import Event
-from sttui.core.loader import LoadedTask, load_task
+from sttui.core.loader import LoadedTask
 from sttui.core.replaying import actions_of, engine_events
 from sttui.core.settings import RunSettings
 from sttui.runner import AnyEpisode, EpisodeResult, Seats, drive, open_episode, run_episode
 from sttui.store.secrets import scrub
-from sttui.store.store import EpisodeRecord, Store, TaskVersion
+from sttui.store.store import EpisodeRecord, Store
 from sttui.store.writer import WriteFailed, Writer
 
 __all__ = ["Recorder", "WriteFailed", "Writer", "finish", "rebuild", "resume", "run_recorded"]
@@ -126,24 +124,6 @@ async def run_recorded(
 # -- rebuilding -----------------------------------------------------------------------
 
 
-def materialise(version: TaskVersion, into: Path) -> LoadedTask:
-    """Load a stored task version: its file and environment source written to ``into``."""
-    task_file = into / "task.yaml"
-    task_file.write_text(version.source, encoding="utf-8")
-    if version.env_ref and version.env_source is not None:
-        module = Path(*version.env_ref.split(":", 1)[0].split(".")).with_suffix(".py")
-        (into / module).parent.mkdir(parents=True, exist_ok=True)
-        (into / module).write_text(version.env_source, encoding="utf-8")
-    return load_task(task_file)
-
-
-def load_version(store: Store, record: EpisodeRecord) -> LoadedTask:
-    version = store.task_version(record.task_id, record.task_hash)
-    if version is None:
-        raise LookupError(f"the record has no copy of task {record.task_id} version {record.task_hash[:12]}")
-    return materialise(version, Path(tempfile.mkdtemp(prefix="sttui-task-")))
-
-
 @dataclass
 class Rebuilt:
     episode: AnyEpisode
@@ -191,11 +171,22 @@ def rebuild(loaded: LoadedTask, record: EpisodeRecord, events: list[Event], keep
 
 
 async def resume(
-    store: Store, record: EpisodeRecord, agent: Controller, user: Controller | None, judge: Judge | None = None
+    store: Store,
+    record: EpisodeRecord,
+    agent: Controller,
+    user: Controller | None,
+    judge: Judge | None = None,
+    loaded: LoadedTask | None = None,
 ) -> tuple[Rebuilt, EpisodeResult | None]:
-    """Rebuild a running episode from its record and play it on, recording as before."""
+    """Rebuild a running episode from its record and play it on, recording as before.
+
+    ``loaded`` is its task version, opened under the caller's trust (see ``sttui.versions``);
+    without it, the version is opened with the default trust."""
     events = store.events(record.id)
-    loaded = load_version(store, record)
+    if loaded is None:
+        from sttui.versions import load_version
+
+        loaded = load_version(store, record)
     rebuilt = rebuild(loaded, record, events)
     if not rebuilt.matches:
         return rebuilt, None

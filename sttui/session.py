@@ -17,9 +17,10 @@ from sttui.controllers.human import HumanController
 from sttui.core.checklist import Judge
 from sttui.core.events import Event
 from sttui.core.loader import LoadedTask
-from sttui.recording import Rebuilt, Recorder, Writer, finish, load_version, rebuild
+from sttui.recording import Rebuilt, Recorder, Writer, finish, rebuild
 from sttui.runner import AnyEpisode, EpisodeResult, Seats, drive, open_episode
 from sttui.store.store import EpisodeRecord, Store
+from sttui.versions import load_version
 
 
 class HumanClock:

@@ -60,6 +60,17 @@ def _nothing_written_outside_tmp():
     assert not changed, f"the test wrote outside its temporary directory: {', '.join(changed[:5])}"
 
 
+@pytest.fixture(autouse=True)
+def _private_dirs(tmp_path_factory, monkeypatch):
+    """Tests never touch the user's cache or config: both live in a fresh temporary folder."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("STTUI_CACHE_DIR", str(home / "cache"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / "xdg-cache"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
+    monkeypatch.delenv("STTUI_TRUST_CWD", raising=False)
+    return home
+
+
 @pytest.fixture
 def mini_task():
     from sttui.core.loader import load_task

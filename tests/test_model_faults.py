@@ -24,6 +24,7 @@ KEY = "sk-stub-0123456789abcdef"
 @pytest.fixture(autouse=True)
 def _key(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    monkeypatch.setenv("STTUI_TRUST_CWD", "1")  # the working directory's sttui.yaml points at the stub
 
 
 def run(tmp_path, monkeypatch, respond, retries=1):

@@ -100,6 +100,7 @@ def test_retries_run_out_and_the_headless_episode_is_errored(tmp_path, monkeypat
             f"models:\n  stub: {{model: openai/stub-model, api_base: '{stub.base}', retries: 2, backoff: 0.01}}\n"
         )
         monkeypatch.chdir(tmp_path)
+        monkeypatch.setenv("STTUI_TRUST_CWD", "1")  # its sttui.yaml points a model at the stub server
         out = CliRunner().invoke(main, ["--db", db, "run", str(STT), "--agent", "model:stub", "--json"])
     data = json.loads(out.stdout)
     assert data["episodes"][0]["status"] == "errored" and "failed after 3 attempts" in data["episodes"][0]["error"]
@@ -168,6 +169,7 @@ def test_concurrency_16_loses_and_duplicates_nothing(tmp_path, monkeypatch):
             f"models:\n  stub: {{model: openai/stub-model, api_base: '{stub.base}', backoff: 0.01}}\n"
         )
         monkeypatch.chdir(tmp_path)
+        monkeypatch.setenv("STTUI_TRUST_CWD", "1")  # its sttui.yaml points a model at the stub server
         out = CliRunner().invoke(
             main,
             ["--db", db, "run", str(STT), "--agent", "model:stub", "--trials", "32", "--concurrency", "16", "--json"],

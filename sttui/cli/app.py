@@ -1,33 +1,61 @@
-"""The ``sttui`` command group and what its commands share: the database and JSON output."""
+"""The ``sttui`` command group and what its commands share: the database, JSON output, and the
+guard on every way out (no secret printed, no traceback)."""
 
 from __future__ import annotations
 
 import json
+import os
 import sys
+import traceback
 from typing import Any
 
 import click
 
+from sttui.store.secrets import ScrubbingStream, scrub, scrub_text
+
 
 def echo_json(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, default=str))
+    click.echo(json.dumps(scrub(data), indent=2, default=str))
 
 
-class Commands(click.Group):
-    """The ``sttui`` group: a database problem met inside any command ends it with one line
-    saying what to check (exit 2), never a traceback."""
+class GuardedGroup(click.Group):
+    """The command group, with a last line of defence: a command that fails unexpectedly prints
+    one scrubbed line (``STTUI_DEBUG=1`` adds the scrubbed traceback) and exits 1, never a raw
+    traceback, which could carry a key (a provider's 401 echoing ``Bearer sk-…``)."""
 
     def invoke(self, ctx: click.Context) -> Any:
         from sttui.errors import StoreError
 
         try:
             return super().invoke(ctx)
-        except StoreError as exc:
-            click.echo(f"error: {exc}", err=True)
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
+        except StoreError as exc:  # a database problem met inside any command: what to check, exit 2
+            click.echo(f"error: {scrub_text(str(exc))}", err=True)
             ctx.exit(2)
+        except Exception as exc:
+            if os.environ.get("STTUI_DEBUG"):
+                click.echo(scrub_text("".join(traceback.format_exception(exc))), err=True, nl=False)
+            message = " ".join(f"{type(exc).__name__}: {exc}".split())
+            click.echo(f"error: {scrub_text(message)} (STTUI_DEBUG=1 shows where)", err=True)
+            ctx.exit(1)
 
 
-@click.group(cls=Commands, invoke_without_command=True)
+def _guard_streams(ctx: click.Context) -> None:
+    """Scrub everything this command writes to stdout and stderr, until it ends."""
+    saved = sys.stdout, sys.stderr
+    if not isinstance(sys.stdout, ScrubbingStream):
+        sys.stdout = ScrubbingStream(sys.stdout)  # type: ignore[assignment]
+    if not isinstance(sys.stderr, ScrubbingStream):
+        sys.stderr = ScrubbingStream(sys.stderr)  # type: ignore[assignment]
+
+    def restore() -> None:
+        sys.stdout, sys.stderr = saved
+
+    ctx.call_on_close(restore)
+
+
+@click.group(cls=GuardedGroup, invoke_without_command=True)
 @click.version_option(package_name="sttui")
 @click.option(
     "--db",
@@ -45,6 +73,7 @@ def main(ctx: click.Context, db_url: str | None) -> None:
     """
     ctx.ensure_object(dict)
     ctx.obj["db"] = db_url
+    _guard_streams(ctx)
     if ctx.invoked_subcommand is None:
         from sttui.tui.app import run_app
 

@@ -27,6 +27,29 @@ def _episode(store: Any, ref: str) -> Any:
         _fail(str(exc))
 
 
+TRUST_HELP = (
+    "Run the stored task version's environment code even if it came from an import: you vouch "
+    "for that code, and it runs with your permissions."
+)
+TASKS_HELP = (
+    "A task folder whose files vouch for stored versions with the same hash (besides the bundled tasks); repeatable."
+)
+trust_option = click.option("--trust", is_flag=True, help=TRUST_HELP)
+tasks_option = click.option(
+    "--tasks",
+    "task_dirs",
+    multiple=True,
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    help=TASKS_HELP,
+)
+
+
+def _task_dirs(extra: tuple[Path, ...]) -> list[Path]:
+    from sttui.paths import tasks_root
+
+    return [tasks_root(), *extra]
+
+
 def _when(ts: float | None) -> str:
     return datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M") if ts else "-"
 
@@ -88,12 +111,23 @@ def sessions(
 @click.option("--agent", default=None, help="Controller for the agent seat from here (default: as recorded).")
 @click.option("--user", default=None, help="Controller for the user seat from here (default: as recorded).")
 @click.option("--headless", is_flag=True, help="Play on without the TUI (baselines and models).")
+@trust_option
+@tasks_option
 @click.option("--json", "as_json", is_flag=True)
-def resume(episode: str, agent: str | None, user: str | None, headless: bool, as_json: bool) -> None:
+def resume(
+    episode: str,
+    agent: str | None,
+    user: str | None,
+    headless: bool,
+    trust: bool,
+    task_dirs: tuple[Path, ...],
+    as_json: bool,
+) -> None:
     """Rebuild an unfinished episode by replaying its actions, check its state hash, and go on."""
+    from sttui.config import ConfigError, load_config
     from sttui.controllers.registry import ControllerSpecError, make_agent, make_user
-    from sttui.recording import load_version
     from sttui.recording import resume as resume_episode
+    from sttui.versions import VersionProblem, open_version
 
     store = open_store(write=True)
     record = _episode(store, episode)
@@ -102,19 +136,30 @@ def resume(episode: str, agent: str | None, user: str | None, headless: bool, as
             f"episode {record.id} is {record.status}; only running episodes resume (replay it with "
             f"`sttui replay {record.id}`)"
         )
+    if not headless and (trust or task_dirs):
+        _fail("--trust and --tasks work with --headless; the workbench resumes only trusted task versions", 2)
+    try:
+        opened = open_version(store, record, trust=trust, task_dirs=_task_dirs(task_dirs) if headless else None)
+    except VersionProblem as exc:
+        _fail(f"cannot resume {record.id}: {exc}")
     if not headless:
         from sttui.tui.app import run_app
 
         store.close()
         run_app(db_url=store.url, resume_episode=record.id)
         return
-    loaded = load_version(store, record)
+    loaded = opened.loaded
     try:
-        agent_c = make_agent(agent or record.agent, loaded, record.seed)
-        user_c = make_user(user or record.user, seed=record.seed) if loaded.kind == "stt" and record.user else None
+        models = load_config().extra.get("models") or {}
+    except ConfigError as exc:
+        _fail(str(exc), 2)
+    try:
+        agent_c = make_agent(agent or record.agent, loaded, record.seed, models, store)
+        wants_user = loaded.kind == "stt" and record.user
+        user_c = make_user(user or record.user, models, seed=record.seed) if wants_user else None
     except ControllerSpecError as exc:
         _fail(str(exc), 2)
-    rebuilt, result = asyncio.run(resume_episode(store, record, agent_c, user_c))
+    rebuilt, result = asyncio.run(resume_episode(store, record, agent_c, user_c, loaded=loaded))
     if result is None:
         _fail(
             f"cannot resume {record.id}: {rebuilt.mismatch}. The task's environment no longer reproduces "
@@ -151,37 +196,54 @@ def _differences(a: dict[str, Any], b: dict[str, Any], prefix: str = "") -> list
 
 @main.command()
 @click.argument("episode")
+@trust_option
+@tasks_option
 @click.option("--json", "as_json", is_flag=True)
-def replay(episode: str, as_json: bool) -> None:
+def replay(episode: str, trust: bool, task_dirs: tuple[Path, ...], as_json: bool) -> None:
     """Replay an episode's actions on a fresh environment of the recorded task version and re-score it.
 
     If the task file has changed since, says so and shows how the outcome differs on the current version.
+    A version whose code is not trusted (imported, see --trust) or that no longer loads is not replayed:
+    the episode and its events are listed, with the reason, and the command exits 1.
     """
     from sttui.core.loader import load_all
-    from sttui.paths import tasks_root
-    from sttui.recording import load_version, rebuild
+    from sttui.recording import rebuild
     from sttui.runner import result_of
+    from sttui.versions import VersionProblem, open_version
 
     store = open_store()
     record = _episode(store, episode)
     events = store.events(record.id)
-    loaded = load_version(store, record)
-    rebuilt = rebuild(loaded, record, events)
+    dirs = _task_dirs(task_dirs)
+    try:
+        opened = open_version(store, record, trust=trust, task_dirs=dirs)
+        rebuilt = rebuild(opened.loaded, record, events)
+    except VersionProblem as exc:
+        _not_replayed(record, events, str(exc), as_json)
+    except Exception as exc:  # the stored environment loads but breaks while replaying
+        _not_replayed(
+            record,
+            events,
+            f"task {record.task_id} version {record.task_hash[:12]} no longer replays: {type(exc).__name__}: {exc}",
+            as_json,
+        )
     report: dict[str, Any] = {
         "episode": record.id,
         "task": record.task_id,
         "task_hash": record.task_hash,
         "status": record.status,
+        "replayed": True,
+        "trusted_by": opened.trusted_by,
         "reproduces_record": rebuilt.matches,
         "mismatch": rebuilt.mismatch,
     }
     if rebuilt.episode.ended is not None:
         report["rescored"] = _outcome_of(result_of(rebuilt.episode))
     report["review"] = _review_of(rebuilt.episode)
-    current, _ = load_all([tasks_root()])
+    current, _ = load_all(dirs)
     now = next((t for t in current if t.id == record.task_id), None)
     if now is None:
-        report["current_version"] = "the task is no longer among the bundled tasks"
+        report["current_version"] = "the task is no longer among the task files"
     elif now.content_hash == record.task_hash:
         report["current_version"] = "unchanged"
     else:
@@ -197,6 +259,7 @@ def replay(episode: str, as_json: bool) -> None:
         echo_json(report)
         return
     click.echo(f"episode {record.id}: task {record.task_id} version {record.task_hash[:12]} ({record.status})")
+    click.echo(f"task code run as: {opened.trusted_by}")
     click.echo("replay reproduces the record" if rebuilt.matches else f"REPLAY DIFFERS: {rebuilt.mismatch}")
     if "rescored" in report:
         click.echo(f"re-scored on the recorded version: {report['rescored']}")
@@ -218,6 +281,44 @@ def replay(episode: str, as_json: bool) -> None:
             click.echo("On the current version the outcome is the same.")
     elif report["current_version"] != "unchanged":
         click.echo(report["current_version"])
+
+
+def _not_replayed(record: Any, events: list[Any], reason: str, as_json: bool) -> None:
+    """List the episode and its events without running anything, say why, and exit 1."""
+    if as_json:
+        echo_json(
+            {
+                "episode": record.id,
+                "task": record.task_id,
+                "task_hash": record.task_hash,
+                "status": record.status,
+                "replayed": False,
+                "not_replayed": reason,
+                "record": record.as_dict(),
+                "events": [
+                    {"seq": e.seq, "type": e.type, "actor": e.actor, "sim_time": e.sim_time, "payload": e.payload}
+                    for e in events
+                ],
+            }
+        )
+    else:
+        click.echo(
+            f"episode {record.id}: task {record.task_id} version {record.task_hash[:12]} ({record.status}); "
+            f"agent {record.agent}, user {record.user or '-'}, outcome {_outcome(record)}, {record.steps} steps"
+        )
+        for e in events:
+            click.echo(_event_line(e))
+        click.echo(f"{len(events)} event(s)")
+    _fail(f"not replayed: {reason}")
+
+
+def _event_line(e: Any) -> str:
+    import json
+
+    payload = json.dumps(e.payload, ensure_ascii=False, default=str)
+    if len(payload) > 100:
+        payload = payload[:99] + "…"
+    return f"  {e.seq:>4}  {e.sim_time[-8:]:<8}  {e.type:<18} {e.actor:<20} {payload}"
 
 
 def _review_of(episode: Any) -> dict[str, Any] | None:
@@ -247,8 +348,16 @@ def _review_lines(review: dict[str, Any]) -> str:
 @click.option("--all", "everything", is_flag=True, help="Export every episode.")
 @click.option("--format", "fmt", type=click.Choice(["jsonl", "openai", "sharegpt"]), default="jsonl", show_default=True)
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True)
-def export_cmd(episodes: tuple[str, ...], everything: bool, fmt: str, output: Path) -> None:
-    """Export episodes: the full event log (jsonl), or training data (openai, sharegpt)."""
+@trust_option
+@tasks_option
+def export_cmd(
+    episodes: tuple[str, ...], everything: bool, fmt: str, output: Path, trust: bool, task_dirs: tuple[Path, ...]
+) -> None:
+    """Export episodes: the full event log (jsonl), or training data (openai, sharegpt).
+
+    Never runs a task's code: the tools come from the record. Only task versions stored before
+    tools were kept are opened, under the same trust rule as replay (--trust, --tasks).
+    """
     from sttui.exporting import jsonl_lines, training_lines
 
     store = open_store()
@@ -258,24 +367,38 @@ def export_cmd(episodes: tuple[str, ...], everything: bool, fmt: str, output: Pa
     records = sorted(records, key=lambda r: (r.started_at, r.id))
     if fmt == "jsonl":
         lines, notes = list(jsonl_lines(store, records)), []
+        for rec in records:
+            if store.task_version(rec.task_id, rec.task_hash) is None:
+                notes.append(f"{rec.id}: the record has no copy of its task version; its events are exported")
+        written = len(records)
     else:
-        lines, notes = training_lines(store, records, fmt)
+        lines, notes = training_lines(store, records, fmt, trust=trust, task_dirs=_task_dirs(task_dirs))
+        written = len(lines)
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
     for note in notes:
         click.echo(f"note: {note}", err=True)
-    click.echo(f"wrote {len(records) - len(notes)} episode(s) to {output} ({fmt})", err=True)
+    click.echo(f"wrote {written} episode(s) to {output} ({fmt})", err=True)
 
 
 @main.command("import")
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
-def import_cmd(file: Path) -> None:
-    """Read back a jsonl export (episodes, events and their task versions)."""
+@click.option(
+    "--trust",
+    is_flag=True,
+    help="Vouch for the file's task code: its versions then replay without --trust, with your permissions.",
+)
+def import_cmd(file: Path, trust: bool) -> None:
+    """Read back a jsonl export (episodes, events and their task versions).
+
+    The file is data: nothing in it is written to disk or run. Its task versions are kept as
+    imported; their code runs only when trusted (see `sttui replay --help`).
+    """
     from sttui.exporting import ImportProblem, import_jsonl
 
     store = open_store(write=True)
     try:
-        added, skipped = import_jsonl(store, file)
+        added, skipped = import_jsonl(store, file, trust=trust)
     except ImportProblem as exc:
         _fail(f"{exc}; nothing was imported")
     click.echo(f"imported {added} episode(s); {skipped} already present")

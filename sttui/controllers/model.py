@@ -143,7 +143,30 @@ def litellm_module() -> Any:
     import litellm
 
     litellm.suppress_debug_info = True
+    _scrub_logs()
     return litellm
+
+
+_LOGS_SCRUBBED = False
+
+
+def _scrub_logs() -> None:
+    """litellm logs through its own stderr handlers (verbosely with LITELLM_LOG=DEBUG, headers
+    included): every record they write is scrubbed of keys first."""
+    global _LOGS_SCRUBBED
+    if _LOGS_SCRUBBED:
+        return
+    import logging
+
+    from sttui.store.secrets import SecretFilter
+
+    scrubber = SecretFilter()
+    for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "litellm"):
+        logger = logging.getLogger(name)
+        logger.addFilter(scrubber)
+        for handler in logger.handlers:
+            handler.addFilter(scrubber)
+    _LOGS_SCRUBBED = True
 
 
 @dataclass

@@ -1,4 +1,9 @@
-"""Importing a task's environment class from its ``env: module:Class`` reference."""
+"""Importing a task's environment class from its ``env: module:Class`` reference.
+
+The module is looked up only in the task's folder and the three folders above it, and the
+file found (symlinks followed) must lie inside them: a task file never names code elsewhere,
+and the check runs before anything is imported.
+"""
 
 from __future__ import annotations
 
@@ -19,24 +24,60 @@ class EnvImportError(Exception):
     pass
 
 
+def content_hash(text: str, env_bytes: bytes | None) -> str:
+    """The hash that names a task version: its file's text and its environment module's bytes."""
+    digest = hashlib.sha256(text.encode())
+    if env_bytes is not None:
+        digest.update(env_bytes)
+    return digest.hexdigest()
+
+
+def module_path(ref: str) -> Path:
+    """``a.b:Class`` -> ``a/b.py``, refusing anything but dotted Python names (no paths, no ``..``)."""
+    module = ref.split(":", 1)[0]
+    parts = module.split(".")
+    if not module or not all(p.isidentifier() for p in parts):
+        raise EnvImportError(
+            f"env: {module!r} is not a module name; write dotted Python names relative to the task's "
+            "folder, like logistics.env:LogisticsEnv (no paths)"
+        )
+    return Path(*parts).with_suffix(".py")
+
+
+def search_folders(task_file: Path) -> list[Path]:
+    """The task's folder and the folders above it where its environment module may live."""
+    base = task_file.resolve().parent
+    return [base, *list(base.parents)[:SEARCH_LEVELS]]
+
+
 def resolve_module(ref: str, task_file: Path) -> Path:
     """Find ``a.b`` as ``a/b.py`` in the task's folder or up to three folders above it."""
-    module = ref.split(":", 1)[0]
-    rel = Path(*module.split(".")).with_suffix(".py")
-    base = task_file.resolve().parent
-    tried = []
-    for _ in range(SEARCH_LEVELS + 1):
+    rel = module_path(ref)
+    folders = search_folders(task_file)
+    for base in folders:
         candidate = base / rel
         if candidate.is_file():
-            return candidate
-        tried.append(str(candidate))
-        base = base.parent
+            real = candidate.resolve()
+            if not any(real.is_relative_to(f) for f in folders):
+                raise EnvImportError(
+                    f"env: {candidate} leads to {real}, outside the task's folder and the "
+                    f"{SEARCH_LEVELS} above it; nothing was imported"
+                )
+            return real
     raise EnvImportError(f"no module file {rel} in the task's folder or the {SEARCH_LEVELS} above it")
 
 
-def import_env(ref: str, task_file: Path) -> tuple[type[Environment], Path]:
-    """The environment class named by ``ref`` and the file it came from."""
-    path = resolve_module(ref, task_file)
+def import_env(ref: str, task_file: Path, module_file: Path | None = None) -> tuple[type[Environment], Path]:
+    """The environment class named by ``ref`` and the file it came from.
+
+    ``module_file`` imports that file instead of looking the module up: a stored task version
+    materialised by sttui names its own copy of the module.
+    """
+    if module_file is None:
+        path = resolve_module(ref, task_file)
+    else:
+        module_path(ref)
+        path = module_file.resolve()
     module = _MODULES.get(path)
     if module is None:
         name = "sttui_env_" + hashlib.sha1(str(path).encode()).hexdigest()[:12]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import typing
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -12,7 +11,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from sttui.core.env import Environment
-from sttui.core.envload import EnvImportError, import_env
+from sttui.core.envload import EnvImportError, content_hash, import_env
 from sttui.core.explore import load as explore_load
 from sttui.core.explore.generate import Catalog, catalog_problems
 from sttui.core.explore.task import ExploreTask
@@ -44,8 +43,11 @@ class LoadedTask:
         return self.task.id
 
 
-def load_task(path: str | Path) -> LoadedTask:
-    """Load and validate one task file, or raise TaskFileError listing every problem."""
+def load_task(path: str | Path, env_file: Path | None = None) -> LoadedTask:
+    """Load and validate one task file, or raise TaskFileError listing every problem.
+
+    ``env_file`` is the environment module to import instead of looking up the file's ``env:``
+    (a stored task version materialised by sttui, under names sttui chose)."""
     path = Path(path)
     name = display_path(path)
     try:
@@ -94,14 +96,14 @@ def load_task(path: str | Path) -> LoadedTask:
             problems.sort(key=lambda p: p.line or 0)
             raise TaskFileError(problems)
         assert explore is not None
-        return LoadedTask(explore, None, path, hashlib.sha256(text.encode()).hexdigest())
+        return LoadedTask(explore, None, path, content_hash(text, None))
 
     env_cls: type[Environment] | None = None
     env_path: Path | None = None
     env_ref = data.get("env")
     if isinstance(env_ref, str) and ":" in env_ref:
         try:
-            env_cls, env_path = import_env(env_ref, path)
+            env_cls, env_path = import_env(env_ref, path, env_file)
         except EnvImportError as exc:
             add(("env",), str(exc))
     task: SttTask | None = None
@@ -121,9 +123,7 @@ def load_task(path: str | Path) -> LoadedTask:
         problems.sort(key=lambda p: p.line or 0)
         raise TaskFileError(problems)
     assert task is not None and env_cls is not None and env_path is not None
-    digest = hashlib.sha256(text.encode())
-    digest.update(env_path.read_bytes())
-    return LoadedTask(task, env_cls, path, digest.hexdigest())
+    return LoadedTask(task, env_cls, path, content_hash(text, env_path.read_bytes()))
 
 
 def load_catalog(path: str | Path) -> Catalog:

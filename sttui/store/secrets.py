@@ -1,9 +1,16 @@
-"""Keeping secrets out of the record: API keys in the environment never reach the
-database or an export, wherever they turn up in a payload."""
+"""Keeping secrets out of everything sttui writes: the database, exports, stdout, stderr, logs.
+
+Two kinds of secret are found: the values of environment variables whose names say they are
+secrets (``OPENAI_API_KEY``, ``HF_TOKEN``, ...), and strings shaped like well-known keys that a
+person pastes into a message or a task file (``sk-…``, ``sk-ant-…``, ``hf_…``, ``AKIA…``,
+``Bearer …``), whether or not they are set in this process.
+"""
 
 from __future__ import annotations
 
+import functools
 import json
+import logging
 import os
 import re
 from typing import Any
@@ -13,6 +20,33 @@ _SECRET_FIELD = re.compile(r"^(api_?key|authorization|password|secret|token|acce
 REDACTED = "[redacted]"
 MIN_LENGTH = 8
 
+# Well-known key shapes. Each is long and specific enough that ordinary words do not match; a
+# word that merely starts like one (``sk-`` and 20 more letters, digits, ``-`` or ``_``) is
+# redacted too, which errs on the safe side.
+_SHAPES = [
+    r"sk-[A-Za-z0-9_-]{20,}",  # OpenAI (sk-, sk-proj-, ...), Anthropic (sk-ant-...), DeepSeek, ...
+    r"hf_[A-Za-z0-9]{20,}",  # Hugging Face
+    r"(?:AKIA|ASIA)[0-9A-Z]{16}(?![0-9A-Z])",  # AWS access key ids
+    r"gh[pousr]_[A-Za-z0-9]{30,}",  # GitHub tokens
+    r"github_pat_[A-Za-z0-9_]{30,}",
+    r"AIza[0-9A-Za-z_-]{35}",  # Google API keys
+    r"xox[abprs]-[A-Za-z0-9-]{10,}",  # Slack
+]
+_B = r"(?:(?<![A-Za-z0-9_-])|(?<=\\[nrt]))"  # the key starts a word (or follows an escaped newline in JSON)
+KEY_SHAPES = re.compile("|".join(_B + shape for shape in _SHAPES))
+# ``Authorization: Bearer <anything>`` echoed by a server: the credential, whatever its shape.
+_BEARER = re.compile(r"(?i)\b(Bearer|Basic)(\s+)[A-Za-z0-9._~+/=-]{8,}")
+# What every match above contains: a quick look for these comes first (a regex scan of every
+# event would cost more than the rest of recording it).
+_MARKERS = ("sk-", "hf_", "AKIA", "ASIA", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "AIza", "xox")
+
+
+def _maybe(text: str) -> bool:
+    if any(marker in text for marker in _MARKERS):
+        return True
+    low = text.lower()
+    return "bearer" in low or "basic" in low
+
 
 def secret_values() -> list[str]:
     """Values of environment variables whose names say they are secrets."""
@@ -20,27 +54,38 @@ def secret_values() -> list[str]:
     return sorted(found, key=len, reverse=True)
 
 
-def scrub(payload: Any, secrets: list[str] | None = None) -> Any:
-    """A JSON-safe copy of ``payload`` with secret values and secret-named fields redacted."""
-    secrets = secret_values() if secrets is None else secrets
-    blob = json.dumps(payload, default=str, ensure_ascii=False)
-    found = False
-    for value in secrets:
-        encoded = json.dumps(value, ensure_ascii=False)[1:-1]
-        if encoded in blob:
-            blob = blob.replace(encoded, REDACTED)
-            found = True
-    # Parse back only when something was replaced or JSON would change a value; usually neither.
-    data = json.loads(blob) if found or _odd(payload) else payload
-    return _redact_fields(data)
+@functools.lru_cache(maxsize=64)
+def _forms(secrets: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """Each secret as written, and as it appears inside JSON text."""
+    return tuple((v, json.dumps(v, ensure_ascii=False)[1:-1]) for v in secrets)
 
 
 def scrub_text(text: str, secrets: list[str] | None = None) -> str:
-    """``text`` with secret values replaced: for messages and reasons printed or stored as text."""
+    """``text`` with secret values and key-shaped strings replaced by ``[redacted]``."""
+    for value, encoded in _forms(tuple(secret_values() if secrets is None else secrets)):
+        if value in text:
+            text = text.replace(value, REDACTED)
+        if encoded != value and encoded in text:
+            text = text.replace(encoded, REDACTED)
+    if not _maybe(text):
+        return text
+    text = KEY_SHAPES.sub(REDACTED, text)
+    return _BEARER.sub(lambda m: m.group(1) + m.group(2) + REDACTED, text)
+
+
+def has_secret(text: str, secrets: list[str] | None = None) -> bool:
+    return scrub_text(text, secrets) != text
+
+
+def scrub(payload: Any, secrets: list[str] | None = None) -> Any:
+    """A JSON-safe copy of ``payload`` with secrets and secret-named fields redacted."""
     secrets = secret_values() if secrets is None else secrets
-    for value in secrets:
-        text = text.replace(value, REDACTED)
-    return text
+    data = json.loads(json.dumps(payload, default=str, ensure_ascii=False)) if _odd(payload) else payload
+    # One look over the whole payload first; its strings are walked only when something is there.
+    blob = json.dumps(data, ensure_ascii=False)
+    if _maybe(blob) or any(encoded in blob for _, encoded in _forms(tuple(secrets))):
+        return _clean(data, secrets)
+    return _redact_fields(data)
 
 
 def _odd(value: Any) -> bool:
@@ -54,7 +99,71 @@ def _odd(value: Any) -> bool:
 
 def _redact_fields(data: Any) -> Any:
     if isinstance(data, dict):
-        return {k: (REDACTED if _SECRET_FIELD.match(str(k)) and v else _redact_fields(v)) for k, v in data.items()}
+        return {k: (REDACTED if _SECRET_FIELD.match(k) and v else _redact_fields(v)) for k, v in data.items()}
     if isinstance(data, list):
         return [_redact_fields(v) for v in data]
     return data
+
+
+def _clean(data: Any, secrets: list[str]) -> Any:
+    if isinstance(data, str):
+        return scrub_text(data, secrets)
+    if isinstance(data, dict):
+        return {
+            scrub_text(k, secrets): (REDACTED if _SECRET_FIELD.match(k) and v else _clean(v, secrets))
+            for k, v in data.items()
+        }
+    if isinstance(data, list):
+        return [_clean(v, secrets) for v in data]
+    return data
+
+
+class SecretFilter(logging.Filter):
+    """A logging filter that scrubs each record's message (and drops its traceback text's secrets)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.msg = scrub_text(record.getMessage())
+        record.args = None
+        if record.exc_info:
+            import traceback
+
+            record.exc_text = scrub_text("".join(traceback.format_exception(*record.exc_info)))
+            record.exc_info = None
+        return True
+
+
+class ScrubbingStream:
+    """A text stream that scrubs what is written through it before passing it on.
+
+    A secret is caught when it arrives within one write, as it does from ``click.echo``,
+    ``print`` of one value, a traceback line or a log record; one split across two writes is
+    not. The binary ``buffer`` is not offered, so writers that look for it fall back to text.
+    """
+
+    def __init__(self, stream: Any):
+        self._stream = stream
+        self._secrets = secret_values()
+
+    def write(self, text: str) -> int:
+        if not isinstance(text, str):
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        self._stream.write(scrub_text(text, self._secrets))
+        return len(text)
+
+    def writelines(self, lines: Any) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        self._stream.flush()
+
+    def isatty(self) -> bool:
+        return bool(self._stream.isatty())
+
+    def writable(self) -> bool:
+        return True
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "buffer":
+            raise AttributeError(name)
+        return getattr(self._stream, name)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import time
 import uuid
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -21,7 +21,7 @@ from sqlmodel import select as orm_select
 
 from sttui.core.events import Event
 from sttui.store.db import StoreError, describe, explain, make_engine, migrate, resolve_url
-from sttui.store.secrets import scrub, secret_values
+from sttui.store.secrets import scrub, scrub_text, secret_values
 from sttui.store.tables import (
     AdjudicationRow,
     AnnotatorRow,
@@ -63,8 +63,15 @@ class EpisodeRecord:
         return asdict(self)
 
 
+ORIGINS = ("recorded", "trusted", "imported", "unknown")
+RUNNABLE_ORIGINS = ("recorded", "trusted")  # versions whose code may run without asking
+
+
 @dataclass
 class TaskVersion:
+    """A stored task version. ``content_hash`` names the original file and module; ``source`` and
+    ``env_source`` are kept with secrets redacted (then ``meta["redacted"]`` is true)."""
+
     task_id: str
     kind: str
     content_hash: str
@@ -73,6 +80,14 @@ class TaskVersion:
     source: str
     env_ref: str | None
     env_source: str | None
+    tools: list[dict[str, Any]] | None = None
+    origin: str = "imported"
+
+    def portable(self) -> dict[str, Any]:
+        """The version as an export carries it: everything but where this database got it."""
+        data = asdict(self)
+        del data["origin"]
+        return data
 
 
 def _record(row: EpisodeRow) -> EpisodeRecord:
@@ -158,36 +173,57 @@ class Store:
 
     # -- tasks ---------------------------------------------------------------------
     def register_task(self, loaded: Any) -> None:
-        """Keep this exact task version (file and environment source) if it is new."""
+        """Keep this exact task version (file and environment source) if it is new.
+
+        It was loaded from a task file this process ran, so it is marked ``recorded``: its code
+        may run again on replay. Secrets in the file are redacted in the stored copy."""
         task = loaded.task
         source = Path(loaded.path).read_text(encoding="utf-8")
         env_ref = getattr(task, "env", None)
-        env_source = None
+        env_source = tools = None
         if loaded.env_cls is not None:
             from sttui.core.envload import resolve_module
 
-            env_source = resolve_module(env_ref, Path(loaded.path)).read_text(encoding="utf-8")
+            env_source = resolve_module(env_ref, Path(loaded.path)).read_bytes().decode("utf-8")
+            tools = [spec.openai_schema() for spec in loaded.env_cls.tool_specs.values()]
         meta = {"domain": task.domain, "path": str(loaded.path)}
         if task.kind == "stt":
             meta |= {"conflict": task.conflict, "level": task.level}
         else:
             meta |= {"family": task.rule.family, "setting": task.setting}
-        self.save_task_version(
-            TaskVersion(task.id, task.kind, loaded.content_hash, task.title, meta, source, env_ref, env_source)
+        version = TaskVersion(
+            task.id, task.kind, loaded.content_hash, task.title, meta, source, env_ref, env_source, tools, "recorded"
         )
+        self.save_task_version(version)
 
     def save_task_version(self, version: TaskVersion) -> None:
+        """Store a version unless it is here already; secrets in its text are redacted first.
+
+        A ``recorded`` version, read from a task file this process ran, replaces a copy of the
+        same id and hash that came from elsewhere (an import, or a row older than origins): the
+        file it was read from is the authority on what that version is."""
+        version = self._redacted(version)
+        if version.origin not in ORIGINS:
+            raise ValueError(f"origin must be one of {', '.join(ORIGINS)}")
+
         def go(conn: Any) -> None:
-            exists = conn.execute(
-                select(TaskRow.id).where(
-                    TaskRow.task_id == version.task_id, TaskRow.content_hash == version.content_hash
-                )
-            ).first()
-            if exists is None:
+            same = (TaskRow.task_id == version.task_id, TaskRow.content_hash == version.content_hash)
+            row = conn.execute(select(TaskRow.id, TaskRow.origin).where(*same)).first()
+            if row is None:
                 conn.execute(insert(TaskRow).values(**asdict(version), created_at=time.time()))
+            elif version.origin == "recorded" and row.origin != "recorded":
+                conn.execute(update(TaskRow).where(TaskRow.id == row.id).values(**asdict(version)))
 
         with contextlib.suppress(IntegrityError):  # another process registered it at the same moment
             self._write(go)
+
+    def _redacted(self, version: TaskVersion) -> TaskVersion:
+        source = scrub_text(version.source, self._secrets)
+        env_source = scrub_text(version.env_source, self._secrets) if version.env_source is not None else None
+        if (source, env_source) == (version.source, version.env_source):
+            return version
+        meta = {**version.meta, "redacted": True}
+        return replace(version, source=source, env_source=env_source, meta=meta)
 
     def task_version(self, task_id: str, content_hash: str) -> TaskVersion | None:
         def go(s: Session) -> TaskVersion | None:
@@ -197,7 +233,16 @@ class Store:
             if row is None:
                 return None
             return TaskVersion(
-                row.task_id, row.kind, row.content_hash, row.title, row.meta, row.source, row.env_ref, row.env_source
+                row.task_id,
+                row.kind,
+                row.content_hash,
+                row.title,
+                row.meta,
+                row.source,
+                row.env_ref,
+                row.env_source,
+                row.tools,
+                row.origin,
             )
 
         return self._read(go)
@@ -229,8 +274,8 @@ class Store:
                     seed=seed,
                     setting=setting,
                     status="running",
-                    agent=agent,
-                    user=user,
+                    agent=scrub_text(agent, self._secrets),
+                    user=scrub_text(user, self._secrets) if user else None,
                     steps=0,
                     started_at=time.time(),
                     clean_baseline=True,
@@ -340,23 +385,9 @@ class Store:
         def go(conn: Any) -> bool:
             if conn.execute(select(EpisodeRow.id).where(EpisodeRow.id == record.id)).first():
                 return False
-            conn.execute(insert(EpisodeRow).values(**record.as_dict()))
+            conn.execute(insert(EpisodeRow).values(**scrub(record.as_dict(), self._secrets)))
             if events:
-                conn.execute(
-                    insert(EventRow),
-                    [
-                        {
-                            "episode_id": record.id,
-                            "seq": e.seq,
-                            "wall_time": e.wall_time,
-                            "sim_time": e.sim_time,
-                            "actor": e.actor,
-                            "type": e.type,
-                            "payload": scrub(e.payload, self._secrets),
-                        }
-                        for e in events
-                    ],
-                )
+                conn.execute(insert(EventRow), [self._event_row(record.id, e) for e in events])
             return True
 
         return self._write(go)
@@ -536,7 +567,7 @@ class Store:
                     dimension=dimension,
                     adjudicator=adjudicator,
                     value=value,
-                    note=note,
+                    note=scrub_text(note, self._secrets) if note else None,
                     created_at=time.time(),
                 )
             )
@@ -564,7 +595,7 @@ class Store:
                     episode_id=episode_id,
                     annotator_id=who,
                     tags=list(tags),
-                    other=other,
+                    other=scrub_text(other, self._secrets) if other else None,
                     first_error_seq=first_error_seq,
                     created_at=time.time(),
                 )

@@ -4,12 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import JSON, Column, Index, Text, UniqueConstraint
+from sqlalchemy import JSON, Column, Index, String, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 
 class TaskRow(SQLModel, table=True):
-    """One version of a task: its file and environment source are kept for replay."""
+    """One version of a task: its file and environment source are kept for replay.
+
+    ``origin`` says where the copy came from, which decides whether its code may run:
+    ``recorded`` (saved from a task file this database ran), ``trusted`` (imported with
+    ``--trust``), ``imported``, or ``unknown`` (stored before origins were kept). ``tools`` are
+    the environment's tools as OpenAI function schemas: data, so exports never run the code.
+    """
 
     __tablename__ = "tasks"
     __table_args__ = (UniqueConstraint("task_id", "content_hash", name="uq_tasks_version"),)
@@ -24,6 +30,8 @@ class TaskRow(SQLModel, table=True):
     env_ref: str | None = None
     env_source: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     created_at: float
+    origin: str = Field(default="unknown", sa_column=Column(String, nullable=False, server_default="unknown"))
+    tools: list[dict[str, Any]] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
 
 
 class EpisodeRow(SQLModel, table=True):

@@ -189,10 +189,14 @@ class SttuiApp(App[None]):
     def _resume_session(self, record: Any) -> None:
         from sttui.controllers.human import HumanController
         from sttui.controllers.registry import ControllerSpecError, make_agent, make_user
-        from sttui.recording import load_version
         from sttui.session import PlaySession
+        from sttui.versions import VersionProblem, load_version
 
-        loaded = load_version(self.store, record)
+        try:
+            loaded = load_version(self.store, record)
+        except VersionProblem as exc:  # e.g. an imported version whose code is not trusted
+            self.call_from_thread(self.notify, f"cannot resume {record.id}: {exc}", severity="error", timeout=20)
+            return
         seat = "user" if (record.user or "").startswith("human") else "agent"
         try:
             if seat == "user":

@@ -19,9 +19,10 @@ from textual.widgets import DataTable, Footer, Static
 from sttui.core.events import Event
 from sttui.core.replaying import seq_of_step, step_of_events
 from sttui.core.review.tracker import Review
-from sttui.recording import load_version, rebuild
+from sttui.recording import rebuild
 from sttui.store.store import Store
 from sttui.tui.review import frontier_text, signal_line, timeline_text
+from sttui.versions import load_version
 
 
 def summary(event: Event) -> str:

@@ -1,0 +1,270 @@
+"""No key leaves the process: not through the database (nor its WAL), an export, stdout, stderr
+or a log. Keys are the values of secret-named environment variables and anything shaped like
+a well-known key (sk-…, sk-ant-…, hf_…, AKIA…, Bearer …) that a person pastes somewhere."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sttui.cli import main
+from sttui.controllers.baselines import PlanAgent, ScriptedUser
+from sttui.core.loader import load_task
+from sttui.recording import run_recorded
+from sttui.store.secrets import REDACTED, scrub, scrub_text
+from sttui.store.store import Store
+from tests.conftest import ROOT
+from tests.helpers.stub_openai import StubServer, error
+
+TASK = ROOT / "tasks" / "stt" / "logistics" / "insulin-reefer-fault-st2-easy.yaml"
+ENV_KEY = "sk-test-4f9a8b7c6d5e4f3a2b1c0d9e"  # set in the environment
+PASTED = {  # typed by a person, set nowhere
+    "openai": "sk-proj-Q7cd93kLm2Xa8TbVw4Rz6Yp1Nn0Ee5Uu",
+    "anthropic": "sk-ant-api03-Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0Fe",
+    "huggingface": "hf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567",
+    "aws": "AKIAIOSFODNN7EXAMPLE",
+}
+ALL_KEYS = [ENV_KEY, *PASTED.values()]
+
+
+def cli(db, *args, env=None):
+    return CliRunner().invoke(main, ["--db", db, *map(str, args)], env=env)
+
+
+def leaked(blob: str | bytes) -> list[str]:
+    text = blob.decode("utf-8", "replace") if isinstance(blob, bytes) else blob
+    return [k for k in ALL_KEYS if k in text]
+
+
+@pytest.mark.parametrize(
+    ("text", "clean"),
+    [
+        (f"my key is {PASTED['openai']}", "my key is [redacted]"),
+        (f"anthropic {PASTED['anthropic']}.", "anthropic [redacted]."),
+        (f"token={PASTED['huggingface']}", "token=[redacted]"),
+        (f"aws {PASTED['aws']} here", "aws [redacted] here"),
+        ("Authorization: Bearer abc.DEF-123_xyz", "Authorization: Bearer [redacted]"),
+        ('{"error": "bad key Bearer sk-x1y2z3w4"}', '{"error": "bad key Bearer [redacted]"}'),
+        (f'"line one\\n{PASTED["openai"]}"', '"line one\\n[redacted]"'),  # inside JSON text
+        ("logistics-insulin-reefer-st2-easy", "logistics-insulin-reefer-st2-easy"),
+        ("desk-abcdefghijklmnopqrstuvwxyz", "desk-abcdefghijklmnopqrstuvwxyz"),
+        ("sk-short", "sk-short"),
+        ("Bearer bonds", "Bearer bonds"),
+        ("AKIA is a prefix", "AKIA is a prefix"),
+    ],
+)
+def test_key_shapes_are_scrubbed_and_ordinary_text_is_not(text, clean):
+    assert scrub_text(text, []) == clean
+
+
+def test_scrub_covers_keys_values_and_secret_named_fields():
+    payload = {"note": f"key {PASTED['openai']}", PASTED["aws"]: 1, "api_key": "short", "n": (1, 2)}
+    assert scrub(payload, [ENV_KEY]) == {"note": "key [redacted]", REDACTED: 1, "api_key": REDACTED, "n": [1, 2]}
+    assert scrub({"said": f"use {ENV_KEY}"}, [ENV_KEY]) == {"said": "use [redacted]"}
+
+
+@pytest.fixture
+def keyed_task(tmp_path, monkeypatch):
+    """A task whose query carries a pasted key, an environment with a key, and an agent that
+    pastes keys into its messages."""
+    monkeypatch.setenv("OPENAI_API_KEY", ENV_KEY)
+    folder = tmp_path / "tasks" / "stt" / "logistics"
+    folder.mkdir(parents=True)
+    shutil.copy(TASK.parent / "env.py", folder / "env.py")
+    text = TASK.read_text()
+    assert "\nquery: Please get" in text
+    text = text.replace("\nquery: Please get", f"\nquery: My key is {PASTED['anthropic']}. Please get", 1)
+    (folder / TASK.name).write_text(text)
+    return load_task(folder / TASK.name)
+
+
+def _record(db_url: str, loaded) -> tuple[Store, str]:
+    store = Store(db_url)
+    step = type(loaded.task.solution[0])
+    said = f"keys: {ENV_KEY} {PASTED['openai']} {PASTED['huggingface']} {PASTED['aws']}"
+    agent = PlanAgent(f"model:openai/gpt-4o-mini {PASTED['openai']}", [*loaded.task.solution, step(say=said)])
+    eid, _ = asyncio.run(run_recorded(store, loaded, agent, ScriptedUser()))
+    store.add_note("ana", f"used {PASTED['huggingface']}", episode_id=eid)
+    store.update_episode(eid, end_reason=f"server said Bearer {PASTED['openai']}")
+    return store, eid
+
+
+def _dump(store: Store) -> str:
+    tables = ("tasks", "episodes", "events", "notes")
+    with store.engine.connect() as conn:
+        return "".join(str(row) for t in tables for row in conn.exec_driver_sql(f"select * from {t}"))
+
+
+def test_keys_never_reach_the_database_or_its_wal(db_url, keyed_task, tmp_path):
+    store, _ = _record(db_url, keyed_task)
+    assert leaked(_dump(store)) == []
+    assert REDACTED in _dump(store)
+    if db_url.startswith("sqlite"):
+        path = Path(db_url.removeprefix("sqlite:///"))
+        wal = path.with_name(path.name + "-wal")
+        assert wal.exists()  # read while the store is open, before any checkpoint empties it
+        assert leaked(path.read_bytes()) == [] and leaked(wal.read_bytes()) == []
+    version = store.task_version(keyed_task.id, keyed_task.content_hash)
+    assert version.meta["redacted"] is True and "My key is [redacted]" in version.source
+    assert version.content_hash == keyed_task.content_hash  # the hash still names the original file
+
+
+def test_keys_never_reach_an_export_or_the_cache(keyed_task, tmp_path):
+    db = f"sqlite:///{tmp_path / 'k.db'}"
+    _, eid = _record(db, keyed_task)
+    files = []
+    for fmt in ("jsonl", "openai", "sharegpt"):
+        out = tmp_path / f"export.{fmt}"
+        assert cli(db, "export", eid, "--format", fmt, "-o", out).exit_code == 0
+        files.append(out)
+        assert leaked(out.read_bytes()) == [], fmt
+    # the redacted copy is what replay materialises, so no key reaches the cache either
+    report = json.loads(cli(db, "replay", eid, "--json").stdout)
+    assert report["replayed"] is True and report["trusted_by"] == "recorded here"
+    cache = Path(os.environ["STTUI_CACHE_DIR"])
+    assert [leaked(p.read_bytes()) for p in cache.rglob("*") if p.is_file()] == [[], []]
+    # given its folder, replay runs the exact file, key and all, and still prints none
+    out = cli(db, "replay", eid, "--json", "--tasks", keyed_task.path.parents[2])
+    assert json.loads(out.stdout)["trusted_by"].startswith("task file") and leaked(out.output) == []
+
+
+def test_an_import_is_scrubbed_on_the_way_in(tmp_path, monkeypatch):
+    """An export written elsewhere, by an older sttui or by hand, carrying keys everywhere."""
+    db = f"sqlite:///{tmp_path / 'a.db'}"
+    cli(db, "run", TASK)
+    out = tmp_path / "e.jsonl"
+    cli(db, "export", "--all", "-o", out)
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    lines[0]["episode"]["end_reason"] = f"401 Bearer {PASTED['openai']}"
+    lines[0]["episode"]["agent"] = f"model:x {PASTED['aws']}"
+    lines[1]["actor"] = f"human:{PASTED['huggingface']}"
+    lines[2]["payload"]["pasted"] = PASTED["anthropic"]
+    dirty = tmp_path / "dirty.jsonl"
+    dirty.write_text("".join(json.dumps(obj) + "\n" for obj in lines))
+    fresh = f"sqlite:///{tmp_path / 'b.db'}"
+    assert cli(fresh, "import", dirty).exit_code == 0
+    assert leaked(_dump(Store(fresh))) == []
+    again = tmp_path / "again.jsonl"
+    cli(fresh, "export", "--all", "-o", again)
+    assert leaked(again.read_bytes()) == []
+
+
+# -- stdout and stderr --------------------------------------------------------------------
+
+
+@pytest.fixture
+def unauthorised(monkeypatch, _private_dirs):
+    """A model server that answers 401 and echoes the key it was sent, and a user config naming it."""
+    monkeypatch.setenv("OPENAI_API_KEY", ENV_KEY)
+    message = f"Incorrect API key provided: Bearer {ENV_KEY}. Also seen: {PASTED['openai']}"
+    with StubServer(lambda request: error(401, message)) as stub:
+        config = _private_dirs / "config" / "sttui"
+        config.mkdir(parents=True)
+        (config / "sttui.yaml").write_text(
+            f"models:\n  stub: {{model: openai/stub-model, api_base: '{stub.base}', retries: 0, backoff: 0.01}}\n"
+        )
+        yield stub
+
+
+def test_run_prints_no_key_when_the_server_echoes_it(unauthorised, tmp_path):
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    for args in (["--json"], []):
+        out = cli(db, "run", TASK, "--agent", "model:stub", *args)
+        assert unauthorised.requests, "the model was called"
+        assert "AuthenticationError" in out.output and "[redacted]" in out.output
+        assert leaked(out.stdout) == [] and leaked(out.stderr) == [], args
+    assert leaked(_dump(Store(db))) == []
+
+
+def _running_episode(db: str, tmp_path: Path) -> str:
+    """An oracle episode cut short, as a killed process leaves it."""
+    cli(db, "run", TASK)
+    store = Store(db)
+    eid = store.list_episodes()[0].id
+    store.update_episode(eid, status="running", ended_at=None)
+    with sqlite3.connect(db.removeprefix("sqlite:///")) as con:
+        con.execute("delete from events where episode_id = ? and seq > 6", (eid,))
+    return eid
+
+
+def test_a_401_mid_resume_gives_one_line_on_stderr_without_the_key(unauthorised, tmp_path):
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    eid = _running_episode(db, tmp_path)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run(
+        [sys.executable, "-m", "sttui", "--db", db, "resume", eid, "--headless", "--agent", "model:stub"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert unauthorised.requests, proc.stderr
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ModelFailure: ") and "[redacted]" in lines[0]
+    assert leaked(proc.stdout) == [] and leaked(proc.stderr) == []
+
+
+def test_an_unexpected_failure_is_one_scrubbed_line_or_a_scrubbed_traceback(tmp_path, monkeypatch):
+    db = f"sqlite:///{tmp_path / 'x.db'}"
+    cli(db, "run", TASK)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError(f"upstream said Authorization: Bearer {PASTED['openai']}\nand more")
+
+    monkeypatch.setattr("sttui.exporting.jsonl_lines", broken)
+    out = cli(db, "export", "--all", "-o", tmp_path / "e.jsonl")
+    assert out.exit_code == 1 and "Traceback" not in out.output
+    assert out.stderr.strip() == (
+        "error: RuntimeError: upstream said Authorization: Bearer [redacted] and more (STTUI_DEBUG=1 shows where)"
+    )
+    debug = cli(db, "export", "--all", "-o", tmp_path / "e.jsonl", env={"STTUI_DEBUG": "1"})
+    assert "Traceback" in debug.stderr and "def broken" not in debug.stderr and leaked(debug.stderr) == []
+
+
+def test_a_database_written_before_scrubbing_prints_no_key(tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", ENV_KEY)
+    db = f"sqlite:///{tmp_path / 'old.db'}"
+    cli(db, "run", TASK)
+    with sqlite3.connect(tmp_path / "old.db") as con:  # as an older sttui stored it
+        con.execute("update episodes set agent = ?, end_reason = ?", (f"model:{ENV_KEY}", PASTED["openai"]))
+    for args in (["sessions"], ["sessions", "--json"], ["replay", "--json", "x"]):
+        if args[-1] == "x":
+            args[-1] = json.loads(cli(db, "sessions", "--json").stdout)[0]["id"]
+        out = cli(db, *args)
+        assert leaked(out.stdout) == [] and leaked(out.stderr) == [], args
+
+
+# -- logs ------------------------------------------------------------------------------------
+
+
+def test_litellm_logs_are_scrubbed(capfd, monkeypatch):
+    """litellm redacts some keys in its own logs, not all: not a Hugging Face token, not a key
+    of an unfamiliar shape set in the environment. sttui's filter scrubs every record."""
+    plain = "correct-horse-battery-staple"
+    monkeypatch.setenv("OPENAI_API_KEY", ENV_KEY)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", plain)
+    from sttui.controllers.model import litellm_module
+
+    litellm_module()
+    logger = logging.getLogger("LiteLLM")
+    logger.error("request failed: -H 'Authorization: Bearer %s' (%s)", ENV_KEY, PASTED["anthropic"])
+    logger.warning("retrying with %s and %s", PASTED["huggingface"], plain)
+    try:
+        raise ValueError(f"key {PASTED['openai']}")
+    except ValueError:
+        logger.exception("with a traceback")
+    captured = capfd.readouterr()
+    logs = captured.out + captured.err
+    assert "request failed" in logs and "retrying with" in logs
+    assert leaked(logs) == [] and plain not in logs
