@@ -15,23 +15,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 from sttui.core.chat import openai_messages, sharegpt_conversation
-from sttui.core.envload import content_hash
-from sttui.core.events import Event
 from sttui.core.replaying import stt_view
 from sttui.prompts import prompt
 from sttui.store.secrets import scrub_text, secret_values
-from sttui.store.store import EpisodeRecord, Store, TaskVersion
+from sttui.store.store import EpisodeRecord, Store
 
 FORMATS = ("jsonl", "openai", "sharegpt")
-
-
-class ImportProblem(Exception):
-    pass
 
 
 def _dump(obj: Any, secrets: list[str] | None = None) -> str:
@@ -43,12 +36,20 @@ def _dump(obj: Any, secrets: list[str] | None = None) -> str:
 
 
 def jsonl_lines(store: Store, records: Iterable[EpisodeRecord]) -> Iterator[str]:
+    """The full record: a header, each episode with its task version and its events, and a
+    trailer with the counts, so an import notices a file cut short."""
+    from sttui.importing import header, trailer
+
     secrets = secret_values()
+    episodes = events = 0
+    yield _dump(header(), secrets)
     for rec in records:
         version = store.task_version(rec.task_id, rec.task_hash)
         task = version.portable() if version else None
         yield _dump({"record": "episode", "episode": rec.as_dict(), "task": task}, secrets)
+        episodes += 1
         for e in store.events(rec.id):
+            events += 1
             yield _dump(
                 {
                     "record": "event",
@@ -62,73 +63,7 @@ def jsonl_lines(store: Store, records: Iterable[EpisodeRecord]) -> Iterator[str]
                 },
                 secrets,
             )
-
-
-def import_jsonl(store: Store, path: Path, trust: bool = False) -> tuple[int, int]:
-    """Load a jsonl export: (episodes imported, episodes already present). All-or-nothing per file.
-
-    Task versions are stored as ``imported``, or as ``trusted`` when the user vouches for the
-    file's code (``trust``); a version whose text does not match its hash is refused."""
-    episodes: list[tuple[EpisodeRecord, TaskVersion | None, list[Event]]] = []
-    name = str(path)
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ImportProblem(f"{name}: cannot read: {exc}") from None
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ImportProblem(
-                f"{name}:{n}: not JSON ({exc.msg} at column {exc.colno}); is this an sttui jsonl export?"
-            ) from None
-        kind = obj.get("record") if isinstance(obj, dict) else None
-        try:
-            if kind == "episode":
-                task = _task_version(obj["task"], trust, f"{name}:{n}") if obj.get("task") else None
-                episodes.append((EpisodeRecord(**obj["episode"]), task, []))
-            elif kind == "event":
-                if not episodes or episodes[-1][0].id != obj["episode_id"]:
-                    raise ImportProblem(f"{name}:{n}: event of episode {obj['episode_id']} outside its episode")
-                episodes[-1][2].append(
-                    Event(obj["seq"], obj["type"], obj["actor"], obj["payload"], obj["sim_time"], obj["wall_time"])
-                )
-            else:
-                raise ImportProblem(f"{name}:{n}: expected a record of type 'episode' or 'event'")
-        except (KeyError, TypeError) as exc:
-            raise ImportProblem(f"{name}:{n}: malformed {kind} record ({type(exc).__name__}: {exc})") from None
-    added = skipped = 0
-    for record, task, events in episodes:
-        if task is not None:
-            store.save_task_version(task)
-        if store.import_episode(record, events):
-            added += 1
-        else:
-            skipped += 1
-    return added, skipped
-
-
-_PORTABLE = [f.name for f in fields(TaskVersion) if f.name != "origin"]
-
-
-def _task_version(data: Any, trust: bool, where: str) -> TaskVersion:
-    """A task version from an export, as data: checked against its hash, never trusted by its word."""
-    if not isinstance(data, dict):
-        raise ImportProblem(f"{where}: malformed task record (expected an object)")
-    values = {k: data[k] for k in _PORTABLE if k in data}
-    version = TaskVersion(**values, origin="trusted" if trust else "imported")  # type: ignore[arg-type]
-    if not isinstance(version.source, str) or not isinstance(version.env_source, str | None):
-        raise ImportProblem(f"{where}: malformed task record (source and env_source must be text)")
-    if not isinstance(version.meta, dict) or not isinstance(version.tools, list | None):
-        raise ImportProblem(f"{where}: malformed task record (meta must be an object, tools a list)")
-    env_bytes = version.env_source.encode() if version.env_source is not None else None
-    if not version.meta.get("redacted") and content_hash(version.source, env_bytes) != version.content_hash:
-        raise ImportProblem(
-            f"{where}: task {version.task_id}: its text does not match its hash {str(version.content_hash)[:12]}"
-        )
-    return version
+    yield _dump(trailer(episodes, events), secrets)
 
 
 # -- training layouts --------------------------------------------------------------------

@@ -42,7 +42,7 @@ def test_jsonl_round_trip_is_identical(recorded, tmp_path):
     assert cli(fresh, "export", "--all", "-o", second).exit_code == 0
     assert first.read_bytes() == second.read_bytes()
     # and an imported episode replays from the task version carried in the export
-    eid = json.loads(first.read_text().splitlines()[0])["episode"]["id"]
+    eid = json.loads(first.read_text().splitlines()[1])["episode"]["id"]
     replay = cli(fresh, "replay", eid, "--json")
     assert json.loads(replay.output)["reproduces_record"] is True
 

@@ -145,10 +145,10 @@ def test_an_import_is_scrubbed_on_the_way_in(tmp_path, monkeypatch):
     out = tmp_path / "e.jsonl"
     cli(db, "export", "--all", "-o", out)
     lines = [json.loads(line) for line in out.read_text().splitlines()]
-    lines[0]["episode"]["end_reason"] = f"401 Bearer {PASTED['openai']}"
-    lines[0]["episode"]["agent"] = f"model:x {PASTED['aws']}"
-    lines[1]["actor"] = f"human:{PASTED['huggingface']}"
-    lines[2]["payload"]["pasted"] = PASTED["anthropic"]
+    lines[1]["episode"]["end_reason"] = f"401 Bearer {PASTED['openai']}"  # lines[0]: the header
+    lines[1]["episode"]["agent"] = f"model:x {PASTED['aws']}"
+    lines[2]["actor"] = f"human:{PASTED['huggingface']}"
+    lines[3]["payload"]["pasted"] = PASTED["anthropic"]
     dirty = tmp_path / "dirty.jsonl"
     dirty.write_text("".join(json.dumps(obj) + "\n" for obj in lines))
     fresh = f"sqlite:///{tmp_path / 'b.db'}"

@@ -60,13 +60,13 @@ def content_hash(text: str, env: bytes) -> str:
 def tamper(export: Path, out: Path, env_ref: str, code: str) -> Path:
     """The export, rewritten by an attacker who keeps its hashes consistent: ``code`` runs on import."""
     lines = export.read_text().splitlines()
-    head = json.loads(lines[0])
+    head = json.loads(lines[1])  # lines[0] is the export's header
     task = head["task"]
     task["env_ref"] = env_ref
     task["env_source"] = task["env_source"] + "\n" + code
     task["content_hash"] = content_hash(task["source"], task["env_source"].encode())
     head["episode"]["task_hash"] = task["content_hash"]
-    out.write_text("\n".join([json.dumps(head), *lines[1:]]) + "\n")
+    out.write_text("\n".join([lines[0], json.dumps(head), *lines[2:]]) + "\n")
     return out
 
 
@@ -102,7 +102,7 @@ def test_an_imported_version_writes_nothing_and_runs_nothing(exported, tmp_path,
     for fmt in ("openai", "sharegpt", "jsonl"):  # exports take the tools from the record, as data
         out = tmp_path / f"x.{fmt}"
         assert cli(db, "export", eid, "--format", fmt, "-o", out).exit_code == 0
-        assert out.read_text().count("\n") == (1 if fmt != "jsonl" else len(as_json["events"]) + 1)
+        assert out.read_text().count("\n") == (1 if fmt != "jsonl" else len(as_json["events"]) + 3)
     assert cli(db, "resume", eid, "--headless").exit_code == 1  # (it is not running either)
     assert not marker.exists()
     assert not (tmp_path / "site").exists() and not Path("sitecustomize.py").exists()
@@ -112,7 +112,7 @@ def test_an_imported_version_writes_nothing_and_runs_nothing(exported, tmp_path,
     trusted = cli(db, "replay", eid, "--trust")
     assert trusted.exit_code == 0 and "task code run as: --trust" in trusted.output, trusted.output[-600:]
     assert marker.exists()
-    digest = json.loads(evil.read_text().splitlines()[0])["task"]["content_hash"]
+    digest = json.loads(evil.read_text().splitlines()[1])["task"]["content_hash"]
     assert files_under(cache) == {f"versions/{digest}/task.yaml", f"versions/{digest}/environment.py"}
     assert not (tmp_path / "site").exists()
 
@@ -125,9 +125,9 @@ def test_a_version_disguised_as_an_explore_task_runs_nothing(exported, tmp_path)
         exported["file"], tmp_path / "evil.jsonl", "logistics.env:LogisticsEnv", f"open({str(marker)!r}, 'w')"
     )
     lines = evil.read_text().splitlines()
-    head = json.loads(lines[0])
+    head = json.loads(lines[1])
     head["task"]["kind"] = head["episode"]["kind"] = "explore"
-    evil.write_text("\n".join([json.dumps(head), *lines[1:]]) + "\n")
+    evil.write_text("\n".join([lines[0], json.dumps(head), *lines[2:]]) + "\n")
     db = f"sqlite:///{tmp_path / 'victim.db'}"
     assert cli(db, "import", evil).exit_code == 0
     for args in (["replay"], ["export", "--format", "openai", "-o", tmp_path / "o.jsonl"]):
@@ -180,11 +180,12 @@ def test_running_the_file_makes_its_version_recorded_and_replaces_an_imported_co
     """An import may carry a copy under the right id and hash with other text (flagged redacted, so
     no hash check can catch it); the user running the real file puts the real text in its place."""
     evil = tamper(exported["file"], tmp_path / "evil.jsonl", "logistics.env:LogisticsEnv", "# not the real one")
-    head = json.loads(evil.read_text().splitlines()[0])
-    real_hash = json.loads(exported["file"].read_text().splitlines()[0])["task"]["content_hash"]
+    head = json.loads(evil.read_text().splitlines()[1])
+    real_hash = json.loads(exported["file"].read_text().splitlines()[1])["task"]["content_hash"]
     head["task"]["content_hash"] = head["episode"]["task_hash"] = real_hash
     head["task"]["meta"]["redacted"] = True
-    evil.write_text("\n".join([json.dumps(head), *evil.read_text().splitlines()[1:]]) + "\n")
+    rest = evil.read_text().splitlines()
+    evil.write_text("\n".join([rest[0], json.dumps(head), *rest[2:]]) + "\n")
     db = f"sqlite:///{tmp_path / 'b.db'}"
     assert cli(db, "import", evil).exit_code == 0
     store = Store(db)
@@ -200,10 +201,10 @@ def test_running_the_file_makes_its_version_recorded_and_replaces_an_imported_co
 
 def test_an_import_whose_text_does_not_match_its_hash_is_refused(exported, tmp_path):
     lines = exported["file"].read_text().splitlines()
-    head = json.loads(lines[0])
+    head = json.loads(lines[1])
     head["task"]["env_source"] += "\n# changed after the hash was taken\n"
     bad = tmp_path / "bad.jsonl"
-    bad.write_text("\n".join([json.dumps(head), *lines[1:]]) + "\n")
+    bad.write_text("\n".join([lines[0], json.dumps(head), *lines[2:]]) + "\n")
     db = f"sqlite:///{tmp_path / 'b.db'}"
     out = cli(db, "import", bad)
     assert out.exit_code == 1 and "does not match its hash" in out.output and "nothing was imported" in out.output
@@ -212,13 +213,14 @@ def test_an_import_whose_text_does_not_match_its_hash_is_refused(exported, tmp_p
 
 def test_an_imported_origin_is_never_taken_from_the_file(exported, tmp_path):
     lines = exported["file"].read_text().splitlines()
-    head = json.loads(lines[0])
+    head = json.loads(lines[1])
     head["task"]["origin"] = "recorded"
     forged = tmp_path / "forged.jsonl"
-    forged.write_text("\n".join([json.dumps(head), *lines[1:]]) + "\n")
+    forged.write_text("\n".join([lines[0], json.dumps(head), *lines[2:]]) + "\n")
     db = f"sqlite:///{tmp_path / 'b.db'}"
-    assert cli(db, "import", forged).exit_code == 0
-    assert json.loads(cli(db, "replay", exported["episode"], "--json").stdout)["replayed"] is False
+    out = cli(db, "import", forged)  # a field an export never carries: the file is refused whole
+    assert out.exit_code == 1 and "unknown field(s) origin" in out.output and "nothing was imported" in out.output
+    assert json.loads(cli(db, "sessions", "--json").output) == []
 
 
 def test_a_database_from_before_origins_counts_its_versions_as_imported(tmp_path):
@@ -238,7 +240,7 @@ def test_the_cache_is_private_named_by_content_and_checked(exported, tmp_path):
     eid = exported["episode"]
     assert cli(exported["db"], "replay", eid).exit_code == 0
     (folder,) = (cache / "versions").iterdir()
-    head = json.loads(exported["file"].read_text().splitlines()[0])
+    head = json.loads(exported["file"].read_text().splitlines()[1])
     assert folder.name == head["task"]["content_hash"]
     assert sorted(p.name for p in folder.iterdir()) == ["environment.py", "task.yaml"]
     for d in (cache, cache / "versions", folder):
@@ -291,7 +293,7 @@ def test_replay_and_export_of_a_version_that_no_longer_loads(tmp_path):
     assert report["replayed"] is False and report["events"][-1]["type"] == "episode_ended"
     jsonl = tmp_path / "e.jsonl"
     assert cli(db, "export", eid, "-o", jsonl).exit_code == 0
-    assert len(jsonl.read_text().splitlines()) == len(report["events"]) + 1
+    assert len(jsonl.read_text().splitlines()) == len(report["events"]) + 3  # header, episode, trailer
     openai = tmp_path / "o.jsonl"
     assert cli(db, "export", eid, "--format", "openai", "-o", openai).exit_code == 0
     assert len(openai.read_text().splitlines()) == 1  # its tools are in the record
@@ -315,7 +317,7 @@ def test_replay_of_an_episode_whose_version_is_missing(tmp_path):
     jsonl = tmp_path / "e.jsonl"
     out = cli(db, "export", eid, "-o", jsonl)
     assert out.exit_code == 0 and "no copy of its task version; its events are exported" in out.output
-    assert json.loads(jsonl.read_text().splitlines()[0])["task"] is None
+    assert json.loads(jsonl.read_text().splitlines()[1])["task"] is None
 
 
 # -- temp folders ------------------------------------------------------------------------------
@@ -359,9 +361,10 @@ async def test_the_workbench_neither_resumes_nor_reviews_an_untrusted_version(ex
         exported["file"], tmp_path / "evil.jsonl", "logistics.env:LogisticsEnv", f"open({str(marker)!r}, 'w')\n"
     )
     lines = evil.read_text().splitlines()
-    head = json.loads(lines[0])
+    head = json.loads(lines[1])
     head["episode"]["status"] = "running"
-    evil.write_text("\n".join([json.dumps(head), *lines[1:-1]]) + "\n")  # cut short before its end
+    # a running episode, as an older sttui exported it (no header or trailer): its end not yet reached
+    evil.write_text("\n".join([json.dumps(head), *lines[2:-2]]) + "\n")
     db = f"sqlite:///{tmp_path / 'victim.db'}"
     assert cli(db, "import", evil).exit_code == 0
     eid = exported["episode"]

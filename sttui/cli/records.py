@@ -394,7 +394,7 @@ def import_cmd(file: Path, trust: bool) -> None:
     The file is data: nothing in it is written to disk or run. Its task versions are kept as
     imported; their code runs only when trusted (see `sttui replay --help`).
     """
-    from sttui.exporting import ImportProblem, import_jsonl
+    from sttui.importing import ImportProblem, import_jsonl
 
     store = open_store(write=True)
     try:

@@ -122,6 +122,15 @@ def _take_place(conn: Any, who: int, item_kind: str, item_id: str, cap: int) -> 
     return True
 
 
+def _save_version(conn: Any, version: TaskVersion) -> None:
+    same = (TaskRow.task_id == version.task_id, TaskRow.content_hash == version.content_hash)
+    row = conn.execute(select(TaskRow.id, TaskRow.origin).where(*same)).first()
+    if row is None:
+        conn.execute(insert(TaskRow).values(**asdict(version), created_at=time.time()))
+    elif version.origin == "recorded" and row.origin != "recorded":
+        conn.execute(update(TaskRow).where(TaskRow.id == row.id).values(**asdict(version)))
+
+
 def new_episode_id() -> str:
     return uuid.uuid4().hex[:12]
 
@@ -206,16 +215,8 @@ class Store:
         if version.origin not in ORIGINS:
             raise ValueError(f"origin must be one of {', '.join(ORIGINS)}")
 
-        def go(conn: Any) -> None:
-            same = (TaskRow.task_id == version.task_id, TaskRow.content_hash == version.content_hash)
-            row = conn.execute(select(TaskRow.id, TaskRow.origin).where(*same)).first()
-            if row is None:
-                conn.execute(insert(TaskRow).values(**asdict(version), created_at=time.time()))
-            elif version.origin == "recorded" and row.origin != "recorded":
-                conn.execute(update(TaskRow).where(TaskRow.id == row.id).values(**asdict(version)))
-
         with contextlib.suppress(IntegrityError):  # another process registered it at the same moment
-            self._write(go)
+            self._write(lambda conn: _save_version(conn, version))
 
     def _redacted(self, version: TaskVersion) -> TaskVersion:
         source = scrub_text(version.source, self._secrets)
@@ -381,14 +382,26 @@ class Store:
 
     def import_episode(self, record: EpisodeRecord, events: list[Event]) -> bool:
         """Insert an episode and its events as they were; False when it is already here."""
+        return self.import_episodes([(record, None, events)])[0] == 1
 
-        def go(conn: Any) -> bool:
-            if conn.execute(select(EpisodeRow.id).where(EpisodeRow.id == record.id)).first():
-                return False
-            conn.execute(insert(EpisodeRow).values(**scrub(record.as_dict(), self._secrets)))
-            if events:
-                conn.execute(insert(EventRow), [self._event_row(record.id, e) for e in events])
-            return True
+    def import_episodes(self, items: list[tuple[EpisodeRecord, TaskVersion | None, list[Event]]]) -> tuple[int, int]:
+        """Insert episodes with their task versions and events in one transaction: all or none.
+        Returns (added, already present)."""
+        prepared = [(r, self._redacted(t) if t is not None else None, events) for r, t, events in items]
+
+        def go(conn: Any) -> tuple[int, int]:
+            added = skipped = 0
+            for record, version, events in prepared:
+                if version is not None:
+                    _save_version(conn, version)
+                if conn.execute(select(EpisodeRow.id).where(EpisodeRow.id == record.id)).first():
+                    skipped += 1
+                    continue
+                conn.execute(insert(EpisodeRow).values(**scrub(record.as_dict(), self._secrets)))
+                if events:
+                    conn.execute(insert(EventRow), [self._event_row(record.id, e) for e in events])
+                added += 1
+            return added, skipped
 
         return self._write(go)
 
