@@ -212,6 +212,15 @@ async def resume(
         fast_forward = getattr(controller, "resume", None)
         if fast_forward is not None:
             fast_forward([a for _, a in actions_of(loaded.kind, events)])
-    result = await drive(episode, Seats(agent, user), judge)
+    for controller in (agent, user):  # a model reports its calls and faults into the record
+        if controller is not None and hasattr(controller, "record"):
+            controller.record = lambda kind, payload, who=controller.name: recorder.meta(kind, who, payload)
+    try:
+        result = await drive(episode, Seats(agent, user), judge)
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        raise  # still running: it can be resumed again from where it stopped
+    except Exception as exc:  # a failure while resuming ends the episode, as in any run
+        store.finish_episode(record.id, "errored", end_reason=f"{type(exc).__name__}: {exc}", steps=episode.steps)
+        raise
     finish(store, record.id, result)
     return rebuilt, result

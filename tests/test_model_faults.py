@@ -103,3 +103,29 @@ def test_backoff_has_jitter_and_a_cap_on_retry_after():
             headers = {"retry-after": "100000"}
 
     assert model_mod._wait(1.0, Slow()) == model_mod.MAX_RETRY_AFTER
+
+
+def test_a_provider_failure_while_resuming_ends_the_episode_errored(tmp_path, monkeypatch):
+    from sttui.core.actions import ToolCall
+    from sttui.core.loader import load_task
+    from sttui.recording import Recorder
+    from sttui.runner import open_episode
+
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    store = Store(db)
+    loaded = load_task(STT)
+    eid = store.create_episode(loaded, 0, "baseline:oracle", "baseline:scripted-user")
+    episode = open_episode(loaded, 0, {"agent": "baseline:oracle", "user": "baseline:scripted-user"})
+    episode.listeners.append(Recorder(store, eid))
+    episode.start()
+    step = loaded.task.solution[0]
+    episode.apply(ToolCall(step.tool, dict(step.args)))  # one step, then the process went away
+    with StubServer(lambda r: error(401, f"bad key Bearer {KEY}")) as stub:
+        (tmp_path / "sttui.yaml").write_text(
+            f"models:\n  stub: {{model: openai/stub-model, api_base: '{stub.base}', retries: 0}}\n"
+        )
+        monkeypatch.chdir(tmp_path)
+        out = CliRunner().invoke(main, ["--db", db, "resume", eid, "--headless", "--agent", "model:stub"])
+    assert out.exit_code == 1 and "AuthenticationError" in out.output and KEY not in out.output
+    record = store.episode(eid)
+    assert record.status == "errored" and "AuthenticationError" in record.end_reason
