@@ -62,12 +62,28 @@ def load_with_lines(text: str) -> tuple[Any, dict[Loc, int]]:
     lines: dict[Loc, int] = {}
     _check(node, lines)
     try:
-        data = yaml.SafeLoader("").construct_document(node)
+        data = _Constructor("").construct_document(node)
     except yaml.MarkedYAMLError as exc:
         raise _syntax(exc) from None
     except RecursionError:
         raise YamlSyntaxError(None, f"malformed YAML: nested deeper than {MAX_DEPTH} levels") from None
     return data, lines
+
+
+class _Constructor(yaml.SafeLoader):
+    """The safe constructor, with a value YAML cannot build (Feb 30th, hour 25) reported at its
+    line like any other YAML error instead of escaping as a bare ValueError."""
+
+    def construct_yaml_timestamp(self, node: yaml.Node) -> Any:  # type: ignore[override]
+        try:
+            return super().construct_yaml_timestamp(node)
+        except (ValueError, OverflowError) as exc:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"{node.value!r} is not a real date or time ({exc})", node.start_mark
+            ) from None
+
+
+_Constructor.add_constructor("tag:yaml.org,2002:timestamp", _Constructor.construct_yaml_timestamp)
 
 
 def _compose(text: str) -> yaml.Node | None:
