@@ -44,7 +44,7 @@ async def test_ctrl_q_mid_episode_asks_first(db):
         await pilot.press("n")  # keep playing
         await wait_for(pilot, lambda: pilot.app.screen is screen)
         assert pilot.app.is_running
-        await pilot.press("ctrl+q", "y")
+        await pilot.press("ctrl+q", "ctrl+q")  # ctrl+q in the question quits too
         session = screen.session
     session.writer.flush()
     store = Store(db)

@@ -505,10 +505,10 @@ def report(as_json: bool) -> None:
             shares = ", ".join(
                 f"{h['controller']} {h['share']:.0%} ({h['agent_steps']} in {h['episodes']} ep.)" for h in r["holders"]
             )
-            passed = f"; {r['stt_passed']} of {r['stt_episodes']} stt episodes passed" if r["stt_episodes"] else ""
+            passed = f"; {r['stt_passed']} of {r['stt_episodes']} stt passed" if r["stt_episodes"] else ""
             click.echo(
-                f"\nmixed [{r['setting']}]: {r['episodes']} episode(s) played by more than one controller "
-                f"(or a model steered by a person's rejections), credited to none of them{passed}."
+                f"\nmixed [{r['setting']}]: {r['episodes']} episode(s) taken by more than one controller, "
+                f"credited to none\n  (a model steered by a person's rejections counts too){passed}"
                 f"\n  agent steps: {shares}"
             )
     for r in result["controllers"]:

@@ -55,7 +55,7 @@ class SttuiApp(App[None]):
     SUB_TITLE = "agent-benchmark workbench"
     CSS_PATH = Path(__file__).parent / "sttui.tcss"  # absolute: subclasses elsewhere still find it
     BINDINGS = [
-        Binding("ctrl+q", "quit", "Quit", id="app.quit"),
+        Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True),  # asks first mid-episode
         Binding("ctrl+t", "toggle_theme", "Theme", id="app.toggle_theme"),
     ]
 

@@ -248,11 +248,13 @@ class ModelActivity(Static):
             since = getattr(holder, "thinking_since", None)
             if holder is None or since is None:
                 continue
-            line = f"{holder.name} ({seat} seat) thinking… {int(time.monotonic() - since)} s"
+            mine = seat == self.seat and seat in self.session.people
+            who = holder.name if mine else f"{holder.name} ({seat})"
+            line = f"{who} thinking… {int(time.monotonic() - since)} s"
             if not litellm_ready():
-                line += " (loading the model library)"
-            if seat == self.seat and seat in self.session.people:
-                line += " · F11 takes the seat back"
+                line += " · loading the model library"
+            if mine:
+                line += " · F11 takes it back"
             parts.append(line)
         self.text = "   ".join(parts)
 
@@ -304,7 +306,7 @@ class SeatScreen(Screen[None]):
             return mine
         if action == "take_back":
             return not mine
-        if action == "toggle_clock":
+        if action in ("toggle_clock", "satisfied"):
             return mine
         return True
 
