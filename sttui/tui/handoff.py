@@ -275,7 +275,7 @@ class SeatScreen(Screen[None]):
     oversees = False  # the screen offers oversight of a model in its seat (F7)
 
     class SeatsChanged(Message):
-        """A seat changed hands or oversight was switched: the usable keys changed."""
+        """A seat changed hands: the usable keys changed."""
 
     session: PlaySession
     human: HumanController
@@ -289,7 +289,7 @@ class SeatScreen(Screen[None]):
             self.preload_models()
 
     def _seat_event(self, event: Any) -> None:
-        if event.type in ("seat_changed", "oversight_on", "oversight_off", "clock_started", "clock_paused"):
+        if event.type == "seat_changed":  # the only change the usable keys depend on
             self.post_message(self.SeatsChanged())
 
     def on_seat_screen_seats_changed(self, _message: SeatsChanged) -> None:
