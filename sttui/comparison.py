@@ -5,6 +5,13 @@ review's stage scores, and how far those separate the controllers against pass/f
 
 Errored episodes are failures in every pass rate and are counted in their own column; an
 errored explore episode scores its unplayed batches as a random policy would.
+
+An episode belongs to the controller that took its agent steps. One whose steps were taken by
+several (a person handed the seat to a model, or took it back), or whose model was steered by
+a person's rejections under oversight, is **mixed**: it goes in a ``mixed`` row of its own,
+never credited to a single person or model, with the share of agent steps each holder took.
+The mixed rows are shown beside the controllers; they do not narrow the common tasks the
+controllers are compared on, nor enter the settings comparison or the separation figures.
 """
 
 from __future__ import annotations
@@ -12,12 +19,14 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from sttui.core.control import agent_holder, valid_control
 from sttui.core.review.summary import separation
 from sttui.core.scoring import pass_at_1
 from sttui.core.stats import mean_of, pooled_interval
 
 FINISHED = ("completed", "errored")
 BASE = "default"  # stt: dynamic, with a user; explore: the file's default setting
+MIXED = "mixed"
 
 
 def family(controller: str) -> str:
@@ -36,15 +45,33 @@ def _label(controller: str, setting: str) -> str:
     return controller if setting == BASE else f"{controller} [{setting}]"
 
 
-def compare(records: list[Any], task_meta: dict[str, dict[str, Any]]) -> dict[str, Any]:
+def control_of(record: Any, controls: dict[str, dict[str, Any]] | None = None) -> dict[str, Any] | None:
+    """The episode's control summary: ``controls[id]`` (tallied from its events by the caller,
+    for records from before summaries were kept), else the one its scores carry."""
+    if controls and record.id in controls:
+        return controls[record.id]
+    return valid_control((record.scores or {}).get("control"))
+
+
+def holder(record: Any, controls: dict[str, dict[str, Any]] | None = None) -> str:
+    """Whom the episode's agent results belong to: a controller, or ``mixed``."""
+    control = control_of(record, controls)
+    return agent_holder(control, record.agent) if control is not None else record.agent
+
+
+def compare(
+    records: list[Any], task_meta: dict[str, dict[str, Any]], controls: dict[str, dict[str, Any]] | None = None
+) -> dict[str, Any]:
     """``records``: finished episodes (completed or errored); ``task_meta``: task id ->
-    {level, conflict} for stt tasks."""
+    {level, conflict} for stt tasks; ``controls``: control summaries by episode id for
+    records whose scores lack one (see ``control_of``)."""
     groups: dict[tuple[str, str], list[Any]] = defaultdict(list)
     for r in records:
         if r.status in FINISHED:
-            groups[(r.agent, setting_of(r))].append(r)
-    stt_tasks = {g: {r.task_id for r in rs if r.kind == "stt"} for g, rs in groups.items()}
-    explore_tasks = {g: {r.task_id for r in rs if r.kind == "explore"} for g, rs in groups.items()}
+            groups[(holder(r, controls), setting_of(r))].append(r)
+    compared = {g: rs for g, rs in groups.items() if g[0] != MIXED}
+    stt_tasks = {g: {r.task_id for r in rs if r.kind == "stt"} for g, rs in compared.items()}
+    explore_tasks = {g: {r.task_id for r in rs if r.kind == "explore"} for g, rs in compared.items()}
     with_stt = [t for t in stt_tasks.values() if t]
     common_stt = set.intersection(*with_stt) if with_stt else set()
     with_explore = [t for t in explore_tasks.values() if t]
@@ -54,6 +81,12 @@ def compare(records: list[Any], task_meta: dict[str, dict[str, Any]]) -> dict[st
     for (controller, setting), rs in sorted(groups.items(), key=lambda kv: (family(kv[0][0]), kv[0])):
         label = _label(controller, setting)
         row = _row(controller, setting, rs, common_stt, common_explore, task_meta)
+        if controller == MIXED:
+            row["stt_passed"] = sum(_passed(r) for r in rs if r.kind == "stt")
+            row["stt_episodes"] = sum(r.kind == "stt" for r in rs)
+            row.update(_holders(rs, controls))
+            rows.append(row)
+            continue
         for r in rs:
             if r.kind == "stt" and r.task_id in common_stt and r.scores and r.scores.get("review"):
                 per_task["pass_fail"].setdefault(label, {}).setdefault(r.task_id, []).append(float(_passed(r)))
@@ -69,7 +102,7 @@ def compare(records: list[Any], task_meta: dict[str, dict[str, Any]]) -> dict[st
         "common_stt_tasks": sorted(common_stt),
         "common_explore_tasks": sorted(common_explore),
         "controllers": rows,
-        "settings": settings_comparison(groups),
+        "settings": settings_comparison(compared),
         "separation": {metric: separation(m) for metric, m in means.items()},
     }
 
@@ -122,6 +155,27 @@ def _row(
         row["human_seconds_per_episode"] = sum(times) / len(times)
     row["clean_baselines"] = sum(r.clean_baseline for r in rs)
     return row
+
+
+def _holders(rs: list[Any], controls: dict[str, dict[str, Any]] | None) -> dict[str, Any]:
+    """The mixed row's holders: agent steps each controller took over its episodes, their
+    shares, and how many of those episodes each took part in."""
+    steps: dict[str, int] = defaultdict(int)
+    episodes: dict[str, int] = defaultdict(int)
+    for r in rs:
+        control = control_of(r, controls) or {}
+        for actor, n in control.get("agent_steps", {}).items():
+            if n > 0:
+                steps[actor] += n
+                episodes[actor] += 1
+    total = sum(steps.values())
+    order = sorted(steps, key=lambda a: (-steps[a], a))
+    return {
+        "holders": [
+            {"controller": a, "agent_steps": steps[a], "share": steps[a] / total, "episodes": episodes[a]}
+            for a in order
+        ]
+    }
 
 
 def _pooled_ci(rs: list[Any], value: Any) -> list[float] | None:

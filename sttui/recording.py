@@ -16,6 +16,7 @@ from typing import Any
 
 from sttui.controllers.base import Controller
 from sttui.core.checklist import Judge
+from sttui.core.control import control_summary
 from sttui.core.events import Event
 from sttui.core.loader import LoadedTask
 from sttui.core.replaying import actions_of, engine_events
@@ -67,11 +68,20 @@ class Recorder:
         self(Event(0, kind, actor, payload, sim_time, time.time()))
 
 
-def finish(store: Store, episode_id: str, result: EpisodeResult, human_seconds: float | None = None) -> None:
+def finish(
+    store: Store,
+    episode_id: str,
+    result: EpisodeResult,
+    human_seconds: float | None = None,
+    control: dict[str, Any] | None = None,
+) -> None:
+    """Mark the episode completed with its outcome and scores. ``scores["control"]`` holds the
+    steps each controller took (``control``, else tallied from the engine's events)."""
     ep = result.episode
     scores = dict(result.metrics or {})
     if human_seconds is not None:
         scores["human_active_seconds"] = round(human_seconds, 3)
+    scores["control"] = control if control is not None else control_summary(ep.events)
     if result.review is not None:
         scores["review"] = result.review
     store.finish_episode(
@@ -215,6 +225,7 @@ async def resume(
     for controller in (agent, user):  # a model reports its calls and faults into the record
         if controller is not None and hasattr(controller, "record"):
             controller.record = lambda kind, payload, who=controller.name: recorder.meta(kind, who, payload)
+    replayed = len(episode.events)  # the engine events the record already holds (or just got)
     try:
         result = await drive(episode, Seats(agent, user), judge)
     except (KeyboardInterrupt, asyncio.CancelledError):
@@ -222,5 +233,5 @@ async def resume(
     except Exception as exc:  # a failure while resuming ends the episode, as in any run
         store.finish_episode(record.id, "errored", end_reason=f"{type(exc).__name__}: {exc}", steps=episode.steps)
         raise
-    finish(store, record.id, result)
+    finish(store, record.id, result, control=control_summary([*events, *rebuilt.missing, *episode.events[replayed:]]))
     return rebuilt, result

@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sttui.controllers.base import Controller, agent_view, user_view
+from sttui.controllers.base import Attributed, Controller, agent_view, user_view
 from sttui.core.checklist import Judge, Outcome, score
 from sttui.core.episode import Episode
 from sttui.core.events import Event
@@ -221,7 +221,10 @@ async def drive(
             continue
         if asked is not None:
             holder, action = asked
-            episode.apply(action, holder.name)
+            actor = holder.name
+            if isinstance(action, Attributed):  # e.g. a person's edit of a model's proposal
+                action, actor = action.action, action.actor
+            episode.apply(action, actor)
     return await judged(episode, judge)
 
 

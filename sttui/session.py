@@ -3,18 +3,37 @@
 Store writes go to one writer thread, in order, so the UI never waits on the disk; each
 event is committed as soon as the writer reaches it (within milliseconds), and everything
 is committed before anyone in a seat is asked for the next action.
+
+Seats change hands here, and every change is recorded (the screens only ask):
+
+- ``seat_changed`` {seat, from, to, by}: a person lends their seat to a model (F10), takes it
+  back (F11), or gets it back because the model failed (``seat_failed`` first, by system);
+- ``oversight_on`` / ``oversight_off`` {seat, by, model}: the person's review of a model's
+  proposals is switched; the decisions are ``oversight_*`` events (see controllers.oversight);
+- ``clock_started`` / ``clock_paused`` {active_seconds, reason?}: the person's working time,
+  paused while a model holds their seat and counted while they review its proposals;
+- ``left`` {steps, reason}: the workbench let go of a running episode (``suspended`` by the
+  person, ``quit``, or ``closed``); it stays resumable.
+
+At the end the episode's scores carry ``control``, the steps each controller took (see
+``sttui.core.control``), so a mixed episode is never credited to one controller.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from sttui.controllers.base import Controller
 from sttui.controllers.human import HumanController
+from sttui.controllers.oversight import Decision, Overseen
+from sttui.core.actions import Action, EndEpisode
 from sttui.core.checklist import Judge
+from sttui.core.control import ControlTally
+from sttui.core.episode import Episode
 from sttui.core.events import Event
 from sttui.core.loader import LoadedTask
 from sttui.recording import Rebuilt, Recorder, Writer, finish, rebuild
@@ -24,9 +43,10 @@ from sttui.versions import load_version
 
 
 class HumanClock:
-    """A human's working time: starts paused; every start and pause is recorded."""
+    """A human's working time: starts paused; every start and pause is recorded, with the
+    reason when the session (not the person) started or paused it."""
 
-    def __init__(self, on_change: Callable[[str, float], None]):
+    def __init__(self, on_change: Callable[[str, float, str | None], None]):
         self.running = False
         self._since = 0.0
         self._total = 0.0
@@ -36,19 +56,87 @@ class HumanClock:
     def active_seconds(self) -> float:
         return self._total + (time.monotonic() - self._since if self.running else 0.0)
 
-    def start(self) -> None:
+    def start(self, reason: str | None = None) -> None:
         if not self.running:
             self.running, self._since = True, time.monotonic()
-            self._on_change("clock_started", self.active_seconds)
+            self._on_change("clock_started", self.active_seconds, reason)
 
-    def pause(self) -> None:
+    def pause(self, reason: str | None = None) -> None:
         if self.running:
             self._total += time.monotonic() - self._since
             self.running = False
-            self._on_change("clock_paused", self.active_seconds)
+            self._on_change("clock_paused", self.active_seconds, reason)
 
     def toggle(self) -> None:
         self.pause() if self.running else self.start()
+
+
+HUMAN_PREFIX = "human"
+
+
+def is_human(spec: str | None) -> bool:
+    return spec is not None and (spec == HUMAN_PREFIX or spec.startswith(f"{HUMAN_PREFIX}:"))
+
+
+class PlanProblem(ValueError):
+    """The seats asked for cannot be arranged (both taken, a seat the task does not have)."""
+
+
+@dataclass(frozen=True)
+class PlayPlan:
+    """Who sits where when a person opens a task: the person's seat and the other seats'
+    controllers (specs, checked by ``controllers``).
+
+    The seat rule (``sttui play --help`` says it): you take the agent seat, unless ``--agent``
+    names another controller, or ``--user`` names you; then you take the user seat, and the
+    agent seat is ``--agent``'s (default ``baseline:oracle``)."""
+
+    loaded: Any  # LoadedTask
+    seat: str  # the person's: agent | user
+    person: str  # human:NAME
+    agent: str | None = None  # the agent seat's controller when the person plays the user
+    user: str | None = None  # the user seat's controller when the person plays the agent (stt)
+
+    @classmethod
+    def build(cls, loaded: Any, me: str, agent: str | None = None, user: str | None = None) -> PlayPlan:
+        """``me`` is the person (human:NAME); ``agent``/``user`` as given on the command line."""
+
+        def named(spec: str | None) -> str:
+            return spec if spec and spec.startswith(f"{HUMAN_PREFIX}:") and spec != f"{HUMAN_PREFIX}:" else me
+
+        explore = loaded.kind == "explore"
+        if is_human(agent) and is_human(user):
+            raise PlanProblem("--agent and --user both name a person; one person plays one seat")
+        if explore and user is not None:
+            raise PlanProblem(f"{loaded.id} is an explore task: it has only the agent seat, so --user does not apply")
+        if agent is not None and not is_human(agent):
+            if explore:
+                raise PlanProblem(
+                    f"{loaded.id} is an explore task: its one seat is yours in play; "
+                    f"`sttui run {loaded.id} --agent {agent}` runs it without you"
+                )
+            if user is not None and not is_human(user):
+                raise PlanProblem(
+                    f"--agent {agent} and --user {user} leave no seat for you; `sttui run` plays episodes "
+                    "without a person"
+                )
+            return cls(loaded, "user", named(user), agent=agent)
+        if is_human(user):
+            return cls(loaded, "user", named(user), agent="baseline:oracle")
+        return cls(loaded, "agent", named(agent), user=None if explore else user)
+
+    def controllers(
+        self, models: dict[str, Any] | None = None, store: Any = None
+    ) -> tuple[HumanController, Controller, Controller | None]:
+        """(the person, the agent seat's holder, the user seat's): raises ControllerSpecError
+        for a controller that does not exist."""
+        from sttui.controllers.registry import make_agent, make_user
+
+        human = HumanController(self.person)
+        if self.seat == "user":
+            return human, make_agent(self.agent or "baseline:oracle", self.loaded, None, models, store), human
+        user = make_user(self.user, models) if self.loaded.kind == "stt" else None
+        return human, human, user
 
 
 class PlaySession:
@@ -77,6 +165,14 @@ class PlaySession:
         self.listeners: list[Callable[[Event], None]] = []
         self.result: EpisodeResult | None = None
         self.peeked = False
+        self.handed = False  # a model held a person's seat at some point
+        self.oversight = False  # the person reviews the proposals of a model in the agent seat
+        self.last_model: dict[str, Any] = {}  # seat -> the model that last held it (its messages stay readable)
+        self.leaving = "closed"  # why the workbench let go, should the episode be cancelled
+        self.control = ControlTally()
+        self._changing_by = "system"
+        self._clock_was_running = False  # when the person lent their seat
+        self._present = asyncio.Event()  # the person has started their clock (or lent their seat) once
         self.rebuilt: Rebuilt | None = None
         if resume is None:
             seed_used = loaded.task.seed if seed is None else seed
@@ -85,9 +181,12 @@ class PlaySession:
             next_seq = 1
         else:
             self.episode_id = resume.id
-            self.rebuilt = rebuild(loaded, resume, store.events(resume.id), keep_history=True)
+            recorded = store.events(resume.id)
+            self.rebuilt = rebuild(loaded, resume, recorded, keep_history=True)
             if not self.rebuilt.matches:
                 raise ValueError(f"cannot resume {resume.id}: {self.rebuilt.mismatch}")
+            for event in recorded:
+                self.control.add(event)
             self.episode = self.rebuilt.episode
             self.episode.actors.update(self._actors())
             next_seq = store.next_seq(resume.id)
@@ -96,6 +195,10 @@ class PlaySession:
             self._record(event)
         self.episode.listeners.append(self._record)
         self.clock = HumanClock(self._clock_event) if self.humans() else None
+        if self.clock is not None and resume is not None:  # the time worked before the episode was left
+            worked = [e.payload.get("active_seconds") for e in recorded if e.type in ("clock_started", "clock_paused")]
+            if worked and isinstance(worked[-1], int | float):
+                self.clock._total = float(worked[-1])
         for controller in (agent, user):
             self._wire(controller)
 
@@ -119,34 +222,113 @@ class PlaySession:
     def humans(self) -> list[HumanController]:
         return list(self.people.values())
 
+    def holds(self, seat: str) -> bool:
+        """The seat's person holds it (and not a model they lent it to)."""
+        person = self.people.get(seat)
+        return person is not None and self.seats[seat] is person
+
     # -- seats ---------------------------------------------------------------------------
     def _wire(self, controller: Controller | None) -> None:
         """Let a controller that reports on its own work (a model's calls, faults) record it."""
         if controller is not None and hasattr(controller, "record"):
             controller.record = lambda kind, payload, who=controller.name: self.meta(kind, who, payload)
 
-    def hand(self, seat: str, controller: Controller) -> None:
+    def hand(self, seat: str, controller: Controller, by: str = "system") -> None:
         """Give a seat to another controller now; recorded as an event."""
         self._wire(controller)
-        self.seats.hand(seat, controller)
+        self._changing_by = by
+        try:
+            self.seats.hand(seat, controller)
+        finally:
+            self._changing_by = "system"
+
+    def hand_to_model(
+        self, seat: str, model: Any, review: Callable[[Action, Any], Awaitable[Decision]] | None = None
+    ) -> None:
+        """The seat's person lends it to ``model``. In the agent seat of a dynamic task with a
+        ``review`` (the screen's dialog), the model is overseen whenever oversight is on. The
+        person's clock pauses until they take the seat back."""
+        person = self.people[seat]
+        if review is not None and seat == "agent" and isinstance(self.episode, Episode):
+            model = Overseen(model, self._reviewed(review), person.name, active=self.oversight, note=self.meta)
+        self._present.set()
+        person.clear()  # nothing the person queued runs on their behalf once they take the seat back
+        self.last_model[seat] = model
+        if self.holds(seat) and self.clock is not None:
+            self._clock_was_running = self.clock.running
+            self.clock.pause("a model holds the seat")
+        if not self.handed:
+            self.handed = True
+            self.writer.submit(lambda: self.store.update_episode(self.episode_id, clean_baseline=False))
+        self.hand(seat, model, by=person.name)
+
+    def take_back(self, seat: str) -> bool:
+        """The person takes their seat back (the model's turn in progress is abandoned); their
+        clock runs again if it ran when they lent it. False when they already hold it."""
+        person = self.people.get(seat)
+        if person is None or self.seats[seat] is person:
+            return False
+        self.hand(seat, person, by=person.name)
+        if self.clock is not None and self._clock_was_running:
+            self.clock.start("the seat is the person's again")
+        return True
+
+    def set_oversight(self, on: bool) -> None:
+        """Switch the person's review of the agent seat's model proposals; recorded."""
+        if on == self.oversight or "agent" not in self.people:
+            return
+        self.oversight = on
+        holder = self.seats["agent"]
+        if isinstance(holder, Overseen):
+            holder.active = on
+        model = self.last_model.get("agent")
+        payload: dict[str, Any] = {"seat": "agent", "by": self.people["agent"].name}
+        if model is not None and not self.holds("agent"):
+            payload["model"] = model.name
+        self.meta("oversight_on" if on else "oversight_off", self.people["agent"].name, payload)
+
+    def _reviewed(
+        self, review: Callable[[Action, Any], Awaitable[Decision]]
+    ) -> Callable[[Action, Any], Awaitable[Decision]]:
+        """The screen's review, with the person's clock running while they decide."""
+
+        async def timed(proposed: Action, view: Any) -> Decision:
+            if self.clock is not None:
+                self.clock.start("reviewing a proposal")
+            try:
+                return await review(proposed, view)
+            finally:
+                if self.clock is not None and not self.holds("agent"):
+                    self.clock.pause("a model holds the seat")
+
+        return timed
+
+    def end_now(self) -> None:
+        """The person in the agent seat ends the episode: their seat is taken back from a model
+        first; the ending is their action, applied on the agent's next turn (at once, or after
+        the user's reply under way)."""
+        self.take_back("agent")
+        self.people["agent"].submit(EndEpisode("the agent ended the episode"))
 
     def _seat_changed(self, seat: str, before: str, after: str) -> None:
         self.episode.actors[seat] = after
-        self.meta("seat_changed", "system", {"seat": seat, "from": before, "to": after})
+        by = self._changing_by
+        self.meta("seat_changed", by, {"seat": seat, "from": before, "to": after, "by": by})
 
     async def _seat_failed(self, seat: str, exc: Exception) -> None:
         """A seat's holder failed (a model out of retries): the seat goes back to its person."""
         person = self.people.get(seat)
         if person is None:
             raise exc
-        reason = f"{self.seats[seat].name if self.seats[seat] else seat} failed: {exc}"
+        reason = f"{self.seats[seat].name if self.seats[seat] else seat} failed: {str(exc).rstrip('.')}"
         self.meta("seat_failed", "system", {"seat": seat, "error": str(exc)})
-        self.notices.append(f"{reason}. The {seat} seat is yours again.")
+        self.notices.append(f"{reason}. The {seat} seat is yours again (F5 starts your clock).")
         self.hand(seat, person)
 
     # -- recording -------------------------------------------------------------------
     def _record(self, event: Event) -> None:
         numbered = self.recorder(event)
+        self.control.add(numbered)
         for listener in self.listeners:
             listener(numbered)
 
@@ -154,8 +336,13 @@ class PlaySession:
         sim = self.episode.now.isoformat() if hasattr(self.episode, "now") else ""
         self._record(Event(0, kind, actor, payload, sim, time.time()))
 
-    def _clock_event(self, kind: str, active: float) -> None:
-        self.meta(kind, self.humans()[0].name, {"active_seconds": round(active, 3)})
+    def _clock_event(self, kind: str, active: float, reason: str | None) -> None:
+        if kind == "clock_started":
+            self._present.set()
+        payload: dict[str, Any] = {"active_seconds": round(active, 3)}
+        if reason:
+            payload["reason"] = reason
+        self.meta(kind, self.humans()[0].name, payload)
 
     def peek(self) -> None:
         """The god view was opened: recorded, and the episode is no longer a clean baseline."""
@@ -166,6 +353,26 @@ class PlaySession:
             self.writer.submit(lambda: self.store.update_episode(self.episode_id, clean_baseline=False))
 
     # -- playing -----------------------------------------------------------------------
+    def waits_for_person(self) -> bool:
+        """A person plays the user seat and has not started their clock yet: the agent waits,
+        so nothing happens before the person is there to see it."""
+        return (
+            "user" in self.people
+            and "agent" not in self.people
+            and not self._present.is_set()
+            and isinstance(self.episode, Episode)
+            and self.episode.turn == "agent"
+        )
+
+    async def _checkpoint(self) -> None:
+        await self.recorder.durable()
+        if self.waits_for_person():
+            await self._present.wait()
+
+    def leave(self, reason: str) -> None:
+        """Why the workbench is about to let go of the running episode (``suspended``, ``quit``)."""
+        self.leaving = reason
+
     async def run(self) -> EpisodeResult:
         if self.rebuilt is None:
             self.episode.start()
@@ -173,13 +380,14 @@ class PlaySession:
             self.meta("resumed", "system", {"agent": self.agent.name, "state_hash": self.episode.state_hash()})
         try:
             result = await drive(
-                self.episode, self.seats, self.judge, on_failure=self._seat_failed, checkpoint=self.recorder.durable
+                self.episode, self.seats, self.judge, on_failure=self._seat_failed, checkpoint=self._checkpoint
             )
         except asyncio.CancelledError:
-            # The workbench closed mid-episode: it stays running, to be resumed from the record.
+            # The workbench let go mid-episode: it stays running, to be resumed from the record.
             if self.clock is not None:
-                self.clock.pause()
-            self.meta("left", "system", {"steps": getattr(self.episode, "steps", 0)})
+                self.clock.pause(self.leaving)
+            who = self.humans()[0].name if self.humans() and self.leaving != "closed" else "system"
+            self.meta("left", who, {"steps": getattr(self.episode, "steps", 0), "reason": self.leaving})
             self.writer.flush()
             raise
         except Exception as exc:
@@ -191,7 +399,8 @@ class PlaySession:
             self.clock.pause()
         self.result = result
         active = self.clock.active_seconds if self.clock else None
-        self.writer.submit(lambda: finish(self.store, self.episode_id, result, human_seconds=active))
+        control = self.control.summary()
+        self.writer.submit(lambda: finish(self.store, self.episode_id, result, human_seconds=active, control=control))
         return result
 
     def close(self) -> None:

@@ -62,6 +62,42 @@ def _outcome(rec: Any) -> str:
     return "-"
 
 
+def episode_controls(store: Any, records: list[Any]) -> dict[str, dict[str, Any]]:
+    """Control summaries, by episode id, for the records whose scores lack one (running
+    episodes, and those recorded before summaries were kept) and whose seat changed hands:
+    tallied from their events. The others had one controller per seat, as their row says."""
+    from sttui.core.control import control_summary, valid_control
+
+    lacking = [r.id for r in records if valid_control((r.scores or {}).get("control")) is None]
+    handed = store.episode_ids_with("seat_changed", lacking)
+    return {eid: control_summary(store.events(eid)) for eid in sorted(handed)}
+
+
+def _seat_label(initial: str | None, counts: dict[str, int] | None) -> str:
+    """A seat's holders for a listing: ``mixed (human:dana 3, model:x 5)`` when several took
+    turns in it, the one who did when that is not the initial holder, else the initial holder."""
+    from sttui.core.control import holders_text
+
+    acted = {a: n for a, n in (counts or {}).items() if n > 0}
+    if len(acted) > 1:
+        return f"mixed ({holders_text(acted)})"
+    if len(acted) == 1 and initial not in acted:
+        return f"{next(iter(acted))} (from {initial or '-'})"
+    return initial or "-"
+
+
+def _control_fields(record: Any, controls: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    from sttui.comparison import control_of, holder
+
+    control = control_of(record, controls)
+    return {
+        "control": control,
+        "agent_holder": holder(record, controls),
+        "agent_label": _seat_label(record.agent, control["agent_steps"] if control else None),
+        "user_label": _seat_label(record.user, control["user_turns"] if control else None),
+    }
+
+
 @main.command()
 @click.option("--task", help="Only episodes of tasks whose id contains this.")
 @click.option("--controller", help="Only episodes where a seat was held by a controller containing this.")
@@ -79,29 +115,37 @@ def sessions(
     limit: int | None,
     as_json: bool,
 ) -> None:
-    """List recorded episodes, newest first."""
+    """List recorded episodes, newest first.
+
+    The agent and user columns name who held each seat: an episode whose seat changed hands
+    shows ``mixed (human:dana 3, model:x 5)``, the steps each holder took. With --json each
+    record also has ``control`` (those counts), ``agent_holder`` (a controller, or ``mixed``),
+    ``agent_label`` and ``user_label``; ``agent``/``user`` stay the initial holders."""
     store = open_store()
     records = store.list_episodes(
         task=task, controller=controller, status=status, since=since, until=until, limit=limit
     )
+    controls = episode_controls(store, records)
     if as_json:
-        echo_json([r.as_dict() for r in records])
+        echo_json([{**r.as_dict(), **_control_fields(r, controls)} for r in records])
         return
     from sttui.textout import table
 
-    rows = [
-        {
-            "id": r.id,
-            "task": r.task_id,
-            "status": r.status,
-            "outcome": _outcome(r),
-            "agent": r.agent,
-            "user": r.user or "-",
-            "steps": r.steps,
-            "started": _when(r.started_at),
-        }
-        for r in records
-    ]
+    rows = []
+    for r in records:
+        fields = _control_fields(r, controls)
+        rows.append(
+            {
+                "id": r.id,
+                "task": r.task_id,
+                "status": r.status,
+                "outcome": _outcome(r),
+                "agent": fields["agent_label"],
+                "user": fields["user_label"],
+                "steps": r.steps,
+                "started": _when(r.started_at),
+            }
+        )
     click.echo(table(rows, ["id", "task", "status", "outcome", "agent", "user", "steps", "started"]))
     click.echo(f"\n{len(records)} episode(s)")
 
@@ -408,19 +452,23 @@ def import_cmd(file: Path, trust: bool) -> None:
 @click.option("--json", "as_json", is_flag=True)
 def report(as_json: bool) -> None:
     """Each controller side by side on the same tasks, under each setting: humans, models,
-    baselines; Pass@1, Pass@k and pass^k with 95 % intervals; errored episodes as failures."""
-    from sttui.comparison import FINISHED, compare
+    baselines; Pass@1, Pass@k and pass^k with 95 % intervals; errored episodes as failures.
+
+    Episodes whose agent seat changed hands (a person and a model took turns) form a "mixed"
+    row, credited to no single controller, with each holder's share of the agent steps."""
+    from sttui.comparison import FINISHED, MIXED, compare
     from sttui.textout import ci, table
 
     store = open_store()
     records = [r for status in FINISHED for r in store.list_episodes(status=status)]
+    controls = episode_controls(store, records)
     meta: dict[str, dict[str, Any]] = {}
     for r in records:
         if r.kind == "stt" and r.task_id not in meta:
             version = store.task_version(r.task_id, r.task_hash)
             if version is not None and "level" in version.meta:
                 meta[r.task_id] = {"level": version.meta["level"], "conflict": version.meta["conflict"]}
-    result = compare(records, meta)
+    result = compare(records, meta, controls)
     if as_json:
         echo_json(result)
         return
@@ -452,6 +500,17 @@ def report(as_json: bool) -> None:
         for r in result["controllers"]
     ]
     click.echo(table(rows, list(rows[0])))
+    for r in result["controllers"]:
+        if r["controller"] == MIXED:
+            shares = ", ".join(
+                f"{h['controller']} {h['share']:.0%} ({h['agent_steps']} in {h['episodes']} ep.)" for h in r["holders"]
+            )
+            passed = f"; {r['stt_passed']} of {r['stt_episodes']} stt passed" if r["stt_episodes"] else ""
+            click.echo(
+                f"\nmixed [{r['setting']}]: {r['episodes']} episode(s) taken by more than one controller, "
+                f"credited to none\n  (a model steered by a person's rejections counts too){passed}"
+                f"\n  agent steps: {shares}"
+            )
     for r in result["controllers"]:
         if r.get("pass_at_k"):
             at = "  ".join(f"{k} {v:.0%}" for k, v in r["pass_at_k"].items())

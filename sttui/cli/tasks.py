@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -372,21 +373,99 @@ def generate_explore(domain: str, family: str, seed: int, output: Path | None) -
         click.echo(f"wrote {output} (drift share {share:.0%})", err=True)
 
 
+_ID_LINE = re.compile(r"""^id:[ \t]*(["']?)([^"'#\s]+)\1[ \t]*(?:#.*)?$""", re.MULTILINE)
+
+
+def find_task_file(task_id: str, root: Path) -> Path | None:
+    """The task file under ``root`` whose ``id`` is ``task_id``, found by reading each file's
+    top-level ``id:`` line, without loading (validating, importing) any task."""
+    from sttui.core.loader import discover
+
+    for path in discover([root]):
+        try:
+            head = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        found = _ID_LINE.search(head)
+        if found and found.group(2) == task_id:
+            return path
+    return None
+
+
+def _play_task(task: str) -> Any:
+    """TASK (a file, or an id under the tasks folder) loaded, and only that one task."""
+    from sttui.core.loader import load_task
+    from sttui.core.problems import TaskFileError
+
+    path = Path(task) if Path(task).exists() else find_task_file(task, tasks_root())
+    if path is None:  # not found cheaply: a full look tells the ids apart (and suggests one)
+        by_id = {t.id: t for t in _load_selection(())}
+        if task not in by_id:
+            from sttui.core.problems import did_you_mean
+
+            click.echo(f"error: no task '{task}' under {tasks_root()}{did_you_mean(task, by_id)}", err=True)
+            sys.exit(1)
+        return by_id[task]
+    try:
+        loaded = load_task(path)
+    except TaskFileError as exc:
+        for problem in exc.problems:
+            click.echo(f"error: {problem}", err=True)
+        sys.exit(1)
+    if not Path(task).exists() and loaded.id != task:  # an id line the quick look misread
+        by_id = {t.id: t for t in _load_selection(())}
+        if task not in by_id:
+            click.echo(f"error: no task '{task}' under {tasks_root()}", err=True)
+            sys.exit(1)
+        return by_id[task]
+    return loaded
+
+
 @main.command()
 @click.argument("task")
-@click.option("--agent", default=None, help="Agent seat (default: you, human:NAME).")
-@click.option("--user", default=None, help="User seat (default: baseline:scripted; human[:NAME] to play it).")
+@click.option(
+    "--agent",
+    default=None,
+    help="Agent seat: you (human[:NAME], the default), or a controller (baseline:oracle, model:M, …) "
+    "and then you take the user seat.",
+)
+@click.option(
+    "--user",
+    default=None,
+    help="User seat (stt): baseline:scripted (the default), model:M, or human[:NAME] to play it yourself.",
+)
 @click.option("--as", "as_name", default=None, help="Your name in the record (default: the config's, or login).")
 def play(task: str, agent: str | None, user: str | None, as_name: str | None) -> None:
-    """Open the play screen on TASK (an id or a file) directly."""
+    """Open the play screen on TASK (an id or a file) directly, loading only that task.
+
+    \b
+    Which seat is yours:
+      play T                         you play the agent; the scripted user answers
+      play T --user model:M          you play the agent; a model plays the user
+      play T --agent baseline:naive  you play the user; the naive plan is the agent
+      play T --user human            you play the user; baseline:oracle is the agent
+    If --agent names a controller, its seat is taken and you take the user seat.
+    Explore tasks have only the agent seat. With both seats taken, use `sttui run`.
+    An unknown controller is an error (exit 2) before anything opens.
+    """
+    from sttui.config import ConfigError, human_name, load_config
+    from sttui.controllers.registry import ControllerSpecError
+    from sttui.session import PlanProblem, PlayPlan
     from sttui.tui.app import run_app
 
     ctx = click.get_current_context()
-    if not Path(task).exists():
-        ids = {t.id for t in _load_selection(())}
-        if task not in ids:
-            from sttui.core.problems import did_you_mean
-
-            click.echo(f"error: no task '{task}'{did_you_mean(task, ids)}", err=True)
-            sys.exit(1)
-    run_app(db_url=(ctx.find_root().obj or {}).get("db"), human=as_name, play=(task, agent, user))
+    db = (ctx.find_root().obj or {}).get("db")
+    try:
+        config = load_config()
+    except ConfigError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    loaded = _play_task(task)
+    try:
+        plan = PlayPlan.build(loaded, human_name(as_name, config), agent, user)
+        store = open_store() if "replay:" in f"{plan.agent} {plan.user}" else None
+        plan.controllers(config.extra.get("models") or {}, store)  # every controller exists
+    except (PlanProblem, ControllerSpecError) as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    run_app(db_url=db, human=as_name, play=plan, config=config)

@@ -63,6 +63,15 @@ def user_view(episode: Episode) -> UserView:
     )
 
 
+@dataclass(frozen=True)
+class Attributed:
+    """An action a controller hands over on someone else's behalf: a model's proposal that a
+    person edited under oversight is the person's action. The runner records ``actor``."""
+
+    action: Action
+    actor: str
+
+
 class Controller(Protocol):
     """Anything that can hold a seat. ``name`` is how the record names it."""
 

@@ -13,7 +13,9 @@ from sttui.core.task import Step
 
 
 class PlanAgent:
-    """Plays a fixed list of steps in order, then ends the episode."""
+    """Plays a fixed list of steps in order, then ends the episode; but a question the user
+    asks once the plan is done is answered (with what it already reported) before it ends, so
+    a person in the user seat never has their question left hanging by the ending."""
 
     def __init__(self, name: str, steps: list[Step]):
         self.name = name
@@ -26,12 +28,37 @@ class PlanAgent:
 
     async def act(self, view: AgentView) -> Action:
         if self._next >= len(self._steps):
+            question = _open_question(view)
+            if question is not None:
+                return Say(_answer(view))
             return EndEpisode("plan finished")
         step = self._steps[self._next]
         self._next += 1
         if step.tool is not None:
             return ToolCall(step.tool, dict(step.args))
         return Say(step.say or "")
+
+
+def _open_question(view: AgentView) -> str | None:
+    """The user's last message, when it is the newest thing in the view and asks a question
+    (a sentence ending in "?"; the scripted user never asks one, so its runs are unchanged)."""
+    items = getattr(view, "items", None) or []
+    last = items[-1] if items else None
+    if not last or last.get("type") != "message" or last.get("from") != "user" or len(items) < 2:
+        return None  # (the task's opening query is answered by the plan itself)
+    return last["text"] if any(s.endswith("?") for s in us.sentences(last["text"])) else None
+
+
+ANSWER = "I have done everything I can for this request and cannot add to it."
+
+
+def _answer(view: AgentView) -> str:
+    reports = [
+        i["text"]
+        for i in view.items
+        if i.get("type") == "message" and i.get("from") == "agent" and not i["text"].startswith(ANSWER)
+    ]
+    return f"{ANSWER} What I did: {reports[-1]}" if reports else ANSWER
 
 
 class ScriptedUser:

@@ -20,6 +20,11 @@ class HumanController:
     def submit(self, action: Action) -> None:
         self._queue.put_nowait(action)
 
+    def clear(self) -> None:
+        """Drop actions submitted but not taken (the seat is being lent to someone else)."""
+        while not self._queue.empty():
+            self._queue.get_nowait()
+
     async def act(self, view: Any) -> Action:
         self.waiting = True
         try:

@@ -12,6 +12,7 @@ import asyncio
 import json
 import os
 import random
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -138,13 +139,36 @@ def resolve_model(name: str, models: dict[str, Any] | None = None) -> ModelConfi
     return ModelConfig(alias=name, **entry)
 
 
-def litellm_module() -> Any:
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    import litellm
+_LITELLM: Any = None  # the module once imported and set up
+_LITELLM_LOCK = threading.Lock()
 
-    litellm.suppress_debug_info = True
-    _scrub_logs()
-    return litellm
+
+def litellm_module() -> Any:
+    """litellm, imported on first use (seconds: call it off the event loop, see ``litellm_async``)."""
+    global _LITELLM
+    if _LITELLM is not None:
+        return _LITELLM
+    with _LITELLM_LOCK:
+        if _LITELLM is None:
+            os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+            import litellm
+
+            litellm.suppress_debug_info = True
+            _scrub_logs()
+            _LITELLM = litellm
+    return _LITELLM
+
+
+def litellm_ready() -> bool:
+    return _LITELLM is not None
+
+
+async def litellm_async() -> Any:
+    """litellm for a coroutine: imported in a thread the first time, so an event loop (the
+    workbench's) keeps running meanwhile; a preload already under way is waited for, not repeated."""
+    if _LITELLM is not None:
+        return _LITELLM
+    return await asyncio.to_thread(litellm_module)
 
 
 _LOGS_SCRUBBED = False
@@ -194,8 +218,17 @@ class ModelClient:
     record: Callable[[str, dict[str, Any]], None] | None = None
     _priced: bool | None = None
 
+    in_flight_since: float | None = None  # time.monotonic() when the call under way began
+
     async def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> dict[str, Any]:
-        litellm = litellm_module()
+        self.in_flight_since = time.monotonic()
+        try:
+            return await self._complete(messages, tools)
+        finally:
+            self.in_flight_since = None
+
+    async def _complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> dict[str, Any]:
+        litellm = await litellm_async()
         transient = (
             litellm.Timeout,
             litellm.RateLimitError,
@@ -344,6 +377,11 @@ class _ModelSeat:
     @property
     def usage(self) -> Usage:
         return self.client.usage
+
+    @property
+    def thinking_since(self) -> float | None:
+        """When the model call under way began (time.monotonic()), or None."""
+        return self.client.in_flight_since
 
     async def _ask(
         self,

@@ -346,6 +346,23 @@ class Store:
 
         return self._read(go)
 
+    def episode_ids_with(self, event_type: str, among: list[str]) -> set[str]:
+        """Which of the episodes ``among`` hold an event of ``event_type`` (a query per 500 ids,
+        each reading only those episodes' events)."""
+
+        def go(s: Session) -> set[str]:
+            found: set[str] = set()
+            for i in range(0, len(among), 500):
+                chunk = among[i : i + 500]
+                query = orm_select(EventRow.episode_id).where(
+                    EventRow.episode_id.in_(chunk),  # type: ignore[attr-defined]
+                    EventRow.type == event_type,
+                )
+                found.update(s.exec(query.distinct()).all())
+            return found
+
+        return self._read(go) if among else set()
+
     def list_episodes(
         self,
         task: str | None = None,

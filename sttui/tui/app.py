@@ -1,11 +1,13 @@
 """The workbench application: opens the record, starts play sessions, themes, keymap,
-and the command palette entries of every screen."""
+and the command palette entries of every screen.
+
+ctrl+q asks first while an episode is being played (it stays running and resumable)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import App, ComposeResult, SystemCommand
@@ -16,6 +18,9 @@ from textual.widgets import Static
 from sttui.config import Config, ConfigError, human_name, load_config
 from sttui.paths import tasks_root
 from sttui.tui.home import HomeScreen
+
+if TYPE_CHECKING:
+    from sttui.session import PlayPlan
 
 MIN_SIZE = (80, 24)
 
@@ -50,7 +55,7 @@ class SttuiApp(App[None]):
     SUB_TITLE = "agent-benchmark workbench"
     CSS_PATH = Path(__file__).parent / "sttui.tcss"  # absolute: subclasses elsewhere still find it
     BINDINGS = [
-        Binding("ctrl+q", "quit", "Quit", id="app.quit"),
+        Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True),  # asks first mid-episode
         Binding("ctrl+t", "toggle_theme", "Theme", id="app.toggle_theme"),
     ]
 
@@ -59,7 +64,7 @@ class SttuiApp(App[None]):
         tasks_dir: Path | None = None,
         db_url: str | None = None,
         human: str | None = None,
-        play: tuple[str, str | None, str | None] | None = None,
+        play: PlayPlan | None = None,
         resume_episode: str | None = None,
         config: Config | None = None,
         annotate: tuple[str, str | None] | None = None,
@@ -74,13 +79,16 @@ class SttuiApp(App[None]):
         self._play_request = play
         self._resume_request = resume_episode
         self._annotate_request = annotate
+        self.last_handoff_model: str | None = None  # F10 offers the model chosen last in this sitting
+        self._quit_dialog: Any = None
 
     def on_mount(self) -> None:
         if self.config.theme:
             self.theme = self.config.theme
         if self.config.keymap:
             self.set_keymap(self.config.keymap)
-        self.push_screen(HomeScreen(self.tasks_dir))
+        # `sttui play TASK` opens one task: home reads the task files only once it is shown again
+        self.push_screen(HomeScreen(self.tasks_dir, defer_tasks=self._play_request is not None))
         self._home_shown = True
         self._fit(self.size.width, self.size.height)
         self.call_after_refresh(self.open_store)  # the first paint does not wait for the database
@@ -94,6 +102,7 @@ class SttuiApp(App[None]):
             store = Store(self.db_url)
         except StoreError as exc:
             self.call_from_thread(self.notify, f"the record is unavailable: {exc}", severity="error", timeout=30)
+            self.call_from_thread(self._home_tasks)
             return
         self.call_from_thread(self._store_ready, store)
 
@@ -103,7 +112,8 @@ class SttuiApp(App[None]):
         if home is not None and home.rows:
             home.load_sessions()
         if self._play_request:
-            self.call_later(self._play_from_command_line)
+            plan, self._play_request = self._play_request, None
+            self._open_session(plan, from_command_line=True)
         if self._resume_request:
             record = store.episode(self._resume_request)
             self.resume_play(record)
@@ -141,46 +151,41 @@ class SttuiApp(App[None]):
 
         self.call_from_thread(show)
 
-    def _play_from_command_line(self) -> None:
-        from sttui.core.loader import load_all, load_task
-
-        assert self._play_request is not None
-        ref, agent, user = self._play_request
-        self._play_request = None
-        if Path(ref).exists():
-            loaded = load_task(ref)
-        else:
-            tasks, _ = load_all([self.tasks_dir])
-            loaded = next(t for t in tasks if t.id == ref)
-        seat = "user" if user and user.startswith("human") else "agent"
-        self.start_play(loaded, seat, agent_spec=agent, user_spec=user)
+    def _home_tasks(self) -> None:
+        """Home reads its task files now (they were left for later while a task opened)."""
+        home = next((s for s in self.screen_stack if isinstance(s, HomeScreen)), None)
+        if home is not None and home.defer_tasks:
+            home.defer_tasks = False
+            home.load_tasks()
 
     # -- sessions ----------------------------------------------------------------------
     def start_play(self, loaded: Any, seat: str, agent_spec: str | None = None, user_spec: str | None = None) -> None:
         if self.store is None:
             self.notify("the record is still opening; try again in a moment", severity="warning")
             return
-        self._open_session(loaded, seat, agent_spec, user_spec)
+        from sttui.session import PlayPlan
+
+        if agent_spec or user_spec:
+            plan = PlayPlan.build(loaded, self.human, agent_spec, user_spec)
+        else:
+            plan = PlayPlan(loaded, seat, self.human, agent="baseline:oracle" if seat == "user" else None)
+        self._open_session(plan)
 
     @work(thread=True, group="session")
-    def _open_session(self, loaded: Any, seat: str, agent_spec: str | None, user_spec: str | None) -> None:
-        from sttui.controllers.human import HumanController
-        from sttui.controllers.registry import ControllerSpecError, make_agent, make_user
+    def _open_session(self, plan: PlayPlan, from_command_line: bool = False) -> None:
+        from sttui.controllers.registry import ControllerSpecError
         from sttui.session import PlaySession
 
         try:
-            if seat == "user":
-                human = HumanController(user_spec if user_spec and user_spec != "human" else self.human)
-                agent = make_agent(agent_spec or "baseline:oracle", loaded)
-                session = PlaySession(self.store, loaded, agent, human)
-            else:
-                human = HumanController(agent_spec if agent_spec and agent_spec.startswith("human:") else self.human)
-                user = make_user(user_spec) if loaded.kind == "stt" else None
-                session = PlaySession(self.store, loaded, human, user)
+            human, agent, user = plan.controllers(self.config.extra.get("models") or {}, self.store)
+            session = PlaySession(self.store, plan.loaded, agent, user)
         except (ControllerSpecError, ValueError) as exc:
-            self.call_from_thread(self.notify, str(exc), severity="error", timeout=15)
+            if from_command_line:  # `sttui play` checked the seats first; whatever is left ends the command
+                self.call_from_thread(self.exit, None, 2, f"error: {exc}")
+            else:
+                self.call_from_thread(self.notify, str(exc), severity="error", timeout=15)
             return
-        self.call_from_thread(self._show_session, session, human, seat)
+        self.call_from_thread(self._show_session, session, human, plan.seat)
 
     def resume_play(self, record: Any) -> None:
         self._resume_session(record)
@@ -248,6 +253,38 @@ class SttuiApp(App[None]):
     def pop_to_home(self) -> None:
         self.action_pop_to_home()
 
+    async def action_quit(self) -> None:
+        """Quit; while an episode is being played, ask first (it stays running, resumable).
+        ctrl+q again in the question quits."""
+        if self._quit_dialog is not None and self.screen is self._quit_dialog:
+            self._quit_dialog.dismiss(True)
+            return
+        playing = self._playing()
+        if playing is None:
+            self.exit()
+            return
+        from sttui.tui.modals import Confirm
+
+        def answer(yes: bool | None) -> None:
+            self._quit_dialog = None
+            if yes:
+                playing.session.leave("quit")
+                self.exit()
+
+        self._quit_dialog = Confirm(
+            f"Quit? Episode {playing.session.episode_id} stays running; r on home resumes it.", "Quit", "Keep playing"
+        )
+        self.push_screen(self._quit_dialog, answer)
+
+    def _playing(self) -> Any:
+        """The screen of an episode being played right now, if any."""
+        from sttui.tui.handoff import SeatScreen
+
+        for screen in reversed(self.screen_stack):
+            if isinstance(screen, SeatScreen) and screen.session.episode.ended is None:
+                return screen
+        return None
+
     def action_toggle_theme(self) -> None:
         self.theme = "textual-light" if self.theme == "textual-dark" else "textual-dark"
 
@@ -272,18 +309,23 @@ def binding_commands(screen: Screen) -> Iterable[SystemCommand]:
 
 
 def run_app(
+    *,
     tasks_dir: Path | None = None,
     db_url: str | None = None,
     resume_episode: str | None = None,
     human: str | None = None,
-    play: tuple[str, str | None, str | None] | None = None,
+    play: PlayPlan | None = None,
     annotate: tuple[str, str | None] | None = None,
+    config: Config | None = None,
 ) -> None:
-    try:
-        config = load_config()
-    except ConfigError as exc:
-        raise SystemExit(f"error: {exc}") from None
+    """Run the workbench. ``play`` opens one task at once (``sttui play``); ``config`` is the
+    one the command line already read, else it is read here."""
+    if config is None:
+        try:
+            config = load_config()
+        except ConfigError as exc:
+            raise SystemExit(f"error: {exc}") from None
     app = SttuiApp(tasks_dir, db_url, human, play, resume_episode, config, annotate)
     app.run()
-    if app.return_code:  # a crash printed its traceback; the shell must not see success
+    if app.return_code:  # a crash printed its traceback, or an error its line; the shell must not see success
         raise SystemExit(app.return_code)

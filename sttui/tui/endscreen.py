@@ -9,6 +9,7 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
+from sttui.core.control import holders_text, is_mixed
 from sttui.core.episode import Episode
 from sttui.runner import EpisodeResult
 from sttui.session import PlaySession
@@ -43,6 +44,13 @@ class EndScreen(Screen[None]):
                 + ("  ·  [red]not a clean baseline (god view used)[/red]" if self.session.peeked else ""),
                 id="end-stats",
             )
+            control = self.session.control.summary()
+            if is_mixed(control):  # who took the agent's steps; this episode is credited to no one of them
+                yield Static(
+                    f"mixed control: agent steps {holders_text(control['agent_steps'])}"
+                    + ("  ·  your working time leaves out the model's turns" if clock else ""),
+                    id="end-control",
+                )
             table: DataTable[str] = DataTable(id="checklist", cursor_type="row")
             yield table
             review = self.result.review

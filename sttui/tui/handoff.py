@@ -1,22 +1,41 @@
-"""What the play screens share: the clock, handing a seat to a model and taking it back,
-oversight reviews, and the debug panel."""
+"""What the play screens share (``SeatScreen``): the person's clock, lending the seat to a
+model (F10) and taking it back (F11), oversight reviews, the model's messages (F12), what a
+model is doing right now, and leaving a running episode (escape).
+
+The seat changes themselves live in ``sttui.session``; this module only asks for them.
+
+The model library (litellm) takes seconds to import. It is imported in a thread worker as
+soon as a model seat is likely: when a play screen opens and the config names a model
+(``handoff_model`` or ``models``), or else when F10's "which model?" dialog opens. Opening
+home and playing without a configured model never imports it.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
-from typing import Any
+import time
+from typing import TYPE_CHECKING, Any
 
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
-from textual.screen import ModalScreen
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
+from textual.reactive import reactive
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Input, Label, Static
+from textual.worker import Worker, WorkerCancelled, WorkerFailed, WorkerState
 
-from sttui.controllers.oversight import Decision, Overseen
+from sttui.controllers.oversight import Decision
 from sttui.core.actions import Action, Say, ToolCall, action_payload
 from sttui.core.callsyntax import CallSyntaxError, format_call, parse_call
 from sttui.core.schema import check_args
+
+if TYPE_CHECKING:
+    from sttui.controllers.human import HumanController
+    from sttui.session import PlaySession
 
 
 def describe(action: Action) -> str:
@@ -30,11 +49,21 @@ def describe(action: Action) -> str:
 class ReviewCall(ModalScreen[Decision]):
     """A model's proposed action: approve (a), edit (e) or reject with a reason (r)."""
 
+    DEFAULT_CSS = """
+    ReviewCall { align: center middle; }
+    ReviewCall > VerticalScroll { width: 76; max-width: 95%; height: auto; max-height: 90%;
+                                  border: thick $primary; padding: 1 2; background: $surface; }
+    ReviewCall .question { text-style: bold; margin-bottom: 1; }
+    ReviewCall #proposed { margin-bottom: 1; }
+    ReviewCall Horizontal { height: auto; }
+    ReviewCall Button { margin: 1 1 0 0; min-width: 14; }
+    """
     BINDINGS = [
         Binding("a", "approve", "Approve", id="review.approve"),
         Binding("e", "edit", "Edit", id="review.edit"),
         Binding("r", "reject", "Reject", id="review.reject"),
         Binding("f11", "take_back", "Take seat back", id="review.take_back"),
+        Binding("escape", "back", "Back to the choice", id="review.back"),
     ]
 
     def __init__(self, proposed: Action, context: str, tools: dict[str, Any] | None):
@@ -43,15 +72,16 @@ class ReviewCall(ModalScreen[Decision]):
         self.mode = "choose"
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(classes="dialog form"):
-            yield Label("[b]The model proposes[/b]", classes="question")
+        with VerticalScroll():
+            yield Label("The model proposes", classes="question")
             yield Static(describe(self.proposed), id="proposed")
-            yield Static(self.context, classes="muted")
+            yield Static(self.context, classes="muted", id="review-context")
             yield Input(id="review-input", placeholder="")
             yield Static("", id="review-error", classes="error")
-            yield Button("Approve (a)", variant="success", id="approve")
-            yield Button("Edit (e)", id="edit")
-            yield Button("Reject (r)", variant="error", id="reject")
+            with Horizontal():
+                yield Button("Approve (a)", variant="success", id="approve")
+                yield Button("Edit (e)", id="edit")
+                yield Button("Reject (r)", variant="error", id="reject")
 
     def on_mount(self) -> None:
         self.query_one("#review-input").display = False
@@ -66,19 +96,39 @@ class ReviewCall(ModalScreen[Decision]):
         self.dismiss(Decision("withdrawn"))
         self.app.call_later(self.app.screen.run_action, "take_back")
 
-    def _ask(self, mode: str, placeholder: str, value: str) -> None:
+    def _ask(self, mode: str, placeholder: str, value: str, help_text: str) -> None:
         self.mode = mode
         box = self.query_one("#review-input", Input)
         box.display = True
         box.placeholder = placeholder
         box.value = value
         box.focus()
+        self.query_one("#review-context", Static).update(help_text)
 
     def action_edit(self) -> None:
-        self._ask("edit", "the call to make instead: tool(arg=value, …) or > message", describe(self.proposed))
+        self._ask(
+            "edit",
+            "the call to make instead: tool(arg=value, …) or > message",
+            describe(self.proposed),
+            "Enter runs your version, recorded as yours (with the model's proposal beside it); escape goes back.",
+        )
 
     def action_reject(self) -> None:
-        self._ask("reject", "why? (goes back to the model)", "")
+        self._ask(
+            "reject",
+            "why? (goes back to the model)",
+            "",
+            "Enter sends the reason to the model, which proposes again; escape goes back.",
+        )
+
+    def action_back(self) -> None:
+        if self.mode == "choose":
+            return
+        self.mode = "choose"
+        self.query_one("#review-input", Input).display = False
+        self.query_one("#review-error", Static).update("")
+        self.query_one("#review-context", Static).update(self.context)
+        self.query_one("#approve", Button).focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         text = event.value.strip()
@@ -102,23 +152,119 @@ class ReviewCall(ModalScreen[Decision]):
         self.dismiss(Decision("edit", ToolCall(name, args)))
 
 
-class DebugPanel(Static):
-    """The exact message list the model in the seat received last."""
+class LeaveDialog(ModalScreen[str | None]):
+    """Escape on a play screen: suspend (the episode stays running and resumable), end it
+    (the agent seat only: scored as it stands), or cancel."""
 
-    def show(self, controller: Any) -> None:
-        messages = getattr(controller, "last_messages", None)
+    DEFAULT_CSS = """
+    LeaveDialog { align: center middle; }
+    LeaveDialog > Vertical { width: 64; max-width: 95%; height: auto; border: thick $primary;
+                             padding: 1 2; background: $surface; }
+    LeaveDialog .question { text-style: bold; margin-bottom: 1; }
+    LeaveDialog Horizontal { height: auto; }
+    LeaveDialog Button { margin: 1 1 0 0; min-width: 12; }
+    """
+    BINDINGS = [
+        Binding("s", "choose('suspend')", "Suspend", id="leave.suspend"),
+        Binding("e", "choose('end')", "End", id="leave.end"),
+        Binding("escape,c", "choose('')", "Cancel", id="leave.cancel"),
+    ]
+
+    def __init__(self, can_end: bool):
+        super().__init__()
+        self.can_end = can_end
+
+    def compose(self) -> ComposeResult:
+        end = "End scores the episode as it stands. " if self.can_end else "ctrl+s ends it when you are satisfied. "
+        with Vertical():
+            yield Label("Leave this episode?", classes="question")
+            yield Static(
+                "Suspend keeps it running: resume it from home (r) or with `sttui resume`. "
+                + end
+                + "Cancel goes back to it.",
+                classes="muted",
+            )
+            with Horizontal():
+                yield Button("Suspend (s)", variant="primary", id="leave-suspend")
+                if self.can_end:
+                    yield Button("End (e)", variant="warning", id="leave-end")
+                yield Button("Cancel (esc)", id="leave-cancel")
+
+    def on_mount(self) -> None:
+        self.query_one("#leave-suspend", Button).focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return self.can_end or parameters != ("end",)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        choice = str(event.button.id).removeprefix("leave-")
+        self.action_choose("" if choice == "cancel" else choice)
+
+    def action_choose(self, choice: str) -> None:
+        self.dismiss(choice or None)
+
+
+class DebugPanel(Static):
+    """The exact message list the model in the seat received last (or the model that held the
+    seat last, once the person has taken it back)."""
+
+    def show(self, holder: Any, last: Any = None) -> None:
+        messages = getattr(holder, "last_messages", None)
+        source, note = holder, ""
+        if not messages and last is not None and getattr(last, "last_messages", None):
+            source, messages = last, last.last_messages
+            note = " (it held this seat before you took it back)"
         if not messages:
             self.update("[b]Debug[/b]: no model has been asked yet in this seat.")
             return
         self.update(
-            f"[b]Debug[/b]: the {len(messages)} messages {controller.name} received last\n"
+            f"[b]Debug[/b]: the {len(messages)} messages {source.name} received last{note}\n"
             + json.dumps(messages, indent=1, ensure_ascii=False)[:20000]
         )
 
 
-class SeatMixin:
-    """What every play screen shares: the person's clock, lending the seat to a model and
-    taking it back, the model's debug panel, and notices from the session."""
+class ModelActivity(Static):
+    """One line while a model call is in flight: ``model:x thinking… 12 s``; hidden otherwise."""
+
+    DEFAULT_CSS = """
+    ModelActivity { height: 1; padding: 0 1; color: $warning; text-style: bold; }
+    ModelActivity.-idle { display: none; }
+    """
+    text: reactive[str] = reactive("", layout=True)
+
+    def __init__(self, session: PlaySession, seat: str):
+        super().__init__("", id="model-activity", classes="-idle")
+        self.session, self.seat = session, seat
+
+    def on_mount(self) -> None:
+        self.set_interval(0.5, self.poll)
+
+    def poll(self) -> None:
+        from sttui.controllers.model import litellm_ready
+
+        parts = []
+        for seat in ("agent", "user"):
+            holder = self.session.seats[seat]
+            since = getattr(holder, "thinking_since", None)
+            if holder is None or since is None:
+                continue
+            mine = seat == self.seat and seat in self.session.people
+            who = holder.name if mine else f"{holder.name} ({seat})"
+            line = f"{who} thinking… {int(time.monotonic() - since)} s"
+            if not litellm_ready():
+                line += " · loading the model library"
+            if mine:
+                line += " · F11 takes it back"
+            parts.append(line)
+        self.text = "   ".join(parts)
+
+    def watch_text(self, text: str) -> None:
+        self.update(text)
+        self.set_class(not text, "-idle")
+
+
+class SeatScreen(Screen[None]):
+    """A screen where a person holds a seat of a running episode (agent or user)."""
 
     HANDOFF_BINDINGS = [
         Binding("f10", "hand_to_model", "Hand seat to model", id="handoff.give"),
@@ -126,89 +272,187 @@ class SeatMixin:
         Binding("f12", "toggle_debug", "Model debug", show=False, id="handoff.debug"),
     ]
     seat = "agent"
+    oversees = False  # the screen offers oversight of a model in its seat (F7)
 
-    def _model_name(self) -> str | None:
-        config = self.app.config  # type: ignore[attr-defined]
-        models = config.extra.get("models") or {}
-        return config.extra.get("handoff_model") or (next(iter(models)) if models else None)
+    class SeatsChanged(Message):
+        """A seat changed hands: the usable keys changed."""
 
+    session: PlaySession
+    human: HumanController
+
+    def on_mount(self) -> None:
+        feedback = self.query("#feedback")
+        if feedback:
+            self.mount(ModelActivity(self.session, self.seat), before=feedback.first())
+        self.session.listeners.append(self._seat_event)
+        if self._configured_models():
+            self.preload_models()
+
+    def _seat_event(self, event: Any) -> None:
+        if event.type == "seat_changed":  # the only change the usable keys depend on
+            self.post_message(self.SeatsChanged())
+
+    def on_seat_screen_seats_changed(self, _message: SeatsChanged) -> None:
+        self.refresh_bindings()
+
+    # -- keys that apply --------------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The footer shows the keys that do something now."""
+        session = getattr(self, "session", None)
+        if session is None or session.episode.ended is not None:
+            return action not in ("hand_to_model", "take_back", "toggle_oversight", "toggle_clock", "leave")
+        mine = session.holds(self.seat)
+        if action == "hand_to_model":
+            return mine
+        if action == "take_back":
+            return not mine
+        if action in ("toggle_clock", "satisfied"):
+            return mine
+        return True
+
+    # -- the clock ---------------------------------------------------------------------------
     def action_toggle_clock(self) -> None:
-        clock = self.session.clock  # type: ignore[attr-defined]
-        if clock is not None:
+        clock = self.session.clock
+        if clock is not None and self.session.holds(self.seat):
             clock.toggle()
-            self._tick()  # type: ignore[attr-defined]
+            self._tick()
+
+    def _tick(self) -> None:  # the screens redraw their status line here
+        pass
 
     def show_notices(self) -> None:
         """Say what the session had to do on its own, e.g. give back a seat a model failed in."""
-        notices = self.session.notices  # type: ignore[attr-defined]
+        notices = self.session.notices
         while notices:
-            self.notify(notices.pop(0), severity="warning", timeout=10)  # type: ignore[attr-defined]
+            self.notify(notices.pop(0), severity="warning", timeout=10)
+
+    # -- lending the seat --------------------------------------------------------------------
+    def _configured_models(self) -> dict[str, Any]:
+        extra = self.app.config.extra  # type: ignore[attr-defined]
+        models = extra.get("models") or {}
+        return models if isinstance(models, dict) else {}
+
+    @work(thread=True, exclusive=True, group="model-library", exit_on_error=False)
+    def preload_models(self) -> None:
+        """Import the model library now, so the first call after F10 does not wait for it."""
+        from sttui.controllers.model import litellm_module
+
+        litellm_module()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group == "model-library" and event.state == WorkerState.ERROR:
+            self.notify(f"the model library could not be loaded: {event.worker.error}", severity="error", timeout=15)
 
     def action_hand_to_model(self) -> None:
-        name = self._model_name()
-        if name is None:
-            from sttui.tui.modals import EditValue
-
-            self.app.push_screen(  # type: ignore[attr-defined]
-                EditValue(
-                    "Hand the seat to which model?",
-                    "",
-                    "a litellm model (openai/gpt-4o-mini) or an alias from sttui.yaml",
-                ),
-                lambda value: value and self._hand(value.strip()),
-            )
+        if not self.session.holds(self.seat) or self.session.episode.ended is not None:
             return
-        self._hand(name)
+        extra = self.app.config.extra  # type: ignore[attr-defined]
+        if extra.get("handoff_model"):
+            self._hand(str(extra["handoff_model"]))
+            return
+        from sttui.tui.modals import EditValue
+
+        self.preload_models()  # while the person types the name
+        models = self._configured_models()
+        remembered = getattr(self.app, "last_handoff_model", None) or next(iter(models), "")
+        hint = "a litellm model (openai/gpt-4o-mini)" + (
+            f" or an alias from sttui.yaml: {', '.join(models)}" if models else " or an alias from sttui.yaml"
+        )
+        hint += ". Enter hands the seat over, escape cancels."
+        self.app.push_screen(
+            EditValue("Hand the seat to which model?", remembered, hint),
+            lambda value: self._hand(value.strip()) if value and value.strip() else None,
+        )
 
     def _hand(self, name: str) -> None:
         from sttui.controllers.model import ModelAgent, ModelUser, resolve_model
 
-        session = self.session  # type: ignore[attr-defined]
-        config = self.app.config  # type: ignore[attr-defined]
+        session = self.session
         try:
-            model_config = resolve_model(name, config.extra.get("models") or {})
+            model_config = resolve_model(name, self._configured_models())
         except ValueError as exc:
-            self.notify(str(exc), severity="error")  # type: ignore[attr-defined]
+            self.notify(str(exc), severity="error")
             return
+        self.app.last_handoff_model = name  # type: ignore[attr-defined]
         spec = f"model:{name}"
         if self.seat == "user":
             model: Any = ModelUser(spec, model_config)
         else:
             tools = session.loaded.env_cls.tool_specs if session.loaded.env_cls is not None else None
             model = ModelAgent(spec, model_config, tools)
-            if getattr(self, "oversight", False):
-                model = Overseen(model, self.review, self.human.name)  # type: ignore[attr-defined]
-        session.hand(self.seat, model)
-        self.notify(f"the {self.seat} seat is now held by {spec}; F11 takes it back")  # type: ignore[attr-defined]
+        session.hand_to_model(self.seat, model, review=self.review if self.oversees else None)
+        watched = " under your oversight" if self.oversees and session.oversight else ""
+        self.notify(f"the {self.seat} seat is now held by {spec}{watched}; F11 takes it back")
 
     def action_take_back(self) -> None:
-        session = self.session  # type: ignore[attr-defined]
-        person = session.people.get(self.seat)
-        if person is None or session.seats[self.seat] is person:
-            return
-        session.hand(self.seat, person)
-        self.notify(f"the {self.seat} seat is yours again")  # type: ignore[attr-defined]
+        if self.session.take_back(self.seat):
+            self.notify(f"the {self.seat} seat is yours again")
 
-    def action_toggle_debug(self) -> None:
-        pane = self.query_one("#debug-pane")  # type: ignore[attr-defined]
-        pane.display = not pane.display
-        self.refresh_debug()
+    # -- oversight -----------------------------------------------------------------------
+    def action_toggle_oversight(self) -> None:
+        if not self.oversees:
+            return
+        self.session.set_oversight(not self.session.oversight)
+        state = "on: you approve each call the model proposes" if self.session.oversight else "off"
+        self.notify(f"oversight {state}")
 
     async def review(self, proposed: Action, view: Any) -> Decision:
         """Show a model's proposal to the person and wait for their decision."""
         future: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
-        context = "Approve to execute it as is; edit to make a different call; reject to send a reason back."
-        tools = self.session.loaded.env_cls.tool_specs if self.session.loaded.env_cls else None  # type: ignore
+        context = (
+            "Approve runs it as the model's; edit runs your version as yours; reject sends your reason "
+            "back to the model. F11 takes the seat back."
+        )
+        env_cls = self.session.loaded.env_cls
+        tools = env_cls.tool_specs if env_cls else None
         self.app.push_screen(
-            ReviewCall(proposed, context, tools),  # type: ignore[attr-defined]
-            lambda decision: future.done() or future.set_result(decision),
+            ReviewCall(proposed, context, tools),
+            lambda decision: future.done() or future.set_result(decision or Decision("reject")),
         )
         return await future
 
+    # -- the model's messages ---------------------------------------------------------------
     def compose_debug(self) -> ComposeResult:
         panel = DebugPanel("", id="debug")
         yield VerticalScroll(panel, id="debug-pane")
 
+    def action_toggle_debug(self) -> None:
+        pane = self.query_one("#debug-pane")
+        pane.display = not pane.display
+        self.refresh_debug()
+
     def refresh_debug(self) -> None:
-        if self.query_one("#debug-pane").display:  # type: ignore[attr-defined]
-            self.query_one("#debug", DebugPanel).show(self.session.seats[self.seat])  # type: ignore[attr-defined]
+        if self.query_one("#debug-pane").display:
+            self.query_one("#debug", DebugPanel).show(
+                self.session.seats[self.seat], self.session.last_model.get(self.seat)
+            )
+
+    # -- leaving -------------------------------------------------------------------------------
+    def action_leave(self) -> None:
+        if self.session.episode.ended is not None:
+            return
+        can_end = self.seat == "agent" and "agent" in self.session.people and hasattr(self, "action_end_episode")
+
+        def chosen(choice: str | None) -> None:
+            if choice == "suspend":
+                self.run_worker(self.suspend(), group="leave", exclusive=True)
+            elif choice == "end" and can_end:
+                self.session.end_now()
+                self.notify("ending the episode…")
+
+        self.app.push_screen(LeaveDialog(can_end), chosen)
+
+    async def suspend(self) -> None:
+        """Let go of the episode: it stays running, recorded as left by the person (suspended)."""
+        self.session.leave("suspended")
+        for worker in [w for w in self.app.workers if w.node is self and w.group == "episode"]:
+            worker.cancel()
+            with contextlib.suppress(WorkerCancelled, WorkerFailed):
+                await worker.wait()
+        await asyncio.to_thread(self.session.close)
+        self.app.notify(f"episode {self.session.episode_id} suspended: r in home's Sessions tab (F6) resumes it")
+        self.app.pop_to_home()  # type: ignore[attr-defined]
+
+
+# The name the screens used before SeatScreen: ExploreScreen(SeatMixin, Screen[None]) keeps working.
+SeatMixin = SeatScreen

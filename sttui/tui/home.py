@@ -95,9 +95,12 @@ class HomeScreen(Screen[None]):
             self.rows, self.tasks, self.errors = rows, tasks, errors
             super().__init__()
 
-    def __init__(self, tasks_dir: Path):
+    def __init__(self, tasks_dir: Path, defer_tasks: bool = False):
         super().__init__()
         self.tasks_dir = tasks_dir
+        # `sttui play TASK`: the task files are read once home is shown again, not while that task opens
+        self.defer_tasks = defer_tasks
+        self._load_on_resume = False
         self.rows: list[TaskRow] = []
         self.tasks: dict[str, LoadedTask] = {}
         self.sort_column = "id"
@@ -121,10 +124,18 @@ class HomeScreen(Screen[None]):
         for col in COLUMNS:
             table.add_column(col, key=col)
         table.focus()
-        self.call_after_refresh(self.load_tasks)  # paint first, then read the task files
+        if not self.defer_tasks:
+            self.call_after_refresh(self.load_tasks)  # paint first, then read the task files
+
+    def on_screen_suspend(self) -> None:
+        if self.defer_tasks:
+            self.defer_tasks, self._load_on_resume = False, True
 
     def on_screen_resume(self) -> None:
-        if self.rows:
+        if self._load_on_resume:
+            self._load_on_resume = False
+            self.load_tasks()
+        elif self.rows:
             self.load_sessions()
 
     @work(thread=True, exclusive=True, group="tasks")

@@ -11,20 +11,17 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Collapsible, Footer, OptionList, Static, Tree
 
 from sttui.controllers.human import HumanController
-from sttui.controllers.model import ModelAgent
-from sttui.controllers.oversight import Overseen
-from sttui.core.actions import EndEpisode, Say, ToolCall
+from sttui.core.actions import Say, ToolCall
 from sttui.core.callsyntax import CallSyntaxError, parse_call
 from sttui.core.checklist import evaluate_checklist
 from sttui.core.episode import Episode
 from sttui.core.problems import did_you_mean
 from sttui.core.schema import check_args
 from sttui.session import PlaySession
-from sttui.tui.handoff import SeatMixin
+from sttui.tui.handoff import SeatScreen
 from sttui.tui.modals import Confirm, ToolForm
 from sttui.tui.review import frontier_text, signal_line
 from sttui.tui.widgets import CallEntry, CallSuggester, transcript_item
@@ -41,11 +38,19 @@ def status_line(session: PlaySession) -> Text:
         if ep.ended is not None:
             parts += [("ended ", "bold"), ep.ended["reason"], "  "]
     parts += [("agent ", "dim"), session.agent.name, "  "]
+    if session.oversight:
+        parts += [("oversight ", "dim"), ("on", "bold"), "  "]
     if session.user is not None:
         parts += [("user ", "dim"), session.user.name, "  "]
     if session.clock is not None:
         secs = int(session.clock.active_seconds)
-        state = ("▶ running", "bold green") if session.clock.running else ("⏸ paused (F5 starts)", "bold yellow")
+        lent = any(not session.holds(seat) for seat in session.people)
+        if session.clock.running:
+            state = ("▶ running", "bold green")
+        elif lent:
+            state = ("⏸ paused while a model holds your seat", "bold yellow")
+        else:
+            state = ("⏸ paused (F5 starts)", "bold yellow")
         parts += [("clock ", "dim"), state, f" {secs // 60:02d}:{secs % 60:02d}  "]
     if session.peeked:
         parts += ["  ", ("god view used: not a clean baseline", "bold red")]
@@ -73,8 +78,10 @@ def state_tree(tree: Tree[Any], data: Any) -> None:
     tree.root.expand()
 
 
-class PlayScreen(SeatMixin, Screen[None]):
+class PlayScreen(SeatScreen):
     """A human in the agent seat of an stt episode (which a model can take over and give back)."""
+
+    oversees = True
 
     BINDINGS = [
         Binding("f5", "toggle_clock", "Start/pause clock", id="play.clock"),
@@ -83,8 +90,9 @@ class PlayScreen(SeatMixin, Screen[None]):
         Binding("f2", "god_view", "God view", id="play.god_view"),
         Binding("f8", "end_episode", "End episode", id="play.end"),
         Binding("f9", "show_earlier", "Show earlier items", show=False, id="play.earlier"),
-        *SeatMixin.HANDOFF_BINDINGS,
+        *SeatScreen.HANDOFF_BINDINGS,
         Binding("f7", "toggle_oversight", "Oversight", id="play.oversight"),
+        Binding("escape", "leave", "Leave", id="play.leave"),
     ]
 
     class Changed(Message):
@@ -108,7 +116,6 @@ class PlayScreen(SeatMixin, Screen[None]):
         self._hidden = 0
         self._live_limit = LIVE_ITEMS
         self.god = False
-        self.oversight = False
 
     def compose(self) -> ComposeResult:
         yield Static(status_line(self.session), id="status-bar")
@@ -306,15 +313,6 @@ class PlayScreen(SeatMixin, Screen[None]):
 
         self.app.push_screen(ToolForm(self.episode.tools[name]), fill)
 
-    def action_toggle_oversight(self) -> None:
-        self.oversight = not self.oversight
-        holder = self.session.seats["agent"]
-        if self.oversight and isinstance(holder, ModelAgent):
-            self.session.hand("agent", Overseen(holder, self.review, self.human.name))
-        elif not self.oversight and isinstance(holder, Overseen):
-            self.session.hand("agent", holder.inner)
-        self.notify(f"oversight {'on: you approve each call the model proposes' if self.oversight else 'off'}")
-
     def action_toggle_fold(self) -> None:
         results = list(self.query(Collapsible))
         if results:
@@ -377,13 +375,8 @@ class PlayScreen(SeatMixin, Screen[None]):
             return
 
         def end(yes: bool | None) -> None:
-            if yes:
-                if self.session.seats["agent"] is not self.human:
-                    self.feedback("take the seat back first (F11), then end")
-                elif self.episode.turn == "agent" and self.human.waiting:
-                    self.human.submit(EndEpisode("the agent ended the episode"))
-                else:
-                    self.feedback("wait for the user's reply, then end")
+            if yes:  # a model holding the seat gives it back first; the user's reply under way comes first
+                self.session.end_now()
 
         self.app.push_screen(
             Confirm("End the episode now? It will be scored as it stands.", "End it", "Keep going"), end

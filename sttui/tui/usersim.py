@@ -8,20 +8,21 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 
 from sttui.controllers.human import HumanController
 from sttui.core.actions import Reply, Satisfied
 from sttui.core.episode import Episode
 from sttui.session import PlaySession
-from sttui.tui.handoff import SeatMixin
+from sttui.tui.handoff import SeatScreen
 from sttui.tui.modals import Confirm
 from sttui.tui.play import status_line
 from sttui.tui.widgets import transcript_item
 
+WAITING = "The agent starts when you do: F5 starts your clock."
 
-class UserSimScreen(SeatMixin, Screen[None]):
+
+class UserSimScreen(SeatScreen):
     """A human in the user seat; a baseline or a model holds the agent seat."""
 
     seat = "user"
@@ -29,7 +30,8 @@ class UserSimScreen(SeatMixin, Screen[None]):
         Binding("f5", "toggle_clock", "Start/pause clock", id="user.clock"),
         Binding("f4", "toggle_actions", "Show agent's actions", id="user.actions"),
         Binding("ctrl+s", "satisfied", "Satisfied, end", id="user.satisfied"),
-        *SeatMixin.HANDOFF_BINDINGS,
+        *SeatScreen.HANDOFF_BINDINGS,
+        Binding("escape", "leave", "Leave", id="user.leave"),
     ]
 
     class Changed(Message):
@@ -78,6 +80,11 @@ class UserSimScreen(SeatMixin, Screen[None]):
 
     def _tick(self) -> None:
         self.query_one("#status-bar", Static).update(status_line(self.session))
+        feedback = self.query_one("#feedback", Static)
+        if self.session.waits_for_person():
+            feedback.update(WAITING)
+        elif str(feedback.render()) == WAITING:
+            feedback.update("")
 
     def on_user_sim_screen_changed(self, _message: Changed) -> None:
         self.redraw()
