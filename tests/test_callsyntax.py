@@ -67,3 +67,27 @@ def test_completion_of_tools_and_parameters():
     assert complete("get_route(origin=A, d", tools) == "get_route(origin=A, destination="
     assert complete("get_route(origin=A, ", tools) == "get_route(origin=A, destination="
     assert complete("nope(", tools) is None and complete("zz", tools) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("rebook(from_flights=[BA576])", {"from_flights": ["BA576"]}),
+        ("rebook(from_flights=[BA576, KL641], to_flights=[])", {"from_flights": ["BA576", "KL641"], "to_flights": []}),
+        ('f(a=[TRK-7, "two words", 3, true, null])', {"a": ["TRK-7", "two words", 3, True, None]}),
+        ("f(a=[[A, B], [C]], b={seat: 12A, count: 2})", {"a": [["A", "B"], ["C"]], "b": {"seat": "12A", "count": 2}}),
+        ("f(a=['x, y', z])", {"a": ["x, y", "z"]}),
+    ],
+)
+def test_bare_words_inside_lists_and_objects(text, expected):
+    assert parse_call(text)[1] == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [("f(x=[a,,b])", "expected a value"), ("f(x={a})", "expected ':' after a key"), ("f(x=[a b c", "unclosed '['")],
+)
+def test_bad_lists_say_what_and_where(text, message):
+    with pytest.raises(CallSyntaxError) as info:
+        parse_call(text)
+    assert message in str(info.value) and "at character" in str(info.value)

@@ -134,7 +134,7 @@ def test_replay_says_when_the_task_changed_and_how_the_outcome_differs(tmp_path)
     (tasks / TASK.name).write_text(text)
     out = cli(db, "replay", eid, env=env).output
     assert "THE TASK FILE HAS CHANGED" in out
-    assert "passed: True -> False" in out and "items.delivered: True -> False" in out
+    assert "passed: yes -> no" in out and "items.delivered: yes -> no" in out
 
 
 def test_sessions_filters_and_json_shape(recorded):
@@ -178,3 +178,34 @@ def test_report_compares_controllers_on_the_same_tasks(recorded, tmp_path):
     assert rows["baseline:naive"]["human_seconds_per_episode"] == 90.0
     text = cli(recorded, "report").output
     assert "baseline:oracle" in text and "100.0%" in text and "1.5 min" in text
+
+
+def test_replay_prints_words_and_rounded_numbers(recorded):
+    import re
+
+    for row in json.loads(cli(recorded, "sessions", "--json").output):
+        out = cli(recorded, "replay", row["id"]).output
+        assert "{'" not in out and "': " not in out, out  # no Python dicts
+        assert not re.search(r"\d\.\d{3,}", out), out  # no float printed unrounded
+        if row["kind"] == "explore":
+            assert "calibrated accuracy 100%" in out and "ca per batch 1.00 1.00" in out
+        elif row["outcome"]["passed"]:
+            assert "re-scored on the recorded version: pass   checklist: delivered ✓  cold ✓" in out
+        else:
+            assert "re-scored on the recorded version: fail   checklist: delivered ✗" in out
+
+
+def test_training_exports_are_a_json_array_in_a_json_file_and_lines_otherwise(recorded, tmp_path):
+    for fmt in ("sharegpt", "openai"):
+        array, lines = tmp_path / f"{fmt}.json", tmp_path / f"{fmt}.jsonl"
+        out = cli(recorded, "export", "--all", "--format", fmt, "-o", array)
+        assert "a JSON array" in out.output
+        examples = json.loads(array.read_text())  # the whole file is one JSON document
+        assert isinstance(examples, list) and len(examples) == 2 and all(isinstance(e, dict) for e in examples)
+        cli(recorded, "export", "--all", "--format", fmt, "-o", lines)
+        assert [json.loads(line) for line in lines.read_text().splitlines()] == examples
+    # the full record stays JSON lines whatever its name, and says so
+    out = cli(recorded, "export", "--all", "-o", tmp_path / "all.json")
+    assert "always JSON lines" in out.output and len((tmp_path / "all.json").read_text().splitlines()) > 3
+    readme = (ROOT / "README.md").read_text()
+    assert "-o train.json` writes one JSON array" in readme and "one example per line" in readme

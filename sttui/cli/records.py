@@ -227,6 +227,44 @@ def _outcome_of(result: Any) -> dict[str, Any]:
     return {"metrics": result.metrics}
 
 
+# Scores read as percentages in the text output; other fractions to two decimals.
+PERCENTS = (
+    "calibrated_accuracy",
+    "ca_played",
+    "exact_accuracy",
+    "factor_recognition",
+    "fr_fields",
+    "change_recognition",
+)
+
+
+def _readable(value: Any, key: str = "") -> str:
+    """A value for a person: floats rounded (scores as percentages), lists and flags in words."""
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.0%}" if key in PERCENTS else f"{value:.2f}"
+    if isinstance(value, list):
+        return " ".join(_readable(v) for v in value) or "none"
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {_readable(v, k)}" for k, v in value.items())
+    return str(value)
+
+
+def _rescored_text(outcome: dict[str, Any]) -> str:
+    """The re-scored outcome in words: pass or fail with each checklist item, or the metrics."""
+    if "passed" in outcome:
+        items = "  ".join(f"{k} {'✓' if ok else '✗'}" for k, ok in outcome["items"].items())
+        return f"{'pass' if outcome['passed'] else 'fail'}   checklist: {items or 'none'}"
+    import textwrap
+
+    metrics = outcome.get("metrics") or {}
+    pairs = ", ".join(f"{k.replace('_', ' ')} {_readable(v, k)}" for k, v in metrics.items())
+    return "\n" + textwrap.fill(pairs, width=100, initial_indent="  ", subsequent_indent="  ")
+
+
 def _differences(a: dict[str, Any], b: dict[str, Any], prefix: str = "") -> list[str]:
     out = []
     for key in sorted(set(a) | set(b)):
@@ -234,7 +272,7 @@ def _differences(a: dict[str, Any], b: dict[str, Any], prefix: str = "") -> list
         if isinstance(va, dict) and isinstance(vb, dict):
             out += _differences(va, vb, f"{prefix}{key}.")
         elif va != vb:
-            out.append(f"{prefix}{key}: {va!r} -> {vb!r}")
+            out.append(f"{prefix}{key}: {_readable(va, key)} -> {_readable(vb, key)}")
     return out
 
 
@@ -306,7 +344,8 @@ def replay(episode: str, trust: bool, task_dirs: tuple[Path, ...], as_json: bool
     click.echo(f"task code run as: {opened.trusted_by}")
     click.echo("replay reproduces the record" if rebuilt.matches else f"REPLAY DIFFERS: {rebuilt.mismatch}")
     if "rescored" in report:
-        click.echo(f"re-scored on the recorded version: {report['rescored']}")
+        text = _rescored_text(report["rescored"])
+        click.echo(f"re-scored on the recorded version:{'' if text.startswith(chr(10)) else ' '}{text}")
     for key, label in (
         ("review", "milestone review"),
         ("review_on_current", "milestone review on the current version"),
@@ -357,12 +396,27 @@ def _not_replayed(record: Any, events: list[Any], reason: str, as_json: bool) ->
 
 
 def _event_line(e: Any) -> str:
+    """One event in words: a call as it was typed, a result as ok or its error, a message as
+    who said what; other events as their fields, shortened."""
     import json
 
-    payload = json.dumps(e.payload, ensure_ascii=False, default=str)
-    if len(payload) > 100:
-        payload = payload[:99] + "…"
-    return f"  {e.seq:>4}  {e.sim_time[-8:]:<8}  {e.type:<18} {e.actor:<20} {payload}"
+    p = e.payload
+    if e.type == "tool_call":
+        what = f"{p.get('tool')}({', '.join(f'{k}={json.dumps(v, ensure_ascii=False)}' for k, v in p.get('args', {}).items())})"
+    elif e.type == "tool_result" and isinstance(p.get("result"), dict):
+        result = p["result"]
+        what = f"{p.get('tool')}: " + ("ok" if result.get("success") else f"failed: {result.get('error', '')}")
+    elif e.type == "message":
+        what = f"{p.get('from')}: {p.get('text')}"
+    else:
+        what = ", ".join(
+            f"{k} {_readable(v, k) if not isinstance(v, dict | list) else json.dumps(v, ensure_ascii=False, default=str)}"
+            for k, v in p.items()
+            if k not in ("state_hash", "state_diff")
+        )
+    if len(what) > 100:
+        what = what[:99] + "…"
+    return f"  {e.seq:>4}  {e.sim_time[-8:]:<8}  {e.type:<18} {e.actor:<20} {what}"
 
 
 def _review_of(episode: Any) -> dict[str, Any] | None:
@@ -399,6 +453,8 @@ def export_cmd(
 ) -> None:
     """Export episodes: the full event log (jsonl), or training data (openai, sharegpt).
 
+    Training data goes to FILE as a JSON array when its name ends in .json, else as JSON lines.
+
     Never runs a task's code: the tools come from the record. Only task versions stored before
     tools were kept are opened, under the same trust rule as replay (--trust, --tasks).
     """
@@ -419,10 +475,19 @@ def export_cmd(
         lines, notes = training_lines(store, records, fmt, trust=trust, task_dirs=_task_dirs(task_dirs))
         written = len(lines)
     output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    if fmt != "jsonl" and output.suffix.lower() == ".json":
+        # a .json file holds one JSON array (what LLaMA-Factory and most loaders read as json);
+        # any other name gets one example per line (jsonl)
+        output.write_text("[\n" + ",\n".join(lines) + "\n]\n", encoding="utf-8")
+        layout = "a JSON array"
+    else:
+        output.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+        layout = "one JSON object per line"
+        if output.suffix.lower() == ".json":
+            notes.append("the full record is always JSON lines (what `sttui import` reads), whatever the name")
     for note in notes:
         click.echo(f"note: {note}", err=True)
-    click.echo(f"wrote {written} episode(s) to {output} ({fmt})", err=True)
+    click.echo(f"wrote {written} episode(s) to {output} ({fmt}, {layout})", err=True)
 
 
 @main.command("import")

@@ -1,7 +1,8 @@
 """The call entry's syntax: ``tool(arg=value, ...)``, parsed with errors that say where.
 
 Values are JSON literals (numbers, true/false/null, "text", [lists], {objects}), single-
-quoted text, or bare words, which are text: ``get_vehicle_status(vehicle_id=TRK-7)``.
+quoted text, or bare words, which are text: ``get_vehicle_status(vehicle_id=TRK-7)``. Bare
+words work inside lists and objects too: ``rebook(from_flights=[BA576], to_flights=[BA578])``.
 """
 
 from __future__ import annotations
@@ -73,7 +74,8 @@ def _skip(src: str, pos: int) -> int:
     return pos
 
 
-def _value(src: str, pos: int) -> tuple[Any, int]:
+def _value(src: str, pos: int, stops: str = ",)") -> tuple[Any, int]:
+    """One value from ``pos``; a bare word runs up to the first of ``stops``."""
     if pos >= len(src):
         raise CallSyntaxError("expected a value", pos)
     ch = src[pos]
@@ -89,12 +91,11 @@ def _value(src: str, pos: int) -> tuple[Any, int]:
         end = _matching(src, pos)
         try:
             return json.loads(src[pos : end + 1]), end + 1
-        except json.JSONDecodeError as exc:
-            raise CallSyntaxError(
-                f"not a valid JSON {'list' if ch == '[' else 'object'}: {exc.msg}", pos + exc.pos
-            ) from None
+        except json.JSONDecodeError:
+            pass  # not JSON: perhaps bare words inside, [BA576, KL641] or {seat: 12A}
+        return (_list if ch == "[" else _object)(src, pos, end)
     end = pos
-    while end < len(src) and src[end] not in ",)":
+    while end < len(src) and src[end] not in stops:
         end += 1
     word = src[pos:end].strip()
     if not word:
@@ -106,16 +107,55 @@ def _value(src: str, pos: int) -> tuple[Any, int]:
     return word, end
 
 
+def _list(src: str, pos: int, end: int) -> tuple[list[Any], int]:
+    """``[a, "b", 3]`` between ``pos`` and its closing bracket at ``end``."""
+    out: list[Any] = []
+    pos = _skip(src, pos + 1)
+    if pos == end:
+        return out, end + 1
+    while True:
+        value, pos = _value(src, _skip(src, pos), ",]")
+        out.append(value)
+        pos = _skip(src, pos)
+        if pos == end:
+            return out, end + 1
+        if pos > end or src[pos] != ",":
+            raise CallSyntaxError("expected ',' or ']' in a list", pos)
+        pos += 1
+
+
+def _object(src: str, pos: int, end: int) -> tuple[dict[str, Any], int]:
+    """``{key: value, "other key": 2}`` between ``pos`` and its closing brace at ``end``."""
+    out: dict[str, Any] = {}
+    pos = _skip(src, pos + 1)
+    if pos == end:
+        return out, end + 1
+    while True:
+        key, pos = _value(src, _skip(src, pos), ":,}")
+        pos = _skip(src, pos)
+        if pos >= end or src[pos] != ":":
+            raise CallSyntaxError("expected ':' after a key in an object", pos)
+        value, pos = _value(src, _skip(src, pos + 1), ",}")
+        out[str(key)] = value
+        pos = _skip(src, pos)
+        if pos == end:
+            return out, end + 1
+        if pos > end or src[pos] != ",":
+            raise CallSyntaxError("expected ',' or '}' in an object", pos)
+        pos += 1
+
+
 def _matching(src: str, pos: int) -> int:
     depth, quote = 0, None
-    for i in range(pos, len(src)):
+    i = pos
+    while i < len(src):
         ch = src[i]
         if quote:
             if ch == "\\":
-                continue
-            if ch == quote:
+                i += 1
+            elif ch == quote:
                 quote = None
-        elif ch == '"':
+        elif ch in "\"'":
             quote = ch
         elif ch in "[{":
             depth += 1
@@ -123,6 +163,7 @@ def _matching(src: str, pos: int) -> int:
             depth -= 1
             if depth == 0:
                 return i
+        i += 1
     raise CallSyntaxError(f"unclosed '{src[pos]}'", pos)
 
 
