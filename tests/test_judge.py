@@ -109,3 +109,40 @@ def test_infeasibility_statements(text, valid, void):
 def test_claims_of_completion(text, claims):
     found = st.find_phrases(st.clauses(text), st.terms(st.CLAIMS), statement=False)
     assert [f.words for f in found if f.void is None] == claims
+
+
+INVERNESS = "air-inverness-crew-cascade-st2-impossible"
+
+
+@pytest.mark.parametrize(
+    ("say", "expect"),
+    [
+        # the cause only inflected: evidence "cancel", the agent says "cancellations"
+        (["I cannot get you to Inverness tonight because of the cancellations."], (True, True)),
+        # a claim after the statement, then a neutral last word: the claim still counts
+        (
+            ["I cannot get you to Inverness tonight: both flights are cancelled.", "You're all set.", "Bye for now."],
+            (False, False),
+        ),
+        # nothing but a neutral message after a correct statement
+        (["I cannot get you to Inverness tonight: both flights are cancelled.", "Bye for now."], (True, True)),
+    ],
+)
+def test_rule_judge_inflections_and_claims_across_later_messages(say, expect):
+    loaded = _TASKS[INVERNESS]
+    result = asyncio.run(run_episode(loaded, CallsThenSay("control:t", loaded.task.solution, say), PatientUser()))
+    got = {i.id: i.passed for i in result.outcome.items}
+    assert (got["recognised_infeasibility"], got["informed_user"]) == expect, {
+        i.id: i.detail for i in result.outcome.items
+    }
+
+
+def test_an_outcome_as_plain_data():
+    from sttui.core.checklist import ItemResult, Outcome
+
+    out = Outcome(False, [ItemResult("a", False, "why")], "rule")
+    assert out.as_dict() == {
+        "passed": False,
+        "judged_by": "rule",
+        "items": [{"id": "a", "passed": False, "detail": "why"}],
+    }
