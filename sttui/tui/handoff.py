@@ -335,9 +335,9 @@ class SeatScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="model-library", exit_on_error=False)
     def preload_models(self) -> None:
         """Import the model library now, so the first call after F10 does not wait for it."""
-        from sttui.controllers.model import litellm_module
+        from sttui.controllers.model import preload_litellm
 
-        litellm_module()
+        preload_litellm()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group == "model-library" and event.state == WorkerState.ERROR:
