@@ -61,7 +61,8 @@ def screen_keys(screen: Screen) -> list[KeyRow]:
             if shown not in grouped[slot][2]:
                 grouped[slot][2].append(shown)
     rows = []
-    for slot in sorted(order, key=lambda s: (s[0], order.index(s))):
+    # within each group, ours (with an id) before Textual's own (focus next, copy, …)
+    for slot in sorted(order, key=lambda s: (s[0], s[1].startswith("("), order.index(s))):
         where, binding, keys, usable = grouped[slot]
         rows.append(KeyRow(where, ", ".join(keys), binding.description or binding.action, slot[1], usable))
     return rows

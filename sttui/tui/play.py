@@ -191,12 +191,13 @@ class PlayScreen(SeatMixin, Screen[None]):
         conversation = self.query_one("#conversation", VerticalScroll)
         new = self.episode.view[self._shown :]
         if new:
-            conversation.mount_all([transcript_item(item) for item in new])
+            widgets = [transcript_item(item) for item in new]
+            conversation.mount_all(widgets)
             self._shown += len(new)
             self._trim(conversation)
             if any(item["type"] == "tool_result" for item in new):
                 self.fold_results(conversation)
-            conversation.scroll_end(animate=False)
+            self.call_after_refresh(self._scroll_to_new, widgets[0])
         self._tick()
         self.refresh_debug()
         self.show_notices()
@@ -205,6 +206,18 @@ class PlayScreen(SeatMixin, Screen[None]):
         if self.session.writer.errors:
             self.notify(f"recording failed: {self.session.writer.errors[-1]}", severity="error", timeout=10)
             self.session.writer.errors.clear()
+
+    def _scroll_to_new(self, first: Any) -> None:
+        """The end of the conversation; but new items taller than the view (a long result
+        unfolded) are shown from their start, the call and its result's summary first."""
+        conversation = self.query_one("#conversation", VerticalScroll)
+        if not first.is_attached:
+            return
+        top = first.virtual_region.y
+        if conversation.virtual_size.height - top > conversation.scrollable_content_region.height:
+            conversation.scroll_to(y=top, animate=False)
+        else:
+            conversation.scroll_end(animate=False)
 
     @staticmethod
     def fold_results(conversation: VerticalScroll) -> None:

@@ -91,7 +91,7 @@ class RevealScreen(Screen[None]):
             return "-" if v is None else f"{v:.0%}"
 
         scores = [
-            "[b]Scores[/b]                      you     random    stale   oracle",
+            "[b]Scores[/b]" + " " * 24 + f"{'you':>6}   {'random':>6}   {'stale':>6}   {'oracle':>6}",
             f"  calibrated accuracy (CA)    {pct('calibrated_accuracy'):>6}   {ref('random', 'ca'):>6}   "
             f"{ref('stale', 'ca'):>6}   {ref('oracle', 'ca'):>6}",
             f"  exact accuracy (EA)         {pct('exact_accuracy'):>6}   {ref('random', 'ea'):>6}   "
@@ -106,6 +106,7 @@ class RevealScreen(Screen[None]):
         ]
         with VerticalScroll(id="reveal"):
             yield Static(f"[b]The hidden rule of {ep.task.title}[/b]", id="reveal-title")
+            yield Static("\n".join(scores) + "\n", id="reveal-scores")  # first: what the person came for
             yield Static("[b]Before the drift[/b]\n" + rule_text(reveal["before"]))
             if "after" in reveal:
                 atoms = ", ".join(f"{k} {v}" for a in reveal["atoms"] for k, v in a.items())
@@ -118,7 +119,6 @@ class RevealScreen(Screen[None]):
                 + curve(m.get("ca_per_batch", []), reveal.get("drift_after_batch")),
                 id="reveal-curve",
             )
-            yield Static("\n".join(scores), id="reveal-scores")
         yield Footer()
 
     def on_mount(self) -> None:
