@@ -435,7 +435,8 @@ async def test_blinding_hides_the_controller_unless_the_dimension_needs_it(tmp_p
             assert "baseline:naive" in shown and "baseline:scripted-user" in shown
         else:
             assert "baseline:" not in shown and "by agent" in shown, shown
-            actors = {screen.query_one("#episode-events", DataTable).get_row_at(i)[1] for i in range(3)}
+            table = screen.query_one("#episode-events", DataTable)
+            actors = {table.get_row_at(i)[3] for i in range(table.row_count)}
             assert actors <= {"system", "user", "agent", "environment", "review"}
 
 

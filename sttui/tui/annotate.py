@@ -116,8 +116,16 @@ class AnnotateScreen(Screen[None]):
         Binding("3", "rate(3)", "3", show=False, id="annotate.rate3"),
         Binding("4", "rate(4)", "4", show=False, id="annotate.rate4"),
         Binding("5", "rate(5)", "5", show=False, id="annotate.rate5"),
-        Binding("tab,down", "dimension(1)", "Next dimension", priority=True, id="annotate.next_dimension"),
-        Binding("shift+tab,up", "dimension(-1)", "Previous dimension", priority=True, id="annotate.prev_dimension"),
+        # the rating pane says "tab moves": the footer keeps its room for the keys below
+        Binding("tab,down", "dimension(1)", "Next dimension", priority=True, show=False, id="annotate.next_dimension"),
+        Binding(
+            "shift+tab,up",
+            "dimension(-1)",
+            "Previous dimension",
+            priority=True,
+            show=False,
+            id="annotate.prev_dimension",
+        ),
         Binding("c", "comment", "Comment", id="annotate.comment"),
         Binding("s", "skip", "Skip", id="annotate.skip"),
         Binding("u", "undo", "Undo", id="annotate.undo"),
@@ -156,7 +164,8 @@ class AnnotateScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#episode-events", DataTable).add_columns("#", "actor", "event", "what")
+        # what happened before who did it, as in the replay: at 80 columns the "what" is in sight
+        self.query_one("#episode-events", DataTable).add_columns("#", "event", "what", "actor")
         self.advance()
 
     # -- moving through the queue ---------------------------------------------------------
@@ -250,7 +259,7 @@ class AnnotateScreen(Screen[None]):
             what = summary(e)[:70]
             if suggestion and e.seq == suggestion[0]:
                 what = f"◇ suggested first error: {what}"[:70]
-            table.add_row(str(e.seq), e.actor, e.type, what)
+            table.add_row(str(e.seq), e.type, what, e.actor)
         row = next((i for i, e in enumerate(events) if e.seq == cursor_on), row_now)
         if row is not None and table.row_count:
             table.move_cursor(row=min(row, table.row_count - 1))

@@ -89,6 +89,16 @@ def parse_value(field: dict[str, Any], text: str) -> tuple[Any, str | None]:
     return value, None
 
 
+class ExploreTabs(TabbedContent):
+    """The tabs, changed by F6 or a click only. Focusing into a pane makes Textual's tabs show
+    that pane; here only the pane in sight is ever focused, so a focus message arriving late
+    for a pane already left (F6 pressed quickly) must not bring it back."""
+
+    def _on_tab_pane_focused(self, event: TabPane.Focused) -> None:
+        event.prevent_default()  # not TabbedContent's: the tab in sight stays
+        event.stop()
+
+
 class AssessmentForm(Dialog[Assess | None]):
     """Which fields are relevant now, with directions; at the end, what changed."""
 
@@ -179,7 +189,7 @@ class ExploreScreen(SeatMixin, Screen[None]):
     def compose(self) -> ComposeResult:
         v = self.view
         yield Static(status_line(self.session), id="status-bar")
-        with TabbedContent(id="explore-tabs", initial="tab-batch"):
+        with ExploreTabs(id="explore-tabs", initial="tab-batch"):
             with TabPane("Brief", id="tab-brief"), VerticalScroll():
                 yield Static(f"[b]Scenario[/b]\n{v['scenario']}\n")
                 yield DataTable(id="fields", cursor_type="row")
@@ -286,7 +296,7 @@ class ExploreScreen(SeatMixin, Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Keys act on the tab in sight only; the assessment key only while one is asked."""
         tab = TAB_OF_ACTION.get(action)
-        if tab is not None and self.active_tab() != tab:
+        if tab is not None and (self.active_tab() != tab or self.view["phase"] != "window"):
             return False
         if action == "assess" and self.view["phase"] not in ASSESS_PHASES:
             return False
@@ -508,4 +518,10 @@ class ExploreScreen(SeatMixin, Screen[None]):
 
     def action_next_tab(self) -> None:
         tabs = self.query_one("#explore-tabs", TabbedContent)
-        tabs.active = TABS[(TABS.index(tabs.active) + 1) % len(TABS)]
+        shown = TABS[(TABS.index(tabs.active) + 1) % len(TABS)]
+        tabs.active = shown
+        # the focus moves now, not when the tab's message arrives: keys typed right after F6
+        # (an arrow, enter) already go to the tab in sight
+        self._tab = shown
+        self.set_focus(self.query_one(TAB_FOCUS[shown]), scroll_visible=False)
+        self.refresh_bindings()

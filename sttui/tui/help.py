@@ -76,7 +76,7 @@ class KeysHelp(Dialog[None]):
     KeysHelp #keys { height: 1fr; }
     KeysHelp #keys-note { height: auto; margin-top: 1; }
     """
-    AUTO_FOCUS = "#keys"
+    FIRST = "#keys"
     BINDINGS = [Binding("escape,f1,question_mark", "close", "Close", id="help.close")]
 
     def __init__(self, screen: Screen):
@@ -99,14 +99,14 @@ class KeysHelp(Dialog[None]):
 
     def on_mount(self) -> None:
         table = self.query_one("#keys", DataTable)
-        table.add_columns("key", "what it does", "where", "binding id")
+        table.add_columns("key", "what it does", "binding id", "where")
         for row in self.rows:
             style = "" if row.usable else "dim"
             table.add_row(
                 Text(row.keys, style=f"bold {style}".strip()),
                 Text(row.description, style=style),
-                Text(row.where, style="dim"),
                 Text(row.id, style="dim"),
+                Text(row.where, style="dim"),
             )
 
     def action_close(self) -> None:

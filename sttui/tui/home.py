@@ -372,7 +372,7 @@ class HomeScreen(Screen[None]):
         names = {"tab-tasks": "Tasks", "tab-sessions": "Sessions"}
         return (
             "  ".join(f"[reverse] {n} [/reverse]" if t == tab else f" {n} " for t, n in names.items())
-            + "   [dim]F6 switches[/dim]"
+            + "   [dim]F6 switches · F1 or ? lists every key[/dim]"
         )
 
     def action_focus_filter(self) -> None:

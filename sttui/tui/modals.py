@@ -41,8 +41,18 @@ class Dialog(ModalScreen[T]):
     Dialog .buttons { height: auto; width: 1fr; }
     Dialog Button { margin: 1 1 0 0; }
     Dialog .error { color: $error; height: auto; }
+    ToolForm Input { margin-bottom: 1; background: $boost; }
+    ToolForm Input:focus { background: $primary 30%; }
     """
-    AUTO_FOCUS = FIELDS
+    AUTO_FOCUS = ""  # Textual's own would scroll to the field before the dialog is laid out
+    FIRST = FIELDS  # what gets the focus: the first of these
+
+    def on_screen_resume(self) -> None:
+        if self.focused is None:
+            for widget in self.query(self.FIRST):
+                if widget.focusable:
+                    self.set_focus(widget, scroll_visible=False)  # the dialog opens at its top
+                    break
 
 
 class Confirm(Dialog[bool]):
@@ -126,7 +136,9 @@ class ToolForm(Dialog[str | None]):
                 if schema.get("description"):
                     yield Static(schema["description"], classes="muted")
                 yield Input(
-                    id=f"param-{name}", placeholder=json.dumps(schema.get("default")) if "default" in schema else ""
+                    id=f"param-{name}",
+                    placeholder=json.dumps(schema.get("default")) if "default" in schema else "",
+                    compact=True,  # one line a field: a form with many parameters fits at 80x24
                 )
             yield Static("", id="form-error", classes="error")
             yield Button("Fill the call line (enter)", variant="primary", id="ok")

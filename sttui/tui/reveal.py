@@ -96,8 +96,7 @@ class RevealScreen(Screen[None]):
             f"{ref('stale', 'ca'):>6}   {ref('oracle', 'ca'):>6}",
             f"  exact accuracy (EA)         {pct('exact_accuracy'):>6}   {ref('random', 'ea'):>6}   "
             f"{ref('stale', 'ea'):>6}   {ref('oracle', 'ea'):>6}",
-            "  [dim]CA: 0% is what random choices score, 100% the best action every time; "
-            "below 0 is worse than random.[/dim]",
+            "  [dim]CA: 0% is random, 100% always the best action; below 0 is worse than random.[/dim]",
             f"  factor recognition (FR)     {pct('factor_recognition'):>6}",
             f"  change recognition (CR)     {pct('change_recognition'):>6}",
             f"  unique probes               {m.get('unique_probes', 0):>6}",
