@@ -369,6 +369,7 @@ async def test_rate_an_episode_with_failure_tags_and_the_first_wrong_step(tmp_pa
         table.move_cursor(row=5)
         await pilot.pause()
         assert f"#{screen.events[5].seq} {screen.events[5].type}" in str(screen.query_one("#event-detail").render())
+        marked = screen.events[5].seq
         await pilot.press("f")  # the highlighted event is the first wrong step
         await pilot.press("t")
         await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "Tags")
@@ -378,5 +379,5 @@ async def test_rate_an_episode_with_failure_tags_and_the_first_wrong_step(tmp_pa
         await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "AnnotateScreen")
         await pilot.press("2")  # overall quality
     label = store.labels(eid, "ana")[0]
-    assert label["tags"] == ["stale_state_execution"] and label["first_error_seq"] == screen.events[5].seq
+    assert label["tags"] == ["stale_state_execution"] and label["first_error_seq"] == marked
     assert store.ratings_by("ana")[0]["value"] == 2 and store.ratings_by("ana")[0]["item_kind"] == "episode"

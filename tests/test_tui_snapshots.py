@@ -1,4 +1,8 @@
-"""Snapshots of the key screens at a fixed size (pytest-textual-snapshot)."""
+"""Snapshots of the key screens at a fixed size (pytest-textual-snapshot).
+
+Each ends with ``steady``: no blinking cursor (under load, as with ``-n 4``, whether the
+cursor was on at the moment of the picture was left to a half-second timer) and nothing left
+in the queue. The clock is fixed, and recorded episodes have fixed ids."""
 
 from __future__ import annotations
 
@@ -17,11 +21,29 @@ from sttui.session import HumanClock, PlaySession
 from sttui.store.store import Store
 from sttui.tui.app import SttuiApp
 from tests.conftest import ROOT
-from tests.tui_helpers import open_play, ready, wait_for
+from tests.tui_helpers import open_play, ready, steady, wait_for
 
 SIZE = (110, 34)
+SMALL = (80, 24)
+LARGE = (120, 40)
 STT = ROOT / "tasks" / "stt" / "logistics" / "insulin-reefer-fault-st2-easy.yaml"
+CARDIO = ROOT / "tasks" / "stt" / "clinic" / "cardiology-rota-s1-easy.yaml"
 EXPLORE = ROOT / "tasks" / "explore" / "finance" / "additive-1.yaml"
+
+
+def app_for(db: str, **kw) -> SttuiApp:
+    return SttuiApp(ROOT / "tasks", db_url=db, human="ana", **kw)
+
+
+def record(db: str, path, episode_id: str, agent: str = "baseline:oracle") -> str:
+    """An episode of ``path`` played by a baseline, under a fixed id."""
+    loaded = load_task(path)
+    store = Store(db)
+    plan = loaded.task.solution if agent == "baseline:oracle" else loaded.task.naive_plan
+    eid = store.create_episode(loaded, 0, agent, "baseline:scripted-user", episode_id=episode_id)
+    result = asyncio.run(run_episode(loaded, PlanAgent(agent, plan), ScriptedUser(), on_event=Recorder(store, eid)))
+    finish(store, eid, result)
+    return eid
 
 
 @pytest.fixture
@@ -33,9 +55,19 @@ def db(tmp_path, monkeypatch):
 def test_home(snap_compare, db):
     async def run_before(pilot):
         await ready(pilot)
-        await pilot.pause()
+        await steady(pilot)
 
-    assert snap_compare(SttuiApp(ROOT / "tasks", db_url=db, human="ana"), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(app_for(db), terminal_size=SIZE, run_before=run_before)
+
+
+def test_help(snap_compare, db):
+    async def run_before(pilot):
+        await ready(pilot)
+        await pilot.press("f1")
+        await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "KeysHelp")
+        await steady(pilot)
+
+    assert snap_compare(app_for(db), terminal_size=SIZE, run_before=run_before)
 
 
 def test_play(snap_compare, db):
@@ -49,9 +81,38 @@ def test_play(snap_compare, db):
             await pilot.press("enter")
             await wait_for(pilot, lambda: screen.human.waiting)
         await pilot.press("f5")
-        await pilot.pause()
+        await steady(pilot)
 
-    assert snap_compare(SttuiApp(ROOT / "tasks", db_url=db, human="ana"), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(app_for(db), terminal_size=SIZE, run_before=run_before)
+
+
+def test_play_at_80x24(snap_compare, db):
+    """The tools in sight, the newest result unfolded, the keys that end or hand over in the footer."""
+    loaded = load_task(STT)
+
+    async def run_before(pilot):
+        screen = await open_play(pilot, STT, "agent", "PlayScreen")
+        await pilot.press("f5")
+        for step in loaded.task.solution[:2]:
+            screen.query_one("#entry").value = format_call(step.tool, step.args)
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: screen.human.waiting)
+        await pilot.press("f5")
+        await steady(pilot)
+
+    assert snap_compare(app_for(db), terminal_size=SMALL, run_before=run_before)
+
+
+def test_god_view(snap_compare, db):
+    """At 120x40: the live checklist first, constraints wrapped between words."""
+
+    async def run_before(pilot):
+        await open_play(pilot, CARDIO, "agent", "PlayScreen")
+        await pilot.press("f2", "y")
+        await wait_for(pilot, lambda: pilot.app.screen.god)
+        await steady(pilot)
+
+    assert snap_compare(app_for(db), terminal_size=LARGE, run_before=run_before)
 
 
 def test_explore_batch(snap_compare, db):
@@ -61,9 +122,9 @@ def test_explore_batch(snap_compare, db):
         screen.query_one("#batch", DataTable).focus()
         await pilot.press("1", "2", "3")
         await pilot.press("f5")
-        await pilot.pause()
+        await steady(pilot)
 
-    assert snap_compare(SttuiApp(ROOT / "tasks", db_url=db, human="ana"), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(app_for(db), terminal_size=SIZE, run_before=run_before)
 
 
 def test_reveal(snap_compare, db):
@@ -77,21 +138,13 @@ def test_reveal(snap_compare, db):
 
         await ready(pilot)
         pilot.app.push_screen(RevealScreen(session, result))
-        await pilot.pause()
+        await steady(pilot)
 
-    assert snap_compare(SttuiApp(ROOT / "tasks", db_url=db, human="ana"), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(app_for(db), terminal_size=SIZE, run_before=run_before)
 
 
 def test_replay(snap_compare, db):
-    loaded = load_task(STT)
-    store = Store(db)
-    eid = store.create_episode(loaded, 0, "baseline:oracle", "baseline:scripted-user", episode_id="snapshot0001")
-    result = asyncio.run(
-        run_episode(
-            loaded, PlanAgent("baseline:oracle", loaded.task.solution), ScriptedUser(), on_event=Recorder(store, eid)
-        )
-    )
-    finish(store, eid, result)
+    eid = record(db, STT, "snapshot0001")
 
     async def run_before(pilot):
         from sttui.tui.replay import ReplayScreen
@@ -101,6 +154,19 @@ def test_replay(snap_compare, db):
         await pilot.pause()
         await wait_for(pilot, lambda: pilot.app.screen.query_one("#events", DataTable).row_count > 0)
         await pilot.press("right", "right", "right", "right")
-        await pilot.pause()
+        await steady(pilot)
 
-    assert snap_compare(SttuiApp(ROOT / "tasks", db_url=db, human="ana"), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(app_for(db), terminal_size=SIZE, run_before=run_before)
+
+
+def test_annotate_an_episode_blind(snap_compare, db):
+    """The seats, not who held them; the review's suggested first error under the cursor."""
+    record(db, STT, "snapshot0002", agent="baseline:naive")
+
+    async def run_before(pilot):
+        await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "AnnotateScreen")
+        screen = pilot.app.screen
+        await wait_for(pilot, lambda: len(screen.events) > 5)
+        await steady(pilot)
+
+    assert snap_compare(app_for(db, annotate=("episodes", None)), terminal_size=LARGE, run_before=run_before)

@@ -22,6 +22,8 @@ class Dimension:
     question: str
     anchors: dict[int, str]
     optional: bool = False
+    # An episode's controllers (human:ana, model:…) are blinded unless the dimension needs them.
+    shows_controller: bool = False
 
 
 @dataclass
@@ -69,6 +71,7 @@ def load_dimensions(path: Path | None = None) -> Dimensions:
                     str(raw.get("question", "")),
                     anchors,
                     bool(raw.get("optional", False)),
+                    bool(raw.get("shows_controller", False)),
                 )
             )
         out.by_kind[kind] = dims

@@ -1,6 +1,7 @@
 """Rating items by keyboard: 1-5 on the current dimension (committed on the key press), tab
 or the arrows between dimensions, a comment, skip, undo, progress, and for episodes the
-failure-mode tags and the first wrong step. Annotators only ever see their own ratings."""
+failure-mode tags and the first wrong step. Annotators only ever see their own ratings, and
+an episode's controllers are blinded to their seat names unless the dimension needs them."""
 
 from __future__ import annotations
 
@@ -11,13 +12,14 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen, Screen
+from textual.screen import Screen
 from textual.widgets import Button, DataTable, Footer, Input, Label, ProgressBar, SelectionList, Static
 
+from sttui.annotate.blinding import blind_events, seat_labels
 from sttui.annotate.dimensions import FAILURE_MODES
 from sttui.annotate.queue import Item, Queue
 from sttui.core.replaying import seq_of_step
-from sttui.tui.modals import EditValue
+from sttui.tui.modals import Dialog, EditValue
 from sttui.tui.replay import detail, reviewed, summary
 
 
@@ -63,10 +65,17 @@ def item_text(item: Item) -> str:
             f"[b]{item.title}[/b]\n\n{b['scenario']}\n\n[b]Fields[/b]\n{fields}\n\n[b]Rule[/b] {rule['family']}: "
             f"{factors}\n[b]Change[/b] {change}"
         )
-    return f"[b]{item.title}[/b]"
+    # an episode: its title names who played it, so it is shown blind once its record is read
+    return f"[b]Episode {item.id}[/b]"
 
 
-class Tags(ModalScreen[tuple[list[str], str] | None]):
+class TagList(SelectionList[str]):
+    """The failure modes: space ticks one, enter saves the dialog (as everywhere in it)."""
+
+    BINDINGS = [Binding("enter", "screen.save", "Save", id="tags.save")]
+
+
+class Tags(Dialog[tuple[list[str], str] | None]):
     """Failure-mode tags of an episode (STT-Arena's three modes, and other with text)."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="tags.cancel")]
@@ -77,10 +86,13 @@ class Tags(ModalScreen[tuple[list[str], str] | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label("Failure modes (space selects)", classes="question")
-            yield SelectionList[str](*[(m.replace("_", " "), m, m in self.current) for m in FAILURE_MODES], id="modes")
+            yield Label("Failure modes: space ticks one, enter saves", classes="question")
+            yield TagList(*[(m.replace("_", " "), m, m in self.current) for m in FAILURE_MODES], id="modes")
             yield Input(self.other, placeholder="other: describe", id="other")
             yield Button("Save (enter)", variant="primary", id="save")
+
+    def action_save(self) -> None:
+        self._save()
 
     def on_button_pressed(self) -> None:
         self._save()
@@ -104,15 +116,24 @@ class AnnotateScreen(Screen[None]):
         Binding("3", "rate(3)", "3", show=False, id="annotate.rate3"),
         Binding("4", "rate(4)", "4", show=False, id="annotate.rate4"),
         Binding("5", "rate(5)", "5", show=False, id="annotate.rate5"),
-        Binding("tab,down", "dimension(1)", "Next dimension", priority=True, id="annotate.next_dimension"),
-        Binding("shift+tab,up", "dimension(-1)", "Previous dimension", priority=True, id="annotate.prev_dimension"),
+        # the rating pane says "tab moves": the footer keeps its room for the keys below
+        Binding("tab,down", "dimension(1)", "Next dimension", priority=True, show=False, id="annotate.next_dimension"),
+        Binding(
+            "shift+tab,up",
+            "dimension(-1)",
+            "Previous dimension",
+            priority=True,
+            show=False,
+            id="annotate.prev_dimension",
+        ),
         Binding("c", "comment", "Comment", id="annotate.comment"),
         Binding("s", "skip", "Skip", id="annotate.skip"),
         Binding("u", "undo", "Undo", id="annotate.undo"),
         Binding("t", "tags", "Failure tags", id="annotate.tags"),
         Binding("f", "first_error", "First wrong step", id="annotate.first_error"),
-        Binding("escape", "app.pop_to_home", "Home", id="annotate.home"),
+        Binding("escape", "leave", "Leave", id="annotate.home"),
     ]
+    HELP_TITLE = "rating items"
 
     def __init__(self, queue: Queue):
         super().__init__()
@@ -122,6 +143,8 @@ class AnnotateScreen(Screen[None]):
         self.dim = 0
         self.events: list[Any] = []
         self.done_here: list[tuple[Item, int]] = []  # ratings made in this sitting, for undo
+        self._episode: tuple[Any, list[Any], tuple[int, str] | None] | None = None  # record, events, suggestion
+        self._blinded: bool | None = None  # how the episode's events are shown now
 
     def compose(self) -> ComposeResult:
         yield Static("", id="status-bar")
@@ -141,7 +164,8 @@ class AnnotateScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#episode-events", DataTable).add_columns("#", "actor", "event", "what")
+        # what happened before who did it, as in the replay: at 80 columns the "what" is in sight
+        self.query_one("#episode-events", DataTable).add_columns("#", "event", "what", "actor")
         self.advance()
 
     # -- moving through the queue ---------------------------------------------------------
@@ -152,7 +176,10 @@ class AnnotateScreen(Screen[None]):
                 return
             self.skipped.add(item.id)  # its places were taken by others meanwhile
         self.item = None
-        self.query_one("#item", Static).update("Nothing left to rate in this queue. Thank you!")
+        self.query_one("#item", Static).update("Nothing left to rate in this queue. Thank you! Escape leaves.")
+        for pane in ("#plans", "#episode-events", "#event-detail"):
+            self.query_one(pane).display = False
+        self.events, self._episode = [], None
         self.redraw()
 
     def show(self, item: Item) -> None:
@@ -167,40 +194,75 @@ class AnnotateScreen(Screen[None]):
         table = self.query_one("#episode-events", DataTable)
         table.display = item.kind == "episode"
         self.query_one("#event-detail").display = item.kind == "episode"
+        self.events, self._episode, self._blinded = [], None, None
         if item.kind == "episode":
+            table.clear()
             self.load_events(item.id)
         self.redraw()
+
+    def shows_controller(self) -> bool:
+        """Whether the current dimension needs to know who held the seats."""
+        return bool(self.queue.dimensions) and self.queue.dimensions[self.dim].shows_controller
 
     @work(thread=True, exclusive=True)
     def load_events(self, episode_id: str) -> None:
         store = self.queue.store
+        record = store.episode(episode_id)
         events = store.events(episode_id)
         mine = next(iter(store.labels(episode_id, self.queue.annotator)), None)
         marked = (mine or {}).get("first_error_seq")
-        self.app.call_from_thread(self._show_events, events, suggested_first_error(store, episode_id, events), marked)
+        suggestion = suggested_first_error(store, episode_id, events)
+        self.app.call_from_thread(self._show_events, events, suggestion, marked, record)
 
     def _show_events(
-        self, events: list[Any], suggestion: tuple[int, str] | None = None, marked: int | None = None
+        self,
+        events: list[Any],
+        suggestion: tuple[int, str] | None = None,
+        marked: int | None = None,
+        record: Any = None,
     ) -> None:
         """The episode's events; the review's first-error localisation is offered as a suggestion
         (the cursor starts on it unless this annotator already marked a step)."""
-        self.events = events
-        table = self.query_one("#episode-events", DataTable)
-        table.clear()
-        for e in events:
-            what = summary(e)[:70]
-            if suggestion and e.seq == suggestion[0]:
-                what = f"◇ suggested first error: {what}"[:70]
-            table.add_row(str(e.seq), e.actor, e.type, what)
-        target = marked or (suggestion[0] if suggestion else None)
-        row = next((i for i, e in enumerate(events) if e.seq == target), None)
-        if row is not None:
-            table.move_cursor(row=row)
+        if self.item is None or (record is not None and record.id != self.item.id):
+            return  # the queue moved on meanwhile
+        self._episode = (record, events, suggestion)
+        self._draw_events(cursor_on=marked or (suggestion[0] if suggestion else None))
         if suggestion and not marked:
             self.feedback(
                 f"suggested first wrong step: #{suggestion[0]} ({suggestion[1]}); f confirms it, "
                 "or move to another step and press f"
             )
+
+    def _draw_events(self, cursor_on: int | None = None) -> None:
+        """The episode's header and events, blind unless the current dimension needs the controllers."""
+        if self._episode is None or self.item is None:
+            return
+        record, events, suggestion = self._episode
+        blind = not self.shows_controller()
+        self._blinded = blind
+        if record is not None:
+            labels = seat_labels(record.agent, record.user, events)
+            if blind:
+                events = blind_events(events, labels)
+                seats = "agent" + (", user" if record.user else "")
+                who = f"seats: {seats} (who held them is hidden while you rate)"
+            else:
+                who = f"agent {record.agent}" + (f", user {record.user}" if record.user else "")
+            self.query_one("#item", Static).update(
+                f"[b]Episode {record.id}[/b] of task {record.task_id}\n{who} · {record.status} · {record.steps} steps"
+            )
+        table = self.query_one("#episode-events", DataTable)
+        row_now = table.cursor_row if cursor_on is None else None
+        self.events = events
+        table.clear()
+        for e in events:
+            what = summary(e)[:70]
+            if suggestion and e.seq == suggestion[0]:
+                what = f"◇ suggested first error: {what}"[:70]
+            table.add_row(str(e.seq), e.type, what, e.actor)
+        row = next((i for i, e in enumerate(events) if e.seq == cursor_on), row_now)
+        if row is not None and table.row_count:
+            table.move_cursor(row=min(row, table.row_count - 1))
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         """The highlighted event in full, with the state diff it caused, as in the replay."""
@@ -220,6 +282,8 @@ class AnnotateScreen(Screen[None]):
             self.query_one("#dimensions", Static).update("")
             self.query_one("#anchors", Static).update("")
             return
+        if self._episode is not None and self._blinded != (not self.shows_controller()):
+            self._draw_events()
         lines = ["[b]Dimensions[/b] (1-5 rates, tab moves)"]
         for i, d in enumerate(self.queue.dimensions):
             mine = self.queue.mine(self.item, d.id)
@@ -237,6 +301,13 @@ class AnnotateScreen(Screen[None]):
         self.query_one("#feedback", Static).update(text)
 
     # -- actions ----------------------------------------------------------------------------
+    def action_leave(self) -> None:
+        """Home; or, in `sttui annotate` (the app was opened for rating), out of the app."""
+        if getattr(self.app, "_annotate_request", None):
+            self.app.exit()
+        else:
+            self.app.pop_to_home()
+
     def action_rate(self, value: int) -> None:
         if self.item is None:
             return

@@ -56,7 +56,8 @@ class SttuiApp(App[None]):
     CSS_PATH = Path(__file__).parent / "sttui.tcss"  # absolute: subclasses elsewhere still find it
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True),  # asks first mid-episode
-        Binding("ctrl+t", "toggle_theme", "Theme", id="app.toggle_theme"),
+        Binding("ctrl+t", "toggle_theme", "Theme", show=False, id="app.toggle_theme"),
+        Binding("f1,question_mark", "help", "Keys", id="app.help"),
     ]
 
     def __init__(
@@ -285,6 +286,13 @@ class SttuiApp(App[None]):
                 return screen
         return None
 
+    def action_help(self) -> None:
+        """The keys of the screen in front, with their binding ids (F1 or ?)."""
+        from sttui.tui.help import KeysHelp
+
+        if not isinstance(self.screen, KeysHelp):
+            self.push_screen(KeysHelp(self.screen))
+
     def action_toggle_theme(self) -> None:
         self.theme = "textual-light" if self.theme == "textual-dark" else "textual-dark"
 
@@ -293,6 +301,9 @@ class SttuiApp(App[None]):
         yield from super().get_system_commands(screen)
         yield SystemCommand(
             "Toggle light/dark theme", "Switch between the dark and light themes", self.action_toggle_theme
+        )
+        yield SystemCommand(
+            "Keys of this screen", "f1 · app.help: every key of the screen, with its binding id", self.action_help
         )
         yield from binding_commands(screen)
 

@@ -1,8 +1,13 @@
 """Playing an explore episode: the brief, the probe editor, the batch, the utility chart,
-the assessments. The screen shows exactly the engine's masked view."""
+the assessments. The screen shows exactly the engine's masked view.
+
+Each key acts on the tab in sight (1-4 and s on the batch, a, x and p on the probe); a tab
+brought into sight (F6, or a click) has the focus, so the arrows move in it at once. Tables
+are redrawn only when their part of the view changed."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from textual import on, work
@@ -10,7 +15,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
-from textual.screen import ModalScreen, Screen
+from textual.screen import Screen
 from textual.widgets import (
     Button,
     DataTable,
@@ -29,7 +34,7 @@ from sttui.core.actions import Assess, Probe, SubmitBatch
 from sttui.core.explore.episode import ExploreEpisode
 from sttui.session import PlaySession
 from sttui.tui.handoff import SeatMixin
-from sttui.tui.modals import EditValue
+from sttui.tui.modals import Dialog, EditValue
 from sttui.tui.play import status_line
 
 
@@ -44,7 +49,57 @@ def field_range(f: dict[str, Any]) -> str:
     return " < ".join(f["levels"])
 
 
-class AssessmentForm(ModalScreen[Assess | None]):
+PHASE_WORDS = {
+    "window": "choosing actions",
+    "assess_pre": "assessment due: F7 opens it",
+    "assess_final": "final assessment due: F7 opens it",
+}
+ASSESS_PHASES = ("assess_pre", "assess_final")
+TABS = ("tab-brief", "tab-probe", "tab-batch", "tab-history")
+TAB_FOCUS = {"tab-brief": "#fields", "tab-probe": "#probe-draft", "tab-batch": "#batch", "tab-history": "#history"}
+TAB_OF_ACTION = {  # keys that act on one tab only: elsewhere they are off (and out of the footer)
+    "choose": "tab-batch",
+    "submit_batch": "tab-batch",
+    "add_case": "tab-probe",
+    "delete_case": "tab-probe",
+    "run_probe": "tab-probe",
+}
+
+
+def parse_value(field: dict[str, Any], text: str) -> tuple[Any, str | None]:
+    """(value, why it is refused): a probe cell's text as the field's value, within its range."""
+    text = text.strip()
+    if field["type"] != "numeric":
+        if text in field["levels"]:
+            return text, None
+        return None, f"{field['name']} must be one of {', '.join(field['levels'])}"
+    try:
+        number = float(text)
+    except ValueError:
+        number = math.nan
+    if not math.isfinite(number):
+        return None, f"{field['name']} must be a number from {field_range(field)}"
+    decimals = field.get("decimals", 0)
+    value: Any = int(number) if not decimals and number == int(number) else round(number, decimals)
+    if not decimals and number != int(number):
+        return None, f"{field['name']} takes whole numbers from {field_range(field)}"
+    lo, hi = field["range"]
+    if not lo <= value <= hi:
+        return None, f"{value:g} is out of range: {field['name']} goes from {field_range(field)}"
+    return value, None
+
+
+class ExploreTabs(TabbedContent):
+    """The tabs, changed by F6 or a click only. Focusing into a pane makes Textual's tabs show
+    that pane; here only the pane in sight is ever focused, so a focus message arriving late
+    for a pane already left (F6 pressed quickly) must not bring it back."""
+
+    def _on_tab_pane_focused(self, event: TabPane.Focused) -> None:
+        event.prevent_default()  # not TabbedContent's: the tab in sight stays
+        event.stop()
+
+
+class AssessmentForm(Dialog[Assess | None]):
     """Which fields are relevant now, with directions; at the end, what changed."""
 
     BINDINGS = [Binding("escape", "cancel", "Later", id="assess.cancel")]
@@ -96,15 +151,16 @@ class AssessmentForm(ModalScreen[Assess | None]):
 class ExploreScreen(SeatMixin, Screen[None]):
     """A human in the agent seat of an explore episode (which a model can take over)."""
 
+    HELP_TITLE = "playing a hidden-rule episode"
     BINDINGS = [
-        Binding("f5", "toggle_clock", "Start/pause clock", id="explore.clock"),
+        Binding("f5", "toggle_clock", "Clock", id="explore.clock"),
         Binding("1", "choose(1)", "Action 1", show=False, id="explore.action1"),
         Binding("2", "choose(2)", "Action 2", show=False, id="explore.action2"),
         Binding("3", "choose(3)", "Action 3", show=False, id="explore.action3"),
         Binding("4", "choose(4)", "Action 4", show=False, id="explore.action4"),
         Binding("s", "submit_batch", "Submit batch", id="explore.submit"),
-        Binding("a", "add_case", "Add probe case", id="explore.add_case"),
-        Binding("x", "delete_case", "Delete probe case", id="explore.delete_case"),
+        Binding("a", "add_case", "Add case", id="explore.add_case"),
+        Binding("x", "delete_case", "Delete case", id="explore.delete_case"),
         Binding("p", "run_probe", "Run probe", id="explore.probe"),
         Binding("f6", "next_tab", "Next tab", id="explore.tab"),
         Binding("f7", "assess", "Assessment", id="explore.assess"),
@@ -112,7 +168,10 @@ class ExploreScreen(SeatMixin, Screen[None]):
     ]
 
     class Changed(Message):
-        pass
+        """The episode moved on: redraw what changed."""
+
+        def can_replace(self, message: Message) -> bool:  # several events of one step: one redraw
+            return isinstance(message, ExploreScreen.Changed)
 
     def __init__(self, session: PlaySession, human: HumanController):
         super().__init__()
@@ -122,13 +181,15 @@ class ExploreScreen(SeatMixin, Screen[None]):
         self.draft: list[dict[str, Any]] = []
         self.choices: dict[int, int] = {}
         self._asked_for: str | None = None
-        self._drawn_batch = 0
+        self._drawn: dict[str, Any] = {}  # what each table shows now, to redraw only what changed
+        self._status = ""
+        self._tab = "tab-batch"  # the tab in sight (the footer asks often: no query each time)
 
     # -- layout ---------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         v = self.view
         yield Static(status_line(self.session), id="status-bar")
-        with TabbedContent(id="explore-tabs", initial="tab-batch"):
+        with ExploreTabs(id="explore-tabs", initial="tab-batch"):
             with TabPane("Brief", id="tab-brief"), VerticalScroll():
                 yield Static(f"[b]Scenario[/b]\n{v['scenario']}\n")
                 yield DataTable(id="fields", cursor_type="row")
@@ -144,7 +205,7 @@ class ExploreScreen(SeatMixin, Screen[None]):
             with TabPane("Probe", id="tab-probe"), Vertical():
                 yield Static("", id="probe-help")
                 yield DataTable(id="probe-draft", cursor_type="cell")
-                yield Static("[b]Probe results[/b]: all four actions' utilities for each case", classes="pane-title")
+                yield Static("", id="probe-title", classes="pane-title")
                 yield DataTable(id="probe-results", cursor_type="row")
             with TabPane("Batch", id="tab-batch"), Vertical():
                 yield Static("", id="batch-help")
@@ -152,6 +213,7 @@ class ExploreScreen(SeatMixin, Screen[None]):
                 yield Static("", id="batch-feedback")
             with TabPane("History", id="tab-history"), Vertical():
                 yield Static("[b]Batch utility[/b] (total per batch)", classes="pane-title")
+                yield Static("No batch played yet: the chart starts with the first batch.", id="curve-empty")
                 yield Sparkline([], id="curve")
                 yield DataTable(id="history", cursor_type="row")
         yield from self.compose_debug()
@@ -160,17 +222,27 @@ class ExploreScreen(SeatMixin, Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#debug-pane").display = False
+        v = self.view
         fields = self.query_one("#fields", DataTable)
         fields.add_columns("field", "type", "values", "description")
-        for f in self.view["fields"]:
+        for f in v["fields"]:
             fields.add_row(f["name"], f["type"], field_range(f), f["description"])
-        names = [f["name"] for f in self.view["fields"]]
+        names = [f["name"] for f in v["fields"]]
+        numbers = [str(i) for i in range(1, len(v["actions"]) + 1)]
+        # the short columns first: at 80 columns the chosen action, at 120 the utilities, in sight
         self.query_one("#probe-draft", DataTable).add_columns("#", *names)
-        self.query_one("#probe-results", DataTable).add_columns(
-            "window", "#", *names, *[a["id"] for a in self.view["actions"]]
-        )
-        self.query_one("#batch", DataTable).add_columns("#", *names, "action")
+        self.query_one("#probe-results", DataTable).add_columns("window", "#", *numbers, *names)
+        batch = self.query_one("#batch", DataTable)
+        batch.add_column("#", key="n")
+        longest = max(len(f"{i}. {a['id']}") for i, a in enumerate(v["actions"], 1))
+        batch.add_column("action", key="action", width=longest)  # room for any choice, made later
+        for name in names:
+            batch.add_column(name, key=name)
         self.query_one("#history", DataTable).add_columns("batch", "total", "per case")
+        legend = "  ".join(f"{i}={a['id']}" for i, a in enumerate(v["actions"], 1))
+        self.query_one("#probe-title", Static).update(
+            f"[b]Probe results[/b]: each action's utility per case ({legend})"
+        )
         self.draft = [self._middle_case()]
         self.session.listeners.append(lambda _e: self.post_message(self.Changed()))
         self.set_interval(1, self._tick)
@@ -197,56 +269,133 @@ class ExploreScreen(SeatMixin, Screen[None]):
         self.app.switch_screen(RevealScreen(self.session, result))
 
     def _tick(self) -> None:
-        self.query_one("#status-bar", Static).update(status_line(self.session) + self._phase_text())
+        line = status_line(self.session) + self._phase_text()
+        if line.plain != self._status:  # an update re-lays out the screen: only when it changed
+            self._status = line.plain
+            self.query_one("#status-bar", Static).update(line)
 
     def _phase_text(self) -> str:
         v = self.view
         probe = "probe available" if v["probe_available"] else "probe used"
-        return f"  ·  batch {v['batch']}/{v['schedule']['batches']}  ·  {v['phase']}  ·  {probe}"
+        phase = PHASE_WORDS.get(v["phase"], v["phase"].replace("_", " "))
+        if v["phase"] != "window":
+            return f"  ·  batch {v['batch']}/{v['schedule']['batches']}  ·  {phase}"
+        return f"  ·  batch {v['batch']}/{v['schedule']['batches']}  ·  {phase}  ·  {probe}"
 
     def on_explore_screen_changed(self, _message: Changed) -> None:
+        phase = self.view["phase"]
         self.view = self.episode.agent_view()
         self.redraw()
+        if self.view["phase"] != phase:
+            self.refresh_bindings()  # the phase decides which keys apply
+
+    # -- keys that apply ----------------------------------------------------------------
+    def active_tab(self) -> str:
+        return self._tab
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Keys act on the tab in sight only; the assessment key only while one is asked."""
+        tab = TAB_OF_ACTION.get(action)
+        if tab is not None and (self.active_tab() != tab or self.view["phase"] != "window"):
+            return False
+        if action == "assess" and self.view["phase"] not in ASSESS_PHASES:
+            return False
+        return super().check_action(action, parameters)
+
+    @on(TabbedContent.TabActivated, "#explore-tabs")
+    def _tab_shown(self, event: TabbedContent.TabActivated) -> None:
+        """The tab in sight has the focus, so the arrows work in it without a Tab first."""
+        pane = event.pane.id or ""
+        self._tab = event.tabbed_content.active
+        # Focusing into a pane activates it: a late message for a tab already left (F6 pressed
+        # quickly) must not pull the focus, and the tab, back to it.
+        if pane in TAB_FOCUS and pane == self.active_tab():
+            self.query_one(TAB_FOCUS[pane]).focus()
+        self.refresh_bindings()
 
     # -- drawing -------------------------------------------------------------------------
     def redraw(self) -> None:
         v = self.view
-        names = [f["name"] for f in v["fields"]]
-        draft = self.query_one("#probe-draft", DataTable)
-        draft.clear()
-        for i, case in enumerate(self.draft, 1):
-            draft.add_row(str(i), *[str(case[n]) for n in names])
+        self._draw_draft()
+        if self._drawn.get("probes") != len(v["probes"]):
+            self._draw_probe_results()
+        if self._drawn.get("batch") != (v["batch"], v["phase"]):
+            self._draw_batch()
+        if self._drawn.get("history") != len(v["history"]):
+            self._draw_history()
         self.query_one("#probe-help", Static).update(
             f"Design up to {v['schedule']['probe_cap']} cases: enter edits a cell, a adds a case, x deletes one, "
             f"p runs the probe ({'available' if v['probe_available'] else 'already used in this window'})."
         )
+        self._tick()
+        self.refresh_debug()
+        self.show_notices()
+        held = self.session.seats["agent"] is self.human
+        if held and v["phase"] in ASSESS_PHASES and self._asked_for != v["phase"]:
+            self._asked_for = v["phase"]
+            self.action_assess()
+
+    def _draw_draft(self, cursor: tuple[int, int] | None = None) -> None:
+        """The probe cases being designed; the cursor stays where it was (or goes to ``cursor``)."""
+        names = [f["name"] for f in self.view["fields"]]
+        rows = [tuple(str(case[n]) for n in names) for case in self.draft]
+        if self._drawn.get("draft") == rows and cursor is None:
+            return
+        self._drawn["draft"] = rows
+        draft = self.query_one("#probe-draft", DataTable)
+        row, col = cursor or (draft.cursor_row, draft.cursor_column)
+        draft.clear()
+        for i, cells in enumerate(rows, 1):
+            draft.add_row(str(i), *cells)
+        if draft.row_count:
+            draft.move_cursor(row=min(row, draft.row_count - 1), column=col, animate=False)
+
+    def _draw_probe_results(self) -> None:
+        v = self.view
+        self._drawn["probes"] = len(v["probes"])
+        names = [f["name"] for f in v["fields"]]
         results = self.query_one("#probe-results", DataTable)
         results.clear()
         for probe in v["probes"]:
             for i, (case, utils) in enumerate(zip(probe["cases"], probe["utilities"], strict=True), 1):
-                results.add_row(str(probe["window"]), str(i), *[str(case[n]) for n in names], *map(_fmt, utils))
+                results.add_row(str(probe["window"]), str(i), *map(_fmt, utils), *[str(case[n]) for n in names])
+
+    def _action_text(self, row: int) -> str:
+        chosen = self.choices.get(row)
+        return f"{chosen}. {self.view['actions'][chosen - 1]['id']}" if chosen else "—"
+
+    def _draw_batch(self) -> None:
+        v = self.view
+        self._drawn["batch"] = (v["batch"], v["phase"])
+        names = [f["name"] for f in v["fields"]]
         batch = self.query_one("#batch", DataTable)
-        cursor = batch.cursor_row if self._drawn_batch == v["batch"] else 0
-        self._drawn_batch = v["batch"]
         batch.clear()
-        action_ids = [a["id"] for a in v["actions"]]
         for i, case in enumerate(v.get("cases", []), 1):
-            chosen = self.choices.get(i - 1)
-            batch.add_row(
-                str(i), *[str(case[n]) for n in names], f"{chosen}. {action_ids[chosen - 1]}" if chosen else "—"
-            )
+            batch.add_row(str(i), self._action_text(i - 1), *[str(case[n]) for n in names], key=str(i - 1))
         if batch.row_count:
-            batch.move_cursor(row=min(cursor, batch.row_count - 1))
+            batch.move_cursor(row=0, animate=False)
+        action_ids = [a["id"] for a in v["actions"]]
         if v["phase"] == "window":
-            self.query_one("#batch-help", Static).update(
+            help_text = (
                 f"Batch {v['batch']}: choose an action per case with keys 1-4 "
                 f"({', '.join(f'{i}={a}' for i, a in enumerate(action_ids, 1))}), then s submits."
             )
+        else:
+            help_text = f"Batch {v['batch']} waits for the assessment (F7)."
+        self.query_one("#batch-help", Static).update(help_text)
+
+    def _draw_history(self) -> None:
+        v = self.view
+        self._drawn["history"] = len(v["history"])
         history = self.query_one("#history", DataTable)
         history.clear()
         for h in v["history"]:
             history.add_row(str(h["batch"]), _fmt(h["total"]), " ".join(_fmt(u) for u in h["utilities"]))
-        self.query_one("#curve", Sparkline).data = [h["total"] for h in v["history"]] or [0]
+        totals = [h["total"] for h in v["history"]]
+        curve = self.query_one("#curve", Sparkline)
+        curve.data = totals
+        curve.display = bool(totals)  # no chart (nor a bar of zeros) before the first batch
+        self.query_one("#curve-empty").display = not totals
         if v["history"]:
             last = v["history"][-1]
             self.query_one("#batch-feedback", Static).update(
@@ -254,13 +403,6 @@ class ExploreScreen(SeatMixin, Screen[None]):
                 + "  ".join(f"{i}: {_fmt(u)}" for i, u in enumerate(last["utilities"], 1))
                 + f"   total {_fmt(last['total'])}"
             )
-        self._tick()
-        self.refresh_debug()
-        self.show_notices()
-        held = self.session.seats["agent"] is self.human
-        if held and v["phase"] in ("assess_pre", "assess_final") and self._asked_for != v["phase"]:
-            self._asked_for = v["phase"]
-            self.action_assess()
 
     def feedback(self, text: str) -> None:
         self.query_one("#feedback", Static).update(text)
@@ -276,16 +418,17 @@ class ExploreScreen(SeatMixin, Screen[None]):
             return "one moment"
         return None
 
-    def _send(self, action: Any) -> None:
+    def _send(self, action: Any) -> bool:
         """Check with the engine's own rules first: a refused input never reaches the episode."""
         problem = self._can_act()
         if problem is None:
             problem = self._refusal(action)
         if problem:
             self.feedback(problem)
-            return
+            return False
         self.feedback("")
         self.human.submit(action)
+        return True
 
     def _refusal(self, action: Any) -> str | None:
         """The engine's own verdict on an input, asked before it is sent."""
@@ -302,8 +445,8 @@ class ExploreScreen(SeatMixin, Screen[None]):
             return
         row = batch.cursor_row
         self.choices[row] = n
-        self.redraw()
-        batch.move_cursor(row=min(row + 1, batch.row_count - 1))
+        batch.update_cell(str(row), "action", self._action_text(row))
+        batch.move_cursor(row=min(row + 1, batch.row_count - 1), animate=False)
 
     def action_submit_batch(self) -> None:
         n = len(self.view.get("cases", []))
@@ -311,13 +454,8 @@ class ExploreScreen(SeatMixin, Screen[None]):
         if missing:
             self.feedback(f"choose an action for every case first (missing: {', '.join(missing)})")
             return
-        action = SubmitBatch([self.choices[i] for i in range(n)])
-        self._send(action)
-        if self.feedback_text() == "":
+        if self._send(SubmitBatch([self.choices[i] for i in range(n)])):
             self.choices = {}
-
-    def feedback_text(self) -> str:
-        return str(self.query_one("#feedback", Static).render())
 
     def action_add_case(self) -> None:
         if len(self.draft) >= self.view["schedule"]["probe_cap"]:
@@ -326,13 +464,14 @@ class ExploreScreen(SeatMixin, Screen[None]):
         table = self.query_one("#probe-draft", DataTable)
         base = self.draft[table.cursor_row] if self.draft and table.cursor_row < len(self.draft) else None
         self.draft.append(dict(base) if base else self._middle_case())
-        self.redraw()
+        self._draw_draft(cursor=(len(self.draft) - 1, table.cursor_column))
 
     def action_delete_case(self) -> None:
         table = self.query_one("#probe-draft", DataTable)
         if len(self.draft) > 1:
-            del self.draft[table.cursor_row]
-            self.redraw()
+            row = table.cursor_row
+            del self.draft[row]
+            self._draw_draft(cursor=(min(row, len(self.draft) - 1), table.cursor_column))
 
     def action_run_probe(self) -> None:
         self._send(Probe([dict(c) for c in self.draft]))
@@ -346,31 +485,25 @@ class ExploreScreen(SeatMixin, Screen[None]):
         current = str(self.draft[row][field["name"]])
 
         def done(text: str | None) -> None:
-            if text is None:
-                return
-            value: Any = text.strip()
-            if field["type"] == "numeric":
-                try:
-                    value = float(value) if "." in value else int(value)
-                except ValueError:
-                    self.feedback(f"{field['name']} must be a number ({field_range(field)}); kept {current}")
-                    return
-                lo, hi = field["range"]
-                if not lo <= value <= hi:
-                    self.feedback(f"{field['name']} = {value} is outside {field_range(field)}; kept {current}")
-                    return
-            elif value not in field["levels"]:
-                self.feedback(f"{field['name']} must be one of {', '.join(field['levels'])}; kept {current}")
-                return
-            self.feedback("")
-            self.draft[row][field["name"]] = value
-            self.redraw()
+            if text is not None:
+                self.draft[row][field["name"]] = parse_value(field, text)[0]
+                self.feedback("")
+                self._draw_draft(cursor=(row, col))
 
-        self.app.push_screen(EditValue(f"Case {row + 1}: {field['name']}", current, field_range(field)), done)
+        # an out-of-range value is refused in the dialog, with the range, until fixed or cancelled
+        self.app.push_screen(
+            EditValue(
+                f"Case {row + 1}: {field['name']}",
+                current,
+                f"{field_range(field)} · escape keeps {current}",
+                check=lambda text: parse_value(field, text)[1],
+            ),
+            done,
+        )
 
     def action_assess(self) -> None:
         phase = self.view["phase"]
-        if phase not in ("assess_pre", "assess_final"):
+        if phase not in ASSESS_PHASES:
             self.feedback("no assessment is being asked now")
             return
         ask_changes = phase == "assess_final" and self.episode.task.drifts
@@ -385,5 +518,10 @@ class ExploreScreen(SeatMixin, Screen[None]):
 
     def action_next_tab(self) -> None:
         tabs = self.query_one("#explore-tabs", TabbedContent)
-        order = ["tab-brief", "tab-probe", "tab-batch", "tab-history"]
-        tabs.active = order[(order.index(tabs.active) + 1) % len(order)]
+        shown = TABS[(TABS.index(tabs.active) + 1) % len(TABS)]
+        tabs.active = shown
+        # the focus moves now, not when the tab's message arrives: keys typed right after F6
+        # (an arrow, enter) already go to the tab in sight
+        self._tab = shown
+        self.set_focus(self.query_one(TAB_FOCUS[shown]), scroll_visible=False)
+        self.refresh_bindings()

@@ -1,5 +1,9 @@
 """Home: the task browser (type to filter, sort by column, my past results) and the
-sessions list (open one to replay it; resume an unfinished one)."""
+sessions list (open one to replay it; resume an unfinished one).
+
+The task table keeps to short columns so the title has room (at 80 columns the title is
+the first line of the preview below); kind and domain are filtered on but not shown (the id
+starts with the domain). Each tab's footer shows its own keys."""
 
 from __future__ import annotations
 
@@ -21,7 +25,10 @@ from sttui.core.taxonomy import LEVELS
 if TYPE_CHECKING:
     from sttui.core.loader import LoadedTask
 
-COLUMNS = ("id", "kind", "domain", "subtype", "level", "mine", "title")
+COLUMNS = ("id", "subtype", "level", "mine", "title")
+SESSION_COLUMNS = ("id", "status", "outcome", "baseline", "task", "agent", "user", "steps", "stages", "started")
+TASKS_ONLY = ("focus_filter", "cycle_sort", "play_user", "clear_filter")  # keys of the Tasks tab
+SESSIONS_ONLY = ("resume",)  # keys of the Sessions tab
 
 
 @dataclass
@@ -36,7 +43,11 @@ class TaskRow:
     mine: str = ""
 
     def cells(self) -> tuple[str, ...]:
-        return (self.id, self.kind, self.domain, self.subtype, self.level, self.mine, self.title)
+        return (self.id, self.subtype, self.level, self.mine, self.title)
+
+    def haystack(self) -> str:
+        """What the filter looks in: every column, and the kind and domain besides."""
+        return " ".join((*self.cells(), self.kind, self.domain)).lower()
 
     def sort_key(self, column: str) -> tuple[int, str]:
         if column == "level":
@@ -77,11 +88,19 @@ def _mine(records: list[Any]) -> dict[str, str]:
     return out
 
 
+def clean_mark(record: Any) -> str:
+    """Whether an episode is a clean baseline: no god view, no seat handed to a model."""
+    return "clean" if record.clean_baseline else "✱ not clean"
+
+
 class HomeScreen(Screen[None]):
     """Tasks and sessions."""
 
+    HELP_TITLE = "home"
     BINDINGS = [
-        Binding("slash", "focus_filter", "Filter", id="home.filter"),
+        # priority: "/" moves the focus before the keys typed after it are handed out, or they
+        # land on the table (and 'u' there plays the highlighted task)
+        Binding("slash", "focus_filter", "Filter", priority=True, id="home.filter"),
         Binding("s", "cycle_sort", "Sort", id="home.sort"),
         Binding("u", "play_user", "Play user seat", id="home.play_user"),
         Binding("r", "resume", "Resume", id="home.resume"),
@@ -105,17 +124,27 @@ class HomeScreen(Screen[None]):
         self.tasks: dict[str, LoadedTask] = {}
         self.sort_column = "id"
         self.sessions: list[Any] = []
+        self._load_errors = 0
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(self._tab_bar("tab-tasks"), id="tab-bar")
         with ContentSwitcher(id="home-tabs", initial="tab-tasks"):
             with Vertical(id="tab-tasks"):
-                yield Input(placeholder="/ filters tasks by id, domain, subtype, level, title", id="filter")
+                yield Input(
+                    placeholder="/ filters tasks by id, domain, subtype, level, title · escape clears",
+                    id="filter",
+                    compact=True,
+                )
                 yield DataTable(id="tasks", cursor_type="row", zebra_stripes=True)
                 yield Static("", id="detail")
             with Vertical(id="tab-sessions"):  # its table is built when the record opens
-                yield Static("enter replays a session · r resumes an unfinished one", classes="muted")
+                yield Static(
+                    "enter replays a session · r resumes a running one · ✱ not clean: the god view was "
+                    "opened or a model held a person's seat",
+                    classes="muted",
+                    id="sessions-help",
+                )
         yield Static("Loading tasks…", id="status")
         yield Footer()
 
@@ -149,14 +178,12 @@ class HomeScreen(Screen[None]):
 
     def on_home_screen_loaded(self, message: Loaded) -> None:
         self.rows, self.tasks = message.rows, message.tasks
-        status = f"{len(self.rows)} tasks from {display_path(self.tasks_dir)}"
+        self._load_errors = len(message.errors)
         if message.errors:
-            status += f" · {len(message.errors)} task file(s) not loaded: run `sttui check` for details"
             shown = "\n".join(message.errors[:5]) + (
                 f"\n… and {len(message.errors) - 5} more" if len(message.errors) > 5 else ""
             )
             self.notify(shown, title="Task files not loaded", severity="warning", timeout=20)
-        self.query_one("#status", Static).update(status)
         self.refresh_table()
         self.load_sessions()
 
@@ -186,9 +213,19 @@ class HomeScreen(Screen[None]):
             started = datetime.fromtimestamp(r.started_at).strftime("%m-%d %H:%M")
             review = (r.scores or {}).get("review")
             stages = f"{review['score']:.2f} · {review['settled']}/{review['milestones']}" if review else "-"
-            table.add_row(
-                r.id, r.task_id, r.status, outcome, stages, r.agent, r.user or "-", str(r.steps), started, key=r.id
-            )
+            cells = {
+                "id": r.id,
+                "status": r.status,
+                "outcome": outcome,
+                "baseline": clean_mark(r),
+                "task": r.task_id,
+                "agent": r.agent,
+                "user": r.user or "-",
+                "steps": str(r.steps),
+                "stages": stages,
+                "started": started,
+            }
+            table.add_row(*(cells[c] for c in SESSION_COLUMNS), key=r.id)
         for row in self.rows:
             row.mine = mine.get(row.id, "")
         self.refresh_table()
@@ -199,12 +236,12 @@ class HomeScreen(Screen[None]):
             return found.first(DataTable)
         table: DataTable[str] = DataTable(id="sessions", cursor_type="row", zebra_stripes=True)
         self.query_one("#tab-sessions", Vertical).mount(table, before=0)
-        table.add_columns("id", "task", "status", "outcome", "stages", "agent", "user", "steps", "started")
+        table.add_columns(*SESSION_COLUMNS)
         return table
 
     def visible_rows(self) -> list[TaskRow]:
         words = self.query_one("#filter", Input).value.lower().split()
-        rows = [r for r in self.rows if all(w in " ".join(r.cells()).lower() for w in words)]
+        rows = [r for r in self.rows if all(w in r.haystack() for w in words)]
         return sorted(rows, key=lambda r: r.sort_key(self.sort_column))
 
     def refresh_table(self) -> None:
@@ -216,6 +253,32 @@ class HomeScreen(Screen[None]):
         if table.row_count:
             table.move_cursor(row=min(cursor, table.row_count - 1))
         self.show_detail()
+        self.show_status()
+
+    def show_status(self) -> None:
+        """What the tab in front holds: the tasks the filter lets through, or the sessions."""
+        if self.query_one("#home-tabs", ContentSwitcher).current == "tab-sessions":
+            running = sum(r.status == "running" for r in self.sessions)
+            unclean = sum(not r.clean_baseline for r in self.sessions)
+            text = f"{len(self.sessions)} session(s) · {running} running · {unclean} not clean baselines"
+        elif not self.rows:
+            text = "Loading tasks…" if not self._load_errors else "no task could be loaded"
+        else:
+            shown = self.query_one("#tasks", DataTable).row_count
+            typed = self.query_one("#filter", Input).value.strip()
+            text = (
+                f"{shown} of {len(self.rows)} tasks match “{typed}”"
+                if typed
+                else f"{len(self.rows)} tasks from {display_path(self.tasks_dir)}"
+            )
+        if self._load_errors:
+            text += f" · {self._load_errors} task file(s) not loaded: run `sttui check` for details"
+        found = self.query("#status")
+        if not found:  # the screen is being taken down
+            return
+        status = found.first(Static)
+        if str(status.render()) != text:
+            status.update(text)
 
     def current_task(self) -> LoadedTask | None:
         table = self.query_one("#tasks", DataTable)
@@ -239,7 +302,14 @@ class HomeScreen(Screen[None]):
 
     @on(Input.Submitted, "#filter")
     def _filter_done(self) -> None:
-        self.query_one("#tasks", DataTable).focus()
+        table = self.query_one("#tasks", DataTable)
+        if self.focused is table:
+            # a second enter typed before the focus moved on: it was meant for the table
+            task = self.current_task()
+            if task is not None:
+                self.app.start_play(task, seat="agent")  # type: ignore[attr-defined]
+            return
+        self.set_focus(table)
 
     @on(DataTable.RowHighlighted, "#tasks")
     def _highlighted(self) -> None:
@@ -251,8 +321,8 @@ class HomeScreen(Screen[None]):
         self.refresh_table()
 
     @on(DataTable.RowSelected, "#tasks")
-    def _play(self) -> None:
-        task = self.current_task()
+    def _play(self, event: DataTable.RowSelected) -> None:
+        task = self.tasks.get(str(event.row_key.value))  # the row chosen, whatever the filter did since
         if task is not None:
             self.app.start_play(task, seat="agent")  # type: ignore[attr-defined]
 
@@ -293,27 +363,37 @@ class HomeScreen(Screen[None]):
     def action_switch_tab(self) -> None:
         tabs = self.query_one("#home-tabs", ContentSwitcher)
         self.show_tab("tab-sessions" if tabs.current == "tab-tasks" else "tab-tasks")
-        (self.sessions_table() if tabs.current == "tab-sessions" else self.query_one("#tasks", DataTable)).focus()
+        self.set_focus(self.sessions_table() if tabs.current == "tab-sessions" else self.query_one("#tasks", DataTable))
 
     def show_tab(self, tab: str) -> None:
         self.query_one("#home-tabs", ContentSwitcher).current = tab
         self.query_one("#tab-bar", Static).update(self._tab_bar(tab))
+        self.show_status()
+        self.refresh_bindings()  # each tab shows its own keys
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The Tasks tab's keys on the Tasks tab, the Sessions tab's on the Sessions tab."""
+        switcher = self.query("#home-tabs")
+        on_sessions = bool(switcher) and switcher.first(ContentSwitcher).current == "tab-sessions"
+        off = (action in TASKS_ONLY and on_sessions) or (action in SESSIONS_ONLY and not on_sessions)
+        return not off
 
     @staticmethod
     def _tab_bar(tab: str) -> str:
         names = {"tab-tasks": "Tasks", "tab-sessions": "Sessions"}
         return (
             "  ".join(f"[reverse] {n} [/reverse]" if t == tab else f" {n} " for t, n in names.items())
-            + "   [dim]F6 switches[/dim]"
+            + "   [dim]F6 switches · F1 or ? lists every key[/dim]"
         )
 
     def action_focus_filter(self) -> None:
+        # set_focus, not focus(): focus() waits its turn behind the keys already typed
         self.show_tab("tab-tasks")
-        self.query_one("#filter", Input).focus()
+        self.set_focus(self.query_one("#filter", Input))
 
     def action_clear_filter(self) -> None:
         self.query_one("#filter", Input).value = ""
-        self.query_one("#tasks", DataTable).focus()
+        self.set_focus(self.query_one("#tasks", DataTable))
 
     def action_cycle_sort(self) -> None:
         self.sort_column = COLUMNS[(COLUMNS.index(self.sort_column) + 1) % len(COLUMNS)]

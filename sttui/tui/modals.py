@@ -1,13 +1,17 @@
-"""Small dialogs: confirm, a form generated from a tool's JSON Schema, a one-value editor."""
+"""Small dialogs: confirm, a form generated from a tool's JSON Schema, a one-value editor.
+
+Every dialog is a ``Dialog``: centred, its text wrapped (never cut off), its first field
+focused when it opens, and its styles here with it."""
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
@@ -15,8 +19,43 @@ from sttui.core.callsyntax import format_call
 from sttui.core.env import ToolSpec
 from sttui.core.schema import check_args
 
+T = TypeVar("T")
 
-class Confirm(ModalScreen[bool]):
+# The first of these in the dialog gets the focus: its first field, else its first button.
+# (A dialog's scrolling container can take the focus too, which is never what one wants.)
+FIELDS = "Input, Select, SelectionList, OptionList, TextArea, Button"
+
+
+class Dialog(ModalScreen[T]):
+    """A centred dialog whose first field has the focus."""
+
+    DEFAULT_CSS = """
+    Dialog { align: center middle; }
+    Dialog .dialog {
+        width: 76; max-width: 95%; height: auto; max-height: 90%;
+        border: thick $primary; padding: 1 2; background: $surface;
+    }
+    Dialog .dialog.form { height: auto; max-height: 85%; }
+    Dialog .question { width: 1fr; text-style: bold; margin-bottom: 1; }
+    Dialog Label { width: 1fr; }
+    Dialog .buttons { height: auto; width: 1fr; }
+    Dialog Button { margin: 1 1 0 0; }
+    Dialog .error { color: $error; height: auto; }
+    ToolForm Input { margin-bottom: 1; background: $boost; }
+    ToolForm Input:focus { background: $primary 30%; }
+    """
+    AUTO_FOCUS = ""  # Textual's own would scroll to the field before the dialog is laid out
+    FIRST = FIELDS  # what gets the focus: the first of these
+
+    def on_screen_resume(self) -> None:
+        if self.focused is None:
+            for widget in self.query(self.FIRST):
+                if widget.focusable:
+                    self.set_focus(widget, scroll_visible=False)  # the dialog opens at its top
+                    break
+
+
+class Confirm(Dialog[bool]):
     """Yes or no; y/n or enter/escape."""
 
     BINDINGS = [
@@ -30,9 +69,10 @@ class Confirm(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label(self.question, classes="question")
-            yield Button(f"{self.yes} (y)", variant="warning", id="yes")
-            yield Button(f"{self.no} (n)", id="no")
+            yield Static(self.question, classes="question", id="question")
+            with Horizontal(classes="buttons"):
+                yield Button(f"{self.yes} (y)", variant="warning", id="yes")
+                yield Button(f"{self.no} (n)", id="no")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id == "yes")
@@ -51,12 +91,30 @@ def _coerce(text: str, schema: dict[str, Any]) -> Any:
         try:
             return json.loads(text)
         except json.JSONDecodeError:
+            if "array" in kinds and text.startswith("["):  # bare words in a list, as on the call line
+                from sttui.core.callsyntax import CallSyntaxError, parse_call
+
+                try:
+                    return parse_call(f"f(x={text})")[1]["x"]
+                except CallSyntaxError:
+                    return text
             return text
     return text
 
 
-class ToolForm(ModalScreen[str | None]):
-    """One field per parameter, from the JSON Schema; returns the call as text for the entry."""
+def type_words(schema: dict[str, Any]) -> str:
+    """A parameter's JSON Schema type in words: ``['string', 'null']`` reads "string or null"."""
+    kind = schema.get("type", "any")
+    kinds = kind if isinstance(kind, list) else [kind]
+    words = " or ".join(str(k) for k in kinds)
+    items = schema.get("items")
+    if "array" in kinds and isinstance(items, dict) and "type" in items:
+        words = words.replace("array", f"list of {type_words(items)}")
+    return words
+
+
+class ToolForm(Dialog[str | None]):
+    """One field per parameter, from the JSON Schema; returns the call as text for the call line."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="form.cancel")]
 
@@ -68,21 +126,22 @@ class ToolForm(ModalScreen[str | None]):
         props = self.spec.parameters.get("properties", {})
         required = set(self.spec.parameters.get("required", []))
         with VerticalScroll(classes="dialog form"):
-            yield Label(f"[b]{self.spec.name}[/b]  ({self.spec.kind})", classes="question")
+            yield Static(f"{self.spec.name}  ({self.spec.kind})", classes="question")
             yield Static(self.spec.description, classes="muted")
             for name, schema in props.items():
-                kind = schema.get("type", "any")
-                label = f"{name}{'' if name in required else ' (optional)'}: {kind}"
+                label = f"{name}{'' if name in required else ' (optional)'}: {type_words(schema)}"
                 if "enum" in schema:
                     label += f" — one of {', '.join(map(str, schema['enum']))}"
                 yield Label(label)
                 if schema.get("description"):
                     yield Static(schema["description"], classes="muted")
                 yield Input(
-                    id=f"param-{name}", placeholder=json.dumps(schema.get("default")) if "default" in schema else ""
+                    id=f"param-{name}",
+                    placeholder=json.dumps(schema.get("default")) if "default" in schema else "",
+                    compact=True,  # one line a field: a form with many parameters fits at 80x24
                 )
             yield Static("", id="form-error", classes="error")
-            yield Button("Put in the entry (enter)", variant="primary", id="ok")
+            yield Button("Fill the call line (enter)", variant="primary", id="ok")
 
     def on_input_submitted(self) -> None:
         self._done()
@@ -107,23 +166,29 @@ class ToolForm(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-class EditValue(ModalScreen[str | None]):
-    """Edit one value; the caller checks it and may reopen with the reason."""
+class EditValue(Dialog[str | None]):
+    """Edit one value. ``check`` (text -> why it is refused, or None) keeps the dialog open
+    with the reason until the value is acceptable or the edit is cancelled."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="edit.cancel")]
 
-    def __init__(self, title: str, value: str, hint: str = ""):
+    def __init__(self, title: str, value: str, hint: str = "", check: Callable[[str], str | None] | None = None):
         super().__init__()
-        self.title_text, self.value, self.hint = title, value, hint
+        self.title_text, self.value, self.hint, self.check = title, value, hint, check
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label(self.title_text, classes="question")
+            yield Static(self.title_text, classes="question")
             if self.hint:
                 yield Static(self.hint, classes="muted")
             yield Input(self.value, id="value")
+            yield Static("", id="edit-error", classes="error")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
+        problem = self.check(event.value) if self.check is not None else None
+        if problem:
+            self.query_one("#edit-error", Static).update(problem)
+            return
         self.dismiss(event.value)
 
     def action_cancel(self) -> None:

@@ -1,5 +1,9 @@
 """Playing a dynamic tool-use task in the agent seat: the conversation, the tools, the call
-entry, the header, the human clock, and the god view for task authors."""
+entry, the header, the human clock, and the god view for task authors.
+
+Layout: the conversation beside the tool pane; the god view, when open, takes the tool
+pane's place at half the width (a class on the screen, set by the ``god`` reactive, and the
+stylesheet decide). The newest tool result is unfolded, older ones fold to their summary."""
 
 from __future__ import annotations
 
@@ -11,7 +15,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
+from textual.reactive import reactive
 from textual.widgets import Collapsible, Footer, OptionList, Static, Tree
+from textual.widgets.option_list import Option
 
 from sttui.controllers.human import HumanController
 from sttui.core.actions import Say, ToolCall
@@ -22,7 +28,7 @@ from sttui.core.problems import did_you_mean
 from sttui.core.schema import check_args
 from sttui.session import PlaySession
 from sttui.tui.handoff import SeatScreen
-from sttui.tui.modals import Confirm, ToolForm
+from sttui.tui.modals import Confirm, ToolForm, type_words
 from sttui.tui.review import frontier_text, signal_line
 from sttui.tui.widgets import CallEntry, CallSuggester, transcript_item
 
@@ -83,17 +89,23 @@ class PlayScreen(SeatScreen):
 
     oversees = True
 
+    HELP_TITLE = "playing the agent seat"
+    # The footer shows the clock and the keys that end or hand over the episode first, so they
+    # fit at 80 columns; the rest are in the help (F1) and the command palette.
     BINDINGS = [
-        Binding("f5", "toggle_clock", "Start/pause clock", id="play.clock"),
-        Binding("f3", "open_form", "Form", id="play.form"),
-        Binding("ctrl+o", "toggle_fold", "Fold/unfold result", id="play.fold"),
-        Binding("f2", "god_view", "God view", id="play.god_view"),
-        Binding("f8", "end_episode", "End episode", id="play.end"),
+        Binding("f5", "toggle_clock", "Clock", id="play.clock"),
+        Binding("f8", "end_episode", "End", id="play.end"),
+        Binding("f2", "god_view", "God view", show=False, id="play.god_view"),
+        Binding("f3", "open_form", "Form for a tool", show=False, id="play.form"),
+        Binding("ctrl+o", "toggle_fold", "Fold/unfold the newest result", show=False, id="play.fold"),
         Binding("f9", "show_earlier", "Show earlier items", show=False, id="play.earlier"),
         *SeatScreen.HANDOFF_BINDINGS,
         Binding("f7", "toggle_oversight", "Oversight", id="play.oversight"),
         Binding("escape", "leave", "Leave", id="play.leave"),
     ]
+
+    god: reactive[bool] = reactive(False, toggle_class="-god")
+    """The god view is open (the stylesheet shows it in the tool pane's place)."""
 
     class Changed(Message):
         """Something happened in the episode: redraw."""
@@ -122,15 +134,16 @@ class PlayScreen(SeatScreen):
         with Horizontal(id="play-main"):
             yield VerticalScroll(id="conversation")
             with Vertical(id="side"):
-                yield Static("[b]Tools[/b]  (F3 opens a form)", classes="pane-title")
-                yield OptionList(*self.episode.tools, id="tools")
-                yield Static("", id="tool-detail")
+                yield Static(f"[b]Tools[/b] ({len(self.episode.tools)})  · F3 form", classes="pane-title")
+                yield OptionList(*[Option(name, id=name) for name in self.episode.tools], id="tools")
+                with VerticalScroll(id="tool-detail-pane"):
+                    yield Static("", id="tool-detail")
             yield from self.compose_debug()
             with VerticalScroll(id="god"):
-                yield Static("[b]God view[/b]: full state, triggers, milestones, live checklist", classes="pane-title")
-                yield Static("", id="god-frontier")
-                yield Static("", id="god-triggers")
+                yield Static("[b]God view[/b]  F2 closes", classes="pane-title")
                 yield Static("", id="god-checklist")
+                yield Static("", id="god-triggers")
+                yield Static("", id="god-frontier")
                 yield Tree("state", id="god-state")
         yield Static("", id="feedback")
         yield CallEntry(
@@ -141,7 +154,6 @@ class PlayScreen(SeatScreen):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#god").display = False
         self.query_one("#debug-pane").display = False
         self.session.listeners.append(self._on_event)
         self.set_interval(1, self._tick)
@@ -186,10 +198,13 @@ class PlayScreen(SeatScreen):
         conversation = self.query_one("#conversation", VerticalScroll)
         new = self.episode.view[self._shown :]
         if new:
-            conversation.mount_all([transcript_item(item) for item in new])
+            widgets = [transcript_item(item) for item in new]
+            conversation.mount_all(widgets)
             self._shown += len(new)
             self._trim(conversation)
-            conversation.scroll_end(animate=False)
+            if any(item["type"] == "tool_result" for item in new):
+                self.fold_results(conversation)
+            self.call_after_refresh(self._scroll_to_new, widgets[0])
         self._tick()
         self.refresh_debug()
         self.show_notices()
@@ -198,6 +213,27 @@ class PlayScreen(SeatScreen):
         if self.session.writer.errors:
             self.notify(f"recording failed: {self.session.writer.errors[-1]}", severity="error", timeout=10)
             self.session.writer.errors.clear()
+
+    def _scroll_to_new(self, first: Any) -> None:
+        """The end of the conversation; but new items taller than the view (a long result
+        unfolded) are shown from their start, the call and its result's summary first."""
+        conversation = self.query_one("#conversation", VerticalScroll)
+        if not first.is_attached:
+            return
+        top = first.virtual_region.y
+        if conversation.virtual_size.height - top > conversation.scrollable_content_region.height:
+            conversation.scroll_to(y=top, animate=False)
+        else:
+            conversation.scroll_end(animate=False)
+
+    @staticmethod
+    def fold_results(conversation: VerticalScroll) -> None:
+        """The newest tool result unfolded, the older ones folded to their one-line summary."""
+        results = list(conversation.query(Collapsible))
+        for widget in results[:-1]:
+            widget.collapsed = True
+        if results:
+            results[-1].collapsed = False
 
     def _trim(self, conversation: VerticalScroll) -> None:
         """Keep the newest items on screen; layout cost grows with every widget kept.
@@ -280,19 +316,20 @@ class PlayScreen(SeatScreen):
     # -- actions ------------------------------------------------------------------------
     @on(OptionList.OptionHighlighted, "#tools")
     def show_tool(self, event: OptionList.OptionHighlighted) -> None:
-        spec = self.episode.tools[str(event.option.prompt)]
+        spec = self.episode.tools[str(event.option.id)]
         params = spec.parameters.get("properties", {})
         required = set(spec.parameters.get("required", []))
         lines = [f"[b]{spec.name}[/b] ({spec.kind})", spec.description, ""]
         for name, schema in params.items():
-            opt = "" if name in required else " (optional)"
-            lines.append(f"• [b]{name}[/b]{opt}: {schema.get('type', 'any')} {schema.get('description', '')}")
+            opt = "" if name in required else ", optional"
+            lines.append(f"• [b]{name}[/b] ({type_words(schema)}{opt}) {schema.get('description', '')}")
         self.query_one("#tool-detail", Static).update("\n".join(lines))
 
     @on(OptionList.OptionSelected, "#tools")
     def pick_tool(self, event: OptionList.OptionSelected) -> None:
         entry = self.query_one("#entry", CallEntry)
-        entry.value = f"{event.option.prompt}("
+        entry.value = f"{event.option.id}("
+        entry.cursor_position = len(entry.value)
         entry.focus()
 
     def action_open_form(self) -> None:
@@ -300,7 +337,7 @@ class PlayScreen(SeatScreen):
         name = entry.value.split("(", 1)[0].strip()
         tools = self.query_one("#tools", OptionList)
         if name not in self.episode.tools and tools.highlighted is not None:
-            name = str(tools.get_option_at_index(tools.highlighted).prompt)
+            name = str(tools.get_option_at_index(tools.highlighted).id)
         if name not in self.episode.tools:
             self.feedback("type a tool name, or highlight one in the tool pane, then press F3")
             return
@@ -321,14 +358,12 @@ class PlayScreen(SeatScreen):
     def action_god_view(self) -> None:
         if self.god:
             self.god = False
-            self.query_one("#god").display = False
             return
 
         def open_it(yes: bool | None) -> None:
             if yes:
                 self.session.peek()
                 self.god = True
-                self.query_one("#god").display = True
                 self.refresh_god()
                 self._tick()
 

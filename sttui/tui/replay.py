@@ -71,6 +71,7 @@ def detail(event: Event) -> Text:
 class ReplayScreen(Screen[None]):
     """A recorded episode, event by event."""
 
+    HELP_TITLE = "replay"
     BINDINGS = [
         Binding("right,j", "step(1)", "Next", priority=True, id="replay.next"),
         Binding("left,k", "step(-1)", "Previous", priority=True, id="replay.previous"),
@@ -102,7 +103,8 @@ class ReplayScreen(Screen[None]):
 
     def on_mount(self) -> None:
         table = self.query_one("#events", DataTable)
-        table.add_columns("#", "actor", "event", "what")
+        # what happened before who did it: at 80 columns the "what" is in sight
+        table.add_columns("#", "event", "what", "actor")
         table.focus()
         self.load()
 
@@ -115,10 +117,12 @@ class ReplayScreen(Screen[None]):
 
     def show(self, record: Any, events: list[Event], episode: Any = None, why: str = "") -> None:
         self.events = events
+        kinds = {e.type for e in events}
         self.rebuilt_episode = episode
         review = episode.review if episode is not None else None
         self._steps = step_of_events(events)
         self.review = review
+        self.refresh_bindings()
         first_seq = None
         if review is not None:
             self.threshold = review.settings.stage_threshold
@@ -131,18 +135,19 @@ class ReplayScreen(Screen[None]):
             self.query_one("#replay-frontier", Static).update(Text(f"No milestone review: {why}", style="dim"))
         outcome = ("pass" if record.outcome.get("passed") else "fail") if record.outcome else record.status
         seats = f"agent {record.agent}" + (f", user {record.user}" if record.user else "")
-        clean = "" if record.clean_baseline else "  ·  not a clean baseline (god view used)"
+        why = [w for t, w in (("god_view", "god view used"), ("seat_changed", "seat handed over")) if t in kinds]
+        clean = "" if record.clean_baseline else f"  ·  not a clean baseline ({', '.join(why) or 'derived'})"
         self.query_one("#status-bar", Static).update(
             f"Replay of {record.id}: {record.task_id}  ·  {outcome}  ·  {seats}  ·  {len(events)} events{clean}"
         )
         table = self.query_one("#events", DataTable)
         for e in events:
             style = STYLES.get(e.type, "dim" if e.actor in ("system",) else "")
-            what = summary(e)[:90]
+            what = summary(e)[:64]
             if e.seq == first_seq:
-                what = f"◀ first error: {what}"[:90]
+                what = f"◀ first error: {what}"[:64]
                 style = "bold red reverse"
-            table.add_row(str(e.seq), e.actor, Text(e.type, style=style), what, key=str(e.seq))
+            table.add_row(str(e.seq), Text(e.type, style=style), what, e.actor, key=str(e.seq))
         if events:
             self.show_event(0)
 
@@ -162,6 +167,12 @@ class ReplayScreen(Screen[None]):
             self.query_one("#replay-timeline", Static).update(
                 timeline_text(self.review, self.threshold, self.first_error)
             )
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """'e' only where there is a milestone review to jump in (stt episodes with milestones)."""
+        if action == "first_error":
+            return self.review is not None
+        return True
 
     def action_first_error(self) -> None:
         if self.first_error is None:

@@ -37,7 +37,35 @@ def curve(values: list[float], drift_after: int | None, width: int = 30) -> str:
     return "\n".join(lines)
 
 
+def references(ep: ExploreEpisode) -> dict[str, dict[str, float] | None]:
+    """CA and EA of the reference policies on the same cases: random (in expectation: CA 0, EA
+    the share of best actions), stale (keeps acting on the rule from before the drift: what not
+    adapting costs; None without a drift) and the oracle (always a best action: 100%)."""
+    unplayed = ExploreEpisode(ep.task, ep.seed)
+    unplayed.start()
+    random = metrics(unplayed)  # unplayed batches score what a random policy scores in expectation
+    out: dict[str, dict[str, float] | None] = {
+        "random": {"ca": random["calibrated_accuracy"], "ea": random["exact_accuracy"]},
+        "stale": None,
+        "oracle": {"ca": 1.0, "ea": 1.0},
+    }
+    if ep.post_rule is not None:
+        shadow = ExploreEpisode(ep.task, ep.seed)
+        agent = ExploreStale("stale", ep.task)
+        shadow.start()
+        while shadow.ended is None:
+            view = shadow.agent_view()
+            if view["phase"] == "window":
+                shadow.apply(agent.best(ep.task.rule, view["cases"]))
+            else:
+                shadow.apply(agent.assessment(view["phase"]))
+        stale = metrics(shadow)
+        out["stale"] = {"ca": stale["calibrated_accuracy"], "ea": stale["exact_accuracy"]}
+    return out
+
+
 class RevealScreen(Screen[None]):
+    HELP_TITLE = "the reveal"
     BINDINGS = [
         Binding("r", "replay", "Replay it", id="reveal.replay"),
         Binding("escape,enter", "home", "Home", id="reveal.home"),
@@ -52,17 +80,23 @@ class RevealScreen(Screen[None]):
         assert isinstance(ep, ExploreEpisode)
         m = self.result.metrics or {}
         reveal = ep.reveal()
-        stale = self._stale(ep)
+        refs = references(ep)
 
         def pct(key: str) -> str:
             v = m.get(key)
             return "-" if v is None else f"{v:.0%}"
 
+        def ref(name: str, key: str) -> str:
+            v = (refs.get(name) or {}).get(key)
+            return "-" if v is None else f"{v:.0%}"
+
         scores = [
-            "[b]Scores[/b]                      you     random   stale   oracle",
-            f"  calibrated accuracy (CA)    {pct('calibrated_accuracy'):>6}   {0:>6.0%}   "
-            f"{'-' if stale is None else f'{stale:.0%}':>5}   {1:>6.0%}",
-            f"  exact accuracy (EA)         {pct('exact_accuracy'):>6}",
+            "[b]Scores[/b]" + " " * 24 + f"{'you':>6}   {'random':>6}   {'stale':>6}   {'oracle':>6}",
+            f"  calibrated accuracy (CA)    {pct('calibrated_accuracy'):>6}   {ref('random', 'ca'):>6}   "
+            f"{ref('stale', 'ca'):>6}   {ref('oracle', 'ca'):>6}",
+            f"  exact accuracy (EA)         {pct('exact_accuracy'):>6}   {ref('random', 'ea'):>6}   "
+            f"{ref('stale', 'ea'):>6}   {ref('oracle', 'ea'):>6}",
+            "  [dim]CA: 0% is random, 100% always the best action; below 0 is worse than random.[/dim]",
             f"  factor recognition (FR)     {pct('factor_recognition'):>6}",
             f"  change recognition (CR)     {pct('change_recognition'):>6}",
             f"  unique probes               {m.get('unique_probes', 0):>6}",
@@ -71,6 +105,7 @@ class RevealScreen(Screen[None]):
         ]
         with VerticalScroll(id="reveal"):
             yield Static(f"[b]The hidden rule of {ep.task.title}[/b]", id="reveal-title")
+            yield Static("\n".join(scores) + "\n", id="reveal-scores")  # first: what the person came for
             yield Static("[b]Before the drift[/b]\n" + rule_text(reveal["before"]))
             if "after" in reveal:
                 atoms = ", ".join(f"{k} {v}" for a in reveal["atoms"] for k, v in a.items())
@@ -83,24 +118,7 @@ class RevealScreen(Screen[None]):
                 + curve(m.get("ca_per_batch", []), reveal.get("drift_after_batch")),
                 id="reveal-curve",
             )
-            yield Static("\n".join(scores), id="reveal-scores")
         yield Footer()
-
-    @staticmethod
-    def _stale(ep: ExploreEpisode) -> float | None:
-        """CA of the stale baseline on the same cases: how much the drift costs an agent that never adapts."""
-        if ep.post_rule is None:
-            return None
-        shadow = ExploreEpisode(ep.task, ep.seed)
-        agent = ExploreStale("stale", ep.task)
-        shadow.start()
-        while shadow.ended is None:
-            view = shadow.agent_view()
-            if view["phase"] == "window":
-                shadow.apply(agent.best(ep.task.rule, view["cases"]))
-            else:
-                shadow.apply(agent.assessment(view["phase"]))
-        return metrics(shadow)["calibrated_accuracy"]
 
     def on_mount(self) -> None:
         self.session.close()

@@ -3,6 +3,7 @@ and replay, and the stage timeline for replay. Rendering only: the review is the
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
 from rich.text import Text
@@ -57,7 +58,9 @@ def frontier_text(review: Review, at: int | None = None, state: Any = None) -> T
         out.append(f"  {g.milestones[m].name}\n", style="dim")
         if state is not None:
             for text, ok in review.explain(m, state, last):
-                out.append(f"      {'✓' if ok else '✗'} {text[:70]}\n", style="green" if ok else "dim red")
+                # shortened at a word boundary; the pane wraps it between words, never inside one
+                short = textwrap.shorten(text, 110, placeholder=" …")
+                out.append(f"      {'✓' if ok else '✗'} {short}\n", style="green" if ok else "dim red")
     for m in front["blocked"]:
         waiting = [p for p in g.preds[m] if p not in front["done"]]
         out.append(f"  · {m}", style="dim")

@@ -27,8 +27,8 @@ class UserSimScreen(SeatScreen):
 
     seat = "user"
     BINDINGS = [
-        Binding("f5", "toggle_clock", "Start/pause clock", id="user.clock"),
-        Binding("f4", "toggle_actions", "Show agent's actions", id="user.actions"),
+        Binding("f5", "toggle_clock", "Clock", id="user.clock"),  # short: at 80 columns F10 is in sight
+        Binding("f4", "toggle_actions", "Actions", tooltip="Show the agent's actions too", id="user.actions"),
         Binding("ctrl+s", "satisfied", "Satisfied, end", id="user.satisfied"),
         *SeatScreen.HANDOFF_BINDINGS,
         Binding("escape", "leave", "Leave", id="user.leave"),

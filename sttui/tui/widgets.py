@@ -48,8 +48,26 @@ def result_text(result: dict[str, Any]) -> RenderableType:
     return JSON(json.dumps(result, ensure_ascii=False), indent=2)
 
 
-def transcript_item(item: dict[str, Any], me: str = "agent") -> Static | Collapsible:
-    """A widget for one item of a seat's view."""
+def result_summary(result: dict[str, Any], width: int = 90) -> str:
+    """A folded result in one line: its top-level plain values (``status cancelled``), then
+    how many lists and objects it holds, so folding hides no headline."""
+    if not result.get("success"):
+        return f"failed: {result.get('error', '')}"
+    plain, nested = [], []
+    for key, value in result.items():
+        if key == "success":
+            continue
+        if isinstance(value, dict | list):
+            nested.append(f"{key} ({len(value)})")
+        else:
+            plain.append(f"{key} {value}")
+    text = ", ".join(plain + nested) or "ok"
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def transcript_item(item: dict[str, Any], me: str = "agent", collapsed: bool | None = None) -> Static | Collapsible:
+    """A widget for one item of a seat's view. A tool result folds when ``collapsed`` says
+    so, or by default when it is longer than FOLD_LINES; folded, its title summarises it."""
     kind = item["type"]
     if kind == "message":
         sender = item["from"]
@@ -62,11 +80,9 @@ def transcript_item(item: dict[str, Any], me: str = "agent") -> Static | Collaps
     if kind == "tool_result":
         result = item["result"]
         ok = result.get("success")
-        lines = json.dumps(result, indent=2, ensure_ascii=False).count("\n") + 1
-        summary = "ok" if ok else f"failed: {result.get('error', '')}"
-        title = f"{'✓' if ok else '✗'} {item['tool']}: {summary}"[:100]
+        if collapsed is None:
+            collapsed = json.dumps(result, indent=2, ensure_ascii=False).count("\n") + 1 > FOLD_LINES
+        title = f"{'✓' if ok else '✗'} {item['tool']}: {result_summary(result)}"
         body = Static(result_text(result), classes="result-body")
-        return Collapsible(
-            body, title=title, collapsed=lines > FOLD_LINES, classes="result ok" if ok else "result failed"
-        )
+        return Collapsible(body, title=title, collapsed=collapsed, classes="result ok" if ok else "result failed")
     return Static(Text.assemble(("notice: ", "bold"), item["text"]), classes="notice")

@@ -1,0 +1,468 @@
+"""The screens' layout and paper cuts (issue 14), each screen tested alone where it can be:
+play, the dialogs, the help, explore, the reveal, home and annotation."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+
+import pytest
+from textual import events
+from textual.screen import Screen
+from textual.widgets import Button, DataTable, Input, OptionList, Static
+
+from sttui.controllers.baselines import PlanAgent, ScriptedUser
+from sttui.core.actions import ToolCall
+from sttui.core.loader import load_task
+from sttui.recording import run_recorded
+from sttui.store.store import Store
+from sttui.tui.app import SttuiApp
+from tests.conftest import ROOT
+from tests.tui_helpers import ScreenApp, footer_text, play_alone, ready, screen_text, started, wait_for
+
+AIR = ROOT / "tasks" / "stt" / "air-travel" / "ams-connection-delay-t3-easy.yaml"
+CARDIO = ROOT / "tasks" / "stt" / "clinic" / "cardiology-rota-s1-easy.yaml"
+INSULIN = ROOT / "tasks" / "stt" / "logistics" / "insulin-reefer-fault-st2-easy.yaml"
+EXPLORE = ROOT / "tasks" / "explore" / "finance" / "additive-1.yaml"
+
+
+@pytest.fixture
+def db(tmp_path):
+    return f"sqlite:///{tmp_path / 'screens.db'}"
+
+
+async def call(pilot, screen, text: str) -> None:
+    """Put one call on the call line and send it; back when the agent's turn comes again."""
+    steps = screen.episode.steps
+    screen.query_one("#entry", Input).value = text
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: screen.episode.steps > steps and screen.human.waiting)
+    await pilot.pause()
+
+
+def text_of(app) -> str:
+    return "\n".join(screen_text(app))
+
+
+# -- play (agent seat) -----------------------------------------------------------------------
+
+
+async def test_the_newest_result_is_unfolded_older_ones_fold_and_lists_take_bare_words(db):
+    async with play_alone(db, AIR).run_test(size=(120, 40)) as pilot:
+        screen = await started(pilot, "PlayScreen")
+        await pilot.press("f5")
+        await call(pilot, screen, "get_booking(locator=QK7M2P)")
+        await call(pilot, screen, "get_flight_status(flight_number=KL1112)")
+        results = list(screen.query("Collapsible"))
+        assert [r.collapsed for r in results] == [True, False]
+        assert '"status": "delayed"' in text_of(pilot.app)  # in sight without ctrl+o
+        # a list of bare words on the call line
+        await call(pilot, screen, "rebook(locator=QK7M2P, from_flights=[KL641], to_flights=[KL643])")
+        calls = [e.payload for e in screen.episode.events if e.type == "tool_call"]
+        assert calls[-1]["args"] == {"locator": "QK7M2P", "from_flights": ["KL641"], "to_flights": ["KL643"]}
+        assert [r.collapsed for r in screen.query("Collapsible")] == [True, True, False]
+
+
+@pytest.mark.parametrize(("size", "least"), [((120, 40), 22), ((80, 24), 10)])
+async def test_the_tool_list_shows_the_tools(db, size, least):
+    """All 22 clinic tools at 120x40 (one row before); at 80x24 more than half (none before)."""
+    async with play_alone(db, CARDIO).run_test(size=size) as pilot:
+        screen = await started(pilot, "PlayScreen")
+        tools = screen.query_one("#tools", OptionList)
+        assert tools.option_count == 22
+        shown = screen_text(pilot.app)
+        visible = [name for name in screen.episode.tools if any(line.rstrip().endswith(name) for line in shown)]
+        assert len(visible) >= least, visible
+        if least == 22:
+            assert tools.max_scroll_y == 0
+
+
+async def test_the_god_view_keeps_words_whole_and_the_checklist_in_sight(db):
+    async with play_alone(db, CARDIO).run_test(size=(120, 40)) as pilot:
+        screen = await started(pilot, "PlayScreen")
+        await pilot.press("f2")
+        await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "Confirm")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: screen.god)
+        await pilot.pause()
+        lines = screen_text(pilot.app)
+        shown = "\n".join(lines)
+        assert "Checklist (live)" in shown
+        for item in ("okafor-review", "told-westbrook", "no-clash"):
+            assert item in shown  # without scrolling
+        # a constraint's path is never broken across lines
+        assert any("state.clinicians.CL-OKAFOR.shifts.2024-09-12.site" in line for line in lines)
+        assert not any(line.rstrip().endswith("CL-OKAFO") for line in lines)
+
+
+async def test_the_form_fills_the_call_line_and_starts_in_its_first_field(db):
+    async with play_alone(db, INSULIN).run_test(size=(120, 40)) as pilot:
+        screen = await started(pilot, "PlayScreen")
+        first_tool = next(iter(screen.episode.tools))
+        screen.query_one("#tools", OptionList).highlighted = 0
+        await pilot.press("f3")
+        await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "ToolForm")
+        form = pilot.app.screen
+        assert "Fill the call line" in str(form.query_one("#ok", Button).label)
+        first_param = next(iter(screen.episode.tools[first_tool].parameters["properties"]))
+        assert pilot.app.focused is form.query_one(f"#param-{first_param}", Input)
+
+
+async def test_the_footer_at_80x24_shows_the_keys_that_end_or_hand_over(db):
+    async with play_alone(db, INSULIN).run_test(size=(80, 24)) as pilot:
+        await started(pilot, "PlayScreen")
+        footer = footer_text(pilot.app)
+        assert "f8 End" in footer and "f10 Hand" in footer, footer
+
+
+# -- the help ----------------------------------------------------------------------------
+
+
+async def test_f1_lists_every_key_of_the_screen_with_its_binding_id(db):
+    from sttui.config import Config
+    from sttui.tui.play import PlayScreen
+
+    app = play_alone(db, INSULIN, config=Config(keymap={"play.end": "ctrl+e"}))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await started(pilot, "PlayScreen")
+        await pilot.press("f1")
+        await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "KeysHelp")
+        help_screen = pilot.app.screen
+        ids = {row.id: row for row in help_screen.rows}
+        for binding in PlayScreen.BINDINGS:  # the hidden ones too (F9, F12, ctrl+o)
+            assert binding.id in ids, binding.id
+        assert {"app.quit", "app.help"} <= set(ids)
+        assert ids["play.end"].keys == "^e"  # as bound now, after the keymap
+        assert pilot.app.focused is help_screen.query_one("#keys", DataTable)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "PlayScreen")
+
+
+async def test_question_mark_opens_the_help_on_home(db):
+    async with SttuiApp(ROOT / "tasks", db_url=db, human="ana").run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "KeysHelp")
+        assert {"home.filter", "home.tab", "home.resume"} <= {row.id for row in pilot.app.screen.rows}
+
+
+# -- dialogs ---------------------------------------------------------------------------------
+
+
+class Base(Screen[None]):
+    def compose(self):
+        yield Static("behind the dialog")
+
+
+class _DialogApp(SttuiApp):
+    """A dialog alone, over a plain screen; what it returns goes to ``results``."""
+
+    def __init__(self, dialog, results: list):
+        super().__init__(ROOT / "nonexistent", db_url=None, human="ana")
+        self.dialog, self.results = dialog, results
+
+    def on_mount(self, event: events.Mount) -> None:
+        event.prevent_default()
+        self.push_screen(Base())
+        self.push_screen(self.dialog, self.results.append)
+
+
+def _dialogs():
+    from sttui.tui.annotate import Tags
+    from sttui.tui.explore import AssessmentForm
+    from sttui.tui.modals import Confirm, EditValue, ToolForm
+
+    spec = load_task(INSULIN).env_cls.tool_specs["create_shipment"]
+    view = {
+        "question": "Which fields are relevant?",
+        "fields": [{"name": "age", "type": "numeric", "range": [0, 9]}, {"name": "tier", "type": "x", "levels": ["a"]}],
+    }
+    return [
+        (Confirm("Go?"), "#yes"),
+        (ToolForm(spec), "#param-goods"),
+        (EditValue("Value", "3"), "#value"),
+        (Tags([], ""), "#modes"),
+        (AssessmentForm(view, ask_changes=False), "#dir-age"),
+    ]
+
+
+@pytest.mark.parametrize("index", range(5))
+async def test_every_dialog_starts_in_its_first_field(index):
+    dialog, first = _dialogs()[index]
+    async with _DialogApp(dialog, []).run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: pilot.app.screen is dialog)
+        await pilot.pause()
+        assert pilot.app.focused is dialog.query_one(first), pilot.app.focused
+
+
+async def test_dialog_text_is_never_cut_off_at_120_columns():
+    from sttui.tui.modals import Confirm
+
+    question = (
+        "Open the god view? It shows the hidden state and triggers, is recorded, "
+        "and marks this episode as not a clean baseline."
+    )
+    async with _DialogApp(Confirm(question, "Open it", "Cancel"), []).run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "Confirm")
+        await pilot.pause()
+        shown = " ".join(" ".join(line.replace("█", " ").replace("▌", " ").split()) for line in screen_text(pilot.app))
+        assert question in shown
+
+
+async def test_the_oversight_dialog_is_centred():
+    from sttui.tui.handoff import ReviewCall
+
+    dialog = ReviewCall(ToolCall("get_vehicle_status", {"vehicle_id": "TRK-7"}), "approve, edit or reject", None)
+    async with _DialogApp(dialog, []).run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: pilot.app.screen is dialog)
+        await pilot.pause()
+        box = dialog.children[0].region
+        assert abs(box.x + box.width / 2 - 60) <= 2 and abs(box.y + box.height / 2 - 20) <= 2, box
+
+
+async def test_enter_on_the_failure_tag_list_saves_the_tags():
+    from sttui.tui.annotate import Tags
+
+    results: list = []
+    async with _DialogApp(Tags([], ""), results).run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "Tags")
+        await pilot.pause()
+        await pilot.press("space")  # ticks the first mode
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: results)
+    assert results == [(["stale_state_execution"], "")]
+
+
+# -- explore ---------------------------------------------------------------------------------
+
+
+async def test_the_probe_table_keeps_its_cursor_and_refuses_a_value_out_of_range(db):
+    async with play_alone(db, EXPLORE).run_test(size=(120, 40)) as pilot:
+        screen = await started(pilot, "ExploreScreen")
+        field = screen.episode.task.fields[1]  # collateral_cover, 0 to 3
+        screen.query_one("#explore-tabs").active = "tab-probe"
+        draft = screen.query_one("#probe-draft", DataTable)
+        draft.focus()
+        await pilot.pause()
+        await pilot.press("right", "right", "enter")
+        await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "EditValue")
+        dialog = pilot.app.screen
+        dialog.query_one("#value", Input).value = str(field.range[1] * 10)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert pilot.app.screen is dialog  # refused: the dialog stays, saying why and the range
+        said = str(dialog.query_one("#edit-error").render())
+        assert "out of range" in said and f"{field.range[0]:g} to {field.range[1]:g}" in said
+        dialog.query_one("#value", Input).value = "1.5"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: pilot.app.screen is screen)
+        assert screen.draft[0][field.name] == 1.5
+        assert (draft.cursor_row, draft.cursor_column) == (0, 2)  # still on the edited cell
+
+
+async def test_number_keys_act_on_the_batch_tab_only_and_f6_moves_the_focus(db):
+    async with play_alone(db, EXPLORE).run_test(size=(120, 40)) as pilot:
+        screen = await started(pilot, "ExploreScreen")
+        await pilot.press("f5", "f6")
+        assert pilot.app.focused is screen.query_one("#history")
+        await pilot.press("f6", "f6")  # → probe
+        assert screen.query_one("#explore-tabs").active == "tab-probe"
+        await pilot.press("1", "2")
+        assert screen.choices == {}  # nothing chosen for a batch out of sight
+        assert "Submit" not in footer_text(pilot.app) and "Run probe" in footer_text(pilot.app)
+        # F6 pressed quickly many times: the tabs cycle, never stuck or pulled back
+        for _ in range(8):
+            pilot.app.post_message(events.Key("f6", None))
+        await pilot.pause()
+        await pilot.pause()
+        assert screen.query_one("#explore-tabs").active == "tab-probe"  # 8 presses: round twice
+        await pilot.press("f6")
+        assert screen.query_one("#explore-tabs").active == "tab-batch"
+        assert pilot.app.focused is screen.query_one("#batch")
+        await pilot.press("down", "3")
+        assert screen.choices == {1: 3}
+
+
+async def test_utilities_in_sight_at_120_and_the_chosen_action_at_80(db):
+    from sttui.tui.explore import _fmt
+
+    async with play_alone(db, EXPLORE).run_test(size=(120, 40)) as pilot:
+        screen = await started(pilot, "ExploreScreen")
+        await pilot.press("f5", "f6", "f6", "f6", "p")
+        await wait_for(pilot, lambda: len(screen.episode.probes) == 1)
+        await pilot.pause()
+        utilities = [_fmt(u) for u in screen.episode.probes[0]["utilities"][0]]
+        assert any(all(u in line for u in utilities) for line in screen_text(pilot.app)), utilities
+    async with play_alone(db, EXPLORE).run_test(size=(80, 24)) as pilot:
+        screen = await started(pilot, "ExploreScreen")
+        await pilot.press("f5", "1")
+        assert "1. approve" in text_of(pilot.app)
+
+
+async def test_the_history_chart_is_empty_before_the_first_batch(db):
+    async with play_alone(db, EXPLORE).run_test(size=(120, 40)) as pilot:
+        screen = await started(pilot, "ExploreScreen")
+        await pilot.press("f6")
+        assert not screen.query_one("#curve").display
+        assert "No batch played yet" in text_of(pilot.app)
+        assert "▇" not in text_of(pilot.app) and "█" not in text_of(pilot.app)
+
+
+async def test_the_reveal_shows_ea_for_every_reference_and_explains_negative_ca(db):
+    from sttui.controllers.explore_baselines import ExploreOracle
+    from sttui.session import PlaySession
+    from sttui.tui.reveal import RevealScreen
+
+    loaded = load_task(EXPLORE)
+    store = Store(db)
+    session = PlaySession(store, loaded, ExploreOracle("baseline:oracle", loaded.task), None)
+    result = await session.run()
+    async with ScreenApp(lambda: RevealScreen(session, result), store=store).run_test(size=(120, 40)) as pilot:
+        screen = await started(pilot, "RevealScreen")
+        scores = str(screen.query_one("#reveal-scores").render())
+        ea = next(line for line in scores.splitlines() if "exact accuracy" in line)
+        assert re.search(r"100%\s+25%\s+\d+%\s+100%", ea), ea  # you, random, stale, oracle
+        assert "below 0 is worse than random" in scores
+
+
+# -- home ------------------------------------------------------------------------------------
+
+
+async def test_home_leaves_room_for_the_title_and_counts_what_the_filter_lets_through(db):
+    app = SttuiApp(ROOT / "tasks", db_url=db, human="ana")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        home = app.screen
+        first = sorted(home.rows, key=lambda r: r.id)[0]
+
+        def row_of_first() -> list[str]:
+            return [line for line in screen_text(app) if line.strip().startswith(first.id)]
+
+        await wait_for(pilot, row_of_first)
+        line = row_of_first()[0]
+        assert first.title[:25] in line, line
+        await pilot.press("slash", *"logistics")
+        await pilot.pause()
+        shown = home.query_one("#tasks", DataTable).row_count
+        assert f"{shown} of {len(home.rows)} tasks match" in str(home.query_one("#status").render())
+    async with SttuiApp(ROOT / "tasks", db_url=db, human="ana").run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        detail = str(pilot.app.screen.query_one("#detail").render())
+        assert detail.splitlines()[0].startswith(first.title[:40])  # the title on the preview's first line
+
+
+async def test_fast_typing_into_the_filter_loses_nothing_and_opens_nothing(db):
+    app = SttuiApp(ROOT / "tasks", db_url=db, human="ana")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        keys = [("slash", "/")] + [(ch, ch) for ch in "usar"]  # u, s, a and r are keys of the table too
+        for key, char in keys:  # all queued at once, as a fast typist's keys arrive
+            app.post_message(events.Key(key, char))
+        await pilot.pause()
+        await pilot.pause()
+        assert app.screen.query_one("#filter", Input).value == "usar"
+        assert type(app.screen).__name__ == "HomeScreen" and app.screen.sort_column == "id"
+        # a filter, then enter twice before the focus has moved: the task that matched opens
+        await pilot.press("escape")
+        burst = [("slash", "/"), *[(ch, ch) for ch in "finance-additive"], ("enter", None), ("enter", None)]
+        for key, char in burst:
+            app.post_message(events.Key(key, char))
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "ExploreScreen")
+        assert app.screen.episode.task.id == "finance-additive-1"
+
+
+async def test_the_sessions_tab_has_its_own_keys_count_and_marks(db):
+    store = Store(db)
+    loaded = load_task(INSULIN)
+    for _ in range(2):
+        eid, _ = await asyncio.to_thread(
+            lambda: asyncio.run(
+                run_recorded(store, loaded, PlanAgent("baseline:naive", loaded.task.naive_plan), ScriptedUser())
+            )
+        )
+    store.update_episode(eid, clean_baseline=False)  # as the god view or a handover does
+    async with SttuiApp(ROOT / "tasks", db_url=db, human="ana").run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        tasks_footer = footer_text(pilot.app)
+        assert "Sort" in tasks_footer and "Resume" not in tasks_footer
+        await pilot.press("f6")
+        await wait_for(pilot, lambda: pilot.app.screen.sessions)
+        await pilot.pause()
+        footer = footer_text(pilot.app)
+        assert "Resume" in footer and "Sort" not in footer and "Filter" not in footer, footer
+        assert "2 session(s)" in str(pilot.app.screen.query_one("#status").render())
+        rows = [line for line in screen_text(pilot.app) if re.match(r"^ [0-9a-f]{12} ", line)]
+        assert len(rows) == 2 and sum("✱ not clean" in row for row in rows) == 1, rows
+
+
+# -- annotation ------------------------------------------------------------------------------
+
+
+def _naive_episode(db) -> str:
+    store = Store(db)
+    loaded = load_task(INSULIN)
+    eid, _ = asyncio.run(
+        run_recorded(store, loaded, PlanAgent("baseline:naive", loaded.task.naive_plan), ScriptedUser())
+    )
+    return eid
+
+
+def _everything_shown(screen) -> str:
+    texts = [str(w.render()) for w in screen.query(Static)]
+    table = screen.query_one("#episode-events", DataTable)
+    texts += [" ".join(map(str, table.get_row_at(i))) for i in range(table.row_count)]
+    return "\n".join(texts)
+
+
+@pytest.mark.parametrize("needs_controller", [False, True])
+async def test_blinding_hides_the_controller_unless_the_dimension_needs_it(tmp_path, monkeypatch, db, needs_controller):
+    await asyncio.to_thread(_naive_episode, db)
+    if needs_controller:  # a lab's own dimensions: this one is about the controller
+        folder = tmp_path / "annotations"
+        folder.mkdir()
+        text = (ROOT / "annotations" / "dimensions.yaml").read_text()
+        text = text.replace("    optional: true\n", "    optional: true\n    shows_controller: true\n")
+        (folder / "dimensions.yaml").write_text(text)
+        monkeypatch.chdir(tmp_path)
+    app = SttuiApp(ROOT / "tasks", db_url=db, human="ana", annotate=("episodes", None))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "AnnotateScreen")
+        screen = pilot.app.screen
+        await wait_for(pilot, lambda: len(screen.events) > 5)
+        await pilot.pause()
+        shown = _everything_shown(screen)
+        if needs_controller:
+            assert "baseline:naive" in shown and "baseline:scripted-user" in shown
+        else:
+            assert "baseline:" not in shown and "by agent" in shown, shown
+            table = screen.query_one("#episode-events", DataTable)
+            actors = {table.get_row_at(i)[3] for i in range(table.row_count)}
+            assert actors <= {"system", "user", "agent", "environment", "review"}
+
+
+async def test_nothing_left_to_rate_clears_the_last_item_and_escape_leaves_sttui_annotate(db):
+    await asyncio.to_thread(_naive_episode, db)
+    app = SttuiApp(ROOT / "tasks", db_url=db, human="ana", annotate=("episodes", None))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "AnnotateScreen")
+        screen = pilot.app.screen
+        await wait_for(pilot, lambda: screen.item is not None and len(screen.events) > 5)
+        await pilot.press("4")  # the only dimension of the only episode
+        await wait_for(pilot, lambda: screen.item is None)
+        await pilot.pause()
+        assert "Nothing left to rate" in str(screen.query_one("#item").render())
+        assert not screen.query_one("#episode-events").display and not screen.query_one("#event-detail").display
+        assert "baseline" not in text_of(pilot.app)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.return_code == 0  # out of the app, not to a home nobody asked for
+
+
+async def test_escape_from_rating_opened_at_home_goes_home(db):
+    async with SttuiApp(ROOT / "tasks", db_url=db, human="ana").run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("a")
+        await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "AnnotateScreen")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "HomeScreen")
+        assert pilot.app.return_code is None
