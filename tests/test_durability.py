@@ -157,11 +157,13 @@ def _hold_lock(db_url: str, seconds: float, ready: threading.Event) -> None:
     conn.close()
 
 
-def _run_under_lock(db_url: str, seconds: float, deadline: str) -> tuple[subprocess.CompletedProcess, Store]:
+def _run_under_lock(
+    db_url: str, seconds: float, deadline: str, trials: int = 6
+) -> tuple[subprocess.CompletedProcess, Store]:
     Store(db_url).close()  # the schema exists before anyone locks it
     env = {**ENV, "STTUI_WRITE_DEADLINE": deadline, "STTUI_BUSY_TIMEOUT_MS": "500"}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "sttui", "--db", db_url, "run", str(TASK), "--trials", "6", "--json"],
+        [sys.executable, "-m", "sttui", "--db", db_url, "run", str(TASK), "--trials", str(trials), "--json"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -191,7 +193,7 @@ def test_a_lock_shorter_than_the_deadline_is_waited_out(db_url):
 
 
 def test_a_lock_longer_than_the_deadline_fails_the_run_and_loses_nothing_silently(db_url):
-    done, store = _run_under_lock(db_url, 6.0, "1")
+    done, store = _run_under_lock(db_url, 6.0, "1", trials=60)  # long enough to still be writing when locked
     assert done.returncode == 3, done.stderr
     assert "could not be recorded in full" in done.stderr and "Traceback" not in done.stderr
     episodes = json.loads(done.stdout)["episodes"]
