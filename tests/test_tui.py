@@ -282,3 +282,22 @@ def test_every_binding_has_an_id_and_a_palette_entry():
         for binding in screen_cls.BINDINGS:
             assert binding.id, f"{screen_cls.__name__}: {binding.key} has no id"
             assert binding.description in titles
+
+
+async def test_drawing_callbacks_that_outlive_their_screen_do_nothing(db):
+    """A redraw queued by the episode worker can arrive after the screen was switched away
+    (the episode ended, or the app is exiting); it must not raise into the app."""
+    from textual.screen import Screen
+
+    async with app_for(db).run_test(size=(120, 40)) as pilot:
+        screen = await open_play(pilot, STT, "agent", "PlayScreen")
+        await pilot.press("f5")
+        await wait_for(pilot, lambda: len(screen.query("#conversation > *")) > 0)
+        first = screen.query("#conversation > *").first()
+        pilot.app.switch_screen(Screen())
+        await wait_for(pilot, lambda: not screen.is_attached)
+        await pilot.pause()
+        assert len(screen.query("#conversation")) == 0  # its widgets are gone
+        screen._scroll_to_new(first)
+        screen.refresh_view()
+        screen._tick()

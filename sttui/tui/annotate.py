@@ -19,6 +19,7 @@ from sttui.annotate.blinding import blind_events, seat_labels
 from sttui.annotate.dimensions import FAILURE_MODES
 from sttui.annotate.queue import Item, Queue
 from sttui.core.replaying import seq_of_step
+from sttui.tui.lifecycle import while_shown
 from sttui.tui.modals import Dialog, EditValue
 from sttui.tui.replay import detail, reviewed, summary
 
@@ -269,6 +270,7 @@ class AnnotateScreen(Screen[None]):
         if self.events and event.cursor_row < len(self.events):
             self.query_one("#event-detail", Static).update(detail(self.events[event.cursor_row]))
 
+    @while_shown
     def redraw(self) -> None:
         done, total = self.queue.progress()
         bar = self.query_one("#progress", ProgressBar)

@@ -34,6 +34,7 @@ from sttui.core.actions import Assess, Probe, SubmitBatch
 from sttui.core.explore.episode import ExploreEpisode
 from sttui.session import PlaySession
 from sttui.tui.handoff import SeatMixin
+from sttui.tui.lifecycle import while_shown
 from sttui.tui.modals import Dialog, EditValue
 from sttui.tui.play import status_line
 
@@ -268,6 +269,7 @@ class ExploreScreen(SeatMixin, Screen[None]):
 
         self.app.switch_screen(RevealScreen(self.session, result))
 
+    @while_shown
     def _tick(self) -> None:
         line = status_line(self.session) + self._phase_text()
         if line.plain != self._status:  # an update re-lays out the screen: only when it changed
@@ -314,6 +316,7 @@ class ExploreScreen(SeatMixin, Screen[None]):
         self.refresh_bindings()
 
     # -- drawing -------------------------------------------------------------------------
+    @while_shown
     def redraw(self) -> None:
         v = self.view
         self._draw_draft()

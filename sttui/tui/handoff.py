@@ -32,6 +32,7 @@ from sttui.controllers.oversight import Decision
 from sttui.core.actions import Action, Say, ToolCall, action_payload
 from sttui.core.callsyntax import CallSyntaxError, format_call, parse_call
 from sttui.core.schema import check_args
+from sttui.tui.lifecycle import while_shown
 
 if TYPE_CHECKING:
     from sttui.controllers.human import HumanController
@@ -239,6 +240,7 @@ class ModelActivity(Static):
     def on_mount(self) -> None:
         self.set_interval(0.5, self.poll)
 
+    @while_shown
     def poll(self) -> None:
         from sttui.controllers.model import litellm_ready
 

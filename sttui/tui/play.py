@@ -28,6 +28,7 @@ from sttui.core.problems import did_you_mean
 from sttui.core.schema import check_args
 from sttui.session import PlaySession
 from sttui.tui.handoff import SeatScreen
+from sttui.tui.lifecycle import while_shown
 from sttui.tui.modals import Confirm, ToolForm, type_words
 from sttui.tui.review import frontier_text, signal_line
 from sttui.tui.widgets import CallEntry, CallSuggester, transcript_item
@@ -168,6 +169,7 @@ class PlayScreen(SeatScreen):
 
         self.app.switch_screen(EndScreen(self.session, result))
 
+    @while_shown
     def _tick(self) -> None:
         line = status_line(self.session)
         if line.plain != self._status:  # an update re-lays out the screen: only when it changed
@@ -193,6 +195,7 @@ class PlayScreen(SeatScreen):
             self._redraw_pending = True
             self.call_later(self.refresh_view)
 
+    @while_shown
     def refresh_view(self) -> None:
         self._redraw_pending = False
         conversation = self.query_one("#conversation", VerticalScroll)
@@ -214,6 +217,7 @@ class PlayScreen(SeatScreen):
             self.notify(f"recording failed: {self.session.writer.errors[-1]}", severity="error", timeout=10)
             self.session.writer.errors.clear()
 
+    @while_shown
     def _scroll_to_new(self, first: Any) -> None:
         """The end of the conversation; but new items taller than the view (a long result
         unfolded) are shown from their start, the call and its result's summary first."""

@@ -15,6 +15,7 @@ from sttui.core.actions import Reply, Satisfied
 from sttui.core.episode import Episode
 from sttui.session import PlaySession
 from sttui.tui.handoff import SeatScreen
+from sttui.tui.lifecycle import while_shown
 from sttui.tui.modals import Confirm
 from sttui.tui.play import status_line
 from sttui.tui.widgets import transcript_item
@@ -78,6 +79,7 @@ class UserSimScreen(SeatScreen):
 
         self.app.switch_screen(EndScreen(self.session, result))
 
+    @while_shown
     def _tick(self) -> None:
         self.query_one("#status-bar", Static).update(status_line(self.session))
         feedback = self.query_one("#feedback", Static)
@@ -89,6 +91,7 @@ class UserSimScreen(SeatScreen):
     def on_user_sim_screen_changed(self, _message: Changed) -> None:
         self.redraw()
 
+    @while_shown
     def redraw(self) -> None:
         conv = self.query_one("#conversation", VerticalScroll)
         conv.remove_children()

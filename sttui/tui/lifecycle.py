@@ -1,0 +1,39 @@
+"""A guard for callbacks that can outlive their screen.
+
+Timers, ``call_later``/``call_after_refresh`` callbacks and messages posted from the episode
+worker arrive on the screen's queue; when the app exits or the screen is switched away in
+between, the widgets they query are already gone. Such a callback has nothing left to draw,
+so it returns instead of raising ``NoMatches`` into the app (which ends the whole session).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from textual.dom import DOMNode
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def gone(node: DOMNode) -> bool:
+    """The node is on its way out: the app is exiting, or the node is removed or being removed."""
+    return (
+        not node.is_attached
+        or getattr(node, "_closing", False)
+        or getattr(node, "_closed", False)
+        or getattr(node, "_pruning", False)
+    )
+
+
+def while_shown(method: F) -> F:
+    """Run a screen's drawing callback only while the screen and its widgets are still there."""
+
+    @functools.wraps(method)
+    def guarded(self: DOMNode, *args: Any, **kwargs: Any) -> Any:
+        if gone(self) or any(gone(a) for a in args if isinstance(a, DOMNode)):
+            return None
+        return method(self, *args, **kwargs)
+
+    return guarded  # type: ignore[return-value]
