@@ -268,16 +268,22 @@ async def test_bindings_can_be_remapped_from_the_config(db):
 
 
 def test_every_binding_has_an_id_and_a_palette_entry():
+    from sttui.tui.annotate import AnnotateScreen, TagList, Tags
     from sttui.tui.app import binding_commands
     from sttui.tui.endscreen import EndScreen
     from sttui.tui.explore import ExploreScreen
+    from sttui.tui.help import KeysHelp
     from sttui.tui.home import HomeScreen
+    from sttui.tui.modals import Confirm, EditValue, ToolForm
     from sttui.tui.play import PlayScreen
     from sttui.tui.replay import ReplayScreen
     from sttui.tui.reveal import RevealScreen
     from sttui.tui.usersim import UserSimScreen
 
-    for screen_cls in (HomeScreen, PlayScreen, UserSimScreen, ExploreScreen, ReplayScreen, EndScreen, RevealScreen):
+    for cls in (KeysHelp, TagList, Tags, Confirm, EditValue, ToolForm):  # dialogs: ids, for the keymap
+        assert all(binding.id for binding in cls.BINDINGS), cls.__name__
+    screens = (HomeScreen, PlayScreen, UserSimScreen, ExploreScreen, ReplayScreen, EndScreen, RevealScreen)
+    for screen_cls in (*screens, AnnotateScreen):
         titles = {c.title for c in binding_commands(screen_cls)}
         for binding in screen_cls.BINDINGS:
             assert binding.id, f"{screen_cls.__name__}: {binding.key} has no id"

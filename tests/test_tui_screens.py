@@ -369,6 +369,9 @@ async def test_fast_typing_into_the_filter_loses_nothing_and_opens_nothing(db):
             app.post_message(events.Key(key, char))
         await wait_for(pilot, lambda: type(app.screen).__name__ == "ExploreScreen")
         assert app.screen.episode.task.id == "finance-additive-1"
+        # leave only once the screen is up (an app closed mid-mount trips over its own tabs)
+        await wait_for(pilot, lambda: app.screen.query("#batch") and app.screen.query_one("#batch").row_count)
+        await pilot.pause()
 
 
 async def test_the_sessions_tab_has_its_own_keys_count_and_marks(db):
