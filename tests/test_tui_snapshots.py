@@ -170,3 +170,40 @@ def test_annotate_an_episode_blind(snap_compare, db):
         await steady(pilot)
 
     assert snap_compare(app_for(db, annotate=("episodes", None)), terminal_size=LARGE, run_before=run_before)
+
+
+def test_oversight_review_at_80x24(snap_compare, db, monkeypatch):
+    """A model's proposal under oversight, at the smallest size the workbench supports."""
+    from sttui.config import Config
+    from tests.helpers.stub_openai import StubServer, calls, completion, tool_call
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-stub-0123456789")
+    proposal = calls(tool_call("assign_vehicle", {"shipment_id": "SHP-1", "vehicle_id": "TRK-7"}, "p1"))
+    with StubServer(lambda request: (200, completion(proposal), 0.0)) as stub:
+        models = {"stub": {"model": "openai/stub-model", "api_base": stub.base}}
+        app = SttuiApp(
+            ROOT / "tasks", db_url=db, human="ana", config=Config(extra={"models": models, "handoff_model": "stub"})
+        )
+        monkeypatch.setattr(app, "notify", lambda *args, **kwargs: None)  # no toasts timing into the picture
+
+        async def run_before(pilot):
+            screen = await open_play(pilot, STT, "agent", "PlayScreen")
+            await wait_for(pilot, lambda: str(screen.query_one("#tool-detail").render()).strip())  # settled
+            await pilot.pause()
+            await pilot.wait_for_scheduled_animations()
+            await pilot.press("f7", "f10")
+            await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "ReviewCall")
+            await wait_for(pilot, lambda: not screen.query_one("#model-activity").text)  # the call is over
+            await steady(pilot)
+
+        assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+def test_leave_dialog_at_80x24(snap_compare, db):
+    async def run_before(pilot):
+        await open_play(pilot, STT, "agent", "PlayScreen")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "LeaveDialog")
+        await steady(pilot)
+
+    assert snap_compare(app_for(db), terminal_size=(80, 24), run_before=run_before)

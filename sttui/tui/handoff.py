@@ -180,7 +180,7 @@ class LeaveDialog(ModalScreen[str | None]):
         with Vertical():
             yield Label("Leave this episode?", classes="question")
             yield Static(
-                "Suspend keeps it running: resume it from home (r) or with `sttui resume`. "
+                "Suspend keeps it running: r in home's Sessions tab, or `sttui resume`, goes on with it. "
                 + end
                 + "Cancel goes back to it.",
                 classes="muted",
