@@ -9,12 +9,13 @@ from __future__ import annotations
 import contextlib
 import time
 import uuid
+from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import func, insert, or_, select, text, update
+from sqlalchemy import String, cast, func, insert, or_, select, text, update
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlmodel import Session
 from sqlmodel import select as orm_select
@@ -90,7 +91,7 @@ class TaskVersion:
         return data
 
 
-def _record(row: EpisodeRow) -> EpisodeRecord:
+def _record(row: Any) -> EpisodeRecord:
     return EpisodeRecord(**{f: getattr(row, f) for f in EpisodeRecord.__dataclass_fields__})
 
 
@@ -129,6 +130,212 @@ def _save_version(conn: Any, version: TaskVersion) -> None:
         conn.execute(insert(TaskRow).values(**asdict(version), created_at=time.time()))
     elif version.origin == "recorded" and row.origin != "recorded":
         conn.execute(update(TaskRow).where(TaskRow.id == row.id).values(**asdict(version)))
+
+
+_BATCH = 2000  # rows fetched at a time by streamed listings
+# what a Summary takes out of the JSON columns, in this order: (column, path, kind)
+_SUMMARY_JSON: list[tuple[str, tuple[str, ...], str]] = [
+    ("outcome", (), "type"),
+    ("outcome", (), "empty"),
+    ("outcome", ("passed",), "bool"),
+    ("scores", (), "type"),
+    ("scores", (), "empty"),
+    ("scores", ("calibrated_accuracy",), "float"),
+    ("scores", ("incomplete",), "bool"),
+    ("scores", ("human_active_seconds",), "float"),
+    ("scores", ("review", "score"), "float"),
+    ("scores", ("review", "completion"), "float"),
+    ("scores", ("review", "settled"), "int"),
+    ("scores", ("review", "milestones"), "int"),
+    ("scores", ("review", "stop", "signal"), "str"),
+    ("scores", ("review", "stop", "step"), "int"),
+    ("scores", ("review", "stop", "steps_saved"), "int"),
+]
+# the record's own columns a Summary keeps, in its field order
+_SUMMARY_COLUMNS = (
+    "id",
+    "task_id",
+    "task_hash",
+    "kind",
+    "seed",
+    "setting",
+    "status",
+    "agent",
+    "user",
+    "end_reason",
+    "steps",
+    "state_hash",
+    "started_at",
+    "ended_at",
+    "clean_baseline",
+)
+_SHARED = (1, 2, 3, 5, 6, 7, 8, 9, 11)  # of those, the ones many rows share: one string each, not one per row
+
+
+class Fields(Mapping[str, Any]):
+    """A small read-only mapping: the part of a record's outcome or scores that listings and
+    reports read. ``bool()`` is the full mapping's (a record whose scores hold only other keys
+    is still truthy), so code written for full records reads these the same way."""
+
+    __slots__ = ("_keys", "_nonempty", "_values")
+
+    def __init__(self, keys: tuple[str, ...], values: tuple[Any, ...], nonempty: bool | None = None):
+        self._keys, self._values = keys, values
+        self._nonempty = bool(keys) if nonempty is None else nonempty
+
+    def __getitem__(self, key: str) -> Any:
+        try:
+            return self._values[self._keys.index(key)]
+        except ValueError:
+            raise KeyError(key) from None
+
+    def get(self, key: str, default: Any = None) -> Any:
+        keys = self._keys
+        return self._values[keys.index(key)] if key in keys else default
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._keys
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __bool__(self) -> bool:
+        return self._nonempty
+
+    def __repr__(self) -> str:
+        return f"Fields({dict(self)!r})"
+
+
+def _flag(value: Any) -> bool | None:
+    """A JSON boolean as SQLite hands it back (1 or 0), or as PostgreSQL does."""
+    return None if value is None else bool(value)
+
+
+_PASSED = {value: Fields(("passed",), (value,)) for value in (True, False)}
+_NOT_A_MAPPING = Fields((), (), True)
+_REVIEW = ("score", "completion", "settled", "milestones")
+_REVIEW_STOP = (*_REVIEW, "stop")
+_STOP = ("signal", "step", "steps_saved")
+_SHAPES: dict[tuple[str, ...], tuple[str, ...]] = {}
+
+
+def _outcome_of(kind: str | None, empty: Any, passed: Any) -> Fields | None:
+    if kind is None or kind == "null":
+        return None
+    if kind != "object":  # not a mapping: nothing a listing reads
+        return _NOT_A_MAPPING
+    if passed is None:
+        return Fields((), (), not empty)
+    return _PASSED[_flag(passed)]
+
+
+def _scores_of(x: tuple[Any, ...]) -> Fields | None:
+    """The scores a listing reads. A key whose value is null counts as absent, as it does for
+    every reader of these (``.get(k) is not None``, or truthiness); a review is there when it
+    has its score, and its stop when that has its saved steps (as every review written has)."""
+    kind, empty, ca, incomplete, human, score, completion, settled, milestones, signal, step, saved = x
+    if kind is None or kind == "null":
+        return None
+    if kind != "object":
+        return _NOT_A_MAPPING
+    keys: list[str] = []
+    values: list[Any] = []
+    if ca is not None:
+        keys.append("calibrated_accuracy")
+        values.append(ca)
+    if incomplete is not None:
+        keys.append("incomplete")
+        values.append(_flag(incomplete))
+    if human is not None:
+        keys.append("human_active_seconds")
+        values.append(human)
+    if score is not None:
+        keys.append("review")
+        if saved is not None:
+            values.append(
+                Fields(_REVIEW_STOP, (score, completion, settled, milestones, Fields(_STOP, (signal, step, saved))))
+            )
+        else:
+            values.append(Fields(_REVIEW, (score, completion, settled, milestones)))
+    shape = tuple(keys)
+    return Fields(_SHAPES.setdefault(shape, shape), tuple(values), not empty)
+
+
+@dataclass(slots=True)
+class Summary:
+    """An episode as listings and reports read it: every field of ``EpisodeRecord``, with
+    ``outcome`` and ``scores`` reduced to ``passed``; ``calibrated_accuracy``, ``incomplete``,
+    ``human_active_seconds`` and the review's ``score``, ``completion``, ``settled``,
+    ``milestones`` and ``stop``."""
+
+    id: str
+    task_id: str
+    task_hash: str
+    kind: str
+    seed: int
+    setting: str
+    status: str
+    agent: str
+    user: str | None
+    end_reason: str | None
+    steps: int
+    state_hash: str | None
+    started_at: float
+    ended_at: float | None
+    clean_baseline: bool
+    outcome: Fields | None
+    scores: Fields | None
+
+
+def _filtered(
+    query: Any,
+    task: str | None,
+    controller: str | None,
+    status: str | tuple[str, ...] | None,
+    since: datetime | None,
+    until: datetime | None,
+) -> Any:
+    if task:
+        query = query.where(EpisodeRow.task_id.contains(task))  # type: ignore[attr-defined]
+    if controller:
+        query = query.where(
+            or_(
+                EpisodeRow.agent.contains(controller),  # type: ignore[attr-defined]
+                EpisodeRow.user.contains(controller),  # type: ignore[union-attr]
+            )
+        )
+    if isinstance(status, tuple):
+        query = query.where(EpisodeRow.status.in_(status))  # type: ignore[attr-defined]
+    elif status:
+        query = query.where(EpisodeRow.status == status)
+    if since:
+        query = query.where(EpisodeRow.started_at >= since.timestamp())
+    if until:
+        query = query.where(EpisodeRow.started_at < until.timestamp())
+    return query
+
+
+def _listing(
+    columns: list[Any],
+    task: str | None,
+    controller: str | None,
+    status: str | tuple[str, ...] | None,
+    since: datetime | None,
+    until: datetime | None,
+    limit: int | None,
+    offset: int | None,
+) -> Any:
+    """Episodes newest first (ties by id, so pages never overlap), filtered as ``sessions`` filters."""
+    query = _filtered(select(*columns), task, controller, status, since, until)
+    query = query.order_by(EpisodeRow.started_at.desc(), EpisodeRow.id.desc())  # type: ignore[attr-defined]
+    if limit:
+        query = query.limit(limit)
+    if offset:
+        query = query.offset(offset)
+    return query
 
 
 def new_episode_id() -> str:
@@ -326,18 +533,40 @@ class Store:
         self.update_episode(episode_id, status=status, ended_at=time.time(), **values)
 
     def episode(self, ref: str) -> EpisodeRecord:
-        """An episode by id or unique id prefix."""
+        """An episode by id or unique id prefix: an exact match first, then a range on the key
+        (an index either way: SQLite's primary key, PostgreSQL's pattern index), never a scan."""
+        if not ref:
+            raise StoreError(f"no episode '{ref}' in {describe(self.url)}; `sttui sessions` lists them")
 
-        def go(s: Session) -> list[EpisodeRow]:
-            return list(s.exec(orm_select(EpisodeRow).where(EpisodeRow.id.startswith(ref)).limit(3)).all())
+        def go(conn: Any) -> list[Any]:
+            exact = conn.execute(select(EpisodeRow.__table__).where(EpisodeRow.id == ref)).first()
+            if exact is not None:
+                return [exact]
+            found = conn.execute(select(EpisodeRow.__table__).where(self._prefix(ref)).order_by(EpisodeRow.id).limit(3))
+            return [r for r in found if r.id.startswith(ref)]
 
-        rows = self._read(go) if ref else []
+        rows = self._read_core(go)
         if not rows:
             raise StoreError(f"no episode '{ref}' in {describe(self.url)}; `sttui sessions` lists them")
-        exact = [r for r in rows if r.id == ref]
-        if len(rows) > 1 and not exact:
+        if len(rows) > 1:
             raise StoreError(f"'{ref}' matches several episodes ({', '.join(r.id for r in rows)}…); type more of it")
-        return _record(exact[0] if exact else rows[0])
+        return _record(rows[0])
+
+    def _prefix(self, ref: str) -> Any:
+        """Ids that start with ``ref``, as a condition an index answers."""
+        if self.engine.url.get_backend_name() == "postgresql":
+            escaped = ref.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+            return EpisodeRow.id.like(f"{escaped}%", escape="\\")  # type: ignore[attr-defined]
+        # SQLite compares text by its bytes (UTF-8, so by code point): the ids with this prefix
+        # are the first ones from the prefix on, in the primary key's order
+        return EpisodeRow.id >= ref
+
+    def _read_core(self, fn: Any) -> Any:
+        try:
+            with self.engine.connect() as conn:
+                return fn(conn)
+        except (OperationalError, DBAPIError) as exc:
+            raise explain(exc, self.url) from None
 
     def events(self, episode_id: str) -> list[Event]:
         def go(s: Session) -> list[Event]:
@@ -354,31 +583,116 @@ class Store:
         since: datetime | None = None,
         until: datetime | None = None,
         limit: int | None = None,
+        offset: int | None = None,
     ) -> list[EpisodeRecord]:
-        query = orm_select(EpisodeRow)
-        if task:
-            query = query.where(EpisodeRow.task_id.contains(task))  # type: ignore[attr-defined]
-        if controller:
-            query = query.where(
-                or_(
-                    EpisodeRow.agent.contains(controller),  # type: ignore[attr-defined]
-                    EpisodeRow.user.contains(controller),
-                )
-            )  # type: ignore[union-attr]
-        if status:
-            query = query.where(EpisodeRow.status == status)
-        if since:
-            query = query.where(EpisodeRow.started_at >= since.timestamp())
-        if until:
-            query = query.where(EpisodeRow.started_at < until.timestamp())
-        query = query.order_by(EpisodeRow.started_at.desc())  # type: ignore[attr-defined]
-        if limit:
-            query = query.limit(limit)
+        """Episodes, newest first, in full. A listing of many should stream them instead
+        (``iter_episodes``, or ``summaries`` for the fields a listing shows)."""
+        return list(self.iter_episodes(task, controller, status, since, until, limit, offset))
 
-        def go(s: Session) -> list[EpisodeRecord]:
-            return [_record(r) for r in s.exec(query).all()]
+    def iter_episodes(
+        self,
+        task: str | None = None,
+        controller: str | None = None,
+        status: str | tuple[str, ...] | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        limit: int | None = None,
+        offset: int | None = None,
+    ) -> Iterator[EpisodeRecord]:
+        """Episodes, newest first, in full, streamed from the database a batch at a time."""
+        query = _listing(list(EpisodeRow.__table__.columns), task, controller, status, since, until, limit, offset)
+        return self._stream(query, _record)
 
-        return self._read(go)
+    def summaries(
+        self,
+        task: str | None = None,
+        controller: str | None = None,
+        status: str | tuple[str, ...] | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        limit: int | None = None,
+        offset: int | None = None,
+        review: bool = True,
+    ) -> Iterator[Summary]:
+        """Episodes, newest first, as light rows (``Summary``), streamed: their outcome and scores
+        hold only what listings and reports read, taken out of the JSON by the database.
+        ``review=False`` leaves out what only reports read (the review, working time, whether
+        complete): a plain listing needs the outcome and calibrated accuracy alone."""
+        table = EpisodeRow.__table__
+        wanted = _SUMMARY_JSON if review else _SUMMARY_JSON[:6]
+        pad = (None,) * (len(_SUMMARY_JSON) - len(wanted))
+        json = [self._json_field(col, path, kind) for col, path, kind in wanted]
+        columns = [table.c[name] for name in _SUMMARY_COLUMNS]
+        query = _listing([*columns, *json], task, controller, status, since, until, limit, offset)
+        n = len(columns)
+        strings: dict[Any, Any] = {}
+        shared = strings.setdefault
+
+        def light(row: Any) -> Summary:
+            values = list(row[:n])
+            for i in _SHARED:
+                values[i] = shared(values[i], values[i])
+            scores = _scores_of(row[n + 3 :] + pad if pad else row[n + 3 :])
+            return Summary(*values, _outcome_of(row[n], row[n + 1], row[n + 2]), scores)  # type: ignore[arg-type]
+
+        return self._stream(query, light)
+
+    def count_episodes(
+        self,
+        task: str | None = None,
+        controller: str | None = None,
+        status: str | tuple[str, ...] | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+    ) -> int:
+        query = _filtered(
+            select(func.count()).select_from(EpisodeRow.__table__), task, controller, status, since, until
+        )
+        return int(self._read_core(lambda conn: conn.execute(query).scalar()) or 0)
+
+    def _json_field(self, column: str, path: tuple[str, ...], kind: str) -> Any:
+        """A field inside a JSON column, taken out by the database: its JSON type (``type``:
+        object, null, …, or NULL when absent), whether the column is ``{}`` (``empty``), or its
+        value (SQLite gives JSON booleans as 1 and 0)."""
+        col = getattr(EpisodeRow, column)
+        pg = self.engine.url.get_backend_name() == "postgresql"
+        if kind == "type":
+            if pg:
+                return func.json_typeof(col[path] if path else col)
+            return func.json_type(col, "$" + "".join(f'."{p}"' for p in path))
+        if kind == "empty":
+            return cast(col, String) == "{}"
+        if not pg:  # untyped: the driver's own values, with no conversion on the way
+            return func.json_extract(col, "$" + "".join(f'."{p}"' for p in path))
+        value = col[path]
+        return {"bool": value.as_boolean, "float": value.as_float, "int": value.as_integer, "str": value.as_string}[
+            kind
+        ]()
+
+    def _stream(self, query: Any, convert: Any) -> Iterator[Any]:
+        """Rows of ``query`` converted one by one, fetched a batch at a time (a server-side
+        cursor on PostgreSQL), so a listing of any length holds one batch in memory."""
+        try:
+            with self.engine.connect() as conn:
+                result = conn.execution_options(yield_per=_BATCH).execute(query)
+                for row in result:
+                    yield convert(row)
+        except (OperationalError, DBAPIError) as exc:
+            raise explain(exc, self.url) from None
+
+    def task_metas(self, versions: list[tuple[str, str]]) -> dict[tuple[str, str], dict[str, Any]]:
+        """The ``meta`` of each stored task version named, in one query per batch of versions."""
+        out: dict[tuple[str, str], dict[str, Any]] = {}
+        wanted = list(dict.fromkeys(versions))
+        for i in range(0, len(wanted), 500):
+            chunk = wanted[i : i + 500]
+            ids = sorted({t for t, _ in chunk})
+            query = select(TaskRow.task_id, TaskRow.content_hash, TaskRow.meta).where(TaskRow.task_id.in_(ids))  # type: ignore[attr-defined]
+            keep = set(chunk)
+            for row in self._read_core(lambda conn, q=query: conn.execute(q).all()):
+                if (row.task_id, row.content_hash) in keep:
+                    out[(row.task_id, row.content_hash)] = row.meta
+        return out
 
     def import_episode(self, record: EpisodeRecord, events: list[Event]) -> bool:
         """Insert an episode and its events as they were; False when it is already here."""
