@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from sttui.cli.app import echo_json, main, open_store
+from sttui.cli.app import echo_json, echo_json_list, main, open_store
 
 
 def _fail(message: str, code: int = 1) -> None:
@@ -81,15 +81,14 @@ def sessions(
 ) -> None:
     """List recorded episodes, newest first."""
     store = open_store()
-    records = store.list_episodes(
-        task=task, controller=controller, status=status, since=since, until=until, limit=limit
-    )
+    # streamed, never held whole: the JSON as the records come, the table from light rows
+    filters = {"task": task, "controller": controller, "status": status, "since": since, "until": until, "limit": limit}
     if as_json:
-        echo_json([r.as_dict() for r in records])
+        echo_json_list(r.as_dict() for r in store.iter_episodes(**filters))
         return
-    from sttui.textout import table
+    from sttui.textout import echo_lines, table_lines
 
-    rows = [
+    rows = (
         {
             "id": r.id,
             "task": r.task_id,
@@ -100,10 +99,11 @@ def sessions(
             "steps": r.steps,
             "started": _when(r.started_at),
         }
-        for r in records
-    ]
-    click.echo(table(rows, ["id", "task", "status", "outcome", "agent", "user", "steps", "started"]))
-    click.echo(f"\n{len(records)} episode(s)")
+        for r in store.summaries(**filters, review=False)
+    )
+    lines = table_lines(rows, ["id", "task", "status", "outcome", "agent", "user", "steps", "started"])
+    count = echo_lines(lines, click.echo) - 2  # (the header and its rule)
+    click.echo(f"\n{count} episode(s)")
 
 
 @main.command()
