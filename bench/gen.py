@@ -5,12 +5,14 @@ reproduce the figures.
         DIR/ holds COUNT task files: copies of the bundled ones with new ids (``<id>-c0001``…),
         in the same folder layout, each stt domain's environment module beside its copies.
 
-    python bench/gen.py records URL [--episodes 100000] [--events full|none] [--labels 3000]
+    python bench/gen.py records URL [--episodes 100000] [--tasks 2000] [--events full|none] [--labels 3000]
         a record of EPISODES synthetic episodes: each bundled task is run once by the oracle,
         naive and random baselines (real, recorded episodes: their task versions are stored),
         then episodes are cloned from those with new ids, controllers, settings, statuses,
-        outcomes, start times and, with ``--events full``, a copy of their events; plus ratings
-        by three annotators of every task and of 5,000 episodes, and LABELS first-error labels.
+        outcomes, start times and, with ``--events full``, a copy of their events, spread over
+        about TASKS task ids (the copies' ids of ``gen.py tasks``, each with a stored version);
+        plus ratings by three annotators of 2,000 tasks and of 5,000 episodes, and LABELS
+        first-error labels.
 
     python bench/gen.py long URL [--steps 10000]
         one recorded stt episode of STEPS agent steps (a cyclic agent: queries, vehicle moves
@@ -98,7 +100,7 @@ async def _templates(store: object) -> list[str]:
     return ids
 
 
-def gen_records(url: str, episodes: int, events: str, labels: int, seed: int = 0) -> None:
+def gen_records(url: str, episodes: int, events: str, labels: int, seed: int = 0, tasks: int = 2000) -> None:
     from sqlalchemy import insert
 
     from sttui.store.store import Store
@@ -130,6 +132,9 @@ def gen_records(url: str, episodes: int, events: str, labels: int, seed: int = 0
     batch: list[dict[str, object]] = []
     event_batch: list[dict[str, object]] = []
     clones = max(0, episodes - made)
+    distinct = len({r.task_id for r in templates})
+    copies = max(1, -(-tasks // distinct))  # clones spread over about `tasks` task ids
+    versions: set[tuple[str, str, str]] = set()
 
     def flush() -> None:
         with store.engine.begin() as conn:
@@ -142,6 +147,9 @@ def gen_records(url: str, episodes: int, events: str, labels: int, seed: int = 0
 
     for _ in range(clones):
         t = rng.choice(templates)
+        copy = rng.randint(1, copies)
+        task_id = f"{t.task_id}-c{copy:04d}"  # the ids `gen.py tasks` gives its copies
+        versions.add((t.task_id, t.task_hash, task_id))
         eid = f"{rng.getrandbits(48):012x}"
         agent = rng.choice(CONTROLLERS)
         status = rng.choices(("completed", "errored", "running", "stopped"), (90, 4, 4, 2))[0]
@@ -156,7 +164,7 @@ def gen_records(url: str, episodes: int, events: str, labels: int, seed: int = 0
         batch.append(
             {
                 "id": eid,
-                "task_id": t.task_id,
+                "task_id": task_id,
                 "task_hash": t.task_hash,
                 "kind": t.kind,
                 "seed": rng.randint(0, 10_000),
@@ -183,8 +191,27 @@ def gen_records(url: str, episodes: int, events: str, labels: int, seed: int = 0
             if made % 10_000 < 1000:
                 print(f"  {made:,} episodes ({time.perf_counter() - start:.0f} s)", flush=True)
     flush()
+    _versions(store, versions)
     _ratings(store, all_ids, labels, rng)
     print(f"{len(all_ids):,} episodes in {url.split('?')[0]} ({time.perf_counter() - start:.0f} s)")
+
+
+def _versions(store: object, versions: set[tuple[str, str, str]]) -> None:
+    """A stored task version for every cloned task id: its template's, under the new id."""
+    from sqlalchemy import insert, select
+
+    from sttui.store.tables import TaskRow
+
+    with store.engine.begin() as conn:  # type: ignore[attr-defined]
+        rows = {(r.task_id, r.content_hash): r for r in conn.execute(select(TaskRow.__table__))}
+        out = []
+        for task_id, task_hash, new_id in sorted(versions):
+            r = rows[(task_id, task_hash)]._asdict()
+            r.pop("id")
+            out.append({**r, "task_id": new_id})
+        if out:
+            conn.execute(insert(TaskRow.__table__), out)  # type: ignore[arg-type]
+    print(f"{len(versions):,} task versions for the cloned task ids")
 
 
 def _ratings(store: object, episode_ids: list[str], labels: int, rng: random.Random) -> None:
@@ -297,6 +324,7 @@ def main() -> None:
     r.add_argument("--events", choices=("full", "none"), default="full")
     r.add_argument("--labels", type=int, default=3000)
     r.add_argument("--seed", type=int, default=0)
+    r.add_argument("--tasks", type=int, default=2000, help="task ids the clones spread over")
     lg = sub.add_parser("long")
     lg.add_argument("url")
     lg.add_argument("--steps", type=int, default=10_000)
@@ -305,7 +333,7 @@ def main() -> None:
     if args.what == "tasks":
         gen_tasks(args.out, args.count)
     elif args.what == "records":
-        gen_records(args.url, args.episodes, args.events, args.labels, args.seed)
+        gen_records(args.url, args.episodes, args.events, args.labels, args.seed, args.tasks)
     else:
         import tempfile
 

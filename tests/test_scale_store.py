@@ -219,3 +219,70 @@ def test_a_recorded_episode_is_found_by_its_prefix(db_url, stt_task):
         run_recorded(store, stt_task, PlanAgent("baseline:oracle", stt_task.task.solution), ScriptedUser())
     )
     assert store.episode(eid[:4]).id == eid and store.episode(eid).steps > 0
+
+
+def test_first_error_marks_are_counted_by_the_database_as_from_the_whole_log(db_url, stt_task):
+    """``agreement`` reads each label's step from the database; it must be the step the whole
+    event log gives (``step_of_events``), and the review's suggestion the record's."""
+    from sttui.cli.ratings import _first_error_agreement
+    from sttui.core.replaying import step_of_events
+
+    store = Store(db_url)
+    ids = []
+    for plan in (stt_task.task.solution, stt_task.task.naive_plan):
+        eid, _ = asyncio.run(run_recorded(store, stt_task, PlanAgent("baseline:x", plan), ScriptedUser()))
+        ids.append(eid)
+    marks = [(ids[0], 1), (ids[0], 6), (ids[1], 9), (ids[1], 99_999)]  # the last: no such event
+    for who, (eid, seq) in zip(("ana", "ben", "ana", "ben"), marks, strict=True):
+        store.label_episode(who, eid, ["other"], first_error_seq=seq)
+    store.label_episode("chen", ids[1], ["other"])  # no step marked: not counted
+    expected = []
+    for label in store.labels():
+        seq, eid = label["first_error_seq"], label["episode_id"]
+        if seq is None:
+            continue
+        review = (store.episode(eid).scores or {}).get("review") or {}
+        suggested = review.get("first_error")
+        expected.append((step_of_events(store.events(eid)).get(seq, 0), suggested["step"] if suggested else None))
+    assert store.agent_steps_at([(eid, seq) for eid, seq in marks])[(ids[1], 99_999)] == 0
+    from sttui.annotate.first_errors import suggestion_agreement
+
+    assert _first_error_agreement(store) == suggestion_agreement(expected)
+    assert sorted(m for m, _ in expected) != [0, 0, 0, 0]  # (the steps really are counted)
+
+
+def test_report_from_light_rows_is_the_report_from_full_records(db_url):
+    """``report`` now reads light rows and every task version's meta at once: its figures must
+    be those computed from full records with a version lookup per task, as before."""
+    from sttui.cli.records import _task_meta
+    from sttui.comparison import FINISHED, compare
+    from sttui.store.tables import TaskRow
+
+    store = Store(db_url)
+    rows = _varied(400)
+    for i, r in enumerate(rows):
+        r["setting"] = ("default", "static", "no-user")[i % 3] if r["kind"] == "stt" else "default"
+    _fill(store, rows)
+    versions = [
+        {"task_id": f"task-{t}", "kind": "stt", "content_hash": f"h{h}", "title": "t", "source": "x",
+         "created_at": 0.0, "origin": "recorded",
+         "meta": {"level": ("easy", "hard")[(t + h) % 2], "conflict": "T1"} if (t, h) != (3, 0) else {}}
+        for t in range(7) for h in range(3) if (t, h) != (5, 1)
+    ]  # fmt: skip
+    with store.engine.begin() as conn:
+        conn.execute(insert(TaskRow.__table__), versions)  # type: ignore[arg-type]
+    old_records = [r for status in FINISHED for r in store.list_episodes(status=status)]
+    old_meta: dict[str, dict[str, object]] = {}
+    for r in old_records:
+        if r.kind == "stt" and r.task_id not in old_meta:
+            version = store.task_version(r.task_id, r.task_hash)
+            if version is not None and "level" in version.meta:
+                old_meta[r.task_id] = {"level": version.meta["level"], "conflict": version.meta["conflict"]}
+    new_records = [r for status in FINISHED for r in store.summaries(status=status)]
+    assert _task_meta(store, new_records) == old_meta
+    assert json.dumps(compare(new_records, old_meta), default=str) == json.dumps(
+        compare(old_records, old_meta), default=str
+    )
+    runner = CliRunner()
+    out = runner.invoke(main, ["--db", db_url, "report", "--json"])
+    assert out.exit_code == 0 and json.loads(out.output) == json.loads(json.dumps(compare(old_records, old_meta)))

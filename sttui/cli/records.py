@@ -404,6 +404,24 @@ def import_cmd(file: Path, trust: bool) -> None:
     click.echo(f"imported {added} episode(s); {skipped} already present")
 
 
+def _task_meta(store: Any, records: list[Any]) -> dict[str, dict[str, Any]]:
+    """Per stt task: the level and conflict of the first of its records (in their order) whose
+    stored version has them. The versions are read in one query, not one per task."""
+    versions: dict[str, dict[str, None]] = {}  # task -> its versions, in the records' order
+    for r in records:
+        if r.kind == "stt":
+            versions.setdefault(r.task_id, {})[r.task_hash] = None
+    metas = store.task_metas([(t, h) for t, hashes in versions.items() for h in hashes])
+    meta: dict[str, dict[str, Any]] = {}
+    for task_id, hashes in versions.items():
+        for h in hashes:
+            found = metas.get((task_id, h))
+            if found is not None and "level" in found:
+                meta[task_id] = {"level": found["level"], "conflict": found["conflict"]}
+                break
+    return meta
+
+
 @main.command()
 @click.option("--json", "as_json", is_flag=True)
 def report(as_json: bool) -> None:
@@ -413,13 +431,10 @@ def report(as_json: bool) -> None:
     from sttui.textout import ci, table
 
     store = open_store()
-    records = [r for status in FINISHED for r in store.list_episodes(status=status)]
-    meta: dict[str, dict[str, Any]] = {}
-    for r in records:
-        if r.kind == "stt" and r.task_id not in meta:
-            version = store.task_version(r.task_id, r.task_hash)
-            if version is not None and "level" in version.meta:
-                meta[r.task_id] = {"level": version.meta["level"], "conflict": version.meta["conflict"]}
+    # light rows (what compare reads, out of the JSON in SQL), and every task version's meta in
+    # one query: the same records and the same meta as full records gave
+    records = [r for status in FINISHED for r in store.summaries(status=status)]
+    meta = _task_meta(store, records)
     result = compare(records, meta)
     if as_json:
         echo_json(result)

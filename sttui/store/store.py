@@ -627,12 +627,18 @@ class Store:
         n = len(columns)
         strings: dict[Any, Any] = {}
         shared = strings.setdefault
+        made: dict[tuple[Any, ...], Fields | None] = {}  # equal scores share one (read-only) mapping
 
         def light(row: Any) -> Summary:
             values = list(row[:n])
             for i in _SHARED:
                 values[i] = shared(values[i], values[i])
-            scores = _scores_of(row[n + 3 :] + pad if pad else row[n + 3 :])
+            key = row[n + 3 :]
+            scores = made.get(key, _NOT_A_MAPPING)
+            if scores is _NOT_A_MAPPING:
+                scores = _scores_of(key + pad if pad else key)
+                if len(made) < 50_000:
+                    made[key] = scores
             return Summary(*values, _outcome_of(row[n], row[n + 1], row[n + 2]), scores)  # type: ignore[arg-type]
 
         return self._stream(query, light)
@@ -938,6 +944,48 @@ class Store:
         if annotator:
             query = query.where(AnnotatorRow.name == annotator)
         return self._read(lambda s: [{**row.model_dump(), "annotator": name} for row, name in s.exec(query)])
+
+    def agent_steps_at(self, marks: list[tuple[str, int]]) -> dict[tuple[str, int], int]:
+        """For each (episode, seq): the agent steps taken up to and including that event (0 when
+        the episode has no such event), as ``step_of_events`` counts them, reading only each
+        event's type and sender (taken out of its JSON by the database), never whole logs."""
+        upto: dict[str, int] = {}
+        for eid, seq in marks:
+            upto[eid] = max(upto.get(eid, seq), seq)
+        frm = EventRow.payload["from"].as_string()  # type: ignore[index]
+        by = EventRow.payload["by"].as_string()  # type: ignore[index]
+        out: dict[tuple[str, int], int] = {}
+        wanted = set(marks)
+        episodes = sorted(upto)
+        for i in range(0, len(episodes), 500):
+            chunk = episodes[i : i + 500]
+            query = (
+                select(EventRow.episode_id, EventRow.seq, EventRow.type, frm, by)
+                .where(EventRow.episode_id.in_(chunk), EventRow.seq <= max(upto[e] for e in chunk))  # type: ignore[attr-defined]
+                .order_by(EventRow.episode_id, EventRow.seq)
+            )
+            steps, current = 0, None
+            for eid, seq, kind, sender, ender in self._read_core(lambda conn, q=query: conn.execute(q).all()):
+                if eid != current:
+                    steps, current = 0, eid
+                steps += (
+                    kind == "tool_call"
+                    or (kind == "message" and sender == "agent")
+                    or (kind == "episode_ended" and ender == "agent")
+                )
+                if (eid, seq) in wanted:
+                    out[(eid, seq)] = steps
+        return {m: out.get(m, 0) for m in marks}
+
+    def suggested_first_errors(self, episode_ids: list[str]) -> dict[str, int | None]:
+        """Each episode's first error as its milestone review placed it (the agent step), or None."""
+        step = EpisodeRow.scores[("review", "first_error", "step")].as_integer()  # type: ignore[index]
+        out: dict[str, int | None] = {}
+        ids = sorted(set(episode_ids))
+        for i in range(0, len(ids), 500):
+            query = select(EpisodeRow.id, step).where(EpisodeRow.id.in_(ids[i : i + 500]))  # type: ignore[attr-defined]
+            out.update(self._read_core(lambda conn, q=query: dict(conn.execute(q).all())))
+        return out
 
     # -- notes -------------------------------------------------------------------------
     def add_note(
