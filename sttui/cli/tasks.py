@@ -16,7 +16,19 @@ from sttui.paths import tasks_root
 
 
 def task_record(t: Any) -> dict[str, Any]:
-    """The stable listing record of a task: stt tasks have conflict and level, explore ones a family."""
+    """The stable listing record of a task (a loaded task, or the task index's entry for its
+    file): stt tasks have conflict and level, explore ones a family."""
+    if hasattr(t, "opening"):  # an index entry: the same fields, without loading the task
+        return {
+            "id": t.id,
+            "kind": t.kind,
+            "domain": t.domain,
+            "conflict": t.conflict,
+            "level": t.level,
+            "family": t.family,
+            "title": t.title,
+            "file": str(t.path),
+        }
     stt = t.kind == "stt"
     return {
         "id": t.id,
@@ -30,9 +42,10 @@ def task_record(t: Any) -> dict[str, Any]:
     }
 
 
-def _load_selection(selection: tuple[str, ...]) -> list[Any]:
-    """Task files, folders or ids -> loaded tasks; exits with a clear report on bad files."""
-    from sttui.core.loader import discover, load_all
+def _select(selection: tuple[str, ...]) -> list[Any]:
+    """Task files, folders or ids -> the task index's entries of the tasks chosen (nothing is
+    loaded that the index holds); exits with a clear report on bad files."""
+    from sttui.core.taskindex import discover, index
 
     root = tasks_root()
     paths: list[str | Path] = []
@@ -44,9 +57,11 @@ def _load_selection(selection: tuple[str, ...]) -> list[Any]:
             wanted_ids.append(item)
     if wanted_ids:
         paths.append(root)
-    loaded, errors = load_all(paths)
+    entries = index().scan(paths)
+    chosen = [e for e in entries if e.ok]
+    errors = [e for e in entries if not e.ok]
     if wanted_ids:
-        by_id = {t.id: t for t in loaded}
+        by_id = {e.id: e for e in chosen}
         unknown = [i for i in wanted_ids if i not in by_id]
         if unknown:
             from sttui.core.problems import did_you_mean
@@ -54,14 +69,22 @@ def _load_selection(selection: tuple[str, ...]) -> list[Any]:
             for i in unknown:
                 click.echo(f"error: no task '{i}' under {root}{did_you_mean(i, by_id)}", err=True)
             sys.exit(1)
-        explicit = [t for t in loaded if str(t.path) in {str(p) for p in discover(paths[:-1])}]
-        loaded = explicit + [by_id[i] for i in wanted_ids]
+        explicit_files = {str(p) for p in discover(paths[:-1])}
+        explicit = [e for e in chosen if str(e.path) in explicit_files]
+        chosen = explicit + [by_id[i] for i in wanted_ids]
     if errors:
-        for exc in errors:
-            for problem in exc.problems:
+        for e in errors:
+            for problem in e.problems:
                 click.echo(f"error: {problem}", err=True)
         sys.exit(1)
-    return loaded
+    return chosen
+
+
+def _load_selection(selection: tuple[str, ...]) -> list[Any]:
+    """Task files, folders or ids -> loaded tasks; exits with a clear report on bad files."""
+    from sttui.core.loader import load_task
+
+    return [load_task(e.path) for e in _select(selection)]
 
 
 @main.command()
@@ -69,8 +92,7 @@ def _load_selection(selection: tuple[str, ...]) -> list[Any]:
 @click.option("--json", "as_json", is_flag=True, help="Print records as JSON.")
 def tasks(paths: tuple[str, ...], as_json: bool) -> None:
     """List tasks: id, kind, domain, conflict subtype, level."""
-    loaded = _load_selection(paths)
-    rows = [task_record(t) for t in loaded]
+    rows = [task_record(t) for t in _select(paths)]  # from the task index: nothing loaded that it holds
     if as_json:
         echo_json(rows)
         return
@@ -383,7 +405,7 @@ def play(task: str, agent: str | None, user: str | None, as_name: str | None) ->
 
     ctx = click.get_current_context()
     if not Path(task).exists():
-        ids = {t.id for t in _load_selection(())}
+        ids = {t.id for t in _select(())}  # (the index's entries: no task is loaded here)
         if task not in ids:
             from sttui.core.problems import did_you_mean
 
