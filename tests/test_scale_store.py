@@ -286,3 +286,23 @@ def test_report_from_light_rows_is_the_report_from_full_records(db_url):
     runner = CliRunner()
     out = runner.invoke(main, ["--db", db_url, "report", "--json"])
     assert out.exit_code == 0 and json.loads(out.output) == json.loads(json.dumps(compare(old_records, old_meta)))
+
+
+def test_a_database_at_the_newest_schema_opens_without_alembic(tmp_path):
+    """Opening a record already at the newest schema reads its version and starts no migration
+    machinery (alembic costs a quarter of a second to import); the newest revision read from the
+    files is alembic's own."""
+    import subprocess
+    import sys
+
+    from sttui.store import db as dbmod
+
+    assert dbmod._head_from_files() == dbmod.head_revision()
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+    Store(url)  # made and migrated here
+    code = "import sys; from sttui.store.store import Store; Store(sys.argv[1]); print('alembic' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code, url], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+    fresh = f"sqlite:///{tmp_path / 'new.db'}"
+    out = subprocess.run([sys.executable, "-c", code, fresh], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "True"  # a new database is migrated as always

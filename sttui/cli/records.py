@@ -206,7 +206,8 @@ def replay(episode: str, trust: bool, task_dirs: tuple[Path, ...], as_json: bool
     A version whose code is not trusted (imported, see --trust) or that no longer loads is not replayed:
     the episode and its events are listed, with the reason, and the command exits 1.
     """
-    from sttui.core.loader import load_all
+    from sttui.core.loader import load_task
+    from sttui.core.taskindex import index
     from sttui.recording import rebuild
     from sttui.runner import result_of
     from sttui.versions import VersionProblem, open_version
@@ -240,13 +241,15 @@ def replay(episode: str, trust: bool, task_dirs: tuple[Path, ...], as_json: bool
     if rebuilt.episode.ended is not None:
         report["rescored"] = _outcome_of(result_of(rebuilt.episode))
     report["review"] = _review_of(rebuilt.episode)
-    current, _ = load_all(dirs)
-    now = next((t for t in current if t.id == record.task_id), None)
-    if now is None:
+    # the task's current file, found through the task index: only this task is loaded, and only
+    # when it changed (its hash is in the index's entry)
+    entry = index().find(record.task_id, dirs)
+    if entry is None:
         report["current_version"] = "the task is no longer among the task files"
-    elif now.content_hash == record.task_hash:
+    elif entry.content_hash == record.task_hash:
         report["current_version"] = "unchanged"
     else:
+        now = load_task(entry.path)
         again = rebuild(now, record, events)
         report["current_version"] = "changed"
         report["current_hash"] = now.content_hash

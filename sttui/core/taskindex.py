@@ -458,6 +458,37 @@ def _entry(path: Path, data: Mapping[str, Any]) -> Entry:
     )
 
 
+class Tasks(Mapping[str, "LoadedTask"]):
+    """Loaded tasks by id, each loaded (through the index) when first asked for: a listing of
+    thousands of files shows at once and loads only the task that is played."""
+
+    def __init__(self, entries: Iterable[Entry]):
+        self._paths = {e.id: e.path for e in entries if e.ok and e.id is not None}
+        self._loaded: dict[str, LoadedTask] = {}
+
+    def __getitem__(self, task_id: str) -> LoadedTask:
+        if task_id not in self._loaded:
+            from sttui.core.loader import load_task
+
+            self._loaded[task_id] = load_task(self._paths[task_id])
+        return self._loaded[task_id]
+
+    def get(self, task_id: str, default: Any = None) -> Any:  # type: ignore[override]
+        try:
+            return self[task_id]
+        except (KeyError, TaskFileError):  # (a file edited into a broken one since it was listed)
+            return default
+
+    def __contains__(self, task_id: object) -> bool:
+        return task_id in self._paths
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._paths)
+
+    def __len__(self) -> int:
+        return len(self._paths)
+
+
 _INDEX: TaskIndex | None = None
 
 

@@ -100,7 +100,7 @@ class SttuiApp(App[None]):
     def _store_ready(self, store: Any) -> None:
         self.store = store
         home = next((s for s in self.screen_stack if isinstance(s, HomeScreen)), None)
-        if home is not None and home.rows:
+        if home is not None:  # the sessions pane does not wait for the task list
             home.load_sessions()
         if self._play_request:
             self.call_later(self._play_from_command_line)
@@ -142,16 +142,18 @@ class SttuiApp(App[None]):
         self.call_from_thread(show)
 
     def _play_from_command_line(self) -> None:
-        from sttui.core.loader import load_all, load_task
+        from sttui.core.loader import load_task
+        from sttui.core.taskindex import index
 
         assert self._play_request is not None
         ref, agent, user = self._play_request
         self._play_request = None
         if Path(ref).exists():
             loaded = load_task(ref)
-        else:
-            tasks, _ = load_all([self.tasks_dir])
-            loaded = next(t for t in tasks if t.id == ref)
+        else:  # this task alone, found through the task index
+            entry = index().find(ref, [self.tasks_dir])
+            assert entry is not None
+            loaded = load_task(entry.path)
         seat = "user" if user and user.startswith("human") else "agent"
         self.start_play(loaded, seat, agent_spec=agent, user_spec=user)
 

@@ -3,6 +3,7 @@ sessions list (open one to replay it; resume an unfinished one)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -61,6 +62,20 @@ def _row(t: LoadedTask) -> TaskRow:
     return TaskRow(task.id, task.kind, task.domain, subtype, level, task.title, brief)
 
 
+def _entry_row(e: Any) -> TaskRow:
+    """``_row`` from the task index's entry for the file: the same row, nothing loaded."""
+    if e.kind == "explore":
+        subtype, level = e.family, "-"
+        opening = f"[i]Scenario:[/i] {e.opening.strip()}"
+        keys = "enter plays it"
+    else:
+        subtype, level = e.conflict, e.level
+        opening = f"[i]User:[/i] {e.opening}"
+        keys = "enter plays the agent seat · u plays the user seat"
+    brief = f"[b]{e.title}[/b]  ({e.domain}, {subtype}, {level})\n{opening}\n[dim]{display_path(e.path)} · {keys}[/dim]"
+    return TaskRow(e.id, e.kind, e.domain, subtype, level, e.title, brief)
+
+
 def _mine(records: list[Any]) -> dict[str, str]:
     """Per task: how often I played it and how the last one went."""
     out: dict[str, str] = {}
@@ -91,7 +106,7 @@ class HomeScreen(Screen[None]):
     ]
 
     class Loaded(Message):
-        def __init__(self, rows: list[TaskRow], tasks: dict[str, LoadedTask], errors: list[str]):
+        def __init__(self, rows: list[TaskRow], tasks: Mapping[str, LoadedTask], errors: list[str]):
             self.rows, self.tasks, self.errors = rows, tasks, errors
             super().__init__()
 
@@ -99,9 +114,10 @@ class HomeScreen(Screen[None]):
         super().__init__()
         self.tasks_dir = tasks_dir
         self.rows: list[TaskRow] = []
-        self.tasks: dict[str, LoadedTask] = {}
+        self.tasks: Mapping[str, LoadedTask] = {}
         self.sort_column = "id"
         self.sessions: list[Any] = []
+        self.mine: dict[str, str] = {}  # (the sessions pane may fill before the task table)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -129,12 +145,14 @@ class HomeScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="tasks")
     def load_tasks(self) -> None:
-        from sttui.core.loader import load_all
+        from sttui.core.taskindex import Tasks, index
 
-        loaded, errors = load_all([self.tasks_dir])
+        # the task index's entries: the table fills without loading a task (one is loaded when played)
+        entries = index().scan([self.tasks_dir])
+        ok = [e for e in entries if e.ok]
         # one line per broken file: its first problem, which names the file, line and field
-        problems = [str(exc.problems[0]) for exc in errors if exc.problems]
-        self.post_message(self.Loaded([_row(t) for t in loaded], {t.id: t for t in loaded}, problems))
+        problems = [str(e.problems[0]) for e in entries if e.problems]
+        self.post_message(self.Loaded([_entry_row(e) for e in ok], Tasks(ok), problems))
 
     def on_home_screen_loaded(self, message: Loaded) -> None:
         self.rows, self.tasks = message.rows, message.tasks
@@ -146,6 +164,8 @@ class HomeScreen(Screen[None]):
             )
             self.notify(shown, title="Task files not loaded", severity="warning", timeout=20)
         self.query_one("#status", Static).update(status)
+        for row in self.rows:
+            row.mine = self.mine.get(row.id, "")
         self.refresh_table()
         self.load_sessions()
 
@@ -154,7 +174,7 @@ class HomeScreen(Screen[None]):
         store = self.app.store  # type: ignore[attr-defined]
         if store is None:
             return
-        records = store.list_episodes(limit=500)
+        records = list(store.summaries(limit=500))  # light rows: what this pane shows
         me = self.app.human  # type: ignore[attr-defined]
         mine = _mine([r for r in records if me in (r.agent, r.user)])
         self.app.call_from_thread(self.show_sessions, records, mine)
@@ -163,6 +183,7 @@ class HomeScreen(Screen[None]):
         from datetime import datetime
 
         self.sessions = records
+        self.mine = mine
         table = self.sessions_table()
         table.clear()
         for r in records:
