@@ -208,3 +208,28 @@ def test_a_tampered_entry_is_not_unpickled_from_elsewhere(folder, parses, tmp_pa
     index_dir = Path(os.environ["STTUI_CACHE_DIR"]) / "taskindex"
     assert oct(index_dir.stat().st_mode & 0o777) == "0o700"
     assert oct(index_dir.parent.stat().st_mode & 0o777) == "0o700"
+
+
+def test_the_index_knows_the_same_key_shapes_as_the_scrubber():
+    from sttui.store import secrets
+
+    shapes = "|".join(secrets._B + shape for shape in taskindex._KEY_SHAPES)
+    assert shapes == secrets.KEY_SHAPES.pattern
+    assert secrets._SECRET_NAME.pattern == taskindex._SECRET_NAME
+
+
+def test_a_file_with_a_secret_is_loaded_but_never_kept(folder, parses, monkeypatch):
+    path = folder / "insulin.yaml"
+    path.write_text(path.read_text().replace("Please get", "Please (my key sk-" + "Ab1" * 9 + ") get"))
+    loader.load_task(path)
+    fresh()
+    loader.load_task(path)
+    assert parses["n"] == 2
+    monkeypatch.setenv("LAB_API_TOKEN", "lab-token-value-9")
+    path.write_text(INSULIN.read_text().replace("Please get", "Please get lab-token-value-9"))
+    for _ in range(2):
+        fresh()
+        taskindex.index().scan([folder])
+    assert parses["n"] == 4
+    index_file = Path(os.environ["STTUI_CACHE_DIR"]) / "taskindex" / "index.sqlite"
+    assert b"lab-token-value-9" not in index_file.read_bytes() and b"sk-Ab1" not in index_file.read_bytes()

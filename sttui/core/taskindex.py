@@ -249,7 +249,7 @@ class TaskIndex:
                 texts[f] = _read(f)
             except (OSError, ValueError):
                 texts[f] = None
-            if texts[f] is not None:
+            if texts[f] is not None and not may_hold_secret(texts[f]):  # type: ignore[arg-type]
                 keys[f] = self._key(f, texts[f], None)  # type: ignore[arg-type]
         found = self._get(list(keys.values()))
         fresh: list[tuple[str, str | None, str, bytes | None]] = []
@@ -278,6 +278,8 @@ class TaskIndex:
             text = _read(path)
         except (OSError, ValueError):
             return _load_task(path, env_file)  # (it says why it cannot read the file)
+        if may_hold_secret(text):  # never kept, so never looked for
+            return _load_task(path, env_file)
         key = self._key(path, text, env_file)
         known = self._loaded.get(key)
         if known is not None:  # loaded in this process already (by a scan, say)
@@ -309,12 +311,13 @@ class TaskIndex:
         for f in files:
             with contextlib.suppress(OSError, ValueError):
                 texts[f] = _read(f)
-                keys[f] = self._key(f, texts[f], None)
+                if not may_hold_secret(texts[f]):
+                    keys[f] = self._key(f, texts[f], None)
         found = self._get(list(keys.values()))
         for f in files:
             if f not in texts:
                 continue
-            hit = found.get(keys[f])
+            hit = found.get(keys[f]) if f in keys else None
             if hit is not None and self._env_state(json.loads(hit[1]).get("env"), f, None) == hit[0]:
                 data = json.loads(hit[1])
                 if data.get("id") == task_id:
@@ -322,7 +325,7 @@ class TaskIndex:
                 continue
             if wanted not in texts[f]:
                 continue  # cannot be that task: not worth loading now
-            entry, row = self._load_entry(f, keys[f], None)
+            entry, row = self._load_entry(f, keys.get(f), None)
             if row is not None:
                 self._put([row])
             if entry.id == task_id:
@@ -387,6 +390,40 @@ class TaskIndex:
             loaded = LoadedTask(task, env_cls, path, content_hash(source, env_path.read_bytes()))
         self._loaded[key] = loaded
         return loaded
+
+
+# A task file that may hold a secret is never kept in the index (the cache holds no secret): the
+# same key shapes and secret-named environment variables as sttui.store.secrets (which core does
+# not import; a test keeps the two the same).
+_KEY_SHAPES = (
+    r"sk-[A-Za-z0-9_-]{20,}",
+    r"hf_[A-Za-z0-9]{20,}",
+    r"(?:AKIA|ASIA)[0-9A-Z]{16}(?![0-9A-Z])",
+    r"gh[pousr]_[A-Za-z0-9]{30,}",
+    r"github_pat_[A-Za-z0-9_]{30,}",
+    r"AIza[0-9A-Za-z_-]{35}",
+    r"xox[abprs]-[A-Za-z0-9-]{10,}",
+)
+_SECRET_NAME = r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)"
+_SHAPES_RE: Any = None
+
+
+def may_hold_secret(text: bytes) -> bool:
+    """Whether a task file's text holds a key-shaped string, a ``Bearer``/``Basic`` credential
+    or the value of a secret-named environment variable (then it is loaded, never kept)."""
+    global _SHAPES_RE
+    import re
+
+    if _SHAPES_RE is None:
+        _SHAPES_RE = (
+            re.compile("|".join(_KEY_SHAPES).encode()),
+            re.compile(rb"(?i)\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}"),
+            re.compile(_SECRET_NAME, re.I),
+        )
+    shapes, bearer, named = _SHAPES_RE
+    if shapes.search(text) or bearer.search(text):
+        return True
+    return any(named.search(k) and len(v) >= 8 and v.encode() in text for k, v in os.environ.items())
 
 
 MAX_BYTES = 2_000_000  # yamlio.MAX_BYTES (not imported: the warm path loads no YAML reader)
