@@ -66,10 +66,13 @@ def alpha_interval(ratings: Ratings) -> list[float] | None:
     if n < 2:
         return None
     # each unit's coincidence matrix (krippendorff's _coincidences, one unit at a time)
-    counts = np.zeros((n, len(DOMAIN)))
-    for i, by in enumerate(units):
+    rows = []
+    for by in units:
+        row = [0] * len(DOMAIN)
         for v in by.values():
-            counts[i, DOMAIN.index(int(v))] += 1
+            row[DOMAIN.index(int(v))] += 1
+        rows.append(row)
+    counts = np.array(rows, dtype=float)
     pairable = np.maximum(counts.sum(axis=1), 2)
     per_unit = (counts[:, :, None] * counts[:, None, :] - counts[:, None, :] * np.eye(len(DOMAIN))[None]) / (
         pairable - 1
@@ -81,13 +84,13 @@ def alpha_interval(ratings: Ratings) -> list[float] | None:
     draws = np.random.RandomState()
     draws.set_state(("MT19937", np.array(state[:624], dtype=np.uint32), state[624]))
     values: list[float] = []
-    block = max(1, min(ALPHA_ROUNDS, 2_000_000 // n))
+    block = max(1, min(ALPHA_ROUNDS, 250_000 // n))  # a few MB at a time, whatever the items
     done = 0
     while done < ALPHA_ROUNDS:
         rounds = min(block, ALPHA_ROUNDS - done)
-        picks = np.floor(draws.random_sample(rounds * n) * float(n)).astype(np.int64).reshape(rounds, n)
-        weights = np.zeros((rounds, n))
-        np.add.at(weights, (np.repeat(np.arange(rounds), n), picks.ravel()), 1.0)
+        picks = np.floor(draws.random_sample(rounds * n) * float(n)).astype(np.int64)
+        picks += np.repeat(np.arange(rounds, dtype=np.int64) * n, n)  # (round, item) -> one index
+        weights = np.bincount(picks, minlength=rounds * n).reshape(rounds, n).astype(float)
         o = (weights @ flat).reshape(rounds, len(DOMAIN), len(DOMAIN))
         values.extend(_ordinal_alpha(o))
         done += rounds

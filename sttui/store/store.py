@@ -837,18 +837,22 @@ class Store:
     def ratings(
         self, item_kind: str | None = None, item_id: str | None = None, include_history: bool = False
     ) -> list[dict[str, Any]]:
-        query = orm_select(RatingRow, AnnotatorRow.name).join(AnnotatorRow)
+        """Ratings as plain rows (every column, and the annotator's name), oldest first."""
+        table = RatingRow.__table__
+        query = select(table, AnnotatorRow.name.label("annotator")).join(  # type: ignore[attr-defined]
+            AnnotatorRow.__table__, table.c.annotator_id == AnnotatorRow.id
+        )
         if item_kind:
-            query = query.where(RatingRow.item_kind == item_kind)
+            query = query.where(table.c.item_kind == item_kind)
         if item_id:
-            query = query.where(RatingRow.item_id == item_id)
+            query = query.where(table.c.item_id == item_id)
         if not include_history:
-            query = query.where(RatingRow.superseded_by.is_(None), RatingRow.withdrawn.is_(False))  # type: ignore
+            query = query.where(table.c.superseded_by.is_(None), table.c.withdrawn.is_(False))
 
-        def go(s: Session) -> list[dict[str, Any]]:
-            return [{**row.model_dump(), "annotator": name} for row, name in s.exec(query.order_by(RatingRow.id))]
+        def go(conn: Any) -> list[dict[str, Any]]:
+            return [dict(row._mapping) for row in conn.execute(query.order_by(table.c.id))]
 
-        return self._read(go)
+        return self._read_core(go)
 
     def ratings_by(self, annotator: str, include_history: bool = False) -> list[dict[str, Any]]:
         """One annotator's own ratings, and nobody else's (the blinded view)."""
