@@ -25,7 +25,7 @@ from sttui.store.secrets import scrub
 from sttui.store.store import EpisodeRecord, Store
 from sttui.store.writer import WriteFailed, Writer
 
-__all__ = ["Recorder", "WriteFailed", "Writer", "finish", "rebuild", "resume", "run_recorded"]
+__all__ = ["Recorder", "WriteFailed", "Writer", "finish", "finish_items", "rebuild", "resume", "run_recorded"]
 
 
 class Recorder:
@@ -57,6 +57,14 @@ class Recorder:
         else:
             job()
 
+    def submit_write(self, items: Callable[[], list[tuple[Any, ...]]]) -> None:
+        """Writes about this episode for ``Store.write`` (its row, its end), in order with its
+        events, and committed in the same transaction as the events waiting with them."""
+        if self.writer is not None:
+            self.ticket = self.writer.submit_write(items, self.episode_id)
+        else:
+            self.store.write(items())
+
     async def durable(self) -> None:
         """Everything recorded so far is committed (or WriteFailed says why it never will be)."""
         if self.writer is not None and self.ticket:
@@ -68,13 +76,20 @@ class Recorder:
 
 
 def finish(store: Store, episode_id: str, result: EpisodeResult, human_seconds: float | None = None) -> None:
+    store.write(finish_items(store, episode_id, result, human_seconds))
+
+
+def finish_items(
+    store: Store, episode_id: str, result: EpisodeResult, human_seconds: float | None = None
+) -> list[tuple[Any, ...]]:
+    """What finishing a completed episode writes (``Store.write`` items)."""
     ep = result.episode
     scores = dict(result.metrics or {})
     if human_seconds is not None:
         scores["human_active_seconds"] = round(human_seconds, 3)
     if result.review is not None:
         scores["review"] = result.review
-    store.finish_episode(
+    return store.finish_items(
         episode_id,
         "completed",
         outcome=result.outcome.as_dict() if result.outcome else None,

@@ -306,3 +306,46 @@ def test_a_database_at_the_newest_schema_opens_without_alembic(tmp_path):
     fresh = f"sqlite:///{tmp_path / 'new.db'}"
     out = subprocess.run([sys.executable, "-c", code, fresh], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "True"  # a new database is migrated as always
+
+
+def test_a_recorded_run_creates_each_episode_in_the_commit_of_its_first_events(tmp_path, monkeypatch, stt_task):
+    """Creating an episode goes into the writer's group commit: the row and its first events are
+    one transaction, and the run stays durable step by step (every event committed in order)."""
+    from sttui.batch import run_batch
+    from sttui.core.settings import RunSettings
+    from sttui.plan import ReviewPlan, RunPlan
+
+    store = Store(f"sqlite:///{tmp_path / 'g.db'}")
+    calls: list[list[tuple[str, str]]] = []
+    real = Store.write
+
+    def write(self, items):
+        names = {"version": lambda i: i[1].task_id, "episode": lambda i: i[1]["id"]}
+        calls.append([(i[0], names.get(i[0], lambda i: i[1])(i)) for i in items])
+        return real(self, items)
+
+    monkeypatch.setattr(Store, "write", write)
+    plan = RunPlan.build(
+        [stt_task],
+        agent="baseline:oracle",
+        user=None,
+        trials=3,
+        seed=None,
+        judge="rule",
+        review=ReviewPlan(False, None),
+        settings=RunSettings(False, False, None),
+        record=True,
+        concurrency=2,
+        models={},
+    )
+    records = asyncio.run(run_batch(plan, store=store))
+    assert all(r["status"] == "completed" for r in records)
+    for r in records:
+        eid = r["episode"]
+        (created,) = [c for c in calls if ("episode", eid) in c]
+        assert ("event", eid) in created  # with its first events
+        assert sum(("update", eid) in c for c in calls) == 1
+        events = store.events(eid)
+        assert [e.seq for e in events] == list(range(1, len(events) + 1)) and store.episode(eid).status == "completed"
+    # the task's version: with the first episodes only (each created before it was committed)
+    assert [i for i, c in enumerate(calls) if any(kind == "version" for kind, _ in c)] == [0]

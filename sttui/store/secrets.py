@@ -99,9 +99,14 @@ def scrub_json(payload: Any, secrets: list[str] | None = None) -> str:
     a secret's value or a secret-named field."""
     secrets = secret_values() if secrets is None else secrets
     text = json.dumps(payload, default=str, ensure_ascii=False)
-    if _maybe(text) or any(encoded in text for _, encoded in _forms(tuple(secrets))):
-        return json.dumps(_clean(json.loads(text), secrets), ensure_ascii=False)
     low = text.lower()
+    if (
+        any(marker in text for marker in _MARKERS)
+        or "bearer" in low
+        or "basic" in low
+        or any(encoded in text for _, encoded in _forms(tuple(secrets)))
+    ):
+        return json.dumps(_clean(json.loads(text), secrets), ensure_ascii=False)
     if any(key in low for key in _FIELD_KEYS):
         return json.dumps(_redact_fields(json.loads(text)), ensure_ascii=False)
     return text

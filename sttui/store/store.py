@@ -7,6 +7,7 @@ that was already recorded.
 from __future__ import annotations
 
 import contextlib
+import functools
 import time
 import uuid
 from collections.abc import Iterator, Mapping
@@ -15,14 +16,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import String, cast, func, insert, or_, select, text, update
+from sqlalchemy import String, bindparam, cast, func, insert, or_, select, text, update
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlmodel import Session
 from sqlmodel import select as orm_select
 
 from sttui.core.events import Event
 from sttui.store.db import StoreError, describe, explain, make_engine, migrate, resolve_url
-from sttui.store.secrets import scrub, scrub_text, secret_values
+from sttui.store.secrets import scrub, scrub_json, scrub_text, secret_values
 from sttui.store.tables import (
     AdjudicationRow,
     AnnotatorRow,
@@ -36,8 +37,6 @@ from sttui.store.tables import (
 )
 
 STATUSES = ("running", "completed", "stopped", "errored", "abandoned")
-# Built once: a plain Core insert compiles once and is reused for every event.
-_INSERT_EVENT = insert(EventRow.__table__)  # type: ignore[arg-type]
 
 
 @dataclass
@@ -123,16 +122,39 @@ def _take_place(conn: Any, who: int, item_kind: str, item_id: str, cap: int) -> 
     return True
 
 
-def _save_version(conn: Any, version: TaskVersion) -> None:
+def _save_version(conn: Any, version: TaskVersion, tolerate_race: bool = False) -> None:
+    """``tolerate_race``: another process storing the same version at the same moment is no
+    error (the row is theirs then), so a transaction that holds other writes goes through."""
     same = (TaskRow.task_id == version.task_id, TaskRow.content_hash == version.content_hash)
     row = conn.execute(select(TaskRow.id, TaskRow.origin).where(*same)).first()
-    if row is None:
+    if row is None and tolerate_race:
+        dialect = conn.engine.url.get_backend_name()
+        if dialect == "postgresql":
+            from sqlalchemy.dialects.postgresql import insert as upsert
+        else:
+            from sqlalchemy.dialects.sqlite import insert as upsert
+        conn.execute(
+            upsert(TaskRow.__table__)
+            .values(**asdict(version), created_at=time.time())
+            .on_conflict_do_nothing(index_elements=["task_id", "content_hash"])
+        )
+    elif row is None:
         conn.execute(insert(TaskRow).values(**asdict(version), created_at=time.time()))
     elif version.origin == "recorded" and row.origin != "recorded":
         conn.execute(update(TaskRow).where(TaskRow.id == row.id).values(**asdict(version)))
 
 
 _BATCH = 2000  # rows fetched at a time by streamed listings
+_INSERT_EPISODE = insert(EpisodeRow.__table__)  # type: ignore[arg-type]  # built once, compiled once
+
+
+@functools.lru_cache(maxsize=32)
+def _update_episode(columns: tuple[str, ...]) -> Any:
+    """An update of these columns of one episode (``_episode``), built once per set of columns."""
+    table = EpisodeRow.__table__
+    return update(table).where(table.c.id == bindparam("_episode")).values({c: bindparam(c) for c in columns})
+
+
 # what a Summary takes out of the JSON columns, in this order: (column, path, kind)
 _SUMMARY_JSON: list[tuple[str, tuple[str, ...], str]] = [
     ("outcome", (), "type"),
@@ -350,6 +372,8 @@ class Store:
         self.engine = make_engine(self.url)
         migrate(self.engine, self.url)
         self._secrets = secret_values()
+        self._registered: set[tuple[str, str]] = set()  # task versions this store has stored
+        self._actors: dict[str, Any] = {}  # actor -> as scrubbed
 
     @property
     def read_only(self) -> bool:
@@ -393,6 +417,13 @@ class Store:
 
         It was loaded from a task file this process ran, so it is marked ``recorded``: its code
         may run again on replay. Secrets in the file are redacted in the stored copy."""
+        if (loaded.id, loaded.content_hash) in self._registered or self._recorded(loaded):
+            return
+        self.save_task_version(self.version_of(loaded))
+        self._registered.add((loaded.id, loaded.content_hash))
+
+    def version_of(self, loaded: Any) -> TaskVersion:
+        """The version a task file this process ran is stored as (origin ``recorded``)."""
         task = loaded.task
         source = Path(loaded.path).read_text(encoding="utf-8")
         env_ref = getattr(task, "env", None)
@@ -407,10 +438,9 @@ class Store:
             meta |= {"conflict": task.conflict, "level": task.level}
         else:
             meta |= {"family": task.rule.family, "setting": task.setting}
-        version = TaskVersion(
+        return TaskVersion(
             task.id, task.kind, loaded.content_hash, task.title, meta, source, env_ref, env_source, tools, "recorded"
         )
-        self.save_task_version(version)
 
     def save_task_version(self, version: TaskVersion) -> None:
         """Store a version unless it is here already; secrets in its text are redacted first.
@@ -467,30 +497,113 @@ class Store:
     ) -> str:
         """A new running episode. ``setting`` names the evaluation setting it runs under
         (``dynamic``, ``static/no-user``, an explore setting); default: the file's."""
-        self.register_task(loaded)
-        task = loaded.task
         eid = episode_id or new_episode_id()
+        self.write(self.episode_items(loaded, seed, agent, user, eid, setting))
+        return eid
+
+    def episode_items(
+        self, loaded: Any, seed: int, agent: str, user: str | None, episode_id: str, setting: str | None = None
+    ) -> list[tuple[Any, ...]]:
+        """What creating an episode writes, for ``write`` (so a writer can commit it with the
+        events around it): its task version, unless this store has stored it already, and its
+        row."""
+        task = loaded.task
         if setting is None:
             setting = task.setting if task.kind == "explore" else "default"
-        self._write(
-            lambda conn: conn.execute(
-                insert(EpisodeRow).values(
-                    id=eid,
-                    task_id=task.id,
-                    task_hash=loaded.content_hash,
-                    kind=task.kind,
-                    seed=seed,
-                    setting=setting,
-                    status="running",
-                    agent=scrub_text(agent, self._secrets),
-                    user=scrub_text(user, self._secrets) if user else None,
-                    steps=0,
-                    started_at=time.time(),
-                    clean_baseline=True,
-                )
+        items: list[tuple[Any, ...]] = []
+        if (loaded.id, loaded.content_hash) not in self._registered and not self._recorded(loaded):
+            items.append(("version", self._redacted(self.version_of(loaded))))
+        row = {
+            "id": episode_id,
+            "task_id": task.id,
+            "task_hash": loaded.content_hash,
+            "kind": task.kind,
+            "seed": seed,
+            "setting": setting,
+            "status": "running",
+            "agent": scrub_text(agent, self._secrets),
+            "user": scrub_text(user, self._secrets) if user else None,
+            "steps": 0,
+            "started_at": time.time(),
+            "clean_baseline": True,
+        }
+        items.append(("episode", row))
+        return items
+
+    def _recorded(self, loaded: Any) -> bool:
+        """Whether the record holds this version as recorded here already (then there is nothing
+        to store: no file is read for it)."""
+        key = (loaded.id, loaded.content_hash)
+        query = select(TaskRow.origin).where(TaskRow.task_id == key[0], TaskRow.content_hash == key[1])
+        if self._read_core(lambda conn: conn.execute(query).scalar()) == "recorded":
+            self._registered.add(key)
+            return True
+        return False
+
+    def finish_items(self, episode_id: str, status: str, **values: Any) -> list[tuple[Any, ...]]:
+        """What finishing an episode writes, for ``write``: its status, end time and results."""
+        return [("update", episode_id, self._update_values(status=status, ended_at=time.time(), **values))]
+
+    def write(self, items: list[tuple[Any, ...]]) -> None:
+        """Commit, in one transaction and in their order, task versions (``("version", v)``),
+        new episodes (``("episode", row)``), events (``("event", episode_id, event)``: runs of them
+        inserted at once) and episode updates (``("update", episode_id, values)``): all or none."""
+        if not items:
+            return
+        prepared: list[tuple[Any, ...]] = []
+        for item in items:  # the slow part (scrubbing, JSON) outside the transaction
+            prepared.append(("event", self._event_params(item[1], item[2])) if item[0] == "event" else item)
+
+        def go(conn: Any) -> None:
+            events: list[tuple[Any, ...]] = []
+            for item in [*prepared, None]:
+                if item is not None and item[0] == "event":
+                    events.append(item[1])
+                    continue
+                if events:
+                    conn.exec_driver_sql(self._insert_events_sql, events)
+                    events = []
+                if item is None:
+                    break
+                if item[0] == "version":
+                    _save_version(conn, item[1], tolerate_race=True)
+                elif item[0] == "episode":
+                    conn.execute(_INSERT_EPISODE, item[1])
+                elif item[0] == "update":
+                    conn.execute(_update_episode(tuple(item[2])), {**item[2], "_episode": item[1]})
+                else:
+                    raise ValueError(f"unknown write {item[0]!r}")
+
+        self._write(go)
+        for item in prepared:
+            if item[0] == "version":
+                self._registered.add((item[1].task_id, item[1].content_hash))
+
+    @property
+    def _insert_events_sql(self) -> str:
+        if self.engine.url.get_backend_name() == "postgresql":
+            return (
+                "INSERT INTO events (episode_id, seq, wall_time, sim_time, actor, type, payload) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s::json)"
             )
+        return "INSERT INTO events (episode_id, seq, wall_time, sim_time, actor, type, payload) VALUES (?, ?, ?, ?, ?, ?, ?)"
+
+    def _event_params(self, episode_id: str, event: Event) -> tuple[Any, ...]:
+        """An event's row as the driver takes it: the payload as its scrubbed JSON text."""
+        actor = self._actors.get(event.actor)
+        if actor is None:  # (a handful of actors write every event: each scrubbed once)
+            actor = scrub(event.actor, self._secrets)
+            if len(self._actors) < 1000:
+                self._actors[event.actor] = actor
+        return (
+            episode_id,
+            event.seq,
+            event.wall_time,
+            event.sim_time,
+            actor,
+            event.type,
+            scrub_json(event.payload, self._secrets),
         )
-        return eid
 
     def _event_row(self, episode_id: str, event: Event) -> dict[str, Any]:
         return {
@@ -505,13 +618,11 @@ class Store:
 
     def append_event(self, episode_id: str, event: Event) -> None:
         """Commit one event now. Its seq is the record's, unique per episode."""
-        row = self._event_row(episode_id, event)
-        self._write(lambda conn: conn.execute(_INSERT_EVENT, row))
+        self.write([("event", episode_id, event)])
 
     def append_events(self, items: list[tuple[str, Event]]) -> None:
         """Commit several events in one transaction (group commit): all or none."""
-        rows = [self._event_row(eid, e) for eid, e in items]
-        self._write(lambda conn: conn.execute(_INSERT_EVENT, rows))
+        self.write([("event", eid, e) for eid, e in items])
 
     def next_seq(self, episode_id: str) -> int:
         def go(s: Session) -> int:
@@ -522,12 +633,16 @@ class Store:
         return self._read(go)
 
     def update_episode(self, episode_id: str, **values: Any) -> None:
+        values = self._update_values(**values)
+        self._write(lambda conn: conn.execute(update(EpisodeRow).where(EpisodeRow.id == episode_id).values(**values)))
+
+    def _update_values(self, **values: Any) -> dict[str, Any]:
         if "status" in values and values["status"] not in STATUSES:
             raise ValueError(f"status must be one of {', '.join(STATUSES)}")
         for key in ("outcome", "scores", "end_reason"):
             if values.get(key) is not None:
                 values[key] = scrub(values[key], self._secrets)
-        self._write(lambda conn: conn.execute(update(EpisodeRow).where(EpisodeRow.id == episode_id).values(**values)))
+        return values
 
     def finish_episode(self, episode_id: str, status: str, **values: Any) -> None:
         self.update_episode(episode_id, status=status, ended_at=time.time(), **values)
