@@ -153,8 +153,17 @@ def _comparable(e: Event) -> tuple[str, Any]:
     return e.type, scrub(e.payload)
 
 
-def rebuild(loaded: LoadedTask, record: EpisodeRecord, events: list[Event], keep_history: bool = False) -> Rebuilt:
-    """Replay the recorded actions on a fresh episode, reviewed as the record was, and compare."""
+def rebuild(
+    loaded: LoadedTask,
+    record: EpisodeRecord,
+    events: list[Event],
+    keep_history: bool = False,
+    keep_events: bool = True,
+) -> Rebuilt:
+    """Replay the recorded actions on a fresh episode, reviewed as the record was, and compare.
+
+    Each replayed event is compared with the recorded one as it is emitted; ``keep_events=False``
+    keeps them no longer (a long episode rebuilt to be looked at, not played on)."""
     started = next((e for e in events if e.type == "episode_started"), None)
     review = (started.payload.get("review") if started else None) or {}
     episode = open_episode(
@@ -166,23 +175,44 @@ def rebuild(loaded: LoadedTask, record: EpisodeRecord, events: list[Event], keep
         stagnation=review.get("stagnation"),
         settings=RunSettings.from_dict(started.payload.get("settings") if started else None),
     )
+    episode.keep_events = keep_events
+    recorded = engine_events(loaded.kind, events)
+    state: dict[str, Any] = {"n": 0, "mismatch": None}
+    missing: list[Event] = []
+
+    def compare(b: Event) -> None:
+        i = state["n"]
+        state["n"] += 1
+        if state["mismatch"] is not None:
+            return
+        if i >= len(recorded):
+            missing.append(b)
+            return
+        a = recorded[i]
+        if a.type == b.type and a.payload == b.payload:
+            return  # equal as they are, so equal scrubbed (the recorded one is, already)
+        if _comparable(a) != _comparable(b):
+            state["mismatch"] = f"recorded event {a.seq} ({a.type}) differs from the replay's event {i + 1} ({b.type})"
+
+    episode.listeners.append(compare)
     episode.start()
     for actor, action in actions_of(loaded.kind, events):
         if episode.ended is not None:
             break
         episode.apply(action, actor)
-    recorded = engine_events(loaded.kind, events)
-    replayed = episode.events
-    mismatch = None
-    for i, (a, b) in enumerate(zip(recorded, replayed, strict=False)):
-        if _comparable(a) != _comparable(b):
-            mismatch = f"recorded event {a.seq} ({a.type}) differs from the replay's event {i + 1} ({b.type})"
-            break
-    if mismatch is None and len(recorded) > len(replayed):
-        mismatch = f"the record has {len(recorded) - len(replayed)} engine event(s) the replay does not produce"
+    episode.listeners.remove(compare)
+    mismatch = state["mismatch"]
+    if mismatch is None and len(recorded) > state["n"]:
+        mismatch = f"the record has {len(recorded) - state['n']} engine event(s) the replay does not produce"
     hashes = [e.payload["state_hash"] for e in recorded if "state_hash" in e.payload]
-    missing = replayed[len(recorded) :] if mismatch is None else []
-    return Rebuilt(episode, mismatch is None, mismatch, hashes[-1] if hashes else None, episode.state_hash(), missing)
+    return Rebuilt(
+        episode,
+        mismatch is None,
+        mismatch,
+        hashes[-1] if hashes else None,
+        episode.state_hash(),
+        missing if mismatch is None else [],
+    )
 
 
 async def resume(

@@ -67,3 +67,40 @@ async def test_home_loads_only_the_highlighted_task(tmp_path, monkeypatch):
         await pilot.pause(0.2)
         highlighted = home.current_task()
         assert [a[0] for a in loads] == [highlighted.path]  # one task of 49, for the detail pane
+
+
+async def test_a_long_replay_shows_a_window_of_rows_at_once_and_pages_it(tmp_path, monkeypatch):
+    """Past WHOLE events the replay shows its rows before the rebuild, a window of them in the
+    table, paged as the cursor moves; the review arrives when the rebuild is done."""
+    from sttui.controllers.baselines import PlanAgent as Plan
+    from sttui.tui import replay
+
+    monkeypatch.setattr(replay, "WHOLE", 10)
+    monkeypatch.setattr(replay, "WINDOW", 8)
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    loaded = load_task(STT)
+    eid, _ = await run_recorded(Store(db), loaded, Plan("baseline:naive", loaded.task.naive_plan), ScriptedUser())
+    total = len(Store(db).events(eid))
+    assert total > 10
+    app = SttuiApp(ROOT / "tasks", db_url=db, human="ana")
+    async with app.run_test(size=(130, 40)) as pilot:
+        await wait_for(pilot, lambda: app.store is not None)
+        app.push_screen(replay.ReplayScreen(app.store, eid))
+        await wait_for(pilot, lambda: isinstance(app.screen, replay.ReplayScreen) and bool(app.screen.query("#events")))
+        screen = app.screen
+        table = screen.query_one("#events", DataTable)
+        await wait_for(pilot, lambda: table.row_count > 0)
+        assert table.row_count == 8 and f"{total} events" in str(screen.query_one("#status-bar").render())
+        await wait_for(pilot, lambda: screen.review is not None)
+        for _ in range(total + 3):  # to the end and past it, a row at a time
+            await pilot.press("right")
+        await pilot.pause()
+        shown = screen.events[table.cursor_row]
+        assert shown.seq == Store(db).events(eid)[-1].seq and table.row_count == 8
+        await pilot.press("left")
+        await pilot.pause()
+        assert screen.events[table.cursor_row].seq == shown.seq - 1
+        if screen.first_error is not None:
+            await pilot.press("e")
+            await pilot.pause()
+            assert str(table.get_row_at(table.cursor_row)[3]).startswith("◀ first error")

@@ -95,6 +95,8 @@ class Episode:
         self.tools = env_cls.tool_specs
         self.triggers = TriggerState()
         self.events: list[ev.Event] = []
+        self.keep_events = True  # False: events go to the listeners only (a rebuild that compares as it goes)
+        self._emitted = 0
         self.listeners: list[Callable[[ev.Event], None]] = []
         self.view: list[dict[str, Any]] = []  # what the agent seat has seen, in order (append-only)
         self.messages: list[dict[str, Any]] = []  # the view's messages, in order (append-only)
@@ -421,8 +423,10 @@ class Episode:
         now = self.env.now
         if now != self._iso[0]:  # the same clock stamps several events of a step
             self._iso = (now, now.isoformat())
-        event = ev.Event(len(self.events) + 1, kind, actor, payload, self._iso[1])
-        self.events.append(event)
+        self._emitted += 1
+        event = ev.Event(self._emitted, kind, actor, payload, self._iso[1])
+        if self.keep_events:
+            self.events.append(event)
         for listener in self.listeners:
             listener(event)
 

@@ -683,12 +683,49 @@ class Store:
         except (OperationalError, DBAPIError) as exc:
             raise explain(exc, self.url) from None
 
-    def events(self, episode_id: str) -> list[Event]:
-        def go(s: Session) -> list[Event]:
-            rows = s.exec(orm_select(EventRow).where(EventRow.episode_id == episode_id).order_by(EventRow.seq)).all()
-            return [Event(r.seq, r.type, r.actor, r.payload, r.sim_time, r.wall_time) for r in rows]
+    def events(self, episode_id: str, first: int | None = None, last: int | None = None) -> list[Event]:
+        """An episode's events in order (those numbered ``first``..``last`` when given: a window
+        of a long episode, read by the index on (episode, seq))."""
+        table = EventRow.__table__
+        query = select(table.c.seq, table.c.type, table.c.actor, table.c.payload, table.c.sim_time, table.c.wall_time)
+        query = query.where(table.c.episode_id == episode_id)
+        if first is not None:
+            query = query.where(table.c.seq >= first)
+        if last is not None:
+            query = query.where(table.c.seq <= last)
+        query = query.order_by(table.c.seq)
+        shared: dict[str, str] = {}  # types, actors and times repeat: one string each
 
-        return self._read(go)
+        def event(row: Any) -> Event:
+            seq, kind, actor, payload, sim, wall = row
+            return Event(seq, shared.setdefault(kind, kind), shared.setdefault(actor, actor), payload, sim, wall)
+
+        return self._read_core(lambda conn: [event(row) for row in conn.execute(query)])
+
+    def event_heads(self, episode_id: str) -> list[Event]:
+        """An episode's events without their payloads, but for who sent a message or ended the
+        episode (``from``, ``by``: what counting agent steps reads), taken out by the database:
+        a long episode's list of events, light enough to hold whole."""
+        table = EventRow.__table__
+        frm = EventRow.payload["from"].as_string()  # type: ignore[index]
+        by = EventRow.payload["by"].as_string()  # type: ignore[index]
+        query = (
+            select(table.c.seq, table.c.type, table.c.actor, table.c.sim_time, table.c.wall_time, frm, by)
+            .where(table.c.episode_id == episode_id)
+            .order_by(table.c.seq)
+        )
+
+        shared: dict[Any, Any] = {}
+        empty: dict[str, Any] = {}
+
+        def head(row: Any) -> Event:
+            seq, kind, actor, sim, wall, sender, ender = row
+            payload = empty  # (shared, read-only by use: a head's payload is never written)
+            if sender is not None or ender is not None:
+                payload = shared.setdefault((sender, ender), {k: v for k, v in (("from", sender), ("by", ender)) if v})
+            return Event(seq, shared.setdefault(kind, kind), shared.setdefault(actor, actor), payload, sim, wall)
+
+        return self._read_core(lambda conn: [head(row) for row in conn.execute(query)])
 
     def list_episodes(
         self,
