@@ -104,3 +104,21 @@ async def test_a_long_replay_shows_a_window_of_rows_at_once_and_pages_it(tmp_pat
             await pilot.press("e")
             await pilot.pause()
             assert str(table.get_row_at(table.cursor_row)[3]).startswith("◀ first error")
+
+
+async def test_the_sessions_pane_pages_as_the_cursor_reaches_its_end(tmp_path, monkeypatch):
+    from sttui.tui import home as home_module
+    from tests.test_scale_store import _fill, _varied
+
+    monkeypatch.setattr(home_module, "SESSIONS_PAGE", 10)
+    db = f"sqlite:///{tmp_path / 'p.db'}"
+    _fill(Store(db), _varied(25))
+    app = SttuiApp(ROOT / "tasks", db_url=db, human="ana")
+    async with app.run_test(size=(120, 40)) as pilot:
+        home = app.screen
+        await wait_for(pilot, lambda: bool(home.query("#sessions")) and home.sessions_table().row_count == 10)
+        await pilot.press("f6")
+        for _ in range(30):
+            await pilot.press("down")
+        await wait_for(pilot, lambda: home.sessions_table().row_count == 25)
+        assert [r.id for r in home.sessions] == [r.id for r in Store(db).iter_episodes()]

@@ -76,6 +76,25 @@ def _entry_row(e: Any) -> TaskRow:
     return TaskRow(e.id, e.kind, e.domain, subtype, level, e.title, brief)
 
 
+SESSIONS_PAGE = 500  # sessions read at a time
+
+
+def _session_cells(r: Any) -> tuple[str, ...]:
+    """A session's row in the sessions pane."""
+    from datetime import datetime
+
+    if r.outcome is not None:
+        outcome = "pass" if r.outcome.get("passed") else "fail"
+    elif r.scores and r.scores.get("calibrated_accuracy") is not None:
+        outcome = f"CA {r.scores['calibrated_accuracy']:.0%}"
+    else:
+        outcome = "-"
+    started = datetime.fromtimestamp(r.started_at).strftime("%m-%d %H:%M")
+    review = (r.scores or {}).get("review")
+    stages = f"{review['score']:.2f} · {review['settled']}/{review['milestones']}" if review else "-"
+    return r.id, r.task_id, r.status, outcome, stages, r.agent, r.user or "-", str(r.steps), started
+
+
 def _mine(records: list[Any]) -> dict[str, str]:
     """Per task: how often I played it and how the last one went."""
     out: dict[str, str] = {}
@@ -174,34 +193,45 @@ class HomeScreen(Screen[None]):
         store = self.app.store  # type: ignore[attr-defined]
         if store is None:
             return
-        records = list(store.summaries(limit=500))  # light rows: what this pane shows
+        records = list(store.summaries(limit=SESSIONS_PAGE))  # light rows, a page: more as the cursor reaches the end
         me = self.app.human  # type: ignore[attr-defined]
         mine = _mine([r for r in records if me in (r.agent, r.user)])
         self.app.call_from_thread(self.show_sessions, records, mine)
 
     def show_sessions(self, records: list[Any], mine: dict[str, str]) -> None:
-        from datetime import datetime
 
         self.sessions = records
         self.mine = mine
         table = self.sessions_table()
         table.clear()
         for r in records:
-            if r.outcome is not None:
-                outcome = "pass" if r.outcome.get("passed") else "fail"
-            elif r.scores and r.scores.get("calibrated_accuracy") is not None:
-                outcome = f"CA {r.scores['calibrated_accuracy']:.0%}"
-            else:
-                outcome = "-"
-            started = datetime.fromtimestamp(r.started_at).strftime("%m-%d %H:%M")
-            review = (r.scores or {}).get("review")
-            stages = f"{review['score']:.2f} · {review['settled']}/{review['milestones']}" if review else "-"
-            table.add_row(
-                r.id, r.task_id, r.status, outcome, stages, r.agent, r.user or "-", str(r.steps), started, key=r.id
-            )
+            table.add_row(*_session_cells(r), key=r.id)
         for row in self.rows:
             row.mine = mine.get(row.id, "")
         self.refresh_table()
+
+    @work(thread=True, exclusive=True, group="more-sessions")
+    def load_more_sessions(self) -> None:
+        """The next page of sessions, when the cursor reaches the end of those shown."""
+        store = self.app.store  # type: ignore[attr-defined]
+        if store is None:
+            return
+        more = list(store.summaries(limit=SESSIONS_PAGE, offset=len(self.sessions)))
+        if more:
+            self.app.call_from_thread(self.add_sessions, more)
+
+    def add_sessions(self, records: list[Any]) -> None:
+        table = self.sessions_table()
+        shown = {r.id for r in self.sessions}
+        fresh = [r for r in records if r.id not in shown]  # (an episode recorded meanwhile shifts the pages)
+        self.sessions = [*self.sessions, *fresh]
+        for r in fresh:
+            table.add_row(*_session_cells(r), key=r.id)
+
+    @on(DataTable.RowHighlighted, "#sessions")
+    def _session_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if self.sessions and event.cursor_row >= len(self.sessions) - 1 and len(self.sessions) >= SESSIONS_PAGE:
+            self.load_more_sessions()
 
     def sessions_table(self) -> DataTable[str]:
         found = self.query("#sessions")
