@@ -17,7 +17,7 @@ from sttui.core.review.summary import totals
 from sttui.core.scoring import pass_at_1
 from sttui.core.stats import mean_of, pass_at_k, pass_hat_k, pooled_interval
 from sttui.plan import RunPlan, Trial
-from sttui.recording import Recorder, Writer, finish
+from sttui.recording import Recorder, Writer, finish_items
 from sttui.runner import AnyEpisode, Seats, drive, open_episode
 from sttui.store.store import Store, new_episode_id
 
@@ -79,8 +79,9 @@ async def _run_trial(
         episode_id = new_episode_id()
         recorder = Recorder(store, episode_id, 1, writer)
         user_name = seat_user.name if seat_user else None
-        recorder.submit(
-            lambda: store.create_episode(loaded, trial.seed, controller.name, user_name, episode_id, setting)
+        # created in the same transaction as its first events (the writer's group commit)
+        recorder.submit_write(
+            lambda: store.episode_items(loaded, trial.seed, controller.name, user_name, episode_id, setting)
         )
         episode.listeners.append(recorder)
         for c in (controller, seat_user):
@@ -98,14 +99,12 @@ async def _run_trial(
         if recorder is not None and store is not None and episode_id is not None:
             scores = {k: out[k] for k in ("review",) if out.get(k)} | (out.get("metrics") or {})
             steps = episode.steps
-            recorder.submit(
-                lambda: store.finish_episode(
-                    episode_id, "errored", end_reason=reason, scores=scores or None, steps=steps
-                )
+            recorder.submit_write(
+                lambda: store.finish_items(episode_id, "errored", end_reason=reason, scores=scores or None, steps=steps)
             )
         return out | _usage(controller, seat_user)
     if recorder is not None and store is not None and episode_id is not None:
-        recorder.submit(lambda: finish(store, episode_id, result))
+        recorder.submit_write(lambda: finish_items(store, episode_id, result))
     return {**base, "status": "completed", **result.as_dict()} | _usage(controller, seat_user)
 
 

@@ -26,7 +26,7 @@ from sttui.store.secrets import scrub
 from sttui.store.store import EpisodeRecord, Store
 from sttui.store.writer import WriteFailed, Writer
 
-__all__ = ["Recorder", "WriteFailed", "Writer", "finish", "rebuild", "resume", "run_recorded"]
+__all__ = ["Recorder", "WriteFailed", "Writer", "finish", "finish_items", "rebuild", "resume", "run_recorded"]
 
 
 class Recorder:
@@ -58,6 +58,14 @@ class Recorder:
         else:
             job()
 
+    def submit_write(self, items: Callable[[], list[tuple[Any, ...]]]) -> None:
+        """Writes about this episode for ``Store.write`` (its row, its end), in order with its
+        events, and committed in the same transaction as the events waiting with them."""
+        if self.writer is not None:
+            self.ticket = self.writer.submit_write(items, self.episode_id)
+        else:
+            self.store.write(items())
+
     async def durable(self) -> None:
         """Everything recorded so far is committed (or WriteFailed says why it never will be)."""
         if self.writer is not None and self.ticket:
@@ -75,8 +83,19 @@ def finish(
     human_seconds: float | None = None,
     control: dict[str, Any] | None = None,
 ) -> None:
-    """Mark the episode completed with its outcome and scores. ``scores["control"]`` holds the
-    steps each controller took (``control``, else tallied from the engine's events)."""
+    """Mark the episode completed with its outcome and scores."""
+    store.write(finish_items(store, episode_id, result, human_seconds, control))
+
+
+def finish_items(
+    store: Store,
+    episode_id: str,
+    result: EpisodeResult,
+    human_seconds: float | None = None,
+    control: dict[str, Any] | None = None,
+) -> list[tuple[Any, ...]]:
+    """What finishing a completed episode writes (``Store.write`` items). ``scores["control"]``
+    holds the steps each controller took (``control``, else tallied from the engine's events)."""
     ep = result.episode
     scores = dict(result.metrics or {})
     if human_seconds is not None:
@@ -84,7 +103,7 @@ def finish(
     scores["control"] = control if control is not None else control_summary(ep.events)
     if result.review is not None:
         scores["review"] = result.review
-    store.finish_episode(
+    return store.finish_items(
         episode_id,
         "completed",
         outcome=result.outcome.as_dict() if result.outcome else None,
@@ -148,8 +167,17 @@ def _comparable(e: Event) -> tuple[str, Any]:
     return e.type, scrub(e.payload)
 
 
-def rebuild(loaded: LoadedTask, record: EpisodeRecord, events: list[Event], keep_history: bool = False) -> Rebuilt:
-    """Replay the recorded actions on a fresh episode, reviewed as the record was, and compare."""
+def rebuild(
+    loaded: LoadedTask,
+    record: EpisodeRecord,
+    events: list[Event],
+    keep_history: bool = False,
+    keep_events: bool = True,
+) -> Rebuilt:
+    """Replay the recorded actions on a fresh episode, reviewed as the record was, and compare.
+
+    Each replayed event is compared with the recorded one as it is emitted; ``keep_events=False``
+    keeps them no longer (a long episode rebuilt to be looked at, not played on)."""
     started = next((e for e in events if e.type == "episode_started"), None)
     review = (started.payload.get("review") if started else None) or {}
     episode = open_episode(
@@ -161,23 +189,44 @@ def rebuild(loaded: LoadedTask, record: EpisodeRecord, events: list[Event], keep
         stagnation=review.get("stagnation"),
         settings=RunSettings.from_dict(started.payload.get("settings") if started else None),
     )
+    episode.keep_events = keep_events
+    recorded = engine_events(loaded.kind, events)
+    state: dict[str, Any] = {"n": 0, "mismatch": None}
+    missing: list[Event] = []
+
+    def compare(b: Event) -> None:
+        i = state["n"]
+        state["n"] += 1
+        if state["mismatch"] is not None:
+            return
+        if i >= len(recorded):
+            missing.append(b)
+            return
+        a = recorded[i]
+        if a.type == b.type and a.payload == b.payload:
+            return  # equal as they are, so equal scrubbed (the recorded one is, already)
+        if _comparable(a) != _comparable(b):
+            state["mismatch"] = f"recorded event {a.seq} ({a.type}) differs from the replay's event {i + 1} ({b.type})"
+
+    episode.listeners.append(compare)
     episode.start()
     for actor, action in actions_of(loaded.kind, events):
         if episode.ended is not None:
             break
         episode.apply(action, actor)
-    recorded = engine_events(loaded.kind, events)
-    replayed = episode.events
-    mismatch = None
-    for i, (a, b) in enumerate(zip(recorded, replayed, strict=False)):
-        if _comparable(a) != _comparable(b):
-            mismatch = f"recorded event {a.seq} ({a.type}) differs from the replay's event {i + 1} ({b.type})"
-            break
-    if mismatch is None and len(recorded) > len(replayed):
-        mismatch = f"the record has {len(recorded) - len(replayed)} engine event(s) the replay does not produce"
+    episode.listeners.remove(compare)
+    mismatch = state["mismatch"]
+    if mismatch is None and len(recorded) > state["n"]:
+        mismatch = f"the record has {len(recorded) - state['n']} engine event(s) the replay does not produce"
     hashes = [e.payload["state_hash"] for e in recorded if "state_hash" in e.payload]
-    missing = replayed[len(recorded) :] if mismatch is None else []
-    return Rebuilt(episode, mismatch is None, mismatch, hashes[-1] if hashes else None, episode.state_hash(), missing)
+    return Rebuilt(
+        episode,
+        mismatch is None,
+        mismatch,
+        hashes[-1] if hashes else None,
+        episode.state_hash(),
+        missing if mismatch is None else [],
+    )
 
 
 async def resume(

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pickle
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 
@@ -10,6 +13,50 @@ def table(rows: list[dict[str, Any]], columns: list[str]) -> str:
     lines = ["  ".join(c.ljust(widths[c]) for c in columns).rstrip(), "  ".join("-" * widths[c] for c in columns)]
     lines += ["  ".join(str(r.get(c, "")).ljust(widths[c]) for c in columns).rstrip() for r in rows]
     return "\n".join(lines)
+
+
+def table_lines(rows: Iterable[dict[str, Any]], columns: list[str]) -> Iterator[str]:
+    """``table`` line by line, from rows read once as they come: their cells are spooled (in
+    memory up to a few MB, then to a private temporary file) while the column widths are found,
+    then written out. The lines are ``table``'s for the same rows; memory stays bounded
+    whatever the listing's length."""
+    widths = [len(c) for c in columns]
+    with tempfile.SpooledTemporaryFile(max_size=16 << 20) as spool:
+        chunk: list[tuple[str, ...]] = []
+        chunks = 0
+        for r in rows:
+            cells = tuple(str(r.get(c, "")) for c in columns)
+            for i, cell in enumerate(cells):
+                if len(cell) > widths[i]:
+                    widths[i] = len(cell)
+            chunk.append(cells)
+            if len(chunk) >= 1000:
+                pickle.dump(chunk, spool, pickle.HIGHEST_PROTOCOL)
+                chunk, chunks = [], chunks + 1
+        yield "  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True)).rstrip()
+        yield "  ".join("-" * w for w in widths)
+        spool.seek(0)
+        for _ in range(chunks):
+            for cells in pickle.load(spool):
+                yield "  ".join(cell.ljust(w) for cell, w in zip(cells, widths, strict=True)).rstrip()
+        for cells in chunk:
+            yield "  ".join(cell.ljust(w) for cell, w in zip(cells, widths, strict=True)).rstrip()
+
+
+def echo_lines(lines: Iterable[str], echo: Callable[[str], Any], chunk: int = 500) -> int:
+    """Write lines a chunk at a time (whole lines, so nothing on a line is split between two
+    writes); returns how many were written. Together they read as ``echo("\\n".join(lines))``."""
+    n = 0
+    buffer: list[str] = []
+    for line in lines:
+        buffer.append(line)
+        n += 1
+        if len(buffer) >= chunk:
+            echo("\n".join(buffer))
+            buffer.clear()
+    if buffer:
+        echo("\n".join(buffer))
+    return n
 
 
 def ci(bounds: list[float] | None) -> str:

@@ -381,3 +381,28 @@ async def test_rate_an_episode_with_failure_tags_and_the_first_wrong_step(tmp_pa
     label = store.labels(eid, "ana")[0]
     assert label["tags"] == ["stale_state_execution"] and label["first_error_seq"] == marked
     assert store.ratings_by("ana")[0]["value"] == 2 and store.ratings_by("ana")[0]["item_kind"] == "episode"
+
+
+def test_alpha_interval_is_the_bootstrap_of_alpha_computed_in_blocks():
+    """The interval is computed for many resamples at once: it must be exactly the seeded
+    bootstrap of krippendorff's alpha over the rated items that it replaces."""
+    import random
+
+    from sttui.annotate import agreement as ag
+    from sttui.core.stats import bootstrap
+
+    def reference(ratings):
+        units = [by for by in ratings.values() if len(by) >= 2]
+        found = bootstrap(units, lambda s: alpha({str(i): by for i, by in enumerate(s)})[0], rounds=ag.ALPHA_ROUNDS)
+        return [round(found[0], 6), round(found[1], 6)] if found else None
+
+    rng = random.Random(5)
+    for n in (2, 4, 9, 40):
+        ratings = {}
+        for i in range(n):
+            base = rng.randint(1, 5)
+            ratings[f"i{i}"] = {
+                f"a{j}": min(5, max(1, base + rng.choice([-1, 0, 1]))) for j in range(rng.randint(1, 4))
+            }
+        assert ag.alpha_interval(ratings) == reference(ratings), n
+    assert ag.alpha_interval({f"i{i}": {"a": 2, "b": 2} for i in range(6)}) is None  # no variation

@@ -334,3 +334,44 @@ def test_the_incremental_hash_equals_a_hash_from_scratch_at_every_step_of_every_
                 ep.apply(Reply("go on"))
             ep.apply(Say(step.say) if step.say is not None else ToolCall(step.tool, step.args))
             assert ep.state_hash() == scratch(ep), (t.id, step)
+
+
+def test_history_snapshots_share_what_a_step_did_not_change():
+    """A step that changes one record keeps that record anew and shares the rest with the
+    snapshot before it, so a long episode's history costs what changed, not a copy per step."""
+    data = copy.deepcopy(BASE)
+    data["initial_state"]["crates"]["CR-2"] = {"contents": "gears", "location": "BAY-B"}
+    ep = Episode(SttTask.model_validate(data), ENV, keep_history=True)
+    ep.start()
+    ep.apply(ToolCall("move_crate", {"crate_id": "CR-1", "to": "BAY-B"}))
+    (_, before), (_, after) = ep.history[-2], ep.history[-1]
+    assert after["crates"]["CR-1"]["location"] == "BAY-B" and before["crates"]["CR-1"]["location"] == "BAY-A"
+    assert after["crates"]["CR-2"] is before["crates"]["CR-2"]  # shared, not copied
+    assert after["places"] is before["places"]
+    ep.apply(ToolCall("move_crate", {"crate_id": "CR-1", "to": "BAY-A"}))
+    assert after["crates"]["CR-1"]["location"] == "BAY-B"  # a snapshot never changes afterwards
+    assert ep.state_at(1) == after and ep.state_at(2)["crates"]["CR-1"]["location"] == "BAY-A"
+
+
+def test_the_agent_view_is_the_episodes_own_bounded_and_read_only():
+    """The agent's view is passed without a copy: a window on the episode's view, fixed at the
+    length it had when the seat was asked, which nothing can change through it."""
+    from sttui.controllers.base import Window, agent_view, user_view
+
+    ep = episode()
+    view = agent_view(ep)
+    n = len(view.items)
+    assert isinstance(view.items, Window) and view.items == ep.view
+    ep.apply(ToolCall("get_crate", {"crate_id": "CR-1"}))
+    assert len(view.items) == n and view.items == ep.view[:n]  # later items are outside it
+    assert list(view.items[-1:]) == [ep.view[n - 1]] and view.items[-1] is ep.view[n - 1]
+    with pytest.raises(TypeError):
+        view.items[0] = {}  # type: ignore[index]
+    assert not hasattr(view.items, "append")
+    with pytest.raises(IndexError):
+        view.items[n]
+    ep.apply(Say("Where to?"))
+    seen = user_view(ep)
+    assert [m["text"] for m in seen.messages] == [i["text"] for i in ep.view if i["type"] == "message"]
+    assert list(seen.agent_actions) == [i for i in ep.view if i["type"] == "tool_call"]
+    assert openai_messages(view.items, "s") == openai_messages(ep.view[:n], "s")

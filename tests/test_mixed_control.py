@@ -124,3 +124,16 @@ def test_the_mixed_row_does_not_narrow_the_tasks_the_controllers_are_compared_on
     report = json.loads(cli(mixed_db, "report", "--json").output)
     assert len(report["common_stt_tasks"]) > 1  # the clinic tasks, not the one mixed episode's
     assert {r["controller"] for r in report["controllers"]} == {"baseline:oracle", "mixed"}
+
+
+async def test_home_sessions_pane_names_a_mixed_seat_as_sessions_does(mixed_db):
+    from sttui.tui.app import SttuiApp
+    from tests.tui_helpers import wait_for
+
+    app = SttuiApp(ROOT / "tasks", db_url=mixed_db, human="ana")
+    async with app.run_test(size=(160, 40)) as pilot:
+        home = app.screen
+        await wait_for(pilot, lambda: bool(home.query("#sessions")) and home.sessions_table().row_count == 1)
+        table = home.sessions_table()
+        row = [str(c) for c in table.get_row_at(0)]
+        assert "mixed (model:x 5, human:dana 2)" in row

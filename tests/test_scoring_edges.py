@@ -677,22 +677,26 @@ def test_alpha_is_undefined_with_a_reason(ratings, note):
     assert why == note and (value is None) == (note is not None)
 
 
-def test_alpha_interval_resamples_rated_items_a_thousand_times(monkeypatch):
-    import sttui.annotate.agreement as ag
+def test_alpha_interval_resamples_rated_items_a_thousand_times():
+    """The interval is the seeded percentile bootstrap of alpha over the items rated at least
+    twice (an item rated once is not resampled), 1,000 rounds, as the README states."""
+    import random as _random
 
-    calls: list[dict[str, Any]] = []
-    real = ag.bootstrap
+    from sttui.core.stats import bootstrap
 
-    def spy(units, statistic, **kw):
-        calls.append({"units": list(units), **kw})
-        return real(units, statistic, **kw)
+    rng = _random.Random(7)
+    ratings = {f"i{i}": {a: rng.randint(1, 5) for a in "abc" if rng.random() < 0.8} for i in range(40)}
+    ratings["lonely"] = {"a": 1}
+    units = [by for by in ratings.values() if len(by) >= 2]
 
-    monkeypatch.setattr(ag, "bootstrap", spy)
+    def statistic(sample):
+        return alpha(dict(enumerate(sample)))[0]
+
+    expected = bootstrap(units, statistic, rounds=1000)
+    assert expected is not None
+    assert alpha_interval(ratings) == [round(expected[0], 6), round(expected[1], 6)]
     same = {"a": 1, "b": 2}
-    ratings = {"x": dict(same), "y": dict(same), "z": dict(same), "w": {"c": 5}}
-    # only the three items with two ratings are resampled; each resample is three (1,2) items
-    assert alpha_interval(ratings) == [-0.666667, -0.666667]
-    assert calls == [{"units": [same, same, same], "rounds": 1000}]
+    assert alpha_interval({"x": dict(same), "y": dict(same), "z": dict(same), "w": {"c": 5}}) == [-0.666667, -0.666667]
     assert alpha_interval({"x": dict(same)}) is None  # one item: nothing to resample
 
 

@@ -132,7 +132,9 @@ def test_keys_never_reach_an_export_or_the_cache(keyed_task, tmp_path):
     report = json.loads(cli(db, "replay", eid, "--json").stdout)
     assert report["replayed"] is True and report["trusted_by"] == "recorded here"
     cache = Path(os.environ["STTUI_CACHE_DIR"])
-    assert [leaked(p.read_bytes()) for p in cache.rglob("*") if p.is_file()] == [[], []]
+    cached = [p for p in cache.rglob("*") if p.is_file()]
+    assert [leaked(p.read_bytes()) for p in cached] == [[]] * len(cached)  # the task index's files too
+    assert len([p for p in cached if "taskindex" not in p.parts]) == 2
     # given its folder, replay runs the exact file, key and all, and still prints none
     out = cli(db, "replay", eid, "--json", "--tasks", keyed_task.path.parents[2])
     assert json.loads(out.stdout)["trusted_by"].startswith("task file") and leaked(out.output) == []
@@ -268,3 +270,27 @@ def test_litellm_logs_are_scrubbed(capfd, monkeypatch):
     logs = captured.out + captured.err
     assert "request failed" in logs and "retrying with" in logs
     assert leaked(logs) == [] and plain not in logs
+
+
+def test_scrub_json_is_the_text_of_scrub():
+    """The store writes events as scrub_json's text: it must read back as scrub's result, for
+    plain payloads (the fast path), odd ones (tuples, dates, keys that are not text), key-shaped
+    strings, secret values from the environment and secret-named fields."""
+    import datetime
+    import json
+
+    from sttui.store.secrets import scrub, scrub_json
+
+    key = "sk-" + "a1B2" * 8
+    cases = [
+        {"tool": "x", "args": {"a": 1, "b": [1, 2.5, None, True]}, "text": "naïve – ok"},
+        {"when": datetime.datetime(2024, 8, 15, 6, 0), "pair": (1, 2), 3: "three", "nested": {"t": (4,)}},
+        {"message": f"my key is {key}", "list": [f"Bearer {key}"]},
+        {"headers": {"Authorization": "Basic Zm9vOmJhcg=="}, "password": "hunter22", "token": "", "ok": "x"},
+        {"value": "the value of SECRET_SETTING appears: verysecretvalue123"},
+        "just text with sk-nothing",
+        [1, {"API_KEY": "abc"}],
+    ]
+    for payload in cases:
+        for secrets in ([], ["verysecretvalue123"]):
+            assert json.loads(scrub_json(payload, secrets)) == scrub(payload, secrets), payload

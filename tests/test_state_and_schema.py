@@ -150,3 +150,70 @@ def test_shortest_route_with_a_leg_filter():
     heavy = shortest_route(legs, "A", "C", lambda leg: leg.get("max_t", 99) >= 12)
     assert heavy == (45.0, ["A", "C"])
     assert shortest_route(legs, "A", "D") is None
+
+
+def _mutate(rng, state: dict, depth: int = 0) -> None:
+    """One random change somewhere in a JSON-shaped state, in place."""
+    keys = list(state)
+    choice = rng.random()
+    if not keys or choice < 0.15:
+        state[f"k{rng.randint(0, 99)}"] = rng.choice([1, "x", [1, 2], {"a": 1}, None, 2.5, False])
+        return
+    key = rng.choice(keys)
+    value = state[key]
+    if choice < 0.25:
+        del state[key]
+    elif isinstance(value, dict) and depth < 3 and rng.random() < 0.7:
+        _mutate(rng, value, depth + 1)
+    elif isinstance(value, list) and value and rng.random() < 0.5:
+        if rng.random() < 0.5:
+            value.append(rng.randint(0, 9))
+        else:
+            value[rng.randrange(len(value))] = {"n": rng.randint(0, 9)}
+    elif choice < 0.35 and depth == 0:  # a key taken out and put back: the state's key order changes
+        state[key] = state.pop(key)
+    else:
+        # (no 1 -> True or 1 -> 1.0: a change of type alone, inside an equal mapping, is
+        # invisible to diff itself, before or after this work)
+        state[key] = rng.choice([0, 7, 2.5, "y", [3], {"b": {"c": 1}}, None])
+
+
+def test_sync_reports_exactly_what_diff_reports_and_never_alters_what_it_replaced():
+    """The episode diffs an operation against a private shadow of the state instead of a copy
+    taken before it: the records must be diff's, the shadow must end equal to the state (in the
+    state's key order at the top), and a value it replaced must stay as it was (history
+    snapshots share them). (Keys reordered without a change below the top level keep the
+    shadow's order until they change, which can order a later diff's records differently.)"""
+    import random
+
+    rng = random.Random(7)
+    for _ in range(300):
+        state = {"a": {"x": 1, "y": [1, 2], "z": {"q": "r"}}, "b": [1, {"c": 2}], "c": "s", "d": {}}
+        shadow = st.copy_state(state)
+        for _ in range(12):
+            held = dict(shadow)  # a snapshot sharing the shadow's values, as history keeps one
+            frozen = st.copy_state(held)
+            before = st.copy_state(state)
+            for _ in range(rng.randint(0, 3)):
+                _mutate(rng, state)
+            records, changed = st.sync(shadow, state)
+            assert records == st.diff(before, state)
+            assert shadow == state and list(shadow) == list(state)
+            assert set(changed) == {d["path"].split(".")[0] for d in records}
+            assert held == frozen  # replaced, never mutated
+            assert shadow is not state and all(
+                shadow[k] is not state[k] for k in state if isinstance(state[k], dict | list)
+            )
+
+
+def test_sync_shares_unchanged_records_of_a_changed_mapping():
+    state = {"vehicles": {"T1": {"at": "A"}, "T2": {"at": "B"}}, "other": [1]}
+    shadow = st.copy_state(state)
+    old = dict(shadow)
+    state["vehicles"]["T2"]["at"] = "C"
+    records, changed = st.sync(shadow, state)
+    assert records == [{"op": "changed", "path": "vehicles.T2.at", "old": "B", "new": "C"}]
+    assert changed == {"vehicles": {"T2"}}
+    assert shadow["vehicles"] is not old["vehicles"]  # a new mapping...
+    assert shadow["vehicles"]["T1"] is old["vehicles"]["T1"]  # ...sharing what did not change
+    assert shadow["other"] is old["other"]

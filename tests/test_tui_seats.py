@@ -150,12 +150,12 @@ async def test_without_a_configured_model_playing_never_imports_the_model_librar
 
 
 async def test_play_from_the_command_line_opens_only_that_task(db, monkeypatch):
-    import sttui.core.loader as loader
+    from sttui.core.taskindex import TaskIndex
 
     read = []
-    real = loader.load_task
-    monkeypatch.setattr(loader, "load_all", lambda paths: read.append(paths) or ([], []))
-    plan = PlayPlan.build(real(STT), "human:ana", "baseline:oracle", None)
+    real_scan = TaskIndex.scan
+    monkeypatch.setattr(TaskIndex, "scan", lambda self, paths: read.append(paths) or real_scan(self, paths))
+    plan = PlayPlan.build(load_task(STT), "human:ana", "baseline:oracle", None)
     async with app_for(db, play=plan).run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "UserSimScreen")
         await pilot.pause(0.2)

@@ -7,6 +7,7 @@ import json
 import os
 import sys
 import traceback
+from collections.abc import Iterable
 from typing import Any
 
 import click
@@ -16,6 +17,22 @@ from sttui.store.secrets import ScrubbingStream, scrub, scrub_text
 
 def echo_json(data: Any) -> None:
     click.echo(json.dumps(scrub(data), indent=2, default=str))
+
+
+def echo_json_list(items: Iterable[Any]) -> int:
+    """``echo_json(list(items))``, written as the items come (a chunk of them at a time), so a
+    listing of any length is never held whole; the text is the same. Returns how many."""
+    n = 0
+    chunk: list[str] = []
+    for item in items:
+        text = "  " + json.dumps(scrub(item), indent=2, default=str).replace("\n", "\n  ")
+        if len(chunk) >= 200:  # more follow: this chunk ends with the comma before the next
+            click.echo(",\n".join(chunk) + ",")
+            chunk.clear()
+        chunk.append(("[\n" if n == 0 else "") + text)
+        n += 1
+    click.echo(",\n".join(chunk) + "\n]" if n else "[]")
+    return n
 
 
 class GuardedGroup(click.Group):

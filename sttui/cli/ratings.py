@@ -89,24 +89,16 @@ def agreement(as_json: bool) -> None:
 
 
 def _first_error_agreement(store: Any) -> dict[str, Any]:
-    """Each annotator's first wrong step against the review's suggestion, in agent steps."""
+    """Each annotator's first wrong step against the review's suggestion, in agent steps. The
+    steps are counted by the database's index from each label's episode and event (no episode
+    looked up one by one, no whole event log read)."""
     from sttui.annotate.first_errors import suggestion_agreement
-    from sttui.core.replaying import step_of_events
 
-    episodes: dict[str, tuple[dict[int, int], int | None]] = {}  # read once per episode, not per label
-    marks: list[tuple[int, int | None]] = []
-    for label in store.labels():
-        seq, eid = label.get("first_error_seq"), label["episode_id"]
-        if seq is None:
-            continue
-        if eid not in episodes:
-            record = store.episode(eid)
-            review = (record.scores or {}).get("review") if record is not None else None
-            suggested = (review or {}).get("first_error")
-            episodes[eid] = (step_of_events(store.events(eid)), suggested["step"] if suggested else None)
-        steps, suggested_step = episodes[eid]
-        marks.append((steps.get(seq, 0), suggested_step))
-    return suggestion_agreement(marks)
+    labels = [(label["episode_id"], label["first_error_seq"]) for label in store.labels()]
+    labels = [(eid, seq) for eid, seq in labels if seq is not None]
+    steps = store.agent_steps_at(labels)
+    suggested = store.suggested_first_errors([eid for eid, _ in labels])
+    return suggestion_agreement([(steps[(eid, seq)], suggested.get(eid)) for eid, seq in labels])
 
 
 @main.command()

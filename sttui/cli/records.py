@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from collections.abc import Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import click
 
-from sttui.cli.app import echo_json, main, open_store
+from sttui.cli.app import echo_json, echo_json_list, main, open_store
 
 
 def _fail(message: str, code: int = 1) -> None:
@@ -73,28 +74,31 @@ def episode_controls(store: Any, records: list[Any]) -> dict[str, dict[str, Any]
     return {eid: control_summary(store.events(eid)) for eid in sorted(handed)}
 
 
-def _seat_label(initial: str | None, counts: dict[str, int] | None) -> str:
-    """A seat's holders for a listing: ``mixed (human:dana 3, model:x 5)`` when several took
-    turns in it, the one who did when that is not the initial holder, else the initial holder."""
-    from sttui.core.control import holders_text
-
-    acted = {a: n for a, n in (counts or {}).items() if n > 0}
-    if len(acted) > 1:
-        return f"mixed ({holders_text(acted)})"
-    if len(acted) == 1 and initial not in acted:
-        return f"{next(iter(acted))} (from {initial or '-'})"
-    return initial or "-"
+def with_controls(store: Any, records: Iterable[Any], chunk: int = 500) -> Iterator[tuple[Any, dict[str, Any]]]:
+    """``records`` streamed, each with the control summaries ``episode_controls`` finds for its
+    chunk (one query per ``chunk`` records), so a long listing is never held whole."""
+    batch: list[Any] = []
+    for r in records:
+        batch.append(r)
+        if len(batch) == chunk:
+            controls = episode_controls(store, batch)
+            yield from ((b, controls) for b in batch)
+            batch = []
+    if batch:
+        controls = episode_controls(store, batch)
+        yield from ((b, controls) for b in batch)
 
 
 def _control_fields(record: Any, controls: dict[str, dict[str, Any]]) -> dict[str, Any]:
     from sttui.comparison import control_of, holder
+    from sttui.core.control import seat_label
 
     control = control_of(record, controls)
     return {
         "control": control,
         "agent_holder": holder(record, controls),
-        "agent_label": _seat_label(record.agent, control["agent_steps"] if control else None),
-        "user_label": _seat_label(record.user, control["user_turns"] if control else None),
+        "agent_label": seat_label(record.agent, control["agent_steps"] if control else None),
+        "user_label": seat_label(record.user, control["user_turns"] if control else None),
     }
 
 
@@ -122,32 +126,33 @@ def sessions(
     record also has ``control`` (those counts), ``agent_holder`` (a controller, or ``mixed``),
     ``agent_label`` and ``user_label``; ``agent``/``user`` stay the initial holders."""
     store = open_store()
-    records = store.list_episodes(
-        task=task, controller=controller, status=status, since=since, until=until, limit=limit
-    )
-    controls = episode_controls(store, records)
+    # streamed, never held whole: the JSON as the records come, the table from light rows
+    filters = {"task": task, "controller": controller, "status": status, "since": since, "until": until, "limit": limit}
     if as_json:
-        echo_json([{**r.as_dict(), **_control_fields(r, controls)} for r in records])
-        return
-    from sttui.textout import table
-
-    rows = []
-    for r in records:
-        fields = _control_fields(r, controls)
-        rows.append(
-            {
-                "id": r.id,
-                "task": r.task_id,
-                "status": r.status,
-                "outcome": _outcome(r),
-                "agent": fields["agent_label"],
-                "user": fields["user_label"],
-                "steps": r.steps,
-                "started": _when(r.started_at),
-            }
+        echo_json_list(
+            {**r.as_dict(), **_control_fields(r, controls)}
+            for r, controls in with_controls(store, store.iter_episodes(**filters))
         )
-    click.echo(table(rows, ["id", "task", "status", "outcome", "agent", "user", "steps", "started"]))
-    click.echo(f"\n{len(records)} episode(s)")
+        return
+    from sttui.textout import echo_lines, table_lines
+
+    rows = (
+        {
+            "id": r.id,
+            "task": r.task_id,
+            "status": r.status,
+            "outcome": _outcome(r),
+            "agent": fields["agent_label"],
+            "user": fields["user_label"],
+            "steps": r.steps,
+            "started": _when(r.started_at),
+        }
+        for r, controls in with_controls(store, store.summaries(**filters, review=False))
+        for fields in (_control_fields(r, controls),)
+    )
+    lines = table_lines(rows, ["id", "task", "status", "outcome", "agent", "user", "steps", "started"])
+    count = echo_lines(lines, click.echo) - 2  # (the header and its rule)
+    click.echo(f"\n{count} episode(s)")
 
 
 @main.command()
@@ -288,7 +293,8 @@ def replay(episode: str, trust: bool, task_dirs: tuple[Path, ...], as_json: bool
     A version whose code is not trusted (imported, see --trust) or that no longer loads is not replayed:
     the episode and its events are listed, with the reason, and the command exits 1.
     """
-    from sttui.core.loader import load_all
+    from sttui.core.loader import load_task
+    from sttui.core.taskindex import index
     from sttui.recording import rebuild
     from sttui.runner import result_of
     from sttui.versions import VersionProblem, open_version
@@ -322,13 +328,15 @@ def replay(episode: str, trust: bool, task_dirs: tuple[Path, ...], as_json: bool
     if rebuilt.episode.ended is not None:
         report["rescored"] = _outcome_of(result_of(rebuilt.episode))
     report["review"] = _review_of(rebuilt.episode)
-    current, _ = load_all(dirs)
-    now = next((t for t in current if t.id == record.task_id), None)
-    if now is None:
+    # the task's current file, found through the task index: only this task is loaded, and only
+    # when it changed (its hash is in the index's entry)
+    entry = index().find(record.task_id, dirs)
+    if entry is None:
         report["current_version"] = "the task is no longer among the task files"
-    elif now.content_hash == record.task_hash:
+    elif entry.content_hash == record.task_hash:
         report["current_version"] = "unchanged"
     else:
+        now = load_task(entry.path)
         again = rebuild(now, record, events)
         report["current_version"] = "changed"
         report["current_hash"] = now.content_hash
@@ -513,6 +521,24 @@ def import_cmd(file: Path, trust: bool) -> None:
     click.echo(f"imported {added} episode(s); {skipped} already present")
 
 
+def _task_meta(store: Any, records: list[Any]) -> dict[str, dict[str, Any]]:
+    """Per stt task: the level and conflict of the first of its records (in their order) whose
+    stored version has them. The versions are read in one query, not one per task."""
+    versions: dict[str, dict[str, None]] = {}  # task -> its versions, in the records' order
+    for r in records:
+        if r.kind == "stt":
+            versions.setdefault(r.task_id, {})[r.task_hash] = None
+    metas = store.task_metas([(t, h) for t, hashes in versions.items() for h in hashes])
+    meta: dict[str, dict[str, Any]] = {}
+    for task_id, hashes in versions.items():
+        for h in hashes:
+            found = metas.get((task_id, h))
+            if found is not None and "level" in found:
+                meta[task_id] = {"level": found["level"], "conflict": found["conflict"]}
+                break
+    return meta
+
+
 @main.command()
 @click.option("--json", "as_json", is_flag=True)
 def report(as_json: bool) -> None:
@@ -525,14 +551,11 @@ def report(as_json: bool) -> None:
     from sttui.textout import ci, table
 
     store = open_store()
-    records = [r for status in FINISHED for r in store.list_episodes(status=status)]
+    # light rows (what compare reads, out of the JSON in SQL), and every task version's meta in
+    # one query: the same records and the same meta as full records gave
+    records = [r for status in FINISHED for r in store.summaries(status=status)]
     controls = episode_controls(store, records)
-    meta: dict[str, dict[str, Any]] = {}
-    for r in records:
-        if r.kind == "stt" and r.task_id not in meta:
-            version = store.task_version(r.task_id, r.task_hash)
-            if version is not None and "level" in version.meta:
-                meta[r.task_id] = {"level": version.meta["level"], "conflict": version.meta["conflict"]}
+    meta = _task_meta(store, records)
     result = compare(records, meta, controls)
     if as_json:
         echo_json(result)

@@ -17,7 +17,19 @@ from sttui.paths import tasks_root
 
 
 def task_record(t: Any) -> dict[str, Any]:
-    """The stable listing record of a task: stt tasks have conflict and level, explore ones a family."""
+    """The stable listing record of a task (a loaded task, or the task index's entry for its
+    file): stt tasks have conflict and level, explore ones a family."""
+    if hasattr(t, "opening"):  # an index entry: the same fields, without loading the task
+        return {
+            "id": t.id,
+            "kind": t.kind,
+            "domain": t.domain,
+            "conflict": t.conflict,
+            "level": t.level,
+            "family": t.family,
+            "title": t.title,
+            "file": str(t.path),
+        }
     stt = t.kind == "stt"
     return {
         "id": t.id,
@@ -31,9 +43,10 @@ def task_record(t: Any) -> dict[str, Any]:
     }
 
 
-def _load_selection(selection: tuple[str, ...]) -> list[Any]:
-    """Task files, folders or ids -> loaded tasks; exits with a clear report on bad files."""
-    from sttui.core.loader import discover, load_all
+def _select(selection: tuple[str, ...]) -> list[Any]:
+    """Task files, folders or ids -> the task index's entries of the tasks chosen (nothing is
+    loaded that the index holds); exits with a clear report on bad files."""
+    from sttui.core.taskindex import discover, index
 
     root = tasks_root()
     paths: list[str | Path] = []
@@ -45,9 +58,11 @@ def _load_selection(selection: tuple[str, ...]) -> list[Any]:
             wanted_ids.append(item)
     if wanted_ids:
         paths.append(root)
-    loaded, errors = load_all(paths)
+    entries = index().scan(paths)
+    chosen = [e for e in entries if e.ok]
+    errors = [e for e in entries if not e.ok]
     if wanted_ids:
-        by_id = {t.id: t for t in loaded}
+        by_id = {e.id: e for e in chosen}
         unknown = [i for i in wanted_ids if i not in by_id]
         if unknown:
             from sttui.core.problems import did_you_mean
@@ -55,14 +70,22 @@ def _load_selection(selection: tuple[str, ...]) -> list[Any]:
             for i in unknown:
                 click.echo(f"error: no task '{i}' under {root}{did_you_mean(i, by_id)}", err=True)
             sys.exit(1)
-        explicit = [t for t in loaded if str(t.path) in {str(p) for p in discover(paths[:-1])}]
-        loaded = explicit + [by_id[i] for i in wanted_ids]
+        explicit_files = {str(p) for p in discover(paths[:-1])}
+        explicit = [e for e in chosen if str(e.path) in explicit_files]
+        chosen = explicit + [by_id[i] for i in wanted_ids]
     if errors:
-        for exc in errors:
-            for problem in exc.problems:
+        for e in errors:
+            for problem in e.problems:
                 click.echo(f"error: {problem}", err=True)
         sys.exit(1)
-    return loaded
+    return chosen
+
+
+def _load_selection(selection: tuple[str, ...]) -> list[Any]:
+    """Task files, folders or ids -> loaded tasks; exits with a clear report on bad files."""
+    from sttui.core.loader import load_task
+
+    return [load_task(e.path) for e in _select(selection)]
 
 
 @main.command()
@@ -70,8 +93,7 @@ def _load_selection(selection: tuple[str, ...]) -> list[Any]:
 @click.option("--json", "as_json", is_flag=True, help="Print records as JSON.")
 def tasks(paths: tuple[str, ...], as_json: bool) -> None:
     """List tasks: id, kind, domain, conflict subtype, level."""
-    loaded = _load_selection(paths)
-    rows = [task_record(t) for t in loaded]
+    rows = [task_record(t) for t in _select(paths)]  # from the task index: nothing loaded that it holds
     if as_json:
         echo_json(rows)
         return
@@ -394,31 +416,40 @@ def find_task_file(task_id: str, root: Path) -> Path | None:
 
 def _play_task(task: str) -> Any:
     """TASK (a file, or an id under the tasks folder) loaded, and only that one task."""
+    path = Path(task) if Path(task).exists() else find_task_file(task, tasks_root())
+    if path is None:  # not found cheaply: the task index tells the ids apart (and suggests one)
+        path = _indexed_path(task)
+    loaded = _load_or_exit(path)
+    if not Path(task).exists() and loaded.id != task:  # an id line the quick look misread
+        loaded = _load_or_exit(_indexed_path(task))
+    return loaded
+
+
+def _load_or_exit(path: Path) -> Any:
     from sttui.core.loader import load_task
     from sttui.core.problems import TaskFileError
 
-    path = Path(task) if Path(task).exists() else find_task_file(task, tasks_root())
-    if path is None:  # not found cheaply: a full look tells the ids apart (and suggests one)
-        by_id = {t.id: t for t in _load_selection(())}
-        if task not in by_id:
-            from sttui.core.problems import did_you_mean
-
-            click.echo(f"error: no task '{task}' under {tasks_root()}{did_you_mean(task, by_id)}", err=True)
-            sys.exit(1)
-        return by_id[task]
     try:
-        loaded = load_task(path)
+        return load_task(path)
     except TaskFileError as exc:
         for problem in exc.problems:
             click.echo(f"error: {problem}", err=True)
         sys.exit(1)
-    if not Path(task).exists() and loaded.id != task:  # an id line the quick look misread
-        by_id = {t.id: t for t in _load_selection(())}
-        if task not in by_id:
-            click.echo(f"error: no task '{task}' under {tasks_root()}", err=True)
-            sys.exit(1)
-        return by_id[task]
-    return loaded
+
+
+def _indexed_path(task: str) -> Path:
+    """The file of task id ``task`` under the tasks folder, found through the task index (no
+    task it holds is loaded); exits naming the closest ids when there is none."""
+    from sttui.core.taskindex import index
+
+    entry = index().find(task, [tasks_root()])
+    if entry is None:
+        from sttui.core.problems import did_you_mean
+
+        ids = {e.id for e in _select(())}
+        click.echo(f"error: no task '{task}' under {tasks_root()}{did_you_mean(task, ids)}", err=True)
+        sys.exit(1)
+    return Path(entry.path)
 
 
 @main.command()

@@ -6,21 +6,71 @@ never sees tool results. Every controller returns the same action objects.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Protocol
+from itertools import islice
+from typing import Any, Protocol, TypeVar, overload
 
 from sttui.core.actions import Action
 from sttui.core.checklist import evaluate_checklist
 from sttui.core.env import ToolSpec
 from sttui.core.episode import Episode
 
+T = TypeVar("T")
+
+
+class Window(Sequence[T]):
+    """The first ``n`` items of an append-only list, read-only: what a seat was shown when it
+    was asked, passed without a copy. Items appended later lie outside the window, so it never
+    changes; it has no way to change the list. Compares equal to a list of the same items."""
+
+    __slots__ = ("_items", "_n")
+
+    def __init__(self, items: list[T], n: int | None = None):
+        self._items = items
+        self._n = len(items) if n is None else n
+
+    def __len__(self) -> int:
+        return self._n
+
+    @overload
+    def __getitem__(self, i: int) -> T: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[T]: ...
+    def __getitem__(self, i: int | slice) -> T | list[T]:
+        if isinstance(i, slice):
+            return [self._items[j] for j in range(self._n)[i]]
+        if i < 0:
+            i += self._n
+        if not 0 <= i < self._n:
+            raise IndexError("window index out of range")
+        return self._items[i]
+
+    def __iter__(self) -> Iterator[T]:
+        return islice(self._items, self._n)
+
+    def __reversed__(self) -> Iterator[T]:
+        return (self._items[j] for j in range(self._n - 1, -1, -1))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Window | list | tuple):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Window({list(self)!r})"
+
 
 @dataclass(frozen=True)
 class AgentView:
-    """What the agent seat may know: the conversation and results so far, and the tools."""
+    """What the agent seat may know: the conversation and results so far, and the tools.
 
-    items: list[dict[str, Any]]
+    ``items`` is a read-only window on the episode's view (no copy, whatever its length)."""
+
+    items: Sequence[dict[str, Any]]
     tools: dict[str, ToolSpec]
     now: datetime
     steps: int
@@ -41,21 +91,24 @@ class UserView:
     goal: str
     profile: dict[str, Any]
     withheld: dict[str, Any]
-    messages: list[dict[str, Any]]
-    agent_actions: list[dict[str, Any]]
+    messages: Sequence[dict[str, Any]]
+    agent_actions: Sequence[dict[str, Any]]
     asked_by: dict[str, list[str]] = field(default_factory=dict)
     solvable: bool = True
     goal_met: bool = False
 
 
 def agent_view(episode: Episode) -> AgentView:
-    return AgentView(list(episode.view), episode.tools, episode.now, episode.steps, episode.task.max_steps)
+    """The agent seat's view now: constant time, whatever the episode's length."""
+    return AgentView(Window(episode.view), episode.tools, episode.now, episode.steps, episode.task.max_steps)
 
 
 def user_view(episode: Episode) -> UserView:
+    """The user seat's view now: windows on the episode's messages and calls, kept apart as
+    they happen, so nothing is scanned."""
     user = episode.task.user
-    messages = [i for i in episode.view if i["type"] == "message"]
-    actions = [i for i in episode.view if i["type"] == "tool_call"]
+    messages = Window(episode.messages)
+    actions = Window(episode.calls)
     solvable = episode.task.level != "impossible"
     goal_met = solvable and all(item.passed for item in evaluate_checklist(episode))
     return UserView(

@@ -75,8 +75,8 @@ class ScriptedUser:
     name = "baseline:scripted-user"
 
     async def act(self, view: UserView) -> Action:
-        said = [m["text"] for m in view.messages if m["from"] == "agent"]
-        last = said[-1] if said else ""
+        # the agent's last message, found from the end (a long episode's messages are not scanned)
+        last = next((m["text"] for m in reversed(view.messages) if m["from"] == "agent"), "")
         asked = us.asked_for(last, view.asked_by or {k: [us.key_cue(k)] for k in view.withheld})
         if asked:
             return Reply("; ".join(f"{key.replace('_', ' ')}: {view.withheld[key]}" for key in asked))
@@ -87,6 +87,7 @@ class ScriptedUser:
             return Reply(APPROVE if us.asks_approval(last) else NO_SUCH_DETAIL)
         if more_work:
             return Reply(GO_AHEAD)
+        said = (m["text"] for m in view.messages if m["from"] == "agent")
         if not view.solvable and any(us.says_cannot(text) for text in said):
             return Satisfied(ACCEPT_INFEASIBLE)
         return Reply(KEEP_TRYING if us.says_cannot(last) else NOTED)

@@ -123,3 +123,14 @@ def agent_holder(control: dict[str, Any], initial: str) -> str:
 def holders_text(counts: dict[str, int]) -> str:
     """``human:dana 3, model:x 5``: holders by steps, most first."""
     return ", ".join(f"{a} {n}" for a, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])) if n > 0)
+
+
+def seat_label(initial: str | None, counts: dict[str, int] | None) -> str:
+    """A seat's holders for a listing: ``mixed (human:dana 3, model:x 5)`` when several took
+    turns in it, the one who did when that is not the initial holder, else the initial holder."""
+    acted = {a: n for a, n in (counts or {}).items() if n > 0}
+    if len(acted) > 1:
+        return f"mixed ({holders_text(acted)})"
+    if len(acted) == 1 and initial not in acted:
+        return f"{next(iter(acted))} (from {initial or '-'})"
+    return initial or "-"

@@ -7,8 +7,10 @@ rebuilt from its recorded actions.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import json
+from collections import OrderedDict
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
@@ -57,13 +59,48 @@ class Episode:
         self.task = task
         self.settings = settings
         self.active_triggers: list[Trigger] = [] if settings.static else list(task.triggers)
+        # the same, sorted by what activates them (each list in the task's order)
+        self._by_tool: dict[str, list[Trigger]] = {}
+        self._passive: list[Trigger] = []
+        for trig in self.active_triggers:
+            if trig.when.tool is not None:
+                self._by_tool.setdefault(trig.when.tool, []).append(trig)
+            else:
+                self._passive.append(trig)
+        self._state_version = 0  # bumped whenever the state is seen to change
+        self._false_at: dict[int, int] = {}  # state trigger -> the state version it was last false at
         self.seed = task.seed if seed is None else seed
         self.env = env_cls(st.copy_state(task.initial_state), task.clock.start, self.seed)
+        # a private copy of the state as it was when last compared: an operation is diffed
+        # against it (no copy of the whole state before each call), and its values are replaced,
+        # never mutated, so history snapshots share them
+        # the hash of the state's canonical JSON, kept while it is unchanged (to be copied and
+        # finished with the clock and triggers), and the digest's state before each top-level
+        # key's part (keys sorted), so a change re-hashes from the first changed key on
+        self._state_digest: Any = None
+        self._order: list[str] | None = None
+        self._mids: list[Any] = []
+        self._valid = 0  # how many of _mids still hold
+        opening = _opening(task)
+        if self.env.state == opening.state:  # (an environment may set up more in __init__)
+            self._shadow: dict[str, Any] = dict(opening.state)
+            self._key_json: dict[str, str] = dict(opening.key_json)
+            self._sub_json: dict[str, dict[str, str]] = {k: dict(v) for k, v in opening.sub_json.items()}
+            self._order, self._mids, self._state_digest = list(opening.order), list(opening.mids), opening.digest
+            self._valid = len(self._mids)
+        else:
+            self._shadow = st.copy_state(self.env.state)
+            self._key_json = {}  # '"key":value' in canonical JSON, per top-level key, while unchanged
+            self._sub_json = {}  # the same one level down, for mappings
         self.tools = env_cls.tool_specs
         self.triggers = TriggerState()
         self.events: list[ev.Event] = []
+        self.keep_events = True  # False: events go to the listeners only (a rebuild that compares as it goes)
+        self._emitted = 0
         self.listeners: list[Callable[[ev.Event], None]] = []
-        self.view: list[dict[str, Any]] = []  # what the agent seat has seen, in order
+        self.view: list[dict[str, Any]] = []  # what the agent seat has seen, in order (append-only)
+        self.messages: list[dict[str, Any]] = []  # the view's messages, in order (append-only)
+        self.calls: list[dict[str, Any]] = []  # the view's tool calls, in order (append-only)
         self.turn = "agent"
         self.steps = 0  # agent actions taken
         self.tool_calls = 0
@@ -71,12 +108,14 @@ class Episode:
         self.actors = actors or {"agent": "agent", "user": "user"}
         self._minutes = task.clock.tool_minutes
         self._verify_queries = verify_queries
-        self._state_json: str | None = None  # canonical JSON of the state, kept while queries run
-        self._key_json: dict[str, str] = {}  # canonical JSON of each top-level key, kept while unchanged
+        self._iso: tuple[Any, str] = (None, "")  # the clock and its ISO text, for events
+        self._triggers_json: tuple[int, str] | None = None  # (trigger version, canonical JSON of their snapshot)
         self._notices: list[str] = []  # announced during a call; shown after its result
         self._keep_history = keep_history
         self._dirty = False
-        self.history: list[tuple[int, dict[str, Any]]] = [(0, st.copy_state(self.env.state))] if keep_history else []
+        # snapshots share the shadow's values (replaced on change, never mutated): a step that
+        # changes one key costs one key, not a copy of the whole state
+        self.history: list[tuple[int, dict[str, Any]]] = [(0, dict(self._shadow))] if keep_history else []
         self.review = review
         self._changed_paths: list[str] = []  # state paths changed since the review last looked
         self._closed: Closed | None = None  # the call that just closed, for the review
@@ -98,7 +137,7 @@ class Episode:
         self._message("user", opening, self.actors["user"])
         self._flush_notices()
         if self._keep_history and self._dirty:  # triggers due at the start changed the opening state
-            self.history[0] = (0, st.copy_state(self.env.state))
+            self.history[0] = (0, dict(self._shadow))
         self._dirty = False
         if self.review is not None:
             self.review.begin(self.env.state)
@@ -200,12 +239,11 @@ class Episode:
                 return result
 
         self.tool_calls += 1
-        for trig in self.active_triggers:
+        for trig in self._by_tool.get(name, ()):
             if self._pending(trig) and activated_by_call(trig, name, args, self.triggers, "before"):
                 self._fire(trig, actor)
         trusted = spec.kind == "query" and not self._verify_queries
-        # copied after any 'before' trigger, so the diff is the tool's own
-        before = None if trusted else st.copy_state(self.env.state)
+        # the shadow is current here (any 'before' trigger synced it), so the diff is the tool's own
         error = self.triggers.blocked(name, args)
         if error is not None:
             result = Environment.fail(error)
@@ -218,11 +256,9 @@ class Episode:
             self.env.now += timedelta(minutes=self._duration(name, spec.minutes))
         except OverflowError:  # bounded by the task format's limits; a defensive stop, not a crash
             result = Environment.fail("the simulated clock cannot go past the year 9999")
-        diff = [] if before is None else st.diff(before, self.env.state)
-        if diff:
-            self._changed(diff)
+        diff = [] if trusted else self._sync()
         result = self._result(name, args, result, diff, actor)
-        for trig in self.active_triggers:
+        for trig in self._by_tool.get(name, ()):
             if self._pending(trig) and activated_by_call(trig, name, args, self.triggers, "after"):
                 self._fire(trig, actor)
         self._fire_passive(actor)
@@ -230,18 +266,38 @@ class Episode:
         self._snapshot_if_changed()
         return result
 
-    def _changed(self, diff: list[dict[str, Any]]) -> None:
-        """The state changed where ``diff`` says: the canonical JSON of those top-level keys
-        is recomputed when the hash is next needed, the rest is reused."""
-        self._state_json = None
-        for d in diff:
-            self._key_json.pop(d["path"].split(".", 1)[0], None)
-            self._changed_paths.append(d["path"])
-        self._dirty = True
+    def _sync(self) -> list[dict[str, Any]]:
+        """What changed since the state was last compared (the shadow is brought up to date): the
+        canonical JSON of the changed top-level keys is recomputed when the hash is next needed,
+        the rest is reused."""
+        diff, changed = st.sync(self._shadow, self.env.state)
+        if diff:
+            self._state_digest = None
+            order = self._order
+            for key, subs in changed.items():
+                if order is not None:
+                    at = bisect.bisect_left(order, key)
+                    if at < len(order) and order[at] == key and key in self._shadow:
+                        self._valid = min(self._valid, at + 1)
+                    else:  # a key added or removed: the order changes
+                        self._order = order = None
+                        self._valid = 0
+                self._key_json.pop(key, None)
+                cache = self._sub_json.get(key)
+                if cache is not None:
+                    if subs is None:
+                        del self._sub_json[key]
+                    else:
+                        for sub in subs:
+                            cache.pop(sub, None)
+            self._changed_paths.extend(d["path"] for d in diff)
+            self._dirty = True
+            self._state_version += 1
+        return diff
 
     def _snapshot_if_changed(self) -> None:
         if self._keep_history and self._dirty:
-            self.history.append((self.steps, st.copy_state(self.env.state)))
+            self.history.append((self.steps, dict(self._shadow)))
         self._dirty = False
 
     def state_at(self, step: int) -> dict[str, Any]:
@@ -289,7 +345,9 @@ class Episode:
             surfaced=surfaced,
         )
         call_id = f"call_{self.steps}"
-        self.view.append({"type": "tool_call", "id": call_id, "tool": name, "args": args})
+        call = {"type": "tool_call", "id": call_id, "tool": name, "args": args}
+        self.view.append(call)
+        self.calls.append(call)
         self.view.append({"type": "tool_result", "id": call_id, "tool": name, "result": result})
         self._emit(ev.TOOL_RESULT, actor, payload)
         return result
@@ -299,17 +357,15 @@ class Episode:
         return not (trig.once and trig.id in self.triggers.fired)
 
     def _fire(self, trig: Trigger, actor: str) -> None:
-        before = st.copy_state(self.env.state)
         clock_before = self.env.now
         error = None
         try:
             apply_effects(trig, self.env, self.triggers)
         except st.PathError as exc:  # an effect on a path the run has removed: recorded, not fatal
             error = str(exc)
-        diff = st.diff(before, self.env.state)  # (effects before a failing one still count)
-        if diff:
-            self._changed(diff)
+        diff = self._sync()  # (effects before a failing one still count)
         self.triggers.fired[trig.id] = self.triggers.fired.get(trig.id, 0) + 1
+        self.triggers.version += 1
         self._unsurfaced = True
         payload: dict[str, Any] = {
             "trigger": trig.id,
@@ -328,10 +384,13 @@ class Episode:
         self._emit(ev.TRIGGER_FIRED, "environment", payload)
 
     def _fire_passive(self, actor: str) -> None:
-        """Fire time, call-count and state triggers until nothing more activates."""
+        """Fire time, call-count and state triggers until nothing more activates. A state
+        trigger found false is not evaluated again until the state changes."""
+        if not self._passive:
+            return
         for _ in range(_CASCADE_LIMIT):
             fired_any = False
-            for trig in self.active_triggers:
+            for trig in self._passive:
                 if not self._pending(trig):
                     continue
                 when = trig.when
@@ -340,7 +399,11 @@ class Episode:
                 elif when.after_calls is not None:
                     due = self.tool_calls >= when.after_calls
                 elif when.state is not None:
+                    if self._false_at.get(id(trig)) == self._state_version:
+                        continue
                     due = when.state.evaluate(self.env.state)[0]
+                    if not due:
+                        self._false_at[id(trig)] = self._state_version
                 else:
                     continue
                 if due:
@@ -351,12 +414,19 @@ class Episode:
 
     # -- messages, events, views --------------------------------------------------
     def _message(self, sender: str, text: str, actor: str) -> None:
-        self.view.append({"type": "message", "from": sender, "text": text})
+        message = {"type": "message", "from": sender, "text": text}
+        self.view.append(message)
+        self.messages.append(message)
         self._emit(ev.MESSAGE, actor, {"from": sender, "text": text})
 
     def _emit(self, kind: str, actor: str, payload: dict[str, Any]) -> None:
-        event = ev.Event(len(self.events) + 1, kind, actor, payload, self.env.now.isoformat())
-        self.events.append(event)
+        now = self.env.now
+        if now != self._iso[0]:  # the same clock stamps several events of a step
+            self._iso = (now, now.isoformat())
+        self._emitted += 1
+        event = ev.Event(self._emitted, kind, actor, payload, self._iso[1])
+        if self.keep_events:
+            self.events.append(event)
         for listener in self.listeners:
             listener(event)
 
@@ -364,16 +434,93 @@ class Episode:
         """Everything that determines what happens next: state, clock, triggers."""
         return {"state": self.env.state, "clock": self.env.now.isoformat(), "triggers": self.triggers.snapshot()}
 
+    def _digest(self) -> Any:
+        """sha256 over ``canonical(state) + "|"``, fed part by part (``{`` or ``,`` then
+        ``"key":value`` per key, sorted, then ``}|``), resumed from the digest's state before
+        the first part that changed."""
+        state, cache = self.env.state, self._key_json
+        if self._order is None:
+            self._order = sorted(state)
+            self._mids = []
+            self._valid = 0
+        order, mids = self._order, self._mids
+        start = min(self._valid, len(mids))
+        del mids[start:]
+        h = mids[start - 1].copy() if start else hashlib.sha256()
+        if start:  # mids[i] is the state before part i; redo part start - 1 from it
+            start -= 1
+            del mids[start:]
+        for i in range(start, len(order)):
+            key = order[i]
+            text = cache.get(key)
+            if text is None:
+                text = cache[key] = _key_part(key, state[key], self._sub_json)
+            mids.append(h.copy())
+            h.update(f"{',' if i else '{'}{text}".encode())
+        self._valid = len(mids)
+        h.update(b"}|" if order else b"{}|")
+        return h
+
     def state_hash(self) -> str:
-        """SHA-256 over the canonical snapshot; the state's JSON is reused while it is unchanged."""
-        if self._state_json is None:
-            state, cache = self.env.state, self._key_json
-            parts = []
-            for key in sorted(state):
-                text = cache.get(key)
-                if text is None:
-                    text = cache[key] = st.canonical(state[key])
-                parts.append(f"{json.dumps(key)}:{text}")
-            self._state_json = "{" + ",".join(parts) + "}"  # exactly st.canonical(state), by parts
-        rest = st.canonical({"clock": self.env.now.isoformat(), "triggers": self.triggers.snapshot()})
-        return hashlib.sha256(f"{self._state_json}|{rest}".encode()).hexdigest()
+        """SHA-256 over the canonical snapshot: the state's JSON is reused while it is unchanged
+        (and so is the digest of it, which is copied and finished with the rest), and so is the
+        JSON of the clock and triggers while neither changed."""
+        if self._state_digest is None:
+            self._state_digest = self._digest()
+        version = self.triggers.version
+        if self._triggers_json is None or self._triggers_json[0] != version:
+            self._triggers_json = (version, st.canonical(self.triggers.snapshot()))
+        # exactly st.canonical({"clock": ..., "triggers": ...}): sorted keys, no spaces
+        rest = f'{{"clock":{json.dumps(self.env.now.isoformat())},"triggers":{self._triggers_json[1]}}}'
+        digest = self._state_digest.copy()
+        digest.update(rest.encode())
+        return digest.hexdigest()
+
+
+def _key_part(key: str, value: Any, sub_json: dict[str, dict[str, str]]) -> str:
+    """``"key":value`` in canonical JSON. A mapping's value is joined from its entries' (kept in
+    ``sub_json`` until they change), so a change to one record re-encodes that record only."""
+    if type(value) is not dict or not all(type(k) is str for k in value):
+        sub_json.pop(key, None)
+        return f"{json.dumps(key)}:{st.canonical(value)}"
+    cache = sub_json.setdefault(key, {})
+    parts = []
+    for sub in sorted(value):
+        text = cache.get(sub)
+        if text is None:
+            text = cache[sub] = f"{json.dumps(sub)}:{st.canonical(value[sub])}"
+        parts.append(text)
+    return f"{json.dumps(key)}:{{{','.join(parts)}}}"
+
+
+class _Opening:
+    """What every episode of a task starts from: a private copy of its initial state (never
+    mutated: episodes' shadows share its values) and that state's canonical JSON by key."""
+
+    def __init__(self, task: SttTask):
+        self.task = task  # held, so the id this is filed under stays this task's
+        self.state: dict[str, Any] = st.copy_state(task.initial_state)
+        self.sub_json: dict[str, dict[str, str]] = {}
+        self.key_json = {k: _key_part(k, v, self.sub_json) for k, v in self.state.items()}
+        self.order = sorted(self.state)
+        self.mids: list[Any] = []
+        digest = hashlib.sha256()
+        for i, key in enumerate(self.order):
+            self.mids.append(digest.copy())
+            digest.update(f"{',' if i else '{'}{self.key_json[key]}".encode())
+        digest.update(b"}|" if self.order else b"{}|")
+        self.digest = digest
+
+
+_OPENINGS: OrderedDict[int, _Opening] = OrderedDict()
+
+
+def _opening(task: SttTask) -> _Opening:
+    found = _OPENINGS.get(id(task))
+    if found is None or found.task is not task:
+        found = _OPENINGS[id(task)] = _Opening(task)
+        while len(_OPENINGS) > 256:
+            _OPENINGS.popitem(last=False)
+    else:
+        _OPENINGS.move_to_end(id(task))
+    return found

@@ -20,7 +20,10 @@ from sttui.core.review.graph import graph_problems
 from sttui.core.review.model import best_share
 from sttui.core.schema import check_args
 from sttui.core.task import EFFECT_KEYS, SttTask, _effect_tag
+from sttui.core.taskindex import discover
 from sttui.core.yamlio import YamlSyntaxError, line_of, load_with_lines, read_text
+
+__all__ = ["KINDS", "LoadedTask", "discover", "load_all", "load_catalog", "load_task", "semantic_problems"]
 
 KINDS = ("stt", "explore")
 
@@ -47,8 +50,28 @@ def load_task(path: str | Path, env_file: Path | None = None) -> LoadedTask:
     """Load and validate one task file, or raise TaskFileError listing every problem.
 
     ``env_file`` is the environment module to import instead of looking up the file's ``env:``
-    (a stored task version materialised by sttui, under names sttui chose)."""
+    (a stored task version materialised by sttui, under names sttui chose). A file the task
+    index holds, unchanged and with its module unchanged, is not parsed or checked again
+    (``sttui.core.taskindex``)."""
+    from sttui.core.taskindex import index
+
+    return index().load(path, env_file)
+
+
+def _load_task(path: str | Path, env_file: Path | None = None, keep: bool = False) -> LoadedTask:
+    """``load_task`` itself, without the index. A TaskFileError it raises says (as
+    ``env_ref``) the file's ``env:`` and (as ``env_failed``) whether importing it failed."""
     path = Path(path)
+    try:
+        return _parse_and_check(path, env_file)
+    except TaskFileError as exc:
+        if not hasattr(exc, "env_ref"):
+            exc.env_ref = None  # type: ignore[attr-defined]
+            exc.env_failed = False  # type: ignore[attr-defined]
+        raise
+
+
+def _parse_and_check(path: Path, env_file: Path | None) -> LoadedTask:
     name = display_path(path)
     try:
         text = read_text(path)
@@ -101,11 +124,13 @@ def load_task(path: str | Path, env_file: Path | None = None) -> LoadedTask:
     env_cls: type[Environment] | None = None
     env_path: Path | None = None
     env_ref = data.get("env")
+    env_failed = False
     if isinstance(env_ref, str) and ":" in env_ref:
         try:
             env_cls, env_path = import_env(env_ref, path, env_file)
         except EnvImportError as exc:
             add(("env",), str(exc))
+            env_failed = True
     task: SttTask | None = None
     try:
         task = SttTask.model_validate(data)
@@ -121,7 +146,10 @@ def load_task(path: str | Path, env_file: Path | None = None) -> LoadedTask:
                     add(loc, message)
     if problems:
         problems.sort(key=lambda p: p.line or 0)
-        raise TaskFileError(problems)
+        error = TaskFileError(problems)
+        error.env_ref = env_ref if isinstance(env_ref, str) else None  # type: ignore[attr-defined]
+        error.env_failed = env_failed  # type: ignore[attr-defined]
+        raise error
     assert task is not None and env_cls is not None and env_path is not None
     return LoadedTask(task, env_cls, path, content_hash(text, env_path.read_bytes()))
 
@@ -485,30 +513,19 @@ def semantic_problems(task: SttTask, env_cls: type[Environment]) -> Iterable[tup
 # -- finding task files -------------------------------------------------------------
 
 
-def discover(paths: Iterable[str | Path]) -> list[Path]:
-    """Task files under the given files and folders (``*.yaml``/``*.yml``, sorted).
-
-    Folders named ``catalogs`` hold generator inputs, not tasks, and are skipped; so is
-    anything in a folder that is not a regular file (a FIFO named ``x.yaml`` would block).
-    """
-    found: list[Path] = []
-    for p in map(Path, paths):
-        if p.is_dir():
-            found.extend(
-                f
-                for f in sorted(p.rglob("*.y*ml"))
-                if f.suffix in (".yaml", ".yml") and "catalogs" not in f.parts and f.is_file()
-            )
-        else:
-            found.append(p)
-    return found
-
-
 def load_all(paths: Iterable[str | Path]) -> tuple[list[LoadedTask], list[TaskFileError]]:
+    """Every task file under ``paths``, loaded (through the task index), and the problems of
+    those that do not load."""
+    from sttui.core.taskindex import index
+
+    idx = index()
     tasks, errors = [], []
-    for f in discover(paths):
+    for entry in idx.entries(discover(paths), keep=True):
+        if entry.problems is not None:
+            errors.append(TaskFileError(list(entry.problems)))
+            continue
         try:
-            tasks.append(load_task(f))
+            tasks.append(idx.load(entry.path))
         except TaskFileError as exc:
             errors.append(exc)
     return tasks, errors

@@ -180,6 +180,76 @@ def _diff(a: Any, b: Any, path: str, out: list[dict[str, Any]]) -> None:
         out.append({"op": "changed", "path": path, "old": copy_state(a), "new": copy_state(b)})
 
 
+def sync(shadow: dict[str, Any], state: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, set[str] | None]]:
+    """Diff ``shadow`` (a private copy of the state as it last was) against ``state``, exactly as
+    ``diff(shadow, state)``, and bring the shadow up to date. Returns the diff records and what
+    changed: top-level key -> the keys changed inside its mapping, or None for the whole value.
+
+    This replaces copying the whole state before an operation and diffing it all after: the
+    comparison runs in C (``!=`` on each value), only what changed is walked and copied, and
+    the shadow's values are replaced, never mutated (a changed mapping is a new mapping sharing
+    its unchanged entries), so snapshots that share them (an episode's history) stay as they
+    were. The shadow keeps the state's key order at the top level; below it, a mapping whose
+    keys were only reordered (no value changed) keeps its old order until it next changes."""
+    out: list[dict[str, Any]] = []
+    changed: dict[str, set[str] | None] = {}
+    for k, av in shadow.items():
+        bv = state.get(k, _MISSING)
+        if bv is _MISSING:
+            out.append({"op": "removed", "path": str(k), "old": copy_state(av)})
+            changed[k] = None
+        elif av is not bv and (av != bv or type(av) is not type(bv)):
+            if type(av) is dict and type(bv) is dict:
+                subs = _diff_mapping(av, bv, str(k), out)
+                if subs:
+                    changed[k] = subs
+            else:
+                n = len(out)
+                _diff(av, bv, str(k), out)
+                if len(out) > n:
+                    changed[k] = None
+    if len(state) != len(shadow) - sum(1 for k in changed if k not in state):
+        for k, bv in state.items():
+            if k not in shadow:
+                out.append({"op": "added", "path": str(k), "new": copy_state(bv)})
+                changed[k] = None
+    for k, subs in changed.items():
+        if k not in state:
+            del shadow[k]
+        elif subs is None:
+            shadow[k] = copy_state(state[k])
+        else:
+            old, new = shadow[k], state[k]
+            shadow[k] = {s: copy_state(v) if s in subs else old[s] for s, v in new.items()}
+    if list(shadow) != list(state):  # a key re-inserted: keep the state's order
+        ordered = {k: shadow[k] for k in state}
+        shadow.clear()
+        shadow.update(ordered)
+    return out, changed
+
+
+def _diff_mapping(a: dict[str, Any], b: dict[str, Any], path: str, out: list[dict[str, Any]]) -> set[str]:
+    """``_diff`` of two mappings (the same records, in the same order), returning the keys that
+    changed."""
+    subs: set[str] = set()
+    for k, av in a.items():
+        sub = f"{path}.{k}"
+        bv = b.get(k, _MISSING)
+        if bv is _MISSING:
+            out.append({"op": "removed", "path": sub, "old": copy_state(av)})
+            subs.add(k)
+        elif av is not bv and (av != bv or type(av) is not type(bv)):
+            n = len(out)
+            _diff(av, bv, sub, out)
+            if len(out) > n:
+                subs.add(k)
+    for k, bv in b.items():
+        if k not in a:
+            out.append({"op": "added", "path": f"{path}.{k}", "new": copy_state(bv)})
+            subs.add(k)
+    return subs
+
+
 def canonical(value: Any) -> str:
     """Canonical JSON: sorted keys, no spaces."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)

@@ -76,12 +76,14 @@ class TriggerState:
     fired: dict[str, int] = field(default_factory=dict)
     matching_calls: dict[str, int] = field(default_factory=dict)
     blocks: list[Block] = field(default_factory=list)
+    version: int = 0  # bumped by every change here, so the episode's hash can reuse the snapshot's JSON
 
     def blocked(self, tool: str, args: dict[str, Any]) -> str | None:
         """The error a call gets from an active block, consuming one use of a counted failure."""
         for block in self.blocks:
             if block.tool == tool and args_match(block.match, args):
                 if block.remaining is not None:
+                    self.version += 1
                     block.remaining -= 1
                     if block.remaining <= 0:
                         self.blocks.remove(block)
@@ -105,6 +107,7 @@ def activated_by_call(trigger: Trigger, tool: str, args: dict[str, Any], ts: Tri
         return False
     n = ts.matching_calls.get(trigger.id, 0) + 1
     ts.matching_calls[trigger.id] = n
+    ts.version += 1
     return n == when.nth if when.nth is not None else True
 
 
@@ -120,6 +123,7 @@ def _parent_exists(state: Any, path: str, what: str) -> None:
 def apply_effects(trigger: Trigger, env: Environment, ts: TriggerState) -> None:
     """Apply every effect of ``trigger`` in order; a path whose record does not exist raises
     PathError (the episode records it with the firing)."""
+    ts.version += 1
     for effect in trigger.effects:
         if isinstance(effect, SetEffect):
             _parent_exists(env.state, effect.set, "set")

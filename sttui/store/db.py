@@ -4,18 +4,20 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, create_engine, event, inspect
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, OperationalError
 
 from sttui.errors import StoreError
+
+if TYPE_CHECKING:  # alembic is imported only when a database needs migrating
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
 
 __all__ = ["StoreError", "describe", "explain", "make_engine", "migrate", "resolve_url"]
 
@@ -154,6 +156,8 @@ def explain(exc: Exception, url: str) -> StoreError:
 
 
 def _config(connection: object) -> Config:
+    from alembic.config import Config
+
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS))
     cfg.attributes["connection"] = connection
@@ -161,9 +165,49 @@ def _config(connection: object) -> Config:
 
 
 def head_revision() -> str:
+    from alembic.script import ScriptDirectory
+
     head = ScriptDirectory(str(MIGRATIONS)).get_current_head()
     assert head is not None
     return head
+
+
+_HEAD: str | None = None
+
+
+def _head_from_files() -> str | None:
+    """The newest revision, read from the migration files' ``revision`` and ``down_revision``
+    lines without importing alembic (None when they do not name exactly one head)."""
+    global _HEAD
+    if _HEAD is None:
+        revisions, parents = set(), set()
+        for path in (MIGRATIONS / "versions").glob("*.py"):
+            text = path.read_text(encoding="utf-8")
+            found = re.search(r'^revision\s*=\s*"([^"]+)"', text, re.M)
+            parent = re.search(r'^down_revision\s*=\s*"([^"]+)"', text, re.M)
+            if found:
+                revisions.add(found.group(1))
+            if parent:
+                parents.add(parent.group(1))
+        heads = revisions - parents
+        _HEAD = heads.pop() if len(heads) == 1 else ""
+    return _HEAD or None
+
+
+def _at_head(engine: Engine) -> bool:
+    """Whether the database is at the newest schema already: then nothing is migrated and alembic
+    is not even imported (it costs a quarter of a second to start)."""
+    head = _head_from_files()
+    if head is None:
+        return False
+    try:
+        with engine.connect() as conn:
+            if not inspect(conn).has_table("alembic_version"):
+                return False
+            rows = conn.exec_driver_sql("SELECT version_num FROM alembic_version").all()
+    except (OperationalError, DBAPIError):
+        return False
+    return [r[0] for r in rows] == [head]
 
 
 @contextlib.contextmanager
@@ -183,6 +227,8 @@ def _sqlite_migration_lock(engine: Engine) -> Iterator[None]:
 
 def _check_read_only(engine: Engine, url: str, script: ScriptDirectory) -> None:
     """A read-only database can be read only if it needs no migration."""
+    from alembic.runtime.migration import MigrationContext
+
     try:
         with engine.connect() as conn:
             current = MigrationContext.configure(conn).get_current_revision()
@@ -202,6 +248,12 @@ def migrate(engine: Engine, url: str, revision: str = "head") -> None:
     Concurrent openers take turns: a file lock beside an SQLite database, a transaction-level
     advisory lock on PostgreSQL.
     """
+    if revision == "head" and _at_head(engine):
+        return
+    from alembic import command
+    from alembic.runtime.migration import MigrationContext
+    from alembic.script import ScriptDirectory
+
     script = ScriptDirectory(str(MIGRATIONS))
     if getattr(engine, "sttui_read_only", None):
         _check_read_only(engine, url, script)

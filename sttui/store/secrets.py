@@ -88,6 +88,30 @@ def scrub(payload: Any, secrets: list[str] | None = None) -> Any:
     return _redact_fields(data)
 
 
+# what a JSON text must hold for ``_redact_fields`` to find a secret-named field in it
+_FIELD_KEYS = ('"api_key"', '"apikey"', '"authorization"', '"password"', '"secret"', '"token"', '"access_token"')
+
+
+def scrub_json(payload: Any, secrets: list[str] | None = None) -> str:
+    """``json.dumps(scrub(payload))``, the text to store, found with one serialisation in the
+    common case: the payload is written out once (with ``default=str``, which turns what
+    ``scrub`` would convert the same way), and walked only when that text holds a key marker,
+    a secret's value or a secret-named field."""
+    secrets = secret_values() if secrets is None else secrets
+    text = json.dumps(payload, default=str, ensure_ascii=False)
+    low = text.lower()
+    if (
+        any(marker in text for marker in _MARKERS)
+        or "bearer" in low
+        or "basic" in low
+        or any(encoded in text for _, encoded in _forms(tuple(secrets)))
+    ):
+        return json.dumps(_clean(json.loads(text), secrets), ensure_ascii=False)
+    if any(key in low for key in _FIELD_KEYS):
+        return json.dumps(_redact_fields(json.loads(text)), ensure_ascii=False)
+    return text
+
+
 def _odd(value: Any) -> bool:
     """Whether ``value`` holds anything JSON would turn into something else (tuples, dates, ...)."""
     if isinstance(value, dict):

@@ -7,21 +7,24 @@ that was already recorded.
 from __future__ import annotations
 
 import contextlib
+import functools
+import json
 import time
 import uuid
+from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import func, insert, or_, select, text, update
+from sqlalchemy import String, bindparam, case, cast, func, insert, or_, select, text, update
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlmodel import Session
 from sqlmodel import select as orm_select
 
 from sttui.core.events import Event
 from sttui.store.db import StoreError, describe, explain, make_engine, migrate, resolve_url
-from sttui.store.secrets import scrub, scrub_text, secret_values
+from sttui.store.secrets import scrub, scrub_json, scrub_text, secret_values
 from sttui.store.tables import (
     AdjudicationRow,
     AnnotatorRow,
@@ -35,8 +38,6 @@ from sttui.store.tables import (
 )
 
 STATUSES = ("running", "completed", "stopped", "errored", "abandoned")
-# Built once: a plain Core insert compiles once and is reused for every event.
-_INSERT_EVENT = insert(EventRow.__table__)  # type: ignore[arg-type]
 
 
 @dataclass
@@ -90,7 +91,7 @@ class TaskVersion:
         return data
 
 
-def _record(row: EpisodeRow) -> EpisodeRecord:
+def _record(row: Any) -> EpisodeRecord:
     return EpisodeRecord(**{f: getattr(row, f) for f in EpisodeRecord.__dataclass_fields__})
 
 
@@ -122,13 +123,256 @@ def _take_place(conn: Any, who: int, item_kind: str, item_id: str, cap: int) -> 
     return True
 
 
-def _save_version(conn: Any, version: TaskVersion) -> None:
+def _save_version(conn: Any, version: TaskVersion, tolerate_race: bool = False) -> None:
+    """``tolerate_race``: another process storing the same version at the same moment is no
+    error (the row is theirs then), so a transaction that holds other writes goes through."""
     same = (TaskRow.task_id == version.task_id, TaskRow.content_hash == version.content_hash)
     row = conn.execute(select(TaskRow.id, TaskRow.origin).where(*same)).first()
-    if row is None:
+    if row is None and tolerate_race:
+        dialect = conn.engine.url.get_backend_name()
+        if dialect == "postgresql":
+            from sqlalchemy.dialects.postgresql import insert as upsert
+        else:
+            from sqlalchemy.dialects.sqlite import insert as upsert
+        conn.execute(
+            upsert(TaskRow.__table__)
+            .values(**asdict(version), created_at=time.time())
+            .on_conflict_do_nothing(index_elements=["task_id", "content_hash"])
+        )
+    elif row is None:
         conn.execute(insert(TaskRow).values(**asdict(version), created_at=time.time()))
     elif version.origin == "recorded" and row.origin != "recorded":
         conn.execute(update(TaskRow).where(TaskRow.id == row.id).values(**asdict(version)))
+
+
+_BATCH = 2000  # rows fetched at a time by streamed listings
+_INSERT_EPISODE = insert(EpisodeRow.__table__)  # type: ignore[arg-type]  # built once, compiled once
+
+
+@functools.lru_cache(maxsize=32)
+def _update_episode(columns: tuple[str, ...]) -> Any:
+    """An update of these columns of one episode (``_episode``), built once per set of columns."""
+    table = EpisodeRow.__table__
+    return update(table).where(table.c.id == bindparam("_episode")).values({c: bindparam(c) for c in columns})
+
+
+# what a Summary takes out of the JSON columns, in this order: (column, path, kind)
+_SUMMARY_JSON: list[tuple[str, tuple[str, ...], str]] = [
+    ("outcome", (), "type"),
+    ("outcome", (), "empty"),
+    ("outcome", ("passed",), "bool"),
+    ("scores", (), "type"),
+    ("scores", (), "empty"),
+    ("scores", ("calibrated_accuracy",), "float"),
+    ("scores", ("control",), "json"),
+    ("scores", ("incomplete",), "bool"),
+    ("scores", ("human_active_seconds",), "float"),
+    ("scores", ("review", "score"), "float"),
+    ("scores", ("review", "completion"), "float"),
+    ("scores", ("review", "settled"), "int"),
+    ("scores", ("review", "milestones"), "int"),
+    ("scores", ("review", "stop", "signal"), "str"),
+    ("scores", ("review", "stop", "step"), "int"),
+    ("scores", ("review", "stop", "steps_saved"), "int"),
+]
+# the record's own columns a Summary keeps, in its field order
+_SUMMARY_COLUMNS = (
+    "id",
+    "task_id",
+    "task_hash",
+    "kind",
+    "seed",
+    "setting",
+    "status",
+    "agent",
+    "user",
+    "end_reason",
+    "steps",
+    "state_hash",
+    "started_at",
+    "ended_at",
+    "clean_baseline",
+)
+_SHARED = (1, 2, 3, 5, 6, 7, 8, 9, 11)  # of those, the ones many rows share: one string each, not one per row
+
+
+class Fields(Mapping[str, Any]):
+    """A small read-only mapping: the part of a record's outcome or scores that listings and
+    reports read. ``bool()`` is the full mapping's (a record whose scores hold only other keys
+    is still truthy), so code written for full records reads these the same way."""
+
+    __slots__ = ("_keys", "_nonempty", "_values")
+
+    def __init__(self, keys: tuple[str, ...], values: tuple[Any, ...], nonempty: bool | None = None):
+        self._keys, self._values = keys, values
+        self._nonempty = bool(keys) if nonempty is None else nonempty
+
+    def __getitem__(self, key: str) -> Any:
+        try:
+            return self._values[self._keys.index(key)]
+        except ValueError:
+            raise KeyError(key) from None
+
+    def get(self, key: str, default: Any = None) -> Any:
+        keys = self._keys
+        return self._values[keys.index(key)] if key in keys else default
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._keys
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __bool__(self) -> bool:
+        return self._nonempty
+
+    def __repr__(self) -> str:
+        return f"Fields({dict(self)!r})"
+
+
+def _flag(value: Any) -> bool | None:
+    """A JSON boolean as SQLite hands it back (1 or 0), or as PostgreSQL does."""
+    return None if value is None else bool(value)
+
+
+_PASSED = {value: Fields(("passed",), (value,)) for value in (True, False)}
+_NOT_A_MAPPING = Fields((), (), True)
+_REVIEW = ("score", "completion", "settled", "milestones")
+_REVIEW_STOP = (*_REVIEW, "stop")
+_STOP = ("signal", "step", "steps_saved")
+_SHAPES: dict[tuple[str, ...], tuple[str, ...]] = {}
+
+
+def _outcome_of(kind: str | None, empty: Any, passed: Any) -> Fields | None:
+    if kind is None or kind == "null":
+        return None
+    if kind != "object":  # not a mapping: nothing a listing reads
+        return _NOT_A_MAPPING
+    if passed is None:
+        return Fields((), (), not empty)
+    return _PASSED[_flag(passed)]
+
+
+@functools.lru_cache(maxsize=4096)
+def _control_of(text: str) -> Any:
+    """``scores.control`` as the database hands it out: its JSON text (equal texts parsed once).
+    Whatever it holds is checked by its readers (``valid_control``)."""
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError):
+        return None
+
+
+def _scores_of(x: tuple[Any, ...]) -> Fields | None:
+    """The scores a listing reads. A key whose value is null counts as absent, as it does for
+    every reader of these (``.get(k) is not None``, or truthiness); a review is there when it
+    has its score, and its stop when that has its saved steps (as every review written has)."""
+    kind, empty, ca, control, incomplete, human, score, completion, settled, milestones, signal, step, saved = x
+    if kind is None or kind == "null":
+        return None
+    if kind != "object":
+        return _NOT_A_MAPPING
+    keys: list[str] = []
+    values: list[Any] = []
+    if ca is not None:
+        keys.append("calibrated_accuracy")
+        values.append(ca)
+    if control is not None:
+        keys.append("control")
+        values.append(_control_of(control))
+    if incomplete is not None:
+        keys.append("incomplete")
+        values.append(_flag(incomplete))
+    if human is not None:
+        keys.append("human_active_seconds")
+        values.append(human)
+    if score is not None:
+        keys.append("review")
+        if saved is not None:
+            values.append(
+                Fields(_REVIEW_STOP, (score, completion, settled, milestones, Fields(_STOP, (signal, step, saved))))
+            )
+        else:
+            values.append(Fields(_REVIEW, (score, completion, settled, milestones)))
+    shape = tuple(keys)
+    return Fields(_SHAPES.setdefault(shape, shape), tuple(values), not empty)
+
+
+@dataclass(slots=True)
+class Summary:
+    """An episode as listings and reports read it: every field of ``EpisodeRecord``, with
+    ``outcome`` and ``scores`` reduced to ``passed``; ``calibrated_accuracy``, ``incomplete``,
+    ``human_active_seconds`` and the review's ``score``, ``completion``, ``settled``,
+    ``milestones`` and ``stop``."""
+
+    id: str
+    task_id: str
+    task_hash: str
+    kind: str
+    seed: int
+    setting: str
+    status: str
+    agent: str
+    user: str | None
+    end_reason: str | None
+    steps: int
+    state_hash: str | None
+    started_at: float
+    ended_at: float | None
+    clean_baseline: bool
+    outcome: Fields | None
+    scores: Fields | None
+
+
+def _filtered(
+    query: Any,
+    task: str | None,
+    controller: str | None,
+    status: str | tuple[str, ...] | None,
+    since: datetime | None,
+    until: datetime | None,
+) -> Any:
+    if task:
+        query = query.where(EpisodeRow.task_id.contains(task))  # type: ignore[attr-defined]
+    if controller:
+        query = query.where(
+            or_(
+                EpisodeRow.agent.contains(controller),  # type: ignore[attr-defined]
+                EpisodeRow.user.contains(controller),  # type: ignore[union-attr]
+            )
+        )
+    if isinstance(status, tuple):
+        query = query.where(EpisodeRow.status.in_(status))  # type: ignore[attr-defined]
+    elif status:
+        query = query.where(EpisodeRow.status == status)
+    if since:
+        query = query.where(EpisodeRow.started_at >= since.timestamp())
+    if until:
+        query = query.where(EpisodeRow.started_at < until.timestamp())
+    return query
+
+
+def _listing(
+    columns: list[Any],
+    task: str | None,
+    controller: str | None,
+    status: str | tuple[str, ...] | None,
+    since: datetime | None,
+    until: datetime | None,
+    limit: int | None,
+    offset: int | None,
+) -> Any:
+    """Episodes newest first (ties by id, so pages never overlap), filtered as ``sessions`` filters."""
+    query = _filtered(select(*columns), task, controller, status, since, until)
+    query = query.order_by(EpisodeRow.started_at.desc(), EpisodeRow.id.desc())  # type: ignore[attr-defined]
+    if limit:
+        query = query.limit(limit)
+    if offset:
+        query = query.offset(offset)
+    return query
 
 
 def new_episode_id() -> str:
@@ -143,6 +387,8 @@ class Store:
         self.engine = make_engine(self.url)
         migrate(self.engine, self.url)
         self._secrets = secret_values()
+        self._registered: set[tuple[str, str]] = set()  # task versions this store has stored
+        self._actors: dict[str, Any] = {}  # actor -> as scrubbed
 
     @property
     def read_only(self) -> bool:
@@ -186,6 +432,13 @@ class Store:
 
         It was loaded from a task file this process ran, so it is marked ``recorded``: its code
         may run again on replay. Secrets in the file are redacted in the stored copy."""
+        if (loaded.id, loaded.content_hash) in self._registered or self._recorded(loaded):
+            return
+        self.save_task_version(self.version_of(loaded))
+        self._registered.add((loaded.id, loaded.content_hash))
+
+    def version_of(self, loaded: Any) -> TaskVersion:
+        """The version a task file this process ran is stored as (origin ``recorded``)."""
         task = loaded.task
         source = Path(loaded.path).read_text(encoding="utf-8")
         env_ref = getattr(task, "env", None)
@@ -200,10 +453,9 @@ class Store:
             meta |= {"conflict": task.conflict, "level": task.level}
         else:
             meta |= {"family": task.rule.family, "setting": task.setting}
-        version = TaskVersion(
+        return TaskVersion(
             task.id, task.kind, loaded.content_hash, task.title, meta, source, env_ref, env_source, tools, "recorded"
         )
-        self.save_task_version(version)
 
     def save_task_version(self, version: TaskVersion) -> None:
         """Store a version unless it is here already; secrets in its text are redacted first.
@@ -260,30 +512,113 @@ class Store:
     ) -> str:
         """A new running episode. ``setting`` names the evaluation setting it runs under
         (``dynamic``, ``static/no-user``, an explore setting); default: the file's."""
-        self.register_task(loaded)
-        task = loaded.task
         eid = episode_id or new_episode_id()
+        self.write(self.episode_items(loaded, seed, agent, user, eid, setting))
+        return eid
+
+    def episode_items(
+        self, loaded: Any, seed: int, agent: str, user: str | None, episode_id: str, setting: str | None = None
+    ) -> list[tuple[Any, ...]]:
+        """What creating an episode writes, for ``write`` (so a writer can commit it with the
+        events around it): its task version, unless this store has stored it already, and its
+        row."""
+        task = loaded.task
         if setting is None:
             setting = task.setting if task.kind == "explore" else "default"
-        self._write(
-            lambda conn: conn.execute(
-                insert(EpisodeRow).values(
-                    id=eid,
-                    task_id=task.id,
-                    task_hash=loaded.content_hash,
-                    kind=task.kind,
-                    seed=seed,
-                    setting=setting,
-                    status="running",
-                    agent=scrub_text(agent, self._secrets),
-                    user=scrub_text(user, self._secrets) if user else None,
-                    steps=0,
-                    started_at=time.time(),
-                    clean_baseline=True,
-                )
+        items: list[tuple[Any, ...]] = []
+        if (loaded.id, loaded.content_hash) not in self._registered and not self._recorded(loaded):
+            items.append(("version", self._redacted(self.version_of(loaded))))
+        row = {
+            "id": episode_id,
+            "task_id": task.id,
+            "task_hash": loaded.content_hash,
+            "kind": task.kind,
+            "seed": seed,
+            "setting": setting,
+            "status": "running",
+            "agent": scrub_text(agent, self._secrets),
+            "user": scrub_text(user, self._secrets) if user else None,
+            "steps": 0,
+            "started_at": time.time(),
+            "clean_baseline": True,
+        }
+        items.append(("episode", row))
+        return items
+
+    def _recorded(self, loaded: Any) -> bool:
+        """Whether the record holds this version as recorded here already (then there is nothing
+        to store: no file is read for it)."""
+        key = (loaded.id, loaded.content_hash)
+        query = select(TaskRow.origin).where(TaskRow.task_id == key[0], TaskRow.content_hash == key[1])
+        if self._read_core(lambda conn: conn.execute(query).scalar()) == "recorded":
+            self._registered.add(key)
+            return True
+        return False
+
+    def finish_items(self, episode_id: str, status: str, **values: Any) -> list[tuple[Any, ...]]:
+        """What finishing an episode writes, for ``write``: its status, end time and results."""
+        return [("update", episode_id, self._update_values(status=status, ended_at=time.time(), **values))]
+
+    def write(self, items: list[tuple[Any, ...]]) -> None:
+        """Commit, in one transaction and in their order, task versions (``("version", v)``),
+        new episodes (``("episode", row)``), events (``("event", episode_id, event)``: runs of them
+        inserted at once) and episode updates (``("update", episode_id, values)``): all or none."""
+        if not items:
+            return
+        prepared: list[tuple[Any, ...]] = []
+        for item in items:  # the slow part (scrubbing, JSON) outside the transaction
+            prepared.append(("event", self._event_params(item[1], item[2])) if item[0] == "event" else item)
+
+        def go(conn: Any) -> None:
+            events: list[tuple[Any, ...]] = []
+            for item in [*prepared, None]:
+                if item is not None and item[0] == "event":
+                    events.append(item[1])
+                    continue
+                if events:
+                    conn.exec_driver_sql(self._insert_events_sql, events)
+                    events = []
+                if item is None:
+                    break
+                if item[0] == "version":
+                    _save_version(conn, item[1], tolerate_race=True)
+                elif item[0] == "episode":
+                    conn.execute(_INSERT_EPISODE, item[1])
+                elif item[0] == "update":
+                    conn.execute(_update_episode(tuple(item[2])), {**item[2], "_episode": item[1]})
+                else:
+                    raise ValueError(f"unknown write {item[0]!r}")
+
+        self._write(go)
+        for item in prepared:
+            if item[0] == "version":
+                self._registered.add((item[1].task_id, item[1].content_hash))
+
+    @property
+    def _insert_events_sql(self) -> str:
+        if self.engine.url.get_backend_name() == "postgresql":
+            return (
+                "INSERT INTO events (episode_id, seq, wall_time, sim_time, actor, type, payload) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s::json)"
             )
+        return "INSERT INTO events (episode_id, seq, wall_time, sim_time, actor, type, payload) VALUES (?, ?, ?, ?, ?, ?, ?)"
+
+    def _event_params(self, episode_id: str, event: Event) -> tuple[Any, ...]:
+        """An event's row as the driver takes it: the payload as its scrubbed JSON text."""
+        actor = self._actors.get(event.actor)
+        if actor is None:  # (a handful of actors write every event: each scrubbed once)
+            actor = scrub(event.actor, self._secrets)
+            if len(self._actors) < 1000:
+                self._actors[event.actor] = actor
+        return (
+            episode_id,
+            event.seq,
+            event.wall_time,
+            event.sim_time,
+            actor,
+            event.type,
+            scrub_json(event.payload, self._secrets),
         )
-        return eid
 
     def _event_row(self, episode_id: str, event: Event) -> dict[str, Any]:
         return {
@@ -298,13 +633,11 @@ class Store:
 
     def append_event(self, episode_id: str, event: Event) -> None:
         """Commit one event now. Its seq is the record's, unique per episode."""
-        row = self._event_row(episode_id, event)
-        self._write(lambda conn: conn.execute(_INSERT_EVENT, row))
+        self.write([("event", episode_id, event)])
 
     def append_events(self, items: list[tuple[str, Event]]) -> None:
         """Commit several events in one transaction (group commit): all or none."""
-        rows = [self._event_row(eid, e) for eid, e in items]
-        self._write(lambda conn: conn.execute(_INSERT_EVENT, rows))
+        self.write([("event", eid, e) for eid, e in items])
 
     def next_seq(self, episode_id: str) -> int:
         def go(s: Session) -> int:
@@ -315,36 +648,99 @@ class Store:
         return self._read(go)
 
     def update_episode(self, episode_id: str, **values: Any) -> None:
+        values = self._update_values(**values)
+        self._write(lambda conn: conn.execute(update(EpisodeRow).where(EpisodeRow.id == episode_id).values(**values)))
+
+    def _update_values(self, **values: Any) -> dict[str, Any]:
         if "status" in values and values["status"] not in STATUSES:
             raise ValueError(f"status must be one of {', '.join(STATUSES)}")
         for key in ("outcome", "scores", "end_reason"):
             if values.get(key) is not None:
                 values[key] = scrub(values[key], self._secrets)
-        self._write(lambda conn: conn.execute(update(EpisodeRow).where(EpisodeRow.id == episode_id).values(**values)))
+        return values
 
     def finish_episode(self, episode_id: str, status: str, **values: Any) -> None:
         self.update_episode(episode_id, status=status, ended_at=time.time(), **values)
 
     def episode(self, ref: str) -> EpisodeRecord:
-        """An episode by id or unique id prefix."""
+        """An episode by id or unique id prefix: an exact match first, then a range on the key
+        (an index either way: SQLite's primary key, PostgreSQL's pattern index), never a scan."""
+        if not ref:
+            raise StoreError(f"no episode '{ref}' in {describe(self.url)}; `sttui sessions` lists them")
 
-        def go(s: Session) -> list[EpisodeRow]:
-            return list(s.exec(orm_select(EpisodeRow).where(EpisodeRow.id.startswith(ref)).limit(3)).all())
+        def go(conn: Any) -> list[Any]:
+            exact = conn.execute(select(EpisodeRow.__table__).where(EpisodeRow.id == ref)).first()
+            if exact is not None:
+                return [exact]
+            found = conn.execute(select(EpisodeRow.__table__).where(self._prefix(ref)).order_by(EpisodeRow.id).limit(3))
+            return [r for r in found if r.id.startswith(ref)]
 
-        rows = self._read(go) if ref else []
+        rows = self._read_core(go)
         if not rows:
             raise StoreError(f"no episode '{ref}' in {describe(self.url)}; `sttui sessions` lists them")
-        exact = [r for r in rows if r.id == ref]
-        if len(rows) > 1 and not exact:
+        if len(rows) > 1:
             raise StoreError(f"'{ref}' matches several episodes ({', '.join(r.id for r in rows)}…); type more of it")
-        return _record(exact[0] if exact else rows[0])
+        return _record(rows[0])
 
-    def events(self, episode_id: str) -> list[Event]:
-        def go(s: Session) -> list[Event]:
-            rows = s.exec(orm_select(EventRow).where(EventRow.episode_id == episode_id).order_by(EventRow.seq)).all()
-            return [Event(r.seq, r.type, r.actor, r.payload, r.sim_time, r.wall_time) for r in rows]
+    def _prefix(self, ref: str) -> Any:
+        """Ids that start with ``ref``, as a condition an index answers."""
+        if self.engine.url.get_backend_name() == "postgresql":
+            escaped = ref.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+            return EpisodeRow.id.like(f"{escaped}%", escape="\\")  # type: ignore[attr-defined]
+        # SQLite compares text by its bytes (UTF-8, so by code point): the ids with this prefix
+        # are the first ones from the prefix on, in the primary key's order
+        return EpisodeRow.id >= ref
 
-        return self._read(go)
+    def _read_core(self, fn: Any) -> Any:
+        try:
+            with self.engine.connect() as conn:
+                return fn(conn)
+        except (OperationalError, DBAPIError) as exc:
+            raise explain(exc, self.url) from None
+
+    def events(self, episode_id: str, first: int | None = None, last: int | None = None) -> list[Event]:
+        """An episode's events in order (those numbered ``first``..``last`` when given: a window
+        of a long episode, read by the index on (episode, seq))."""
+        table = EventRow.__table__
+        query = select(table.c.seq, table.c.type, table.c.actor, table.c.payload, table.c.sim_time, table.c.wall_time)
+        query = query.where(table.c.episode_id == episode_id)
+        if first is not None:
+            query = query.where(table.c.seq >= first)
+        if last is not None:
+            query = query.where(table.c.seq <= last)
+        query = query.order_by(table.c.seq)
+        shared: dict[str, str] = {}  # types, actors and times repeat: one string each
+
+        def event(row: Any) -> Event:
+            seq, kind, actor, payload, sim, wall = row
+            return Event(seq, shared.setdefault(kind, kind), shared.setdefault(actor, actor), payload, sim, wall)
+
+        return self._read_core(lambda conn: [event(row) for row in conn.execute(query)])
+
+    def event_heads(self, episode_id: str) -> list[Event]:
+        """An episode's events without their payloads, but for who sent a message or ended the
+        episode (``from``, ``by``: what counting agent steps reads), taken out by the database:
+        a long episode's list of events, light enough to hold whole."""
+        table = EventRow.__table__
+        frm = EventRow.payload["from"].as_string()  # type: ignore[index]
+        by = EventRow.payload["by"].as_string()  # type: ignore[index]
+        query = (
+            select(table.c.seq, table.c.type, table.c.actor, table.c.sim_time, table.c.wall_time, frm, by)
+            .where(table.c.episode_id == episode_id)
+            .order_by(table.c.seq)
+        )
+
+        shared: dict[Any, Any] = {}
+        empty: dict[str, Any] = {}
+
+        def head(row: Any) -> Event:
+            seq, kind, actor, sim, wall, sender, ender = row
+            payload = empty  # (shared, read-only by use: a head's payload is never written)
+            if sender is not None or ender is not None:
+                payload = shared.setdefault((sender, ender), {k: v for k, v in (("from", sender), ("by", ender)) if v})
+            return Event(seq, shared.setdefault(kind, kind), shared.setdefault(actor, actor), payload, sim, wall)
+
+        return self._read_core(lambda conn: [head(row) for row in conn.execute(query)])
 
     def episode_ids_with(self, event_type: str, among: list[str]) -> set[str]:
         """Which of the episodes ``among`` hold an event of ``event_type`` (a query per 500 ids,
@@ -371,31 +767,128 @@ class Store:
         since: datetime | None = None,
         until: datetime | None = None,
         limit: int | None = None,
+        offset: int | None = None,
     ) -> list[EpisodeRecord]:
-        query = orm_select(EpisodeRow)
-        if task:
-            query = query.where(EpisodeRow.task_id.contains(task))  # type: ignore[attr-defined]
-        if controller:
-            query = query.where(
-                or_(
-                    EpisodeRow.agent.contains(controller),  # type: ignore[attr-defined]
-                    EpisodeRow.user.contains(controller),
-                )
-            )  # type: ignore[union-attr]
-        if status:
-            query = query.where(EpisodeRow.status == status)
-        if since:
-            query = query.where(EpisodeRow.started_at >= since.timestamp())
-        if until:
-            query = query.where(EpisodeRow.started_at < until.timestamp())
-        query = query.order_by(EpisodeRow.started_at.desc())  # type: ignore[attr-defined]
-        if limit:
-            query = query.limit(limit)
+        """Episodes, newest first, in full. A listing of many should stream them instead
+        (``iter_episodes``, or ``summaries`` for the fields a listing shows)."""
+        return list(self.iter_episodes(task, controller, status, since, until, limit, offset))
 
-        def go(s: Session) -> list[EpisodeRecord]:
-            return [_record(r) for r in s.exec(query).all()]
+    def iter_episodes(
+        self,
+        task: str | None = None,
+        controller: str | None = None,
+        status: str | tuple[str, ...] | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        limit: int | None = None,
+        offset: int | None = None,
+    ) -> Iterator[EpisodeRecord]:
+        """Episodes, newest first, in full, streamed from the database a batch at a time."""
+        query = _listing(list(EpisodeRow.__table__.columns), task, controller, status, since, until, limit, offset)
+        return self._stream(query, _record)
 
-        return self._read(go)
+    def summaries(
+        self,
+        task: str | None = None,
+        controller: str | None = None,
+        status: str | tuple[str, ...] | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        limit: int | None = None,
+        offset: int | None = None,
+        review: bool = True,
+    ) -> Iterator[Summary]:
+        """Episodes, newest first, as light rows (``Summary``), streamed: their outcome and scores
+        hold only what listings and reports read, taken out of the JSON by the database.
+        ``review=False`` leaves out what only reports read (the review, working time, whether
+        complete): a plain listing needs the outcome and calibrated accuracy alone."""
+        table = EpisodeRow.__table__
+        wanted = _SUMMARY_JSON if review else _SUMMARY_JSON[:7]
+        pad = (None,) * (len(_SUMMARY_JSON) - len(wanted))
+        json = [self._json_field(col, path, kind) for col, path, kind in wanted]
+        columns = [table.c[name] for name in _SUMMARY_COLUMNS]
+        query = _listing([*columns, *json], task, controller, status, since, until, limit, offset)
+        n = len(columns)
+        strings: dict[Any, Any] = {}
+        shared = strings.setdefault
+        made: dict[tuple[Any, ...], Fields | None] = {}  # equal scores share one (read-only) mapping
+
+        def light(row: Any) -> Summary:
+            values = list(row[:n])
+            for i in _SHARED:
+                values[i] = shared(values[i], values[i])
+            key = row[n + 3 :]
+            scores = made.get(key, _NOT_A_MAPPING)
+            if scores is _NOT_A_MAPPING:
+                scores = _scores_of(key + pad if pad else key)
+                if len(made) < 50_000:
+                    made[key] = scores
+            return Summary(*values, _outcome_of(row[n], row[n + 1], row[n + 2]), scores)  # type: ignore[arg-type]
+
+        return self._stream(query, light)
+
+    def count_episodes(
+        self,
+        task: str | None = None,
+        controller: str | None = None,
+        status: str | tuple[str, ...] | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+    ) -> int:
+        query = _filtered(
+            select(func.count()).select_from(EpisodeRow.__table__), task, controller, status, since, until
+        )
+        return int(self._read_core(lambda conn: conn.execute(query).scalar()) or 0)
+
+    def _json_field(self, column: str, path: tuple[str, ...], kind: str) -> Any:
+        """A field inside a JSON column, taken out by the database: its JSON type (``type``:
+        object, null, …, or NULL when absent), whether the column is ``{}`` (``empty``), or its
+        value (SQLite gives JSON booleans as 1 and 0)."""
+        col = getattr(EpisodeRow, column)
+        pg = self.engine.url.get_backend_name() == "postgresql"
+        if kind == "type":
+            if pg:
+                return func.json_typeof(col[path] if path else col)
+            return func.json_type(col, "$" + "".join(f'."{p}"' for p in path))
+        if kind == "empty":
+            return cast(col, String) == "{}"
+        if kind == "json":  # the value's JSON text, whatever its type
+            if pg:
+                return col[path].as_string()  # (#>>: an object's JSON text)
+            where = "$" + "".join(f'."{p}"' for p in path)
+            # json_extract gives an object's JSON text but a string's bare value: objects only
+            return case((func.json_type(col, where) == "object", func.json_extract(col, where)), else_=None)
+        if not pg:  # untyped: the driver's own values, with no conversion on the way
+            return func.json_extract(col, "$" + "".join(f'."{p}"' for p in path))
+        value = col[path]
+        return {"bool": value.as_boolean, "float": value.as_float, "int": value.as_integer, "str": value.as_string}[
+            kind
+        ]()
+
+    def _stream(self, query: Any, convert: Any) -> Iterator[Any]:
+        """Rows of ``query`` converted one by one, fetched a batch at a time (a server-side
+        cursor on PostgreSQL), so a listing of any length holds one batch in memory."""
+        try:
+            with self.engine.connect() as conn:
+                result = conn.execution_options(yield_per=_BATCH).execute(query)
+                for row in result:
+                    yield convert(row)
+        except (OperationalError, DBAPIError) as exc:
+            raise explain(exc, self.url) from None
+
+    def task_metas(self, versions: list[tuple[str, str]]) -> dict[tuple[str, str], dict[str, Any]]:
+        """The ``meta`` of each stored task version named, in one query per batch of versions."""
+        out: dict[tuple[str, str], dict[str, Any]] = {}
+        wanted = list(dict.fromkeys(versions))
+        for i in range(0, len(wanted), 500):
+            chunk = wanted[i : i + 500]
+            ids = sorted({t for t, _ in chunk})
+            query = select(TaskRow.task_id, TaskRow.content_hash, TaskRow.meta).where(TaskRow.task_id.in_(ids))  # type: ignore[attr-defined]
+            keep = set(chunk)
+            for row in self._read_core(lambda conn, q=query: conn.execute(q).all()):
+                if (row.task_id, row.content_hash) in keep:
+                    out[(row.task_id, row.content_hash)] = row.meta
+        return out
 
     def import_episode(self, record: EpisodeRecord, events: list[Event]) -> bool:
         """Insert an episode and its events as they were; False when it is already here."""
@@ -534,18 +1027,22 @@ class Store:
     def ratings(
         self, item_kind: str | None = None, item_id: str | None = None, include_history: bool = False
     ) -> list[dict[str, Any]]:
-        query = orm_select(RatingRow, AnnotatorRow.name).join(AnnotatorRow)
+        """Ratings as plain rows (every column, and the annotator's name), oldest first."""
+        table = RatingRow.__table__
+        query = select(table, AnnotatorRow.name.label("annotator")).join(  # type: ignore[attr-defined]
+            AnnotatorRow.__table__, table.c.annotator_id == AnnotatorRow.id
+        )
         if item_kind:
-            query = query.where(RatingRow.item_kind == item_kind)
+            query = query.where(table.c.item_kind == item_kind)
         if item_id:
-            query = query.where(RatingRow.item_id == item_id)
+            query = query.where(table.c.item_id == item_id)
         if not include_history:
-            query = query.where(RatingRow.superseded_by.is_(None), RatingRow.withdrawn.is_(False))  # type: ignore
+            query = query.where(table.c.superseded_by.is_(None), table.c.withdrawn.is_(False))
 
-        def go(s: Session) -> list[dict[str, Any]]:
-            return [{**row.model_dump(), "annotator": name} for row, name in s.exec(query.order_by(RatingRow.id))]
+        def go(conn: Any) -> list[dict[str, Any]]:
+            return [dict(row._mapping) for row in conn.execute(query.order_by(table.c.id))]
 
-        return self._read(go)
+        return self._read_core(go)
 
     def ratings_by(self, annotator: str, include_history: bool = False) -> list[dict[str, Any]]:
         """One annotator's own ratings, and nobody else's (the blinded view)."""
@@ -641,6 +1138,48 @@ class Store:
         if annotator:
             query = query.where(AnnotatorRow.name == annotator)
         return self._read(lambda s: [{**row.model_dump(), "annotator": name} for row, name in s.exec(query)])
+
+    def agent_steps_at(self, marks: list[tuple[str, int]]) -> dict[tuple[str, int], int]:
+        """For each (episode, seq): the agent steps taken up to and including that event (0 when
+        the episode has no such event), as ``step_of_events`` counts them, reading only each
+        event's type and sender (taken out of its JSON by the database), never whole logs."""
+        upto: dict[str, int] = {}
+        for eid, seq in marks:
+            upto[eid] = max(upto.get(eid, seq), seq)
+        frm = EventRow.payload["from"].as_string()  # type: ignore[index]
+        by = EventRow.payload["by"].as_string()  # type: ignore[index]
+        out: dict[tuple[str, int], int] = {}
+        wanted = set(marks)
+        episodes = sorted(upto)
+        for i in range(0, len(episodes), 500):
+            chunk = episodes[i : i + 500]
+            query = (
+                select(EventRow.episode_id, EventRow.seq, EventRow.type, frm, by)
+                .where(EventRow.episode_id.in_(chunk), EventRow.seq <= max(upto[e] for e in chunk))  # type: ignore[attr-defined]
+                .order_by(EventRow.episode_id, EventRow.seq)
+            )
+            steps, current = 0, None
+            for eid, seq, kind, sender, ender in self._read_core(lambda conn, q=query: conn.execute(q).all()):
+                if eid != current:
+                    steps, current = 0, eid
+                steps += (
+                    kind == "tool_call"
+                    or (kind == "message" and sender == "agent")
+                    or (kind == "episode_ended" and ender == "agent")
+                )
+                if (eid, seq) in wanted:
+                    out[(eid, seq)] = steps
+        return {m: out.get(m, 0) for m in marks}
+
+    def suggested_first_errors(self, episode_ids: list[str]) -> dict[str, int | None]:
+        """Each episode's first error as its milestone review placed it (the agent step), or None."""
+        step = EpisodeRow.scores[("review", "first_error", "step")].as_integer()  # type: ignore[index]
+        out: dict[str, int | None] = {}
+        ids = sorted(set(episode_ids))
+        for i in range(0, len(ids), 500):
+            query = select(EpisodeRow.id, step).where(EpisodeRow.id.in_(ids[i : i + 500]))  # type: ignore[attr-defined]
+            out.update(self._read_core(lambda conn, q=query: dict(conn.execute(q).all())))
+        return out
 
     # -- notes -------------------------------------------------------------------------
     def add_note(

@@ -36,7 +36,12 @@ class TaskRow(SQLModel, table=True):
 
 class EpisodeRow(SQLModel, table=True):
     __tablename__ = "episodes"
-    __table_args__ = (Index("ix_episodes_started", "started_at"),)
+    __table_args__ = (
+        Index("ix_episodes_started", "started_at"),
+        Index("ix_episodes_status_started", "status", "started_at"),
+        # ids by prefix: PostgreSQL matches LIKE 'abc%' on this index whatever its collation
+        Index("ix_episodes_id_pattern", "id", postgresql_ops={"id": "text_pattern_ops"}),
+    )
 
     id: str = Field(primary_key=True)
     task_id: str = Field(index=True)
@@ -141,6 +146,7 @@ class LabelRow(SQLModel, table=True):
     """Failure-mode tags and the first erroneous step of an episode, by one annotator."""
 
     __tablename__ = "labels"
+    __table_args__ = (Index("ix_labels_episode", "episode_id"),)
 
     id: int | None = Field(default=None, primary_key=True)
     episode_id: str = Field(foreign_key="episodes.id")

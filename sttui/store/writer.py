@@ -2,7 +2,11 @@
 on what a kill can lose and no silent loss at all.
 
 - **Group commit.** Events waiting together are committed in one transaction, so a busy run
-  never falls behind; a lone event is committed the moment the writer reaches it.
+  never falls behind. The writer commits once someone waits for durability (``durable``: after
+  the other episodes ready to run on that event loop have taken their steps, so theirs share the
+  commit; ``flush``, ``close``: at once), and otherwise within ``COALESCE`` seconds of the first
+  waiting write: the events of a step are committed together, not one by one as they come. Creating and finishing an
+  episode (``submit_write``) go into the same transactions as the events around them, in order.
 - **Durable before the next action.** Every submission gets a ticket; ``await durable(t)``
   returns once everything up to ``t`` is committed. The runner awaits it before asking any
   controller for its next action, so a kill loses at most the step in progress.
@@ -32,6 +36,7 @@ from sttui.errors import StoreError
 
 WRITE_DEADLINE = float(os.environ.get("STTUI_WRITE_DEADLINE", "60"))
 SYNC_INTERVAL = 1.0  # seconds between syncs to the disk itself (a power cut loses at most this)
+COALESCE = 0.005  # seconds a write waits for others to join its commit, unless someone waits for it
 
 
 class WriteFailed(Exception):
@@ -44,6 +49,7 @@ class _Job:
     episode: str | None
     event: Event | None = None
     fn: Callable[[], Any] | None = None
+    items: Callable[[], list[tuple[Any, ...]]] | None = None  # builds store writes (Store.write's items)
 
 
 class Writer:
@@ -58,15 +64,22 @@ class Writer:
         self._done = 0
         self._waiters: list[tuple[int, str | None, asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
         self._synced = time.monotonic()
+        self._wanted = threading.Event()  # someone waits for durability: commit now
         self._thread = threading.Thread(target=self._loop, name="sttui-writer", daemon=True)
         self._thread.start()
 
     # -- submitting ----------------------------------------------------------------------
-    def _put(self, episode: str | None, event: Event | None = None, fn: Callable[[], Any] | None = None) -> int:
+    def _put(
+        self,
+        episode: str | None,
+        event: Event | None = None,
+        fn: Callable[[], Any] | None = None,
+        items: Callable[[], list[tuple[Any, ...]]] | None = None,
+    ) -> int:
         with self._lock:
             self._tickets += 1
             ticket = self._tickets
-        self._jobs.put(_Job(ticket, episode, event, fn))
+        self._jobs.put(_Job(ticket, episode, event, fn, items))
         return ticket
 
     def submit(self, job: Callable[[], Any], episode: str | None = None) -> int:
@@ -75,6 +88,11 @@ class Writer:
 
     def submit_event(self, episode_id: str, event: Event) -> int:
         return self._put(episode_id, event=event)
+
+    def submit_write(self, items: Callable[[], list[tuple[Any, ...]]], episode: str | None = None) -> int:
+        """Writes for ``Store.write`` (an episode's row, its end), built on the writer thread and
+        committed in order, in the same transaction as the events waiting with them."""
+        return self._put(episode, items=items)
 
     # -- waiting -------------------------------------------------------------------------
     async def durable(self, ticket: int, episode: str | None = None) -> None:
@@ -87,6 +105,9 @@ class Writer:
                 return
             future: asyncio.Future[None] = loop.create_future()
             self._waiters.append((ticket, episode, loop, future))
+        # commit once the episodes ready to run have taken their steps too: their events then
+        # share this commit (the callback runs after the tasks already scheduled on this loop)
+        loop.call_soon(self._wanted.set)
         await future
 
     def _raise_if_failed(self, episode: str | None) -> None:
@@ -95,16 +116,21 @@ class Writer:
 
     def flush(self) -> None:
         """Wait until everything submitted so far has been tried (committed or failed)."""
+        self._wanted.set()
         self._jobs.join()
 
     def close(self) -> None:
         self._jobs.put(None)
+        self._wanted.set()
         self._thread.join(timeout=self.deadline + 10)
 
     # -- the thread ----------------------------------------------------------------------
     def _loop(self) -> None:
         while True:
             first = self._jobs.get()
+            if first is not None:  # let the rest of the step join this commit, unless someone waits
+                self._wanted.wait(COALESCE)
+            self._wanted.clear()
             jobs = [first]
             while not self._jobs.empty():
                 jobs.append(self._jobs.get_nowait())
@@ -112,11 +138,11 @@ class Writer:
             work = [j for j in jobs if j is not None]
             events: list[_Job] = []
             for job in [*work, None]:
-                if job is not None and job.event is not None:
+                if job is not None and (job.event is not None or job.items is not None):
                     if job.episode not in self.failed:
                         events.append(job)
                     continue
-                if events:  # the events before a job are committed first, in order
+                if events:  # the writes before a job are committed first, in order
                     self._commit_events(events)
                     events = []
                 if job is not None and job.fn is not None:
@@ -129,11 +155,29 @@ class Writer:
             if stop:
                 return
 
-    def _commit_events(self, events: list[_Job]) -> None:
-        batch = [(j.episode, j.event) for j in events]
-        episodes = list(dict.fromkeys(j.episode for j in events))
+    def _commit_events(self, jobs: list[_Job]) -> None:
+        """Commit events and episode writes waiting together in one transaction; when that can
+        never succeed, each episode's own writes alone, so one bad write fails only its episode."""
+        batch: list[tuple[str | None, tuple[Any, ...]]] = []
+        for job in jobs:
+            if job.episode in self.failed:
+                continue
+            if job.event is not None:
+                batch.append((job.episode, ("event", job.episode, job.event)))
+                continue
+            assert job.items is not None
+            try:
+                built = job.items()
+            except Exception as exc:  # (reading the task file for its version, say)
+                self._fail([job.episode], f"{type(exc).__name__}: {exc}")
+                continue
+            batch.extend((job.episode, item) for item in built)
+        batch = [(e, item) for e, item in batch if e not in self.failed]
+        if not batch:
+            return
+        episodes = list(dict.fromkeys(e for e, _ in batch))
         split = len(episodes) > 1
-        outcome = self._attempt(lambda: self.store.append_events(batch), episodes, quiet=split)
+        outcome = self._attempt(lambda: self.store.write([item for _, item in batch]), episodes, quiet=split)
         if outcome is None or not split:
             return
         reason, permanent = outcome
@@ -141,8 +185,8 @@ class Writer:
             self._fail(episodes, reason)
             return
         for eid in episodes:  # one episode's bad write must not fail the others in the batch
-            mine = [(e, ev) for e, ev in batch if e == eid]
-            self._attempt(lambda mine=mine: self.store.append_events(mine), [eid])
+            mine = [item for e, item in batch if e == eid]
+            self._attempt(lambda mine=mine: self.store.write(mine), [eid])
 
     def _attempt(
         self, fn: Callable[[], Any], episodes: list[str | None], quiet: bool = False
@@ -192,9 +236,17 @@ class Writer:
             ready = [w for w in self._waiters if w[0] <= self._done]
             self._waiters = [w for w in self._waiters if w[0] > self._done]
             failed = dict(self.failed)
+        by_loop: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[None], str | None]]] = {}
         for _, episode, loop, future in ready:
-            reason = failed.get(episode) if episode is not None else None
-            loop.call_soon_threadsafe(_settle, future, reason)
+            by_loop.setdefault(loop, []).append((future, failed.get(episode) if episode is not None else None))
+        for loop, settled in by_loop.items():  # one wake-up per loop, however many waited on it
+            with contextlib.suppress(RuntimeError):  # (a loop closed meanwhile: nobody waits any more)
+                loop.call_soon_threadsafe(_settle_all, settled)
+
+
+def _settle_all(settled: list[tuple[asyncio.Future[None], str | None]]) -> None:
+    for future, reason in settled:
+        _settle(future, reason)
 
 
 def _settle(future: asyncio.Future[None], reason: str | None) -> None:

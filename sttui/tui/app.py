@@ -110,7 +110,7 @@ class SttuiApp(App[None]):
     def _store_ready(self, store: Any) -> None:
         self.store = store
         home = next((s for s in self.screen_stack if isinstance(s, HomeScreen)), None)
-        if home is not None and home.rows:
+        if home is not None:  # the sessions pane does not wait for the task list
             home.load_sessions()
         if self._play_request:
             plan, self._play_request = self._play_request, None

@@ -7,6 +7,7 @@ starts with the domain). Each tab's footer shows its own keys."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -72,6 +73,55 @@ def _row(t: LoadedTask) -> TaskRow:
     return TaskRow(task.id, task.kind, task.domain, subtype, level, task.title, brief)
 
 
+def _entry_row(e: Any) -> TaskRow:
+    """``_row`` from the task index's entry for the file: the same row, nothing loaded."""
+    if e.kind == "explore":
+        subtype, level = e.family, "-"
+        opening = f"[i]Scenario:[/i] {e.opening.strip()}"
+        keys = "enter plays it"
+    else:
+        subtype, level = e.conflict, e.level
+        opening = f"[i]User:[/i] {e.opening}"
+        keys = "enter plays the agent seat · u plays the user seat"
+    brief = f"[b]{e.title}[/b]  ({e.domain}, {subtype}, {level})\n{opening}\n[dim]{display_path(e.path)} · {keys}[/dim]"
+    return TaskRow(e.id, e.kind, e.domain, subtype, level, e.title, brief)
+
+
+SESSIONS_PAGE = 500  # sessions read at a time
+
+
+def _session_cells(r: Any) -> tuple[str, ...]:
+    """A session's row in the sessions pane (``SESSION_COLUMNS``); a seat that changed hands
+    reads ``mixed (…)``, as in ``sttui sessions``."""
+    from datetime import datetime
+
+    from sttui.core.control import seat_label, valid_control
+
+    if r.outcome is not None:
+        outcome = "pass" if r.outcome.get("passed") else "fail"
+    elif r.scores and r.scores.get("calibrated_accuracy") is not None:
+        outcome = f"CA {r.scores['calibrated_accuracy']:.0%}"
+    else:
+        outcome = "-"
+    started = datetime.fromtimestamp(r.started_at).strftime("%m-%d %H:%M")
+    review = (r.scores or {}).get("review")
+    stages = f"{review['score']:.2f} · {review['settled']}/{review['milestones']}" if review else "-"
+    control = valid_control((r.scores or {}).get("control"))
+    cells = {
+        "id": r.id,
+        "status": r.status,
+        "outcome": outcome,
+        "baseline": clean_mark(r),
+        "task": r.task_id,
+        "agent": seat_label(r.agent, control["agent_steps"]) if control else r.agent,
+        "user": seat_label(r.user, control["user_turns"]) if control else (r.user or "-"),
+        "steps": str(r.steps),
+        "stages": stages,
+        "started": started,
+    }
+    return tuple(cells[c] for c in SESSION_COLUMNS)
+
+
 def _mine(records: list[Any]) -> dict[str, str]:
     """Per task: how often I played it and how the last one went."""
     out: dict[str, str] = {}
@@ -110,7 +160,7 @@ class HomeScreen(Screen[None]):
     ]
 
     class Loaded(Message):
-        def __init__(self, rows: list[TaskRow], tasks: dict[str, LoadedTask], errors: list[str]):
+        def __init__(self, rows: list[TaskRow], tasks: Mapping[str, LoadedTask], errors: list[str]):
             self.rows, self.tasks, self.errors = rows, tasks, errors
             super().__init__()
 
@@ -121,10 +171,11 @@ class HomeScreen(Screen[None]):
         self.defer_tasks = defer_tasks
         self._load_on_resume = False
         self.rows: list[TaskRow] = []
-        self.tasks: dict[str, LoadedTask] = {}
+        self.tasks: Mapping[str, LoadedTask] = {}
         self.sort_column = "id"
         self.sessions: list[Any] = []
         self._load_errors = 0
+        self.mine: dict[str, str] = {}  # (the sessions pane may fill before the task table)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -169,12 +220,14 @@ class HomeScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="tasks")
     def load_tasks(self) -> None:
-        from sttui.core.loader import load_all
+        from sttui.core.taskindex import Tasks, index
 
-        loaded, errors = load_all([self.tasks_dir])
+        # the task index's entries: the table fills without loading a task (one is loaded when played)
+        entries = index().scan([self.tasks_dir])
+        ok = [e for e in entries if e.ok]
         # one line per broken file: its first problem, which names the file, line and field
-        problems = [str(exc.problems[0]) for exc in errors if exc.problems]
-        self.post_message(self.Loaded([_row(t) for t in loaded], {t.id: t for t in loaded}, problems))
+        problems = [str(e.problems[0]) for e in entries if e.problems]
+        self.post_message(self.Loaded([_entry_row(e) for e in ok], Tasks(ok), problems))
 
     def on_home_screen_loaded(self, message: Loaded) -> None:
         self.rows, self.tasks = message.rows, message.tasks
@@ -184,6 +237,8 @@ class HomeScreen(Screen[None]):
                 f"\n… and {len(message.errors) - 5} more" if len(message.errors) > 5 else ""
             )
             self.notify(shown, title="Task files not loaded", severity="warning", timeout=20)
+        for row in self.rows:
+            row.mine = self.mine.get(row.id, "")
         self.refresh_table()
         self.load_sessions()
 
@@ -192,43 +247,45 @@ class HomeScreen(Screen[None]):
         store = self.app.store  # type: ignore[attr-defined]
         if store is None:
             return
-        records = store.list_episodes(limit=500)
+        records = list(store.summaries(limit=SESSIONS_PAGE))  # light rows, a page: more as the cursor reaches the end
         me = self.app.human  # type: ignore[attr-defined]
         mine = _mine([r for r in records if me in (r.agent, r.user)])
         self.app.call_from_thread(self.show_sessions, records, mine)
 
     def show_sessions(self, records: list[Any], mine: dict[str, str]) -> None:
-        from datetime import datetime
 
         self.sessions = records
+        self.mine = mine
         table = self.sessions_table()
         table.clear()
         for r in records:
-            if r.outcome is not None:
-                outcome = "pass" if r.outcome.get("passed") else "fail"
-            elif r.scores and r.scores.get("calibrated_accuracy") is not None:
-                outcome = f"CA {r.scores['calibrated_accuracy']:.0%}"
-            else:
-                outcome = "-"
-            started = datetime.fromtimestamp(r.started_at).strftime("%m-%d %H:%M")
-            review = (r.scores or {}).get("review")
-            stages = f"{review['score']:.2f} · {review['settled']}/{review['milestones']}" if review else "-"
-            cells = {
-                "id": r.id,
-                "status": r.status,
-                "outcome": outcome,
-                "baseline": clean_mark(r),
-                "task": r.task_id,
-                "agent": r.agent,
-                "user": r.user or "-",
-                "steps": str(r.steps),
-                "stages": stages,
-                "started": started,
-            }
-            table.add_row(*(cells[c] for c in SESSION_COLUMNS), key=r.id)
+            table.add_row(*_session_cells(r), key=r.id)
         for row in self.rows:
             row.mine = mine.get(row.id, "")
         self.refresh_table()
+
+    @work(thread=True, exclusive=True, group="more-sessions")
+    def load_more_sessions(self) -> None:
+        """The next page of sessions, when the cursor reaches the end of those shown."""
+        store = self.app.store  # type: ignore[attr-defined]
+        if store is None:
+            return
+        more = list(store.summaries(limit=SESSIONS_PAGE, offset=len(self.sessions)))
+        if more:
+            self.app.call_from_thread(self.add_sessions, more)
+
+    def add_sessions(self, records: list[Any]) -> None:
+        table = self.sessions_table()
+        shown = {r.id for r in self.sessions}
+        fresh = [r for r in records if r.id not in shown]  # (an episode recorded meanwhile shifts the pages)
+        self.sessions = [*self.sessions, *fresh]
+        for r in fresh:
+            table.add_row(*_session_cells(r), key=r.id)
+
+    @on(DataTable.RowHighlighted, "#sessions")
+    def _session_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if self.sessions and event.cursor_row >= len(self.sessions) - 1 and len(self.sessions) >= SESSIONS_PAGE:
+            self.load_more_sessions()
 
     def sessions_table(self) -> DataTable[str]:
         found = self.query("#sessions")

@@ -88,6 +88,11 @@ class ReplayScreen(Screen[None]):
         self.threshold = 0.5
         self._steps: dict[int, int] = {}
         self.rebuilt_episode: Any = None
+        # a long episode (more than WHOLE events): every event without payload, and the window
+        # of rows shown (``events`` holds the shown ones, in full, from ``_offset`` on)
+        self._heads: list[Event] = []
+        self._offset = 0
+        self._record: Any = None
 
     def compose(self) -> ComposeResult:
         yield Static(f"Replay of {self.episode_id}: loading…", id="status-bar")
@@ -111,9 +116,67 @@ class ReplayScreen(Screen[None]):
     @work(thread=True)
     def load(self) -> None:
         record = self.store.episode(self.episode_id)
+        heads = self.store.event_heads(record.id)  # every event, without its payload
+        if len(heads) <= WHOLE:  # everything at once, as always
+            events = self.store.events(record.id)
+            episode, why = reviewed(self.store, record, events, keep_history=True)
+            self.app.call_from_thread(self.show, record, events, episode, why)
+            return
+        # a long episode: its rows at once, a window of them at a time (scrolling pages the
+        # window); the review comes when the episode is rebuilt, in this worker
+        self.app.call_from_thread(self.show_heads, record, heads)
         events = self.store.events(record.id)
-        episode, why = reviewed(self.store, record, events, keep_history=True)
-        self.app.call_from_thread(self.show, record, events, episode, why)
+        episode, why = reviewed(self.store, record, events, keep_history=True, keep_events=False)
+        del events
+        self.app.call_from_thread(self.show_review, episode, why)
+
+    def show_heads(self, record: Any, heads: list[Event]) -> None:
+        """A long episode's rows: the first window of them, before its review is ready."""
+        self._heads = heads
+        self._steps = step_of_events(heads)
+        self._record = record
+        self._status(record, len(heads))
+        self._goto(0)
+
+    def show_review(self, episode: Any, why: str) -> None:
+        self.rebuilt_episode = episode
+        self.review = episode.review if episode is not None else None
+        if self.review is not None:
+            self.threshold = self.review.settings.stage_threshold
+            self.first_error = self.review.first_error()
+        pane = self.query_one("#replay-review")
+        pane.display = self.review is not None or bool(why)
+        if self.review is None and why:
+            self.query_one("#replay-frontier", Static).update(Text(f"No milestone review: {why}", style="dim"))
+        table = self.query_one("#events", DataTable)
+        self._goto(self._offset + table.cursor_row, refill=True)  # (marks the first error)
+
+    def _status(self, record: Any, count: int) -> None:
+        outcome = ("pass" if record.outcome.get("passed") else "fail") if record.outcome else record.status
+        seats = f"agent {record.agent}" + (f", user {record.user}" if record.user else "")
+        clean = "" if record.clean_baseline else "  ·  not a clean baseline (god view used)"
+        self.query_one("#status-bar", Static).update(
+            f"Replay of {record.id}: {record.task_id}  ·  {outcome}  ·  {seats}  ·  {count} events{clean}"
+        )
+
+    def _goto(self, index: int, refill: bool = False) -> None:
+        """Put the cursor on the long episode's event ``index``, moving the window of rows there
+        when it lies outside (or near an edge of) the one shown."""
+        heads = self._heads
+        index = max(0, min(len(heads) - 1, index))
+        table = self.query_one("#events", DataTable)
+        first, end = self._offset, self._offset + len(self.events)
+        at_edge = (index == first and first > 0) or (index == end - 1 and end < len(heads))
+        if refill or not first <= index < end or at_edge:
+            self._offset = max(0, min(len(heads) - WINDOW, index - WINDOW // 2))
+            shown = heads[self._offset : self._offset + WINDOW]
+            self.events = self.store.events(self._record.id, shown[0].seq, shown[-1].seq)
+            first_seq = seq_of_step(heads, self.first_error["step"]) if self.first_error else None
+            table.clear()
+            for e in self.events:
+                table.add_row(*_cells(e, first_seq), key=str(e.seq))
+        table.move_cursor(row=index - self._offset)
+        self.show_event(index - self._offset)
 
     def show(self, record: Any, events: list[Event], episode: Any = None, why: str = "") -> None:
         self.events = events
@@ -142,17 +205,21 @@ class ReplayScreen(Screen[None]):
         )
         table = self.query_one("#events", DataTable)
         for e in events:
-            style = STYLES.get(e.type, "dim" if e.actor in ("system",) else "")
-            what = summary(e)[:64]
-            if e.seq == first_seq:
-                what = f"◀ first error: {what}"[:64]
-                style = "bold red reverse"
-            table.add_row(str(e.seq), Text(e.type, style=style), what, e.actor, key=str(e.seq))
+            table.add_row(*_cells(e, first_seq), key=str(e.seq))
         if events:
             self.show_event(0)
 
     @on(DataTable.RowHighlighted, "#events")
     def highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if self._heads and self.events:  # a long episode: at an edge of the window, page it
+            row = event.cursor_row
+            if row != event.data_table.cursor_row:
+                return  # (a highlight from before the window moved)
+            if (row == 0 and self._offset > 0) or (
+                row == len(self.events) - 1 and self._offset + len(self.events) < len(self._heads)
+            ):
+                self._goto(self._offset + row)
+                return
         if self.events and event.cursor_row < len(self.events):
             self.show_event(event.cursor_row)
 
@@ -178,6 +245,12 @@ class ReplayScreen(Screen[None]):
         if self.first_error is None:
             self.notify("the review found no first error in this episode")
             return
+        if self._heads:
+            seq = seq_of_step(self._heads, self.first_error["step"])
+            index = next((i for i, e in enumerate(self._heads) if e.seq == seq), None)
+            if index is not None:
+                self._goto(index)
+            return
         seq = seq_of_step(self.events, self.first_error["step"])
         row = next((i for i, e in enumerate(self.events) if e.seq == seq), None)
         if row is not None:
@@ -185,21 +258,37 @@ class ReplayScreen(Screen[None]):
 
     def action_step(self, delta: int) -> None:
         table = self.query_one("#events", DataTable)
-        if table.row_count:
+        if self._heads and self.events:
+            self._goto(self._offset + table.cursor_row + delta)
+        elif table.row_count:
             table.move_cursor(row=max(0, min(table.row_count - 1, table.cursor_row + delta)))
 
 
 STYLES = {"trigger_fired": "bold magenta", "milestone_settled": "green", "stop_signal": "bold red"}
+WHOLE = 2000  # up to this many events, the rows and the review show at once, all rows in the table
+WINDOW = 400  # a longer episode's rows are shown this many at a time, paged as the cursor moves
 
 
-def reviewed(store: Store, record: Any, events: list[Event], keep_history: bool = False) -> tuple[Any, str]:
+def _cells(e: Event, first_seq: int | None) -> tuple[Any, ...]:
+    style = STYLES.get(e.type, "dim" if e.actor in ("system",) else "")
+    what = summary(e)[:64]
+    if e.seq == first_seq:
+        what = f"◀ first error: {what}"[:64]
+        style = "bold red reverse"
+    return str(e.seq), Text(e.type, style=style), what, e.actor
+
+
+def reviewed(
+    store: Store, record: Any, events: list[Event], keep_history: bool = False, keep_events: bool = True
+) -> tuple[Any, str]:
     """The episode rebuilt from the exact task version it ran on, with its milestone review
-    (``episode.review``), or None and why not."""
+    (``episode.review``), or None and why not. ``keep_events=False``: the rebuilt episode keeps
+    no events of its own (the record has them)."""
     if record.kind != "stt":
         return None, ""
     try:
         loaded = load_version(store, record)
-        rebuilt = rebuild(loaded, record, events, keep_history=keep_history)
+        rebuilt = rebuild(loaded, record, events, keep_history=keep_history, keep_events=keep_events)
     except Exception as exc:  # a missing or unloadable task version: replay the events anyway
         return None, f"{type(exc).__name__}: {exc}"
     if not rebuilt.matches:

@@ -116,6 +116,13 @@ class _Rule(_Strict):
         return action_filter(self.constraints)
 
     @cached_property
+    def plan(self) -> Any:
+        """The constraints compiled for the review's hot path (``operators.Plan``)."""
+        from sttui.core.review.operators import Plan
+
+        return Plan(self.checks, self.threshold)
+
+    @cached_property
     def state_only(self) -> bool:
         """Looks at the state alone: the same state gives the same answer, whatever the action."""
         return all(c.root == "state" for c in self.constraints)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -190,6 +190,119 @@ def _new_entries(old: Any, new: Any) -> list[Any]:
                 out.append(item)
         return out
     return []
+
+
+Test = Callable[[Context], bool]
+
+
+def compile_constraint(c: Constraint) -> Test:
+    """``holds(c, ·)`` specialised to one constraint: the selector's path split once and the
+    operator chosen once, for the review's hot path. Same answers as ``holds``."""
+    op, want = c.operator, c.expected
+    if op in ("added", "updated", "removed", "unchanged_since"):
+        return lambda ctx: holds(c, ctx)
+    root, path = c.root, c.path
+    select_value: Callable[[Context], Any]
+    if root == "state":
+        keys = st.split(path)
+
+        def select_value(ctx: Context) -> Any:
+            return _lookup(ctx.state, keys)
+    elif root == "message":
+
+        def select_value(ctx: Context) -> Any:
+            a = ctx.action
+            if a is None or a.kind != "message" or a.text is None:
+                return MISSING
+            return a.text
+    else:
+        part, _, rest = path.partition(".")
+        rest_keys = st.split(rest)
+        if part == "tool":
+
+            def select_value(ctx: Context) -> Any:
+                a = ctx.action
+                return a.tool if a is not None and a.kind == "call" else MISSING
+        else:
+            use_args = part == "args"
+
+            def select_value(ctx: Context) -> Any:
+                a = ctx.action
+                if a is None or a.kind != "call":
+                    return MISSING
+                source = a.args if use_args else a.result
+                if source is None:
+                    return MISSING
+                return _lookup(source, rest_keys) if rest_keys else source
+
+    if op == "equals":
+
+        def test(ctx: Context) -> bool:
+            actual = select_value(ctx)
+            return actual is not MISSING and bool(actual == want)
+    elif op == "one_of":
+
+        def test(ctx: Context) -> bool:
+            actual = select_value(ctx)
+            return actual is not MISSING and actual in want
+    elif op == "contains":
+
+        def test(ctx: Context) -> bool:
+            actual = select_value(ctx)
+            return actual is not MISSING and contains(actual, want)
+    elif op == "json_subsumes":
+
+        def test(ctx: Context) -> bool:
+            actual = select_value(ctx)
+            return actual is not MISSING and subsumes(actual, want)
+    else:  # fuzzy_match
+        level = c.similarity
+
+        def test(ctx: Context) -> bool:
+            actual = select_value(ctx)
+            return actual is not MISSING and similarity(str(actual), str(want)) >= level
+
+    return test
+
+
+def _lookup(node: Any, keys: list[str]) -> Any:
+    """``st.lookup(node, path, MISSING)`` with the path already split."""
+    for key in keys:
+        node = node.get(key, MISSING) if type(node) is dict else st._step(node, key)
+        if node is MISSING:
+            return MISSING
+    return node
+
+
+class Plan:
+    """A rule's constraints compiled: the hard tests in order, then the soft ones with their
+    weights; ``satisfied`` on a plan gives the same answer and share as on the constraints."""
+
+    __slots__ = ("hard", "hard_weight", "soft", "threshold", "total")
+
+    def __init__(self, constraints: list[Constraint], threshold: float):
+        self.hard = [compile_constraint(c) for c in constraints if c.hard]
+        self.soft = [(c.weight, compile_constraint(c)) for c in constraints if not c.hard]
+        self.threshold = threshold
+        total = hard_weight = 0.0  # summed in the constraints' order, as ``satisfied`` sums them
+        for c in constraints:
+            total += c.weight
+            if c.hard:
+                hard_weight += c.weight
+        self.total, self.hard_weight = total, hard_weight
+        if any(c.hard for c in constraints[len(self.hard) :]):
+            raise ValueError("a plan needs its hard constraints first (cheapest_first orders them)")
+
+    def satisfied(self, ctx: Context) -> tuple[bool, float]:
+        for test in self.hard:
+            if not test(ctx):
+                return False, 0.0
+        got = self.hard_weight
+        for weight, test in self.soft:
+            if test(ctx):
+                got += weight
+        share = got / self.total if self.total else 0.0
+        return share >= self.threshold - 1e-9, share
 
 
 def satisfied(constraints: list[Constraint], threshold: float, ctx: Context) -> tuple[bool, float]:

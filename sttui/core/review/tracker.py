@@ -9,11 +9,12 @@ from their evidence windows, and stop signals are raised.
 
 from __future__ import annotations
 
+import bisect
 from typing import Any
 
 from sttui.core.review.graph import START, Graph
 from sttui.core.review.model import STATE_ONLY, Constraint, Minefield, ReviewSettings
-from sttui.core.review.operators import Closed, Context, Snapshot, holds, satisfied
+from sttui.core.review.operators import Closed, Context, Snapshot, holds
 from sttui.core.review.stages import STOPS, Stage, first_error, flags_of, score_window
 
 Signal = dict[str, Any]
@@ -56,6 +57,10 @@ class Review:
             f"minefield:{mid}": {c.path for c in mine.constraints} for mid, mine in self._mines_after if mine.state_only
         }
         self._clean: set[str] = set()  # such rules whose answer still stands
+        # every dotted prefix of what each such rule reads (itself included), to test overlaps by sets
+        self._read_prefixes = {
+            rule: {q for path in reads for q in _prefixes(path)} for rule, reads in self._reads.items()
+        }
         self._ready = graph.ready({START})
         self._blocked = graph.blocked({START})
 
@@ -90,7 +95,7 @@ class Review:
         ctx = Context(proposed, state, self.states[START], self.states)
         out = []
         for mid, mine in self._mines_before:
-            if _could_match(mine.needs, proposed) and satisfied(mine.checks, mine.threshold, ctx)[0]:
+            if _could_match(mine.needs, proposed) and mine.plan.satisfied(ctx)[0]:
                 out.append(self._mine_signal(step, mid, mine, before=True))
         return out
 
@@ -127,7 +132,7 @@ class Review:
             key = f"minefield:{mid}"
             if key in self._clean:
                 continue
-            hit = _could_match(mine.needs, action) and satisfied(mine.checks, mine.threshold, after_ctx)[0]
+            hit = _could_match(mine.needs, action) and mine.plan.satisfied(after_ctx)[0]
             if key in self._reads:
                 self._clean.add(key)  # (held or not, the same state gives the same answer)
             if hit and mid not in self._holding:
@@ -141,7 +146,7 @@ class Review:
                 continue
             anchor = self.graph.idom[mid]
             ctx = Context(action, state, self.states[anchor], self.states)
-            ok, share = satisfied(m.checks, m.threshold, ctx)
+            ok, share = m.plan.satisfied(ctx)
             if ok:
                 settled_now.append((mid, share))
             elif mid in self._reads:
@@ -173,7 +178,7 @@ class Review:
                 m = self.graph.milestones[mid]
                 if m.state_only or mid in self._gapped:
                     continue  # a state that holds early is no gap; a gap is signalled once
-                if _could_match(m.needs, action) and satisfied(m.checks, m.threshold, start_ctx)[0]:
+                if _could_match(m.needs, action) and m.plan.satisfied(start_ctx)[0]:
                     missing = [p for p in self.graph.preds[mid] if p not in self.settled]
                     signal = {
                         "signal": "predecessor_gap",
@@ -208,10 +213,22 @@ class Review:
         return [(c.describe(), holds(c, ctx)) for c in m.constraints]
 
     def _invalidate(self, changed: list[str] | None) -> None:
+        """Forget the answers of rules that read a changed path, or a path inside or around one
+        (``_overlap``, tested by sets: a read path among the changed paths' prefixes, or a
+        changed path among the read paths' prefixes)."""
         if changed is None:
             self._clean.clear()
             return
-        for rule in [r for r in self._clean if any(_overlap(p, q) for p in changed for q in self._reads[r])]:
+        if not changed or not self._clean:
+            return
+        exact = set(changed)
+        around = {q for path in exact for q in _prefixes(path)}
+        stale = [
+            r
+            for r in self._clean
+            if not self._reads[r].isdisjoint(around) or not self._read_prefixes[r].isdisjoint(exact)
+        ]
+        for rule in stale:
             self._clean.discard(rule)
 
     def stopping(self) -> Signal | None:
@@ -222,7 +239,10 @@ class Review:
 
     # -- stages and the summary ---------------------------------------------------------
     def _window(self, after: int, upto: int) -> list[Closed]:
-        return [a for a in self.actions if after < a.step <= upto]
+        """The actions of steps ``after`` + 1 .. ``upto`` (actions are kept in step order, so a
+        long episode's window is found by bisection, not a scan)."""
+        steps = _Steps(self.actions)
+        return self.actions[bisect.bisect_right(steps, after) : bisect.bisect_right(steps, upto)]
 
     def _stage(self, mid: str) -> Stage:
         anchor = self.graph.idom[mid]
@@ -300,3 +320,24 @@ def _could_match(needs: tuple[str | None, frozenset[str] | None], action: Closed
 def _overlap(a: str, b: str) -> bool:
     """Whether a change at one path can change the value at the other."""
     return a == b or a.startswith(b + ".") or b.startswith(a + ".")
+
+
+def _prefixes(path: str) -> list[str]:
+    """``a.b.c`` -> ``a``, ``a.b``, ``a.b.c``."""
+    parts = path.split(".")
+    return [".".join(parts[:i]) for i in range(1, len(parts) + 1)]
+
+
+class _Steps:
+    """The step numbers of a list of actions, as a sequence bisect can search without a copy."""
+
+    __slots__ = ("actions",)
+
+    def __init__(self, actions: list[Closed]):
+        self.actions = actions
+
+    def __len__(self) -> int:
+        return len(self.actions)
+
+    def __getitem__(self, i: int) -> int:
+        return self.actions[i].step

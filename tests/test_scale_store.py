@@ -1,0 +1,367 @@
+"""Large records on both backends: lookups by id or prefix through an index, light rows that
+read like full ones, streamed listings with the same text as before, pages that never overlap."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from click.testing import CliRunner
+from sqlalchemy import insert, text
+
+from sttui.cli import main
+from sttui.controllers.baselines import PlanAgent, ScriptedUser
+from sttui.recording import run_recorded
+from sttui.store.db import StoreError
+from sttui.store.store import Store
+from sttui.store.tables import EpisodeRow
+from sttui.textout import table
+
+
+def _row(eid: str, i: int, **over: object) -> dict[str, object]:
+    row: dict[str, object] = {
+        "id": eid,
+        "task_id": f"task-{i % 7}",
+        "task_hash": f"h{i % 3}",
+        "kind": "stt",
+        "seed": i,
+        "setting": "default",
+        "status": "completed",
+        "agent": f"baseline:agent{i % 4}",
+        "user": None if i % 5 == 0 else "baseline:scripted-user",
+        "outcome": {"passed": i % 2 == 0, "items": [1, 2]},
+        "scores": {"review": {"score": i / 10, "completion": 0.5, "settled": 1, "milestones": 2, "stop": None}},
+        "end_reason": "plan finished",
+        "steps": i,
+        "state_hash": "s",
+        "started_at": 1_700_000_000.0 + i,
+        "ended_at": None,
+        "clean_baseline": True,
+    }
+    row.update(over)
+    return row
+
+
+def _fill(store: Store, rows: list[dict[str, object]]) -> None:
+    with store.engine.begin() as conn:
+        conn.execute(insert(EpisodeRow.__table__), rows)  # type: ignore[arg-type]
+
+
+def _varied(n: int) -> list[dict[str, object]]:
+    """Rows with every shape a listing or report reads: no outcome, outcome JSON null, explore
+    accuracy, a review with a stop, working time, incomplete, scores without any of those."""
+    rows = [_row(f"{i:04x}aa{i:06d}", i) for i in range(n)]
+    for i, r in enumerate(rows):
+        shape = i % 8
+        if shape == 1:
+            r.update(outcome=None, scores=None, status="running")
+        elif shape == 2:
+            r.update(kind="explore", outcome=None, scores={"calibrated_accuracy": 0.625, "incomplete": True})
+        elif shape == 3:
+            stop = {"signal": "frontier_stagnation", "step": 4, "steps_saved": 30}
+            r["scores"] = {"review": {"score": 0.5, "completion": 1.0, "settled": 2, "milestones": 2, "stop": stop}}
+        elif shape == 4:
+            r["scores"] = {"human_active_seconds": 61.5, "other": 1}
+        elif shape == 5:
+            r["scores"] = {"only": "other keys"}
+        elif shape == 6:
+            r.update(status="errored", outcome={})
+        elif shape == 7 and i % 16 == 7:  # a seat that changed hands, as recorded since handoff
+            control = {"agent_steps": {"human:ana": 3, "model:m": 5}, "user_turns": {"baseline:u": 2}}
+            r["scores"] = {
+                "control": control,
+                "review": {"score": 1.0, "completion": 1.0, "settled": 1, "milestones": 1},
+            }
+        elif shape == 7:
+            r["scores"] = {"control": "not a mapping"}
+    return rows
+
+
+def test_exact_id_first_then_prefix_then_ambiguity(db_url):
+    store = Store(db_url)
+    _fill(store, [_row("abc", 1), _row("abcd", 2), _row("abx1", 3), _row("a%c_1", 4), _row("zz9", 5)])
+    assert store.episode("abc").id == "abc"  # exact, though "abcd" shares the prefix
+    assert store.episode("abcd").id == "abcd"
+    assert store.episode("abx").id == "abx1"
+    assert store.episode("zz").id == "zz9"
+    with pytest.raises(StoreError, match="matches several episodes"):
+        store.episode("ab")
+    with pytest.raises(StoreError, match="no episode 'ac'"):
+        store.episode("ac")  # after "abx1" and before "zz9": nothing starts with it
+    assert store.episode("a%").id == "a%c_1"  # LIKE's wildcards are matched as themselves
+    with pytest.raises(StoreError, match="no episode 'a_c'"):
+        store.episode("a_c")
+    with pytest.raises(StoreError, match="no episode"):
+        store.episode("")
+
+
+def test_a_prefix_lookup_is_answered_by_an_index(db_url):
+    store = Store(db_url)
+    _fill(store, [_row(f"{i:012x}", i) for i in range(0, 3000, 7)])
+    condition = store._prefix("00a")
+    sql = str(condition.compile(store.engine, compile_kwargs={"literal_binds": True}))
+    with store.engine.connect() as conn:
+        if store.engine.url.get_backend_name() == "postgresql":
+            conn.exec_driver_sql("SET enable_seqscan = off")  # can the planner use an index at all?
+            plan = " ".join(r[0] for r in conn.execute(text(f"EXPLAIN SELECT id FROM episodes WHERE {sql}")))
+            assert "Index" in plan and "Seq Scan" not in plan, plan
+        else:
+            rows = conn.execute(text(f"EXPLAIN QUERY PLAN SELECT id FROM episodes WHERE {sql}")).all()
+            plan = " ".join(str(r[-1]) for r in rows)
+            assert plan.startswith("SEARCH") and "INDEX" in plan.upper(), plan
+
+
+def test_summaries_read_like_full_records(db_url):
+    store = Store(db_url)
+    _fill(store, _varied(80))
+    with store.engine.begin() as conn:  # an outcome stored as JSON null, as finishing an explore episode writes it
+        conn.execute(EpisodeRow.__table__.update().where(EpisodeRow.id == "0002aa000002").values(outcome=None))
+    full = {r.id: r for r in store.iter_episodes()}
+    light = list(store.summaries())
+    assert [r.id for r in light] == list(full)
+    for r in light:
+        f = full[r.id]
+        for name in ("task_id", "task_hash", "kind", "seed", "setting", "status", "agent", "user", "steps"):
+            assert getattr(r, name) == getattr(f, name)
+        assert (r.outcome is None) == (f.outcome is None) and bool(r.outcome) == bool(f.outcome)
+        if f.outcome is not None:
+            assert r.outcome.get("passed") == f.outcome.get("passed")
+        assert (r.scores is None) == (f.scores is None) and bool(r.scores) == bool(f.scores)
+        for key in ("calibrated_accuracy", "incomplete", "human_active_seconds"):
+            assert (f.scores or {}).get(key) == (r.scores or {}).get(key)
+            assert (key in (f.scores or {})) == (key in (r.scores or {}))
+        fr, lr = (f.scores or {}).get("review"), (r.scores or {}).get("review")
+        assert bool(fr) == bool(lr)
+        if fr:
+            assert {k: lr[k] for k in ("score", "completion", "settled", "milestones")} == {
+                k: fr[k] for k in ("score", "completion", "settled", "milestones")
+            }
+            assert bool(fr.get("stop")) == bool(lr.get("stop"))
+            if fr.get("stop"):
+                assert dict(lr["stop"]) == fr["stop"]
+    plain = list(store.summaries(review=False))
+    assert all(not (r.scores or {}).get("review") for r in plain)
+    assert [(r.outcome or {}).get("passed") for r in plain] == [(r.outcome or {}).get("passed") for r in light]
+
+
+def test_pages_follow_each_other_without_overlap(db_url):
+    store = Store(db_url)
+    rows = _varied(45)
+    for r in rows[:10]:
+        r["started_at"] = 1_800_000_000.0  # ties on the start time: the id decides
+    _fill(store, rows)
+    everything = [r.id for r in store.iter_episodes()]
+    pages = [[r.id for r in store.summaries(limit=10, offset=o)] for o in range(0, 50, 10)]
+    assert [i for page in pages for i in page] == everything and len(set(everything)) == 45
+    assert store.count_episodes() == 45 and store.count_episodes(status="running") == sum(
+        1 for r in rows if r["status"] == "running"
+    )
+    assert [r.id for r in store.iter_episodes(status=("completed", "errored"))] == [
+        i for i in everything if next(r for r in rows if r["id"] == i)["status"] in ("completed", "errored")
+    ]
+
+
+def _old_sessions_text(store: Store, **filters: object) -> str:
+    """What ``sessions`` printed when it held every record: the same rows, built from full records."""
+    from sttui.cli.records import _control_fields, _outcome, _when, episode_controls
+
+    records = store.list_episodes(**filters)  # type: ignore[arg-type]
+    controls = episode_controls(store, records)
+    rows = [
+        {
+            "id": r.id,
+            "task": r.task_id,
+            "status": r.status,
+            "outcome": _outcome(r),
+            "agent": _control_fields(r, controls)["agent_label"],
+            "user": _control_fields(r, controls)["user_label"],
+            "steps": r.steps,
+            "started": _when(r.started_at),
+        }
+        for r in records
+    ]
+    columns = ["id", "task", "status", "outcome", "agent", "user", "steps", "started"]
+    return table(rows, columns) + "\n" + f"\n{len(records)} episode(s)\n"
+
+
+def test_sessions_streams_the_same_text_as_before(db_url, monkeypatch):
+    store = Store(db_url)
+    _fill(store, _varied(2600))  # more than a spool chunk and a fetch batch
+    runner = CliRunner()
+    out = runner.invoke(main, ["--db", db_url, "sessions"])
+    assert out.exit_code == 0, out.output
+    assert out.output == _old_sessions_text(store)
+    assert "mixed (model:m 5, human:ana 3)" in out.output
+    out = runner.invoke(main, ["--db", db_url, "sessions", "--status", "errored", "--controller", "agent1"])
+    assert out.output == _old_sessions_text(store, status="errored", controller="agent1")
+    out = runner.invoke(main, ["--db", db_url, "sessions", "--task", "nothing-like-it"])
+    assert out.output == _old_sessions_text(store, task="nothing-like-it")
+    out = runner.invoke(main, ["--db", db_url, "sessions", "--json", "--limit", "300"])
+    from sttui.cli.records import _control_fields, episode_controls
+
+    records = store.list_episodes(limit=300)
+    controls = episode_controls(store, records)
+    expected = [{**r.as_dict(), **_control_fields(r, controls)} for r in records]
+    expected = json.dumps(expected, indent=2, default=str) + "\n"
+    assert '"agent_holder": "mixed"' in out.output  # (scores.control read by the light rows too)
+    assert out.output == expected
+    assert runner.invoke(main, ["--db", db_url, "sessions", "--json", "--task", "none"]).output == "[]\n"
+
+
+def test_sessions_memory_does_not_grow_with_the_record(tmp_path):
+    """The listing is streamed: twice the episodes cost a few hundred bytes more per extra
+    episode (the spooled cells), not the kilobytes a held record costs."""
+    import tracemalloc
+
+    def peak(n: int) -> int:
+        url = f"sqlite:///{tmp_path / f'{n}.db'}"
+        _fill(Store(url), _varied(n))
+        tracemalloc.start()
+        try:
+            out = CliRunner().invoke(main, ["--db", url, "sessions"])
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+            assert out.exit_code == 0 and f"{n} episode(s)" in out.output
+
+    small, large = peak(3000), peak(9000)
+    assert (large - small) / 6000 < 600, (small, large)
+
+
+def test_a_recorded_episode_is_found_by_its_prefix(db_url, stt_task):
+    store = Store(db_url)
+    eid, _ = asyncio.run(
+        run_recorded(store, stt_task, PlanAgent("baseline:oracle", stt_task.task.solution), ScriptedUser())
+    )
+    assert store.episode(eid[:4]).id == eid and store.episode(eid).steps > 0
+
+
+def test_first_error_marks_are_counted_by_the_database_as_from_the_whole_log(db_url, stt_task):
+    """``agreement`` reads each label's step from the database; it must be the step the whole
+    event log gives (``step_of_events``), and the review's suggestion the record's."""
+    from sttui.cli.ratings import _first_error_agreement
+    from sttui.core.replaying import step_of_events
+
+    store = Store(db_url)
+    ids = []
+    for plan in (stt_task.task.solution, stt_task.task.naive_plan):
+        eid, _ = asyncio.run(run_recorded(store, stt_task, PlanAgent("baseline:x", plan), ScriptedUser()))
+        ids.append(eid)
+    marks = [(ids[0], 1), (ids[0], 6), (ids[1], 9), (ids[1], 99_999)]  # the last: no such event
+    for who, (eid, seq) in zip(("ana", "ben", "ana", "ben"), marks, strict=True):
+        store.label_episode(who, eid, ["other"], first_error_seq=seq)
+    store.label_episode("chen", ids[1], ["other"])  # no step marked: not counted
+    expected = []
+    for label in store.labels():
+        seq, eid = label["first_error_seq"], label["episode_id"]
+        if seq is None:
+            continue
+        review = (store.episode(eid).scores or {}).get("review") or {}
+        suggested = review.get("first_error")
+        expected.append((step_of_events(store.events(eid)).get(seq, 0), suggested["step"] if suggested else None))
+    assert store.agent_steps_at([(eid, seq) for eid, seq in marks])[(ids[1], 99_999)] == 0
+    from sttui.annotate.first_errors import suggestion_agreement
+
+    assert _first_error_agreement(store) == suggestion_agreement(expected)
+    assert sorted(m for m, _ in expected) != [0, 0, 0, 0]  # (the steps really are counted)
+
+
+def test_report_from_light_rows_is_the_report_from_full_records(db_url):
+    """``report`` now reads light rows and every task version's meta at once: its figures must
+    be those computed from full records with a version lookup per task, as before."""
+    from sttui.cli.records import _task_meta
+    from sttui.comparison import FINISHED, compare
+    from sttui.store.tables import TaskRow
+
+    store = Store(db_url)
+    rows = _varied(400)
+    for i, r in enumerate(rows):
+        r["setting"] = ("default", "static", "no-user")[i % 3] if r["kind"] == "stt" else "default"
+    _fill(store, rows)
+    versions = [
+        {"task_id": f"task-{t}", "kind": "stt", "content_hash": f"h{h}", "title": "t", "source": "x",
+         "created_at": 0.0, "origin": "recorded",
+         "meta": {"level": ("easy", "hard")[(t + h) % 2], "conflict": "T1"} if (t, h) != (3, 0) else {}}
+        for t in range(7) for h in range(3) if (t, h) != (5, 1)
+    ]  # fmt: skip
+    with store.engine.begin() as conn:
+        conn.execute(insert(TaskRow.__table__), versions)  # type: ignore[arg-type]
+    old_records = [r for status in FINISHED for r in store.list_episodes(status=status)]
+    old_meta: dict[str, dict[str, object]] = {}
+    for r in old_records:
+        if r.kind == "stt" and r.task_id not in old_meta:
+            version = store.task_version(r.task_id, r.task_hash)
+            if version is not None and "level" in version.meta:
+                old_meta[r.task_id] = {"level": version.meta["level"], "conflict": version.meta["conflict"]}
+    new_records = [r for status in FINISHED for r in store.summaries(status=status)]
+    assert _task_meta(store, new_records) == old_meta
+    assert json.dumps(compare(new_records, old_meta), default=str) == json.dumps(
+        compare(old_records, old_meta), default=str
+    )
+    runner = CliRunner()
+    out = runner.invoke(main, ["--db", db_url, "report", "--json"])
+    assert out.exit_code == 0 and json.loads(out.output) == json.loads(json.dumps(compare(old_records, old_meta)))
+
+
+def test_a_database_at_the_newest_schema_opens_without_alembic(tmp_path):
+    """Opening a record already at the newest schema reads its version and starts no migration
+    machinery (alembic costs a quarter of a second to import); the newest revision read from the
+    files is alembic's own."""
+    import subprocess
+    import sys
+
+    from sttui.store import db as dbmod
+
+    assert dbmod._head_from_files() == dbmod.head_revision()
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+    Store(url)  # made and migrated here
+    code = "import sys; from sttui.store.store import Store; Store(sys.argv[1]); print('alembic' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code, url], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+    fresh = f"sqlite:///{tmp_path / 'new.db'}"
+    out = subprocess.run([sys.executable, "-c", code, fresh], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "True"  # a new database is migrated as always
+
+
+def test_a_recorded_run_creates_each_episode_in_the_commit_of_its_first_events(tmp_path, monkeypatch, stt_task):
+    """Creating an episode goes into the writer's group commit: the row and its first events are
+    one transaction, and the run stays durable step by step (every event committed in order)."""
+    from sttui.batch import run_batch
+    from sttui.core.settings import RunSettings
+    from sttui.plan import ReviewPlan, RunPlan
+
+    store = Store(f"sqlite:///{tmp_path / 'g.db'}")
+    calls: list[list[tuple[str, str]]] = []
+    real = Store.write
+
+    def write(self, items):
+        names = {"version": lambda i: i[1].task_id, "episode": lambda i: i[1]["id"]}
+        calls.append([(i[0], names.get(i[0], lambda i: i[1])(i)) for i in items])
+        return real(self, items)
+
+    monkeypatch.setattr(Store, "write", write)
+    plan = RunPlan.build(
+        [stt_task],
+        agent="baseline:oracle",
+        user=None,
+        trials=3,
+        seed=None,
+        judge="rule",
+        review=ReviewPlan(False, None),
+        settings=RunSettings(False, False, None),
+        record=True,
+        concurrency=2,
+        models={},
+    )
+    records = asyncio.run(run_batch(plan, store=store))
+    assert all(r["status"] == "completed" for r in records)
+    for r in records:
+        eid = r["episode"]
+        (created,) = [c for c in calls if ("episode", eid) in c]
+        assert ("event", eid) in created  # with its first events
+        assert sum(("update", eid) in c for c in calls) == 1
+        events = store.events(eid)
+        assert [e.seq for e in events] == list(range(1, len(events) + 1)) and store.episode(eid).status == "completed"
+    # the task's version: with the first episodes only (each created before it was committed)
+    assert [i for i, c in enumerate(calls) if any(kind == "version" for kind, _ in c)] == [0]

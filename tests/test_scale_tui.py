@@ -1,0 +1,124 @@
+"""The workbench at scale: home's table from the task index without loading tasks, a sessions
+pane that never waits for the task list, and play opened on one task alone."""
+
+from __future__ import annotations
+
+import threading
+
+from textual.widgets import DataTable
+
+from sttui.controllers.baselines import PlanAgent, ScriptedUser
+from sttui.core import taskindex
+from sttui.core.loader import load_task
+from sttui.recording import run_recorded
+from sttui.store.store import Store
+from sttui.tui.app import SttuiApp
+from sttui.tui.home import HomeScreen, _entry_row, _row
+from tests.conftest import ROOT
+from tests.tui_helpers import wait_for
+
+STT = ROOT / "tasks" / "stt" / "logistics" / "insulin-reefer-fault-st2-easy.yaml"
+
+
+def test_home_rows_from_the_index_are_the_rows_of_loaded_tasks():
+    entries = {e.id: e for e in taskindex.index().scan([ROOT / "tasks"])}
+    loaded, _ = __import__("sttui.core.loader", fromlist=["load_all"]).load_all([ROOT / "tasks"])
+    assert len(loaded) == len(entries) >= 49
+    for t in loaded:
+        assert _entry_row(entries[t.id]) == _row(t)
+
+
+async def test_the_sessions_pane_fills_while_the_task_list_is_still_loading(tmp_path, monkeypatch):
+    db = f"sqlite:///{tmp_path / 's.db'}"
+    loaded = load_task(STT)
+    eid, _ = await run_recorded(Store(db), loaded, PlanAgent("human:ana", loaded.task.solution), ScriptedUser())
+    release = threading.Event()
+    real = taskindex.TaskIndex.scan
+
+    def slow(self, paths):  # the task list takes as long as the test wants
+        release.wait(30)
+        return real(self, paths)
+
+    monkeypatch.setattr(taskindex.TaskIndex, "scan", slow)
+    app = SttuiApp(ROOT / "tasks", db_url=db, human="ana")
+    async with app.run_test(size=(120, 40)) as pilot:
+        home = app.screen
+        assert isinstance(home, HomeScreen)
+        await wait_for(pilot, lambda: bool(home.query("#sessions")) and home.sessions_table().row_count == 1)
+        assert home.query_one("#tasks", DataTable).row_count == 0  # the tasks have not come yet
+        release.set()
+        await wait_for(pilot, lambda: home.query_one("#tasks", DataTable).row_count >= 49)
+        row = next(r for r in home.rows if r.id == loaded.id)
+        assert row.mine.startswith("1×")  # the sessions' "mine" reached the rows that came later
+        assert home.sessions[0].id == eid
+
+
+async def test_home_loads_only_the_highlighted_task(tmp_path, monkeypatch):
+    db = f"sqlite:///{tmp_path / 'h.db'}"
+    taskindex.index().scan([ROOT / "tasks"])  # a warm index, as after any first use
+    taskindex._INDEX = None
+    loads: list[object] = []
+    real = taskindex.TaskIndex.load
+    monkeypatch.setattr(taskindex.TaskIndex, "load", lambda self, *a, **k: loads.append(a) or real(self, *a, **k))
+    app = SttuiApp(ROOT / "tasks", db_url=db, human="ana")
+    async with app.run_test(size=(120, 40)) as pilot:
+        home = app.screen
+        await wait_for(pilot, lambda: home.query_one("#tasks", DataTable).row_count >= 49)
+        await pilot.pause(0.2)
+        highlighted = home.current_task()
+        assert [a[0] for a in loads] == [highlighted.path]  # one task of 49, for the detail pane
+
+
+async def test_a_long_replay_shows_a_window_of_rows_at_once_and_pages_it(tmp_path, monkeypatch):
+    """Past WHOLE events the replay shows its rows before the rebuild, a window of them in the
+    table, paged as the cursor moves; the review arrives when the rebuild is done."""
+    from sttui.controllers.baselines import PlanAgent as Plan
+    from sttui.tui import replay
+
+    monkeypatch.setattr(replay, "WHOLE", 10)
+    monkeypatch.setattr(replay, "WINDOW", 8)
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    loaded = load_task(STT)
+    eid, _ = await run_recorded(Store(db), loaded, Plan("baseline:naive", loaded.task.naive_plan), ScriptedUser())
+    total = len(Store(db).events(eid))
+    assert total > 10
+    app = SttuiApp(ROOT / "tasks", db_url=db, human="ana")
+    async with app.run_test(size=(130, 40)) as pilot:
+        await wait_for(pilot, lambda: app.store is not None)
+        app.push_screen(replay.ReplayScreen(app.store, eid))
+        await wait_for(pilot, lambda: isinstance(app.screen, replay.ReplayScreen) and bool(app.screen.query("#events")))
+        screen = app.screen
+        table = screen.query_one("#events", DataTable)
+        await wait_for(pilot, lambda: table.row_count > 0)
+        assert table.row_count == 8 and f"{total} events" in str(screen.query_one("#status-bar").render())
+        await wait_for(pilot, lambda: screen.review is not None)
+        for _ in range(total + 3):  # to the end and past it, a row at a time
+            await pilot.press("right")
+        await pilot.pause()
+        shown = screen.events[table.cursor_row]
+        assert shown.seq == Store(db).events(eid)[-1].seq and table.row_count == 8
+        await pilot.press("left")
+        await pilot.pause()
+        assert screen.events[table.cursor_row].seq == shown.seq - 1
+        if screen.first_error is not None:
+            await pilot.press("e")
+            await pilot.pause()
+            assert str(table.get_row_at(table.cursor_row)[2]).startswith("◀ first error")
+
+
+async def test_the_sessions_pane_pages_as_the_cursor_reaches_its_end(tmp_path, monkeypatch):
+    from sttui.tui import home as home_module
+    from tests.test_scale_store import _fill, _varied
+
+    monkeypatch.setattr(home_module, "SESSIONS_PAGE", 10)
+    db = f"sqlite:///{tmp_path / 'p.db'}"
+    _fill(Store(db), _varied(25))
+    app = SttuiApp(ROOT / "tasks", db_url=db, human="ana")
+    async with app.run_test(size=(120, 40)) as pilot:
+        home = app.screen
+        await wait_for(pilot, lambda: bool(home.query("#sessions")) and home.sessions_table().row_count == 10)
+        await pilot.press("f6")
+        for _ in range(30):
+            await pilot.press("down")
+        await wait_for(pilot, lambda: home.sessions_table().row_count == 25)
+        assert [r.id for r in home.sessions] == [r.id for r in Store(db).iter_episodes()]
