@@ -175,7 +175,8 @@ def test_concurrency_16_loses_and_duplicates_nothing(tmp_path, monkeypatch):
             ["--db", db, "run", str(STT), "--agent", "model:stub", "--trials", "32", "--concurrency", "16", "--json"],
         )
     data = json.loads(out.stdout)
-    assert len(data["episodes"]) == 32 and all(e["passed"] for e in data["episodes"])
+    failed = [e for e in data["episodes"] if not e["passed"]]
+    assert len(data["episodes"]) == 32 and not failed, [(e["status"], e.get("end_reason"), e.get("error")) for e in failed][:3]
     assert data["summary"]["stt"]["pass_at_k"]["pass@8"] == 1.0 and data["summary"]["tokens"] > 0
     store = Store(db)
     records = store.list_episodes()

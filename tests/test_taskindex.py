@@ -233,3 +233,23 @@ def test_a_file_with_a_secret_is_loaded_but_never_kept(folder, parses, monkeypat
     assert parses["n"] == 4
     index_file = Path(os.environ["STTUI_CACHE_DIR"]) / "taskindex" / "index.sqlite"
     assert b"lab-token-value-9" not in index_file.read_bytes() and b"sk-Ab1" not in index_file.read_bytes()
+
+
+@pytest.mark.parametrize("warm", [False, True], ids=["loaded-here", "from-the-index"])
+def test_each_load_gets_a_task_of_its_own(folder, parses, warm):
+    """A caller that changes its task (a test shortening max_steps, a generator) changes no
+    later caller's task: the process keeps the pickle, not the object it handed out."""
+    if warm:
+        loader.load_task(folder / "insulin.yaml")
+        fresh()
+    first = loader.load_task(folder / "insulin.yaml")
+    original = first.task.max_steps
+    first.task.max_steps = 2
+    first.task.solution.clear()
+    second = loader.load_task(folder / "insulin.yaml")
+    assert second.task.max_steps == original and second.task.solution
+    assert second.task is not first.task
+    taskindex.index().scan([folder])  # a scan that holds the tasks it loads hands out copies too
+    third = loader.load_task(folder / "insulin.yaml")
+    third.task.solution.clear()
+    assert loader.load_task(folder / "insulin.yaml").task.solution
