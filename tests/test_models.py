@@ -176,7 +176,9 @@ def test_concurrency_16_loses_and_duplicates_nothing(tmp_path, monkeypatch):
         )
     data = json.loads(out.stdout)
     failed = [e for e in data["episodes"] if not e["passed"]]
-    assert len(data["episodes"]) == 32 and not failed, [(e["status"], e.get("end_reason"), e.get("error")) for e in failed][:3]
+    assert len(data["episodes"]) == 32 and not failed, [
+        (e["status"], e.get("end_reason"), e.get("error")) for e in failed
+    ][:3]
     assert data["summary"]["stt"]["pass_at_k"]["pass@8"] == 1.0 and data["summary"]["tokens"] > 0
     store = Store(db)
     records = store.list_episodes()

@@ -253,3 +253,15 @@ def test_each_load_gets_a_task_of_its_own(folder, parses, warm):
     third = loader.load_task(folder / "insulin.yaml")
     third.task.solution.clear()
     assert loader.load_task(folder / "insulin.yaml").task.solution
+
+
+def test_a_task_loaded_by_a_relative_path_keeps_each_callers_path(folder, parses, monkeypatch):
+    """The same file named relatively, then absolutely after a chdir: the second caller gets
+    its own path back (a recording reads the file by it), not the first caller's."""
+    monkeypatch.chdir(folder.parent)
+    relative = loader.load_task(Path("logistics") / "insulin.yaml")
+    assert relative.path == Path("logistics") / "insulin.yaml"
+    monkeypatch.chdir(folder.parent.parent)
+    absolute = loader.load_task(folder / "insulin.yaml")
+    assert absolute.path == folder / "insulin.yaml" and absolute.path.exists()
+    assert parses["n"] == 1  # the same file: loaded once

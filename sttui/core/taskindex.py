@@ -284,7 +284,7 @@ class TaskIndex:
             return _load_task(path, env_file)
         key = self._key(path, text, env_file)
         if key in self._loaded:  # loaded in this process already (by a scan, say)
-            return self._fresh(key)
+            return self._fresh(key, path)
         hit = self._get([key], task=True).get(key)
         if hit is not None:
             env, light, task = hit
@@ -300,12 +300,15 @@ class TaskIndex:
             self._put([row])
         if entry.problems is not None:
             raise TaskFileError(list(entry.problems))
-        return self._fresh(key)
+        return self._fresh(key, path)
 
-    def _fresh(self, key: str) -> LoadedTask:
-        """The task loaded under ``key``, as a copy of its own (0.1 ms: an unpickling)."""
+    def _fresh(self, key: str, path: Path) -> LoadedTask:
+        """The task loaded under ``key``, as a copy of its own (0.1 ms: an unpickling), with the
+        path as this caller named it (the key holds the absolute path: a task loaded by a relative
+        path before a chdir must still be found by the next caller)."""
         loaded, blob = self._loaded[key]
-        return replace(loaded, task=pickle.loads(blob)) if blob is not None else replace(loaded)
+        task = pickle.loads(blob) if blob is not None else loaded.task
+        return replace(loaded, task=task, path=path)
 
     def find(self, task_id: str, paths: Iterable[str | Path]) -> Entry | None:
         """The task file under ``paths`` whose id is ``task_id`` (the first one, in discovery
@@ -395,7 +398,7 @@ class TaskIndex:
                 return None
             loaded = LoadedTask(task, env_cls, path, content_hash(source, env_path.read_bytes()))
         self._loaded[key] = (loaded, blob)
-        return self._fresh(key)
+        return self._fresh(key, path)
 
 
 # A task file that may hold a secret is never kept in the index (the cache holds no secret): the
