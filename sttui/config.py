@@ -37,8 +37,10 @@ class Config:
 
 
 def config_paths() -> list[Path]:
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return [Path("sttui.yaml"), Path(base) / "sttui" / "sttui.yaml"]
+    """The working directory's sttui.yaml, then the user's (see ``sttui.paths.config_root``)."""
+    from sttui.paths import config_root
+
+    return [Path("sttui.yaml"), config_root() / "sttui.yaml"]
 
 
 def parse_config(data: Any, where: str) -> Config:

@@ -20,9 +20,21 @@ def tasks_root() -> Path:
 
 
 def cache_root() -> Path:
-    """sttui's private cache: ``STTUI_CACHE_DIR``, else ``$XDG_CACHE_HOME/sttui``, else ``~/.cache/sttui``."""
+    """sttui's private cache: ``STTUI_CACHE_DIR``, else the platform's user cache folder
+    (platformdirs: ``$XDG_CACHE_HOME/sttui`` or ``~/.cache/sttui`` on Linux,
+    ``~/Library/Caches/sttui`` on macOS, ``%LOCALAPPDATA%\\sttui\\Cache`` on Windows)."""
     env = os.environ.get("STTUI_CACHE_DIR")
     if env:
         return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "sttui"
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("sttui", appauthor=False))
+
+
+def config_root() -> Path:
+    """sttui's user configuration folder (platformdirs: ``$XDG_CONFIG_HOME/sttui`` or
+    ``~/.config/sttui`` on Linux, ``~/Library/Application Support/sttui`` on macOS,
+    ``%APPDATA%\\sttui`` on Windows)."""
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir("sttui", appauthor=False, roaming=True))

@@ -69,12 +69,10 @@ class Entry:
 
 
 def cache_root() -> Path:
-    """sttui's private cache (the same folder as ``sttui.paths.cache_root``)."""
-    env = os.environ.get("STTUI_CACHE_DIR")
-    if env:
-        return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "sttui"
+    """sttui's private cache (``sttui.paths.cache_root``)."""
+    from sttui.paths import cache_root as root
+
+    return root()
 
 
 _LOADER_KEY: str | None = None

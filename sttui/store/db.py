@@ -27,11 +27,6 @@ MIGRATIONS = Path(__file__).parent / "migrations"
 BUSY_TIMEOUT_MS = int(os.environ.get("STTUI_BUSY_TIMEOUT_MS", "10000"))  # one wait for a lock
 ADVISORY_LOCK = 0x5717_0001  # serialises sttui migrations on PostgreSQL
 
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - not POSIX
-    fcntl = None  # type: ignore[assignment]
-
 
 def resolve_url(url: str | None = None) -> str:
     """``--db`` first, then ``STTUI_DB``, then the default SQLite file."""
@@ -70,7 +65,12 @@ def make_engine(url: str) -> Engine:
         # so the writer can retry it within its deadline instead of hanging
         options = f"-c lock_timeout={BUSY_TIMEOUT_MS}"
         return create_engine(url, pool_pre_ping=True, connect_args={"connect_timeout": 5, "options": options})
-    except (NoSuchModuleError, ModuleNotFoundError):
+    except (NoSuchModuleError, ModuleNotFoundError, ImportError) as exc:
+        if parsed.get_driver_name() == "psycopg" and "psycopg" in str(exc):
+            raise StoreError(
+                f"PostgreSQL needs the psycopg driver, which is not installed ({describe(url)}); "
+                "install it with: pip install 'sttui[postgres]'"
+            ) from None
         raise StoreError(f"no driver for {describe(url)}; for PostgreSQL use postgresql+psycopg://…") from None
 
 
@@ -212,17 +212,22 @@ def _at_head(engine: Engine) -> bool:
 
 @contextlib.contextmanager
 def _sqlite_migration_lock(engine: Engine) -> Iterator[None]:
-    """Several processes opening a new SQLite file at once migrate it one at a time."""
+    """Several processes opening a new SQLite file at once migrate it one at a time (a lock
+    file beside the database, through filelock: fcntl where there is one, else the platform's)."""
     db = engine.url.database
-    if engine.url.get_backend_name() != "sqlite" or not db or db == ":memory:" or fcntl is None:
+    if engine.url.get_backend_name() != "sqlite" or not db or db == ":memory:":
         yield
         return
-    with open(f"{db}.migrate-lock", "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
+    from filelock import FileLock, Timeout
+
+    try:
+        with FileLock(f"{db}.migrate-lock", timeout=120):
             yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    except Timeout:
+        raise StoreError(
+            f"another sttui process has been migrating {db} for two minutes; if none is running, "
+            f"remove {db}.migrate-lock"
+        ) from None
 
 
 def _check_read_only(engine: Engine, url: str, script: ScriptDirectory) -> None:
