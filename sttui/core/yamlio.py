@@ -119,9 +119,14 @@ def _line(node: yaml.Node) -> int:
 
 def _check(root: yaml.Node, lines: dict[Loc, int]) -> None:
     """Walk the node graph once, without recursion: the line map, depth, duplicate keys, and
-    the size with aliases expanded (each shared node counted every time it is used)."""
-    sizes: dict[int, int] = {}  # id(node) -> values below it, aliases expanded
+    the size with aliases expanded (each shared node counted every time it is used). Scalars,
+    most of a task file, are handled where they are met; only collections go on the stack."""
+    scalar = yaml.ScalarNode
+    sizes: dict[int, int] = {}  # id(collection) -> values below it, aliases expanded
     on_path: set[int] = set()
+    if isinstance(root, scalar):
+        lines.setdefault((), _line(root))
+        return
     # (node, loc, depth, children pushed?)
     stack: list[tuple[yaml.Node, Loc | None, int, bool]] = [(root, (), 1, False)]
     while stack:
@@ -129,9 +134,11 @@ def _check(root: yaml.Node, lines: dict[Loc, int]) -> None:
         key = id(node)
         if expanded:
             on_path.discard(key)
-            children = _children(node)
-            sizes[key] = 1 + sum(sizes[id(c)] for c in children)
-            if sizes[key] > MAX_NODES:
+            total = 1
+            for child_node in _children(node):
+                total += 1 if isinstance(child_node, scalar) else sizes[id(child_node)]
+            sizes[key] = total
+            if total > MAX_NODES:
                 raise YamlSyntaxError(
                     _line(node),
                     f"malformed YAML: over {MAX_NODES:,} values once aliases are expanded (an alias bomb?)",
@@ -147,10 +154,11 @@ def _check(root: yaml.Node, lines: dict[Loc, int]) -> None:
             continue  # an alias to a value already measured: its lines are those of the first use
         on_path.add(key)
         stack.append((node, loc, depth, True))
+        deeper = depth + 1
         if isinstance(node, yaml.MappingNode):
             seen: dict[Any, int] = {}
             for key_node, value_node in node.value:
-                name = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
+                name = key_node.value if isinstance(key_node, scalar) else None
                 if name is not None and key_node.tag != "tag:yaml.org,2002:merge":
                     if name in seen:
                         raise YamlSyntaxError(
@@ -161,11 +169,21 @@ def _check(root: yaml.Node, lines: dict[Loc, int]) -> None:
                 child = None if loc is None or name is None else (*loc, name)
                 if child is not None:
                     lines[child] = _line(key_node)
-                stack.append((key_node, None, depth + 1, False))
-                stack.append((value_node, child, depth + 1, False))
+                for part, where in ((key_node, None), (value_node, child)):
+                    if not isinstance(part, scalar):
+                        stack.append((part, where, deeper, False))
+                    elif deeper > MAX_DEPTH:
+                        raise YamlSyntaxError(_line(part), f"malformed YAML: nested deeper than {MAX_DEPTH} levels")
         elif isinstance(node, yaml.SequenceNode):
             for i, item in enumerate(node.value):
-                stack.append((item, None if loc is None else (*loc, i), depth + 1, False))
+                where = None if loc is None else (*loc, i)
+                if not isinstance(item, scalar):
+                    stack.append((item, where, deeper, False))
+                    continue
+                if where is not None:
+                    lines.setdefault(where, _line(item))
+                if deeper > MAX_DEPTH:
+                    raise YamlSyntaxError(_line(item), f"malformed YAML: nested deeper than {MAX_DEPTH} levels")
 
 
 def _children(node: yaml.Node) -> list[yaml.Node]:
