@@ -53,6 +53,26 @@ async def test_the_sessions_pane_fills_while_the_task_list_is_still_loading(tmp_
         assert home.sessions[0].id == eid
 
 
+async def test_sessions_after_the_task_list_update_the_mine_cells_in_place(tmp_path, monkeypatch):
+    """The task table is filled once; sessions coming later change only their "mine" cells."""
+    db = f"sqlite:///{tmp_path / 's.db'}"
+    loaded = load_task(STT)
+    fills = []
+    real_refresh = HomeScreen.refresh_table
+    monkeypatch.setattr(HomeScreen, "refresh_table", lambda self: fills.append(len(self.rows)) or real_refresh(self))
+    app = SttuiApp(ROOT / "tasks", db_url=db, human="ana")
+    async with app.run_test(size=(120, 40)) as pilot:
+        home = app.screen
+        table = home.query_one("#tasks", DataTable)
+        await wait_for(pilot, lambda: table.row_count >= 49 and home.sessions is not None)
+        await pilot.pause(0.2)
+        assert fills.count(len(home.rows)) == 1  # one fill of the whole table
+        await run_recorded(Store(db), loaded, PlanAgent("human:ana", loaded.task.solution), ScriptedUser())
+        home.load_sessions()
+        await wait_for(pilot, lambda: str(table.get_cell(loaded.id, "mine")).startswith("1×"))
+        assert fills.count(len(home.rows)) == 1  # still one: the cell changed in place
+
+
 async def test_home_loads_only_the_highlighted_task(tmp_path, monkeypatch):
     db = f"sqlite:///{tmp_path / 'h.db'}"
     taskindex.index().scan([ROOT / "tasks"])  # a warm index, as after any first use
