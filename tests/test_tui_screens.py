@@ -138,6 +138,20 @@ async def test_f1_lists_every_key_of_the_screen_with_its_binding_id(db):
         await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "PlayScreen")
 
 
+async def test_the_help_shows_every_binding_id_whole_at_120_columns(db):
+    """The id is what a keymap needs: a long description is shortened, never the id."""
+    app = play_alone(db, INSULIN)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await started(pilot, "PlayScreen")
+        await pilot.press("f1")
+        await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "KeysHelp")
+        await pilot.pause()
+        shown = "\n".join(screen_text(pilot.app))
+        rows = pilot.app.screen.rows
+        visible = rows[:18]  # those on screen without scrolling
+        assert visible and all(r.id in shown for r in visible), [r.id for r in visible if r.id not in shown]
+
+
 async def test_question_mark_opens_the_help_on_home(db):
     async with SttuiApp(ROOT / "tasks", db_url=db, human="ana").run_test(size=(80, 24)) as pilot:
         await ready(pilot)

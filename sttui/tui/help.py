@@ -68,6 +68,15 @@ def screen_keys(screen: Screen) -> list[KeyRow]:
     return rows
 
 
+DESCRIPTION_WIDTH = 34
+
+
+def _fitted(description: str, style: str) -> Text:
+    if len(description) > DESCRIPTION_WIDTH:
+        description = description[: DESCRIPTION_WIDTH - 1] + "…"
+    return Text(description, style=style)
+
+
 class KeysHelp(Dialog[None]):
     """The keys of the screen behind this dialog."""
 
@@ -99,12 +108,17 @@ class KeysHelp(Dialog[None]):
 
     def on_mount(self) -> None:
         table = self.query_one("#keys", DataTable)
-        table.add_columns("key", "what it does", "binding id", "where")
+        # the description has a width of its own (a long one ends in "…", whole in the palette),
+        # so the binding id, what a keymap needs, is never the column cut off
+        table.add_column("key")
+        table.add_column("what it does", width=DESCRIPTION_WIDTH)
+        table.add_column("binding id")
+        table.add_column("where")
         for row in self.rows:
             style = "" if row.usable else "dim"
             table.add_row(
                 Text(row.keys, style=f"bold {style}".strip()),
-                Text(row.description, style=style),
+                _fitted(row.description, style),
                 Text(row.id, style="dim"),
                 Text(row.where, style="dim"),
             )
