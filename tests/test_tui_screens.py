@@ -152,6 +152,16 @@ async def test_the_help_shows_every_binding_id_whole_at_120_columns(db):
         assert visible and all(r.id in shown for r in visible), [r.id for r in visible if r.id not in shown]
 
 
+async def test_home_footer_at_80_columns_shows_quit_and_the_keys_help(db):
+    async with SttuiApp(ROOT / "tasks", db_url=db, human="ana").run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await pilot.pause()
+        footer = footer_text(pilot.app)
+        assert "^q Quit" in footer and "f1 Keys" in footer, footer
+        shown = "\n".join(screen_text(pilot.app))
+        assert "s sorts" in shown  # the keys left out of the footer are told on the filter line
+
+
 async def test_question_mark_opens_the_help_on_home(db):
     async with SttuiApp(ROOT / "tasks", db_url=db, human="ana").run_test(size=(80, 24)) as pilot:
         await ready(pilot)

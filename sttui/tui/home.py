@@ -150,8 +150,9 @@ class HomeScreen(Screen[None]):
     BINDINGS = [
         # priority: "/" moves the focus before the keys typed after it are handed out, or they
         # land on the table (and 'u' there plays the highlighted task)
-        Binding("slash", "focus_filter", "Filter", priority=True, id="home.filter"),
-        Binding("s", "cycle_sort", "Sort", id="home.sort"),
+        # (/ and s are told on the filter line; the footer keeps room at 80 columns for ^q and F1)
+        Binding("slash", "focus_filter", "Filter", priority=True, show=False, id="home.filter"),
+        Binding("s", "cycle_sort", "Sort", show=False, id="home.sort"),
         Binding("u", "play_user", "Play user seat", id="home.play_user"),
         Binding("r", "resume", "Resume", id="home.resume"),
         Binding("f6", "switch_tab", "Tasks/Sessions", id="home.tab"),
@@ -183,7 +184,7 @@ class HomeScreen(Screen[None]):
         with ContentSwitcher(id="home-tabs", initial="tab-tasks"):
             with Vertical(id="tab-tasks"):
                 yield Input(
-                    placeholder="/ filters tasks by id, domain, subtype, level, title · escape clears",
+                    placeholder="/ filters tasks by id, domain, subtype, level, title · escape clears · s sorts",
                     id="filter",
                     compact=True,
                 )
