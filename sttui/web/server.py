@@ -69,6 +69,9 @@ class _Session(AppService):
 
 
 class SttuiServer(Server):
+    """textual-serve's server with sttui's doors: the token guard, the name, the session's command
+    and environment, and its own socket (so ``--port 0`` and a port in use are handled by the CLI)."""
+
     def __init__(
         self,
         tokens: Tokens,
@@ -138,7 +141,9 @@ class SttuiServer(Server):
             problem = "Letters, digits, '.', '_' or '-', 40 at most." if given else ""
             context = {"token": token, "name": given or "", "problem": problem}
             return aiohttp_jinja2.render_template("name.html", request, context, status=400 if given else 200)
-        scheme = "wss" if request.secure else "ws"
+        # behind an HTTPS proxy the page is https: its websocket must be wss, or the browser blocks it
+        secure = request.secure or request.headers.get("X-Forwarded-Proto", "").lower() == "https"
+        scheme = "wss" if secure else "ws"
         ws_url = f"{scheme}://{request.host}/ws/{quote(token, safe='')}/{quote(name, safe='')}"
         font_size = request.query.get("fontsize", "16")
         context = {
