@@ -133,7 +133,7 @@ async def test_no_token_or_a_wrong_one_gets_403_and_starts_no_process(tmp_path):
         async with aiohttp.ClientSession() as http, http.ws_connect(served.ws(token, "ana")):
             pids = await asyncio.to_thread(wait_for, lambda: _app_processes(served), 60, 0.2, "an app process")
             assert len(pids) == 1
-    assert "refused GET /ws" in served.output() and served.output().count(token) == 1  # printed once, never logged
+    assert "refused GET '/ws'" in served.output() and served.output().count(token) == 1  # printed once, never logged
 
 
 async def test_the_page_asks_a_name_and_passes_it_to_the_session(tmp_path):

@@ -106,7 +106,7 @@ class SttuiServer(Server):
         else:
             owner = self.tokens.owner(request.match_info.get("token") or request.query.get("token"))
             if owner is None:
-                log.warning("refused %s %s: no valid token", request.method, request.path.split("/ws/")[0] or "/ws")
+                log.warning("refused %s %r: no valid token", request.method, request.path.split("/ws/")[0] or "/ws")
                 raise web.HTTPForbidden(text="403: this sttui needs the token printed when it started (?token=…)\n")
             request["owner"] = owner
             response = await handler(request)
