@@ -121,7 +121,8 @@ async def test_no_token_or_a_wrong_one_gets_403_and_starts_no_process(tmp_path):
         assert token and served.url == f"{served.base}/?token={token}"
         for url in (f"{served.base}/", f"{served.base}/?token=wrong", f"{served.base}/?token={token[:-1]}"):
             assert await _status(url) == 403, url
-        for url in (served.ws("wrong", "ana"), served.ws(token[:-1], "ana"), served.ws("", "ana")):
+        wrong_with_query = served.ws("wrong", "ana") + f"?token={token}"
+        for url in (served.ws("wrong", "ana"), served.ws(token[:-1], "ana"), served.ws("", "ana"), wrong_with_query):
             assert await _ws_status(url) in (403, 404), url
         assert await _ws_status(served.ws("wrong", "ana")) == 403
         await asyncio.sleep(1)

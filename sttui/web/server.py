@@ -104,7 +104,9 @@ class SttuiServer(Server):
         if request.path.startswith("/static/") or request.path == "/favicon.ico":  # no favicon: a 404
             response = await handler(request)
         else:
-            owner = self.tokens.owner(request.match_info.get("token") or request.query.get("token"))
+            # the websocket's path token alone counts for it: a ?token= beside a wrong one opens nothing
+            presented = request.match_info["token"] if "token" in request.match_info else request.query.get("token")
+            owner = self.tokens.owner(presented)
             if owner is None:
                 log.warning("refused %s %r: no valid token", request.method, request.path.split("/ws/")[0] or "/ws")
                 raise web.HTTPForbidden(text="403: this sttui needs the token printed when it started (?token=…)\n")
