@@ -1,0 +1,159 @@
+"""``sttui serve``: the workbench in a browser, and the hidden command each browser session runs."""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import logging
+import os
+import socket
+import sys
+from pathlib import Path
+
+import click
+
+from sttui.cli.app import main
+
+INSTALL_HINT = "pip install 'sttui[serve]'"
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        return socket.create_server((host, port), family=family, backlog=64)
+    except OSError as exc:
+        reason = "the port is in use" if exc.errno in (98, 48, 10048) else (exc.strerror or str(exc))
+        click.echo(f"error: cannot listen on {host}:{port}: {reason} (choose another with --port)", err=True)
+        sys.exit(2)
+
+
+def _url(host: str, port: int) -> str:
+    shown = socket.gethostname() if host in ("0.0.0.0", "::", "") else host
+    return f"http://[{shown}]:{port}/" if ":" in shown else f"http://{shown}:{port}/"
+
+
+@main.command()
+@click.option("--annotate", is_flag=True, help="Each session opens the annotation queue (else the home screen).")
+@click.option(
+    "--items",
+    type=click.Choice(["tasks", "explore", "episodes"]),
+    default="tasks",
+    show_default=True,
+    help="With --annotate: what is rated.",
+)
+@click.option(
+    "--filter", "text_filter", default=None, help="With --annotate: only items whose id or title contains this."
+)
+@click.option(
+    "--host", default="127.0.0.1", show_default=True, help="Address to listen on; anything but loopback warns."
+)
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="0: any free port.")
+@click.option(
+    "--token-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="YAML 'name: token' per annotator; the record names the token's owner.",
+)
+@click.option("--allow-models", is_flag=True, help="Pass API keys to the sessions, so a seat can go to a model.")
+@click.pass_context
+def serve(
+    ctx: click.Context,
+    annotate: bool,
+    items: str,
+    text_filter: str | None,
+    host: str,
+    port: int,
+    token_file: Path | None,
+    allow_models: bool,
+) -> None:
+    """The workbench in a browser: one sttui per browser session, behind a token."""
+    try:
+        from sttui.web.server import Mode, SttuiServer
+    except ImportError as exc:
+        click.echo(f"error: sttui serve needs textual-serve ({exc.name} is missing): {INSTALL_HINT}", err=True)
+        sys.exit(2)
+    from sttui.web.access import TokenFileError, Tokens
+
+    if annotate:
+        from sttui.cli.ratings import _dims
+
+        _dims()  # a broken dimensions file is said here, once, not in every browser
+    if token_file is not None:
+        try:
+            tokens, shared = Tokens.from_file(token_file), None
+        except TokenFileError as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(2)
+    else:
+        tokens, shared = Tokens.generate()
+    db_url = (ctx.find_root().obj or {}).get("db")
+    open_check = _check_store(ctx)
+    sock = _bind(host, port)
+    port = sock.getsockname()[1]
+    if not _loopback(host):
+        click.echo(
+            f"warning: listening on {host}, not only this machine: anyone who can reach port {port} and holds a "
+            "token can open the workbench, and plain HTTP carries tokens and ratings unencrypted; beyond a trusted "
+            "network put it behind HTTPS",
+            err=True,
+        )
+    if allow_models:
+        click.echo("warning: --allow-models: browser sessions get this environment's API keys", err=True)
+
+    def say(name: str, event: str) -> None:
+        click.echo(f"session {event}: {name}")
+
+    server = SttuiServer(
+        tokens,
+        Mode(annotate=annotate, items=items, text_filter=text_filter),
+        db_url=db_url,
+        allow_models=allow_models,
+        environ=os.environ,
+        on_session=say,
+    )
+
+    def ready() -> None:
+        what = f"the annotation queue ({items})" if annotate else "the workbench"
+        click.echo(f"sttui serve: {what} on {open_check}")
+        if shared:
+            click.echo(f"open {_url(host, port)}?token={shared}")
+        else:
+            click.echo(f"open {_url(host, port)}?token=<your token>  ({len(tokens)} annotators in {token_file})")
+        click.echo("ctrl+c stops it", nl=True)
+        sys.stdout.flush()
+
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    logging.getLogger("sttui.serve").setLevel(logging.INFO)
+    asyncio.run(server.run_on(sock, ready))
+
+
+def _check_store(ctx: click.Context) -> str:
+    """Open the record once before listening, so a bad --db fails here with its message, not in
+    each browser; returns how to name it."""
+    from sttui.cli.app import open_store
+    from sttui.store.db import describe
+
+    store = open_store(ctx, write=True)
+    return describe(store.url)
+
+
+@main.command("serve-session", hidden=True)
+@click.option("--as", "as_name", required=True)
+@click.option("--annotate", "items", type=click.Choice(["tasks", "explore", "episodes"]), default=None)
+@click.option("--filter", "text_filter", default=None)
+def serve_session(as_name: str, items: str | None, text_filter: str | None) -> None:
+    """What one browser session runs (started by ``sttui serve``, not by hand)."""
+    from sttui.tui.app import run_app
+
+    ctx = click.get_current_context()
+    db_url = (ctx.find_root().obj or {}).get("db")
+    run_app(db_url=db_url, human=as_name, annotate=(items, text_filter) if items else None)

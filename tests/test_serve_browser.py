@@ -1,0 +1,109 @@
+"""``sttui serve`` in a real browser: Debian's Chromium, headless, driven by Playwright, with two
+annotators rating at once. In CI (``CI`` set) a missing browser fails the test; elsewhere it skips
+and says why. ``STTUI_SERVE_SHOTS=DIR`` also copies the screenshots to DIR."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from sttui.store.store import Store
+from tests.helpers.serving import serving, wait_for
+
+ITEM = "logistics-insulin-reefer-st2-easy"
+CHROMIUM = os.environ.get("STTUI_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+FLAGS = [
+    "--no-sandbox",  # root in CI
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]  # headless is Playwright's own flag; each launch gets a fresh profile of its own
+# Two annotators at once, each with keys of their own: the ratings say whose keys went where.
+KEYS = {"ana": ("4", "5"), "ben": ("2", "3")}
+
+
+def _missing(reason: str) -> None:
+    if os.environ.get("CI"):
+        pytest.fail(f"{reason}; CI runs .ci/browser-start, which installs it")
+    pytest.skip(f"{reason} (install Debian's chromium: .ci/browser-start)")
+
+
+@pytest.fixture
+def browser():
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _missing("the playwright package is missing (pip install -e '.[test]')")
+    if not (os.path.isfile(CHROMIUM) and os.access(CHROMIUM, os.X_OK)):
+        _missing(f"no Chromium at {CHROMIUM}")
+    with sync_playwright() as pw:
+        launched = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+@pytest.mark.timeout(300)
+def test_two_annotators_rate_in_chromium_and_a_tokenless_visit_is_refused(tmp_path, browser):
+    db = f"sqlite:///{tmp_path / 'serve.db'}"
+    shots = tmp_path / "shots"
+    shots.mkdir()
+    with serving(tmp_path, db, "--annotate", "--filter", "insulin-reefer") as served:
+        # no token: 403, and nothing started
+        stranger = browser.new_context()
+        refused = stranger.new_page().goto(f"{served.base}/")
+        assert refused is not None and refused.status == 403
+        assert served.children() == []
+        stranger.close()
+
+        hosts: set[str] = set()
+        pages = {}
+        for name in KEYS:
+            context = browser.new_context(viewport={"width": 1280, "height": 800})
+            page = context.new_page()
+            page.on("request", lambda request: hosts.add(urlsplit(request.url).netloc))
+            page.goto(served.url)
+            if name == "ana":  # the name form, as a person meets it
+                page.fill("#name", name)
+                page.click("#go")
+            else:
+                page.goto(f"{served.url}&name={name}")
+            pages[name] = page
+        for page in pages.values():
+            page.wait_for_selector("body.-first-byte", state="attached", timeout=60_000)
+        store = Store(db)
+        wait_for(lambda: set(store.claims("task").get(("task", ITEM), [])) == set(KEYS), 90, 0.3, "both queues open")
+        for name, page in pages.items():
+            page.click("#terminal")
+            for key in KEYS[name]:
+                page.keyboard.press(key)
+
+        def landed() -> dict[str, list[int]]:
+            rows = [r for r in store.ratings("task") if r["item_id"] == ITEM]
+            got = {n: [r["value"] for r in sorted(rows, key=lambda r: r["id"]) if r["annotator"] == n] for n in KEYS}
+            return got if all(len(v) == 2 for v in got.values()) else {}
+
+        got = wait_for(landed, 60, 0.3, "both annotators' ratings in the database")
+        assert got == {name: [int(k) for k in keys] for name, keys in KEYS.items()}
+        page_shots = []
+        for name, page in pages.items():
+            path = shots / f"serve-{name}.png"
+            page.wait_for_timeout(800)  # the saved line, drawn
+            page.screenshot(path=str(path))
+            page_shots.append(path)
+    assert hosts == {urlsplit(served.base).netloc}, f"the page fetched from elsewhere: {hosts}"
+    for path in page_shots:
+        data = path.read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000, path  # a drawn terminal, not a blank page
+    if keep := os.environ.get("STTUI_SERVE_SHOTS"):
+        Path(keep).mkdir(parents=True, exist_ok=True)
+        for path in page_shots:
+            shutil.copy(path, Path(keep) / path.name)
