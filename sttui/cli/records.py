@@ -452,14 +452,21 @@ def _review_lines(review: dict[str, Any]) -> str:
 @main.command("export")
 @click.argument("episodes", nargs=-1)
 @click.option("--all", "everything", is_flag=True, help="Export every episode.")
-@click.option("--format", "fmt", type=click.Choice(["jsonl", "openai", "sharegpt"]), default="jsonl", show_default=True)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["jsonl", "openai", "sharegpt", "hf", "inspect"]),
+    default="jsonl",
+    show_default=True,
+)
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True)
 @trust_option
 @tasks_option
 def export_cmd(
     episodes: tuple[str, ...], everything: bool, fmt: str, output: Path, trust: bool, task_dirs: tuple[Path, ...]
 ) -> None:
-    """Export episodes: the full event log (jsonl), or training data (openai, sharegpt).
+    """Export episodes: the full event log (jsonl), training data (openai, sharegpt), a Parquet
+    dataset (hf, needs sttui[hf]) or an Inspect AI .eval log (inspect, needs sttui[inspect]).
 
     Training data goes to FILE as a JSON array when its name ends in .json, else as JSON lines.
 
@@ -473,6 +480,9 @@ def export_cmd(
         _fail("name episodes to export, or pass --all", 2)
     records = store.list_episodes() if everything else [_episode(store, e) for e in episodes]
     records = sorted(records, key=lambda r: (r.started_at, r.id))
+    if fmt in ("hf", "inspect"):
+        _export_file(store, records, fmt, output, trust, _task_dirs(task_dirs))
+        return
     if fmt == "jsonl":
         lines, notes = list(jsonl_lines(store, records)), []
         for rec in records:
@@ -493,6 +503,31 @@ def export_cmd(
         layout = "one JSON object per line"
         if output.suffix.lower() == ".json":
             notes.append("the full record is always JSON lines (what `sttui import` reads), whatever the name")
+    for note in notes:
+        click.echo(f"note: {note}", err=True)
+    click.echo(f"wrote {written} episode(s) to {output} ({fmt}, {layout})", err=True)
+
+
+def _export_file(store: Any, records: list[Any], fmt: str, output: Path, trust: bool, task_dirs: Any) -> None:
+    """A Parquet dataset (hf) or an Inspect log (inspect): one row or sample per episode."""
+    from sttui.errors import MissingExtra
+    from sttui.exports.transcripts import transcripts
+
+    found, notes = transcripts(store, records, trust, task_dirs)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        if fmt == "hf":
+            from sttui.exports.hf import write_parquet
+
+            written, layout = write_parquet(found, output), "Parquet, one row per episode"
+        else:
+            from sttui.exports.inspect_log import write_inspect_log
+
+            if output.suffix != ".eval":
+                notes.append("Inspect reads logs named *.eval; name the file so for `inspect view`")
+            written, layout = write_inspect_log(found, output), "Inspect AI log, one sample per episode"
+    except MissingExtra as exc:
+        _fail(str(exc), 2)
     for note in notes:
         click.echo(f"note: {note}", err=True)
     click.echo(f"wrote {written} episode(s) to {output} ({fmt}, {layout})", err=True)
