@@ -63,23 +63,33 @@ def kinds(db):
 
 @pytest.mark.parametrize("suffix", [".jsonl", ".json"])
 def test_openai_and_sharegpt_load_in_hugging_face_datasets(recorded, offline_hf, tmp_path, suffix):
+    """datasets 5 falls back to its Json feature where a column's type varies; Arrow's own JSON
+    reader (what datasets before 5 used, and the source of the error in issue 16) does not, so
+    the JSON lines are read with both."""
+    pa_json = pytest.importorskip("pyarrow.json")
     n = len(kinds(recorded))
     for fmt in ("openai", "sharegpt"):
         path = tmp_path / f"{fmt}{suffix}"
         out = cli(recorded, "export", "--all", "--format", fmt, "-o", path)
-        assert out.exit_code == 0 and "have no" not in out.output
+        assert out.exit_code == 0 and "note:" not in out.output
+        written = (
+            json.loads(path.read_text()) if suffix == ".json" else list(map(json.loads, path.read_text().splitlines()))
+        )
         ds = offline_hf.load_dataset("json", data_files=str(path), split="train", cache_dir=str(tmp_path / "c"))
-        assert ds.num_rows == n  # every episode, explore ones included
-        raw = [json.loads(line) for line in path.read_text().splitlines()] if suffix == ".jsonl" else None
+        assert ds.num_rows == n == len(written)  # every episode, explore ones included
+        if suffix == ".jsonl":
+            assert pa_json.read_json(path).num_rows == n  # one Arrow type per column, or this raises
         if fmt == "openai":
             roles = {m["role"] for row in ds for m in row["messages"]}
             assert roles == {"system", "user", "assistant", "tool"}
             names = {t["function"]["name"] for row in ds for t in row["tools"]}
             assert {"probe", "submit_batch", "answer_assessment"} <= names and len(names) > 10
-            if raw:  # what Arrow holds is what was written (up to the nulls it adds for absent keys)
-                assert [m["content"] for m in ds[0]["messages"]] == [m["content"] for m in raw[0]["messages"]]
+            for row, example in zip(ds, written, strict=True):  # loaded as written (Arrow adds null keys)
+                assert row["tools"] == example["tools"]
+                assert [m["content"] for m in row["messages"]] == [m.get("content") for m in example["messages"]]
         else:
-            assert all(json.loads(row["tools"]) for row in ds)
+            assert [row["conversations"] for row in ds] == [e["conversations"] for e in written]
+            assert [json.loads(row["tools"]) for row in ds] == [json.loads(e["tools"]) for e in written]
             assert {t["from"] for row in ds for t in row["conversations"]} == {
                 "human",
                 "gpt",
@@ -292,3 +302,20 @@ def test_jsonl_events_carry_a_patch_and_still_round_trip(recorded, tmp_path):
     assert cli(fresh, "import", path).exit_code == 0
     cli(fresh, "export", "--all", "-o", again)
     assert path.read_bytes() == again.read_bytes()
+
+
+def test_a_record_made_before_diffs_carried_keys_still_compares_equal_in_a_rebuild():
+    """A rebuild of an older record through a key holding a dot now emits ``keys`` the record
+    lacks; the comparison leaves them out, so the record still reproduces (and nothing else
+    is left out: a different value still differs)."""
+    from sttui.recording import _comparable
+
+    new = {"op": "changed", "path": "fleet.v1.2", "old": 1, "new": 2, "keys": ["fleet", "v1.2"]}
+    old = {k: v for k, v in new.items() if k != "keys"}
+    replayed = Event(3, "tool_result", "agent", {"tool": "t", "result": {}, "state_diff": [new]}, "")
+    recorded = Event(3, "tool_result", "agent", {"tool": "t", "result": {}, "state_diff": [old]}, "")
+    assert _comparable(replayed) == _comparable(recorded)
+    other = Event(3, "tool_result", "agent", {"tool": "t", "result": {}, "state_diff": [{**old, "new": 3}]}, "")
+    assert _comparable(replayed) != _comparable(other)
+    fired = Event(4, "trigger_fired", "system", {"trigger": "x", "diff": [new]}, "")
+    assert _comparable(fired) == _comparable(Event(4, "trigger_fired", "system", {"trigger": "x", "diff": [old]}, ""))
