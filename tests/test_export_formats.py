@@ -319,3 +319,67 @@ def test_a_record_made_before_diffs_carried_keys_still_compares_equal_in_a_rebui
     assert _comparable(replayed) != _comparable(other)
     fired = Event(4, "trigger_fired", "system", {"trigger": "x", "diff": [new]}, "")
     assert _comparable(fired) == _comparable(Event(4, "trigger_fired", "system", {"trigger": "x", "diff": [old]}, ""))
+
+
+class FakeHub:
+    """huggingface_hub.HfApi with the network replaced by a folder: what an upload would send."""
+
+    calls: list = []
+
+    def __init__(self, remote):
+        self.remote = remote
+
+    def create_repo(self, repo_id, **kw):
+        FakeHub.calls.append(("create_repo", repo_id, kw))
+
+    def upload_folder(self, *, repo_id, folder_path, **kw):
+        import shutil
+
+        FakeHub.calls.append(("upload_folder", repo_id, kw))
+        shutil.copytree(folder_path, self.remote, dirs_exist_ok=True)
+        return type("CommitInfo", (), {"commit_url": f"https://huggingface.co/datasets/{repo_id}/commit/abc"})()
+
+
+def test_push_to_hub_uploads_the_parquet_and_a_card_the_loaders_read(recorded, offline_hf, tmp_path, monkeypatch):
+    hub = pytest.importorskip("huggingface_hub")
+    remote = tmp_path / "remote"
+    FakeHub.calls = []
+    monkeypatch.setattr(hub, "HfApi", lambda: FakeHub(remote))
+    path = tmp_path / "e.parquet"
+    out = cli(recorded, "export", "--all", "--format", "hf", "-o", path, "--push-to-hub", "lab/sttui-runs")
+    assert out.exit_code == 0, out.output
+    assert "pushed 9 episode(s) and a dataset card to lab/sttui-runs" in out.output
+    assert FakeHub.calls[0] == (
+        "create_repo",
+        "lab/sttui-runs",
+        {"repo_type": "dataset", "private": True, "exist_ok": True},
+    )
+    assert FakeHub.calls[1][0] == "upload_folder" and FakeHub.calls[1][2]["repo_type"] == "dataset"
+    # the card, as the Hub's own parser reads it
+    card = hub.DatasetCard((remote / "README.md").read_text())
+    meta = card.data.to_dict()
+    assert meta["configs"] == [
+        {"config_name": "default", "data_files": [{"split": "train", "path": "data/train-00000-of-00001.parquet"}]}
+    ]
+    assert "sttui" in meta["tags"] and meta["size_categories"] == ["n<1K"]
+    assert "9 episode(s) of 6 task(s)" in card.text and "3 explore, 6 stt" in card.text
+    for column in ("`messages`", "`tools`", "`stage_score`", "`calibrated_accuracy`", "`agent_holders, user_holders`"):
+        assert column in card.text
+    assert "- `baseline:oracle`: 6 episode(s)" in card.text and 'load_dataset("lab/sttui-runs"' in card.text
+    # and the repository's layout loads as the Hub would serve it: datasets follows the card
+    ds = offline_hf.load_dataset(str(remote), split="train", cache_dir=str(tmp_path / "c"))
+    assert ds.num_rows == 9 and (remote / "data" / "train-00000-of-00001.parquet").read_bytes() == path.read_bytes()
+
+
+def test_push_to_hub_refuses_bad_input_and_reports_a_failed_upload_in_one_line(recorded, tmp_path, monkeypatch):
+    out = cli(recorded, "export", "--all", "--format", "openai", "-o", tmp_path / "o.jsonl", "--push-to-hub", "a/b")
+    assert out.exit_code == 2 and "use it with --format hf" in out.output
+    out = cli(recorded, "export", "--all", "--format", "hf", "-o", tmp_path / "e.parquet", "--push-to-hub", "../x")
+    assert out.exit_code == 2 and "expected a repository id such as user/name" in out.output
+    pytest.importorskip("huggingface_hub")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # the real client, kept off the network
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    out = cli(recorded, "export", "--all", "--format", "hf", "-o", tmp_path / "e.parquet", "--push-to-hub", "lab/x")
+    assert out.exit_code == 1 and "could not push to lab/x:" in out.output and "Traceback" not in out.output
+    assert "offline mode is enabled" in out.output
+    assert (tmp_path / "e.parquet").exists()  # the local file is written all the same
