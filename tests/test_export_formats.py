@@ -383,3 +383,20 @@ def test_push_to_hub_refuses_bad_input_and_reports_a_failed_upload_in_one_line(r
     assert out.exit_code == 1 and "could not push to lab/x:" in out.output and "Traceback" not in out.output
     assert "offline mode is enabled" in out.output
     assert (tmp_path / "e.parquet").exists()  # the local file is written all the same
+
+
+def test_every_format_scrubs_what_became_a_secret_after_recording(recorded, tmp_path, monkeypatch):
+    """The exports are the last door: a value that is a secret now (an environment variable
+    named ...KEY) is redacted from each file, though the record predates it."""
+    pq = pytest.importorskip("pyarrow.parquet")
+    log_api = pytest.importorskip("inspect_ai.log")
+    secret = "north hub to the downtown clinic"  # in the insulin task's query
+    monkeypatch.setenv("LAB_API_KEY", secret)
+    texts = {}
+    for fmt, name in (("jsonl", "a.jsonl"), ("openai", "o.jsonl"), ("sharegpt", "s.jsonl"), ("hf", "h.parquet")):
+        assert cli(recorded, "export", "--all", "--format", fmt, "-o", tmp_path / name).exit_code == 0
+        texts[fmt] = (tmp_path / name).read_text() if fmt != "hf" else str(pq.read_table(tmp_path / name).to_pylist())
+    assert cli(recorded, "export", "--all", "--format", "inspect", "-o", tmp_path / "r.eval").exit_code == 0
+    texts["inspect"] = log_api.read_eval_log(str(tmp_path / "r.eval")).model_dump_json()
+    for fmt, text in texts.items():
+        assert secret not in text and "[redacted]" in text, fmt
