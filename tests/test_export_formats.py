@@ -400,3 +400,29 @@ def test_every_format_scrubs_what_became_a_secret_after_recording(recorded, tmp_
     texts["inspect"] = log_api.read_eval_log(str(tmp_path / "r.eval")).model_dump_json()
     for fmt, text in texts.items():
         assert secret not in text and "[redacted]" in text, fmt
+
+
+def test_an_explore_episode_whose_turns_do_not_rebuild_is_left_out_with_a_note(recorded, tmp_path):
+    store = Store(recorded)
+    eid = next(r.id for r in store.list_episodes() if r.kind == "explore")
+    with store.engine.begin() as conn:  # a record that no longer matches what the engine does
+        rows = conn.exec_driver_sql("select seq, payload from events where episode_id = ?", (eid,)).all()
+        seq, payload = next((s, p) for s, p in reversed(rows) if "state_hash" in str(p))
+        data = json.loads(payload) if isinstance(payload, str) else payload
+        data["state_hash"] = "0" * 64
+        conn.exec_driver_sql(
+            "update events set payload = ? where episode_id = ? and seq = ?", (json.dumps(data), eid, seq)
+        )
+    store.close()
+    try:
+        out = cli(recorded, "export", eid, "--format", "openai", "-o", tmp_path / "o.jsonl")
+        assert out.exit_code == 0 and f"{eid}: left out, its turns cannot be rebuilt" in out.output
+        assert (tmp_path / "o.jsonl").read_text() == ""
+    finally:
+        store = Store(recorded)
+        with store.engine.begin() as conn:
+            conn.exec_driver_sql(
+                "update events set payload = ? where episode_id = ? and seq = ?",
+                (payload if isinstance(payload, str) else json.dumps(payload), eid, seq),
+            )
+        store.close()

@@ -19,7 +19,7 @@ from typing import Any
 from sttui.core.actions import Assess, Probe, SubmitBatch
 from sttui.core.chat import EXPLORE_TOOLS
 from sttui.core.events import Event
-from sttui.core.replaying import actions_of, stt_view
+from sttui.core.replaying import actions_of, engine_events, stt_view
 from sttui.prompts import prompt
 from sttui.store.store import EpisodeRecord, Store
 
@@ -96,6 +96,12 @@ def explore_view(store: Store, rec: EpisodeRecord, events: list[Event]) -> list[
         view.append({"type": "message", "from": "user", "text": shown})
         view.append({"type": "tool_call", "id": f"call_{n}", "tool": call[0], "args": call[1]})
         view.append({"type": "tool_result", "id": f"call_{n}", "tool": call[0], "result": result})
+
+    def hashes(evs: list[Event]) -> list[str]:
+        return [e.payload["state_hash"] for e in engine_events("explore", evs) if "state_hash" in e.payload]
+
+    if hashes(episode.events) != hashes(events):
+        return "the recorded actions do not rebuild to the recorded states on this sttui"  # views would differ
     return view
 
 
