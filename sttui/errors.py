@@ -15,3 +15,7 @@ class StoreError(Exception):
     def __init__(self, message: str, transient: bool = False):
         super().__init__(message)
         self.transient = transient
+
+
+class MissingExtra(Exception):
+    """An optional feature whose libraries are not installed; the message says how to install them."""

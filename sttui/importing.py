@@ -71,6 +71,7 @@ class EventFields(_Strict):
     sim_time: str = Field(max_length=64)
     wall_time: float = Field(ge=0, allow_inf_nan=False)
     payload: dict[str, Any]
+    patch: list[Any] | None = None  # the payload's diff as JSON Patch: derived on export, not stored
 
 
 @dataclass

@@ -164,7 +164,16 @@ class Rebuilt:
 
 
 def _comparable(e: Event) -> tuple[str, Any]:
-    return e.type, scrub(e.payload)
+    """An event as compared in a rebuild: scrubbed, and without the ``keys`` that diff records
+    carry since sttui spells out paths through keys holding a dot (a record made before that
+    still replays as reproducing)."""
+    payload = e.payload
+    for name in ("state_diff", "diff"):
+        records = payload.get(name)
+        if isinstance(records, list) and any(isinstance(r, dict) and "keys" in r for r in records):
+            plain = [{k: v for k, v in r.items() if k != "keys"} if isinstance(r, dict) else r for r in records]
+            payload = {**payload, name: plain}
+    return e.type, scrub(payload)
 
 
 def rebuild(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import sys
 from collections.abc import Iterable, Iterator
 from datetime import datetime
@@ -452,14 +453,34 @@ def _review_lines(review: dict[str, Any]) -> str:
 @main.command("export")
 @click.argument("episodes", nargs=-1)
 @click.option("--all", "everything", is_flag=True, help="Export every episode.")
-@click.option("--format", "fmt", type=click.Choice(["jsonl", "openai", "sharegpt"]), default="jsonl", show_default=True)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["jsonl", "openai", "sharegpt", "hf", "inspect"]),
+    default="jsonl",
+    show_default=True,
+)
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True)
+@click.option(
+    "--push-to-hub",
+    "repo_id",
+    metavar="REPO",
+    help="With --format hf: also upload the file and a dataset card to this Hugging Face dataset "
+    "repository (created private if new; your huggingface_hub login).",
+)
 @trust_option
 @tasks_option
 def export_cmd(
-    episodes: tuple[str, ...], everything: bool, fmt: str, output: Path, trust: bool, task_dirs: tuple[Path, ...]
+    episodes: tuple[str, ...],
+    everything: bool,
+    fmt: str,
+    output: Path,
+    repo_id: str | None,
+    trust: bool,
+    task_dirs: tuple[Path, ...],
 ) -> None:
-    """Export episodes: the full event log (jsonl), or training data (openai, sharegpt).
+    """Export episodes: the full event log (jsonl), training data (openai, sharegpt), a Parquet
+    dataset (hf, needs sttui[hf]) or an Inspect AI .eval log (inspect, needs sttui[inspect]).
 
     Training data goes to FILE as a JSON array when its name ends in .json, else as JSON lines.
 
@@ -473,6 +494,13 @@ def export_cmd(
         _fail("name episodes to export, or pass --all", 2)
     records = store.list_episodes() if everything else [_episode(store, e) for e in episodes]
     records = sorted(records, key=lambda r: (r.started_at, r.id))
+    if repo_id is not None and fmt != "hf":
+        _fail("--push-to-hub uploads the Parquet dataset: use it with --format hf", 2)
+    if repo_id is not None and not _REPO_ID.fullmatch(repo_id):
+        _fail(f"--push-to-hub {repo_id!r}: expected a repository id such as user/name", 2)
+    if fmt in ("hf", "inspect"):
+        _export_file(store, records, fmt, output, trust, _task_dirs(task_dirs), repo_id)
+        return
     if fmt == "jsonl":
         lines, notes = list(jsonl_lines(store, records)), []
         for rec in records:
@@ -496,6 +524,47 @@ def export_cmd(
     for note in notes:
         click.echo(f"note: {note}", err=True)
     click.echo(f"wrote {written} episode(s) to {output} ({fmt}, {layout})", err=True)
+
+
+_REPO_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}")
+
+
+def _export_file(
+    store: Any, records: list[Any], fmt: str, output: Path, trust: bool, task_dirs: Any, repo_id: str | None = None
+) -> None:
+    """A Parquet dataset (hf) or an Inspect log (inspect): one row or sample per episode; the
+    Parquet file also to a Hugging Face dataset repository when ``repo_id`` names one."""
+    from sttui.errors import MissingExtra
+    from sttui.exports.transcripts import transcripts
+
+    found, notes = transcripts(store, records, trust, task_dirs)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        if fmt == "hf":
+            from sttui.exports.hf import write_parquet
+
+            written, layout = write_parquet(found, output), "Parquet, one row per episode"
+        else:
+            from sttui.exports.inspect_log import write_inspect_log
+
+            if output.suffix != ".eval":
+                notes.append("Inspect reads logs named *.eval; name the file so for `inspect view`")
+            written, layout = write_inspect_log(found, output), "Inspect AI log, one sample per episode"
+    except MissingExtra as exc:
+        _fail(str(exc), 2)
+    for note in notes:
+        click.echo(f"note: {note}", err=True)
+    click.echo(f"wrote {written} episode(s) to {output} ({fmt}, {layout})", err=True)
+    if repo_id is not None:
+        from sttui.exports.hub import push
+
+        try:
+            url = push(found, output, repo_id)
+        except MissingExtra as exc:
+            _fail(str(exc), 2)
+        except Exception as exc:  # network, login, permissions: the Hub's reason in one line
+            _fail(f"could not push to {repo_id}: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}")
+        click.echo(f"pushed {written} episode(s) and a dataset card to {repo_id}: {url}", err=True)
 
 
 @main.command("import")

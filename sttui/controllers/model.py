@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sttui.core.actions import Action, Assess, EndEpisode, Probe, Reply, Satisfied, Say, SubmitBatch, ToolCall
-from sttui.core.chat import openai_messages
+from sttui.core.chat import EXPLORE_TOOLS, openai_messages
 from sttui.core.checklist import ItemResult
 from sttui.core.env import ToolSpec
 from sttui.prompts import prompt
@@ -37,67 +37,6 @@ END_TOOL = {
         "parameters": {"type": "object", "properties": {"reason": {"type": "string"}}, "additionalProperties": False},
     },
 }
-
-EXPLORE_TOOLS = [
-    {
-        "type": "function",
-        "function": {
-            "name": "probe",
-            "description": "Probe self-designed cases: reveals all four actions' utilities; earns nothing.",
-            "parameters": {
-                "type": "object",
-                "required": ["cases"],
-                "additionalProperties": False,
-                "properties": {
-                    "cases": {
-                        "type": "array",
-                        "items": {"type": "object"},
-                        "description": "Cases as {field: value}, every field, within its range.",
-                    }
-                },
-            },
-        },
-    },
-    {
-        "type": "function",
-        "function": {
-            "name": "submit_batch",
-            "description": "One action per case of the current batch, in order.",
-            "parameters": {
-                "type": "object",
-                "required": ["actions"],
-                "additionalProperties": False,
-                "properties": {
-                    "actions": {
-                        "type": "array",
-                        "items": {"type": ["string", "integer"]},
-                        "description": "Action ids, or 1-4 from lowest to highest intervention.",
-                    }
-                },
-            },
-        },
-    },
-    {
-        "type": "function",
-        "function": {
-            "name": "answer_assessment",
-            "description": "Answer the assessment question being asked.",
-            "parameters": {
-                "type": "object",
-                "required": ["relevant"],
-                "additionalProperties": False,
-                "properties": {
-                    "relevant": {"type": "object", "description": "field -> increasing | decreasing"},
-                    "changes": {
-                        "type": "array",
-                        "items": {"type": "object"},
-                        "description": "At the end: [{removed: f}, {added: f}, {reversed: f}]",
-                    },
-                },
-            },
-        },
-    },
-]
 
 
 class ModelFailure(Exception):

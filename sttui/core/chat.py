@@ -9,6 +9,68 @@ from __future__ import annotations
 import json
 from typing import Any
 
+# The explore protocol's tools, as a model in the agent seat is given them (and the exports show).
+EXPLORE_TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "probe",
+            "description": "Probe self-designed cases: reveals all four actions' utilities; earns nothing.",
+            "parameters": {
+                "type": "object",
+                "required": ["cases"],
+                "additionalProperties": False,
+                "properties": {
+                    "cases": {
+                        "type": "array",
+                        "items": {"type": "object"},
+                        "description": "Cases as {field: value}, every field, within its range.",
+                    }
+                },
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "submit_batch",
+            "description": "One action per case of the current batch, in order.",
+            "parameters": {
+                "type": "object",
+                "required": ["actions"],
+                "additionalProperties": False,
+                "properties": {
+                    "actions": {
+                        "type": "array",
+                        "items": {"type": ["string", "integer"]},
+                        "description": "Action ids, or 1-4 from lowest to highest intervention.",
+                    }
+                },
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "answer_assessment",
+            "description": "Answer the assessment question being asked.",
+            "parameters": {
+                "type": "object",
+                "required": ["relevant"],
+                "additionalProperties": False,
+                "properties": {
+                    "relevant": {"type": "object", "description": "field -> increasing | decreasing"},
+                    "changes": {
+                        "type": "array",
+                        "items": {"type": "object"},
+                        "description": "At the end: [{removed: f}, {added: f}, {reversed: f}]",
+                    },
+                },
+            },
+        },
+    },
+]
+
 
 def openai_messages(view: list[dict[str, Any]], system: str) -> list[dict[str, Any]]:
     """The agent seat's view as OpenAI chat messages, as a model in the seat receives them."""

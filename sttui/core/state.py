@@ -143,41 +143,69 @@ _CONTAINERS = (dict, list, tuple)
 
 
 def diff(before: Any, after: Any, prefix: str = "") -> list[dict[str, Any]]:
-    """Changes from ``before`` to ``after`` as ``{op, path, old?, new?}`` records.
+    """Changes from ``before`` to ``after`` as ``{op, path, old?, new?, keys?}`` records.
 
     Values in the records are copies, so later changes to the state never alter a diff.
 
     ``op`` is ``added``, ``removed`` or ``changed``. Mappings are compared key by key,
     lists item by item when their lengths match and as whole values otherwise.
+    A dotted path cannot tell ``a.b`` from key ``"a.b"``: when a key on the way contains a
+    dot, the record also carries ``keys``, the path's keys one by one (see ``keys_of``).
     """
     out: list[dict[str, Any]] = []
     _diff(before, after, prefix, out)
     return out
 
 
-def _diff(a: Any, b: Any, path: str, out: list[dict[str, Any]]) -> None:
+def keys_of(record: dict[str, Any]) -> list[str]:
+    """The keys a diff record's path goes through: ``keys`` when the path is ambiguous, else its
+    dotted path split."""
+    return list(record["keys"]) if "keys" in record else split(record["path"])
+
+
+def _below(path: str, keys: tuple[str, ...] | None, k: Any) -> tuple[str, tuple[str, ...] | None]:
+    """The dotted path of key ``k`` under ``path`` and, once some key on the way holds a dot,
+    the keys one by one (None while the dotted path alone is exact)."""
+    k = str(k)
+    sub = f"{path}.{k}" if path else k
+    if keys is not None:
+        return sub, (*keys, k)
+    if "." in k:
+        return sub, (*split(path), k)
+    return sub, None
+
+
+def _record(rec: dict[str, Any], keys: tuple[str, ...] | None) -> dict[str, Any]:
+    if keys is not None:
+        rec["keys"] = list(keys)
+    return rec
+
+
+def _diff(a: Any, b: Any, path: str, out: list[dict[str, Any]], keys: tuple[str, ...] | None = None) -> None:
     if a is b:
         return
     if isinstance(a, dict) and isinstance(b, dict):
         for k, av in a.items():
-            sub = f"{path}.{k}" if path else str(k)
             bv = b.get(k, _MISSING)
             if bv is _MISSING:
-                out.append({"op": "removed", "path": sub, "old": copy_state(av)})
+                sub, sk = _below(path, keys, k)
+                out.append(_record({"op": "removed", "path": sub, "old": copy_state(av)}, sk))
             elif av is not bv and (av != bv or type(av) is not type(bv)):
-                _diff(av, bv, sub, out)
+                sub, sk = _below(path, keys, k)
+                _diff(av, bv, sub, out, sk)
         for k, bv in b.items():
             if k not in a:
-                sub = f"{path}.{k}" if path else str(k)
-                out.append({"op": "added", "path": sub, "new": copy_state(bv)})
+                sub, sk = _below(path, keys, k)
+                out.append(_record({"op": "added", "path": sub, "new": copy_state(bv)}, sk))
         return
     if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
         for i, (av, bv) in enumerate(zip(a, b, strict=True)):
             if av != bv or type(av) is not type(bv):
-                _diff(av, bv, f"{path}.{i}" if path else str(i), out)
+                sub, sk = _below(path, keys, i)
+                _diff(av, bv, sub, out, sk)
         return
     if a != b or type(a) is not type(b):
-        out.append({"op": "changed", "path": path, "old": copy_state(a), "new": copy_state(b)})
+        out.append(_record({"op": "changed", "path": path, "old": copy_state(a), "new": copy_state(b)}, keys))
 
 
 def sync(shadow: dict[str, Any], state: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, set[str] | None]]:
@@ -196,22 +224,23 @@ def sync(shadow: dict[str, Any], state: dict[str, Any]) -> tuple[list[dict[str, 
     for k, av in shadow.items():
         bv = state.get(k, _MISSING)
         if bv is _MISSING:
-            out.append({"op": "removed", "path": str(k), "old": copy_state(av)})
+            out.append(_record({"op": "removed", "path": str(k), "old": copy_state(av)}, _below("", None, k)[1]))
             changed[k] = None
         elif av is not bv and (av != bv or type(av) is not type(bv)):
+            top, keys = _below("", None, k)
             if type(av) is dict and type(bv) is dict:
-                subs = _diff_mapping(av, bv, str(k), out)
+                subs = _diff_mapping(av, bv, top, out, keys)
                 if subs:
                     changed[k] = subs
             else:
                 n = len(out)
-                _diff(av, bv, str(k), out)
+                _diff(av, bv, top, out, keys)
                 if len(out) > n:
                     changed[k] = None
     if len(state) != len(shadow) - sum(1 for k in changed if k not in state):
         for k, bv in state.items():
             if k not in shadow:
-                out.append({"op": "added", "path": str(k), "new": copy_state(bv)})
+                out.append(_record({"op": "added", "path": str(k), "new": copy_state(bv)}, _below("", None, k)[1]))
                 changed[k] = None
     for k, subs in changed.items():
         if k not in state:
@@ -228,24 +257,28 @@ def sync(shadow: dict[str, Any], state: dict[str, Any]) -> tuple[list[dict[str, 
     return out, changed
 
 
-def _diff_mapping(a: dict[str, Any], b: dict[str, Any], path: str, out: list[dict[str, Any]]) -> set[str]:
+def _diff_mapping(
+    a: dict[str, Any], b: dict[str, Any], path: str, out: list[dict[str, Any]], keys: tuple[str, ...] | None = None
+) -> set[str]:
     """``_diff`` of two mappings (the same records, in the same order), returning the keys that
     changed."""
     subs: set[str] = set()
     for k, av in a.items():
-        sub = f"{path}.{k}"
         bv = b.get(k, _MISSING)
         if bv is _MISSING:
-            out.append({"op": "removed", "path": sub, "old": copy_state(av)})
+            sub, sk = _below(path, keys, k)
+            out.append(_record({"op": "removed", "path": sub, "old": copy_state(av)}, sk))
             subs.add(k)
         elif av is not bv and (av != bv or type(av) is not type(bv)):
             n = len(out)
-            _diff(av, bv, sub, out)
+            sub, sk = _below(path, keys, k)
+            _diff(av, bv, sub, out, sk)
             if len(out) > n:
                 subs.add(k)
     for k, bv in b.items():
         if k not in a:
-            out.append({"op": "added", "path": f"{path}.{k}", "new": copy_state(bv)})
+            sub, sk = _below(path, keys, k)
+            out.append(_record({"op": "added", "path": sub, "new": copy_state(bv)}, sk))
             subs.add(k)
     return subs
 

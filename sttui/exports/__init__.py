@@ -1,0 +1,2 @@
+"""Exports of recorded episodes: the full record (``jsonl``), training layouts (``openai``,
+``sharegpt``), a Parquet dataset (``hf``) and Inspect AI logs (``inspect``)."""
