@@ -1,0 +1,238 @@
+"""Shared runs (``sttui run --run-id R [--shard i/n]``): workers claim a run's planned episodes
+from the record with leases; a dead worker's claims expire and are taken again; each item
+counts one episode; ``report --run-id`` merges the workers."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from click.testing import CliRunner
+from sqlalchemy import text
+
+from sttui.cli import main
+from sttui.store.runs import Shard
+from sttui.store.store import Store
+from tests.conftest import ROOT
+from tests.helpers.stub_openai import StubServer, calls, planner, say, tool_call
+
+TASK = ROOT / "tasks" / "stt" / "logistics" / "insulin-reefer-fault-st2-easy.yaml"
+LOGISTICS = ROOT / "tasks" / "stt" / "logistics"
+KEY = "sk-stub-0123456789abcdef"
+
+
+def cli(db: str, *args: str) -> tuple[int, str, str]:
+    out = CliRunner().invoke(main, ["--db", db, *args])
+    return out.exit_code, out.stdout, out.stderr
+
+
+def oracle_steps() -> list[dict]:
+    from sttui.core.loader import load_task
+
+    loaded = load_task(TASK)
+    steps = [
+        calls(tool_call(s.tool, s.args, f"call_{i}")) if s.tool else say(s.say)
+        for i, s in enumerate(loaded.task.solution, 1)
+    ]
+    return [*steps, calls(tool_call("end_episode", {"reason": "done"}, "call_end"))]
+
+
+def _rows(db: str, sql: str, **params: object) -> list:
+    store = Store(db)
+    try:
+        with store.engine.connect() as conn:
+            return list(conn.execute(text(sql), params))
+    finally:
+        store.close()
+
+
+def test_four_workers_and_a_sigkill_finish_every_item_exactly_once(db_url, tmp_path):
+    """Four real worker processes share one run of a model agent (the local stub server, slowed
+    so episodes take a while); one is SIGKILLed mid-episode. Its claim lapses after the lease
+    (2 s) and another worker takes the item; the half-run episode is abandoned; every item ends
+    with exactly one completed episode, and ``report --run-id`` counts each once."""
+    trials, lease = 8, 2.0
+    with StubServer(planner(oracle_steps(), delay=0.12)) as stub:
+        (tmp_path / "sttui.yaml").write_text(
+            f"models:\n  stub: {{model: openai/stub-model, api_base: '{stub.base}', retries: 1, backoff: 0.01}}\n"
+        )
+        env = {
+            **os.environ,
+            "PYTHONPATH": str(ROOT),
+            "OPENAI_API_KEY": KEY,
+            "STTUI_TRUST_CWD": "1",  # the working directory's sttui.yaml points the model at the stub
+            "STTUI_LEASE_SECONDS": str(lease),
+        }
+        command = [sys.executable, "-m", "sttui", "--db", db_url, "run", str(TASK), "--agent", "model:stub"]
+        command += ["--trials", str(trials), "--concurrency", "1", "--run-id", "exp1", "--json"]
+        procs = [
+            subprocess.Popen(command, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            for _ in range(4)
+        ]
+        victim = procs[0]
+        try:
+            # wait until the victim is mid-episode: it holds a claim whose episode has events
+            deadline, killed_at, held = time.time() + 120, None, None
+            while time.time() < deadline and killed_at is None:
+                time.sleep(0.2)
+                with_events = _victim_claim(db_url, victim.pid)
+                if with_events is not None:
+                    held = with_events
+                    os.kill(victim.pid, signal.SIGKILL)
+                    killed_at = time.time()
+            assert killed_at is not None, "the victim never got mid-episode"
+            outs = [p.communicate(timeout=180) for p in procs[1:]]
+            victim.wait(timeout=10)
+        finally:
+            for p in procs:
+                if p.poll() is None:
+                    p.kill()
+                    p.wait()
+    assert victim.returncode == -signal.SIGKILL
+    for p, (_out, err) in zip(procs[1:], outs, strict=True):
+        assert p.returncode == 0, err
+        assert "Traceback" not in err
+    # every planned item done, each by exactly one completed episode
+    items = _rows(
+        db_url, "SELECT idx, trial, seed, status, episode_id, attempts, claimed_by, claimed_at FROM run_items"
+    )
+    assert len(items) == trials and all(i.status == "done" for i in items)
+    completed = _rows(db_url, "SELECT id, seed FROM episodes WHERE status = 'completed'")
+    assert sorted(e.id for e in completed) == sorted(i.episode_id for i in items)
+    assert sorted(e.seed for e in completed) == sorted(i.seed for i in items)  # one per trial, none twice
+    assert not _rows(db_url, "SELECT id FROM episodes WHERE status = 'running'")
+    # the victim's claim was taken over, and only after its lease ran out
+    idx, victim_episode = held
+    taken = next(i for i in items if i.idx == idx)
+    assert taken.attempts == 2 and f":{victim.pid}" not in taken.claimed_by
+    assert taken.episode_id != victim_episode
+    # its last renewal was at most a third of a lease before the kill
+    assert taken.claimed_at >= killed_at + lease * 2 / 3 - 0.3, taken.claimed_at - killed_at
+    abandoned = _rows(db_url, "SELECT end_reason FROM episodes WHERE id = :id", id=victim_episode)
+    assert abandoned and "superseded" in abandoned[0].end_reason and f":{victim.pid}" in abandoned[0].end_reason
+    # the workers' JSON: together they ran every item once; the last one printed the whole run
+    reports = [json.loads(out) for out, _ in outs]
+    complete = [rep for rep in reports if rep["run"]["complete"]]
+    assert complete and all(rep["summary"]["episodes"] == trials for rep in complete)
+    assert complete[0]["summary"]["stt"]["overall"] == 1.0  # the stub plays the oracle: every episode passes
+    code, out, err = cli(db_url, "report", "--run-id", "exp1", "--json")
+    assert code == 0, err
+    rows = json.loads(out)["controllers"]
+    assert [(r["controller"], r["episodes"]) for r in rows] == [("model:stub", trials)]
+
+
+def _victim_claim(db: str, pid: int) -> tuple[int, str] | None:
+    """The victim's claim (item, episode) once its episode has recorded a few events."""
+    rows = _rows(
+        db,
+        "SELECT r.idx, r.episode_id, count(e.id) AS n FROM run_items r JOIN events e ON e.episode_id = r.episode_id "
+        "WHERE r.status = 'claimed' AND r.claimed_by LIKE :holder GROUP BY r.idx, r.episode_id",
+        holder=f"%:{pid}",
+    )
+    return next(((r.idx, r.episode_id) for r in rows if r.n >= 3), None)
+
+
+def test_a_stalled_worker_loses_its_claim_and_its_episode_never_counts(db_url):
+    """Store level: A's lease lapses, B takes the item (A's episode is abandoned at once); A's
+    late finish leaves the item B's and A's episode abandoned, not completed."""
+    from sttui.core.loader import load_task
+    from sttui.plan import RunPlan
+    from sttui.sharding import plan_rows
+
+    store = Store(db_url)
+    plan = RunPlan.build([load_task(TASK)], trials=1)
+    digest, spec, items = plan_rows(plan)
+    assert store.open_run("r", digest, spec, items) is True
+    assert store.open_run("r", digest, spec, items) is False  # a second worker joins
+    a = store.claim_item("r", "host:1", 0.3, Shard())
+    assert a is not None and a.taken_from is None
+    assert store.claim_item("r", "host:2", 0.3, Shard()) is None  # held, lease running
+    store.write(store.episode_items(plan.tasks[0], a.seed, "baseline:oracle", None, a.episode_id))
+    time.sleep(0.5)
+    b = store.claim_item("r", "host:2", 30, Shard())
+    assert b is not None and b.idx == a.idx and b.taken_from == "host:1" and b.episode_id != a.episode_id
+    assert store.episode(a.episode_id).status == "abandoned"
+    assert store.renew_claims("r", "host:1", 30) == 0  # A holds nothing now
+    late = store.finish_items(a.episode_id, "completed", steps=3)
+    store.write([("run_item_done", "r", a.idx, late[0][1], late[0][2])])
+    record = store.episode(a.episode_id)
+    assert record.status == "abandoned" and "superseded" in (record.end_reason or "")
+    assert store.run_progress("r") == {"pending": 0, "claimed": 1, "done": 0}
+    store.write(store.episode_items(plan.tasks[0], b.seed, "baseline:oracle", None, b.episode_id))
+    mine = store.finish_items(b.episode_id, "completed", steps=3)
+    store.write([("run_item_done", "r", b.idx, mine[0][1], mine[0][2])])
+    assert store.episode(b.episode_id).status == "completed"
+    assert [i.episode_id for i in store.run_items("r")] == [b.episode_id]
+    assert [e.id for e in store.run_episodes("r")] == [b.episode_id]
+
+
+def test_shards_split_the_items_and_the_last_prints_the_run(db_url):
+    """--shard 0/2 runs the even items only and says the rest are elsewhere; 1/2 completes the
+    run and prints its summary over all items; a rerun finds nothing to do and prints it again."""
+    args = ["run", str(LOGISTICS), "--agent", "baseline:oracle", "--run-id", "split", "--json"]
+    code, out, err = cli(db_url, *args, "--shard", "0/2")
+    assert code == 0, err
+    first = json.loads(out)
+    assert first["run"]["complete"] is False and first["summary"] is None
+    assert {e["run_item"] % 2 for e in first["episodes"]} == {0}
+    store = Store(db_url)
+    assert store.run_progress("split", Shard(0, 2))["done"] == len(first["episodes"])
+    assert store.run_progress("split", Shard(1, 2))["done"] == 0
+    code, out, err = cli(db_url, *args, "--shard", "1/2")
+    assert code == 0, err
+    second = json.loads(out)
+    total = second["run"]["items"]
+    assert second["run"]["complete"] and second["run"]["ran_here"] == total - len(first["episodes"])
+    assert second["summary"]["episodes"] == total and second["summary"]["stt"]["overall"] == 1.0
+    code, out, err = cli(db_url, *args)
+    again = json.loads(out)
+    assert code == 0 and again["run"]["ran_here"] == 0 and again["summary"]["episodes"] == total
+
+
+def test_report_run_id_counts_only_that_run(db_url):
+    code, _, err = cli(db_url, "run", str(TASK), "--agent", "baseline:oracle", "--trials", "2", "--run-id", "one")
+    assert code == 0, err
+    code, _, err = cli(db_url, "run", str(TASK), "--agent", "baseline:random", "--trials", "3")
+    assert code == 0, err
+    code, out, err = cli(db_url, "report", "--run-id", "one", "--json")
+    assert code == 0, err
+    assert [(r["controller"], r["episodes"]) for r in json.loads(out)["controllers"]] == [("baseline:oracle", 2)]
+    code, out, _ = cli(db_url, "report", "--json")
+    assert sum(r["episodes"] for r in json.loads(out)["controllers"]) == 5
+    code, _, err = cli(db_url, "report", "--run-id", "nope")
+    assert code == 1 and "no run 'nope'" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--run-id", "r", "--shard", "3/2"], "the index must be below the count"),
+        (["--run-id", "r", "--shard", "x/y"], "--shard takes i/n"),
+        (["--run-id", "r", "--shard", "0/0"], "the index must be below the count"),
+        (["--shard", "0/2"], "give it a --run-id"),
+        (["--run-id", "bad id"], "use up to 100 letters"),
+        (["--run-id", "r", "--no-record"], "cannot run with --no-record"),
+        (["--run-id", "r", "--judge", "human"], "needs rule or model:M"),
+    ],
+)
+def test_bad_shared_run_options_get_one_line(tmp_path, extra, message):
+    code, out, err = cli(f"sqlite:///{tmp_path / 'x.db'}", "run", str(TASK), *extra)
+    assert code == 2 and message in err and "Traceback" not in err + out
+
+
+def test_a_worker_with_another_plan_is_refused(tmp_path, monkeypatch):
+    db = f"sqlite:///{tmp_path / 'x.db'}"
+    code, _, err = cli(db, "run", str(TASK), "--trials", "2", "--run-id", "r")
+    assert code == 0, err
+    code, _, err = cli(db, "run", str(TASK), "--trials", "3", "--run-id", "r")
+    assert code == 2 and "another plan (differs in: trials)" in err and "Traceback" not in err
+    code, _, err = cli(db, "run", str(TASK), "--trials", "2", "--agent", "baseline:random", "--run-id", "r")
+    assert code == 2 and "differs in: agent" in err
+    monkeypatch.setenv("STTUI_LEASE_SECONDS", "soon")
+    code, _, err = cli(db, "run", str(TASK), "--trials", "2", "--run-id", "r")
+    assert code == 2 and "STTUI_LEASE_SECONDS must be a number" in err
