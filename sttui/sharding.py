@@ -19,16 +19,19 @@ import os
 import re
 import socket
 import threading
-from collections.abc import Callable
+import time
+import uuid
+from collections.abc import Callable, Mapping
 from dataclasses import asdict
 from typing import Any
 
 from sttui.batch import _record_failures, _run_trial
 from sttui.controllers.registry import make_judge
+from sttui.errors import StoreError
 from sttui.plan import PlanError, RunPlan, Trial
 from sttui.store.runs import Claim, Shard
 from sttui.store.store import Store
-from sttui.store.writer import Writer
+from sttui.store.writer import WRITE_DEADLINE, Writer
 
 RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$")
 
@@ -82,15 +85,48 @@ def plan_rows(plan: RunPlan) -> tuple[str, dict[str, Any], list[dict[str, Any]]]
         "judge": plan.judge,
         "review": [plan.review.early_stop, plan.review.stagnation],
         "settings": asdict(plan.settings),
+        "models": _models(plan),
     }
     whole = {**spec, "items": [[i["task_id"], i["task_hash"], i["trial"], i["seed"]] for i in items]}
     digest = hashlib.sha256(json.dumps(whole, sort_keys=True).encode()).hexdigest()
     return digest, spec, items
 
 
+def _models(plan: RunPlan) -> dict[str, Any]:
+    """What each ``model:`` seat or judge resolves to on this node (model and sampling), so two
+    nodes whose ``sttui.yaml`` give an alias different models are refused; endpoints, timeouts
+    and retries may differ by node and are left out."""
+    out: dict[str, Any] = {}
+    for spec in (plan.agent, plan.user, plan.judge):
+        if not spec or not spec.startswith("model:"):
+            continue
+        name = spec.split(":", 1)[1]
+        entry = plan.models.get(name)
+        if isinstance(entry, Mapping):
+            entry = {k: entry.get(k) for k in ("model", "temperature", "max_tokens")}
+        out[name] = entry if entry is not None else {"model": name}
+    return out
+
+
 def worker_name() -> str:
-    """Who holds a claim, as claims and superseded episodes name it: host and process."""
-    return f"{socket.gethostname()}:{os.getpid()}"
+    """Who holds a claim, as claims and superseded episodes name it: host, process, and a
+    random tag (containers on different nodes can share a host name and a process id)."""
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+
+
+async def _patient(fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)`` on a thread, retried with backoff while the database is unreachable or
+    locked for a while (up to the write deadline), as the writer does: a worker on a cluster
+    outlives a database restart."""
+    start, wait = time.monotonic(), 0.1
+    while True:
+        try:
+            return await asyncio.to_thread(fn, *args)
+        except StoreError as exc:
+            if not exc.transient or time.monotonic() - start + wait > WRITE_DEADLINE:
+                raise
+            await asyncio.sleep(wait)
+            wait = min(wait * 2, 5.0)
 
 
 class _Heartbeat:
@@ -137,7 +173,7 @@ async def run_worker(
     lease = lease_seconds() if lease is None else lease
     poll = min(max(lease / 4, 0.2), 5.0)
     digest, spec, items = plan_rows(plan)
-    await asyncio.to_thread(store.open_run, run_id, digest, spec, items)
+    await _patient(store.open_run, run_id, digest, spec, items)
     tasks = {t.id: t for t in plan.tasks}
     judge = make_judge(plan.judge, dict(plan.models))
     writer = Writer(store)
@@ -145,9 +181,9 @@ async def run_worker(
     async def slot() -> list[dict[str, Any]]:
         mine: list[dict[str, Any]] = []
         while True:
-            claim: Claim | None = await asyncio.to_thread(store.claim_item, run_id, worker, lease, shard)
+            claim: Claim | None = await _patient(store.claim_item, run_id, worker, lease, shard)
             if claim is None:
-                left = await asyncio.to_thread(store.run_progress, run_id, shard)
+                left = await _patient(store.run_progress, run_id, shard)
                 if left["pending"] + left["claimed"] == 0:
                     return mine
                 await asyncio.sleep(poll)  # others hold the rest: wait for them, or for their leases to lapse

@@ -109,12 +109,12 @@ def test_four_workers_and_a_sigkill_finish_every_item_exactly_once(db_url, tmp_p
     # the victim's claim was taken over, and only after its lease ran out
     idx, victim_episode = held
     taken = next(i for i in items if i.idx == idx)
-    assert taken.attempts == 2 and f":{victim.pid}" not in taken.claimed_by
+    assert taken.attempts == 2 and f":{victim.pid}:" not in taken.claimed_by
     assert taken.episode_id != victim_episode
     # its last renewal was at most a third of a lease before the kill
     assert taken.claimed_at >= killed_at + lease * 2 / 3 - 0.3, taken.claimed_at - killed_at
     abandoned = _rows(db_url, "SELECT end_reason FROM episodes WHERE id = :id", id=victim_episode)
-    assert abandoned and "superseded" in abandoned[0].end_reason and f":{victim.pid}" in abandoned[0].end_reason
+    assert abandoned and "superseded" in abandoned[0].end_reason and f":{victim.pid}:" in abandoned[0].end_reason
     # the workers' JSON: together they ran every item once; the last one printed the whole run
     reports = [json.loads(out) for out, _ in outs]
     complete = [rep for rep in reports if rep["run"]["complete"]]
@@ -132,7 +132,7 @@ def _victim_claim(db: str, pid: int) -> tuple[int, str] | None:
         db,
         "SELECT r.idx, r.episode_id, count(e.id) AS n FROM run_items r JOIN events e ON e.episode_id = r.episode_id "
         "WHERE r.status = 'claimed' AND r.claimed_by LIKE :holder GROUP BY r.idx, r.episode_id",
-        holder=f"%:{pid}",
+        holder=f"%:{pid}:%",
     )
     return next(((r.idx, r.episode_id) for r in rows if r.n >= 3), None)
 
@@ -236,3 +236,24 @@ def test_a_worker_with_another_plan_is_refused(tmp_path, monkeypatch):
     monkeypatch.setenv("STTUI_LEASE_SECONDS", "soon")
     code, _, err = cli(db, "run", str(TASK), "--trials", "2", "--run-id", "r")
     assert code == 2 and "STTUI_LEASE_SECONDS must be a number" in err
+
+
+def test_an_alias_that_names_another_model_on_another_node_is_refused(tmp_path):
+    """Nodes may reach a model at different endpoints, but an alias must name the same model."""
+    from sttui.core.loader import load_task
+    from sttui.plan import RunPlan
+    from sttui.sharding import plan_rows
+    from sttui.store.runs import RunMismatch
+
+    def plan(entry: dict) -> tuple:
+        return plan_rows(RunPlan.build([load_task(TASK)], agent="model:fast", models={"fast": entry}))
+
+    here = plan({"model": "openai/gpt-4o-mini", "api_base": "http://10.0.0.1:8000"})
+    there = plan({"model": "openai/gpt-4o-mini", "api_base": "http://10.0.0.2:8000", "retries": 5})
+    other = plan({"model": "openai/gpt-4o"})
+    assert here[0] == there[0] and here[0] != other[0]
+    store = Store(f"sqlite:///{tmp_path / 'x.db'}")
+    assert store.open_run("r", *here) is True
+    assert store.open_run("r", *there) is False
+    with pytest.raises(RunMismatch, match=r"differs in: models"):
+        store.open_run("r", *other)
