@@ -54,10 +54,11 @@ def _rows(db: str, sql: str, **params: object) -> list:
 def test_four_workers_and_a_sigkill_finish_every_item_exactly_once(db_url, tmp_path):
     """Four real worker processes share one run of a model agent (the local stub server, slowed
     so episodes take a while); one is SIGKILLed mid-episode. Its claim lapses after the lease
-    (2 s) and another worker takes the item; the half-run episode is abandoned; every item ends
+    (3 s) and another worker takes the item; the half-run episode is abandoned; every item ends
     with exactly one completed episode, and ``report --run-id`` counts each once."""
-    trials, lease = 8, 2.0
-    with StubServer(planner(oracle_steps(), delay=0.12)) as stub:
+    trials, lease = 8, 3.0
+    # 8 model calls of 0.45 s: an episode outlasts a lease, so only renewal keeps its claim
+    with StubServer(planner(oracle_steps(), delay=0.45)) as stub:
         (tmp_path / "sttui.yaml").write_text(
             f"models:\n  stub: {{model: openai/stub-model, api_base: '{stub.base}', retries: 1, backoff: 0.01}}\n"
         )
@@ -115,6 +116,13 @@ def test_four_workers_and_a_sigkill_finish_every_item_exactly_once(db_url, tmp_p
     assert taken.claimed_at >= killed_at + lease * 2 / 3 - 0.3, taken.claimed_at - killed_at
     abandoned = _rows(db_url, "SELECT end_reason FROM episodes WHERE id = :id", id=victim_episode)
     assert abandoned and "superseded" in abandoned[0].end_reason and f":{victim.pid}:" in abandoned[0].end_reason
+    # live workers renewed their leases: episodes longer than a lease kept their claims, and
+    # every episode ever abandoned was the victim's
+    lengths = _rows(db_url, "SELECT ended_at - started_at AS secs FROM episodes WHERE status = 'completed'")
+    assert max(r.secs for r in lengths) > lease
+    assert all(i.attempts == 1 for i in items if i.idx != idx)
+    for r in _rows(db_url, "SELECT end_reason FROM episodes WHERE status = 'abandoned'"):
+        assert f":{victim.pid}:" in r.end_reason
     # the workers' JSON: together they ran every item once; the last one printed the whole run
     reports = [json.loads(out) for out, _ in outs]
     complete = [rep for rep in reports if rep["run"]["complete"]]
@@ -257,3 +265,36 @@ def test_an_alias_that_names_another_model_on_another_node_is_refused(tmp_path):
     assert store.open_run("r", *there) is False
     with pytest.raises(RunMismatch, match=r"differs in: models"):
         store.open_run("r", *other)
+
+
+def test_concurrent_claims_never_take_the_same_item(db_url):
+    """A claim in progress (its transaction open) holds its item: another worker gets the next
+    item, at once on PostgreSQL (SKIP LOCKED), after the first commits on SQLite (BEGIN
+    IMMEDIATE). Without the lock both would take item 0."""
+    import threading
+
+    from sttui.core.loader import load_task
+    from sttui.plan import RunPlan
+    from sttui.sharding import plan_rows
+    from sttui.store import runs
+
+    store = Store(db_url)
+    store.open_run("r", *plan_rows(RunPlan.build([load_task(TASK)], trials=3)))
+    conn = store.engine.connect()
+    if db_url.startswith("sqlite"):
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+    first = runs.claim(conn, "r", "host:a", 30, Shard(), "e-a")
+    got: list = []
+    other = threading.Thread(target=lambda: got.append(store.claim_item("r", "host:b", 30, Shard())))
+    other.start()
+    other.join(timeout=1.0)
+    if db_url.startswith("postgresql"):
+        assert got, "the second claim waited for the first instead of skipping its row"
+    else:
+        assert not got  # SQLite: claims take turns on the write lock
+    conn.commit()
+    conn.close()
+    other.join(timeout=15)
+    assert first is not None and got and got[0] is not None
+    assert (first.idx, got[0].idx) == (0, 1)
+    assert {i.claimed_by for i in store.run_items("r") if i.status == "claimed"} == {"host:a", "host:b"}
