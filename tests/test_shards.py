@@ -51,6 +51,7 @@ def _rows(db: str, sql: str, **params: object) -> list:
         store.close()
 
 
+@pytest.mark.timeout(300)  # four interpreters importing litellm on two shared cores
 def test_four_workers_and_a_sigkill_finish_every_item_exactly_once(db_url, tmp_path):
     """Four real worker processes share one run of a model agent (the local stub server, slowed
     so episodes take a while); one is SIGKILLed mid-episode. Its claim lapses after the lease
@@ -87,7 +88,7 @@ def test_four_workers_and_a_sigkill_finish_every_item_exactly_once(db_url, tmp_p
                     os.kill(victim.pid, signal.SIGKILL)
                     killed_at = time.time()
             assert killed_at is not None, "the victim never got mid-episode"
-            outs = [p.communicate(timeout=180) for p in procs[1:]]
+            outs = [p.communicate(timeout=240) for p in procs[1:]]
             victim.wait(timeout=10)
         finally:
             for p in procs:
