@@ -159,7 +159,7 @@ def finish(conn: Any, run_id: str, idx: int, episode_id: str, values: dict[str, 
             ITEMS.c.episode_id == episode_id,
             ITEMS.c.status == "claimed",
         )
-        .values(status="done", lease_until=None, done_at=time.time())
+        .values(status="done", lease_until=None, done_at=db_now(conn))
     ).rowcount
     if not won:
         values = {
