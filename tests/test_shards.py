@@ -317,3 +317,38 @@ def test_a_shared_runs_summary_read_back_matches_an_ordinary_runs(tmp_path):
     shared = json.loads(out)["summary"]
     alone["stt"].pop("mean_tool_calls")
     assert shared == alone
+
+
+@pytest.mark.timeout(200)
+def test_ctrl_c_hands_a_workers_items_back_at_once(tmp_path):
+    """SIGINT on a worker mid-episode: it exits 130 and its claim is pending again at once (no
+    wait for the lease); the next worker takes it, abandons the left episode and finishes."""
+    db = f"sqlite:///{tmp_path / 'x.db'}"
+    with StubServer(planner(oracle_steps(), delay=0.3)) as stub:
+        (tmp_path / "sttui.yaml").write_text(
+            f"models:\n  stub: {{model: openai/stub-model, api_base: '{stub.base}', retries: 1, backoff: 0.01}}\n"
+        )
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_API_KEY": KEY, "STTUI_TRUST_CWD": "1"}
+        command = [sys.executable, "-m", "sttui", "--db", db, "run", str(TASK), "--agent", "model:stub"]
+        command += ["--run-id", "r", "--json"]
+        proc = subprocess.Popen(
+            command, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        try:
+            deadline, held = time.time() + 120, None
+            while time.time() < deadline and held is None:
+                time.sleep(0.2)
+                held = _victim_claim(db, proc.pid)
+            assert held is not None, "the worker never got mid-episode"
+            proc.send_signal(signal.SIGINT)
+            _, err = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        assert proc.returncode == 130 and "1 item(s) of run r handed back" in err and "Traceback" not in err
+        assert [i.status for i in Store(db).run_items("r")] == ["pending"]
+        again = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout)["summary"]["stt"]["overall"] == 1.0
+    assert Store(db).episode(held[1]).status == "abandoned"

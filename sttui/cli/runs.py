@@ -33,6 +33,10 @@ def run_shared(plan: Any, store: Any, run_id: str, shard: Any, *, as_json: bool,
     except RunMismatch as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
+    except KeyboardInterrupt:  # hand the items back now rather than when the leases lapse
+        released = store.release_claims(run_id, worker)
+        click.echo(f"interrupted: {released} item(s) of run {run_id} handed back to the other workers", err=True)
+        sys.exit(130)
     full = run_records(store, run_id, plan)
     counts = store.run_progress(run_id)
     total = sum(counts.values())

@@ -148,6 +148,17 @@ def renew(conn: Any, run_id: str, worker: str, lease: float) -> int:
     return int(done.rowcount or 0)
 
 
+def release(conn: Any, run_id: str, worker: str) -> int:
+    """Give back every claim ``worker`` holds (it was interrupted): the items are pending again
+    at once, and whoever takes one abandons the episode it left running."""
+    done = conn.execute(
+        update(ITEMS)
+        .where(ITEMS.c.run_id == run_id, ITEMS.c.claimed_by == worker, ITEMS.c.status == "claimed")
+        .values(status="pending", lease_until=None)
+    )
+    return int(done.rowcount or 0)
+
+
 def finish(conn: Any, run_id: str, idx: int, episode_id: str, values: dict[str, Any], update_episode: Any) -> bool:
     """End ``episode_id`` with ``values`` and its item done, if the item is still its claim;
     else end it ``abandoned`` (superseded). True when it counts."""

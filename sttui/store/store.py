@@ -1089,6 +1089,9 @@ class Store:
     def renew_claims(self, run_id: str, worker: str, lease: float) -> int:
         return int(self._write(lambda conn: runs.renew(conn, run_id, worker, lease)))
 
+    def release_claims(self, run_id: str, worker: str) -> int:
+        return int(self._write(lambda conn: runs.release(conn, run_id, worker)))
+
     def run_progress(self, run_id: str, shard: runs.Shard | None = None) -> dict[str, int]:
         return self._read_core(lambda conn: runs.progress(conn, run_id, shard or runs.Shard()))
 
