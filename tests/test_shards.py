@@ -352,3 +352,32 @@ def test_ctrl_c_hands_a_workers_items_back_at_once(tmp_path):
     assert again.returncode == 0, again.stderr
     assert json.loads(again.stdout)["summary"]["stt"]["overall"] == 1.0
     assert Store(db).episode(held[1]).status == "abandoned"
+
+
+def test_a_record_made_before_shared_runs_upgrades_and_keeps_its_episodes(db_url):
+    """Migration 0006 on a record at 0005 (both backends): the run tables appear, nothing is lost."""
+    from sqlalchemy import inspect
+
+    from sttui.core.loader import load_task
+    from sttui.store import db as dbmod
+
+    engine = dbmod.make_engine(db_url)
+    dbmod.migrate(engine, db_url, revision="0005_scale_indexes")
+    with engine.connect() as conn:
+        assert not inspect(conn).has_table("run_items")
+        conn.execute(
+            text(
+                "INSERT INTO episodes (id, task_id, task_hash, kind, seed, setting, status, agent, steps, started_at, "
+                "clean_baseline) VALUES ('old1', 't', 'h', 'stt', 1, 'default', 'completed', 'baseline:oracle', 3, 1.0, "
+                ":yes)"
+            ),
+            {"yes": True},
+        )
+        conn.commit()
+    engine.dispose()
+    store = Store(db_url)
+    assert store.episode("old1").steps == 3
+    code, _, err = cli(db_url, "run", str(TASK), "--run-id", "after", "--json")
+    assert code == 0, err
+    assert [i.status for i in store.run_items("after")] == ["done"]
+    assert load_task(TASK).id in {e.task_id for e in store.run_episodes("after")}
