@@ -13,6 +13,7 @@ is done, and the last one prints the run's summary.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import os
@@ -31,7 +32,7 @@ from sttui.errors import StoreError
 from sttui.plan import PlanError, RunPlan, Trial
 from sttui.store.runs import Claim, Shard
 from sttui.store.store import Store
-from sttui.store.writer import WRITE_DEADLINE, Writer
+from sttui.store.writer import WRITE_DEADLINE, WriteFailed, Writer
 
 RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$")
 
@@ -180,7 +181,7 @@ async def run_worker(
 
     async def slot() -> list[dict[str, Any]]:
         mine: list[dict[str, Any]] = []
-        while True:
+        while not writer.failed:  # a record that failed: take no more (its item goes back below)
             claim: Claim | None = await _patient(store.claim_item, run_id, worker, lease, shard)
             if claim is None:
                 left = await _patient(store.run_progress, run_id, shard)
@@ -190,12 +191,15 @@ async def run_worker(
                 continue
             trial = Trial(tasks[claim.task_id], claim.trial, claim.seed)
             record = await _run_trial(plan, trial, store, writer, judge, claim)
+            with contextlib.suppress(WriteFailed):  # its item is done before the next is claimed
+                await writer.durable(writer.submitted, record["episode"])
             record["run_item"] = claim.idx
             if claim.taken_from:
                 record["taken_from"] = claim.taken_from
             mine.append(record)
             if progress:
                 progress(record)
+        return mine
 
     try:
         with _Heartbeat(store, run_id, worker, lease):
@@ -204,6 +208,9 @@ async def run_worker(
     finally:
         await asyncio.to_thread(writer.flush)
         writer.close()
+    if writer.failed:  # claims still held are items whose record failed: give them back now
+        with contextlib.suppress(StoreError):  # (the database gone: the leases lapse instead)
+            store.release_claims(run_id, worker)
     records = [r for group in done for r in group]
     _record_failures(records, writer)
     counted = {i.episode_id for i in store.run_items(run_id) if i.status == "done"}

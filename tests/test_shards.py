@@ -382,3 +382,29 @@ def test_a_record_made_before_shared_runs_upgrades_and_keeps_its_episodes(db_url
     assert code == 0, err
     assert [i.status for i in store.run_items("after")] == ["done"]
     assert load_task(TASK).id in {e.task_id for e in store.run_episodes("after")}
+
+
+def test_a_worker_whose_record_fails_hands_the_item_back_and_stops(tmp_path):
+    """A finishing write that can never succeed: the worker stops claiming, does not wait for
+    the item it still holds, and gives it back (pending) for another worker; its record says
+    the write was lost."""
+    import asyncio
+
+    from sttui.core.loader import load_task
+    from sttui.errors import StoreError
+    from sttui.plan import RunPlan
+    from sttui.sharding import run_worker
+
+    store = Store(f"sqlite:///{tmp_path / 'x.db'}")
+    original = store.write
+
+    def refuse_the_finish(items):  # type: ignore[no-untyped-def]
+        if any(item[0] == "run_item_done" for item in items):
+            raise StoreError("the disk is gone")
+        original(items)
+
+    store.write = refuse_the_finish  # type: ignore[method-assign]
+    plan = RunPlan.build([load_task(TASK)], trials=3, concurrency=1)
+    records = asyncio.run(asyncio.wait_for(run_worker(plan, store, "r", worker="w", lease=30), 60))
+    assert len(records) == 1 and records[0]["record_failed"] and "the disk is gone" in records[0]["error"]
+    assert [i.status for i in store.run_items("r")] == ["pending", "pending", "pending"]

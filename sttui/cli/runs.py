@@ -66,10 +66,10 @@ def run_shared(plan: Any, store: Any, run_id: str, shard: Any, *, as_json: bool,
             click.echo(f"run {run_id}: all {total} items done ({state['ran_here']} here)\n")
             printer(plan, full, summary)
     lost = [r for r in mine if r.get("record_failed")]
-    if lost:  # no success over a lost write; its claim lapses and another worker reruns the item
+    if lost:  # no success over a lost write; another worker reruns the item
         click.echo(
-            f"error: {len(lost)} episode(s) could not be recorded in full: {lost[0]['error']}. Their items go back "
-            "to the run when this worker's leases expire",
+            f"error: {len(lost)} episode(s) could not be recorded in full: {lost[0]['error']}. This worker stopped "
+            "claiming and handed their items back to the run for another worker",
             err=True,
         )
         sys.exit(3)
