@@ -19,6 +19,7 @@ from sttui.core.stats import mean_of, pass_at_k, pass_hat_k, pooled_interval
 from sttui.plan import RunPlan, Trial
 from sttui.recording import Recorder, Writer, finish_items
 from sttui.runner import AnyEpisode, Seats, drive, open_episode
+from sttui.store.runs import Claim
 from sttui.store.store import Store, new_episode_id
 
 __all__ = ["pass_at_k", "pass_hat_k", "report", "run_batch"]
@@ -56,8 +57,10 @@ async def run_batch(
 
 
 async def _run_trial(
-    plan: RunPlan, trial: Trial, store: Store | None, writer: Writer | None, judge: Any
+    plan: RunPlan, trial: Trial, store: Store | None, writer: Writer | None, judge: Any, claim: Claim | None = None
 ) -> dict[str, Any]:
+    """One trial as one record. ``claim``: a run item this worker holds (sttui/sharding.py); the
+    episode takes the claim's id, and ends with its item done only while the claim is still its."""
     loaded = trial.loaded
     models = dict(plan.models)
     controller = make_agent(plan.agent, loaded, trial.seed, models, store)
@@ -76,7 +79,7 @@ async def _run_trial(
     episode_id = None
     recorder: Recorder | None = None
     if store is not None and writer is not None:
-        episode_id = new_episode_id()
+        episode_id = claim.episode_id if claim is not None else new_episode_id()
         recorder = Recorder(store, episode_id, 1, writer)
         user_name = seat_user.name if seat_user else None
         # created in the same transaction as its first events (the writer's group commit)
@@ -100,12 +103,24 @@ async def _run_trial(
             scores = {k: out[k] for k in ("review",) if out.get(k)} | (out.get("metrics") or {})
             steps = episode.steps
             recorder.submit_write(
-                lambda: store.finish_items(episode_id, "errored", end_reason=reason, scores=scores or None, steps=steps)
+                lambda: _claimed(
+                    claim,
+                    store.finish_items(episode_id, "errored", end_reason=reason, scores=scores or None, steps=steps),
+                )
             )
         return out | _usage(controller, seat_user)
     if recorder is not None and store is not None and episode_id is not None:
-        recorder.submit_write(lambda: finish_items(store, episode_id, result))
+        recorder.submit_write(lambda: _claimed(claim, finish_items(store, episode_id, result)))
     return {**base, "status": "completed", **result.as_dict()} | _usage(controller, seat_user)
+
+
+def _claimed(claim: Claim | None, items: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """An episode's finishing update, made conditional on its run item's claim when it has one."""
+    if claim is None:
+        return items
+    return [
+        ("run_item_done", claim.run_id, claim.idx, item[1], item[2]) if item[0] == "update" else item for item in items
+    ]
 
 
 def _record_failures(records: list[dict[str, Any]], writer: Writer) -> None:
@@ -185,7 +200,8 @@ def stt_summary(stt: list[dict[str, Any]]) -> dict[str, Any]:
     groups = list(by_task.values())
     summary["overall_ci"] = pooled_interval([sum(g) for g in groups], [len(g) for g in groups])
     summary.update(pass_at_k_table(groups))
-    calls = [r.get("tool_calls", 0) for r in stt if r.get("status") == "completed"]
+    # (a run's summary read back from the record has no tool calls: then no mean is made)
+    calls = [r["tool_calls"] for r in stt if r.get("status") == "completed" and "tool_calls" in r]
     if calls:
         summary["mean_tool_calls"] = sum(calls) / len(calls)
     reviewed = [r for r in stt if r.get("review")]

@@ -590,6 +590,20 @@ def import_cmd(file: Path, trust: bool) -> None:
     click.echo(f"imported {added} episode(s); {skipped} already present")
 
 
+def _run_state(store: Any, run_id: str) -> None:
+    """A shared run's progress on stderr; an unknown run id exits 1 with what to do."""
+    if store.run_info(run_id) is None:
+        _fail(f"no run '{run_id}' in this record; `sttui run TASK... --run-id {run_id}` starts one")
+    counts = store.run_progress(run_id)
+    total = sum(counts.values())
+    if counts["done"] < total:
+        click.echo(
+            f"note: run {run_id} has {counts['done']} of {total} items done ({counts['claimed']} in progress); "
+            "this report covers the done ones",
+            err=True,
+        )
+
+
 def _task_meta(store: Any, records: list[Any]) -> dict[str, dict[str, Any]]:
     """Per stt task: the level and conflict of the first of its records (in their order) whose
     stored version has them. The versions are read in one query, not one per task."""
@@ -609,8 +623,9 @@ def _task_meta(store: Any, records: list[Any]) -> dict[str, dict[str, Any]]:
 
 
 @main.command()
+@click.option("--run-id", default=None, metavar="R", help="Only run R (all its workers): one episode per planned item.")
 @click.option("--json", "as_json", is_flag=True)
-def report(as_json: bool) -> None:
+def report(run_id: str | None, as_json: bool) -> None:
     """Each controller side by side on the same tasks, under each setting: humans, models,
     baselines; Pass@1, Pass@k and pass^k with 95 % intervals; errored episodes as failures.
 
@@ -620,9 +635,11 @@ def report(as_json: bool) -> None:
     from sttui.textout import ci, table
 
     store = open_store()
+    if run_id is not None:
+        _run_state(store, run_id)
     # light rows (what compare reads, out of the JSON in SQL), and every task version's meta in
     # one query: the same records and the same meta as full records gave
-    records = [r for status in FINISHED for r in store.summaries(status=status)]
+    records = [r for status in FINISHED for r in store.summaries(status=status, run_id=run_id)]
     controls = episode_controls(store, records)
     meta = _task_meta(store, records)
     result = compare(records, meta, controls)

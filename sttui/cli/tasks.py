@@ -198,6 +198,19 @@ def _ask_at_terminal(episode: Any, item_id: str, question: str) -> tuple[bool, s
     default=None,
     help="AdaExploreBench setting for every explore episode, overriding the file's.",
 )
+@click.option(
+    "--run-id",
+    default=None,
+    metavar="R",
+    help="Name a run that several workers (processes, machines) share on one database: each claims its "
+    "planned episodes from the record until all are done. Start every worker with the same command.",
+)
+@click.option(
+    "--shard",
+    default=None,
+    metavar="I/N",
+    help="With --run-id: claim only the items whose index is I modulo N (rerun a shard to finish a dead one's items).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print episodes and summary as JSON.")
 def run(
     selection: tuple[str, ...],
@@ -213,6 +226,8 @@ def run(
     static: bool,
     no_user: bool,
     explore_setting: str | None,
+    run_id: str | None,
+    shard: str | None,
     as_json: bool,
 ) -> None:
     """Run episodes headless: Pass@1, Pass@k and pass^k for stt tasks, the AdaExploreBench
@@ -246,6 +261,7 @@ def run(
     except PlanError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
+    shared = _shared_run(plan, run_id, shard)
     for note in plan.skipped:
         click.echo(f"note: {note}", err=True)
     store = open_store(write=True) if plan.record else None
@@ -258,6 +274,11 @@ def run(
     except ControllerSpecError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
+    if shared is not None:
+        from sttui.cli.runs import run_shared
+
+        run_shared(plan, store, *shared, as_json=as_json, printer=_print_run)
+        return
     records = _run_plan(plan, store, quiet=as_json)
     summary = report(records)
     if as_json:
@@ -272,6 +293,29 @@ def run(
             err=True,
         )
         sys.exit(3)
+
+
+def _shared_run(plan: Any, run_id: str | None, shard: str | None) -> tuple[str, Any] | None:
+    """(run id, shard) for a run shared by workers, checked; None for an ordinary run."""
+    from sttui.plan import PlanError
+    from sttui.sharding import check_run_id, lease_seconds, parse_shard
+    from sttui.store.runs import Shard
+
+    try:
+        if run_id is None:
+            if shard is not None:
+                raise PlanError("--shard splits a shared run: give it a --run-id too")
+            return None
+        check_run_id(run_id)
+        if not plan.record:
+            raise PlanError("--run-id shares a run through the record; it cannot run with --no-record")
+        if plan.judge == "human":
+            raise PlanError("--judge human asks at one terminal; a shared run (--run-id) needs rule or model:M")
+        lease_seconds()
+        return run_id, parse_shard(shard) if shard is not None else Shard()
+    except PlanError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
 
 
 def _print_run(plan: Any, records: list[dict[str, Any]], summary: dict[str, Any]) -> None:

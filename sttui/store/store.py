@@ -23,6 +23,7 @@ from sqlmodel import Session
 from sqlmodel import select as orm_select
 
 from sttui.core.events import Event
+from sttui.store import runs
 from sttui.store.db import StoreError, describe, explain, make_engine, migrate, resolve_url
 from sttui.store.secrets import scrub, scrub_json, scrub_text, secret_values
 from sttui.store.tables import (
@@ -562,7 +563,8 @@ class Store:
     def write(self, items: list[tuple[Any, ...]]) -> None:
         """Commit, in one transaction and in their order, task versions (``("version", v)``),
         new episodes (``("episode", row)``), events (``("event", episode_id, event)``: runs of them
-        inserted at once) and episode updates (``("update", episode_id, values)``): all or none."""
+        inserted at once), episode updates (``("update", episode_id, values)``) and the end of a
+        claimed run item (``("run_item_done", run_id, idx, episode_id, values)``): all or none."""
         if not items:
             return
         prepared: list[tuple[Any, ...]] = []
@@ -586,6 +588,8 @@ class Store:
                     conn.execute(_INSERT_EPISODE, item[1])
                 elif item[0] == "update":
                     conn.execute(_update_episode(tuple(item[2])), {**item[2], "_episode": item[1]})
+                elif item[0] == "run_item_done":  # (run_id, idx, episode_id, values): only while claimed
+                    runs.finish(conn, item[1], item[2], item[3], item[4], _update_episode)
                 else:
                     raise ValueError(f"unknown write {item[0]!r}")
 
@@ -797,17 +801,21 @@ class Store:
         limit: int | None = None,
         offset: int | None = None,
         review: bool = True,
+        run_id: str | None = None,
     ) -> Iterator[Summary]:
         """Episodes, newest first, as light rows (``Summary``), streamed: their outcome and scores
         hold only what listings and reports read, taken out of the JSON by the database.
         ``review=False`` leaves out what only reports read (the review, working time, whether
-        complete): a plain listing needs the outcome and calibrated accuracy alone."""
+        complete): a plain listing needs the outcome and calibrated accuracy alone. ``run_id``: only
+        the episodes that run counts, one per done item."""
         table = EpisodeRow.__table__
         wanted = _SUMMARY_JSON if review else _SUMMARY_JSON[:7]
         pad = (None,) * (len(_SUMMARY_JSON) - len(wanted))
         json = [self._json_field(col, path, kind) for col, path, kind in wanted]
         columns = [table.c[name] for name in _SUMMARY_COLUMNS]
         query = _listing([*columns, *json], task, controller, status, since, until, limit, offset)
+        if run_id is not None:
+            query = query.where(table.c.id.in_(runs.done_episodes(run_id)))
         n = len(columns)
         strings: dict[Any, Any] = {}
         shared = strings.setdefault
@@ -1047,6 +1055,57 @@ class Store:
     def ratings_by(self, annotator: str, include_history: bool = False) -> list[dict[str, Any]]:
         """One annotator's own ratings, and nobody else's (the blinded view)."""
         return [r for r in self.ratings(include_history=include_history) if r["annotator"] == annotator]
+
+    # -- runs split across workers (sttui/store/runs.py) ------------------------------
+    def _serialised(self, fn: Any) -> Any:
+        """``fn(connection)`` in one transaction that takes the write lock first on SQLite
+        (BEGIN IMMEDIATE: read-then-write transactions take turns); PostgreSQL locks rows."""
+        try:
+            with self.engine.connect() as conn:
+                if self.engine.url.get_backend_name() == "sqlite":
+                    conn.exec_driver_sql("BEGIN IMMEDIATE")
+                out = fn(conn)
+                conn.commit()
+                return out
+        except IntegrityError:
+            raise
+        except (OperationalError, DBAPIError) as exc:
+            raise explain(exc, self.url) from None
+
+    def open_run(self, run_id: str, digest: str, spec: dict[str, Any], items: list[dict[str, Any]]) -> bool:
+        """Start the run (True) or join it; ``runs.RunMismatch`` for another plan under its id."""
+        spec = scrub(spec, self._secrets)
+        for attempt in range(2):
+            try:
+                return bool(self._serialised(lambda conn: runs.open_run(conn, run_id, digest, spec, items)))
+            except IntegrityError:  # (PostgreSQL) another worker started it at the same moment
+                if attempt:
+                    raise
+        return False
+
+    def claim_item(self, run_id: str, worker: str, lease: float, shard: runs.Shard) -> runs.Claim | None:
+        return self._serialised(lambda conn: runs.claim(conn, run_id, worker, lease, shard, new_episode_id()))
+
+    def renew_claims(self, run_id: str, worker: str, lease: float) -> int:
+        return int(self._write(lambda conn: runs.renew(conn, run_id, worker, lease)))
+
+    def release_claims(self, run_id: str, worker: str) -> int:
+        return int(self._write(lambda conn: runs.release(conn, run_id, worker)))
+
+    def run_progress(self, run_id: str, shard: runs.Shard | None = None) -> dict[str, int]:
+        return self._read_core(lambda conn: runs.progress(conn, run_id, shard or runs.Shard()))
+
+    def run_info(self, run_id: str) -> dict[str, Any] | None:
+        return self._read_core(lambda conn: runs.run_plan(conn, run_id))
+
+    def run_items(self, run_id: str) -> list[Any]:
+        return self._read_core(lambda conn: runs.items(conn, run_id))
+
+    def run_episodes(self, run_id: str) -> list[EpisodeRecord]:
+        """The episodes the run counts, one per done item, in full."""
+        table = EpisodeRow.__table__
+        query = select(*table.columns).where(table.c.id.in_(runs.done_episodes(run_id)))
+        return list(self._stream(query, _record))
 
     # -- the annotation queue: claims, adjudications, labels ---------------------------
     def claim(self, annotator: str, item_kind: str, item_id: str, cap: int) -> bool:

@@ -156,3 +156,46 @@ class LabelRow(SQLModel, table=True):
     first_error_seq: int | None = None
     created_at: float
     superseded_by: int | None = Field(default=None, foreign_key="labels.id")
+
+
+class RunRow(SQLModel, table=True):
+    """A run split across workers (``sttui run --run-id``). ``plan_digest`` decides who may
+    join: a worker whose plan differs is refused, so every item means the same on every node."""
+
+    __tablename__ = "runs"
+
+    id: str = Field(primary_key=True)
+    plan_digest: str
+    plan: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    items: int
+    created_at: float
+
+
+class RunItemRow(SQLModel, table=True):
+    """One planned episode of a run (a task's trial with its seed) and who holds it.
+
+    ``status`` is pending, claimed or done. A claim lasts until ``lease_until`` (the database's
+    clock, so machines' clocks never disagree about it); its worker renews it while the episode
+    runs, and an expired claim is taken again. ``episode_id`` is the episode of the current
+    claim: once done, the one episode this item counts."""
+
+    __tablename__ = "run_items"
+    __table_args__ = (
+        UniqueConstraint("run_id", "idx", name="uq_run_items_run_idx"),
+        Index("ix_run_items_claim", "run_id", "status", "idx"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    run_id: str = Field(foreign_key="runs.id")
+    idx: int
+    task_id: str
+    task_hash: str
+    trial: int
+    seed: int
+    status: str = "pending"
+    claimed_by: str | None = None
+    claimed_at: float | None = None
+    lease_until: float | None = None
+    attempts: int = 0
+    episode_id: str | None = None  # no foreign key: the writer commits the episode's row later
+    done_at: float | None = None

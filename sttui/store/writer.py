@@ -94,6 +94,12 @@ class Writer:
         committed in order, in the same transaction as the events waiting with them."""
         return self._put(episode, items=items)
 
+    @property
+    def submitted(self) -> int:
+        """The latest submission's ticket: ``durable(submitted)`` waits for everything so far."""
+        with self._lock:
+            return self._tickets
+
     # -- waiting -------------------------------------------------------------------------
     async def durable(self, ticket: int, episode: str | None = None) -> None:
         """Return once everything up to ``ticket`` is committed; raise WriteFailed if this
