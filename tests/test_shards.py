@@ -55,11 +55,13 @@ def _rows(db: str, sql: str, **params: object) -> list:
 def test_four_workers_and_a_sigkill_finish_every_item_exactly_once(db_url, tmp_path):
     """Four real worker processes share one run of a model agent (the local stub server, slowed
     so episodes take a while); one is SIGKILLed mid-episode. Its claim lapses after the lease
-    (3 s) and another worker takes the item; the half-run episode is abandoned; every item ends
+    (6 s) and another worker takes the item; the half-run episode is abandoned; every item ends
     with exactly one completed episode, and ``report --run-id`` counts each once."""
-    trials, lease = 8, 3.0
-    # 8 model calls of 0.45 s: an episode outlasts a lease, so only renewal keeps its claim
-    with StubServer(planner(oracle_steps(), delay=0.45)) as stub:
+    # a lease of 6 s renewed every 2 s: a live worker starved of the CPU for up to 4 s (CI runs
+    # this beside another test process) keeps its claims
+    trials, lease = 8, 6.0
+    # 8 model calls of 0.85 s: an episode outlasts a lease, so only renewal keeps its claim
+    with StubServer(planner(oracle_steps(), delay=0.85)) as stub:
         (tmp_path / "sttui.yaml").write_text(
             f"models:\n  stub: {{model: openai/stub-model, api_base: '{stub.base}', retries: 1, backoff: 0.01}}\n"
         )
