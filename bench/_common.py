@@ -63,7 +63,11 @@ class Child:
 def run_child(
     args: Sequence[str], env: dict[str, str] | None = None, cwd: Path | None = None, stdin: bytes | None = None
 ) -> Child:
-    """Run a command to its end and measure that process alone (``wait4`` gives its own rusage)."""
+    """Run a command to its end and measure that process alone (``wait4`` gives its own rusage).
+
+    Its output is kept to the last 64 kB: Linux counts the spawning process's resident set in
+    a child's peak (``ru_maxrss`` is carried across exec), so a parent that held the output of a
+    100,000-episode listing would inflate every later child's peak memory."""
     import tempfile
 
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
@@ -83,16 +87,20 @@ def run_child(
         _, status, usage = os.wait4(proc.pid, 0)
         proc.returncode = os.waitstatus_to_exitcode(status)
         wall = time.perf_counter() - start
-        out.seek(0)
-        err.seek(0)
         return Child(
             usage.ru_utime + usage.ru_stime,
             usage.ru_maxrss / 1024,
             wall,
             proc.returncode,
-            out.read(),
-            err.read(),
+            _tail(out),
+            _tail(err),
         )
+
+
+def _tail(f: Any, keep: int = 65536) -> bytes:
+    size = f.seek(0, os.SEEK_END)
+    f.seek(max(0, size - keep))
+    return f.read()
 
 
 def paired(sides: dict[str, Callable[[], float]], rounds: int, warmup: int = 1) -> dict[str, list[float]]:

@@ -53,9 +53,14 @@ def control_of(record: Any, controls: dict[str, dict[str, Any]] | None = None) -
     return valid_control((record.scores or {}).get("control"))
 
 
-def holder(record: Any, controls: dict[str, dict[str, Any]] | None = None) -> str:
-    """Whom the episode's agent results belong to: a controller, or ``mixed``."""
-    control = control_of(record, controls)
+_UNSET: Any = object()
+
+
+def holder(record: Any, controls: dict[str, dict[str, Any]] | None = None, control: Any = _UNSET) -> str:
+    """Whom the episode's agent results belong to: a controller, or ``mixed`` (``control``: the
+    record's ``control_of``, when the caller has it already)."""
+    if control is _UNSET:
+        control = control_of(record, controls)
     return agent_holder(control, record.agent) if control is not None else record.agent
 
 

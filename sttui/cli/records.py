@@ -97,7 +97,7 @@ def _control_fields(record: Any, controls: dict[str, dict[str, Any]]) -> dict[st
     control = control_of(record, controls)
     return {
         "control": control,
-        "agent_holder": holder(record, controls),
+        "agent_holder": holder(record, controls, control),
         "agent_label": seat_label(record.agent, control["agent_steps"] if control else None),
         "user_label": seat_label(record.user, control["user_turns"] if control else None),
     }
@@ -137,6 +137,21 @@ def sessions(
         return
     from sttui.textout import echo_lines, table_lines
 
+    seen: dict[tuple[Any, ...], tuple[Any, dict[str, Any]]] = {}
+
+    def labels(r: Any, controls: dict[str, dict[str, Any]]) -> dict[str, Any]:
+        """``_control_fields``, once per (seats, control summary): light rows share equal
+        summaries, so a listing of 100,000 episodes works out a few hundred labels."""
+        control = controls.get(r.id) or (r.scores or {}).get("control")
+        key = (r.agent, r.user, id(control))
+        hit = seen.get(key)
+        if hit is not None and hit[0] is control:
+            return hit[1]
+        fields = _control_fields(r, controls)
+        if len(seen) < 50_000:
+            seen[key] = (control, fields)  # (the summary kept alive, so its id is never reused)
+        return fields
+
     rows = (
         {
             "id": r.id,
@@ -149,7 +164,7 @@ def sessions(
             "started": _when(r.started_at),
         }
         for r, controls in with_controls(store, store.summaries(**filters, review=False))
-        for fields in (_control_fields(r, controls),)
+        for fields in (labels(r, controls),)
     )
     lines = table_lines(rows, ["id", "task", "status", "outcome", "agent", "user", "steps", "started"])
     count = echo_lines(lines, click.echo) - 2  # (the header and its rule)

@@ -91,9 +91,22 @@ def control_summary(events: Iterable[Event]) -> dict[str, Any]:
     return tally.summary()
 
 
+class CheckedControl(dict):  # type: ignore[type-arg]
+    """A control summary already found valid (the light rows of a listing check each distinct
+    one once, when it is read, instead of once per reader per row)."""
+
+
+def checked_control(value: Any) -> CheckedControl | None:
+    """``valid_control``, marked so later checks of the same value are free."""
+    valid = valid_control(value)
+    return None if valid is None else CheckedControl(valid)
+
+
 def valid_control(value: Any) -> dict[str, Any] | None:
     """A stored control summary when it has the expected shape (records are data: an imported
     one may not), else None."""
+    if type(value) is CheckedControl:
+        return value
     if not isinstance(value, dict):
         return None
     for key in ("agent_steps", "user_turns", "oversight"):

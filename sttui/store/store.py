@@ -259,10 +259,12 @@ def _outcome_of(kind: str | None, empty: Any, passed: Any) -> Fields | None:
 
 @functools.lru_cache(maxsize=4096)
 def _control_of(text: str) -> Any:
-    """``scores.control`` as the database hands it out: its JSON text (equal texts parsed once).
-    Whatever it holds is checked by its readers (``valid_control``)."""
+    """``scores.control`` as the database hands it out: its JSON text, parsed and checked once
+    per distinct text (None when it is not a control summary, as ``valid_control`` says)."""
+    from sttui.core.control import checked_control
+
     try:
-        return json.loads(text)
+        return checked_control(json.loads(text))
     except (TypeError, ValueError):
         return None
 
