@@ -172,3 +172,17 @@ async def test_an_unknown_controller_from_the_command_line_exits_with_the_messag
         await wait_for(pilot, lambda: not app.is_running or app.return_code == 2)
     assert app.return_code == 2
     assert "no stt agent baseline 'nosuch'" in capsys.readouterr().err
+
+
+async def test_escape_on_a_hidden_rule_episode_offers_to_leave_and_suspends(db):
+    explore = ROOT / "tasks" / "explore" / "finance" / "additive-1.yaml"
+    async with app_for(db).run_test(size=(80, 24)) as pilot:
+        await open_play(pilot, explore, "agent", "ExploreScreen")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "LeaveDialog")
+        await pilot.press("s")
+        await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "HomeScreen")
+        record = pilot.app.store.list_episodes()[0]
+        assert record.status == "running" and record.kind == "explore"
+        left = [e for e in pilot.app.store.events(record.id) if e.type == "left"]
+        assert [e.payload["reason"] for e in left] == ["suspended"]

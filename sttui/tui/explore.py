@@ -166,6 +166,7 @@ class ExploreScreen(SeatMixin, Screen[None]):
         Binding("f6", "next_tab", "Next tab", id="explore.tab"),
         Binding("f7", "assess", "Assessment", id="explore.assess"),
         *SeatMixin.HANDOFF_BINDINGS,
+        Binding("escape", "leave", "Leave", id="explore.leave"),
     ]
 
     class Changed(Message):
