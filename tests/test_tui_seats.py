@@ -180,6 +180,8 @@ async def test_escape_on_a_hidden_rule_episode_offers_to_leave_and_suspends(db):
         await open_play(pilot, explore, "agent", "ExploreScreen")
         await pilot.press("escape")
         await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "LeaveDialog")
+        told = str(pilot.app.screen.query_one(".muted").render())
+        assert "last batch" in told and "ctrl+s" not in told  # how this kind of episode ends
         await pilot.press("s")
         await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "HomeScreen")
         record = pilot.app.store.list_episodes()[0]

@@ -153,6 +153,7 @@ class ExploreScreen(SeatMixin, Screen[None]):
     """A human in the agent seat of an explore episode (which a model can take over)."""
 
     HELP_TITLE = "playing a hidden-rule episode"
+    END_HINT = "It ends after its last batch and the final assessment. "
     BINDINGS = [
         Binding("f5", "toggle_clock", "Clock", id="explore.clock"),
         Binding("1", "choose(1)", "Action 1", show=False, id="explore.action1"),

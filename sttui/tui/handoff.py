@@ -171,12 +171,13 @@ class LeaveDialog(ModalScreen[str | None]):
         Binding("escape,c", "choose('')", "Cancel", id="leave.cancel"),
     ]
 
-    def __init__(self, can_end: bool):
+    def __init__(self, can_end: bool, end_hint: str = ""):
         super().__init__()
         self.can_end = can_end
+        self.end_hint = end_hint  # how the episode ends on this screen, when End is not offered
 
     def compose(self) -> ComposeResult:
-        end = "End scores the episode as it stands. " if self.can_end else "ctrl+s ends it when you are satisfied. "
+        end = "End scores the episode as it stands. " if self.can_end else self.end_hint
         with Vertical():
             yield Label("Leave this episode?", classes="question")
             yield Static(
@@ -442,7 +443,7 @@ class SeatScreen(Screen[None]):
                 self.session.end_now()
                 self.notify("ending the episode…")
 
-        self.app.push_screen(LeaveDialog(can_end), chosen)
+        self.app.push_screen(LeaveDialog(can_end, getattr(self, "END_HINT", "")), chosen)
 
     async def suspend(self) -> None:
         """Let go of the episode: it stays running, recorded as left by the person (suspended)."""

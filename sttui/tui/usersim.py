@@ -27,6 +27,7 @@ class UserSimScreen(SeatScreen):
     """A human in the user seat; a baseline or a model holds the agent seat."""
 
     seat = "user"
+    END_HINT = "ctrl+s ends it when you are satisfied. "
     BINDINGS = [
         Binding("f5", "toggle_clock", "Clock", id="user.clock"),  # short: at 80 columns F10 is in sight
         Binding("f4", "toggle_actions", "Actions", tooltip="Show the agent's actions too", id="user.actions"),
