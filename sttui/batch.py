@@ -200,8 +200,10 @@ def stt_summary(stt: list[dict[str, Any]]) -> dict[str, Any]:
     groups = list(by_task.values())
     summary["overall_ci"] = pooled_interval([sum(g) for g in groups], [len(g) for g in groups])
     summary.update(pass_at_k_table(groups))
-    # (a run's summary read back from the record has no tool calls: then no mean is made)
-    calls = [r["tool_calls"] for r in stt if r.get("status") == "completed" and "tool_calls" in r]
+    # a completed episode without a count made no calls; a run's summary read back from the
+    # record has no counts at all: then no mean is made
+    done = [r for r in stt if r.get("status") == "completed"]
+    calls = [r.get("tool_calls", 0) for r in done] if any("tool_calls" in r for r in done) else []
     if calls:
         summary["mean_tool_calls"] = sum(calls) / len(calls)
     reviewed = [r for r in stt if r.get("review")]

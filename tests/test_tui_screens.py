@@ -411,12 +411,13 @@ async def test_the_sessions_tab_has_its_own_keys_count_and_marks(db):
     async with SttuiApp(ROOT / "tasks", db_url=db, human="ana").run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         tasks_footer = footer_text(pilot.app)
-        assert "Sort" in tasks_footer and "Resume" not in tasks_footer
+        assert "Play user seat" in tasks_footer and "Resume" not in tasks_footer
         await pilot.press("f6")
         await wait_for(pilot, lambda: pilot.app.screen.sessions)
         await pilot.pause()
         footer = footer_text(pilot.app)
-        assert "Resume" in footer and "Sort" not in footer and "Filter" not in footer, footer
+        assert "Resume" in footer and "Play user seat" not in footer, footer
+        assert not pilot.app.screen.check_action("cycle_sort", ())  # the Tasks tab's keys do nothing here
         assert "2 session(s)" in str(pilot.app.screen.query_one("#status").render())
         rows = [line for line in screen_text(pilot.app) if re.match(r"^ [0-9a-f]{12} ", line)]
         assert len(rows) == 2 and sum("✱ not clean" in row for row in rows) == 1, rows
