@@ -17,6 +17,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from sttui.core.loader import LoadedTask, semantic_problems
 from sttui.core.problems import format_loc
 from sttui.core.review import consensus as cs
@@ -102,9 +104,22 @@ def run_checks(loaded: LoadedTask, milestones: list[Milestone], minefields: list
     if not problems:
         from sttui.checking import review_check
 
-        played, notes = asyncio.run(review_check(with_graph(loaded, milestones, minefields)))
+        played, notes = _run(lambda: review_check(with_graph(loaded, milestones, minefields)))
         problems.extend(played)
     return {"ok": not problems, "problems": problems, "notes": notes}
+
+
+def _run(make: Any) -> Any:
+    """``asyncio.run(make())``, in a thread of its own when this one already runs an event loop
+    (a coroutine or a test calling in), since plays are asynchronous."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(make())
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(lambda: asyncio.run(make())).result()
 
 
 def new_draft(
@@ -221,3 +236,52 @@ def summary_lines(draft: dict[str, Any]) -> list[str]:
     out.extend(f"  - {p}" for p in checks.get("problems", []))
     out.extend(f"    {n}" for n in checks.get("notes", []))
     return out
+
+
+def consensus_rules(draft: dict[str, Any]) -> tuple[list[Milestone], list[Minefield]]:
+    """The draft's consensus graph in the task model (a DraftError if it does not validate)."""
+    try:
+        milestones = [Milestone.model_validate(m) for m in draft["consensus"]["milestones"]]
+        minefields = [Minefield.model_validate(m) for m in draft["consensus"]["minefields"]]
+    except (ValidationError, KeyError, TypeError) as exc:
+        raise DraftError(f"the draft's consensus is not a valid graph: {' '.join(str(exc).split())[:300]}") from None
+    return milestones, minefields
+
+
+def choose(
+    milestones: list[Milestone], minefields: list[Minefield], keep: list[str] | None
+) -> tuple[list[Milestone], list[Minefield]]:
+    """The graph on the ids in ``keep`` (milestones and minefields; None keeps all), with the
+    order through dropped milestones kept (``consensus.restrict``)."""
+    if keep is None:
+        return milestones, minefields
+    known = {m.id for m in milestones} | {f.id for f in minefields if f.id}
+    unknown = [k for k in keep if k not in known]
+    if unknown:
+        raise DraftError(f"no milestone or minefield {', '.join(unknown)} in the draft's consensus")
+    return cs.restrict(milestones, keep), [f for f in minefields if f.id in keep]
+
+
+def accept(
+    loaded: LoadedTask, draft: dict[str, Any], milestones: list[Milestone], minefields: list[Minefield], name: str
+) -> tuple[LoadedTask, dict[str, Any]]:
+    """Check the chosen graph as ``sttui check`` would, then write it into the task file.
+    A graph that fails the checks is refused with them (DraftError), and nothing is written."""
+    from sttui.drafting.write import write_graph
+
+    checks = run_checks(loaded, milestones, minefields)
+    if not checks["ok"]:
+        raise DraftError("the graph fails the checks, nothing written: " + "; ".join(checks["problems"]))
+    origin = {
+        "method": draft["method"],
+        "model": draft.get("model"),
+        "prompt": draft.get("prompt_version"),
+        "draft": name,
+    }
+    written = write_graph(
+        loaded.path,
+        [cs.dump_rule(m) for m in milestones],
+        [cs.dump_rule(m) for m in minefields],
+        {k: v for k, v in origin.items() if v is not None},
+    )
+    return written, checks

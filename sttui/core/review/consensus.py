@@ -9,7 +9,9 @@ equal. A constraint's signature is ``(selector, operator)``, plus the tool names
 ``call.tool`` constraint (``call.tool equals rebook`` and ``call.tool equals check_in`` look at
 the same selector but mean different actions). A rule's signature is the set of its
 constraints' signatures: order, ids, names, weights, thresholds, ``hard`` and the other
-expected values do not count.
+expected values do not count. When one candidate holds several rules with the same signature
+(two minefields on ``call.args.to_flights``, say), they are matched across candidates in the
+order written: the second such rule is equivalent to the other candidates' second one.
 
 **Majority.** With V voting candidates (valid and not leaking), a signature is kept when at
 least half of them contain it (2·support ≥ V). Its representative is the rule from the first
@@ -131,6 +133,18 @@ def signature(rule: Milestone | Minefield) -> tuple[str, ...]:
     return tuple(sorted(parts))
 
 
+def keyed(rules: list[Any]) -> list[tuple[Any, tuple[str, ...]]]:
+    """Each rule with its vote key: its signature, and for the second and later rules of one
+    candidate with the same signature, ``#2``, ``#3``...: they are told apart in the order written."""
+    seen: dict[tuple[str, ...], int] = {}
+    out = []
+    for rule in rules:
+        sig = signature(rule)
+        seen[sig] = seen.get(sig, 0) + 1
+        out.append((rule, sig if seen[sig] == 1 else (*sig, f"#{seen[sig]}")))
+    return out
+
+
 @dataclass
 class Voter:
     """One valid, non-leaking candidate, as the vote sees it."""
@@ -187,10 +201,8 @@ def vote(voters: list[Voter]) -> Vote:
     # milestones: signature -> (representative, {voter index: that voter's milestone id})
     groups: dict[tuple[str, ...], tuple[Milestone, dict[int, str]]] = {}
     for v in voters:
-        for m in v.milestones:
-            sig = signature(m)
-            rep, members = groups.setdefault(sig, (m, {}))
-            members.setdefault(v.index, m.id)
+        for m, sig in keyed(v.milestones):
+            groups.setdefault(sig, (m, {}))[1][v.index] = m.id
     kept: dict[tuple[str, ...], str] = {}
     used: set[str] = set()
     for sig, (rep, members) in groups.items():
@@ -234,8 +246,8 @@ def vote(voters: list[Voter]) -> Vote:
     result.kept_milestones.sort(key=lambda m: order.index(m.id))
     mine_groups: dict[tuple[str, ...], tuple[Minefield, set[int]]] = {}
     for v in voters:
-        for f in v.minefields:
-            mine_groups.setdefault(signature(f), (f, set()))[1].add(v.index)
+        for f, sig in keyed(v.minefields):
+            mine_groups.setdefault(sig, (f, set()))[1].add(v.index)
     for sig, (rep, members) in mine_groups.items():
         ok = len(members) >= need
         result.minefields.append({"signature": list(sig), "id": rep.id, "support": sorted(members), "kept": ok})
