@@ -66,6 +66,7 @@ def candidates() -> list[str]:
         *renamed(MS, "b-"),
         {"id": "b-searched", "name": "Searches", "after": ["b-sees-closure"], "constraints": TOOL_ONLY},
     ]
+    b_ms[3]["after"] = ["b-checked-in"]  # told-user after checked-in: one voter alone orders them
     b = graph(b_ms, renamed(MF[:1], "b-"))
     c_ms = copy.deepcopy(MS[:3])
     c_ms[2]["after"] = ["rebooked-mxp", "sees-closure"]  # a redundant edge: the reduction removes it
@@ -166,6 +167,9 @@ def test_a_draft_merges_the_valid_candidates_by_majority_and_records_everything(
     }
     assert {v["id"]: v["kept"] for v in vote["minefields"]} == {"rebooks-into-linate": True, "lands-too-late": False}
     assert ["sees-closure", "checked-in"] in vote["redundant"]  # transitive reduction
+    edges = {(e["before"], e["after"]): (len(e["support"]), e["kept"]) for e in vote["edges"]}
+    assert edges[("checked-in", "told-user")] == (1, False)  # one of three voters: dropped
+    assert edges[("sees-closure", "told-user")] == (2, True)
     after = {m["id"]: m.get("after", []) for m in draft["consensus"]["milestones"]}
     assert after == {
         "sees-closure": [],
