@@ -255,6 +255,8 @@ def test_the_solution_fallback_is_explicit_and_check_names_it(tmp_path, task_fil
     [report] = check_paths([task_file], seeds=2)
     assert report.ok and report.graph == "solution"
     assert any("derived from the solution" in n for n in report.notes)
+    out = CliRunner().invoke(main, ["check", str(task_file), "--random-seeds", "2"])
+    assert out.exit_code == 0 and "milestones derived from the solution" in out.output  # said without -v
     assert loaded.id == report.task_id
 
 

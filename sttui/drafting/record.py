@@ -196,7 +196,10 @@ def read_draft(path: str | Path) -> dict[str, Any]:
 
 
 def write_draft(path: str | Path, draft: dict[str, Any]) -> None:
-    Path(path).write_text(json.dumps(draft, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    """The draft as JSON, secrets scrubbed like every other way out (a model may echo a key)."""
+    from sttui.store.secrets import scrub
+
+    Path(path).write_text(json.dumps(scrub(draft), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
 def summary_lines(draft: dict[str, Any]) -> list[str]:
