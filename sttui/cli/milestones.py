@@ -28,13 +28,26 @@ def _stt_task(task: str) -> Any:
     return loaded
 
 
-def _draft_for(path: str, loaded: Any) -> dict[str, Any]:
+def _read(path: str) -> dict[str, Any]:
     from sttui.drafting.record import DraftError, read_draft
 
     try:
-        draft = read_draft(path)
+        return read_draft(path)
     except DraftError as exc:
         _fail(str(exc))
+        raise
+
+
+def _task_and_draft(path: str, task: str | None) -> tuple[Any, dict[str, Any]]:
+    """TASK, or without it the draft's task id looked up in the tasks folder (never the file
+    path the draft names: a draft is data), and the draft, which must be of that task."""
+    draft = _read(path)
+    loaded = _stt_task(task if task is not None else str(draft["task"].get("id")))
+    return loaded, _draft_for(path, loaded, draft)
+
+
+def _draft_for(path: str, loaded: Any, draft: dict[str, Any] | None = None) -> dict[str, Any]:
+    draft = draft if draft is not None else _read(path)
     if draft["task"].get("id") != loaded.id:
         _fail(f"{path} is a draft of {draft['task'].get('id')}, not of {loaded.id}")
     return draft
@@ -141,7 +154,7 @@ def show(draft_file: str, as_json: bool) -> None:
 
 @milestones.command()
 @click.argument("draft_file", metavar="DRAFT.json")
-@click.argument("task")
+@click.argument("task", required=False)
 @click.option(
     "-o",
     "output",
@@ -149,12 +162,13 @@ def show(draft_file: str, as_json: bool) -> None:
     default=None,
     help="Write here instead of DRAFT.json.",
 )
-def merge(draft_file: str, task: str, output: Path | None) -> None:
-    """Judge and vote again on the recorded candidates (no model call), with TASK as it is now."""
+def merge(draft_file: str, task: str | None, output: Path | None) -> None:
+    """Judge and vote again on the recorded candidates (no model call), with TASK as it is now
+    (default: the draft's task id in the tasks folder)."""
     from sttui.drafting.record import remerge, summary_lines, write_draft
 
-    loaded = _stt_task(task)
-    record = remerge(loaded, _draft_for(draft_file, loaded))
+    loaded, record = _task_and_draft(draft_file, task)
+    record = remerge(loaded, record)
     write_draft(output or Path(draft_file), record)
     click.echo("\n".join(summary_lines(record)))
 
@@ -186,15 +200,15 @@ def accept(draft_file: str, task: str, only: str | None) -> None:
 
 @milestones.command()
 @click.argument("draft_file", metavar="DRAFT.json")
-@click.argument("task")
-def review(draft_file: str, task: str) -> None:
+@click.argument("task", required=False)
+def review(draft_file: str, task: str | None) -> None:
     """Review a draft in the workbench: candidates beside the consensus; accept, edit or drop each
-    milestone and minefield; the checks re-run on every change; w writes the accepted graph."""
+    milestone and minefield; the checks re-run on every change; w writes the accepted graph.
+    TASK defaults to the draft's task id in the tasks folder."""
     from sttui.config import ConfigError, load_config
     from sttui.tui.drafting import run_review
 
-    loaded = _stt_task(task)
-    record = _draft_for(draft_file, loaded)
+    loaded, record = _task_and_draft(draft_file, task)
     try:
         config = load_config()
     except ConfigError as exc:
