@@ -112,7 +112,7 @@ class DraftScreen(Screen[None]):
 
     def on_mount(self) -> None:
         table = self.query_one("#draft-items", DataTable)
-        table.add_columns("kind", "id", "support", "decision", "name")
+        table.add_columns("", "id", "decision", "votes", "name")
         for item in self.items:
             table.add_row(*self._cells(item), key=item.key)
         table.focus()
@@ -123,7 +123,7 @@ class DraftScreen(Screen[None]):
 
     def _cells(self, item: Item) -> tuple[str, ...]:
         name = item.rule.name if isinstance(item.rule, Milestone) else f"{item.rule.severity}: {item.rule.reason}"
-        return (item.kind, item.label, str(item.support), item.decision, name)
+        return (item.kind[:4], item.label, item.decision, str(item.support), name)
 
     def _candidate_text(self, c: dict[str, Any]) -> str:
         lines = [f"[b]#{c['index']}[/b] {c['status']}"]
@@ -149,9 +149,15 @@ class DraftScreen(Screen[None]):
         item = self.current()
         if item is None:
             return
-        text = f"{item.kind} {item.label} ({item.decision}); signature: {'; '.join(cs.signature(item.rule))}\n"
-        text += json.dumps(cs.dump_rule(item.rule), ensure_ascii=False, indent=1)
-        self.query_one("#draft-rule", Static).update(text.replace("[", "\\["))
+        rule = item.rule
+        head = rule.name if isinstance(rule, Milestone) else f"{rule.severity}: {rule.reason}"
+        lines = [f"{item.kind} {item.label} ({item.decision}, {item.support} votes): {head}"]
+        if isinstance(rule, Milestone):
+            lines += [f"  {rule.description}"] if rule.description else []
+            lines.append(f"  after: {', '.join(rule.after) or '-'}")
+        lines.append(f"  threshold {rule.threshold}; constraints:")
+        lines += [f"    {c.describe()}" for c in rule.constraints]
+        self.query_one("#draft-rule", Static).update("\n".join(lines).replace("[", "\\["))
 
     def on_data_table_row_highlighted(self, _event: DataTable.RowHighlighted) -> None:
         self._show_rule()
