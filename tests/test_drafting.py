@@ -98,15 +98,15 @@ def candidates() -> list[str]:
     return [*texts, "I would rather not draw graphs today."]
 
 
-def scripted(answers: list[str]):
-    """The stub answers each request with the next candidate, in order of arrival."""
+def scripted(answers: list[str], first_seed: int = 40):
+    """The stub answers the request sampled with seed S+i with candidate i (requests arrive in
+    any order: they are sent at once)."""
     lock, sent = threading.Lock(), []
 
     def respond(request):
         with lock:
-            n = len(sent)
             sent.append(request.get("seed"))
-        return 200, completion(say(answers[n % len(answers)])), 0.0
+        return 200, completion(say(answers[(request["seed"] - first_seed) % len(answers)])), 0.0
 
     return respond, sent
 
@@ -142,7 +142,14 @@ def test_a_draft_merges_the_valid_candidates_by_majority_and_records_everything(
         "ILS failure",
     ):
         assert hidden not in sent
-    assert seeds == [40, 41, 42, 43, 44, 45, 46]  # candidate i sampled with seed S+i
+    assert sorted(seeds) == [40, 41, 42, 43, 44, 45, 46]  # candidate i sampled with seed S+i
+    assert [c["seed"] for c in draft["candidates"]] == [40, 41, 42, 43, 44, 45, 46]
+    assert draft["candidates"][0]["usage"] == {
+        "prompt_tokens": 120,
+        "completion_tokens": 20,
+        "cost": None,
+        "retries": 0,
+    }
 
     status = {c["index"]: c["status"] for c in draft["candidates"]}
     assert status == {0: "valid", 1: "valid", 2: "valid", 3: "invalid", 4: "invalid", 5: "leaking", 6: "invalid"}

@@ -9,6 +9,7 @@ retries with backoff, and one-line errors.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -37,10 +38,14 @@ def draft_prompt(task: Any, env_cls: Any) -> str:
 
 
 async def ask_candidates(config: ModelConfig, text: str, count: int, seed: int) -> list[dict[str, Any]]:
-    """``count`` answers, one call each with sampling seed ``seed + i``: [{seed, raw}]."""
-    out = []
-    for i in range(count):
+    """``count`` answers, one call each with sampling seed ``seed + i``, asked at once:
+    [{seed, raw, usage: {prompt_tokens, completion_tokens, cost, retries}}], in seed order."""
+
+    async def one(i: int) -> dict[str, Any]:
         client = ModelClient(ModelConfig(**{**config.__dict__, "seed": seed + i}))
         message = await client.complete([{"role": "user", "content": text}], None)
-        out.append({"seed": seed + i, "raw": message.get("content") or ""})
-    return out
+        u = client.usage
+        usage = {"prompt_tokens": u.prompt_tokens, "completion_tokens": u.completion_tokens, "cost": u.cost}
+        return {"seed": seed + i, "raw": message.get("content") or "", "usage": usage | {"retries": u.retries}}
+
+    return list(await asyncio.gather(*(one(i) for i in range(count))))

@@ -135,6 +135,7 @@ def new_draft(
     """The whole record of a draft from the model's answers ([{seed, raw}])."""
     candidates = [
         judge_candidate(loaded, i, a.get("seed"), a["raw"], check_leaks=method != "solution")
+        | ({"usage": a["usage"]} if "usage" in a else {})
         for i, a in enumerate(answers)
     ]
     return {
@@ -166,7 +167,7 @@ def from_solution(loaded: LoadedTask) -> dict[str, Any]:
 def remerge(loaded: LoadedTask, draft: dict[str, Any]) -> dict[str, Any]:
     """The draft judged and voted again from its recorded answers (no model call): after a task
     edit, or a change of the rules."""
-    answers = [{"seed": c.get("seed"), "raw": c["raw"]} for c in draft["candidates"]]
+    answers = [{k: c[k] for k in ("seed", "raw", "usage") if k in c} for c in draft["candidates"]]
     again = new_draft(
         loaded,
         answers,
