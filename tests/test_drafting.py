@@ -318,6 +318,11 @@ async def test_review_screen_accept_edit_drop_then_write(tmp_path, task_file):
         await wait_for(pilot, lambda: bool(app.screen.query("#value")))
         field = app.screen.query_one("#value", Input)
         edited = json.loads(field.value)
+        for bad, why in (('{"constraints": []}', "constraints"), ('{"after": []}', "not after"), ("{", "not JSON")):
+            field.value = bad
+            await pilot.press("enter")  # refused: the dialog stays, saying why
+            await pilot.pause()
+            assert why in str(app.screen.query_one("#edit-error").render())
         edited["description"] = "tells her she flies to Malpensa now"
         field.value = json.dumps(edited)
         await pilot.press("enter")

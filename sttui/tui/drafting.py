@@ -29,7 +29,8 @@ from sttui.tui.app import SttuiApp
 from sttui.tui.modals import EditValue
 
 PENDING, ACCEPTED, EDITED, DROPPED = "pending", "accepted", "edited", "dropped"
-EDITABLE = ("name", "description", "threshold", "constraints")  # of a milestone; minefields: severity, reason
+EDITABLE = ("name", "description", "threshold", "constraints")  # of a milestone
+MINEFIELD_EDITABLE = ("severity", "reason", "threshold", "constraints")
 
 
 @dataclass
@@ -191,7 +192,7 @@ class DraftScreen(Screen[None]):
         item = self.current()
         if item is None:
             return
-        fields = EDITABLE if item.kind == "milestone" else ("severity", "reason", "threshold", "constraints")
+        fields = EDITABLE if item.kind == "milestone" else MINEFIELD_EDITABLE
         dumped = cs.dump_rule(item.rule)
         value = json.dumps({k: dumped[k] for k in fields if k in dumped}, ensure_ascii=False)
 
@@ -279,21 +280,24 @@ class DraftScreen(Screen[None]):
 
 
 def _edited(item: Item, text: str) -> tuple[Milestone | Minefield | None, str | None]:
-    """The rule with the edited fields, or why the text is refused (one line)."""
+    """The rule with the edited fields, or why the text is refused (one line). The id and the
+    order (``after``) are the vote's, so they are not edited here."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         return None, f"not JSON: {exc.msg} at character {exc.pos}"
     if not isinstance(data, dict):
         return None, "expected a JSON object"
+    fields = EDITABLE if item.kind == "milestone" else MINEFIELD_EDITABLE
+    other = sorted(set(data) - set(fields))
+    if other:
+        return None, f"only {', '.join(fields)} can be edited here; not {', '.join(other)}"
     merged = {**cs.dump_rule(item.rule), **data}
     try:
         rule = type(item.rule).model_validate(merged)
     except ValidationError as exc:
         err = exc.errors()[0]
         return None, f"{'.'.join(map(str, err['loc']))}: {str(err['msg']).removeprefix('Value error, ')}"
-    if rule.id != item.rule.id:
-        return None, "the id cannot change here"
     return rule, None
 
 
