@@ -230,9 +230,14 @@ def test_bad_input_gets_one_line(tmp_path, monkeypatch, task_file):
     out, _, _ = run_draft(tmp_path, monkeypatch, task_file, ["no graph here"], "--candidates", "2")
     assert out.exit_code == 0 and "no milestone reached the quorum" in out.output
     (tmp_path / "x.json").write_text('{"format": "something else"}')
+    broken = json.loads((tmp_path / "d.json").read_text())
+    broken["candidates"][0].pop("raw")
+    (tmp_path / "broken.json").write_text(json.dumps(broken))
     for args in (
         ["milestones", "show", "x.json"],
         ["milestones", "show", "missing.json"],
+        ["milestones", "show", "broken.json"],
+        ["milestones", "merge", "d.json", str(ROOT / "tasks" / "stt" / "clinic" / "cardiology-rota-s1-easy.yaml")],
         ["milestones", "accept", "x.json", str(task_file)],
         ["milestones", "draft", str(tmp_path / "nope.yaml"), "--model", "stub"],
         ["milestones", "draft", str(task_file)],

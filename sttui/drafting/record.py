@@ -191,9 +191,38 @@ def read_draft(path: str | Path) -> dict[str, Any]:
         raise DraftError(f"{path}: not a milestones draft ({type(exc).__name__}: {exc})") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise DraftError(f'{path}: not a milestones draft (expected "format": "{FORMAT}")')
-    if not isinstance(data.get("candidates"), list) or not isinstance(data.get("consensus"), dict):
-        raise DraftError(f"{path}: a milestones draft without candidates or consensus")
+    problem = _shape_problem(data)
+    if problem:
+        raise DraftError(f"{path}: a broken milestones draft: {problem}")
+    try:
+        consensus_rules(data)
+    except DraftError as exc:
+        raise DraftError(f"{path}: {exc}") from None
     return data
+
+
+def _shape_problem(data: dict[str, Any]) -> str | None:
+    """What the commands read of a draft, checked once, so a hand-edited file fails in one line."""
+    task = data.get("task")
+    if not isinstance(task, dict) or not isinstance(task.get("id"), str):
+        return "task.id is missing"
+    if data.get("method") not in ("consensus", "solution"):
+        return "method is neither consensus nor solution"
+    if not isinstance(data.get("consensus"), dict):
+        return "consensus is missing"
+    candidates = data.get("candidates")
+    if not isinstance(candidates, list):
+        return "candidates is not a list"
+    for i, c in enumerate(candidates):
+        if not (
+            isinstance(c, dict)
+            and isinstance(c.get("raw"), str)
+            and c.get("status") in ("valid", "invalid", "leaking")
+            and isinstance(c.get("problems"), list)
+            and isinstance(c.get("leaks"), list)
+        ):
+            return f"candidates[{i}] lacks raw, status, problems or leaks"
+    return None
 
 
 def write_draft(path: str | Path, draft: dict[str, Any]) -> None:
@@ -247,8 +276,12 @@ def consensus_rules(draft: dict[str, Any]) -> tuple[list[Milestone], list[Minefi
     try:
         milestones = [Milestone.model_validate(m) for m in draft["consensus"]["milestones"]]
         minefields = [Minefield.model_validate(m) for m in draft["consensus"]["minefields"]]
-    except (ValidationError, KeyError, TypeError) as exc:
-        raise DraftError(f"the draft's consensus is not a valid graph: {' '.join(str(exc).split())[:300]}") from None
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(map(str, err["loc"])) or "(rule)"
+        raise DraftError(f"the draft's consensus is not a valid graph: {where}: {err['msg']}") from None
+    except (KeyError, TypeError) as exc:
+        raise DraftError(f"the draft's consensus is not a valid graph: {type(exc).__name__}: {exc}") from None
     return milestones, minefields
 
 
