@@ -356,3 +356,36 @@ async def test_review_screen_accept_edit_drop_then_write(tmp_path, task_file):
     assert written.task.minefields == []  # undecided: not accepted
     [report] = await asyncio.to_thread(check_paths, [task_file], 2)  # check runs its own event loop
     assert report.ok, report.problems
+
+
+def test_replacing_blocks_keeps_every_other_line():
+    text = (
+        "id: x  # the id\n"
+        "milestones:\n"
+        "  - id: old\n"
+        "    constraints:\n"
+        "      - {selector: call.tool, operator: equals, expected: a}\n"
+        "\n"
+        "# the review settings\n"
+        "review: {stagnation: 4}\n"
+        "minefields: []\n"
+    )
+    rule = {
+        "id": "new",
+        "name": "New: one",
+        "constraints": [{"selector": "call.tool", "operator": "equals", "expected": "b"}],
+    }
+    out = replace_blocks(text, {"milestones": [rule], "minefields": [], "milestones_origin": {"method": "hand"}})
+    assert out == (
+        "id: x  # the id\n"
+        "milestones:\n"
+        "  - id: new\n"
+        "    name: 'New: one'\n"
+        "    constraints:\n"
+        "      - {selector: call.tool, operator: equals, expected: b}\n"
+        "\n"
+        "# the review settings\n"
+        "review: {stagnation: 4}\n"
+        "milestones_origin: {method: hand}\n"
+    )
+    assert yaml.safe_load(out)["milestones"][0] == rule
