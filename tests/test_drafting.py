@@ -389,3 +389,21 @@ def test_replacing_blocks_keeps_every_other_line():
         "milestones_origin: {method: hand}\n"
     )
     assert yaml.safe_load(out)["milestones"][0] == rule
+
+
+def test_a_rule_expecting_the_solutions_exact_message_leaks():
+    from sttui.core.review.model import Milestone
+
+    task = load_task(BUNDLED).task
+    told = Milestone(
+        id="told",
+        name="Tells her",
+        constraints=[{"selector": "message.text", "operator": "fuzzy_match", "expected": SOLUTION_SAY}],
+    )
+    assert cs.leaks([told], [], task.solution) == ["told expects the solution's exact message to the user"]
+    vague = Milestone(
+        id="told",
+        name="Tells her",
+        constraints=[{"selector": "message.text", "operator": "contains", "expected": "Malpensa"}],
+    )
+    assert cs.leaks([vague], [], task.solution) == []
