@@ -82,7 +82,7 @@ def main() -> None:
     args = parser.parse_args()
     header("engine step (solution replays)")
     stt = tasks()
-    replay_round(stt, True)  # derive and cache the review graphs first
+    replay_round(stt, True)  # build and cache the review graphs first
     if args.profile:
         import cProfile
         import pstats

@@ -30,6 +30,7 @@ class TaskCheck:
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     controls: list[ControlResult] = field(default_factory=list)
+    graph: str | None = None  # where the milestones came from: hand, consensus, solution, none
 
     @property
     def ok(self) -> bool:
@@ -43,6 +44,7 @@ class TaskCheck:
             "problems": self.problems,
             "notes": self.notes,
             "controls": [c.as_dict() for c in self.controls],
+            "graph": self.graph,
         }
 
 
@@ -67,7 +69,7 @@ async def _play(loaded: LoadedTask, plan: str, probe: bool = False) -> tuple[Epi
 async def check_loaded(loaded: LoadedTask, file: str, seeds: int = RANDOM_SEEDS) -> TaskCheck:
     task = loaded.task
     assert isinstance(task, SttTask)
-    report = TaskCheck(file, task.id)
+    report = TaskCheck(file, task.id, graph=graph_origin(task))
     trigger_ids = [t.id for t in task.triggers]
     naive, naive_ep, _ = await _play(loaded, "naive_plan")
     sol, sol_ep, prober = await _play(loaded, "solution", probe=True)
@@ -128,6 +130,32 @@ async def check_loaded(loaded: LoadedTask, file: str, seeds: int = RANDOM_SEEDS)
     report.notes.append(f"naive: {'pass' if naive.passed else 'fail'}, fired {', '.join(naive.triggers_fired)}")
     report.notes.append(f"solution: {'pass' if sol.passed else 'fail'} in {sol.steps} steps")
     return report
+
+
+def graph_origin(task: SttTask) -> str:
+    """Where a task's milestones came from: ``none`` (no stage review), ``hand`` (written, or
+    no origin recorded), or the ``milestones_origin.method`` that ``milestones accept`` wrote."""
+    if not task.milestones:
+        return "none"
+    return task.milestones_origin.method if task.milestones_origin else "hand"
+
+
+GRAPH_NOTES = {
+    "none": "no milestones: no stage review (draft a graph: sttui milestones draft TASK --model M)",
+    "solution": "milestones derived from the solution (sttui milestones draft --from-solution)",
+}
+
+
+async def review_check(loaded: LoadedTask) -> tuple[list[str], list[str]]:
+    """The milestone part of ``check`` alone (item 6's plays): the solution settles every
+    milestone in order without a minefield or stagnation, the naive plan does not settle them
+    all. (problems, notes); what ``milestones draft`` and its review screen re-run."""
+    naive, _, _ = await _play(loaded, "naive_plan")
+    sol, sol_ep, _ = await _play(loaded, "solution")
+    notes = review_notes(sol_ep)
+    if naive.review is not None:
+        notes.append(naive_review_note(naive.review))
+    return review_problems(sol, naive), notes
 
 
 def controls_line(controls: list[ControlResult]) -> str:
@@ -191,7 +219,8 @@ def review_notes(episode: Episode) -> list[str]:
     notes = []
     if review.derived:
         notes.append(
-            f"no milestones in the file: {len(review.graph.order)} sequential milestone(s) derived from the solution"
+            f"milestones derived from the solution ({len(review.graph.order)}, sequential): "
+            "they follow the one reference path"
         )
     for before, after in review.graph.redundant:
         notes.append(f"milestone edge {before} → {after} is implied by another path; dropped (transitive reduction)")

@@ -270,6 +270,7 @@ async def test_bindings_can_be_remapped_from_the_config(db):
 def test_every_binding_has_an_id_and_a_palette_entry():
     from sttui.tui.annotate import AnnotateScreen, TagList, Tags
     from sttui.tui.app import binding_commands
+    from sttui.tui.drafting import DraftScreen
     from sttui.tui.endscreen import EndScreen
     from sttui.tui.explore import ExploreScreen
     from sttui.tui.help import KeysHelp
@@ -282,7 +283,7 @@ def test_every_binding_has_an_id_and_a_palette_entry():
 
     for cls in (KeysHelp, TagList, Tags, Confirm, EditValue, ToolForm):  # dialogs: ids, for the keymap
         assert all(binding.id for binding in cls.BINDINGS), cls.__name__
-    screens = (HomeScreen, PlayScreen, UserSimScreen, ExploreScreen, ReplayScreen, EndScreen, RevealScreen)
+    screens = (HomeScreen, PlayScreen, UserSimScreen, ExploreScreen, ReplayScreen, EndScreen, RevealScreen, DraftScreen)
     for screen_cls in (*screens, AnnotateScreen):
         titles = {c.title for c in binding_commands(screen_cls)}
         for binding in screen_cls.BINDINGS:

@@ -119,7 +119,7 @@ def tasks(paths: tuple[str, ...], as_json: bool) -> None:
 def check(paths: tuple[str, ...], as_json: bool, verbose: bool, random_seeds: int) -> None:
     """Validate tasks: schema, naive plan breaks, solution works, determinism, milestones, and
     adversarial controls (idle agents, the random baseline, scripted endings) that must fail."""
-    from sttui.checking import check_paths, controls_line
+    from sttui.checking import GRAPH_NOTES, check_paths, controls_line
 
     reports = check_paths(list(paths) or [tasks_root()], random_seeds)
     bad = [r for r in reports if not r.ok]
@@ -131,6 +131,8 @@ def check(paths: tuple[str, ...], as_json: bool, verbose: bool, random_seeds: in
             click.echo(f"{mark} {r.task_id or '-':45} {r.file}")
             for p in r.problems:
                 click.echo(f"     - {p}")
+            if r.graph in GRAPH_NOTES:
+                click.echo(f"       {GRAPH_NOTES[r.graph]}")
             if r.controls:
                 click.echo(f"       {controls_line(r.controls)}")
             if verbose:

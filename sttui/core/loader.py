@@ -477,6 +477,7 @@ def semantic_problems(task: SttTask, env_cls: type[Environment]) -> Iterable[tup
                         yield from tool_ref((*loc, "expected"), name)
             elif c.root == "state":
                 yield from path_ref((*loc, "selector"), c.path)
+        yield from _args_bound(section, i, constraints, tools)
     for section, rules in (("milestones", task.milestones), ("minefields", task.minefields)):
         for i, rule in enumerate(rules):
             share, lost = best_share(rule.constraints)
@@ -508,6 +509,27 @@ def semantic_problems(task: SttTask, env_cls: type[Environment]) -> Iterable[tup
                             (*loc, end),
                             f"no place '{leg[end]}' in initial_state.places{did_you_mean(leg[end], places)}",
                         )
+
+
+def _args_bound(section: str, i: int, constraints: list[Any], tools: dict[str, Any]) -> Iterable[tuple[Loc, str]]:
+    """A ``call.args.<name>`` constraint in a rule that names its tools (``call.tool`` equals or
+    one_of) must name a parameter of one of them: otherwise it can never hold."""
+    named: set[str] = set()
+    for c in constraints:
+        if c.selector == "call.tool" and c.operator in ("equals", "one_of"):
+            named.update(v for v in (c.expected if c.operator == "one_of" else [c.expected]) if isinstance(v, str))
+    known = [t for t in named if t in tools]
+    if not known:
+        return
+    params = {p for t in known for p in tools[t].parameters.get("properties", {})}
+    for j, c in enumerate(constraints):
+        if c.root == "call" and c.path.startswith("args."):
+            name = c.path.removeprefix("args.").partition(".")[0]
+            if name not in params:
+                yield (
+                    (section, i, "constraints", j, "selector"),
+                    f"no parameter '{name}' in {' or '.join(sorted(known))}{did_you_mean(name, params)}",
+                )
 
 
 # -- finding task files -------------------------------------------------------------

@@ -252,6 +252,17 @@ class Judge(Strict):
     claims: list[str] | None = None
 
 
+class MilestonesOrigin(Strict):
+    """Where the milestone graph came from, written by ``sttui milestones accept``: ``consensus``
+    (a model's candidates merged by vote, then reviewed), ``solution`` (derived from the reference
+    solution: ``sttui check`` names these), or ``hand``."""
+
+    method: Literal["consensus", "solution", "hand"]
+    model: str | None = None
+    prompt: str | None = None
+    draft: str | None = None
+
+
 class SttTask(Strict):
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
     kind: Literal["stt"]
@@ -274,4 +285,5 @@ class SttTask(Strict):
     solution: list[Step] = Field(min_length=1)
     milestones: list[Milestone] = Field(default_factory=list)
     minefields: list[Minefield] = Field(default_factory=list)
+    milestones_origin: MilestonesOrigin | None = None
     review: ReviewSettings | None = None

@@ -1,4 +1,6 @@
-"""The review a task gets: its own milestones, or a sequential graph derived from its solution.
+"""The review a task gets (its own milestones, or none), and the sequential graph that can be
+derived from its solution: only on request (``sttui milestones draft TASK --from-solution``),
+never silently, since a graph from the one reference path is what DynSTEER avoids.
 
 Derivation plays the solution on a fresh episode and keeps every operation call that
 succeeded and changed the state (queries, and calls a trigger made fail, are skipped). Each
@@ -68,11 +70,11 @@ def review_for(loaded: Any, early_stop: bool = False, stagnation: int | None = N
     task = loaded.task
     if getattr(task, "kind", None) != "stt":
         return None
-    derived = not task.milestones
+    origin = getattr(task, "milestones_origin", None)
+    derived = origin is not None and origin.method == "solution"
     key = loaded.content_hash
     if key not in _graphs:
-        milestones = derive_milestones(task, loaded.env_cls) if derived else task.milestones
-        _graphs[key] = Graph.build(milestones) if milestones else None
+        _graphs[key] = Graph.build(task.milestones) if task.milestones else None
     graph = _graphs[key]
     if graph is None:
         return None
