@@ -244,12 +244,13 @@ class TaskIndex:
         files = list(files)
         texts: dict[Path, bytes | None] = {}
         keys: dict[Path, str] = {}
+        env_values = secret_env_values()  # once for the whole scan
         for f in files:
             try:
                 texts[f] = _read(f)
             except (OSError, ValueError):
                 texts[f] = None
-            if texts[f] is not None and not may_hold_secret(texts[f]):  # type: ignore[arg-type]
+            if texts[f] is not None and not may_hold_secret(texts[f], env_values):  # type: ignore[arg-type]
                 keys[f] = self._key(f, texts[f], None)  # type: ignore[arg-type]
         found = self._get(list(keys.values()))
         fresh: list[tuple[str, str | None, str, bytes | None]] = []
@@ -415,7 +416,7 @@ _SECRET_NAME = r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)"
 _SHAPES_RE: Any = None
 
 
-def may_hold_secret(text: bytes) -> bool:
+def may_hold_secret(text: bytes, env_values: tuple[bytes, ...] | None = None) -> bool:
     """Whether a task file's text holds a key-shaped string, a ``Bearer``/``Basic`` credential
     or the value of a secret-named environment variable (then it is loaded, never kept)."""
     global _SHAPES_RE
@@ -428,23 +429,42 @@ def may_hold_secret(text: bytes) -> bool:
             re.compile(_SECRET_NAME, re.I),
         )
     shapes, bearer, named = _SHAPES_RE
-    if shapes.search(text) or bearer.search(text):
+    # each regex only where its quick look finds something (what every match must contain)
+    if any(marker in text for marker in _MARKERS) and shapes.search(text):
         return True
-    return any(value in text for value in _secret_env_values(named))
+    low = text.lower()
+    if (b"bearer" in low or b"basic" in low) and bearer.search(text):
+        return True
+    values = _secret_env_values(named) if env_values is None else env_values
+    return any(value in text for value in values)
 
 
-_ENV_SEEN: tuple[tuple[tuple[str, str], ...], tuple[bytes, ...]] = ((), ())
+# What every key shape above contains (the scrubber's quick look, as bytes)
+_MARKERS = (
+    b"sk-",
+    b"hf_",
+    b"AKIA",
+    b"ASIA",
+    b"ghp_",
+    b"gho_",
+    b"ghu_",
+    b"ghs_",
+    b"ghr_",
+    b"github_pat_",
+    b"AIza",
+    b"xox",
+)
 
 
 def _secret_env_values(named: Any) -> tuple[bytes, ...]:
-    """The values of secret-named environment variables, worked out again only when the
-    environment changed (a scan of 2,000 files asked the regex 70,000 times)."""
-    global _ENV_SEEN
-    items = tuple(os.environ.items())
-    if items != _ENV_SEEN[0]:
-        values = tuple(v.encode() for k, v in items if len(v) >= 8 and named.search(k))
-        _ENV_SEEN = (items, values)
-    return _ENV_SEEN[1]
+    return tuple(v.encode() for k, v in os.environ.items() if len(v) >= 8 and named.search(k))
+
+
+def secret_env_values() -> tuple[bytes, ...]:
+    """The values of secret-named environment variables, as bytes: a scan works them out once
+    for all its files (once per file, a scan of 2,000 asked the regex 70,000 times)."""
+    may_hold_secret(b"")  # (compiles the patterns)
+    return _secret_env_values(_SHAPES_RE[2])
 
 
 MAX_BYTES = 2_000_000  # yamlio.MAX_BYTES (not imported: the warm path loads no YAML reader)
