@@ -124,6 +124,8 @@ async def run_recorded(
     judge: Judge | None = None,
     early_stop: bool = False,
     stagnation: int | None = None,
+    low_quality: tuple[int, float] | None = None,
+    stage_judge: Any = None,
 ) -> tuple[str, EpisodeResult]:
     """Run one episode with every event committed as it happens."""
     seed_used = loaded.task.seed if seed is None else seed
@@ -139,6 +141,8 @@ async def run_recorded(
             on_event=recorder,
             early_stop=early_stop,
             stagnation=stagnation,
+            low_quality=low_quality,
+            stage_judge=stage_judge,
         )
     except (KeyboardInterrupt, asyncio.CancelledError):
         store.finish_episode(episode_id, "stopped", end_reason="interrupted")
@@ -196,6 +200,8 @@ def rebuild(
         keep_history=keep_history,
         early_stop=review.get("early_stop", False),
         stagnation=review.get("stagnation"),
+        low_quality=tuple(review["low_quality"][:2]) if review.get("low_quality") else None,  # type: ignore[arg-type]
+        external_scores=len(review.get("low_quality") or ()) > 2,  # judged scores fed the rule
         settings=RunSettings.from_dict(started.payload.get("settings") if started else None),
     )
     episode.keep_events = keep_events
