@@ -5,12 +5,13 @@ tokens and cost, explore metrics. An errored episode is a failure in every rate,
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
 from sttui.controllers.registry import make_agent, make_judge, make_user
-from sttui.controllers.stage_judge import make_stage_judge
+from sttui.controllers.stage_judge import JudgeCache, make_stage_judge
 from sttui.core.explore.episode import ExploreEpisode
 from sttui.core.explore.metrics import metrics as explore_metrics
 from sttui.core.explore.metrics import summarise
@@ -39,7 +40,7 @@ async def run_batch(
     gate = asyncio.Semaphore(plan.concurrency)
     writer = Writer(store) if store is not None else None
     chosen_judge = judge if judge is not None else make_judge(plan.judge, dict(plan.models))
-    judge_cache: dict[str, Any] = {}  # the stage judges' answers, shared by the run's episodes
+    judge_cache = JudgeCache(store=store)  # the stage judges' answers, shared by the run's episodes
 
     async def one(trial: Trial) -> dict[str, Any]:
         async with gate:
@@ -54,6 +55,8 @@ async def run_batch(
         if writer is not None:
             await asyncio.to_thread(writer.flush)
             writer.close()
+        if plan.record:
+            _save_judgements(judge_cache)
     if writer is not None:
         _record_failures(records, writer)
     return records
@@ -66,7 +69,7 @@ async def _run_trial(
     writer: Writer | None,
     judge: Any,
     claim: Claim | None = None,
-    judge_cache: dict[str, Any] | None = None,
+    judge_cache: JudgeCache | None = None,
 ) -> dict[str, Any]:
     """One trial as one record. ``claim``: a run item this worker holds (sttui/sharding.py); the
     episode takes the claim's id, and ends with its item done only while the claim is still its."""
@@ -132,6 +135,15 @@ async def _run_trial(
     if recorder is not None and store is not None and episode_id is not None:
         recorder.submit_write(lambda: _claimed(claim, finish_items(store, episode_id, result)))
     return {**base, "status": "completed", **result.as_dict()} | _usage(controller, seat_user)
+
+
+def _save_judgements(cache: JudgeCache) -> None:
+    """The run's new stage judgements into the database's cache. A cache that cannot be
+    written costs only future calls: said on stderr, never a failed run."""
+    try:
+        cache.save()
+    except Exception as exc:
+        print(f"note: the stage judges' cache was not saved: {exc}", file=sys.stderr)
 
 
 def _claimed(claim: Claim | None, items: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:

@@ -223,8 +223,13 @@ def test_the_cache_makes_a_replay_and_a_rereport_free(tmp_path, monkeypatch):
         plain = CliRunner().invoke(main, ["--db", db, "report"])
         assert "Stage judges over 1 episode(s) (3 stages judged)" in plain.stdout
         assert re.search(r"cheap\s+cheap\s+6\s+660\s+unknown\s+0\s+0\s", plain.stdout), plain.stdout
-        CliRunner().invoke(main, ["--db", db, "replay", record["episode"], "--judge-stages", "model:standard"])
-        assert len(stub.requests) == before + 3  # another judge: a different key, asked once per stage
+        for _ in range(2):  # another judge: a different key, asked once per stage, then kept in the database
+            CliRunner().invoke(main, ["--db", db, "replay", record["episode"], "--judge-stages", "model:standard"])
+            assert len(stub.requests) == before + 3
+        # a new run of the same task: the same windows, judged from the database's cache
+        again = oracle_run(stub, "adaptive:cheap,standard,specialist", store=store)
+        assert len(stub.requests) == before + 3
+        assert again["review"]["judges"]["tiers"]["cheap"]["cache_hits"] == 6
 
 
 def test_persistently_low_judged_stages_end_the_run(tmp_path):
@@ -291,3 +296,11 @@ def test_bad_options_get_one_line(tmp_path):
     )
     out = CliRunner().invoke(main, ["--db", db, "run", str(STT), "--early-stop", "--low-quality", "0:2"])
     assert out.exit_code == 2 and "--low-quality: expected N:THRESHOLD" in out.stderr
+
+
+def test_the_judgement_cache_table_keeps_the_first_answer(db_url):
+    store = Store(db_url)
+    answer = {"scores": {"safety": 0.5}, "overall": 0.5, "confidence": 0.9, "evidence": "step 2"}
+    assert store.save_judgements({"k1": ("m", "stage-judge/1", answer)}) == 1
+    assert store.save_judgements({"k1": ("m", "stage-judge/1", {"overall": 0.0}), "k2": ("m", "v", {})}) == 1
+    assert store.judgements(["k1", "k2", "k3"]) == {"k1": answer, "k2": {}}

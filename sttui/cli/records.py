@@ -338,7 +338,7 @@ def replay(episode: str, trust: bool, task_dirs: tuple[Path, ...], judge_stages:
         report["rescored"] = _outcome_of(result_of(rebuilt.episode))
     report["review"] = _review_of(rebuilt.episode)
     if spec.mode != "rule" and report["review"] is not None:
-        report["judges"] = rejudge(rebuilt.episode, record, spec)
+        report["judges"] = rejudge(rebuilt.episode, record, spec, store)
     # the task's current file, found through the task index: only this task is loaded, and only
     # when it changed (its hash is in the index's entry)
     entry = index().find(record.task_id, dirs)
@@ -401,22 +401,27 @@ def recorded_judges(record: Any) -> dict[str, Any] | None:
     return ((record.scores or {}).get("review") or {}).get("judges")
 
 
-def rejudge(episode: Any, record: Any, spec: Any) -> dict[str, Any]:
-    """Judge a rebuilt episode's closed stages; the answers recorded with the episode seed the
-    cache, so the same judges on the same windows cost nothing."""
+def rejudge(episode: Any, record: Any, spec: Any, store: Any) -> dict[str, Any]:
+    """Judge a rebuilt episode's closed stages; the answers recorded with the episode and the
+    database's cache are looked up first, so the same judges on the same windows cost nothing.
+    New answers go into the database's cache (when it can be written)."""
     import asyncio
 
     from sttui.config import ConfigError, load_config
-    from sttui.controllers.stage_judge import make_stage_judge
+    from sttui.controllers.stage_judge import JudgeCache, make_stage_judge
 
     try:
         models = load_config().extra.get("models") or {}
     except ConfigError as exc:
         _fail(str(exc), 2)
-    cache = dict((recorded_judges(record) or {}).get("cache") or {})
+    cache = JudgeCache((recorded_judges(record) or {}).get("cache"), store)
     judge = make_stage_judge(spec, models, cache)
     assert judge is not None
     asyncio.run(judge.catch_up(episode))
+    try:
+        cache.save()
+    except Exception as exc:  # a cache that cannot be written costs only future calls
+        click.echo(f"note: the stage judges' cache was not saved: {exc}", err=True)
     return judge.summary(episode.review.settings.stage_threshold)
 
 
@@ -473,7 +478,7 @@ def _report_judges(store: Any, records: list[Any], spec: Any, trust: bool) -> di
             notes.append(f"{full.id}: not re-judged: {exc}")
             continue
         if rebuilt.episode.review is not None:
-            found.append(rejudge(rebuilt.episode, full, spec))
+            found.append(rejudge(rebuilt.episode, full, spec, store))
     if not found and not notes:
         return None
     return {

@@ -15,6 +15,7 @@ leaves the stage unjudged with the reason; the run goes on.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -83,15 +84,49 @@ def _unit(v: Any) -> float:
     return x
 
 
-class StageJudge:
-    """The stage judges of one episode. ``cache``: key -> parsed answer, shared between
-    episodes and seeded from recorded judgements, so a replay asks no model twice."""
+class JudgeCache:
+    """Stage judges' answers by cache key: in memory (shared by a run's episodes, seeded from
+    an episode's recorded judgements), then the database's ``stage_judgements`` table. New
+    answers are kept in memory and written by :meth:`save` (at the end of a run or a
+    re-judging), so the run's writer is never raced from the event loop."""
 
-    def __init__(self, spec: JudgeSpec, configs: list[ModelConfig], cache: dict[str, Any] | None = None):
+    def __init__(self, answers: dict[str, Any] | None = None, store: Any = None):
+        self.answers: dict[str, Any] = dict(answers or {})
+        self.store = store
+        self.fresh: dict[str, tuple[str, str, dict[str, Any]]] = {}
+
+    async def get(self, key: str) -> dict[str, Any] | None:
+        if key in self.answers:
+            return self.answers[key]
+        if self.store is None:
+            return None
+        found = (await asyncio.to_thread(self.store.judgements, [key])).get(key)
+        if found is not None:
+            self.answers[key] = found
+        return found
+
+    def put(self, key: str, model: str, answer: dict[str, Any]) -> None:
+        self.answers[key] = answer
+        self.fresh[key] = (model, PROMPT_VERSION, answer)
+
+    def save(self) -> int:
+        """Write the new answers to the database (none on a read-only one); how many were added."""
+        if self.store is None or not self.fresh or getattr(self.store, "read_only", False):
+            return 0
+        added = self.store.save_judgements(self.fresh)
+        self.fresh = {}
+        return added
+
+
+class StageJudge:
+    """The stage judges of one episode. ``cache``: answers by key, shared between episodes,
+    seeded from recorded judgements and backed by the database, so a replay asks no model twice."""
+
+    def __init__(self, spec: JudgeSpec, configs: list[ModelConfig], cache: JudgeCache | None = None):
         self.spec = spec
         roles = TIERS if spec.mode == "adaptive" else ("single",)
         self.tiers = [(role, ModelClient(c)) for role, c in zip(roles, configs, strict=True)]
-        self.cache = cache if cache is not None else {}
+        self.cache = cache if cache is not None else JudgeCache()
         self.seconds = {role: 0.0 for role, _ in self.tiers}
         self.hits = {role: 0 for role, _ in self.tiers}
         self.escalations = {role: 0 for role, _ in self.tiers}
@@ -173,9 +208,10 @@ class StageJudge:
     ) -> dict[str, Any]:
         key = cache_key(window, client.config.model, f"{role}/{sample}/{','.join(focus or [])}")
         self.used.add(key)
-        if key in self.cache:
+        cached = await self.cache.get(key)
+        if cached is not None:
             self.hits[role] += 1
-            return self.cache[key]
+            return cached
         dims = [d for d in DIMENSIONS if not focus or d in focus]
         text = prompt("stage_judge.md").format(
             role=role if role != "single" else "stage",
@@ -191,7 +227,7 @@ class StageJudge:
             last = (message.get("content") or "").strip()
             answer = parse_answer(last)
             if answer is not None:
-                self.cache[key] = answer
+                self.cache.put(key, client.config.model, answer)
                 return answer
             messages += [
                 {"role": "assistant", "content": last},
@@ -229,7 +265,7 @@ class StageJudge:
     def cache_entries(self) -> dict[str, Any]:
         """The answers this episode's stages were judged with, by key: stored with the
         episode, read back to seed the cache of a replay or a re-report."""
-        return {k: self.cache[k] for k in sorted(self.used) if k in self.cache}
+        return {k: self.cache.answers[k] for k in sorted(self.used) if k in self.cache.answers}
 
 
 def _weakest(answer: dict[str, Any] | None, n: int = 2) -> list[str] | None:
@@ -253,7 +289,7 @@ def _merge(before: dict[str, Any] | None, samples: list[dict[str, Any]], focus: 
 
 
 def make_stage_judge(
-    spec: JudgeSpec, models: dict[str, Any] | None = None, cache: dict[str, Any] | None = None
+    spec: JudgeSpec, models: dict[str, Any] | None = None, cache: JudgeCache | None = None
 ) -> StageJudge | None:
     """None for ``rule``; else a judge whose tiers resolve through the config's model aliases."""
     if spec.mode == "rule":

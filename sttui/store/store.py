@@ -35,6 +35,7 @@ from sttui.store.tables import (
     LabelRow,
     NoteRow,
     RatingRow,
+    StageJudgementRow,
     TaskRow,
 )
 
@@ -1106,6 +1107,35 @@ class Store:
         table = EpisodeRow.__table__
         query = select(*table.columns).where(table.c.id.in_(runs.done_episodes(run_id)))
         return list(self._stream(query, _record))
+
+    # -- the stage judges' cache -------------------------------------------------------
+    def judgements(self, keys: list[str]) -> dict[str, dict[str, Any]]:
+        """Stage judges' answers by cache key (the keys found; read in chunks)."""
+        table = StageJudgementRow.__table__
+        out: dict[str, dict[str, Any]] = {}
+        for i in range(0, len(keys), 500):
+            query = select(table.c.key, table.c.answer).where(table.c.key.in_(keys[i : i + 500]))
+            out.update(self._read_core(lambda conn, q=query: dict(conn.execute(q).all())))
+        return out
+
+    def save_judgements(self, entries: dict[str, tuple[str, str, dict[str, Any]]]) -> int:
+        """Keep answers (key -> (model, prompt version, answer)) not kept yet; a key already
+        kept stays as it is (the same key is the same question). Returns how many were added."""
+        table = StageJudgementRow.__table__
+        have = self.judgements(list(entries))
+        rows = [
+            {"key": k, "model": m, "prompt_version": v, "answer": a, "created_at": time.time()}
+            for k, (m, v, a) in entries.items()
+            if k not in have
+        ]
+        added = 0
+        for row in rows:  # one by one: another process may have kept the same key meanwhile
+            try:
+                self._write(lambda conn, r=row: conn.execute(insert(table), [r]))
+                added += 1
+            except IntegrityError:
+                continue
+        return added
 
     # -- the annotation queue: claims, adjudications, labels ---------------------------
     def claim(self, annotator: str, item_kind: str, item_id: str, cap: int) -> bool:
