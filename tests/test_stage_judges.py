@@ -304,3 +304,28 @@ def test_the_judgement_cache_table_keeps_the_first_answer(db_url):
     assert store.save_judgements({"k1": ("m", "stage-judge/1", answer)}) == 1
     assert store.save_judgements({"k1": ("m", "stage-judge/1", {"overall": 0.0}), "k2": ("m", "v", {})}) == 1
     assert store.judgements(["k1", "k2", "k3"]) == {"k1": answer, "k2": {}}
+
+
+def test_agreement_compares_first_error_marks_with_the_stage_judges_suggestion(tmp_path):
+    db = f"sqlite:///{tmp_path / 'a.db'}"
+    store = Store(db)
+    with StubServer(
+        lambda r: (
+            200,
+            verdict(0.2, 0.9) if "Stage: insulin-delivered-cold" in r["messages"][0]["content"] else verdict(0.9, 0.9),
+            0,
+        )
+    ) as stub:
+        record = oracle_run(stub, "model:standard", store=store)
+    judges = record["review"]["judges"]
+    assert record["review"]["first_error"] is None  # the rule review finds nothing in the oracle's run
+    assert judges["first_error"]["step"] == 1  # the low stage's window starts at step 1
+    calls = [e for e in store.events(record["episode"]) if e.type == "tool_call"]
+    store.label_episode("ana", record["episode"], ["other"], first_error_seq=calls[0].seq)
+    store.label_episode("bob", record["episode"], ["other"], first_error_seq=calls[2].seq)
+    out = json.loads(CliRunner().invoke(main, ["--db", db, "agreement", "--json"]).output)
+    assert out["first_error"]["with_suggestion"] == 0
+    fj = out["first_error_judges"]
+    assert (fj["marked"], fj["with_suggestion"], fj["confirmed"], fj["annotator_later"]) == (2, 2, 1, 1)
+    text = CliRunner().invoke(main, ["--db", db, "agreement"]).output
+    assert "against the stage judges' suggestion (first stage judged below the threshold): 2 with one" in text

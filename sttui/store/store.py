@@ -1260,9 +1260,13 @@ class Store:
                     out[(eid, seq)] = steps
         return {m: out.get(m, 0) for m in marks}
 
-    def suggested_first_errors(self, episode_ids: list[str]) -> dict[str, int | None]:
-        """Each episode's first error as its milestone review placed it (the agent step), or None."""
-        step = EpisodeRow.scores[("review", "first_error", "step")].as_integer()  # type: ignore[index]
+    def suggested_first_errors(
+        self, episode_ids: list[str], localiser: tuple[str, ...] = ("review",)
+    ) -> dict[str, int | None]:
+        """Each episode's first error as its milestone review placed it (the agent step), or None.
+        ``localiser``: where in the scores the suggestion is (``("review", "judges")``: the stage
+        judges' first stage judged below the threshold)."""
+        step = EpisodeRow.scores[(*localiser, "first_error", "step")].as_integer()  # type: ignore[index]
         out: dict[str, int | None] = {}
         ids = sorted(set(episode_ids))
         for i in range(0, len(ids), 500):
