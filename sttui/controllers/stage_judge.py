@@ -135,6 +135,7 @@ class StageJudge:
         self.stages: list[dict[str, Any]] = []
         self.deficits: dict[str, float] = dict.fromkeys(DIMENSIONS, 0.0)
         self.used: set[str] = set()  # the cache keys this episode's stages were judged with
+        self.milestones = 0  # the graph's milestones, for a score comparable with the rule review's
 
     def _note(self, role: str, kind: str, payload: dict[str, Any]) -> None:
         if kind == "model_call":
@@ -145,6 +146,7 @@ class StageJudge:
         review = getattr(episode, "review", None)
         if review is None:
             return
+        self.milestones = len(review.graph.order)
         while len(self.stages) < len(review.stages):
             stage = review.stages[len(self.stages)]
             position = len(self.stages)
@@ -251,12 +253,18 @@ class StageJudge:
                 "cache_hits": self.hits[role],
             }
         judged = [s["score"] for s in self.stages if s.get("score") is not None]
+        unjudged = len(self.stages) - len(judged)
         return {
             "spec": self.spec.label,
             "prompt_version": PROMPT_VERSION,
             "stages": list(self.stages),
-            "score": round(sum(judged) / len(judged), 4) if judged else None,
-            "unjudged": sum(1 for s in self.stages if s.get("score") is None),
+            "score": round(sum(judged) / len(judged), 4) if judged else None,  # over the stages judged
+            # like the rule review's score: over the milestones, 0 for one never reached (an
+            # unjudged stage is left out)
+            "milestone_score": round(sum(judged) / (self.milestones - unjudged), 4)
+            if judged and self.milestones > unjudged
+            else None,
+            "unjudged": unjudged,
             "tiers": tiers,
             "first_error": judged_first_error(self.stages, threshold),
             "cache": self.cache_entries(),
