@@ -194,6 +194,10 @@ def test_contradictory_samples_escalate_up_to_the_specialist_on_the_weakest_dime
     # the specialist's scores replace only its focus dimensions
     assert stage["dimensions"]["efficiency"] == 0.7 and stage["dimensions"]["goal_progress"] == 0.9
     assert set(stage["weights"]) == set(DIMENSIONS)
+    # the first stage's weak dimensions weigh more in the next stage (tilting by cumulative deficit)
+    first, second = stage["weights"], record["review"]["judges"]["stages"][1]["weights"]
+    assert first["efficiency"] == first["goal_progress"]
+    assert second["efficiency"] > second["goal_progress"] and second["safety"] > second["communication"]
 
 
 def test_the_cache_makes_a_replay_and_a_rereport_free(tmp_path, monkeypatch):
