@@ -223,12 +223,28 @@ def rebuild(
         if _comparable(a) != _comparable(b):
             state["mismatch"] = f"recorded event {a.seq} ({a.type}) differs from the replay's event {i + 1} ({b.type})"
 
+    def judged_signal() -> None:
+        """A low_quality signal the stage judges raised between turns is a recorded judgement
+        (a model's answer), not recomputed: it is raised again where the record has it."""
+        review = getattr(episode, "review", None)
+        i = state["n"]
+        if review is None or not review.external_scores or episode.ended is not None or i >= len(recorded):
+            return
+        nxt = recorded[i]
+        if nxt.type == "stop_signal" and nxt.payload.get("signal") == "low_quality":
+            signal = dict(nxt.payload)
+            review.signals.append(signal)
+            if review.low_quality is not None:
+                review.low_quality.raised = True
+            episode.review_signal(signal)
+
     episode.listeners.append(compare)
     episode.start()
     for actor, action in actions_of(loaded.kind, events):
         if episode.ended is not None:
             break
         episode.apply(action, actor)
+        judged_signal()
     episode.listeners.remove(compare)
     mismatch = state["mismatch"]
     if mismatch is None and len(recorded) > state["n"]:

@@ -249,6 +249,11 @@ def test_persistently_low_judged_stages_end_the_run(tmp_path):
     assert saved["signal"] == "low_quality" and saved["steps_saved"] == 40 - 5
     signals = [e.payload for e in store.events(record["episode"]) if e.type == "stop_signal"]
     assert signals[-1]["signal"] == "low_quality" and signals[-1]["n"] == 2
+    # a replay reproduces the record: the judges' signal is data, raised again where it was
+    db = str(store.url)
+    out = json.loads(CliRunner().invoke(main, ["--db", db, "replay", record["episode"], "--json"]).output)
+    assert out["reproduces_record"] is True, out["mismatch"]
+    assert out["review"]["stop"]["signal"] == "low_quality"
 
 
 def test_without_early_stop_low_stages_only_say_they_would_have_stopped():
