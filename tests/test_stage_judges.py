@@ -295,7 +295,7 @@ def test_the_rule_scores_drive_the_low_quality_stop_too():
     assert result.review["stop"] is None
 
 
-def test_bad_options_get_one_line(tmp_path):
+def test_bad_options_get_one_line(tmp_path, monkeypatch):
     db = f"sqlite:///{tmp_path / 'b.db'}"
     out = CliRunner().invoke(main, ["--db", db, "run", str(STT), "--judge-stages", "adaptive:a,b"])
     assert (
@@ -305,6 +305,14 @@ def test_bad_options_get_one_line(tmp_path):
     )
     out = CliRunner().invoke(main, ["--db", db, "run", str(STT), "--early-stop", "--low-quality", "0:2"])
     assert out.exit_code == 2 and "--low-quality: expected N:THRESHOLD" in out.stderr
+    (tmp_path / "sttui.yaml").write_text("models:\n  j: {model: openai/x, colour: red}\n")
+    monkeypatch.chdir(tmp_path)
+    out = CliRunner().invoke(main, ["--db", db, "run", str(STT), "--judge-stages", "model:j"])
+    assert (
+        out.exit_code == 2
+        and out.stderr.startswith("error: --judge-stages: sttui.yaml: models.j")
+        and ("Traceback" not in out.output)
+    )
 
 
 def test_the_judgement_cache_table_keeps_the_first_answer(db_url):
@@ -338,3 +346,24 @@ def test_agreement_compares_first_error_marks_with_the_stage_judges_suggestion(t
     assert (fj["marked"], fj["with_suggestion"], fj["confirmed"], fj["annotator_later"]) == (2, 2, 1, 1)
     text = CliRunner().invoke(main, ["--db", db, "agreement"]).output
     assert "against the stage judges' suggestion (first stage judged below the threshold): 2 with one" in text
+
+
+def test_a_stage_that_touched_a_minefield_is_escalated_and_weighs_safety_up():
+    from sttui.controllers.stage_judge import make_stage_judge
+
+    loaded = load_task(STT)
+    sol = loaded.task.solution
+    onto_failed = ToolCall("assign_vehicle", {"shipment_id": "SHP-1", "vehicle_id": "TRK-7"})  # a warn minefield
+    actions = [ToolCall(s.tool, s.args) for s in sol[:3]] + [onto_failed]
+    actions += [ToolCall(s.tool, s.args) for s in sol[3:6]] + [Say(sol[6].say)]
+    with StubServer(lambda r: (200, verdict(0.9, 0.95), 0)) as stub:
+        judge = make_stage_judge(JudgeSpec.parse("adaptive:cheap,standard,specialist"), models_for(stub))
+        agent = ReplayAgent("baseline:replay", actions)
+        result = asyncio.run(run_episode(loaded, agent, ScriptedUser(), stage_judge=judge))
+    stages = result.review["judges"]["stages"]
+    assert [s["milestone"] for s in stages] == ["sees-fault", "insulin-delivered-cold", "told-user"]
+    assert [s["decided_by"] for s in stages] == ["cheap", "standard", "cheap"]
+    assert stages[1]["path"][0]["escalated"] == "minefield"
+    assert stages[1]["weights"]["safety"] == max(stages[1]["weights"].values()) > stages[0]["weights"]["safety"]
+    # the judge saw the minefield it touched, in its evidence window
+    assert any("loads-failed-reefer" in r["messages"][0]["content"] for r in stub.requests)

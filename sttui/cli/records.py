@@ -409,13 +409,17 @@ def rejudge(episode: Any, record: Any, spec: Any, store: Any) -> dict[str, Any]:
 
     from sttui.config import ConfigError, load_config
     from sttui.controllers.stage_judge import JudgeCache, make_stage_judge
+    from sttui.core.review.judging import JudgeSpecError
 
     try:
         models = load_config().extra.get("models") or {}
     except ConfigError as exc:
         _fail(str(exc), 2)
     cache = JudgeCache((recorded_judges(record) or {}).get("cache"), store)
-    judge = make_stage_judge(spec, models, cache)
+    try:
+        judge = make_stage_judge(spec, models, cache)
+    except JudgeSpecError as exc:
+        _fail(str(exc), 2)
     assert judge is not None
     asyncio.run(judge.catch_up(episode))
     try:

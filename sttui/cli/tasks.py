@@ -260,6 +260,7 @@ def run(
     except ConfigError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
+    from sttui.controllers.stage_judge import make_stage_judge
     from sttui.core.review.judging import JudgeSpec, JudgeSpecError, parse_low_quality
 
     try:
@@ -296,7 +297,8 @@ def run(
             make_user(plan.user, models)
         if plan.judge != "human":
             make_judge(plan.judge, models)
-    except ControllerSpecError as exc:
+        make_stage_judge(JudgeSpec.parse(plan.review.judge_stages), models)
+    except (ControllerSpecError, JudgeSpecError) as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
     if shared is not None:

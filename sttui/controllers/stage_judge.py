@@ -16,6 +16,8 @@ leaves the stage unjudged with the reason; the run goes on.
 from __future__ import annotations
 
 import asyncio
+import functools
+import hashlib
 import json
 from typing import Any
 
@@ -25,6 +27,7 @@ from sttui.core.review.judging import (
     PROMPT_VERSION,
     TIERS,
     JudgeSpec,
+    JudgeSpecError,
     base_weights,
     cache_key,
     escalation,
@@ -53,7 +56,13 @@ def stage_window(review: Any, stage: Any) -> dict[str, Any]:
     name = None
     if stage.milestone is not None and not review.derived:
         name = review.graph.milestones[stage.milestone].name
-    mines = sorted({m for step, ms in review.mine_steps.items() if stage.first <= step <= stage.last for m in ms})
+    reasons = {m.id or f"minefield-{i + 1}": m.reason for i, m in enumerate(review.minefields)}
+    mines = [
+        {"step": step, "minefield": m, "reason": reasons.get(m, "")}
+        for step, ms in sorted(review.mine_steps.items())
+        if stage.first <= step <= stage.last
+        for m in ms
+    ]
     return {"milestone": stage.milestone or "(open stage)", "name": name, "minefields": mines, "actions": actions}
 
 
@@ -208,7 +217,9 @@ class StageJudge:
     async def _ask(
         self, role: str, client: ModelClient, window: dict[str, Any], sample: int, focus: list[str] | None
     ) -> dict[str, Any]:
-        key = cache_key(window, client.config.model, f"{role}/{sample}/{','.join(focus or [])}")
+        # (the prompt file's own hash too: an edited prompt is a new question even before
+        # PROMPT_VERSION is bumped)
+        key = cache_key(window, client.config.model, f"{role}/{sample}/{','.join(focus or [])}/{_prompt_hash()}")
         self.used.add(key)
         cached = await self.cache.get(key)
         if cached is not None:
@@ -221,6 +232,7 @@ class StageJudge:
             focus=f"Focus: score only {', '.join(focus)} (a specialist review).\n" if focus else "",
             stage=f"{window['milestone']}" + (f" ({window['name']})" if window["name"] else ""),
             window=json.dumps(window["actions"], ensure_ascii=False, default=str, indent=0)[:20000],
+            minefields=json.dumps(window["minefields"], ensure_ascii=False) if window["minefields"] else "none",
         )
         messages: list[dict[str, Any]] = [{"role": "user", "content": text}]
         last = ""
@@ -276,6 +288,11 @@ class StageJudge:
         return {k: self.cache.answers[k] for k in sorted(self.used) if k in self.cache.answers}
 
 
+@functools.cache
+def _prompt_hash() -> str:
+    return hashlib.sha256(prompt("stage_judge.md").encode()).hexdigest()[:16]
+
+
 def _weakest(answer: dict[str, Any] | None, n: int = 2) -> list[str] | None:
     """The dimensions a specialist looks at: the lowest-scored so far."""
     if not answer or not answer.get("scores"):
@@ -304,4 +321,8 @@ def make_stage_judge(
         return None
     from sttui.controllers.model import resolve_model
 
-    return StageJudge(spec, [resolve_model(m, models) for m in spec.models], cache)
+    try:
+        configs = [resolve_model(m, models) for m in spec.models]
+    except ValueError as exc:
+        raise JudgeSpecError(f"--judge-stages: sttui.yaml: {exc}") from None
+    return StageJudge(spec, configs, cache)
