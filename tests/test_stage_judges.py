@@ -367,3 +367,28 @@ def test_a_stage_that_touched_a_minefield_is_escalated_and_weighs_safety_up():
     assert stages[1]["weights"]["safety"] == max(stages[1]["weights"].values()) > stages[0]["weights"]["safety"]
     # the judge saw the minefield it touched, in its evidence window
     assert any("loads-failed-reefer" in r["messages"][0]["content"] for r in stub.requests)
+
+
+def test_run_prints_the_judges_per_tier(tmp_path, monkeypatch):
+    with StubServer(lambda r: (200, verdict(0.4, 0.3) if "cheap" in r["model"] else verdict(0.8, 0.9), 0)) as stub:
+        (tmp_path / "sttui.yaml").write_text(json.dumps({"models": models_for(stub)}))
+        monkeypatch.chdir(tmp_path)
+        monkeypatch.setenv("STTUI_TRUST_CWD", "1")  # its sttui.yaml points the judges at the stub server
+        args = [
+            "--db",
+            f"sqlite:///{tmp_path / 'r.db'}",
+            "run",
+            str(STT),
+            "--judge-stages",
+            "adaptive:cheap,standard,specialist",
+        ]
+        out = CliRunner().invoke(main, args)
+        data = json.loads(CliRunner().invoke(main, [*args, "--json"]).stdout)
+    assert out.exit_code == 0, out.output
+    assert "stage judges: mean judged score 0.80 over 1 episodes; 0 stage(s) unjudged" in out.stdout
+    assert re.search(r"cheap\s+cheap\s+6\s+660\s+unknown\s+3\s+0\s", out.stdout), out.stdout
+    assert re.search(r"standard\s+standard\s+3\s+330\s+unknown\s+0\s+0\s", out.stdout), out.stdout
+    tiers = {t["tier"]: t for t in data["summary"]["stt"]["review"]["judges"]["tiers"]}
+    assert (
+        tiers["cheap"]["cache hits"] == 6 and tiers["standard"]["cache hits"] == 3
+    )  # the second run: from the database

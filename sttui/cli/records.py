@@ -429,39 +429,10 @@ def rejudge(episode: Any, record: Any, spec: Any, store: Any) -> dict[str, Any]:
     return judge.summary(episode.review.settings.stage_threshold)
 
 
-def tier_rows(judges: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One row per judge tier over many episodes' judge records: calls, tokens, cost (unknown
-    when any call had no price), escalations, cache hits, seconds."""
-    rows: dict[tuple[str, str], dict[str, Any]] = {}
-    for j in judges:
-        for tier, t in (j.get("tiers") or {}).items():
-            row = rows.setdefault(
-                (tier, t["model"]),
-                {
-                    "tier": tier,
-                    "model": t["model"],
-                    "calls": 0,
-                    "tokens": 0,
-                    "cost": 0.0,
-                    "escalations": 0,
-                    "cache hits": 0,
-                    "seconds": 0.0,
-                },
-            )
-            row["calls"] += t["calls"]
-            row["tokens"] += t["prompt_tokens"] + t["completion_tokens"]
-            row["cost"] = (
-                None if row["cost"] is None or (t["cost"] is None and t["calls"]) else row["cost"] + (t["cost"] or 0.0)
-            )
-            row["escalations"] += t["escalations"]
-            row["cache hits"] += t["cache_hits"]
-            row["seconds"] = round(row["seconds"] + t["seconds"], 3)
-    return list(rows.values())
-
-
 def _report_judges(store: Any, records: list[Any], spec: Any, trust: bool) -> dict[str, Any] | None:
     """The stage judges' figures per tier: as recorded, or (``spec``) re-judged on rebuilt
     episodes, with the recorded judgements as the cache."""
+    from sttui.core.review.summary import judge_tiers
     from sttui.recording import rebuild
     from sttui.versions import VersionProblem, open_version
 
@@ -488,12 +459,13 @@ def _report_judges(store: Any, records: list[Any], spec: Any, trust: bool) -> di
     return {
         "episodes": len(found),
         "judged_stages": sum(1 for j in found for s in j["stages"] if s.get("score") is not None),
-        "tiers": tier_rows(found),
+        "tiers": judge_tiers(found),
         "notes": notes,
     }
 
 
 def _judge_lines(judges: dict[str, Any]) -> str:
+    from sttui.core.review.summary import judge_tiers
     from sttui.textout import table
 
     lines = []
@@ -506,7 +478,7 @@ def _judge_lines(judges: dict[str, Any]) -> str:
         lines.append(f"  {name:<24} judged {s['score']:.2f} (rule {s['rule_score']:.2f}) by {s['decided_by']}: {path}")
     if judges.get("first_error"):
         lines.append(f"  judges' first error: step {judges['first_error']['step']}: {judges['first_error']['why']}")
-    rows = [{**r, "cost": "unknown" if r["cost"] is None else f"{r['cost']:.6f}"} for r in tier_rows([judges])]
+    rows = [{**r, "cost": "unknown" if r["cost"] is None else f"{r['cost']:.6f}"} for r in judge_tiers([judges])]
     lines.append(table(rows, list(rows[0])) if rows else "")
     return "\n".join(lines)
 
