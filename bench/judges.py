@@ -90,10 +90,12 @@ def main() -> None:
             escalations = sum(t["escalations"] for t in tiers)
             seconds = sum(t["seconds"] for t in tiers) / len(reviewed)
             print(
-                f"{agent:<18} {spec:<16} {rule:>10.3f} {(fmean(judged) if judged else float('nan')):>7.3f} "
+                f"{agent:<18} {spec:<16} {rule:>10.3f} {(f'{fmean(judged):.3f}' if judged else '-'):>7} "
                 f"{calls:>6} {tokens:>7} {escalations:>6} {seconds:>10.3f} {wall / len(records):>9.3f}"
             )
         print(f"HTTP requests to the stub: {len(stub.requests)} (the run's cache serves repeated windows)")
+        print("judged: mean over milestones of the judged stage score (0 for a milestone never reached), like")
+        print("the rule score; '-': no stage closed (nothing to judge). judge s/ep: the tiers' recorded call seconds.")
 
 
 if __name__ == "__main__":
