@@ -5,14 +5,17 @@ tokens and cost, explore metrics. An errored episode is a failure in every rate,
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
 from sttui.controllers.registry import make_agent, make_judge, make_user
+from sttui.controllers.stage_judge import JudgeCache, make_stage_judge
 from sttui.core.explore.episode import ExploreEpisode
 from sttui.core.explore.metrics import metrics as explore_metrics
 from sttui.core.explore.metrics import summarise
+from sttui.core.review.judging import JudgeSpec
 from sttui.core.review.summary import totals
 from sttui.core.scoring import pass_at_1
 from sttui.core.stats import mean_of, pass_at_k, pass_hat_k, pooled_interval
@@ -37,10 +40,11 @@ async def run_batch(
     gate = asyncio.Semaphore(plan.concurrency)
     writer = Writer(store) if store is not None else None
     chosen_judge = judge if judge is not None else make_judge(plan.judge, dict(plan.models))
+    judge_cache = JudgeCache(store=store)  # the stage judges' answers, shared by the run's episodes
 
     async def one(trial: Trial) -> dict[str, Any]:
         async with gate:
-            out = await _run_trial(plan, trial, store, writer, chosen_judge)
+            out = await _run_trial(plan, trial, store, writer, chosen_judge, judge_cache=judge_cache)
             if progress:
                 progress(out)
             return out
@@ -51,13 +55,21 @@ async def run_batch(
         if writer is not None:
             await asyncio.to_thread(writer.flush)
             writer.close()
+        if plan.record:
+            _save_judgements(judge_cache)
     if writer is not None:
         _record_failures(records, writer)
     return records
 
 
 async def _run_trial(
-    plan: RunPlan, trial: Trial, store: Store | None, writer: Writer | None, judge: Any, claim: Claim | None = None
+    plan: RunPlan,
+    trial: Trial,
+    store: Store | None,
+    writer: Writer | None,
+    judge: Any,
+    claim: Claim | None = None,
+    judge_cache: JudgeCache | None = None,
 ) -> dict[str, Any]:
     """One trial as one record. ``claim``: a run item this worker holds (sttui/sharding.py); the
     episode takes the claim's id, and ends with its item done only while the claim is still its."""
@@ -67,6 +79,11 @@ async def _run_trial(
     user_spec = plan.user_for(loaded)
     seat_user = make_user(user_spec, models, seed=trial.seed) if user_spec else None
     actors = {"agent": controller.name, "user": seat_user.name if seat_user else "none"}
+    stage_judge = (
+        make_stage_judge(JudgeSpec.parse(plan.review.judge_stages), models, judge_cache)
+        if loaded.kind == "stt"
+        else None
+    )
     episode = open_episode(
         loaded,
         trial.seed,
@@ -74,6 +91,8 @@ async def _run_trial(
         early_stop=plan.review.early_stop,
         stagnation=plan.review.stagnation,
         settings=plan.settings,
+        low_quality=plan.review.low_quality,
+        external_scores=stage_judge is not None,
     )
     setting = plan.setting_label(loaded)
     episode_id = None
@@ -94,7 +113,11 @@ async def _run_trial(
     try:
         episode.start()
         result = await drive(
-            episode, Seats(controller, seat_user), judge, checkpoint=recorder.durable if recorder else None
+            episode,
+            Seats(controller, seat_user),
+            judge,
+            checkpoint=recorder.durable if recorder else None,
+            stage_judge=stage_judge,
         )
     except Exception as exc:  # the run goes on; this episode is errored, and counts as a failure
         reason = f"{type(exc).__name__}: {exc}"
@@ -112,6 +135,15 @@ async def _run_trial(
     if recorder is not None and store is not None and episode_id is not None:
         recorder.submit_write(lambda: _claimed(claim, finish_items(store, episode_id, result)))
     return {**base, "status": "completed", **result.as_dict()} | _usage(controller, seat_user)
+
+
+def _save_judgements(cache: JudgeCache) -> None:
+    """The run's new stage judgements into the database's cache. A cache that cannot be
+    written costs only future calls: said on stderr, never a failed run."""
+    try:
+        cache.save()
+    except Exception as exc:
+        print(f"note: the stage judges' cache was not saved: {exc}", file=sys.stderr)
 
 
 def _claimed(claim: Claim | None, items: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:

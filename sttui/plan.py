@@ -22,10 +22,13 @@ class PlanError(ValueError):
 
 @dataclass(frozen=True)
 class ReviewPlan:
-    """The milestone review's run options: stop on its signals, and the stagnation window."""
+    """The milestone review's run options: stop on its signals, the stagnation window, the
+    low-quality stop, and who scores the stages (the rule, or model judges)."""
 
     early_stop: bool = False
     stagnation: int | None = None
+    low_quality: tuple[int, float] | None = None  # N consecutive stages below THRESHOLD end the run
+    judge_stages: str = "rule"  # rule | model:M | adaptive:CHEAP,STANDARD,SPECIALIST
 
 
 @dataclass(frozen=True)

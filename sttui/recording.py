@@ -124,6 +124,8 @@ async def run_recorded(
     judge: Judge | None = None,
     early_stop: bool = False,
     stagnation: int | None = None,
+    low_quality: tuple[int, float] | None = None,
+    stage_judge: Any = None,
 ) -> tuple[str, EpisodeResult]:
     """Run one episode with every event committed as it happens."""
     seed_used = loaded.task.seed if seed is None else seed
@@ -139,6 +141,8 @@ async def run_recorded(
             on_event=recorder,
             early_stop=early_stop,
             stagnation=stagnation,
+            low_quality=low_quality,
+            stage_judge=stage_judge,
         )
     except (KeyboardInterrupt, asyncio.CancelledError):
         store.finish_episode(episode_id, "stopped", end_reason="interrupted")
@@ -196,6 +200,8 @@ def rebuild(
         keep_history=keep_history,
         early_stop=review.get("early_stop", False),
         stagnation=review.get("stagnation"),
+        low_quality=tuple(review["low_quality"][:2]) if review.get("low_quality") else None,  # type: ignore[arg-type]
+        external_scores=len(review.get("low_quality") or ()) > 2,  # judged scores fed the rule
         settings=RunSettings.from_dict(started.payload.get("settings") if started else None),
     )
     episode.keep_events = keep_events
@@ -217,12 +223,28 @@ def rebuild(
         if _comparable(a) != _comparable(b):
             state["mismatch"] = f"recorded event {a.seq} ({a.type}) differs from the replay's event {i + 1} ({b.type})"
 
+    def judged_signal() -> None:
+        """A low_quality signal the stage judges raised between turns is a recorded judgement
+        (a model's answer), not recomputed: it is raised again where the record has it."""
+        review = getattr(episode, "review", None)
+        i = state["n"]
+        if review is None or not review.external_scores or episode.ended is not None or i >= len(recorded):
+            return
+        nxt = recorded[i]
+        if nxt.type == "stop_signal" and nxt.payload.get("signal") == "low_quality":
+            signal = dict(nxt.payload)
+            review.signals.append(signal)
+            if review.low_quality is not None:
+                review.low_quality.raised = True
+            episode.review_signal(signal)
+
     episode.listeners.append(compare)
     episode.start()
     for actor, action in actions_of(loaded.kind, events):
         if episode.ended is not None:
             break
         episode.apply(action, actor)
+        judged_signal()
     episode.listeners.remove(compare)
     mismatch = state["mismatch"]
     if mismatch is None and len(recorded) > state["n"]:

@@ -97,6 +97,8 @@ def open_episode(
     early_stop: bool = False,
     stagnation: int | None = None,
     settings: RunSettings = DEFAULT,
+    low_quality: tuple[int, float] | None = None,
+    external_scores: bool = False,
 ) -> AnyEpisode:
     """A fresh episode; stt episodes carry their milestone review (``early_stop`` lets its stop
     signals end the run, ``stagnation`` overrides the task's frontier-stagnation window).
@@ -111,7 +113,7 @@ def open_episode(
         actors,
         verify_queries=verify_queries,
         keep_history=keep_history,
-        review=review_for(loaded, early_stop, stagnation),
+        review=review_for(loaded, early_stop, stagnation, low_quality, external_scores),
         settings=settings,
     )
 
@@ -128,16 +130,27 @@ async def run_episode(
     early_stop: bool = False,
     stagnation: int | None = None,
     settings: RunSettings = DEFAULT,
+    low_quality: tuple[int, float] | None = None,
+    stage_judge: Any = None,
 ) -> EpisodeResult:
-    """Play one episode to its end and score it."""
+    """Play one episode to its end and score it. ``stage_judge`` (a model stage judge) judges
+    each stage as it closes, before the next action is asked for."""
     actors = {"agent": agent.name, "user": user.name if user else "none"}
     episode = open_episode(
-        loaded, seed, actors, verify_queries, early_stop=early_stop, stagnation=stagnation, settings=settings
+        loaded,
+        seed,
+        actors,
+        verify_queries,
+        early_stop=early_stop,
+        stagnation=stagnation,
+        settings=settings,
+        low_quality=low_quality,
+        external_scores=stage_judge is not None,
     )
     if on_event is not None:
         episode.listeners.append(on_event)
     episode.start()
-    return await drive(episode, Seats(agent, user), judge)
+    return await drive(episode, Seats(agent, user), judge, stage_judge=stage_judge)
 
 
 class Seats:
@@ -197,6 +210,7 @@ async def drive(
     judge: Judge | None = None,
     on_failure: FailureHandler | None = None,
     checkpoint: Callable[[], Awaitable[None]] | None = None,
+    stage_judge: Any = None,
 ) -> EpisodeResult:
     """Ask the seat whose turn it is for an action until the episode ends, then score it.
 
@@ -205,6 +219,10 @@ async def drive(
     every ask: the record's promise that what happened so far is on disk before anyone acts.
     """
     while episode.ended is None:
+        if stage_judge is not None:
+            await stage_judge.catch_up(episode)  # may end the run (low quality under early stop)
+            if episode.ended is not None:
+                break
         if checkpoint is not None:
             await checkpoint()
         seat = "agent" if isinstance(episode, ExploreEpisode) else episode.turn
@@ -225,6 +243,8 @@ async def drive(
             if isinstance(action, Attributed):  # e.g. a person's edit of a model's proposal
                 action, actor = action.action, action.actor
             episode.apply(action, actor)
+    if stage_judge is not None:
+        await stage_judge.catch_up(episode)  # the stages the last action closed
     return await judged(episode, judge)
 
 

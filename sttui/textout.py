@@ -119,6 +119,15 @@ def review_report(t: dict[str, Any]) -> str:
             f"  would have stopped (counterfactual on complete runs): {would}; "
             f"{t['would_save_share']:.1%} of the steps run would have been saved"
         )
+    judges = t.get("judges")
+    if judges:
+        mean = judges["mean_milestone_score"]
+        lines.append(
+            f"  stage judges: mean judged score {'-' if mean is None else f'{mean:.2f}'} over {judges['episodes']} "
+            f"episodes; {judges['unjudged_stages']} stage(s) unjudged"
+        )
+        rows = [{**r, "cost": "unknown" if r["cost"] is None else f"{r['cost']:.6f}"} for r in judges["tiers"]]
+        lines += ["  " + line for line in table(rows, list(rows[0])).splitlines()] if rows else []
     return "\n".join(lines)
 
 

@@ -47,6 +47,7 @@ def agreement(as_json: bool) -> None:
     store = open_store()
     result = compute(store.ratings(), dims.positive, dims.cap)
     result["first_error"] = _first_error_agreement(store)
+    result["first_error_judges"] = _first_error_agreement(store, ("review", "judges"))
     if as_json:
         echo_json(result)
         return
@@ -57,6 +58,13 @@ def agreement(as_json: bool) -> None:
             f"confirmed {fe['confirmed']}, within one step {fe['within_one_step']}, "
             f"marked earlier {fe['annotator_earlier']}, later {fe['annotator_later']}\n"
         )
+        fj = result["first_error_judges"]
+        if fj["with_suggestion"]:
+            click.echo(
+                f"against the stage judges' suggestion (first stage judged below the threshold): "
+                f"{fj['with_suggestion']} with one; confirmed {fj['confirmed']}, within one step "
+                f"{fj['within_one_step']}, marked earlier {fj['annotator_earlier']}, later {fj['annotator_later']}\n"
+            )
     if not result["dimensions"]:
         click.echo("no ratings yet")
         return
@@ -88,8 +96,9 @@ def agreement(as_json: bool) -> None:
             click.echo(f"note ({name}): {s['alpha_note']}")
 
 
-def _first_error_agreement(store: Any) -> dict[str, Any]:
-    """Each annotator's first wrong step against the review's suggestion, in agent steps. The
+def _first_error_agreement(store: Any, localiser: tuple[str, ...] = ("review",)) -> dict[str, Any]:
+    """Each annotator's first wrong step against a localiser's suggestion (the rule review's, or
+    the stage judges' with ``("review", "judges")``), in agent steps. The
     steps are counted by the database's index from each label's episode and event (no episode
     looked up one by one, no whole event log read)."""
     from sttui.annotate.first_errors import suggestion_agreement
@@ -97,7 +106,7 @@ def _first_error_agreement(store: Any) -> dict[str, Any]:
     labels = [(label["episode_id"], label["first_error_seq"]) for label in store.labels()]
     labels = [(eid, seq) for eid, seq in labels if seq is not None]
     steps = store.agent_steps_at(labels)
-    suggested = store.suggested_first_errors([eid for eid, _ in labels])
+    suggested = store.suggested_first_errors([eid for eid, _ in labels], localiser)
     return suggestion_agreement([(steps[(eid, seq)], suggested.get(eid)) for eid, seq in labels])
 
 

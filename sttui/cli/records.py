@@ -297,12 +297,19 @@ def _differences(a: dict[str, Any], b: dict[str, Any], prefix: str = "") -> list
     return out
 
 
+JUDGE_STAGES_HELP = (
+    "Re-judge the recorded episodes' closed stages: rule, model:M or adaptive:CHEAP,STANDARD,SPECIALIST. "
+    "Judgements recorded with the episode are reused (cache), so re-judging the same way asks no model."
+)
+
+
 @main.command()
 @click.argument("episode")
 @trust_option
 @tasks_option
+@click.option("--judge-stages", default="rule", metavar="SPEC", help=JUDGE_STAGES_HELP)
 @click.option("--json", "as_json", is_flag=True)
-def replay(episode: str, trust: bool, task_dirs: tuple[Path, ...], as_json: bool) -> None:
+def replay(episode: str, trust: bool, task_dirs: tuple[Path, ...], judge_stages: str, as_json: bool) -> None:
     """Replay an episode's actions on a fresh environment of the recorded task version and re-score it.
 
     If the task file has changed since, says so and shows how the outcome differs on the current version.
@@ -315,6 +322,7 @@ def replay(episode: str, trust: bool, task_dirs: tuple[Path, ...], as_json: bool
     from sttui.runner import result_of
     from sttui.versions import VersionProblem, open_version
 
+    spec = _judge_spec(judge_stages)
     store = open_store()
     record = _episode(store, episode)
     events = store.events(record.id)
@@ -344,6 +352,8 @@ def replay(episode: str, trust: bool, task_dirs: tuple[Path, ...], as_json: bool
     if rebuilt.episode.ended is not None:
         report["rescored"] = _outcome_of(result_of(rebuilt.episode))
     report["review"] = _review_of(rebuilt.episode)
+    if spec.mode != "rule" and report["review"] is not None:
+        report["judges"] = rejudge(rebuilt.episode, record, spec, store)
     # the task's current file, found through the task index: only this task is loaded, and only
     # when it changed (its hash is in the index's entry)
     entry = index().find(record.task_id, dirs)
@@ -377,6 +387,9 @@ def replay(episode: str, trust: bool, task_dirs: tuple[Path, ...], as_json: bool
         if report.get(key):
             click.echo(f"{label}:")
             click.echo(_review_lines(report[key]))
+    if report.get("judges"):
+        click.echo(f"stage judges ({report['judges']['spec']}):")
+        click.echo(_judge_lines(report["judges"]))
     if report["current_version"] == "changed":
         click.echo(f"THE TASK FILE HAS CHANGED since this episode (now {report['current_hash'][:12]}).")
         diffs = report.get("outcome_differences")
@@ -388,6 +401,101 @@ def replay(episode: str, trust: bool, task_dirs: tuple[Path, ...], as_json: bool
             click.echo("On the current version the outcome is the same.")
     elif report["current_version"] != "unchanged":
         click.echo(report["current_version"])
+
+
+def _judge_spec(text: str) -> Any:
+    from sttui.core.review.judging import JudgeSpec, JudgeSpecError
+
+    try:
+        return JudgeSpec.parse(text)
+    except JudgeSpecError as exc:
+        _fail(str(exc), 2)
+
+
+def recorded_judges(record: Any) -> dict[str, Any] | None:
+    return ((record.scores or {}).get("review") or {}).get("judges")
+
+
+def rejudge(episode: Any, record: Any, spec: Any, store: Any) -> dict[str, Any]:
+    """Judge a rebuilt episode's closed stages; the answers recorded with the episode and the
+    database's cache are looked up first, so the same judges on the same windows cost nothing.
+    New answers go into the database's cache (when it can be written)."""
+    import asyncio
+
+    from sttui.config import ConfigError, load_config
+    from sttui.controllers.stage_judge import JudgeCache, make_stage_judge
+    from sttui.core.review.judging import JudgeSpecError
+
+    try:
+        models = load_config().extra.get("models") or {}
+    except ConfigError as exc:
+        _fail(str(exc), 2)
+    cache = JudgeCache((recorded_judges(record) or {}).get("cache"), store)
+    try:
+        judge = make_stage_judge(spec, models, cache)
+    except JudgeSpecError as exc:
+        _fail(str(exc), 2)
+    assert judge is not None
+    asyncio.run(judge.catch_up(episode))
+    try:
+        cache.save()
+    except Exception as exc:  # a cache that cannot be written costs only future calls
+        click.echo(f"note: the stage judges' cache was not saved: {exc}", err=True)
+    return judge.summary(episode.review.settings.stage_threshold)
+
+
+def _report_judges(store: Any, records: list[Any], spec: Any, trust: bool) -> dict[str, Any] | None:
+    """The stage judges' figures per tier: as recorded, or (``spec``) re-judged on rebuilt
+    episodes, with the recorded judgements as the cache."""
+    from sttui.core.review.summary import judge_tiers
+    from sttui.recording import rebuild
+    from sttui.versions import VersionProblem, open_version
+
+    found: list[dict[str, Any]] = []
+    notes: list[str] = []
+    for r in records:
+        if r.kind != "stt":
+            continue
+        full = store.episode(r.id)
+        if spec is None or spec.mode == "rule":
+            if recorded_judges(full):
+                found.append(recorded_judges(full))
+            continue
+        try:
+            opened = open_version(store, full, trust=trust, task_dirs=_task_dirs(()))
+            rebuilt = rebuild(opened.loaded, full, store.events(full.id), keep_events=False)
+        except (VersionProblem, Exception) as exc:  # one episode that does not rebuild is a note
+            notes.append(f"{full.id}: not re-judged: {exc}")
+            continue
+        if rebuilt.episode.review is not None:
+            found.append(rejudge(rebuilt.episode, full, spec, store))
+    if not found and not notes:
+        return None
+    return {
+        "episodes": len(found),
+        "judged_stages": sum(1 for j in found for s in j["stages"] if s.get("score") is not None),
+        "tiers": judge_tiers(found),
+        "notes": notes,
+    }
+
+
+def _judge_lines(judges: dict[str, Any]) -> str:
+    from sttui.core.review.summary import judge_tiers
+    from sttui.textout import table
+
+    lines = []
+    for s in judges["stages"]:
+        name = s["milestone"] or "open stage"
+        if s.get("score") is None:
+            lines.append(f"  {name:<24} unjudged: {s.get('unjudged')}")
+            continue
+        path = " -> ".join(p["tier"] + (f" ({p['escalated']})" if p.get("escalated") else "") for p in s["path"])
+        lines.append(f"  {name:<24} judged {s['score']:.2f} (rule {s['rule_score']:.2f}) by {s['decided_by']}: {path}")
+    if judges.get("first_error"):
+        lines.append(f"  judges' first error: step {judges['first_error']['step']}: {judges['first_error']['why']}")
+    rows = [{**r, "cost": "unknown" if r["cost"] is None else f"{r['cost']:.6f}"} for r in judge_tiers([judges])]
+    lines.append(table(rows, list(rows[0])) if rows else "")
+    return "\n".join(lines)
 
 
 def _not_replayed(record: Any, events: list[Any], reason: str, as_json: bool) -> None:
@@ -639,8 +747,10 @@ def _task_meta(store: Any, records: list[Any]) -> dict[str, dict[str, Any]]:
 
 @main.command()
 @click.option("--run-id", default=None, metavar="R", help="Only run R (all its workers): one episode per planned item.")
+@click.option("--judge-stages", default=None, metavar="SPEC", help=JUDGE_STAGES_HELP)
+@click.option("--trust", is_flag=True, help="With --judge-stages: run imported task versions' code to rebuild them.")
 @click.option("--json", "as_json", is_flag=True)
-def report(run_id: str | None, as_json: bool) -> None:
+def report(run_id: str | None, judge_stages: str | None, trust: bool, as_json: bool) -> None:
     """Each controller side by side on the same tasks, under each setting: humans, models,
     baselines; Pass@1, Pass@k and pass^k with 95 % intervals; errored episodes as failures.
 
@@ -658,6 +768,10 @@ def report(run_id: str | None, as_json: bool) -> None:
     controls = episode_controls(store, records)
     meta = _task_meta(store, records)
     result = compare(records, meta, controls)
+    spec = _judge_spec(judge_stages) if judge_stages else None
+    judges = _report_judges(store, records, spec, trust)
+    if judges is not None:
+        result["judges"] = judges
     if as_json:
         echo_json(result)
         return
@@ -713,6 +827,13 @@ def report(run_id: str | None, as_json: bool) -> None:
                 f"  {c['controller']:<24} {c['measure']:<20} {c['base']} {pct(c['base_value'])}  ·  "
                 f"{c['setting']} {pct(c['value'])}  ({diff}, {c['tasks']} tasks)"
             )
+    if judges is not None:
+        click.echo(f"\nStage judges over {judges['episodes']} episode(s) ({judges['judged_stages']} stages judged):")
+        rows = [{**r, "cost": "unknown" if r["cost"] is None else f"{r['cost']:.6f}"} for r in judges["tiers"]]
+        if rows:
+            click.echo(table(rows, list(rows[0])))
+        for note in judges["notes"]:
+            click.echo(f"  note: {note}")
     sep = result["separation"]
     if sep["stage_scores"]["spread"] is not None:
         click.echo("\nHow far each measure separates the controllers on the common stt tasks:")

@@ -186,6 +186,21 @@ def _ask_at_terminal(episode: Any, item_id: str, question: str) -> tuple[bool, s
     default=None,
     help="Closed actions without milestone progress that count as stagnation (default: the task's, else 8).",
 )
+@click.option(
+    "--judge-stages",
+    default="rule",
+    show_default=True,
+    metavar="SPEC",
+    help="Who scores each closed milestone stage: rule, model:M, or adaptive:CHEAP,STANDARD,SPECIALIST "
+    "(the cheap judge first, escalating on low confidence, disagreeing samples or a minefield).",
+)
+@click.option(
+    "--low-quality",
+    default=None,
+    metavar="N:THRESHOLD",
+    help="With --early-stop: N consecutive stages scored below THRESHOLD end the run "
+    "(signal low_quality; default 3:0.5 under --early-stop).",
+)
 @click.option("--static", is_flag=True, help="STT-Arena's static setting: triggers never fire (impossible tasks skip).")
 @click.option(
     "--no-user",
@@ -225,6 +240,8 @@ def run(
     record: bool,
     early_stop: bool,
     stagnation: int | None,
+    judge_stages: str,
+    low_quality: str | None,
     static: bool,
     no_user: bool,
     explore_setting: str | None,
@@ -245,6 +262,15 @@ def run(
     except ConfigError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
+    from sttui.controllers.stage_judge import make_stage_judge
+    from sttui.core.review.judging import JudgeSpec, JudgeSpecError, parse_low_quality
+
+    try:
+        JudgeSpec.parse(judge_stages)
+        quality = parse_low_quality(low_quality) if (early_stop or low_quality) else None
+    except JudgeSpecError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
     loaded = _load_selection(selection)
     try:
         plan = RunPlan.build(
@@ -254,7 +280,7 @@ def run(
             trials=trials,
             seed=seed,
             judge=judge,
-            review=ReviewPlan(early_stop, stagnation),
+            review=ReviewPlan(early_stop, stagnation, quality, judge_stages),
             settings=RunSettings(static, no_user, explore_setting),
             record=record,
             concurrency=concurrency,
@@ -273,7 +299,8 @@ def run(
             make_user(plan.user, models)
         if plan.judge != "human":
             make_judge(plan.judge, models)
-    except ControllerSpecError as exc:
+        make_stage_judge(JudgeSpec.parse(plan.review.judge_stages), models)
+    except (ControllerSpecError, JudgeSpecError) as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
     if shared is not None:

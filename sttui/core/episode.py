@@ -126,6 +126,11 @@ class Episode:
         payload: dict[str, Any] = {"task": self.task.id, "seed": self.seed, "state_hash": self.state_hash()}
         if self.review is not None:  # how the run is reviewed, so a rebuild reviews it the same way
             payload["review"] = {"early_stop": self.review.early_stop, "stagnation": self.review.settings.stagnation}
+            if self.review.low_quality is not None:
+                lq = self.review.low_quality
+                payload["review"]["low_quality"] = [lq.n, lq.threshold] + (
+                    ["judged"] if self.review.external_scores else []
+                )
         if not self.settings.is_default:  # so is the setting it ran under
             payload["settings"] = self.settings.as_dict()
         self._emit(ev.EPISODE_STARTED, "system", payload)
@@ -203,13 +208,23 @@ class Episode:
         if stop is not None and closed.kind != "end":  # an ending run saves nothing by stopping
             self._stop(stop)
 
+    def review_signal(self, signal: dict[str, Any]) -> None:
+        """A signal raised outside the action clock (a stage judged after it closed): recorded,
+        and under early stop it ends the run before the next action is asked for."""
+        if self.review is None or self.ended is not None:
+            return
+        self._emit(ev.STOP_SIGNAL, "review", signal)
+        if self.review.stopping() is signal:
+            self._stop(signal)
+
     def _stop(self, signal: dict[str, Any]) -> None:
         """Early stop: the run ends here, with the reason and the step budget it saved."""
         assert self.review is not None
         self.review.stop = signal
-        what = {"fatal_minefield": f"fatal minefield ({signal.get('reason', '')})"}.get(
-            signal["signal"], f"no frontier progress for {signal.get('actions', 0)} actions"
-        )
+        what = {
+            "fatal_minefield": f"fatal minefield ({signal.get('reason', '')})",
+            "low_quality": f"{signal.get('n')} consecutive stages scored below {signal.get('threshold')}",
+        }.get(signal["signal"], f"no frontier progress for {signal.get('actions', 0)} actions")
         stop = {"signal": signal["signal"], "step": signal["step"], "steps_saved": self.task.max_steps - self.steps}
         self.end("review", f"early stop: {what}", "review", stop)
 

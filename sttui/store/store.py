@@ -35,6 +35,7 @@ from sttui.store.tables import (
     LabelRow,
     NoteRow,
     RatingRow,
+    StageJudgementRow,
     TaskRow,
 )
 
@@ -1109,6 +1110,35 @@ class Store:
         query = select(*table.columns).where(table.c.id.in_(runs.done_episodes(run_id)))
         return list(self._stream(query, _record))
 
+    # -- the stage judges' cache -------------------------------------------------------
+    def judgements(self, keys: list[str]) -> dict[str, dict[str, Any]]:
+        """Stage judges' answers by cache key (the keys found; read in chunks)."""
+        table = StageJudgementRow.__table__
+        out: dict[str, dict[str, Any]] = {}
+        for i in range(0, len(keys), 500):
+            query = select(table.c.key, table.c.answer).where(table.c.key.in_(keys[i : i + 500]))
+            out.update(self._read_core(lambda conn, q=query: dict(conn.execute(q).all())))
+        return out
+
+    def save_judgements(self, entries: dict[str, tuple[str, str, dict[str, Any]]]) -> int:
+        """Keep answers (key -> (model, prompt version, answer)) not kept yet; a key already
+        kept stays as it is (the same key is the same question). Returns how many were added."""
+        table = StageJudgementRow.__table__
+        have = self.judgements(list(entries))
+        rows = [
+            {"key": k, "model": m, "prompt_version": v, "answer": a, "created_at": time.time()}
+            for k, (m, v, a) in entries.items()
+            if k not in have
+        ]
+        added = 0
+        for row in rows:  # one by one: another process may have kept the same key meanwhile
+            try:
+                self._write(lambda conn, r=row: conn.execute(insert(table), [r]))
+                added += 1
+            except IntegrityError:
+                continue
+        return added
+
     # -- the annotation queue: claims, adjudications, labels ---------------------------
     def claim(self, annotator: str, item_kind: str, item_id: str, cap: int) -> bool:
         """Take a place among the raters of an item, if one of ``cap`` places is free (or already
@@ -1232,9 +1262,13 @@ class Store:
                     out[(eid, seq)] = steps
         return {m: out.get(m, 0) for m in marks}
 
-    def suggested_first_errors(self, episode_ids: list[str]) -> dict[str, int | None]:
-        """Each episode's first error as its milestone review placed it (the agent step), or None."""
-        step = EpisodeRow.scores[("review", "first_error", "step")].as_integer()  # type: ignore[index]
+    def suggested_first_errors(
+        self, episode_ids: list[str], localiser: tuple[str, ...] = ("review",)
+    ) -> dict[str, int | None]:
+        """Each episode's first error as its milestone review placed it (the agent step), or None.
+        ``localiser``: where in the scores the suggestion is (``("review", "judges")``: the stage
+        judges' first stage judged below the threshold)."""
+        step = EpisodeRow.scores[(*localiser, "first_error", "step")].as_integer()  # type: ignore[index]
         out: dict[str, int | None] = {}
         ids = sorted(set(episode_ids))
         for i in range(0, len(ids), 500):

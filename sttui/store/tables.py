@@ -199,3 +199,17 @@ class RunItemRow(SQLModel, table=True):
     attempts: int = 0
     episode_id: str | None = None  # no foreign key: the writer commits the episode's row later
     done_at: float | None = None
+
+
+class StageJudgementRow(SQLModel, table=True):
+    """A stage judge's answer, by the hash of the stage's evidence window, the judge model, the
+    prompt version and the tier's role (``sttui/core/review/judging.py:cache_key``): the same
+    stage judged the same way again (a replay, a re-report, another run) asks no model."""
+
+    __tablename__ = "stage_judgements"
+
+    key: str = Field(primary_key=True)
+    model: str
+    prompt_version: str
+    answer: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    created_at: float

@@ -65,8 +65,16 @@ def derive_milestones(task: Any, env_cls: Any) -> list[Milestone]:
     return out
 
 
-def review_for(loaded: Any, early_stop: bool = False, stagnation: int | None = None) -> Review | None:
-    """A fresh review for an episode of ``loaded`` (None for tasks that have nothing to review)."""
+def review_for(
+    loaded: Any,
+    early_stop: bool = False,
+    stagnation: int | None = None,
+    low_quality: tuple[int, float] | None = None,
+    external_scores: bool = False,
+) -> Review | None:
+    """A fresh review for an episode of ``loaded`` (None for tasks that have nothing to review).
+    ``low_quality``: (N, threshold) of the low-quality stop; ``external_scores``: a stage judge
+    feeds it judged scores instead of the rule scores."""
     task = loaded.task
     if getattr(task, "kind", None) != "stt":
         return None
@@ -81,4 +89,12 @@ def review_for(loaded: Any, early_stop: bool = False, stagnation: int | None = N
     settings = task.review.model_copy() if task.review else None
     if stagnation is not None:
         settings = (settings or ReviewSettings()).model_copy(update={"stagnation": stagnation})
-    return Review(graph, task.minefields, settings, early_stop=early_stop, derived=derived)
+    return Review(
+        graph,
+        task.minefields,
+        settings,
+        early_stop=early_stop,
+        derived=derived,
+        low_quality=low_quality,
+        external_scores=external_scores,
+    )

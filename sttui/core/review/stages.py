@@ -18,7 +18,7 @@ from typing import Any
 from sttui.core.review.operators import Closed
 
 PENALTY = {"error": 1.0, "minefield": 1.0, "retry": 0.5, "no_op": 0.5}
-STOPS = ("fatal_minefield", "frontier_stagnation")  # the signals that end a run under --early-stop
+STOPS = ("fatal_minefield", "frontier_stagnation", "low_quality")  # the signals that end a run under --early-stop
 
 
 @dataclass

@@ -28,7 +28,52 @@ def totals(reviews: list[dict[str, Any]], steps: list[int]) -> dict[str, Any]:
         "would_stop": dict(Counter(w["signal"] for w in would)),
         "would_save_share": would_saved / ran if ran else 0.0,
         "first_error_found": sum(1 for r in reviews if r.get("first_error")),
+        **_judges([r["judges"] for r in reviews if r.get("judges")]),
     }
+
+
+def _judges(judges: list[dict[str, Any]]) -> dict[str, Any]:
+    if not judges:
+        return {}
+    scores = [j["milestone_score"] for j in judges if j.get("milestone_score") is not None]
+    return {
+        "judges": {
+            "episodes": len(judges),
+            "mean_milestone_score": fmean(scores) if scores else None,
+            "unjudged_stages": sum(j.get("unjudged", 0) for j in judges),
+            "tiers": judge_tiers(judges),
+        }
+    }
+
+
+def judge_tiers(judges: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per judge tier and model over many episodes' judge records: calls, tokens,
+    cost (unknown as soon as one call had no price: never a partial sum shown as the whole),
+    escalations, cache hits, seconds."""
+    rows: dict[tuple[str, str], dict[str, Any]] = {}
+    for j in judges:
+        for tier, t in (j.get("tiers") or {}).items():
+            row = rows.setdefault(
+                (tier, t["model"]),
+                {
+                    "tier": tier,
+                    "model": t["model"],
+                    "calls": 0,
+                    "tokens": 0,
+                    "cost": 0.0,
+                    "escalations": 0,
+                    "cache hits": 0,
+                    "seconds": 0.0,
+                },
+            )
+            row["calls"] += t["calls"]
+            row["tokens"] += t["prompt_tokens"] + t["completion_tokens"]
+            unpriced = t["cost"] is None and t["calls"] > 0
+            row["cost"] = None if row["cost"] is None or unpriced else row["cost"] + (t["cost"] or 0.0)
+            row["escalations"] += t["escalations"]
+            row["cache hits"] += t["cache_hits"]
+            row["seconds"] = round(row["seconds"] + t["seconds"], 3)
+    return list(rows.values())
 
 
 def separation(per_task: dict[str, dict[str, float]]) -> dict[str, Any]:

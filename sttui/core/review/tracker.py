@@ -13,6 +13,7 @@ import bisect
 from typing import Any
 
 from sttui.core.review.graph import START, Graph
+from sttui.core.review.judging import LowQuality
 from sttui.core.review.model import STATE_ONLY, Constraint, Minefield, ReviewSettings
 from sttui.core.review.operators import Closed, Context, Snapshot, holds
 from sttui.core.review.stages import STOPS, Stage, first_error, flags_of, score_window
@@ -30,6 +31,8 @@ class Review:
         settings: ReviewSettings | None = None,
         early_stop: bool = False,
         derived: bool = False,
+        low_quality: tuple[int, float] | None = None,
+        external_scores: bool = False,
     ):
         self.graph = graph
         self.minefields = minefields
@@ -44,6 +47,11 @@ class Review:
         self.mine_steps: dict[int, list[str]] = {}
         self.idle = 0  # closed actions since the frontier last moved
         self.stop: Signal | None = None  # the signal that ended the run (early stop)
+        # "persistently low quality": fed rule scores here, or judged scores by the stage judge
+        # (``external_scores``), so the rule reads whichever scores the run uses
+        self.low_quality = LowQuality(*low_quality) if low_quality else None
+        self.external_scores = external_scores
+        self.judges: dict[str, Any] | None = None  # the stage judges' record (sttui/controllers/stage_judge.py)
         self._holding: set[str] = set()  # state minefields touched and still holding
         self._paths = self._compared_paths()
         named = [(m.id or f"minefield-{i + 1}", m) for i, m in enumerate(minefields)]
@@ -169,6 +177,10 @@ class Review:
                 **stage.as_dict(),
             }
             out.append(("milestone_settled", payload))
+            if not self.external_scores:
+                signal = self.stage_scored(mid, stage.score, action.step)
+                if signal is not None:
+                    out.append(("stop_signal", signal))
 
         if settled_now:
             self.idle = 0
@@ -203,6 +215,15 @@ class Review:
                     self.signals.append(signal)
                     out.append(("stop_signal", signal))
         return out
+
+    def stage_scored(self, milestone: str, score: float, step: int) -> Signal | None:
+        """Feed a closed stage's score to the low-quality rule; the signal it raises, if any."""
+        if self.low_quality is None:
+            return None
+        signal = self.low_quality.feed(milestone, score, step)
+        if signal is not None:
+            self.signals.append(signal)
+        return signal
 
     def explain(self, mid: str, state: Any, action: Closed | None = None) -> list[tuple[str, bool]]:
         """Each constraint of a milestone and whether it holds for ``action`` and ``state``:
@@ -302,6 +323,8 @@ class Review:
             "stop": None,
             "would_stop": None,
         }
+        if self.judges is not None:
+            out["judges"] = self.judges
         if self.stop is not None:
             out["stop"] = {**self.stop, "steps_saved": max_steps - steps}
         elif first_stop is not None:  # counterfactual: what stopping there would have saved
