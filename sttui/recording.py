@@ -103,6 +103,9 @@ def finish_items(
     scores["control"] = control if control is not None else control_summary(ep.events)
     if result.review is not None:
         scores["review"] = result.review
+    lineage = getattr(ep, "lineage", None)
+    if lineage:  # a fork: where it was taken from (set by ``rebuild`` from its start event)
+        scores["lineage"] = {"forked_from": lineage}
     return store.finish_items(
         episode_id,
         "completed",
@@ -165,6 +168,8 @@ class Rebuilt:
     recorded_hash: str | None
     replayed_hash: str
     missing: list[Event] = field(default_factory=list)  # replayed engine events the record lacks (a cut tail)
+    diverged: Event | None = None  # the first recorded event the replay did not reproduce
+    differed: list[str] = field(default_factory=list)  # what differed in it (payload keys, or "type")
 
 
 def _comparable(e: Event) -> tuple[str, Any]:
@@ -172,6 +177,8 @@ def _comparable(e: Event) -> tuple[str, Any]:
     carry since sttui spells out paths through keys holding a dot (a record made before that
     still replays as reproducing)."""
     payload = e.payload
+    if "forked_from" in payload:  # a fork's lineage, which its replayed start does not carry
+        payload = {k: v for k, v in payload.items() if k != "forked_from"}
     for name in ("state_diff", "diff"):
         records = payload.get(name)
         if isinstance(records, list) and any(isinstance(r, dict) and "keys" in r for r in records):
@@ -205,8 +212,10 @@ def rebuild(
         settings=RunSettings.from_dict(started.payload.get("settings") if started else None),
     )
     episode.keep_events = keep_events
+    # a fork's lineage goes on to its scores when it finishes (see ``finish_items``)
+    episode.lineage = (started.payload.get("forked_from") if started else None) or None  # type: ignore[union-attr,attr-defined]
     recorded = engine_events(loaded.kind, events)
-    state: dict[str, Any] = {"n": 0, "mismatch": None}
+    state: dict[str, Any] = {"n": 0, "mismatch": None, "diverged": None, "differed": []}
     missing: list[Event] = []
 
     def compare(b: Event) -> None:
@@ -222,6 +231,11 @@ def rebuild(
             return  # equal as they are, so equal scrubbed (the recorded one is, already)
         if _comparable(a) != _comparable(b):
             state["mismatch"] = f"recorded event {a.seq} ({a.type}) differs from the replay's event {i + 1} ({b.type})"
+            state["diverged"] = a
+            pa, pb = _comparable(a)[1], _comparable(b)[1]
+            state["differed"] = (
+                ["type"] if a.type != b.type else sorted(k for k in {*pa, *pb} if pa.get(k) != pb.get(k))
+            )
 
     def judged_signal() -> None:
         """A low_quality signal the stage judges raised between turns is a recorded judgement
@@ -257,6 +271,8 @@ def rebuild(
         hashes[-1] if hashes else None,
         episode.state_hash(),
         missing if mismatch is None else [],
+        state["diverged"],
+        state["differed"],
     )
 
 

@@ -90,6 +90,29 @@ def with_controls(store: Any, records: Iterable[Any], chunk: int = 500) -> Itera
         yield from ((b, controls) for b in batch)
 
 
+def _with_forks(
+    store: Any, rows: Iterable[tuple[Any, dict[str, Any]]], chunk: int = 500
+) -> Iterator[tuple[Any, dict[str, Any], dict[str, dict[str, Any]]]]:
+    """``rows`` (record, controls) streamed, each with the forks of its chunk (see
+    ``forking.forks_among``): one query per ``chunk`` records."""
+    from sttui.forking import forks_among
+
+    batch: list[tuple[Any, dict[str, Any]]] = []
+
+    def flush() -> Iterator[tuple[Any, dict[str, Any], dict[str, dict[str, Any]]]]:
+        forks = forks_among(store, [r.id for r, _ in batch])
+        for r, controls in batch:
+            yield r, controls, forks
+
+    for row in rows:
+        batch.append(row)
+        if len(batch) == chunk:
+            yield from flush()
+            batch = []
+    if batch:
+        yield from flush()
+
+
 def _control_fields(record: Any, controls: dict[str, dict[str, Any]]) -> dict[str, Any]:
     from sttui.comparison import control_of, holder
     from sttui.core.control import seat_label
@@ -125,14 +148,17 @@ def sessions(
     The agent and user columns name who held each seat: an episode whose seat changed hands
     shows ``mixed (human:dana 3, model:x 5)``, the steps each holder took. With --json each
     record also has ``control`` (those counts), ``agent_holder`` (a controller, or ``mixed``),
-    ``agent_label`` and ``user_label``; ``agent``/``user`` stay the initial holders."""
+    ``agent_label`` and ``user_label``; ``agent``/``user`` stay the initial holders.
+
+    A fork's id is followed by ``(fork of EP@SEQ)``, the episode and row it was taken from;
+    with --json every record has ``forked_from`` ({episode, seq}, or null)."""
     store = open_store()
     # streamed, never held whole: the JSON as the records come, the table from light rows
     filters = {"task": task, "controller": controller, "status": status, "since": since, "until": until, "limit": limit}
     if as_json:
         echo_json_list(
-            {**r.as_dict(), **_control_fields(r, controls)}
-            for r, controls in with_controls(store, store.iter_episodes(**filters))
+            {**r.as_dict(), **_control_fields(r, controls), "forked_from": forks.get(r.id)}
+            for r, controls, forks in _with_forks(store, with_controls(store, store.iter_episodes(**filters)))
         )
         return
     from sttui.textout import echo_lines, table_lines
@@ -154,7 +180,7 @@ def sessions(
 
     rows = (
         {
-            "id": r.id,
+            "id": r.id + (f" (fork of {forks[r.id]['episode']}@{forks[r.id]['seq']})" if r.id in forks else ""),
             "task": r.task_id,
             "status": r.status,
             "outcome": _outcome(r),
@@ -163,7 +189,7 @@ def sessions(
             "steps": r.steps,
             "started": _when(r.started_at),
         }
-        for r, controls in with_controls(store, store.summaries(**filters, review=False))
+        for r, controls, forks in _with_forks(store, with_controls(store, store.summaries(**filters, review=False)))
         for fields in (labels(r, controls),)
     )
     lines = table_lines(rows, ["id", "task", "status", "outcome", "agent", "user", "steps", "started"])
@@ -749,13 +775,19 @@ def _task_meta(store: Any, records: list[Any]) -> dict[str, dict[str, Any]]:
 @click.option("--run-id", default=None, metavar="R", help="Only run R (all its workers): one episode per planned item.")
 @click.option("--judge-stages", default=None, metavar="SPEC", help=JUDGE_STAGES_HELP)
 @click.option("--trust", is_flag=True, help="With --judge-stages: run imported task versions' code to rebuild them.")
+@click.option(
+    "--with-forks", is_flag=True, help="Count forked episodes too (left out by default: a fork is no clean baseline)."
+)
 @click.option("--json", "as_json", is_flag=True)
-def report(run_id: str | None, judge_stages: str | None, trust: bool, as_json: bool) -> None:
+def report(run_id: str | None, judge_stages: str | None, trust: bool, with_forks: bool, as_json: bool) -> None:
     """Each controller side by side on the same tasks, under each setting: humans, models,
     baselines; Pass@1, Pass@k and pass^k with 95 % intervals; errored episodes as failures.
 
     Episodes whose agent seat changed hands (a person and a model took turns) form a "mixed"
-    row, credited to no single controller, with each holder's share of the agent steps."""
+    row, credited to no single controller, with each holder's share of the agent steps.
+
+    Forks (``sttui fork``) are left out: part of each was played by whoever made the original,
+    so they are never baselines. --with-forks counts them (then they show as mixed rows)."""
     from sttui.comparison import FINISHED, MIXED, compare
     from sttui.textout import ci, table
 
@@ -765,6 +797,14 @@ def report(run_id: str | None, judge_stages: str | None, trust: bool, as_json: b
     # light rows (what compare reads, out of the JSON in SQL), and every task version's meta in
     # one query: the same records and the same meta as full records gave
     records = [r for status in FINISHED for r in store.summaries(status=status, run_id=run_id)]
+    if not with_forks:
+        from sttui.forking import forks_among
+
+        forks = forks_among(store, [r.id for r in records])
+        if forks:
+            records = [r for r in records if r.id not in forks]
+            if not as_json:
+                click.echo(f"note: {len(forks)} forked episode(s) left out (--with-forks counts them)", err=True)
     controls = episode_controls(store, records)
     meta = _task_meta(store, records)
     result = compare(records, meta, controls)

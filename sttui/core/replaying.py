@@ -41,41 +41,46 @@ def engine_events(kind: str, events: list[ev.Event]) -> list[ev.Event]:
 
 def actions_of(kind: str, events: list[ev.Event]) -> list[tuple[str, Action]]:
     """The actions, with the controller that took each, that produced ``events``."""
-    out: list[tuple[str, Action]] = []
+    return [(actor, action) for _, actor, action in actions_with_seqs(kind, events)]
+
+
+def actions_with_seqs(kind: str, events: list[ev.Event]) -> list[tuple[int, str, Action]]:
+    """``actions_of`` with the seq of the event each action shows in (a fork cuts by seq)."""
+    out: list[tuple[int, str, Action]] = []
     evs = engine_events(kind, events)
     if kind == "explore":
         for e in evs:
             p = e.payload
             if e.type == xe.PROBE:
-                out.append((e.actor, Probe(p["cases"])))
+                out.append((e.seq, e.actor, Probe(p["cases"])))
             elif e.type == xe.BATCH_SUBMITTED:
-                out.append((e.actor, SubmitBatch(p["actions"])))
+                out.append((e.seq, e.actor, SubmitBatch(p["actions"])))
             elif e.type == xe.ASSESSMENT:
-                out.append((e.actor, Assess(p["relevant"], p.get("changes"))))
+                out.append((e.seq, e.actor, Assess(p["relevant"], p.get("changes"))))
             elif e.type == xe.REFUSED:
-                out.append((e.actor, _refused_action(p)))
+                out.append((e.seq, e.actor, _refused_action(p)))
             elif e.type == ev.EPISODE_ENDED and p["by"] == "agent":
-                out.append((e.actor, EndEpisode(p["reason"])))
+                out.append((e.seq, e.actor, EndEpisode(p["reason"])))
         return out
     seen_query = False
     for i, e in enumerate(evs):
         p = e.payload
         nxt = evs[i + 1] if i + 1 < len(evs) else None
         if e.type == ev.TOOL_CALL:
-            out.append((e.actor, ToolCall(p["tool"], p["args"])))
+            out.append((e.seq, e.actor, ToolCall(p["tool"], p["args"])))
         elif e.type == ev.MESSAGE and p["from"] == "agent":
-            out.append((e.actor, Say(p["text"])))
+            out.append((e.seq, e.actor, Say(p["text"])))
         elif e.type == ev.MESSAGE and not seen_query:
             seen_query = True  # the task's query, sent by start()
         elif e.type == ev.MESSAGE:
             ends = nxt is not None and nxt.type == ev.EPISODE_ENDED and nxt.payload["by"] == "user"
-            out.append((e.actor, Satisfied(p["text"]) if ends else Reply(p["text"])))
+            out.append((e.seq, e.actor, Satisfied(p["text"]) if ends else Reply(p["text"])))
         elif e.type == ev.EPISODE_ENDED and p["by"] == "agent":
-            out.append((e.actor, EndEpisode(p["reason"])))
+            out.append((e.seq, e.actor, EndEpisode(p["reason"])))
         elif e.type == ev.EPISODE_ENDED and p["by"] == "user":
             prev = evs[i - 1]
             if not (prev.type == ev.MESSAGE and prev.payload["from"] == "user" and seen_query and i > 1):
-                out.append((e.actor, Satisfied("")))
+                out.append((e.seq, e.actor, Satisfied("")))
     return out
 
 

@@ -1,0 +1,172 @@
+"""Forking a recorded episode from one of its rows: the prefix replayed and checked, the rest
+played by other controllers, the lineage recorded."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sttui.cli import main
+from sttui.controllers.baselines import ScriptedUser
+from sttui.controllers.model import ModelAgent, ModelConfig
+from sttui.core.events import Event
+from sttui.core.loader import load_task
+from sttui.core.replaying import engine_events
+from sttui.recording import run_recorded
+from sttui.store.store import Store
+from tests.conftest import ROOT
+from tests.helpers.stub_openai import StubServer, calls, planner, tool_call
+
+STT = ROOT / "tasks" / "stt" / "logistics" / "insulin-reefer-fault-st2-easy.yaml"
+
+
+@pytest.fixture(autouse=True)
+def _key(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-stub-0123456789")
+
+
+def cli(db: str, *args: object):
+    return CliRunner().invoke(main, ["--db", db, *map(str, args)])
+
+
+def model_episode(db: str, task: Path = STT) -> str:
+    """A model (the local stub server) plays the task's naive plan and ends: a failed run."""
+    loaded = load_task(task)
+    steps = [calls(tool_call(s.tool, s.args, f"call_{i}")) for i, s in enumerate(loaded.task.naive_plan, 1) if s.tool]
+    steps.append(calls(tool_call("end_episode", {"reason": "done"}, "call_end")))
+    store = Store(db)
+    with StubServer(planner(steps)) as stub:
+        config = ModelConfig(model="openai/stub-model", api_base=stub.base, backoff=0.01, timeout=5)
+        agent = ModelAgent("model:stub", config, loaded.env_cls.tool_specs)
+        episode_id, _ = asyncio.run(run_recorded(store, loaded, agent, ScriptedUser()))
+    store.close()
+    return episode_id
+
+
+def second_call_row(store: Store, episode_id: str) -> int:
+    """The row of the episode's second tool call (a fork point inside the run)."""
+    return [e.seq for e in store.events(episode_id) if e.type == "tool_call"][1]
+
+
+def test_a_model_episode_forked_at_a_row_is_finished_by_a_baseline_with_its_lineage(tmp_path):
+    db = f"sqlite:///{tmp_path / 'f.db'}"
+    original = model_episode(db)
+    store = Store(db)
+    row = second_call_row(store, original)
+    result = cli(db, "fork", original, "--at", row, "--headless", "--agent", "baseline:oracle", "--json")
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert out["forked_from"] == {"episode": original, "seq": row} and out["replayed_actions"] == 2
+    fork = store.episode(out["episode"])
+    assert fork.status == "completed" and fork.clean_baseline is False
+    assert fork.scores["lineage"] == {"forked_from": {"episode": original, "seq": row}}
+    events = store.events(fork.id)
+    started = next(e for e in events if e.type == "episode_started")
+    assert started.payload["forked_from"] == {"episode": original, "seq": row}
+    # the prefix is the original's, event for event (through the second call's result)
+    old = [e for e in engine_events("stt", store.events(original)) if e.seq <= row + 1]
+    new = [e for e in engine_events("stt", events) if e.seq <= row + 1]
+    assert [(e.seq, e.type, e.actor) for e in new] == [(e.seq, e.type, e.actor) for e in old]
+    assert [e.payload for e in new[1:]] == [e.payload for e in old[1:]]
+    assert new[-1].actor == "model:stub"  # the prefix stays the model's
+    later = [e for e in events if e.seq > row + 1 and e.type == "tool_call"]
+    assert later and all(e.actor == "baseline:oracle" for e in later)
+    assert any(e.type == "forked" for e in events) and any(e.type == "resumed" for e in events)
+    # the original is untouched
+    assert store.episode(original).clean_baseline is True
+    assert "lineage" not in (store.episode(original).scores or {})
+
+
+def test_sessions_show_the_lineage_and_report_leaves_forks_out(tmp_path):
+    db = f"sqlite:///{tmp_path / 'f.db'}"
+    original = model_episode(db)
+    store = Store(db)
+    row = second_call_row(store, original)
+    forked = json.loads(
+        cli(db, "fork", original, "--at", row, "--headless", "--agent", "baseline:oracle", "--json").stdout
+    )
+    listing = cli(db, "sessions")
+    assert f"fork of {original}@{row}" in listing.stdout
+    rows = {r["id"]: r for r in json.loads(cli(db, "sessions", "--json").stdout)}
+    assert rows[forked["episode"]]["forked_from"] == {"episode": original, "seq": row}
+    assert rows[original]["forked_from"] is None
+    report = json.loads(cli(db, "report", "--json").stdout)
+    assert sum(r["episodes"] for r in report["controllers"]) == 1  # the fork is left out by default
+    with_forks = json.loads(cli(db, "report", "--json", "--with-forks").stdout)
+    assert sum(r["episodes"] for r in with_forks["controllers"]) == 2
+
+
+def test_a_record_whose_state_hash_was_tampered_is_refused_with_where(tmp_path):
+    db = f"sqlite:///{tmp_path / 'f.db'}"
+    original = model_episode(db)
+    store = Store(db)
+    record = store.episode(original)
+    events = store.events(original)
+    # a copy of the episode, with one tool result's state hash changed
+    target = next(e for e in events if e.type == "tool_result")
+    copy_id = store.create_episode(load_task(STT), record.seed, record.agent, record.user)
+    for e in events:
+        payload = {**e.payload, "state_hash": "0" * 64} if e.seq == target.seq else e.payload
+        store.append_event(copy_id, Event(e.seq, e.type, e.actor, payload, e.sim_time, e.wall_time))
+    before = len(store.list_episodes())
+    result = cli(
+        db, "fork", copy_id, "--at", second_call_row(store, copy_id), "--headless", "--agent", "baseline:oracle"
+    )
+    assert result.exit_code == 1
+    assert f"diverges from its replay at row {target.seq} (step 1, tool_result): state_hash" in result.stderr
+    assert "Traceback" not in result.output
+    assert len(store.list_episodes()) == before  # nothing was written
+
+
+def test_a_task_changed_since_recording_is_forked_on_the_recorded_version_and_says_so(tmp_path):
+    folder = tmp_path / "tasks" / "stt" / "logistics"
+    folder.mkdir(parents=True)
+    shutil.copy(STT.parent / "env.py", folder / "env.py")
+    task = folder / STT.name
+    own = STT.read_text().replace("id: logistics-insulin-reefer-st2-easy", "id: own-insulin", 1)
+    task.write_text(own)
+    db = f"sqlite:///{tmp_path / 'f.db'}"
+    original = model_episode(db, task)
+    task.write_text(own.replace("\ntitle: ", "\ntitle: (edited) ", 1))
+    store = Store(db)
+    row = second_call_row(store, original)
+    result = cli(
+        db, "fork", original, "--at", row, "--headless", "--agent", "baseline:oracle", "--tasks", tmp_path / "tasks"
+    )
+    assert result.exit_code == 0, result.output
+    notes = [line for line in result.stderr.splitlines() if "changed since" in line]
+    assert len(notes) == 1 and store.episode(original).task_hash[:12] in notes[0]
+    fork = next(r for r in store.list_episodes() if r.id != original)
+    assert fork.task_hash == store.episode(original).task_hash
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--at", 9999], "out of range"),
+        (["--at", 0], "out of range"),
+        (["--at", -1], "ended at row"),  # (replaced by the end row below)
+    ],
+)
+def test_bad_rows_get_one_line_and_exit_2(tmp_path, args, says):
+    db = f"sqlite:///{tmp_path / 'f.db'}"
+    original = model_episode(db)
+    if args[1] == -1:
+        store = Store(db)
+        args = ["--at", next(e.seq for e in store.events(original) if e.type == "episode_ended")]
+    result = cli(db, "fork", original, *args, "--headless", "--agent", "baseline:oracle")
+    assert result.exit_code == 2 and says in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.output
+
+
+def test_an_unknown_episode_gets_one_line_and_exit_2(tmp_path):
+    db = f"sqlite:///{tmp_path / 'f.db'}"
+    Store(db).close()
+    result = cli(db, "fork", "no-such-episode", "--at", 3, "--headless")
+    assert result.exit_code == 2 and len(result.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in result.output
