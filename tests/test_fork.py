@@ -170,3 +170,37 @@ def test_an_unknown_episode_gets_one_line_and_exit_2(tmp_path):
     result = cli(db, "fork", "no-such-episode", "--at", 3, "--headless")
     assert result.exit_code == 2 and len(result.stderr.strip().splitlines()) == 1
     assert "Traceback" not in result.output
+
+
+async def test_k_on_a_replay_row_forks_and_opens_the_play_screen_with_the_prefix_done(tmp_path):
+    from textual.widgets import DataTable
+
+    from sttui.tui.modals import EditValue
+    from sttui.tui.replay import ReplayScreen
+    from tests.tui_helpers import ScreenApp, wait_for
+
+    db = f"sqlite:///{tmp_path / 'f.db'}"
+    original = await asyncio.to_thread(model_episode, db)
+    store = Store(db)
+    row = second_call_row(store, original)
+    app = ScreenApp(lambda: ReplayScreen(store, original), store=store)
+    async with app.run_test(size=(130, 40)) as pilot:
+        screen = app.screen
+        table = screen.query_one("#events", DataTable)
+        await wait_for(pilot, lambda: table.row_count > 0)
+        table.move_cursor(row=next(i for i, e in enumerate(screen.events) if e.seq == row))
+        await pilot.press("k")
+        await wait_for(pilot, lambda: isinstance(app.screen, EditValue))
+        await pilot.press("enter")  # the default: you take the agent seat
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "PlayScreen")
+        session = app.screen.session
+        assert session.episode_id != original
+        assert session.episode.steps == 2 and session.episode.ended is None
+        assert session.episode.turn == "agent" and session.agent.name == "human:ana"  # the person's move
+        # what the person sees is the agent's masked view: never the silent trigger's name
+        assert all("reefer-fault" not in json.dumps(item) for item in session.episode.view)
+        fork = store.episode(session.episode_id)
+        assert fork.status == "running" and fork.clean_baseline is False
+        started = store.events(fork.id, 1, 1)[0]
+        assert started.payload["forked_from"] == {"episode": original, "seq": row}
+        session.leave("closed")

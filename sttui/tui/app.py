@@ -193,6 +193,42 @@ class SttuiApp(App[None]):
 
     @work(thread=True, group="session")
     def _resume_session(self, record: Any) -> None:
+        self._resume_now(record)
+
+    @work(thread=True, group="session")
+    def fork_play(self, episode_id: str, seq: int, agent_spec: str | None = None) -> None:
+        """Fork ``episode_id`` at row ``seq`` (see ``sttui.forking``) and play the fork: the person
+        in the agent seat, or, when ``agent_spec`` names a model or baseline, in the user seat.
+        A record that does not replay as recorded, or a version not trusted here, is refused."""
+        from sttui.forking import ForkProblem, fork_point, write_fork
+        from sttui.session import is_human
+        from sttui.versions import VersionProblem, load_version
+
+        try:
+            record = self.store.episode(episode_id)
+            loaded = load_version(self.store, record)
+            point = fork_point(loaded, record, self.store.events(record.id), seq)
+        except (VersionProblem, ForkProblem) as exc:
+            self.call_from_thread(self.notify, f"cannot fork {episode_id}: {exc}", severity="error", timeout=20)
+            return
+        person = agent_spec if is_human(agent_spec) and agent_spec not in ("human", "human:") else self.human
+        if agent_spec is None or is_human(agent_spec):
+            agent, user = person, (record.user if not is_human(record.user) else None)
+        elif loaded.kind == "explore":
+            self.call_from_thread(
+                self.notify, "an explore task has one seat: a fork of it is yours to play", severity="error"
+            )
+            return
+        else:
+            agent, user = agent_spec, person
+        if loaded.kind != "stt":
+            user = None
+        new = write_fork(self.store, loaded, record, point, agent, user)
+        self.call_from_thread(self.notify, f"forked {record.id} at row {seq} (step {point.step}) as {new.id}")
+        self._resume_now(new)
+
+    def _resume_now(self, record: Any) -> None:
+        """Rebuild a running episode and open its play screen (in a worker thread)."""
         from sttui.controllers.human import HumanController
         from sttui.controllers.registry import ControllerSpecError, make_agent, make_user
         from sttui.session import PlaySession
@@ -204,14 +240,15 @@ class SttuiApp(App[None]):
             self.call_from_thread(self.notify, f"cannot resume {record.id}: {exc}", severity="error", timeout=20)
             return
         seat = "user" if (record.user or "").startswith("human") else "agent"
+        models = self.config.extra.get("models") or {}
         try:
             if seat == "user":
                 human = HumanController(record.user)
-                agent = make_agent(record.agent, loaded, record.seed)
+                agent = make_agent(record.agent, loaded, record.seed, models, self.store)
                 session = PlaySession(self.store, loaded, agent, human, resume=record)
             else:
                 human = HumanController(record.agent if record.agent.startswith("human") else self.human)
-                user = make_user(record.user, seed=record.seed) if loaded.kind == "stt" else None
+                user = make_user(record.user, models, seed=record.seed) if loaded.kind == "stt" else None
                 session = PlaySession(self.store, loaded, human, user, resume=record)
         except (ControllerSpecError, ValueError) as exc:
             self.call_from_thread(self.notify, str(exc), severity="error", timeout=15)

@@ -21,6 +21,7 @@ from sttui.core.replaying import seq_of_step, step_of_events
 from sttui.core.review.tracker import Review
 from sttui.recording import rebuild
 from sttui.store.store import Store
+from sttui.tui.modals import EditValue
 from sttui.tui.review import frontier_text, signal_line, timeline_text
 from sttui.versions import load_version
 
@@ -74,8 +75,9 @@ class ReplayScreen(Screen[None]):
     HELP_TITLE = "replay"
     BINDINGS = [
         Binding("right,j", "step(1)", "Next", priority=True, id="replay.next"),
-        Binding("left,k", "step(-1)", "Previous", priority=True, id="replay.previous"),
+        Binding("left", "step(-1)", "Previous", priority=True, id="replay.previous"),
         Binding("e", "first_error", "First error", id="replay.first_error"),
+        Binding("k", "fork", "Fork from here", id="replay.fork"),
         Binding("escape", "app.pop_to_home", "Home", id="replay.home"),
     ]
 
@@ -255,6 +257,39 @@ class ReplayScreen(Screen[None]):
         row = next((i for i, e in enumerate(self.events) if e.seq == seq), None)
         if row is not None:
             self.query_one("#events", DataTable).move_cursor(row=row)
+
+    def action_fork(self) -> None:
+        """Fork a live episode from the highlighted row: asks who takes the agent seat (you, by
+        default; a model or baseline puts you in the user seat), then opens the play screen."""
+        table = self.query_one("#events", DataTable)
+        if not self.events or table.cursor_row >= len(self.events):
+            return
+        seq = self.events[table.cursor_row].seq
+        me = getattr(self.app, "human", "human")
+
+        def check(text: str) -> str | None:
+            from sttui.controllers.registry import ControllerSpecError, parse_spec
+
+            spec = text.strip()
+            if not spec or spec.startswith("human"):
+                return None
+            try:
+                parse_spec(spec)
+            except ControllerSpecError as exc:
+                return str(exc)
+            return None
+
+        def chosen(value: str | None) -> None:
+            if value is not None:
+                self.app.fork_play(self.episode_id, seq, value.strip() or me)  # type: ignore[attr-defined]
+
+        hint = (
+            f"you ({me}), model:NAME or baseline:oracle|naive|random; a model or baseline puts you in the "
+            "user seat. Enter forks, escape cancels."
+        )
+        self.app.push_screen(
+            EditValue(f"Fork {self.episode_id} at row {seq}: who takes the agent seat?", me, hint, check), chosen
+        )
 
     def action_step(self, delta: int) -> None:
         table = self.query_one("#events", DataTable)
