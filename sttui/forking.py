@@ -32,6 +32,14 @@ class ForkProblem(ValueError):
     """A fork that cannot be made; the message says why in one line."""
 
 
+class BadRow(ForkProblem):
+    """The row asked for is not one to fork from (out of range, at or after the end): bad input."""
+
+
+class Diverged(ForkProblem):
+    """The record does not replay as recorded: the message says where and what differed."""
+
+
 @dataclass(frozen=True)
 class ForkPoint:
     """Where a fork is taken: the recorded events it keeps and what they amount to."""
@@ -49,7 +57,7 @@ def fork_point(loaded: LoadedTask, record: EpisodeRecord, events: list[Event], s
     replay that does not reproduce the record (with the seq, step and what differed)."""
     last = events[-1].seq if events else 0
     if not 1 <= seq <= last:
-        raise ForkProblem(f"episode {record.id} has rows 1-{last}; --at {seq} is out of range")
+        raise BadRow(f"episode {record.id} has rows 1-{last}; --at {seq} is out of range")
     acts = actions_with_seqs(loaded.kind, events)
     taken = sum(1 for s, _, _ in acts if s <= seq)
     # the cut: everything before the next action's event (the row's consequences come along)
@@ -57,7 +65,7 @@ def fork_point(loaded: LoadedTask, record: EpisodeRecord, events: list[Event], s
     prefix = [e for e in events if e.seq < cut]
     ended = next((e for e in engine_events(loaded.kind, prefix) if e.type == "episode_ended"), None)
     if ended is not None:
-        raise ForkProblem(
+        raise BadRow(
             f"episode {record.id} ended at row {ended.seq}; fork from a row before it (--at {ended.seq - 1} or less)"
         )
     rebuilt = rebuild(loaded, record, prefix)
@@ -69,9 +77,9 @@ def fork_point(loaded: LoadedTask, record: EpisodeRecord, events: list[Event], s
             where = f"row {at.seq} (step {steps.get(at.seq, 0)}, {at.type}): {what} differ(s) from the replay"
         else:
             where = rebuilt.mismatch or "the replay does not reproduce the record"
-        raise ForkProblem(f"cannot fork {record.id} at row {seq}: the record diverges from its replay at {where}")
+        raise Diverged(f"cannot fork {record.id} at row {seq}: the record diverges from its replay at {where}")
     if rebuilt.episode.ended is not None:
-        raise ForkProblem(f"episode {record.id} ends with the action at row {seq}; fork from an earlier row")
+        raise BadRow(f"episode {record.id} ends with the action at row {seq}; fork from an earlier row")
     return ForkPoint(seq, steps.get(seq, 0), taken, prefix)
 
 

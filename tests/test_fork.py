@@ -204,3 +204,25 @@ async def test_k_on_a_replay_row_forks_and_opens_the_play_screen_with_the_prefix
         started = store.events(fork.id, 1, 1)[0]
         assert started.payload["forked_from"] == {"episode": original, "seq": row}
         session.leave("closed")
+
+
+@pytest.mark.parametrize(
+    ("args", "agent", "user"),
+    [([], "human:ana", "baseline:scripted-user"), (["--user", "human"], "model:stub", "human:ana")],
+)
+def test_the_workbench_fork_seats_the_person_as_asked(tmp_path, monkeypatch, args, agent, user):
+    """Without --headless the fork is written and the workbench opens it: you in the agent seat,
+    or with --user human in the user seat (the agent seat goes on as recorded)."""
+    import sttui.tui.app
+
+    db = f"sqlite:///{tmp_path / 'f.db'}"
+    original = model_episode(db)
+    store = Store(db)
+    opened: list[str] = []
+    monkeypatch.setattr(sttui.tui.app, "run_app", lambda **kw: opened.append(kw["resume_episode"]))
+    monkeypatch.setenv("USER", "ana")
+    monkeypatch.setattr("getpass.getuser", lambda: "ana")
+    result = cli(db, "fork", original, "--at", second_call_row(store, original), *args)
+    assert result.exit_code == 0, result.output
+    fork = store.episode(opened[0])
+    assert (fork.agent, fork.user) == (agent, user) and fork.status == "running"

@@ -58,7 +58,7 @@ def fork(
     as recorded is refused with where it diverged."""
     from sttui.config import ConfigError, human_name, load_config
     from sttui.controllers.registry import ControllerSpecError, make_agent, make_user
-    from sttui.forking import ForkProblem, fork_point, write_fork
+    from sttui.forking import BadRow, ForkProblem, fork_point, write_fork
     from sttui.recording import resume as resume_episode
     from sttui.session import PlanProblem, PlayPlan, is_human
     from sttui.store.db import StoreError
@@ -96,7 +96,9 @@ def fork(
             plan = PlayPlan.build(loaded, me, agent, user)
         except PlanProblem as exc:
             _fail(str(exc), 2)
-        agent_spec = plan.person if plan.seat == "agent" else (plan.agent or "baseline:oracle")
+        # with you in the user seat, the agent seat goes on as recorded unless --agent says otherwise
+        recorded_agent = record.agent if not is_human(record.agent) else "baseline:oracle"
+        agent_spec = plan.person if plan.seat == "agent" else (agent or recorded_agent)
         recorded_user = record.user if not is_human(record.user) else None
         user_spec = plan.person if plan.seat == "user" else ((plan.user or recorded_user) if has_user else None)
     try:  # every controller checked before anything is written
@@ -112,7 +114,7 @@ def fork(
     try:
         point = fork_point(loaded, record, events, seq)
     except ForkProblem as exc:
-        _fail(str(exc), 2 if "out of range" in str(exc) or "ended" in str(exc) or "ends with" in str(exc) else 1)
+        _fail(str(exc), 2 if isinstance(exc, BadRow) else 1)  # a bad row is bad input; a divergence is not
     note = changed_note(record, dirs)
     if note and not as_json:
         click.echo(note, err=True)
