@@ -77,6 +77,9 @@ def test_a_model_episode_forked_at_a_row_is_finished_by_a_baseline_with_its_line
     later = [e for e in events if e.seq > row + 1 and e.type == "tool_call"]
     assert later and all(e.actor == "baseline:oracle" for e in later)
     assert any(e.type == "forked" for e in events) and any(e.type == "resumed" for e in events)
+    # the fork replays as recorded (its lineage is no difference), and re-scores as it finished
+    replayed = json.loads(cli(db, "replay", fork.id, "--json").stdout)
+    assert replayed["reproduces_record"] is True and replayed["mismatch"] is None
     # the original is untouched
     assert store.episode(original).clean_baseline is True
     assert "lineage" not in (store.episode(original).scores or {})
@@ -204,6 +207,11 @@ async def test_k_on_a_replay_row_forks_and_opens_the_play_screen_with_the_prefix
         started = store.events(fork.id, 1, 1)[0]
         assert started.payload["forked_from"] == {"episode": original, "seq": row}
         session.leave("closed")
+        # the fork's own replay names its lineage
+        app.push_screen(ReplayScreen(store, fork.id))
+        await wait_for(pilot, lambda: isinstance(app.screen, ReplayScreen) and bool(app.screen.events))
+        await pilot.pause()
+        assert f"fork of {original}@{row}" in str(app.screen.query_one("#status-bar").render())
 
 
 @pytest.mark.parametrize(

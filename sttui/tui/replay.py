@@ -201,6 +201,10 @@ class ReplayScreen(Screen[None]):
         outcome = ("pass" if record.outcome.get("passed") else "fail") if record.outcome else record.status
         seats = f"agent {record.agent}" + (f", user {record.user}" if record.user else "")
         why = [w for t, w in (("god_view", "god view used"), ("seat_changed", "seat handed over")) if t in kinds]
+        started = next((e for e in events if e.type == "episode_started"), None)
+        lineage = started.payload.get("forked_from") if started else None
+        if lineage:
+            why.insert(0, f"fork of {lineage.get('episode')}@{lineage.get('seq')}")
         clean = "" if record.clean_baseline else f"  ·  not a clean baseline ({', '.join(why) or 'derived'})"
         self.query_one("#status-bar", Static).update(
             f"Replay of {record.id}: {record.task_id}  ·  {outcome}  ·  {seats}  ·  {len(events)} events{clean}"
