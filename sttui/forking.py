@@ -94,7 +94,9 @@ def write_fork(
     """Write the fork as a new running episode holding the prefix's engine events, in one
     transaction (all or nothing); never a clean baseline. Returns its record."""
     eid = new_episode_id()
-    items = store.episode_items(loaded, record.seed, agent, user, eid, record.setting)
+    # the version is the record's, stored already: never stored again (an imported version would
+    # otherwise be written as recorded here, and its code trusted from then on)
+    items = store.episode_items(loaded, record.seed, agent, user, eid, record.setting, store_version=False)
     for item in items:
         if item[0] == "episode":
             item[1]["clean_baseline"] = False

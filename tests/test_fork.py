@@ -234,3 +234,26 @@ def test_the_workbench_fork_seats_the_person_as_asked(tmp_path, monkeypatch, arg
     assert result.exit_code == 0, result.output
     fork = store.episode(opened[0])
     assert (fork.agent, fork.user) == (agent, user) and fork.status == "running"
+
+
+def test_an_imported_version_whose_code_is_not_trusted_is_refused_as_resume_refuses(tmp_path):
+    folder = tmp_path / "tasks" / "stt" / "logistics"
+    folder.mkdir(parents=True)
+    shutil.copy(STT.parent / "env.py", folder / "env.py")
+    task = folder / STT.name
+    task.write_text(STT.read_text().replace("id: logistics-insulin-reefer-st2-easy", "id: own-insulin", 1))
+    db = f"sqlite:///{tmp_path / 'f.db'}"
+    original = model_episode(db, task)
+    store = Store(db)
+    row = second_call_row(store, original)
+    assert cli(db, "export", original, "-o", tmp_path / "ep.jsonl").exit_code == 0
+    other = f"sqlite:///{tmp_path / 'other.db'}"
+    assert cli(other, "import", tmp_path / "ep.jsonl").exit_code == 0
+    result = cli(other, "fork", original, "--at", row, "--headless", "--agent", "baseline:oracle")
+    assert result.exit_code == 1 and "its environment code is not trusted; nothing was run" in result.stderr
+    assert len(Store(other).list_episodes()) == 1  # nothing was written
+    trusted = cli(other, "fork", original, "--at", row, "--headless", "--agent", "baseline:oracle", "--trust")
+    assert trusted.exit_code == 0, trusted.output
+    # the fork did not make the imported version "recorded here": its code is still not trusted
+    again = cli(other, "fork", original, "--at", row, "--headless", "--agent", "baseline:oracle")
+    assert again.exit_code == 1 and "not trusted" in again.stderr

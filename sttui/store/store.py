@@ -521,16 +521,24 @@ class Store:
         return eid
 
     def episode_items(
-        self, loaded: Any, seed: int, agent: str, user: str | None, episode_id: str, setting: str | None = None
+        self,
+        loaded: Any,
+        seed: int,
+        agent: str,
+        user: str | None,
+        episode_id: str,
+        setting: str | None = None,
+        store_version: bool = True,
     ) -> list[tuple[Any, ...]]:
         """What creating an episode writes, for ``write`` (so a writer can commit it with the
         events around it): its task version, unless this store has stored it already, and its
-        row."""
+        row. ``store_version=False``: the version is a stored one (a fork's), kept as it is, so
+        an imported version never becomes "recorded here"."""
         task = loaded.task
         if setting is None:
             setting = task.setting if task.kind == "explore" else "default"
         items: list[tuple[Any, ...]] = []
-        if (loaded.id, loaded.content_hash) not in self._registered and not self._recorded(loaded):
+        if store_version and (loaded.id, loaded.content_hash) not in self._registered and not self._recorded(loaded):
             items.append(("version", self._redacted(self.version_of(loaded))))
         row = {
             "id": episode_id,
