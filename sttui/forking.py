@@ -69,7 +69,10 @@ def fork_point(loaded: LoadedTask, record: EpisodeRecord, events: list[Event], s
             f"episode {record.id} ended at row {ended.seq}; fork from a row before it (--at {ended.seq - 1} or less)"
         )
     rebuilt = rebuild(loaded, record, prefix)
-    steps = step_of_events(events)
+    if loaded.kind == "stt":
+        steps = step_of_events(events)
+    else:  # an explore episode's steps are its actions (probes, batches, assessments)
+        steps = {e.seq: sum(1 for s, _, _ in acts if s <= e.seq) for e in events}
     if not rebuilt.matches:
         at = rebuilt.diverged
         if at is not None:

@@ -257,3 +257,19 @@ def test_an_imported_version_whose_code_is_not_trusted_is_refused_as_resume_refu
     # the fork did not make the imported version "recorded here": its code is still not trusted
     again = cli(other, "fork", original, "--at", row, "--headless", "--agent", "baseline:oracle")
     assert again.exit_code == 1 and "not trusted" in again.stderr
+
+
+def test_an_explore_episode_forks_too_counting_its_actions_as_steps(tmp_path):
+    from sttui.controllers.registry import make_agent
+
+    db = f"sqlite:///{tmp_path / 'f.db'}"
+    loaded = load_task(ROOT / "tasks" / "explore" / "finance" / "additive-1.yaml")
+    store = Store(db)
+    original, _ = asyncio.run(run_recorded(store, loaded, make_agent("baseline:random", loaded, 1)))
+    row = [e.seq for e in store.events(original) if e.type == "batch_submitted"][1]
+    result = cli(db, "fork", original, "--at", row, "--headless", "--agent", "baseline:oracle", "--json")
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert out["step"] == out["replayed_actions"] >= 2
+    fork = store.episode(out["episode"])
+    assert fork.status == "completed" and fork.scores["lineage"]["forked_from"] == {"episode": original, "seq": row}
