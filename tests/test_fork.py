@@ -273,3 +273,36 @@ def test_an_explore_episode_forks_too_counting_its_actions_as_steps(tmp_path):
     assert out["step"] == out["replayed_actions"] >= 2
     fork = store.episode(out["episode"])
     assert fork.status == "completed" and fork.scores["lineage"]["forked_from"] == {"episode": original, "seq": row}
+
+
+async def test_naming_a_baseline_for_the_agent_seat_puts_the_person_in_the_user_seat(tmp_path):
+    from textual.widgets import DataTable, Input
+
+    from sttui.tui.modals import EditValue
+    from sttui.tui.replay import ReplayScreen
+    from tests.tui_helpers import ScreenApp, wait_for
+
+    db = f"sqlite:///{tmp_path / 'f.db'}"
+    original = await asyncio.to_thread(model_episode, db)
+    store = Store(db)
+    row = second_call_row(store, original)
+    app = ScreenApp(lambda: ReplayScreen(store, original), store=store)
+    async with app.run_test(size=(130, 40)) as pilot:
+        screen = app.screen
+        table = screen.query_one("#events", DataTable)
+        await wait_for(pilot, lambda: table.row_count > 0)
+        table.move_cursor(row=next(i for i, e in enumerate(screen.events) if e.seq == row))
+        await pilot.press("k")
+        await wait_for(pilot, lambda: isinstance(app.screen, EditValue))
+        app.screen.query_one("#value", Input).value = "nobody:x"
+        await pilot.press("enter")  # refused in the dialog, which stays open
+        assert isinstance(app.screen, EditValue) and "expected human" in str(
+            app.screen.query_one("#edit-error").render()
+        )
+        app.screen.query_one("#value", Input).value = "baseline:oracle"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "UserSimScreen")
+        session = app.screen.session
+        assert session.agent.name == "baseline:oracle" and session.user.name == "human:ana"
+        assert session.episode.steps == 2 and session.waits_for_person()  # the agent waits for the person
+        session.leave("closed")
