@@ -202,7 +202,7 @@ def test_sessions_streams_the_same_text_as_before(db_url, monkeypatch):
 
     records = store.list_episodes(limit=300)
     controls = episode_controls(store, records)
-    expected = [{**r.as_dict(), **_control_fields(r, controls)} for r in records]
+    expected = [{**r.as_dict(), **_control_fields(r, controls), "forked_from": None} for r in records]  # (no forks)
     expected = json.dumps(expected, indent=2, default=str) + "\n"
     assert '"agent_holder": "mixed"' in out.output  # (scores.control read by the light rows too)
     assert out.output == expected
