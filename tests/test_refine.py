@@ -1,0 +1,156 @@
+"""Refining a recorded trajectory: edits, verification on replay, saving with lineage."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from sttui.cli import main
+from sttui.core.actions import Say, ToolCall
+from sttui.refining import Edit, EditError, Refinement, apply_edits, parse_edits
+from sttui.store.store import Store
+from sttui.versions import load_version
+from tests.conftest import ROOT
+
+TASK = ROOT / "tasks" / "stt" / "logistics" / "insulin-reefer-fault-st2-easy.yaml"
+# the naive plan: 1 get_vehicle_status(TRK-7) 2 create_shipment 3 assign_vehicle(TRK-7) 4 dispatch 5 say;
+# the solution also lists the reefer vans (list_vehicles) and assigns TRK-9
+FIX = [
+    "--set",
+    "3.args.vehicle_id=TRK-9",
+    "--drop",
+    "5",
+    "--insert",
+    "1:list_vehicles(location='HUB-NORTH')",
+    "--insert",
+    "6:> TRK-7's refrigeration failed, so the insulin went on reefer van TRK-9.",
+    "--move",
+    "1:2",
+]
+
+
+def cli(db, *args):
+    return CliRunner().invoke(main, ["--db", db, *map(str, args)], catch_exceptions=False)
+
+
+@pytest.fixture
+def naive(tmp_path):
+    """A store holding one failed naive-plan episode; returns (db url, its id)."""
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    assert cli(db, "run", TASK, "--agent", "baseline:naive").exit_code == 0
+    store = Store(db)
+    (record,) = store.list_episodes()
+    assert record.outcome["passed"] is False
+    return db, record.id
+
+
+def refinement(db: str, ep: str) -> Refinement:
+    store = Store(db)
+    record = store.episode(ep)
+    return Refinement.of(load_version(store, record), record, store.events(record.id))
+
+
+def test_batch_refinement_saves_a_passing_episode_with_its_lineage(naive):
+    db, ep = naive
+    out = cli(db, "refine", ep, *FIX, "--save", "--demonstration", "--as", "ana", "--json")
+    assert out.exit_code == 0, out.output
+    report = json.loads(out.output)
+    assert report["passed"] is True and report["stage_score"] == 1.0
+    assert [s["action"].split("(")[0] for s in report["steps"]][:5] == [
+        "get_vehicle_status",
+        "list_vehicles",
+        "create_shipment",
+        "assign_vehicle",
+        "dispatch",
+    ]
+    store = Store(db)
+    saved = store.episode(report["saved"])
+    assert saved.id != ep and saved.outcome["passed"] is True and not saved.clean_baseline
+    lineage = saved.scores["lineage"]
+    assert lineage["refined_from"] == ep and lineage["editor"] == "human:ana"
+    assert [e["op"] for e in lineage["edits"]] == ["set", "drop", "insert", "insert", "move"]
+    assert lineage["verification"]["passed"] is True and saved.scores["demonstration"] is True
+    started = store.events(saved.id)[0]
+    assert started.type == "episode_started" and started.payload["lineage"] == lineage
+    # the original is unchanged, and the saved episode replays as recorded
+    assert store.episode(ep).outcome["passed"] is False and "lineage" not in (store.episode(ep).scores or {})
+    replay = json.loads(cli(db, "replay", saved.id, "--json").output)
+    assert replay["reproduces_record"] is True and replay["rescored"]["passed"] is True
+
+
+def test_a_failing_refinement_exits_1_and_is_no_demonstration(naive):
+    db, ep = naive
+    out = cli(db, "refine", ep, "--drop", "4")  # never dispatched
+    assert out.exit_code == 1 and out.output.rstrip().endswith("FAILED") and "✗ delivered" in out.output
+    out = cli(db, "refine", ep, "--drop", "4", "--save", "--demonstration")
+    assert out.exit_code == 1 and "not a demonstration" in out.output and "nothing was saved" in out.output
+    assert len(Store(db).list_episodes()) == 1
+    out = cli(db, "refine", ep, "--drop", "4", "--save")  # saved, but not as a demonstration
+    assert out.exit_code == 1 and "saved as episode" in out.output
+    saved = next(r for r in Store(db).list_episodes() if r.id != ep)
+    assert saved.outcome["passed"] is False and "demonstration" not in saved.scores
+
+
+def test_an_edit_that_breaks_a_later_call_is_reported_per_step(naive):
+    db, ep = naive
+    out = cli(db, "refine", ep, "--drop", "2", "--json")  # no create_shipment: SHP-1 never exists
+    report = json.loads(out.output)
+    assert out.exit_code == 1
+    assert [s["error"] for s in report["steps"]][:3] == [None, "no shipment SHP-1", "no shipment SHP-1"]
+    out = cli(db, "refine", ep, "--set", "3.args.vehicle_id=7")  # the engine's argument check refuses it
+    assert "3  assign_vehicle(shipment_id=SHP-1, vehicle_id=7)  REFUSED: " in out.output
+    assert "vehicle_id must be a string" in out.output and "FAILED (1 refused step(s))" in out.output
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--drop", "9"], "drop 9: step 9 is out of range (1..5)"),
+        (["--move", "2"], "--move '2': expected FROM:TO"),
+        (["--set", "3.vehicle_id=TRK-9"], "expected STEP.args.KEY=VALUE"),
+        (["--set", "5.args.x=1"], "step 5 is a message, not a call"),
+        (["--insert", "2:assign_vehicle(("], "not a call"),
+        (["--say", "1:hello"], "step 1 is a call, not a message"),
+        (["--drop", "x"], "'x' is not a step number"),
+        (["--demonstration"], "add --save"),
+    ],
+)
+def test_bad_edits_are_one_line_errors(naive, args, message):
+    db, ep = naive
+    out = CliRunner().invoke(main, ["--db", db, "refine", ep, *args])
+    assert out.exit_code == 2 and message in out.output and "Traceback" not in out.output
+
+
+def test_an_unknown_episode_is_a_one_line_error(naive):
+    db, _ = naive
+    out = CliRunner().invoke(main, ["--db", db, "refine", "nope", "--drop", "1"])
+    assert out.exit_code == 2 and "no episode 'nope'" in out.output
+
+
+def test_edits_apply_in_order_and_undo_redo(naive):
+    db, ep = naive
+    r = refinement(db, ep)
+    assert len(r.original) == 5 and isinstance(r.original[4], Say)
+    before = r.verify()
+    assert not before.passed
+    r.edit(Edit("set", 3, key="vehicle_id", value="TRK-9"))
+    r.edit(Edit("insert", 2, step=ToolCall("list_vehicles", {"location": "HUB-NORTH"})))
+    assert r.verify().passed
+    assert r.undo() and r.undo() and not r.undo()
+    assert r.steps == r.original and not r.verify().passed
+    assert r.redo() and r.steps[2].args["vehicle_id"] == "TRK-9"  # type: ignore[union-attr]
+    r.edit(Edit("drop", 1))  # a new edit clears what could be redone
+    assert not r.redo() and len(r.steps) == 4
+    with pytest.raises(EditError):
+        r.edit(Edit("move", 1, to=9))
+    assert len(r.edits) == 2  # a failed edit leaves the refinement as it was
+
+
+def test_parse_edits_order_and_moves():
+    steps = [ToolCall("a", {}), ToolCall("b", {}), ToolCall("c", {}), Say("hi")]
+    edits = parse_edits("1,3", ("2:1",), ("2.args.k=[1, 2]",), ("3:d(x=1)",), ("4:bye",))
+    assert [e.op for e in edits] == ["set", "say", "drop", "drop", "insert", "move"]
+    out = apply_edits(steps, edits)
+    assert out == [Say("bye"), ToolCall("b", {"k": [1, 2]}), ToolCall("d", {"x": 1})]
