@@ -154,3 +154,34 @@ def test_parse_edits_order_and_moves():
     assert [e.op for e in edits] == ["set", "say", "drop", "drop", "insert", "move"]
     out = apply_edits(steps, edits)
     assert out == [Say("bye"), ToolCall("b", {"k": [1, 2]}), ToolCall("d", {"x": 1})]
+
+
+@pytest.mark.parametrize("fmt", ["openai", "sharegpt", "hf"])
+def test_export_demonstrations_round_trip_with_provenance(naive, tmp_path, fmt):
+    db, ep = naive
+    out = tmp_path / f"demos.{fmt}"
+    assert cli(db, "export", "--demonstrations", "--format", fmt, "-o", out).exit_code == 1  # none yet
+    assert cli(db, "refine", ep, *FIX, "--save", "--demonstration", "--as", "ana").exit_code == 0
+    assert cli(db, "refine", ep, *FIX, "--save", "--as", "bo").exit_code == 0  # passes, not marked
+    assert cli(db, "refine", ep, "--drop", "4", "--save").exit_code == 1  # fails: never exported
+    (demo,) = [r for r in Store(db).list_episodes() if (r.scores or {}).get("demonstration")]
+    result = cli(db, "export", "--demonstrations", "--format", fmt, "-o", out)
+    assert result.exit_code == 0 and "wrote 1 episode(s)" in result.output
+    if fmt == "hf":
+        import pyarrow.parquet as pq
+
+        (row,) = pq.read_table(out).to_pylist()
+        assert row["episode_id"] == demo.id
+        metadata = json.loads(row["metadata"])
+    else:
+        (line,) = out.read_text().splitlines()
+        example = json.loads(line)
+        assert ("messages" if fmt == "openai" else "conversations") in example
+        metadata = example["metadata"]
+        assert metadata["episode_id"] == demo.id
+    assert metadata["refined_from"] == ep and metadata["editor"] == "human:ana"
+    assert [e["op"] for e in metadata["edits"]] == ["set", "drop", "insert", "insert", "move"]
+    assert metadata["demonstration"] is True and metadata["verification"]["passed"] is True
+    # an ordinary episode's example has no metadata
+    cli(db, "export", ep, "--format", "openai", "-o", tmp_path / "plain.jsonl")
+    assert "metadata" not in json.loads((tmp_path / "plain.jsonl").read_text())
