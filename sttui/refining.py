@@ -43,7 +43,8 @@ class EditError(ValueError):
 @dataclass(frozen=True)
 class Edit:
     """One edit. ``op``: drop, move (``at`` to ``to``), set (``key`` of ``at``'s args to
-    ``value``), insert (``step`` at ``at``), say (``at``'s text to ``text``)."""
+    ``value``), insert (``step`` at ``at``), replace (``at`` by ``step``: the editor's edited
+    call), say (``at``'s text to ``text``)."""
 
     op: str
     at: int
@@ -73,8 +74,8 @@ class Edit:
             return f"move {self.at}→{self.to}"
         if self.op == "set":
             return f"set {self.at}.args.{self.key}={json.dumps(self.value)}"
-        if self.op == "insert":
-            return f"insert {self.at}: {step_text(self.step)}"  # type: ignore[arg-type]
+        if self.op in ("insert", "replace"):
+            return f"{self.op} {self.at}: {step_text(self.step)}"  # type: ignore[arg-type]
         return f"say {self.at}: {self.text}"
 
 
@@ -132,6 +133,9 @@ def apply_edits(steps: list[Step], edits: list[Edit]) -> list[Step]:
         elif e.op == "insert":
             assert e.step is not None
             out.insert(_index(out, e.at, what, extra=1), e.step)
+        elif e.op == "replace":
+            assert e.step is not None
+            out[_index(out, e.at, what)] = e.step
         elif e.op == "say":
             i = _index(out, e.at, what)
             if not isinstance(out[i], Say):
@@ -357,6 +361,11 @@ class Refinement:
     @property
     def steps(self) -> list[Step]:
         return apply_edits(self.original, self.edits)
+
+    @property
+    def tools(self) -> dict[str, Any]:
+        """The task version's tools (name → ToolSpec), for the editor's schema checks."""
+        return dict(self.loaded.env_cls.tool_specs) if self.loaded.env_cls is not None else {}
 
     def edit(self, e: Edit) -> list[Step]:
         """Apply one more edit (``EditError`` leaves the refinement as it was)."""

@@ -185,3 +185,98 @@ def test_export_demonstrations_round_trip_with_provenance(naive, tmp_path, fmt):
     # an ordinary episode's example has no metadata
     cli(db, "export", ep, "--format", "openai", "-o", tmp_path / "plain.jsonl")
     assert "metadata" not in json.loads((tmp_path / "plain.jsonl").read_text())
+
+
+def _status(screen) -> str:
+    return str(screen.query_one("#refine-status").render())
+
+
+async def test_the_editor_edits_reverifies_undoes_and_saves(naive):
+    """The editor alone on an app: a schema-refused edit is held back, accepted edits are
+    re-verified by the worker, undo/redo follow, and ctrl+s saves a demonstration."""
+    from textual.widgets import DataTable
+
+    from sttui.tui.refine import RefineScreen
+    from tests.tui_helpers import ScreenApp, wait_for
+
+    db, ep = naive
+    r = refinement(db, ep)
+    store = Store(db)
+    app = ScreenApp(lambda: RefineScreen(r, store, "human:ana"), store=store)
+    async with app.run_test(size=(160, 40)) as pilot:
+        screen = app.screen
+        await wait_for(pilot, lambda: screen.verification is not None and screen.original is not None)
+        assert "FAILED" in _status(screen) and "0 edit(s)" in _status(screen)
+        table = screen.query_one("#refine-steps", DataTable)
+        table.move_cursor(row=2)  # assign_vehicle(..., TRK-7)
+        await pilot.press("a")
+        entry = screen.query_one("#refine-entry")
+        assert entry.has_focus and entry.value == "assign_vehicle(shipment_id=SHP-1, vehicle_id=TRK-7)"
+        entry.value = "assign_vehicle(shipment_id=SHP-1, vehicle_id=7)"
+        await pilot.press("enter")
+        assert "vehicle_id must be a string" in str(screen.query_one("#refine-feedback").render())
+        assert r.edits == []  # refused as the call entry refuses it
+        entry.value = "assign_vehicle(shipment_id=SHP-1, vehicle_id=TRK-9)"
+        await pilot.press("enter")
+        table.move_cursor(row=0)
+        await pilot.press("i")
+        screen.query_one("#refine-entry").value = "list_vehicles(location=HUB-NORTH)"
+        await pilot.press("enter")
+        assert [e.op for e in r.edits] == ["replace", "insert"]
+        await wait_for(pilot, lambda: "PASSED" in _status(screen))
+        assert str(table.get_row_at(1)[1]) == "list_vehicles(location=HUB-NORTH)"
+        assert "≠" in [str(c) for c in table.get_row_at(2)]  # the state differs from the original's step 2
+        assert "✗ → ✓ delivered" in str(screen.query_one("#refine-checklist").render())
+        await pilot.press("u", "u")
+        await wait_for(pilot, lambda: "FAILED" in _status(screen) and "0 edit(s)" in _status(screen))
+        await pilot.press("y", "y")
+        await wait_for(pilot, lambda: "PASSED" in _status(screen) and "2 edit(s)" in _status(screen))
+        table.move_cursor(row=2)  # create_shipment: dropping it breaks the calls after it
+        await pilot.press("d")
+        await wait_for(pilot, lambda: "FAILED" in _status(screen))
+        assert "failed: no shipment SHP-1" in str(table.get_row_at(2)[2])
+        await pilot.press("u")
+        table.move_cursor(row=1)
+        await pilot.press("shift+down")  # list_vehicles after create_shipment: still passes
+        assert r.steps[2] == ToolCall("list_vehicles", {"location": "HUB-NORTH"})
+        await wait_for(pilot, lambda: "PASSED" in _status(screen))
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: "saved as episode" in str(screen.query_one("#refine-feedback").render()))
+    saved = next(rec for rec in Store(db).list_episodes() if rec.id != ep)
+    assert saved.scores["demonstration"] is True and saved.scores["lineage"]["editor"] == "human:ana"
+    assert [e["op"] for e in saved.scores["lineage"]["edits"]] == ["replace", "insert", "move"]
+
+
+async def test_E_in_the_replay_opens_the_editor(naive):
+    from sttui.tui.refine import RefineScreen
+    from sttui.tui.replay import ReplayScreen
+    from tests.tui_helpers import ScreenApp, wait_for
+
+    db, ep = naive
+    store = Store(db)
+    app = ScreenApp(lambda: ReplayScreen(store, ep), store=store)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await wait_for(pilot, lambda: app.screen.query_one("#events").row_count > 0)
+        await pilot.press("E")
+        await wait_for(pilot, lambda: isinstance(app.screen, RefineScreen))
+        await wait_for(pilot, lambda: app.screen.verification is not None)
+        assert app.screen.refinement.record.id == ep and "FAILED" in _status(app.screen)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, ReplayScreen))
+
+
+async def test_refine_without_edits_opens_the_editor_on_the_workbench(naive, monkeypatch):
+    import sttui.tui.refine as editor
+    from sttui.tui.app import SttuiApp
+    from tests.tui_helpers import wait_for
+
+    db, ep = naive
+    opened = {}
+    monkeypatch.setattr(editor, "run_editor", lambda r, who, url: opened.update(r=r, who=who, url=url))
+    assert cli(db, "refine", ep[:6], "--as", "bo").exit_code == 0
+    assert opened["r"].record.id == ep and opened["who"] == "human:bo" and opened["url"] == db
+    app = SttuiApp(ROOT / "tasks", db_url=db, human="bo", refine=opened["r"])
+    async with app.run_test(size=(140, 40)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, editor.RefineScreen))
+        assert app.screen.editor == "human:bo"
+        await wait_for(pilot, lambda: app.screen.verification is not None)

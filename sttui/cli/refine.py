@@ -85,7 +85,10 @@ def refine(
     store = open_store(write=save)
     refinement = open_refinement(store, episode, trust, task_dirs)
     if not edits and not save and not as_json:
-        _fail("give edits (--drop, --move, --set, --insert, --say) or --json; the editor is not built yet", 2)
+        from sttui.tui.refine import run_editor
+
+        run_editor(refinement, editor, (click.get_current_context().find_root().obj or {}).get("db"))
+        return
     try:
         for e in edits:
             refinement.edit(e)
