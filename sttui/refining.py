@@ -314,7 +314,6 @@ def user_for(record: EpisodeRecord, events: list[Event]) -> Any:
 def verify(loaded: LoadedTask, record: EpisodeRecord, events: list[Event], steps: list[Step]) -> Verification:
     """Replay ``steps`` on a fresh episode of the recorded task version, and score it."""
     episode = open_as_recorded(loaded, record, events)
-    episode.keep_events = False  # only the outcomes below are kept
     agent = _Steps(record.agent, steps)
     outcomes = [StepOutcome(i + 1, step_text(s)) for i, s in enumerate(steps)]
 
@@ -429,7 +428,7 @@ def save(store: Store, refinement: Refinement, editor: str, *, demonstration: bo
         store.finish_episode(episode_id, "errored", end_reason=f"{type(exc).__name__}: {exc}")
         raise
     extra: dict[str, Any] = {"lineage": line}
-    if demonstration:
+    if demonstration and result.passed:  # the recorded run is the same replay: it passes too
         extra["demonstration"] = True
     finish(store, episode_id, result, extra=extra)
     return episode_id, verification

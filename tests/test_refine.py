@@ -280,3 +280,22 @@ async def test_refine_without_edits_opens_the_editor_on_the_workbench(naive, mon
         await wait_for(pilot, lambda: isinstance(app.screen, editor.RefineScreen))
         assert app.screen.editor == "human:bo"
         await wait_for(pilot, lambda: app.screen.verification is not None)
+
+
+def test_an_impossible_task_is_judged_on_the_refined_messages(tmp_path):
+    """The rule judge reads the replayed episode's messages: the oracle's explanation passes
+    as recorded; without its last message (the statement) the same run fails."""
+    db = f"sqlite:///{tmp_path / 'i.db'}"
+    task = ROOT / "tasks" / "stt" / "air-travel" / "keflavik-ash-closure-s2-impossible.yaml"
+    assert cli(db, "run", task, "--agent", "baseline:oracle").exit_code == 0
+    (record,) = Store(db).list_episodes()
+    assert record.outcome["passed"] is True
+    same = json.loads(cli(db, "refine", record.id, "--json").output)
+    assert same["passed"] is True and {c["id"] for c in same["checklist"]} == {
+        "recognised_infeasibility",
+        "informed_user",
+    }
+    last = len(same["steps"])
+    out = cli(db, "refine", record.id, "--drop", last, "--json")
+    cut = json.loads(out.output)
+    assert out.exit_code == 1 and [c["passed"] for c in cut["checklist"]] == [False, False]
