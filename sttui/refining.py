@@ -276,15 +276,16 @@ class _Steps:
     """The agent seat on replay: the refined steps in order, then the end. ``at`` is the index
     of the step last handed out (what the events that follow belong to)."""
 
-    def __init__(self, name: str, steps: list[Step]):
+    def __init__(self, name: str, steps: list[Step], ending: str = "refined steps used up"):
         self.name = name
         self.steps = steps
         self.at = -1
+        self.ending = ending
 
     async def act(self, view: Any) -> Action:
         if self.at + 1 >= len(self.steps):
             self.at = len(self.steps)
-            return EndEpisode("refined steps used up")
+            return EndEpisode(self.ending)
         self.at += 1
         return self.steps[self.at]
 
@@ -301,6 +302,13 @@ class _RecordedUser:
         return self._replies.pop(0) if self._replies else Satisfied("")
 
 
+def ending(kind: str, events: list[Event]) -> str:
+    """Why the agent ends a refined run once its steps are used up: the reason it gave in the
+    record, if it ended the episode itself."""
+    ends = [a for _, a in actions_of(kind, events) if isinstance(a, EndEpisode)]
+    return ends[-1].reason if ends and ends[-1].reason else "refined steps used up"
+
+
 def user_for(record: EpisodeRecord, events: list[Event]) -> Any:
     """The recorded user's behaviour, as ``resume`` would seat it again."""
     if record.user in (None, "none"):
@@ -314,7 +322,7 @@ def user_for(record: EpisodeRecord, events: list[Event]) -> Any:
 def verify(loaded: LoadedTask, record: EpisodeRecord, events: list[Event], steps: list[Step]) -> Verification:
     """Replay ``steps`` on a fresh episode of the recorded task version, and score it."""
     episode = open_as_recorded(loaded, record, events)
-    agent = _Steps(record.agent, steps)
+    agent = _Steps(record.agent, steps, ending(record.kind, events))
     outcomes = [StepOutcome(i + 1, step_text(s)) for i, s in enumerate(steps)]
 
     def watch(e: Event) -> None:
@@ -421,7 +429,7 @@ def save(store: Store, refinement: Refinement, editor: str, *, demonstration: bo
     episode = open_as_recorded(loaded, record, events)
     episode.listeners.append(record_event)
     episode.start()
-    agent = _Steps(editor, refinement.steps)
+    agent = _Steps(editor, refinement.steps, ending(record.kind, events))
     try:
         result = asyncio.run(drive(episode, Seats(agent, user_for(record, events))))  # type: ignore[arg-type]
     except Exception as exc:
