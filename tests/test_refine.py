@@ -299,3 +299,31 @@ def test_an_impossible_task_is_judged_on_the_refined_messages(tmp_path):
     out = cli(db, "refine", record.id, "--drop", last, "--json")
     cut = json.loads(out.output)
     assert out.exit_code == 1 and [c["passed"] for c in cut["checklist"]] == [False, False]
+
+
+async def test_the_editor_inserts_and_rewords_messages(naive):
+    from textual.widgets import DataTable
+
+    from sttui.tui.refine import RefineScreen
+    from tests.tui_helpers import ScreenApp, wait_for
+
+    db, ep = naive
+    r = refinement(db, ep)
+    app = ScreenApp(lambda: RefineScreen(r, Store(db), "human:ana"), store=None)
+    async with app.run_test(size=(160, 40)) as pilot:
+        screen = app.screen
+        await wait_for(pilot, lambda: screen.verification is not None)
+        screen.query_one("#refine-steps", DataTable).move_cursor(row=4)  # the closing message
+        await pilot.press("m")
+        entry = screen.query_one("#refine-entry")
+        assert entry.value == "> "
+        entry.value = "> Checking the reefer first."
+        await pilot.press("enter")
+        assert r.steps[5] == Say("Checking the reefer first.")
+        screen.query_one("#refine-steps", DataTable).move_cursor(row=4)
+        await pilot.press("a")
+        assert screen.query_one("#refine-entry").value == "> The insulin is on its way on TRK-7."
+        screen.query_one("#refine-entry").value = "> On its way."
+        await pilot.press("enter")
+        assert [e.op for e in r.edits] == ["insert", "say"] and r.steps[4] == Say("On its way.")
+        await pilot.press("escape")  # nothing open: leaves the editor (the only screen: the app exits)
