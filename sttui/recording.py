@@ -26,7 +26,17 @@ from sttui.store.secrets import scrub
 from sttui.store.store import EpisodeRecord, Store
 from sttui.store.writer import WriteFailed, Writer
 
-__all__ = ["Recorder", "WriteFailed", "Writer", "finish", "finish_items", "rebuild", "resume", "run_recorded"]
+__all__ = [
+    "Recorder",
+    "WriteFailed",
+    "Writer",
+    "finish",
+    "finish_items",
+    "open_as_recorded",
+    "rebuild",
+    "resume",
+    "run_recorded",
+]
 
 
 class Recorder:
@@ -82,9 +92,11 @@ def finish(
     result: EpisodeResult,
     human_seconds: float | None = None,
     control: dict[str, Any] | None = None,
+    extra: dict[str, Any] | None = None,
 ) -> None:
-    """Mark the episode completed with its outcome and scores."""
-    store.write(finish_items(store, episode_id, result, human_seconds, control))
+    """Mark the episode completed with its outcome and scores (``extra``: more scores, e.g. a
+    refined episode's lineage)."""
+    store.write(finish_items(store, episode_id, result, human_seconds, control, extra))
 
 
 def finish_items(
@@ -93,6 +105,7 @@ def finish_items(
     result: EpisodeResult,
     human_seconds: float | None = None,
     control: dict[str, Any] | None = None,
+    extra: dict[str, Any] | None = None,
 ) -> list[tuple[Any, ...]]:
     """What finishing a completed episode writes (``Store.write`` items). ``scores["control"]``
     holds the steps each controller took (``control``, else tallied from the engine's events)."""
@@ -106,6 +119,7 @@ def finish_items(
     lineage = getattr(ep, "lineage", None)
     if lineage:  # a fork: where it was taken from (set by ``rebuild`` from its start event)
         scores["lineage"] = {"forked_from": lineage}
+    scores.update(extra or {})
     return store.finish_items(
         episode_id,
         "completed",
@@ -177,14 +191,36 @@ def _comparable(e: Event) -> tuple[str, Any]:
     carry since sttui spells out paths through keys holding a dot (a record made before that
     still replays as reproducing)."""
     payload = e.payload
-    if "forked_from" in payload:  # a fork's lineage, which its replayed start does not carry
+    if e.type == "episode_started" and "forked_from" in payload:  # a fork's lineage, not the engine's
         payload = {k: v for k, v in payload.items() if k != "forked_from"}
     for name in ("state_diff", "diff"):
         records = payload.get(name)
         if isinstance(records, list) and any(isinstance(r, dict) and "keys" in r for r in records):
             plain = [{k: v for k, v in r.items() if k != "keys"} if isinstance(r, dict) else r for r in records]
             payload = {**payload, name: plain}
+    if e.type == "episode_started" and "lineage" in payload:  # a refined episode's provenance, not the engine's
+        payload = {k: v for k, v in payload.items() if k != "lineage"}
     return e.type, scrub(payload)
+
+
+def open_as_recorded(
+    loaded: LoadedTask, record: EpisodeRecord, events: list[Event], keep_history: bool = False
+) -> AnyEpisode:
+    """A fresh episode opened as the record's was: its seed, seats, review rules and settings
+    (what rebuilding and refining replay on)."""
+    started = next((e for e in events if e.type == "episode_started"), None)
+    review = (started.payload.get("review") if started else None) or {}
+    return open_episode(
+        loaded,
+        record.seed,
+        {"agent": record.agent, "user": record.user or "none"},
+        keep_history=keep_history,
+        early_stop=review.get("early_stop", False),
+        stagnation=review.get("stagnation"),
+        low_quality=tuple(review["low_quality"][:2]) if review.get("low_quality") else None,  # type: ignore[arg-type]
+        external_scores=len(review.get("low_quality") or ()) > 2,  # judged scores fed the rule
+        settings=RunSettings.from_dict(started.payload.get("settings") if started else None),
+    )
 
 
 def rebuild(
@@ -198,20 +234,9 @@ def rebuild(
 
     Each replayed event is compared with the recorded one as it is emitted; ``keep_events=False``
     keeps them no longer (a long episode rebuilt to be looked at, not played on)."""
-    started = next((e for e in events if e.type == "episode_started"), None)
-    review = (started.payload.get("review") if started else None) or {}
-    episode = open_episode(
-        loaded,
-        record.seed,
-        {"agent": record.agent, "user": record.user or "none"},
-        keep_history=keep_history,
-        early_stop=review.get("early_stop", False),
-        stagnation=review.get("stagnation"),
-        low_quality=tuple(review["low_quality"][:2]) if review.get("low_quality") else None,  # type: ignore[arg-type]
-        external_scores=len(review.get("low_quality") or ()) > 2,  # judged scores fed the rule
-        settings=RunSettings.from_dict(started.payload.get("settings") if started else None),
-    )
+    episode = open_as_recorded(loaded, record, events, keep_history)
     episode.keep_events = keep_events
+    started = next((e for e in events if e.type == "episode_started"), None)
     # a fork's lineage goes on to its scores when it finishes (see ``finish_items``)
     episode.lineage = (started.payload.get("forked_from") if started else None) or None  # type: ignore[union-attr,attr-defined]
     recorded = engine_events(loaded.kind, events)

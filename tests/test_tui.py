@@ -277,13 +277,24 @@ def test_every_binding_has_an_id_and_a_palette_entry():
     from sttui.tui.home import HomeScreen
     from sttui.tui.modals import Confirm, EditValue, ToolForm
     from sttui.tui.play import PlayScreen
+    from sttui.tui.refine import RefineScreen
     from sttui.tui.replay import ReplayScreen
     from sttui.tui.reveal import RevealScreen
     from sttui.tui.usersim import UserSimScreen
 
     for cls in (KeysHelp, TagList, Tags, Confirm, EditValue, ToolForm):  # dialogs: ids, for the keymap
         assert all(binding.id for binding in cls.BINDINGS), cls.__name__
-    screens = (HomeScreen, PlayScreen, UserSimScreen, ExploreScreen, ReplayScreen, EndScreen, RevealScreen, DraftScreen)
+    screens = (
+        HomeScreen,
+        PlayScreen,
+        UserSimScreen,
+        ExploreScreen,
+        ReplayScreen,
+        EndScreen,
+        RevealScreen,
+        DraftScreen,
+        RefineScreen,
+    )
     for screen_cls in (*screens, AnnotateScreen):
         titles = {c.title for c in binding_commands(screen_cls)}
         for binding in screen_cls.BINDINGS:

@@ -603,6 +603,11 @@ def _review_lines(review: dict[str, Any]) -> str:
 @click.argument("episodes", nargs=-1)
 @click.option("--all", "everything", is_flag=True, help="Export every episode.")
 @click.option(
+    "--demonstrations",
+    is_flag=True,
+    help="Only verified demonstrations (`sttui refine --save --demonstration`), with their provenance.",
+)
+@click.option(
     "--format",
     "fmt",
     type=click.Choice(["jsonl", "openai", "sharegpt", "hf", "inspect"]),
@@ -622,6 +627,7 @@ def _review_lines(review: dict[str, Any]) -> str:
 def export_cmd(
     episodes: tuple[str, ...],
     everything: bool,
+    demonstrations: bool,
     fmt: str,
     output: Path,
     repo_id: str | None,
@@ -632,16 +638,23 @@ def export_cmd(
     dataset (hf, needs sttui[hf]) or an Inspect AI .eval log (inspect, needs sttui[inspect]).
 
     Training data goes to FILE as a JSON array when its name ends in .json, else as JSON lines.
+    --demonstrations keeps only verified refined episodes, with their provenance (refined_from,
+    edits, editor) in each example's metadata.
 
     Never runs a task's code: the tools come from the record. Only task versions stored before
     tools were kept are opened, under the same trust rule as replay (--trust, --tasks).
     """
     from sttui.exporting import jsonl_lines, training_lines
+    from sttui.exports.rows import is_demonstration
 
     store = open_store()
-    if not episodes and not everything:
-        _fail("name episodes to export, or pass --all", 2)
-    records = store.list_episodes() if everything else [_episode(store, e) for e in episodes]
+    if not episodes and not everything and not demonstrations:
+        _fail("name episodes to export, or pass --all (or --demonstrations)", 2)
+    records = [_episode(store, e) for e in episodes] if episodes else store.list_episodes()
+    if demonstrations:
+        records = [r for r in records if is_demonstration(r.scores)]
+        if not records:
+            _fail("no verified demonstrations to export (`sttui refine EP ... --save --demonstration` makes one)")
     records = sorted(records, key=lambda r: (r.started_at, r.id))
     if repo_id is not None and fmt != "hf":
         _fail("--push-to-hub uploads the Parquet dataset: use it with --format hf", 2)

@@ -11,6 +11,10 @@ import json
 import re
 from typing import Any
 
+from sttui.core.actions import Say, ToolCall
+from sttui.core.problems import did_you_mean
+from sttui.core.schema import check_args
+
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _NUMBER = re.compile(r"-?\d+(\.\d+)?([eE][-+]?\d+)?$")
 
@@ -202,3 +206,23 @@ def complete(text: str, tools: dict[str, list[str]]) -> str | None:
     if not options:
         return None
     return text[: len(text) - len(typed)] + options[0] + "="
+
+
+def entry_action(text: str, tools: dict[str, Any]) -> tuple[str | None, Any]:
+    """(why it is refused, action) for a line typed in a call entry: ``> message`` is a message,
+    anything else a call, checked against ``tools`` (name → ToolSpec) as the engine will check it.
+    The play screen's entry and the refinement editor both read lines through here."""
+    text = text.strip()
+    if text.startswith(">"):
+        message = text[1:].strip()
+        return (None, Say(message)) if message else ("write the message after '>'", None)
+    try:
+        name, args = parse_call(text)
+    except CallSyntaxError as exc:
+        return f"not a call: {exc}", None
+    if name not in tools:
+        return f"no tool '{name}'{did_you_mean(name, tools)}", None
+    problem = check_args(args, tools[name].parameters, name)
+    if problem:
+        return problem, None
+    return None, ToolCall(name, args)

@@ -16,7 +16,7 @@ from typing import Any
 
 from sttui.core.chat import openai_messages
 from sttui.errors import MissingExtra
-from sttui.exports.rows import episode_row
+from sttui.exports.rows import episode_row, provenance
 from sttui.exports.schemas import arrow_safe_tools
 from sttui.exports.transcripts import Transcript
 from sttui.store.secrets import scrub, secret_values
@@ -71,6 +71,7 @@ def schema(pa: Any) -> Any:
             ("ended_at", pa.float64()),
             ("messages", pa.list_(message)),
             ("tools", pa.string()),
+            ("metadata", pa.string()),
         ]
     )
 
@@ -86,7 +87,9 @@ def hf_row(t: Transcript) -> dict[str, Any]:
         for m in openai_messages(t.view, t.system)
     ]
     tools = json.dumps(arrow_safe_tools(t.tools), ensure_ascii=False, sort_keys=True)
-    return {**episode_row(t), "messages": messages, "tools": tools}
+    found = provenance(t.record.scores)
+    metadata = json.dumps(found, ensure_ascii=False, sort_keys=True) if found is not None else None
+    return {**episode_row(t), "messages": messages, "tools": tools, "metadata": metadata}
 
 
 def write_parquet(found: list[Transcript], output: Path) -> int:

@@ -34,6 +34,7 @@ COLUMNS = {
     "seed, setting": "the episode's seed and the papers' setting it ran under",
     "messages": "the agent seat's view as OpenAI chat messages (tool arguments and results as JSON text)",
     "tools": "the tools as OpenAI function schemas, one JSON string",
+    "metadata": "a refined episode's provenance (refined_from, edits, editor, verification) as JSON; else null",
 }
 
 

@@ -19,6 +19,27 @@ def _number(value: Any) -> float | None:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
+def provenance(scores: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A refined episode's provenance (``sttui refine``): what it was refined from, the edits, the
+    editor, and whether it is a verified demonstration; None for any other episode."""
+    lineage = (scores or {}).get("lineage")
+    if not isinstance(lineage, dict):
+        return None
+    return {
+        "refined_from": lineage.get("refined_from"),
+        "edits": lineage.get("edits") or [],
+        "editor": lineage.get("editor"),
+        "demonstration": (scores or {}).get("demonstration") is True,
+        "verification": lineage.get("verification"),
+    }
+
+
+def is_demonstration(scores: dict[str, Any] | None) -> bool:
+    """A refined episode whose verification passed and that was saved as a demonstration."""
+    found = provenance(scores)
+    return bool(found and found["demonstration"] and (found["verification"] or {}).get("passed") is True)
+
+
 def episode_row(t: Transcript) -> dict[str, Any]:
     rec = t.record
     scores = rec.scores or {}

@@ -15,17 +15,29 @@ from pathlib import Path
 
 from sttui.core.chat import openai_messages, sharegpt_conversation
 from sttui.exports.jsonl import dump
+from sttui.exports.rows import provenance
 from sttui.exports.schemas import arrow_safe_tools
 from sttui.exports.transcripts import Transcript, transcripts
 from sttui.store.store import EpisodeRecord, Store
 
 
 def openai_example(t: Transcript) -> dict:
-    return {
-        "messages": openai_messages(t.view, t.system),
-        "tools": arrow_safe_tools(t.tools),
-        "parallel_tool_calls": False,
-    }
+    return _with_provenance(
+        t,
+        {
+            "messages": openai_messages(t.view, t.system),
+            "tools": arrow_safe_tools(t.tools),
+            "parallel_tool_calls": False,
+        },
+    )
+
+
+def _with_provenance(t: Transcript, example: dict) -> dict:
+    """A refined episode's example carries where it came from (``metadata``); others are as before."""
+    found = provenance(t.record.scores)
+    if found is not None:
+        example["metadata"] = {"episode_id": t.record.id, "task_id": t.record.task_id, **found}
+    return example
 
 
 def sharegpt_example(t: Transcript) -> dict | None:
@@ -36,7 +48,9 @@ def sharegpt_example(t: Transcript) -> dict | None:
     if not conv:
         return None
     tools = [tool["function"] for tool in arrow_safe_tools(t.tools)]
-    return {"conversations": conv, "system": t.system, "tools": json.dumps(tools, ensure_ascii=False)}
+    return _with_provenance(
+        t, {"conversations": conv, "system": t.system, "tools": json.dumps(tools, ensure_ascii=False)}
+    )
 
 
 def training_lines(

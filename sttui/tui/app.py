@@ -69,6 +69,7 @@ class SttuiApp(App[None]):
         resume_episode: str | None = None,
         config: Config | None = None,
         annotate: tuple[str, str | None] | None = None,
+        refine: Any = None,
     ):
         super().__init__()
         self.tasks_dir = tasks_dir or tasks_root()
@@ -80,6 +81,7 @@ class SttuiApp(App[None]):
         self._play_request = play
         self._resume_request = resume_episode
         self._annotate_request = annotate
+        self._refine_request = refine  # a Refinement: `sttui refine EP` opens its editor
         self.last_handoff_model: str | None = None  # F10 offers the model chosen last in this sitting
         self._quit_dialog: Any = None
 
@@ -120,6 +122,11 @@ class SttuiApp(App[None]):
             self.resume_play(record)
         if self._annotate_request:
             self.open_annotation(*self._annotate_request)
+        if self._refine_request is not None:
+            from sttui.tui.refine import RefineScreen
+
+            refinement, self._refine_request = self._refine_request, None
+            self.push_screen(RefineScreen(refinement, store, self.human))
 
     @work(thread=True, group="annotate")
     def open_annotation(self, kind: str, text_filter: str | None) -> None:
@@ -365,6 +372,7 @@ def run_app(
     play: PlayPlan | None = None,
     annotate: tuple[str, str | None] | None = None,
     config: Config | None = None,
+    refine: Any = None,
 ) -> None:
     """Run the workbench. ``play`` opens one task at once (``sttui play``); ``config`` is the
     one the command line already read, else it is read here."""
@@ -373,7 +381,7 @@ def run_app(
             config = load_config()
         except ConfigError as exc:
             raise SystemExit(f"error: {exc}") from None
-    app = SttuiApp(tasks_dir, db_url, human, play, resume_episode, config, annotate)
+    app = SttuiApp(tasks_dir, db_url, human, play, resume_episode, config, annotate, refine)
     app.run()
     if app.return_code:  # a crash printed its traceback, or an error its line; the shell must not see success
         raise SystemExit(app.return_code)

@@ -20,12 +20,9 @@ from textual.widgets import Collapsible, Footer, OptionList, Static, Tree
 from textual.widgets.option_list import Option
 
 from sttui.controllers.human import HumanController
-from sttui.core.actions import Say, ToolCall
-from sttui.core.callsyntax import CallSyntaxError, parse_call
+from sttui.core.callsyntax import entry_action
 from sttui.core.checklist import evaluate_checklist
 from sttui.core.episode import Episode
-from sttui.core.problems import did_you_mean
-from sttui.core.schema import check_args
 from sttui.session import PlaySession
 from sttui.tui.handoff import SeatScreen
 from sttui.tui.lifecycle import while_shown
@@ -303,19 +300,7 @@ class PlayScreen(SeatScreen):
             return f"the agent seat is held by {self.session.agent.name}: F11 takes it back", None
         if ep.turn != "agent" or not self.human.waiting:
             return "wait: the user is replying", None
-        if text.startswith(">"):
-            message = text[1:].strip()
-            return (None, Say(message)) if message else ("write the message after '>'", None)
-        try:
-            name, args = parse_call(text)
-        except CallSyntaxError as exc:
-            return f"not a call: {exc}", None
-        if name not in ep.tools:
-            return f"no tool '{name}'{did_you_mean(name, ep.tools)}", None
-        problem = check_args(args, ep.tools[name].parameters, name)
-        if problem:
-            return problem, None
-        return None, ToolCall(name, args)
+        return entry_action(text, ep.tools)
 
     # -- actions ------------------------------------------------------------------------
     @on(OptionList.OptionHighlighted, "#tools")

@@ -78,6 +78,7 @@ class ReplayScreen(Screen[None]):
         Binding("left", "step(-1)", "Previous", priority=True, id="replay.previous"),
         Binding("e", "first_error", "First error", id="replay.first_error"),
         Binding("k", "fork", "Fork from here", id="replay.fork"),
+        Binding("E", "refine", "Refine", id="replay.refine"),  # e was taken by the first error
         Binding("escape", "app.pop_to_home", "Home", id="replay.home"),
     ]
 
@@ -131,6 +132,27 @@ class ReplayScreen(Screen[None]):
         episode, why = reviewed(self.store, record, events, keep_history=True, keep_events=False)
         del events
         self.app.call_from_thread(self.show_review, episode, why)
+
+    def action_refine(self) -> None:
+        self.open_refinement()
+
+    @work(thread=True, exclusive=True, group="replay-refine")
+    def open_refinement(self) -> None:
+        """The refinement editor on this episode (stt episodes whose version may run)."""
+        from sttui.refining import Refinement
+        from sttui.tui.refine import RefineScreen
+        from sttui.versions import VersionProblem
+
+        record = self.store.episode(self.episode_id)
+        if record.kind != "stt":
+            self.app.call_from_thread(self.notify, "only stt episodes (tool calls) can be refined", severity="warning")
+            return
+        try:
+            refinement = Refinement.of(load_version(self.store, record), record, self.store.events(record.id))
+        except VersionProblem as exc:
+            self.app.call_from_thread(self.notify, str(exc), severity="error", timeout=15)
+            return
+        self.app.call_from_thread(self.app.push_screen, RefineScreen(refinement, self.store, self.app.human))
 
     def show_heads(self, record: Any, heads: list[Event]) -> None:
         """A long episode's rows: the first window of them, before its review is ready."""
