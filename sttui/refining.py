@@ -21,6 +21,7 @@ from sttui.controllers.baselines import ScriptedUser
 from sttui.core import events as ev
 from sttui.core.actions import Action, EndEpisode, Reply, Satisfied, Say, ToolCall
 from sttui.core.callsyntax import CallSyntaxError, format_call, parse_call
+from sttui.core.checklist import evaluate_checklist
 from sttui.core.events import Event
 from sttui.core.loader import LoadedTask
 from sttui.core.replaying import actions_of
@@ -215,6 +216,9 @@ class StepOutcome:
     state_hash: str | None = None
     settled: list[str] = field(default_factory=list)  # milestones this step settled
     fired: list[str] = field(default_factory=list)  # triggers that fired after it
+    # the checklist items that hold on the state after this step (None: not reached, or a task
+    # whose checklist is judged from the record, not read off the state)
+    holding: list[str] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -226,6 +230,7 @@ class StepOutcome:
             "state_hash": self.state_hash,
             "settled": self.settled,
             "fired": self.fired,
+            "checklist_holding": self.holding,
         }
 
 
@@ -343,7 +348,11 @@ def verify(loaded: LoadedTask, record: EpisodeRecord, events: list[Event], steps
             o.settled.append(str(p.get("milestone") or p.get("id")))
         if "state_hash" in p:
             o.state_hash = p["state_hash"]
+        if e.type in (ev.TOOL_RESULT, ev.TRIGGER_FIRED) and by_state:
+            o.holding = [item.id for item in evaluate_checklist(episode) if item.passed]
 
+    # the checklist step by step, where it is read off the state (an impossible task's is judged)
+    by_state = bool(getattr(episode.task, "checklist", None)) and getattr(episode.task, "judge", None) is None
     episode.listeners.append(watch)
     episode.start()
     result = asyncio.run(drive(episode, Seats(agent, user_for(record, events))))  # type: ignore[arg-type]

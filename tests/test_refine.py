@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from sttui.cli import main
 from sttui.core.actions import Say, ToolCall
-from sttui.refining import Edit, EditError, Refinement, apply_edits, parse_edits
+from sttui.refining import Edit, EditError, Refinement, apply_edits, parse_edits, verify
 from sttui.store.store import Store
 from sttui.versions import load_version
 from tests.conftest import ROOT
@@ -44,6 +44,10 @@ def naive(tmp_path):
     (record,) = store.list_episodes()
     assert record.outcome["passed"] is False
     return db, record.id
+
+
+def verify_steps(r: Refinement, steps):
+    return verify(r.loaded, r.record, r.events, steps)
 
 
 def refinement(db: str, ep: str) -> Refinement:
@@ -102,6 +106,21 @@ def test_an_edit_that_breaks_a_later_call_is_reported_per_step(naive):
     out = cli(db, "refine", ep, "--set", "3.args.vehicle_id=7")  # the engine's argument check refuses it
     assert "3  assign_vehicle(shipment_id=SHP-1, vehicle_id=7)  REFUSED: " in out.output
     assert "vehicle_id must be a string" in out.output and "FAILED (1 refused step(s))" in out.output
+
+
+def test_the_checklist_is_shown_step_by_step_against_the_original(naive):
+    """Per step, the checklist items that hold on the state after it: the fixed run reaches
+    both at its dispatch; the original run never has ``delivered``."""
+    db, ep = naive
+    r = refinement(db, ep)
+    original = verify_steps(r, r.original)
+    assert all("delivered" not in (s.holding or []) for s in original.steps)
+    fixed = verify_steps(r, apply_edits(r.original, [Edit("set", 3, key="vehicle_id", value="TRK-9")]))
+    holding = [s.holding for s in fixed.steps]
+    assert holding[2] == ["cold"]  # assigned, not yet dispatched: nothing delivered
+    assert holding[3] == ["delivered", "cold"]  # dispatch(SHP-1) on TRK-9 delivers it
+    out = cli(db, "refine", ep, "--set", "3.args.vehicle_id=TRK-9", "--json")
+    assert json.loads(out.output)["steps"][3]["checklist_holding"] == ["delivered", "cold"]
 
 
 @pytest.mark.parametrize(
@@ -226,6 +245,9 @@ async def test_the_editor_edits_reverifies_undoes_and_saves(naive):
         await wait_for(pilot, lambda: "PASSED" in _status(screen))
         assert str(table.get_row_at(1)[1]) == "list_vehicles(location=HUB-NORTH)"
         assert "≠" in [str(c) for c in table.get_row_at(2)]  # the state differs from the original's step 2
+        # the checklist step by step (delivered, cold): both hold once the shipment is dispatched
+        # on the working reefer, which the original never reached
+        assert [str(table.get_row_at(i)[5]) for i in range(5)][-1] == "✓✓"
         assert "✗ → ✓ delivered" in str(screen.query_one("#refine-checklist").render())
         await pilot.press("u", "u")
         await wait_for(pilot, lambda: "FAILED" in _status(screen) and "0 edit(s)" in _status(screen))
@@ -327,3 +349,42 @@ async def test_the_editor_inserts_and_rewords_messages(naive):
         await pilot.press("enter")
         assert [e.op for e in r.edits] == ["insert", "say"] and r.steps[4] == Say("On its way.")
         await pilot.press("escape")  # nothing open: leaves the editor (the only screen: the app exits)
+
+
+def test_sessions_tree_shows_forks_and_refinements_under_their_origin(naive):
+    db, ep = naive
+    assert cli(db, "refine", ep, *FIX, "--save", "--as", "ana").exit_code == 0
+    out = cli(db, "fork", ep, "--at", "6", "--headless", "--agent", "baseline:oracle")
+    assert out.exit_code == 0, out.output
+    fork = next(r for r in Store(db).list_episodes() if r.id != ep and r.agent != "human:ana")
+    out = cli(db, "fork", fork.id, "--at", "8", "--headless", "--agent", "baseline:oracle")
+    assert out.exit_code == 0, out.output
+    lines = cli(db, "sessions", "--tree").output.splitlines()
+    assert lines[0].startswith(f"{ep}  ")  # the one root
+    kids = [line for line in lines[1:] if line.startswith(("├─ ", "└─ "))]
+    assert sorted(k.split("[")[-1] for k in kids) == ["fork @6]", "refined]"]
+    grandchild = [line for line in lines if line.lstrip("│ ").startswith("└─ ") and line.startswith(("│  ", "   "))]
+    assert len(grandchild) == 1 and grandchild[0].endswith("[fork @8]")
+    assert lines[-1] == "4 episode(s)"
+
+
+async def test_home_sessions_tab_names_where_an_episode_came_from(naive):
+    import asyncio
+
+    from sttui.tui.app import SttuiApp
+    from tests.conftest import ROOT as root
+    from tests.tui_helpers import wait_for
+
+    db, ep = naive
+    # (the commands run their episodes with asyncio.run: off this test's event loop)
+    assert (await asyncio.to_thread(cli, db, "refine", ep, *FIX, "--save", "--as", "ana")).exit_code == 0
+    fork = await asyncio.to_thread(cli, db, "fork", ep, "--at", "6", "--headless", "--agent", "baseline:oracle")
+    assert fork.exit_code == 0, fork.output
+    app = SttuiApp(root / "tasks", db_url=db, human="ana")
+    async with app.run_test(size=(200, 40)) as pilot:
+        home = app.screen
+        await wait_for(pilot, lambda: bool(home.query("#sessions")) and home.sessions_table().row_count == 3)
+        ids = [str(home.sessions_table().get_row_at(i)[0]) for i in range(3)]
+    assert sum(f"(fork of {ep}@6)" in i for i in ids) == 1
+    assert sum(f"(refined from {ep})" in i for i in ids) == 1
+    assert sum(i == ep for i in ids) == 1

@@ -113,6 +113,43 @@ def _with_forks(
         yield from flush()
 
 
+def family_tree(store: Any, records: list[Any]) -> list[str]:
+    """Episodes as a family tree: roots newest first, each fork (``fork @SEQ``) and refinement
+    (``refined``) indented under the episode it came from, children oldest first."""
+    from sttui.forking import forks_among
+
+    by_id = {r.id: r for r in records}
+    parent: dict[str, tuple[str, str]] = {}
+    for i in range(0, len(records), 500):
+        for eid, origin in forks_among(store, [r.id for r in records[i : i + 500]]).items():
+            parent[eid] = (str(origin["episode"]), f"fork @{origin['seq']}")
+    for r in records:
+        refined_from = ((r.scores or {}).get("lineage") or {}).get("refined_from")
+        if refined_from:
+            parent[r.id] = (str(refined_from), "refined")
+    children: dict[str, list[Any]] = {}
+    for r in sorted(records, key=lambda r: (r.started_at, r.id)):
+        up = parent.get(r.id)
+        if up is not None and up[0] in by_id:
+            children.setdefault(up[0], []).append(r)
+    lines: list[str] = []
+
+    def show(r: Any, lead: str, branch: str, how: str) -> None:
+        how = f"  [{how}]" if how else ""
+        lines.append(f"{lead}{branch}{r.id}  {r.task_id}  {r.status}  {_outcome(r)}  {r.agent}{how}")
+        kids = children.get(r.id, [])
+        deeper = lead + ("" if not branch else ("   " if branch == "└─ " else "│  "))
+        for n, kid in enumerate(kids):
+            show(kid, deeper, "└─ " if n == len(kids) - 1 else "├─ ", parent[kid.id][1])
+
+    for r in records:
+        up = parent.get(r.id)
+        if up is None or up[0] not in by_id:
+            show(r, "", "", f"{up[1]} of {up[0]}" if up else "")
+    lines.append(f"\n{len(records)} episode(s)")
+    return lines
+
+
 def _control_fields(record: Any, controls: dict[str, dict[str, Any]]) -> dict[str, Any]:
     from sttui.comparison import control_of, holder
     from sttui.core.control import seat_label
@@ -134,6 +171,7 @@ def _control_fields(record: Any, controls: dict[str, dict[str, Any]]) -> dict[st
 @click.option("--until", type=click.DateTime(), help="Started before.")
 @click.option("--limit", type=int, default=None)
 @click.option("--json", "as_json", is_flag=True, help="Print records as JSON.")
+@click.option("--tree", is_flag=True, help="Forks and refinements under the episode they came from.")
 def sessions(
     task: str | None,
     controller: str | None,
@@ -142,6 +180,7 @@ def sessions(
     until: datetime | None,
     limit: int | None,
     as_json: bool,
+    tree: bool,
 ) -> None:
     """List recorded episodes, newest first.
 
@@ -151,10 +190,15 @@ def sessions(
     ``agent_label`` and ``user_label``; ``agent``/``user`` stay the initial holders.
 
     A fork's id is followed by ``(fork of EP@SEQ)``, the episode and row it was taken from;
-    with --json every record has ``forked_from`` ({episode, seq}, or null)."""
+    with --json every record has ``forked_from`` ({episode, seq}, or null). --tree shows the
+    family tree: each fork and refinement indented under the episode it came from."""
     store = open_store()
     # streamed, never held whole: the JSON as the records come, the table from light rows
     filters = {"task": task, "controller": controller, "status": status, "since": since, "until": until, "limit": limit}
+    if tree:
+        for line in family_tree(store, list(store.iter_episodes(**filters))):
+            click.echo(line)
+        return
     if as_json:
         echo_json_list(
             {**r.as_dict(), **_control_fields(r, controls), "forked_from": forks.get(r.id)}

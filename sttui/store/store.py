@@ -167,6 +167,7 @@ _SUMMARY_JSON: list[tuple[str, tuple[str, ...], str]] = [
     ("scores", (), "empty"),
     ("scores", ("calibrated_accuracy",), "float"),
     ("scores", ("control",), "json"),
+    ("scores", ("lineage",), "json"),
     ("scores", ("incomplete",), "bool"),
     ("scores", ("human_active_seconds",), "float"),
     ("scores", ("review", "score"), "float"),
@@ -258,6 +259,17 @@ def _outcome_of(kind: str | None, empty: Any, passed: Any) -> Fields | None:
     return _PASSED[_flag(passed)]
 
 
+@functools.lru_cache(maxsize=1024)
+def _json_object(text: str) -> Any:
+    """An object a listing reads as a whole (a refinement's or a fork's ``lineage``), parsed
+    once per distinct text; None when it is not a JSON object."""
+    try:
+        value = json.loads(text)
+    except (TypeError, ValueError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
 @functools.lru_cache(maxsize=4096)
 def _control_of(text: str) -> Any:
     """``scores.control`` as the database hands it out: its JSON text, parsed and checked once
@@ -274,7 +286,22 @@ def _scores_of(x: tuple[Any, ...]) -> Fields | None:
     """The scores a listing reads. A key whose value is null counts as absent, as it does for
     every reader of these (``.get(k) is not None``, or truthiness); a review is there when it
     has its score, and its stop when that has its saved steps (as every review written has)."""
-    kind, empty, ca, control, incomplete, human, score, completion, settled, milestones, signal, step, saved = x
+    (
+        kind,
+        empty,
+        ca,
+        control,
+        lineage,
+        incomplete,
+        human,
+        score,
+        completion,
+        settled,
+        milestones,
+        signal,
+        step,
+        saved,
+    ) = x
     if kind is None or kind == "null":
         return None
     if kind != "object":
@@ -287,6 +314,9 @@ def _scores_of(x: tuple[Any, ...]) -> Fields | None:
     if control is not None:
         keys.append("control")
         values.append(_control_of(control))
+    if lineage is not None:
+        keys.append("lineage")
+        values.append(_json_object(lineage))
     if incomplete is not None:
         keys.append("incomplete")
         values.append(_flag(incomplete))
@@ -820,7 +850,7 @@ class Store:
         complete): a plain listing needs the outcome and calibrated accuracy alone. ``run_id``: only
         the episodes that run counts, one per done item."""
         table = EpisodeRow.__table__
-        wanted = _SUMMARY_JSON if review else _SUMMARY_JSON[:7]
+        wanted = _SUMMARY_JSON if review else _SUMMARY_JSON[:8]
         pad = (None,) * (len(_SUMMARY_JSON) - len(wanted))
         json = [self._json_field(col, path, kind) for col, path, kind in wanted]
         columns = [table.c[name] for name in _SUMMARY_COLUMNS]

@@ -90,7 +90,17 @@ def _entry_row(e: Any) -> TaskRow:
 SESSIONS_PAGE = 500  # sessions read at a time
 
 
-def _session_cells(r: Any) -> tuple[str, ...]:
+def _origin(r: Any, forks: dict[str, dict[str, Any]]) -> str:
+    """Where an episode came from, as ``sttui sessions`` says it: a fork's episode and row, or
+    the episode a refinement was made from."""
+    fork = forks.get(r.id) or ((r.scores or {}).get("lineage") or {}).get("forked_from")
+    if isinstance(fork, dict) and fork.get("episode"):
+        return f" (fork of {fork['episode']}@{fork.get('seq')})"
+    refined = ((r.scores or {}).get("lineage") or {}).get("refined_from")
+    return f" (refined from {refined})" if refined else ""
+
+
+def _session_cells(r: Any, forks: dict[str, dict[str, Any]] | None = None) -> tuple[str, ...]:
     """A session's row in the sessions pane (``SESSION_COLUMNS``); a seat that changed hands
     reads ``mixed (…)``, as in ``sttui sessions``."""
     from datetime import datetime
@@ -108,7 +118,7 @@ def _session_cells(r: Any) -> tuple[str, ...]:
     stages = f"{review['score']:.2f} · {review['settled']}/{review['milestones']}" if review else "-"
     control = valid_control((r.scores or {}).get("control"))
     cells = {
-        "id": r.id,
+        "id": r.id + _origin(r, forks or {}),
         "status": r.status,
         "outcome": outcome,
         "baseline": clean_mark(r),
@@ -120,6 +130,14 @@ def _session_cells(r: Any) -> tuple[str, ...]:
         "started": started,
     }
     return tuple(cells[c] for c in SESSION_COLUMNS)
+
+
+def _forks(store: Any, records: list[Any]) -> dict[str, dict[str, Any]]:
+    """The forks among a page of sessions, running ones included (a finished fork's lineage is
+    in its scores too): one query, then the forks' own start events."""
+    from sttui.forking import forks_among
+
+    return forks_among(store, [r.id for r in records])
 
 
 def _mine(records: list[Any]) -> dict[str, str]:
@@ -250,15 +268,17 @@ class HomeScreen(Screen[None]):
         records = list(store.summaries(limit=SESSIONS_PAGE))  # light rows, a page: more as the cursor reaches the end
         me = self.app.human  # type: ignore[attr-defined]
         mine = _mine([r for r in records if me in (r.agent, r.user)])
-        self.app.call_from_thread(self.show_sessions, records, mine)
+        self.app.call_from_thread(self.show_sessions, records, mine, _forks(store, records))
 
-    def show_sessions(self, records: list[Any], mine: dict[str, str]) -> None:
+    def show_sessions(
+        self, records: list[Any], mine: dict[str, str], forks: dict[str, dict[str, Any]] | None = None
+    ) -> None:
         self.sessions = records
         self.mine = mine
         table = self.sessions_table()
         table.clear()
         for r in records:
-            table.add_row(*_session_cells(r), key=r.id)
+            table.add_row(*_session_cells(r, forks), key=r.id)
         self._show_mine(mine)
         self.show_status()
 
@@ -286,15 +306,15 @@ class HomeScreen(Screen[None]):
             return
         more = list(store.summaries(limit=SESSIONS_PAGE, offset=len(self.sessions)))
         if more:
-            self.app.call_from_thread(self.add_sessions, more)
+            self.app.call_from_thread(self.add_sessions, more, _forks(store, more))
 
-    def add_sessions(self, records: list[Any]) -> None:
+    def add_sessions(self, records: list[Any], forks: dict[str, dict[str, Any]] | None = None) -> None:
         table = self.sessions_table()
         shown = {r.id for r in self.sessions}
         fresh = [r for r in records if r.id not in shown]  # (an episode recorded meanwhile shifts the pages)
         self.sessions = [*self.sessions, *fresh]
         for r in fresh:
-            table.add_row(*_session_cells(r), key=r.id)
+            table.add_row(*_session_cells(r, forks), key=r.id)
 
     @on(DataTable.RowHighlighted, "#sessions")
     def _session_highlighted(self, event: DataTable.RowHighlighted) -> None:

@@ -88,7 +88,7 @@ class RefineScreen(Screen[None]):
 
     def on_mount(self) -> None:
         steps = self.query_one("#refine-steps", DataTable)
-        steps.add_columns("#", "step", "outcome", "settled", "state")
+        steps.add_columns("#", "step", "outcome", "settled", "state", "checklist")
         self.query_one("#refine-original", DataTable).add_columns("#", "step", "outcome", "settled")
         self.query_one("#refine-entry").display = False
         steps.focus()
@@ -151,10 +151,15 @@ class RefineScreen(Screen[None]):
                 ", ".join(outcome.settled) if outcome else "",
             ]
             if with_state:
-                cells.append(state_cell(outcome, o.steps[i] if o is not None and i < len(o.steps) else None))
+                before = o.steps[i] if o is not None and i < len(o.steps) else None
+                cells.append(state_cell(outcome, before))
+                cells.append(holding_cell(outcome, before, self._checklist_ids()))
             table.add_row(*cells)
         if steps:
             table.move_cursor(row=min(max(row, 0), len(steps) - 1))
+
+    def _checklist_ids(self) -> list[str]:
+        return [item.id for item in getattr(self.refinement.loaded.task, "checklist", None) or []]
 
     def feedback(self, text: str) -> None:
         self.query_one("#refine-feedback", Static).update(text)
@@ -295,6 +300,17 @@ def state_cell(refined: Any, original: Any) -> Text:
         return Text("")
     same = refined.state_hash == original.state_hash
     return Text("=" if same else "≠", style="dim" if same else "bold yellow")
+
+
+def holding_cell(refined: Any, original: Any, ids: list[str]) -> Text:
+    """The checklist after this step, one mark per item (✓ holds, · not yet), bold where it
+    differs from the original run's after the same step number."""
+    if refined is None or refined.holding is None or not ids:
+        return Text("")
+    marks = "".join("✓" if i in refined.holding else "·" for i in ids)
+    was = None if original is None or original.holding is None else set(original.holding)
+    changed = was is not None and was != set(refined.holding)
+    return Text(marks, style="bold yellow" if changed else "")
 
 
 def checklist_text(original: Verification | None, refined: Verification | None) -> Text:
