@@ -214,6 +214,51 @@ async def test_k_on_a_replay_row_forks_and_opens_the_play_screen_with_the_prefix
         assert f"fork of {original}@{row}" in str(app.screen.query_one("#status-bar").render())
 
 
+async def test_a_person_finishes_a_fork_taken_from_a_model_episode(tmp_path):
+    """The model's first two calls kept, the person plays on to a pass; the finished fork
+    records its lineage in its scores and is no clean baseline."""
+    from textual.widgets import DataTable, Input
+
+    from sttui.tui.modals import EditValue
+    from sttui.tui.replay import ReplayScreen
+    from tests.tui_helpers import ScreenApp, wait_for
+
+    db = f"sqlite:///{tmp_path / 'f.db'}"
+    original = await asyncio.to_thread(model_episode, db)
+    store = Store(db)
+    row = second_call_row(store, original)
+    app = ScreenApp(lambda: ReplayScreen(store, original), store=store)
+    async with app.run_test(size=(130, 40)) as pilot:
+        table = app.screen.query_one("#events", DataTable)
+        await wait_for(pilot, lambda: table.row_count > 0)
+        table.move_cursor(row=next(i for i, e in enumerate(app.screen.events) if e.seq == row))
+        await pilot.press("k")
+        await wait_for(pilot, lambda: isinstance(app.screen, EditValue))
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "PlayScreen")
+        play = app.screen
+        session = play.session
+        await pilot.press("f5")
+        for line in (
+            "assign_vehicle(shipment_id=SHP-1, vehicle_id=TRK-9)",
+            "dispatch(shipment_id=SHP-1)",
+            "> TRK-7's refrigeration failed, so the insulin went on reefer TRK-9; it reached the clinic cold.",
+        ):
+            await wait_for(pilot, lambda: play.human.waiting or session.episode.ended is not None)
+            if session.episode.ended is not None:
+                break
+            play.query_one("#entry", Input).value = line
+            await pilot.press("enter")
+        await wait_for(pilot, lambda: session.episode.ended is not None)
+        fork_id = session.episode_id
+        await wait_for(pilot, lambda: store.episode(fork_id).status == "completed")
+    fork = store.episode(fork_id)
+    assert fork.outcome["passed"] is True and fork.clean_baseline is False
+    assert fork.scores["lineage"] == {"forked_from": {"episode": original, "seq": row}}
+    holders = fork.scores["control"]["agent_steps"]
+    assert holders.get("human:ana", 0) >= 2 and any(h.startswith("model:") for h in holders)  # both took steps
+
+
 @pytest.mark.parametrize(
     ("args", "agent", "user"),
     [([], "human:ana", "baseline:scripted-user"), (["--user", "human"], "model:stub", "human:ana")],
