@@ -164,7 +164,7 @@ def test_pages_follow_each_other_without_overlap(db_url):
 
 def _old_sessions_text(store: Store, **filters: object) -> str:
     """What ``sessions`` printed when it held every record: the same rows, built from full records."""
-    from sttui.cli.records import _control_fields, _outcome, _when, episode_controls
+    from sttui.cli.listing import _control_fields, _outcome, _when, episode_controls
 
     records = store.list_episodes(**filters)  # type: ignore[arg-type]
     controls = episode_controls(store, records)
@@ -198,7 +198,7 @@ def test_sessions_streams_the_same_text_as_before(db_url, monkeypatch):
     out = runner.invoke(main, ["--db", db_url, "sessions", "--task", "nothing-like-it"])
     assert out.output == _old_sessions_text(store, task="nothing-like-it")
     out = runner.invoke(main, ["--db", db_url, "sessions", "--json", "--limit", "300"])
-    from sttui.cli.records import _control_fields, episode_controls
+    from sttui.cli.listing import _control_fields, episode_controls
 
     records = store.list_episodes(limit=300)
     controls = episode_controls(store, records)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import re
 import sys
-from collections.abc import Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -13,6 +12,15 @@ from typing import Any
 import click
 
 from sttui.cli.app import echo_json, echo_json_list, main, open_store
+from sttui.cli.listing import (
+    _control_fields,
+    _outcome,
+    _when,
+    _with_forks,
+    episode_controls,
+    family_tree,
+    with_controls,
+)
 
 
 def _fail(message: str, code: int = 1) -> None:
@@ -50,117 +58,6 @@ def _task_dirs(extra: tuple[Path, ...]) -> list[Path]:
     from sttui.paths import tasks_root
 
     return [tasks_root(), *extra]
-
-
-def _when(ts: float | None) -> str:
-    return datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M") if ts else "-"
-
-
-def _outcome(rec: Any) -> str:
-    if rec.outcome is not None:
-        return "pass" if rec.outcome.get("passed") else "fail"
-    if rec.scores and rec.scores.get("calibrated_accuracy") is not None:
-        return f"CA {rec.scores['calibrated_accuracy']:.0%}"
-    return "-"
-
-
-def episode_controls(store: Any, records: list[Any]) -> dict[str, dict[str, Any]]:
-    """Control summaries, by episode id, for the records whose scores lack one (running
-    episodes, and those recorded before summaries were kept) and whose seat changed hands:
-    tallied from their events. The others had one controller per seat, as their row says."""
-    from sttui.core.control import control_summary, valid_control
-
-    lacking = [r.id for r in records if valid_control((r.scores or {}).get("control")) is None]
-    handed = store.episode_ids_with("seat_changed", lacking)
-    return {eid: control_summary(store.events(eid)) for eid in sorted(handed)}
-
-
-def with_controls(store: Any, records: Iterable[Any], chunk: int = 500) -> Iterator[tuple[Any, dict[str, Any]]]:
-    """``records`` streamed, each with the control summaries ``episode_controls`` finds for its
-    chunk (one query per ``chunk`` records), so a long listing is never held whole."""
-    batch: list[Any] = []
-    for r in records:
-        batch.append(r)
-        if len(batch) == chunk:
-            controls = episode_controls(store, batch)
-            yield from ((b, controls) for b in batch)
-            batch = []
-    if batch:
-        controls = episode_controls(store, batch)
-        yield from ((b, controls) for b in batch)
-
-
-def _with_forks(
-    store: Any, rows: Iterable[tuple[Any, dict[str, Any]]], chunk: int = 500
-) -> Iterator[tuple[Any, dict[str, Any], dict[str, dict[str, Any]]]]:
-    """``rows`` (record, controls) streamed, each with the forks of its chunk (see
-    ``forking.forks_among``): one query per ``chunk`` records."""
-    from sttui.forking import forks_among
-
-    batch: list[tuple[Any, dict[str, Any]]] = []
-
-    def flush() -> Iterator[tuple[Any, dict[str, Any], dict[str, dict[str, Any]]]]:
-        forks = forks_among(store, [r.id for r, _ in batch])
-        for r, controls in batch:
-            yield r, controls, forks
-
-    for row in rows:
-        batch.append(row)
-        if len(batch) == chunk:
-            yield from flush()
-            batch = []
-    if batch:
-        yield from flush()
-
-
-def family_tree(store: Any, records: list[Any]) -> list[str]:
-    """Episodes as a family tree: roots newest first, each fork (``fork @SEQ``) and refinement
-    (``refined``) indented under the episode it came from, children oldest first."""
-    from sttui.forking import forks_among
-
-    by_id = {r.id: r for r in records}
-    parent: dict[str, tuple[str, str]] = {}
-    for i in range(0, len(records), 500):
-        for eid, origin in forks_among(store, [r.id for r in records[i : i + 500]]).items():
-            parent[eid] = (str(origin["episode"]), f"fork @{origin['seq']}")
-    for r in records:
-        refined_from = ((r.scores or {}).get("lineage") or {}).get("refined_from")
-        if refined_from:
-            parent[r.id] = (str(refined_from), "refined")
-    children: dict[str, list[Any]] = {}
-    for r in sorted(records, key=lambda r: (r.started_at, r.id)):
-        up = parent.get(r.id)
-        if up is not None and up[0] in by_id:
-            children.setdefault(up[0], []).append(r)
-    lines: list[str] = []
-
-    def show(r: Any, lead: str, branch: str, how: str) -> None:
-        how = f"  [{how}]" if how else ""
-        lines.append(f"{lead}{branch}{r.id}  {r.task_id}  {r.status}  {_outcome(r)}  {r.agent}{how}")
-        kids = children.get(r.id, [])
-        deeper = lead + ("" if not branch else ("   " if branch == "└─ " else "│  "))
-        for n, kid in enumerate(kids):
-            show(kid, deeper, "└─ " if n == len(kids) - 1 else "├─ ", parent[kid.id][1])
-
-    for r in records:
-        up = parent.get(r.id)
-        if up is None or up[0] not in by_id:
-            show(r, "", "", f"{up[1]} of {up[0]}" if up else "")
-    lines.append(f"\n{len(records)} episode(s)")
-    return lines
-
-
-def _control_fields(record: Any, controls: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    from sttui.comparison import control_of, holder
-    from sttui.core.control import seat_label
-
-    control = control_of(record, controls)
-    return {
-        "control": control,
-        "agent_holder": holder(record, controls, control),
-        "agent_label": seat_label(record.agent, control["agent_steps"] if control else None),
-        "user_label": seat_label(record.user, control["user_turns"] if control else None),
-    }
 
 
 @main.command()
