@@ -426,7 +426,11 @@ def save(store: Store, refinement: Refinement, editor: str, *, demonstration: bo
         )
     record, loaded, events = refinement.record, refinement.loaded, refinement.events
     line = lineage(refinement, editor, verification)
-    episode_id = store.create_episode(loaded, record.seed, editor, record.user, setting=record.setting)
+    # the version is the record's, stored already: never stored again (an imported version run
+    # with --trust would otherwise be written as recorded here, and its code trusted from then on)
+    episode_id = store.create_episode(
+        loaded, record.seed, editor, record.user, setting=record.setting, store_version=False
+    )
     store.update_episode(episode_id, clean_baseline=False)
     recorder = Recorder(store, episode_id)
 

@@ -6,6 +6,7 @@ names code outside its folder and the three above. No temp folders are left behi
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
 import shutil
@@ -85,11 +86,19 @@ def files_under(folder: Path) -> set[str]:
 # -- an import's code never runs unless trusted ------------------------------------------
 
 
-@pytest.mark.parametrize(
-    "env_ref",
-    ["{tmp}/site/sitecustomize:LogisticsEnv", "logistics.env:LogisticsEnv", "sitecustomize:LogisticsEnv"],
-    ids=["absolute-sitecustomize", "normal-ref", "sitecustomize-name"],
-)
+ENV_REFS = {  # what an attacker may put in env_ref: never a path sttui writes or imports
+    "absolute-sitecustomize": "{tmp}/site/sitecustomize:LogisticsEnv",
+    "normal-ref": "logistics.env:LogisticsEnv",
+    "sitecustomize-name": "sitecustomize:LogisticsEnv",
+    "absolute-dot-py": "{tmp}/site/sitecustomize.py",
+    "dotdot": "../../../../{tmp}/site/x:LogisticsEnv",
+    "windows-dotdot": "..\\..\\site\\x.py:LogisticsEnv",
+    "nul-byte": "site/x\x00.py:LogisticsEnv",
+    "very-long": "a" * 5000 + ":LogisticsEnv",
+}
+
+
+@pytest.mark.parametrize("env_ref", list(ENV_REFS.values()), ids=list(ENV_REFS))
 def test_an_imported_version_writes_nothing_and_runs_nothing(exported, tmp_path, env_ref):
     env_ref = env_ref.format(tmp=tmp_path)
     marker = tmp_path / "ran.txt"
@@ -111,7 +120,13 @@ def test_an_imported_version_writes_nothing_and_runs_nothing(exported, tmp_path,
         out = tmp_path / f"x.{fmt}"
         assert cli(db, "export", eid, "--format", fmt, "-o", out).exit_code == 0
         assert out.read_text().count("\n") == (1 if fmt != "jsonl" else len(as_json["events"]) + 3)
+    for fmt, module, name in (("hf", "pyarrow", "x.parquet"), ("inspect", "inspect_ai", "x.eval")):
+        if importlib.util.find_spec(module) is not None:  # optional extras
+            assert cli(db, "export", eid, "--format", fmt, "-o", tmp_path / name).exit_code == 0, fmt
     assert cli(db, "resume", eid, "--headless").exit_code == 1  # (it is not running either)
+    for args in (["fork", eid, "--at", 5, "--headless"], ["refine", eid, "--drop", 1, "--json"]):
+        out = cli(db, *args)
+        assert out.exit_code != 0 and "not trusted" in out.output and "Traceback" not in out.output, args
     assert not marker.exists()
     assert not (tmp_path / "site").exists() and not Path("sitecustomize.py").exists()
     assert files_under(cache) == set()
@@ -173,6 +188,40 @@ def test_what_makes_a_version_trusted(exported, tmp_path):
     cli(vouched, "import", exported["file"], "--trust")
     report = json.loads(cli(vouched, "replay", eid, "--json").stdout)
     assert report["replayed"] is True and report["trusted_by"] == "imported with --trust"
+
+
+@pytest.mark.parametrize("env", ["environment:LogisticsEnv", "logistics.env:LogisticsEnv"])
+def test_refine_runs_an_import_only_with_trust_and_never_makes_it_recorded_here(exported, tmp_path, env):
+    """refine --save --trust vouches for one command. The refined episode must not store the
+    version again from sttui's cache copy: with ``env: environment:...`` (the cache copy's name)
+    that marked the import recorded here, and its code ran on every later replay; with its own
+    env: the save failed (no module beside the copy)."""
+    marker = tmp_path / "ran.txt"
+    evil = tamper(exported["file"], tmp_path / "evil.jsonl", env, f"open({str(marker)!r}, 'w')\n")
+    lines = evil.read_text().splitlines()
+    head = json.loads(lines[1])
+    task = head["task"]
+    task["source"] = task["source"].replace("env: logistics.env:LogisticsEnv", f"env: {env}")
+    task["content_hash"] = head["episode"]["task_hash"] = content_hash(task["source"], task["env_source"].encode())
+    evil.write_text("\n".join([lines[0], json.dumps(head), *lines[2:]]) + "\n")
+    db = f"sqlite:///{tmp_path / 'victim.db'}"
+    assert cli(db, "import", evil).exit_code == 0
+    eid = exported["episode"]
+
+    refused = cli(db, "refine", eid, "--drop", "1", "--json")
+    assert refused.exit_code == 2 and "not trusted" in refused.output and "Traceback" not in refused.output
+    assert not marker.exists()
+
+    saved = cli(db, "refine", eid, "--save", "--trust", "--json")
+    assert saved.exit_code == 0, saved.output
+    assert marker.exists()  # vouched for: it ran, from sttui's own copy
+    marker.unlink()
+    version = Store(db).task_version(task["task_id"], task["content_hash"])
+    assert version.origin == "imported"
+    for episode in (eid, json.loads(saved.stdout)["saved"]):
+        out = cli(db, "replay", episode)
+        assert out.exit_code == 1 and "was imported from a file" in out.output, episode
+    assert not marker.exists()
 
 
 def test_an_export_of_a_bundled_task_replays_from_the_bundled_file(tmp_path):
@@ -342,18 +391,26 @@ def test_no_temp_folders_are_left_behind(exported, tmp_path, monkeypatch):
     Store(db).update_episode(eid, status="running", ended_at=None)  # resumable
     with sqlite3.connect(tmp_path / "home.db") as con:
         con.execute("delete from events where episode_id = ? and type = 'episode_ended'", (eid,))
-    commands = [
-        ("replay", [db, "replay", eid]),
-        ("export jsonl", [db, "export", eid, "-o", tmp_path / "1.jsonl"]),
-        ("export openai", [db, "export", eid, "--format", "openai", "-o", tmp_path / "2.jsonl"]),
-        ("export sharegpt", [db, "export", eid, "--format", "sharegpt", "-o", tmp_path / "3.jsonl"]),
-        ("import", [fresh, "import", exported["file"]]),
-        ("replay imported --trust", [fresh, "replay", eid, "--trust"]),
-        ("resume", [db, "resume", eid, "--headless"]),
+    (tmp_path / "a-file").write_text("")
+    commands = [  # name, exit code, command; failures too
+        ("replay", 0, [db, "replay", eid]),
+        ("export jsonl", 0, [db, "export", eid, "-o", tmp_path / "1.jsonl"]),
+        ("export openai", 0, [db, "export", eid, "--format", "openai", "-o", tmp_path / "2.jsonl"]),
+        ("export sharegpt", 0, [db, "export", eid, "--format", "sharegpt", "-o", tmp_path / "3.jsonl"]),
+        ("export into a file", 1, [db, "export", eid, "-o", tmp_path / "a-file" / "x.jsonl"]),
+        ("import", 0, [fresh, "import", exported["file"]]),
+        ("import again", 0, [fresh, "import", exported["file"]]),
+        ("replay imported", 1, [fresh, "replay", eid]),
+        ("fork imported", 1, [fresh, "fork", eid, "--at", 5, "--headless"]),
+        ("refine imported", 2, [fresh, "refine", eid, "--drop", 1]),
+        ("replay imported --trust", 0, [fresh, "replay", eid, "--trust"]),
+        ("refine imported --trust", 0, [fresh, "refine", eid, "--drop", 1, "--save", "--trust"]),
+        ("resume", 0, [db, "resume", eid, "--headless"]),
+        ("resume again", 1, [db, "resume", eid, "--headless"]),
     ]
-    for name, (url, *args) in commands:
+    for name, code, (url, *args) in commands:
         out = cli(url, *args)
-        assert out.exit_code == 0, (name, out.output)
+        assert out.exit_code == code, (name, out.output)
         assert [p.name for p in temp.iterdir()] == [], name
 
 
@@ -391,3 +448,36 @@ async def test_the_workbench_neither_resumes_nor_reviews_an_untrusted_version(ex
     assert not marker.exists()
     out = cli(db, "resume", eid)
     assert out.exit_code == 1 and "cannot resume" in out.output and "not trusted" in out.output
+
+
+async def test_the_workbench_replay_shows_an_untrusted_version_and_runs_none_of_it(exported, tmp_path):
+    """The replay screen lists the imported episode's rows; its fork (k) and refine (E) keys
+    refuse in a notice, and the record's code never runs."""
+    from textual.widgets import DataTable
+
+    from sttui.tui.modals import EditValue
+    from sttui.tui.replay import ReplayScreen
+    from tests.tui_helpers import ScreenApp, wait_for
+
+    marker = tmp_path / "ran.txt"
+    evil = tamper(
+        exported["file"], tmp_path / "evil.jsonl", "logistics.env:LogisticsEnv", f"open({str(marker)!r}, 'w')\n"
+    )
+    db = f"sqlite:///{tmp_path / 'victim.db'}"
+    assert cli(db, "import", evil).exit_code == 0
+    store, eid = Store(db), exported["episode"]
+    app = ScreenApp(lambda: ReplayScreen(store, eid), store=store)
+    async with app.run_test(size=(130, 40)) as pilot:
+        table = app.screen.query_one("#events", DataTable)
+        await wait_for(pilot, lambda: table.row_count > 5)
+        await pilot.press("E")
+        await wait_for(pilot, lambda: any("not trusted" in n.message for n in app._notifications))
+        table.move_cursor(row=4)
+        await pilot.press("k")
+        await wait_for(pilot, lambda: isinstance(app.screen, EditValue))
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: any("cannot fork" in n.message for n in app._notifications))
+        assert isinstance(app.screen, ReplayScreen)
+    assert not marker.exists()
+    assert files_under(Path(os.environ["STTUI_CACHE_DIR"])) == set()
+    assert [e.id for e in store.list_episodes()] == [eid]  # no fork was written

@@ -349,11 +349,14 @@ class Store:
         user: str | None,
         episode_id: str | None = None,
         setting: str | None = None,
+        store_version: bool = True,
     ) -> str:
         """A new running episode. ``setting`` names the evaluation setting it runs under
-        (``dynamic``, ``static/no-user``, an explore setting); default: the file's."""
+        (``dynamic``, ``static/no-user``, an explore setting); default: the file's.
+        ``store_version=False``: ``loaded`` is a version this record holds already (see
+        ``episode_items``)."""
         eid = episode_id or new_episode_id()
-        self.write(self.episode_items(loaded, seed, agent, user, eid, setting))
+        self.write(self.episode_items(loaded, seed, agent, user, eid, setting, store_version))
         return eid
 
     def episode_items(
@@ -369,12 +372,18 @@ class Store:
         """What creating an episode writes, for ``write`` (so a writer can commit it with the
         events around it): its task version, unless this store has stored it already, and its
         row. ``store_version=False``: the version is a stored one (a fork's), kept as it is, so
-        an imported version never becomes "recorded here"."""
+        an imported version never becomes "recorded here". A version loaded from sttui's cache
+        of stored versions is never stored either, whoever asks: it came from the record."""
         task = loaded.task
         if setting is None:
             setting = task.setting if task.kind == "explore" else "default"
         items: list[tuple[Any, ...]] = []
-        if store_version and (loaded.id, loaded.content_hash) not in self._registered and not self._recorded(loaded):
+        if (
+            store_version
+            and not _from_the_record(loaded)
+            and (loaded.id, loaded.content_hash) not in self._registered
+            and not self._recorded(loaded)
+        ):
             items.append(("version", self._redacted(self.version_of(loaded))))
         row = {
             "id": episode_id,
@@ -1141,3 +1150,14 @@ class Store:
                 )
             )
         )
+
+
+def _from_the_record(loaded: Any) -> bool:
+    """Whether ``loaded`` is a stored version's copy in sttui's cache (``sttui.versions``), not
+    a task file: storing it would mark whatever the record held, an import too, recorded here."""
+    from sttui.paths import cache_root
+
+    path = getattr(loaded, "path", None)
+    if path is None:
+        return False
+    return Path(path).resolve().is_relative_to((cache_root() / "versions").resolve())
