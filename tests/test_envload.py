@@ -22,7 +22,19 @@ def _evil_module(tmp_path: Path) -> tuple[Path, Path]:
 
 
 @pytest.mark.parametrize(
-    "env", ["absolute", "dotdot", "slashes", "symlink-to-outside", "symlinked-folder"], ids=lambda e: e
+    "env",
+    [
+        "absolute",
+        "dotdot",
+        "slashes",
+        "windows-slashes",
+        "nul-byte",
+        "very-long-name",
+        "symlink-to-outside",
+        "symlinked-folder",
+        "symlinked-task-file",
+    ],
+    ids=lambda e: e,
 )
 def test_env_outside_the_task_folder_is_refused_before_anything_is_imported(tmp_path, env):
     evil, marker = _evil_module(tmp_path)
@@ -33,14 +45,22 @@ def test_env_outside_the_task_folder_is_refused_before_anything_is_imported(tmp_
         "dotdot": "..outside.evil:WarehouseEnv",
         "slashes": "a/../../outside/evil:WarehouseEnv",
         "symlink-to-outside": "warehouse:WarehouseEnv",
+        "windows-slashes": "..\\\\..\\\\outside\\\\evil.py:WarehouseEnv",
+        "nul-byte": "evil\\0.x:WarehouseEnv",
+        "very-long-name": "a" * 5000 + ":WarehouseEnv",
         "symlinked-folder": "lib.evil:WarehouseEnv",
+        "symlinked-task-file": "evil:WarehouseEnv",
     }[env]
     if env == "symlink-to-outside":
         (folder / "warehouse.py").symlink_to(evil)
     if env == "symlinked-folder":
         (folder / "lib").symlink_to(evil.parent, target_is_directory=True)
-    text = (FIXTURES / "mini" / "good.yaml").read_text().replace("env: warehouse:WarehouseEnv", f"env: {ref}")
-    (folder / "task.yaml").write_text(text)
+    text = (FIXTURES / "mini" / "good.yaml").read_text().replace("env: warehouse:WarehouseEnv", f'env: "{ref}"')
+    if env == "symlinked-task-file":  # the file it leads to has the module beside it; the link has not
+        (evil.parent / "task.yaml").write_text(text)
+        (folder / "task.yaml").symlink_to(evil.parent / "task.yaml")
+    else:
+        (folder / "task.yaml").write_text(text)
     with pytest.raises(TaskFileError) as err:
         load_task(folder / "task.yaml")
     assert "env" in str(err.value.problems[0])

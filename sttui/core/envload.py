@@ -45,8 +45,11 @@ def module_path(ref: str) -> Path:
 
 
 def search_folders(task_file: Path) -> list[Path]:
-    """The task's folder and the folders above it where its environment module may live."""
-    base = task_file.resolve().parent
+    """The task's folder and the folders above it where its environment module may live.
+
+    The task's folder is where the task file is found, not where a link to it leads: a task
+    file linked in from elsewhere does not bring the code beside its target along."""
+    base = task_file.absolute().parent.resolve()
     return [base, *list(base.parents)[:SEARCH_LEVELS]]
 
 
@@ -56,7 +59,11 @@ def resolve_module(ref: str, task_file: Path) -> Path:
     folders = search_folders(task_file)
     for base in folders:
         candidate = base / rel
-        if candidate.is_file():
+        try:
+            found = candidate.is_file()
+        except OSError as exc:  # a name too long for the file system, say
+            raise EnvImportError(f"env: cannot look for module file {str(rel)[:60]!r}: {exc.strerror}") from None
+        if found:
             real = candidate.resolve()
             if not any(real.is_relative_to(f) for f in folders):
                 raise EnvImportError(
@@ -64,7 +71,10 @@ def resolve_module(ref: str, task_file: Path) -> Path:
                     f"{SEARCH_LEVELS} above it; nothing was imported"
                 )
             return real
-    raise EnvImportError(f"no module file {rel} in the task's folder or the {SEARCH_LEVELS} above it")
+    hint = ""
+    if task_file.is_symlink():
+        hint = f" (the task file is a link to {task_file.resolve()}; env: is looked up where the link is)"
+    raise EnvImportError(f"no module file {rel} in the task's folder or the {SEARCH_LEVELS} above it{hint}")
 
 
 def import_env(ref: str, task_file: Path, module_file: Path | None = None) -> tuple[type[Environment], Path]:
