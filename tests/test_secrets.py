@@ -5,6 +5,7 @@ a well-known key (sk-…, sk-ant-…, hf_…, AKIA…, Bearer …) that a person
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import json
 import logging
 import os
@@ -24,7 +25,7 @@ from sttui.recording import run_recorded
 from sttui.store.secrets import REDACTED, scrub, scrub_text
 from sttui.store.store import Store
 from tests.conftest import ROOT
-from tests.helpers.stub_openai import StubServer, error
+from tests.helpers.stub_openai import StubServer, calls, completion, error, say, tool_call
 
 TASK = ROOT / "tasks" / "stt" / "logistics" / "insulin-reefer-fault-st2-easy.yaml"
 ENV_KEY = "sk-test-4f9a8b7c6d5e4f3a2b1c0d9e"  # set in the environment
@@ -119,15 +120,34 @@ def test_keys_never_reach_the_database_or_its_wal(db_url, keyed_task, tmp_path):
     assert version.content_hash == keyed_task.content_hash  # the hash still names the original file
 
 
+def compressed_exports(db: str, eid: str, tmp_path: Path) -> list[tuple[str, str]]:
+    """The optional formats (their extras installed), exported and read back as text with their
+    own readers: Parquet and Inspect's .eval are compressed, so their bytes hide nothing."""
+    found = []
+    if importlib.util.find_spec("pyarrow") is not None:
+        import pyarrow.parquet as pq
+
+        out = tmp_path / "export.parquet"
+        assert cli(db, "export", eid, "--format", "hf", "-o", out).exit_code == 0
+        found.append(("hf", json.dumps(pq.read_table(out).to_pylist(), default=str)))
+    if importlib.util.find_spec("inspect_ai") is not None:
+        from inspect_ai.log import read_eval_log
+
+        out = tmp_path / "export.eval"
+        assert cli(db, "export", eid, "--format", "inspect", "-o", out).exit_code == 0
+        found.append(("inspect", read_eval_log(str(out)).model_dump_json()))
+    return found
+
+
 def test_keys_never_reach_an_export_or_the_cache(keyed_task, tmp_path):
     db = f"sqlite:///{tmp_path / 'k.db'}"
     _, eid = _record(db, keyed_task)
-    files = []
     for fmt in ("jsonl", "openai", "sharegpt"):
         out = tmp_path / f"export.{fmt}"
         assert cli(db, "export", eid, "--format", fmt, "-o", out).exit_code == 0
-        files.append(out)
-        assert leaked(out.read_bytes()) == [], fmt
+        assert leaked(out.read_bytes()) == [] and REDACTED in out.read_text(), fmt
+    for fmt, text in compressed_exports(db, eid, tmp_path):
+        assert leaked(text) == [] and REDACTED in text, fmt
     # the redacted copy is what replay materialises, so no key reaches the cache either
     report = json.loads(cli(db, "replay", eid, "--json").stdout)
     assert report["replayed"] is True and report["trusted_by"] == "recorded here"
@@ -188,6 +208,30 @@ def test_run_prints_no_key_when_the_server_echoes_it(unauthorised, tmp_path):
     assert leaked(_dump(Store(db))) == []
 
 
+def test_run_json_prints_no_key_a_model_ends_with(monkeypatch, _private_dirs, tmp_path):
+    """A model that pastes keys in a message and ends the episode with a reason echoing one."""
+    monkeypatch.setenv("OPENAI_API_KEY", ENV_KEY)
+    answers = iter(
+        [
+            completion(say(f"here: {PASTED['openai']} {PASTED['huggingface']} {PASTED['aws']}")),
+            completion(
+                calls(tool_call("end_episode", {"reason": f"server said Bearer {ENV_KEY}, {PASTED['anthropic']}"}))
+            ),
+        ]
+    )
+    with StubServer(lambda request: (200, next(answers), 0.0)) as stub:
+        config = _private_dirs / "config" / "sttui"
+        config.mkdir(parents=True)
+        (config / "sttui.yaml").write_text(f"models:\n  stub: {{model: openai/stub-model, api_base: '{stub.base}'}}\n")
+        db = f"sqlite:///{tmp_path / 'r.db'}"
+        out = cli(db, "run", TASK, "--agent", "model:stub", "--json")
+    assert out.exit_code == 0, out.output
+    (episode,) = json.loads(out.stdout)["episodes"]
+    assert episode["end_reason"] == "server said Bearer [redacted], [redacted]"
+    assert leaked(out.stdout) == [] and leaked(out.stderr) == []
+    assert leaked(_dump(Store(db))) == []
+
+
 def _running_episode(db: str, tmp_path: Path) -> str:
     """An oracle episode cut short, as a killed process leaves it."""
     cli(db, "run", TASK)
@@ -240,11 +284,17 @@ def test_a_database_written_before_scrubbing_prints_no_key(tmp_path, monkeypatch
     cli(db, "run", TASK)
     with sqlite3.connect(tmp_path / "old.db") as con:  # as an older sttui stored it
         con.execute("update episodes set agent = ?, end_reason = ?", (f"model:{ENV_KEY}", PASTED["openai"]))
-    for args in (["sessions"], ["sessions", "--json"], ["replay", "--json", "x"]):
-        if args[-1] == "x":
-            args[-1] = json.loads(cli(db, "sessions", "--json").stdout)[0]["id"]
+        con.execute("update events set payload = replace(payload, 'Please', ?)", (f"{PASTED['huggingface']} Please",))
+    eid = json.loads(cli(db, "sessions", "--json").stdout)[0]["id"]
+    for args in (["sessions"], ["sessions", "--json"], ["replay", "--json", eid]):
         out = cli(db, *args)
         assert leaked(out.stdout) == [] and leaked(out.stderr) == [], args
+    for fmt in ("jsonl", "openai", "sharegpt"):  # the user's pasted key is in every format
+        out = tmp_path / f"old.{fmt}"
+        assert cli(db, "export", eid, "--format", fmt, "-o", out).exit_code == 0
+        assert leaked(out.read_text()) == [] and REDACTED in out.read_text(), fmt
+    for fmt, text in compressed_exports(db, eid, tmp_path):
+        assert leaked(text) == [] and REDACTED in text, fmt
 
 
 # -- logs ------------------------------------------------------------------------------------
