@@ -63,7 +63,7 @@ def test_env_outside_the_task_folder_is_refused_before_anything_is_imported(tmp_
         (folder / "task.yaml").write_text(text)
     with pytest.raises(TaskFileError) as err:
         load_task(folder / "task.yaml")
-    assert "env" in str(err.value.problems[0])
+    assert "env" in str(err.value.problems[0]) and "env: env:" not in str(err.value)
     assert not marker.exists()
 
 

@@ -129,7 +129,7 @@ def _parse_and_check(path: Path, env_file: Path | None) -> LoadedTask:
         try:
             env_cls, env_path = import_env(env_ref, path, env_file)
         except EnvImportError as exc:
-            add(("env",), str(exc))
+            add(("env",), str(exc).removeprefix("env: "))  # the field is named once
             env_failed = True
     task: SttTask | None = None
     try:
