@@ -207,7 +207,10 @@ class Writer:
                 return None
             except StoreError as exc:  # may pass (locked, full, disconnected), or not (read-only)
                 reason, permanent = str(exc), not exc.transient
-                if permanent or time.monotonic() - start + wait > self.deadline:
+                if permanent:
+                    break
+                if time.monotonic() - start + wait > self.deadline:
+                    reason = f"{reason} (still failing after {time.monotonic() - start:.0f} s of retries)"
                     break
                 time.sleep(wait)
                 wait = min(wait * 2, 2.0)
