@@ -318,10 +318,18 @@ def run(
     if lost:  # no success over a lost write
         click.echo(
             f"error: {len(lost)} episode(s) could not be recorded in full: {lost[0]['error']}. "
-            + _where_lost_records_stop(store, lost),
+            + _where_lost_records_stop(store, lost)
+            + _not_started(plan, records),
             err=True,
         )
         sys.exit(3)
+
+
+def _not_started(plan: Any, records: list[dict[str, Any]]) -> str:
+    """The run stops at a failed write (sttui/batch.py): how many planned trials it never began."""
+    planned = sum(1 for _ in plan.all_trials())
+    left = planned - len(records)
+    return f". The run stopped there: {left} of {planned} planned trial(s) were not started" if left else ""
 
 
 def _where_lost_records_stop(store: Any, lost: list[dict[str, Any]]) -> str:

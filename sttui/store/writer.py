@@ -210,7 +210,8 @@ class Writer:
                 if permanent:
                     break
                 if time.monotonic() - start + wait > self.deadline:
-                    reason = f"{reason} (still failing after {time.monotonic() - start:.0f} s of retries)"
+                    took = time.monotonic() - start
+                    reason = f"{reason} (still failing after {took:.0f} s of retries)" if took >= 1 else reason
                     break
                 time.sleep(wait)
                 wait = min(wait * 2, 2.0)
