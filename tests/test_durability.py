@@ -212,3 +212,27 @@ def test_a_lock_longer_than_the_deadline_fails_the_run_and_loses_nothing_silentl
     assert (f"{held} stop at their last committed step" in done.stderr) == (held > 0), done.stderr
     absent = len(failed) - held
     assert (f"{absent} never reached the record" in done.stderr) == (absent > 0), done.stderr
+
+
+def test_closing_the_writer_syncs_its_last_commits_to_the_disk():
+    """The power-cut bound ("about the last second") holds at the end of a run too: the writer's
+    last commits are synced when it closes, not whenever the OS gets to them."""
+    from sttui.core.events import Event
+    from sttui.store.writer import Writer
+
+    class Record:
+        def __init__(self):
+            self.log: list[str] = []
+
+        def write(self, items):
+            self.log.append("write")
+
+        def sync(self):
+            self.log.append("sync")
+
+    record = Record()
+    writer = Writer(record)
+    writer._synced = time.monotonic() + 3600  # a sync just happened: no periodic one is due
+    writer.submit_event("e1", Event(seq=1, type="episode_started", actor="system", sim_time="", payload={}))
+    writer.close()
+    assert record.log == ["write", "sync"]
