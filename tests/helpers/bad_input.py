@@ -397,7 +397,7 @@ CASES: list[Case] = [
     ),
     # a stored version that no longer loads
     Case("replay: version no longer loads", no_longer_loads("replay"), expect=1, says="no longer loads"),
-    Case("export: version no longer loads", no_longer_loads("export"), expect=0),
+    Case("export: version no longer loads", no_longer_loads("export"), expect=0, says="wrote 1 episode(s)"),
     # model answers
     Case("model: 401", model_run, stub=refusing(401), expect=0, says="AuthenticationError"),
     Case("model: 404", model_run, stub=refusing(404), expect=0, says="NotFoundError"),
