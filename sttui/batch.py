@@ -36,21 +36,27 @@ async def run_batch(
     judge: Any = None,
 ) -> list[dict[str, Any]]:
     """Run every trial of ``plan``; each finished or failed episode becomes one record.
-    ``judge`` overrides the plan's judge with a live object (the person at the terminal)."""
+    ``judge`` overrides the plan's judge with a live object (the person at the terminal).
+
+    Once a write has failed past the writer's deadline the record is not usable, and the run
+    stops: trials not started yet are not started (they have no record; the caller sees fewer
+    records than planned), so a full disk costs one deadline, not one per trial."""
     gate = asyncio.Semaphore(plan.concurrency)
     writer = Writer(store) if store is not None else None
     chosen_judge = judge if judge is not None else make_judge(plan.judge, dict(plan.models))
     judge_cache = JudgeCache(store=store)  # the stage judges' answers, shared by the run's episodes
 
-    async def one(trial: Trial) -> dict[str, Any]:
+    async def one(trial: Trial) -> dict[str, Any] | None:
         async with gate:
+            if writer is not None and writer.failed:  # the record failed: start nothing more
+                return None
             out = await _run_trial(plan, trial, store, writer, chosen_judge, judge_cache=judge_cache)
             if progress:
                 progress(out)
             return out
 
     try:
-        records = await asyncio.gather(*(one(t) for t in plan.all_trials()))
+        records = [r for r in await asyncio.gather(*(one(t) for t in plan.all_trials())) if r is not None]
     finally:
         if writer is not None:
             await asyncio.to_thread(writer.flush)

@@ -265,3 +265,22 @@ def test_a_judge_that_fails_after_an_early_stop_errors_the_trial_and_keeps_the_s
     stop = record["review"]["stop"]
     assert stop["signal"] == "frontier_stagnation" and stop["step"] == record["steps"]
     assert stop["steps_saved"] == loaded.task.max_steps - record["steps"]
+
+
+def test_a_record_that_fails_stops_the_run_instead_of_failing_every_trial_in_turn(tmp_path, monkeypatch, seats):
+    """A full disk costs one write deadline, not one per trial: once a write has failed for
+    good, the trials not started yet are not started."""
+    import sttui.store.writer as writer_mod
+    from sttui.errors import StoreError
+
+    store = Store(f"sqlite:///{tmp_path / 'r.db'}")
+
+    def full(items):
+        raise StoreError("the disk holding it is full", transient=True)
+
+    monkeypatch.setattr(store, "write", full)
+    monkeypatch.setattr(writer_mod, "WRITE_DEADLINE", 0.1)
+    plan = RunPlan.build([load_task(STT)], agent="baseline:oracle", trials=12, seed=1, concurrency=2)
+    records = run(plan, store)
+    assert 1 <= len(records) <= 2  # the episodes in flight when it failed, and no more
+    assert all(r["status"] == "errored" and r["record_failed"] and "full" in r["error"] for r in records)

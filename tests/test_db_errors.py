@@ -85,3 +85,15 @@ def test_a_full_disk_says_so_without_a_traceback(mount):
         pytest.fail("the disk never filled")
     assert "Traceback" not in outcome.stderr, outcome.stderr
     assert "full" in outcome.stderr and outcome.returncode in (2, 3)
+
+
+@pytest.mark.parametrize(
+    ("url", "kind"),
+    [("sqlite:////tmp/x.db", "the SQLite database"), ("postgresql+psycopg://u@h/db", "the database")],
+)
+def test_a_lock_message_names_the_right_kind_of_database(url, kind):
+    from sttui.store.db import explain
+
+    for text in ("database is locked", "canceling statement due to lock timeout"):
+        message = str(explain(Exception(text), url))
+        assert message.startswith(f"{kind} ") and "locked by another process" in message, message

@@ -204,3 +204,71 @@ def test_a_lock_longer_than_the_deadline_fails_the_run_and_loses_nothing_silentl
         assert [e.seq for e in events] == list(range(1, len(events) + 1))  # never a gap
         if record.id in {e["episode"] for e in failed}:
             assert record.status != "completed"
+    # the message says truly what the record holds of them: a prefix, or nothing at all (unless
+    # the record could not even be read at that moment: PostgreSQL's lock blocks reads too)
+    if "Each stops at its last committed step, if any reached the record" in done.stderr:
+        return
+    held = sum(1 for e in failed if store.events(e["episode"]))
+    assert (f"{held} stop at their last committed step" in done.stderr) == (held > 0), done.stderr
+    absent = len(failed) - held
+    assert (f"{absent} never reached the record" in done.stderr) == (absent > 0), done.stderr
+
+
+def test_closing_the_writer_syncs_its_last_commits_to_the_disk():
+    """The power-cut bound ("about the last second") holds at the end of a run too: the writer's
+    last commits are synced when it closes, not whenever the OS gets to them."""
+    from sttui.core.events import Event
+    from sttui.store.writer import Writer
+
+    class Record:
+        def __init__(self):
+            self.log: list[str] = []
+
+        def write(self, items):
+            self.log.append("write")
+
+        def sync(self):
+            self.log.append("sync")
+
+    record = Record()
+    writer = Writer(record)
+    writer._synced = time.monotonic() + 3600  # a sync just happened: no periodic one is due
+    writer.submit_event("e1", Event(seq=1, type="episode_started", actor="system", sim_time="", payload={}))
+    writer.close()
+    assert record.log == ["write", "sync"]
+
+
+async def test_a_failed_write_in_the_workbench_stops_the_episode_and_says_so(tmp_path, monkeypatch):
+    """In the workbench a write that fails past the deadline neither crashes the app nor goes
+    unseen: the episode stops, the person is told why and taken home, and the workbench exits 3."""
+    import pytest
+
+    import sttui.store.writer as writer_mod
+    from sttui.core.actions import ToolCall
+    from sttui.core.loader import load_task
+    from sttui.errors import StoreError
+    from sttui.tui import app as tui
+    from sttui.tui.home import HomeScreen
+    from tests.tui_helpers import open_play, wait_for
+
+    monkeypatch.setattr(writer_mod, "WRITE_DEADLINE", 0.1)
+    app = tui.SttuiApp(ROOT / "tasks", db_url=f"sqlite:///{tmp_path / 'w.db'}", human="ana")
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_play(pilot, TASK, "agent", "PlayScreen")
+        episode = screen.session.episode_id
+
+        def full(items):
+            raise StoreError("the disk holding it is full", transient=True)
+
+        monkeypatch.setattr(app.store, "write", full)
+        step = load_task(TASK).task.solution[0]
+        screen.session.agent.submit(ToolCall(step.tool, dict(step.args)))
+        await wait_for(pilot, lambda: bool(app.record_failures) and isinstance(app.screen, HomeScreen))
+        shown = " ".join(str(n.message) for n in app._notifications)
+        assert "the disk holding it is full" in shown and f"sttui resume {episode}" in shown
+    assert app.return_code in (0, None)  # no crash
+
+    monkeypatch.setattr(tui.SttuiApp, "run", lambda self: self.record_failures.append(f"episode {episode}: x"))
+    with pytest.raises(SystemExit) as info:
+        tui.run_app(db_url=f"sqlite:///{tmp_path / 'x.db'}")
+    assert info.value.code == 3

@@ -317,11 +317,36 @@ def run(
     lost = [r for r in records if r.get("record_failed")]
     if lost:  # no success over a lost write
         click.echo(
-            f"error: {len(lost)} episode(s) could not be recorded in full: {lost[0]['error']}. Each record "
-            "stops at its last committed step (status running; `sttui resume` goes on from there)",
+            f"error: {len(lost)} episode(s) could not be recorded in full: {lost[0]['error']}. "
+            + _where_lost_records_stop(store, lost)
+            + _not_started(plan, records),
             err=True,
         )
         sys.exit(3)
+
+
+def _not_started(plan: Any, records: list[dict[str, Any]]) -> str:
+    """The run stops at a failed write (sttui/batch.py): how many planned trials it never began."""
+    planned = sum(1 for _ in plan.all_trials())
+    left = planned - len(records)
+    return f". The run stopped there: {left} of {planned} planned trial(s) were not started" if left else ""
+
+
+def _where_lost_records_stop(store: Any, lost: list[dict[str, Any]]) -> str:
+    """What the record holds of episodes whose writes failed: those it has stop at their last
+    committed step; those whose first write failed are not in it at all."""
+    absent = 0
+    try:
+        absent = sum(1 for r in lost if store.next_seq(r["episode"]) == 1)  # not one event of it
+    except Exception:  # the record cannot even be read now: say what is always true
+        return "Each stops at its last committed step, if any reached the record"
+    kept = len(lost) - absent
+    parts = []
+    if kept:
+        parts.append(f"{kept} stop at their last committed step (status running; `sttui resume` goes on from there)")
+    if absent:
+        parts.append(f"{absent} never reached the record (nothing of them was written)")
+    return "; ".join(parts)
 
 
 def _shared_run(plan: Any, run_id: str | None, shard: str | None) -> tuple[str, Any] | None:

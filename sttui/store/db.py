@@ -136,8 +136,9 @@ def explain(exc: Exception, url: str) -> StoreError:
             transient=True,
         )
     if "locked" in text or "lock timeout" in text:
+        kind = "SQLite database" if url.startswith("sqlite") else "database"
         return StoreError(
-            f"the SQLite database {where} is locked by another process and stayed locked for "
+            f"the {kind} {where} is locked by another process and stayed locked for "
             f"{BUSY_TIMEOUT_MS / 1000:g} s; close the other sttui, or wait and retry",
             transient=True,
         )

@@ -156,6 +156,8 @@ class Writer:
             if work:
                 self._maybe_sync()
                 self._finish(max(j.ticket for j in work))
+            if stop:  # the last commits are synced too, not left to the OS for a power cut to take
+                self._maybe_sync(now=True)
             for _ in jobs:
                 self._jobs.task_done()
             if stop:
@@ -207,7 +209,11 @@ class Writer:
                 return None
             except StoreError as exc:  # may pass (locked, full, disconnected), or not (read-only)
                 reason, permanent = str(exc), not exc.transient
-                if permanent or time.monotonic() - start + wait > self.deadline:
+                if permanent:
+                    break
+                if time.monotonic() - start + wait > self.deadline:
+                    took = time.monotonic() - start
+                    reason = f"{reason} (still failing after {took:.0f} s of retries)" if took >= 1 else reason
                     break
                 time.sleep(wait)
                 wait = min(wait * 2, 2.0)
@@ -229,10 +235,12 @@ class Writer:
                 if eid is not None:
                     self.failed.setdefault(eid, message)
 
-    def _maybe_sync(self) -> None:
-        now = time.monotonic()
-        if now - self._synced >= SYNC_INTERVAL and self.store is not None and hasattr(self.store, "sync"):
-            self._synced = now
+    def _maybe_sync(self, now: bool = False) -> None:
+        """Sync the disk if the last sync is SYNC_INTERVAL old (or ``now``, at close)."""
+        at = time.monotonic()
+        due = now or at - self._synced >= SYNC_INTERVAL
+        if due and self.store is not None and hasattr(self.store, "sync"):
+            self._synced = at
             with contextlib.suppress(Exception):  # the commits stay in the OS's hands; the next sync retries
                 self.store.sync()
 

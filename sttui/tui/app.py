@@ -5,6 +5,8 @@ ctrl+q asks first while an episode is being played (it stays running and resumab
 
 from __future__ import annotations
 
+import asyncio
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -84,6 +86,7 @@ class SttuiApp(App[None]):
         self._refine_request = refine  # a Refinement: `sttui refine EP` opens its editor
         self.last_handoff_model: str | None = None  # F10 offers the model chosen last in this sitting
         self._quit_dialog: Any = None
+        self.record_failures: list[str] = []  # episodes whose record stopped at a failed write
 
     def on_mount(self) -> None:
         if self.config.theme:
@@ -298,6 +301,24 @@ class SttuiApp(App[None]):
     def pop_to_home(self) -> None:
         self.action_pop_to_home()
 
+    def recording_failed(self, session: Any, reason: str) -> None:
+        """A write of the episode being played failed past the writer's deadline: the episode
+        stops (its record ends at its last committed step, without a gap), the person is told
+        why and taken home, and the workbench exits 3 when it closes: no success over a lost write."""
+        episode_id = session.episode_id
+        self.record_failures.append(f"episode {episode_id}: {reason}")
+        self.notify(
+            f"{reason}. Episode {episode_id} stopped: its record ends at its last committed step and nothing "
+            f"more of it was written; `sttui resume {episode_id}` goes on from there once the database "
+            "can be written.",
+            title="Recording failed",
+            severity="error",
+            timeout=60,
+        )
+        self.pop_to_home()
+        # its writer lets go of what is left in the background (a locked record may take its deadline)
+        self.run_worker(asyncio.to_thread(session.close), group="recording-failed")
+
     async def action_quit(self) -> None:
         """Quit; while an episode is being played, ask first (it stays running, resumable).
         ctrl+q again in the question quits."""
@@ -385,3 +406,9 @@ def run_app(
     app.run()
     if app.return_code:  # a crash printed its traceback, or an error its line; the shell must not see success
         raise SystemExit(app.return_code)
+    if app.record_failures:
+        print(
+            f"error: recording failed for {len(app.record_failures)} episode(s); {app.record_failures[0]}",
+            file=sys.stderr,
+        )
+        raise SystemExit(3)

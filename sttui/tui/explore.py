@@ -33,6 +33,7 @@ from sttui.controllers.human import HumanController
 from sttui.core.actions import Assess, Probe, SubmitBatch
 from sttui.core.explore.episode import ExploreEpisode
 from sttui.session import PlaySession
+from sttui.store.writer import WriteFailed
 from sttui.tui.handoff import SeatMixin
 from sttui.tui.lifecycle import while_shown
 from sttui.tui.modals import Dialog, EditValue
@@ -266,7 +267,11 @@ class ExploreScreen(SeatMixin, Screen[None]):
 
     @work(exclusive=True, group="episode")
     async def play(self) -> None:
-        result = await self.session.run()
+        try:
+            result = await self.session.run()
+        except WriteFailed as exc:
+            self.app.recording_failed(self.session, str(exc))
+            return
         from sttui.tui.reveal import RevealScreen
 
         self.app.switch_screen(RevealScreen(self.session, result))

@@ -24,6 +24,7 @@ from sttui.core.callsyntax import entry_action
 from sttui.core.checklist import evaluate_checklist
 from sttui.core.episode import Episode
 from sttui.session import PlaySession
+from sttui.store.writer import WriteFailed
 from sttui.tui.handoff import SeatScreen
 from sttui.tui.lifecycle import while_shown
 from sttui.tui.modals import Confirm, ToolForm, type_words
@@ -161,7 +162,11 @@ class PlayScreen(SeatScreen):
 
     @work(exclusive=True, group="episode")
     async def play(self) -> None:
-        result = await self.session.run()
+        try:
+            result = await self.session.run()
+        except WriteFailed as exc:
+            self.app.recording_failed(self.session, str(exc))
+            return
         from sttui.tui.endscreen import EndScreen
 
         self.app.switch_screen(EndScreen(self.session, result))

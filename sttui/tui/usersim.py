@@ -14,6 +14,7 @@ from sttui.controllers.human import HumanController
 from sttui.core.actions import Reply, Satisfied
 from sttui.core.episode import Episode
 from sttui.session import PlaySession
+from sttui.store.writer import WriteFailed
 from sttui.tui.handoff import SeatScreen
 from sttui.tui.lifecycle import while_shown
 from sttui.tui.modals import Confirm
@@ -75,7 +76,11 @@ class UserSimScreen(SeatScreen):
 
     @work(exclusive=True, group="episode")
     async def play(self) -> None:
-        result = await self.session.run()
+        try:
+            result = await self.session.run()
+        except WriteFailed as exc:
+            self.app.recording_failed(self.session, str(exc))
+            return
         from sttui.tui.endscreen import EndScreen
 
         self.app.switch_screen(EndScreen(self.session, result))
