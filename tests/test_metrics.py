@@ -274,3 +274,28 @@ def test_alpha_has_a_seeded_bootstrap_interval_over_items():
     assert first["alpha_ci"] == second["alpha_ci"] and lo < first["alpha"] < hi <= 1
     same = [dict(r, value=3) for r in rows]  # alpha undefined: no interval either
     assert agreement(same)["dimensions"]["d"]["alpha_ci"] is None
+
+
+def test_the_same_episodes_give_the_same_intervals_in_run_and_report_whatever_their_order(tmp_path):
+    db = f"sqlite:///{tmp_path / 'o.db'}"
+    args = ["--db", db, "run", str(ROOT / "tasks" / "stt" / "clinic"), str(ROOT / "tasks" / "explore" / "finance")]
+    out = CliRunner().invoke(main, [*args, "--agent", "baseline:random", "--trials", "2", "--json"])
+    run = json.loads(out.output)
+    records = run["episodes"]
+    for order in (records, records[::-1]):  # the bootstrap resamples positions: groups go in task order
+        summary = report(order)
+        assert summary["stt"]["overall_ci"] == run["summary"]["stt"]["overall_ci"]
+        assert summary["stt"]["review"]["mean_score_ci"] == run["summary"]["stt"]["review"]["mean_score_ci"]
+        assert summary["stt"]["pass_hat_k_ci"] == run["summary"]["stt"]["pass_hat_k_ci"]
+        assert summary["explore"]["calibrated_accuracy_ci"] == run["summary"]["explore"]["calibrated_accuracy_ci"]
+    row = json.loads(CliRunner().invoke(main, ["--db", db, "report", "--json"]).output)["controllers"][0]
+    assert row["pass_at_1_ci"] == run["summary"]["stt"]["overall_ci"]
+    assert row["stage_score_ci"] == run["summary"]["stt"]["review"]["mean_score_ci"]
+    assert row["pass_at_k_ci"] == run["summary"]["stt"]["pass_at_k_ci"]
+    assert row["explore_common_ca_ci"] == run["summary"]["explore"]["calibrated_accuracy_ci"]
+    assert row["stage_score_ci"][0] < row["stage_score_ci"][1]  # an interval that could differ
+    text = CliRunner().invoke(main, ["--db", db, "report"]).output
+    lo, hi = row["stage_score_ci"]
+    assert f"{row['stage_score']:.2f} [{lo:.2f}, {hi:.2f}]" in text  # the stage score's interval, as in run
+    hat = row["pass_hat_k_ci"]["pass^2"]
+    assert f"pass^2   {row['pass_hat_k']['pass^2']:.1%}  [{hat[0]:.1%}, {hat[1]:.1%}]" in text
