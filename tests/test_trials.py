@@ -170,6 +170,12 @@ def test_the_cli_says_in_one_line_why_a_plan_is_refused(tmp_path, args, said):
     assert "Traceback" not in result.output and not db.exists()  # refused before anything ran
 
 
+@pytest.mark.parametrize("judge", ["bogus", "model:", "human:ana"])
+def test_a_bad_judge_is_named_as_a_judge(tmp_path, judge):
+    result = CliRunner().invoke(main, ["--db", f"sqlite:///{tmp_path / 'j.db'}", "run", str(STT), "--judge", judge])
+    assert result.exit_code == 2 and f"error: judge '{judge}': expected rule, human or model:MODEL" in result.output
+
+
 def test_the_last_trial_may_run_on_the_largest_seed():
     plan = RunPlan.build([load_task(STT)], seed=2**63 - 2, trials=2)
     assert [t.seed for t in plan.all_trials()] == [2**63 - 2, 2**63 - 1]
