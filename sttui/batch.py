@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
@@ -18,7 +17,7 @@ from sttui.core.explore.metrics import summarise
 from sttui.core.review.judging import JudgeSpec
 from sttui.core.review.summary import totals
 from sttui.core.scoring import pass_at_1
-from sttui.core.stats import mean_of, pass_at_k, pass_hat_k, pooled_interval
+from sttui.core.stats import by_unit, mean_of, pass_at_k, pass_hat_k, pooled_interval
 from sttui.plan import RunPlan, Trial
 from sttui.recording import Recorder, Writer, finish_items
 from sttui.runner import AnyEpisode, Seats, drive, open_episode
@@ -232,10 +231,7 @@ def stt_summary(stt: list[dict[str, Any]]) -> dict[str, Any]:
     """The stt half of the report. ``passed`` is False for an errored episode."""
     summary = pass_at_1(stt)
     summary["errored"] = sum(r.get("status") == "errored" for r in stt)
-    by_task: dict[str, list[bool]] = defaultdict(list)
-    for r in stt:
-        by_task[r["task"]].append(bool(r.get("passed")))
-    groups = list(by_task.values())
+    groups = by_unit((r["task"], bool(r.get("passed"))) for r in stt)
     summary["overall_ci"] = pooled_interval([sum(g) for g in groups], [len(g) for g in groups])
     summary.update(pass_at_k_table(groups))
     # a completed episode without a count made no calls; a run's summary read back from the
@@ -247,10 +243,8 @@ def stt_summary(stt: list[dict[str, Any]]) -> dict[str, Any]:
     reviewed = [r for r in stt if r.get("review")]
     if reviewed:
         review = totals([r["review"] for r in reviewed], [r["steps"] for r in reviewed])
-        scores: dict[str, list[float]] = defaultdict(list)
-        for r in reviewed:
-            scores[r["task"]].append(r["review"]["score"])
-        review["mean_score_ci"] = pooled_interval([sum(g) for g in scores.values()], [len(g) for g in scores.values()])
+        scores = by_unit((r["task"], r["review"]["score"]) for r in reviewed)
+        review["mean_score_ci"] = pooled_interval([sum(g) for g in scores], [len(g) for g in scores])
         summary["review"] = review
     return summary
 
@@ -270,13 +264,11 @@ def pass_at_k_table(groups: list[list[bool]]) -> dict[str, Any]:
 
 def explore_summary(explore: list[dict[str, Any]]) -> dict[str, Any]:
     summary = summarise([r["metrics"] for r in explore])
-    by_task: dict[str, list[float]] = defaultdict(list)
-    for r in explore:
-        ca = r["metrics"].get("calibrated_accuracy")
-        if ca is not None:
-            by_task[r["task"]].append(ca)
-    summary["calibrated_accuracy_ci"] = pooled_interval(
-        [sum(g) for g in by_task.values()], [len(g) for g in by_task.values()]
+    cas = by_unit(
+        (r["task"], r["metrics"]["calibrated_accuracy"])
+        for r in explore
+        if r["metrics"].get("calibrated_accuracy") is not None
     )
+    summary["calibrated_accuracy_ci"] = pooled_interval([sum(g) for g in cas], [len(g) for g in cas])
     summary["errored"] = sum(r.get("status") == "errored" for r in explore)
     return summary

@@ -22,7 +22,7 @@ from typing import Any
 from sttui.core.control import agent_holder, valid_control
 from sttui.core.review.summary import separation
 from sttui.core.scoring import pass_at_1
-from sttui.core.stats import mean_of, pooled_interval
+from sttui.core.stats import by_unit, mean_of, pooled_interval
 
 FINISHED = ("completed", "errored")
 BASE = "default"  # stt: dynamic, with a user; explore: the file's default setting
@@ -184,20 +184,15 @@ def _holders(rs: list[Any], controls: dict[str, dict[str, Any]] | None) -> dict[
 
 
 def _pooled_ci(rs: list[Any], value: Any) -> list[float] | None:
-    by_task: dict[str, list[float]] = defaultdict(list)
-    for r in rs:
-        by_task[r.task_id].append(value(r))
-    return pooled_interval([sum(g) for g in by_task.values()], [len(g) for g in by_task.values()])
+    groups = by_unit((r.task_id, value(r)) for r in rs)
+    return pooled_interval([sum(g) for g in groups], [len(g) for g in groups])
 
 
 def _pass_at_k(stt: list[Any]) -> dict[str, Any]:
     """Pass@k and pass^k for every k up to the fewest trials any common task had, with intervals."""
     from sttui.batch import pass_at_k_table
 
-    by_task: dict[str, list[bool]] = defaultdict(list)
-    for r in stt:
-        by_task[r.task_id].append(_passed(r))
-    groups = list(by_task.values())
+    groups = by_unit((r.task_id, _passed(r)) for r in stt)
     table = pass_at_k_table(groups)
     out: dict[str, Any] = {
         "trials": table["trials"],

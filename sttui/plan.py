@@ -14,6 +14,7 @@ from typing import Any
 
 from sttui.core.loader import LoadedTask
 from sttui.core.settings import RunSettings
+from sttui.core.task import MAX_SEED
 
 
 class PlanError(ValueError):
@@ -62,6 +63,12 @@ class RunPlan:
         trials = options.get("trials", 1)
         if trials < 1:
             raise PlanError(f"--trials must be at least 1; got {trials}")
+        base = options.get("seed")
+        if base is not None and not 0 <= base <= MAX_SEED:
+            raise PlanError(f"--seed must be within 0..{MAX_SEED}; got {base}")
+        top = max((t.task.seed if base is None else base) for t in tasks) if tasks else 0
+        if top + trials - 1 > MAX_SEED:  # trial i runs on base + i: the last must still be a seed
+            raise PlanError(f"--trials {trials} from seed {top} goes past the largest seed, {MAX_SEED}")
         kinds = {t.kind for t in tasks}
         if (settings.static or settings.no_user) and "stt" not in kinds:
             raise PlanError("--static and --no-user apply to stt tasks; none is selected")
@@ -79,7 +86,7 @@ class RunPlan:
                 )
                 tasks = [t for t in tasks if t.id not in set(impossible)]
         if not tasks:
-            raise PlanError("no task left to run")
+            raise PlanError("; ".join([*skipped, "no task left to run"]))
         if options.get("judge") == "human":
             options["concurrency"] = 1  # the person judging sees one episode at a time
         options["concurrency"] = max(1, options.get("concurrency", 4))

@@ -77,13 +77,24 @@ def pass_report(summary: dict[str, Any], agent: str) -> str:
     lines.append("  by subtype: " + "  ".join(f"{c} {v['pass_at_1']:.0%}" for c, v in summary["conflicts"].items()))
     if summary.get("trials", 1) > 1:
         lines.append(f"Over {summary['trials']} trials per task (95 % bootstrap intervals over tasks):")
-        lines.append("  pass@k: at least one of k trials passes; pass^k: all k of k pass")
-        for k in range(1, summary["trials"] + 1):
-            at, hat = f"pass@{k}", f"pass^{k}"
-            left = f"{summary['pass_at_k'][at]:.1%}{ci(summary['pass_at_k_ci'].get(at))}"
-            right = f"{summary['pass_hat_k'][hat]:.1%}{ci(summary['pass_hat_k_ci'].get(hat))}"
-            lines.append(f"  {at:<8} {left:<24}  {hat:<8} {right}")
+        lines += pass_k_lines(summary)
     return "\n".join(lines)
+
+
+def pass_k_lines(summary: dict[str, Any]) -> list[str]:
+    """Pass@k beside pass^k for every k, each with its interval (``run`` and ``report``)."""
+    lines = ["  pass@k: at least one of k trials passes; pass^k: all k of k pass"]
+    for k in range(1, summary["trials"] + 1):
+        at, hat = f"pass@{k}", f"pass^{k}"
+        left = f"{summary['pass_at_k'][at]:.1%}{ci(summary['pass_at_k_ci'].get(at))}"
+        right = f"{summary['pass_hat_k'][hat]:.1%}{ci(summary['pass_hat_k_ci'].get(hat))}"
+        lines.append(f"  {at:<8} {left:<24}  {hat:<8} {right}")
+    return lines
+
+
+def score_ci(value: float, bounds: list[float] | None) -> str:
+    """A mean score (0 to 1) with its interval, as two decimals."""
+    return f"{value:.2f}" + (f" [{bounds[0]:.2f}, {bounds[1]:.2f}]" if bounds else "")
 
 
 def review_columns(review: dict[str, Any] | None) -> dict[str, str]:
@@ -103,8 +114,7 @@ def review_columns(review: dict[str, Any] | None) -> dict[str, str]:
 def review_report(t: dict[str, Any]) -> str:
     lines = [
         f"Milestone review over {t['n']} episodes",
-        f"  mean stage score {t['mean_score']:.2f}"
-        + (f" [{t['mean_score_ci'][0]:.2f}, {t['mean_score_ci'][1]:.2f}]" if t.get("mean_score_ci") else "")
+        f"  mean stage score {score_ci(t['mean_score'], t.get('mean_score_ci'))}"
         + f"  ·  mean milestone completion {t['mean_completion']:.1%}",
     ]
     if t["early_stops"]:

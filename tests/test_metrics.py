@@ -15,7 +15,7 @@ from sttui.cli import main
 from sttui.comparison import compare
 from sttui.controllers.explore_baselines import ExploreOracle
 from sttui.core import events as ev
-from sttui.core.actions import EndEpisode, Say, ToolCall
+from sttui.core.actions import EndEpisode, Probe, Say, ToolCall
 from sttui.core.explore.episode import ExploreEpisode
 from sttui.core.explore.metrics import metrics, random_ca
 from sttui.core.explore.rules import optimal
@@ -274,3 +274,70 @@ def test_alpha_has_a_seeded_bootstrap_interval_over_items():
     assert first["alpha_ci"] == second["alpha_ci"] and lo < first["alpha"] < hi <= 1
     same = [dict(r, value=3) for r in rows]  # alpha undefined: no interval either
     assert agreement(same)["dimensions"]["d"]["alpha_ci"] is None
+
+
+def test_the_same_episodes_give_the_same_intervals_in_run_and_report_whatever_their_order(tmp_path):
+    db = f"sqlite:///{tmp_path / 'o.db'}"
+    args = ["--db", db, "run", str(ROOT / "tasks" / "stt" / "clinic"), str(ROOT / "tasks" / "explore" / "finance")]
+    out = CliRunner().invoke(main, [*args, "--agent", "baseline:random", "--trials", "2", "--json"])
+    run = json.loads(out.output)
+    records = run["episodes"]
+    for order in (records, records[::-1]):  # the bootstrap resamples positions: groups go in task order
+        summary = report(order)
+        assert summary["stt"]["overall_ci"] == run["summary"]["stt"]["overall_ci"]
+        assert summary["stt"]["review"]["mean_score_ci"] == run["summary"]["stt"]["review"]["mean_score_ci"]
+        assert summary["stt"]["pass_hat_k_ci"] == run["summary"]["stt"]["pass_hat_k_ci"]
+        assert summary["explore"]["calibrated_accuracy_ci"] == run["summary"]["explore"]["calibrated_accuracy_ci"]
+    row = json.loads(CliRunner().invoke(main, ["--db", db, "report", "--json"]).output)["controllers"][0]
+    assert row["pass_at_1_ci"] == run["summary"]["stt"]["overall_ci"]
+    assert row["stage_score_ci"] == run["summary"]["stt"]["review"]["mean_score_ci"]
+    assert row["pass_at_k_ci"] == run["summary"]["stt"]["pass_at_k_ci"]
+    assert row["explore_common_ca_ci"] == run["summary"]["explore"]["calibrated_accuracy_ci"]
+    assert row["stage_score_ci"][0] < row["stage_score_ci"][1]  # an interval that could differ
+    text = CliRunner().invoke(main, ["--db", db, "report"]).output
+    lo, hi = row["stage_score_ci"]
+    assert f"{row['stage_score']:.2f} [{lo:.2f}, {hi:.2f}]" in text  # the stage score's interval, as in run
+    hat = row["pass_hat_k_ci"]["pass^2"]
+    assert f"pass^2   {row['pass_hat_k']['pass^2']:.1%}  [{hat[0]:.1%}, {hat[1]:.1%}]" in text
+
+
+@pytest.mark.parametrize("setting", ["default", "stationary", "evidence_given", "forced_probe"])
+def test_every_explore_baseline_plays_every_setting(setting):
+    loaded = load_task(EXPLORE)
+    out = {}
+    for agent in ("baseline:oracle", "baseline:stale", "baseline:random"):
+        plan = RunPlan.build([loaded], agent=agent, settings=RunSettings(explore_setting=setting), record=False)
+        (record,) = asyncio.run(asyncio.wait_for(run_batch(plan, store=None), timeout=60))
+        assert record["status"] == "completed" and record["setting"] == setting
+        assert not record["metrics"]["incomplete"]
+        out[agent] = record["metrics"]
+    oracle, stale = out["baseline:oracle"], out["baseline:stale"]
+    assert oracle["calibrated_accuracy"] == pytest.approx(1.0)  # the rule in force, whatever the setting
+    assert oracle["factor_recognition"] == pytest.approx(1.0)
+    assert (stale["calibrated_accuracy"] == pytest.approx(1.0)) is (setting == "stationary")  # nothing drifts
+    probes = {a: m["probe_cases"] for a, m in out.items()}
+    batches = loaded.task.schedule.batches
+    assert probes == dict.fromkeys(out, batches if setting == "forced_probe" else 0)
+
+
+def test_an_explore_episode_refused_again_and_again_ends_incomplete():
+    from sttui.core.actions import SubmitBatch
+    from sttui.core.explore.episode import MAX_REFUSED_IN_A_ROW
+
+    task = load_task(EXPLORE).task
+    ep = ExploreEpisode(task, 0, settings=RunSettings(explore_setting="forced_probe"))
+    ep.start()
+    for i in range(MAX_REFUSED_IN_A_ROW):
+        assert ep.ended is None, i
+        ep.apply(SubmitBatch([1] * len(ep.batches[0])))  # no probe first: refused
+    assert ep.ended and ep.ended["by"] == "limit" and "refused inputs in a row" in ep.ended["reason"]
+    m = metrics(ep)
+    assert m["incomplete"] and m["batches_played"] == 0 and m["calibrated_accuracy"] == pytest.approx(0.0, abs=1e-9)
+    fresh = ExploreEpisode(task, 0, settings=RunSettings(explore_setting="forced_probe"))
+    fresh.start()
+    for _ in range(MAX_REFUSED_IN_A_ROW - 1):
+        fresh.apply(SubmitBatch([1]))  # refused: the wrong count
+    fresh.apply(Probe([dict(fresh.batches[0][0])]))  # one accepted input starts the count again
+    for _ in range(MAX_REFUSED_IN_A_ROW - 1):
+        fresh.apply(SubmitBatch([1]))
+    assert fresh.ended is None

@@ -11,11 +11,12 @@ from click.testing import CliRunner
 
 from sttui.batch import run_batch
 from sttui.cli import main
+from sttui.controllers.registry import make_agent
 from sttui.core.loader import load_all, load_task
 from sttui.core.settings import RunSettings
 from sttui.plan import PlanError, RunPlan
 from tests.conftest import ROOT
-from tests.helpers.stub_openai import StubServer, calls, planner, tool_call
+from tests.helpers.stub_openai import StubServer, calls, completion, planner, say, tool_call
 
 STT = ROOT / "tasks" / "stt" / "logistics" / "insulin-reefer-fault-st2-easy.yaml"
 EXPLORE = ROOT / "tasks" / "explore" / "finance" / "additive-1.yaml"
@@ -65,11 +66,11 @@ def test_the_seed_option_moves_the_base_and_trials_count_up_from_it(tmp_path):
 def test_random_explore_episodes_of_different_tasks_do_not_share_one_action_list(tmp_path):
     loaded, _ = load_all([ROOT / "tasks" / "explore"])
     plan = RunPlan.build(loaded, agent="baseline:random", record=False)
-    records = asyncio.run(run_batch(plan, store=None))
-    seeds = [r["seed"] for r in records]
-    assert len(set(seeds)) < len(seeds)  # bundled episodes share seeds ...
-    firsts = {tuple(r["metrics"]["ca_per_batch"][:3]) for r in records}
-    assert len(firsts) == len(records)  # ... yet each draws its own actions
+    trials = plan.all_trials()
+    assert len({t.seed for t in trials}) < len(trials)  # bundled episodes share seeds ...
+    window = {"phase": "window", "cases": [{}] * 24}
+    drawn = {tuple(asyncio.run(make_agent(plan.agent, t.loaded, t.seed).act(window)).actions) for t in trials}
+    assert len(drawn) == len(trials)  # ... yet each draws its own actions
 
 
 def test_the_human_judge_path_uses_each_trials_seed(tmp_path, monkeypatch):
@@ -99,6 +100,26 @@ def test_a_models_sampling_seed_is_the_trials_seed(tmp_path, monkeypatch):
     assert sorted(r["seed"] for r in stub.requests) == [7, 8, 9]
 
 
+def test_a_model_users_sampling_seed_is_the_trials_seed(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-stub-0123456789")
+
+    def respond(request):
+        if "tools" not in request:  # the user's model
+            return 200, completion(say("Dock 4, thanks.")), 0.0
+        asked = any(m["role"] == "assistant" for m in request["messages"])
+        step = calls(tool_call("end_episode", {"reason": "done"}, "call_end")) if asked else say("Which dock?")
+        return 200, completion(step), 0.0
+
+    with StubServer(respond) as stub:
+        models = {"stub": {"model": "openai/stub-model", "api_base": stub.base, "backoff": 0.01}}
+        plan = RunPlan.build(
+            [load_task(STT)], agent="model:stub", user="model:stub", trials=2, seed=3, models=models, record=False
+        )
+        asyncio.run(run_batch(plan, store=None))
+    users = [r["seed"] for r in stub.requests if "tools" not in r]
+    assert users and sorted(set(users)) == [3, 4]
+
+
 def test_a_plan_has_one_seed_rule_and_refuses_options_that_do_not_go_together():
     stt, explore = load_task(STT), load_task(EXPLORE)
     plan = RunPlan.build([stt, explore], trials=3, seed=None)
@@ -122,9 +143,39 @@ def test_a_plan_has_one_seed_rule_and_refuses_options_that_do_not_go_together():
         RunSettings(explore_setting="sunny")
 
 
-def test_the_cli_says_why_a_plan_is_refused(tmp_path):
-    result = CliRunner().invoke(
-        main, ["--db", f"sqlite:///{tmp_path / 'x.db'}", "run", str(STT), "--setting", "stationary"]
-    )
-    assert result.exit_code == 2 and "--setting applies to explore episodes" in result.output
-    assert "Traceback" not in result.output
+IMPOSSIBLE = ROOT / "tasks" / "stt" / "logistics" / "mull-blood-ferry-s3-impossible.yaml"
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        ((STT, "--setting", "stationary"), "--setting applies to explore episodes"),
+        ((EXPLORE, "--static"), "--static and --no-user apply to stt tasks"),
+        ((EXPLORE, "--no-user"), "--static and --no-user apply to stt tasks"),
+        ((STT, "--trials", "0"), "0 is not in the range x>=1"),
+        ((STT, "--trials", "-1"), "-1 is not in the range x>=1"),
+        ((STT, "--seed", "abc"), "'abc' is not a valid integer"),
+        ((STT, "--setting", "bogus"), "'bogus' is not one of"),
+        ((STT, "--seed", "-5"), "--seed must be within 0..9223372036854775807; got -5"),
+        ((STT, "--seed", str(2**70)), f"--seed must be within 0..9223372036854775807; got {2**70}"),
+        ((STT, "--seed", str(2**63 - 1), "--trials", "2"), "goes past the largest seed"),
+        ((IMPOSSIBLE, "--static"), "--static skips 1 impossible task(s)"),
+        ((STT, "--no-user", "--user", "baseline:scripted"), "--no-user leaves the user seat empty; drop --user"),
+    ],
+)
+def test_the_cli_says_in_one_line_why_a_plan_is_refused(tmp_path, args, said):
+    db = tmp_path / "x.db"
+    result = CliRunner().invoke(main, ["--db", f"sqlite:///{db}", "run", *map(str, args)])
+    assert result.exit_code == 2 and said in result.output
+    assert "Traceback" not in result.output and not db.exists()  # refused before anything ran
+
+
+@pytest.mark.parametrize("judge", ["bogus", "model:", "human:ana"])
+def test_a_bad_judge_is_named_as_a_judge(tmp_path, judge):
+    result = CliRunner().invoke(main, ["--db", f"sqlite:///{tmp_path / 'j.db'}", "run", str(STT), "--judge", judge])
+    assert result.exit_code == 2 and f"error: judge '{judge}': expected rule, human or model:MODEL" in result.output
+
+
+def test_the_last_trial_may_run_on_the_largest_seed():
+    plan = RunPlan.build([load_task(STT)], seed=2**63 - 2, trials=2)
+    assert [t.seed for t in plan.all_trials()] == [2**63 - 2, 2**63 - 1]

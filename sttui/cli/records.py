@@ -743,7 +743,7 @@ def report(run_id: str | None, judge_stages: str | None, trust: bool, with_forks
     Forks (``sttui fork``) are left out: part of each was played by whoever made the original,
     so they are never baselines. --with-forks counts them (then they show as mixed rows)."""
     from sttui.comparison import FINISHED, MIXED, compare
-    from sttui.textout import ci, table
+    from sttui.textout import ci, pass_k_lines, score_ci, table
 
     store = open_store()
     if run_id is not None:
@@ -786,7 +786,7 @@ def report(run_id: str | None, judge_stages: str | None, trust: bool, with_forks
             + ci(r.get("pass_at_1_ci")),
             f"explore CA ({len(result['common_explore_tasks'])} common)": pct(r.get("explore_common_ca"))
             + ci(r.get("explore_common_ca_ci")),
-            "stage score": f"{r['stage_score']:.2f}" if "stage_score" in r else "-",
+            "stage score": score_ci(r["stage_score"], r.get("stage_score_ci")) if "stage_score" in r else "-",
             "milestones": pct(r.get("milestone_completion")),
             "early stops": f"{r['early_stops']} (saved {r['steps_saved']})" if r.get("early_stops") else "-",
             "mean steps": f"{r['mean_steps']:.1f}",
@@ -810,9 +810,8 @@ def report(run_id: str | None, judge_stages: str | None, trust: bool, with_forks
             )
     for r in result["controllers"]:
         if r.get("pass_at_k"):
-            at = "  ".join(f"{k} {v:.0%}" for k, v in r["pass_at_k"].items())
-            hat = "  ".join(f"{k} {v:.0%}" for k, v in r["pass_hat_k"].items())
-            click.echo(f"\n{r['controller']} [{r['setting']}] over {r['trials']} trials:\n  {at}\n  {hat}")
+            click.echo(f"\n{r['controller']} [{r['setting']}] over {r['trials']} trials per common task:")
+            click.echo("\n".join(pass_k_lines(r)))
     if result["settings"]:
         click.echo("\nThe same controller under two settings, on the tasks both ran:")
         for c in result["settings"]:

@@ -164,7 +164,9 @@ def _ask_at_terminal(episode: Any, item_id: str, question: str) -> tuple[bool, s
 @click.argument("selection", nargs=-1)
 @click.option("--agent", default="baseline:oracle", show_default=True, help="Controller for the agent seat.")
 @click.option("--user", default=None, help="Controller for the user seat (stt)  [default: baseline:scripted]")
-@click.option("--seed", type=int, default=None, help="Base seed (default: each task's); trial i runs on base + i.")
+@click.option(
+    "--seed", type=int, default=None, help="Base seed, 0 to 2^63-1 (default: each task's); trial i runs on base + i."
+)
 @click.option("--trials", type=click.IntRange(min=1), default=1, show_default=True, help="Episodes per task (Pass@k).")
 @click.option("--concurrency", type=click.IntRange(min=1), default=4, show_default=True, help="Episodes at once.")
 @click.option(

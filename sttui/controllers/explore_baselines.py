@@ -1,12 +1,16 @@
 """Baselines for explore episodes: oracle (knows the rule in force), random, and stale
-(knows the pre-change rule and never adapts: how much the drift costs)."""
+(knows the pre-change rule and never adapts: how much the drift costs).
+
+Each plays the setting its view names: under ``forced_probe`` it probes the window's first
+case before every batch (none of them learns from it), and under ``stationary`` nothing
+drifts, so the oracle keeps the file's rule throughout."""
 
 from __future__ import annotations
 
 import random
 from typing import Any
 
-from sttui.core.actions import Action, Assess, SubmitBatch
+from sttui.core.actions import Action, Assess, Probe, SubmitBatch
 from sttui.core.explore import rules as rl
 from sttui.core.explore.episode import true_atoms
 from sttui.core.explore.task import ExploreTask, Rule
@@ -28,19 +32,27 @@ class _RuleKnower:
         return {f.field: f.direction for f in rule.factors}
 
 
+def forced_probe(view: dict[str, Any]) -> Probe | None:
+    """The probe a setting demands before the batch: the window's first case, once."""
+    if view["phase"] == "window" and view.get("setting") == "forced_probe" and view.get("probe_available"):
+        return Probe([dict(view["cases"][0])])
+    return None
+
+
 class ExploreOracle(_RuleKnower):
     """Always the optimal action under the rule in force; assessments answered truly."""
 
     async def act(self, view: dict[str, Any]) -> Action:
-        drift = self.task.drift.after_batch if self.post is not None and self.task.drift else None
+        post = self.post if view.get("setting") != "stationary" else None  # the run may override the file
+        drift = self.task.drift.after_batch if post is not None and self.task.drift else None
         changed = drift is not None and view["batch"] > drift
-        rule = self.post if changed and self.post is not None else self.task.rule
+        rule = post if changed and post is not None else self.task.rule
         if view["phase"] == "window":
-            return self.best(rule, view["cases"])
+            return forced_probe(view) or self.best(rule, view["cases"])
         if view["phase"] == "assess_pre":
             return Assess(self.relevant(self.task.rule))
-        final = self.post or self.task.rule
-        return Assess(self.relevant(final), true_atoms(self.task) if self.post is not None else None)
+        final = post or self.task.rule
+        return Assess(self.relevant(final), true_atoms(self.task) if post is not None else None)
 
 
 class ExploreStale(_RuleKnower):
@@ -51,7 +63,7 @@ class ExploreStale(_RuleKnower):
 
     async def act(self, view: dict[str, Any]) -> Action:
         if view["phase"] == "window":
-            return self.best(self.task.rule, view["cases"])
+            return forced_probe(view) or self.best(self.task.rule, view["cases"])
         return self.assessment(view["phase"])
 
 
@@ -64,5 +76,5 @@ class ExploreRandom:
 
     async def act(self, view: dict[str, Any]) -> Action:
         if view["phase"] == "window":
-            return SubmitBatch([self.rng.randint(1, 4) for _ in view["cases"]])
+            return forced_probe(view) or SubmitBatch([self.rng.randint(1, 4) for _ in view["cases"]])
         return Assess({}, [] if view["phase"] == "assess_final" else None)

@@ -117,8 +117,8 @@ def make_judge(spec: str | None, models: dict[str, Any] | None = None) -> Any:
     """None (the rule-based judge), or a model judge for impossible tasks."""
     if spec in (None, "rule"):
         return None
-    family, name = parse_spec(spec)
-    if family != "model":
+    family, _, name = spec.partition(":")
+    if family != "model" or not name:
         raise ControllerSpecError(f"judge '{spec}': expected rule, human or model:MODEL")
     from sttui.controllers.model import ModelJudge
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -88,6 +88,16 @@ def ratio_of(pairs: list[tuple[float, int]]) -> float | None:
     """Pooled mean of clustered data: sum of values over sum of counts (episodes per task)."""
     total = sum(n for _, n in pairs)
     return sum(v for v, _ in pairs) / total if total else None
+
+
+def by_unit(pairs: Iterable[tuple[str, T]]) -> list[list[T]]:
+    """Values grouped by their unit (a task id), in the units' sorted order. The bootstrap's
+    resamples are drawn over positions, so the same episodes must give the same groups in the
+    same order wherever they are reported (``run`` and ``report`` print one interval)."""
+    groups: dict[str, list[T]] = {}
+    for unit, value in pairs:
+        groups.setdefault(unit, []).append(value)
+    return [groups[u] for u in sorted(groups)]
 
 
 def interval(units: Sequence[Any], statistic: Callable[[list[Any]], float | None]) -> list[float] | None:

@@ -4,7 +4,10 @@ masking, unannounced drift, assessments and the reveal.
 Phases: ``window`` (probe at most once, then submit the batch) -> after the drift batch,
 ``assess_pre`` (the pre-change assessment, asked immediately before the unannounced
 change) -> ... -> after the last batch, ``assess_final`` -> ended. A refused input returns
-``{"success": false, "error": ...}``, is recorded, and changes nothing.
+``{"success": false, "error": ...}``, is recorded, and changes nothing; after
+``MAX_REFUSED_IN_A_ROW`` refused inputs in a row the episode ends (``by: limit``), so a
+controller that cannot play the setting (one that never probes under ``forced_probe``) ends
+incomplete instead of running forever.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ BATCH_FEEDBACK = "batch_feedback"
 ASSESSMENT = "assessment"
 RULE_CHANGED = "rule_changed"
 REFUSED = "refused"
+MAX_REFUSED_IN_A_ROW = 20
 
 Result = dict[str, Any]
 
@@ -89,6 +93,7 @@ class ExploreEpisode:
         self.ended: dict[str, Any] | None = None
         self.actors = actors or {"agent": "agent"}
         self.last_refusal: str | None = None  # why the last input was refused, until one is accepted
+        self.refused_in_row = 0
 
     # -- the hidden truth ----------------------------------------------------------
     @property
@@ -121,6 +126,12 @@ class ExploreEpisode:
         actor = actor or self.actors["agent"]
         self.steps += 1
         self.last_refusal = None
+        result = self._dispatch(action, actor)
+        if self.last_refusal is None:
+            self.refused_in_row = 0
+        return result
+
+    def _dispatch(self, action: Any, actor: str) -> Result | None:
         if isinstance(action, Probe):
             return self._probe(action, actor)
         if isinstance(action, SubmitBatch):
@@ -140,6 +151,9 @@ class ExploreEpisode:
     def _refuse(self, actor: str, what: str, payload: dict[str, Any], error: str) -> Result:
         self.last_refusal = error
         self._emit(REFUSED, actor, {"what": what, "input": payload, "error": error})
+        self.refused_in_row += 1
+        if self.refused_in_row >= MAX_REFUSED_IN_A_ROW:
+            self._end("limit", f"{MAX_REFUSED_IN_A_ROW} refused inputs in a row (last: {error})", "system")
         return _fail(error)
 
     def probe_problem(self, cases: Any) -> tuple[str | None, list[rl.Case]]:
