@@ -11,13 +11,13 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from sttui.adversary import allowed_random_passes, scripted_messages
+from sttui.adversary import allowed_random_passes, scripted_messages, without_lookups
 from sttui.cli import main
 from sttui.core.checklist import evaluate_checklist
 from sttui.core.envload import import_env
 from sttui.core.episode import Episode
-from sttui.core.task import SttTask
-from tests.conftest import FIXTURES
+from sttui.core.task import Step, SttTask
+from tests.conftest import FIXTURES, ROOT
 
 MINI = FIXTURES / "mini"
 BASE = yaml.safe_load((MINI / "good.yaml").read_text())
@@ -94,10 +94,64 @@ def test_random_threshold_is_ten_percent_rounded_down(seeds, allowed):
 def test_controls_are_printed_one_line_per_task_and_in_full_with_v(tmp_path):
     write_task(tmp_path, **KEEP_IN_A)
     out = CliRunner().invoke(main, ["check", str(tmp_path), "--random-seeds", "2"]).output
-    assert "controls: 0/3 adversarial agents fail it; random 0/2 passed (at most 0 of 2 may pass" in out
+    assert "controls: 1/4 adversarial agents fail it; random 0/2 passed (at most 0 of 2 may pass" in out
     assert "NOT: end-at-once, polite, do-nothing\n" in out
     verbose = CliRunner().invoke(main, ["check", str(tmp_path), "--random-seeds", "2", "-v"]).output
     assert "control polite: passed (must not): " in verbose
+
+
+# -- not looking: the naive plan without its lookups ------------------------------------------
+
+# The aisles out of BAY-A close: the crate can no longer reach dispatch. Whether an agent that
+# never looks meets the closure depends on what sets it off.
+ISOLATE_BAY_A = [{"set": "travel.0.closed", "value": True}, {"set": "travel.2.closed", "value": True}]
+
+
+@pytest.mark.parametrize(
+    ("when", "outcome"),
+    [
+        ({"tool": "get_crate", "args": {"crate_id": "CR-1"}}, "passed"),  # only a lookup sets it off
+        ({"at": "2024-03-04T08:01:00"}, "passed"),  # a time only the lookup's minute reaches
+        ({"after_calls": 1}, "passed"),  # a call count the lookup makes up
+        ({"at": "2024-03-04T08:00:00"}, "failed"),  # it has happened when the episode opens
+        ({"tool": "move_crate"}, "failed"),  # the operation the plan depends on sets it off
+    ],
+)
+def test_the_naive_plan_without_its_lookups_must_fail(tmp_path, when, outcome):
+    triggers = [{"id": "aisles-closed", "when": when, "effects": ISOLATE_BAY_A}]
+    write_task(tmp_path, triggers=triggers)
+    report = check_json(tmp_path, "--random-seeds", "1")
+    control = next(c for c in report["controls"] if c["control"] == "no-lookups")
+    assert (control["outcome"], control["ok"]) == (outcome, outcome == "failed"), control
+    assert control["detail"].startswith("naive_plan without get_crate; ")
+    problem = [p for p in report["problems"] if p.startswith("control no-lookups:")]
+    if outcome == "passed":
+        assert "the change fires only for an agent that looks" in problem[0]
+    else:
+        assert problem == []
+
+
+def test_the_bundled_insulin_task_as_it_was_rewards_not_looking(tmp_path):
+    """Its reefer fault fired only on get_vehicle_status: the naive plan without that lookup
+    put the insulin on TRK-7 with its refrigeration intact and passed."""
+    src = ROOT / "tasks" / "stt" / "logistics"
+    data = yaml.safe_load((src / "insulin-reefer-fault-st2-easy.yaml").read_text())
+    assert data["triggers"][0]["when"] == {"at": data["clock"]["start"]}  # as fixed
+    data["triggers"][0]["when"] = {"tool": "get_vehicle_status", "args": {"vehicle_id": "TRK-7"}}
+    (tmp_path / "logistics").mkdir()
+    (tmp_path / "logistics" / "task.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    shutil.copy(src / "env.py", tmp_path / "logistics" / "env.py")
+    report = check_json(tmp_path, "--random-seeds", "1")
+    control = next(c for c in report["controls"] if c["control"] == "no-lookups")
+    assert (control["outcome"], control["ok"]) == ("passed", False)
+    assert control["detail"].startswith("naive_plan without get_vehicle_status; 4 step(s), the user is satisfied")
+
+
+def test_without_lookups_keeps_operations_and_messages_in_order():
+    task = SttTask.model_validate(copy.deepcopy(BASE))
+    task.naive_plan.append(Step(say="done"))
+    kept, dropped = without_lookups(task, {"get_crate": "query", "move_crate": "operation"})
+    assert [(s.tool, s.say) for s in kept] == [("move_crate", None), (None, "done")] and dropped == ["get_crate"]
 
 
 # -- impossible tasks: scripted endings after the solution's calls ----------------------------
