@@ -34,6 +34,11 @@ def write_task(tmp_path, env_extra: str = "", **changes) -> None:
             f.write(env_extra)
 
 
+def line_with(path, text: str) -> int:
+    """The number of the first line of ``path`` that holds ``text``."""
+    return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if text in line)
+
+
 def check_json(tmp_path, *extra: str) -> dict:
     result = CliRunner().invoke(main, ["check", str(tmp_path), "--json", *extra], catch_exceptions=False)
     report = json.loads(result.output)
@@ -211,7 +216,9 @@ def test_a_set_on_a_record_that_does_not_exist_is_an_error_not_a_new_record(tmp_
     trigger["effects"].append({"set": "crates.CR-9.location", "value": "BAY-B"})
     write_task(tmp_path, triggers=[trigger])
     report = check_json(tmp_path)
+    task = tmp_path / "task.yaml"
     expected = (
+        f"{task}:{line_with(task, 'crates.CR-9.location')}: triggers[0].effects[1]: "
         "trigger crate-moved in solution: set crates.CR-9.location: no such key 'CR-9' in crates; "
         "an effect changes records that exist, it does not create them"
     )
@@ -251,7 +258,9 @@ AUDIT_QUERY = '''
 def test_a_query_no_plan_calls_is_called_on_every_state_and_must_not_change_it(tmp_path):
     write_task(tmp_path, env_extra=AUDIT_QUERY)  # the class is the module's last statement
     report = check_json(tmp_path)
+    env = tmp_path / "warehouse.py"
     assert (
+        f"{env}:{line_with(env, 'def audit_bay') - 1}: WarehouseEnv.audit_bay: "  # (its @tool line)
         "query tool audit_bay changes state: audit_bay(bay='BAY-A') after solution step 2 changes audits; "
         "declare it an operation"
     ) in report["problems"]
@@ -269,7 +278,9 @@ def test_a_checklist_path_missing_at_the_end_says_no_such_key(tmp_path):
     assert item.detail == "crates.CR-9.location equals 'X': no such key 'CR-9' in crates" and not item.passed
     impossible = {**copy.deepcopy(IMPOSSIBLE), "checklist": data["checklist"]}
     write_task(tmp_path, **impossible)
+    task = tmp_path / "task.yaml"
     assert (
+        f"{task}:{line_with(task, 'path: crates.CR-9.location')}: checklist[0].expect.path: "
         "checklist gone: crates.CR-9.location is missing at the end of naive_plan and solution "
         "(no such key 'CR-9' in crates); fix the path or let a plan create it"
     ) in check_json(tmp_path)["problems"]
@@ -333,3 +344,46 @@ def test_every_problem_of_a_file_in_one_pass(tmp_path):
     problems = "\n".join(check_json(tmp_path)["problems"])
     for part in ("trigger crate-moved in solution: set crates.CR-7", "control end-at-once: passed", "control random:"):
         assert part in problems
+
+
+def test_a_broken_graph_does_not_hide_what_the_plans_reveal(tmp_path):
+    """Loading refuses the milestone whose threshold no action can reach; check still plays
+    the task without its milestones, so every other mistake is named in the same pass, each
+    with its file, line and field."""
+    trigger = copy.deepcopy(BASE["triggers"][0])
+    trigger["effects"].append({"set": "crates.CR-9.location", "value": "BAY-B"})
+    checklist = [*BASE["checklist"], {"id": "gone", "expect": {"path": "crates.CR-1.seal", "equals": "intact"}}]
+    seen = {
+        "id": "seen",
+        "name": "sees the crate and says so",
+        "threshold": 0.75,
+        "constraints": [
+            {"selector": "call.tool", "operator": "equals", "expected": "get_crate"},
+            {"selector": "message.text", "operator": "contains", "expected": "BAY-B"},
+        ],
+    }
+    typo = {
+        "id": "typo",
+        "severity": "warn",
+        "reason": "a field no crate has",
+        "constraints": [{"selector": "state.crates", "operator": "contains", "expected": {"bay": "DISPATCH"}}],
+    }
+    write_task(
+        tmp_path, env_extra=AUDIT_QUERY, triggers=[trigger], checklist=checklist, milestones=[seen], minefields=[typo]
+    )
+    task, env = tmp_path / "task.yaml", tmp_path / "warehouse.py"
+    report = check_json(tmp_path, "--random-seeds", "1")
+    assert report["task"] == "mini-crate-s1-easy"
+    expected = [
+        f"{task}:{line_with(task, 'threshold: 0.75')}: milestones[0].threshold: milestone seen: best weight share 0.50",
+        f"{task}:{line_with(task, 'crates.CR-9.location')}: triggers[0].effects[1]: trigger crate-moved in naive_plan",
+        f"{env}:{line_with(env, 'def audit_bay') - 1}: WarehouseEnv.audit_bay: query tool audit_bay changes state",
+        f"{task}:{line_with(task, 'crates.CR-1.seal')}: checklist[2].expect.path: checklist gone: crates.CR-1.seal "
+        "is missing at the end",
+        f"{task}:{line_with(task, '      bay: DISPATCH') - 1}: minefields[0].constraints[0].expected: minefield typo: "
+        "state.crates contains {'bay': 'DISPATCH'} can never hold",
+    ]
+    for start in expected:
+        assert any(p.startswith(start) for p in report["problems"]), (start, report["problems"])
+    assert "played without milestones: fix the problems there to check them" in report["notes"]
+    assert [c["control"] for c in report["controls"]][:4] == ["end-at-once", "polite", "do-nothing", "no-lookups"]
