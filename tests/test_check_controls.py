@@ -3,6 +3,7 @@ endings must fail it, and authoring mistakes a plan run reveals are reported."""
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import json
 import shutil
@@ -13,10 +14,14 @@ from click.testing import CliRunner
 
 from sttui.adversary import allowed_random_passes, scripted_messages, without_lookups
 from sttui.cli import main
+from sttui.controllers.baselines import ScriptedUser
+from sttui.controllers.controls import CallsThenSay
 from sttui.core.checklist import evaluate_checklist
 from sttui.core.envload import import_env
 from sttui.core.episode import Episode
+from sttui.core.loader import load_task
 from sttui.core.task import Step, SttTask
+from sttui.runner import run_episode
 from tests.conftest import FIXTURES, ROOT
 
 MINI = FIXTURES / "mini"
@@ -387,3 +392,21 @@ def test_a_broken_graph_does_not_hide_what_the_plans_reveal(tmp_path):
         assert any(p.startswith(start) for p in report["problems"]), (start, report["problems"])
     assert "played without milestones: fix the problems there to check them" in report["notes"]
     assert [c["control"] for c in report["controls"]][:4] == ["end-at-once", "polite", "do-nothing", "no-lookups"]
+
+
+@pytest.mark.parametrize(
+    ("say", "told"),
+    [
+        ("The insulin is on its way on TRK-7.", False),  # the wrong truck
+        ("TRK-7's refrigeration failed, so the insulin went on TRK-9.", True),
+    ],
+)
+def test_a_report_naming_the_wrong_truck_does_not_settle_told_user(say, told):
+    """The checklist reads the state only, so the wrong report still passes (checking the
+    report itself needs a checklist item that reads the agent's messages); the stage review is
+    where it shows."""
+    loaded = load_task(ROOT / "tasks" / "stt" / "logistics" / "insulin-reefer-fault-st2-easy.yaml")
+    agent = CallsThenSay("control:report", loaded.task.solution, [say])
+    result = asyncio.run(run_episode(loaded, agent, ScriptedUser()))
+    assert result.passed is True
+    assert ("told-user" in result.episode.review.settled) is told
