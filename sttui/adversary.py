@@ -6,6 +6,12 @@ control plays through the same runner as any agent, against the scripted user.
 - Idle agents (``end-at-once``, ``polite``, ``do-nothing``) must fail every task: a solvable
   task whose goal already holds without the agent, or an impossible one whose judge an idle
   agent satisfies, is broken.
+- ``no-lookups``: the naive plan with its query calls left out (its operations and messages
+  in order) must fail every task. The naive plan fails because a trigger breaks it; when it
+  passes once it stops looking, the trigger fires only for an agent that looks (a query
+  trigger, or a time or call count only the lookups reach), so not looking is rewarded.
+  (The solution without its lookups is no such control: its operations already carry what
+  the lookups found, so on a sound task it still passes.)
 - The random baseline over ``seeds`` seeds (12 random valid calls each, never a message) may
   pass a solvable task in at most :data:`RANDOM_MAX_SHARE` of its runs, and an impossible
   task never.
@@ -20,11 +26,11 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from sttui.controllers.base import Controller
-from sttui.controllers.baselines import RandomAgent, ScriptedUser
+from sttui.controllers.baselines import PlanAgent, RandomAgent, ScriptedUser
 from sttui.controllers.controls import CallsThenSay, DoNothing, EndAtOnce, PoliteThenEnd
 from sttui.core import statements
 from sttui.core.loader import LoadedTask
-from sttui.core.task import SttTask
+from sttui.core.task import Step, SttTask
 from sttui.runner import EpisodeResult, run_episode
 
 RANDOM_SEEDS = 20
@@ -91,6 +97,30 @@ def scripted_messages(task: SttTask) -> dict[str, str]:
     }
 
 
+def without_lookups(task: SttTask, kinds: dict[str, str]) -> tuple[list[Step], list[str]]:
+    """The naive plan with its query calls left out, and the calls left out."""
+    kept = [s for s in task.naive_plan if s.tool is None or kinds.get(s.tool) != "query"]
+    dropped = [s.tool for s in task.naive_plan if s.tool is not None and kinds.get(s.tool) == "query"]
+    return kept, dropped
+
+
+async def _no_lookups(loaded: LoadedTask, task: SttTask) -> ControlResult:
+    assert loaded.env_cls is not None
+    kinds = {name: spec.kind for name, spec in loaded.env_cls.tool_specs.items()}
+    steps, dropped = without_lookups(task, kinds)
+    result = await run_episode(loaded, PlanAgent("control:no-lookups", steps), ScriptedUser())
+    left = f"naive_plan without {', '.join(dropped)}" if dropped else "naive_plan as it is (no lookups to leave out)"
+    if not result.passed:
+        return ControlResult("no-lookups", "failed", True, f"{left}; {_verdict(result)}")
+    fired = ", ".join(result.triggers_fired) or "none"
+    hint = (
+        f"the naive plan passes once it stops looking (triggers fired: {fired}): the change fires only for an "
+        "agent that looks (a trigger on a query, or a time or call count only the lookups reach); make it "
+        "happen whether or not anyone looks (when.at: clock.start, or on the operation the plan depends on)"
+    )
+    return ControlResult("no-lookups", "passed", False, f"{left}; {_verdict(result)}: {hint}")
+
+
 async def run_controls(loaded: LoadedTask, seeds: int = RANDOM_SEEDS) -> list[ControlResult]:
     """Every control on one stt task, in a fixed order."""
     task = loaded.task
@@ -107,6 +137,7 @@ async def run_controls(loaded: LoadedTask, seeds: int = RANDOM_SEEDS) -> list[Co
     for agent in idle:
         result = await run_episode(loaded, agent, ScriptedUser())
         out.append(_must_fail(agent.name.split(":", 1)[1], result, idle_hint))
+    out.append(await _no_lookups(loaded, task))
 
     passed: list[int] = []
     for seed in range(seeds):

@@ -5,6 +5,7 @@ makes, a checklist path that is missing at the end, a constraint that can never 
 from __future__ import annotations
 
 import contextlib
+from dataclasses import dataclass
 from typing import Any
 
 from sttui.controllers.base import AgentView, Controller
@@ -14,6 +15,7 @@ from sttui.core.actions import Action
 from sttui.core.episode import Episode
 from sttui.core.expect import is_records
 from sttui.core.loader import LoadedTask
+from sttui.core.problems import Loc
 from sttui.core.review.model import Constraint
 from sttui.core.review.operators import Context, holds
 from sttui.core.task import SttTask
@@ -22,13 +24,38 @@ from sttui.core.task import SttTask
 _ONE_STATE = ("equals", "contains", "one_of", "fuzzy_match", "json_subsumes")
 
 
-def trigger_errors(episode: Episode, plan: str) -> list[str]:
-    """Effects a firing could not apply (a set on a record that does not exist, …)."""
-    return [
-        f"trigger {e.payload['trigger']} in {plan}: {e.payload['error']}"
-        for e in episode.events
-        if e.type == ev.TRIGGER_FIRED and e.payload.get("error")
-    ]
+@dataclass(frozen=True)
+class Finding:
+    """One mistake a run revealed, and where to fix it: ``loc`` in the task file (``()``: the
+    file as a whole), or ``tool``, a tool of the environment module."""
+
+    message: str
+    loc: Loc = ()
+    tool: str | None = None
+
+
+def trigger_errors(episode: Episode, plan: str) -> list[Finding]:
+    """Effects a firing could not apply (a set on a record that does not exist, …), each
+    located at the effect that failed (the first of its trigger whose path the error names)."""
+    triggers = {t.id: i for i, t in enumerate(episode.task.triggers)}
+    out = []
+    for e in episode.events:
+        if e.type != ev.TRIGGER_FIRED or not e.payload.get("error"):
+            continue
+        trig, error = e.payload["trigger"], e.payload["error"]
+        i = triggers.get(trig)
+        loc: Loc = () if i is None else ("triggers", i, "effects")
+        if i is not None:
+            for j, effect in enumerate(episode.task.triggers[i].effects):
+                path = next((v for k, v in effect.model_dump(by_alias=True).items() if k in _PATH_KEYS), None)
+                if isinstance(path, str) and error.split(":", 1)[0].split(" ", 1)[-1].startswith(path):
+                    loc = ("triggers", i, "effects", j)
+                    break
+        out.append(Finding(f"trigger {trig} in {plan}: {error}", loc))
+    return out
+
+
+_PATH_KEYS = ("set", "append", "delete", "move")
 
 
 class QueryProbe:
@@ -67,10 +94,10 @@ class QueryProbe:
                 shown = ", ".join(f"{k}={v!r}" for k, v in args.items())
                 self.changed[name] = f"{name}({shown}) {where} changes {paths}"
 
-    def problems(self, skip: set[str] | frozenset[str] = frozenset()) -> list[str]:
-        """One line per query tool that changed state (``skip``: tools already reported)."""
+    def problems(self, skip: set[str] | frozenset[str] = frozenset()) -> list[Finding]:
+        """One per query tool that changed state (``skip``: tools already reported)."""
         return [
-            f"query tool {name} changes state: {what}; declare it an operation"
+            Finding(f"query tool {name} changes state: {what}; declare it an operation", tool=name)
             for name, what in self.changed.items()
             if name not in skip
         ]
@@ -127,11 +154,11 @@ def _singular(word: str) -> str:
     return word.removesuffix("s")
 
 
-def missing_checklist_paths(task: SttTask, ends: dict[str, Any]) -> list[str]:
+def missing_checklist_paths(task: SttTask, ends: dict[str, Any]) -> list[Finding]:
     """Checklist paths (other than ``exists``/``absent``) missing at the end of every plan: an
     item that can never pass, whatever the agent does."""
     out = []
-    for item in task.checklist:
+    for i, item in enumerate(task.checklist):
         ex = item.expect
         if ex is None or ex.operator in ("exists", "absent"):
             continue
@@ -139,8 +166,11 @@ def missing_checklist_paths(task: SttTask, ends: dict[str, Any]) -> list[str]:
         if all(gone.values()):
             first = next(iter(gone.values()))
             out.append(
-                f"checklist {item.id}: {ex.path} is missing at the end of {' and '.join(gone)} ({first}); "
-                "fix the path or let a plan create it"
+                Finding(
+                    f"checklist {item.id}: {ex.path} is missing at the end of {' and '.join(gone)} ({first}); "
+                    "fix the path or let a plan create it",
+                    ("checklist", i, "expect", "path"),
+                )
             )
     return out
 
@@ -157,22 +187,22 @@ def _absent_fields(value: Any, want: Any) -> list[str]:
     return [k for k in want if not any(k in p for p in places)]
 
 
-def _rules(task: SttTask) -> list[tuple[str, list[Constraint]]]:
-    out = [(f"milestone {m.id}", m.constraints) for m in task.milestones]
-    out += [(f"minefield {m.id or i}", m.constraints) for i, m in enumerate(task.minefields)]
+def _rules(task: SttTask) -> list[tuple[str, Loc, list[Constraint]]]:
+    out = [(f"milestone {m.id}", ("milestones", i), m.constraints) for i, m in enumerate(task.milestones)]
+    out += [(f"minefield {m.id or i}", ("minefields", i), m.constraints) for i, m in enumerate(task.minefields)]
     return out
 
 
-def never_holding(task: SttTask, states: list[Any]) -> tuple[list[str], list[str]]:
+def never_holding(task: SttTask, states: list[Any]) -> tuple[list[Finding], list[str]]:
     """State constraints of milestones and minefields that hold on none of ``states`` (every
     state the plans reached). (problems, notes): a ``contains``/``json_subsumes`` whose fields
     no record ever has can never hold, a problem; a minefield's other such constraints are
     notes (plans avoid minefields, so a person should make sure it can fire; a milestone's
     soft alternatives are left alone)."""
-    problems: list[str] = []
+    problems: list[Finding] = []
     notes: list[str] = []
-    for what, constraints in _rules(task):
-        for c in constraints:
+    for what, where, constraints in _rules(task):
+        for j, c in enumerate(constraints):
             if c.root != "state" or c.operator not in _ONE_STATE:
                 continue
             if any(holds(c, Context(None, s, s, {})) for s in states):
@@ -184,8 +214,11 @@ def never_holding(task: SttTask, states: list[Any]) -> tuple[list[str], list[str
                     absent &= set(_absent_fields(st.lookup(s, c.path, None), c.expected))
             if absent:
                 problems.append(
-                    f"{what}: {c.describe()} can never hold: no record at {c.path} has field(s) "
-                    f"{', '.join(sorted(absent))} on any state the plans reach"
+                    Finding(
+                        f"{what}: {c.describe()} can never hold: no record at {c.path} has field(s) "
+                        f"{', '.join(sorted(absent))} on any state the plans reach",
+                        (*where, "constraints", j, "expected"),
+                    )
                 )
             elif what.startswith("minefield"):
                 notes.append(f"{what}: {c.describe()} holds on no state the plans reach; make sure it can fire")

@@ -4,12 +4,14 @@ and it must be deterministic. Runs plans through the same runner every agent use
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import inspect
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sttui.adversary import RANDOM_SEEDS, ControlResult, run_controls
-from sttui.authoring import QueryProbe, missing_checklist_paths, never_holding, trigger_errors
+from sttui.authoring import Finding, QueryProbe, missing_checklist_paths, never_holding, trigger_errors
 from sttui.controllers.baselines import PlanAgent, ScriptedUser
 from sttui.controllers.explore_baselines import ExploreOracle
 from sttui.core import events as ev
@@ -17,9 +19,10 @@ from sttui.core.checklist import evaluate_checklist
 from sttui.core.episode import Episode
 from sttui.core.explore.certify import SHARE_RANGE, drift_share, utility_invariant_violations
 from sttui.core.explore.task import ExploreTask
-from sttui.core.loader import LoadedTask, discover, load_task
-from sttui.core.problems import TaskFileError
+from sttui.core.loader import REVIEW_SECTIONS, LoadedTask, discover, load_task, load_without
+from sttui.core.problems import Problem, TaskFileError, display_path, format_loc
 from sttui.core.task import SttTask
+from sttui.core.yamlio import line_of, load_with_lines, read_text
 from sttui.runner import EpisodeResult, Seats, drive, open_episode, run_episode
 
 
@@ -100,24 +103,26 @@ async def check_loaded(loaded: LoadedTask, file: str, seeds: int = RANDOM_SEEDS)
     if sol_ep.state_hash() != again[1].state_hash():
         report.problems.append("not deterministic: the solution twice gives different final states")
     impure: set[str] = set()
+    found: list[Finding] = []
     for episode, plan in ((naive_ep, "naive_plan"), (sol_ep, "solution")):
-        report.problems.extend(trigger_errors(episode, plan))
+        found.extend(trigger_errors(episode, plan))
         for event in episode.events:
             if event.type == ev.TOOL_RESULT and event.payload["state_diff"]:
                 tool = event.payload["tool"]
-                if episode.tools[tool].kind == "query":
+                if episode.tools[tool].kind == "query" and tool not in impure:
                     impure.add(tool)
-                    report.problems.append(f"query tool {tool} changed state in {plan}; declare it an operation")
+                    found.append(
+                        Finding(f"query tool {tool} changed state in {plan}; declare it an operation", tool=tool)
+                    )
         if episode.ended and episode.ended["by"] == "limit":
             report.problems.append(f"{plan} hits the step limit ({task.max_steps}); raise max_steps")
     assert prober is not None
-    report.problems.extend(prober.problems(skip=impure))
-    report.problems.extend(
-        missing_checklist_paths(task, {"naive_plan": naive_ep.env.state, "solution": sol_ep.env.state})
-    )
+    found.extend(prober.problems(skip=impure))
+    found.extend(missing_checklist_paths(task, {"naive_plan": naive_ep.env.state, "solution": sol_ep.env.state}))
     states = [s for _, s in naive_ep.history] + [s for _, s in sol_ep.history]
     never, maybe = never_holding(task, states)
-    report.problems.extend(never)
+    found.extend(never)
+    report.problems.extend(located(loaded, found))
     report.notes.extend(maybe)
     report.problems.extend(review_problems(sol, naive))
     report.controls = await run_controls(loaded, seeds)
@@ -130,6 +135,27 @@ async def check_loaded(loaded: LoadedTask, file: str, seeds: int = RANDOM_SEEDS)
     report.notes.append(f"naive: {'pass' if naive.passed else 'fail'}, fired {', '.join(naive.triggers_fired)}")
     report.notes.append(f"solution: {'pass' if sol.passed else 'fail'} in {sol.steps} steps")
     return report
+
+
+def located(loaded: LoadedTask, found: list[Finding]) -> list[str]:
+    """Each finding as ``file:line: field: message``: in the task file, or at the tool's
+    definition in the environment module."""
+    try:
+        _, lines = load_with_lines(read_text(loaded.path))
+    except Exception:  # (it loaded a moment ago; a file changed under us just loses its lines)
+        lines = {}
+    out = []
+    for f in found:
+        if f.tool is not None and loaded.env_cls is not None:
+            where, line = display_path(inspect.getsourcefile(loaded.env_cls) or "?"), None
+            with contextlib.suppress(OSError, TypeError):
+                line = inspect.getsourcelines(getattr(loaded.env_cls, f.tool))[1]
+            out.append(str(Problem(where, line, f"{loaded.env_cls.__name__}.{f.tool}", f.message)))
+        elif f.loc:
+            out.append(str(Problem(display_path(loaded.path), line_of(lines, f.loc), format_loc(f.loc), f.message)))
+        else:
+            out.append(f.message)
+    return out
 
 
 def graph_origin(task: SttTask) -> str:
@@ -264,6 +290,11 @@ async def check_explore(loaded: LoadedTask, file: str) -> TaskCheck:
     return report
 
 
+def _section(field: str) -> str:
+    """The top-level field a problem's field lies in (``milestones[0].threshold``: milestones)."""
+    return field.split(".")[0].split("[")[0]
+
+
 def check_paths(paths: list[str | Path], seeds: int = RANDOM_SEEDS) -> list[TaskCheck]:
     """Check every task file under ``paths``; duplicate task ids are reported too. ``seeds``
     is the number of random-baseline runs per stt task."""
@@ -276,7 +307,22 @@ def check_paths(paths: list[str | Path], seeds: int = RANDOM_SEEDS) -> list[Task
             try:
                 loaded = load_task(f)
             except TaskFileError as exc:
-                reports.append(TaskCheck(name, None, [str(p) for p in exc.problems]))
+                report = TaskCheck(name, None, [str(p) for p in exc.problems])
+                sections = {_section(p.field) for p in exc.problems}
+                if exc.problems and sections <= set(REVIEW_SECTIONS):
+                    # only the graph is wrong: play the rest, so one pass reports everything
+                    try:
+                        rest = load_without(f, sections)
+                    except TaskFileError:
+                        rest = None
+                    if rest is not None and rest.kind == "stt":
+                        played = await check_loaded(rest, name, seeds)
+                        report.task_id = played.task_id
+                        report.problems += played.problems
+                        report.controls = played.controls
+                        left = ", ".join(sorted(sections))
+                        report.notes = [*played.notes, f"played without {left}: fix the problems there to check them"]
+                reports.append(report)
                 continue
             if loaded.kind == "explore":
                 report = await check_explore(loaded, name)

@@ -3,6 +3,7 @@ endings must fail it, and authoring mistakes a plan run reveals are reported."""
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import json
 import shutil
@@ -11,13 +12,17 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from sttui.adversary import allowed_random_passes, scripted_messages
+from sttui.adversary import allowed_random_passes, scripted_messages, without_lookups
 from sttui.cli import main
+from sttui.controllers.baselines import ScriptedUser
+from sttui.controllers.controls import CallsThenSay
 from sttui.core.checklist import evaluate_checklist
 from sttui.core.envload import import_env
 from sttui.core.episode import Episode
-from sttui.core.task import SttTask
-from tests.conftest import FIXTURES
+from sttui.core.loader import load_task
+from sttui.core.task import Step, SttTask
+from sttui.runner import run_episode
+from tests.conftest import FIXTURES, ROOT
 
 MINI = FIXTURES / "mini"
 BASE = yaml.safe_load((MINI / "good.yaml").read_text())
@@ -32,6 +37,11 @@ def write_task(tmp_path, env_extra: str = "", **changes) -> None:
     if env_extra:
         with (tmp_path / "warehouse.py").open("a") as f:
             f.write(env_extra)
+
+
+def line_with(path, text: str) -> int:
+    """The number of the first line of ``path`` that holds ``text``."""
+    return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if text in line)
 
 
 def check_json(tmp_path, *extra: str) -> dict:
@@ -94,10 +104,64 @@ def test_random_threshold_is_ten_percent_rounded_down(seeds, allowed):
 def test_controls_are_printed_one_line_per_task_and_in_full_with_v(tmp_path):
     write_task(tmp_path, **KEEP_IN_A)
     out = CliRunner().invoke(main, ["check", str(tmp_path), "--random-seeds", "2"]).output
-    assert "controls: 0/3 adversarial agents fail it; random 0/2 passed (at most 0 of 2 may pass" in out
+    assert "controls: 1/4 adversarial agents fail it; random 0/2 passed (at most 0 of 2 may pass" in out
     assert "NOT: end-at-once, polite, do-nothing\n" in out
     verbose = CliRunner().invoke(main, ["check", str(tmp_path), "--random-seeds", "2", "-v"]).output
     assert "control polite: passed (must not): " in verbose
+
+
+# -- not looking: the naive plan without its lookups ------------------------------------------
+
+# The aisles out of BAY-A close: the crate can no longer reach dispatch. Whether an agent that
+# never looks meets the closure depends on what sets it off.
+ISOLATE_BAY_A = [{"set": "travel.0.closed", "value": True}, {"set": "travel.2.closed", "value": True}]
+
+
+@pytest.mark.parametrize(
+    ("when", "outcome"),
+    [
+        ({"tool": "get_crate", "args": {"crate_id": "CR-1"}}, "passed"),  # only a lookup sets it off
+        ({"at": "2024-03-04T08:01:00"}, "passed"),  # a time only the lookup's minute reaches
+        ({"after_calls": 1}, "passed"),  # a call count the lookup makes up
+        ({"at": "2024-03-04T08:00:00"}, "failed"),  # it has happened when the episode opens
+        ({"tool": "move_crate"}, "failed"),  # the operation the plan depends on sets it off
+    ],
+)
+def test_the_naive_plan_without_its_lookups_must_fail(tmp_path, when, outcome):
+    triggers = [{"id": "aisles-closed", "when": when, "effects": ISOLATE_BAY_A}]
+    write_task(tmp_path, triggers=triggers)
+    report = check_json(tmp_path, "--random-seeds", "1")
+    control = next(c for c in report["controls"] if c["control"] == "no-lookups")
+    assert (control["outcome"], control["ok"]) == (outcome, outcome == "failed"), control
+    assert control["detail"].startswith("naive_plan without get_crate; ")
+    problem = [p for p in report["problems"] if p.startswith("control no-lookups:")]
+    if outcome == "passed":
+        assert "the change fires only for an agent that looks" in problem[0]
+    else:
+        assert problem == []
+
+
+def test_the_bundled_insulin_task_as_it_was_rewards_not_looking(tmp_path):
+    """Its reefer fault fired only on get_vehicle_status: the naive plan without that lookup
+    put the insulin on TRK-7 with its refrigeration intact and passed."""
+    src = ROOT / "tasks" / "stt" / "logistics"
+    data = yaml.safe_load((src / "insulin-reefer-fault-st2-easy.yaml").read_text())
+    assert data["triggers"][0]["when"] == {"at": data["clock"]["start"]}  # as fixed
+    data["triggers"][0]["when"] = {"tool": "get_vehicle_status", "args": {"vehicle_id": "TRK-7"}}
+    (tmp_path / "logistics").mkdir()
+    (tmp_path / "logistics" / "task.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    shutil.copy(src / "env.py", tmp_path / "logistics" / "env.py")
+    report = check_json(tmp_path, "--random-seeds", "1")
+    control = next(c for c in report["controls"] if c["control"] == "no-lookups")
+    assert (control["outcome"], control["ok"]) == ("passed", False)
+    assert control["detail"].startswith("naive_plan without get_vehicle_status; 4 step(s), the user is satisfied")
+
+
+def test_without_lookups_keeps_operations_and_messages_in_order():
+    task = SttTask.model_validate(copy.deepcopy(BASE))
+    task.naive_plan.append(Step(say="done"))
+    kept, dropped = without_lookups(task, {"get_crate": "query", "move_crate": "operation"})
+    assert [(s.tool, s.say) for s in kept] == [("move_crate", None), (None, "done")] and dropped == ["get_crate"]
 
 
 # -- impossible tasks: scripted endings after the solution's calls ----------------------------
@@ -157,7 +221,9 @@ def test_a_set_on_a_record_that_does_not_exist_is_an_error_not_a_new_record(tmp_
     trigger["effects"].append({"set": "crates.CR-9.location", "value": "BAY-B"})
     write_task(tmp_path, triggers=[trigger])
     report = check_json(tmp_path)
+    task = tmp_path / "task.yaml"
     expected = (
+        f"{task}:{line_with(task, 'crates.CR-9.location')}: triggers[0].effects[1]: "
         "trigger crate-moved in solution: set crates.CR-9.location: no such key 'CR-9' in crates; "
         "an effect changes records that exist, it does not create them"
     )
@@ -197,7 +263,9 @@ AUDIT_QUERY = '''
 def test_a_query_no_plan_calls_is_called_on_every_state_and_must_not_change_it(tmp_path):
     write_task(tmp_path, env_extra=AUDIT_QUERY)  # the class is the module's last statement
     report = check_json(tmp_path)
+    env = tmp_path / "warehouse.py"
     assert (
+        f"{env}:{line_with(env, 'def audit_bay') - 1}: WarehouseEnv.audit_bay: "  # (its @tool line)
         "query tool audit_bay changes state: audit_bay(bay='BAY-A') after solution step 2 changes audits; "
         "declare it an operation"
     ) in report["problems"]
@@ -215,7 +283,9 @@ def test_a_checklist_path_missing_at_the_end_says_no_such_key(tmp_path):
     assert item.detail == "crates.CR-9.location equals 'X': no such key 'CR-9' in crates" and not item.passed
     impossible = {**copy.deepcopy(IMPOSSIBLE), "checklist": data["checklist"]}
     write_task(tmp_path, **impossible)
+    task = tmp_path / "task.yaml"
     assert (
+        f"{task}:{line_with(task, 'path: crates.CR-9.location')}: checklist[0].expect.path: "
         "checklist gone: crates.CR-9.location is missing at the end of naive_plan and solution "
         "(no such key 'CR-9' in crates); fix the path or let a plan create it"
     ) in check_json(tmp_path)["problems"]
@@ -279,3 +349,64 @@ def test_every_problem_of_a_file_in_one_pass(tmp_path):
     problems = "\n".join(check_json(tmp_path)["problems"])
     for part in ("trigger crate-moved in solution: set crates.CR-7", "control end-at-once: passed", "control random:"):
         assert part in problems
+
+
+def test_a_broken_graph_does_not_hide_what_the_plans_reveal(tmp_path):
+    """Loading refuses the milestone whose threshold no action can reach; check still plays
+    the task without its milestones, so every other mistake is named in the same pass, each
+    with its file, line and field."""
+    trigger = copy.deepcopy(BASE["triggers"][0])
+    trigger["effects"].append({"set": "crates.CR-9.location", "value": "BAY-B"})
+    checklist = [*BASE["checklist"], {"id": "gone", "expect": {"path": "crates.CR-1.seal", "equals": "intact"}}]
+    seen = {
+        "id": "seen",
+        "name": "sees the crate and says so",
+        "threshold": 0.75,
+        "constraints": [
+            {"selector": "call.tool", "operator": "equals", "expected": "get_crate"},
+            {"selector": "message.text", "operator": "contains", "expected": "BAY-B"},
+        ],
+    }
+    typo = {
+        "id": "typo",
+        "severity": "warn",
+        "reason": "a field no crate has",
+        "constraints": [{"selector": "state.crates", "operator": "contains", "expected": {"bay": "DISPATCH"}}],
+    }
+    write_task(
+        tmp_path, env_extra=AUDIT_QUERY, triggers=[trigger], checklist=checklist, milestones=[seen], minefields=[typo]
+    )
+    task, env = tmp_path / "task.yaml", tmp_path / "warehouse.py"
+    report = check_json(tmp_path, "--random-seeds", "1")
+    assert report["task"] == "mini-crate-s1-easy"
+    expected = [
+        f"{task}:{line_with(task, 'threshold: 0.75')}: milestones[0].threshold: milestone seen: best weight share 0.50",
+        f"{task}:{line_with(task, 'crates.CR-9.location')}: triggers[0].effects[1]: trigger crate-moved in naive_plan",
+        f"{env}:{line_with(env, 'def audit_bay') - 1}: WarehouseEnv.audit_bay: query tool audit_bay changes state",
+        f"{task}:{line_with(task, 'crates.CR-1.seal')}: checklist[2].expect.path: checklist gone: crates.CR-1.seal "
+        "is missing at the end",
+        f"{task}:{line_with(task, '      bay: DISPATCH') - 1}: minefields[0].constraints[0].expected: minefield typo: "
+        "state.crates contains {'bay': 'DISPATCH'} can never hold",
+    ]
+    for start in expected:
+        assert any(p.startswith(start) for p in report["problems"]), (start, report["problems"])
+    assert "played without milestones: fix the problems there to check them" in report["notes"]
+    assert [c["control"] for c in report["controls"]][:4] == ["end-at-once", "polite", "do-nothing", "no-lookups"]
+
+
+@pytest.mark.parametrize(
+    ("say", "told"),
+    [
+        ("The insulin is on its way on TRK-7.", False),  # the wrong truck
+        ("TRK-7's refrigeration failed, so the insulin went on TRK-9.", True),
+    ],
+)
+def test_a_report_naming_the_wrong_truck_does_not_settle_told_user(say, told):
+    """The checklist reads the state only, so the wrong report still passes (checking the
+    report itself needs a checklist item that reads the agent's messages); the stage review is
+    where it shows."""
+    loaded = load_task(ROOT / "tasks" / "stt" / "logistics" / "insulin-reefer-fault-st2-easy.yaml")
+    agent = CallsThenSay("control:report", loaded.task.solution, [say])
+    result = asyncio.run(run_episode(loaded, agent, ScriptedUser()))
+    assert result.passed is True
+    assert ("told-user" in result.episode.review.settled) is told

@@ -211,7 +211,10 @@ def test_pass_at_k_estimator():
 
 def test_early_stop_ends_a_stagnating_model_run_and_saves_its_calls(tmp_path):
     loaded = load_task(STT)
-    looping = [calls(tool_call("list_vehicles", {}, f"call_{i}")) for i in range(30)]
+    # a lookup that can never settle a milestone (a vehicle query would settle sees-fault: the
+    # fault is there from the start)
+    route = {"origin": "HUB-NORTH", "destination": "CLINIC-DOWNTOWN"}
+    looping = [calls(tool_call("get_route", route, f"call_{i}")) for i in range(30)]
     with StubServer(planner(looping)) as stub:
         agent = ModelAgent("model:stub", config(stub), loaded.env_cls.tool_specs)
         agent.record = None

@@ -36,9 +36,10 @@ def test_sttui_check_passes_on_the_bundled_tasks():
     assert [t["file"] for t in report["tasks"] if not t["ok"]] == []
     assert result.exit_code == 0 and report["ok"] is True
     assert len(report["tasks"]) >= 33 + 16
-    # every stt task survives the adversarial controls: idle agents, the random baseline and,
+    # every stt task survives the adversarial controls: idle agents, the naive plan without its
+    # lookups, the random baseline and,
     # on impossible tasks, the solution's calls ending in a claim, an apology or buried words
-    idle = ["end-at-once", "polite", "do-nothing"]
+    idle = ["end-at-once", "polite", "do-nothing", "no-lookups"]
     scripted = ["claims-success", "vague-apology", "cause-in-words"]
     ids = {t.id for t in _stt()}
     stt = {t["task"]: t["controls"] for t in report["tasks"] if t["task"] in ids}

@@ -118,7 +118,8 @@ def tasks(paths: tuple[str, ...], as_json: bool) -> None:
 )
 def check(paths: tuple[str, ...], as_json: bool, verbose: bool, random_seeds: int) -> None:
     """Validate tasks: schema, naive plan breaks, solution works, determinism, milestones, and
-    adversarial controls (idle agents, the random baseline, scripted endings) that must fail."""
+    adversarial controls (idle agents, the naive plan without its lookups, the random baseline,
+    scripted endings) that must fail."""
     from sttui.checking import GRAPH_NOTES, check_paths, controls_line
 
     reports = check_paths(list(paths) or [tasks_root()], random_seeds)

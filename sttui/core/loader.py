@@ -71,7 +71,21 @@ def _load_task(path: str | Path, env_file: Path | None = None, keep: bool = Fals
         raise
 
 
-def _parse_and_check(path: Path, env_file: Path | None) -> LoadedTask:
+REVIEW_SECTIONS = ("milestones", "minefields", "review", "milestones_origin")
+
+
+def load_without(path: str | Path, sections: set[str]) -> LoadedTask:
+    """The task with some of its stage review's sections (``REVIEW_SECTIONS``) left out, never
+    through the index: what ``sttui check`` plays when the only problems of a file lie in
+    those sections, so that the problems the plans reveal are reported in the same pass."""
+    if not sections <= set(REVIEW_SECTIONS):
+        raise ValueError(f"only the stage review's sections can be left out, not {sorted(sections)}")
+    if "milestones" in sections:
+        sections = sections | {"review", "milestones_origin"}
+    return _parse_and_check(Path(path), None, drop=tuple(sorted(sections)))
+
+
+def _parse_and_check(path: Path, env_file: Path | None, drop: tuple[str, ...] = ()) -> LoadedTask:
     name = display_path(path)
     try:
         text = read_text(path)
@@ -83,6 +97,7 @@ def _parse_and_check(path: Path, env_file: Path | None) -> LoadedTask:
         raise TaskFileError([Problem(name, exc.line, "(file)", str(exc))]) from None
     if not isinstance(data, dict):
         raise TaskFileError([Problem(name, 1, "(top level)", "expected a mapping of task fields")])
+    data = {k: v for k, v in data.items() if k not in drop}
     kind = data.get("kind")
     if kind not in KINDS:
         got = f"got {kind!r}" if kind is not None else "it is missing"
