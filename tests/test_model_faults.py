@@ -21,6 +21,12 @@ STT = ROOT / "tasks" / "stt" / "logistics" / "insulin-reefer-fault-st2-easy.yaml
 KEY = "sk-stub-0123456789abcdef"
 
 
+def episode_task() -> str:
+    from sttui.core.loader import load_task
+
+    return load_task(STT).id
+
+
 @pytest.fixture(autouse=True)
 def _key(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
@@ -44,7 +50,11 @@ def run(tmp_path, monkeypatch, respond, retries=1):
 )
 def test_a_refusing_provider_ends_the_episode_errored_with_its_reason_and_no_key(tmp_path, monkeypatch, status, kind):
     out, store, stub = run(tmp_path, monkeypatch, lambda r: error(status, f"bad credentials: Bearer {KEY}"))
-    assert out.exit_code == 0, out.output
+    assert out.exit_code == 1, out.output  # an errored episode is no clean run for a script
+    assert out.stderr.strip().splitlines() == [
+        f"error: 1 of 1 episode(s) errored; the first, {episode_task()} trial 0: "
+        + json.loads(out.stdout)["episodes"][0]["error"]
+    ]
     data = json.loads(out.stdout)
     episode = data["episodes"][0]
     assert episode["status"] == "errored" and kind in episode["error"]

@@ -326,6 +326,21 @@ def run(
             err=True,
         )
         sys.exit(3)
+    _exit_if_errored(records)
+
+
+def _exit_if_errored(records: list[dict[str, Any]]) -> None:
+    """Exit 1 when an episode errored (a provider's refusal, a controller that failed): it is
+    counted as a failure in every rate above, and a script must not read the run as clean."""
+    errored = [r for r in records if r.get("status") == "errored"]
+    if errored:
+        first = errored[0]
+        click.echo(
+            f"error: {len(errored)} of {len(records)} episode(s) errored; the first, {first.get('task')} "
+            f"trial {first.get('trial')}: {first.get('error') or 'no reason given'}",
+            err=True,
+        )
+        sys.exit(1)
 
 
 def _not_started(plan: Any, records: list[dict[str, Any]]) -> str:
