@@ -284,3 +284,78 @@ def test_a_record_that_fails_stops_the_run_instead_of_failing_every_trial_in_tur
     records = run(plan, store)
     assert 1 <= len(records) <= 2  # the episodes in flight when it failed, and no more
     assert all(r["status"] == "errored" and r["record_failed"] and "full" in r["error"] for r in records)
+
+
+def test_a_lost_write_makes_its_record_errored_and_leaves_the_others_alone():
+    writer = SimpleNamespace(failed={"e1": "database is locked", "e3": "disk full"})
+    records = [
+        {"episode": "e1", "kind": "stt", "status": "completed", "passed": True},
+        {"episode": "e2", "kind": "stt", "status": "completed", "passed": True},
+        {"episode": "e3", "kind": "explore", "status": "completed", "metrics": {}},
+        {"episode": None, "kind": "stt", "status": "completed", "passed": True},
+    ]
+    batch._record_failures(records, writer)
+    assert records == [
+        {
+            "episode": "e1",
+            "kind": "stt",
+            "status": "errored",
+            "passed": False,
+            "error": "database is locked",
+            "record_failed": True,
+        },
+        {"episode": "e2", "kind": "stt", "status": "completed", "passed": True},
+        {
+            "episode": "e3",
+            "kind": "explore",
+            "status": "errored",
+            "metrics": {},
+            "error": "disk full",
+            "record_failed": True,
+        },
+        {"episode": None, "kind": "stt", "status": "completed", "passed": True},
+    ]
+
+
+def test_a_claimed_episode_finishes_only_through_its_claim():
+    from sttui.store.runs import Claim
+
+    items = [("event", "e1", {"seq": 9}), ("update", "e1", {"status": "completed"})]
+    assert batch._claimed(None, items) == items
+    claim = Claim("run-1", 4, "e1", "task", 0, 7, None)
+    assert batch._claimed(claim, items) == [
+        ("event", "e1", {"seq": 9}),
+        ("run_item_done", "run-1", 4, "e1", {"status": "completed"}),
+    ]
+
+
+def test_a_stage_cache_that_cannot_be_saved_is_a_note_not_a_failure(capsys):
+    class Broken:
+        def save(self) -> None:
+            raise OSError("read-only")
+
+    batch._save_judgements(Broken())
+    assert capsys.readouterr().err == "note: the stage judges' cache was not saved: read-only\n"
+
+
+def test_each_step_is_durable_before_the_next_action_is_asked_for(tmp_path, monkeypatch, seats):
+    """The kill bound: when a seat is asked for its next action, everything the episode has
+    emitted is on disk, as another connection to the record sees it."""
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    store, reader = Store(db), Store(db)
+    seen: list[tuple[int, int]] = []
+    real_drive = batch.drive
+
+    async def drive(episode, seats_, judge, checkpoint=None, stage_judge=None):
+        async def checked() -> None:
+            await checkpoint()
+            [stored] = reader.list_episodes()
+            kept = [e for e in reader.events(stored.id) if e.type != "asked"]  # the seats' own notes aside
+            seen.append((episode._emitted, len(kept)))
+
+        return await real_drive(episode, seats_, judge, checkpoint=checked, stage_judge=stage_judge)
+
+    monkeypatch.setattr(batch, "drive", drive)
+    [record] = run(RunPlan.build([load_task(STT)], agent="baseline:oracle", trials=1, seed=1), store)
+    assert record["status"] == "completed" and len(seen) > record["steps"]
+    assert all(emitted == on_disk for emitted, on_disk in seen), seen

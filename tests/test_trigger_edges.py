@@ -181,3 +181,82 @@ def test_a_shift_past_the_calendar_is_an_error_not_a_crash():
     env.now = datetime(9999, 12, 31) - timedelta(minutes=10)
     with pytest.raises(st.PathError, match="outside the years"):
         apply_effects(trig({"shift_clock": 525_600}), env, TriggerState())
+
+
+@pytest.mark.parametrize(
+    ("effect", "message"),
+    [
+        ({"set": "v.TRK-9.status", "value": "x"}, "set v.TRK-9.status: no such key 'TRK-9' in v;"),
+        ({"append": "v.TRK-9.log", "value": "x"}, "append v.TRK-9.log: no such key 'TRK-9' in v;"),
+        ({"move": "v.TRK-9", "to": "B"}, "move v.TRK-9.location: no such key 'TRK-9' in v;"),
+    ],
+)
+def test_a_missing_record_is_named_with_the_effect_that_wanted_it(effect, message):
+    with pytest.raises(st.PathError) as caught:
+        apply_effects(trig(effect), Env({"v": {"TRK-7": {}}}), TriggerState())
+    assert str(caught.value).startswith(message)
+    assert str(caught.value).endswith("an effect changes records that exist, it does not create them")
+
+
+def test_a_top_level_key_can_be_set_as_it_has_no_parent_record():
+    env = Env({"weather": "clear", "v": {}})
+    apply_effects(trig({"set": "weather", "value": "storm"}), env, TriggerState())
+    assert env.state == {"weather": "storm", "v": {}}
+
+
+def test_a_shift_past_the_calendar_says_so_exactly():
+    env = Env({})
+    env.now = datetime(9999, 12, 31)
+    with pytest.raises(st.PathError) as caught:
+        apply_effects(trig({"shift_clock": 2_000}), env, TriggerState())
+    assert str(caught.value) == "shift_clock would move the clock outside the years 1-9999"
+
+
+@pytest.mark.parametrize(
+    ("effect", "error"),
+    [
+        ({"disable_tool": "assign", "for": ["TRK-7", "TRK-9"]}, "assign is currently unavailable for TRK-7, TRK-9"),
+        (
+            {"disable_tool": "assign", "for": {"vehicle_id": "TRK-7", "slot": 2}},
+            "assign is currently unavailable for vehicle_id=TRK-7, slot=2",
+        ),
+        ({"disable_tool": "assign"}, "assign is currently unavailable"),
+    ],
+)
+def test_a_disabled_tool_says_for_what_by_default(effect, error):
+    ts = TriggerState()
+    apply_effects(trig(effect), Env({}), ts)
+    assert ts.blocks[0].error == error
+
+
+def test_a_counted_failure_for_some_arguments_fails_only_those_calls():
+    ts = TriggerState()
+    apply_effects(trig({"fail_tool": "get", "for": {"id": "A"}, "error": "timeout", "times": 1}), Env({}), ts)
+    assert ts.blocked("get", {"id": "B"}) is None
+    assert ts.blocked("get", {"id": "A"}) == "timeout"
+    assert ts.blocked("get", {"id": "A"}) is None
+
+
+def test_every_change_moves_the_version_past_every_earlier_one():
+    """The episode reuses the triggers' JSON while the version is unchanged: a change that
+    left it at a value seen before would hash a stale snapshot."""
+    ts = TriggerState(version=5)
+    seen = [ts.version]
+    t = trig({"fail_tool": "get", "error": "down", "times": 2}, when={"tool": "get", "nth": 2})
+    activated_by_call(t, "get", {}, ts, "before")  # counted, not firing
+    seen.append(ts.version)
+    apply_effects(t, Env({}), ts)
+    seen.append(ts.version)
+    ts.blocked("get", {})  # one use of the counted failure
+    seen.append(ts.version)
+    assert all(b > a for a, b in zip(seen, seen[1:], strict=False)), seen
+
+
+def test_the_snapshot_names_what_it_holds():
+    """The snapshot is hashed into every recorded state_hash, so its shape is part of the record."""
+    ts = TriggerState(fired={"t": 1}, matching_calls={"t": 2}, blocks=[Block("get", None, "down", True)])
+    assert ts.snapshot() == {
+        "fired": {"t": 1},
+        "matching_calls": {"t": 2},
+        "blocks": [{"tool": "get", "for": None, "error": "down", "disabled": True, "remaining": None}],
+    }
