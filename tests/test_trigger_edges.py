@@ -4,6 +4,7 @@ matching call. Written to kill the mutants that survived in ``core/triggers.py``
 
 from __future__ import annotations
 
+import itertools
 from datetime import datetime, timedelta
 
 import pytest
@@ -249,7 +250,7 @@ def test_every_change_moves_the_version_past_every_earlier_one():
     seen.append(ts.version)
     ts.blocked("get", {})  # one use of the counted failure
     seen.append(ts.version)
-    assert all(b > a for a, b in zip(seen, seen[1:], strict=False)), seen
+    assert all(b > a for a, b in itertools.pairwise(seen)), seen
 
 
 def test_the_snapshot_names_what_it_holds():
