@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Set
 from typing import Any
 
 from sttui.controllers.registry import make_agent, make_judge, make_user
@@ -23,6 +23,7 @@ from sttui.recording import Recorder, Writer, finish_items
 from sttui.runner import AnyEpisode, Seats, drive, open_episode
 from sttui.store.runs import Claim
 from sttui.store.store import Store, new_episode_id
+from sttui.store.writer import mark_unrecorded
 
 __all__ = ["pass_at_k", "pass_hat_k", "report", "run_batch"]
 
@@ -62,8 +63,9 @@ async def run_batch(
             writer.close()
         if plan.record:
             _save_judgements(judge_cache)
-    if writer is not None:
-        _record_failures(records, writer)
+    if writer is not None and writer.failed:
+        marked = await asyncio.to_thread(mark_unrecorded, store, dict(writer.failed))
+        _record_failures(records, writer, marked)
     return records
 
 
@@ -160,15 +162,17 @@ def _claimed(claim: Claim | None, items: list[tuple[Any, ...]]) -> list[tuple[An
     ]
 
 
-def _record_failures(records: list[dict[str, Any]], writer: Writer) -> None:
+def _record_failures(records: list[dict[str, Any]], writer: Writer, marked: Set[str] = frozenset()) -> None:
     """An episode whose record stopped is errored here too, whatever it did: the run reports
-    no success over a lost write."""
+    no success over a lost write. ``marked``: those the record itself now says are errored
+    (``mark_unrecorded``); the others stay ``running`` there."""
     for r in records:
         reason = writer.failed.get(r.get("episode") or "")
         if reason is not None:
             r["status"] = "errored"
             r["error"] = reason
             r["record_failed"] = True
+            r["record_marked"] = r["episode"] in marked
             if r.get("kind") == "stt":
                 r["passed"] = False
 

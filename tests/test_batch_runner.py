@@ -284,6 +284,7 @@ def test_a_record_that_fails_stops_the_run_instead_of_failing_every_trial_in_tur
     records = run(plan, store)
     assert 1 <= len(records) <= 2  # the episodes in flight when it failed, and no more
     assert all(r["status"] == "errored" and r["record_failed"] and "full" in r["error"] for r in records)
+    assert not any(r["record_marked"] for r in records)  # the disk is still full: nothing more was written
 
 
 def test_a_lost_write_makes_its_record_errored_and_leaves_the_others_alone():
@@ -294,7 +295,7 @@ def test_a_lost_write_makes_its_record_errored_and_leaves_the_others_alone():
         {"episode": "e3", "kind": "explore", "status": "completed", "metrics": {}},
         {"episode": None, "kind": "stt", "status": "completed", "passed": True},
     ]
-    batch._record_failures(records, writer)
+    batch._record_failures(records, writer, {"e3"})
     assert records == [
         {
             "episode": "e1",
@@ -303,6 +304,7 @@ def test_a_lost_write_makes_its_record_errored_and_leaves_the_others_alone():
             "passed": False,
             "error": "database is locked",
             "record_failed": True,
+            "record_marked": False,
         },
         {"episode": "e2", "kind": "stt", "status": "completed", "passed": True},
         {
@@ -312,6 +314,7 @@ def test_a_lost_write_makes_its_record_errored_and_leaves_the_others_alone():
             "metrics": {},
             "error": "disk full",
             "record_failed": True,
+            "record_marked": True,
         },
         {"episode": None, "kind": "stt", "status": "completed", "passed": True},
     ]
@@ -359,3 +362,52 @@ def test_each_step_is_durable_before_the_next_action_is_asked_for(tmp_path, monk
     [record] = run(RunPlan.build([load_task(STT)], agent="baseline:oracle", trials=1, seed=1), store)
     assert record["status"] == "completed" and len(seen) > record["steps"]
     assert all(emitted == on_disk for emitted, on_disk in seen), seen
+
+
+def test_a_record_that_takes_one_more_write_says_errored_at_the_last_committed_step(tmp_path, monkeypatch, seats):
+    """A lock that outlasts the writer's deadline fails the episode; once the record takes
+    writes again, it says errored there, with the reason, instead of running."""
+    import sttui.store.writer as writer_mod
+    from sttui.errors import StoreError
+
+    store = Store(f"sqlite:///{tmp_path / 'r.db'}")
+    real_write, locked = store.write, {"on": False}
+
+    def write(items):
+        if locked["on"]:
+            raise StoreError("database is locked", transient=True)
+        real_write(items)
+        locked["on"] = any(i[0] == "event" for i in items)  # the lock comes after the first events
+
+    monkeypatch.setattr(store, "write", write)
+    monkeypatch.setattr(writer_mod, "WRITE_DEADLINE", 0.1)
+    real_mark = writer_mod.mark_unrecorded
+
+    def lock_released(store_, failed):
+        locked["on"] = False
+        return real_mark(store_, failed)
+
+    monkeypatch.setattr(batch, "mark_unrecorded", lock_released)
+    [record] = run(RunPlan.build([load_task(STT)], agent="baseline:oracle", trials=1, seed=1), store)
+    assert (record["status"], record["record_failed"], record["record_marked"]) == ("errored", True, True)
+    stored = store.episode(record["episode"])
+    assert stored.status == "errored" and stored.end_reason == f"recording failed: {record['error']}"
+    events = store.events(stored.id)
+    assert events and [e.seq for e in events] == list(range(1, len(events) + 1))
+
+
+def test_marking_the_unrecorded_tries_once_and_says_which_it_marked(tmp_path):
+    from sttui.store.writer import mark_unrecorded
+
+    store = Store(f"sqlite:///{tmp_path / 'r.db'}")
+    loaded = load_task(STT)
+    eid = store.create_episode(loaded, 0, "baseline:oracle", None)
+    assert mark_unrecorded(store, {}) == set() and store.episode(eid).status == "running"
+    assert mark_unrecorded(store, {eid: "disk full", "never-written": "disk full"}) == {eid}
+    assert (store.episode(eid).status, store.episode(eid).end_reason) == ("errored", "recording failed: disk full")
+
+    class Refusing:
+        def write(self, items):
+            raise RuntimeError("still locked")
+
+    assert mark_unrecorded(Refusing(), {eid: "x"}) == set()

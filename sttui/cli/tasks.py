@@ -352,16 +352,26 @@ def _not_started(plan: Any, records: list[dict[str, Any]]) -> str:
 
 def _where_lost_records_stop(store: Any, lost: list[dict[str, Any]]) -> str:
     """What the record holds of episodes whose writes failed: those it has stop at their last
-    committed step; those whose first write failed are not in it at all."""
+    committed step, marked errored when the record took that one more write (else still
+    running there); those whose first write failed are not in it at all."""
+    marked = sum(1 for r in lost if r.get("record_marked"))
     absent = 0
     try:
-        absent = sum(1 for r in lost if store.next_seq(r["episode"]) == 1)  # not one event of it
+        absent = sum(1 for r in lost if not r.get("record_marked") and store.next_seq(r["episode"]) == 1)
     except Exception:  # the record cannot even be read now: say what is always true
         return "Each stops at its last committed step, if any reached the record"
-    kept = len(lost) - absent
+    running = len(lost) - marked - absent
     parts = []
-    if kept:
-        parts.append(f"{kept} stop at their last committed step (status running; `sttui resume` goes on from there)")
+    if marked:
+        parts.append(
+            f"{marked} are marked errored in the record at their last committed step "
+            "(`sttui fork EP --at N` goes on from there)"
+        )
+    if running:
+        parts.append(
+            f"{running} stop at their last committed step, still running in the record, which refused the "
+            "errored mark too (`sttui resume` goes on from there)"
+        )
     if absent:
         parts.append(f"{absent} never reached the record (nothing of them was written)")
     return "; ".join(parts)

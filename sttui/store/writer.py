@@ -270,3 +270,30 @@ def _settle(future: asyncio.Future[None], reason: str | None) -> None:
         future.set_result(None)
     else:
         future.set_exception(WriteFailed(reason))
+
+
+def mark_unrecorded(store: Any, failed: dict[str, str]) -> set[str]:
+    """After the writer has let go: one attempt to mark each episode whose write failed as
+    ``errored`` with the reason, so the record says what happened rather than ``running``. Its
+    events stop at the last committed step (``sttui fork EP --at N`` goes on from there). The
+    record may still refuse (the lock is held, the disk is full): then the episodes stay
+    ``running`` at that step, resumable, and the caller says so. Returns the ids marked."""
+    if not failed or store is None:
+        return set()
+    now = time.time()
+    items = [
+        ("update", eid, {"status": "errored", "ended_at": now, "end_reason": f"recording failed: {reason}"})
+        for eid, reason in failed.items()
+    ]
+    try:
+        store.write(items)
+    except Exception:  # the record is still failing; what it holds stands
+        return set()
+    return {eid for eid in failed if _recorded_errored(store, eid)}
+
+
+def _recorded_errored(store: Any, episode_id: str) -> bool:
+    try:
+        return store.episode(episode_id).status == "errored"
+    except Exception:  # not in the record (its first write failed), or unreadable
+        return False

@@ -19,6 +19,7 @@ from textual.widgets import Static
 
 from sttui.config import Config, ConfigError, human_name, load_config
 from sttui.paths import tasks_root
+from sttui.store.writer import mark_unrecorded
 from sttui.tui.home import HomeScreen
 
 if TYPE_CHECKING:
@@ -309,15 +310,19 @@ class SttuiApp(App[None]):
         self.record_failures.append(f"episode {episode_id}: {reason}")
         self.notify(
             f"{reason}. Episode {episode_id} stopped: its record ends at its last committed step and nothing "
-            f"more of it was written; `sttui resume {episode_id}` goes on from there once the database "
-            "can be written.",
+            "more of it was written. It is marked errored there if the database takes that one write "
+            f"(`sttui fork {episode_id} --at N` goes on), else it stays running (`sttui resume {episode_id}`).",
             title="Recording failed",
             severity="error",
             timeout=60,
         )
         self.pop_to_home()
-        # its writer lets go of what is left in the background (a locked record may take its deadline)
-        self.run_worker(asyncio.to_thread(session.close), group="recording-failed")
+
+        def let_go() -> None:  # in the background: a locked record may take its deadline
+            session.close()
+            mark_unrecorded(session.store, dict(session.writer.failed))
+
+        self.run_worker(asyncio.to_thread(let_go), group="recording-failed")
 
     async def action_quit(self) -> None:
         """Quit; while an episode is being played, ask first (it stays running, resumable).
