@@ -157,3 +157,22 @@ def test_naive_and_oracle_pass_every_bundled_solvable_task_under_static(agent):
     assert not failed
     assert len(records) == sum(t.task.level != "impossible" and not t.task.static_skip for t in tasks)
     assert all(r.get("review") is None for r in records)
+
+
+def test_a_recorded_static_episode_is_rescored_on_the_static_checklist(tmp_path):
+    tasks = tmp_path / "tasks"
+    tasks.mkdir()
+    write_task(tasks, static_checklist=AT_DISPATCH)
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+
+    def cli(*args: str) -> dict:
+        result = CliRunner().invoke(main, ["--db", db, *args], catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+        return json.loads(result.output)
+
+    ran = cli("run", str(tasks), "--agent", "baseline:oracle", "--static", "--json")["episodes"][0]
+    assert ran["setting"] == "static" and [i["id"] for i in ran["checklist"]] == ["at-dispatch"]
+    replayed = cli("replay", ran["episode"], "--json")
+    assert replayed["reproduces_record"] is True
+    assert replayed["rescored"] == {"passed": True, "items": {"at-dispatch": True}}
+    assert replayed["review"] is None
