@@ -176,3 +176,22 @@ def test_a_recorded_static_episode_is_rescored_on_the_static_checklist(tmp_path)
     assert replayed["reproduces_record"] is True
     assert replayed["rescored"] == {"passed": True, "items": {"at-dispatch": True}}
     assert replayed["review"] is None
+
+
+def test_a_static_episode_forked_to_the_oracle_goes_on_with_the_naive_plan(tmp_path):
+    db = f"sqlite:///{tmp_path / 'f.db'}"
+    task = ROOT / "tasks/stt/clinic/cardiology-rota-s1-easy.yaml"
+
+    def cli(*args: object) -> dict:
+        result = CliRunner().invoke(main, ["--db", db, *map(str, args)], catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+        return json.loads(result.stdout)
+
+    original = cli("run", task, "--agent", "baseline:naive", "--static", "--json")["episodes"][0]["episode"]
+    # the first tool call's row: the oracle takes over after it, in the recorded static setting
+    fork = cli("fork", original, "--at", 3, "--headless", "--agent", "baseline:oracle", "--json")
+    assert fork["replayed_actions"] == 1 and fork["triggers_fired"] == []
+    naive = load_task(task).task.naive_plan
+    assert (fork["steps"], fork["tool_calls"]) == (len(naive), sum(s.tool is not None for s in naive))
+    assert fork["passed"], fork["checklist"]
+    assert [i["id"] for i in fork["checklist"]] == ["okafor-review", "told-harbourside", "no-clash"]
