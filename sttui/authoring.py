@@ -179,7 +179,19 @@ def missing_checklist_paths(task: SttTask, ends: dict[str, Any]) -> list[Finding
 def static_findings(task: SttTask, naive: list[ItemResult], idle: dict[str, list[ItemResult]]) -> list[Finding]:
     """Under the static setting the naive plan (the right plan when nothing changes) must pass
     the checklist in force, and each idle control must fail it. ``naive`` and ``idle`` are
-    those runs' items (``idle`` by control name)."""
+    those runs' items (``idle`` by control name). A task with ``static_skip`` is skipped under
+    ``--static`` because the goal holds there without the agent: every idle control must pass."""
+    if task.static_skip is not None:
+        failing = [name for name, results in idle.items() if not all(r.passed for r in results)]
+        if not failing:
+            return []
+        return [
+            Finding(
+                f"static_skip says the static world leaves nothing to do, but under --static the idle "
+                f"control(s) {', '.join(failing)} fail the checklist; write a static_checklist instead",
+                ("static_skip",),
+            )
+        ]
     section = "static_checklist" if task.static_checklist is not None else "checklist"
     items = task.static_checklist or task.checklist
     index = {item.id: i for i, item in enumerate(items)}

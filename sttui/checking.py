@@ -129,10 +129,10 @@ async def check_loaded(loaded: LoadedTask, file: str, seeds: int = RANDOM_SEEDS)
     states = [s for _, s in naive_ep.history] + [s for _, s in sol_ep.history]
     never, maybe = never_holding(task, states)
     found.extend(never)
-    if task.level != "impossible" and task.static_skip is None:
+    if task.level != "impossible":
         found.extend(static_findings(task, *await static_runs(loaded)))
-    elif task.static_skip is not None:
-        report.notes.append(f"static_skip: --static skips it ({task.static_skip})")
+        if task.static_skip is not None:
+            report.notes.append(f"static_skip: --static skips it ({task.static_skip})")
     report.problems.extend(located(loaded, found))
     report.notes.extend(maybe)
     report.problems.extend(review_problems(sol, naive))

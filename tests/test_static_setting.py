@@ -131,6 +131,10 @@ def test_static_skip_leaves_the_task_out_of_static_runs_and_static_checks(tmp_pa
         ({"static_checklist": [{"id": "x", "check": "crate_there"}]}, "no check function 'crate_there'"),
         ({"static_checklist": IN_A + IN_A}, "duplicate static_checklist id 'still-in-a'"),
         ({"static_checklist": IN_A, "static_skip": "nothing to do"}, "has no static_checklist"),
+        (
+            {"level": "impossible", "static_skip": "x", "judge": {"reason": "r", "evidence": ["e"]}},
+            "static_skip is for",
+        ),
     ],
 )
 def test_a_bad_static_checklist_is_a_load_error(tmp_path, changes, message):
@@ -195,3 +199,10 @@ def test_a_static_episode_forked_to_the_oracle_goes_on_with_the_naive_plan(tmp_p
     assert (fork["steps"], fork["tool_calls"]) == (len(naive), sum(s.tool is not None for s in naive))
     assert fork["passed"], fork["checklist"]
     assert [i["id"] for i in fork["checklist"]] == ["okafor-review", "told-harbourside", "no-clash"]
+
+
+def test_check_refuses_a_static_skip_on_a_task_with_work_left_in_the_static_world(tmp_path):
+    write_task(tmp_path, static_skip="nothing to do")  # CR-1 still has to reach DISPATCH
+    problems = "\n".join(check_json(tmp_path)["problems"])
+    assert "static_skip: static_skip says the static world leaves nothing to do, but under --static" in problems
+    assert "end-at-once, polite, do-nothing fail the checklist; write a static_checklist instead" in problems

@@ -448,8 +448,9 @@ def semantic_problems(task: SttTask, env_cls: type[Environment]) -> Iterable[tup
                 elif eff.to not in places:
                     yield (*eloc, "to"), f"no place '{eff.to}' in initial_state.places{did_you_mean(eff.to, places)}"
 
-    if task.level == "impossible" and task.static_checklist is not None:
-        yield ("static_checklist",), "static_checklist is for solvable tasks; --static skips impossible ones"
+    for key in ("static_checklist", "static_skip"):
+        if task.level == "impossible" and getattr(task, key) is not None:
+            yield (key,), f"{key} is for solvable tasks; --static skips impossible ones"
     if task.static_skip is not None and task.static_checklist is not None:
         yield ("static_checklist",), "static_skip says --static skips the task, so it has no static_checklist"
     for section in ("checklist", "static_checklist"):
