@@ -206,3 +206,18 @@ def test_check_refuses_a_static_skip_on_a_task_with_work_left_in_the_static_worl
     problems = "\n".join(check_json(tmp_path)["problems"])
     assert "static_skip: static_skip says the static world leaves nothing to do, but under --static" in problems
     assert "end-at-once, polite, do-nothing fail the checklist; write a static_checklist instead" in problems
+
+
+@pytest.mark.parametrize(
+    ("settings", "ids"), [(STATIC, ["at-dispatch"]), (DEFAULT, ["at-dispatch", "not-moved-by-hand"])]
+)
+def test_the_refine_screen_marks_the_checklist_the_record_was_judged_by(tmp_path, settings, ids):
+    from types import SimpleNamespace
+
+    from sttui.tui.refine import RefineScreen
+
+    loaded = load_task(write_task(tmp_path, static_checklist=AT_DISPATCH))
+    episode = open_episode(loaded, None, {"agent": "a", "user": "u"}, settings=settings)
+    episode.start()
+    refinement = SimpleNamespace(loaded=loaded, events=episode.events)
+    assert RefineScreen._checklist_ids(SimpleNamespace(refinement=refinement)) == ids
