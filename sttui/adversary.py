@@ -15,6 +15,9 @@ control plays through the same runner as any agent, against the scripted user.
 - The random baseline over ``seeds`` seeds (12 random valid calls each, never a message) may
   pass a solvable task in at most :data:`RANDOM_MAX_SHARE` of its runs, and an impossible
   task never.
+- Under the static setting (no trigger fires), on solvable tasks: the naive plan (the right
+  plan when nothing changes) must pass the checklist in force (``static_checklist``, else
+  ``checklist``) and the idle agents must fail it (:func:`static_runs`).
 - On impossible tasks, the solution's tool calls (every trigger fires) followed by a claim of
   success, a vague apology, or the cause's words inside other words must fail the judge.
 """
@@ -29,7 +32,9 @@ from sttui.controllers.base import Controller
 from sttui.controllers.baselines import PlanAgent, RandomAgent, ScriptedUser
 from sttui.controllers.controls import CallsThenSay, DoNothing, EndAtOnce, PoliteThenEnd
 from sttui.core import statements
+from sttui.core.checklist import ItemResult
 from sttui.core.loader import LoadedTask
+from sttui.core.settings import RunSettings
 from sttui.core.task import Step, SttTask
 from sttui.runner import EpisodeResult, run_episode
 
@@ -156,3 +161,21 @@ async def run_controls(loaded: LoadedTask, seeds: int = RANDOM_SEEDS) -> list[Co
             result = await run_episode(loaded, agent, ScriptedUser())
             out.append(_must_fail(name, result, f"the judge accepts {text!r}"))
     return out
+
+
+STATIC = RunSettings(static=True)
+
+
+async def static_runs(loaded: LoadedTask) -> tuple[list[ItemResult], dict[str, list[ItemResult]]]:
+    """A solvable task under the static setting: the naive plan's checklist items, and each
+    idle control's (by control name). ``check`` requires the first to pass, the rest to fail."""
+    task = loaded.task
+    assert isinstance(task, SttTask)
+    naive = await run_episode(loaded, PlanAgent("baseline:naive", task.naive_plan), ScriptedUser(), settings=STATIC)
+    assert naive.outcome is not None
+    idle: dict[str, list[ItemResult]] = {}
+    for agent in (EndAtOnce(), PoliteThenEnd(), DoNothing()):
+        result = await run_episode(loaded, agent, ScriptedUser(), settings=STATIC)
+        assert result.outcome is not None
+        idle[agent.name.split(":", 1)[1]] = result.outcome.items
+    return naive.outcome.items, idle

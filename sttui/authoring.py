@@ -12,6 +12,7 @@ from sttui.controllers.base import AgentView, Controller
 from sttui.core import events as ev
 from sttui.core import state as st
 from sttui.core.actions import Action
+from sttui.core.checklist import ItemResult
 from sttui.core.episode import Episode
 from sttui.core.expect import is_records
 from sttui.core.loader import LoadedTask
@@ -172,6 +173,50 @@ def missing_checklist_paths(task: SttTask, ends: dict[str, Any]) -> list[Finding
                     ("checklist", i, "expect", "path"),
                 )
             )
+    return out
+
+
+def static_findings(task: SttTask, naive: list[ItemResult], idle: dict[str, list[ItemResult]]) -> list[Finding]:
+    """Under the static setting the naive plan (the right plan when nothing changes) must pass
+    the checklist in force, and each idle control must fail it. ``naive`` and ``idle`` are
+    those runs' items (``idle`` by control name). A task with ``static_skip`` is skipped under
+    ``--static`` because the goal holds there without the agent: every idle control must pass."""
+    if task.static_skip is not None:
+        failing = [name for name, results in idle.items() if not all(r.passed for r in results)]
+        if not failing:
+            return []
+        return [
+            Finding(
+                f"static_skip says the static world leaves nothing to do, but under --static the idle "
+                f"control(s) {', '.join(failing)} fail the checklist; write a static_checklist instead",
+                ("static_skip",),
+            )
+        ]
+    section = "static_checklist" if task.static_checklist is not None else "checklist"
+    items = task.static_checklist or task.checklist
+    index = {item.id: i for i, item in enumerate(items)}
+    out = []
+    failed = [r for r in naive if not r.passed]
+    if failed:
+        first = failed[0]
+        more = f" (and {len(failed) - 1} more)" if len(failed) > 1 else ""
+        out.append(
+            Finding(
+                f"under --static the naive plan fails {section} item {first.id}: {first.detail}{more}; "
+                "add or fix static_checklist (the goal when no trigger fires)",
+                (section, index.get(first.id, 0), "id"),
+            )
+        )
+    passing = [name for name, results in idle.items() if all(r.passed for r in results)]
+    if passing:
+        out.append(
+            Finding(
+                f"under --static the idle control(s) {', '.join(passing)} pass {section}: the goal holds "
+                "without the agent; add an item only the work satisfies, or static_skip: REASON when "
+                "the static world leaves nothing to do",
+                (section,),
+            )
+        )
     return out
 
 

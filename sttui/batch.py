@@ -82,7 +82,7 @@ async def _run_trial(
     episode takes the claim's id, and ends with its item done only while the claim is still its."""
     loaded = trial.loaded
     models = dict(plan.models)
-    controller = make_agent(plan.agent, loaded, trial.seed, models, store)
+    controller = make_agent(plan.agent, loaded, trial.seed, models, store, plan.settings)
     user_spec = plan.user_for(loaded)
     seat_user = make_user(user_spec, models, seed=trial.seed) if user_spec else None
     actors = {"agent": controller.name, "user": seat_user.name if seat_user else "none"}

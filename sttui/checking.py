@@ -10,8 +10,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sttui.adversary import RANDOM_SEEDS, ControlResult, run_controls
-from sttui.authoring import Finding, QueryProbe, missing_checklist_paths, never_holding, trigger_errors
+from sttui.adversary import RANDOM_SEEDS, ControlResult, run_controls, static_runs
+from sttui.authoring import (
+    Finding,
+    QueryProbe,
+    missing_checklist_paths,
+    never_holding,
+    static_findings,
+    trigger_errors,
+)
 from sttui.controllers.baselines import PlanAgent, ScriptedUser
 from sttui.controllers.explore_baselines import ExploreOracle
 from sttui.core import events as ev
@@ -122,6 +129,10 @@ async def check_loaded(loaded: LoadedTask, file: str, seeds: int = RANDOM_SEEDS)
     states = [s for _, s in naive_ep.history] + [s for _, s in sol_ep.history]
     never, maybe = never_holding(task, states)
     found.extend(never)
+    if task.level != "impossible":
+        found.extend(static_findings(task, *await static_runs(loaded)))
+        if task.static_skip is not None:
+            report.notes.append(f"static_skip: --static skips it ({task.static_skip})")
     report.problems.extend(located(loaded, found))
     report.notes.extend(maybe)
     report.problems.extend(review_problems(sol, naive))

@@ -85,6 +85,13 @@ class RunPlan:
                     f"to recognise ({', '.join(impossible[:3])}{'…' if len(impossible) > 3 else ''})"
                 )
                 tasks = [t for t in tasks if t.id not in set(impossible)]
+            bare = [t.id for t in tasks if t.kind == "stt" and t.task.static_skip]
+            if bare:
+                skipped.append(
+                    f"--static skips {len(bare)} task(s) whose goal holds without triggers and without the agent "
+                    f"(static_skip: {', '.join(bare[:3])}{'…' if len(bare) > 3 else ''})"
+                )
+                tasks = [t for t in tasks if t.id not in set(bare)]
         if not tasks:
             raise PlanError("; ".join([*skipped, "no task left to run"]))
         if options.get("judge") == "human":

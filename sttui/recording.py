@@ -203,6 +203,12 @@ def _comparable(e: Event) -> tuple[str, Any]:
     return e.type, scrub(payload)
 
 
+def recorded_settings(events: list[Event]) -> RunSettings:
+    """The setting a recorded episode ran under (its ``episode_started``)."""
+    started = next((e for e in events if e.type == "episode_started"), None)
+    return RunSettings.from_dict(started.payload.get("settings") if started else None)
+
+
 def open_as_recorded(
     loaded: LoadedTask, record: EpisodeRecord, events: list[Event], keep_history: bool = False
 ) -> AnyEpisode:
@@ -219,7 +225,7 @@ def open_as_recorded(
         stagnation=review.get("stagnation"),
         low_quality=tuple(review["low_quality"][:2]) if review.get("low_quality") else None,  # type: ignore[arg-type]
         external_scores=len(review.get("low_quality") or ()) > 2,  # judged scores fed the rule
-        settings=RunSettings.from_dict(started.payload.get("settings") if started else None),
+        settings=recorded_settings(events),
     )
 
 

@@ -101,7 +101,8 @@ def open_episode(
     external_scores: bool = False,
 ) -> AnyEpisode:
     """A fresh episode; stt episodes carry their milestone review (``early_stop`` lets its stop
-    signals end the run, ``stagnation`` overrides the task's frontier-stagnation window).
+    signals end the run, ``stagnation`` overrides the task's frontier-stagnation window), except
+    under the static setting, whose episodes are not stage-reviewed.
     ``settings``: the papers' ablations (static, no user, an explore setting)."""
     if isinstance(loaded.task, ExploreTask):
         return ExploreEpisode(loaded.task, seed, actors, settings)
@@ -113,7 +114,9 @@ def open_episode(
         actors,
         verify_queries=verify_queries,
         keep_history=keep_history,
-        review=review_for(loaded, early_stop, stagnation, low_quality, external_scores),
+        # no stage review under the static setting: the milestone graphs follow the recovery
+        # from the triggers, which never fire there (the right static play settles none)
+        review=None if settings.static else review_for(loaded, early_stop, stagnation, low_quality, external_scores),
         settings=settings,
     )
 

@@ -61,9 +61,10 @@ def seats(monkeypatch):
     options: dict[str, Any] = {"agent_usage": None, "user_usage": None, "fail_after": None}
     real_agent, real_user = batch.make_agent, batch.make_user
 
-    def agent(spec, loaded, seed, models, store):
+    def agent(spec, loaded, seed, models, store, settings):
         made.append(("agent", spec, seed, models, store))
-        return Metered(real_agent(spec, loaded, seed, models, store), options["agent_usage"], options["fail_after"])
+        real = real_agent(spec, loaded, seed, models, store, settings)
+        return Metered(real, options["agent_usage"], options["fail_after"])
 
     def user(spec, models, seed):
         made.append(("user", spec, seed, models))

@@ -81,7 +81,8 @@ def test_a_trigger_due_at_the_start_makes_the_idle_agents_fail(tmp_path):
         {"id": "moved-overnight", "when": {"at": start}, "effects": [{"move": "crates.CR-1", "to": "BAY-B"}]},
         {"id": "looked", "when": {"tool": "get_crate"}, "effects": [{"shift_clock": 5}]},
     ]
-    write_task(tmp_path, triggers=triggers, **KEEP_IN_A)
+    # without the triggers CR-1 stays in BAY-A: the static world leaves nothing to do
+    write_task(tmp_path, triggers=triggers, static_skip="CR-1 stays in BAY-A", **KEEP_IN_A)
     report = check_json(tmp_path)
     assert not [p for p in report["problems"] if "end-at-once" in p or "polite" in p or "do-nothing" in p]
     idle = [c for c in report["controls"] if c["control"] in ("end-at-once", "polite", "do-nothing")]

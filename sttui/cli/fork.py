@@ -59,6 +59,7 @@ def fork(
     from sttui.config import ConfigError, human_name, load_config
     from sttui.controllers.registry import ControllerSpecError, make_agent, make_user
     from sttui.forking import BadRow, ForkProblem, fork_point, write_fork
+    from sttui.recording import recorded_settings
     from sttui.recording import resume as resume_episode
     from sttui.session import PlanProblem, PlayPlan, is_human
     from sttui.store.db import StoreError
@@ -126,7 +127,7 @@ def fork(
         click.echo(f"forked {record.id} at row {seq} (step {point.step}) as {new.id}", err=True)
         run_app(db_url=store.url, resume_episode=new.id, config=config)
         return
-    agent_c = make_agent(agent_spec, loaded, record.seed, models, store)
+    agent_c = make_agent(agent_spec, loaded, record.seed, models, store, recorded_settings(events))
     user_c = make_user(user_spec, models, seed=record.seed) if user_spec else None
     rebuilt, result = asyncio.run(resume_episode(store, new, agent_c, user_c, loaded=loaded))
     if result is None:  # (checked above, so only a store that changed under us)

@@ -158,6 +158,7 @@ def resume(
     """Rebuild an unfinished episode by replaying its actions, check its state hash, and go on."""
     from sttui.config import ConfigError, load_config
     from sttui.controllers.registry import ControllerSpecError, make_agent, make_user
+    from sttui.recording import recorded_settings
     from sttui.recording import resume as resume_episode
     from sttui.versions import VersionProblem, open_version
 
@@ -186,7 +187,9 @@ def resume(
     except ConfigError as exc:
         _fail(str(exc), 2)
     try:
-        agent_c = make_agent(agent or record.agent, loaded, record.seed, models, store)
+        agent_c = make_agent(
+            agent or record.agent, loaded, record.seed, models, store, recorded_settings(store.events(record.id))
+        )
         wants_user = loaded.kind == "stt" and record.user
         user_c = make_user(user or record.user, models, seed=record.seed) if wants_user else None
     except ControllerSpecError as exc:

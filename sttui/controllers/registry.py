@@ -9,6 +9,7 @@ from sttui.controllers.baselines import PlanAgent, RandomAgent, ReplayAgent, Scr
 from sttui.controllers.explore_baselines import ExploreOracle, ExploreRandom, ExploreStale
 from sttui.core.explore.task import ExploreTask
 from sttui.core.loader import LoadedTask
+from sttui.core.settings import DEFAULT, RunSettings
 
 AGENT_BASELINES = {
     "stt": ("oracle", "naive", "random", "replay:EPISODE"),
@@ -44,11 +45,18 @@ def _model(spec: str, name: str, models: dict[str, Any] | None, seed: int | None
 
 
 def make_agent(
-    spec: str, loaded: LoadedTask, seed: int | None = None, models: dict[str, Any] | None = None, store: Any = None
+    spec: str,
+    loaded: LoadedTask,
+    seed: int | None = None,
+    models: dict[str, Any] | None = None,
+    store: Any = None,
+    settings: RunSettings = DEFAULT,
 ) -> Controller:
     """The controller for the agent seat named by ``spec``. ``seed`` is the trial's: every
     controller that draws randomness draws from it (mixed with the task's id, so tasks that
-    share a seed still get independent draws)."""
+    share a seed still get independent draws). ``settings``: the run's setting; under
+    ``static`` (no trigger fires) the stt oracle plays the naive plan, the right plan when
+    nothing changes."""
     family, name = parse_spec(spec)
     task = loaded.task
     seed = task.seed if seed is None else seed
@@ -71,7 +79,7 @@ def make_agent(
         if name == "random":
             return ExploreRandom(spec, f"{task.id}:{seed}")
     elif name == "oracle":
-        return PlanAgent(spec, task.solution)
+        return PlanAgent(spec, task.naive_plan if settings.static else task.solution)
     elif name == "naive":
         return PlanAgent(spec, task.naive_plan)
     elif name == "random":

@@ -11,6 +11,8 @@ from sttui.core import statements
 
 if TYPE_CHECKING:
     from sttui.core.episode import Episode
+    from sttui.core.settings import RunSettings
+    from sttui.core.task import ChecklistItem, SttTask
 
 DEFAULT_PHRASES = statements.INFEASIBLE
 DEFAULT_CLAIMS = statements.CLAIMS
@@ -26,10 +28,21 @@ class ItemResult:
         return asdict(self)
 
 
+def checklist_for(task: SttTask, settings: RunSettings) -> list[ChecklistItem]:
+    """The checklist that judges a run of ``task`` under ``settings``: under the static setting
+    (no trigger fires) the task's ``static_checklist`` when it has one, else ``checklist``.
+    The one place this choice is made: the judge, the scripted user's goal, the workbench's
+    live view, rescoring and ``check`` all come through here."""
+    if settings.static and task.static_checklist is not None:
+        return task.static_checklist
+    return task.checklist
+
+
 def evaluate_checklist(episode: Episode) -> list[ItemResult]:
-    """Each checklist item against the episode's current state."""
+    """Each item of the checklist in force (:func:`checklist_for`) against the episode's
+    current state."""
     out: list[ItemResult] = []
-    for item in episode.task.checklist:
+    for item in checklist_for(episode.task, episode.settings):
         if item.expect is not None:
             ok, actual = item.expect.evaluate(episode.env.state)
             gone = st.missing(episode.env.state, item.expect.path)

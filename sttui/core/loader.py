@@ -448,18 +448,24 @@ def semantic_problems(task: SttTask, env_cls: type[Environment]) -> Iterable[tup
                 elif eff.to not in places:
                     yield (*eloc, "to"), f"no place '{eff.to}' in initial_state.places{did_you_mean(eff.to, places)}"
 
-    seen = set()
-    for i, item in enumerate(task.checklist):
-        if item.id in seen:
-            yield ("checklist", i, "id"), f"duplicate checklist id '{item.id}'"
-        seen.add(item.id)
-        if item.expect is not None:
-            yield from path_ref(("checklist", i, "expect", "path"), item.expect.path)
-        if item.check is not None and item.check not in env_cls.check_names:
-            yield (
-                ("checklist", i, "check"),
-                (f"no check function '{item.check}' in {cls}{did_you_mean(item.check, env_cls.check_names)}"),
-            )
+    for key in ("static_checklist", "static_skip"):
+        if task.level == "impossible" and getattr(task, key) is not None:
+            yield (key,), f"{key} is for solvable tasks; --static skips impossible ones"
+    if task.static_skip is not None and task.static_checklist is not None:
+        yield ("static_checklist",), "static_skip says --static skips the task, so it has no static_checklist"
+    for section in ("checklist", "static_checklist"):
+        seen = set()
+        for i, item in enumerate(getattr(task, section) or []):
+            if item.id in seen:
+                yield (section, i, "id"), f"duplicate {section} id '{item.id}'"
+            seen.add(item.id)
+            if item.expect is not None:
+                yield from path_ref((section, i, "expect", "path"), item.expect.path)
+            if item.check is not None and item.check not in env_cls.check_names:
+                yield (
+                    (section, i, "check"),
+                    (f"no check function '{item.check}' in {cls}{did_you_mean(item.check, env_cls.check_names)}"),
+                )
 
     for name in task.clock.tool_minutes:
         if name != "default":

@@ -280,6 +280,11 @@ class SttTask(Strict):
     query: str
     triggers: list[Trigger] = Field(min_length=1)
     checklist: list[ChecklistItem] = Field(min_length=1)
+    # the goal state of the task's static world (no trigger fires): what judges a --static run
+    static_checklist: list[ChecklistItem] | None = Field(default=None, min_length=1)
+    # why the task has no static variant (its goal holds with no trigger and nothing to do):
+    # --static skips it, as it skips impossible tasks
+    static_skip: str | None = Field(default=None, min_length=1)
     judge: Judge | None = None
     naive_plan: list[Step] = Field(min_length=1)
     solution: list[Step] = Field(min_length=1)

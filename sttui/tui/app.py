@@ -242,6 +242,7 @@ class SttuiApp(App[None]):
         """Rebuild a running episode and open its play screen (in a worker thread)."""
         from sttui.controllers.human import HumanController
         from sttui.controllers.registry import ControllerSpecError, make_agent, make_user
+        from sttui.recording import recorded_settings
         from sttui.session import PlaySession
         from sttui.versions import VersionProblem, load_version
 
@@ -255,7 +256,14 @@ class SttuiApp(App[None]):
         try:
             if seat == "user":
                 human = HumanController(record.user)
-                agent = make_agent(record.agent, loaded, record.seed, models, self.store)
+                agent = make_agent(
+                    record.agent,
+                    loaded,
+                    record.seed,
+                    models,
+                    self.store,
+                    recorded_settings(self.store.events(record.id)),
+                )
                 session = PlaySession(self.store, loaded, agent, human, resume=record)
             else:
                 human = HumanController(record.agent if record.agent.startswith("human") else self.human)

@@ -19,6 +19,8 @@ from textual.worker import Worker, WorkerState
 
 from sttui.core.actions import Say
 from sttui.core.callsyntax import entry_action
+from sttui.core.checklist import checklist_for
+from sttui.recording import recorded_settings
 from sttui.refining import Edit, EditError, Refinement, Step, Verification, save, step_text, verify
 from sttui.tui.widgets import CallEntry, CallSuggester
 
@@ -159,7 +161,11 @@ class RefineScreen(Screen[None]):
             table.move_cursor(row=min(max(row, 0), len(steps) - 1))
 
     def _checklist_ids(self) -> list[str]:
-        return [item.id for item in getattr(self.refinement.loaded.task, "checklist", None) or []]
+        """The ids of the checklist the recorded episode is judged by (its setting's)."""
+        task = self.refinement.loaded.task
+        if getattr(task, "kind", None) != "stt":
+            return []
+        return [item.id for item in checklist_for(task, recorded_settings(self.refinement.events))]
 
     def feedback(self, text: str) -> None:
         self.query_one("#refine-feedback", Static).update(text)

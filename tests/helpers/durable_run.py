@@ -32,7 +32,7 @@ def main() -> None:
     loaded = load_task(path)
     made = []
 
-    def make_agent(spec, task, seed, models, store):  # type: ignore[no-untyped-def]
+    def make_agent(spec, task, seed, models, store, settings=None):  # type: ignore[no-untyped-def]
         agent = Announcing("baseline:oracle", task.task.solution)
         made.append(agent)
         return agent
