@@ -54,7 +54,7 @@ class RunPlan:
     record: bool = True
     concurrency: int = 4
     models: Mapping[str, Any] = field(default_factory=dict)
-    skipped: tuple[str, ...] = ()  # why some selected tasks are not in the plan
+    skipped: tuple[str, ...] = ()  # what the plan leaves out, and why (printed as notes)
 
     @classmethod
     def build(cls, tasks: list[LoadedTask], **options: Any) -> RunPlan:
@@ -92,6 +92,12 @@ class RunPlan:
                     f"(static_skip: {', '.join(bare[:3])}{'…' if len(bare) > 3 else ''})"
                 )
                 tasks = [t for t in tasks if t.id not in set(bare)]
+            review = options.get("review")
+            if review is not None and (review.early_stop or review.judge_stages not in (None, "rule")):
+                skipped.append(
+                    "--static: static episodes are not stage-reviewed (the milestones follow the recovery from "
+                    "triggers that never fire), so --early-stop and --judge-stages do nothing for them"
+                )
         if not tasks:
             raise PlanError("; ".join([*skipped, "no task left to run"]))
         if options.get("judge") == "human":

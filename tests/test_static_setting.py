@@ -23,7 +23,7 @@ from sttui.core.checklist import checklist_for, evaluate_checklist
 from sttui.core.loader import discover, load_task
 from sttui.core.problems import TaskFileError
 from sttui.core.settings import DEFAULT, RunSettings
-from sttui.plan import PlanError, RunPlan
+from sttui.plan import PlanError, ReviewPlan, RunPlan
 from sttui.runner import open_episode, run_episode
 from tests.conftest import FIXTURES, ROOT
 
@@ -221,3 +221,20 @@ def test_the_refine_screen_marks_the_checklist_the_record_was_judged_by(tmp_path
     episode.start()
     refinement = SimpleNamespace(loaded=loaded, events=episode.events)
     assert RefineScreen._checklist_ids(SimpleNamespace(refinement=refinement)) == ids
+
+
+@pytest.mark.parametrize(
+    ("review", "noted"),
+    [
+        (ReviewPlan(), False),
+        (ReviewPlan(early_stop=True), True),
+        (ReviewPlan(judge_stages="model:m"), True),
+    ],
+)
+def test_a_static_plan_says_the_review_options_do_nothing_for_it(review, noted):
+    loaded = load_task(ROOT / "tasks" / "stt" / "logistics" / "insulin-reefer-fault-st2-easy.yaml")
+    plan = RunPlan.build([loaded], agent="baseline:naive", review=review, settings=RunSettings(static=True))
+    said = [n for n in plan.skipped if "not stage-reviewed" in n]
+    assert bool(said) == noted
+    dynamic = RunPlan.build([loaded], agent="baseline:naive", review=review)
+    assert not any("not stage-reviewed" in n for n in dynamic.skipped)
