@@ -282,7 +282,7 @@ def mark_unrecorded(store: Any, failed: dict[str, str]) -> set[str]:
         return set()
     now = time.time()
     items = [
-        ("update", eid, {"status": "errored", "ended_at": now, "end_reason": f"recording failed: {reason}"})
+        ("update", eid, {"status": "errored", "ended_at": now, "end_reason": _failed(reason)})
         for eid, reason in failed.items()
     ]
     try:
@@ -290,6 +290,11 @@ def mark_unrecorded(store: Any, failed: dict[str, str]) -> set[str]:
     except Exception:  # the record is still failing; what it holds stands
         return set()
     return {eid for eid in failed if _recorded_errored(store, eid)}
+
+
+def _failed(reason: str) -> str:
+    """The end reason of an episode whose recording failed (the writer's reasons say so already)."""
+    return reason if reason.startswith("recording failed: ") else f"recording failed: {reason}"
 
 
 def _recorded_errored(store: Any, episode_id: str) -> bool:
