@@ -286,13 +286,14 @@ def replay(episode: str, trust: bool, task_dirs: tuple[Path, ...], judge_stages:
     A version whose code is not trusted (imported, see --trust) or that no longer loads is not replayed:
     the episode and its events are listed, with the reason, and the command exits 1.
     """
+    from sttui.cli.rejudging import judge_lines, judge_spec, rejudge
     from sttui.core.loader import load_task
     from sttui.core.taskindex import index
     from sttui.recording import rebuild
     from sttui.runner import result_of
     from sttui.versions import VersionProblem, open_version
 
-    spec = _judge_spec(judge_stages)
+    spec = judge_spec(judge_stages)
     store = open_store()
     record = _episode(store, episode)
     events = store.events(record.id)
@@ -359,7 +360,7 @@ def replay(episode: str, trust: bool, task_dirs: tuple[Path, ...], judge_stages:
             click.echo(_review_lines(report[key]))
     if report.get("judges"):
         click.echo(f"stage judges ({report['judges']['spec']}):")
-        click.echo(_judge_lines(report["judges"]))
+        click.echo(judge_lines(report["judges"]))
     if report["current_version"] == "changed":
         click.echo(f"THE TASK FILE HAS CHANGED since this episode (now {report['current_hash'][:12]}).")
         diffs = report.get("outcome_differences")
@@ -371,101 +372,6 @@ def replay(episode: str, trust: bool, task_dirs: tuple[Path, ...], judge_stages:
             click.echo("On the current version the outcome is the same.")
     elif report["current_version"] != "unchanged":
         click.echo(report["current_version"])
-
-
-def _judge_spec(text: str) -> Any:
-    from sttui.core.review.judging import JudgeSpec, JudgeSpecError
-
-    try:
-        return JudgeSpec.parse(text)
-    except JudgeSpecError as exc:
-        _fail(str(exc), 2)
-
-
-def recorded_judges(record: Any) -> dict[str, Any] | None:
-    return ((record.scores or {}).get("review") or {}).get("judges")
-
-
-def rejudge(episode: Any, record: Any, spec: Any, store: Any) -> dict[str, Any]:
-    """Judge a rebuilt episode's closed stages; the answers recorded with the episode and the
-    database's cache are looked up first, so the same judges on the same windows cost nothing.
-    New answers go into the database's cache (when it can be written)."""
-    import asyncio
-
-    from sttui.config import ConfigError, load_config
-    from sttui.controllers.stage_judge import JudgeCache, make_stage_judge
-    from sttui.core.review.judging import JudgeSpecError
-
-    try:
-        models = load_config().extra.get("models") or {}
-    except ConfigError as exc:
-        _fail(str(exc), 2)
-    cache = JudgeCache((recorded_judges(record) or {}).get("cache"), store)
-    try:
-        judge = make_stage_judge(spec, models, cache)
-    except JudgeSpecError as exc:
-        _fail(str(exc), 2)
-    assert judge is not None
-    asyncio.run(judge.catch_up(episode))
-    try:
-        cache.save()
-    except Exception as exc:  # a cache that cannot be written costs only future calls
-        click.echo(f"note: the stage judges' cache was not saved: {exc}", err=True)
-    return judge.summary(episode.review.settings.stage_threshold)
-
-
-def _report_judges(store: Any, records: list[Any], spec: Any, trust: bool) -> dict[str, Any] | None:
-    """The stage judges' figures per tier: as recorded, or (``spec``) re-judged on rebuilt
-    episodes, with the recorded judgements as the cache."""
-    from sttui.core.review.summary import judge_tiers
-    from sttui.recording import rebuild
-    from sttui.versions import VersionProblem, open_version
-
-    found: list[dict[str, Any]] = []
-    notes: list[str] = []
-    for r in records:
-        if r.kind != "stt":
-            continue
-        full = store.episode(r.id)
-        if spec is None or spec.mode == "rule":
-            if recorded_judges(full):
-                found.append(recorded_judges(full))
-            continue
-        try:
-            opened = open_version(store, full, trust=trust, task_dirs=_task_dirs(()))
-            rebuilt = rebuild(opened.loaded, full, store.events(full.id), keep_events=False)
-        except (VersionProblem, Exception) as exc:  # one episode that does not rebuild is a note
-            notes.append(f"{full.id}: not re-judged: {exc}")
-            continue
-        if rebuilt.episode.review is not None:
-            found.append(rejudge(rebuilt.episode, full, spec, store))
-    if not found and not notes:
-        return None
-    return {
-        "episodes": len(found),
-        "judged_stages": sum(1 for j in found for s in j["stages"] if s.get("score") is not None),
-        "tiers": judge_tiers(found),
-        "notes": notes,
-    }
-
-
-def _judge_lines(judges: dict[str, Any]) -> str:
-    from sttui.core.review.summary import judge_tiers
-    from sttui.textout import table
-
-    lines = []
-    for s in judges["stages"]:
-        name = s["milestone"] or "open stage"
-        if s.get("score") is None:
-            lines.append(f"  {name:<24} unjudged: {s.get('unjudged')}")
-            continue
-        path = " -> ".join(p["tier"] + (f" ({p['escalated']})" if p.get("escalated") else "") for p in s["path"])
-        lines.append(f"  {name:<24} judged {s['score']:.2f} (rule {s['rule_score']:.2f}) by {s['decided_by']}: {path}")
-    if judges.get("first_error"):
-        lines.append(f"  judges' first error: step {judges['first_error']['step']}: {judges['first_error']['why']}")
-    rows = [{**r, "cost": "unknown" if r["cost"] is None else f"{r['cost']:.6f}"} for r in judge_tiers([judges])]
-    lines.append(table(rows, list(rows[0])) if rows else "")
-    return "\n".join(lines)
 
 
 def _not_replayed(record: Any, events: list[Any], reason: str, as_json: bool) -> None:
@@ -765,8 +671,10 @@ def report(run_id: str | None, judge_stages: str | None, trust: bool, with_forks
     controls = episode_controls(store, records)
     meta = _task_meta(store, records)
     result = compare(records, meta, controls)
-    spec = _judge_spec(judge_stages) if judge_stages else None
-    judges = _report_judges(store, records, spec, trust)
+    from sttui.cli.rejudging import judge_spec, report_judges
+
+    spec = judge_spec(judge_stages) if judge_stages else None
+    judges = report_judges(store, records, spec, trust)
     if judges is not None:
         result["judges"] = judges
     if as_json:

@@ -1,0 +1,357 @@
+"""The annotation half of the record: annotators and their ratings, the queue's claims on
+items (the rater cap), adjudications, labels, first-error suggestions and notes.
+
+A mixin of :class:`sttui.store.store.Store`, kept apart so the episode and event code reads on
+its own; it uses the store's engine, its ``_write``/``_read`` helpers and its secrets.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from sqlalchemy import insert, select, text, update
+from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
+from sqlmodel import Session
+from sqlmodel import select as orm_select
+
+from sttui.store.db import explain
+from sttui.store.secrets import scrub, scrub_text
+from sttui.store.tables import (
+    AdjudicationRow,
+    AnnotatorRow,
+    ClaimRow,
+    EpisodeRow,
+    EventRow,
+    LabelRow,
+    NoteRow,
+    RatingRow,
+)
+
+
+def _supersede(conn: Any, table: Any, new_id: int, **same: Any) -> None:
+    """Point the current rows matching ``same`` at their successor: history, never deletion."""
+    conn.execute(
+        update(table)
+        .where(*(getattr(table, k) == v for k, v in same.items()), table.superseded_by.is_(None), table.id != new_id)
+        .values(superseded_by=new_id)
+    )
+
+
+def _take_place(conn: Any, who: int, item_kind: str, item_id: str, cap: int) -> bool:
+    """Claim a place among an item's raters inside the caller's locked transaction: granted
+    when it is already this annotator's, or one of ``cap`` places is free."""
+    holders = [
+        r[0]
+        for r in conn.execute(
+            select(ClaimRow.annotator_id).where(ClaimRow.item_kind == item_kind, ClaimRow.item_id == item_id)
+        )
+    ]
+    if who in holders:
+        return True
+    if len(holders) >= cap:
+        return False
+    conn.execute(
+        insert(ClaimRow).values(item_kind=item_kind, item_id=item_id, annotator_id=who, created_at=time.time())
+    )
+    return True
+
+
+class AnnotationRecords:
+    """Ratings, claims, adjudications, labels and notes (see the module docstring)."""
+
+    engine: Any
+    url: str
+    _secrets: Any
+
+    # -- annotators and ratings ----------------------------------------------------------
+    def annotator_id(self, name: str) -> int:
+        def go(conn: Any) -> int:
+            found = conn.execute(select(AnnotatorRow.id).where(AnnotatorRow.name == name)).first()
+            if found:
+                return found[0]
+            return conn.execute(insert(AnnotatorRow).values(name=name, created_at=time.time())).inserted_primary_key[0]
+
+        try:
+            return self._write(go)
+        except IntegrityError:  # created by another process a moment ago
+            return self._write(go)
+
+    def rate(
+        self,
+        annotator: str,
+        item_kind: str,
+        item_id: str,
+        dimension: str,
+        value: int,
+        comment: str | None = None,
+        withdrawn: bool = False,
+        created_at: float | None = None,
+    ) -> int:
+        """Record a rating, committed now. An earlier rating of the same item and dimension by the
+        same annotator is kept as history and points to this one."""
+        if not (1 <= value <= 5 or (withdrawn and value == 0)):
+            raise ValueError("ratings are 1 to 5")
+        who = self.annotator_id(annotator)
+
+        def go(conn: Any) -> int:
+            return self._insert_rating(conn, who, item_kind, item_id, dimension, value, comment, withdrawn, created_at)
+
+        return self._write(go)
+
+    def _insert_rating(
+        self,
+        conn: Any,
+        who: int,
+        item_kind: str,
+        item_id: str,
+        dimension: str,
+        value: int,
+        comment: str | None,
+        withdrawn: bool = False,
+        created_at: float | None = None,
+    ) -> int:
+        new_id = conn.execute(
+            insert(RatingRow).values(
+                item_kind=item_kind,
+                item_id=item_id,
+                dimension=dimension,
+                annotator_id=who,
+                value=value,
+                comment=scrub(comment, self._secrets) if comment else None,
+                created_at=created_at or time.time(),
+                withdrawn=withdrawn,
+            )
+        ).inserted_primary_key[0]
+        _supersede(conn, RatingRow, new_id, item_kind=item_kind, item_id=item_id, dimension=dimension, annotator_id=who)
+        return new_id
+
+    def import_ratings(self, rows: list[dict[str, Any]], cap: int) -> list[tuple[int, str]]:
+        """Load checked rows all at once or not at all: every row's place on its item is claimed
+        (as the queue claims them) and every rating written in one transaction. Returns the rows
+        refused because their item reached the cap meanwhile; then nothing was written."""
+        for name in {r["annotator"] for r in rows}:
+            self.annotator_id(name)
+        items = sorted({(r["item_kind"], r["item_id"]) for r in rows})
+        try:
+            with self.engine.connect() as conn:
+                if self.engine.url.get_backend_name() == "sqlite":
+                    conn.exec_driver_sql("BEGIN IMMEDIATE")
+                else:  # the same per-item locks the queue's claims take, in one order
+                    for kind, item in items:
+                        conn.execute(text("SELECT pg_advisory_xact_lock(hashtext(:k))"), {"k": f"{kind}:{item}"})
+                ids = dict(conn.execute(select(AnnotatorRow.name, AnnotatorRow.id)).all())
+                rated = set(
+                    conn.execute(
+                        select(RatingRow.item_kind, RatingRow.item_id, RatingRow.annotator_id).where(
+                            RatingRow.item_id.in_(sorted({i for _, i in items}))  # type: ignore[attr-defined]
+                        )
+                    ).all()
+                )
+                refused = [
+                    (r["_row"], f"{r['item_kind']} '{r['item_id']}' reached the cap of {cap} annotators meanwhile")
+                    for r in rows
+                    if (r["item_kind"], r["item_id"], ids[r["annotator"]]) not in rated  # a rater holds a place
+                    and not _take_place(conn, ids[r["annotator"]], r["item_kind"], r["item_id"], cap)
+                ]
+                if refused:
+                    conn.rollback()
+                    return refused
+                for r in rows:
+                    self._insert_rating(
+                        conn,
+                        ids[r["annotator"]],
+                        r["item_kind"],
+                        r["item_id"],
+                        r["dimension"],
+                        r["value"],
+                        r.get("comment"),
+                        created_at=r.get("created_at"),
+                    )
+                conn.commit()
+                return []
+        except (OperationalError, DBAPIError) as exc:
+            raise explain(exc, self.url) from None
+
+    def ratings(
+        self, item_kind: str | None = None, item_id: str | None = None, include_history: bool = False
+    ) -> list[dict[str, Any]]:
+        """Ratings as plain rows (every column, and the annotator's name), oldest first."""
+        table = RatingRow.__table__
+        query = select(table, AnnotatorRow.name.label("annotator")).join(  # type: ignore[attr-defined]
+            AnnotatorRow.__table__, table.c.annotator_id == AnnotatorRow.id
+        )
+        if item_kind:
+            query = query.where(table.c.item_kind == item_kind)
+        if item_id:
+            query = query.where(table.c.item_id == item_id)
+        if not include_history:
+            query = query.where(table.c.superseded_by.is_(None), table.c.withdrawn.is_(False))
+
+        def go(conn: Any) -> list[dict[str, Any]]:
+            return [dict(row._mapping) for row in conn.execute(query.order_by(table.c.id))]
+
+        return self._read_core(go)
+
+    def ratings_by(self, annotator: str, include_history: bool = False) -> list[dict[str, Any]]:
+        """One annotator's own ratings, and nobody else's (the blinded view)."""
+        return [r for r in self.ratings(include_history=include_history) if r["annotator"] == annotator]
+
+    # -- the annotation queue: claims, adjudications, labels ---------------------------
+    def claim(self, annotator: str, item_kind: str, item_id: str, cap: int) -> bool:
+        """Take a place among the raters of an item, if one of ``cap`` places is free (or already
+        mine). Atomic: concurrent annotators can never exceed the cap."""
+        who = self.annotator_id(annotator)
+        key = f"{item_kind}:{item_id}"
+
+        try:
+            with self.engine.connect() as conn:
+                if self.engine.url.get_backend_name() == "sqlite":
+                    conn.exec_driver_sql("BEGIN IMMEDIATE")  # the write lock first: claims take turns
+                else:
+                    conn.execute(text("SELECT pg_advisory_xact_lock(hashtext(:k))"), {"k": key})
+                granted = _take_place(conn, who, item_kind, item_id, cap)
+                conn.commit()
+                return granted
+        except (OperationalError, DBAPIError) as exc:
+            raise explain(exc, self.url) from None
+
+    def claims(self, item_kind: str | None = None) -> dict[tuple[str, str], list[str]]:
+        """Who holds a place on each item (for the queue's cap and order; never shown to annotators)."""
+        query = orm_select(ClaimRow, AnnotatorRow.name).join(AnnotatorRow)
+        if item_kind:
+            query = query.where(ClaimRow.item_kind == item_kind)
+
+        def go(s: Session) -> dict[tuple[str, str], list[str]]:
+            out: dict[tuple[str, str], list[str]] = {}
+            for row, name in s.exec(query):
+                out.setdefault((row.item_kind, row.item_id), []).append(name)
+            return out
+
+        return self._read(go)
+
+    def adjudicate(
+        self, adjudicator: str, item_kind: str, item_id: str, dimension: str, value: int, note: str | None = None
+    ) -> None:
+        if not 1 <= value <= 5:
+            raise ValueError("adjudicated values are 1 to 5")
+        self._write(
+            lambda conn: conn.execute(
+                insert(AdjudicationRow).values(
+                    item_kind=item_kind,
+                    item_id=item_id,
+                    dimension=dimension,
+                    adjudicator=adjudicator,
+                    value=value,
+                    note=scrub_text(note, self._secrets) if note else None,
+                    created_at=time.time(),
+                )
+            )
+        )
+
+    def adjudications(self) -> list[dict[str, Any]]:
+        return self._read(
+            lambda s: [r.model_dump() for r in s.exec(orm_select(AdjudicationRow).order_by(AdjudicationRow.id))]
+        )
+
+    def label_episode(
+        self,
+        annotator: str,
+        episode_id: str,
+        tags: list[str],
+        other: str | None = None,
+        first_error_seq: int | None = None,
+    ) -> None:
+        """Failure-mode tags and the first wrong step; a new label supersedes the annotator's last."""
+        who = self.annotator_id(annotator)
+
+        def go(conn: Any) -> None:
+            new_id = conn.execute(
+                insert(LabelRow).values(
+                    episode_id=episode_id,
+                    annotator_id=who,
+                    tags=list(tags),
+                    other=scrub_text(other, self._secrets) if other else None,
+                    first_error_seq=first_error_seq,
+                    created_at=time.time(),
+                )
+            ).inserted_primary_key[0]
+            _supersede(conn, LabelRow, new_id, episode_id=episode_id, annotator_id=who)
+
+        self._write(go)
+
+    def labels(self, episode_id: str | None = None, annotator: str | None = None) -> list[dict[str, Any]]:
+        query = orm_select(LabelRow, AnnotatorRow.name).join(AnnotatorRow).where(LabelRow.superseded_by.is_(None))  # type: ignore[union-attr]
+        if episode_id:
+            query = query.where(LabelRow.episode_id == episode_id)
+        if annotator:
+            query = query.where(AnnotatorRow.name == annotator)
+        return self._read(lambda s: [{**row.model_dump(), "annotator": name} for row, name in s.exec(query)])
+
+    def agent_steps_at(self, marks: list[tuple[str, int]]) -> dict[tuple[str, int], int]:
+        """For each (episode, seq): the agent steps taken up to and including that event (0 when
+        the episode has no such event), as ``step_of_events`` counts them, reading only each
+        event's type and sender (taken out of its JSON by the database), never whole logs."""
+        upto: dict[str, int] = {}
+        for eid, seq in marks:
+            upto[eid] = max(upto.get(eid, seq), seq)
+        frm = EventRow.payload["from"].as_string()  # type: ignore[index]
+        by = EventRow.payload["by"].as_string()  # type: ignore[index]
+        out: dict[tuple[str, int], int] = {}
+        wanted = set(marks)
+        episodes = sorted(upto)
+        for i in range(0, len(episodes), 500):
+            chunk = episodes[i : i + 500]
+            query = (
+                select(EventRow.episode_id, EventRow.seq, EventRow.type, frm, by)
+                .where(EventRow.episode_id.in_(chunk), EventRow.seq <= max(upto[e] for e in chunk))  # type: ignore[attr-defined]
+                .order_by(EventRow.episode_id, EventRow.seq)
+            )
+            steps, current = 0, None
+            for eid, seq, kind, sender, ender in self._read_core(lambda conn, q=query: conn.execute(q).all()):
+                if eid != current:
+                    steps, current = 0, eid
+                steps += (
+                    kind == "tool_call"
+                    or (kind == "message" and sender == "agent")
+                    or (kind == "episode_ended" and ender == "agent")
+                )
+                if (eid, seq) in wanted:
+                    out[(eid, seq)] = steps
+        return {m: out.get(m, 0) for m in marks}
+
+    def suggested_first_errors(
+        self, episode_ids: list[str], localiser: tuple[str, ...] = ("review",)
+    ) -> dict[str, int | None]:
+        """Each episode's first error as its milestone review placed it (the agent step), or None.
+        ``localiser``: where in the scores the suggestion is (``("review", "judges")``: the stage
+        judges' first stage judged below the threshold)."""
+        step = EpisodeRow.scores[(*localiser, "first_error", "step")].as_integer()  # type: ignore[index]
+        out: dict[str, int | None] = {}
+        ids = sorted(set(episode_ids))
+        for i in range(0, len(ids), 500):
+            query = select(EpisodeRow.id, step).where(EpisodeRow.id.in_(ids[i : i + 500]))  # type: ignore[attr-defined]
+            out.update(self._read_core(lambda conn, q=query: dict(conn.execute(q).all())))
+        return out
+
+    # -- notes -------------------------------------------------------------------------
+    def add_note(
+        self,
+        author: str,
+        text: str,
+        episode_id: str | None = None,
+        item_kind: str | None = None,
+        item_id: str | None = None,
+    ) -> None:
+        self._write(
+            lambda conn: conn.execute(
+                insert(NoteRow).values(
+                    episode_id=episode_id,
+                    item_kind=item_kind,
+                    item_id=item_id,
+                    author=author,
+                    text=scrub(text, self._secrets),
+                    created_at=time.time(),
+                )
+            )
+        )
