@@ -55,8 +55,21 @@ async def run_batch(
                 progress(out)
             return out
 
+    finished: list[dict[str, Any]] = []
+
+    async def kept(trial: Trial) -> dict[str, Any] | None:
+        out = await one(trial)
+        if out is not None:
+            finished.append(out)
+        return out
+
     try:
-        records = [r for r in await asyncio.gather(*(one(t) for t in plan.all_trials())) if r is not None]
+        records = [r for r in await asyncio.gather(*(kept(t) for t in plan.all_trials())) if r is not None]
+    except asyncio.CancelledError:  # Ctrl-C: each episode in flight marked itself stopped (_run_trial)
+        interrupted = True
+        records = list(finished)
+    else:
+        interrupted = False
     finally:
         if writer is not None:
             await asyncio.to_thread(writer.flush)
@@ -66,7 +79,18 @@ async def run_batch(
     if writer is not None and writer.failed:
         marked = await asyncio.to_thread(mark_unrecorded, store, dict(writer.failed))
         _record_failures(records, writer, marked)
+    if interrupted:
+        raise RunInterrupted(records)
     return records
+
+
+class RunInterrupted(Exception):
+    """The run was interrupted (Ctrl-C): ``records`` are the episodes that finished before it;
+    those in flight were marked ``stopped`` ("interrupted") in the record, never left running."""
+
+    def __init__(self, records: list[dict[str, Any]]):
+        super().__init__(f"interrupted after {len(records)} episode(s)")
+        self.records = records
 
 
 async def _run_trial(
@@ -126,6 +150,14 @@ async def _run_trial(
             checkpoint=recorder.durable if recorder else None,
             stage_judge=stage_judge,
         )
+    except asyncio.CancelledError:
+        # Ctrl-C: stopped at its last step, never left running in the record. A shared run's
+        # item is handed back instead (cli/runs.py), and whoever takes it abandons this episode.
+        if recorder is not None and store is not None and episode_id is not None and claim is None:
+            steps = episode.steps
+            reason = f"interrupted (Ctrl-C) at step {steps}"
+            recorder.submit_write(lambda: store.finish_items(episode_id, "stopped", end_reason=reason, steps=steps))
+        raise
     except Exception as exc:  # the run goes on; this episode is errored, and counts as a failure
         reason = f"{type(exc).__name__}: {exc}"
         out = {**base, **_partial(episode, controller.name), "status": "errored", "error": reason}

@@ -27,7 +27,7 @@ def test_a_parent_path_that_is_a_file(tmp_path):
     (tmp_path / "plain").write_text("not a folder")
     proc = sttui("--db", f"sqlite:///{tmp_path / 'plain' / 'x.db'}", "sessions")
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
-    assert "cannot make the folder for the SQLite database" in proc.stderr
+    assert f"{tmp_path / 'plain'} is a file, not a folder" in proc.stderr
 
 
 @pytest.mark.parametrize("url", ["mysql://u@127.0.0.1/db", "oracle://u@h/db", "mssql+pyodbc://u@h/db"])

@@ -106,7 +106,7 @@ def open_store(ctx: click.Context | None = None, write: bool = False) -> Any:
     ctx = ctx or click.get_current_context()
     url = (ctx.find_root().obj or {}).get("db")
     try:
-        store = Store(url)
+        store = Store(url, create=write)
     except StoreError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)

@@ -78,7 +78,26 @@ def _select(selection: tuple[str, ...]) -> list[Any]:
             for problem in e.problems:
                 click.echo(f"error: {problem}", err=True)
         sys.exit(1)
-    return chosen
+    return _unique(chosen)
+
+
+def _unique(chosen: list[Any]) -> list[Any]:
+    """Each task once, in the order first named: overlapping selections (a folder and a task
+    inside it) would otherwise run a task twice and count the copies as trials."""
+    seen: set[str] = set()
+    out: list[Any] = []
+    repeated: list[str] = []
+    for entry in chosen:
+        if entry.id in seen:
+            if entry.id not in repeated:
+                repeated.append(entry.id)
+            continue
+        seen.add(entry.id)
+        out.append(entry)
+    if repeated:
+        shown = ", ".join(repeated[:5]) + (f" and {len(repeated) - 5} more" if len(repeated) > 5 else "")
+        click.echo(f"note: {len(repeated)} task(s) named more than once, taken once each: {shown}", err=True)
+    return out
 
 
 def _load_selection(selection: tuple[str, ...]) -> list[Any]:
@@ -311,7 +330,7 @@ def run(
 
         run_shared(plan, store, *shared, as_json=as_json, printer=_print_run)
         return
-    records = _run_plan(plan, store, quiet=as_json)
+    records, interrupted = _run_plan(plan, store, quiet=as_json)
     summary = report(records)
     if as_json:
         echo_json({"episodes": records, "summary": summary})
@@ -326,6 +345,14 @@ def run(
             err=True,
         )
         sys.exit(3)
+    if interrupted:
+        planned = sum(1 for _ in plan.all_trials())
+        click.echo(
+            f"interrupted: {len(records)} of {planned} planned episode(s) finished (summarised above); "
+            "those in flight are marked stopped in the record",
+            err=True,
+        )
+        sys.exit(130)
     _exit_if_errored(records)
 
 
@@ -439,12 +466,14 @@ def _print_run(plan: Any, records: list[dict[str, Any]], summary: dict[str, Any]
         )
 
 
-def _run_plan(plan: Any, store: Any, quiet: bool) -> list[dict[str, Any]]:
-    """Run the plan with a progress bar on a terminal; the human judge asks at the terminal."""
+def _run_plan(plan: Any, store: Any, quiet: bool) -> tuple[list[dict[str, Any]], bool]:
+    """Run the plan with a progress bar on a terminal; the human judge asks at the terminal.
+    Returns the records and whether Ctrl-C cut the run short (the records are then those that
+    finished before it)."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from sttui.batch import run_batch
+    from sttui.batch import RunInterrupted, run_batch
     from sttui.controllers.registry import ControllerSpecError
 
     human = HumanJudge(_ask_at_terminal) if plan.judge == "human" else None
@@ -464,7 +493,9 @@ def _run_plan(plan: Any, store: Any, quiet: bool) -> list[dict[str, Any]]:
             bar.advance(progress_task)
 
         try:
-            return asyncio.run(run_batch(plan, store=store, progress=advance, judge=human))
+            return asyncio.run(run_batch(plan, store=store, progress=advance, judge=human)), False
+        except RunInterrupted as stop:
+            return stop.records, True
         except ControllerSpecError as exc:
             click.echo(f"error: {exc}", err=True)
             sys.exit(2)

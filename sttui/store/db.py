@@ -44,7 +44,10 @@ def describe(url: str) -> str:
         return url
 
 
-def make_engine(url: str) -> Engine:
+def make_engine(url: str, create: bool = True) -> Engine:
+    """An engine for ``url``. ``create``: the caller records, so a missing SQLite file is made
+    (its folder only for the default ``sessions/``: a mistyped path must not silently become a
+    new, empty record); without it a missing file is an error, since reading makes nothing."""
     try:
         parsed = make_url(url)
     except ArgumentError:
@@ -59,7 +62,7 @@ def make_engine(url: str) -> Engine:
             "(sqlite:///path/to/file.db) and PostgreSQL (postgresql+psycopg://user@host/db)"
         )
     if backend == "sqlite":
-        return _sqlite_engine(url, parsed.database)
+        return _sqlite_engine(url, parsed.database, create)
     try:
         # a lock held elsewhere fails a statement after the same wait as SQLite's busy timeout,
         # so the writer can retry it within its deadline instead of hanging
@@ -87,7 +90,30 @@ def read_only_sqlite(db: str | None) -> str | None:
     return None
 
 
-def _sqlite_engine(url: str, db: str | None) -> Engine:
+def _file_in_the_way(folder: str) -> str | None:
+    """The nearest existing part of ``folder``'s path when it is a file rather than a folder."""
+    path = Path(folder)
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    return None if path.is_dir() else str(path)
+
+
+def _sqlite_engine(url: str, db: str | None, create: bool = True) -> Engine:
+    if db and db != ":memory:" and not db.startswith("file:") and not os.path.exists(db):
+        folder = os.path.dirname(os.path.abspath(db))
+        blocked = _file_in_the_way(folder)
+        if blocked:
+            raise StoreError(
+                f"cannot use the SQLite database {db}: {blocked} is a file, not a folder; check the path "
+                "(--db or STTUI_DB)"
+            )
+        if not create:
+            raise StoreError(f"no database at {db}: nothing has been recorded there; check the path (--db or STTUI_DB)")
+        if url != DEFAULT_URL and not os.path.isdir(folder):
+            raise StoreError(
+                f"the folder {folder} for the SQLite database does not exist; check the path (--db or "
+                f"STTUI_DB), or make the folder first: mkdir -p {folder}"
+            )
     read_only = read_only_sqlite(db)
     connect_args: dict[str, object] = {"timeout": BUSY_TIMEOUT_MS / 1000, "check_same_thread": False}
     if read_only:

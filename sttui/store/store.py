@@ -191,9 +191,10 @@ def new_episode_id() -> str:
 class Store(AnnotationRecords):
     """A connection to the record: SQLite by default, PostgreSQL for teams."""
 
-    def __init__(self, url: str | None = None):
+    def __init__(self, url: str | None = None, create: bool = True):
+        """``create=False`` for commands that only read: a missing SQLite file is an error."""
         self.url = resolve_url(url)
-        self.engine = make_engine(self.url)
+        self.engine = make_engine(self.url, create)
         migrate(self.engine, self.url)
         self._secrets = secret_values()
         self._registered: set[tuple[str, str]] = set()  # task versions this store has stored

@@ -1,0 +1,109 @@
+"""What a new user hit on the command line: a mistyped --db, Ctrl-C during a run, overlapping
+task selections, early-stopped runs merged with full ones, and the other paper cuts."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pytest
+from click.testing import CliRunner
+
+from sttui.cli import main
+from tests.conftest import ROOT
+
+CLINIC = ROOT / "tasks" / "stt" / "clinic"
+PETCT = "clinic-petct-authorisation-t1-impossible"
+ORACLE_TASK = "logistics-pembrolizumab-goods-in-t1-easy"
+
+
+def cli(db: str, *args: str) -> tuple[int, str, str]:
+    out = CliRunner().invoke(main, ["--db", db, *args])
+    return out.exit_code, out.stdout, out.stderr
+
+
+def test_a_reading_command_on_a_mistyped_path_says_so_and_creates_nothing(tmp_path):
+    missing = tmp_path / "no" / "such" / "dir" / "x.db"
+    for command in (["sessions"], ["report"], ["agreement"], ["sessions", "--json"]):
+        code, out, err = cli(f"sqlite:///{missing}", *command)
+        assert code == 2, (command, out, err)
+        assert f"no database at {missing}" in err and "check the path" in err
+    assert not (tmp_path / "no").exists()
+    # an existing folder but no file: still nothing made by a command that only reads
+    code, _, err = cli(f"sqlite:///{tmp_path / 'x.db'}", "sessions")
+    assert code == 2 and "no database at" in err
+    assert not (tmp_path / "x.db").exists()
+
+
+def test_a_writing_command_makes_the_file_but_not_missing_folders(tmp_path):
+    nested = tmp_path / "typo" / "x.db"
+    code, _, err = cli(f"sqlite:///{nested}", "run", ORACLE_TASK, "--agent", "baseline:oracle")
+    assert code == 2 and f"the folder {nested.parent} for the SQLite database does not exist" in err
+    assert f"mkdir -p {nested.parent}" in err and not nested.parent.exists()
+    db = tmp_path / "x.db"
+    code, _, err = cli(f"sqlite:///{db}", "run", ORACLE_TASK, "--agent", "baseline:oracle")
+    assert code == 0, err
+    code, out, _ = cli(f"sqlite:///{db}", "sessions")
+    assert code == 0 and "1 episode(s)" in out
+
+
+def test_overlapping_selections_run_each_task_once_and_say_so(tmp_path):
+    code, out, err = cli(
+        f"sqlite:///{tmp_path / 'x.db'}", "run", str(CLINIC), PETCT, "--agent", "baseline:naive", "--json"
+    )
+    assert code == 0, err
+    episodes = json.loads(out)["episodes"]
+    tasks = [e["task"] for e in episodes]
+    assert len(tasks) == len(set(tasks)) == len(list(CLINIC.glob("*.yaml")))
+    assert f"note: 1 task(s) named more than once, taken once each: {PETCT}" in err
+    # the same file named twice, and a folder inside a folder
+    code, out, err = cli(
+        f"sqlite:///{tmp_path / 'y.db'}", "run", str(CLINIC), str(CLINIC), "--agent", "baseline:naive", "--json"
+    )
+    assert code == 0 and len(json.loads(out)["episodes"]) == len(tasks)
+
+
+def _statuses(db: str) -> dict[str, int]:
+    conn = sqlite3.connect(db)
+    try:
+        return dict(conn.execute("SELECT status, count(*) FROM episodes GROUP BY status").fetchall())
+    except sqlite3.OperationalError:  # not made yet
+        return {}
+    finally:
+        conn.close()
+
+
+@pytest.mark.timeout(200)
+def test_ctrl_c_during_a_run_marks_what_was_in_flight_prints_the_summary_so_far_and_exits_130(tmp_path):
+    db = tmp_path / "x.db"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-m", "sttui", "--db", f"sqlite:///{db}", "run", str(ROOT / "tasks" / "stt")]
+    command += ["--agent", "baseline:random", "--trials", "200", "--concurrency", "4"]
+    proc = subprocess.Popen(command, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.time() + 120
+        while time.time() < deadline and _statuses(str(db)).get("completed", 0) < 30:
+            time.sleep(0.2)
+        assert _statuses(str(db)).get("completed", 0) >= 30, "the run never got going"
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "Aborted!" not in err
+    statuses = _statuses(str(db))
+    assert "running" not in statuses, statuses  # nothing left running for good
+    finished = statuses["completed"]
+    assert f"interrupted: {finished} of {33 * 200} planned episode(s) finished" in err
+    assert f"Pass@1 for baseline:random over {finished} episodes" in out  # the summary so far
+    conn = sqlite3.connect(db)
+    reasons = [r for (r,) in conn.execute("SELECT end_reason FROM episodes WHERE status = 'stopped'")]
+    conn.close()
+    assert all(r.startswith("interrupted (Ctrl-C) at step ") for r in reasons)
