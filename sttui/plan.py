@@ -120,5 +120,11 @@ class RunPlan:
         return self.user or "baseline:scripted"
 
     def setting_label(self, loaded: LoadedTask) -> str:
+        """The setting a report groups by. Early stopping is part of it for stt episodes that
+        are stage-reviewed (not static ones): a run cut short on a signal is not a full run,
+        and ``report`` must not pool the two in one row."""
         file_setting = getattr(loaded.task, "setting", "default")
-        return self.settings.label(loaded.kind, file_setting)
+        label = self.settings.label(loaded.kind, file_setting)
+        if loaded.kind == "stt" and self.review.early_stop and not self.settings.static:
+            return "early-stop" if label == "default" else f"{label}/early-stop"
+        return label

@@ -107,3 +107,21 @@ def test_ctrl_c_during_a_run_marks_what_was_in_flight_prints_the_summary_so_far_
     reasons = [r for (r,) in conn.execute("SELECT end_reason FROM episodes WHERE status = 'stopped'")]
     conn.close()
     assert all(r.startswith("interrupted (Ctrl-C) at step ") for r in reasons)
+
+
+def test_report_keeps_early_stopped_runs_apart_from_full_runs(tmp_path):
+    db = f"sqlite:///{tmp_path / 'x.db'}"
+    logistics = str(ROOT / "tasks" / "stt" / "logistics")
+    assert cli(db, "run", logistics, "--agent", "baseline:naive")[0] == 0
+    code, out, err = cli(db, "run", logistics, "--agent", "baseline:naive", "--early-stop", "--json")
+    assert code == 0, err
+    assert {e["setting"] for e in json.loads(out)["episodes"]} == {"early-stop"}
+    # static episodes are not stage-reviewed: --early-stop changes nothing there, so no label
+    code, out, err = cli(db, "run", logistics, "--agent", "baseline:naive", "--early-stop", "--static", "--json")
+    assert code == 0, err
+    assert {e["setting"] for e in json.loads(out)["episodes"]} == {"static"}
+    code, out, err = cli(db, "report", "--json")
+    assert code == 0, err
+    rows = {(r["controller"], r["setting"]): r["episodes"] for r in json.loads(out)["controllers"]}
+    n = len(list((ROOT / "tasks" / "stt" / "logistics").glob("*.yaml")))
+    assert rows[("baseline:naive", "default")] == n and rows[("baseline:naive", "early-stop")] == n
