@@ -139,3 +139,17 @@ def test_a_provider_failure_while_resuming_ends_the_episode_errored(tmp_path, mo
     assert out.exit_code == 1 and "AuthenticationError" in out.output and KEY not in out.output
     record = store.episode(eid)
     assert record.status == "errored" and "AuthenticationError" in record.end_reason
+
+
+def test_a_missing_api_key_is_final_not_retried(tmp_path, monkeypatch):
+    """litellm reports a missing key as an InternalServerError; retrying cannot mend it, so the
+    episode errors at once with what to set, and the stub never sees a request."""
+    monkeypatch.delenv("OPENAI_API_KEY")
+    monkeypatch.delenv("OPENAI_ADMIN_KEY", raising=False)
+    out, store, stub = run(tmp_path, monkeypatch, lambda r: completion(say("unused")), retries=3)
+    assert out.exit_code == 1, out.output
+    error = json.loads(out.stdout)["episodes"][0]["error"]
+    assert "no credentials for this provider" in error and "OPENAI_API_KEY" in error
+    assert stub.requests == []
+    faults = [e for e in store.events(store.list_episodes()[0].id) if e.type == "model_fault"]
+    assert len(faults) == 1  # one attempt, not four with backoff

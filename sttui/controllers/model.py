@@ -210,6 +210,11 @@ class ModelClient:
             except transient as exc:
                 reason = _reason(exc)
                 self._note("model_fault", {"attempt": attempt + 1, "error": reason})
+                if _missing_credentials(exc):  # litellm calls this a server error; no retry mends it
+                    raise ModelFailure(
+                        f"{self.config.label}: no credentials for this provider ({reason}); set its API key "
+                        "in the environment (e.g. OPENAI_API_KEY)"
+                    ) from None
                 if attempt == self.config.retries:
                     raise ModelFailure(f"{self.config.label} failed after {attempt + 1} attempts: {reason}") from None
                 self.usage.retries += 1
@@ -261,6 +266,15 @@ class ModelClient:
 
 MAX_ANSWER_CHARS = 200_000  # an answer's text and arguments; beyond this it is cut and refused
 MAX_RETRY_AFTER = 120.0  # seconds: a provider asking for longer is treated as down
+
+
+_NO_CREDENTIALS = ("missing credentials", "api_key client option must be set", "no api key", "api key not found")
+
+
+def _missing_credentials(exc: Exception) -> bool:
+    """A missing API key, which litellm reports as an InternalServerError: final, never retried."""
+    text = str(exc).lower()
+    return any(marker in text for marker in _NO_CREDENTIALS)
 
 
 def _reason(exc: Exception) -> str:
