@@ -20,7 +20,7 @@ from typing import Any
 from sttui.controllers.baselines import ScriptedUser
 from sttui.core import events as ev
 from sttui.core.actions import Action, EndEpisode, Reply, Satisfied, Say, ToolCall
-from sttui.core.callsyntax import CallSyntaxError, format_call, parse_call
+from sttui.core.callsyntax import MAX_NESTING, CallSyntaxError, format_call, nesting, parse_call
 from sttui.core.checklist import evaluate_checklist
 from sttui.core.events import Event
 from sttui.core.loader import LoadedTask
@@ -159,10 +159,15 @@ def _number(text: str, spec: str) -> int:
 
 def _value(text: str) -> Any:
     """JSON where it reads as JSON (numbers, true, lists), else the text itself."""
+    deep = nesting(text)
+    if deep > MAX_NESTING:
+        raise EditError(f"--set: the value nests {deep} lists or objects deep; at most {MAX_NESTING}")
     try:
         return json.loads(text)
     except ValueError:
         return text
+    except RecursionError:
+        raise EditError(f"--set: the value nests too deep; at most {MAX_NESTING} lists or objects") from None
 
 
 def parse_edits(
@@ -185,6 +190,8 @@ def parse_edits(
         if not colon or not text.strip():
             raise EditError(f"--say '{spec}': expected STEP:TEXT")
         edits.append(Edit("say", _number(at, spec), text=text.strip()))
+    if drop is not None and not any(n.strip() for n in drop.split(",")):
+        raise EditError(f"--drop '{drop}': expected step numbers, like --drop 3,5")
     if drop:
         numbers = sorted({_number(n, drop) for n in drop.split(",") if n.strip()}, reverse=True)
         edits.extend(Edit("drop", n) for n in numbers)  # from the end, so each keeps its number

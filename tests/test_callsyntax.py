@@ -91,3 +91,34 @@ def test_bad_lists_say_what_and_where(text, message):
     with pytest.raises(CallSyntaxError) as info:
         parse_call(text)
     assert message in str(info.value) and "at character" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "depth"),
+    [("[[1]]", 2), ('"[[["', 0), ('{"a": ["x]", {"b": 1}]}', 3), ("O'Brien, [1]", 1), ('"a\\"[[" [1]', 1)],
+)
+def test_nesting_counts_brackets_outside_json_strings(text, depth):
+    from sttui.core.callsyntax import nesting
+
+    assert nesting(text) == depth
+
+
+def test_a_deeply_nested_value_is_a_syntax_error_not_a_recursion_error():
+    from sttui.core.callsyntax import MAX_NESTING, CallSyntaxError, parse_call
+
+    ok = "[" * MAX_NESTING + "]" * MAX_NESTING
+    assert parse_call(f"f(x={ok})")[0] == "f"
+    for deep in ("[" * 100_000 + "]" * 100_000, "{a: " * 50 + "1" + "}" * 50):
+        with pytest.raises(CallSyntaxError, match="lists or objects deep"):
+            parse_call(f"f(x={deep})")
+
+
+def test_a_models_deeply_nested_arguments_are_refused_back_to_it():
+    from sttui.controllers.model import _one_call
+
+    deep = "[" * 10_000 + "]" * 10_000
+    message = {
+        "tool_calls": [{"id": "c", "type": "function", "function": {"name": "f", "arguments": '{"x": ' + deep + "}"}}]
+    }
+    refusal = _one_call(message)
+    assert isinstance(refusal, str) and "nest 10001 levels deep" in refusal and "Nothing was executed" in refusal

@@ -134,6 +134,11 @@ def test_the_checklist_is_shown_step_by_step_against_the_original(naive):
         (["--say", "1:hello"], "step 1 is a call, not a message"),
         (["--drop", "x"], "'x' is not a step number"),
         (["--demonstration"], "add --save"),
+        (["--drop", ""], "--drop '': expected step numbers"),
+        (["--drop", " , "], "expected step numbers"),
+        (["--set", "3.args.vehicle_id=" + "[" * 50_000 + "]" * 50_000], "nests 50000 lists or objects deep"),
+        (["--insert", "2:assign_vehicle(x=" + "{" * 40 + "}" * 40 + ")"], "nests 40 lists or objects deep"),
+        ([], "the refine editor needs a terminal"),
     ],
 )
 def test_bad_edits_are_one_line_errors(naive, args, message):
@@ -293,8 +298,11 @@ async def test_refine_without_edits_opens_the_editor_on_the_workbench(naive, mon
     from tests.tui_helpers import wait_for
 
     db, ep = naive
+    import sttui.cli.refine as command
+
     opened = {}
     monkeypatch.setattr(editor, "run_editor", lambda r, who, url: opened.update(r=r, who=who, url=url))
+    monkeypatch.setattr(command, "terminal_attached", lambda: True)
     assert cli(db, "refine", ep[:6], "--as", "bo").exit_code == 0
     assert opened["r"].record.id == ep and opened["who"] == "human:bo" and opened["url"] == db
     app = SttuiApp(ROOT / "tasks", db_url=db, human="bo", refine=opened["r"])

@@ -31,6 +31,11 @@ def open_refinement(store: Any, ref: str, trust: bool, task_dirs: tuple[Path, ..
         _fail(str(exc), 2)
 
 
+def terminal_attached() -> bool:
+    """The editor is a full-screen app: without a terminal it would wait for keys forever."""
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
 @main.command()
 @click.argument("episode")
 @click.option("--drop", metavar="N,M", help="Drop these steps (numbers as listed: 1 is the first agent step).")
@@ -85,6 +90,12 @@ def refine(
     store = open_store(write=save)
     refinement = open_refinement(store, episode, trust, task_dirs)
     if not edits and not save and not as_json:
+        if not terminal_attached():
+            _fail(
+                "the refine editor needs a terminal; without one give edits (--drop, --move, --set, --insert, "
+                "--say), or --json to verify the episode as it is",
+                2,
+            )
         from sttui.tui.refine import run_editor
 
         run_editor(refinement, editor, (click.get_current_context().find_root().obj or {}).get("db"))

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sttui.core.actions import Action, Assess, EndEpisode, Probe, Reply, Satisfied, Say, SubmitBatch, ToolCall
+from sttui.core.callsyntax import MAX_NESTING, nesting
 from sttui.core.chat import EXPLORE_TOOLS, openai_messages
 from sttui.core.checklist import ItemResult
 from sttui.core.env import ToolSpec
@@ -419,6 +420,9 @@ def _one_call(message: dict[str, Any]) -> tuple[str, dict[str, Any]] | str | Non
     if not calls:
         return None
     fn = calls[0]["function"]
+    deep = nesting(fn.get("arguments") or "")
+    if deep > MAX_NESTING:
+        return f"The arguments of {fn['name']} nest {deep} levels deep; at most {MAX_NESTING}. Nothing was executed."
     try:
         args = json.loads(fn.get("arguments") or "{}")
     except json.JSONDecodeError as exc:

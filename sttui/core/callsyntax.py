@@ -27,9 +27,46 @@ class CallSyntaxError(ValueError):
         super().__init__(f"{message} (at character {position + 1})")
 
 
+MAX_NESTING = 32  # lists and objects inside one another; no tool needs more, and parsers recurse
+
+
+def nesting(text: str) -> int:
+    """How deep brackets and braces nest in ``text`` (outside double-quoted strings), found without
+    recursion, so a hostile value is refused before any parser recurses into it."""
+    depth = deepest = 0
+    quote: str | None = None
+    escaped = False
+    for ch in text:
+        if quote:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == quote:
+                quote = None
+        elif ch == '"':  # JSON's strings; a single quote may be an apostrophe in a bare word
+            quote = ch
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth = max(0, depth - 1)
+    return deepest
+
+
 def parse_call(text: str) -> tuple[str, dict[str, Any]]:
     """``'assign_vehicle(shipment_id=SHP-1, vehicle_id="TRK-9")'`` -> (name, args)."""
     src = text.strip()
+    deep = nesting(src)
+    if deep > MAX_NESTING:
+        raise CallSyntaxError(f"a value nests {deep} lists or objects deep; at most {MAX_NESTING}", 0)
+    try:
+        return _call(src)
+    except RecursionError:  # a nesting that the count above could not see (inside odd quoting)
+        raise CallSyntaxError(f"a value nests too deep; at most {MAX_NESTING} lists or objects", 0) from None
+
+
+def _call(src: str) -> tuple[str, dict[str, Any]]:
     m = _NAME.match(src)
     if not m:
         raise CallSyntaxError("expected a tool name, like get_vehicle_status(vehicle_id=TRK-7)", 0)
@@ -159,7 +196,7 @@ def _matching(src: str, pos: int) -> int:
                 i += 1
             elif ch == quote:
                 quote = None
-        elif ch in "\"'":
+        elif ch == '"':  # JSON's strings; a single quote may be an apostrophe in a bare word
             quote = ch
         elif ch in "[{":
             depth += 1
