@@ -62,6 +62,7 @@ def test_a_model_episode_forked_at_a_row_is_finished_by_a_baseline_with_its_line
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
     assert out["forked_from"] == {"episode": original, "seq": row} and out["replayed_actions"] == 2
+    assert "step 2 was create_shipment(…)" in out["plan_cannot_continue"]  # said: the oracle goes on blind
     fork = store.episode(out["episode"])
     assert fork.status == "completed" and fork.clean_baseline is False
     assert fork.scores["lineage"] == {"forked_from": {"episode": original, "seq": row}}
@@ -351,3 +352,28 @@ async def test_naming_a_baseline_for_the_agent_seat_puts_the_person_in_the_user_
         assert session.agent.name == "baseline:oracle" and session.user.name == "human:ana"
         assert session.episode.steps == 2 and session.waits_for_person()  # the agent waits for the person
         session.leave("closed")
+
+
+def test_a_plan_baseline_taking_over_a_fork_it_cannot_continue_says_so(tmp_path):
+    """The oracle resumes by position in its plan: after steps that are not its own it would play
+    the rest blind, and the fork says so (a model can recover; a fixed plan cannot)."""
+    db = f"sqlite:///{tmp_path / 'f.db'}"
+    original = model_episode(db)
+    store = Store(db)
+    row = [e.seq for e in store.events(original) if e.type == "tool_call"][2]
+    result = cli(db, "fork", original, "--at", row, "--headless", "--agent", "baseline:oracle")
+    assert result.exit_code == 0, result.output
+    assert (
+        "note: baseline:oracle plays a fixed plan and cannot recover from this fork (step 2 was create_shipment(…) "
+        in result.stderr
+    )
+    out = json.loads(
+        cli(db, "fork", original, "--at", row, "--headless", "--agent", "baseline:oracle", "--json").stdout
+    )
+    assert out["plan_cannot_continue"].startswith("baseline:oracle plays a fixed plan")
+    # its own episode it continues from anywhere, silently
+    ok = cli(db, "run", STT, "--agent", "baseline:oracle", "--json")
+    mine = json.loads(ok.stdout)["episodes"][0]["episode"]
+    row = [e.seq for e in store.events(mine) if e.type == "tool_call"][3]
+    again = cli(db, "fork", mine, "--at", row, "--headless", "--agent", "baseline:oracle")
+    assert again.exit_code == 0 and "cannot recover" not in again.stderr and "finished: pass" in again.output

@@ -116,6 +116,9 @@ def fork(
         point = fork_point(loaded, record, events, seq)
     except ForkProblem as exc:
         _fail(str(exc), 2 if isinstance(exc, BadRow) else 1)  # a bad row is bad input; a divergence is not
+    blind = _plan_cannot_continue(loaded, agent_spec, point, models, store, record.seed)
+    if blind and not as_json:
+        click.echo(f"note: {blind}", err=True)
     note = changed_note(record, dirs)
     if note and not as_json:
         click.echo(note, err=True)
@@ -140,6 +143,7 @@ def fork(
         "replayed_actions": point.actions,
         "task_version": record.task_hash,
         "task_changed": note is not None,
+        "plan_cannot_continue": blind,
         **result.as_dict(),
     }
     if as_json:
@@ -151,3 +155,25 @@ def fork(
     )
     outcome = "pass" if result.passed else ("fail" if result.passed is False else "-")
     click.echo(f"finished: {outcome} in {result.steps} steps ({result.end_reason})")
+
+
+def _plan_cannot_continue(
+    loaded: Any, agent_spec: str, point: Any, models: dict[str, Any], store: Any, seed: int
+) -> str | None:
+    """What to say before a fixed-plan baseline (oracle, naive) takes the agent seat of a fork it
+    cannot continue: it resumes by position, so after anyone else's steps it plays the rest of
+    its plan blind, and a failure then is the plan's, not the episode's."""
+    from sttui.controllers.registry import make_agent
+    from sttui.core.replaying import actions_of
+    from sttui.session import is_human
+
+    if is_human(agent_spec):
+        return None
+    check = getattr(make_agent(agent_spec, loaded, seed, models, store), "cannot_continue", None)
+    why = check([a for _, a in actions_of(loaded.kind, point.prefix)]) if check else None
+    if why is None:
+        return None
+    return (
+        f"{agent_spec} plays a fixed plan and cannot recover from this fork ({why}); it goes on with the "
+        "rest of its plan as written. To see the episode recover, name a model (--agent model:M)"
+    )

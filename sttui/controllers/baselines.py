@@ -26,6 +26,23 @@ class PlanAgent:
         """Skip the plan steps an episode being resumed has already taken."""
         self._next = sum(isinstance(a, ToolCall | Say) for a in taken)
 
+    def cannot_continue(self, taken: list[Action]) -> str | None:
+        """Why this plan cannot go on after ``taken`` (None when it can): a fixed plan resumes
+        by position, so the steps taken must be its own first steps; after anyone else's it
+        would play the rest of its plan blind, and fail for no fault of the episode."""
+        mine = [a for a in taken if isinstance(a, ToolCall | Say)]
+        for i, action in enumerate(mine):
+            if i >= len(self._steps):
+                return f"its plan has {len(self._steps)} steps and the episode has taken {len(mine)}"
+            step = self._steps[i]
+            if isinstance(action, ToolCall):
+                if step.tool != action.tool or dict(step.args) != action.args:
+                    planned = f"{step.tool}(…)" if step.tool else "a message"
+                    return f"step {i + 1} was {action.tool}(…) where its plan has {planned}"
+            elif step.tool is not None:
+                return f"step {i + 1} was a message where its plan has {step.tool}(…)"
+        return None
+
     async def act(self, view: AgentView) -> Action:
         if self._next >= len(self._steps):
             question = _open_question(view)
