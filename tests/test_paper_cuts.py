@@ -125,3 +125,37 @@ def test_report_keeps_early_stopped_runs_apart_from_full_runs(tmp_path):
     rows = {(r["controller"], r["setting"]): r["episodes"] for r in json.loads(out)["controllers"]}
     n = len(list((ROOT / "tasks" / "stt" / "logistics").glob("*.yaml")))
     assert rows[("baseline:naive", "default")] == n and rows[("baseline:naive", "early-stop")] == n
+
+
+def test_sessions_count_the_steps_of_a_running_episode(db_url):
+    """A running episode's row holds 0 steps until it ends; listings count them from its events."""
+    from sttui.store.store import Store
+
+    task = ROOT / "tasks" / "stt" / "logistics" / "insulin-reefer-fault-st2-easy.yaml"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tests.helpers.slow_episode", db_url, str(task)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=ROOT,
+    )
+    try:
+        assert proc.stdout is not None
+        for n, _line in enumerate(proc.stdout):
+            if n >= 9:  # the id, then events: a few calls in
+                break
+    finally:
+        proc.kill()
+        proc.wait()
+    store = Store(db_url)
+    (record,) = store.list_episodes()
+    taken = sum(
+        e.type == "tool_call" or (e.type == "message" and e.payload["from"] == "agent") for e in store.events(record.id)
+    )
+    assert record.status == "running" and taken >= 2
+    assert record.steps == taken
+    assert [s.steps for s in store.summaries(review=False)] == [taken]
+    code, out, err = cli(db_url, "sessions", "--json")
+    assert code == 0, err
+    assert [r["steps"] for r in json.loads(out)] == [taken]

@@ -164,6 +164,21 @@ def _filtered(
     return query
 
 
+# the events that are an agent's step, as Episode.apply counts them (an stt call or message to
+# the user; an explore probe, batch, assessment or refused action)
+_STEP_EVENTS = ("tool_call", "probe", "batch_submitted", "assessment", "refused")
+
+
+def _steps_so_far() -> Any:
+    """An episode's steps: the stored count once it has ended, counted from its events while it
+    runs (the row's count is written only at the end, so a running episode would say 0)."""
+    table, events = EpisodeRow.__table__, EventRow.__table__
+    sender = EventRow.payload["from"].as_string()  # type: ignore[index]
+    counted = or_(events.c.type.in_(_STEP_EVENTS), (events.c.type == "message") & (sender == "agent"))
+    taken = select(func.count()).where(events.c.episode_id == table.c.id, counted).scalar_subquery()
+    return case((table.c.status == "running", taken), else_=table.c.steps).label("steps")
+
+
 def _listing(
     columns: list[Any],
     task: str | None,
@@ -175,6 +190,8 @@ def _listing(
     offset: int | None,
 ) -> Any:
     """Episodes newest first (ties by id, so pages never overlap), filtered as ``sessions`` filters."""
+    steps = EpisodeRow.__table__.c.steps
+    columns = [_steps_so_far() if c is steps else c for c in columns]
     query = _filtered(select(*columns), task, controller, status, since, until)
     query = query.order_by(EpisodeRow.started_at.desc(), EpisodeRow.id.desc())  # type: ignore[attr-defined]
     if limit:
