@@ -2,7 +2,7 @@
 
     name: ana                 # who "human" is in the record, unless --as says otherwise
     theme: textual-light
-    keymap: {play.end: ctrl+q, play.god_view: f9}   # binding id -> key(s)
+    keymap: {play.end: ctrl+e, play.god_view: f6}   # binding id -> key(s)
     trusted_folders: [~/lab/bench]   # user config only: working directories whose sttui.yaml may set endpoints
 
 Read with plain checks (no model library), because it is read on every start.

@@ -267,39 +267,49 @@ async def test_bindings_can_be_remapped_from_the_config(db):
         assert app.screen.sort_column == "subtype"
 
 
-def test_every_binding_has_an_id_and_a_palette_entry():
-    from sttui.tui.annotate import AnnotateScreen, TagList, Tags
-    from sttui.tui.app import binding_commands
-    from sttui.tui.drafting import DraftScreen
-    from sttui.tui.endscreen import EndScreen
-    from sttui.tui.explore import ExploreScreen
-    from sttui.tui.help import KeysHelp
-    from sttui.tui.home import HomeScreen
-    from sttui.tui.modals import Confirm, EditValue, ToolForm
-    from sttui.tui.play import PlayScreen
-    from sttui.tui.refine import RefineScreen
-    from sttui.tui.replay import ReplayScreen
-    from sttui.tui.reveal import RevealScreen
-    from sttui.tui.usersim import UserSimScreen
+async def test_a_keymap_that_takes_a_key_another_binding_holds_is_named_at_start(db):
+    """F9 is play.earlier's: remapping play.end onto it would silently lose "Show earlier items"."""
+    from sttui.config import Config
 
-    for cls in (KeysHelp, TagList, Tags, Confirm, EditValue, ToolForm):  # dialogs: ids, for the keymap
-        assert all(binding.id for binding in cls.BINDINGS), cls.__name__
-    screens = (
-        HomeScreen,
-        PlayScreen,
-        UserSimScreen,
-        ExploreScreen,
-        ReplayScreen,
-        EndScreen,
-        RevealScreen,
-        DraftScreen,
-        RefineScreen,
-    )
-    for screen_cls in (*screens, AnnotateScreen):
-        titles = {c.title for c in binding_commands(screen_cls)}
-        for binding in screen_cls.BINDINGS:
-            assert binding.id, f"{screen_cls.__name__}: {binding.key} has no id"
-            assert binding.description in titles
+    app = SttuiApp(ROOT / "tasks", db_url=db, human="ana", config=Config(keymap={"play.end": "f9", "play.ned": "f4"}))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        (note,) = [n for n in app._notifications if n.title == "sttui.yaml"]
+        assert note.severity == "warning"
+        assert "keymap: play.end → f9 takes the key of play.earlier (Show earlier items) on PlayScreen" in note.message
+        assert "no binding has the id play.ned (did you mean play.end?)" in note.message
+
+
+def test_the_documented_keymaps_clash_with_nothing():
+    import re
+
+    from sttui import config
+    from sttui.tui.keymap import keymap_problems, workbench_scopes
+
+    examples = [(ROOT / "README.md").read_text(), config.__doc__ or ""]
+    maps = [m for text in examples for m in re.findall(r"keymap: (\{[^}]*\})", text)]
+    assert len(maps) == 2
+    for text in maps:
+        keymap = dict(pair.split(": ") for pair in text.strip("{}").split(", "))
+        assert keymap_problems(keymap, workbench_scopes(), SttuiApp) == [], text
+
+
+def test_every_binding_has_an_id_and_a_palette_entry():
+    from textual.screen import ModalScreen, Screen
+
+    from sttui.tui.app import binding_commands
+    from sttui.tui.keymap import workbench_scopes
+
+    scopes = workbench_scopes()
+    assert len(scopes) == 16
+    for cls in scopes:
+        assert all(binding.id for binding in cls.BINDINGS), cls.__name__  # ids, for the keymap
+        if issubclass(cls, Screen) and not issubclass(cls, ModalScreen):
+            titles = {c.title for c in binding_commands(cls)}
+            for binding in cls.BINDINGS:
+                assert binding.description in titles, f"{cls.__name__}: {binding.key} has no palette entry"
 
 
 async def test_drawing_callbacks_that_outlive_their_screen_do_nothing(db):

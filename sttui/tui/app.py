@@ -94,11 +94,22 @@ class SttuiApp(App[None]):
             self.theme = self.config.theme
         if self.config.keymap:
             self.set_keymap(self.config.keymap)
+            self.check_keymap()
         # `sttui play TASK` opens one task: home reads the task files only once it is shown again
         self.push_screen(HomeScreen(self.tasks_dir, defer_tasks=self._play_request is not None))
         self._home_shown = True
         self._fit(self.size.width, self.size.height)
         self.call_after_refresh(self.open_store)  # the first paint does not wait for the database
+
+    @work(thread=True, group="keymap", exit_on_error=False)
+    def check_keymap(self) -> None:
+        """Say what the keymap in sttui.yaml breaks (it reads every screen's keys: off the UI thread)."""
+        from sttui.tui.keymap import keymap_problems, workbench_scopes
+
+        problems = keymap_problems(self.config.keymap, workbench_scopes(), type(self))
+        if problems:
+            text = "\n".join(problems[:5]) + (f"\n… and {len(problems) - 5} more" if len(problems) > 5 else "")
+            self.call_from_thread(self.notify, text, title="sttui.yaml", severity="warning", timeout=30)
 
     @work(thread=True, exclusive=True, group="store")
     def open_store(self) -> None:
