@@ -163,6 +163,10 @@ async def test_play_from_the_command_line_opens_only_that_task(db, monkeypatch):
         await pilot.press("escape", "s")
         await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "HomeScreen")
         await wait_for(pilot, lambda: len(read) == 1)
+        # the episode just suspended is on the Sessions tab at once, not after a restart
+        home = pilot.app.screen
+        await wait_for(pilot, lambda: [r.status for r in home.sessions] == ["running"])
+        assert home.sessions_table().row_count == 1
 
 
 async def test_an_unknown_controller_from_the_command_line_exits_with_the_message(db, capsys):
@@ -188,3 +192,30 @@ async def test_escape_on_a_hidden_rule_episode_offers_to_leave_and_suspends(db):
         assert record.status == "running" and record.kind == "explore"
         left = [e for e in pilot.app.store.events(record.id) if e.type == "left"]
         assert [e.payload["reason"] for e in left] == ["suspended"]
+
+
+async def test_the_user_seat_key_is_offered_on_stt_tasks_only(db):
+    """Explore episodes have no user seat: the footer does not offer u there."""
+    async with app_for(db).run_test(size=(120, 40)) as pilot:
+        home = pilot.app.screen
+        await wait_for(pilot, lambda: home.query_one("#tasks").row_count > 0)
+        table = home.query_one("#tasks")
+
+        def footer_offers_u() -> bool:
+            return any(b.id == "home.play_user" for b, _ in _active(home))
+
+        def go_to(kind: str) -> None:
+            row = next(i for i, r in enumerate(home.visible_rows()) if r.kind == kind)
+            table.move_cursor(row=row)
+
+        go_to("explore")
+        await pilot.pause()
+        assert home.current_row().kind == "explore" and not footer_offers_u()
+        go_to("stt")
+        await pilot.pause()
+        assert footer_offers_u()
+
+
+def _active(screen):
+    """The bindings the footer shows now, with whether each is enabled."""
+    return [(b.binding, b.enabled) for b in screen.active_bindings.values() if b.binding.show]

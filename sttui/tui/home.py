@@ -190,6 +190,7 @@ class HomeScreen(Screen[None]):
         self.defer_tasks = defer_tasks
         self._load_on_resume = False
         self.rows: list[TaskRow] = []
+        self._row_by_id: dict[str, TaskRow] = {}
         self.tasks: Mapping[str, LoadedTask] = {}
         self.sort_column = "id"
         self.sessions: list[Any] = []
@@ -234,8 +235,9 @@ class HomeScreen(Screen[None]):
         if self._load_on_resume:
             self._load_on_resume = False
             self.load_tasks()
-        elif self.rows:
-            self.load_sessions()
+        # an episode played, suspended or ended since home was last shown is listed at once
+        # (after `sttui play` too, where home had read the record before the episode began)
+        self.load_sessions()
 
     @work(thread=True, exclusive=True, group="tasks")
     def load_tasks(self) -> None:
@@ -250,6 +252,7 @@ class HomeScreen(Screen[None]):
 
     def on_home_screen_loaded(self, message: Loaded) -> None:
         self.rows, self.tasks = message.rows, message.tasks
+        self._row_by_id = {r.id: r for r in self.rows}
         self._load_errors = len(message.errors)
         if message.errors:
             shown = "\n".join(message.errors[:5]) + (
@@ -405,6 +408,7 @@ class HomeScreen(Screen[None]):
     @on(DataTable.RowHighlighted, "#tasks")
     def _highlighted(self) -> None:
         self.show_detail()
+        self.refresh_bindings()  # u (the user seat) is offered on stt tasks only
 
     @on(DataTable.HeaderSelected, "#tasks")
     def _header(self, event: DataTable.HeaderSelected) -> None:
@@ -467,7 +471,19 @@ class HomeScreen(Screen[None]):
         switcher = self.query("#home-tabs")
         on_sessions = bool(switcher) and switcher.first(ContentSwitcher).current == "tab-sessions"
         off = (action in TASKS_ONLY and on_sessions) or (action in SESSIONS_ONLY and not on_sessions)
+        if action == "play_user" and not off:  # explore episodes have no user seat
+            row = self.current_row()
+            off = row is not None and row.kind != "stt"
         return not off
+
+    def current_row(self) -> TaskRow | None:
+        """The highlighted task's row (nothing loaded), or None."""
+        found = self.query("#tasks")
+        table = found.first(DataTable) if found else None
+        if table is None or table.row_count == 0:
+            return None
+        key = str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
+        return self._row_by_id.get(key)
 
     @staticmethod
     def _tab_bar(tab: str) -> str:
