@@ -407,3 +407,30 @@ def test_a_rule_expecting_the_solutions_exact_message_leaks():
         constraints=[{"selector": "message.text", "operator": "contains", "expected": "Malpensa"}],
     )
     assert cs.leaks([vague], [], task.solution) == []
+
+
+async def test_review_screen_says_none_accepted_yet_and_asks_before_dropping_decisions(tmp_path, task_file):
+    """Before any milestone is accepted the checks say so (not "FAIL: no milestone reached the
+    quorum", which is the vote's verdict); escape with decisions not written asks first."""
+    from sttui.tui.drafting import NONE_ACCEPTED, DraftingApp, DraftScreen
+    from sttui.tui.modals import Confirm
+    from tests.tui_helpers import wait_for
+
+    loaded = load_task(task_file)
+    answers = [{"seed": i, "raw": text} for i, text in enumerate(candidates())]
+    draft = rec.new_draft(loaded, answers, method="consensus", model="stub", prompt_version="p/1", seed=0)
+    app = DraftingApp(loaded, draft, "d.json")
+    async with app.run_test(size=(140, 45)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, DraftScreen))
+        screen = app.screen
+        checks = str(screen.query_one("#draft-checks").render())
+        assert NONE_ACCEPTED in checks and "FAIL" not in checks and "quorum" not in checks
+        await pilot.press("a", "down", "d")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, Confirm))
+        assert "lose 2 decision(s) not written" in str(app.screen.query_one("#question").render())
+        await pilot.press("n")  # stay: the decisions are still there
+        await wait_for(pilot, lambda: app.screen is screen)
+        assert [i.decision for i in screen.items][:2] == ["accepted", "dropped"]
+        await pilot.press("escape", "y")
+        await wait_for(pilot, lambda: not app.is_running)

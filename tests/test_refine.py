@@ -267,8 +267,16 @@ async def test_the_editor_edits_reverifies_undoes_and_saves(naive):
         await pilot.press("shift+down")  # list_vehicles after create_shipment: still passes
         assert r.steps[2] == ToolCall("list_vehicles", {"location": "HUB-NORTH"})
         await wait_for(pilot, lambda: "PASSED" in _status(screen))
+        await pilot.press("escape")  # edits not saved: leaving asks first, and "n" keeps them
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "Confirm")
+        assert "lose 3 edit(s) not saved" in str(app.screen.query_one("#question").render())
+        await pilot.press("n")
+        await wait_for(pilot, lambda: app.screen is screen)
+        assert len(r.edits) == 3
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: "saved as episode" in str(screen.query_one("#refine-feedback").render()))
+        await pilot.press("escape")  # saved: nothing to lose, it leaves at once
+        await wait_for(pilot, lambda: not app.is_running)
     saved = next(rec for rec in Store(db).list_episodes() if rec.id != ep)
     assert saved.scores["demonstration"] is True and saved.scores["lineage"]["editor"] == "human:ana"
     assert [e["op"] for e in saved.scores["lineage"]["edits"]] == ["replace", "insert", "move"]

@@ -26,9 +26,10 @@ from sttui.core.review import consensus as cs
 from sttui.core.review.model import Milestone, Minefield
 from sttui.drafting import record as rec
 from sttui.tui.app import SttuiApp
-from sttui.tui.modals import EditValue
+from sttui.tui.modals import Confirm, EditValue
 
 PENDING, ACCEPTED, EDITED, DROPPED = "pending", "accepted", "edited", "dropped"
+NONE_ACCEPTED = "no milestone accepted yet: accept (a) or edit (e) the ones to keep, then w writes them"
 EDITABLE = ("name", "description", "threshold", "constraints")  # of a milestone
 MINEFIELD_EDITABLE = ("severity", "reason", "threshold", "constraints")
 
@@ -93,6 +94,7 @@ class DraftScreen(Screen[None]):
         self.checks: dict[str, Any] | None = None
         self.checked_generation = -1
         self.written: str | None = None
+        self._saved = self._decisions()  # what leaving would lose is what differs from this
 
     def compose(self) -> ComposeResult:
         d = self.draft
@@ -218,11 +220,23 @@ class DraftScreen(Screen[None]):
         mines = [i.rule for i in self.items if i.kind == "minefield" and i.decision in (ACCEPTED, EDITED)]
         return cs.restrict(milestones, keep), mines  # type: ignore[arg-type]
 
+    def _decisions(self) -> tuple[tuple[str, str, str], ...]:
+        return tuple((i.key, i.decision, repr(i.rule) if i.decision == EDITED else "") for i in self.items)
+
     def changed(self) -> None:
         """A decision changed: the checks run again on the graph as it now stands."""
         self.generation += 1
-        self.query_one("#draft-checks", Static).update("checks: running…")
         milestones, minefields = self.chosen()
+        if not any(i.kind == "milestone" and i.decision in (ACCEPTED, EDITED) for i in self.items):
+            # nothing to check yet: not a failed graph, and not the vote's quorum either
+            self.checks, self.checked_generation = (
+                {"ok": False, "problems": [NONE_ACCEPTED], "notes": []},
+                self.generation,
+            )
+            self.query_one("#draft-checks", Static).update(f"checks: {NONE_ACCEPTED}")
+            self.query_one("#draft-checks", Static).set_class(False, "failing")
+            return
+        self.query_one("#draft-checks", Static).update("checks: running…")
         self.run_checks(self.generation, milestones, minefields)
 
     @work(thread=True, exclusive=True, group="draft-checks")
@@ -270,9 +284,23 @@ class DraftScreen(Screen[None]):
             self.notify(message.error, severity="error")
             return
         self.written = message.path
+        self._saved = self._decisions()
         self.notify(f"written into {message.path}")
 
     def action_leave(self) -> None:
+        unsaved = sum(a != b for a, b in zip(self._decisions(), self._saved, strict=True))
+        if not unsaved:
+            self._leave()
+            return
+
+        def answered(leave: bool | None) -> None:
+            if leave:
+                self._leave()
+
+        question = f"Leave and lose {unsaved} decision(s) not written into the task? (w writes them)"
+        self.app.push_screen(Confirm(question, yes="Leave", no="Stay"), answered)
+
+    def _leave(self) -> None:
         if len(self.app.screen_stack) > 2:
             self.dismiss(None)
         else:

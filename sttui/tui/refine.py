@@ -22,6 +22,7 @@ from sttui.core.callsyntax import entry_action
 from sttui.core.checklist import checklist_for
 from sttui.recording import recorded_settings
 from sttui.refining import Edit, EditError, Refinement, Step, Verification, save, step_text, verify
+from sttui.tui.modals import Confirm
 from sttui.tui.widgets import CallEntry, CallSuggester
 
 
@@ -58,9 +59,9 @@ class RefineScreen(Screen[None]):
             self.generation, self.verification, self.original = generation, verification, original
 
     class Saved(Message):
-        def __init__(self, episode_id: str, demonstration: bool):
+        def __init__(self, episode_id: str, demonstration: bool, edits: list[Any]):
             super().__init__()
-            self.episode_id, self.demonstration = episode_id, demonstration
+            self.episode_id, self.demonstration, self.edits = episode_id, demonstration, edits
 
     def __init__(self, refinement: Refinement, store: Any, editor: str):
         super().__init__()
@@ -69,6 +70,7 @@ class RefineScreen(Screen[None]):
         self.verification: Verification | None = None
         self.original: Verification | None = None
         self.pending: Pending | None = None
+        self._saved_edits: list[Any] = []  # the edits as last saved: leaving loses what differs
 
     def compose(self) -> ComposeResult:
         yield Static("", id="refine-status")
@@ -261,6 +263,19 @@ class RefineScreen(Screen[None]):
             self._close()
             self.feedback("")
             return
+        unsaved = self.refinement.edits != self._saved_edits
+        if not unsaved:
+            self._leave()
+            return
+
+        def answered(leave: bool | None) -> None:
+            if leave:
+                self._leave()
+
+        question = f"Leave and lose {len(self.refinement.edits)} edit(s) not saved? (ctrl+s saves them)"
+        self.app.push_screen(Confirm(question, yes="Leave", no="Stay"), answered)
+
+    def _leave(self) -> None:
         if len(self.app.screen_stack) > 2:
             self.app.pop_screen()
         else:
@@ -277,12 +292,14 @@ class RefineScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="refine-save")
     def save_worker(self) -> None:
         """A new episode; a verified demonstration when it passes (the original is kept)."""
+        edits = list(self.refinement.edits)
         passes = self.refinement.verify().passed
         episode_id, _ = save(self.store, self.refinement, self.editor, demonstration=passes)
-        self.post_message(self.Saved(episode_id, passes))
+        self.post_message(self.Saved(episode_id, passes, edits))
 
     @on(Saved)
     def saved(self, message: Saved) -> None:
+        self._saved_edits = message.edits
         kind = "a verified demonstration" if message.demonstration else "it fails, so not a demonstration"
         self.feedback(f"saved as episode {message.episode_id} ({kind})")
         self.app.notify(f"saved refined episode {message.episode_id}")
