@@ -147,3 +147,30 @@ def test_suggestion_agreement_counts():
     out = suggestion_agreement([(3, 3), (2, 3), (6, 3), (4, None)])
     assert (out["marked"], out["with_suggestion"], out["confirmed"], out["within_one_step"]) == (4, 3, 1, 2)
     assert (out["annotator_earlier"], out["annotator_later"]) == (1, 1)
+
+
+async def test_a_failed_call_in_a_passing_stage_is_not_called_the_first_error(db):
+    """The timeline names a flag as what it is ("failed call @1"); with no stage below the
+    threshold, e says why there is no first error rather than contradicting the timeline."""
+    from sttui.core.task import Step
+    from sttui.tui.replay import ReplayScreen
+    from tests.tui_helpers import ScreenApp
+
+    loaded = load_task(CARDIO)
+    query = next(s for s in loaded.task.solution if s.tool)
+    bogus = Step(tool=query.tool, args={k: "NOPE-0" for k in query.args})
+    store = Store(db)
+    plan = PlanAgent("baseline:oracle", [bogus, *loaded.task.solution])
+    eid, result = await asyncio.to_thread(lambda: asyncio.run(run_recorded(store, loaded, plan, ScriptedUser())))
+    app = ScreenApp(lambda: ReplayScreen(store, eid), store=store)
+    async with app.run_test(size=(130, 40)) as pilot:
+        screen = app.screen
+        await wait_for(pilot, lambda: screen.review is not None)
+        await pilot.pause()
+        assert screen.first_error is None
+        timeline = str(screen.query_one("#replay-timeline").render())
+        assert "failed call @1" in timeline and "error @" not in timeline
+        await pilot.press("e")
+        await pilot.pause()
+        (note,) = list(app._notifications)
+        assert note.message.startswith("no first error: no stage scored below the threshold (0.50)")

@@ -271,7 +271,12 @@ class ReplayScreen(Screen[None]):
 
     def action_first_error(self) -> None:
         if self.first_error is None:
-            self.notify("the review found no first error in this episode")
+            assert self.review is not None  # (the key is offered only with a review)
+            self.notify(
+                f"no first error: no stage scored below the threshold ({self.threshold:.2f}) and no "
+                "minefield was touched; flags in the timeline (a failed call, a blind retry) are marked "
+                "there but did not bring their stage below it"
+            )
             return
         if self._heads:
             seq = seq_of_step(self._heads, self.first_error["step"])

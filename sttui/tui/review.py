@@ -79,6 +79,11 @@ def _bar(score: float, width: int = 10) -> str:
     return "█" * full + "░" * (width - full)
 
 
+# a stage's flags as the timeline names them: "error" alone read as the first error, which is
+# only placed in a stage scoring below the threshold (or at a minefield)
+FLAG_NAMES = {"error": "failed call", "retry": "blind retry", "no_op": "no-op", "minefield": "minefield"}
+
+
 def timeline_text(review: Review, threshold: float, first: dict[str, Any] | None) -> Text:
     """One line per stage in settlement order: its window, score bar and flags."""
     out = Text()
@@ -92,7 +97,7 @@ def timeline_text(review: Review, threshold: float, first: dict[str, Any] | None
         out.append(_bar(stage.score, 6), style="red" if low else "green")
         out.append(f" {stage.score:.2f}\n")
         if stage.flags:
-            flags = ", ".join(f"{flag.replace('_', '-')} @{step}" for step, flag in stage.flags[:5])
+            flags = ", ".join(f"{FLAG_NAMES.get(flag, flag)} @{step}" for step, flag in stage.flags[:5])
             out.append(f"      {flags}\n", style="dim")
     if first:
         out.append(f"First error: step {first['step']}: {first['why']}\n", style="bold red")
