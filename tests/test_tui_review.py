@@ -161,7 +161,7 @@ async def test_a_failed_call_in_a_passing_stage_is_not_called_the_first_error(db
     bogus = Step(tool=query.tool, args={k: "NOPE-0" for k in query.args})
     store = Store(db)
     plan = PlanAgent("baseline:oracle", [bogus, *loaded.task.solution])
-    eid, result = await asyncio.to_thread(lambda: asyncio.run(run_recorded(store, loaded, plan, ScriptedUser())))
+    eid, _ = await asyncio.to_thread(lambda: asyncio.run(run_recorded(store, loaded, plan, ScriptedUser())))
     app = ScreenApp(lambda: ReplayScreen(store, eid), store=store)
     async with app.run_test(size=(130, 40)) as pilot:
         screen = app.screen
