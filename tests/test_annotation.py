@@ -147,6 +147,16 @@ async def test_rate_a_queue_of_five_by_keyboard_with_skip_and_undo(tmp_path):
     assert all(r["superseded_by"] for r in history[:2])  # nothing deleted: each superseded
 
 
+async def test_episode_marks_are_not_offered_on_task_items(tmp_path):
+    db = f"sqlite:///{tmp_path / 'a.db'}"
+    async with _app(db, "ana", text_filter="logistics").run_test(size=(120, 40)) as pilot:
+        screen = await _annotating(pilot)
+        assert screen.item.kind == "task"
+        shown = {b.binding.id for b in screen.active_bindings.values() if b.binding.show}
+        assert "annotate.comment" in shown
+        assert not {"annotate.tags", "annotate.first_error"} & shown
+
+
 async def test_blinding_annotator_b_never_sees_a(tmp_path):
     db = f"sqlite:///{tmp_path / 'b.db'}"
     store = Store(db)
@@ -366,10 +376,18 @@ async def test_rate_an_episode_with_failure_tags_and_the_first_wrong_step(tmp_pa
         assert screen.item.id == eid
         await wait_for(pilot, lambda: len(screen.events) > 5)
         table = screen.query_one("#episode-events")
-        table.move_cursor(row=5)
+        assert screen.events[0].type == "episode_started"
+        table.move_cursor(row=0)
         await pilot.pause()
-        assert f"#{screen.events[5].seq} {screen.events[5].type}" in str(screen.query_one("#event-detail").render())
-        marked = screen.events[5].seq
+        await pilot.press("f")  # not an agent step: refused, nothing saved
+        assert "#1 is episode started, not an agent step" in str(screen.query_one("#feedback").render())
+        assert store.labels(eid, "ana") == []
+        row = [i for i, e in enumerate(screen.events) if e.type == "tool_call"][1]  # the second call
+        table.move_cursor(row=row)
+        await pilot.pause()
+        shown = str(screen.query_one("#event-detail").render())
+        assert f"#{screen.events[row].seq} {screen.events[row].type}" in shown
+        marked = screen.events[row].seq
         await pilot.press("f")  # the highlighted event is the first wrong step
         await pilot.press("t")
         await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "Tags")

@@ -185,6 +185,7 @@ class AnnotateScreen(Screen[None]):
 
     def show(self, item: Item) -> None:
         self.item = item
+        self.refresh_bindings()  # t and f are offered on episodes only
         self.dim = next((i for i, d in enumerate(self.queue.dimensions) if not self.queue.mine(item, d.id)), 0)
         self.query_one("#item", Static).update(item_text(item))
         plans = item.kind == "task"
@@ -387,11 +388,24 @@ class AnnotateScreen(Screen[None]):
 
         self.app.push_screen(Tags(current["tags"] if current else [], (current or {}).get("other") or ""), save)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Failure tags and the first wrong step are marks on episodes: not offered on tasks."""
+        if action in ("tags", "first_error"):
+            return self.item is not None and self.item.kind == "episode"
+        return True
+
     def action_first_error(self) -> None:
         if self.item is None or self.item.kind != "episode" or not self.events:
             self.feedback("pick the first wrong step in an episode's event list")
             return
-        seq = self.events[self.query_one("#episode-events", DataTable).cursor_row].seq
+        event = self.events[self.query_one("#episode-events", DataTable).cursor_row]
+        if not is_agent_step(event):
+            self.feedback(
+                f"#{event.seq} is {event.type.replace('_', ' ')}, not an agent step: pick the agent's call or "
+                "message that went wrong"
+            )
+            return
+        seq = event.seq
         current = next(iter(self.queue.store.labels(self.item.id, self.queue.annotator)), None)
         self.queue.store.label_episode(
             self.queue.annotator,
@@ -401,6 +415,19 @@ class AnnotateScreen(Screen[None]):
             seq,
         )
         self.feedback(f"first wrong step: #{seq}")
+
+
+_AGENT_STEPS = ("tool_call", "probe", "batch_submitted", "assessment")
+
+
+def is_agent_step(event: Any) -> bool:
+    """Whether an event is one of the agent's steps (what a first wrong step can be)."""
+    p = event.payload or {}
+    return (
+        event.type in _AGENT_STEPS
+        or (event.type == "message" and p.get("from") == "agent")
+        or (event.type == "episode_ended" and p.get("by") == "agent")
+    )
 
 
 def suggested_first_error(store: Any, episode_id: str, events: list[Any]) -> tuple[int, str] | None:
