@@ -60,6 +60,23 @@ def test_home(snap_compare, db):
     assert snap_compare(app_for(db), terminal_size=SIZE, run_before=run_before)
 
 
+@pytest.mark.parametrize("size", [SMALL, LARGE], ids=["80x24", "120x40"])
+def test_home_shows_every_column(snap_compare, db, size):
+    """At 80 columns the mine and title columns are on screen (the id gives way); at 120 the
+    titles show far more than 32 characters."""
+
+    async def run_before(pilot):
+        await ready(pilot)
+        await steady(pilot)
+        table = pilot.app.screen.query_one("#tasks", DataTable)
+        widths = {str(c.key.value): c.get_render_width(table) for c in table.columns.values()}
+        assert sum(widths.values()) <= size[0] - 2, widths
+        if size == LARGE:
+            assert widths["title"] - 2 >= 40
+
+    assert snap_compare(app_for(db), terminal_size=size, run_before=run_before)
+
+
 def test_help(snap_compare, db):
     async def run_before(pilot):
         await ready(pilot)

@@ -68,7 +68,7 @@ def _row(t: LoadedTask) -> TaskRow:
         keys = "enter plays the agent seat · u plays the user seat"
     brief = (
         f"[b]{task.title}[/b]  ({task.domain}, {subtype}, {level})\n{opening}\n"
-        f"[dim]{display_path(t.path)} · {keys}[/dim]"
+        f"[dim]{task.id} · {display_path(t.path)} · {keys}[/dim]"
     )
     return TaskRow(task.id, task.kind, task.domain, subtype, level, task.title, brief)
 
@@ -83,11 +83,23 @@ def _entry_row(e: Any) -> TaskRow:
         subtype, level = e.conflict, e.level
         opening = f"[i]User:[/i] {e.opening}"
         keys = "enter plays the agent seat · u plays the user seat"
-    brief = f"[b]{e.title}[/b]  ({e.domain}, {subtype}, {level})\n{opening}\n[dim]{display_path(e.path)} · {keys}[/dim]"
+    brief = f"[b]{e.title}[/b]  ({e.domain}, {subtype}, {level})\n{opening}\n[dim]{e.id} · {display_path(e.path)} · {keys}[/dim]"
     return TaskRow(e.id, e.kind, e.domain, subtype, level, e.title, brief)
 
 
 SESSIONS_PAGE = 500  # sessions read at a time
+_FIXED = {"subtype": 13, "level": 10, "mine": 6}  # lexicographic, impossible, "3 done"
+
+
+def column_widths(screen_width: int, rows: list[TaskRow]) -> dict[str, int]:
+    """The task table's column widths at ``screen_width``: subtype, level and mine fixed, the
+    id and the title sharing the rest (the id no wider than the longest, and at most 45 % of
+    it), so that every column is on screen at 80 columns and long titles show at 120."""
+    longest_id = max((len(r.id) for r in rows), default=40)
+    longest_title = max((len(r.title) for r in rows), default=40)
+    rest = max(20, screen_width - 4 - sum(w + 2 for w in _FIXED.values()) - 2 * 2)  # (cell padding, a scrollbar)
+    id_width = max(16, min(longest_id, int(rest * 0.45), rest - min(longest_title, rest // 2)))
+    return {"id": id_width, **_FIXED, "title": max(8, rest - id_width)}
 
 
 def _origin(r: Any, forks: dict[str, dict[str, Any]]) -> str:
@@ -191,6 +203,7 @@ class HomeScreen(Screen[None]):
         self._load_on_resume = False
         self.rows: list[TaskRow] = []
         self._row_by_id: dict[str, TaskRow] = {}
+        self._widths: dict[str, int] = {}
         self.tasks: Mapping[str, LoadedTask] = {}
         self.sort_column = "id"
         self.sessions: list[Any] = []
@@ -221,8 +234,9 @@ class HomeScreen(Screen[None]):
 
     def on_mount(self) -> None:
         table = self.query_one("#tasks", DataTable)
+        self._widths = column_widths(self.size.width, [])
         for col in COLUMNS:
-            table.add_column(col, key=col)
+            table.add_column(col, key=col, width=self._widths[col])
         table.focus()
         if not self.defer_tasks:
             self.call_after_refresh(self.load_tasks)  # paint first, then read the task files
@@ -338,9 +352,19 @@ class HomeScreen(Screen[None]):
         rows = [r for r in self.rows if all(w in r.haystack() for w in words)]
         return sorted(rows, key=lambda r: r.sort_key(self.sort_column))
 
+    def on_resize(self) -> None:
+        if self.rows:
+            self.refresh_table()
+
     def refresh_table(self) -> None:
         table = self.query_one("#tasks", DataTable)
         cursor = table.cursor_row
+        widths = column_widths(self.size.width, self.rows)
+        if widths != self._widths:  # every column on screen at any width: the id and title share what is left
+            self._widths = widths
+            table.clear(columns=True)
+            for col in COLUMNS:
+                table.add_column(col, key=col, width=widths[col])
         table.clear()
         for row in self.visible_rows():
             table.add_row(*row.cells(), key=row.id)
