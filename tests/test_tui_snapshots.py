@@ -160,6 +160,31 @@ def test_reveal(snap_compare, db):
     assert snap_compare(app_for(db), terminal_size=SIZE, run_before=run_before)
 
 
+@pytest.mark.parametrize("size", [SMALL, LARGE], ids=["80x24", "120x40"])
+def test_refine_editor(snap_compare, db, size):
+    """The editor with one edit verified; at 120 columns the footer holds every key."""
+    from sttui.refining import Refinement
+    from sttui.tui.refine import RefineScreen
+    from sttui.versions import load_version
+
+    eid = record(db, STT, "snapshot0003", agent="baseline:naive")
+    store = Store(db)
+    rec = store.episode(eid)
+    refinement = Refinement.of(load_version(store, rec), rec, store.events(eid))
+
+    async def run_before(pilot):
+        await ready(pilot)
+        pilot.app.push_screen(RefineScreen(refinement, store, "human:ana"))
+        await wait_for(pilot, lambda: getattr(pilot.app.screen, "verification", None) is not None)
+        await wait_for(pilot, lambda: pilot.app.screen.original is not None)
+        await pilot.press("d")
+        await wait_for(pilot, lambda: len(pilot.app.screen.refinement.edits) == 1)
+        await wait_for(pilot, lambda: pilot.app.screen.verification is not None)
+        await steady(pilot)
+
+    assert snap_compare(app_for(db), terminal_size=size, run_before=run_before)
+
+
 def test_replay(snap_compare, db):
     eid = record(db, STT, "snapshot0001")
 

@@ -39,12 +39,13 @@ class RefineScreen(Screen[None]):
 
     HELP_TITLE = "refine"
     BINDINGS = [
-        Binding("d,delete", "drop", "Drop step", id="refine.drop"),
-        Binding("shift+up", "move(-1)", "Move up", id="refine.move_up"),
-        Binding("shift+down", "move(1)", "Move down", id="refine.move_down"),
-        Binding("a", "edit", "Edit step", id="refine.edit"),
+        # (short words: the footer holds every key at 120 columns; F1 and ctrl+p say more)
+        Binding("d,delete", "drop", "Drop", id="refine.drop"),
+        Binding("shift+up", "move(-1)", "Move", key_display="⇧↑↓", id="refine.move_up"),
+        Binding("shift+down", "move(1)", "Move down", show=False, id="refine.move_down"),
+        Binding("a", "edit", "Edit", id="refine.edit"),
         Binding("i", "insert", "Insert call", id="refine.insert"),
-        Binding("m", "insert_message", "Insert message", id="refine.insert_message"),
+        Binding("m", "insert_message", "Message", id="refine.insert_message"),
         Binding("u", "undo", "Undo", id="refine.undo"),
         Binding("y", "redo", "Redo", id="refine.redo"),
         Binding("ctrl+s", "save", "Save", id="refine.save"),
