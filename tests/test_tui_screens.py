@@ -494,3 +494,21 @@ async def test_escape_from_rating_opened_at_home_goes_home(db):
         await pilot.press("escape")
         await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "HomeScreen")
         assert pilot.app.return_code is None
+
+
+async def test_the_batch_table_reaches_its_last_column_in_a_few_presses_at_80x24(db):
+    """A case has many fields: → moves two thirds of the width at a time, not one character."""
+    async with play_alone(db, EXPLORE).run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: bool(pilot.app.screen.query("#batch")))
+        batch = pilot.app.screen.query_one("#batch", DataTable)
+        await wait_for(pilot, lambda: batch.row_count > 0 and batch.max_scroll_x > 0)
+        assert batch.has_focus and batch.max_scroll_x > 40  # wider than the screen by far
+        presses = 0
+        while batch.scroll_x < batch.max_scroll_x and presses < 20:
+            await pilot.press("right")
+            await pilot.pause()
+            presses += 1
+        assert batch.scroll_x == batch.max_scroll_x and presses <= 4, presses
+        await pilot.press("left")
+        await pilot.pause()
+        assert batch.scroll_x == max(0, batch.max_scroll_x - batch._page())

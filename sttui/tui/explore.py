@@ -38,6 +38,7 @@ from sttui.tui.handoff import SeatMixin
 from sttui.tui.lifecycle import while_shown
 from sttui.tui.modals import Dialog, EditValue
 from sttui.tui.play import status_line
+from sttui.tui.widgets import WideTable
 
 
 def _fmt(v: Any) -> str:
@@ -210,16 +211,16 @@ class ExploreScreen(SeatMixin, Screen[None]):
                 yield Static("", id="probe-help")
                 yield DataTable(id="probe-draft", cursor_type="cell")
                 yield Static("", id="probe-title", classes="pane-title")
-                yield DataTable(id="probe-results", cursor_type="row")
+                yield WideTable(id="probe-results", cursor_type="row")
             with TabPane("Batch", id="tab-batch"), Vertical():
                 yield Static("", id="batch-help")
-                yield DataTable(id="batch", cursor_type="row")
+                yield WideTable(id="batch", cursor_type="row")
                 yield Static("", id="batch-feedback")
             with TabPane("History", id="tab-history"), Vertical():
                 yield Static("[b]Batch utility[/b] (total per batch)", classes="pane-title")
                 yield Static("No batch played yet: the chart starts with the first batch.", id="curve-empty")
                 yield Sparkline([], id="curve")
-                yield DataTable(id="history", cursor_type="row")
+                yield WideTable(id="history", cursor_type="row")
         yield from self.compose_debug()
         yield Static("", id="feedback")
         yield Footer()

@@ -10,7 +10,7 @@ from rich.json import JSON
 from rich.text import Text
 from textual.binding import Binding
 from textual.suggester import Suggester
-from textual.widgets import Collapsible, Input, Static
+from textual.widgets import Collapsible, DataTable, Input, Static
 
 from sttui.core.callsyntax import complete
 from sttui.core.env import ToolSpec
@@ -86,3 +86,23 @@ def transcript_item(item: dict[str, Any], me: str = "agent", collapsed: bool | N
         body = Static(result_text(result), classes="result-body")
         return Collapsible(body, title=title, collapsed=collapsed, classes="result ok" if ok else "result failed")
     return Static(Text.assemble(("notice: ", "bold"), item["text"]), classes="notice")
+
+
+class WideTable(DataTable):  # type: ignore[type-arg]
+    """A row table wider than the screen (a case's many fields at 80 columns): ← and → move
+    two thirds of the visible width at a time instead of one character, so the last column is
+    a few presses away rather than dozens."""
+
+    BINDINGS = [
+        Binding("right", "page_right", "Scroll right", show=False, id="table.page_right"),
+        Binding("left", "page_left", "Scroll left", show=False, id="table.page_left"),
+    ]
+
+    def _page(self) -> int:
+        return max(8, self.scrollable_content_region.width * 2 // 3)
+
+    def action_page_right(self) -> None:
+        self.scroll_to(x=self.scroll_x + self._page(), animate=False)
+
+    def action_page_left(self) -> None:
+        self.scroll_to(x=max(0, self.scroll_x - self._page()), animate=False)
