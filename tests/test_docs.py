@@ -6,7 +6,7 @@ Each fenced block says how it is tested by its info string, ```` ```LANG KIND ke
 | block | tested by |
 |---|---|
 | ```` ```yaml task file=PATH ```` | a whole task file: written to PATH (in the tutorial's folder) and loaded |
-| ```` ```yaml fragment of=PATH ```` | its top-level keys replace those of the task file PATH (repository-relative; in the tutorial, folder-relative), which then loads |
+| ```` ```yaml fragment of=PATH ```` | its top-level keys replace those of the task file PATH (repository-relative; in the tutorial, folder-relative, and the file is edited so), which then loads; ``items=KEY``: a list of mappings replaces only the items with the same KEY |
 | ```` ```yaml catalog ```` | an explore catalog: loads |
 | ```` ```yaml config ```` | a ``sttui.yaml``: parses as one |
 | ```` ```python file=PATH ```` | written to PATH (tutorial), then imported; without ``file``: run as a module |
@@ -16,6 +16,7 @@ Each fenced block says how it is tested by its info string, ```` ```LANG KIND ke
 | ```` ```text synopsis ```` | every ``sttui …`` line names a real command and only options it takes |
 | ```` ```text layout ```` | every path it names exists in the repository |
 
+``<!-- exit: N -->`` above a console block: its sttui commands exit N (default 0).
 ``<!-- expect-error: TEXT -->`` above a yaml block: loading must fail with a problem that
 contains TEXT. ``<!-- skip: REASON -->``: the block is not run (network, a server that runs
 until stopped, minutes of benchmarking) and the test says so with REASON. A block with no
@@ -157,7 +158,8 @@ def check_yaml(block: Block, folder: Path, tutorial: bool) -> None:
         part = yaml.safe_load(block.text)
         assert isinstance(part, dict), f"{block.where}: a fragment is a mapping of top-level task fields"
         merged = _merge(data, part, block.opts.get("items"))
-        target = path if tutorial and "into" in block.opts else path.with_name(f"doc-example-{block.line}.yaml")
+        # in the tutorial a fragment is an edit of that file; elsewhere an example beside it
+        target = path if tutorial else path.with_name(f"doc-example-{block.line}.yaml")
         target.write_text(yaml.safe_dump(merged, sort_keys=False, allow_unicode=True, width=200), encoding="utf-8")
         _load_expecting(block, target, load_task)
     elif block.kind == "catalog":
