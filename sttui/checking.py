@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -280,6 +281,8 @@ def naive_review_note(review: dict[str, Any]) -> str:
 def catalog_for(path: Path, domain: str) -> Path | None:
     """An explore episode's catalog: ``catalogs/DOMAIN.yaml`` in the episode's folder or one of
     the two above it (bundled: ``tasks/explore/catalogs/`` beside ``tasks/explore/DOMAIN/``)."""
+    if not re.fullmatch(r"[A-Za-z0-9_-]+", domain):  # a name, never a path out of the folder
+        return None
     for folder in list(path.resolve().parents)[:3]:
         found = folder / "catalogs" / f"{domain}.yaml"
         if found.is_file():

@@ -236,3 +236,14 @@ def test_bundled_episodes_are_what_their_recorded_command_makes(tmp_path):
         out = tmp_path / path.name
         result = CliRunner().invoke(main, [*command, "-o", str(out)], catch_exceptions=False)
         assert result.exit_code == 0 and out.read_text(encoding="utf-8") == text, path
+
+
+def test_the_catalog_is_looked_up_by_name_only(tmp_path):
+    from sttui.checking import catalog_for
+
+    (tmp_path / "catalogs").mkdir()
+    (tmp_path / "catalogs" / "rail.yaml").write_text("domain: rail\n", encoding="utf-8")
+    (tmp_path / "x.yaml").write_text("domain: x\n", encoding="utf-8")
+    episode = tmp_path / "rail" / "additive-1.yaml"
+    assert catalog_for(episode, "rail") == (tmp_path / "catalogs" / "rail.yaml").resolve()
+    assert catalog_for(episode, "../x") is None and catalog_for(episode, "tram") is None
