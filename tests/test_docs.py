@@ -12,7 +12,7 @@ Each fenced block says how it is tested by its info string, ```` ```LANG KIND ke
 | ```` ```python file=PATH ```` | written to PATH (tutorial), then imported; without ``file``: run as a module |
 | ```` ```json answer of=PATH ```` | a milestone-draft answer: a valid candidate for the task PATH |
 | ```` ```console ```` | ``$ CMD`` lines run in order (``sttui …``, ``mkdir``, ``cd``, ``cp``); the lines under each are its output, where a line ``...`` stands for any lines and ``...`` inside a line for any text |
-| ```` ```sh ```` | every line runs with bash in the tutorial's folder and exits 0 |
+| ```` ```sh ```` | in the tutorial, every line runs with bash in its folder and exits 0; elsewhere a shell block is skipped with its reason |
 | ```` ```text synopsis ```` | every ``sttui …`` line names a real command and only options it takes |
 | ```` ```text layout ```` | every path it names exists in the repository |
 

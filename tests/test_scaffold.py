@@ -45,3 +45,10 @@ def test_a_bad_name_is_refused(tmp_path):
         in result.output
     )
     assert not (tmp_path / "x").exists()
+
+
+def test_a_folder_that_cannot_be_made_gets_one_line(tmp_path):
+    (tmp_path / "afile").write_text("", encoding="utf-8")
+    result = CliRunner().invoke(main, ["new", "domain", "depot", str(tmp_path / "afile" / "depot")])
+    assert result.exit_code == 1 and result.output.startswith("error: cannot write the domain: ")
+    assert "Traceback" not in result.output

@@ -31,6 +31,9 @@ def new_domain(name: str, folder: Path | None) -> None:
     except ScaffoldError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(1)
+    except OSError as exc:
+        click.echo(f"error: cannot write the domain: {exc}", err=True)
+        sys.exit(1)
     except (TaskFileError, DraftError) as exc:  # the skeleton itself is broken: a bug, said plainly
         click.echo(f"error: the skeleton does not check: {exc}", err=True)
         sys.exit(1)
