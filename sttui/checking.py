@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,7 @@ from sttui.core.checklist import evaluate_checklist
 from sttui.core.episode import Episode
 from sttui.core.explore.certify import SHARE_RANGE, drift_share, utility_invariant_violations
 from sttui.core.explore.task import ExploreTask
-from sttui.core.loader import REVIEW_SECTIONS, LoadedTask, discover, load_task, load_without
+from sttui.core.loader import REVIEW_SECTIONS, LoadedTask, discover, load_catalog, load_task, load_without
 from sttui.core.problems import Problem, TaskFileError, display_path, format_loc
 from sttui.core.task import SttTask
 from sttui.core.yamlio import line_of, load_with_lines, read_text
@@ -277,11 +278,59 @@ def naive_review_note(review: dict[str, Any]) -> str:
     )
 
 
+def catalog_for(path: Path, domain: str) -> Path | None:
+    """An explore episode's catalog: ``catalogs/DOMAIN.yaml`` in the episode's folder or one of
+    the two above it (bundled: ``tasks/explore/catalogs/`` beside ``tasks/explore/DOMAIN/``)."""
+    if not re.fullmatch(r"[A-Za-z0-9_-]+", domain):  # a name, never a path out of the folder
+        return None
+    for folder in list(path.resolve().parents)[:3]:
+        found = folder / "catalogs" / f"{domain}.yaml"
+        if found.is_file():
+            return found
+    return None
+
+
+def exclusive_problems(loaded: LoadedTask) -> tuple[list[str], list[str]]:
+    """(problems, notes): no two fields of one of the catalog's ``exclusive`` groups in the
+    episode, each as ``file:line: fields[i].name: …`` at the later field."""
+    task = loaded.task
+    assert isinstance(task, ExploreTask)
+    where = catalog_for(loaded.path, task.domain)
+    if where is None:
+        return [], [f"no catalogs/{task.domain}.yaml beside it: exclusive fields not checked"]
+    try:
+        catalog = load_catalog(where)
+        _, cat_lines = load_with_lines(read_text(where))
+        _, lines = load_with_lines(read_text(loaded.path))
+    except (TaskFileError, OSError, ValueError) as exc:
+        return [f"catalog {display_path(where)} does not load: {exc}"], []
+    index = {f.name: i for i, f in enumerate(task.fields)}
+    problems = []
+    for g, group in enumerate(catalog.exclusive):
+        present = sorted((index[n], n) for n in group if n in index)
+        for i, name in present[1:]:
+            at = f"{display_path(where)}:{line_of(cat_lines, ('exclusive', g))}"
+            problems.append(
+                str(
+                    Problem(
+                        display_path(loaded.path),
+                        line_of(lines, ("fields", i, "name")),
+                        f"fields[{i}].name",
+                        f"'{name}' and '{present[0][1]}' are exclusive ({at}: exclusive[{g}]): fields that measure "
+                        "the same thing never share an episode; keep one of them",
+                    )
+                )
+            )
+    return problems, []
+
+
 async def check_explore(loaded: LoadedTask, file: str) -> TaskCheck:
-    """Schema (already loaded), the utility invariant, oracle CA = 1, and the drift's share."""
+    """Schema (already loaded), the catalog's exclusive groups, the utility invariant, oracle
+    CA = 1, and the drift's share."""
     task = loaded.task
     assert isinstance(task, ExploreTask)
     report = TaskCheck(file, task.id)
+    report.problems, report.notes = exclusive_problems(loaded)
     bad = utility_invariant_violations(task)
     if bad:
         report.problems.append(f"utility invariant broken on {bad} sampled cases (sum to zero, nearest anchor)")

@@ -47,6 +47,8 @@ def evaluate_checklist(episode: Episode) -> list[ItemResult]:
             ok, actual = item.expect.evaluate(episode.env.state)
             gone = st.missing(episode.env.state, item.expect.path)
             detail = f"{item.expect.describe()}: {gone if gone is not None else f'actual {actual!r}'}"
+            why = None if ok or gone is not None else item.expect.why_not(actual)
+            detail += f" ({why})" if why else ""
         else:
             try:
                 got = getattr(episode.env, item.check)(**item.args)  # type: ignore[arg-type]

@@ -365,7 +365,7 @@ class Episode:
         self.calls.append(call)
         self.view.append({"type": "tool_result", "id": call_id, "tool": name, "result": result})
         self._emit(ev.TOOL_RESULT, actor, payload)
-        return result
+        return st.copy_state(result)  # the caller's own: changing it changes neither the state nor the record
 
     # -- triggers ----------------------------------------------------------------
     def _pending(self, trig: Trigger) -> bool:

@@ -83,6 +83,11 @@ class Expect(BaseModel):
     def describe(self) -> str:
         return f"{self.path} {self.operator} {self.expected!r}"
 
+    def why_not(self, actual: Any) -> str | None:
+        """Why the expectation can never hold on this value, when that is so (``contains`` on
+        a number, say): said in a failed item's detail."""
+        return contains_meaningless(actual, self.expected) if self.operator == "contains" else None
+
 
 _NONE = object()
 
@@ -101,12 +106,45 @@ def _includes(record: dict[str, Any], want: dict[str, Any]) -> bool:
     return all(record.get(k, _NONE) == v for k, v in want.items())
 
 
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "text"
+    return "a mapping" if isinstance(value, dict) else "a list"
+
+
+def contains_meaningless(actual: Any, want: Any) -> str | None:
+    """Why ``contains: want`` can never hold on ``actual``, and what to write instead; None
+    when it has a meaning. Loading asks this of the value a path has in ``initial_state``."""
+    if actual is None or isinstance(actual, bool | int | float):
+        return (
+            f"contains has no meaning on {_kind(actual)} (nothing is inside {actual!r}): "
+            f"write equals: {want!r} (or in: [..], gte, lte)"
+        )
+    if isinstance(actual, str) and (isinstance(want, bool) or not isinstance(want, str | int | float)):
+        return f"contains on text looks for text, and {want!r} is {_kind(want)}: write the text to find"
+    items_are_mappings = isinstance(actual, list) and actual and all(isinstance(i, dict) for i in actual)
+    if items_are_mappings and not isinstance(want, str | dict):
+        return (
+            f"the items are mappings, never {_kind(want)}: write contains: {{FIELD: {want!r}}} "
+            "for an item with that value"
+        )
+    return None
+
+
 def _contains(actual: Any, want: Any) -> bool:
-    """Text holds the text; a list holds the item (for a mapping ``want``: an item including
-    its key/values); a mapping holds the key, or includes ``want``'s key/values, or (a mapping
-    of records) has a record that includes them."""
+    """Text holds the text (a number is looked for as written); a list holds the item (for a
+    mapping ``want``: an item including its key/values; for text: also a mapping item with a
+    text value containing it); a mapping holds the key, or includes ``want``'s key/values, or
+    (a mapping of records) has a record that includes them. A number, boolean or null holds
+    nothing (see :func:`contains_meaningless`)."""
     if isinstance(actual, str):
-        return str(want) in actual
+        return not isinstance(want, bool) and isinstance(want, str | int | float) and str(want) in actual
     if isinstance(actual, dict):
         if isinstance(want, dict):
             if _includes(actual, want):
@@ -117,6 +155,11 @@ def _contains(actual: Any, want: Any) -> bool:
         if isinstance(want, dict):
             return any(
                 isinstance(item, dict) and all(item.get(k, _NONE) == v for k, v in want.items()) for item in actual
+            )
+        if isinstance(want, str):
+            return want in actual or any(
+                isinstance(item, dict) and any(isinstance(v, str) and want in v for v in item.values())
+                for item in actual
             )
         return want in actual
     return False

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ValidationError
 
 from sttui.core.env import Environment
 from sttui.core.envload import EnvImportError, content_hash, import_env
+from sttui.core.expect import Expect
 from sttui.core.explore import load as explore_load
 from sttui.core.explore.generate import Catalog, catalog_problems
 from sttui.core.explore.task import ExploreTask
@@ -19,6 +20,7 @@ from sttui.core.problems import Loc, Problem, TaskFileError, did_you_mean, displ
 from sttui.core.review.graph import graph_problems
 from sttui.core.review.model import best_share
 from sttui.core.schema import check_args
+from sttui.core.state import lookup
 from sttui.core.task import EFFECT_KEYS, SttTask, _effect_tag
 from sttui.core.taskindex import discover
 from sttui.core.yamlio import YamlSyntaxError, line_of, load_with_lines, read_text
@@ -371,6 +373,8 @@ def _message(err: Any, data: Any, loc: Loc, root: type[BaseModel]) -> str:
 
 # -- meaning: references between the task and its environment ----------------------
 
+_ABSENT = object()
+
 
 def semantic_problems(task: SttTask, env_cls: type[Environment]) -> Iterable[tuple[Loc, str]]:
     """Dangling references and impossible combinations, as (location, message)."""
@@ -393,6 +397,14 @@ def semantic_problems(task: SttTask, env_cls: type[Environment]) -> Iterable[tup
                     f"{did_you_mean(head, top)}; top-level keys: {', '.join(top) or 'none'}"
                 ),
             )
+
+    def expect_ref(loc: Loc, expect: Expect) -> Iterable[tuple[Loc, str]]:
+        """The path, and an operator that can never hold on the path's starting value."""
+        yield from path_ref((*loc, "path"), expect.path)
+        start = lookup(top, expect.path, _ABSENT)
+        why = None if start is _ABSENT else expect.why_not(start)
+        if why:
+            yield (*loc, expect.operator), f"{why}; {expect.path} is {start!r} in initial_state"
 
     def params_ref(loc: Loc, tool: str, names: Iterable[str]) -> Iterable[tuple[Loc, str]]:
         if tool in tools:
@@ -428,7 +440,7 @@ def semantic_problems(task: SttTask, env_cls: type[Environment]) -> Iterable[tup
         elif when.at is not None and when.at < task.clock.start:
             yield (*base, "when", "at"), f"expected a time at or after clock.start ({task.clock.start.isoformat()})"
         if when.state is not None:
-            yield from path_ref((*base, "when", "state", "path"), when.state.path)
+            yield from expect_ref((*base, "when", "state"), when.state)
         for j, eff in enumerate(trig.effects):
             eloc: Loc = (*base, "effects", j)
             for key in ("set", "delete", "append"):
@@ -460,7 +472,7 @@ def semantic_problems(task: SttTask, env_cls: type[Environment]) -> Iterable[tup
                 yield (section, i, "id"), f"duplicate {section} id '{item.id}'"
             seen.add(item.id)
             if item.expect is not None:
-                yield from path_ref((section, i, "expect", "path"), item.expect.path)
+                yield from expect_ref((section, i, "expect"), item.expect)
             if item.check is not None and item.check not in env_cls.check_names:
                 yield (
                     (section, i, "check"),

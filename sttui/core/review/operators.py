@@ -113,12 +113,20 @@ def holds(c: Constraint, ctx: Context) -> bool:
 
 
 def contains(actual: Any, want: Any) -> bool:
-    """Text contains text (case-insensitive), a list holds an item, a mapping holds a key or
+    """Text contains text (case-insensitive), a list holds an item (text also: a mapping item
+    with a text value containing it), a mapping holds a key or
     the given key-value pairs, and a mapping of records (every value a mapping) holds a record
     with them: ``state.patients contains {ward: 7}`` looks into each patient."""
     if isinstance(actual, str):
         return str(want).lower() in actual.lower()
     if isinstance(actual, list):
+        if isinstance(want, str):  # a text search also looks into the text values of mapping items
+            low = want.lower()
+            return any(
+                subsumes(item, want)
+                or (isinstance(item, dict) and any(isinstance(v, str) and low in v.lower() for v in item.values()))
+                for item in actual
+            )
         return any(subsumes(item, want) for item in actual)
     if isinstance(actual, dict):
         if isinstance(want, dict):

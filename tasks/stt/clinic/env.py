@@ -29,7 +29,6 @@ Times are ISO timestamps to the minute (``2024-09-12T10:15``).
 
 from __future__ import annotations
 
-import copy
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
@@ -62,15 +61,7 @@ def _overlap(a0: datetime, a1: datetime, b0: datetime, b1: datetime) -> bool:
 class ClinicEnv(Environment):
     """Clinic scheduling across several sites with patient transport."""
 
-    # Results are deep-copied: the episode keeps tool results by reference, so returning live
-    # state objects would let later changes rewrite what the agent already saw.
-    @staticmethod
-    def ok(**data: Any) -> Result:
-        return {"success": True, **copy.deepcopy(data)}
-
-    @staticmethod
-    def fail(error: str, **data: Any) -> Result:
-        return {"success": False, "error": error, **copy.deepcopy(data)}
+    # Results may share dicts with the state: the engine copies every result (docs §2).
 
     # -- internal helpers --------------------------------------------------------
     def _policy(self, key: str, default: int) -> int:

@@ -29,7 +29,6 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sttui.core.env import Environment, Result, check, shortest_route, tool
-from sttui.core.state import copy_state
 
 PRIORITY_RANK = {"critical": 0, "urgent": 1, "high": 2, "routine": 3}
 TRANSFER_MINUTES = 10
@@ -46,15 +45,7 @@ def _iso(when: datetime) -> str:
 class LogisticsEnv(Environment):
     """State sections: places, travel, vehicles, sites, inventory, shipments (see module doc)."""
 
-    # Results are copied: the episode keeps them by reference, and a result that shares
-    # dicts with the state would otherwise change in the record when the state changes later.
-    @staticmethod
-    def ok(**data: Any) -> Result:
-        return Environment.ok(**copy_state(data))
-
-    @staticmethod
-    def fail(error: str, **data: Any) -> Result:
-        return Environment.fail(error, **copy_state(data))
+    # Results may share dicts with the state: the engine copies every result (docs §2).
 
     # -- helpers -----------------------------------------------------------------
     def _leg_open(self, leg: dict[str, Any], vehicle: dict[str, Any] | None) -> bool:
