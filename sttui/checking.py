@@ -227,7 +227,7 @@ def latest_clock(task: SttTask, env_cls: type[Environment]) -> tuple[datetime | 
         return None, "the clock can run past the year 9999"
 
 
-_MOVES_CLOCK = re.compile(r"\.advance\(|\bnow\s*[-+]?=(?!=)")
+_MOVES_CLOCK = re.compile(r"\.advance\(|\.now\s*[-+]?=(?!=)")
 
 
 def _clock_movers(cls: type) -> list[str]:

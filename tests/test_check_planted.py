@@ -355,6 +355,38 @@ def test_a_trigger_the_solution_stops_short_of_says_when_it_ends(tmp_path):
     ) in problems, problems
 
 
+WAIT_TOOL = """
+    @tool("operation", minutes=0)
+    def wait(self, minutes: int) -> Result:
+        \"\"\"Wait.
+
+        Args:
+            minutes: How long.
+        \"\"\"
+        self.advance(minutes)
+        return self.ok(now=self.iso())
+"""
+
+
+def test_a_tool_that_moves_the_clock_leaves_the_latest_time_open(tmp_path):
+    task = copy.deepcopy(GRID)
+    task["triggers"].append(
+        {
+            "id": "evening-storm",
+            "when": {"at": "2024-11-02T20:00:00"},
+            "effects": [{"set": "weather.forecast", "value": "storm"}],
+        }
+    )
+    write(tmp_path, task)
+    with (tmp_path / "grid.py").open("a") as f:
+        f.write(textwrap.indent(textwrap.dedent(WAIT_TOOL), "    "))
+    problems = "\n".join(check_json(tmp_path, "--random-seeds", "1")["problems"])
+    assert (
+        "triggers[1].when.at: the solution never fires trigger evening-storm: it is due at 2024-11-02T20:00:00 and "
+        "the solution ends at 2024-11-02T08:11:00; no bound on the clock: wait moves the clock itself"
+    ) in problems, problems
+
+
 # -- check functions given a wrong argument name -----------------------------------------------
 
 
