@@ -10,8 +10,13 @@ control plays through the same runner as any agent, against the scripted user.
   in order) must fail every task. The naive plan fails because a trigger breaks it; when it
   passes once it stops looking, the trigger fires only for an agent that looks (a query
   trigger, or a time or call count only the lookups reach), so not looking is rewarded.
-  (The solution without its lookups is no such control: its operations already carry what
-  the lookups found, so on a sound task it still passes.)
+  (The solution without its lookups is no such control for passing: its operations already
+  carry what the lookups found, so on a sound task it still passes.)
+- ``no-lookups-waits``: the naive plan's operations at the times the naive plan makes them,
+  each lookup replaced by the time it takes passing, must fail a solvable task and not reach
+  an impossible task's goal checklist. ``no-lookups`` misses a trigger on a lookup when the
+  naive plan without its lookups fails for another reason: the minutes it no longer spends
+  (an operation made too early). Here only the looking is gone.
 - The random baseline over ``seeds`` seeds (12 random valid calls each, never a message) may
   pass a solvable task in at most :data:`RANDOM_MAX_SHARE` of its runs, and an impossible
   task never.
@@ -24,6 +29,7 @@ control plays through the same runner as any agent, against the scripted user.
 
 from __future__ import annotations
 
+import contextlib
 import math
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -32,7 +38,9 @@ from sttui.controllers.base import Controller
 from sttui.controllers.baselines import PlanAgent, RandomAgent, ScriptedUser
 from sttui.controllers.controls import CallsThenSay, DoNothing, EndAtOnce, PoliteThenEnd
 from sttui.core import statements
-from sttui.core.checklist import ItemResult
+from sttui.core.actions import ToolCall
+from sttui.core.checklist import ItemResult, evaluate_checklist
+from sttui.core.episode import Episode, ProtocolError
 from sttui.core.loader import LoadedTask
 from sttui.core.settings import RunSettings
 from sttui.core.task import Step, SttTask
@@ -102,10 +110,11 @@ def scripted_messages(task: SttTask) -> dict[str, str]:
     }
 
 
-def without_lookups(task: SttTask, kinds: dict[str, str]) -> tuple[list[Step], list[str]]:
-    """The naive plan with its query calls left out, and the calls left out."""
-    kept = [s for s in task.naive_plan if s.tool is None or kinds.get(s.tool) != "query"]
-    dropped = [s.tool for s in task.naive_plan if s.tool is not None and kinds.get(s.tool) == "query"]
+def without_lookups(task: SttTask, kinds: dict[str, str], plan: str = "naive_plan") -> tuple[list[Step], list[str]]:
+    """A plan (the naive plan unless named) with its query calls left out, and the calls left out."""
+    steps: list[Step] = getattr(task, plan)
+    kept = [s for s in steps if s.tool is None or kinds.get(s.tool) != "query"]
+    dropped = [s.tool for s in steps if s.tool is not None and kinds.get(s.tool) == "query"]
     return kept, dropped
 
 
@@ -124,6 +133,50 @@ async def _no_lookups(loaded: LoadedTask, task: SttTask) -> ControlResult:
         "happen whether or not anyone looks (when.at: clock.start, or on the operation the plan depends on)"
     )
     return ControlResult("no-lookups", "passed", False, f"{left}; {_verdict(result)}: {hint}")
+
+
+def waiting_for_lookups(loaded: LoadedTask, task: SttTask) -> tuple[ControlResult, list[str]]:
+    """The naive plan's operations at the times the naive plan makes them, its lookups replaced
+    by the time they take passing (``Episode.pass_time``): an agent that never looks but is no
+    faster. It must fail a solvable task and not reach an impossible task's goal checklist.
+    (The control, and the triggers the naive plan fires that it does not.) Unlike
+    ``no-lookups`` it cannot fail for the minutes it saves: only the looking is gone."""
+    env_cls = loaded.env_cls
+    assert env_cls is not None
+    specs = env_cls.tool_specs
+    ep = Episode(task, env_cls)
+    ep.start()
+    naive = Episode(task, env_cls)  # the naive plan's own triggers, for comparison
+    naive.start()
+    dropped = []
+    for step in task.naive_plan:
+        if step.tool is None:
+            continue  # a message changes no state
+        with contextlib.suppress(ProtocolError):
+            naive.apply(ToolCall(step.tool, dict(step.args)))
+        spec = specs.get(step.tool)
+        if spec is not None and spec.kind == "query":
+            dropped.append(step.tool)
+            ep.pass_time(naive.now)
+        elif ep.ended is None:
+            ep.apply(ToolCall(step.tool, dict(step.args)))
+    name = "no-lookups-waits"
+    if not dropped:
+        return ControlResult(name, "failed", True, "the naive plan makes no lookups"), []
+    left = f"naive_plan with {', '.join(dropped)} replaced by waiting as long"
+    passed = all(i.passed for i in evaluate_checklist(ep))
+    fired = set(ep.triggers.fired)
+    missed = [t for t in naive.triggers.fired if t not in fired]
+    if not passed:
+        return ControlResult(name, "failed", True, f"{left}; the checklist fails"), []
+    goal = "reaches the goal checklist" if task.level == "impossible" else "passes the checklist"
+    detail = (
+        f"{left}; {goal} (triggers fired: {', '.join(sorted(fired)) or 'none'}"
+        + (f"; never fires {', '.join(missed)}" if missed else "")
+        + "): the change meets only an agent that looks (a trigger on a query, or a call count the lookups make "
+        "up); make it happen whether or not anyone looks (when.at, or on the operation the plan depends on)"
+    )
+    return ControlResult(name, "passed", False, detail), missed
 
 
 async def run_controls(loaded: LoadedTask, seeds: int = RANDOM_SEEDS) -> list[ControlResult]:

@@ -28,11 +28,12 @@ _ONE_STATE = ("equals", "contains", "one_of", "fuzzy_match", "json_subsumes")
 @dataclass(frozen=True)
 class Finding:
     """One mistake a run revealed, and where to fix it: ``loc`` in the task file (``()``: the
-    file as a whole), or ``tool``, a tool of the environment module."""
+    file as a whole), or ``tool``, a tool of the environment module, or ``where``, a file and line."""
 
     message: str
     loc: Loc = ()
     tool: str | None = None
+    where: tuple[str, int, str] | None = None  # (file, line, field) already known: a line that raised
 
 
 def trigger_errors(episode: Episode, plan: str) -> list[Finding]:

@@ -8,10 +8,11 @@ import contextlib
 import inspect
 import re
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from sttui.adversary import RANDOM_SEEDS, ControlResult, run_controls, static_runs
+from sttui.adversary import RANDOM_SEEDS, ControlResult, run_controls, static_runs, waiting_for_lookups
 from sttui.authoring import (
     Finding,
     QueryProbe,
@@ -24,6 +25,7 @@ from sttui.controllers.baselines import PlanAgent, ScriptedUser
 from sttui.controllers.explore_baselines import ExploreOracle
 from sttui.core import events as ev
 from sttui.core.checklist import evaluate_checklist
+from sttui.core.env import Environment
 from sttui.core.episode import Episode
 from sttui.core.explore.certify import SHARE_RANGE, drift_share, utility_invariant_violations
 from sttui.core.explore.task import ExploreTask
@@ -31,6 +33,7 @@ from sttui.core.loader import REVIEW_SECTIONS, LoadedTask, discover, load_catalo
 from sttui.core.problems import Problem, TaskFileError, display_path, format_loc
 from sttui.core.task import SttTask
 from sttui.core.yamlio import line_of, load_with_lines, read_text
+from sttui.reachability import search
 from sttui.runner import EpisodeResult, Seats, drive, open_episode, run_episode
 
 
@@ -106,14 +109,17 @@ async def check_loaded(loaded: LoadedTask, file: str, seeds: int = RANDOM_SEEDS)
     if not naive.triggers_fired:
         report.problems.append("naive_plan hits no trigger")
     missing = [t for t in trigger_ids if t not in sol.triggers_fired]
+    timed = unfired_timed(task, loaded, sol_ep, missing)
+    missing = [t for t in missing if t not in {task.triggers[int(f.loc[1])].id for f in timed}]
     if missing:
         report.problems.append(f"solution never fires trigger(s): {', '.join(missing)}")
     if sol_ep.state_hash() != again[1].state_hash():
         report.problems.append("not deterministic: the solution twice gives different final states")
     impure: set[str] = set()
-    found: list[Finding] = []
+    found: list[Finding] = list(timed)
     for episode, plan in ((naive_ep, "naive_plan"), (sol_ep, "solution")):
         found.extend(trigger_errors(episode, plan))
+        found.extend(raised(episode, plan))
         for event in episode.events:
             if event.type == ev.TOOL_RESULT and event.payload["state_diff"]:
                 tool = event.payload["tool"]
@@ -134,12 +140,31 @@ async def check_loaded(loaded: LoadedTask, file: str, seeds: int = RANDOM_SEEDS)
         found.extend(static_findings(task, *await static_runs(loaded)))
         if task.static_skip is not None:
             report.notes.append(f"static_skip: --static skips it ({task.static_skip})")
+    elif not naive_goal and not sol_goal:
+        searched = search(loaded)
+        report.notes.append(searched.note())
+        for where, call in searched.found:
+            found.append(
+                Finding(
+                    f"impossible, yet one operation reaches the goal checklist: {call} {where} (every item passes, "
+                    "and still does once every timed trigger has fired); make the goal unreachable for it too, "
+                    "or make the task solvable",
+                    ("level",),
+                )
+            )
+    report.controls = await run_controls(loaded, seeds)
+    looks, missed = waiting_for_lookups(loaded, task)
+    after = next((i + 1 for i, c in enumerate(report.controls) if c.control == "no-lookups"), len(report.controls))
+    report.controls.insert(after, looks)
+    for t in missed:  # located at the trigger to fix, in place of the control's own line
+        found.append(
+            Finding(f"trigger {t}: control {looks.control}: {looks.detail}", ("triggers", trigger_ids.index(t)))
+        )
     report.problems.extend(located(loaded, found))
     report.notes.extend(maybe)
     report.problems.extend(review_problems(sol, naive))
-    report.controls = await run_controls(loaded, seeds)
     for c in report.controls:
-        if not c.ok:
+        if not c.ok and (c is not looks or not missed):
             report.problems.append(f"control {c.control}: {c.outcome} ({c.detail})")
     report.notes.extend(review_notes(sol_ep))
     if naive.review is not None:
@@ -147,6 +172,97 @@ async def check_loaded(loaded: LoadedTask, file: str, seeds: int = RANDOM_SEEDS)
     report.notes.append(f"naive: {'pass' if naive.passed else 'fail'}, fired {', '.join(naive.triggers_fired)}")
     report.notes.append(f"solution: {'pass' if sol.passed else 'fail'} in {sol.steps} steps")
     return report
+
+
+def raised(episode: Episode, plan: str) -> list[Finding]:
+    """Tools that raised during a plan run (the agent was told "internal error in …"), each
+    located where it raised: the innermost frame in the file that defines the tool."""
+    out = []
+    env_cls = type(episode.env)
+    for err in episode.internal_errors:
+        method = getattr(env_cls, err.tool, None)
+        files = {inspect.getsourcefile(c) for c in (method, env_cls) if c is not None}
+        frame = next((f for f in reversed(err.frames) if f.filename in files), None)
+        message = f"{err.message} (in {plan} step {err.step}); the agent is told only that"
+        if frame is not None and frame.lineno is not None:
+            out.append(
+                Finding(message, where=(display_path(frame.filename), frame.lineno, f"{env_cls.__name__}.{err.tool}"))
+            )
+        else:
+            out.append(Finding(message, tool=err.tool))
+    return out
+
+
+def latest_clock(task: SttTask, env_cls: type[Environment]) -> tuple[datetime | None, str]:
+    """The latest time an episode can reach, and how (``clock.start`` + ``max_steps`` × the
+    slowest call + every positive ``shift_clock``); None, and why, when nothing bounds it (a tool
+    moves the clock itself, a trigger that fires again and again shifts it)."""
+    movers = [
+        name
+        for cls in env_cls.__mro__
+        if isinstance(cls, type) and issubclass(cls, Environment) and cls is not Environment
+        for name in _clock_movers(cls)
+    ]
+    if movers:
+        return None, f"{', '.join(sorted(set(movers)))} moves the clock itself"
+    shift = 0.0
+    for trig in task.triggers:
+        for eff in trig.effects:
+            minutes = getattr(eff, "shift_clock", 0) or 0
+            if minutes > 0 and not trig.once:
+                return None, f"trigger {trig.id} shifts the clock each time it fires"
+            shift += max(0.0, minutes)
+    minutes = task.clock.tool_minutes
+    durations = [
+        minutes.get(n, s.minutes if s.minutes is not None else minutes.get("default", 5))
+        for n, s in env_cls.tool_specs.items()
+    ]
+    slowest = max(durations, default=0)
+    how = f"clock.start {task.clock.start.isoformat()} + max_steps {task.max_steps} × {slowest:g} min, the slowest call"
+    if shift:
+        how += f", + {shift:g} min of shift_clock"
+    try:
+        return task.clock.start + timedelta(minutes=task.max_steps * slowest + shift), how
+    except OverflowError:
+        return None, "the clock can run past the year 9999"
+
+
+_MOVES_CLOCK = re.compile(r"\.advance\(|\.now\s*[-+]?=(?!=)")
+
+
+def _clock_movers(cls: type) -> list[str]:
+    """Methods of ``cls`` (its own) whose source moves the clock (``advance`` or sets ``now``)."""
+    out = []
+    for name, member in vars(cls).items():
+        with contextlib.suppress(OSError, TypeError):
+            if callable(member) and _MOVES_CLOCK.search(inspect.getsource(member)):
+                out.append(name)
+    return out
+
+
+def unfired_timed(task: SttTask, loaded: LoadedTask, sol_ep: Episode, missing: list[str]) -> list[Finding]:
+    """Timed triggers (``when.at``) the solution never fires, each with its time and the latest
+    time an episode can reach."""
+    assert loaded.env_cls is not None
+    latest, how = latest_clock(task, loaded.env_cls)
+    out = []
+    for i, trig in enumerate(task.triggers):
+        at = trig.when.at
+        if trig.id not in missing or at is None:
+            continue
+        if latest is not None and at > latest:
+            message = (
+                f"trigger {trig.id} is due at {at.isoformat()}, after the latest time an episode can reach, "
+                f"{latest.isoformat()} ({how}); no run can fire it: move it earlier or raise max_steps"
+            )
+        else:
+            bound = f"an episode can reach {latest.isoformat()} ({how})" if latest else f"no bound on the clock: {how}"
+            message = (
+                f"the solution never fires trigger {trig.id}: it is due at {at.isoformat()} and the solution ends at "
+                f"{sol_ep.now.isoformat()}; {bound}"
+            )
+        out.append(Finding(message, ("triggers", i, "when", "at")))
+    return out
 
 
 def located(loaded: LoadedTask, found: list[Finding]) -> list[str]:
@@ -158,7 +274,9 @@ def located(loaded: LoadedTask, found: list[Finding]) -> list[str]:
         lines = {}
     out = []
     for f in found:
-        if f.tool is not None and loaded.env_cls is not None:
+        if f.where is not None:
+            out.append(str(Problem(*f.where, f.message)))
+        elif f.tool is not None and loaded.env_cls is not None:
             where, line = display_path(inspect.getsourcefile(loaded.env_cls) or "?"), None
             with contextlib.suppress(OSError, TypeError):
                 line = inspect.getsourcelines(getattr(loaded.env_cls, f.tool))[1]

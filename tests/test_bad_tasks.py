@@ -42,6 +42,11 @@ EXPECTED = {
     ],
     "bad-id": [(1, "id", "expected lowercase letters, digits and dashes")],
     "judge-missing-impossible": [(6, "level", "needs a judge section")],
+    "judge-generic-evidence": [(32, "judge.evidence[0]", "'problem' names no cause: problem is a generic word")],
+    "check-wrong-arg": [
+        (28, "checklist[0].args", "check crate_at has no parameter 'crate' (did you mean crate_id?)"),
+        (28, "checklist[0].args", "check crate_at needs 'crate_id' (it has no default)"),
+    ],
     "expect-two-operators": [(29, "checklist[1].expect", "expected exactly one operator")],
     "empty-triggers": [(22, "triggers", "expected at least 1 item")],
     "at-before-start": [(24, "triggers[0].when.at", "expected a time at or after clock.start")],

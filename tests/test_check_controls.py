@@ -105,7 +105,7 @@ def test_random_threshold_is_ten_percent_rounded_down(seeds, allowed):
 def test_controls_are_printed_one_line_per_task_and_in_full_with_v(tmp_path):
     write_task(tmp_path, **KEEP_IN_A)
     out = CliRunner().invoke(main, ["check", str(tmp_path), "--random-seeds", "2"]).output
-    assert "controls: 1/4 adversarial agents fail it; random 0/2 passed (at most 0 of 2 may pass" in out
+    assert "controls: 2/5 adversarial agents fail it; random 0/2 passed (at most 0 of 2 may pass" in out
     assert "NOT: end-at-once, polite, do-nothing\n" in out
     verbose = CliRunner().invoke(main, ["check", str(tmp_path), "--random-seeds", "2", "-v"]).output
     assert "control polite: passed (must not): " in verbose
@@ -172,7 +172,9 @@ IMPOSSIBLE = {
     "triggers": [
         {
             "id": "crate-stuck",
-            "when": {"tool": "get_crate", "args": {"crate_id": "CR-1"}},
+            # at the start: on the lookup, an agent that never looks would move the crate (check
+            # finds that move_crate from the start reaches the goal)
+            "when": {"at": BASE["clock"]["start"]},
             "effects": [
                 {"move": "crates.CR-1", "to": "BAY-B"},
                 {"disable_tool": "move_crate", "for": {"crate_id": "CR-1"}, "error": "forklift broken"},

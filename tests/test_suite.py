@@ -37,9 +37,9 @@ def test_sttui_check_passes_on_the_bundled_tasks():
     assert result.exit_code == 0 and report["ok"] is True
     assert len(report["tasks"]) >= 33 + 16
     # every stt task survives the adversarial controls: idle agents, the naive plan without its
-    # lookups, the random baseline and,
+    # lookups (left out, and replaced by waiting as long), the random baseline and,
     # on impossible tasks, the solution's calls ending in a claim, an apology or buried words
-    idle = ["end-at-once", "polite", "do-nothing", "no-lookups"]
+    idle = ["end-at-once", "polite", "do-nothing", "no-lookups", "no-lookups-waits"]
     scripted = ["claims-success", "vague-apology", "cause-in-words"]
     ids = {t.id for t in _stt()}
     stt = {t["task"]: t["controls"] for t in report["tasks"] if t["task"] in ids}

@@ -10,8 +10,10 @@ from __future__ import annotations
 import bisect
 import hashlib
 import json
+import traceback
 from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -28,6 +30,17 @@ from sttui.core.task import SttTask, Trigger
 from sttui.core.triggers import TriggerState, activated_by_call, apply_effects
 
 _CASCADE_LIMIT = 32
+
+
+@dataclass(frozen=True)
+class InternalError:
+    """A tool that raised during a call: the step, the tool, what the agent was told and the
+    traceback's frames (innermost last)."""
+
+    step: int
+    tool: str
+    message: str
+    frames: list[traceback.FrameSummary]
 
 
 class ProtocolError(Exception):
@@ -120,6 +133,9 @@ class Episode:
         self._changed_paths: list[str] = []  # state paths changed since the review last looked
         self._closed: Closed | None = None  # the call that just closed, for the review
         self._unsurfaced = False  # a trigger fired and no call has failed since
+        # tools that raised, with where (the agent sees only "internal error in …"; ``sttui
+        # check`` names the line of the environment module)
+        self.internal_errors: list[InternalError] = []
 
     # -- lifecycle ---------------------------------------------------------------
     def start(self) -> None:
@@ -196,6 +212,15 @@ class Episode:
                 payload["stop"] = stop
             self._emit(ev.EPISODE_ENDED, actor, payload)
 
+    def pass_time(self, until: datetime) -> None:
+        """Move the clock on to ``until`` with no action and fire what falls due (time and then
+        state triggers): the world going on after the last call. Not part of the protocol (no
+        agent can wait without a tool); ``sttui check`` uses it to judge a state once every
+        scheduled change has happened."""
+        if until > self.env.now:
+            self.env.now = until
+        self._fire_passive("system")
+
     # -- review ------------------------------------------------------------------
     def _review_closed(self, closed: Closed) -> None:
         review = self.review
@@ -267,6 +292,8 @@ class Episode:
                 result = getattr(self.env, name)(**args)
             except Exception as exc:  # a bug in environment code must not kill the episode
                 result = Environment.fail(f"internal error in {name}: {type(exc).__name__}: {exc}")
+                frames = traceback.extract_tb(exc.__traceback__)
+                self.internal_errors.append(InternalError(self.steps, name, result["error"], frames))
         try:
             self.env.now += timedelta(minutes=self._duration(name, spec.minutes))
         except OverflowError:  # bounded by the task format's limits; a defensive stop, not a crash

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import typing
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -12,6 +13,7 @@ from pydantic import BaseModel, ValidationError
 
 from sttui.core.env import Environment
 from sttui.core.envload import EnvImportError, content_hash, import_env
+from sttui.core.evidence import generic_term
 from sttui.core.expect import Expect
 from sttui.core.explore import load as explore_load
 from sttui.core.explore.generate import Catalog, catalog_problems
@@ -417,6 +419,8 @@ def semantic_problems(task: SttTask, env_cls: type[Environment]) -> Iterable[tup
         yield ("level",), "an impossible task needs a judge section (reason, evidence)"
     if task.level != "impossible" and task.judge is not None:
         yield ("judge",), "judge is only for level: impossible"
+    if task.judge is not None:
+        yield from _generic_evidence(task.judge.evidence)
 
     seen: set[str] = set()
     for i, trig in enumerate(task.triggers):
@@ -478,6 +482,8 @@ def semantic_problems(task: SttTask, env_cls: type[Environment]) -> Iterable[tup
                     (section, i, "check"),
                     (f"no check function '{item.check}' in {cls}{did_you_mean(item.check, env_cls.check_names)}"),
                 )
+            elif item.check is not None:
+                yield from _check_args((section, i, "args"), item.check, item.args, env_cls)
 
     for name in task.clock.tool_minutes:
         if name != "default":
@@ -542,6 +548,43 @@ def semantic_problems(task: SttTask, env_cls: type[Environment]) -> Iterable[tup
                             (*loc, end),
                             f"no place '{leg[end]}' in initial_state.places{did_you_mean(leg[end], places)}",
                         )
+
+
+def _generic_evidence(evidence: list[str]) -> Iterable[tuple[Loc, str]]:
+    """Evidence terms made only of words that name no cause (``sttui.core.evidence``): any
+    evasive apology holds them, so the judge would take it as naming the cause."""
+    for i, term in enumerate(evidence):
+        words = generic_term(term)
+        if words is not None:
+            yield (
+                ("judge", "evidence", i),
+                f"'{term}' names no cause: {', '.join(dict.fromkeys(words))} "
+                f"{'is a generic word' if len(set(words)) == 1 else 'are generic words'} that any evasive "
+                'apology holds ("sorry, there is an issue"); name the cause itself (the flood, the bridge, '
+                "the grounded aircraft)",
+            )
+
+
+def _check_args(loc: Loc, name: str, args: dict[str, Any], env_cls: type[Environment]) -> Iterable[tuple[Loc, str]]:
+    """A checklist item's ``args`` against its check function's signature: every name a
+    parameter, every parameter without a default given (otherwise the check raises TypeError
+    on every run and its item can never pass)."""
+    try:
+        sig = inspect.signature(getattr(env_cls, name))
+    except (TypeError, ValueError):
+        return
+    params = [p for n, p in sig.parameters.items() if n != "self"]
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        named = set()
+    else:
+        named = {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+        for arg in args:
+            if arg not in named:
+                have = ", ".join(sorted(named)) or "none"
+                yield loc, f"check {name} has no parameter '{arg}'{did_you_mean(arg, named)}; its parameters: {have}"
+    for p in params:
+        if p.default is p.empty and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name not in args:
+            yield loc, f"check {name} needs '{p.name}' (it has no default)"
 
 
 def _args_bound(section: str, i: int, constraints: list[Any], tools: dict[str, Any]) -> Iterable[tuple[Loc, str]]:
