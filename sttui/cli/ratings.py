@@ -24,7 +24,11 @@ def _dims() -> Any:
 @main.command()
 @click.option("--as", "as_name", required=True, help="Your annotator name.")
 @click.option(
-    "--items", "kind", type=click.Choice(["tasks", "explore", "episodes"]), default="tasks", show_default=True
+    "--items",
+    "kind",
+    type=click.Choice(["tasks", "explore", "episodes", "verdicts"]),
+    default="tasks",
+    show_default=True,
 )
 @click.option("--filter", "text_filter", default=None, help="Only items whose id or title contains this.")
 def annotate(as_name: str, kind: str, text_filter: str | None) -> None:
@@ -39,18 +43,27 @@ def annotate(as_name: str, kind: str, text_filter: str | None) -> None:
 @main.command()
 @click.option("--json", "as_json", is_flag=True)
 def agreement(as_json: bool) -> None:
-    """Krippendorff's alpha (ordinal), exact and within-1 agreement, mean, positive share."""
+    """Krippendorff's alpha (ordinal), exact and within-1 agreement, mean, positive share; and
+    the judge's accuracy and Cohen's kappa against the people's majority on its verdicts."""
     from sttui.annotate.agreement import agreement as compute
+    from sttui.annotate.judge_agreement import judge_agreement
     from sttui.textout import table
 
     dims = _dims()
     store = open_store()
-    result = compute(store.ratings(), dims.positive, dims.cap)
+    rows = store.ratings()
+    categorical = {d.id for ds in dims.by_kind.values() for d in ds if d.categorical}
+    # unordered choices have no place in an ordinal alpha or a mean: they are reported below
+    result = compute([r for r in rows if r["dimension"] not in categorical], dims.positive, dims.cap)
     result["first_error"] = _first_error_agreement(store)
     result["first_error_judges"] = _first_error_agreement(store, ("review", "judges"))
+    rated = sorted({r["item_id"] for r in rows if r["item_kind"] == "verdict"})
+    result["judge"] = judge_agreement(rows, store.verdicts_of(rated)) if rated else None
     if as_json:
         echo_json(result)
         return
+    if result["judge"] is not None:
+        click.echo(_judge_lines(result["judge"]) + "\n")
     fe = result["first_error"]
     if fe["marked"]:
         click.echo(
@@ -94,6 +107,53 @@ def agreement(as_json: bool) -> None:
     for name, s in [*result["dimensions"].items(), ("overall", result["overall"])]:
         if s["alpha_note"]:
             click.echo(f"note ({name}): {s['alpha_note']}")
+
+
+def _judge_lines(found: dict[str, Any]) -> str:
+    """The judge against the people's majority, one row per judge, with what was left out."""
+    from sttui.textout import table
+
+    def ci(v: Any, pct: bool) -> str:
+        return "" if not v else (f" [{v[0]:.1%}, {v[1]:.1%}]" if pct else f" [{v[0]:.2f}, {v[1]:.2f}]")
+
+    rows = []
+    for j in found["judges"]:
+        t = j["table"]
+        rows.append(
+            {
+                "judge": j["judge"],
+                "compared": j["compared"],
+                "accuracy [95% CI]": ("-" if j["accuracy"] is None else f"{j['accuracy']:.1%}")
+                + ci(j["accuracy_ci"], True),
+                "kappa [95% CI]": ("undefined" if j["kappa"] is None else f"{j['kappa']:.2f}")
+                + ci(j["kappa_ci"], False),
+                "judge pass: people pass/fail": f"{t['judge_pass_people_pass']}/{t['judge_pass_people_fail']}",
+                "judge fail: people pass/fail": f"{t['judge_fail_people_pass']}/{t['judge_fail_people_fail']}",
+                "left out": sum(j["left_out"].values()),
+            }
+        )
+    a = found["annotators"]
+    lines = [
+        f"The judge against the people's majority ({found['items']} verdict item(s), {found['ratings']} rating(s); "
+        "annotators among themselves: alpha (nominal) "
+        + ("-" if a["alpha_nominal"] is None else f"{a['alpha_nominal']:.2f}")
+        + ", exact "
+        + ("-" if a["exact_agreement"] is None else f"{a['exact_agreement']:.1%}")
+        + "):",
+        table(rows, list(rows[0])) if rows else "  no rated item has a recorded verdict",
+    ]
+    for j in found["judges"]:
+        out = j["left_out"]
+        if any(out.values()):
+            lines.append(
+                f"left out ({j['judge']}): {out['fewer_than_two_ratings']} with fewer than two ratings, "
+                f"{out['no_majority']} without a majority, {out['majority_cant_tell']} whose majority can't tell"
+            )
+        if j["kappa_note"]:
+            lines.append(f"note ({j['judge']}): {j['kappa_note']}")
+    if found["without_verdict"]:
+        lines.append(f"{found['without_verdict']} rated item(s) have no recorded verdict (left out)")
+    return "\n".join(lines)
 
 
 def _first_error_agreement(store: Any, localiser: tuple[str, ...] = ("review",)) -> dict[str, Any]:
@@ -172,6 +232,7 @@ def import_ratings(file: Path) -> None:
         ("explore", t.id) for t in loaded if t.kind == "explore"
     }
     known |= {("episode", r.id) for r in store.list_episodes()}
+    known |= {("verdict", eid) for eid, _ in store.judged_episodes()}
     by_kind = {item: {d.id for d in dims.of(kinds)} for kinds, item in KIND_OF_ITEMS.items()}
     raters: dict[tuple[str, str], set[str]] = {}
     for r in store.ratings():
@@ -179,7 +240,8 @@ def import_ratings(file: Path) -> None:
     holders = {k: set(v) for k, v in store.claims().items()}
     for key, names in raters.items():
         holders.setdefault(key, set()).update(names)
-    good, refused = check_rows(rows, known, by_kind, holders, dims.cap)
+    choices = {d.id: d.values for ds in dims.by_kind.values() for d in ds if d.categorical}
+    good, refused = check_rows(rows, known, by_kind, holders, dims.cap, choices)
     if not refused:  # claimed as the queue claims, in the same transaction as the ratings
         refused = [Refused(n, why) for n, why in store.import_ratings(good, dims.cap)]
     if refused:
