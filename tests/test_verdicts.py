@@ -157,10 +157,11 @@ def test_judge_agreement_leaves_out_and_counts_items_without_a_majority():
         *rows("gone", RIGHT, RIGHT),  # no recorded verdict
     ]
     ratings.append({**ratings[0], "dimension": "overall_quality", "value": 5})  # another dimension: ignored
+    ratings.append({**ratings[0], "annotator": "z", "value": 4})  # none of the choices: ignored, counted
     verdicts = {e: (p, "rule") for e, p in (("e1", True), ("e2", True), ("e3", False), ("e4", True))}
     verdicts |= {"e5": (False, "rule"), "e6": (True, "rule"), "e7": (True, "model:m")}
     found = ja.judge_agreement(ratings, verdicts)
-    assert found["items"] == 8 and found["without_verdict"] == 1
+    assert found["items"] == 8 and found["without_verdict"] == 1 and found["ignored_ratings"] == 1
     model, rule = found["judges"]
     assert rule["judge"] == "rule" and rule["items"] == 6 and rule["compared"] == 3
     assert rule["left_out"] == {"fewer_than_two_ratings": 1, "no_majority": 1, "majority_cant_tell": 1}

@@ -153,9 +153,13 @@ def judge_agreement(rows: list[dict[str, Any]], verdicts: dict[str, tuple[bool, 
     """``rows``: current ratings; those of verdict items on ``verdict_correct`` are read.
     ``verdicts``: episode id -> (passed, judged_by) as recorded. One entry per judge."""
     by_item: dict[str, dict[str, int]] = defaultdict(dict)
+    ignored = 0  # a score that is none of the three choices (written past the queue and the import)
     for r in rows:
         if r["item_kind"] == "verdict" and r["dimension"] == VERDICT_DIMENSION:
-            by_item[r["item_id"]][r["annotator"]] = int(r["value"])
+            if int(r["value"]) in (RIGHT, WRONG, CANT_TELL):
+                by_item[r["item_id"]][r["annotator"]] = int(r["value"])
+            else:
+                ignored += 1
     judges: dict[str, dict[str, Any]] = {}
     pairs_of: dict[str, list[Pair]] = defaultdict(list)
     unjudged = Counter[str]()
@@ -189,6 +193,7 @@ def judge_agreement(rows: list[dict[str, Any]], verdicts: dict[str, tuple[bool, 
         "items": len(by_item),
         "ratings": sum(len(by) for by in by_item.values()),
         "without_verdict": unjudged["no_verdict"],
+        "ignored_ratings": ignored,
         "annotators": {"alpha_nominal": annotators_alpha(by_item), "exact_agreement": exact_agreement(by_item)},
         "judges": [judges[j] for j in sorted(judges)],
     }

@@ -151,6 +151,8 @@ def _judge_lines(found: dict[str, Any]) -> str:
             )
         if j["kappa_note"]:
             lines.append(f"note ({j['judge']}): {j['kappa_note']}")
+    if found["ignored_ratings"]:
+        lines.append(f"{found['ignored_ratings']} rating(s) are none of right, wrong, can't tell (1-3): ignored")
     if found["without_verdict"]:
         lines.append(f"{found['without_verdict']} rated item(s) have no recorded verdict (left out)")
     return "\n".join(lines)

@@ -682,7 +682,9 @@ def report(run_id: str | None, judge_stages: str | None, trust: bool, with_forks
     result = compare(records, meta, controls)
     from sttui.version_shifts import shift_line, version_shifts
 
-    result["task_versions"] = version_shifts(records, controls)
+    shifts = version_shifts(records, controls)
+    if shifts:  # as "judges": present when there is something to say
+        result["task_versions"] = shifts
     from sttui.cli.rejudging import judge_spec, report_judges
 
     spec = judge_spec(judge_stages) if judge_stages else None
@@ -720,7 +722,7 @@ def report(run_id: str | None, judge_stages: str | None, trust: bool, with_forks
         for r in result["controllers"]
     ]
     click.echo(table(rows, list(rows[0])))
-    if result["task_versions"]:
+    if result.get("task_versions"):
         changed = sum(1 for v in result["task_versions"] if v["pass_rate_changed"])
         click.echo(
             f"\nEpisodes of one task recorded under more than one task version ({changed} with a pass rate that "
