@@ -380,3 +380,17 @@ async def test_rate_verdicts_by_keyboard_with_skip_and_undo(tmp_path):
     history = [r for r in store.ratings_by("ana", include_history=True) if r["item_id"] == first]
     assert [(r["value"], r["withdrawn"]) for r in history] == [(1, False), (0, True), (2, False)]
     assert all(r["item_kind"] == "verdict" for r in store.ratings_by("ana"))
+
+
+async def test_home_opens_the_verdict_queue(tmp_path):
+    from tests.tui_helpers import ready
+
+    db = f"sqlite:///{tmp_path / 'h.db'}"
+    eid = await asyncio.to_thread(record, Store(db))
+    async with SttuiApp(ROOT / "tasks", db_url=db, human="ana").run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("v")
+        await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "AnnotateScreen")
+        screen = pilot.app.screen
+        await wait_for(pilot, lambda: screen.item is not None and bool(screen.item.body))
+        assert screen.queue.kind == "verdicts" and screen.item.id == eid
