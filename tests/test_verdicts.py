@@ -235,13 +235,15 @@ def test_a_verdict_item_shows_the_final_messages_and_the_verdict_blind(tmp_path)
 
     store = Store(f"sqlite:///{tmp_path / 'v.db'}")
     loaded = load_task(STT)
-    eid, _ = asyncio.run(
-        run_recorded(store, loaded, PlanAgent("human:zoe", loaded.task.naive_plan), ScriptedUser(), seed=0)
-    )
+    from sttui.core.task import Step
+
+    plan = [*loaded.task.naive_plan, Step(say="Signed, human:zoe.")]  # a message naming its author
+    eid, _ = asyncio.run(run_recorded(store, loaded, PlanAgent("human:zoe", plan), ScriptedUser(), seed=0))
     body = verdict_body(store.episode(eid), store.events(eid))
     assert body["passed"] is False and body["judged_by"] == "checklist"
-    assert [m["from"] for m in body["messages"]] == ["user", "agent", "user"]
+    assert [m["from"] for m in body["messages"]][:3] == ["user", "agent", "user"]
     assert body["messages"][1]["text"] == "The insulin is on its way on TRK-7."
+    assert "Signed, agent." in [m["text"] for m in body["messages"]]
     assert [(i["id"], i["passed"]) for i in body["items"]] == [("delivered", False), ("cold", True)]
     assert "0 of 500 insulin delivered" in body["items"][0]["detail"]
     assert "zoe" not in json.dumps(body)  # who played is blind

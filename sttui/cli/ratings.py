@@ -79,7 +79,8 @@ def agreement(as_json: bool) -> None:
                 f"{fj['within_one_step']}, marked earlier {fj['annotator_earlier']}, later {fj['annotator_later']}\n"
             )
     if not result["dimensions"]:
-        click.echo("no ratings yet")
+        if result["judge"] is None:
+            click.echo("no ratings yet")
         return
 
     def num(v: Any, pct: bool = False) -> str:
@@ -125,7 +126,9 @@ def _judge_lines(found: dict[str, Any]) -> str:
                 "compared": j["compared"],
                 "accuracy [95% CI]": ("-" if j["accuracy"] is None else f"{j['accuracy']:.1%}")
                 + ci(j["accuracy_ci"], True),
-                "kappa [95% CI]": ("undefined" if j["kappa"] is None else f"{j['kappa']:.2f}")
+                "kappa [95% CI]": (
+                    "-" if not j["compared"] else "undefined" if j["kappa"] is None else f"{j['kappa']:.2f}"
+                )
                 + ci(j["kappa_ci"], False),
                 "judge pass: people pass/fail": f"{t['judge_pass_people_pass']}/{t['judge_pass_people_fail']}",
                 "judge fail: people pass/fail": f"{t['judge_fail_people_pass']}/{t['judge_fail_people_fail']}",
