@@ -396,3 +396,17 @@ async def test_home_opens_the_verdict_queue(tmp_path):
         screen = pilot.app.screen
         await wait_for(pilot, lambda: screen.item is not None and bool(screen.item.body))
         assert screen.queue.kind == "verdicts" and screen.item.id == eid
+
+
+def test_a_verdict_is_disputed_whenever_two_annotators_chose_differently(tmp_path):
+    db = f"sqlite:///{tmp_path / 'a.db'}"
+    store = Store(db)
+    store.rate("ana", "verdict", "e1", "verdict_correct", RIGHT)
+    store.rate("ben", "verdict", "e1", "verdict_correct", WRONG)  # one point apart, yet opposite
+    store.rate("ana", "verdict", "e2", "verdict_correct", RIGHT)
+    store.rate("ben", "verdict", "e2", "verdict_correct", RIGHT)
+    out = CliRunner().invoke(main, ["--db", db, "adjudicate", "--as", "lead"], input="4\n2\nben is right\n").output
+    assert "verdict e1 · verdict_correct" in out and "verdict e2" not in out
+    assert "2: Wrong: the episode should have got the other verdict." in out
+    assert "adjudicated value (1-3, or 0 to leave it)" in out and "Error: 4 is not in the range 0<=x<=3" in out
+    assert [(a["item_id"], a["value"]) for a in store.adjudications()] == [("e1", WRONG)]

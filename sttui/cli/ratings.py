@@ -179,11 +179,17 @@ def _first_error_agreement(store: Any, localiser: tuple[str, ...] = ("review",))
 @click.option("--as", "as_name", required=True, help="The adjudicator's name.")
 @click.option("--spread", type=int, default=2, show_default=True, help="Disputed when ratings differ this much.")
 def adjudicate(as_name: str, spread: int) -> None:
-    """Settle items whose ratings spread two points or more; names are visible only here."""
+    """Settle items whose ratings spread two points or more (a verdict: any two that differ); names
+    are visible only here."""
     from sttui.annotate.agreement import disputes
 
     store = open_store(write=True)
-    items = disputes(store.ratings(), spread)
+    dims = _dims()
+    categorical = {d.id: d for ds in dims.by_kind.values() for d in ds if d.categorical}
+    rows = store.ratings()
+    # unordered choices are disputed whenever two annotators chose differently
+    items = disputes([r for r in rows if r["dimension"] not in categorical], spread)
+    items += disputes([r for r in rows if r["dimension"] in categorical], 1)
     settled = {(a["item_kind"], a["item_id"], a["dimension"]) for a in store.adjudications()}
     pending = [i for i in items if (i["item_kind"], i["item_id"], i["dimension"]) not in settled]
     if not pending:
@@ -193,7 +199,12 @@ def adjudicate(as_name: str, spread: int) -> None:
         click.echo(f"\n{item['item_kind']} {item['item_id']} · {item['dimension']}")
         for r in item["ratings"]:
             click.echo(f"  {r['annotator']}: {r['value']}" + (f"  ({r['comment']})" if r["comment"] else ""))
-        value = click.prompt("adjudicated value (1-5, or 0 to leave it)", type=click.IntRange(0, 5))
+        choice = categorical.get(item["dimension"])
+        if choice is not None:
+            for k, text in sorted(choice.anchors.items()):
+                click.echo(f"  {k}: {text}")
+        top = max(choice.values) if choice is not None else 5
+        value = click.prompt(f"adjudicated value (1-{top}, or 0 to leave it)", type=click.IntRange(0, top))
         if value:
             note = click.prompt("note", default="", show_default=False)
             store.adjudicate(as_name, item["item_kind"], item["item_id"], item["dimension"], value, note or None)
