@@ -102,7 +102,9 @@ def test_the_bundled_dimensions_have_anchors_for_every_point():
     ]
     assert [d.id for d in dims.of("explore")] == ["field_realism", "change_plausibility", "distractor_quality"]
     assert dims.of("episodes")[0].optional and dims.cap == 3
-    assert all(sorted(d.anchors) == [1, 2, 3, 4, 5] for ds in dims.by_kind.values() for d in ds)
+    scales = [d for ds in dims.by_kind.values() for d in ds if not d.categorical]
+    assert all(sorted(d.anchors) == [1, 2, 3, 4, 5] for d in scales)
+    assert [d.id for ds in dims.by_kind.values() for d in ds if d.categorical] == ["verdict_correct"]
 
 
 def _app(db, name, kind="tasks", text_filter=None):

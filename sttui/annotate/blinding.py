@@ -49,3 +49,8 @@ def _blind(value: Any, labels: dict[str, str]) -> Any:
 def blind_events(events: Iterable[Event], labels: dict[str, str]) -> list[Event]:
     """The events with every controller name, as actor or inside a payload, replaced by its label."""
     return [replace(e, actor=labels.get(e.actor, e.actor), payload=_blind(e.payload, labels)) for e in events]
+
+
+def blind(value: Any, labels: dict[str, str]) -> Any:
+    """A value (text, or data holding text) with every controller name replaced by its label."""
+    return _blind(value, labels)

@@ -1,4 +1,5 @@
-"""Rating dimensions from ``annotations/dimensions.yaml``: 1-5 with an anchor for every point."""
+"""Rating dimensions from ``annotations/dimensions.yaml``: 1-5 with an anchor for every point,
+or (``categorical: true``) a few unordered choices numbered from 1, each with its text."""
 
 from __future__ import annotations
 
@@ -7,7 +8,10 @@ from pathlib import Path
 
 import yaml
 
-ITEM_KINDS = ("tasks", "explore", "episodes")
+ITEM_KINDS = ("tasks", "explore", "episodes", "verdicts")
+# The judge-check dimension: the agreement with the judge reads its choices by these numbers.
+VERDICT_DIMENSION = "verdict_correct"
+RIGHT, WRONG, CANT_TELL = 1, 2, 3
 FAILURE_MODES = ("stale_state_execution", "trigger_misdiagnosis", "missing_post_adaptation_verification", "other")
 
 
@@ -24,6 +28,13 @@ class Dimension:
     optional: bool = False
     # An episode's controllers (human:ana, model:…) are blinded unless the dimension needs them.
     shows_controller: bool = False
+    # Unordered choices (right / wrong / can't tell), not a 1-5 scale: kept out of the ordinal
+    # agreement table, and their keys are only the anchors' numbers.
+    categorical: bool = False
+
+    @property
+    def values(self) -> tuple[int, ...]:
+        return tuple(sorted(self.anchors))
 
 
 @dataclass
@@ -61,9 +72,19 @@ def load_dimensions(path: Path | None = None) -> Dimensions:
             where = f"{path}: {kind}[{i}]"
             if not isinstance(raw, dict) or not {"id", "name", "anchors"} <= set(raw):
                 raise DimensionsError(f"{where}: expected id, name, question and anchors 1-5")
-            anchors = {int(k): str(v) for k, v in (raw["anchors"] or {}).items()}
-            if sorted(anchors) != [1, 2, 3, 4, 5]:
+            try:
+                anchors = {int(k): str(v) for k, v in (raw["anchors"] or {}).items()}
+            except (TypeError, ValueError, AttributeError):
+                raise DimensionsError(f"{where}.anchors: expected numbered anchor texts") from None
+            categorical = bool(raw.get("categorical", False))
+            if categorical and (not 2 <= len(anchors) <= 5 or sorted(anchors) != list(range(1, len(anchors) + 1))):
+                raise DimensionsError(f"{where}.anchors: a categorical dimension numbers its 2 to 5 choices 1, 2, …")
+            if not categorical and sorted(anchors) != [1, 2, 3, 4, 5]:
                 raise DimensionsError(f"{where}.anchors: expected an anchor text for each of 1, 2, 3, 4, 5")
+            if kind == "verdicts" and raw["id"] == VERDICT_DIMENSION and (not categorical or len(anchors) != 3):
+                raise DimensionsError(
+                    f"{where}: {VERDICT_DIMENSION} is categorical with three choices: 1 right, 2 wrong, 3 can't tell"
+                )
             dims.append(
                 Dimension(
                     str(raw["id"]),
@@ -72,6 +93,7 @@ def load_dimensions(path: Path | None = None) -> Dimensions:
                     anchors,
                     bool(raw.get("optional", False)),
                     bool(raw.get("shows_controller", False)),
+                    categorical,
                 )
             )
         out.by_kind[kind] = dims

@@ -9,12 +9,12 @@ from typing import Any
 
 from sttui.annotate.dimensions import Dimension, Dimensions
 
-KIND_OF_ITEMS = {"tasks": "task", "explore": "explore", "episodes": "episode"}
+KIND_OF_ITEMS = {"tasks": "task", "explore": "explore", "episodes": "episode", "verdicts": "verdict"}
 
 
 @dataclass
 class Item:
-    kind: str  # task | explore | episode
+    kind: str  # task | explore | episode | verdict
     id: str
     title: str
     body: dict[str, Any] = field(default_factory=dict)
@@ -64,12 +64,18 @@ def task_items(loaded: list[Any], kind: str) -> list[Item]:
     return out
 
 
+def verdict_items(judged: list[tuple[str, str]]) -> list[Item]:
+    """Recorded verdicts as items (``Store.judged_episodes``); the screen reads each one's
+    messages and verdict when it is shown (``annotate.verdicts.verdict_body``)."""
+    return [Item("verdict", eid, f"verdict on {task}") for eid, task in judged]
+
+
 class Queue:
     """What one annotator still has to rate, in order."""
 
     def __init__(self, store: Any, annotator: str, items: list[Item], dims: Dimensions, kind: str):
         self.store, self.annotator, self.items, self.dims = store, annotator, items, dims
-        self.kind = kind  # tasks | explore | episodes
+        self.kind = kind  # tasks | explore | episodes | verdicts
         self.dimensions: list[Dimension] = dims.of(kind)
         self.refresh()
 
@@ -110,7 +116,10 @@ class Queue:
         return granted
 
     def rate(self, item: Item, dimension: str, value: int, comment: str | None = None) -> None:
-        """Committed on the key press."""
+        """Committed on the key press. A categorical dimension takes only its choices' numbers."""
+        dim = next((d for d in self.dimensions if d.id == dimension), None)
+        if dim is not None and value not in dim.values:
+            raise ValueError(f"{dim.name} takes {', '.join(map(str, dim.values))}; got {value}")
         self.store.rate(self.annotator, item.kind, item.id, dimension, value, comment)
         self.refresh()
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 COLUMNS = ("item_kind", "item_id", "dimension", "annotator", "value", "comment", "created_at")
-ITEM_KINDS = ("task", "explore", "episode")
+ITEM_KINDS = ("task", "explore", "episode", "verdict")
 MAX_FILE_BYTES = 50_000_000
 MAX_FIELD = 200  # characters of a kind, id, dimension or annotator name
 MAX_COMMENT = 10_000
@@ -119,13 +119,15 @@ def check_rows(
     dimensions: dict[str, set[str]],
     holders: dict[tuple[str, str], set[str]] | None = None,
     cap: int | None = None,
+    choices: dict[str, tuple[int, ...]] | None = None,
 ) -> tuple[list[dict[str, Any]], list[Refused]]:
     """Split rows into those to load and those refused, each refusal with its row and reason.
 
     ``dimensions`` maps an item kind (task, explore, episode) to the dimensions rated on it;
     a dimension of another kind is refused. ``holders`` are the annotators who already hold a
     place on each item (claims and ratings); with ``cap``, a row that would make an item's
-    annotators more than ``cap`` is refused. Accepted rows take their places in order."""
+    annotators more than ``cap`` is refused. ``choices``: the scores a categorical dimension
+    takes (``verdict_correct``: 1, 2, 3). Accepted rows take their places in order."""
     holders = {k: set(v) for k, v in (holders or {}).items()}
     every = {d for ds in dimensions.values() for d in ds}
     good, refused = [], []
@@ -152,6 +154,9 @@ def check_rows(
             refused.append(Refused(n, f"no {kind} item '{item}'"))
         elif dim not in every:
             refused.append(Refused(n, f"no dimension '{dim}'"))
+        elif choices and dim in choices and value not in choices[dim]:
+            allowed = ", ".join(map(str, choices[dim]))
+            refused.append(Refused(n, f"score {value} is not one of {dim}'s choices {allowed}"))
         elif dim not in dimensions.get(kind, set()):
             owners = [k for k, ds in dimensions.items() if dim in ds]
             refused.append(

@@ -24,7 +24,11 @@ def _dims() -> Any:
 @main.command()
 @click.option("--as", "as_name", required=True, help="Your annotator name.")
 @click.option(
-    "--items", "kind", type=click.Choice(["tasks", "explore", "episodes"]), default="tasks", show_default=True
+    "--items",
+    "kind",
+    type=click.Choice(["tasks", "explore", "episodes", "verdicts"]),
+    default="tasks",
+    show_default=True,
 )
 @click.option("--filter", "text_filter", default=None, help="Only items whose id or title contains this.")
 def annotate(as_name: str, kind: str, text_filter: str | None) -> None:
@@ -39,18 +43,27 @@ def annotate(as_name: str, kind: str, text_filter: str | None) -> None:
 @main.command()
 @click.option("--json", "as_json", is_flag=True)
 def agreement(as_json: bool) -> None:
-    """Krippendorff's alpha (ordinal), exact and within-1 agreement, mean, positive share."""
+    """Krippendorff's alpha (ordinal), exact and within-1 agreement, mean, positive share; and
+    the judge's accuracy and Cohen's kappa against the people's majority on its verdicts."""
     from sttui.annotate.agreement import agreement as compute
+    from sttui.annotate.judge_agreement import judge_agreement
     from sttui.textout import table
 
     dims = _dims()
     store = open_store()
-    result = compute(store.ratings(), dims.positive, dims.cap)
+    rows = store.ratings()
+    categorical = {d.id for ds in dims.by_kind.values() for d in ds if d.categorical}
+    # unordered choices have no place in an ordinal alpha or a mean: they are reported below
+    result = compute([r for r in rows if r["dimension"] not in categorical], dims.positive, dims.cap)
     result["first_error"] = _first_error_agreement(store)
     result["first_error_judges"] = _first_error_agreement(store, ("review", "judges"))
+    rated = sorted({r["item_id"] for r in rows if r["item_kind"] == "verdict"})
+    result["judge"] = judge_agreement(rows, store.verdicts_of(rated)) if rated else None
     if as_json:
         echo_json(result)
         return
+    if result["judge"] is not None:
+        click.echo(_judge_lines(result["judge"]) + "\n")
     fe = result["first_error"]
     if fe["marked"]:
         click.echo(
@@ -66,7 +79,8 @@ def agreement(as_json: bool) -> None:
                 f"{fj['within_one_step']}, marked earlier {fj['annotator_earlier']}, later {fj['annotator_later']}\n"
             )
     if not result["dimensions"]:
-        click.echo("no ratings yet")
+        if result["judge"] is None:
+            click.echo("no ratings yet")
         return
 
     def num(v: Any, pct: bool = False) -> str:
@@ -96,6 +110,57 @@ def agreement(as_json: bool) -> None:
             click.echo(f"note ({name}): {s['alpha_note']}")
 
 
+def _judge_lines(found: dict[str, Any]) -> str:
+    """The judge against the people's majority, one row per judge, with what was left out."""
+    from sttui.textout import table
+
+    def ci(v: Any, pct: bool) -> str:
+        return "" if not v else (f" [{v[0]:.1%}, {v[1]:.1%}]" if pct else f" [{v[0]:.2f}, {v[1]:.2f}]")
+
+    rows = []
+    for j in found["judges"]:
+        t = j["table"]
+        rows.append(
+            {
+                "judge": j["judge"],
+                "compared": j["compared"],
+                "accuracy [95% CI]": ("-" if j["accuracy"] is None else f"{j['accuracy']:.1%}")
+                + ci(j["accuracy_ci"], True),
+                "kappa [95% CI]": (
+                    "-" if not j["compared"] else "undefined" if j["kappa"] is None else f"{j['kappa']:.2f}"
+                )
+                + ci(j["kappa_ci"], False),
+                "judge pass: people pass/fail": f"{t['judge_pass_people_pass']}/{t['judge_pass_people_fail']}",
+                "judge fail: people pass/fail": f"{t['judge_fail_people_pass']}/{t['judge_fail_people_fail']}",
+                "left out": sum(j["left_out"].values()),
+            }
+        )
+    a = found["annotators"]
+    lines = [
+        f"The judge against the people's majority ({found['items']} verdict item(s), {found['ratings']} rating(s); "
+        "annotators among themselves: alpha (nominal) "
+        + ("-" if a["alpha_nominal"] is None else f"{a['alpha_nominal']:.2f}")
+        + ", exact "
+        + ("-" if a["exact_agreement"] is None else f"{a['exact_agreement']:.1%}")
+        + "):",
+        table(rows, list(rows[0])) if rows else "  no rated item has a recorded verdict",
+    ]
+    for j in found["judges"]:
+        out = j["left_out"]
+        if any(out.values()):
+            lines.append(
+                f"left out ({j['judge']}): {out['fewer_than_two_ratings']} with fewer than two ratings, "
+                f"{out['no_majority']} without a majority, {out['majority_cant_tell']} whose majority can't tell"
+            )
+        if j["kappa_note"]:
+            lines.append(f"note ({j['judge']}): {j['kappa_note']}")
+    if found["ignored_ratings"]:
+        lines.append(f"{found['ignored_ratings']} rating(s) are none of right, wrong, can't tell (1-3): ignored")
+    if found["without_verdict"]:
+        lines.append(f"{found['without_verdict']} rated item(s) have no recorded verdict (left out)")
+    return "\n".join(lines)
+
+
 def _first_error_agreement(store: Any, localiser: tuple[str, ...] = ("review",)) -> dict[str, Any]:
     """Each annotator's first wrong step against a localiser's suggestion (the rule review's, or
     the stage judges' with ``("review", "judges")``), in agent steps. The
@@ -114,11 +179,17 @@ def _first_error_agreement(store: Any, localiser: tuple[str, ...] = ("review",))
 @click.option("--as", "as_name", required=True, help="The adjudicator's name.")
 @click.option("--spread", type=int, default=2, show_default=True, help="Disputed when ratings differ this much.")
 def adjudicate(as_name: str, spread: int) -> None:
-    """Settle items whose ratings spread two points or more; names are visible only here."""
+    """Settle items whose ratings spread two points or more (a verdict: any two that differ); names
+    are visible only here."""
     from sttui.annotate.agreement import disputes
 
     store = open_store(write=True)
-    items = disputes(store.ratings(), spread)
+    dims = _dims()
+    categorical = {d.id: d for ds in dims.by_kind.values() for d in ds if d.categorical}
+    rows = store.ratings()
+    # unordered choices are disputed whenever two annotators chose differently
+    items = disputes([r for r in rows if r["dimension"] not in categorical], spread)
+    items += disputes([r for r in rows if r["dimension"] in categorical], 1)
     settled = {(a["item_kind"], a["item_id"], a["dimension"]) for a in store.adjudications()}
     pending = [i for i in items if (i["item_kind"], i["item_id"], i["dimension"]) not in settled]
     if not pending:
@@ -128,7 +199,12 @@ def adjudicate(as_name: str, spread: int) -> None:
         click.echo(f"\n{item['item_kind']} {item['item_id']} · {item['dimension']}")
         for r in item["ratings"]:
             click.echo(f"  {r['annotator']}: {r['value']}" + (f"  ({r['comment']})" if r["comment"] else ""))
-        value = click.prompt("adjudicated value (1-5, or 0 to leave it)", type=click.IntRange(0, 5))
+        choice = categorical.get(item["dimension"])
+        if choice is not None:
+            for k, text in sorted(choice.anchors.items()):
+                click.echo(f"  {k}: {text}")
+        top = max(choice.values) if choice is not None else 5
+        value = click.prompt(f"adjudicated value (1-{top}, or 0 to leave it)", type=click.IntRange(0, top))
         if value:
             note = click.prompt("note", default="", show_default=False)
             store.adjudicate(as_name, item["item_kind"], item["item_id"], item["dimension"], value, note or None)
@@ -172,6 +248,7 @@ def import_ratings(file: Path) -> None:
         ("explore", t.id) for t in loaded if t.kind == "explore"
     }
     known |= {("episode", r.id) for r in store.list_episodes()}
+    known |= {("verdict", eid) for eid, _ in store.judged_episodes()}
     by_kind = {item: {d.id for d in dims.of(kinds)} for kinds, item in KIND_OF_ITEMS.items()}
     raters: dict[tuple[str, str], set[str]] = {}
     for r in store.ratings():
@@ -179,7 +256,8 @@ def import_ratings(file: Path) -> None:
     holders = {k: set(v) for k, v in store.claims().items()}
     for key, names in raters.items():
         holders.setdefault(key, set()).update(names)
-    good, refused = check_rows(rows, known, by_kind, holders, dims.cap)
+    choices = {d.id: d.values for ds in dims.by_kind.values() for d in ds if d.categorical}
+    good, refused = check_rows(rows, known, by_kind, holders, dims.cap, choices)
     if not refused:  # claimed as the queue claims, in the same transaction as the ratings
         refused = [Refused(n, why) for n, why in store.import_ratings(good, dims.cap)]
     if refused:

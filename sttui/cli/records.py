@@ -256,6 +256,11 @@ def _rescored_text(outcome: dict[str, Any]) -> str:
     return "\n" + textwrap.fill(pairs, width=100, initial_indent="  ", subsequent_indent="  ")
 
 
+def _other_version_line(recorded: str, used: str) -> str:
+    """What a re-score under another task version than the episode's says first."""
+    return f"re-scored under task version {used[:12]}, not the recorded {recorded[:12]}"
+
+
 def _differences(a: dict[str, Any], b: dict[str, Any], prefix: str = "") -> list[str]:
     out = []
     for key in sorted(set(a) | set(b)):
@@ -340,6 +345,7 @@ def replay(episode: str, trust: bool, task_dirs: tuple[Path, ...], judge_stages:
         if again.episode.ended is not None and "rescored" in report:
             on_now = _outcome_of(result_of(again.episode))
             report["rescored_on_current"] = on_now
+            report["rescored_note"] = _other_version_line(record.task_hash, now.content_hash)
             report["outcome_differences"] = _differences(report["rescored"], on_now)
         report["review_on_current"] = _review_of(again.episode)
     if as_json:
@@ -363,6 +369,9 @@ def replay(episode: str, trust: bool, task_dirs: tuple[Path, ...], judge_stages:
         click.echo(judge_lines(report["judges"]))
     if report["current_version"] == "changed":
         click.echo(f"THE TASK FILE HAS CHANGED since this episode (now {report['current_hash'][:12]}).")
+        if "rescored_on_current" in report:
+            text = _rescored_text(report["rescored_on_current"])
+            click.echo(f"{report['rescored_note']}:{'' if text.startswith(chr(10)) else ' '}{text}")
         diffs = report.get("outcome_differences")
         if diffs:
             click.echo("On the current version the outcome differs:")
@@ -671,6 +680,11 @@ def report(run_id: str | None, judge_stages: str | None, trust: bool, with_forks
     controls = episode_controls(store, records)
     meta = _task_meta(store, records)
     result = compare(records, meta, controls)
+    from sttui.version_shifts import shift_line, version_shifts
+
+    shifts = version_shifts(records, controls)
+    if shifts:  # as "judges": present when there is something to say
+        result["task_versions"] = shifts
     from sttui.cli.rejudging import judge_spec, report_judges
 
     spec = judge_spec(judge_stages) if judge_stages else None
@@ -708,6 +722,14 @@ def report(run_id: str | None, judge_stages: str | None, trust: bool, with_forks
         for r in result["controllers"]
     ]
     click.echo(table(rows, list(rows[0])))
+    if result.get("task_versions"):
+        changed = sum(1 for v in result["task_versions"] if v["pass_rate_changed"])
+        click.echo(
+            f"\nEpisodes of one task recorded under more than one task version ({changed} with a pass rate that "
+            "changed with the version; the rows above pool the versions):"
+        )
+        for shift in result["task_versions"]:
+            click.echo(f"  {'CHANGED ' if shift['pass_rate_changed'] else ''}{shift_line(shift)}")
     for r in result["controllers"]:
         if r["controller"] == MIXED:
             shares = ", ".join(

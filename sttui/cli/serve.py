@@ -45,7 +45,7 @@ def _url(host: str, port: int) -> str:
 @click.option("--annotate", is_flag=True, help="Each session opens the annotation queue (else the home screen).")
 @click.option(
     "--items",
-    type=click.Choice(["tasks", "explore", "episodes"]),
+    type=click.Choice(["tasks", "explore", "episodes", "verdicts"]),
     default="tasks",
     show_default=True,
     help="With --annotate: what is rated.",
@@ -148,7 +148,7 @@ def _check_store(ctx: click.Context) -> str:
 
 @main.command("serve-session", hidden=True)
 @click.option("--as", "as_name", required=True)
-@click.option("--annotate", "items", type=click.Choice(["tasks", "explore", "episodes"]), default=None)
+@click.option("--annotate", "items", type=click.Choice(["tasks", "explore", "episodes", "verdicts"]), default=None)
 @click.option("--filter", "text_filter", default=None)
 def serve_session(as_name: str, items: str | None, text_filter: str | None) -> None:
     """What one browser session runs (started by ``sttui serve``, not by hand)."""

@@ -334,6 +334,34 @@ class AnnotationRecords:
             out.update(self._read_core(lambda conn, q=query: dict(conn.execute(q).all())))
         return out
 
+    def verdicts_of(self, episode_ids: list[str] | None = None) -> dict[str, tuple[bool, str]]:
+        """Each finished stt episode's verdict as recorded: id -> (passed, judged_by), read out of
+        the outcome's JSON by the database. ``episode_ids``: only these (default: every one)."""
+        passed = EpisodeRow.outcome["passed"].as_boolean()  # type: ignore[index]
+        by = EpisodeRow.outcome["judged_by"].as_string()  # type: ignore[index]
+        base = select(EpisodeRow.id, passed, by).where(
+            EpisodeRow.status == "completed", EpisodeRow.kind == "stt", passed.is_not(None)
+        )
+        ids = sorted(set(episode_ids)) if episode_ids is not None else None
+        chunks = [None] if ids is None else [ids[i : i + 500] for i in range(0, len(ids), 500)]
+        out: dict[str, tuple[bool, str]] = {}
+        for chunk in chunks:
+            query = base if chunk is None else base.where(EpisodeRow.id.in_(chunk))  # type: ignore[attr-defined]
+            rows = self._read_core(lambda conn, q=query: conn.execute(q).all())
+            out.update({eid: (bool(ok), judge or "checklist") for eid, ok, judge in rows})
+        return out
+
+    def judged_episodes(self) -> list[tuple[str, str]]:
+        """(episode id, task id) of every finished stt episode with a verdict, oldest first: the
+        verdict items people rate to check the judge."""
+        passed = EpisodeRow.outcome["passed"].as_boolean()  # type: ignore[index]
+        query = (
+            select(EpisodeRow.id, EpisodeRow.task_id)
+            .where(EpisodeRow.status == "completed", EpisodeRow.kind == "stt", passed.is_not(None))
+            .order_by(EpisodeRow.started_at, EpisodeRow.id)
+        )
+        return [(eid, task) for eid, task in self._read_core(lambda conn: conn.execute(query).all())]
+
     # -- notes -------------------------------------------------------------------------
     def add_note(
         self,

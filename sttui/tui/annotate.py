@@ -1,13 +1,15 @@
 """Rating items by keyboard: 1-5 on the current dimension (committed on the key press), tab
 or the arrows between dimensions, a comment, skip, undo, progress, and for episodes the
-failure-mode tags and the first wrong step. Annotators only ever see their own ratings, and
-an episode's controllers are blinded to their seat names unless the dimension needs them."""
+failure-mode tags and the first wrong step. A judge's verdict is rated by its choices' keys
+(1 right, 2 wrong, 3 can't tell). Annotators only ever see their own ratings, and an
+episode's controllers are blinded to their seat names unless the dimension needs them."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
+from rich.markup import escape
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -18,6 +20,7 @@ from textual.widgets import Button, DataTable, Footer, Input, Label, ProgressBar
 from sttui.annotate.blinding import blind_events, seat_labels
 from sttui.annotate.dimensions import FAILURE_MODES
 from sttui.annotate.queue import Item, Queue
+from sttui.annotate.verdicts import verdict_body
 from sttui.core.replaying import seq_of_step
 from sttui.tui.lifecycle import while_shown
 from sttui.tui.modals import Dialog, EditValue
@@ -66,8 +69,32 @@ def item_text(item: Item) -> str:
             f"[b]{item.title}[/b]\n\n{b['scenario']}\n\n[b]Fields[/b]\n{fields}\n\n[b]Rule[/b] {rule['family']}: "
             f"{factors}\n[b]Change[/b] {change}"
         )
+    if item.kind == "verdict":
+        return verdict_text(b) if b else f"[b]The judge's verdict on episode {item.id}[/b] (reading the record…)"
     # an episode: its title names who played it, so it is shown blind once its record is read
     return f"[b]Episode {item.id}[/b]"
+
+
+def verdict_text(body: dict[str, Any]) -> str:
+    """A verdict item: the final messages, how the episode ended, and the judge's verdict with
+    the detail of each item (``annotate.verdicts.verdict_body``, already blind)."""
+    earlier = f" ({body['earlier_messages']} earlier not shown)" if body["earlier_messages"] else ""
+    lines = [
+        f"[b]The judge's verdict on episode {body['episode']}[/b] of task {escape(body['task'])}",
+        "",
+        f"[b]Final messages[/b]{earlier}",
+    ]
+    if not body["messages"]:
+        lines.append("  (no messages between agent and user)")
+    lines += [f"  #{m['seq']} {escape(m['from'])}: {escape(m['text'])}" for m in body["messages"]]
+    lines.append(f"\nended: {escape(body['end_reason'] or '-')}")
+    uv = body.get("user_verdict")
+    if uv:
+        reason = f" ({escape(uv['reason'])})" if uv["reason"] else ""
+        lines.append(f"the user seat's own verdict: {escape(str(uv['verdict']))}{reason}")
+    lines.append(f"\n[b]Verdict: {'PASS' if body['passed'] else 'FAIL'}[/b]  judged by {escape(body['judged_by'])}")
+    lines += [f"  {'✓' if i['passed'] else '✗'} {escape(i['id'])}: {escape(i['detail'])}" for i in body["items"]]
+    return "\n".join(lines)
 
 
 class TagList(SelectionList[str]):
@@ -200,7 +227,25 @@ class AnnotateScreen(Screen[None]):
         if item.kind == "episode":
             table.clear()
             self.load_events(item.id)
+        if item.kind == "verdict" and not item.body:
+            self.load_verdict(item)
         self.redraw()
+
+    @work(thread=True, exclusive=True, group="verdict")
+    def load_verdict(self, item: Item) -> None:
+        """The verdict's record and events, read off the UI thread; shown when they arrive."""
+        store = self.queue.store
+        record = store.episode(item.id)
+        body = verdict_body(record, store.events(item.id))
+        self.app.call_from_thread(self._show_verdict, item, body)
+
+    def _show_verdict(self, item: Item, body: dict[str, Any] | None) -> None:
+        if body is not None:
+            item.body = body
+        if self.item is item:  # the queue may have moved on meanwhile
+            self.query_one("#item", Static).update(
+                item_text(item) if body is not None else f"episode {item.id} has no verdict to rate"
+            )
 
     def shows_controller(self) -> bool:
         """Whether the current dimension needs to know who held the seats."""
@@ -287,7 +332,8 @@ class AnnotateScreen(Screen[None]):
             return
         if self._episode is not None and self._blinded != (not self.shows_controller()):
             self._draw_events()
-        lines = ["[b]Dimensions[/b] (1-5 rates, tab moves)"]
+        values = self.queue.dimensions[self.dim].values
+        lines = [f"[b]Dimensions[/b] ({values[0]}-{values[-1]} rates, tab moves)"]
         for i, d in enumerate(self.queue.dimensions):
             mine = self.queue.mine(self.item, d.id)
             value = f"{mine['value']}" if mine else "·"
@@ -315,6 +361,9 @@ class AnnotateScreen(Screen[None]):
         if self.item is None:
             return
         d = self.queue.dimensions[self.dim]
+        if value not in d.values:
+            self.feedback(f"{d.name} takes {', '.join(map(str, d.values))}")
+            return
         mine = self.queue.mine(self.item, d.id)
         self.queue.rate(self.item, d.id, value, mine.get("comment") if mine else None)
         self.done_here.append((self.item, self.dim))

@@ -159,6 +159,10 @@ class SttuiApp(App[None]):
             items = [
                 Item("episode", r.id, f"{r.task_id} by {r.agent}") for r in self.store.list_episodes(status="completed")
             ]
+        elif kind == "verdicts":
+            from sttui.annotate.queue import verdict_items
+
+            items = verdict_items(self.store.judged_episodes())
         else:
             loaded, _ = load_all([self.tasks_dir])
             items = task_items(loaded, "task" if kind == "tasks" else "explore")

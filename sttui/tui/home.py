@@ -187,6 +187,7 @@ class HomeScreen(Screen[None]):
         Binding("r", "resume", "Resume", id="home.resume"),
         Binding("f6", "switch_tab", "Tasks/Sessions", id="home.tab"),
         Binding("a", "annotate", "Annotate", id="home.annotate"),
+        Binding("v", "annotate_verdicts", "Rate the judge's verdicts", show=False, id="home.annotate_verdicts"),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="home.clear_filter"),
     ]
 
@@ -478,6 +479,13 @@ class HomeScreen(Screen[None]):
         task = self.current_task()
         kind = "episodes" if on_sessions else ("explore" if task is not None and task.kind == "explore" else "tasks")
         self.app.open_annotation(kind, None)  # type: ignore[attr-defined]
+
+    def action_annotate_verdicts(self) -> None:
+        """People check the judge: rate recorded verdicts right, wrong or can't tell."""
+        if self.app.store is None:  # type: ignore[attr-defined]
+            self.notify("the record is still opening; try again in a moment", severity="warning")
+            return
+        self.app.open_annotation("verdicts", None)  # type: ignore[attr-defined]
 
     def action_switch_tab(self) -> None:
         tabs = self.query_one("#home-tabs", ContentSwitcher)
