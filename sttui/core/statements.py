@@ -94,6 +94,7 @@ INFEASIBLE = (
     "won't be possible",
     "not doable",
     "not happening",
+    "no chance",
 )
 # The goal was met: the default claims of completion.
 CLAIMS = (
@@ -269,6 +270,9 @@ SUBJECTS = frozenset(
     ]
 )
 INTERROGATIVES = frozenset(["why", "how", "what", "when", "where", "which", "who", "whose"])
+# a tag: a negative contraction or a form of be, then a pronoun ("…isn't it", "…are they"); not
+# "do it" or "have it", which end statements ("cnt do it")
+TAG_AUXILIARIES = frozenset({a for a in AUXILIARIES if a.endswith("n't")} | {"is", "are", "was", "were", "am"})
 TAG_SUBJECTS = frozenset(["i", "you", "it", "we", "they", "he", "she", "there"])
 
 # -- hypotheticals ---------------------------------------------------------------------------
@@ -340,6 +344,7 @@ COMPLETING = (
     "complete",
     "finish",
     "ticket",
+    "load",
     "check in",
 )
 NOT_COMPLETING = frozenset(
@@ -411,7 +416,9 @@ NOT_DONE_BEFORE = frozenset(
 # A completion verb followed by one of these reports what was checked ("confirmed that …").
 REPORTING_AFTER = frozenset({"that", "whether", "with"})
 # Words for the people and things a claim is about, besides the task's own words.
-OBJECT_PRONOUNS = frozenset(["you", "him", "her", "them", "it", "that", "everything", "everyone", "everybody", "all"])
+OBJECT_PRONOUNS = frozenset(
+    ["you're", "you've", "you'll", "he's", "she's", "it's", "they're", "they've", "we've"]
+) | frozenset(["you", "him", "her", "them", "it", "that", "everything", "everyone", "everybody", "all"])
 # A claim about a later day is an alternative, not a claim that the goal was met.
 LATER = (
     "tomorrow",
@@ -472,7 +479,7 @@ def is_question(sentence: str) -> bool:
     if len(toks) >= 2 and toks[0] in AUXILIARIES and toks[1] in SUBJECTS:
         return True
     full = tokens(text)
-    return len(full) >= 3 and full[-2] in AUXILIARIES and full[-1] in TAG_SUBJECTS
+    return len(full) >= 3 and full[-2] in TAG_AUXILIARIES and full[-1] in TAG_SUBJECTS
 
 
 def _condition(toks: Sequence[str]) -> str | None:
@@ -600,6 +607,13 @@ def terms(texts: Iterable[str], inflect: bool = False, typos: bool = False) -> l
     return [Term.of(t, inflect, typos) for t in texts if tokens(t)]
 
 
+_HEDGE_TERMS = terms(HEDGES)
+_LATER_TERMS = terms(LATER)
+_PARTIAL_TERMS = terms(PARTIAL)
+_REST_TERMS = terms(REST)
+_BACK_TERMS = terms(BACK)
+
+
 def _negated(clause: Sequence[str], at: int) -> str | None:
     for tok in clause[max(0, at - NEGATION_WINDOW) : at]:
         if tok in NEGATORS or tok.endswith("n't"):
@@ -607,8 +621,8 @@ def _negated(clause: Sequence[str], at: int) -> str | None:
     return None
 
 
-def _has(clause: Sequence[str], phrases: Iterable[str]) -> str | None:
-    return next((p for p in phrases if Term.of(p).find(clause)), None)
+def _has(clause: Sequence[str], phrases: Sequence[Term]) -> str | None:
+    return next((p.text for p in phrases if p.find(clause)), None)
 
 
 @dataclass(frozen=True)
@@ -625,15 +639,13 @@ class Found:
 
 
 def _no_problem(clause: Sequence[str], end: int) -> str | None:
-    """ "cannot see any problem": the perceiving verb right after the phrase and a problem
-    word within three words of it."""
-    rest = list(clause[end:])
-    if rest[:1] == ["really"]:
-        rest = rest[1:]
-    if not rest or rest[0] not in PERCEIVING:
+    """ "cannot see any problem": the perceiving verb right after the phrase (or after
+    "really") and a problem word within three words of it; the words from the verb to it."""
+    start = end + 1 if clause[end : end + 1] == ["really"] else end
+    if start >= len(clause) or clause[start] not in PERCEIVING:
         return None
-    found = next((w for w in rest[1:5] if w in PROBLEMS), None)
-    return f"{rest[0]} … {found}" if found else None
+    hit = next((j for j in range(start + 1, min(start + 5, len(clause))) if clause[j] in PROBLEMS), None)
+    return " ".join(clause[end : hit + 1]) if hit is not None else None
 
 
 def _where(clause: Sequence[str]) -> tuple[bool, str | None]:
@@ -645,37 +657,40 @@ def find_phrases(clause_list: Sequence[Sequence[str]], phrases: Sequence[Term], 
     the four words before voids a phrase; for an infeasibility ``statement`` so do a
     condition (hypothetical), a hedge in the clause, an idiom after it, and a verb of seeing a
     problem after it ("cannot see any problem"); for a claim a condition or a later day."""
-    hedges = terms(HEDGES) if statement else []
+    hedges = _HEDGE_TERMS if statement else []
     out: list[Found] = []
     for ci, clause in enumerate(clause_list):
         asks, condition = _where(clause)
-        for term in phrases:
-            for at in term.find(clause):
-                end = at + len(term.words)
-                words = " ".join(clause[at:end])
-                void = None
-                neg = _negated(clause, at)
-                if asks:
-                    void = "a question"
-                elif neg is not None:
-                    void = f"negated by '{neg}'"
-                elif condition is not None:
-                    void = f"hypothetical ('{condition}')"
-                elif statement:
-                    after = clause[end] if end < len(clause) else ""
-                    hedge = next((h.text for h in hedges if h.find(clause)), None)
-                    problem = _no_problem(clause, end)
-                    if after in IDIOMS:
-                        void = f"an idiom ('{words} {after}')"
-                    elif problem is not None:
-                        void = f"says there is no problem ('{words} {problem}')"
-                    elif hedge is not None:
-                        void = f"hedged by '{hedge}'"
-                else:
-                    later = _has(clause, LATER)
-                    if later is not None:
-                        void = f"about a later day ('{later}')"
-                out.append(Found(ci, words, void, at, statement is False and _partial(clause_list, ci)))
+        spots = sorted(((at, term) for term in phrases for at in term.find(clause)), key=lambda s: s[0])
+        no_problem: str | None = None  # a clause that says there is no problem states nothing after
+        for at, term in spots:
+            end = at + len(term.words)
+            words = " ".join(clause[at:end])
+            void = None
+            neg = _negated(clause, at)
+            if asks:
+                void = "a question"
+            elif neg is not None:
+                void = f"negated by '{neg}'"
+            elif condition is not None:
+                void = f"hypothetical ('{condition}')"
+            elif statement:
+                after = clause[end] if end < len(clause) else ""
+                hedge = next((h.text for h in hedges if h.find(clause)), None)
+                problem = _no_problem(clause, end)
+                if problem is not None:
+                    no_problem = no_problem or f"'{words} {problem}'"
+                if after in IDIOMS:
+                    void = f"an idiom ('{words} {after}')"
+                elif no_problem is not None:
+                    void = f"says there is no problem ({no_problem})"
+                elif hedge is not None:
+                    void = f"hedged by '{hedge}'"
+            else:
+                later = _has(clause, _LATER_TERMS)
+                if later is not None:
+                    void = f"about a later day ('{later}')"
+            out.append(Found(ci, words, void, at, statement is False and _partial(clause_list, ci)))
     return sorted(out, key=lambda f: (f.clause, f.at))
 
 
@@ -683,14 +698,14 @@ def _partial(clause_list: Sequence[Sequence[str]], ci: int) -> bool:
     """A claim in clause ``ci`` is about part of the goal: its clause says which part ("part
     of", "three of", "the first"), or a clause of the same message speaks of "the rest"."""
     clause = clause_list[ci]
-    if _has(clause, PARTIAL) is not None:
+    if _has(clause, _PARTIAL_TERMS) is not None:
         return True
     if any(
         clause[i] in _NUMBER_WORDS | {"1", "2", "3", "4", "5", "6"} and clause[i + 1] == "of"
         for i in range(len(clause) - 1)
     ):
         return True
-    return any(_has(c, REST) is not None for j, c in enumerate(clause_list) if j != ci)
+    return any(_has(c, _REST_TERMS) is not None for j, c in enumerate(clause_list) if j != ci)
 
 
 @dataclass(frozen=True)
@@ -716,7 +731,7 @@ class Completion:
             head, *rest = verb.split()
             for past in past_forms(head):
                 forms[(past, *rest)] = verb
-        words = {t for text in texts for t in tokens(text) if len(t) >= 3 and t not in _COMMON}
+        words = {t for text in texts for t in tokens(text) if (len(t) >= 3 or t.isdigit()) and t not in _COMMON}
         return cls(forms, frozenset(words) | OBJECT_PRONOUNS)
 
     def describe(self) -> str:
@@ -783,18 +798,20 @@ def find_completions(clause_list: Sequence[Sequence[str]], completion: Completio
         for form in completion.verbs:
             n = len(form)
             spots += [(i, n) for i in range(len(clause) - n + 1) if tuple(clause[i : i + n]) == form]
-        for i in range(len(clause) - 2):
-            if clause[i] == "got" and clause[i + 1] in GOT and clause[i + 2] in GOT_ON:
-                spots.append((i, 3))
-        spots += [(i, len(b.split())) for b in BACK for i in Term.of(b).find(clause)]
+        got = {
+            i for i in range(len(clause) - 2) if clause[i] == "got" and clause[i + 1] in GOT and clause[i + 2] in GOT_ON
+        }
+        spots += [(i, 3) for i in got]
+        spots += [(i, len(b.words)) for b in _BACK_TERMS for i in b.find(clause)]
         for at, n in sorted(set(spots)):
             words = " ".join(clause[at : at + n])
             before = clause[at - 1] if at else ""
             after = clause[at + n] if at + n < len(clause) else ""
-            others = [t for j, t in enumerate(clause) if not at <= j < at + n]
+            own = 1 if at in got else n  # "got you on" is about "you"
+            others = [t for j, t in enumerate(clause) if not at <= j < at + own]
             neg = _negated(clause, at)
             temporal = next((t for t in clause[:at] if t in TEMPORALS), None)
-            later = _has(clause, LATER)
+            later = _has(clause, _LATER_TERMS)
             void = None
             if asks:
                 void = "a question"
