@@ -7,7 +7,8 @@ figure before a change is taken:
     /work/main/.venv/bin/python bench/judge_fixture.py --code /work/main  # main's judge, same fixture
 
 It prints the share of items and of messages judged as expected, by kind and for the hurried
-cases, the seconds per message, and (``--wrong``) each message judged otherwise.
+cases, the time per message (episode included) and per judgement (the judge alone, CPU), and
+(``--wrong``) each message judged otherwise.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ def main() -> None:
 
     from sttui.controllers.controls import CallsThenSay
     from sttui.core.actions import Reply
+    from sttui.core.checklist import RuleJudge
     from sttui.core.loader import load_all
     from sttui.runner import run_episode
 
@@ -49,11 +51,13 @@ def main() -> None:
     items = defaultdict(lambda: [0, 0])  # group -> [right, total]
     messages = defaultdict(lambda: [0, 0])
     wrong: list[str] = []
+    episodes = []
     started = time.perf_counter()
     for i, case in enumerate(cases):
         loaded = tasks[case["task"]]
         agent = CallsThenSay("control:fixture", loaded.task.solution, case["say"])
         result = asyncio.run(run_episode(loaded, agent, PatientUser()))
+        episodes.append(result.episode)
         got = {it.id: "pass" if it.passed else "fail" for it in result.outcome.items}
         groups = ["all", f"kind {case['kind']}"] + (["hurried"] if case.get("hurried") else [])
         right_items = sum(got[k] == v for k, v in case["expect"].items())
@@ -65,11 +69,19 @@ def main() -> None:
         if got != case["expect"]:
             wrong.append(f"  #{i} {case['task']}: got {got}, expected {case['expect']}\n    {case['say']}")
     seconds = time.perf_counter() - started
+    judge = RuleJudge()
+    judging = []
+    for _ in range(5):  # the judge alone on the finished episodes, best of five rounds
+        t0 = time.process_time()
+        for episode in episodes:
+            judge.judge(episode)
+        judging.append(time.process_time() - t0)
     print(f"judge code: {args.code}  fixture: {args.fixture} ({len(cases)} messages)")
     for g in sorted(messages, key=lambda g: (g != "all", g)):
         (ri, ti), (rm, tm) = items[g], messages[g]
         print(f"{g:<22} items {ri}/{ti} = {ri / ti:.3f}   messages {rm}/{tm} = {rm / tm:.3f}")
-    print(f"{seconds / len(cases) * 1000:.1f} ms per message (episode included)")
+    print(f"{seconds / len(cases) * 1000:.1f} ms per message, the episode included (wall)")
+    print(f"{min(judging) / len(cases) * 1000:.2f} ms CPU per judgement (the rule judge alone, best of 5)")
     if args.wrong:
         print("\n".join(wrong) or "  none judged otherwise")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -110,11 +111,26 @@ def _quote(clause: list[str], limit: int = 60) -> str:
     return f"'{text if len(text) <= limit else text[: limit - 1] + '…'}'"
 
 
+# per task object (by id, while it lives; tasks are unhashable models): per environment class
+_COMPLETIONS: dict[int, tuple[weakref.ref[Any], dict[type, statements.Completion]]] = {}
+
+
 def completion_for(episode: Episode) -> statements.Completion:
     """The task's claims of completion: the default verbs and its operation tools' verbs, on
-    its objects (words of its initial state, query, goal and tool names)."""
-    task = episode.task
-    specs = getattr(episode.env, "tool_specs", {})
+    its objects (words of its initial state, query, goal and tool names). Made once per task
+    and environment."""
+    task, key = episode.task, id(episode.task)
+    entry = _COMPLETIONS.get(key)
+    if entry is None or entry[0]() is not task:
+        entry = _COMPLETIONS[key] = (weakref.ref(task, lambda _, k=key: _COMPLETIONS.pop(k, None)), {})
+    per_env = entry[1]
+    env_cls = type(episode.env)
+    if env_cls not in per_env:
+        per_env[env_cls] = _completion(task, getattr(env_cls, "tool_specs", {}))
+    return per_env[env_cls]
+
+
+def _completion(task: SttTask, specs: dict[str, Any]) -> statements.Completion:
     operations = [name for name, spec in specs.items() if spec.kind == "operation"]
     texts: list[str] = [task.query, task.user.goal, *(n.replace("_", " ") for n in specs)]
 

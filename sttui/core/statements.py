@@ -14,6 +14,7 @@ the task's objects (:func:`find_completions`), with a list of set phrases as the
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -593,9 +594,12 @@ class Term:
         n = len(self.words)
         if not n:
             return []
-        return [
-            i for i in range(len(toks) - n + 1) if all(self._word(w, toks[i + j]) for j, w in enumerate(self.words))
-        ]
+        first, word = self.words[0], self._word
+        if isinstance(first, str) and not first.endswith("*") and not (self.typos and len(first) >= TYPO_MIN):
+            starts = [i for i in range(len(toks) - n + 1) if toks[i] == first]  # the common case, fast
+        else:
+            starts = [i for i in range(len(toks) - n + 1) if word(first, toks[i])]
+        return [i for i in starts if all(word(w, toks[i + j]) for j, w in enumerate(self.words[1:], 1))]
 
     def matched(self, toks: Sequence[str]) -> str | None:
         """The words of ``toks`` the term matched first, or None."""
@@ -604,7 +608,12 @@ class Term:
 
 
 def terms(texts: Iterable[str], inflect: bool = False, typos: bool = False) -> list[Term]:
-    return [Term.of(t, inflect, typos) for t in texts if tokens(t)]
+    return list(_terms(tuple(texts), inflect, typos))
+
+
+@functools.lru_cache(maxsize=256)
+def _terms(texts: tuple[str, ...], inflect: bool, typos: bool) -> tuple[Term, ...]:
+    return tuple(Term.of(t, inflect, typos) for t in texts if tokens(t))
 
 
 _HEDGE_TERMS = terms(HEDGES)
