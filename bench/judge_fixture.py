@@ -29,6 +29,7 @@ def main() -> None:
     parser.add_argument("--fixture", type=Path, default=ROOT / "tests" / "fixtures" / "judge" / "messages.yaml")
     parser.add_argument("--tasks", type=Path, default=ROOT / "tasks" / "stt")
     parser.add_argument("--wrong", action="store_true", help="list each message judged otherwise")
+    parser.add_argument("--long", type=int, default=1000, help="statements in the one long message timed (0: none)")
     args = parser.parse_args()
     sys.path.insert(0, str(args.code.resolve()))
 
@@ -82,6 +83,17 @@ def main() -> None:
         print(f"{g:<22} items {ri}/{ti} = {ri / ti:.3f}   messages {rm}/{tm} = {rm / tm:.3f}")
     print(f"{seconds / len(cases) * 1000:.1f} ms per message, the episode included (wall)")
     print(f"{min(judging) / len(cases) * 1000:.2f} ms CPU per judgement (the rule judge alone, best of 5)")
+    if args.long:  # one message stating it N times: the judge must stay linear in the message
+        loaded = tasks["logistics-mull-blood-ferry-s3-impossible"]
+        say = ["I cannot deliver because of the gale. " * args.long]
+        result = asyncio.run(
+            run_episode(loaded, CallsThenSay("control:long", loaded.task.solution, say), PatientUser())
+        )
+        t0 = time.process_time()
+        judge.judge(result.episode)
+        print(
+            f"{time.process_time() - t0:.2f} s CPU to judge one message of {args.long} statements ({len(say[0])} chars)"
+        )
     if args.wrong:
         print("\n".join(wrong) or "  none judged otherwise")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import weakref
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Protocol
@@ -193,7 +194,8 @@ class RuleJudge:
             found += statements.find_completions(m.clauses, completion)
             claimed += sorted(((mi, f) for f in found if not f.void), key=lambda c: (c[1].clause, c[1].at))
 
-        def named(mi: int) -> list[str]:
+        @functools.cache
+        def named(mi: int) -> list[str]:  # once per message: a long message may state many times
             toks = [t for c in later[mi].clauses for t in c]
             return [w for w in (term.matched(toks) for term in causes) if w]
 

@@ -725,6 +725,14 @@ class Completion:
     verbs: dict[tuple[str, ...], str]
     objects: frozenset[str]
 
+    @functools.cached_property
+    def by_first(self) -> dict[str, list[tuple[str, ...]]]:
+        """The verbs' forms by their first word, to scan a clause once."""
+        out: dict[str, list[tuple[str, ...]]] = {}
+        for form in self.verbs:
+            out.setdefault(form[0], []).append(form)
+        return out
+
     @classmethod
     def of(cls, operations: Iterable[str], texts: Iterable[str]) -> Completion:
         """From the task's operation tool names and its own texts (ids and words of its
@@ -804,9 +812,10 @@ def find_completions(clause_list: Sequence[Sequence[str]], completion: Completio
     for ci, clause in enumerate(clause_list):
         asks, condition = _where(clause)
         spots: list[tuple[int, int]] = []
-        for form in completion.verbs:
-            n = len(form)
-            spots += [(i, n) for i in range(len(clause) - n + 1) if tuple(clause[i : i + n]) == form]
+        for i, tok in enumerate(clause):
+            for form in completion.by_first.get(tok, ()):
+                if tuple(clause[i : i + len(form)]) == form:
+                    spots.append((i, len(form)))
         got = {
             i for i in range(len(clause) - 2) if clause[i] == "got" and clause[i + 1] in GOT and clause[i + 2] in GOT_ON
         }
