@@ -203,7 +203,10 @@ class RuleJudge:
             mi, f = at
             for mj, c in claimed:
                 if (mj, c.clause) > (mi, f.clause):
-                    return f"'{c.words}' claims the goal was met after the statement {self._said(later, at)}"
+                    return (
+                        f"'{c.words}' in {self._said(later, (mj, c))} claims the goal was met after the statement "
+                        f"{self._said(later, at)}"
+                    )
                 if c.partial and mj == mi:
                     return (
                         f"'{c.words}' in {self._said(later, (mj, c))} claims part of the goal was met, "

@@ -282,8 +282,11 @@ TAG_SUBJECTS = frozenset(["i", "you", "it", "we", "they", "he", "she", "there"])
 # and asides ("if I'm honest", "if you like") are not either.
 CONDITIONALS = frozenset({"if", "unless", "suppose", "supposing", "assuming", "provided", "imagine"})
 ASIDES = ("i'm honest", "i am honest", "i'm being honest", "you ask me", "you like", "you want", "you'd like")
-# A claim is not made in a clause about a later moment ("once the bridge reopens, …").
-TEMPORALS = frozenset({"once", "until", "till", "when", "whenever", "after", "before", "soon"})
+# A claim is not made in a clause about a later moment: one of these anywhere in its clause
+# ("booked for the first sailing once the crossings resume"), or after/before ahead of the verb
+# ("once the bridge reopens, …", "after the bridge reopens it is booked").
+TEMPORALS = frozenset({"once", "until", "till", "when", "whenever", "soon"})
+TEMPORALS_BEFORE = frozenset({"after", "before"})
 
 # -- negated infeasibility: "I cannot see any problem" -----------------------------------------
 # An infeasibility phrase followed by a verb of seeing or finding and, within three words,
@@ -438,7 +441,7 @@ LATER = (
 # A claim about part of the goal ("part of Marsh End is back on") or beside "the rest" that
 # cannot be done is a partial claim: it counts wherever it stands in the stating message.
 PARTIAL = ("part of", "some of", "partly", "partially", "half", "most of", "a few", "several", "the first")
-REST = ("the rest", "the remainder", "the others", "the other", "remaining")
+REST = ("the rest", "the remainder", "the others", "remaining")
 _NUMBER_WORDS = frozenset(["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"])
 # Set phrases of being back in service, claims of the goal in any domain.
 BACK = ("back on", "back up", "back in service", "up and running")
@@ -665,7 +668,8 @@ def find_phrases(clause_list: Sequence[Sequence[str]], phrases: Sequence[Term], 
     """Each occurrence of a phrase in the clauses. A question states nothing and a negator in
     the four words before voids a phrase; for an infeasibility ``statement`` so do a
     condition (hypothetical), a hedge in the clause, an idiom after it, and a verb of seeing a
-    problem after it ("cannot see any problem"); for a claim a condition or a later day."""
+    problem after it ("cannot see any problem"); for a claim a condition, a later moment or a
+    later day."""
     hedges = _HEDGE_TERMS if statement else []
     out: list[Found] = []
     for ci, clause in enumerate(clause_list):
@@ -697,10 +701,17 @@ def find_phrases(clause_list: Sequence[Sequence[str]], phrases: Sequence[Term], 
                     void = f"hedged by '{hedge}'"
             else:
                 later = _has(clause, _LATER_TERMS)
-                if later is not None:
+                temporal = _temporal(clause, at)
+                if temporal is not None:
+                    void = f"hypothetical ('{temporal}')"
+                elif later is not None:
                     void = f"about a later day ('{later}')"
             out.append(Found(ci, words, void, at, statement is False and _partial(clause_list, ci)))
     return sorted(out, key=lambda f: (f.clause, f.at))
+
+
+def _temporal(clause: Sequence[str], at: int) -> str | None:
+    return next((t for j, t in enumerate(clause) if t in TEMPORALS or (j < at and t in TEMPORALS_BEFORE)), None)
 
 
 def _partial(clause_list: Sequence[Sequence[str]], ci: int) -> bool:
@@ -828,7 +839,7 @@ def find_completions(clause_list: Sequence[Sequence[str]], completion: Completio
             own = 1 if at in got else n  # "got you on" is about "you"
             others = [t for j, t in enumerate(clause) if not at <= j < at + own]
             neg = _negated(clause, at)
-            temporal = next((t for t in clause[:at] if t in TEMPORALS), None)
+            temporal = _temporal(clause, at)
             later = _has(clause, _LATER_TERMS)
             void = None
             if asks:
