@@ -270,6 +270,8 @@ def test_which_sentences_ask(sentence, asks):
             ],
         ),
         ("I can't find a flight tonight.", ["can't"], []),  # finding no flight is infeasibility
+        ("I cannot see any real problem.", [], ["says there is no problem ('cannot see any real problem')"]),
+        ("I cannot see a way round problems.", ["cannot"], []),  # the problem word four words on: a statement
         ("I couldn't agree more.", [], ["an idiom ('couldn't agree')"]),
         ("cant get u there", ["can't"], []),
         ("cnt do it", ["can't"], []),

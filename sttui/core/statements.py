@@ -656,7 +656,7 @@ def _no_problem(clause: Sequence[str], end: int) -> str | None:
     start = end + 1 if clause[end : end + 1] == ["really"] else end
     if start >= len(clause) or clause[start] not in PERCEIVING:
         return None
-    hit = next((j for j in range(start + 1, min(start + 5, len(clause))) if clause[j] in PROBLEMS), None)
+    hit = next((j for j in range(start + 1, min(start + 4, len(clause))) if clause[j] in PROBLEMS), None)
     return " ".join(clause[end : hit + 1]) if hit is not None else None
 
 
