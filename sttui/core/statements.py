@@ -4,16 +4,61 @@ through these, so each rule here is one a person can apply by hand.
 
 Words, not substrings: text is split into lowercase word tokens (``can't`` and ``09:30`` stay
 recognisable: ``can't``, ``09 30``) and a term matches a run of whole tokens. So "ash" is
-found in "volcanic ash" but not in "cash" or "Ashford".
+found in "volcanic ash" but not in "cash" or "Ashford". Hurried spellings are read as what
+they stand for (:data:`SPELLINGS`: "cant" is "can't", "bc" is "because").
+
+Statements, not word lists: a question states nothing, a negated or hypothetical "cannot" is
+no statement, and a claim of completion is a past or perfect verb of completion on one of
+the task's objects (:func:`find_completions`), with a list of set phrases as the fallback.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 _TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+# hurried spellings, read as the words they stand for (messages and terms alike)
+SPELLINGS = {
+    "cant": "can't",
+    "cnt": "can't",
+    "cannt": "cannot",
+    "wont": "won't",
+    "isnt": "isn't",
+    "arent": "aren't",
+    "couldnt": "couldn't",
+    "wouldnt": "wouldn't",
+    "shouldnt": "shouldn't",
+    "dont": "don't",
+    "doesnt": "doesn't",
+    "didnt": "didn't",
+    "wasnt": "wasn't",
+    "werent": "weren't",
+    "havent": "haven't",
+    "hasnt": "hasn't",
+    "im": "i'm",
+    "ive": "i've",
+    "youre": "you're",
+    "u": "you",
+    "ur": "your",
+    "r": "are",
+    "bc": "because",
+    "cuz": "because",
+    "coz": "because",
+    "cos": "because",
+    "tmrw": "tomorrow",
+    "tmr": "tomorrow",
+    "tmw": "tomorrow",
+    "pls": "please",
+    "plz": "please",
+}
+_SLASHED = (
+    (re.compile(r"\bb/c\b"), "because"),
+    (re.compile(r"\bw/o\b"), "without"),
+    (re.compile(r"\bw/(?=\s)"), "with"),
+)
 _TERM_TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?\*?")
 # clause boundaries: sentence ends, commas, colons and semicolons followed by a space,
 # dashes and brackets, and the words that turn a sentence ("but", "however", ...)
@@ -43,6 +88,14 @@ INFEASIBLE = (
     "not going to make it",
     "won't get there",
     "will not get there",
+    "couldn't",
+    "could not",
+    "wouldn't be able",
+    "no longer possible",
+    "won't be possible",
+    "not doable",
+    "not happening",
+    "no chance",
 )
 # The goal was met: the default claims of completion.
 CLAIMS = (
@@ -109,11 +162,15 @@ CLAIMS = (
     "successfully delivered",
 )
 # A phrase is negated by one of these in the four words before it, in the same clause
-# ("there is nothing here I cannot handle", "your flight is not booked").
-NEGATORS = frozenset({"no", "not", "nothing", "never", "none", "nobody", "neither", "nor", "without", "hardly"})
+# ("there is nothing here I cannot handle", "your flight is not booked", "it cannot be rebooked").
+NEGATORS = frozenset(
+    {"no", "not", "nothing", "never", "none", "nobody", "neither", "nor", "without", "hardly", "cannot"}
+)
 NEGATION_WINDOW = 4
-# "can't wait", "cannot believe": idioms, not statements about the goal
-IDIOMS = frozenset({"wait", "believe", "thank", "stress", "emphasise", "emphasize", "overstate", "complain"})
+# "can't wait", "cannot believe", "couldn't agree more": idioms, not statements about the goal
+IDIOMS = frozenset(
+    {"wait", "believe", "thank", "stress", "emphasise", "emphasize", "overstate", "complain", "agree", "care"}
+)
 # A statement hedged in its own clause is not a statement that the goal cannot be met.
 HEDGES = (
     "seem",
@@ -138,34 +195,333 @@ HEDGES = (
     "looking into",
     "working on",
 )
+# A word of this many letters or more in an infeasibility phrase also matches with one typo
+# ("impossble", "imposible", "infeasable"); a word ending in -ly never does ("impossibly").
+TYPO_MIN = 8
+
+# -- questions ---------------------------------------------------------------------------
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+# A sentence without a final . ! or ? (hurried text) asks when it opens with an auxiliary and
+# a subject ("is it impossible because of the ash"), optionally after a wh-word ("why is
+# it…"), or closes with a tag ("…isn't it").
+AUXILIARIES = frozenset(
+    [
+        "is",
+        "isn't",
+        "are",
+        "aren't",
+        "am",
+        "was",
+        "wasn't",
+        "were",
+        "weren't",
+        "do",
+        "does",
+        "did",
+        "don't",
+        "doesn't",
+        "didn't",
+        "can",
+        "can't",
+        "could",
+        "couldn't",
+        "will",
+        "won't",
+        "would",
+        "wouldn't",
+        "shall",
+        "should",
+        "shouldn't",
+        "has",
+        "hasn't",
+        "have",
+        "haven't",
+        "had",
+        "may",
+        "might",
+        "must",
+    ]
+)
+SUBJECTS = frozenset(
+    [
+        "i",
+        "you",
+        "it",
+        "we",
+        "they",
+        "he",
+        "she",
+        "there",
+        "this",
+        "that",
+        "these",
+        "those",
+        "the",
+        "my",
+        "your",
+        "his",
+        "her",
+        "our",
+        "their",
+        "anyone",
+        "anything",
+        "everything",
+        "everyone",
+        "all",
+    ]
+)
+INTERROGATIVES = frozenset(["why", "how", "what", "when", "where", "which", "who", "whose"])
+# a tag: a negative contraction or a form of be, then a pronoun ("…isn't it", "…are they"); not
+# "do it" or "have it", which end statements ("cnt do it")
+TAG_AUXILIARIES = frozenset({a for a in AUXILIARIES if a.endswith("n't")} | {"is", "are", "was", "were", "am"})
+TAG_SUBJECTS = frozenset(["i", "you", "it", "we", "they", "he", "she", "there"])
+
+# -- hypotheticals ---------------------------------------------------------------------------
+# A phrase in a clause with one of these (or right after a clause that opens with one, as in
+# "if the bridge were closed, we couldn't…") is hypothetical; "even if" is not a condition,
+# and asides ("if I'm honest", "if you like") are not either.
+CONDITIONALS = frozenset({"if", "unless", "suppose", "supposing", "assuming", "provided", "imagine"})
+ASIDES = ("i'm honest", "i am honest", "i'm being honest", "you ask me", "you like", "you want", "you'd like")
+# A claim is not made in a clause about a later moment: one of these anywhere in its clause
+# ("booked for the first sailing once the crossings resume"), or after/before ahead of the verb
+# ("once the bridge reopens, …", "after the bridge reopens it is booked").
+TEMPORALS = frozenset({"once", "until", "till", "when", "whenever", "soon"})
+TEMPORALS_BEFORE = frozenset({"after", "before"})
+
+# -- negated infeasibility: "I cannot see any problem" -----------------------------------------
+# An infeasibility phrase followed by a verb of seeing or finding and, within three words,
+# a word for a problem says there is no problem: the opposite of a statement that it cannot be done.
+PERCEIVING = frozenset({"see", "find", "spot", "think", "identify", "foresee", "detect", "notice", "imagine"})
+PROBLEMS = frozenset(
+    [
+        "problem",
+        "problems",
+        "issue",
+        "issues",
+        "obstacle",
+        "obstacles",
+        "reason",
+        "reasons",
+        "difficulty",
+        "difficulties",
+        "trouble",
+        "concern",
+        "concerns",
+        "hitch",
+        "snag",
+        "snags",
+        "fault",
+        "faults",
+        "wrong",
+        "why",
+    ]
+)
+
+# -- completion claims -----------------------------------------------------------------------------
+# Verbs of completion. A task adds the verbs of its operation tools (book_flight: book,
+# check_in: check in), except those that undo, prepare or only tell (NOT_COMPLETING).
+COMPLETING = (
+    "book",
+    "rebook",
+    "reserve",
+    "confirm",
+    "arrange",
+    "sort",
+    "schedule",
+    "reschedule",
+    "dispatch",
+    "deliver",
+    "ship",
+    "assign",
+    "secure",
+    "restore",
+    "reconnect",
+    "fix",
+    "repair",
+    "resolve",
+    "reroute",
+    "transfer",
+    "move",
+    "switch",
+    "organise",
+    "organize",
+    "complete",
+    "finish",
+    "ticket",
+    "load",
+    "check in",
+)
+NOT_COMPLETING = frozenset(
+    [
+        "cancel",
+        "add",
+        "issue",
+        "notify",
+        "request",
+        "create",
+        "pack",
+        "plan",
+        "wait",
+        "get",
+        "list",
+        "find",
+        "search",
+        "check",
+        "set",
+        "update",
+        "send",
+        "remove",
+        "delete",
+        "release",
+        "hold",
+        "log",
+        "message",
+        "call",
+        "contact",
+        "unassign",
+        "refund",
+        "void",
+        "reject",
+        "decline",
+    ]
+)
+# "got you on", "got him onto": getting someone onto something
+GOT = frozenset({"you", "him", "her", "them", "everyone", "everybody", "it", "us"})
+GOT_ON = frozenset({"on", "onto", "in", "into", "a", "booked", "sorted", "there", "through"})
+# The word before a past form that makes it no claim of completion: a past state (was/were/
+# had, "stays booked"), an adjective ("the booked van") or a future or modal ("be rebooked").
+NOT_DONE_BEFORE = frozenset(
+    [
+        "was",
+        "were",
+        "had",
+        "stays",
+        "stay",
+        "stayed",
+        "remains",
+        "remain",
+        "remained",
+        "kept",
+        "left",
+        "the",
+        "a",
+        "an",
+        "your",
+        "my",
+        "his",
+        "her",
+        "their",
+        "our",
+        "this",
+        "be",
+        "being",
+    ]
+)
+# A completion verb followed by one of these reports what was checked ("confirmed that …").
+REPORTING_AFTER = frozenset({"that", "whether", "with"})
+# Words for the people and things a claim is about, besides the task's own words.
+OBJECT_PRONOUNS = frozenset(
+    ["you're", "you've", "you'll", "he's", "she's", "it's", "they're", "they've", "we've"]
+) | frozenset(["you", "him", "her", "them", "it", "that", "everything", "everyone", "everybody", "all"])
+# A claim about a later day is an alternative, not a claim that the goal was met.
+LATER = (
+    "tomorrow",
+    "tomorrow's",
+    "next",
+    "another day",
+    "another date",
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+)
+# A claim about part of the goal ("part of Marsh End is back on") or beside "the rest" that
+# cannot be done is a partial claim: it counts wherever it stands in the stating message.
+PARTIAL = ("part of", "some of", "partly", "partially", "half", "most of", "a few", "several", "the first")
+REST = ("the rest", "the remainder", "the others", "remaining")
+_NUMBER_WORDS = frozenset(["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"])
+# Set phrases of being back in service, claims of the goal in any domain.
+BACK = ("back on", "back up", "back in service", "up and running")
 
 
 def tokens(text: str, stems: bool = False) -> list[str]:
-    """Lowercase word tokens; curly apostrophes become straight ones. With ``stems`` a
-    final ``*`` stays on a token (terms only: a message's ``*`` is markup)."""
+    """Lowercase word tokens; curly apostrophes become straight ones and hurried spellings
+    the words they stand for (:data:`SPELLINGS`, "b/c", "w/"). With ``stems`` a final ``*``
+    stays on a token (terms only: a message's ``*`` is markup)."""
     text = text.lower().replace("\u2019", "'").replace("\u2018", "'")
-    return (_TERM_TOKEN if stems else _TOKEN).findall(text)
+    for pattern, word in _SLASHED:
+        text = pattern.sub(word, text)
+    return [SPELLINGS.get(t, t) for t in (_TERM_TOKEN if stems else _TOKEN).findall(text)]
 
 
-def clauses(text: str) -> list[list[str]]:
-    """The text's clauses as token lists, split at punctuation and at turning words."""
-    out: list[list[str]] = []
-    for part in _CLAUSE.split(text):
-        current: list[str] = []
-        for tok in tokens(part):
-            if tok in _TURNS and current:
-                out.append(current)
-                current = []
-            elif tok not in _TURNS:
-                current.append(tok)
-        if current:
-            out.append(current)
+class Clause(list[str]):
+    """A clause's tokens, with where it stands: its sentence (index in the message), whether
+    that sentence asks, and the condition that makes it hypothetical (or None)."""
+
+    def __init__(self, toks: Iterable[str], sentence: int = 0, question: bool = False, condition: str | None = None):
+        super().__init__(toks)
+        self.sentence = sentence
+        self.question = question
+        self.condition = condition
+
+
+def is_question(sentence: str) -> bool:
+    """A sentence asks when it ends with ``?``; without a final ``. ! ?`` (hurried text) also
+    when it opens with an auxiliary and a subject, after an optional wh-word ("is it
+    impossible bc of the ash"), or closes with a tag ("…isn't it")."""
+    text = sentence.strip()
+    if text.endswith("?"):
+        return True
+    if not text or text[-1] in ".!":
+        return False
+    toks = tokens(text)
+    if toks and toks[0] in INTERROGATIVES:
+        toks = toks[1:]
+    if len(toks) >= 2 and toks[0] in AUXILIARIES and toks[1] in SUBJECTS:
+        return True
+    full = tokens(text)
+    return len(full) >= 3 and full[-2] in TAG_AUXILIARIES and full[-1] in TAG_SUBJECTS
+
+
+def _condition(toks: Sequence[str]) -> str | None:
+    for i, tok in enumerate(toks):
+        if tok not in CONDITIONALS or (i and toks[i - 1] == "even"):
+            continue
+        rest = " ".join(toks[i + 1 : i + 5])
+        if tok == "if" and any(rest.startswith(a) for a in ASIDES):
+            continue
+        return tok
+    return None
+
+
+def clauses(text: str) -> list[Clause]:
+    """The text's clauses as token lists, split at punctuation and at turning words; each
+    knows its sentence, whether the sentence asks, and its condition (:class:`Clause`)."""
+    out: list[Clause] = []
+    for si, sentence in enumerate(s for s in _SENTENCE_END.split(text) if s.strip()):
+        asks = is_question(sentence)
+        opened: str | None = None  # the condition opening the sentence's previous clause
+        for part in _CLAUSE.split(sentence):
+            groups: list[list[str]] = [[]]
+            for tok in tokens(part):
+                if tok in _TURNS:
+                    if groups[-1]:
+                        groups.append([])
+                else:
+                    groups[-1].append(tok)
+            for toks in (g for g in groups if g):
+                own = _condition(toks)
+                out.append(Clause(toks, si, asks, own or opened))
+                opened = own if own is not None and toks[0] == own else None
     return out
 
 
 def inflections(word: str) -> set[str]:
     """Simple inflections of a word: plural, past, -ing and -ion forms (with a final e
-    dropped, y into ie, or the last consonant doubled)."""
+    dropped, y into ie, or the last consonant doubled: "omitted", "occurred")."""
     if not word.isalpha() or len(word) < 3:
         return {word}
     endings = ("s", "es", "d", "ed", "ing", "ion", "ions", "ation", "ations")
@@ -179,17 +535,43 @@ def inflections(word: str) -> set[str]:
     return out
 
 
+def past_forms(verb: str) -> set[str]:
+    """The past forms of a regular verb: "book" booked, "rebook" rebooked, "ship" shipped,
+    "arrange" arranged, "ticket" ticketed."""
+    return {f for f in inflections(verb) if f.endswith("ed") or f == verb + "d"} - {verb + "ded"}
+
+
+def _one_typo(tok: str, want: str) -> bool:
+    """``tok`` is ``want`` with one letter dropped, added or changed, or two neighbours swapped."""
+    if tok == want or tok.endswith("ly") or abs(len(tok) - len(want)) > 1:
+        return tok == want
+    if len(tok) == len(want):
+        diff = [i for i in range(len(tok)) if tok[i] != want[i]]
+        if len(diff) == 1:
+            return True
+        return (
+            len(diff) == 2
+            and diff[1] == diff[0] + 1
+            and tok[diff[0]] == want[diff[1]]
+            and tok[diff[1]] == want[diff[0]]
+        )
+    short, long_ = sorted((tok, want), key=len)
+    return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
+
+
 @dataclass(frozen=True)
 class Term:
     """A word or phrase to find as whole tokens. A final ``*`` makes the last word a stem
     (``volcan*`` finds "volcano" and "volcanic"); otherwise simple inflections match when
-    ``inflect`` is set ("cancel" finds "cancelled")."""
+    ``inflect`` is set ("cancel" finds "cancelled"), and with ``typos`` a word of
+    :data:`TYPO_MIN` letters or more also matches with one typo."""
 
     text: str
     words: tuple[frozenset[str] | str, ...]
+    typos: bool = False
 
     @classmethod
-    def of(cls, text: str, inflect: bool = False) -> Term:
+    def of(cls, text: str, inflect: bool = False, typos: bool = False) -> Term:
         toks = tokens(text, stems=True)
         words: list[frozenset[str] | str] = []
         for i, tok in enumerate(toks):
@@ -198,14 +580,16 @@ class Term:
             elif inflect:
                 words.append(frozenset(inflections(tok)))
             else:
-                words.append(tok)
-        return cls(text, tuple(words))
+                words.append(tok.rstrip("*"))
+        return cls(text, tuple(words), typos)
 
     def _word(self, want: frozenset[str] | str, tok: str) -> bool:
         if isinstance(want, frozenset):
             return tok in want or tok.removesuffix("'s") in want
         if want.endswith("*"):
             return tok.startswith(want[:-1])
+        if self.typos and len(want) >= TYPO_MIN and want.isalpha():
+            return _one_typo(tok, want)
         return tok == want
 
     def find(self, toks: Sequence[str]) -> list[int]:
@@ -213,9 +597,12 @@ class Term:
         n = len(self.words)
         if not n:
             return []
-        return [
-            i for i in range(len(toks) - n + 1) if all(self._word(w, toks[i + j]) for j, w in enumerate(self.words))
-        ]
+        first, word = self.words[0], self._word
+        if isinstance(first, str) and not first.endswith("*") and not (self.typos and len(first) >= TYPO_MIN):
+            starts = [i for i in range(len(toks) - n + 1) if toks[i] == first]  # the common case, fast
+        else:
+            starts = [i for i in range(len(toks) - n + 1) if word(first, toks[i])]
+        return [i for i in starts if all(word(w, toks[i + j]) for j, w in enumerate(self.words[1:], 1))]
 
     def matched(self, toks: Sequence[str]) -> str | None:
         """The words of ``toks`` the term matched first, or None."""
@@ -223,8 +610,20 @@ class Term:
         return " ".join(toks[at[0] : at[0] + len(self.words)]) if at else None
 
 
-def terms(texts: Iterable[str], inflect: bool = False) -> list[Term]:
-    return [Term.of(t, inflect) for t in texts if tokens(t)]
+def terms(texts: Iterable[str], inflect: bool = False, typos: bool = False) -> list[Term]:
+    return list(_terms(tuple(texts), inflect, typos))
+
+
+@functools.lru_cache(maxsize=256)
+def _terms(texts: tuple[str, ...], inflect: bool, typos: bool) -> tuple[Term, ...]:
+    return tuple(Term.of(t, inflect, typos) for t in texts if tokens(t))
+
+
+_HEDGE_TERMS = terms(HEDGES)
+_LATER_TERMS = terms(LATER)
+_PARTIAL_TERMS = terms(PARTIAL)
+_REST_TERMS = terms(REST)
+_BACK_TERMS = terms(BACK)
 
 
 def _negated(clause: Sequence[str], at: int) -> str | None:
@@ -234,36 +633,228 @@ def _negated(clause: Sequence[str], at: int) -> str | None:
     return None
 
 
+def _has(clause: Sequence[str], phrases: Sequence[Term]) -> str | None:
+    return next((p.text for p in phrases if p.find(clause)), None)
+
+
 @dataclass(frozen=True)
 class Found:
     """One phrase found in a clause: the clause's index in the message, the words, why it
-    does not count (negated, hedged, an idiom; None when it does) and where in the clause."""
+    does not count (negated, hedged, an idiom, a question, hypothetical; None when it does),
+    where in the clause, and (claims) whether it claims part of the goal."""
 
     clause: int
     words: str
     void: str | None = None
     at: int = 0  # the word's position in its clause
+    partial: bool = False
+
+
+def _no_problem(clause: Sequence[str], end: int) -> str | None:
+    """ "cannot see any problem": the perceiving verb right after the phrase (or after
+    "really") and a problem word within three words of it; the words from the verb to it."""
+    start = end + 1 if clause[end : end + 1] == ["really"] else end
+    if start >= len(clause) or clause[start] not in PERCEIVING:
+        return None
+    hit = next((j for j in range(start + 1, min(start + 4, len(clause))) if clause[j] in PROBLEMS), None)
+    return " ".join(clause[end : hit + 1]) if hit is not None else None
+
+
+def _where(clause: Sequence[str]) -> tuple[bool, str | None]:
+    return bool(getattr(clause, "question", False)), getattr(clause, "condition", None)
 
 
 def find_phrases(clause_list: Sequence[Sequence[str]], phrases: Sequence[Term], statement: bool) -> list[Found]:
-    """Each occurrence of a phrase in the clauses. A negator in the four words before voids
-    it; for an infeasibility ``statement`` a hedge in the clause or an idiom after voids it."""
-    hedges = terms(HEDGES) if statement else []
+    """Each occurrence of a phrase in the clauses. A question states nothing and a negator in
+    the four words before voids a phrase; for an infeasibility ``statement`` so do a
+    condition (hypothetical), a hedge in the clause, an idiom after it, and a verb of seeing a
+    problem after it ("cannot see any problem"); for a claim a condition, a later moment or a
+    later day."""
+    hedges = _HEDGE_TERMS if statement else []
     out: list[Found] = []
     for ci, clause in enumerate(clause_list):
-        for term in phrases:
-            for at in term.find(clause):
-                words = " ".join(clause[at : at + len(term.words)])
-                void = None
-                neg = _negated(clause, at)
-                if neg is not None:
-                    void = f"negated by '{neg}'"
-                elif statement:
-                    after = clause[at + len(term.words)] if at + len(term.words) < len(clause) else ""
-                    hedge = next((h.text for h in hedges if h.find(clause)), None)
-                    if after in IDIOMS:
-                        void = f"an idiom ('{words} {after}')"
-                    elif hedge is not None:
-                        void = f"hedged by '{hedge}'"
-                out.append(Found(ci, words, void, at))
+        asks, condition = _where(clause)
+        spots = sorted(((at, term) for term in phrases for at in term.find(clause)), key=lambda s: s[0])
+        no_problem: str | None = None  # a clause that says there is no problem states nothing after
+        for at, term in spots:
+            end = at + len(term.words)
+            words = " ".join(clause[at:end])
+            void = None
+            neg = _negated(clause, at)
+            if asks:
+                void = "a question"
+            elif neg is not None:
+                void = f"negated by '{neg}'"
+            elif condition is not None:
+                void = f"hypothetical ('{condition}')"
+            elif statement:
+                after = clause[end] if end < len(clause) else ""
+                hedge = next((h.text for h in hedges if h.find(clause)), None)
+                problem = _no_problem(clause, end)
+                if problem is not None:
+                    no_problem = no_problem or f"'{words} {problem}'"
+                if after in IDIOMS:
+                    void = f"an idiom ('{words} {after}')"
+                elif no_problem is not None:
+                    void = f"says there is no problem ({no_problem})"
+                elif hedge is not None:
+                    void = f"hedged by '{hedge}'"
+            else:
+                later = _has(clause, _LATER_TERMS)
+                temporal = _temporal(clause, at)
+                if temporal is not None:
+                    void = f"hypothetical ('{temporal}')"
+                elif later is not None:
+                    void = f"about a later day ('{later}')"
+            out.append(Found(ci, words, void, at, statement is False and _partial(clause_list, ci)))
+    return sorted(out, key=lambda f: (f.clause, f.at))
+
+
+def _temporal(clause: Sequence[str], at: int) -> str | None:
+    return next((t for j, t in enumerate(clause) if t in TEMPORALS or (j < at and t in TEMPORALS_BEFORE)), None)
+
+
+def _partial(clause_list: Sequence[Sequence[str]], ci: int) -> bool:
+    """A claim in clause ``ci`` is about part of the goal: its clause says which part ("part
+    of", "three of", "the first"), or a clause of the same message speaks of "the rest"."""
+    clause = clause_list[ci]
+    if _has(clause, _PARTIAL_TERMS) is not None:
+        return True
+    if any(
+        clause[i] in _NUMBER_WORDS | {"1", "2", "3", "4", "5", "6"} and clause[i + 1] == "of"
+        for i in range(len(clause) - 1)
+    ):
+        return True
+    return any(_has(c, _REST_TERMS) is not None for j, c in enumerate(clause_list) if j != ci)
+
+
+@dataclass(frozen=True)
+class Completion:
+    """What counts as a claim of completion on a task: the verbs (past forms to their verb)
+    and the task's object words."""
+
+    verbs: dict[tuple[str, ...], str]
+    objects: frozenset[str]
+
+    @functools.cached_property
+    def by_first(self) -> dict[str, list[tuple[str, ...]]]:
+        """The verbs' forms by their first word, to scan a clause once."""
+        out: dict[str, list[tuple[str, ...]]] = {}
+        for form in self.verbs:
+            out.setdefault(form[0], []).append(form)
+        return out
+
+    @classmethod
+    def of(cls, operations: Iterable[str], texts: Iterable[str]) -> Completion:
+        """From the task's operation tool names and its own texts (ids and words of its
+        initial state, query, goal and tool names)."""
+        verbs: list[str] = list(COMPLETING)
+        for name in operations:
+            parts = name.lower().split("_")
+            verb = " ".join(parts[:2]) if len(parts) > 1 and parts[1] in {"in", "on", "up", "out"} else parts[0]
+            if parts[0] not in NOT_COMPLETING or " " in verb:
+                verbs.append(verb)
+        forms: dict[tuple[str, ...], str] = {}
+        for verb in dict.fromkeys(verbs):
+            head, *rest = verb.split()
+            for past in past_forms(head):
+                forms[(past, *rest)] = verb
+        words = {t for text in texts for t in tokens(text) if (len(t) >= 3 or t.isdigit()) and t not in _COMMON}
+        return cls(forms, frozenset(words) | OBJECT_PRONOUNS)
+
+    def describe(self) -> str:
+        verbs = sorted({" ".join(k) for k in self.verbs})
+        return ", ".join(verbs)
+
+
+# words too common to make a clause about the task
+_COMMON = frozenset(
+    [
+        "the",
+        "and",
+        "for",
+        "with",
+        "from",
+        "that",
+        "this",
+        "then",
+        "than",
+        "are",
+        "was",
+        "were",
+        "has",
+        "have",
+        "had",
+        "not",
+        "but",
+        "you",
+        "your",
+        "our",
+        "their",
+        "his",
+        "her",
+        "its",
+        "can",
+        "will",
+        "would",
+        "should",
+        "could",
+        "been",
+        "being",
+        "into",
+        "onto",
+        "over",
+        "under",
+        "after",
+        "before",
+        "today",
+        "tonight",
+    ]
+)
+
+
+def find_completions(clause_list: Sequence[Sequence[str]], completion: Completion) -> list[Found]:
+    """Each claim of completion by verb: a past form of a completion verb ("booked",
+    "rebooked", "checked in") or "got you on", in a clause that names one of the task's objects
+    (its words, or you/it/everything…), not negated, not a question, not hypothetical or about a
+    later moment or day, not a past state or an adjective ("was booked", "stays booked", "the
+    booked van") and not reporting what was checked ("confirmed that …")."""
+    out: list[Found] = []
+    for ci, clause in enumerate(clause_list):
+        asks, condition = _where(clause)
+        spots: list[tuple[int, int]] = []
+        for i, tok in enumerate(clause):
+            for form in completion.by_first.get(tok, ()):
+                if tuple(clause[i : i + len(form)]) == form:
+                    spots.append((i, len(form)))
+        got = {
+            i for i in range(len(clause) - 2) if clause[i] == "got" and clause[i + 1] in GOT and clause[i + 2] in GOT_ON
+        }
+        spots += [(i, 3) for i in got]
+        spots += [(i, len(b.words)) for b in _BACK_TERMS for i in b.find(clause)]
+        for at, n in sorted(set(spots)):
+            words = " ".join(clause[at : at + n])
+            before = clause[at - 1] if at else ""
+            after = clause[at + n] if at + n < len(clause) else ""
+            own = 1 if at in got else n  # "got you on" is about "you"
+            others = [t for j, t in enumerate(clause) if not at <= j < at + own]
+            neg = _negated(clause, at)
+            temporal = _temporal(clause, at)
+            later = _has(clause, _LATER_TERMS)
+            void = None
+            if asks:
+                void = "a question"
+            elif neg is not None:
+                void = f"negated by '{neg}'"
+            elif condition is not None or temporal is not None:
+                void = f"hypothetical ('{condition or temporal}')"
+            elif before in NOT_DONE_BEFORE and words.split()[0] != "got":
+                void = f"not a completion ('{before} {words}')"
+            elif after in REPORTING_AFTER:
+                void = f"reports a check ('{words} {after}')"
+            elif later is not None:
+                void = f"about a later day ('{later}')"
+            elif not any(t in completion.objects for t in others):
+                void = "names none of the task's objects"
+            out.append(Found(ci, words, void, at, _partial(clause_list, ci)))
     return sorted(out, key=lambda f: (f.clause, f.at))
