@@ -124,7 +124,7 @@ class Resolved:
         return bool(f.values & set(self.excused))
 
 
-def _read(value: Any, kind: str) -> tuple[Any, str] | None:
+def read_fact(value: Any, kind: str) -> tuple[Any, str] | None:
     """(comparable value, as shown) of a state or literal value of ``kind``, or None."""
     if value is None or isinstance(value, dict | list | bool):
         return None
@@ -193,7 +193,7 @@ def resolve(fact: Fact, state: Any, task_words: str) -> Resolved:
         named = _named_record(state, raw)
         if named is not None:
             raw, siblings = named[0], named[1] + siblings
-    got = _read(raw, kind)
+    got = read_fact(raw, kind)
     if got is None:
         return Resolved(fact.fact, kind, problem=f"{where} holds {raw!r}, not a {kind}")
     expected, shown = got
@@ -206,7 +206,7 @@ def resolve(fact: Fact, state: Any, task_words: str) -> Resolved:
         out.rivals = sorted(r for r in rivals if r)
         out._ids = facts.IdMatcher(out.rivals, fact.aliases)
     elif kind in ("person", "text"):
-        read = [_read(s, kind) for s in siblings]
+        read = [read_fact(s, kind) for s in siblings]
         rivals = [expected] + [r[0] for r in read if r is not None and r[0] != expected]
         out.rivals = [r for i, r in enumerate(rivals) if r not in rivals[:i]]
     else:
