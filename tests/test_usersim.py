@@ -183,9 +183,11 @@ def test_goal_met_follows_the_checklist_and_only_the_user_seat_gets_it():
     for step in loaded.task.solution:
         if step.tool is not None:
             ep.apply(ToolCall(step.tool, dict(step.args)))
-    assert user_view(ep).goal_met is True
+    # the work is done but the user has not been told (the task's tell item): not yet
+    assert user_view(ep).goal_met is False and user_view(ep).unmet == ("told",)
     assert not hasattr(agent_view(ep), "goal_met")
     ep.apply(Say(REPORT))
+    assert user_view(ep).goal_met is True and user_view(ep).accepted is True
     assert asyncio.run(ScriptedUser().act(user_view(ep))) == Satisfied(DONE)
 
 
@@ -246,3 +248,26 @@ def test_a_hedge_is_asked_about_once_and_then_taken_as_the_report_it_is():
     ]
     assert user_lines[1:] == [CLEAR_ANSWER, DONE]
     assert result.episode.ended["reason"] == "the user is satisfied"
+
+
+def test_a_report_the_state_contradicts_gets_what_the_user_sees():
+    """ "On its way on TRK-7" while TRK-9 was assigned: the user says what its app shows and is
+    not satisfied (before, it ended the episode satisfied: the state alone passed)."""
+    from sttui.controllers.baselines import PlanAgent
+    from sttui.core.task import Step
+    from sttui.runner import run_episode
+
+    loaded = load_task(STT / f"{INSULIN}.yaml")
+    calls = [s for s in loaded.task.solution if s.tool is not None]
+    plan = PlanAgent("p", [*calls, Step.model_validate({"say": "On its way on TRK-7."})])
+    result = asyncio.run(run_episode(loaded, plan, ScriptedUser()))
+    user_lines = [
+        e.payload["text"] for e in result.episode.events if e.type == "message" and e.payload["from"] == "user"
+    ]
+    assert user_lines[-1] == "My app shows TRK-9, not TRK-7."
+    assert result.user_verdict == {
+        "verdict": "not_satisfied",
+        "reason": "My app shows TRK-9, not TRK-7.",
+        "by": ScriptedUser.name,
+    }
+    assert result.episode.ended["by"] == "agent" and not result.passed

@@ -16,6 +16,7 @@ from sttui.core.actions import Action
 from sttui.core.checklist import score
 from sttui.core.env import ToolSpec
 from sttui.core.episode import Episode
+from sttui.core.reports import message_mismatches
 
 T = TypeVar("T")
 
@@ -134,8 +135,23 @@ def user_view(episode: Episode) -> UserView:
 
 def contradicted(episode: Episode) -> tuple[str, ...]:
     """What the user's app shows against the agent's last message, when that message is the
-    newest (section 1's report rule, ``core.reports``): one line per conflicting fact."""
-    return ()
+    newest: one line per fact it states with a conflicting value ("My app shows TRK-9, not
+    TRK-7.") and per operation it claims that the record shows never succeeded, by the ``tell``
+    rules (``core.reports.message_mismatches``). Omissions are left to the checklist."""
+    last = episode.messages[-1] if episode.messages else None
+    if last is None or last["from"] != "agent":
+        return ()
+    lines: list[str] = []
+    for m in message_mismatches(episode, last["text"]):
+        if m.kind == "claim":
+            said = m.fact.removeprefix("claim ")
+            line = f"My app doesn't show that: {said}."
+        else:
+            said = m.said.upper() if m.kind == "id" and m.said else m.said  # (as an app shows ids)
+            line = f"My app shows {m.expected}, not {said}."
+        if line not in lines:
+            lines.append(line)
+    return tuple(lines)
 
 
 @dataclass(frozen=True)

@@ -112,7 +112,8 @@ class ScriptedUser:
         episode passes, else not satisfied, saying what it sees or what is still open."""
         if view.accepted and not view.contradicted:
             return verdicts.verdict(verdicts.SATISFIED, None, self.name)
-        why = " ".join(view.contradicted) or f"{UNMET}: {', '.join(view.unmet)}"
+        seen = [m["text"] for m in view.messages if m["from"] == "user" and m["text"].startswith(SEES)]
+        why = " ".join(view.contradicted) or (seen[-1] if seen else f"{UNMET}: {', '.join(view.unmet)}")
         return verdicts.verdict(verdicts.NOT_SATISFIED, why, self.name)
 
 
@@ -130,6 +131,7 @@ DONE = "Thanks, that's everything I needed."
 ACCEPT_INFEASIBLE = "I understand. Thank you for explaining."
 CLEAR_ANSWER = "I need a clear answer, please: is it done or not?"
 UNMET = "the episode ended with this still open"
+SEES = "My app "  # how its answer to a contradicted report begins (``controllers.base.contradicted``)
 
 
 class RandomAgent:
