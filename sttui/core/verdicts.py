@@ -10,6 +10,7 @@ ended, and in the episode's scores as ``user_verdict``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from sttui.core.actions import GaveUp, NotSatisfied, Satisfied
@@ -59,13 +60,42 @@ def end_reason(v: dict[str, Any]) -> str:
     return "the user is satisfied"
 
 
+def kind_of(v: Any) -> str | None:
+    """The verdict of a recorded ``user_verdict`` (a mapping), or None for anything else."""
+    kind = v.get("verdict") if isinstance(v, Mapping) else None
+    return kind if kind in VERDICTS else None
+
+
+def disagrees(v: Any, passed: Any) -> bool:
+    """The user and the checklist (or judge) differ: satisfied on a failed episode, or not
+    satisfied (or gave up) on a passed one. ``v`` a recorded verdict or a verdict's name; no
+    verdict, or no outcome, disagrees with nothing."""
+    kind = v if v in VERDICTS else kind_of(v)
+    if kind is None or passed is None:
+        return False
+    return (kind == SATISFIED) != bool(passed)
+
+
 def label(v: Any) -> str:
     """A verdict as a listing shows it: "satisfied", "not satisfied", "gave up", or "-"."""
-    kind = v.get("verdict") if hasattr(v, "get") else v
-    return LABELS.get(kind, "-") if isinstance(kind, str) else "-"
+    kind = kind_of(v)
+    return LABELS[kind] if kind else "-"
 
 
 def is_default(v: Any) -> bool:
     """A plain "satisfied" with no reason: what every user ending meant before verdicts were
     recorded (a rebuild of such a record compares equal without the field)."""
     return isinstance(v, dict) and v.get("verdict") == SATISFIED and not v.get("reason")
+
+
+def describe(v: dict[str, Any], passed: bool | None = None, by: bool = True) -> str:
+    """One line for a person: the verdict, its reason, who gave it (unless ``by`` is False, as
+    in a blind annotation) and, given the checklist's ``passed``, whether the two disagree."""
+    line = f"user verdict: {label(v)}"
+    if v.get("reason"):
+        line += f" ({v['reason']})"
+    if by and v.get("by"):
+        line += f" by {v['by']}"
+    if passed is not None and disagrees(v, passed):
+        line += f"  ·  the checklist {'passed' if passed else 'failed'} it: user and checklist disagree"
+    return line

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from rich.markup import escape
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -18,6 +19,7 @@ from textual.widgets import Button, DataTable, Footer, Input, Label, ProgressBar
 from sttui.annotate.blinding import blind_events, seat_labels
 from sttui.annotate.dimensions import FAILURE_MODES
 from sttui.annotate.queue import Item, Queue
+from sttui.core import verdicts
 from sttui.core.replaying import seq_of_step
 from sttui.tui.lifecycle import while_shown
 from sttui.tui.modals import Dialog, EditValue
@@ -249,8 +251,11 @@ class AnnotateScreen(Screen[None]):
                 who = f"seats: {seats} (who held them is hidden while you rate)"
             else:
                 who = f"agent {record.agent}" + (f", user {record.user}" if record.user else "")
+            user = (record.scores or {}).get("user_verdict")
+            said = f"\n{escape(verdicts.describe(user, by=not blind))}" if user else ""
             self.query_one("#item", Static).update(
                 f"[b]Episode {record.id}[/b] of task {record.task_id}\n{who} · {record.status} · {record.steps} steps"
+                + said
             )
         table = self.query_one("#episode-events", DataTable)
         row_now = table.cursor_row if cursor_on is None else None
