@@ -256,3 +256,15 @@ async def test_a_reason_with_markup_is_shown_as_typed(tmp_path):
         title = str(pilot.app.screen.query_one("#end-title", Static).render())
         screen.session.writer.flush()
     assert "[b]TRK-7[/b] is [red wrong" in title
+
+
+def test_a_refined_run_replays_the_persons_ending(tmp_path):
+    """A person's recorded ending (not satisfied, with the reason) is played back as it was."""
+    from sttui.refining import user_for
+
+    loaded = load_task(STT)
+    store = Store(f"sqlite:///{tmp_path / 'r.db'}")
+    ending = NotSatisfied("wrong truck", "no")
+    eid, _ = asyncio.run(run_recorded(store, loaded, _oracle(loaded, WRONG), Ends(ending, "human:ana")))
+    user = user_for(store.episode(eid), store.events(eid))
+    assert asyncio.run(user.act(None)) == ending
