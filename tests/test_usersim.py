@@ -271,3 +271,22 @@ def test_a_report_the_state_contradicts_gets_what_the_user_sees():
         "by": ScriptedUser.name,
     }
     assert result.episode.ended["by"] == "agent" and not result.passed
+
+
+def test_a_claimed_operation_that_never_succeeded_gets_what_the_user_sees():
+    """ "I have rebooked you on BA582" with no rebooking in the record: the user says its app
+    does not show that, and is not satisfied."""
+    from sttui.controllers.baselines import PlanAgent
+    from sttui.core.task import Step
+    from sttui.runner import run_episode
+
+    loaded = load_task(STT / "air-travel" / "linate-closure-s2-easy.yaml")
+    looks = [s for s in loaded.task.solution if s.tool is not None and s.tool not in ("rebook", "check_in")]
+    plan = PlanAgent("p", [*looks, Step.model_validate({"say": "I have rebooked you on BA582, leaving 14:20."})])
+    result = asyncio.run(run_episode(loaded, plan, ScriptedUser()))
+    said = "My app doesn't show that: 'i have rebooked you on ba582'."
+    user_lines = [
+        e.payload["text"] for e in result.episode.events if e.type == "message" and e.payload["from"] == "user"
+    ]
+    assert user_lines[-1] == said
+    assert result.user_verdict["verdict"] == "not_satisfied" and result.user_verdict["reason"] == said
