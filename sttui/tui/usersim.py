@@ -32,8 +32,11 @@ class UserSimScreen(SeatScreen):
     seat = "user"
     END_HINT = "ctrl+s ends it satisfied, ctrl+n not satisfied, ctrl+g gives up. "
     BINDINGS = [
-        Binding("f5", "toggle_clock", "Clock", id="usersim.clock"),  # short: at 80 columns F10 is in sight
-        Binding("f4", "toggle_actions", "Actions", tooltip="Show the agent's actions too", id="usersim.actions"),
+        Binding("f5", "toggle_clock", "Clock", id="usersim.clock"),
+        # off the footer (F1 and the palette list it) so that at 80 columns F10 stays in sight
+        Binding(
+            "f4", "toggle_actions", "Actions", tooltip="Show the agent's actions too", show=False, id="usersim.actions"
+        ),
         Binding(
             "ctrl+s", "satisfied", "Satisfied", tooltip="End the episode: you are satisfied", id="usersim.satisfied"
         ),
@@ -75,9 +78,7 @@ class UserSimScreen(SeatScreen):
             yield VerticalScroll(id="conversation")
             yield from self.compose_debug()
         yield Static("", id="feedback")
-        yield Input(
-            placeholder="Reply to the agent (enter sends) · ctrl+s satisfied · ctrl+n not · ctrl+g give up", id="reply"
-        )
+        yield Input(placeholder="Reply to the agent (enter sends) · f4 shows its actions too", id="reply")
         yield Footer()
 
     def on_mount(self) -> None:
