@@ -167,6 +167,19 @@ def _named_record(state: Any, value: str) -> tuple[str, list[str]] | None:
     return None
 
 
+def _record_of(state: Any, value: Any) -> dict[str, Any] | None:
+    """The record whose key is ``value`` (an id) in a mapping of records of the state."""
+    if not isinstance(value, str) or not facts.canon_id(value):
+        return None
+    key = facts.canon_id(value)
+    for table in _tables(state, key):
+        if is_records(table):
+            for k, rec in table.items():
+                if facts.canon_id(k) == key:
+                    return rec
+    return None
+
+
 def _siblings(state: Any, path: str) -> list[Any]:
     """The same field of the records beside the fact's record (``shipments.*.vehicle`` for
     ``shipments.SHP-1.vehicle``)."""
@@ -187,8 +200,14 @@ def resolve(fact: Fact, state: Any, task_words: str) -> Resolved:
         gone = st.missing(state, fact.path)
         if gone is not None:
             return Resolved(fact.fact, fact.kind or "text", problem=f"{fact.path}: {gone}")
-    kind = fact.kind or facts.infer_kind(raw)
     siblings = _siblings(state, fact.path) if fact.path is not None else []
+    if fact.field is not None:
+        record = _record_of(state, raw)
+        if record is None or fact.field not in record:
+            what = "no record" if record is None else f"no field '{fact.field}' in the record"
+            return Resolved(fact.fact, fact.kind or "text", problem=f"{where} holds {raw!r}: {what}")
+        raw, siblings = record[fact.field], []
+    kind = fact.kind or facts.infer_kind(raw)
     if kind == "person" and isinstance(raw, str) and fact.path is not None:
         named = _named_record(state, raw)
         if named is not None:
