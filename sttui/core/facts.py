@@ -319,8 +319,9 @@ def words(text: str) -> list[str]:
 
 def surname(name: str) -> str | None:
     """The word a person is found by: the last word of the name, words in brackets and titles
-    dropped ("Dr Amara Okafor" -> "okafor"; "Joanne Pike (renal nurse)" -> "pike")."""
-    ws = [w for w in words(re.sub(r"\([^)]*\)", " ", name)) if w.removesuffix(".") not in _TITLES]
+    dropped, an unclosed bracket to the end ("Dr Amara Okafor" -> "okafor"; "Joanne Pike (renal
+    nurse)" -> "pike")."""
+    ws = [w for w in words(re.sub(r"\([^)]*(?:\)|$)", " ", name)) if w.removesuffix(".") not in _TITLES]
     return ws[-1] if ws else None
 
 
