@@ -160,9 +160,11 @@ def test_goal_met_follows_the_checklist_and_only_the_user_seat_gets_it():
     for step in loaded.task.solution:
         if step.tool is not None:
             ep.apply(ToolCall(step.tool, dict(step.args)))
-    assert user_view(ep).goal_met is True
+    # the work is done, but the coordinator has not been told which truck (the task's tell item)
+    assert user_view(ep).goal_met is False
     assert not hasattr(agent_view(ep), "goal_met")
     ep.apply(Say(REPORT))
+    assert user_view(ep).goal_met is True
     assert asyncio.run(ScriptedUser().act(user_view(ep))) == Satisfied(DONE)
 
 
