@@ -40,7 +40,15 @@ def fold(text: str) -> str:
     """Lower case without accents; typographic apostrophes, dashes and spaces made plain."""
     text = unicodedata.normalize("NFKD", str(text))
     text = "".join(c for c in text if not unicodedata.combining(c))
-    for odd, plain in (("\u2019", "'"), ("\u2018", "'"), ("\u2013", "-"), ("\u2014", "-"), ("\u2011", "-")):
+    for odd, plain in (
+        ("\u2019", "'"),
+        ("\u2018", "'"),
+        ("\u2013", "-"),
+        ("\u2014", "-"),
+        ("\u2011", "-"),
+        ("\u2010", "-"),
+        ("\u2212", "-"),
+    ):
         text = text.replace(odd, plain)
     return re.sub(r"[\u00a0\u2000-\u200b\u202f]", " ", text).lower()
 

@@ -343,6 +343,10 @@ class _Record:
         self.matcher: facts.IdMatcher | None = None
         self.version: Any = None
         self.facts: dict[tuple[str, int], Resolved] = {}
+        # the alias words of the tell facts ("crew 8" names CREW-8 in a claim too)
+        self.aliases: dict[str, str] = {
+            w: p for item in _tell_items(episode) for fact in item.tell or [] for w, p in fact.aliases.items()
+        }
 
     def update(self, episode: Episode) -> None:
         view = episode.view
@@ -362,7 +366,7 @@ class _Record:
                     self.done.setdefault(tool, set()).update(named)
         self.seen = len(view)
         if grew or self.matcher is None:
-            self.matcher = facts.IdMatcher(self.known)
+            self.matcher = facts.IdMatcher(self.known, self.aliases)
 
 
 _RECORDS: weakref.WeakKeyDictionary[Any, _Record] = weakref.WeakKeyDictionary()
