@@ -342,6 +342,7 @@ class _Record:
         self.words = f"{episode.task.query}\n{episode.task.user.goal}"
         self.matcher: facts.IdMatcher | None = None
         self.version: Any = None
+        self.parsed: dict[str, list[tuple[str, set[str], set[str]]]] = {}  # message text -> its claims
         self.facts: dict[tuple[str, int], Resolved] = {}
         # the alias words of the tell facts ("crew 8" names CREW-8 in a claim too)
         self.aliases: dict[str, str] = {
@@ -365,8 +366,9 @@ class _Record:
                 if isinstance(result, dict) and result.get("success") and getattr(spec, "kind", "") == "operation":
                     self.done.setdefault(tool, set()).update(named)
         self.seen = len(view)
-        if grew or self.matcher is None:
+        if self.matcher is None or (grew and set(self.matcher.ids) != {facts.canon_id(k) for k in self.known}):
             self.matcher = facts.IdMatcher(self.known, self.aliases)
+            self.parsed.clear()
 
 
 _RECORDS: weakref.WeakKeyDictionary[Any, _Record] = weakref.WeakKeyDictionary()
@@ -380,11 +382,10 @@ def _record(episode: Episode) -> _Record:
     return rec
 
 
-def claims(episode: Episode, text: str, seq: int | None = None) -> list[Mismatch]:
-    """The unsupported claims of one agent message (``RULE_CLAIMS``)."""
-    rec = _record(episode)
+def _claimed(rec: _Record, text: str) -> list[tuple[str, set[str], set[str]]]:
+    """The clauses of a message that claim an operation: (words, tools claimed, ids named)."""
     assert rec.matcher is not None
-    out: list[Mismatch] = []
+    out = []
     for sentence in _SENTENCE.split(facts.fold(text)):
         if not sentence.strip() or sentence.strip().endswith("?"):
             continue
@@ -400,19 +401,34 @@ def claims(episode: Episode, text: str, seq: int | None = None) -> list[Mismatch
             if not claimed:
                 continue
             ids = {v for f in rec.matcher.find(" ".join(clause)) for v in f.values}
-            if not ids or any(ids & rec.done.get(tool, set()) for tool in claimed):
-                continue
-            words = " ".join(clause)
-            shown = ", ".join(sorted(ids))
-            out.append(
-                Mismatch(
-                    f"claim '{words if len(words) <= 80 else words[:79] + '…'}'",
-                    f"a successful {' or '.join(sorted(claimed))} call naming {shown}",
-                    None,
-                    seq,
-                    "claim",
-                )
+            if ids:
+                out.append((" ".join(clause), claimed, ids))
+    return out
+
+
+def claims(episode: Episode, text: str, seq: int | None = None) -> list[Mismatch]:
+    """The unsupported claims of one agent message (``RULE_CLAIMS``). What a message claims is
+    read once while the known ids stay the same; only the record's support is checked again."""
+    rec = _record(episode)
+    found = rec.parsed.get(text)
+    if found is None:
+        found = rec.parsed[text] = _claimed(rec, text)
+        while len(rec.parsed) > 4096:
+            rec.parsed.pop(next(iter(rec.parsed)))
+    out: list[Mismatch] = []
+    for words, claimed, ids in found:
+        if any(ids & rec.done.get(tool, set()) for tool in claimed):
+            continue
+        shown = ", ".join(sorted(ids))
+        out.append(
+            Mismatch(
+                f"claim '{words if len(words) <= 80 else words[:79] + '…'}'",
+                f"a successful {' or '.join(sorted(claimed))} call naming {shown}",
+                None,
+                seq,
+                "claim",
             )
+        )
     return out
 
 
