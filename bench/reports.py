@@ -47,6 +47,32 @@ def episode(messages: int) -> Episode:
     return ep
 
 
+def big_state(vehicles: int) -> list[float]:
+    """The insulin solution on a state with ``vehicles`` more trucks: the checklist evaluated
+    after every call (the state changes, so the facts and their rivals are read again)."""
+    loaded = load_task(ROOT / "tasks/stt/logistics/insulin-reefer-fault-st2-easy.yaml")
+    state = dict(loaded.task.initial_state)
+    state["vehicles"] = dict(state["vehicles"]) | {
+        f"TRK-{1000 + i}": {"type": "box truck", "refrigerated": False, "refrigeration": "none",
+                            "location": "DEPOT-EAST", "status": "available", "capacity_units": 900}
+        for i in range(vehicles)
+    }  # fmt: skip
+    task = loaded.task.model_copy(update={"initial_state": state})
+    ep = Episode(task, loaded.env_cls)
+    ep.start()
+    out = []
+    for step in task.solution:
+        if step.tool is not None:
+            ep.apply(ToolCall(step.tool, dict(step.args)))
+        else:
+            ep.apply(Say(step.say or ""))
+        start = cpu()
+        items = evaluate_checklist(ep)
+        out.append(cpu() - start)
+    assert all(i.passed for i in items), items
+    return out
+
+
 def timed(fn, rounds: int) -> list[float]:
     out = []
     for _ in range(rounds):
@@ -60,6 +86,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--messages", type=int, nargs="+", default=[10, 100, 1000])
     parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--vehicles", type=int, default=10_000)
     args = parser.parse_args()
     print(f"bench/reports.py: {TASK.name}, {loadavg()}")
     for n in args.messages:
@@ -69,6 +96,11 @@ def main() -> None:
         again = timed(lambda ep=ep: evaluate_checklist(ep), args.rounds)
         one = timed(lambda ep=ep: message_mismatches(ep, CHATTER), args.rounds)
         print(f"  {n:>5} agent messages: checklist first {fmt(first)}, then {fmt(again)}; one message alone {fmt(one)}")
+    big = big_state(args.vehicles)
+    print(
+        f"  insulin task with {args.vehicles:,} more vehicles: checklist after each of the solution's "
+        f"calls {fmt(big)} (state changed, facts read again)"
+    )
     long = CHATTER * 60  # ~10k characters
     ep = episode(1)
     print(f"  one message of {len(long):,} characters alone: {fmt(timed(lambda: message_mismatches(ep, long), 5))}")

@@ -145,21 +145,30 @@ def read_fact(value: Any, kind: str) -> tuple[Any, str] | None:
     return (ws, text) if ws else None
 
 
-def _tables(state: Any, key: str, depth: int = 4) -> Iterator[dict[str, Any]]:
-    """Mappings in ``state`` (to ``depth``) that have a key of canonical form ``key``."""
+def _walk(state: Any, holds: Any, depth: int = 4) -> Iterator[dict[str, Any]]:
     if not isinstance(state, dict) or depth == 0:
         return
-    if any(isinstance(k, str) and facts.canon_id(k) == key for k in state):
+    if holds(state):
         yield state
     for v in state.values():
         if isinstance(v, dict):
-            yield from _tables(v, key, depth - 1)
+            yield from _walk(v, holds, depth - 1)
+
+
+def _tables(state: Any, value: str) -> list[dict[str, Any]]:
+    """Mappings in ``state`` (four levels deep) with ``value`` as a key: written exactly, or
+    else of the same canonical form (a literal ``trk9`` finds ``vehicles``' ``TRK-9``)."""
+    found = list(_walk(state, lambda d: value in d))
+    if found:
+        return found
+    key = facts.canon_id(value)
+    return list(_walk(state, lambda d: any(isinstance(k, str) and facts.canon_id(k) == key for k in d)))
 
 
 def _named_record(state: Any, value: str) -> tuple[str, list[str]] | None:
     """When ``value`` is the key of a record with a ``name`` (a clinician's id): its name and
     the names of the records beside it."""
-    for table in _tables(state, facts.canon_id(value)):
+    for table in _tables(state, value):
         if is_records(table):
             for k, rec in table.items():
                 if facts.canon_id(k) == facts.canon_id(value) and isinstance(rec.get("name"), str):
@@ -172,7 +181,7 @@ def _record_of(state: Any, value: Any) -> dict[str, Any] | None:
     if not isinstance(value, str) or not facts.canon_id(value):
         return None
     key = facts.canon_id(value)
-    for table in _tables(state, key):
+    for table in _tables(state, value):
         if is_records(table):
             for k, rec in table.items():
                 if facts.canon_id(k) == key:
@@ -219,7 +228,7 @@ def resolve(fact: Fact, state: Any, task_words: str) -> Resolved:
     out = Resolved(fact.fact, kind, expected, shown)
     if kind == "id":
         rivals = {expected}
-        for table in _tables(state, expected):
+        for table in _tables(state, str(raw)):
             rivals |= {facts.canon_id(k) for k in table if isinstance(k, str)}
         rivals |= {facts.canon_id(str(s)) for s in siblings if isinstance(s, str)}
         out.rivals = sorted(r for r in rivals if r)
@@ -330,12 +339,26 @@ def _ids_in(value: Any, out: set[str]) -> set[str]:
     return out
 
 
+_INITIAL_IDS: dict[int, tuple[Any, frozenset[str]]] = {}
+
+
+def _initial_ids(task: Any) -> frozenset[str]:
+    """The ids in a task's initial state, read once per task (the task is held, so the id it
+    is filed under stays its own)."""
+    found = _INITIAL_IDS.get(id(task))
+    if found is None or found[0] is not task:
+        found = _INITIAL_IDS[id(task)] = (task, frozenset(_ids_in(task.initial_state, set())))
+        while len(_INITIAL_IDS) > 256:
+            _INITIAL_IDS.pop(next(iter(_INITIAL_IDS)))
+    return found[1]
+
+
 class _Record:
     """What the record shows, kept up to date as the episode grows: ids known (the state's
     at the start, and every call's), and the ids each successful operation named."""
 
     def __init__(self, episode: Episode):
-        self.known: set[str] = _ids_in(episode.task.initial_state, set())
+        self.known: set[str] = set(_initial_ids(episode.task))
         self.done: dict[str, set[str]] = {}  # tool -> ids a successful call of it named
         self.seen = 0  # view items read
         self.verbs = claim_verbs(episode.tools)
@@ -366,7 +389,7 @@ class _Record:
                 if isinstance(result, dict) and result.get("success") and getattr(spec, "kind", "") == "operation":
                     self.done.setdefault(tool, set()).update(named)
         self.seen = len(view)
-        if self.matcher is None or (grew and set(self.matcher.ids) != {facts.canon_id(k) for k in self.known}):
+        if self.matcher is None or (grew and len(self.known) != len(self.matcher.ids)):
             self.matcher = facts.IdMatcher(self.known, self.aliases)
             self.parsed.clear()
 
