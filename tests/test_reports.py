@@ -265,7 +265,7 @@ def test_on_its_way_on_trk7_fails_while_the_state_items_pass():
     assert not results["report"].passed
     detail = results["report"].detail
     assert "vehicle: expected TRK-9;" in detail and "said 'trk-7' (a conflict)" in detail
-    assert "Rule: each fact is judged on the last agent message" in detail  # the rule, for a person
+    assert "Rule: the last agent message stating a value of a fact's kind decides" in detail  # for a person
     seq = ep.events[-1].seq
     assert report_mismatches(ep) == [Mismatch("vehicle", "TRK-9", "trk-7", seq, "id")]
     assert message_mismatches(ep, "On its way on TRK-7") == [Mismatch("vehicle", "TRK-9", "trk-7", None, "id")]
@@ -283,9 +283,20 @@ def test_the_last_report_stating_a_vehicle_counts():
     assert item(closing).passed
 
 
+def test_before_the_work_the_facts_cannot_be_read_and_say_so_once():
+    ep = played(STT / "clinic" / "cardiology-rota-s1-easy.yaml", "naive_plan")
+    ep = Episode(ep.task, type(ep.env))
+    ep.start()
+    detail = item(ep).detail
+    assert detail.startswith(
+        "fail: site, time, clinician: cannot be read (appointments.APT-1.site: no such key 'APT-1' in appointments)"
+    )
+    assert len(detail) < 600  # the live checklist shows it in a few lines
+
+
 def test_never_telling_fails_with_said_none():
     ep = played(INSULIN, reports=("All done, delivered cold.",))
-    assert "no agent message states a id of it" in item(ep).detail
+    assert "vehicle: expected TRK-9; never stated" in item(ep).detail
     assert report_mismatches(ep) == [Mismatch("vehicle", "TRK-9", None, None, "id")]
 
 
@@ -315,7 +326,7 @@ def test_a_time_the_user_gave_is_not_a_conflict():
     ep = played(LINATE, reports=("You're on BA582 at 14:20, well before your 19:00 deadline.",))
     assert item(ep).passed
     ep = played(LINATE, reports=("You're on BA582, landing before 19:00.",))
-    assert "departure: expected 14:20; no agent message states a time of it" in item(ep).detail
+    assert "departure: expected 14:20; never stated" in item(ep).detail
 
 
 # -- claims the record does not support ---------------------------------------------------------

@@ -38,18 +38,11 @@ if TYPE_CHECKING:
     from sttui.core.task import ChecklistItem, Fact
 
 RULE_TELL = (
-    "each fact is judged on the last agent message that states a value of its kind (an id of the same "
-    "table, a time or date not quoted from the user's request, a name or phrase of the same list); it "
-    "passes when that message states the expected value (ids as trk9, TRK 9, TRK-09 or an alias word; "
-    "times as 09:30, 9.30am, half past nine; dates as 15 Aug, 2024-08-15), fails when that message "
-    "states only other values (a conflict) or when no message states one"
+    "the last agent message stating a value of a fact's kind decides: it passes when it states the expected "
+    "value, however written (trk9, truck 9; 9.30am, half past nine), and conflicts when it states only "
+    "other ones (another id of the table, another time not from the user's request)"
 )
-RULE_CLAIMS = (
-    "an agent message claiming an operation the record shows never succeeded fails the item: a clause "
-    "(not a question, not negated, not conditional) with I/we/you before a past form of an operation "
-    "tool's verb (rebooked, assigned, booked…) naming known ids, none of which a successful call of a "
-    "tool with that verb names"
-)
+RULE_CLAIMS = "I/we/you + a past operation verb (rebooked, assigned…) on ids no successful call of it names fails"
 
 
 @dataclass(frozen=True)
@@ -492,10 +485,11 @@ def evaluate_tell(episode: Episode, item: ChecklistItem) -> tuple[bool, str]:
     resolved = [r for _, rs in _all_facts(episode) for r in rs]
     parts: list[str] = []
     ok = True
+    unread: list[Resolved] = []
     for fact in resolved_facts(episode, item):
         if fact.problem is not None:
             ok = False
-            parts.append(f"{fact.name}: cannot be read ({fact.problem})")
+            unread.append(fact)
             continue
         told = judge_fact(fact, messages, resolved)
         where = f"message {told.seq}" if told.seq is not None else f"agent message {(told.at or 0) + 1}"
@@ -503,10 +497,13 @@ def evaluate_tell(episode: Episode, item: ChecklistItem) -> tuple[bool, str]:
             parts.append(f"{fact.name} {fact.shown}: stated in {where}")
         elif told.said is None:
             ok = False
-            parts.append(f"{fact.name}: expected {fact.shown}; no agent message states a {fact.kind} of it")
+            parts.append(f"{fact.name}: expected {fact.shown}; never stated")
         else:
             ok = False
             parts.append(f"{fact.name}: expected {fact.shown}; {where} said '{told.said}' (a conflict)")
+    if unread:  # (before the work is done the paths are not there yet: one line for all)
+        names = ", ".join(f.name for f in unread)
+        parts.insert(0, f"{names}: cannot be read ({unread[0].problem})")
     false_claims = [c for m in messages for c in claims(episode, m.text, m.seq)]
     for c in false_claims[:3]:
         ok = False
@@ -514,7 +511,7 @@ def evaluate_tell(episode: Episode, item: ChecklistItem) -> tuple[bool, str]:
         parts.append(f"{c.fact}{where} is unsupported: no {c.expected.removeprefix('a ')}")
     if not false_claims:
         parts.append("no unsupported claim")
-    return ok, f"{'pass' if ok else 'fail'}: {'; '.join(parts)}. Rule: {RULE_TELL}; {RULE_CLAIMS}"
+    return ok, f"{'pass' if ok else 'fail'}: {'; '.join(parts)}. Rule: {RULE_TELL}; {RULE_CLAIMS} (task format §5)"
 
 
 def message_mismatches(episode: Episode, text: str) -> list[Mismatch]:
