@@ -264,11 +264,11 @@ def test_on_its_way_on_trk7_fails_while_the_state_items_pass():
     assert results["delivered"].passed and results["cold"].passed
     assert not results["report"].passed
     detail = results["report"].detail
-    assert "vehicle: expected TRK-9;" in detail and "said 'trk-7' (a conflict)" in detail
+    assert "vehicle: expected TRK-9;" in detail and "said 'TRK-7' (a conflict)" in detail
     assert "Rule: the last agent message stating a value of a fact's kind decides" in detail  # for a person
     seq = ep.events[-1].seq
-    assert report_mismatches(ep) == [Mismatch("vehicle", "TRK-9", "trk-7", seq, "id")]
-    assert message_mismatches(ep, "On its way on TRK-7") == [Mismatch("vehicle", "TRK-9", "trk-7", None, "id")]
+    assert report_mismatches(ep) == [Mismatch("vehicle", "TRK-9", "TRK-7", seq, "id")]
+    assert message_mismatches(ep, "On its way on TRK-7") == [Mismatch("vehicle", "TRK-9", "TRK-7", None, "id")]
     assert message_mismatches(ep, "On its way on TRK-9, not TRK-7") == []
     assert message_mismatches(ep, "Thanks, anything else?") == []  # an omission is not a conflict
 
@@ -493,12 +493,12 @@ def test_the_held_out_grid_report_with_the_wrong_crew_order_and_time_fails(grid)
     assert not results["report"].passed
     detail = results["report"].detail
     seq = ep.events[-1].seq
-    assert f"crew: expected CREW-5; message {seq} said 'crew-8' (a conflict)" in detail
-    assert f"work order: expected WO-102; message {seq} said 'wo-101' (a conflict)" in detail
+    assert f"crew: expected CREW-5; message {seq} said 'CREW-8' (a conflict)" in detail
+    assert f"work order: expected WO-102; message {seq} said 'WO-101' (a conflict)" in detail
     assert f"restoration time: expected 12:40; message {seq} said '15:30' (a conflict)" in detail
     assert [(m.fact, m.said) for m in report_mismatches(ep)] == [
-        ("crew", "crew-8"),
-        ("work order", "wo-101"),
+        ("crew", "CREW-8"),
+        ("work order", "WO-101"),
         ("restoration time", "15:30"),
     ]
 

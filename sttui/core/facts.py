@@ -54,6 +54,12 @@ def fold(text: str) -> str:
     return re.sub(r"[\u00a0\u2000-\u200b\u202f]", " ", text).lower()
 
 
+def written(text: str, folded: str, start: int, end: int) -> str:
+    """The words as the text wrote them (when folding kept every character's place; else as
+    folded)."""
+    return (text if len(text) == len(folded) else folded)[start:end].strip()
+
+
 @dataclass(frozen=True)
 class Found:
     """One value found in a text: its comparable ``values`` (several when the writing is
@@ -122,7 +128,7 @@ class IdMatcher:
                 i += 1
                 continue
             j, canon = hit
-            out.append(Found(frozenset({canon}), s[runs[i][0] : runs[j][1]]))
+            out.append(Found(frozenset({canon}), written(text, s, runs[i][0], runs[j][1])))
             i = j + 1
         return out
 
@@ -238,7 +244,7 @@ def find_times(text: str) -> list[Found]:
 
     def add(m: re.Match[str], values: frozenset[object]) -> None:
         if not any(a <= m.start() < b or m.start() <= a < m.end() for a, b, _ in hits):
-            hits.append((m.start(), m.end(), Found(values, m.group(0).strip())))
+            hits.append((m.start(), m.end(), Found(values, written(text, s, m.start(), m.end()))))
 
     for m in _ISO.finditer(s):
         add(m, frozenset({int(m[1]) * 60 + int(m[2])}))
@@ -325,7 +331,7 @@ def find_dates(text: str) -> list[Found]:
     def add(m: re.Match[str], readings: Iterable[object | None]) -> None:
         values = frozenset(r for r in readings if r is not None)
         if values and not any(a <= m.start() < b or m.start() <= a < m.end() for a, b, _ in hits):
-            hits.append((m.start(), m.end(), Found(values, m.group(0).strip())))
+            hits.append((m.start(), m.end(), Found(values, written(text, s, m.start(), m.end()))))
 
     for m in _D_ISO.finditer(s):
         add(m, [_date(int(m[1]), int(m[2]), int(m[3]))])
