@@ -216,7 +216,9 @@ def resolve(fact: Fact, state: Any, task_words: str) -> Resolved:
             raw, siblings = named[0], named[1] + siblings
     got = read_fact(raw, kind)
     if got is None:
-        return Resolved(fact.fact, kind, problem=f"{where} holds {raw!r}, not a {kind}")
+        return Resolved(
+            fact.fact, kind, problem=f"{where} holds {raw!r}, not {'an' if kind[0] in 'aeiou' else 'a'} {kind}"
+        )
     expected, shown = got
     out = Resolved(fact.fact, kind, expected, shown)
     if kind == "id":
