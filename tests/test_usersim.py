@@ -184,7 +184,7 @@ def test_goal_met_follows_the_checklist_and_only_the_user_seat_gets_it():
         if step.tool is not None:
             ep.apply(ToolCall(step.tool, dict(step.args)))
     # the work is done but the user has not been told (the task's tell item): not yet
-    assert user_view(ep).goal_met is False and user_view(ep).unmet == ("told",)
+    assert user_view(ep).goal_met is False and user_view(ep).unmet == ("report",)
     assert not hasattr(agent_view(ep), "goal_met")
     ep.apply(Say(REPORT))
     assert user_view(ep).goal_met is True and user_view(ep).accepted is True

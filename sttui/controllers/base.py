@@ -147,8 +147,7 @@ def contradicted(episode: Episode) -> tuple[str, ...]:
             said = m.fact.removeprefix("claim ")
             line = f"My app doesn't show that: {said}."
         else:
-            said = m.said.upper() if m.kind == "id" and m.said else m.said  # (as an app shows ids)
-            line = f"My app shows {m.expected}, not {said}."
+            line = f"My app shows {m.expected}, not {m.said}."
         if line not in lines:
             lines.append(line)
     return tuple(lines)

@@ -30,6 +30,7 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime
+from functools import lru_cache
 
 KINDS = ("id", "time", "date", "person", "text")
 
@@ -40,9 +41,23 @@ def fold(text: str) -> str:
     """Lower case without accents; typographic apostrophes, dashes and spaces made plain."""
     text = unicodedata.normalize("NFKD", str(text))
     text = "".join(c for c in text if not unicodedata.combining(c))
-    for odd, plain in (("\u2019", "'"), ("\u2018", "'"), ("\u2013", "-"), ("\u2014", "-"), ("\u2011", "-")):
+    for odd, plain in (
+        ("\u2019", "'"),
+        ("\u2018", "'"),
+        ("\u2013", "-"),
+        ("\u2014", "-"),
+        ("\u2011", "-"),
+        ("\u2010", "-"),
+        ("\u2212", "-"),
+    ):
         text = text.replace(odd, plain)
     return re.sub(r"[\u00a0\u2000-\u200b\u202f]", " ", text).lower()
+
+
+def written(text: str, folded: str, start: int, end: int) -> str:
+    """The words as the text wrote them (when folding kept every character's place; else as
+    folded)."""
+    return (text if len(text) == len(folded) else folded)[start:end].strip()
 
 
 @dataclass(frozen=True)
@@ -58,55 +73,87 @@ class Found:
 
 _RUN = re.compile(r"[A-Za-z]+|\d+")
 _ID_SHAPE = re.compile(r"^(?=.*[A-Za-z])(?=.*\d)[A-Za-z0-9]+(?:[-_ ./#][A-Za-z0-9]+)*$")
-_SEP = r"[\s\-_./#]?"
+
+
+@lru_cache(maxsize=65536)
+def _is_id(value: str) -> bool:
+    if len(value) > 24 or time_of(value) is not None or date_of(value):
+        return False
+    return bool(_ID_SHAPE.match(value.strip()))
 
 
 def is_id(value: object) -> bool:
     """A code: letters and digits (both), in runs joined by at most one separator each, at most
     24 characters (``TRK-9``, ``LH401``, ``TR-0912-04``). Not times, dates or plain numbers."""
-    if not isinstance(value, str) or len(value) > 24 or time_of(value) is not None or date_of(value):
-        return False
-    return bool(_ID_SHAPE.match(value.strip()))
+    return isinstance(value, str) and _is_id(value)
 
 
+@lru_cache(maxsize=65536)
 def canon_id(value: str) -> str:
     """The canonical form: runs upper-cased, leading zeros dropped, joined by ``-``."""
-    runs = _RUN.findall(fold(value).upper())
-    return "-".join(r.lstrip("0") or "0" if r.isdigit() else r for r in runs)
+    return "-".join(_canon_run(r) for r in _RUN.findall(fold(value).upper()))
 
 
-def _id_regex(canon: str, aliases: dict[str, str]) -> str:
-    runs = canon.split("-")
-    parts = [rf"0*{r}" if r.isdigit() else re.escape(r.lower()) for r in runs]
-    body = _SEP.join(parts)
-    heads = [re.escape(fold(word)) for word, prefix in aliases.items() if fold(prefix).upper() == runs[0]]
-    if heads and len(runs) > 1 and not runs[0].isdigit():
-        tail = _SEP.join(parts[1:])
-        body = rf"(?:{body}|(?:{'|'.join(heads)})s?\s*(?:no\.?\s*|number\s*|#\s*|-\s*)?{tail})"
-    return body
+def _canon_run(run: str) -> str:
+    return (run.lstrip("0") or "0") if run.isdigit() else run.upper()
+
+
+_TEXT_RUN = re.compile(r"[a-z]+|\d+")
+_GAP = frozenset({"", " ", "-", "_", ".", "/", "#"})
+_ALIAS_GAP = re.compile(r"\s*(?:(?:no\.?|number)\s*|#\s*|-\s*)?$")
 
 
 class IdMatcher:
-    """Finds any of a set of ids (by canonical form) in text, with alias words for prefixes."""
+    """Finds any of a set of ids (by canonical form) in text, with alias words for prefixes.
+
+    The text is cut into runs of letters or digits; from each run the longest chain of runs
+    joined by at most one separator that is one of the ids is taken. Cost grows with the
+    text, not with the number of ids."""
 
     def __init__(self, ids: Iterable[str], aliases: dict[str, str] | None = None):
-        self.ids = sorted({canon_id(i) for i in ids if canon_id(i)}, key=lambda c: (-len(c), c))
-        aliases = aliases or {}
-        self._by_group: list[str] = []
-        alts = []
-        for c in self.ids:
-            self._by_group.append(c)
-            alts.append(f"({_id_regex(c, aliases)})")
-        self._re = re.compile(r"(?<![a-z0-9])(?:" + "|".join(alts) + r")(?![a-z0-9])") if alts else None
+        self.ids = {c for c in (canon_id(i) for i in ids) if c}
+        self.aliases = {fold(w).strip(): canon_id(p) for w, p in (aliases or {}).items() if canon_id(p)}
+        self._longest = max((c.count("-") + 1 for c in self.ids), default=0)
 
     def find(self, text: str) -> list[Found]:
-        if self._re is None:
+        if not self.ids:
             return []
-        out = []
-        for m in self._re.finditer(fold(text)):
-            group = next(i for i, g in enumerate(m.groups()) if g is not None)
-            out.append(Found(frozenset({self._by_group[group]}), m.group(0)))
+        s = fold(text)
+        runs = [(m.start(), m.end(), m.group()) for m in _TEXT_RUN.finditer(s)]
+        out: list[Found] = []
+        i = 0
+        while i < len(runs):
+            hit = self._at(s, runs, i)
+            if hit is None:
+                i += 1
+                continue
+            j, canon = hit
+            out.append(Found(frozenset({canon}), written(text, s, runs[i][0], runs[j][1])))
+            i = j + 1
         return out
+
+    def _at(self, s: str, runs: list[tuple[int, int, str]], i: int) -> tuple[int, str] | None:
+        """The longest id starting at run ``i``: (its last run, canonical form)."""
+        chains = [(i, _canon_run(runs[i][2]), False)]  # (last run used, canonical so far, next gap free)
+        word = runs[i][2]
+        prefix = self.aliases.get(word) or (self.aliases.get(word[:-1]) if word.endswith("s") else None)
+        if prefix is not None:  # "truck 9", "truck no. 9", "truck number 9", "truck #9"
+            k = i + 1
+            if k < len(runs) and runs[k][2] in ("no", "number"):
+                k += 1
+            if k < len(runs) and runs[k][2].isdigit() and _ALIAS_GAP.match(s[runs[i][1] : runs[k][0]]):
+                chains.append((k - 1, prefix, True))
+        best: tuple[int, str] | None = None
+        for last, canon, free in chains:
+            if canon in self.ids and last == i:
+                best = (i, canon)
+            for k in range(last + 1, min(len(runs), last + self._longest)):
+                if not (free and k == last + 1) and s[runs[k - 1][1] : runs[k][0]] not in _GAP:
+                    break
+                canon = f"{canon}-{_canon_run(runs[k][2])}"
+                if canon in self.ids and (best is None or k > best[0]):
+                    best = (k, canon)
+        return best
 
 
 # -- times ------------------------------------------------------------------------------
@@ -197,7 +244,7 @@ def find_times(text: str) -> list[Found]:
 
     def add(m: re.Match[str], values: frozenset[object]) -> None:
         if not any(a <= m.start() < b or m.start() <= a < m.end() for a, b, _ in hits):
-            hits.append((m.start(), m.end(), Found(values, m.group(0).strip())))
+            hits.append((m.start(), m.end(), Found(values, written(text, s, m.start(), m.end()))))
 
     for m in _ISO.finditer(s):
         add(m, frozenset({int(m[1]) * 60 + int(m[2])}))
@@ -284,7 +331,7 @@ def find_dates(text: str) -> list[Found]:
     def add(m: re.Match[str], readings: Iterable[object | None]) -> None:
         values = frozenset(r for r in readings if r is not None)
         if values and not any(a <= m.start() < b or m.start() <= a < m.end() for a, b, _ in hits):
-            hits.append((m.start(), m.end(), Found(values, m.group(0).strip())))
+            hits.append((m.start(), m.end(), Found(values, written(text, s, m.start(), m.end()))))
 
     for m in _D_ISO.finditer(s):
         add(m, [_date(int(m[1]), int(m[2]), int(m[3]))])
@@ -319,8 +366,9 @@ def words(text: str) -> list[str]:
 
 def surname(name: str) -> str | None:
     """The word a person is found by: the last word of the name, words in brackets and titles
-    dropped ("Dr Amara Okafor" -> "okafor"; "Joanne Pike (renal nurse)" -> "pike")."""
-    ws = [w for w in words(re.sub(r"\([^)]*\)", " ", name)) if w.removesuffix(".") not in _TITLES]
+    dropped, an unclosed bracket to the end ("Dr Amara Okafor" -> "okafor"; "Joanne Pike (renal
+    nurse)" -> "pike")."""
+    ws = [w for w in words(re.sub(r"\([^)]*(?:\)|$)", " ", name)) if w.removesuffix(".") not in _TITLES]
     return ws[-1] if ws else None
 
 

@@ -555,7 +555,7 @@ def _fact_problems(loc: Loc, fact: Any, top: dict[str, Any], path_ref: Any) -> I
         field = "path"
     else:
         value, where, field = fact.value, "value", "value"
-    if value is None or fact.kind is None:
+    if value is None or fact.kind is None or fact.field is not None:
         return
     if fact.kind == "person" and fact.path is not None:
         return  # (a record's key stands for its name)

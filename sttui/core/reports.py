@@ -38,18 +38,11 @@ if TYPE_CHECKING:
     from sttui.core.task import ChecklistItem, Fact
 
 RULE_TELL = (
-    "each fact is judged on the last agent message that states a value of its kind (an id of the same "
-    "table, a time or date not quoted from the user's request, a name or phrase of the same list); it "
-    "passes when that message states the expected value (ids as trk9, TRK 9, TRK-09 or an alias word; "
-    "times as 09:30, 9.30am, half past nine; dates as 15 Aug, 2024-08-15), fails when that message "
-    "states only other values (a conflict) or when no message states one"
+    "the last agent message stating a value of a fact's kind decides: it passes when it states the expected "
+    "value, however written (trk9, truck 9; 9.30am, half past nine), and conflicts when it states only "
+    "other ones (another id of the table, another time not from the user's request)"
 )
-RULE_CLAIMS = (
-    "an agent message claiming an operation the record shows never succeeded fails the item: a clause "
-    "(not a question, not negated, not conditional) with I/we/you before a past form of an operation "
-    "tool's verb (rebooked, assigned, booked…) naming known ids, none of which a successful call of a "
-    "tool with that verb names"
-)
+RULE_CLAIMS = "I/we/you + a past operation verb (rebooked, assigned…) on ids no successful call of it names fails"
 
 
 @dataclass(frozen=True)
@@ -145,25 +138,47 @@ def read_fact(value: Any, kind: str) -> tuple[Any, str] | None:
     return (ws, text) if ws else None
 
 
-def _tables(state: Any, key: str, depth: int = 4) -> Iterator[dict[str, Any]]:
-    """Mappings in ``state`` (to ``depth``) that have a key of canonical form ``key``."""
+def _walk(state: Any, holds: Any, depth: int = 4) -> Iterator[dict[str, Any]]:
     if not isinstance(state, dict) or depth == 0:
         return
-    if any(isinstance(k, str) and facts.canon_id(k) == key for k in state):
+    if holds(state):
         yield state
     for v in state.values():
         if isinstance(v, dict):
-            yield from _tables(v, key, depth - 1)
+            yield from _walk(v, holds, depth - 1)
+
+
+def _tables(state: Any, value: str) -> list[dict[str, Any]]:
+    """Mappings in ``state`` (four levels deep) with ``value`` as a key: written exactly, or
+    else of the same canonical form (a literal ``trk9`` finds ``vehicles``' ``TRK-9``)."""
+    found = list(_walk(state, lambda d: value in d))
+    if found:
+        return found
+    key = facts.canon_id(value)
+    return list(_walk(state, lambda d: any(isinstance(k, str) and facts.canon_id(k) == key for k in d)))
 
 
 def _named_record(state: Any, value: str) -> tuple[str, list[str]] | None:
     """When ``value`` is the key of a record with a ``name`` (a clinician's id): its name and
     the names of the records beside it."""
-    for table in _tables(state, facts.canon_id(value)):
+    for table in _tables(state, value):
         if is_records(table):
             for k, rec in table.items():
                 if facts.canon_id(k) == facts.canon_id(value) and isinstance(rec.get("name"), str):
                     return rec["name"], [r["name"] for r in table.values() if isinstance(r.get("name"), str)]
+    return None
+
+
+def _record_of(state: Any, value: Any) -> dict[str, Any] | None:
+    """The record whose key is ``value`` (an id) in a mapping of records of the state."""
+    if not isinstance(value, str) or not facts.canon_id(value):
+        return None
+    key = facts.canon_id(value)
+    for table in _tables(state, value):
+        if is_records(table):
+            for k, rec in table.items():
+                if facts.canon_id(k) == key:
+                    return rec
     return None
 
 
@@ -187,20 +202,28 @@ def resolve(fact: Fact, state: Any, task_words: str) -> Resolved:
         gone = st.missing(state, fact.path)
         if gone is not None:
             return Resolved(fact.fact, fact.kind or "text", problem=f"{fact.path}: {gone}")
-    kind = fact.kind or facts.infer_kind(raw)
     siblings = _siblings(state, fact.path) if fact.path is not None else []
+    if fact.field is not None:
+        record = _record_of(state, raw)
+        if record is None or fact.field not in record:
+            what = "no record" if record is None else f"no field '{fact.field}' in the record"
+            return Resolved(fact.fact, fact.kind or "text", problem=f"{where} holds {raw!r}: {what}")
+        raw, siblings = record[fact.field], []
+    kind = fact.kind or facts.infer_kind(raw)
     if kind == "person" and isinstance(raw, str) and fact.path is not None:
         named = _named_record(state, raw)
         if named is not None:
             raw, siblings = named[0], named[1] + siblings
     got = read_fact(raw, kind)
     if got is None:
-        return Resolved(fact.fact, kind, problem=f"{where} holds {raw!r}, not a {kind}")
+        return Resolved(
+            fact.fact, kind, problem=f"{where} holds {raw!r}, not {'an' if kind[0] in 'aeiou' else 'a'} {kind}"
+        )
     expected, shown = got
     out = Resolved(fact.fact, kind, expected, shown)
     if kind == "id":
         rivals = {expected}
-        for table in _tables(state, expected):
+        for table in _tables(state, str(raw)):
             rivals |= {facts.canon_id(k) for k in table if isinstance(k, str)}
         rivals |= {facts.canon_id(str(s)) for s in siblings if isinstance(s, str)}
         out.rivals = sorted(r for r in rivals if r)
@@ -311,19 +334,38 @@ def _ids_in(value: Any, out: set[str]) -> set[str]:
     return out
 
 
+_INITIAL_IDS: dict[int, tuple[Any, frozenset[str]]] = {}
+
+
+def _initial_ids(task: Any) -> frozenset[str]:
+    """The ids in a task's initial state, read once per task (the task is held, so the id it
+    is filed under stays its own)."""
+    found = _INITIAL_IDS.get(id(task))
+    if found is None or found[0] is not task:
+        found = _INITIAL_IDS[id(task)] = (task, frozenset(_ids_in(task.initial_state, set())))
+        while len(_INITIAL_IDS) > 256:
+            _INITIAL_IDS.pop(next(iter(_INITIAL_IDS)))
+    return found[1]
+
+
 class _Record:
     """What the record shows, kept up to date as the episode grows: ids known (the state's
     at the start, and every call's), and the ids each successful operation named."""
 
     def __init__(self, episode: Episode):
-        self.known: set[str] = _ids_in(episode.task.initial_state, set())
+        self.known: set[str] = set(_initial_ids(episode.task))
         self.done: dict[str, set[str]] = {}  # tool -> ids a successful call of it named
         self.seen = 0  # view items read
         self.verbs = claim_verbs(episode.tools)
         self.words = f"{episode.task.query}\n{episode.task.user.goal}"
         self.matcher: facts.IdMatcher | None = None
         self.version: Any = None
+        self.parsed: dict[str, list[tuple[str, set[str], set[str]]]] = {}  # message text -> its claims
         self.facts: dict[tuple[str, int], Resolved] = {}
+        # the alias words of the tell facts ("crew 8" names CREW-8 in a claim too)
+        self.aliases: dict[str, str] = {
+            w: p for item in _tell_items(episode) for fact in item.tell or [] for w, p in fact.aliases.items()
+        }
 
     def update(self, episode: Episode) -> None:
         view = episode.view
@@ -342,8 +384,9 @@ class _Record:
                 if isinstance(result, dict) and result.get("success") and getattr(spec, "kind", "") == "operation":
                     self.done.setdefault(tool, set()).update(named)
         self.seen = len(view)
-        if grew or self.matcher is None:
-            self.matcher = facts.IdMatcher(self.known)
+        if self.matcher is None or (grew and len(self.known) != len(self.matcher.ids)):
+            self.matcher = facts.IdMatcher(self.known, self.aliases)
+            self.parsed.clear()
 
 
 _RECORDS: weakref.WeakKeyDictionary[Any, _Record] = weakref.WeakKeyDictionary()
@@ -357,11 +400,10 @@ def _record(episode: Episode) -> _Record:
     return rec
 
 
-def claims(episode: Episode, text: str, seq: int | None = None) -> list[Mismatch]:
-    """The unsupported claims of one agent message (``RULE_CLAIMS``)."""
-    rec = _record(episode)
+def _claimed(rec: _Record, text: str) -> list[tuple[str, set[str], set[str]]]:
+    """The clauses of a message that claim an operation: (words, tools claimed, ids named)."""
     assert rec.matcher is not None
-    out: list[Mismatch] = []
+    out = []
     for sentence in _SENTENCE.split(facts.fold(text)):
         if not sentence.strip() or sentence.strip().endswith("?"):
             continue
@@ -377,19 +419,34 @@ def claims(episode: Episode, text: str, seq: int | None = None) -> list[Mismatch
             if not claimed:
                 continue
             ids = {v for f in rec.matcher.find(" ".join(clause)) for v in f.values}
-            if not ids or any(ids & rec.done.get(tool, set()) for tool in claimed):
-                continue
-            words = " ".join(clause)
-            shown = ", ".join(sorted(ids))
-            out.append(
-                Mismatch(
-                    f"claim '{words if len(words) <= 80 else words[:79] + '…'}'",
-                    f"a successful {' or '.join(sorted(claimed))} call naming {shown}",
-                    None,
-                    seq,
-                    "claim",
-                )
+            if ids:
+                out.append((" ".join(clause), claimed, ids))
+    return out
+
+
+def claims(episode: Episode, text: str, seq: int | None = None) -> list[Mismatch]:
+    """The unsupported claims of one agent message (``RULE_CLAIMS``). What a message claims is
+    read once while the known ids stay the same; only the record's support is checked again."""
+    rec = _record(episode)
+    found = rec.parsed.get(text)
+    if found is None:
+        found = rec.parsed[text] = _claimed(rec, text)
+        while len(rec.parsed) > 4096:
+            rec.parsed.pop(next(iter(rec.parsed)))
+    out: list[Mismatch] = []
+    for words, claimed, ids in found:
+        if any(ids & rec.done.get(tool, set()) for tool in claimed):
+            continue
+        shown = ", ".join(sorted(ids))
+        out.append(
+            Mismatch(
+                f"claim '{words if len(words) <= 80 else words[:79] + '…'}'",
+                f"a successful {' or '.join(sorted(claimed))} call naming {shown}",
+                None,
+                seq,
+                "claim",
             )
+        )
     return out
 
 
@@ -430,10 +487,11 @@ def evaluate_tell(episode: Episode, item: ChecklistItem) -> tuple[bool, str]:
     resolved = [r for _, rs in _all_facts(episode) for r in rs]
     parts: list[str] = []
     ok = True
+    unread: list[Resolved] = []
     for fact in resolved_facts(episode, item):
         if fact.problem is not None:
             ok = False
-            parts.append(f"{fact.name}: cannot be read ({fact.problem})")
+            unread.append(fact)
             continue
         told = judge_fact(fact, messages, resolved)
         where = f"message {told.seq}" if told.seq is not None else f"agent message {(told.at or 0) + 1}"
@@ -441,10 +499,13 @@ def evaluate_tell(episode: Episode, item: ChecklistItem) -> tuple[bool, str]:
             parts.append(f"{fact.name} {fact.shown}: stated in {where}")
         elif told.said is None:
             ok = False
-            parts.append(f"{fact.name}: expected {fact.shown}; no agent message states a {fact.kind} of it")
+            parts.append(f"{fact.name}: expected {fact.shown}; never stated")
         else:
             ok = False
             parts.append(f"{fact.name}: expected {fact.shown}; {where} said '{told.said}' (a conflict)")
+    if unread:  # (before the work is done the paths are not there yet: one line for all)
+        names = ", ".join(f.name for f in unread)
+        parts.insert(0, f"{names}: cannot be read ({unread[0].problem})")
     false_claims = [c for m in messages for c in claims(episode, m.text, m.seq)]
     for c in false_claims[:3]:
         ok = False
@@ -452,7 +513,7 @@ def evaluate_tell(episode: Episode, item: ChecklistItem) -> tuple[bool, str]:
         parts.append(f"{c.fact}{where} is unsupported: no {c.expected.removeprefix('a ')}")
     if not false_claims:
         parts.append("no unsupported claim")
-    return ok, f"{'pass' if ok else 'fail'}: {'; '.join(parts)}. Rule: {RULE_TELL}; {RULE_CLAIMS}"
+    return ok, f"{'pass' if ok else 'fail'}: {'; '.join(parts)}. Rule: {RULE_TELL}; {RULE_CLAIMS} (task format §5)"
 
 
 def message_mismatches(episode: Episode, text: str) -> list[Mismatch]:

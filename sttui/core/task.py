@@ -156,11 +156,14 @@ class Fact(Strict):
     """One thing the user must be told (a ``tell`` item's entry): its name, where its value
     comes from (a state ``path``, read when the item is judged, or a literal ``value``), its
     ``kind`` (inferred from the value when absent) and, for ids, ``aliases``: words that may
-    stand for the id's letter prefix (``{truck: TRK}`` reads "truck 9" as TRK-9)."""
+    stand for the id's letter prefix (``{truck: TRK}`` reads "truck 9" as TRK-9). With
+    ``field`` the value is an id and the fact is that field of its record (the departure time
+    of the flight at ``path``: ``field: departs``)."""
 
     fact: str = Field(min_length=1)
     path: str | None = Field(default=None, min_length=1)
     value: str | int | float | None = None
+    field: str | None = Field(default=None, min_length=1)
     kind: FactKind | None = None
     aliases: dict[str, str] = Field(default_factory=dict)
 
