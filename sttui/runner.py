@@ -240,7 +240,7 @@ async def drive(
         if isinstance(episode, ExploreEpisode):
             view: Any = episode.agent_view()
         else:
-            view = agent_view(episode) if seat == "agent" else user_view(episode)
+            view = agent_view(episode) if seat == "agent" else user_view(episode, reads_record(seats["user"]))
         try:
             asked = await seats.ask(seat, view)
         except Exception as exc:
@@ -258,6 +258,11 @@ async def drive(
     if stage_judge is not None:
         await stage_judge.catch_up(episode)  # the stages the last action closed
     return await judged(episode, judge)
+
+
+def reads_record(user: Controller | None) -> bool:
+    """Whether the user seat's holder is given what the record would say (the scripted user)."""
+    return bool(getattr(user, "reads_record", False))
 
 
 def closing_verdict(episode: AnyEpisode, user: Controller | None) -> None:

@@ -290,3 +290,25 @@ def test_a_claimed_operation_that_never_succeeded_gets_what_the_user_sees():
     ]
     assert user_lines[-1] == said
     assert result.user_verdict["verdict"] == "not_satisfied" and result.user_verdict["reason"] == said
+
+
+def test_only_the_scripted_user_is_given_what_the_record_would_say():
+    """A model or a person in the user seat reads the agent's report itself: its view carries no
+    verdict of the record (and the record is not scored at every user turn for it)."""
+    from sttui.controllers.baselines import PlanAgent
+    from sttui.runner import run_episode
+
+    seen = []
+
+    class Capture:
+        name = "model:capture"
+
+        async def act(self, view):
+            seen.append((view.goal_met, view.accepted, view.unmet, view.contradicted))
+            return Satisfied("")
+
+    loaded = load_task(STT / f"{INSULIN}.yaml")
+    asyncio.run(run_episode(loaded, PlanAgent("p", loaded.task.solution), Capture()))
+    assert seen == [(False, False, (), ())]
+    scripted = asyncio.run(run_episode(loaded, PlanAgent("p", loaded.task.solution), ScriptedUser()))
+    assert scripted.user_verdict["verdict"] == "satisfied"  # (its view said the record passes)

@@ -110,13 +110,17 @@ def agent_view(episode: Episode) -> AgentView:
     return AgentView(Window(episode.view), episode.tools, episode.now, episode.steps, episode.task.max_steps)
 
 
-def user_view(episode: Episode) -> UserView:
+def user_view(episode: Episode, reads_record: bool = True) -> UserView:
     """The user seat's view now: windows on the episode's messages and calls, kept apart as
-    they happen, so nothing is scanned."""
+    they happen, so nothing is scanned. What the record would say (``accepted``, ``unmet``,
+    ``contradicted``, ``goal_met``) is worked out only for a seat that ``reads_record`` (the
+    scripted user): a person or a model user is never shown it."""
     user = episode.task.user
     messages = Window(episode.messages)
     actions = Window(episode.calls)
     solvable = episode.task.level != "impossible"
+    if not reads_record:
+        return UserView(user.goal, user.profile, user.withheld_values, messages, actions, user.withheld_cues, solvable)
     outcome = score(episode)  # the checklist in force, or the rule judge: what the record would say now
     return UserView(
         user.goal,

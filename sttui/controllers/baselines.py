@@ -84,6 +84,7 @@ class ScriptedUser:
     """
 
     name = "baseline:scripted-user"
+    reads_record = True  # its view carries what the record would say (``controllers.base.user_view``)
 
     async def act(self, view: UserView) -> Action:
         # the agent's last message, found from the end (a long episode's messages are not scanned)
