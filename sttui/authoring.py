@@ -183,7 +183,10 @@ def static_findings(task: SttTask, naive: list[ItemResult], idle: dict[str, list
     those runs' items (``idle`` by control name). A task with ``static_skip`` is skipped under
     ``--static`` because the goal holds there without the agent: every idle control must pass."""
     if task.static_skip is not None:
-        failing = [name for name, results in idle.items() if not all(r.passed for r in results)]
+        # what the user must be told is not part of "the goal holds": with nothing to do, there
+        # is nothing to report, and --static skips the task anyway
+        told = {item.id for item in task.checklist if item.tell is not None}
+        failing = [name for name, results in idle.items() if not all(r.passed for r in results if r.id not in told)]
         if not failing:
             return []
         return [

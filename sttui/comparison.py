@@ -154,12 +154,36 @@ def _row(
         row["explore_common_ca_ci"] = _pooled_ci(explore, lambda r: r.scores["calibrated_accuracy"])
         row["explore_common_n"] = len(explore)
         row["explore_incomplete"] = sum(bool(r.scores.get("incomplete")) for r in explore)
+    row.update(user_verdicts(rs))
     row["mean_steps"] = sum(r.steps for r in rs) / len(rs)
     times = [r.scores["human_active_seconds"] for r in rs if r.scores and "human_active_seconds" in r.scores]
     if times:
         row["human_seconds_per_episode"] = sum(times) / len(times)
     row["clean_baselines"] = sum(r.clean_baseline for r in rs)
     return row
+
+
+def user_verdicts(rs: list[Any]) -> dict[str, Any]:
+    """Beside the pass rate: of the stt episodes whose user gave a verdict (``scores.user_verdict``),
+    the share satisfied, and how often user and checklist disagree (satisfied on a failed
+    episode, or not satisfied or given up on a passed one). Nothing when none has a verdict."""
+    from sttui.core import verdicts
+
+    pairs = [
+        (kind, _passed(r))
+        for r in rs
+        if r.kind == "stt" and r.scores and (kind := verdicts.kind_of(r.scores.get("user_verdict"))) is not None
+    ]
+    if not pairs:
+        return {}
+    satisfied = sum(v == verdicts.SATISFIED for v, _ in pairs)
+    return {
+        "user_verdicts": len(pairs),
+        "user_satisfied": satisfied / len(pairs),
+        "user_checklist_disagree": sum(verdicts.disagrees(v, p) for v, p in pairs),
+        "satisfied_but_failed": sum(v == verdicts.SATISFIED and not p for v, p in pairs),
+        "unsatisfied_but_passed": sum(v != verdicts.SATISFIED and p for v, p in pairs),
+    }
 
 
 def _holders(rs: list[Any], controls: dict[str, dict[str, Any]] | None) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sttui.controllers.base import Controller
+from sttui.core import verdicts
 from sttui.core.checklist import Judge
 from sttui.core.control import control_summary
 from sttui.core.events import Event
@@ -119,6 +120,8 @@ def finish_items(
     lineage = getattr(ep, "lineage", None)
     if lineage:  # a fork: where it was taken from (set by ``rebuild`` from its start event)
         scores["lineage"] = {"forked_from": lineage}
+    if result.user_verdict is not None:  # beside the checklist: what the user seat concluded
+        scores["user_verdict"] = result.user_verdict
     scores.update(extra or {})
     return store.finish_items(
         episode_id,
@@ -200,6 +203,9 @@ def _comparable(e: Event) -> tuple[str, Any]:
             payload = {**payload, name: plain}
     if e.type == "episode_started" and "lineage" in payload:  # a refined episode's provenance, not the engine's
         payload = {k: v for k, v in payload.items() if k != "lineage"}
+    if e.type == "episode_ended" and verdicts.is_default(payload.get("user_verdict")):
+        # a plain "satisfied" is what a user's ending meant before verdicts were recorded
+        payload = {k: v for k, v in payload.items() if k != "user_verdict"}
     return e.type, scrub(payload)
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from sttui.controllers.baselines import ScriptedUser
 from sttui.core import events as ev
-from sttui.core.actions import Action, EndEpisode, Reply, Satisfied, Say, ToolCall
+from sttui.core.actions import Action, EndEpisode, GaveUp, NotSatisfied, Reply, Satisfied, Say, ToolCall
 from sttui.core.callsyntax import MAX_NESTING, CallSyntaxError, format_call, nesting, parse_call
 from sttui.core.checklist import evaluate_checklist
 from sttui.core.events import Event
@@ -304,7 +304,8 @@ class _Steps:
 
 class _RecordedUser:
     """A user that is not the scripted one (a person, a model) cannot answer afresh: its
-    recorded replies are played back in order; once they run out, it is satisfied."""
+    recorded replies are played back in order, its ending (satisfied, not satisfied, gave up)
+    with them; once they run out, it is satisfied."""
 
     def __init__(self, name: str, replies: list[Action]):
         self.name = name
@@ -327,7 +328,9 @@ def user_for(record: EpisodeRecord, events: list[Event]) -> Any:
         return None
     if record.user in SCRIPTED_USERS:
         return ScriptedUser()
-    replies = [a for _, a in actions_of(record.kind, events) if isinstance(a, Reply | Satisfied)]
+    replies = [
+        a for _, a in actions_of(record.kind, events) if isinstance(a, Reply | Satisfied | NotSatisfied | GaveUp)
+    ]
     return _RecordedUser(record.user, replies)
 
 

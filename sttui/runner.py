@@ -53,6 +53,13 @@ class EpisodeResult:
         return None
 
     @property
+    def user_verdict(self) -> dict[str, Any] | None:
+        """What the user seat concluded (``core.verdicts``); None without one (explore episodes,
+        a person in the user seat whose episode the agent ended)."""
+        ep = self.episode
+        return ep.user_verdict if isinstance(ep, Episode) else None
+
+    @property
     def passed(self) -> bool | None:
         return self.outcome.passed if self.outcome is not None else None
 
@@ -79,6 +86,7 @@ class EpisodeResult:
                     "sim_minutes": (ep.now - ep.task.clock.start).total_seconds() / 60,
                     "triggers_fired": self.triggers_fired,
                     "review": self.review,
+                    "user_verdict": self.user_verdict,
                 }
             )
         else:
@@ -232,7 +240,7 @@ async def drive(
         if isinstance(episode, ExploreEpisode):
             view: Any = episode.agent_view()
         else:
-            view = agent_view(episode) if seat == "agent" else user_view(episode)
+            view = agent_view(episode) if seat == "agent" else user_view(episode, reads_record(seats["user"]))
         try:
             asked = await seats.ask(seat, view)
         except Exception as exc:
@@ -246,9 +254,25 @@ async def drive(
             if isinstance(action, Attributed):  # e.g. a person's edit of a model's proposal
                 action, actor = action.action, action.actor
             episode.apply(action, actor)
+    closing_verdict(episode, seats["user"] if isinstance(episode, Episode) else None)
     if stage_judge is not None:
         await stage_judge.catch_up(episode)  # the stages the last action closed
     return await judged(episode, judge)
+
+
+def reads_record(user: Controller | None) -> bool:
+    """Whether the user seat's holder is given what the record would say (the scripted user)."""
+    return bool(getattr(user, "reads_record", False))
+
+
+def closing_verdict(episode: AnyEpisode, user: Controller | None) -> None:
+    """An episode the user seat did not end gets that seat's verdict when its controller can
+    give one (``closing_verdict(view)``: the scripted user can; a person or a model user was
+    not asked, and is recorded without one)."""
+    give = getattr(user, "closing_verdict", None)
+    if not isinstance(episode, Episode) or episode.ended is None or episode.user_verdict is not None or give is None:
+        return
+    episode.give_user_verdict(give(user_view(episode)))
 
 
 async def judged(episode: AnyEpisode, judge: Judge | None) -> EpisodeResult:

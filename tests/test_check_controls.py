@@ -404,12 +404,13 @@ def test_a_broken_graph_does_not_hide_what_the_plans_reveal(tmp_path):
         ("TRK-7's refrigeration failed, so the insulin went on TRK-9.", True),
     ],
 )
-def test_a_report_naming_the_wrong_truck_does_not_settle_told_user(say, told):
-    """The checklist reads the state only, so the wrong report still passes (checking the
-    report itself needs a checklist item that reads the agent's messages); the stage review is
-    where it shows."""
+def test_a_report_naming_the_wrong_truck_fails_the_checklist_and_does_not_settle_told_user(say, told):
+    """The task's ``tell`` item reads the report against the state (TRK-9 carries the insulin),
+    so the wrong truck fails the checklist as well as the stage review's told-user milestone."""
     loaded = load_task(ROOT / "tasks" / "stt" / "logistics" / "insulin-reefer-fault-st2-easy.yaml")
     agent = CallsThenSay("control:report", loaded.task.solution, [say])
     result = asyncio.run(run_episode(loaded, agent, ScriptedUser()))
-    assert result.passed is True
+    assert result.passed is told
+    report = next(i for i in result.outcome.items if i.id == "report")
+    assert report.passed is told
     assert ("told-user" in result.episode.review.settled) is told

@@ -161,8 +161,10 @@ def test_edits_apply_in_order_and_undo_redo(naive):
     assert not before.passed
     r.edit(Edit("set", 3, key="vehicle_id", value="TRK-9"))
     r.edit(Edit("insert", 2, step=ToolCall("list_vehicles", {"location": "HUB-NORTH"})))
+    assert not r.verify().passed  # the report still says TRK-7 (the task's tell item)
+    r.edit(Edit("say", 6, text="The insulin is on its way on TRK-9."))
     assert r.verify().passed
-    assert r.undo() and r.undo() and not r.undo()
+    assert r.undo() and r.undo() and r.undo() and not r.undo()
     assert r.steps == r.original and not r.verify().passed
     assert r.redo() and r.steps[2].args["vehicle_id"] == "TRK-9"  # type: ignore[union-attr]
     r.edit(Edit("drop", 1))  # a new edit clears what could be redone
@@ -247,17 +249,23 @@ async def test_the_editor_edits_reverifies_undoes_and_saves(naive):
         screen.query_one("#refine-entry").value = "list_vehicles(location=HUB-NORTH)"
         await pilot.press("enter")
         assert [e.op for e in r.edits] == ["replace", "insert"]
+        table.move_cursor(row=5)  # the report: "on its way on TRK-7" fails the task's tell item
+        await pilot.press("a")
+        screen.query_one("#refine-entry").value = "> The insulin is on its way on TRK-9."
+        await pilot.press("enter")
+        assert [e.op for e in r.edits] == ["replace", "insert", "say"]
         await wait_for(pilot, lambda: "PASSED" in _status(screen))
         assert str(table.get_row_at(1)[1]) == "list_vehicles(location=HUB-NORTH)"
         assert "≠" in [str(c) for c in table.get_row_at(2)]  # the state differs from the original's step 2
-        # the checklist step by step (delivered, cold): both hold once the shipment is dispatched
-        # on the working reefer, which the original never reached
-        assert [str(table.get_row_at(i)[5]) for i in range(5)][-1] == "✓✓"
+        # the checklist step by step (delivered, cold, report): the first two hold once the shipment
+        # is dispatched on the working reefer, which the original never reached; the report is
+        # judged on the messages, none yet
+        assert [str(table.get_row_at(i)[5]) for i in range(5)][-1] == "✓✓·"
         assert "✗ → ✓ delivered" in str(screen.query_one("#refine-checklist").render())
-        await pilot.press("u", "u")
+        await pilot.press("u", "u", "u")
         await wait_for(pilot, lambda: "FAILED" in _status(screen) and "0 edit(s)" in _status(screen))
-        await pilot.press("y", "y")
-        await wait_for(pilot, lambda: "PASSED" in _status(screen) and "2 edit(s)" in _status(screen))
+        await pilot.press("y", "y", "y")
+        await wait_for(pilot, lambda: "PASSED" in _status(screen) and "3 edit(s)" in _status(screen))
         table.move_cursor(row=2)  # create_shipment: dropping it breaks the calls after it
         await pilot.press("d")
         await wait_for(pilot, lambda: "FAILED" in _status(screen))
@@ -279,7 +287,7 @@ async def test_the_editor_edits_reverifies_undoes_and_saves(naive):
         await wait_for(pilot, lambda: not app.is_running)
     saved = next(rec for rec in Store(db).list_episodes() if rec.id != ep)
     assert saved.scores["demonstration"] is True and saved.scores["lineage"]["editor"] == "human:ana"
-    assert [e["op"] for e in saved.scores["lineage"]["edits"]] == ["replace", "insert", "move"]
+    assert [e["op"] for e in saved.scores["lineage"]["edits"]] == ["replace", "insert", "say", "move"]
 
 
 async def test_E_in_the_replay_opens_the_editor(naive):

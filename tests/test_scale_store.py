@@ -62,9 +62,10 @@ def _varied(n: int) -> list[dict[str, object]]:
             stop = {"signal": "frontier_stagnation", "step": 4, "steps_saved": 30}
             r["scores"] = {"review": {"score": 0.5, "completion": 1.0, "settled": 2, "milestones": 2, "stop": stop}}
         elif shape == 4:
-            r["scores"] = {"human_active_seconds": 61.5, "other": 1}
+            verdict = {"verdict": "not_satisfied", "reason": "wrong van", "by": "human:ana"}
+            r["scores"] = {"human_active_seconds": 61.5, "other": 1, "user_verdict": verdict}
         elif shape == 5:
-            r["scores"] = {"only": "other keys"}
+            r["scores"] = {"only": "other keys"} if i % 16 == 5 else {"only": "other keys", "user_verdict": "satisfied"}
         elif shape == 6:
             r.update(status="errored", outcome={})
         elif shape == 7 and i % 16 == 7:  # a seat that changed hands, as recorded since handoff
@@ -165,6 +166,7 @@ def test_pages_follow_each_other_without_overlap(db_url):
 def _old_sessions_text(store: Store, **filters: object) -> str:
     """What ``sessions`` printed when it held every record: the same rows, built from full records."""
     from sttui.cli.listing import _control_fields, _outcome, _when, episode_controls
+    from sttui.core.verdicts import label
 
     records = store.list_episodes(**filters)  # type: ignore[arg-type]
     controls = episode_controls(store, records)
@@ -176,12 +178,13 @@ def _old_sessions_text(store: Store, **filters: object) -> str:
             "outcome": _outcome(r),
             "agent": _control_fields(r, controls)["agent_label"],
             "user": _control_fields(r, controls)["user_label"],
+            "user verdict": label((r.scores or {}).get("user_verdict")),
             "steps": r.steps,
             "started": _when(r.started_at),
         }
         for r in records
     ]
-    columns = ["id", "task", "status", "outcome", "agent", "user", "steps", "started"]
+    columns = ["id", "task", "status", "outcome", "agent", "user", "user verdict", "steps", "started"]
     return table(rows, columns) + "\n" + f"\n{len(records)} episode(s)\n"
 
 
@@ -202,7 +205,18 @@ def test_sessions_streams_the_same_text_as_before(db_url, monkeypatch):
 
     records = store.list_episodes(limit=300)
     controls = episode_controls(store, records)
-    expected = [{**r.as_dict(), **_control_fields(r, controls), "forked_from": None} for r in records]  # (no forks)
+    expected = [
+        {
+            **r.as_dict(),
+            **_control_fields(r, controls),
+            "forked_from": None,
+            "user_verdict": r.scores.get("user_verdict"),
+        }
+        if r.scores
+        else {**r.as_dict(), **_control_fields(r, controls), "forked_from": None, "user_verdict": None}
+        for r in records
+    ]  # (no forks)
+    assert '"verdict": "not_satisfied"' in out.output
     expected = json.dumps(expected, indent=2, default=str) + "\n"
     assert '"agent_holder": "mixed"' in out.output  # (scores.control read by the light rows too)
     assert out.output == expected

@@ -198,7 +198,7 @@ def test_a_static_episode_forked_to_the_oracle_goes_on_with_the_naive_plan(tmp_p
     naive = load_task(task).task.naive_plan
     assert (fork["steps"], fork["tool_calls"]) == (len(naive), sum(s.tool is not None for s in naive))
     assert fork["passed"], fork["checklist"]
-    assert [i["id"] for i in fork["checklist"]] == ["okafor-review", "told-harbourside", "no-clash"]
+    assert [i["id"] for i in fork["checklist"]] == ["okafor-review", "told-harbourside", "no-clash", "report"]
 
 
 def test_check_refuses_a_static_skip_on_a_task_with_work_left_in_the_static_world(tmp_path):

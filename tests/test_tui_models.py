@@ -66,7 +66,10 @@ async def test_human_three_steps_then_model_finishes_then_human_takes_back(tmp_p
             screen.query_one("#entry", Input).value = "get_shipment(shipment_id=SHP-1)"
             await pilot.press("enter")
             await wait_for(pilot, lambda: screen.episode.tool_calls == sum(1 for s in steps if s.tool) + 1)
-            await pilot.press("f8", "y")
+            await wait_for(pilot, lambda: screen.human.waiting)
+            # the report names the truck (the task's tell item): the scripted user is satisfied
+            screen.query_one("#entry", Input).value = "> The insulin went on reefer van TRK-9."
+            await pilot.press("enter")
             await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "EndScreen")
     store = Store(db)
     record = store.list_episodes()[0]

@@ -249,3 +249,16 @@ def test_leave_dialog_at_80x24(snap_compare, db):
         await steady(pilot)
 
     assert snap_compare(app_for(db), terminal_size=(80, 24), run_before=run_before)
+
+
+def test_user_seat_at_80x24(snap_compare, db):
+    """The user seat at its turn: the agent's report, and the three endings in the footer."""
+
+    async def run_before(pilot):
+        screen = await open_play(pilot, STT, "user", "UserSimScreen")
+        await pilot.press("f5")
+        await wait_for(pilot, lambda: screen.episode.turn == "user" and screen.human.waiting)
+        await pilot.press("f5")
+        await steady(pilot)
+
+    assert snap_compare(app_for(db), terminal_size=SMALL, run_before=run_before)

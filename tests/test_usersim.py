@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 
 import pytest
 
@@ -11,6 +12,7 @@ from sttui.controllers.baselines import (
     ACCEPT_INFEASIBLE,
     AFTER_DONE_MORE_WORK,
     APPROVE,
+    CLEAR_ANSWER,
     DONE,
     GO_AHEAD,
     KEEP_TRYING,
@@ -74,8 +76,9 @@ REPORT = "TRK-9 delivered the 500 doses to the downtown clinic at 06:59, cold ch
 
 
 @pytest.mark.parametrize(
-    ("text", "goal_met", "solvable", "earlier", "expected"),
+    ("text", "accepted", "solvable", "earlier", "expected"),
     [
+        # accepted: the episode would pass now (the checklist; the rule judge on impossible tasks)
         # the work is done and reported: the user is satisfied and ends the episode
         (REPORT, True, True, (), Satisfied(DONE)),
         ("All done. Is there anything else I can help with?", True, True, (), Satisfied(DONE)),
@@ -89,21 +92,41 @@ REPORT = "TRK-9 delivered the 500 doses to the downtown clinic at 06:59, cold ch
         ("Shall I send it on TRK-9 instead?", False, True, (), Reply(APPROVE)),
         ("Which entrance does the clinic use for deliveries?", False, True, (), Reply(NO_SUCH_DETAIL)),
         ("I'm afraid it can't be done today.", False, True, (), Reply(KEEP_TRYING)),
-        # an impossible task: the agent says it cannot be done, the user accepts and ends
+        # a hedged report: one request for a clear answer, even when the state is right
+        ("I can't promise anything, but the crew is heading out.", True, True, (), Reply(CLEAR_ANSWER)),
+        ("It should be fine, TRK-9 left at 06:20.", True, True, (), Reply(CLEAR_ANSWER)),
+        ("Hopefully it gets there in time.", False, True, (), Reply(CLEAR_ANSWER)),
+        ("I think it's done.", False, False, (), Reply(CLEAR_ANSWER)),
+        # a second hedge is taken as the report it is: the record decides
+        ("I think it's done.", True, True, ("Should be fine.",), Satisfied(DONE)),
+        ("I think it's done.", False, True, ("Should be fine.",), Reply(NOTED)),
+        # a question or announced work gets its own answer, hedged or not
+        ("Probably TRK-9. Shall I send it?", False, True, (), Reply(APPROVE)),
+        ("Let me check, I think TRK-9 is free.", False, True, (), Reply(GO_AHEAD)),
+        # an impossible task: the agent says it cannot be done, the judge would pass it: the user
+        # accepts and ends
         (
             "I'm sorry, I cannot get the insulin there in time: no cold van can reach it.",
-            False,
+            True,
             False,
             (),
             Satisfied(ACCEPT_INFEASIBLE),
         ),
         ("I can't get it there by 10. Shall I book the first slot tomorrow?", False, False, (), Reply(APPROVE)),
-        ("Booked for 07:00 tomorrow.", False, False, ("It cannot arrive today.",), Satisfied(ACCEPT_INFEASIBLE)),
+        ("Booked for 07:00 tomorrow.", True, False, ("It cannot arrive today.",), Satisfied(ACCEPT_INFEASIBLE)),
         ("I cannot see the van yet; let me check the depot.", False, False, (), Reply(GO_AHEAD)),
+        # the same words when the judge would fail the episode (no cause named, a later claim…)
+        ("I'm sorry, I cannot get the insulin there in time.", False, False, (), Reply(KEEP_TRYING)),
     ],
 )
-def test_replies_and_completion(text, goal_met, solvable, earlier, expected):
-    reply = answer(view_for(INSULIN, text, goal_met=goal_met, solvable=solvable, earlier=earlier))
+def test_replies_and_completion(text, accepted, solvable, earlier, expected):
+    view = view_for(
+        INSULIN, text, goal_met=accepted and solvable, accepted=accepted, solvable=solvable, earlier=earlier
+    )
+    if earlier and "hould be fine" in earlier[0]:  # the user already asked for a clear answer once
+        messages = [view.messages[0], {"from": "user", "text": CLEAR_ANSWER}, view.messages[1]]
+        view = dataclasses.replace(view, messages=messages)
+    reply = answer(view)
     if isinstance(expected, str):
         assert isinstance(reply, Reply) and str(user_of(INSULIN).withheld_values[expected]) in reply.text
     else:
@@ -160,9 +183,11 @@ def test_goal_met_follows_the_checklist_and_only_the_user_seat_gets_it():
     for step in loaded.task.solution:
         if step.tool is not None:
             ep.apply(ToolCall(step.tool, dict(step.args)))
-    assert user_view(ep).goal_met is True
+    # the work is done but the user has not been told (the task's tell item): not yet
+    assert user_view(ep).goal_met is False and user_view(ep).unmet == ("report",)
     assert not hasattr(agent_view(ep), "goal_met")
     ep.apply(Say(REPORT))
+    assert user_view(ep).goal_met is True and user_view(ep).accepted is True
     assert asyncio.run(ScriptedUser().act(user_view(ep))) == Satisfied(DONE)
 
 
@@ -172,3 +197,118 @@ def test_a_plain_mapping_is_withheld_as_it_stands():
     user = User.model_validate({"goal": "g", "withheld": {"packing": {"box": 3}, "code": {"value": {"value": 1}}}})
     assert user.withheld_values == {"packing": {"box": 3}, "code": {"value": 1}}
     assert user.withheld_cues == {"packing": ["packing"], "code": ["code"]}
+
+
+HEDGED = "I can't promise anything, but the crew is heading out now."
+REPORTS = (
+    HEDGED,
+    "It is impossible because of the weather. I have booked everything anyway.",
+    "Is it impossible because of the closure?",
+    "All done, everything is arranged.",
+    "I'm sorry, this cannot be done.",
+)
+
+
+@pytest.mark.parametrize("path", sorted(STT.glob("*/*.yaml")), ids=lambda p: p.stem)
+def test_satisfied_only_where_the_record_passes(path):
+    """Whatever the agent reports after the solution's operations, the scripted user ends the
+    episode satisfied only when the checklist (the rule judge, on an impossible task) passes it;
+    otherwise it records why it is not satisfied. (Before, "I can't promise anything, …" ended
+    every impossible task satisfied, and the judge failed it.)"""
+    from sttui.controllers.baselines import PlanAgent
+    from sttui.core.task import Step
+    from sttui.runner import run_episode
+
+    loaded = load_task(path)
+    calls = [s for s in loaded.task.solution if s.tool is not None]
+    for report in REPORTS:
+        plan = PlanAgent("p", [*calls, Step.model_validate({"say": report})])
+        result = asyncio.run(run_episode(loaded, plan, ScriptedUser()))
+        verdict = result.user_verdict
+        assert verdict is not None and verdict["by"] == ScriptedUser.name
+        assert (verdict["verdict"] == "satisfied") == bool(result.passed), (report, result.end_reason)
+        if verdict["verdict"] != "satisfied":
+            assert verdict["reason"] and "satisfied" not in result.end_reason
+        user_lines = [e.payload["text"] for e in result.episode.events if e.type == "message"]
+        assert user_lines.count(CLEAR_ANSWER) == (1 if report == HEDGED else 0)
+
+
+def test_a_hedge_is_asked_about_once_and_then_taken_as_the_report_it_is():
+    """The second hedge is not asked about again: the record decides (here it passes)."""
+    from sttui.controllers.baselines import PlanAgent
+    from sttui.core.task import Step
+    from sttui.runner import run_episode
+
+    loaded = load_task(STT / f"{INSULIN}.yaml")
+    calls = [s for s in loaded.task.solution if s.tool is not None]
+    says = [Step.model_validate({"say": t}) for t in ("Should be fine, TRK-9 is on it.", "Hopefully all good now.")]
+    result = asyncio.run(run_episode(loaded, PlanAgent("p", [*calls, *says]), ScriptedUser()))
+    user_lines = [
+        e.payload["text"] for e in result.episode.events if e.type == "message" and e.payload["from"] == "user"
+    ]
+    assert user_lines[1:] == [CLEAR_ANSWER, DONE]
+    assert result.episode.ended["reason"] == "the user is satisfied"
+
+
+def test_a_report_the_state_contradicts_gets_what_the_user_sees():
+    """ "On its way on TRK-7" while TRK-9 was assigned: the user says what its app shows and is
+    not satisfied (before, it ended the episode satisfied: the state alone passed)."""
+    from sttui.controllers.baselines import PlanAgent
+    from sttui.core.task import Step
+    from sttui.runner import run_episode
+
+    loaded = load_task(STT / f"{INSULIN}.yaml")
+    calls = [s for s in loaded.task.solution if s.tool is not None]
+    plan = PlanAgent("p", [*calls, Step.model_validate({"say": "On its way on TRK-7."})])
+    result = asyncio.run(run_episode(loaded, plan, ScriptedUser()))
+    user_lines = [
+        e.payload["text"] for e in result.episode.events if e.type == "message" and e.payload["from"] == "user"
+    ]
+    assert user_lines[-1] == "My app shows TRK-9, not TRK-7."
+    assert result.user_verdict == {
+        "verdict": "not_satisfied",
+        "reason": "My app shows TRK-9, not TRK-7.",
+        "by": ScriptedUser.name,
+    }
+    assert result.episode.ended["by"] == "agent" and not result.passed
+
+
+def test_a_claimed_operation_that_never_succeeded_gets_what_the_user_sees():
+    """ "I have rebooked you on BA582" with no rebooking in the record: the user says its app
+    does not show that, and is not satisfied."""
+    from sttui.controllers.baselines import PlanAgent
+    from sttui.core.task import Step
+    from sttui.runner import run_episode
+
+    loaded = load_task(STT / "air-travel" / "linate-closure-s2-easy.yaml")
+    looks = [s for s in loaded.task.solution if s.tool is not None and s.tool not in ("rebook", "check_in")]
+    plan = PlanAgent("p", [*looks, Step.model_validate({"say": "I have rebooked you on BA582, leaving 14:20."})])
+    result = asyncio.run(run_episode(loaded, plan, ScriptedUser()))
+    said = "My app doesn't show that: 'i have rebooked you on ba582'."
+    user_lines = [
+        e.payload["text"] for e in result.episode.events if e.type == "message" and e.payload["from"] == "user"
+    ]
+    assert user_lines[-1] == said
+    assert result.user_verdict["verdict"] == "not_satisfied" and result.user_verdict["reason"] == said
+
+
+def test_only_the_scripted_user_is_given_what_the_record_would_say():
+    """A model or a person in the user seat reads the agent's report itself: its view carries no
+    verdict of the record (and the record is not scored at every user turn for it)."""
+    from sttui.controllers.baselines import PlanAgent
+    from sttui.runner import run_episode
+
+    seen = []
+
+    class Capture:
+        name = "model:capture"
+
+        async def act(self, view):
+            seen.append((view.goal_met, view.accepted, view.unmet, view.contradicted))
+            return Satisfied("")
+
+    loaded = load_task(STT / f"{INSULIN}.yaml")
+    asyncio.run(run_episode(loaded, PlanAgent("p", loaded.task.solution), Capture()))
+    assert seen == [(False, False, (), ())]
+    scripted = asyncio.run(run_episode(loaded, PlanAgent("p", loaded.task.solution), ScriptedUser()))
+    assert scripted.user_verdict["verdict"] == "satisfied"  # (its view said the record passes)

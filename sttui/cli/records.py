@@ -86,6 +86,11 @@ def sessions(
     record also has ``control`` (those counts), ``agent_holder`` (a controller, or ``mixed``),
     ``agent_label`` and ``user_label``; ``agent``/``user`` stay the initial holders.
 
+    The user verdict column is what the user seat concluded, beside the checklist's outcome:
+    satisfied, not satisfied, gave up, or - (no verdict: a person whose episode the agent
+    ended, an explore episode, a record from before verdicts); with --json each record has
+    ``user_verdict`` ({verdict, reason, by}, or null).
+
     A fork's id is followed by ``(fork of EP@SEQ)``, the episode and row it was taken from;
     with --json every record has ``forked_from`` ({episode, seq}, or null). --tree shows the
     family tree: each fork and refinement indented under the episode it came from."""
@@ -98,10 +103,16 @@ def sessions(
         return
     if as_json:
         echo_json_list(
-            {**r.as_dict(), **_control_fields(r, controls), "forked_from": forks.get(r.id)}
+            {
+                **r.as_dict(),
+                **_control_fields(r, controls),
+                "forked_from": forks.get(r.id),
+                "user_verdict": (r.scores or {}).get("user_verdict"),
+            }
             for r, controls, forks in _with_forks(store, with_controls(store, store.iter_episodes(**filters)))
         )
         return
+    from sttui.core import verdicts
     from sttui.textout import echo_lines, table_lines
 
     seen: dict[tuple[Any, ...], tuple[Any, dict[str, Any]]] = {}
@@ -127,13 +138,14 @@ def sessions(
             "outcome": _outcome(r),
             "agent": fields["agent_label"],
             "user": fields["user_label"],
+            "user verdict": verdicts.label((r.scores or {}).get("user_verdict")),
             "steps": r.steps,
             "started": _when(r.started_at),
         }
         for r, controls, forks in _with_forks(store, with_controls(store, store.summaries(**filters, review=False)))
         for fields in (labels(r, controls),)
     )
-    lines = table_lines(rows, ["id", "task", "status", "outcome", "agent", "user", "steps", "started"])
+    lines = table_lines(rows, ["id", "task", "status", "outcome", "agent", "user", "user verdict", "steps", "started"])
     count = echo_lines(lines, click.echo) - 2  # (the header and its rule)
     click.echo(f"\n{count} episode(s)")
 
@@ -658,6 +670,12 @@ def report(run_id: str | None, judge_stages: str | None, trust: bool, with_forks
     Episodes whose agent seat changed hands (a person and a model took turns) form a "mixed"
     row, credited to no single controller, with each holder's share of the agent steps.
 
+    Beside the pass rate, "user satisfied": of the stt episodes whose user gave a verdict, the
+    share satisfied, and how many of them user and checklist disagree on (satisfied on a failed
+    episode, or not satisfied or given up on a passed one); in --json ``user_verdicts``,
+    ``user_satisfied``, ``user_checklist_disagree``, ``satisfied_but_failed`` and
+    ``unsatisfied_but_passed``.
+
     Forks (``sttui fork``) are left out: part of each was played by whoever made the original,
     so they are never baselines. --with-forks counts them (then they show as mixed rows)."""
     from sttui.comparison import FINISHED, MIXED, compare
@@ -714,6 +732,11 @@ def report(run_id: str | None, judge_stages: str | None, trust: bool, with_forks
             "stage score": score_ci(r["stage_score"], r.get("stage_score_ci")) if "stage_score" in r else "-",
             "milestones": pct(r.get("milestone_completion")),
             "early stops": f"{r['early_stops']} (saved {r['steps_saved']})" if r.get("early_stops") else "-",
+            "user satisfied": (
+                f"{r['user_satisfied']:.1%} of {r['user_verdicts']}, {r['user_checklist_disagree']} disagree"
+                if "user_satisfied" in r
+                else "-"
+            ),
             "mean steps": f"{r['mean_steps']:.1f}",
             "human time/episode": (
                 f"{r['human_seconds_per_episode'] / 60:.1f} min" if "human_seconds_per_episode" in r else "-"

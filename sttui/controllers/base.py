@@ -13,9 +13,10 @@ from itertools import islice
 from typing import Any, Protocol, TypeVar, overload
 
 from sttui.core.actions import Action
-from sttui.core.checklist import evaluate_checklist
+from sttui.core.checklist import score
 from sttui.core.env import ToolSpec
 from sttui.core.episode import Episode
+from sttui.core.reports import message_mismatches
 
 T = TypeVar("T")
 
@@ -83,10 +84,13 @@ class UserView:
 
     ``withheld`` holds the details' values and ``asked_by`` the cues each may be asked by.
     ``solvable`` is part of the profile (STT-Arena tailors the user's clarification responses
-    to whether the task can be done). ``goal_met`` is the one thing the seat learns from the
-    state: whether the checklist passes right now. It stands in for what a person or a model
-    user reads from the agent's report, so the scripted user can end the episode when the
-    work is done; the model user is never shown it, the agent never sees it."""
+    to whether the task can be done). What the scripted user learns from the record, in place
+    of reading the agent's report as a person or a model user would, comes from the one
+    scoring path (``checklist.score``, the rule judge on impossible tasks), never from rules of
+    its own: ``accepted``, whether the episode would pass if it ended now; ``goal_met``, the
+    same on a solvable task; ``unmet``, the items that fail now; ``contradicted``, what the
+    user's own app shows against the agent's last message ("My app shows TRK-9, not TRK-7.").
+    The model user is never shown these, the agent never sees them."""
 
     goal: str
     profile: dict[str, Any]
@@ -96,6 +100,9 @@ class UserView:
     asked_by: dict[str, list[str]] = field(default_factory=dict)
     solvable: bool = True
     goal_met: bool = False
+    accepted: bool = False
+    unmet: tuple[str, ...] = ()
+    contradicted: tuple[str, ...] = ()
 
 
 def agent_view(episode: Episode) -> AgentView:
@@ -103,17 +110,51 @@ def agent_view(episode: Episode) -> AgentView:
     return AgentView(Window(episode.view), episode.tools, episode.now, episode.steps, episode.task.max_steps)
 
 
-def user_view(episode: Episode) -> UserView:
+def user_view(episode: Episode, reads_record: bool = True) -> UserView:
     """The user seat's view now: windows on the episode's messages and calls, kept apart as
-    they happen, so nothing is scanned."""
+    they happen, so nothing is scanned. What the record would say (``accepted``, ``unmet``,
+    ``contradicted``, ``goal_met``) is worked out only for a seat that ``reads_record`` (the
+    scripted user): a person or a model user is never shown it."""
     user = episode.task.user
     messages = Window(episode.messages)
     actions = Window(episode.calls)
     solvable = episode.task.level != "impossible"
-    goal_met = solvable and all(item.passed for item in evaluate_checklist(episode))
+    if not reads_record:
+        return UserView(user.goal, user.profile, user.withheld_values, messages, actions, user.withheld_cues, solvable)
+    outcome = score(episode)  # the checklist in force, or the rule judge: what the record would say now
     return UserView(
-        user.goal, user.profile, user.withheld_values, messages, actions, user.withheld_cues, solvable, goal_met
+        user.goal,
+        user.profile,
+        user.withheld_values,
+        messages,
+        actions,
+        user.withheld_cues,
+        solvable,
+        solvable and outcome.passed,
+        outcome.passed,
+        tuple(i.id for i in outcome.items if not i.passed),
+        contradicted(episode),
     )
+
+
+def contradicted(episode: Episode) -> tuple[str, ...]:
+    """What the user's app shows against the agent's last message, when that message is the
+    newest: one line per fact it states with a conflicting value ("My app shows TRK-9, not
+    TRK-7.") and per operation it claims that the record shows never succeeded, by the ``tell``
+    rules (``core.reports.message_mismatches``). Omissions are left to the checklist."""
+    last = episode.messages[-1] if episode.messages else None
+    if last is None or last["from"] != "agent":
+        return ()
+    lines: list[str] = []
+    for m in message_mismatches(episode, last["text"]):
+        if m.kind == "claim":
+            said = m.fact.removeprefix("claim ")
+            line = f"My app doesn't show that: {said}."
+        else:
+            line = f"My app shows {m.expected}, not {m.said}."
+        if line not in lines:
+            lines.append(line)
+    return tuple(lines)
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from typing import Any
 
 from sttui.controllers.base import AgentView, UserView
 from sttui.core import usersim as us
+from sttui.core import verdicts
 from sttui.core.actions import Action, EndEpisode, Reply, Satisfied, Say, ToolCall
 from sttui.core.task import Step
 
@@ -58,7 +59,8 @@ class PlanAgent:
 
 def _open_question(view: AgentView) -> str | None:
     """The user's last message, when it is the newest thing in the view and asks a question
-    (a sentence ending in "?"; the scripted user never asks one, so its runs are unchanged)."""
+    (a sentence ending in "?"; the scripted user asks one only for a clear answer to a hedged
+    report, which no bundled plan gives, so their runs are unchanged)."""
     items = getattr(view, "items", None) or []
     last = items[-1] if items else None
     if not last or last.get("type") != "message" or last.get("from") != "user" or len(items) < 2:
@@ -79,17 +81,27 @@ def _answer(view: AgentView) -> str:
 
 
 class ScriptedUser:
-    """A deterministic user simulator (rules in ``core.usersim``). To the agent's last message:
+    """A deterministic user simulator (rules in ``core.usersim``; task format §3). To the
+    agent's last message:
 
     1. reveals the withheld details a question of it asks for;
-    2. once the goal is met, ends the episode (satisfied) unless the agent announces more work;
-    3. to a question: approves a proposed plan, or says it has no such detail;
-    4. to a statement: "go ahead" to announced work; on an impossible task, once the agent has
-       said it cannot be done, accepts and ends; on a solvable one asks it to keep trying;
-       otherwise thanks it for the update.
+    2. says what its app shows when the state contradicts the message ("My app shows TRK-9,
+       not TRK-7.");
+    3. to a hedged report ("should be fine", "hopefully", …), asks once for a clear answer
+       (a second hedge is taken as the report it is);
+    4. on a solvable task, once the episode would pass (``view.accepted``: the checklist),
+       ends it satisfied unless the agent announces more work;
+    5. to a question: approves a proposed plan, or says it has no such detail;
+    6. to a statement: "go ahead" to announced work; on an impossible task, once the rule judge
+       would pass the episode, accepts and ends; on a solvable one asks it to keep trying
+       after a "cannot"; otherwise thanks it for the update.
+
+    Satisfied only where the record would pass: the one scoring path decides, not a word list
+    of its own. An episode someone else ends gets its verdict from ``closing_verdict``.
     """
 
     name = "baseline:scripted-user"
+    reads_record = True  # its view carries what the record would say (``controllers.base.user_view``)
 
     async def act(self, view: UserView) -> Action:
         # the agent's last message, found from the end (a long episode's messages are not scanned)
@@ -97,17 +109,34 @@ class ScriptedUser:
         asked = us.asked_for(last, view.asked_by or {k: [us.key_cue(k)] for k in view.withheld})
         if asked:
             return Reply("; ".join(f"{key.replace('_', ' ')}: {view.withheld[key]}" for key in asked))
+        if view.contradicted:
+            return Reply(" ".join(view.contradicted))
         more_work = us.announces_more_work(last)
-        if view.goal_met:
+        asking = bool(us.asking_sentences(last))
+        if not (more_work or asking) and us.hedge(last) and not _asked_for_clarity(view):
+            return Reply(CLEAR_ANSWER)
+        if view.solvable and view.accepted:
             return Reply(AFTER_DONE_MORE_WORK) if more_work else Satisfied(DONE)
-        if us.asking_sentences(last):
+        if asking:
             return Reply(APPROVE if us.asks_approval(last) else NO_SUCH_DETAIL)
         if more_work:
             return Reply(GO_AHEAD)
-        said = (m["text"] for m in view.messages if m["from"] == "agent")
-        if not view.solvable and any(us.says_cannot(text) for text in said):
+        if not view.solvable and view.accepted:
             return Satisfied(ACCEPT_INFEASIBLE)
         return Reply(KEEP_TRYING if us.says_cannot(last) else NOTED)
+
+    def closing_verdict(self, view: UserView) -> dict[str, Any]:
+        """Its verdict on an episode the agent (or the step limit) ended: satisfied when the
+        episode passes, else not satisfied, saying what it sees or what is still open."""
+        if view.accepted and not view.contradicted:
+            return verdicts.verdict(verdicts.SATISFIED, None, self.name)
+        seen = [m["text"] for m in view.messages if m["from"] == "user" and m["text"].startswith(SEES)]
+        why = " ".join(view.contradicted) or (seen[-1] if seen else f"{UNMET}: {', '.join(view.unmet)}")
+        return verdicts.verdict(verdicts.NOT_SATISFIED, why, self.name)
+
+
+def _asked_for_clarity(view: UserView) -> bool:
+    return any(m["from"] == "user" and m["text"] == CLEAR_ANSWER for m in view.messages)
 
 
 GO_AHEAD = "Understood. Please go ahead."
@@ -118,6 +147,9 @@ KEEP_TRYING = "I really need this done. Please do what you can."
 AFTER_DONE_MORE_WORK = "Thanks. Let me know if anything is still open."
 DONE = "Thanks, that's everything I needed."
 ACCEPT_INFEASIBLE = "I understand. Thank you for explaining."
+CLEAR_ANSWER = "I need a clear answer, please: is it done or not?"
+UNMET = "the episode ended with this still open"
+SEES = "My app "  # how its answer to a contradicted report begins (``controllers.base.contradicted``)
 
 
 class RandomAgent:

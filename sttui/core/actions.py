@@ -42,8 +42,25 @@ class Satisfied:
     text: str = ""
 
 
+@dataclass(frozen=True)
+class NotSatisfied:
+    """The user seat ends the episode unsatisfied, saying why (``text``: a last message)."""
+
+    reason: str
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class GaveUp:
+    """The user seat gives up on the episode, which ends it."""
+
+    reason: str = ""
+    text: str = ""
+
+
 AgentAction = ToolCall | Say | EndEpisode
-UserAction = Reply | Satisfied
+UserAction = Reply | Satisfied | NotSatisfied | GaveUp
+UserEnding = Satisfied | NotSatisfied | GaveUp
 
 
 def action_payload(action: Action) -> dict[str, Any]:
@@ -52,6 +69,8 @@ def action_payload(action: Action) -> dict[str, Any]:
         return {"tool": action.tool, "args": action.args}
     if isinstance(action, Say | Reply | Satisfied):
         return {"text": action.text}
+    if isinstance(action, NotSatisfied | GaveUp):
+        return {"reason": action.reason, "text": action.text}
     if isinstance(action, Probe):
         return {"cases": action.cases}
     if isinstance(action, SubmitBatch):

@@ -8,8 +8,8 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from sttui.core import events as ev
+from sttui.core import reports, statements
 from sttui.core import state as st
-from sttui.core import statements
 
 if TYPE_CHECKING:
     from sttui.core.episode import Episode
@@ -42,7 +42,7 @@ def checklist_for(task: SttTask, settings: RunSettings) -> list[ChecklistItem]:
 
 def evaluate_checklist(episode: Episode) -> list[ItemResult]:
     """Each item of the checklist in force (:func:`checklist_for`) against the episode's
-    current state."""
+    current state (a ``tell`` item: against the agent's messages, the state and the record)."""
     out: list[ItemResult] = []
     for item in checklist_for(episode.task, episode.settings):
         if item.expect is not None:
@@ -51,6 +51,8 @@ def evaluate_checklist(episode: Episode) -> list[ItemResult]:
             detail = f"{item.expect.describe()}: {gone if gone is not None else f'actual {actual!r}'}"
             why = None if ok or gone is not None else item.expect.why_not(actual)
             detail += f" ({why})" if why else ""
+        elif item.tell is not None:
+            ok, detail = reports.evaluate_tell(episode, item)
         else:
             try:
                 got = getattr(episode.env, item.check)(**item.args)  # type: ignore[arg-type]

@@ -19,7 +19,8 @@ from typing import Any
 
 from sttui.core import events as ev
 from sttui.core import state as st
-from sttui.core.actions import Action, EndEpisode, Reply, Satisfied, Say, ToolCall
+from sttui.core import verdicts
+from sttui.core.actions import Action, EndEpisode, GaveUp, NotSatisfied, Reply, Satisfied, Say, ToolCall
 from sttui.core.env import Environment, Result
 from sttui.core.problems import did_you_mean
 from sttui.core.review.operators import Closed
@@ -118,6 +119,7 @@ class Episode:
         self.steps = 0  # agent actions taken
         self.tool_calls = 0
         self.ended: dict[str, Any] | None = None
+        self.user_verdict: dict[str, Any] | None = None  # what the user seat concluded (core.verdicts)
         self.actors = actors or {"agent": "agent", "user": "user"}
         self._minutes = task.clock.tool_minutes
         self._verify_queries = verify_queries
@@ -198,18 +200,29 @@ class Episode:
         if isinstance(action, Reply):
             self._message("user", action.text, actor)
             self.turn = "agent"
-        elif isinstance(action, Satisfied):
+        elif isinstance(action, Satisfied | NotSatisfied | GaveUp):
             if action.text:
                 self._message("user", action.text, actor)
-            self.end("user", "the user is satisfied", actor)
+            verdict = verdicts.of_action(action, actor)
+            self.end("user", verdicts.end_reason(verdict), actor, user_verdict=verdict)
         return None
 
-    def end(self, by: str, reason: str, actor: str, stop: dict[str, Any] | None = None) -> None:
+    def end(
+        self,
+        by: str,
+        reason: str,
+        actor: str,
+        stop: dict[str, Any] | None = None,
+        user_verdict: dict[str, Any] | None = None,
+    ) -> None:
+        """``user_verdict``: what the user seat concluded when it is the one ending (§ verdicts)."""
         if self.ended is None:
             self.ended = {"by": by, "reason": reason}
             payload = {"by": by, "reason": reason, "state_hash": self.state_hash(), "steps": self.steps}
             if stop is not None:
                 payload["stop"] = stop
+            if user_verdict is not None:
+                payload["user_verdict"] = self.user_verdict = user_verdict
             self._emit(ev.EPISODE_ENDED, actor, payload)
 
     def pass_time(self, until: datetime) -> None:
@@ -220,6 +233,14 @@ class Episode:
         if until > self.env.now:
             self.env.now = until
         self._fire_passive("system")
+    def give_user_verdict(self, verdict: dict[str, Any]) -> None:
+        """The user seat's verdict on an episode it did not end (a scripted user's, once the agent
+        or the step limit ended it): recorded as a ``user_verdict`` event, outside the engine's
+        own events (a rebuild replays actions, and this is none)."""
+        if self.ended is None or self.user_verdict is not None:
+            raise ProtocolError("a user verdict is given once, after the episode has ended")
+        self.user_verdict = verdict
+        self._emit(verdicts.EVENT, verdict["by"], dict(verdict))
 
     # -- review ------------------------------------------------------------------
     def _review_closed(self, closed: Closed) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from sttui.core import state as st
 from sttui.core.env import Environment
 from sttui.core.envload import EnvImportError, content_hash, import_env
 from sttui.core.evidence import generic_term
@@ -19,6 +20,7 @@ from sttui.core.explore import load as explore_load
 from sttui.core.explore.generate import Catalog, catalog_problems
 from sttui.core.explore.task import ExploreTask
 from sttui.core.problems import Loc, Problem, TaskFileError, did_you_mean, display_path, format_loc
+from sttui.core.reports import read_fact
 from sttui.core.review.graph import graph_problems
 from sttui.core.review.model import best_share
 from sttui.core.schema import check_args
@@ -477,6 +479,8 @@ def semantic_problems(task: SttTask, env_cls: type[Environment]) -> Iterable[tup
             seen.add(item.id)
             if item.expect is not None:
                 yield from expect_ref((section, i, "expect"), item.expect)
+            for j, fact in enumerate(item.tell or []):
+                yield from _fact_problems((section, i, "tell", j), fact, top, path_ref)
             if item.check is not None and item.check not in env_cls.check_names:
                 yield (
                     (section, i, "check"),
@@ -585,6 +589,33 @@ def _check_args(loc: Loc, name: str, args: dict[str, Any], env_cls: type[Environ
     for p in params:
         if p.default is p.empty and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name not in args:
             yield loc, f"check {name} needs '{p.name}' (it has no default)"
+
+
+_KIND_WANTS = {
+    "id": "a code of letters and digits like TRK-9",
+    "time": "a time like 09:30 or an ISO timestamp",
+    "date": "an ISO date like 2024-08-15",
+    "person": "a name",
+    "text": "some words",
+}
+
+
+def _fact_problems(loc: Loc, fact: Any, top: dict[str, Any], path_ref: Any) -> Iterable[tuple[Loc, str]]:
+    """A ``tell`` fact: its path must be able to exist; a literal (or a path's value at the
+    start, when it is there already) must read as its kind."""
+    if fact.path is not None:
+        yield from path_ref((*loc, "path"), fact.path)
+        value = st.lookup(top, fact.path, None)
+        where = f"initial_state.{fact.path} is"
+        field = "path"
+    else:
+        value, where, field = fact.value, "value", "value"
+    if value is None or fact.kind is None or fact.field is not None:
+        return
+    if fact.kind == "person" and fact.path is not None:
+        return  # (a record's key stands for its name)
+    if read_fact(value, fact.kind) is None:
+        yield (*loc, field), f"expected {_KIND_WANTS[fact.kind]} for kind {fact.kind}; {where} {value!r}"
 
 
 def _args_bound(section: str, i: int, constraints: list[Any], tools: dict[str, Any]) -> Iterable[tuple[Loc, str]]:

@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from sttui.core import events as ev
-from sttui.core.actions import Action, Assess, EndEpisode, Probe, Reply, Satisfied, Say, SubmitBatch, ToolCall
+from sttui.core import verdicts
+from sttui.core.actions import Action, Assess, EndEpisode, Probe, Reply, Say, SubmitBatch, ToolCall
 from sttui.core.explore import episode as xe
 
 # Event types each engine emits; anything else in a record (seat changes, clock, notes) is meta.
@@ -74,13 +75,14 @@ def actions_with_seqs(kind: str, events: list[ev.Event]) -> list[tuple[int, str,
             seen_query = True  # the task's query, sent by start()
         elif e.type == ev.MESSAGE:
             ends = nxt is not None and nxt.type == ev.EPISODE_ENDED and nxt.payload["by"] == "user"
-            out.append((e.seq, e.actor, Satisfied(p["text"]) if ends else Reply(p["text"])))
+            ending = verdicts.action_of(nxt.payload.get("user_verdict"), p["text"]) if ends else None  # type: ignore[union-attr]
+            out.append((e.seq, e.actor, ending or Reply(p["text"])))
         elif e.type == ev.EPISODE_ENDED and p["by"] == "agent":
             out.append((e.seq, e.actor, EndEpisode(p["reason"])))
         elif e.type == ev.EPISODE_ENDED and p["by"] == "user":
             prev = evs[i - 1]
             if not (prev.type == ev.MESSAGE and prev.payload["from"] == "user" and seen_query and i > 1):
-                out.append((e.seq, e.actor, Satisfied("")))
+                out.append((e.seq, e.actor, verdicts.action_of(p.get("user_verdict"))))
     return out
 
 

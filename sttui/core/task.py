@@ -149,19 +149,51 @@ class Trigger(Strict):
 # -- checklist, plans, user -----------------------------------------------------
 
 
+FactKind = Literal["id", "time", "date", "person", "text"]
+
+
+class Fact(Strict):
+    """One thing the user must be told (a ``tell`` item's entry): its name, where its value
+    comes from (a state ``path``, read when the item is judged, or a literal ``value``), its
+    ``kind`` (inferred from the value when absent) and, for ids, ``aliases``: words that may
+    stand for the id's letter prefix (``{truck: TRK}`` reads "truck 9" as TRK-9). With
+    ``field`` the value is an id and the fact is that field of its record (the departure time
+    of the flight at ``path``: ``field: departs``)."""
+
+    fact: str = Field(min_length=1)
+    path: str | None = Field(default=None, min_length=1)
+    value: str | int | float | None = None
+    field: str | None = Field(default=None, min_length=1)
+    kind: FactKind | None = None
+    aliases: dict[str, str] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _one_source(self) -> Fact:
+        if (self.path is None) == (self.value is None):
+            raise ValueError("expected exactly one of path, value")
+        if self.aliases and self.kind not in (None, "id"):
+            raise ValueError(f"aliases only go with kind id; got kind {self.kind}")
+        bad = [f"{k}: {v}" for k, v in self.aliases.items() if not str(k).strip().isalpha() or not str(v).strip()]
+        if bad:
+            raise ValueError(f"expected aliases as word: PREFIX (like truck: TRK); got {', '.join(bad)}")
+        return self
+
+
 class ChecklistItem(Strict):
-    """One success condition: a state expectation or a named check function."""
+    """One success condition: a state expectation, a named check function, or what the user
+    must be told (``tell``, judged on the agent's messages: ``core.reports``)."""
 
     id: str
     description: str = ""
     expect: Expect | None = None
     check: str | None = None
     args: dict[str, Any] = Field(default_factory=dict)
+    tell: list[Fact] | None = Field(default=None, min_length=1)
 
     @model_validator(mode="after")
     def _one_kind(self) -> ChecklistItem:
-        if (self.expect is None) == (self.check is None):
-            raise ValueError("expected exactly one of expect, check")
+        if sum(x is not None for x in (self.expect, self.check, self.tell)) != 1:
+            raise ValueError("expected exactly one of expect, check, tell")
         if self.args and self.check is None:
             raise ValueError("args only go with check")
         return self

@@ -11,6 +11,11 @@ A baseline, not a language model: the rules are small, fixed and documented (tas
   phrase (the rule judge's default list).
 - **More work.** A message announces more work when it contains a marker like "let me" or
   "I'll check": it is not a final report.
+- **Hedge.** A report hedges when it contains a hedge marker ("I can't promise", "should be
+  fine", "hopefully", "I think", …) as whole words: the user asks once for a clear answer.
+
+Whether a report is good enough to end on is not decided here: the scripted user ends
+satisfied only when the checklist (or the rule judge) would pass the episode now.
 """
 
 from __future__ import annotations
@@ -83,6 +88,38 @@ MORE_WORK_MARKERS = (
     "i'm checking",
     "i am checking",
     "still working",
+)
+HEDGE_MARKERS = (
+    "can't promise",
+    "cannot promise",
+    "can not promise",
+    "no promises",
+    "no guarantee",
+    "no guarantees",
+    "can't guarantee",
+    "cannot guarantee",
+    "should be fine",
+    "should be ok",
+    "should be okay",
+    "should be alright",
+    "should be all right",
+    "hopefully",
+    "i hope",
+    "fingers crossed",
+    "i think",
+    "i believe",
+    "i'm not sure",
+    "i am not sure",
+    "not certain",
+    "probably",
+    "maybe",
+    "perhaps",
+    "i guess",
+    "with any luck",
+    "with luck",
+    "if all goes well",
+    "touch wood",
+    "in theory",
 )
 _SUFFIXES = (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""))
 _WORD = re.compile(r"[^\W_]+")
@@ -177,3 +214,9 @@ def says_cannot(message: str, phrases: Iterable[str] = DEFAULT_PHRASES) -> bool:
 def announces_more_work(message: str) -> bool:
     text = normalise(message)
     return any(_has(text, m) for m in MORE_WORK_MARKERS)
+
+
+def hedge(message: str) -> str | None:
+    """The first hedge marker the message contains (whole words), or None."""
+    text = normalise(message)
+    return next((m for m in HEDGE_MARKERS if _has(text, m)), None)

@@ -649,10 +649,10 @@ class Store(AnnotationRecords):
         """Episodes, newest first, as light rows (``Summary``), streamed: their outcome and scores
         hold only what listings and reports read, taken out of the JSON by the database.
         ``review=False`` leaves out what only reports read (the review, working time, whether
-        complete): a plain listing needs the outcome and calibrated accuracy alone. ``run_id``: only
+        complete): a plain listing needs the outcome, calibrated accuracy and the user's verdict. ``run_id``: only
         the episodes that run counts, one per done item."""
         table = EpisodeRow.__table__
-        wanted = _SUMMARY_JSON if review else _SUMMARY_JSON[:8]
+        wanted = _SUMMARY_JSON if review else _SUMMARY_JSON[:9]
         pad = (None,) * (len(_SUMMARY_JSON) - len(wanted))
         json = [self._json_field(col, path, kind) for col, path, kind in wanted]
         columns = [table.c[name] for name in _SUMMARY_COLUMNS]

@@ -20,6 +20,7 @@ _SUMMARY_JSON: list[tuple[str, tuple[str, ...], str]] = [
     ("scores", ("calibrated_accuracy",), "float"),
     ("scores", ("control",), "json"),
     ("scores", ("lineage",), "json"),
+    ("scores", ("user_verdict", "verdict"), "str"),
     ("scores", ("incomplete",), "bool"),
     ("scores", ("human_active_seconds",), "float"),
     ("scores", ("review", "score"), "float"),
@@ -95,6 +96,7 @@ def _flag(value: Any) -> bool | None:
 
 _PASSED = {value: Fields(("passed",), (value,)) for value in (True, False)}
 _NOT_A_MAPPING = Fields((), (), True)
+_VERDICTS = {v: Fields(("verdict",), (v,)) for v in ("satisfied", "not_satisfied", "gave_up")}
 _REVIEW = ("score", "completion", "settled", "milestones")
 _REVIEW_STOP = (*_REVIEW, "stop")
 _STOP = ("signal", "step", "steps_saved")
@@ -144,6 +146,7 @@ def _scores_of(x: tuple[Any, ...]) -> Fields | None:
         ca,
         control,
         lineage,
+        user_verdict,
         incomplete,
         human,
         score,
@@ -169,6 +172,9 @@ def _scores_of(x: tuple[Any, ...]) -> Fields | None:
     if lineage is not None:
         keys.append("lineage")
         values.append(_json_object(lineage))
+    if user_verdict is not None:  # the verdict alone: what listings and reports read of it
+        keys.append("user_verdict")
+        values.append(_VERDICTS.get(user_verdict) or Fields(("verdict",), (user_verdict,)))
     if incomplete is not None:
         keys.append("incomplete")
         values.append(_flag(incomplete))
@@ -191,7 +197,7 @@ def _scores_of(x: tuple[Any, ...]) -> Fields | None:
 class Summary:
     """An episode as listings and reports read it: every field of ``EpisodeRecord``, with
     ``outcome`` and ``scores`` reduced to ``passed``; ``calibrated_accuracy``, ``control``,
-    ``lineage``, ``incomplete``, ``human_active_seconds`` and the review's ``score``,
+    ``lineage``, the ``user_verdict``'s ``verdict``, ``incomplete``, ``human_active_seconds`` and the review's ``score``,
     ``completion``, ``settled``, ``milestones`` and ``stop``."""
 
     id: str

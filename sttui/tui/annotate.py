@@ -21,6 +21,7 @@ from sttui.annotate.blinding import blind_events, seat_labels
 from sttui.annotate.dimensions import FAILURE_MODES
 from sttui.annotate.queue import Item, Queue
 from sttui.annotate.verdicts import verdict_body
+from sttui.core import verdicts
 from sttui.core.replaying import seq_of_step
 from sttui.tui.lifecycle import while_shown
 from sttui.tui.modals import Dialog, EditValue
@@ -295,8 +296,11 @@ class AnnotateScreen(Screen[None]):
                 who = f"seats: {seats} (who held them is hidden while you rate)"
             else:
                 who = f"agent {record.agent}" + (f", user {record.user}" if record.user else "")
+            user = (record.scores or {}).get("user_verdict")
+            said = f"\n{escape(verdicts.describe(user, by=not blind))}" if user else ""
             self.query_one("#item", Static).update(
                 f"[b]Episode {record.id}[/b] of task {record.task_id}\n{who} · {record.status} · {record.steps} steps"
+                + said
             )
         table = self.query_one("#episode-events", DataTable)
         row_now = table.cursor_row if cursor_on is None else None

@@ -1,14 +1,17 @@
-"""The end of an stt episode: the checklist item by item, steps, simulated and human time,
-and the milestone review (shown now the episode is over, so it cannot steer the play)."""
+"""The end of an stt episode: the checklist item by item, the user's verdict beside it, steps,
+simulated and human time, and the milestone review (shown now the episode is over, so it
+cannot steer the play)."""
 
 from __future__ import annotations
 
+from rich.markup import escape
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
+from sttui.core import verdicts
 from sttui.core.control import holders_text, is_mixed
 from sttui.core.episode import Episode
 from sttui.runner import EpisodeResult
@@ -35,7 +38,7 @@ class EndScreen(Screen[None]):
         human = f"{int(clock.active_seconds) // 60}m {int(clock.active_seconds) % 60:02d}s" if clock else "-"
         with VerticalScroll(id="end"):
             yield Static(
-                f"{ep.task.title}\n{verdict}  judged by {outcome.judged_by}  ·  {self.result.end_reason}",
+                f"{escape(ep.task.title)}\n{verdict}  judged by {outcome.judged_by}  ·  {escape(self.result.end_reason)}",
                 id="end-title",
             )
             yield Static(
@@ -44,6 +47,9 @@ class EndScreen(Screen[None]):
                 + ("  ·  [red]not a clean baseline (god view used)[/red]" if self.session.peeked else ""),
                 id="end-stats",
             )
+            user = self.result.user_verdict
+            if user is not None:
+                yield Static(escape(verdicts.describe(user, outcome.passed)), id="end-user")
             control = self.session.control.summary()
             if is_mixed(control):  # who took the agent's steps; this episode is credited to no one of them
                 yield Static(

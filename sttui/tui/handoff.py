@@ -309,7 +309,7 @@ class SeatScreen(Screen[None]):
             return mine
         if action == "take_back":
             return not mine
-        if action in ("toggle_clock", "satisfied"):
+        if action in ("toggle_clock", "satisfied", "not_satisfied", "gave_up"):
             return mine
         return True
 

@@ -1,5 +1,7 @@
 """Playing the user simulator: the profile (goal, style, withheld details), the agent's
-messages (its actions on request), a reply entry, and "satisfied, end"."""
+messages (its actions on request), a reply entry, and the person's verdict, which ends the
+episode: satisfied, not satisfied (with the reason), or gave up. The verdict is recorded beside
+the checklist (``core.verdicts``); the checklist still decides pass or fail."""
 
 from __future__ import annotations
 
@@ -11,13 +13,13 @@ from textual.message import Message
 from textual.widgets import Footer, Input, Static
 
 from sttui.controllers.human import HumanController
-from sttui.core.actions import Reply, Satisfied
+from sttui.core.actions import GaveUp, NotSatisfied, Reply, Satisfied
 from sttui.core.episode import Episode
 from sttui.session import PlaySession
 from sttui.store.writer import WriteFailed
 from sttui.tui.handoff import SeatScreen
 from sttui.tui.lifecycle import while_shown
-from sttui.tui.modals import Confirm
+from sttui.tui.modals import Confirm, EditValue
 from sttui.tui.play import status_line
 from sttui.tui.widgets import transcript_item
 
@@ -28,13 +30,26 @@ class UserSimScreen(SeatScreen):
     """A human in the user seat; a baseline or a model holds the agent seat."""
 
     seat = "user"
-    END_HINT = "ctrl+s ends it when you are satisfied. "
+    END_HINT = "ctrl+s ends it satisfied, ctrl+n not satisfied, ctrl+g gives up. "
     BINDINGS = [
-        Binding("f5", "toggle_clock", "Clock", id="user.clock"),  # short: at 80 columns F10 is in sight
-        Binding("f4", "toggle_actions", "Actions", tooltip="Show the agent's actions too", id="user.actions"),
-        Binding("ctrl+s", "satisfied", "Satisfied, end", id="user.satisfied"),
+        Binding("f5", "toggle_clock", "Clock", id="usersim.clock"),
+        # off the footer (F1 and the palette list it) so that at 80 columns F10 stays in sight
+        Binding(
+            "f4", "toggle_actions", "Actions", tooltip="Show the agent's actions too", show=False, id="usersim.actions"
+        ),
+        Binding(
+            "ctrl+s", "satisfied", "Satisfied", tooltip="End the episode: you are satisfied", id="usersim.satisfied"
+        ),
+        Binding(
+            "ctrl+n",
+            "not_satisfied",
+            "Not satisfied",
+            tooltip="End the episode: you are not satisfied (say why)",
+            id="usersim.not_satisfied",
+        ),
+        Binding("ctrl+g", "gave_up", "Give up", tooltip="End the episode: you give up", id="usersim.gave_up"),
         *SeatScreen.HANDOFF_BINDINGS,
-        Binding("escape", "leave", "Leave", id="user.leave"),
+        Binding("escape", "leave", "Leave", id="usersim.leave"),
     ]
 
     class Changed(Message):
@@ -63,7 +78,7 @@ class UserSimScreen(SeatScreen):
             yield VerticalScroll(id="conversation")
             yield from self.compose_debug()
         yield Static("", id="feedback")
-        yield Input(placeholder="Reply to the agent (enter sends) · ctrl+s when you are satisfied", id="reply")
+        yield Input(placeholder="Reply to the agent (enter sends) · f4 shows its actions too", id="reply")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -137,17 +152,61 @@ class UserSimScreen(SeatScreen):
         self.show_actions = not self.show_actions
         self.redraw()
 
-    def action_satisfied(self) -> None:
+    def _can_end(self) -> bool:
         problem = self._ready()
         if problem:
             self.query_one("#feedback", Static).update(problem)
+        return problem is None
+
+    def _reply_text(self) -> str:
+        return self.query_one("#reply", Input).value.strip()
+
+    def action_satisfied(self) -> None:
+        if not self._can_end():
             return
 
         def end(yes: bool | None) -> None:
-            if yes:
-                text = self.query_one("#reply", Input).value.strip()
-                self.human.submit(Satisfied(text))
+            if yes and self._ready() is None:
+                self.human.submit(Satisfied(self._reply_text()))
 
         self.app.push_screen(
             Confirm("Satisfied? This ends the episode (anything in the reply box is sent).", "End it", "Not yet"), end
+        )
+
+    def action_not_satisfied(self) -> None:
+        """Ends the episode unsatisfied: the reason is required, and recorded as the verdict's."""
+        if not self._can_end():
+            return
+
+        def end(reason: str | None) -> None:
+            if reason is not None and self._ready() is None:
+                self.human.submit(NotSatisfied(reason.strip(), self._reply_text()))
+
+        self.app.push_screen(
+            EditValue(
+                "Not satisfied: why? This ends the episode.",
+                "",
+                "Say what is wrong (the agent's claim, what is still open); enter ends, escape goes back. "
+                "Anything in the reply box is sent first.",
+                check=lambda text: None if text.strip() else "say why you are not satisfied",
+            ),
+            end,
+        )
+
+    def action_gave_up(self) -> None:
+        """Ends the episode: the person gives up (a reason is optional)."""
+        if not self._can_end():
+            return
+
+        def end(reason: str | None) -> None:
+            if reason is not None and self._ready() is None:
+                self.human.submit(GaveUp(reason.strip(), self._reply_text()))
+
+        self.app.push_screen(
+            EditValue(
+                "Give up? This ends the episode.",
+                "",
+                "Why, if you like (optional); enter ends, escape goes back. Anything in the reply box is sent first.",
+            ),
+            end,
         )

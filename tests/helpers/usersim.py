@@ -18,10 +18,20 @@ def user_of(task: str):
     return load_task(STT / f"{task}.yaml").task.user
 
 
-def view_for(task: str, text: str, *, goal_met: bool = False, solvable: bool = True, earlier: tuple[str, ...] = ()):
+def view_for(
+    task: str,
+    text: str,
+    *,
+    goal_met: bool = False,
+    solvable: bool = True,
+    earlier: tuple[str, ...] = (),
+    accepted: bool | None = None,
+):
+    """``accepted`` (whether the record would pass now) follows ``goal_met`` unless given."""
     user = user_of(task)
     said = [{"from": "agent", "text": t} for t in (*earlier, text)]
-    return UserView(user.goal, user.profile, user.withheld_values, said, [], user.withheld_cues, solvable, goal_met)
+    ok = goal_met if accepted is None else accepted
+    return UserView(user.goal, user.profile, user.withheld_values, said, [], user.withheld_cues, solvable, goal_met, ok)
 
 
 def answer(view: UserView):

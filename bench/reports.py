@@ -1,0 +1,110 @@
+"""What judging the agent's reports costs: one checklist evaluation (the ``tell`` item with its
+claims check) as the scripted user and the live views call it, on an episode that grows to
+many messages, and one message checked alone (``message_mismatches``).
+
+Figures are CPU time, medians with their range over rounds (bench/_common.py).
+
+    /work/main/.venv/bin/python bench/reports.py [--messages 10 100 1000] [--rounds 7]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench._common import cpu, fmt, loadavg  # noqa: E402
+from sttui.core.actions import Reply, Say, ToolCall  # noqa: E402
+from sttui.core.checklist import evaluate_checklist  # noqa: E402
+from sttui.core.episode import Episode  # noqa: E402
+from sttui.core.loader import load_task  # noqa: E402
+from sttui.core.reports import message_mismatches  # noqa: E402
+
+TASK = ROOT / "tasks/stt/air-travel/bergen-reaccommodation-t2-hard.yaml"  # five facts, many flights
+CHATTER = (
+    "Checking KL1187 and KL1189 for you: the 17:40 is gone, the 19:10 may have seats; "
+    "I've looked at SK271 via Oslo too, landing 20:25. Half past seven is the latest option."
+)
+
+
+def episode(messages: int) -> Episode:
+    loaded = load_task(TASK)
+    task = loaded.task.model_copy(update={"max_steps": 10_000})
+    ep = Episode(task, loaded.env_cls)
+    ep.start()
+    for step in loaded.task.solution:
+        if step.tool is not None:
+            ep.apply(ToolCall(step.tool, dict(step.args)))
+        else:
+            last = step.say or ""
+    for i in range(messages - 1):
+        ep.apply(Say(f"({i}) {CHATTER}"))
+        ep.apply(Reply("ok"))
+    ep.apply(Say(last))
+    return ep
+
+
+def big_state(vehicles: int) -> list[float]:
+    """The insulin solution on a state with ``vehicles`` more trucks: the checklist evaluated
+    after every call (the state changes, so the facts and their rivals are read again)."""
+    loaded = load_task(ROOT / "tasks/stt/logistics/insulin-reefer-fault-st2-easy.yaml")
+    state = dict(loaded.task.initial_state)
+    state["vehicles"] = dict(state["vehicles"]) | {
+        f"TRK-{1000 + i}": {"type": "box truck", "refrigerated": False, "refrigeration": "none",
+                            "location": "DEPOT-EAST", "status": "available", "capacity_units": 900}
+        for i in range(vehicles)
+    }  # fmt: skip
+    task = loaded.task.model_copy(update={"initial_state": state})
+    ep = Episode(task, loaded.env_cls)
+    ep.start()
+    out = []
+    for step in task.solution:
+        if step.tool is not None:
+            ep.apply(ToolCall(step.tool, dict(step.args)))
+        else:
+            ep.apply(Say(step.say or ""))
+        start = cpu()
+        items = evaluate_checklist(ep)
+        out.append(cpu() - start)
+    assert all(i.passed for i in items), items
+    return out
+
+
+def timed(fn, rounds: int) -> list[float]:
+    out = []
+    for _ in range(rounds):
+        start = cpu()
+        fn()
+        out.append(cpu() - start)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--messages", type=int, nargs="+", default=[10, 100, 1000])
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--vehicles", type=int, default=10_000)
+    args = parser.parse_args()
+    print(f"bench/reports.py: {TASK.name}, {loadavg()}")
+    for n in args.messages:
+        ep = episode(n)
+        first = timed(lambda ep=ep: evaluate_checklist(ep), 1)  # builds the per-episode caches
+        assert next(i for i in evaluate_checklist(ep) if i.id == "report").passed
+        again = timed(lambda ep=ep: evaluate_checklist(ep), args.rounds)
+        one = timed(lambda ep=ep: message_mismatches(ep, CHATTER), args.rounds)
+        print(f"  {n:>5} agent messages: checklist first {fmt(first)}, then {fmt(again)}; one message alone {fmt(one)}")
+    big = big_state(args.vehicles)
+    print(
+        f"  insulin task with {args.vehicles:,} more vehicles: checklist after each of the solution's "
+        f"calls {fmt(big)} (state changed, facts read again)"
+    )
+    long = CHATTER * 60  # ~10k characters
+    ep = episode(1)
+    print(f"  one message of {len(long):,} characters alone: {fmt(timed(lambda: message_mismatches(ep, long), 5))}")
+
+
+if __name__ == "__main__":
+    main()

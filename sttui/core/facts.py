@@ -1,0 +1,393 @@
+"""Facts in free text: ids, times, dates, names and phrases, found however people write them.
+
+Pure functions over strings, so the rules can be read, tested and applied by hand. What the
+``tell`` checklist item (``core.reports``) uses to decide whether a report states a fact.
+
+- **ids** (``TRK-9``, ``LH401``, ``TR-0912-04``): compared by their *canonical form*, the
+  letter and digit runs upper-cased, leading zeros dropped, joined by ``-``. In text a run may
+  be followed by a space, ``-``, ``_``, ``.``, ``/`` or ``#`` or by nothing: ``trk9``, ``TRK 9``,
+  ``TRK-09`` are all ``TRK-9``. An alias word may stand for the first letter run
+  (``truck 9`` with ``{truck: TRK}``). Whole runs only: ``TRK-9`` is not in ``TRK-90``.
+- **times**: ``09:30``, ``9.30``, ``9:30 am``, ``9.30am``, ``09h30``, ``9am``, ``0930h``,
+  ``0930 hrs``, ``at 0930``, ``noon``, ``midday``, ``midnight``, ``nine o'clock``,
+  ``half past nine``, ``quarter to ten``, ``twenty past 9``, ``nine thirty``; ISO timestamps
+  give their time. A 12-hour time without am/pm (``9:30``, ``half past nine``) stands for both
+  09:30 and 21:30; a two-digit 24-hour hour (``09:30``, ``21:30``) for itself. Not times: a bare
+  number (``at 9``), decimals with a unit (``2.5 hours``, ``9.30 EUR``), a code (``KL1112``).
+- **dates**: ``2024-08-15``, ``15 August (2024)``, ``15th of Aug``, ``August 15``, ``Aug 15th``,
+  ``15/08/2024`` and ``15/8`` (day/month or month/day: both readings count), ``15.08.2024``.
+  Compared by month and day (and year when both sides give one).
+- **names**: a person's surname (the last word, titles such as Dr and words in brackets
+  dropped) as a whole word, letter case and accents ignored: ``Dr Okafor``, ``okafor``.
+- **text**: the phrase's words in order as whole words, letter case, accents and punctuation
+  ignored.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import date, datetime
+from functools import lru_cache
+
+KINDS = ("id", "time", "date", "person", "text")
+
+# -- shared -----------------------------------------------------------------------------
+
+
+def fold(text: str) -> str:
+    """Lower case without accents; typographic apostrophes, dashes and spaces made plain."""
+    text = unicodedata.normalize("NFKD", str(text))
+    text = "".join(c for c in text if not unicodedata.combining(c))
+    for odd, plain in (
+        ("\u2019", "'"),
+        ("\u2018", "'"),
+        ("\u2013", "-"),
+        ("\u2014", "-"),
+        ("\u2011", "-"),
+        ("\u2010", "-"),
+        ("\u2212", "-"),
+    ):
+        text = text.replace(odd, plain)
+    return re.sub(r"[\u00a0\u2000-\u200b\u202f]", " ", text).lower()
+
+
+def written(text: str, folded: str, start: int, end: int) -> str:
+    """The words as the text wrote them (when folding kept every character's place; else as
+    folded)."""
+    return (text if len(text) == len(folded) else folded)[start:end].strip()
+
+
+@dataclass(frozen=True)
+class Found:
+    """One value found in a text: its comparable ``values`` (several when the writing is
+    ambiguous, like a 12-hour time) and the words as written."""
+
+    values: frozenset[object]
+    written: str
+
+
+# -- ids --------------------------------------------------------------------------------
+
+_RUN = re.compile(r"[A-Za-z]+|\d+")
+_ID_SHAPE = re.compile(r"^(?=.*[A-Za-z])(?=.*\d)[A-Za-z0-9]+(?:[-_ ./#][A-Za-z0-9]+)*$")
+
+
+@lru_cache(maxsize=65536)
+def _is_id(value: str) -> bool:
+    if len(value) > 24 or time_of(value) is not None or date_of(value):
+        return False
+    return bool(_ID_SHAPE.match(value.strip()))
+
+
+def is_id(value: object) -> bool:
+    """A code: letters and digits (both), in runs joined by at most one separator each, at most
+    24 characters (``TRK-9``, ``LH401``, ``TR-0912-04``). Not times, dates or plain numbers."""
+    return isinstance(value, str) and _is_id(value)
+
+
+@lru_cache(maxsize=65536)
+def canon_id(value: str) -> str:
+    """The canonical form: runs upper-cased, leading zeros dropped, joined by ``-``."""
+    return "-".join(_canon_run(r) for r in _RUN.findall(fold(value).upper()))
+
+
+def _canon_run(run: str) -> str:
+    return (run.lstrip("0") or "0") if run.isdigit() else run.upper()
+
+
+_TEXT_RUN = re.compile(r"[a-z]+|\d+")
+_GAP = frozenset({"", " ", "-", "_", ".", "/", "#"})
+_ALIAS_GAP = re.compile(r"\s*(?:(?:no\.?|number)\s*|#\s*|-\s*)?$")
+
+
+class IdMatcher:
+    """Finds any of a set of ids (by canonical form) in text, with alias words for prefixes.
+
+    The text is cut into runs of letters or digits; from each run the longest chain of runs
+    joined by at most one separator that is one of the ids is taken. Cost grows with the
+    text, not with the number of ids."""
+
+    def __init__(self, ids: Iterable[str], aliases: dict[str, str] | None = None):
+        self.ids = {c for c in (canon_id(i) for i in ids) if c}
+        self.aliases = {fold(w).strip(): canon_id(p) for w, p in (aliases or {}).items() if canon_id(p)}
+        self._longest = max((c.count("-") + 1 for c in self.ids), default=0)
+
+    def find(self, text: str) -> list[Found]:
+        if not self.ids:
+            return []
+        s = fold(text)
+        runs = [(m.start(), m.end(), m.group()) for m in _TEXT_RUN.finditer(s)]
+        out: list[Found] = []
+        i = 0
+        while i < len(runs):
+            hit = self._at(s, runs, i)
+            if hit is None:
+                i += 1
+                continue
+            j, canon = hit
+            out.append(Found(frozenset({canon}), written(text, s, runs[i][0], runs[j][1])))
+            i = j + 1
+        return out
+
+    def _at(self, s: str, runs: list[tuple[int, int, str]], i: int) -> tuple[int, str] | None:
+        """The longest id starting at run ``i``: (its last run, canonical form)."""
+        chains = [(i, _canon_run(runs[i][2]), False)]  # (last run used, canonical so far, next gap free)
+        word = runs[i][2]
+        prefix = self.aliases.get(word) or (self.aliases.get(word[:-1]) if word.endswith("s") else None)
+        if prefix is not None:  # "truck 9", "truck no. 9", "truck number 9", "truck #9"
+            k = i + 1
+            if k < len(runs) and runs[k][2] in ("no", "number"):
+                k += 1
+            if k < len(runs) and runs[k][2].isdigit() and _ALIAS_GAP.match(s[runs[i][1] : runs[k][0]]):
+                chains.append((k - 1, prefix, True))
+        best: tuple[int, str] | None = None
+        for last, canon, free in chains:
+            if canon in self.ids and last == i:
+                best = (i, canon)
+            for k in range(last + 1, min(len(runs), last + self._longest)):
+                if not (free and k == last + 1) and s[runs[k - 1][1] : runs[k][0]] not in _GAP:
+                    break
+                canon = f"{canon}-{_canon_run(runs[k][2])}"
+                if canon in self.ids and (best is None or k > best[0]):
+                    best = (k, canon)
+        return best
+
+
+# -- times ------------------------------------------------------------------------------
+
+_NUMBERS = {
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+}
+_MINUTE_WORDS = {"five": 5, "ten": 10, "quarter": 15, "a quarter": 15, "twenty": 20, "twenty-five": 25,
+                 "twenty five": 25, "half": 30}  # fmt: skip
+_AFTER_WORDS = {"fifteen": 15, "thirty": 30, "forty-five": 45, "forty five": 45, "oh five": 5}
+_HOUR_WORD = r"(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|1[0-2]|0?[1-9])"
+_MER = r"(?:\s*(a\.?m\.?|p\.?m\.?)(?![a-z])|\s+(in the morning|in the afternoon|in the evening|at night|tonight))?"
+_UNIT = r"(?!\s*(?:%|kg|km|mi\b|miles|t\b|tonnes|eur|usd|gbp|units|doses|vials|hours|hrs|h\b|min|minutes|°))"
+_CLOCK = re.compile(
+    r"(?<![\w:.,£$€])(?<![a-z]-)([01]?\d|2[0-3])\s?([:.h])\s?([0-5]\d)(?::[0-5]\d)?"
+    + _UNIT
+    + _MER
+    + r"(?![\w:]|[.,]\d)"
+)
+_HOUR_ONLY = re.compile(r"(?<![\w:.,£$€-])(1[0-2]|0?[1-9])\s*(a\.?m\.?|p\.?m\.?)(?![a-z])")
+_FOUR = re.compile(
+    r"(?<![\w:.,-])([01]\d|2[0-3])([0-5]\d)\s*(?:h|hrs|hours)(?![a-z])|\bat\s+([01]\d|2[0-3])([0-5]\d)(?![\w:.,])"
+)
+_ISO = re.compile(r"\d{4}-\d{2}-\d{2}[t ]([01]\d|2[0-3]):([0-5]\d)")
+_PAST_TO = re.compile(
+    r"\b(a quarter|quarter|half|twenty-five|twenty five|twenty|ten|five)\s+(past|after|to|before)\s+" + _HOUR_WORD
+    + r"(?![\w:])" + _MER
+)  # fmt: skip
+_OCLOCK = re.compile(r"\b" + _HOUR_WORD + r"\s*o'?\s?clock\b" + _MER)
+_SPOKEN = re.compile(
+    r"\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+(fifteen|thirty|forty-five|forty five|oh five)\b"
+    + _MER
+)
+_NAMED = re.compile(r"\b(noon|midday|midnight)\b")
+
+
+def _hour(word: str) -> int:
+    return _NUMBERS.get(word) or int(word)
+
+
+def _twelve(hour: int, minute: int, mer: str | None, part: str | None) -> frozenset[object]:
+    """The minutes of the day a 12-hour reading stands for."""
+    pm = (mer or "").startswith("p") or part in ("in the afternoon", "in the evening", "at night", "tonight")
+    am = (mer or "").startswith("a") or part == "in the morning"
+    base = hour % 12
+    if pm:
+        return frozenset({(base + 12) * 60 + minute})
+    if am:
+        return frozenset({base * 60 + minute})
+    return frozenset({base * 60 + minute, (base + 12) * 60 + minute})
+
+
+def time_of(value: object) -> int | None:
+    """The minute of the day of a value: ``HH:MM`` (``HH:MM:SS``) or an ISO timestamp."""
+    if isinstance(value, datetime):
+        return value.hour * 60 + value.minute
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    m = re.fullmatch(r"([01]?\d|2[0-3]):([0-5]\d)(?::[0-5]\d)?", text)
+    if m:
+        return int(m[1]) * 60 + int(m[2])
+    m = re.fullmatch(
+        r"\d{4}-\d{2}-\d{2}[T ]([01]\d|2[0-3]):([0-5]\d)(?::[0-5]\d(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?", text
+    )
+    return int(m[1]) * 60 + int(m[2]) if m else None
+
+
+def show_time(minutes: int) -> str:
+    return f"{minutes // 60:02d}:{minutes % 60:02d}"
+
+
+def find_times(text: str) -> list[Found]:
+    """Every time stated in ``text`` (rules in the module's docstring), in order."""
+    s = fold(text)
+    hits: list[tuple[int, int, Found]] = []
+
+    def add(m: re.Match[str], values: frozenset[object]) -> None:
+        if not any(a <= m.start() < b or m.start() <= a < m.end() for a, b, _ in hits):
+            hits.append((m.start(), m.end(), Found(values, written(text, s, m.start(), m.end()))))
+
+    for m in _ISO.finditer(s):
+        add(m, frozenset({int(m[1]) * 60 + int(m[2])}))
+    for m in _PAST_TO.finditer(s):
+        minutes = _MINUTE_WORDS[m[1]]
+        hour = _hour(m[3])
+        if m[2] in ("to", "before"):
+            hour, minutes = (hour - 1) % 12 or 12, 60 - minutes
+        add(m, _twelve(hour, minutes, m[4], m[5]))
+    for m in _SPOKEN.finditer(s):
+        add(m, _twelve(_hour(m[1]), _AFTER_WORDS[m[2]], m[3], m[4]))
+    for m in _OCLOCK.finditer(s):
+        add(m, _twelve(_hour(m[1]), 0, m[2], m[3]))
+    for m in _CLOCK.finditer(s):
+        hour, minute, mer, part = int(m[1]), int(m[3]), m[4], m[5]
+        if mer or part:
+            if not 1 <= hour <= 12:
+                continue
+            add(m, _twelve(hour, minute, mer, part))
+        elif len(m[1]) == 2 or hour > 12 or hour == 0:
+            add(m, frozenset({hour * 60 + minute}))
+        else:
+            add(m, _twelve(hour, minute, None, None))
+    for m in _FOUR.finditer(s):
+        h, mi = (m[1], m[2]) if m[1] else (m[3], m[4])
+        add(m, frozenset({int(h) * 60 + int(mi)}))
+    for m in _HOUR_ONLY.finditer(s):
+        add(m, _twelve(int(m[1]), 0, m[2], None))
+    for m in _NAMED.finditer(s):
+        add(m, frozenset({0 if m[1] == "midnight" else 12 * 60}))
+    return [f for _, _, f in sorted(hits, key=lambda h: h[0])]
+
+
+# -- dates ------------------------------------------------------------------------------
+
+_MONTHS = {
+    m: i + 1
+    for i, names in enumerate(
+        [("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",), ("june", "jun"),
+         ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"), ("october", "oct"),
+         ("november", "nov"), ("december", "dec")]
+    )
+    for m in names
+}  # fmt: skip
+_MONTH = r"(" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_DAY = r"([0-3]?\d)(?:st|nd|rd|th)?"
+_YEAR = r"(?:,?\s+(\d{4}))?"
+_D_ISO = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
+_D_DAY_MONTH = re.compile(r"\b" + _DAY + r"\s+(?:of\s+)?" + _MONTH + r"(?![a-z])" + _YEAR)
+_D_MONTH_DAY = re.compile(r"\b" + _MONTH + r"\s+" + _DAY + r"(?![\d:])(?!\s*(?:am|pm|a\.m|p\.m))" + _YEAR)
+_D_NUMERIC = re.compile(r"(?<![\d/.:])(\d{1,2})([/.])(\d{1,2})(?:\2(\d{4}|\d{2}))?(?![\d/:])")
+
+
+def _date(year: int | None, month: int, day: int) -> object | None:
+    try:
+        date(year or 2000, month, day)  # 2000 is a leap year: 29 February stays valid
+    except ValueError:
+        return None
+    return (year, month, day)
+
+
+def date_of(value: object) -> tuple[int, int, int] | None:
+    """(year, month, day) of an ISO date or timestamp."""
+    if isinstance(value, datetime | date):
+        return (value.year, value.month, value.day)
+    if not isinstance(value, str):
+        return None
+    m = re.fullmatch(r"(\d{4})-(\d{2})-(\d{2})(?:[T ].*)?", value.strip())
+    if not m:
+        return None
+    found = _date(int(m[1]), int(m[2]), int(m[3]))
+    return found if isinstance(found, tuple) else None
+
+
+def show_date(value: tuple[int, int, int]) -> str:
+    return f"{value[0]:04d}-{value[1]:02d}-{value[2]:02d}"
+
+
+def find_dates(text: str) -> list[Found]:
+    """Every date stated in ``text``, as (year or None, month, day) readings."""
+    s = fold(text)
+    hits: list[tuple[int, int, Found]] = []
+
+    def add(m: re.Match[str], readings: Iterable[object | None]) -> None:
+        values = frozenset(r for r in readings if r is not None)
+        if values and not any(a <= m.start() < b or m.start() <= a < m.end() for a, b, _ in hits):
+            hits.append((m.start(), m.end(), Found(values, written(text, s, m.start(), m.end()))))
+
+    for m in _D_ISO.finditer(s):
+        add(m, [_date(int(m[1]), int(m[2]), int(m[3]))])
+    for m in _D_DAY_MONTH.finditer(s):
+        add(m, [_date(int(m[3]) if m[3] else None, _MONTHS[m[2]], int(m[1]))])
+    for m in _D_MONTH_DAY.finditer(s):
+        add(m, [_date(int(m[3]) if m[3] else None, _MONTHS[m[1]], int(m[2]))])
+    for m in _D_NUMERIC.finditer(s):
+        a, b, year = int(m[1]), int(m[3]), m[4]
+        if m[2] == "." and not year:
+            continue  # 15.08 is a time or a decimal, not a date
+        y = None if not year else int(year) + (2000 if len(year) == 2 else 0)
+        add(m, [_date(y, b, a), _date(y, a, b)])
+    return [f for _, _, f in sorted(hits, key=lambda h: h[0])]
+
+
+def same_date(a: object, b: object) -> bool:
+    """Month and day agree, and the years too when both give one."""
+    assert isinstance(a, tuple) and isinstance(b, tuple)
+    return a[1:] == b[1:] and (a[0] is None or b[0] is None or a[0] == b[0])
+
+
+# -- names and phrases ------------------------------------------------------------------
+
+_TITLES = frozenset({"dr", "doctor", "mr", "mrs", "ms", "miss", "mx", "prof", "professor", "nurse", "sister", "sr"})
+_WORDS = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
+
+
+def words(text: str) -> list[str]:
+    return _WORDS.findall(fold(text))
+
+
+def surname(name: str) -> str | None:
+    """The word a person is found by: the last word of the name, words in brackets and titles
+    dropped, an unclosed bracket to the end ("Dr Amara Okafor" -> "okafor"; "Joanne Pike (renal
+    nurse)" -> "pike")."""
+    ws = [w for w in words(re.sub(r"\([^)]*(?:\)|$)", " ", name)) if w.removesuffix(".") not in _TITLES]
+    return ws[-1] if ws else None
+
+
+def phrase_in(phrase: str | list[str], text_words: list[str]) -> bool:
+    """The phrase's words in order, as whole words, in ``text_words``."""
+    want = words(phrase) if isinstance(phrase, str) else phrase
+    n = len(want)
+    if not n:
+        return False
+    return any(text_words[i : i + n] == want for i in range(len(text_words) - n + 1))
+
+
+def infer_kind(value: object) -> str:
+    """The kind a value is read as when the item does not say: a time of day or timestamp is a
+    time, an ISO date a date, a code of letters and digits an id, anything else text."""
+    if time_of(value) is not None:
+        return "time"
+    if date_of(value) is not None:
+        return "date"
+    if is_id(value):
+        return "id"
+    return "text"

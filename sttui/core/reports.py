@@ -1,0 +1,553 @@
+"""What the agent told the user, checked against the state and the record.
+
+A ``tell`` checklist item lists facts the user must be told (task format §5). Each fact is
+judged by visible rules a person can apply by hand (``RULE_TELL``):
+
+- **Which message counts.** The last agent message that states a value of the fact's kind:
+  a later report supersedes an earlier one (a corrected report passes, a report later
+  contradicted fails), and a closing "anything else?" that states no such value does not
+  erase the report before it.
+- **Stated.** That message states the expected value, written any common way (``core.facts``).
+- **Conflict.** That message states only other values of the kind: another id of the same
+  table (``TRK-7`` when ``TRK-9`` is expected), another time or date (values the user's own
+  request gives, and the item's other facts, are not counted), another name of the same list.
+  Stating the expected value anywhere in the message is enough: a report may name what
+  failed ("TRK-7's unit failed, so it went on TRK-9").
+- **Claims.** An agent message that claims, in the first person or to "you", an operation that
+  the record shows never succeeded fails every ``tell`` item: a past form of an operation
+  tool's verb (``I have rebooked you on LH401``, ``you're booked on BA582``) in a clause that is
+  not a question, not negated and not conditional, naming known ids none of which a
+  successful call of a tool with that verb names (``RULE_CLAIMS``).
+"""
+
+from __future__ import annotations
+
+import re
+import weakref
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from sttui.core import events as ev
+from sttui.core import facts, statements
+from sttui.core import state as st
+from sttui.core.expect import is_records
+
+if TYPE_CHECKING:
+    from sttui.core.episode import Episode
+    from sttui.core.task import ChecklistItem, Fact
+
+RULE_TELL = (
+    "the last agent message stating a value of a fact's kind decides: it passes when it states the expected "
+    "value, however written (trk9, truck 9; 9.30am, half past nine), and conflicts when it states only "
+    "other ones (another id of the table, another time not from the user's request)"
+)
+RULE_CLAIMS = "I/we/you + a past operation verb (rebooked, assigned…) on ids no successful call of it names fails"
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """One thing a report got wrong: a fact stated with a conflicting value (``said``), or
+    never stated (``said`` None), or an unsupported claim (``kind`` "claim")."""
+
+    fact: str
+    expected: str
+    said: str | None
+    seq: int | None
+    kind: str
+
+
+@dataclass(frozen=True)
+class _Msg:
+    seq: int | None
+    text: str
+
+
+def agent_messages(episode: Episode) -> list[_Msg]:
+    """The agent's messages to the user, in order, with their event numbers when recorded."""
+    if episode.events:
+        return [
+            _Msg(e.seq, e.payload["text"])
+            for e in episode.events
+            if e.type == ev.MESSAGE and e.payload.get("from") == "agent"
+        ]
+    return [_Msg(None, m["text"]) for m in episode.messages if m.get("from") == "agent"]
+
+
+# -- facts as of the current state ---------------------------------------------------------
+
+
+@dataclass
+class Resolved:
+    """A fact read from the current state: its kind, the expected value, how it is shown, and
+    how values of its kind are found in text; ``problem`` when it cannot be read."""
+
+    name: str
+    kind: str
+    expected: Any = None
+    shown: str = ""
+    problem: str | None = None
+    rivals: list[Any] = field(default_factory=list)  # ids, surnames or phrases of the same list
+    excused: list[Any] = field(default_factory=list)  # times or dates not counted against it
+    _ids: facts.IdMatcher | None = None
+
+    def found(self, text: str) -> list[facts.Found]:
+        """The values of the fact's kind that ``text`` states."""
+        if self.kind == "id":
+            return self._ids.find(text) if self._ids is not None else []
+        if self.kind == "time":
+            return facts.find_times(text)
+        if self.kind == "date":
+            return facts.find_dates(text)
+        ws = facts.words(text)
+        if self.kind == "person":
+            return [facts.Found(frozenset({r}), r) for r in self.rivals if r in ws]
+        return [facts.Found(frozenset({" ".join(r)}), " ".join(r)) for r in self.rivals if facts.phrase_in(r, ws)]
+
+    def matches(self, f: facts.Found) -> bool:
+        if self.kind == "date":
+            return any(facts.same_date(v, self.expected) for v in f.values)
+        if self.kind == "text":
+            return " ".join(self.expected) in f.values
+        return self.expected in f.values
+
+    def excuses(self, f: facts.Found) -> bool:
+        if self.kind == "date":
+            return any(facts.same_date(v, x) for v in f.values for x in self.excused)
+        return bool(f.values & set(self.excused))
+
+
+def read_fact(value: Any, kind: str) -> tuple[Any, str] | None:
+    """(comparable value, as shown) of a state or literal value of ``kind``, or None."""
+    if value is None or isinstance(value, dict | list | bool):
+        return None
+    if kind == "time":
+        t = facts.time_of(value)
+        return None if t is None else (t, facts.show_time(t))
+    if kind == "date":
+        d = facts.date_of(value)
+        return None if d is None else (d, facts.show_date(d))
+    text = str(value)
+    if kind == "id":
+        c = facts.canon_id(text)
+        return (c, text) if c else None
+    if kind == "person":
+        s = facts.surname(text)
+        return (s, text) if s else None
+    ws = facts.words(text)
+    return (ws, text) if ws else None
+
+
+def _walk(state: Any, holds: Any, depth: int = 4) -> Iterator[dict[str, Any]]:
+    if not isinstance(state, dict) or depth == 0:
+        return
+    if holds(state):
+        yield state
+    for v in state.values():
+        if isinstance(v, dict):
+            yield from _walk(v, holds, depth - 1)
+
+
+def _tables(state: Any, value: str) -> list[dict[str, Any]]:
+    """Mappings in ``state`` (four levels deep) with ``value`` as a key: written exactly, or
+    else of the same canonical form (a literal ``trk9`` finds ``vehicles``' ``TRK-9``)."""
+    found = list(_walk(state, lambda d: value in d))
+    if found:
+        return found
+    key = facts.canon_id(value)
+    return list(_walk(state, lambda d: any(isinstance(k, str) and facts.canon_id(k) == key for k in d)))
+
+
+def _named_record(state: Any, value: str) -> tuple[str, list[str]] | None:
+    """When ``value`` is the key of a record with a ``name`` (a clinician's id): its name and
+    the names of the records beside it."""
+    for table in _tables(state, value):
+        if is_records(table):
+            for k, rec in table.items():
+                if facts.canon_id(k) == facts.canon_id(value) and isinstance(rec.get("name"), str):
+                    return rec["name"], [r["name"] for r in table.values() if isinstance(r.get("name"), str)]
+    return None
+
+
+def _record_of(state: Any, value: Any) -> dict[str, Any] | None:
+    """The record whose key is ``value`` (an id) in a mapping of records of the state."""
+    if not isinstance(value, str) or not facts.canon_id(value):
+        return None
+    key = facts.canon_id(value)
+    for table in _tables(state, value):
+        if is_records(table):
+            for k, rec in table.items():
+                if facts.canon_id(k) == key:
+                    return rec
+    return None
+
+
+def _siblings(state: Any, path: str) -> list[Any]:
+    """The same field of the records beside the fact's record (``shipments.*.vehicle`` for
+    ``shipments.SHP-1.vehicle``)."""
+    parts = st.split(path)
+    if len(parts) < 3:
+        return []
+    table = st.lookup(state, ".".join(parts[:-2]), None)
+    if not is_records(table):
+        return []
+    return [r[parts[-1]] for r in table.values() if r.get(parts[-1]) is not None]
+
+
+def resolve(fact: Fact, state: Any, task_words: str) -> Resolved:
+    """The fact as of ``state``: its value from its path (or literal), its kind, its rivals."""
+    raw = fact.value if fact.path is None else st.lookup(state, fact.path, None)
+    where = f"{fact.path}" if fact.path is not None else "its value"
+    if fact.path is not None:
+        gone = st.missing(state, fact.path)
+        if gone is not None:
+            return Resolved(fact.fact, fact.kind or "text", problem=f"{fact.path}: {gone}")
+    siblings = _siblings(state, fact.path) if fact.path is not None else []
+    if fact.field is not None:
+        record = _record_of(state, raw)
+        if record is None or fact.field not in record:
+            what = "no record" if record is None else f"no field '{fact.field}' in the record"
+            return Resolved(fact.fact, fact.kind or "text", problem=f"{where} holds {raw!r}: {what}")
+        raw, siblings = record[fact.field], []
+    kind = fact.kind or facts.infer_kind(raw)
+    if kind == "person" and isinstance(raw, str) and fact.path is not None:
+        named = _named_record(state, raw)
+        if named is not None:
+            raw, siblings = named[0], named[1] + siblings
+    got = read_fact(raw, kind)
+    if got is None:
+        return Resolved(
+            fact.fact, kind, problem=f"{where} holds {raw!r}, not {'an' if kind[0] in 'aeiou' else 'a'} {kind}"
+        )
+    expected, shown = got
+    out = Resolved(fact.fact, kind, expected, shown)
+    if kind == "id":
+        rivals = {expected}
+        for table in _tables(state, str(raw)):
+            rivals |= {facts.canon_id(k) for k in table if isinstance(k, str)}
+        rivals |= {facts.canon_id(str(s)) for s in siblings if isinstance(s, str)}
+        out.rivals = sorted(r for r in rivals if r)
+        out._ids = facts.IdMatcher(out.rivals, fact.aliases)
+    elif kind in ("person", "text"):
+        read = [read_fact(s, kind) for s in siblings]
+        rivals = [expected] + [r[0] for r in read if r is not None and r[0] != expected]
+        out.rivals = [r for i, r in enumerate(rivals) if r not in rivals[:i]]
+    else:
+        finder = facts.find_times if kind == "time" else facts.find_dates
+        out.excused = [v for f in finder(task_words) for v in f.values]
+    return out
+
+
+# -- judging one fact ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Told:
+    """How a fact fared: ``ok``, the message that decided it (None: never stated) and what it
+    said (the expected value as written, or the conflicting values)."""
+
+    ok: bool
+    seq: int | None
+    said: str | None
+    at: int | None = None  # the deciding message's index among the agent's messages
+
+
+def states(fact: Resolved, text: str, others: Iterable[Resolved] = ()) -> tuple[bool, list[str]] | None:
+    """What one message says of a fact: None when it states no value of the fact's kind, else
+    (states the expected value, the other values it states as written)."""
+    found = fact.found(text)
+    if not found:
+        return None
+    if any(fact.matches(f) for f in found):
+        return True, []
+    theirs = [o for o in others if o.kind == fact.kind and o.problem is None and o is not fact]
+    rivals = [f for f in found if not fact.excuses(f) and not any(o.matches(f) for o in theirs)]
+    if not rivals:
+        return None
+    return False, list(dict.fromkeys(f.written for f in rivals))
+
+
+def judge_fact(fact: Resolved, messages: list[_Msg], others: Iterable[Resolved] = ()) -> Told:
+    others = list(others)
+    for i in range(len(messages) - 1, -1, -1):
+        said = states(fact, messages[i].text, others)
+        if said is None:
+            continue
+        ok, rivals = said
+        return Told(ok, messages[i].seq, fact.shown if ok else ", ".join(rivals), i)
+    return Told(False, None, None)
+
+
+# -- claims ----------------------------------------------------------------------------
+
+_SUBJECTS = frozenset({"i", "i've", "i'd", "we", "we've", "you", "you're", "you've", "you'd"})
+_CONDITIONAL = frozenset(
+    {"if", "unless", "once", "would", "could", "should", "might", "will", "shall", "whether", "can", "cannot", "may"}
+)
+_IRREGULAR = {"send": ("sent",), "hold": ("held",), "make": ("made",), "put": ("put",), "set": ("set",),
+              "give": ("gave", "given"), "take": ("took", "taken"), "get": ("got", "gotten"), "pay": ("paid",),
+              "buy": ("bought",), "find": ("found",), "leave": ("left",), "run": ("ran",)}  # fmt: skip
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def past_forms(verb: str) -> set[str]:
+    """The past forms of a verb a report might use: regular -ed/-d/-ied, a doubled final
+    consonant (cancelled, planned), the common irregular ones."""
+    out = set(_IRREGULAR.get(verb, ()))
+    if verb.endswith("e"):
+        out.add(verb + "d")
+    elif verb.endswith("y") and len(verb) > 2 and verb[-2] not in "aeiou":
+        out.add(verb[:-1] + "ied")
+    else:
+        out.add(verb + "ed")
+        if verb[-1] not in "aeiouwxy":
+            out.add(verb + verb[-1] + "ed")
+    return out
+
+
+def claim_verbs(tools: dict[str, Any]) -> dict[str, set[str]]:
+    """Past form -> the operation tools it claims (the verb is the tool name's first word,
+    with or without a "re": "booked" claims book_flight and rebook)."""
+    out: dict[str, set[str]] = {}
+    for name, spec in tools.items():
+        if getattr(spec, "kind", "operation") != "operation":
+            continue
+        verb = name.split("_", 1)[0].lower()
+        stems = {verb, "re" + verb} | ({verb[2:]} if verb.startswith("re") and len(verb) > 4 else set())
+        for stem in stems:
+            for form in past_forms(stem):
+                out.setdefault(form, set()).add(name)
+    return out
+
+
+def _ids_in(value: Any, out: set[str]) -> set[str]:
+    if isinstance(value, str):
+        if facts.is_id(value):
+            out.add(facts.canon_id(value))
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            _ids_in(k, out)
+            _ids_in(v, out)
+    elif isinstance(value, list | tuple):
+        for v in value:
+            _ids_in(v, out)
+    return out
+
+
+_INITIAL_IDS: dict[int, tuple[Any, frozenset[str]]] = {}
+
+
+def _initial_ids(task: Any) -> frozenset[str]:
+    """The ids in a task's initial state, read once per task (the task is held, so the id it
+    is filed under stays its own)."""
+    found = _INITIAL_IDS.get(id(task))
+    if found is None or found[0] is not task:
+        found = _INITIAL_IDS[id(task)] = (task, frozenset(_ids_in(task.initial_state, set())))
+        while len(_INITIAL_IDS) > 256:
+            _INITIAL_IDS.pop(next(iter(_INITIAL_IDS)))
+    return found[1]
+
+
+class _Record:
+    """What the record shows, kept up to date as the episode grows: ids known (the state's
+    at the start, and every call's), and the ids each successful operation named."""
+
+    def __init__(self, episode: Episode):
+        self.known: set[str] = set(_initial_ids(episode.task))
+        self.done: dict[str, set[str]] = {}  # tool -> ids a successful call of it named
+        self.seen = 0  # view items read
+        self.verbs = claim_verbs(episode.tools)
+        self.words = f"{episode.task.query}\n{episode.task.user.goal}"
+        self.matcher: facts.IdMatcher | None = None
+        self.version: Any = None
+        self.parsed: dict[str, list[tuple[str, set[str], set[str]]]] = {}  # message text -> its claims
+        self.facts: dict[tuple[str, int], Resolved] = {}
+        # the alias words of the tell facts ("crew 8" names CREW-8 in a claim too)
+        self.aliases: dict[str, str] = {
+            w: p for item in _tell_items(episode) for fact in item.tell or [] for w, p in fact.aliases.items()
+        }
+
+    def update(self, episode: Episode) -> None:
+        view = episode.view
+        args: dict[str, Any] = {}
+        grew = False
+        for item in view[self.seen :]:
+            if item.get("type") == "tool_call":
+                args[item.get("id", "")] = item.get("args")
+                grew = True
+            elif item.get("type") == "tool_result":
+                named = _ids_in(args.get(item.get("id", ""), {}), set()) | _ids_in(item.get("result"), set())
+                self.known |= named
+                result = item.get("result")
+                tool = item.get("tool", "")
+                spec = episode.tools.get(tool)
+                if isinstance(result, dict) and result.get("success") and getattr(spec, "kind", "") == "operation":
+                    self.done.setdefault(tool, set()).update(named)
+        self.seen = len(view)
+        if self.matcher is None or (grew and len(self.known) != len(self.matcher.ids)):
+            self.matcher = facts.IdMatcher(self.known, self.aliases)
+            self.parsed.clear()
+
+
+_RECORDS: weakref.WeakKeyDictionary[Any, _Record] = weakref.WeakKeyDictionary()
+
+
+def _record(episode: Episode) -> _Record:
+    rec = _RECORDS.get(episode)
+    if rec is None:
+        rec = _RECORDS[episode] = _Record(episode)
+    rec.update(episode)
+    return rec
+
+
+def _claimed(rec: _Record, text: str) -> list[tuple[str, set[str], set[str]]]:
+    """The clauses of a message that claim an operation: (words, tools claimed, ids named)."""
+    assert rec.matcher is not None
+    out = []
+    for sentence in _SENTENCE.split(facts.fold(text)):
+        if not sentence.strip() or sentence.strip().endswith("?"):
+            continue
+        for clause in statements.clauses(sentence):
+            verbs = [(i, rec.verbs[t]) for i, t in enumerate(clause) if t in rec.verbs]
+            if not verbs or any(t in _CONDITIONAL or t.endswith("'ll") for t in clause):
+                continue
+            claimed: set[str] = set()
+            for at, tools in verbs:
+                if not any(t in _SUBJECTS for t in clause[:at]) or statements._negated(clause, at):
+                    continue
+                claimed |= tools
+            if not claimed:
+                continue
+            ids = {v for f in rec.matcher.find(" ".join(clause)) for v in f.values}
+            if ids:
+                out.append((" ".join(clause), claimed, ids))
+    return out
+
+
+def claims(episode: Episode, text: str, seq: int | None = None) -> list[Mismatch]:
+    """The unsupported claims of one agent message (``RULE_CLAIMS``). What a message claims is
+    read once while the known ids stay the same; only the record's support is checked again."""
+    rec = _record(episode)
+    found = rec.parsed.get(text)
+    if found is None:
+        found = rec.parsed[text] = _claimed(rec, text)
+        while len(rec.parsed) > 4096:
+            rec.parsed.pop(next(iter(rec.parsed)))
+    out: list[Mismatch] = []
+    for words, claimed, ids in found:
+        if any(ids & rec.done.get(tool, set()) for tool in claimed):
+            continue
+        shown = ", ".join(sorted(ids))
+        out.append(
+            Mismatch(
+                f"claim '{words if len(words) <= 80 else words[:79] + '…'}'",
+                f"a successful {' or '.join(sorted(claimed))} call naming {shown}",
+                None,
+                seq,
+                "claim",
+            )
+        )
+    return out
+
+
+# -- the checklist item and the public checks ----------------------------------------------
+
+
+def _tell_items(episode: Episode) -> list[ChecklistItem]:
+    from sttui.core.checklist import checklist_for
+
+    return [item for item in checklist_for(episode.task, episode.settings) if item.tell]
+
+
+def resolved_facts(episode: Episode, item: ChecklistItem) -> list[Resolved]:
+    """The item's facts as of the current state (recomputed only when the state changed)."""
+    rec = _record(episode)
+    version = (getattr(episode, "_state_version", None), id(episode.env.state))
+    if rec.version != version or version[0] is None:
+        rec.facts.clear()
+        rec.version = version
+    out = []
+    for i, fact in enumerate(item.tell or []):
+        key = (item.id, i)
+        found = rec.facts.get(key)
+        if found is None:
+            found = rec.facts[key] = resolve(fact, episode.env.state, rec.words)
+        out.append(found)
+    return out
+
+
+def _all_facts(episode: Episode) -> list[tuple[ChecklistItem, list[Resolved]]]:
+    return [(item, resolved_facts(episode, item)) for item in _tell_items(episode)]
+
+
+def evaluate_tell(episode: Episode, item: ChecklistItem) -> tuple[bool, str]:
+    """(passed, detail) of a ``tell`` item: every fact told (``RULE_TELL``), no unsupported
+    claim (``RULE_CLAIMS``). The detail names each fact, the value expected and what was said."""
+    messages = agent_messages(episode)
+    resolved = [r for _, rs in _all_facts(episode) for r in rs]
+    parts: list[str] = []
+    ok = True
+    unread: list[Resolved] = []
+    for fact in resolved_facts(episode, item):
+        if fact.problem is not None:
+            ok = False
+            unread.append(fact)
+            continue
+        told = judge_fact(fact, messages, resolved)
+        where = f"message {told.seq}" if told.seq is not None else f"agent message {(told.at or 0) + 1}"
+        if told.ok:
+            parts.append(f"{fact.name} {fact.shown}: stated in {where}")
+        elif told.said is None:
+            ok = False
+            parts.append(f"{fact.name}: expected {fact.shown}; never stated")
+        else:
+            ok = False
+            parts.append(f"{fact.name}: expected {fact.shown}; {where} said '{told.said}' (a conflict)")
+    if unread:  # (before the work is done the paths are not there yet: one line for all)
+        names = ", ".join(f.name for f in unread)
+        parts.insert(0, f"{names}: cannot be read ({unread[0].problem})")
+    false_claims = [c for m in messages for c in claims(episode, m.text, m.seq)]
+    for c in false_claims[:3]:
+        ok = False
+        where = f" in message {c.seq}" if c.seq is not None else ""
+        parts.append(f"{c.fact}{where} is unsupported: no {c.expected.removeprefix('a ')}")
+    if not false_claims:
+        parts.append("no unsupported claim")
+    return ok, f"{'pass' if ok else 'fail'}: {'; '.join(parts)}. Rule: {RULE_TELL}; {RULE_CLAIMS} (task format §5)"
+
+
+def message_mismatches(episode: Episode, text: str) -> list[Mismatch]:
+    """What one agent message gets wrong against the checklist in force and the record:
+    facts it states with a conflicting value, and its unsupported claims (not omissions)."""
+    out: list[Mismatch] = []
+    everything = _all_facts(episode)
+    resolved = [r for _, rs in everything for r in rs]
+    for _, rs in everything:
+        for fact in rs:
+            if fact.problem is not None:
+                continue
+            said = states(fact, text, resolved)
+            if said is not None and not said[0]:
+                out.append(Mismatch(fact.name, fact.shown, ", ".join(said[1]), None, fact.kind))
+    return out + claims(episode, text)
+
+
+def report_mismatches(episode: Episode) -> list[Mismatch]:
+    """Everything the checklist's ``tell`` items would fail the episode's reports for: each
+    fact not told (``said`` None) or told with a conflicting value in the message that counts,
+    and every unsupported claim."""
+    messages = agent_messages(episode)
+    out: list[Mismatch] = []
+    everything = _all_facts(episode)
+    resolved = [r for _, rs in everything for r in rs]
+    for _, rs in everything:
+        for fact in rs:
+            if fact.problem is not None:
+                out.append(Mismatch(fact.name, f"({fact.problem})", None, None, fact.kind))
+                continue
+            told = judge_fact(fact, messages, resolved)
+            if not told.ok:
+                out.append(Mismatch(fact.name, fact.shown, told.said, told.seq, fact.kind))
+    for m in messages:
+        out.extend(claims(episode, m.text, m.seq))
+    return out

@@ -1,0 +1,611 @@
+"""What the agent tells the user: facts found however people write them (``core.facts``), the
+``tell`` checklist item judged against the state, and claims the record does not support."""
+
+from __future__ import annotations
+
+import asyncio
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from sttui.controllers.baselines import ScriptedUser
+from sttui.controllers.controls import CallsThenSay
+from sttui.core import facts
+from sttui.core.actions import Reply, Say, ToolCall
+from sttui.core.checklist import evaluate_checklist
+from sttui.core.episode import Episode
+from sttui.core.loader import load_task
+from sttui.core.problems import TaskFileError
+from sttui.core.reports import Mismatch, message_mismatches, report_mismatches
+from sttui.runner import run_episode
+
+ROOT = Path(__file__).resolve().parents[1]
+STT = ROOT / "tasks" / "stt"
+INSULIN = STT / "logistics" / "insulin-reefer-fault-st2-easy.yaml"
+LINATE = STT / "air-travel" / "linate-closure-s2-easy.yaml"
+
+
+def hm(*times: str) -> frozenset[object]:
+    return frozenset(int(t[:2]) * 60 + int(t[3:]) for t in times)
+
+
+# -- times ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("09:30", [hm("09:30")]),
+        ("at 9.30am", [hm("09:30")]),
+        ("9:30 am", [hm("09:30")]),
+        ("9.30 a.m.", [hm("09:30")]),
+        ("9:30", [hm("09:30", "21:30")]),  # 12-hour without am/pm: both readings
+        ("9:30 in the morning", [hm("09:30")]),
+        ("half past nine", [hm("09:30", "21:30")]),
+        ("quarter to ten", [hm("09:45", "21:45")]),
+        ("a quarter past 9 pm", [hm("21:15")]),
+        ("twenty past nine", [hm("09:20", "21:20")]),
+        ("nine thirty", [hm("09:30", "21:30")]),
+        ("ten o'clock", [hm("10:00", "22:00")]),
+        ("0930h", [hm("09:30")]),
+        ("0930 hrs", [hm("09:30")]),
+        ("09h30", [hm("09:30")]),
+        ("at 0930", [hm("09:30")]),
+        ("2pm", [hm("14:00")]),
+        ("12 pm", [hm("12:00")]),
+        ("12am", [hm("00:00")]),
+        ("noon", [hm("12:00")]),
+        ("by midday", [hm("12:00")]),
+        ("midnight", [hm("00:00")]),
+        ("14:00", [hm("14:00")]),
+        ("17:55 UTC", [hm("17:55")]),
+        ("2024-08-15T06:59:00", [hm("06:59")]),
+        ("06:59:00", [hm("06:59")]),
+        ("13:00-14:30", [hm("13:00"), hm("14:30")]),
+        ("11:30, 12:00 and 9am", [hm("11:30"), hm("12:00"), hm("09:00")]),
+        ("Ｔhe van at ９:３０", [hm("09:30", "21:30")]),  # full-width digits fold to plain ones
+        # not times
+        ("TRK-9 at 9", []),
+        ("at 9", []),
+        ("KL1112 lands", []),
+        ("2.5 hours", []),
+        ("9.30 EUR", []),
+        ("3.25 kg", []),
+        ("15.08.2024", []),
+        ("25:30", []),
+        ("9:75", []),
+        ("TRK-9.30", []),
+        ("", []),
+        ("in 2024", []),
+    ],
+)
+def test_times_are_found_however_people_write_them(text, found):
+    assert [f.values for f in facts.find_times(text)] == found
+
+
+@pytest.mark.parametrize(
+    ("value", "minutes"),
+    [
+        ("09:30", 570),
+        ("9:30", 570),
+        ("2024-08-15T06:59", 419),
+        ("2024-08-15T06:59:00Z", 419),
+        ("2024-08-15T06:59:00+01:00", 419),
+        ("2024-08-15", None),
+        ("TRK-9", None),
+        (930, None),
+        (None, None),
+    ],
+)
+def test_a_state_value_gives_its_minute_of_the_day(value, minutes):
+    assert facts.time_of(value) == minutes
+
+
+# -- dates ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("2024-08-15", [{(2024, 8, 15)}]),
+        ("15 August 2024", [{(2024, 8, 15)}]),
+        ("15th of Aug", [{(None, 8, 15)}]),
+        ("Aug 15th", [{(None, 8, 15)}]),
+        ("August 15, 2024", [{(2024, 8, 15)}]),
+        ("15/08/2024", [{(2024, 8, 15)}]),
+        ("3/4", [{(None, 4, 3), (None, 3, 4)}]),  # day/month or month/day: both readings
+        ("15/8", [{(None, 8, 15)}]),  # (there is no month 15)
+        ("15.08.2024", [{(2024, 8, 15)}]),
+        ("may I help", []),
+        ("31 February", []),
+        ("9:30", []),
+        ("", []),
+    ],
+)
+def test_dates_are_found_however_people_write_them(text, found):
+    assert [set(f.values) for f in facts.find_dates(text)] == found
+
+
+def test_a_date_without_a_year_is_the_same_date_in_any_year():
+    assert facts.same_date((None, 8, 15), (2024, 8, 15))
+    assert not facts.same_date((2023, 8, 15), (2024, 8, 15))
+    assert not facts.same_date((None, 8, 16), (2024, 8, 15))
+
+
+# -- ids, names, kinds ------------------------------------------------------------------------
+
+TRUCKS = facts.IdMatcher(["TRK-7", "TRK-9", "TRK-3"], {"truck": "TRK", "van": "TRK"})
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("TRK-9", ["TRK-9"]),
+        ("trk9", ["TRK-9"]),
+        ("TRK 9", ["TRK-9"]),
+        ("TRK-09", ["TRK-9"]),
+        ("TRK_9", ["TRK-9"]),
+        ("truck 9", ["TRK-9"]),
+        ("truck #9", ["TRK-9"]),
+        ("truck no. 9", ["TRK-9"]),
+        ("van 7 then TRK-9", ["TRK-7", "TRK-9"]),
+        ("TRK-9's unit", ["TRK-9"]),
+        ("TRK-9 at 9", ["TRK-9"]),
+        ("TRK-90", []),  # whole runs only
+        ("XTRK-9", []),
+        ("trucks", []),
+        ("truck 12", []),  # not one of the ids
+        ("9", []),
+        ("", []),
+        ("ＴＲＫ－９", ["TRK-9"]),  # full-width letters, digits and dash
+    ],
+)
+def test_ids_are_found_however_people_write_them(text, found):
+    assert [next(iter(f.values)) for f in TRUCKS.find(text)] == found
+
+
+@pytest.mark.parametrize(
+    ("value", "canon"),
+    [("TRK-9", "TRK-9"), ("trk09", "TRK-9"), ("TR-0912-04", "TR-912-4"), ("LH401", "LH-401"), ("CL-PIKE", "CL-PIKE")],
+)
+def test_an_id_has_one_canonical_form(value, canon):
+    assert facts.canon_id(value) == canon
+
+
+@pytest.mark.parametrize(
+    ("name", "surname"),
+    [
+        ("Dr. Amara Okafor", "okafor"),
+        ("Joanne Pike (renal nurse)", "pike"),
+        ("Siobhan Byrne (renal nurse", "byrne"),  # an unclosed bracket
+        ("nurse Byrne", "byrne"),
+        ("José Núñez", "nunez"),
+        ("Dr", None),
+        ("", None),
+    ],
+)
+def test_a_person_is_found_by_their_surname(name, surname):
+    assert facts.surname(name) == surname
+
+
+@pytest.mark.parametrize(
+    ("value", "kind"),
+    [
+        ("09:30", "time"),
+        ("2024-08-15T06:59:00", "time"),
+        ("2024-08-15", "date"),
+        ("TRK-9", "id"),
+        ("LH401", "id"),
+        ("Westbrook", "text"),
+        ("500", "text"),
+    ],
+)
+def test_a_value_kind_is_inferred_where_obvious(value, kind):
+    assert facts.infer_kind(value) == kind
+
+
+def test_hostile_text_is_read_in_linear_time_and_never_raises():
+    long = ("TRK-7 at 9.30am on 15/08, half past nine; " * 250)[:10_000]
+    assert len(TRUCKS.find(long)) > 200
+    assert len(facts.find_times(long)) > 200
+    assert facts.find_dates(long)
+    for odd in ("\x00\ufeff", "🚚 TRK‑9 🕘", "9" * 10_000, ":" * 5000, "TRK-" * 3000, "a" * 10_000):
+        facts.find_times(odd)
+        facts.find_dates(odd)
+        TRUCKS.find(odd)
+        facts.surname(odd)
+    assert [next(iter(f.values)) for f in TRUCKS.find("🚚 TRK‑9 🕘")] == ["TRK-9"]  # a non-breaking hyphen
+
+
+# -- the tell item on the insulin task ----------------------------------------------------------
+
+
+def played(path: Path, plan: str = "solution", reports: tuple[str, ...] = ()) -> Episode:
+    """The plan's tool calls, then ``reports`` as the agent's messages (the user answering)."""
+    loaded = load_task(path)
+    ep = Episode(loaded.task, loaded.env_cls)
+    ep.start()
+    for step in getattr(loaded.task, plan):
+        if step.tool is not None:
+            ep.apply(ToolCall(step.tool, dict(step.args)))
+    for text in reports:
+        if ep.turn == "user":
+            ep.apply(Reply("ok"))
+        ep.apply(Say(text))
+    return ep
+
+
+def item(ep: Episode, item_id: str = "report"):
+    return next(i for i in evaluate_checklist(ep) if i.id == item_id)
+
+
+@pytest.mark.parametrize(
+    "report",
+    [
+        "The insulin went on TRK-9.",
+        "on trk9, delivered",
+        "Truck 9 has it.",
+        "TRK 9 took it",
+        "TRK-7's refrigeration failed, so the insulin went on reefer van TRK-9.",
+        "Sent on the van 9 instead of TRK-7",
+    ],
+)
+def test_the_insulin_report_naming_the_truck_it_went_on_passes(report):
+    ep = played(INSULIN, reports=(report,))
+    assert item(ep).passed, item(ep).detail
+    assert item(ep).detail.startswith("pass: vehicle TRK-9: stated in message")
+    assert report_mismatches(ep) == []
+
+
+def test_on_its_way_on_trk7_fails_while_the_state_items_pass():
+    ep = played(INSULIN, reports=("On its way on TRK-7",))
+    results = {i.id: i for i in evaluate_checklist(ep)}
+    assert results["delivered"].passed and results["cold"].passed
+    assert not results["report"].passed
+    detail = results["report"].detail
+    assert "vehicle: expected TRK-9;" in detail and "said 'TRK-7' (a conflict)" in detail
+    assert "Rule: the last agent message stating a value of a fact's kind decides" in detail  # for a person
+    seq = ep.events[-1].seq
+    assert report_mismatches(ep) == [Mismatch("vehicle", "TRK-9", "TRK-7", seq, "id")]
+    assert message_mismatches(ep, "On its way on TRK-7") == [Mismatch("vehicle", "TRK-9", "TRK-7", None, "id")]
+    assert message_mismatches(ep, "On its way on TRK-9, not TRK-7") == []
+    assert message_mismatches(ep, "Thanks, anything else?") == []  # an omission is not a conflict
+
+
+def test_the_last_report_stating_a_vehicle_counts():
+    corrected = played(INSULIN, reports=("On its way on TRK-7.", "Correction: it is on TRK-9."))
+    assert item(corrected).passed
+    contradicted = played(INSULIN, reports=("It is on TRK-9.", "Sorry, it is on TRK-7 after all."))
+    assert not item(contradicted).passed
+    # a closing message that states no vehicle does not erase the report before it
+    closing = played(INSULIN, reports=("It is on TRK-9.", "Anything else I can help with?"))
+    assert item(closing).passed
+
+
+def test_before_the_work_the_facts_cannot_be_read_and_say_so_once():
+    ep = played(STT / "clinic" / "cardiology-rota-s1-easy.yaml", "naive_plan")
+    ep = Episode(ep.task, type(ep.env))
+    ep.start()
+    detail = item(ep).detail
+    assert detail.startswith(
+        "fail: site, time, clinician: cannot be read (appointments.APT-1.site: no such key 'APT-1' in appointments)"
+    )
+    assert len(detail) < 600  # the live checklist shows it in a few lines
+
+
+def test_never_telling_fails_with_said_none():
+    ep = played(INSULIN, reports=("All done, delivered cold.",))
+    assert "vehicle: expected TRK-9; never stated" in item(ep).detail
+    assert report_mismatches(ep) == [Mismatch("vehicle", "TRK-9", None, None, "id")]
+
+
+def test_the_scripted_user_is_satisfied_only_by_a_true_report():
+    loaded = load_task(INSULIN)
+    for say, passed in (("On its way on TRK-7.", False), ("It went on truck 9.", True)):
+        agent = CallsThenSay("control:report", loaded.task.solution, [say])
+        result = asyncio.run(run_episode(loaded, agent, ScriptedUser()))
+        assert result.passed is passed
+        assert (result.end_reason == "the user is satisfied") is passed
+
+
+def test_a_departure_time_is_read_through_the_flight_record():
+    ep = played(LINATE, reports=("I've moved you to BA582, Heathrow 14:20 to Malpensa.",))
+    assert item(ep).passed, item(ep).detail
+    for report, said in (
+        ("I've moved you to BA582, leaving at 13:05.", "13:05"),  # the cancelled flight's time
+        ("I've moved you to BA582, leaving at half past two.", "half past two"),
+    ):
+        ep = played(LINATE, reports=(report,))
+        assert f"departure: expected 14:20; message {ep.events[-1].seq} said '{said}'" in item(ep).detail
+    assert item(played(LINATE, reports=("BA582 at twenty past two in the afternoon",))).passed
+
+
+def test_a_time_the_user_gave_is_not_a_conflict():
+    # the user's goal says 19:00 UTC; restating it is not a wrong departure time
+    ep = played(LINATE, reports=("You're on BA582 at 14:20, well before your 19:00 deadline.",))
+    assert item(ep).passed
+    ep = played(LINATE, reports=("You're on BA582, landing before 19:00.",))
+    assert "departure: expected 14:20; never stated" in item(ep).detail
+
+
+# -- claims the record does not support ---------------------------------------------------------
+
+HONEST_AFTER_REBOOKING = [
+    "I have rebooked you on BA582.",
+    "I've rebooked you onto BA582, leaving 14:20.",
+    "You've been rebooked on BA582 at 14:20.",
+    "BA576 was cancelled, so I rebooked you on BA582 at 14:20.",
+    "I rebooked you from BA576 to BA582 at 14:20.",
+    "I checked you in on BA582 at 14:20.",
+]
+FALSE_WITHOUT_REBOOKING = [
+    "I have rebooked you on BA582.",
+    "I've rebooked you onto BA582 at 14:20.",
+    "you've been rebooked on ba582",
+    "We rebooked you on BA 582, 14:20.",
+]
+HONEST_WITHOUT_REBOOKING = [
+    "I could not rebook you on BA582.",
+    "I haven't rebooked you on BA582 yet.",
+    "Shall I rebook you on BA582?",
+    "I will rebook you on BA582 if you agree.",
+    "Once I have rebooked you on BA582 you can check in.",
+    "BA576 was cancelled by the airline.",  # the world did it; no one claims an operation
+    "I tried to rebook you on BA582 but it failed.",
+]
+
+
+@pytest.mark.parametrize("report", HONEST_AFTER_REBOOKING)
+def test_an_honest_claim_the_record_supports_passes(report):
+    ep = played(LINATE, reports=(report,))
+    assert not [m for m in report_mismatches(ep) if m.kind == "claim"], report_mismatches(ep)
+
+
+@pytest.mark.parametrize("report", FALSE_WITHOUT_REBOOKING)
+def test_a_claim_of_a_rebooking_that_never_succeeded_fails(report):
+    ep = played(LINATE, "naive_plan", reports=(report,))
+    claims = [m for m in report_mismatches(ep) if m.kind == "claim"]
+    assert len(claims) == 1 and claims[0].expected == "a successful book_flight or rebook call naming BA-582", claims
+    assert claims[0].seq == ep.events[-1].seq
+    assert (
+        not item(ep).passed
+        and "is unsupported: no successful book_flight or rebook call naming BA-582" in item(ep).detail
+    )
+    assert message_mismatches(ep, report)[-1].kind == "claim"
+
+
+@pytest.mark.parametrize("report", HONEST_WITHOUT_REBOOKING)
+def test_a_statement_that_claims_nothing_done_is_no_claim(report):
+    ep = played(LINATE, "naive_plan", reports=(report,))
+    assert not [m for m in report_mismatches(ep) if m.kind == "claim"], report_mismatches(ep)
+
+
+def test_a_refused_operation_does_not_support_a_claim():
+    # the naive plan's check-in on the cancelled BA576 was refused
+    ep = played(LINATE, "naive_plan", reports=("You're checked in on BA576, Heathrow 13:05.",))
+    claims = [m.expected for m in report_mismatches(ep) if m.kind == "claim"]
+    assert claims == ["a successful check_bags or check_in call naming BA-576"]
+    # the naive plan's assign_vehicle of TRK-7 is refused (its refrigeration failed)
+    ep = played(INSULIN, "naive_plan", reports=("I have assigned TRK-7 and dispatched it.",))
+    claims = [m for m in report_mismatches(ep) if m.kind == "claim"]
+    assert [c.expected for c in claims] == ["a successful assign_vehicle or dispatch call naming TRK-7"]
+    honest = played(INSULIN, reports=("I assigned TRK-9 instead of TRK-7 and dispatched it.",))
+    assert item(honest).passed, item(honest).detail
+
+
+# -- a held-out domain ----------------------------------------------------------------------------
+
+GRID_ENV = '''
+from sttui.core.env import Environment, Result, check, tool
+
+
+class GridEnv(Environment):
+    @tool("query", minutes=5)
+    def list_crews(self) -> Result:
+        """Every field crew and whether it is free."""
+        return self.ok(crews=self.state["crews"])
+
+    @tool("operation", minutes=10)
+    def dispatch_crew(self, crew_id: str, work_order: str) -> Result:
+        """Send a crew to a work order; the repair is logged when done.
+
+        Args:
+            crew_id: The crew, e.g. CREW-5.
+            work_order: The work order, e.g. WO-102.
+        """
+        crew = self.state["crews"].get(crew_id)
+        order = self.state["work_orders"].get(work_order)
+        if crew is None or order is None:
+            return self.fail(f"no crew {crew_id} or work order {work_order}")
+        if crew["status"] != "available":
+            return self.fail(f"{crew_id} is {crew['status']}")
+        self.advance(crew["minutes"])
+        order.update(status="restored", crew=crew_id, restored_at=self.iso())
+        crew["status"] = "on job"
+        return self.ok(crew_id=crew_id, work_order=work_order, restored_at=order["restored_at"])
+
+    @check
+    def restored_by(self, work_order: str, deadline: str) -> tuple[bool, str]:
+        at = self.state["work_orders"][work_order].get("restored_at")
+        return bool(at) and at <= deadline, f"{work_order} restored at {at}"
+'''
+
+GRID_TASK = """
+id: grid-marsh-end-s1-easy
+kind: stt
+title: Power back on at Marsh End
+domain: grid
+conflict: S1
+level: easy
+env: grid:GridEnv
+initial_state:
+  crews:
+    CREW-3: {status: available, minutes: 60}
+    CREW-5: {status: available, minutes: 155}
+    CREW-8: {status: available, minutes: 400}
+  work_orders:
+    WO-101: {site: Fen Bridge, status: open}
+    WO-102: {site: Marsh End, status: open}
+clock:
+  start: "2024-11-02T10:00:00"
+user:
+  goal: Power back at Marsh End (work order WO-102) before 14:00, and know who is on it and when.
+query: Marsh End is dark. Get a crew on WO-102 and tell me who and when it is back.
+triggers:
+  - id: crew-called-off
+    when: {at: "2024-11-02T10:00:00"}
+    effects:
+      - {set: crews.CREW-3.status, value: called off}
+checklist:
+  - id: restored
+    expect: {path: work_orders.WO-102.status, equals: restored}
+  - id: in-time
+    check: restored_by
+    args: {work_order: WO-102, deadline: "2024-11-02T14:00"}
+  - id: report
+    tell:
+      - {fact: crew, path: work_orders.WO-102.crew, aliases: {crew: CREW}}
+      - {fact: work order, value: WO-102, aliases: {order: WO}}
+      - {fact: restoration time, path: work_orders.WO-102.restored_at}
+naive_plan:
+  - {tool: dispatch_crew, args: {crew_id: CREW-3, work_order: WO-102}}
+  - {say: "CREW-3 is on WO-102; power back at 11:00."}
+solution:
+  - {tool: list_crews, args: {}}
+  - {tool: dispatch_crew, args: {crew_id: CREW-5, work_order: WO-102}}
+  - {say: "CREW-3 was called off, so I dispatched crew 5 to WO-102; Marsh End is back on at 12:40."}
+"""
+
+
+@pytest.fixture
+def grid(tmp_path):
+    (tmp_path / "grid.py").write_text(textwrap.dedent(GRID_ENV))
+    path = tmp_path / "grid.yaml"
+    path.write_text(GRID_TASK)
+    return path
+
+
+def test_the_held_out_grid_report_with_the_wrong_crew_order_and_time_fails(grid):
+    ep = played(grid, reports=("CREW-8 is on WO-101; the power will be back by 15:30.",))
+    results = {i.id: i for i in evaluate_checklist(ep)}
+    assert results["restored"].passed and results["in-time"].passed  # the state is right
+    assert not results["report"].passed
+    detail = results["report"].detail
+    seq = ep.events[-1].seq
+    assert f"crew: expected CREW-5; message {seq} said 'CREW-8' (a conflict)" in detail
+    assert f"work order: expected WO-102; message {seq} said 'WO-101' (a conflict)" in detail
+    assert f"restoration time: expected 12:40; message {seq} said '15:30' (a conflict)" in detail
+    assert [(m.fact, m.said) for m in report_mismatches(ep)] == [
+        ("crew", "CREW-8"),
+        ("work order", "WO-101"),
+        ("restoration time", "15:30"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "report",
+    [
+        "CREW-3 was called off, so I dispatched crew 5 to WO-102; Marsh End is back on at 12:40.",
+        "crew5 on order 102, power back 12.40pm",
+        "Crew 5 restored work order WO 102 at twenty to one.",
+    ],
+)
+def test_the_held_out_grid_true_reports_pass(grid, report):
+    ep = played(grid, reports=(report,))
+    assert item(ep).passed, item(ep).detail
+
+
+def test_the_held_out_grid_false_claims_fail(grid):
+    ep = played(grid, reports=("I dispatched crew 8 to WO-101, and CREW-5 is on WO-102, back at 12:40.",))
+    assert [m.expected for m in report_mismatches(ep)] == ["a successful dispatch_crew call naming CREW-8, WO-101"]
+    # the narrowest rule: a clause naming one id a successful dispatch named is no claim; the
+    # wrong crew is the crew fact's conflict instead
+    ep = played(grid, reports=("I dispatched crew 8 to WO-102, back at 12:40.",))
+    assert [(m.kind, m.expected) for m in report_mismatches(ep)] == [("id", "CREW-5")]
+    # the naive plan's dispatch of CREW-3 was refused: claiming it is unsupported
+    naive = played(grid, "naive_plan", reports=("I've dispatched CREW-3 to WO-102.",))
+    assert any(m.kind == "claim" for m in report_mismatches(naive))
+
+
+def test_the_held_out_grid_task_passes_check(grid):
+    from click.testing import CliRunner
+
+    from sttui.cli import main
+
+    result = CliRunner().invoke(main, ["check", str(grid), "--random-seeds", "2"])
+    assert result.exit_code == 0, result.output
+
+
+# -- the task file -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("tell", "field", "message"),
+    [
+        ("[{fact: crew, path: crewz.CREW-5}]", "checklist[2].tell[0].path", "initial_state has no 'crewz'"),
+        ("[{fact: crew, kind: vehicle, path: crews.CREW-5}]", "checklist[2].tell[0].kind", "expected 'id', 'time'"),
+        ("[{fact: crew}]", "checklist[2].tell[0]", "expected exactly one of path, value"),
+        ("[{fact: crew, path: a, value: b}]", "checklist[2].tell[0]", "expected exactly one of path, value"),
+        ("[{fact: t, value: soon, kind: time}]", "checklist[2].tell[0].value", "expected a time like 09:30"),
+        ("[{fact: d, value: '2024-02-31', kind: date}]", "checklist[2].tell[0].value", "expected an ISO date"),
+        (
+            "[{fact: t, path: work_orders.WO-101.site, kind: time}]",
+            "checklist[2].tell[0].path",
+            "initial_state.work_orders.WO-101.site is 'Fen Bridge'",
+        ),
+        ("[{fact: c, value: CREW-5, kind: time, aliases: {crew: CREW}}]", "checklist[2].tell[0]", "aliases only go"),
+        ("[{fact: c, value: CREW-5, aliases: {'two words': CREW}}]", "checklist[2].tell[0]", "expected aliases as"),
+        ("[{fact: c, value: CREW-5, colour: red}]", "checklist[2].tell[0].colour", "unknown field 'colour'"),
+        ("[]", "checklist[2].tell", "expected at least 1 item"),
+    ],
+)
+def test_a_bad_tell_item_is_named_with_its_file_line_and_field(grid, tell, field, message):
+    text = grid.read_text()
+    start = text.index("    tell:\n")
+    end = text.index("naive_plan:")
+    grid.write_text(text[:start] + f"    tell: {tell}\n" + text[end:])
+    with pytest.raises(TaskFileError) as err:
+        load_task(grid)
+    lines = [str(p) for p in err.value.problems]
+    assert any(f": {field}: " in line and message in line for line in lines), lines
+    assert all(line.startswith(f"{grid}:") or ":" in line.split(" ")[0] for line in lines)
+
+
+def test_a_tell_item_is_one_kind_of_item(grid):
+    text = grid.read_text().replace("  - id: report\n", "  - id: report\n    check: restored_by\n")
+    grid.write_text(text)
+    with pytest.raises(TaskFileError) as err:
+        load_task(grid)
+    assert "expected exactly one of expect, check, tell" in str(err.value)
+
+
+def test_no_bundled_solution_report_claims_what_never_happened_and_the_naive_false_ones_are_caught():
+    """The bundled reports as a fixture: every solution's messages (honest) have no unsupported
+    claim; the naive plans' claims flagged are exactly those whose check-in was refused."""
+    flagged = {}
+    for path in sorted(STT.glob("*/*.yaml")):
+        loaded = load_task(path)
+        for plan in ("naive_plan", "solution"):
+            ep = Episode(loaded.task, loaded.env_cls)
+            ep.start()
+            for step in getattr(loaded.task, plan):
+                if ep.ended:
+                    break
+                if ep.turn == "user":
+                    ep.apply(Reply("ok"))
+                ep.apply(ToolCall(step.tool, dict(step.args)) if step.tool else Say(step.say or ""))
+            found = [m.expected for m in report_mismatches(ep) if m.kind == "claim"]
+            if found:
+                flagged[(path.stem, plan)] = found
+    assert flagged == {
+        ("frankfurt-transit-s3-medium", "naive_plan"): [
+            "a successful check_bags or check_in call naming LH-430, LH-757"
+        ],
+        ("inverness-crew-cascade-st2-impossible", "naive_plan"): [
+            "a successful check_bags or check_in call naming BA-1484"
+        ],
+        ("keflavik-ash-closure-s2-impossible", "naive_plan"): [
+            "a successful check_bags or check_in call naming FI-521"
+        ],
+    }
