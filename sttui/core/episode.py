@@ -233,6 +233,7 @@ class Episode:
         if until > self.env.now:
             self.env.now = until
         self._fire_passive("system")
+
     def give_user_verdict(self, verdict: dict[str, Any]) -> None:
         """The user seat's verdict on an episode it did not end (a scripted user's, once the agent
         or the step limit ended it): recorded as a ``user_verdict`` event, outside the engine's
