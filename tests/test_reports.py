@@ -609,3 +609,42 @@ def test_no_bundled_solution_report_claims_what_never_happened_and_the_naive_fal
             "a successful check_bags or check_in call naming FI-521"
         ],
     }
+
+
+@pytest.mark.parametrize(
+    ("report", "failed"),
+    [
+        ("Margaret is booked with Dr Okafor at Westbrook at 14:30.", ""),
+        ("Booked with okafor, westbrook health centre, half past two.", ""),
+        ("Margaret is booked with Dr Feld at Westbrook at 14:30.", "clinician: expected Dr. Amara Okafor; message"),
+        ("Margaret is booked with Dr Okafor at Harbourside at 14:30.", "site: expected WESTBROOK; message"),
+        ("Margaret is booked with Dr Okafor at Westbrook at 15:00.", "time: expected 14:30; message"),
+    ],
+)
+def test_a_clinician_site_and_time_report(report, failed):
+    ep = played(STT / "clinic" / "cardiology-rota-s1-easy.yaml", reports=(report,))
+    assert item(ep).passed is (not failed), item(ep).detail
+    assert failed in item(ep).detail
+
+
+@pytest.mark.parametrize(
+    ("report", "passed", "said"),
+    [
+        ("CREW-5 on WO-102, back at 12:40 on 2 November.", True, None),
+        ("CREW-5 on WO-102, back at 12:40 on Nov 2nd 2024.", True, None),
+        ("CREW-5 on WO-102, back at 12:40 on 3/11.", False, "3/11"),  # 3 November or 11 March: neither
+        ("CREW-5 on WO-102, back at 12:40 on 4 November.", False, "4 November"),
+        ("CREW-5 on WO-102, back at 12:40 today.", False, None),
+    ],
+)
+def test_a_date_fact_in_the_held_out_domain(grid, report, passed, said):
+    text = grid.read_text().replace(
+        "      - {fact: restoration time, path: work_orders.WO-102.restored_at}\n",
+        "      - {fact: restoration time, path: work_orders.WO-102.restored_at}\n"
+        "      - {fact: day, path: work_orders.WO-102.restored_at, kind: date}\n",
+    )
+    grid.write_text(text)
+    ep = played(grid, reports=(report,))
+    assert item(ep).passed is passed, item(ep).detail
+    day = [m for m in report_mismatches(ep) if m.fact == "day"]
+    assert [m.said for m in day] == ([] if passed else [said])

@@ -331,7 +331,7 @@ def find_dates(text: str) -> list[Found]:
     def add(m: re.Match[str], readings: Iterable[object | None]) -> None:
         values = frozenset(r for r in readings if r is not None)
         if values and not any(a <= m.start() < b or m.start() <= a < m.end() for a, b, _ in hits):
-            hits.append((m.start(), m.end(), Found(values, written(text, s, m.start(), m.end()))))
+            hits.append((m.start(), m.end(), Found(values, written(text, s, m.start(), m.end()).rstrip("."))))
 
     for m in _D_ISO.finditer(s):
         add(m, [_date(int(m[1]), int(m[2]), int(m[3]))])

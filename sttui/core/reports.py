@@ -229,6 +229,8 @@ def resolve(fact: Fact, state: Any, task_words: str) -> Resolved:
         out.rivals = sorted(r for r in rivals if r)
         out._ids = facts.IdMatcher(out.rivals, fact.aliases)
     elif kind in ("person", "text"):
+        if kind == "text" and isinstance(raw, str):  # a key of a table (a site): the other keys
+            siblings = siblings + [k for t in _tables(state, raw) for k in t if isinstance(k, str)]
         read = [read_fact(s, kind) for s in siblings]
         rivals = [expected] + [r[0] for r in read if r is not None and r[0] != expected]
         out.rivals = [r for i, r in enumerate(rivals) if r not in rivals[:i]]
