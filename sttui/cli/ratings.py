@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from sttui.cli.app import echo_json, main, open_store
+from sttui.cli.app import checked_name, echo_json, main, open_store
 
 
 def _dims() -> Any:
@@ -22,7 +22,7 @@ def _dims() -> Any:
 
 
 @main.command()
-@click.option("--as", "as_name", required=True, help="Your annotator name.")
+@click.option("--as", "as_name", callback=checked_name, required=True, help="Your annotator name.")
 @click.option(
     "--items", "kind", type=click.Choice(["tasks", "explore", "episodes"]), default="tasks", show_default=True
 )
@@ -111,7 +111,7 @@ def _first_error_agreement(store: Any, localiser: tuple[str, ...] = ("review",))
 
 
 @main.command()
-@click.option("--as", "as_name", required=True, help="The adjudicator's name.")
+@click.option("--as", "as_name", callback=checked_name, required=True, help="The adjudicator's name.")
 @click.option("--spread", type=int, default=2, show_default=True, help="Disputed when ratings differ this much.")
 def adjudicate(as_name: str, spread: int) -> None:
     """Settle items whose ratings spread two points or more; names are visible only here."""
