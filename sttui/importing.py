@@ -184,9 +184,15 @@ def _event(obj: dict[str, Any], episodes: list[Imported], where: str) -> None:
     if not episodes or episodes[-1].record.id != e.episode_id:
         raise ImportProblem(f"{where}: event of episode {e.episode_id} outside its episode")
     events = episodes[-1].events
-    expected = len(events) + 1
-    if e.seq != expected:
-        what = "repeats" if e.seq < expected else "skips to"
+    last = events[-1].seq if events else 0
+    # A fork keeps its prefix under the original's numbers (row N of the fork is row N of the
+    # original) without the original's own notes of control (forked, resumed…): its numbers
+    # may skip, never go back. Any other episode is numbered 1, 2, 3…
+    started = next((x for x in events[:3] if x.type == EPISODE_STARTED), None)
+    fork = started is not None and isinstance(started.payload, dict) and "forked_from" in started.payload
+    if e.seq <= last or (e.seq != last + 1 and not fork):
+        what = "repeats" if e.seq <= last else "skips to"
+        expected = f"above {last} (a fork's rows may skip)" if fork else str(last + 1)
         raise ImportProblem(
             f"{where}: episode {e.episode_id}'s event {what} seq {e.seq}; expected {expected} (events are numbered 1, 2, 3…)"
         )
@@ -202,12 +208,18 @@ def _check_end(obj: dict[str, Any], episodes: list[Imported], where: str) -> Non
         )
 
 
+BEFORE_START = frozenset({"clock_started", "clock_paused"})  # what a session may record before the start
+
+
 def _check_story(item: Imported, name: str) -> None:
     """An episode's status must agree with its events: the tail of a cut file is noticed."""
     where = f"{name}:{item.line}"
     types = [e.type for e in item.events]
-    if types and types[0] != EPISODE_STARTED:
-        raise ImportProblem(f"{where}: episode {item.record.id}'s first event is {types[0]}, not {EPISODE_STARTED}")
+    # a person's session may note its clock before the episode's start is recorded
+    lead = next((i for i, t in enumerate(types) if t not in BEFORE_START), len(types))
+    if types and (lead == len(types) or types[lead] != EPISODE_STARTED):
+        first = types[lead] if lead < len(types) else types[0]
+        raise ImportProblem(f"{where}: episode {item.record.id}'s first event is {first}, not {EPISODE_STARTED}")
     if item.record.status == "completed" and EPISODE_ENDED not in types:
         raise ImportProblem(
             f"{where}: episode {item.record.id} is completed but its events never end it: "

@@ -156,12 +156,13 @@ def import_ratings(file: Path) -> None:
     the item's kind, a rating that would give an item more annotators than the cap, malformed
     fields), and then nothing is loaded: fix or remove those rows and import again."""
     from sttui.annotate.queue import KIND_OF_ITEMS
-    from sttui.annotate.ratings_io import RatingsFileError, Refused, check_rows, read_rows
+    from sttui.annotate.ratings_io import RatingsFileError, Refused, check_rows, read_rows, require_rows
     from sttui.core.loader import load_all
     from sttui.paths import tasks_root
 
     try:
         rows = read_rows(file)
+        require_rows(file, rows)
     except (RatingsFileError, OSError) as exc:
         click.echo(f"error: {exc}; nothing was imported", err=True)
         sys.exit(1)

@@ -351,6 +351,11 @@ CASES: list[Case] = [
         says="batches",
     ),
     Case("task: infinite explore range", explore(r"range: \[[^\]]*\]", "range: [0, .inf]"), says="finite"),
+    Case(
+        "task: explore range wider than a float",
+        explore(r"range: \[[^\]]*\]", "range: [-1.0e+308, 1.0e+308]"),
+        says="wider than a float holds",
+    ),
     Case("task: 50 MB file", big, says="limited to 2,000,000"),
     Case("task: duplicate keys", check("domain: warehouse", "domain: warehouse\ndomain: depot"), says="duplicate key"),
     Case(
