@@ -389,3 +389,21 @@ def test_token_files_that_are_not_small_utf8_mappings_get_one_line(tmp_path):
     tokens = Tokens.from_file(tmp_path / "words.yaml")
     assert tokens.owner(good).name == "yes" and tokens.owner("bbbbbbbbbbbbbbbbbbbb2").name == "no"
     assert tokens.owner("cccccccccccccccccccc3").name == "1"  # names are strings, as written
+
+
+async def test_a_session_kept_busy_with_keys_still_ends_with_its_websocket(tmp_path):
+    """Keys at the most a session takes, for seconds, keep its process busy; closing the
+    websocket still ends it within the grace periods (it once waited on the busy process)."""
+    with serving(tmp_path, _db(tmp_path), "--annotate") as served:
+        async with aiohttp.ClientSession() as http:
+            (ws,) = await _open_sessions(served, http, ["ana"])
+            (pid,) = _app_processes(served)
+            await asyncio.sleep(2)
+            for _ in range(100):  # 16,000 characters every 50 ms: more than the rate, all day long
+                await ws.send_json(["stdin", "x" * 16_000])
+                await asyncio.sleep(0.05)
+            closed = asyncio.get_running_loop().time()
+            await ws.close()
+            await asyncio.to_thread(wait_for, lambda: not _alive(pid), 15, 0.1, "the busy process gone")
+            took = asyncio.get_running_loop().time() - closed
+    assert took < 12 and "Traceback" not in served.output(), (took, served.output()[-2000:])

@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import ctypes
 import ipaddress
+import json
 import logging
 import shlex
 import signal
@@ -59,6 +60,7 @@ SECURITY_HEADERS = {
 FRAME = 16_384
 RATE = 32_768
 MAX_MESSAGE = 64 * 1024
+BACKLOG = 256 * 1024  # bytes the app process has not read yet; beyond, what comes is dropped
 GRACE = 3.0  # seconds an app process has to quit when asked, then SIGTERM, then SIGKILL
 PR_SET_PDEATHSIG = 1
 
@@ -124,6 +126,25 @@ class _Session(AppService):
         self._stdin = process.stdin
         return process
 
+    def _write(self, packet: bytes) -> bool:
+        """Hand a packet to the app process without waiting for it to read: a process busy with
+        a flood of keys once held the session (and so the end of its websocket) in ``drain``.
+        False when it is gone, or has ``BACKLOG`` bytes unread already."""
+        stdin = self._stdin
+        if stdin is None or stdin.is_closing() or stdin.transport.get_write_buffer_size() > BACKLOG:
+            return False
+        try:
+            stdin.write(packet)
+        except (RuntimeError, ConnectionError):
+            return False
+        return True
+
+    async def send_bytes(self, data: bytes) -> bool:
+        return self._write(self.encode_packet(b"D", data))
+
+    async def send_meta(self, data: dict[str, str | int | bool | None]) -> bool:
+        return self._write(self.encode_packet(b"M", json.dumps(data).encode("utf-8")))
+
     @property
     def pid(self) -> int | None:
         return self._process.pid if self._process is not None else None
@@ -135,8 +156,7 @@ class _Session(AppService):
         if process is None:
             return
         if process.returncode is None:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(self.send_meta({"type": "quit"}), grace)
+            await self.send_meta({"type": "quit"})
             for stop in (None, process.terminate, process.kill):
                 if stop is not None:
                     with contextlib.suppress(ProcessLookupError):
@@ -308,7 +328,9 @@ class SttuiServer(Server):
                         said = True
                     continue
                 budget -= len(data)
-                await app_service.send_bytes(data.encode("utf-8", "replace"))
+                if not await app_service.send_bytes(data.encode("utf-8", "replace")) and not said:
+                    log.warning("dropped keys: the session has %d KB unread (it is not keeping up)", BACKLOG // 1024)
+                    said = True
             elif kind == "resize" and isinstance(data, dict):
                 width, height = _int(str(data.get("width")), 80), _int(str(data.get("height")), 24)
                 await app_service.set_terminal_size(width, height)
