@@ -138,3 +138,37 @@ def test_a_name_with_control_characters_is_refused_at_entry(tmp_path, argv):
     lines = [ln for ln in result.output.splitlines() if ln.strip()]
     assert len(lines) == 1 and "--as" in lines[0] and "control characters" in lines[0], result.output
     assert "\\x1b[31mred\\nnewline" in lines[0] and not RAW.search(result.output)
+
+
+async def test_no_widget_draws_a_control_sequence_from_data():
+    """Beyond the tables: a Static, a Label and a notice showing a hostile name draw it with
+    visible pictures; the terminal's output holds no ESC or C1 that came from the text."""
+    import io
+
+    from rich.console import Console
+    from textual.widgets import Label, Static
+
+    from tests.tui_helpers import ScreenApp, started
+
+    bad = "human:\x1b]0;PWNED-TITLE\x07ESC\x1b[2J\x9b31m-INJECT"
+
+    def make():
+        from textual.screen import Screen
+
+        class Shows(Screen):
+            def compose(self):
+                yield Static(bad, markup=False)
+                yield Label(bad, markup=False)
+
+        return Shows()
+
+    app = ScreenApp(make)
+    async with app.run_test(size=(80, 10)) as pilot:
+        await started(pilot)
+        app.notify(bad, markup=False)
+        await pilot.pause(0.3)
+        console = Console(file=io.StringIO(), force_terminal=True, width=80, height=10, color_system="truecolor")
+        update = app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
+        out = update.render_segments(console)
+    assert "PWNED-TITLE" in out and "␛]0;PWNED-TITLE" in out
+    assert "\x1b]0;" not in out and "\x1b[2J" not in out and "\x9b" not in out and "\x07" not in out
