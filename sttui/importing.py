@@ -86,9 +86,34 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a number JSON allows")
 
 
+def _nul_at(value: Any, path: str = "") -> str | None:
+    """Where a NUL character is in a parsed value (a key or a string), or None."""
+    if isinstance(value, str):
+        return (path or "(value)") if "\x00" in value else None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            here = f"{path}.{key}" if path else str(key)
+            if "\x00" in str(key):
+                return here
+            found = _nul_at(item, here)
+            if found:
+                return found
+    if isinstance(value, list):
+        for i, item in enumerate(value):
+            found = _nul_at(item, f"{path}[{i}]")
+            if found:
+                return found
+    return None
+
+
 def _parse(line: str, where: str) -> Any:
     try:
-        return json.loads(line, parse_constant=_reject_constant)
+        value = json.loads(line, parse_constant=_reject_constant)
+        # PostgreSQL cannot store a NUL in text or JSON; refused here, the same on SQLite
+        nul = _nul_at(value) if "\\u0000" in line else None
+        if nul:
+            raise ImportProblem(f"{where}: {nul} holds a NUL character (\\u0000), which no record can store")
+        return value
     except json.JSONDecodeError as exc:
         raise ImportProblem(
             f"{where}: not JSON ({exc.msg} at column {exc.colno}); is this an sttui jsonl export?"
