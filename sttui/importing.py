@@ -86,9 +86,34 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a number JSON allows")
 
 
+def _nul_at(value: Any, path: str = "") -> str | None:
+    """Where a NUL character is in a parsed value (a key or a string), or None."""
+    if isinstance(value, str):
+        return (path or "(value)") if "\x00" in value else None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            here = f"{path}.{key}" if path else str(key)
+            if "\x00" in str(key):
+                return here
+            found = _nul_at(item, here)
+            if found:
+                return found
+    if isinstance(value, list):
+        for i, item in enumerate(value):
+            found = _nul_at(item, f"{path}[{i}]")
+            if found:
+                return found
+    return None
+
+
 def _parse(line: str, where: str) -> Any:
     try:
-        return json.loads(line, parse_constant=_reject_constant)
+        value = json.loads(line, parse_constant=_reject_constant)
+        # PostgreSQL cannot store a NUL in text or JSON; refused here, the same on SQLite
+        nul = _nul_at(value) if "\\u0000" in line else None
+        if nul:
+            raise ImportProblem(f"{where}: {nul} holds a NUL character (\\u0000), which no record can store")
+        return value
     except json.JSONDecodeError as exc:
         raise ImportProblem(
             f"{where}: not JSON ({exc.msg} at column {exc.colno}); is this an sttui jsonl export?"
@@ -184,9 +209,15 @@ def _event(obj: dict[str, Any], episodes: list[Imported], where: str) -> None:
     if not episodes or episodes[-1].record.id != e.episode_id:
         raise ImportProblem(f"{where}: event of episode {e.episode_id} outside its episode")
     events = episodes[-1].events
-    expected = len(events) + 1
-    if e.seq != expected:
-        what = "repeats" if e.seq < expected else "skips to"
+    last = events[-1].seq if events else 0
+    # A fork keeps its prefix under the original's numbers (row N of the fork is row N of the
+    # original) without the original's own notes of control (forked, resumed…): its numbers
+    # may skip, never go back. Any other episode is numbered 1, 2, 3…
+    started = next((x for x in events[:3] if x.type == EPISODE_STARTED), None)
+    fork = started is not None and isinstance(started.payload, dict) and "forked_from" in started.payload
+    if e.seq <= last or (e.seq != last + 1 and not fork):
+        what = "repeats" if e.seq <= last else "skips to"
+        expected = f"above {last} (a fork's rows may skip)" if fork else str(last + 1)
         raise ImportProblem(
             f"{where}: episode {e.episode_id}'s event {what} seq {e.seq}; expected {expected} (events are numbered 1, 2, 3…)"
         )
@@ -202,12 +233,18 @@ def _check_end(obj: dict[str, Any], episodes: list[Imported], where: str) -> Non
         )
 
 
+BEFORE_START = frozenset({"clock_started", "clock_paused"})  # what a session may record before the start
+
+
 def _check_story(item: Imported, name: str) -> None:
     """An episode's status must agree with its events: the tail of a cut file is noticed."""
     where = f"{name}:{item.line}"
     types = [e.type for e in item.events]
-    if types and types[0] != EPISODE_STARTED:
-        raise ImportProblem(f"{where}: episode {item.record.id}'s first event is {types[0]}, not {EPISODE_STARTED}")
+    # a person's session may note its clock before the episode's start is recorded
+    lead = next((i for i, t in enumerate(types) if t not in BEFORE_START), len(types))
+    if types and (lead == len(types) or types[lead] != EPISODE_STARTED):
+        first = types[lead] if lead < len(types) else types[0]
+        raise ImportProblem(f"{where}: episode {item.record.id}'s first event is {first}, not {EPISODE_STARTED}")
     if item.record.status == "completed" and EPISODE_ENDED not in types:
         raise ImportProblem(
             f"{where}: episode {item.record.id} is completed but its events never end it: "

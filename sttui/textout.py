@@ -7,11 +7,16 @@ import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from sttui.safetext import visible
+
 
 def table(rows: list[dict[str, Any]], columns: list[str]) -> str:
-    widths = {c: max([len(c)] + [len(str(r.get(c, ""))) for r in rows]) for c in columns}
+    """Rows as aligned columns; each cell one line of visible text (``sttui.safetext.visible``:
+    a newline or an escape sequence in a name shows as ``\\n``/``\\x1b``, it cannot forge a row)."""
+    cells = [{c: visible(r.get(c, "")) for c in columns} for r in rows]
+    widths = {c: max([len(c)] + [len(r[c]) for r in cells]) for c in columns}
     lines = ["  ".join(c.ljust(widths[c]) for c in columns).rstrip(), "  ".join("-" * widths[c] for c in columns)]
-    lines += ["  ".join(str(r.get(c, "")).ljust(widths[c]) for c in columns).rstrip() for r in rows]
+    lines += ["  ".join(r[c].ljust(widths[c]) for c in columns).rstrip() for r in cells]
     return "\n".join(lines)
 
 
@@ -25,7 +30,7 @@ def table_lines(rows: Iterable[dict[str, Any]], columns: list[str]) -> Iterator[
         chunk: list[tuple[str, ...]] = []
         chunks = 0
         for r in rows:
-            cells = tuple(str(r.get(c, "")) for c in columns)
+            cells = tuple(visible(r.get(c, "")) for c in columns)
             for i, cell in enumerate(cells):
                 if len(cell) > widths[i]:
                     widths[i] = len(cell)

@@ -391,3 +391,20 @@ def test_ending_early_is_recorded():
     m = metrics(ep)
     assert m["incomplete"] and m["batches_played"] == 0 and m["ca_played"] is None
     assert m["calibrated_accuracy"] == 0.0  # every unplayed batch scores a random policy's expectation
+
+
+def test_a_range_wider_than_a_float_is_refused_in_tasks_and_catalogs():
+    """[-1.0e+308, 1.0e+308]: each end finite, but high - low is inf, so every sample was inf
+    (and ``check`` said "ok … oracle CA 1.0")."""
+    import pydantic
+
+    from sttui.core.explore.generate import CatalogField
+    from sttui.core.explore.task import FieldSpec
+
+    spec = {"name": "x", "type": "numeric", "description": "d", "range": [-1.0e308, 1.0e308]}
+    for model in (FieldSpec, CatalogField):
+        extra = {"direction": "increasing"} if model is CatalogField else {}
+        with pytest.raises(pydantic.ValidationError, match="wider than a float holds"):
+            model.model_validate({**spec, **extra})
+    wide = FieldSpec.model_validate({**spec, "range": [-1.0e307, 1.0e307]})  # wide, yet every sample finite
+    assert all(abs(v) < 1e308 for v in (rl.sample_case([wide], random.Random(s))["x"] for s in range(50)))

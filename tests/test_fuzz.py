@@ -242,3 +242,123 @@ def test_mutated_exports_import_whole_or_not_at_all(export_lines, tmp_path):
             assert "nothing was imported" in out.output, (case, out.output)
             assert after == before, f"case {case}: a refused import wrote {after} over {before}"
     assert refused > CASES // 2 and imported > 0, (imported, refused)
+
+
+# -- issue 24: escapes, round trips, and the browser server ---------------------------------------
+
+ESCAPES = [
+    "\x1b]0;PWNED\x07",
+    "\x1b]52;c;eA==\x1b\\",
+    "\x1b[2J",
+    "\x1b[31m",
+    "\x9b1m",
+    "\x9d0;x\x9c",
+    "\x07",
+    "\r",
+    "\n",
+    "\x08",
+    "\x7f",
+    "\u202e",
+    "\x1bP+q\x1b\\",
+]
+RAW = __import__("re").compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e]")
+
+
+def inject(value: str, rng: random.Random) -> str:
+    pos = rng.randrange(len(value) + 1)
+    return value[:pos] + "".join(rng.choice(ESCAPES) for _ in range(rng.randrange(1, 4))) + value[pos:]
+
+
+def test_escape_sequences_in_any_text_field_print_harmless(export_lines, tmp_path):
+    """Escape sequences put into the names and reasons of an export (agent, user, actors, end
+    reason, a message's text): every listing that shows them prints them as visible text."""
+    rng = random.Random(SEED + 2)
+    runner = CliRunner()
+    cases = max(3, CASES // 100)
+    for case in range(cases):
+        db = f"sqlite:///{tmp_path / f'esc{case}.db'}"
+        objs = [json.loads(line) for line in export_lines]
+        for obj in objs:
+            if obj.get("record") == "episode":
+                for key in ("agent", "user", "end_reason"):
+                    if isinstance(obj["episode"].get(key), str) and rng.random() < 0.7:
+                        obj["episode"][key] = inject(obj["episode"][key], rng)
+            elif obj.get("record") == "event" and rng.random() < 0.3:
+                obj["actor"] = inject(obj["actor"], rng)
+        (tmp_path / "e.jsonl").write_text("".join(json.dumps(o) + "\n" for o in objs))
+        out = runner.invoke(main, ["--db", db, "import", str(tmp_path / "e.jsonl")])
+        assert out.exit_code == 0, (case, out.output)
+        for argv in (["sessions"], ["sessions", "--tree"], ["report"], ["report", "--json"]):
+            out = runner.invoke(main, ["--db", db, *argv])
+            assert out.exit_code == 0 and "Traceback" not in out.output, (case, argv, out.output)
+            assert not RAW.search(out.output), (case, argv, repr(RAW.search(out.output).group()))
+
+
+def test_forks_at_every_row_survive_export_import_export(export_lines, tmp_path):
+    """A fork at each row the tool accepts (and a fork of a fork), exported with its original,
+    imports and exports again byte for byte."""
+    runner = CliRunner()
+    src, dst = f"sqlite:///{tmp_path / 'src.db'}", f"sqlite:///{tmp_path / 'dst.db'}"
+    (tmp_path / "e.jsonl").write_text("\n".join(export_lines) + "\n")
+    assert runner.invoke(main, ["--db", src, "import", str(tmp_path / "e.jsonl")]).exit_code == 0
+    store = Store(src)
+    stt = next(r.id for r in store.list_episodes() if r.kind == "stt")
+    last = max(e.seq for e in store.events(stt))
+    forks = []
+    for row in range(1, last + 1):
+        before = {r.id for r in store.list_episodes()}
+        out = runner.invoke(main, ["--db", src, "fork", stt, "--at", str(row), "--headless", "--trust"])
+        assert "Traceback" not in out.output, out.output
+        forks += sorted({r.id for r in store.list_episodes()} - before)
+    assert forks, "no row could be forked"
+    rng = random.Random(SEED + 3)
+    grand = rng.choice(forks)
+    rows = [e.seq for e in store.events(grand) if e.type in ("tool_result", "message")]
+    for row in rows[-3:]:
+        runner.invoke(main, ["--db", src, "fork", grand, "--at", str(row), "--headless", "--trust"])
+    first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    assert runner.invoke(main, ["--db", src, "export", "--all", "-o", str(first)]).exit_code == 0
+    out = runner.invoke(main, ["--db", dst, "import", str(first)])
+    assert out.exit_code == 0, out.output
+    assert runner.invoke(main, ["--db", dst, "export", "--all", "-o", str(second)]).exit_code == 0
+    assert first.read_bytes() == second.read_bytes()
+
+
+async def test_hostile_websocket_frames_end_cleanly(tmp_path):
+    """Random frames (not JSON, wrong shapes, huge pastes, garbage sizes) on live sessions: the
+    server stays up, refuses what it should, logs no traceback, and leaves no process behind."""
+    import aiohttp
+
+    from tests.helpers.serving import serving, wait_for
+
+    rng = random.Random(SEED + 4)
+    frames = [
+        "not json",
+        "[]",
+        "{}",
+        '["stdin"]',
+        '["stdin", 5]',
+        '["resize", "x"]',
+        '["resize", {"width": -1, "height": 1e309}]',
+        '["ping"]',
+        '["blur", 1, 2]',
+        json.dumps(["stdin", "\x1b" * 3000]),
+        json.dumps(["stdin", "x" * 20_000]),
+        json.dumps(["stdin", "y" * 70_000]),
+        "[" * 5000,
+    ]
+    with serving(tmp_path, f"sqlite:///{tmp_path / 's.db'}", "--annotate") as served:
+        async with aiohttp.ClientSession() as http:
+            for case in range(max(2, CASES // 250)):
+                ws = await http.ws_connect(served.ws(served.token, f"fuzz{case}"))
+                for _ in range(8):
+                    try:
+                        await ws.send_str(rng.choice(frames))
+                    except (ConnectionError, RuntimeError):
+                        break  # the server closed it (a message over the limit)
+                    await asyncio.sleep(0.05)
+                await ws.close()
+            async with http.get(served.url) as response:
+                assert response.status == 200  # still serving
+        await asyncio.to_thread(wait_for, lambda: not served.children(), 30, 0.2, "every session's process gone")
+    assert "Traceback" not in served.output(), served.output()[-3000:]

@@ -132,3 +132,18 @@ def test_an_episode_twice_in_one_file_is_refused(export, tmp_path):
 
 def test_lines_after_the_end_are_refused(export, tmp_path):
     refused(f"sqlite:///{tmp_path / 'e.db'}", write(tmp_path, [*export, export[1]]), "lines after the export's end")
+
+
+@pytest.mark.parametrize("where", ["episode", "event", "key"])
+def test_a_nul_anywhere_is_refused_alike_on_both_backends(export, tmp_path, db_url, where):
+    """PostgreSQL cannot store a NUL in text or JSON; SQLite could. Both refuse it, with its line."""
+    import copy
+
+    objs = copy.deepcopy(export)
+    if where == "episode":
+        next(o for o in objs if o.get("record") == "episode")["episode"]["agent"] = "human:a\x00b"
+    elif where == "event":
+        next(o for o in objs if o.get("type") == "message")["payload"]["text"] = "nul\x00here"
+    else:
+        next(o for o in objs if o.get("type") == "message")["payload"]["x\x00"] = 1
+    refused(db_url, write(tmp_path, objs), "holds a NUL character")

@@ -153,3 +153,17 @@ def test_a_missing_api_key_is_final_not_retried(tmp_path, monkeypatch):
     assert stub.requests == []
     faults = [e for e in store.events(store.list_episodes()[0].id) if e.type == "model_fault"]
     assert len(faults) == 1  # one attempt, not four with backoff
+
+
+def test_a_malformed_answer_keeps_the_one_line_reason_without_litellms_traceback_or_paths(tmp_path, monkeypatch):
+    """A usage that is not an object makes litellm raise "Invalid response object" followed by
+    its own traceback, with the paths of its files: the reason stays, the rest goes."""
+    broken = {**completion(say("x")), "usage": "lots"}
+    out, store, _ = run(tmp_path, monkeypatch, lambda r: (200, broken, 0.0))
+    episode = json.loads(out.stdout)["episodes"][0]
+    record = store.list_episodes()[0]
+    for text in (episode["error"], record.end_reason, out.stderr):
+        assert "Invalid response object" in text, text
+        assert "Traceback" not in text and "site-packages" not in text and 'File "' not in text, text
+        assert "\n" not in text.strip(), text
+    assert record.status == "errored"

@@ -89,3 +89,54 @@ def test_the_load_is_one_transaction_claims_and_ratings_together(db_url):
     assert store.import_ratings(rows[:1], cap=3) == []
     assert [(r["item_id"], r["annotator"], r["value"]) for r in store.ratings()] == [("t-free", "ana", 4)]
     assert store.claims()[("task", "t-free")] == ["ana"]
+
+
+# -- issue 24: a file that is not ratings, and the same refusals on both backends ---------------
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "says"),
+    [
+        ("noheader.csv", f"task,{INSULIN},checklist_correctness,ana,4,,\n", "in.csv:1: not a ratings file"),
+        ("empty.csv", "", "not a ratings file"),
+        ("onlyheader.csv", "item_kind,item_id,dimension,annotator,value,comment,created_at\n", "holds no ratings"),
+        ("empty.jsonl", "\n\n", "holds no ratings"),
+    ],
+)
+def test_a_file_that_holds_no_ratings_is_refused(tmp_path, name, content, says):
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    path = tmp_path / ("in" + name[name.index(".") :])
+    path.write_text(content)
+    result = run(db, path)
+    assert result.exit_code == 1 and says in result.output and "imported 0" not in result.output, result.output
+    assert len([ln for ln in result.output.splitlines() if ln.strip()]) == 1 and "Traceback" not in result.output
+
+
+def test_a_fifo_is_not_read_as_ratings(tmp_path):
+    import os
+
+    os.mkfifo(tmp_path / "in.jsonl")
+    result = run(f"sqlite:///{tmp_path / 'r.db'}", tmp_path / "in.jsonl")
+    assert result.exit_code == 1 and "not a regular file" in result.output
+
+
+@pytest.mark.parametrize(
+    ("changes", "reason"),
+    [
+        ({"annotator": "ana\x00x"}, "annotator holds control characters"),
+        ({"annotator": "\x1b[31mred\nnewline"}, "annotator holds control characters"),
+        ({"item_id": INSULIN + "\x00"}, "item_id holds control characters"),
+        ({"comment": "fine\x00"}, "comment holds a NUL character"),
+    ],
+)
+def test_both_backends_refuse_the_same_rows(db_url, tmp_path, changes, reason):
+    path = tmp_path / "in.jsonl"
+    path.write_text(json.dumps(GOOD) + "\n" + json.dumps({**GOOD, "annotator": "ben", **changes}) + "\n")
+    result = run(db_url, path)
+    assert result.exit_code == 1 and f"refused row 2: {reason}" in result.output, result.output
+    assert "Traceback" not in result.output and Store(db_url).ratings() == []
+    path.write_text(
+        json.dumps(GOOD) + "\n" + json.dumps({**GOOD, "annotator": "ben", "comment": "two\nlines\t"}) + "\n"
+    )
+    assert run(db_url, path).exit_code == 0  # a comment may hold line breaks and tabs, on both
+    assert sorted(r["annotator"] for r in Store(db_url).ratings()) == ["ana", "ben"]

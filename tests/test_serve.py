@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import signal
 import socket
 import sys
 from pathlib import Path
@@ -269,3 +270,140 @@ def test_a_host_beyond_loopback_warns(tmp_path):
         assert "warning: listening on 0.0.0.0" in served.output()
     with serving(tmp_path, _db(tmp_path)) as served:
         assert "warning" not in served.output() and served.base.startswith("http://127.0.0.1:")
+
+
+# -- hostile input (issue 24) ----------------------------------------------------------------------
+
+
+def _alive(pid: int) -> bool:
+    """Running (a zombie waiting for its parent counts as gone)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+async def _open_sessions(served: Served, http: aiohttp.ClientSession, names: list[str]) -> list:
+    sockets = [await http.ws_connect(served.ws(served.token, n)) for n in names]
+    await asyncio.to_thread(wait_for, lambda: len(_app_processes(served)) == len(names), 60, 0.2, "app processes")
+    return sockets
+
+
+@pytest.mark.parametrize("stop", ["SIGTERM", "SIGKILL"])
+async def test_a_flood_of_keys_is_refused_and_no_app_process_outlives_its_websocket_or_the_server(tmp_path, stop):
+    """A 200,000-character paste once kept its app process growing after everyone had left.
+    Now: the frame is refused, the process ends with its websocket, and none outlives the server
+    (asked to stop, or killed outright)."""
+    with serving(tmp_path, _db(tmp_path), "--annotate") as served:
+        async with aiohttp.ClientSession() as http:
+            flooded, pasted, kept = await _open_sessions(served, http, ["ana", "ben", "chloe"])
+            pids = _app_processes(served)
+            await flooded.send_json(["stdin", "x" * 200_000])  # over any message a session reads
+            await pasted.send_json(["stdin", "y" * 60_000])  # a message it reads: a paste over the cap
+            await asyncio.to_thread(wait_for, lambda: "dropped keys" in served.output(), 30, 0.2, "the drop said")
+            await asyncio.to_thread(wait_for, lambda: len(_app_processes(served)) == 2, 30, 0.2, "one session ended")
+            await pasted.close()  # closing a websocket ends its process
+            await asyncio.to_thread(wait_for, lambda: len(_app_processes(served)) == 1, 30, 0.2, "its process gone")
+            assert served.output().count("dropped keys") == 1
+            os.kill(served.proc.pid, getattr(signal, stop))  # the server alone, not its group
+            await asyncio.to_thread(served.proc.wait, 30)
+            await asyncio.to_thread(wait_for, lambda: not any(map(_alive, pids)), 20, 0.2, "every app process gone")
+            await kept.close()
+            await flooded.close()
+    assert "Traceback" not in served.output()
+
+
+async def test_plain_requests_get_a_4xx_and_one_log_line(tmp_path):
+    """A GET without an upgrade on a websocket's address, and a request line over 8,190 bytes:
+    each a 4xx and one line in the log, never a traceback."""
+    with serving(tmp_path, _db(tmp_path), "--annotate") as served:
+        assert await _status(served.ws(served.token, "ana").replace("ws://", "http://")) == 400
+        reader, writer = await asyncio.open_connection("127.0.0.1", int(served.base.rsplit(":", 1)[1]))
+        writer.write(b"GET /" + b"a" * 9000 + b" HTTP/1.1\r\nHost: x\r\n\r\n")
+        await writer.drain()
+        status_line = await asyncio.wait_for(reader.readline(), 10)
+        writer.close()
+        assert status_line.split()[1] in (b"400", b"414"), status_line
+        await asyncio.sleep(0.5)
+        assert served.children() == []
+    out = served.output()
+    assert "Traceback" not in out and "Error handling request" not in out and "Unhandled exception" not in out, out
+    assert out.count("without a websocket upgrade") == 1 and out.count("could not read") == 1, out
+
+
+async def test_sessions_are_capped_per_token_and_in_all_with_a_clear_page(tmp_path):
+    tokens = tmp_path / "tokens.yaml"
+    ana, ben, chloe = ("aaaaaaaaaaaaaaaaaaaa1", "bbbbbbbbbbbbbbbbbbbb2", "cccccccccccccccccccc3")
+    tokens.write_text(f"ana: {ana}\nben: {ben}\nchloe: {chloe}\n")
+    args = ("--token-file", str(tokens), "--sessions-per-token", "1", "--max-sessions", "2")
+    with serving(tmp_path, _db(tmp_path), *args) as served:
+        async with aiohttp.ClientSession() as http:
+            first = await http.ws_connect(served.ws(ana, "x"))
+            await asyncio.to_thread(wait_for, lambda: len(_app_processes(served)) == 1, 60, 0.2, "ana's session")
+            assert await _ws_status(served.ws(ana, "x")) == 429  # ana's second tab
+            async with http.get(f"{served.base}/?token={ana}") as response:
+                assert response.status == 429 and "--sessions-per-token" in await response.text()
+            second = await http.ws_connect(served.ws(ben, "x"))
+            await asyncio.to_thread(wait_for, lambda: len(_app_processes(served)) == 2, 60, 0.2, "ben's session")
+            assert await _ws_status(served.ws(chloe, "x")) == 429  # the server is full
+            async with http.get(f"{served.base}/?token={chloe}") as response:
+                assert response.status == 429 and "--max-sessions" in await response.text()
+            assert len(_app_processes(served)) == 2
+            await first.close()
+            await asyncio.to_thread(wait_for, lambda: len(_app_processes(served)) == 1, 30, 0.2, "ana's session gone")
+            async with http.get(f"{served.base}/?token={chloe}") as response:
+                assert response.status == 200  # room again
+            await second.close()
+
+
+async def test_the_websocket_url_names_this_server_whatever_the_host_header_says(tmp_path):
+    with serving(tmp_path, _db(tmp_path), "--annotate") as served:
+        port = served.base.rsplit(":", 1)[1]
+        async with aiohttp.ClientSession() as http:
+            for host, expected in ((f"evil.example:{port}", f"127.0.0.1:{port}"), (f"localhost:{port}", None)):
+                async with http.get(served.url + "&name=ana", headers={"Host": host}) as response:
+                    page = await response.text()
+                assert response.status == 200
+                assert f"ws://{expected or host}/ws/" in page and "evil.example" not in page, page[-800:]
+
+
+def test_token_files_that_are_not_small_utf8_mappings_get_one_line(tmp_path):
+    good = "aaaaaaaaaaaaaaaaaaaa1"
+    cases = {
+        "dup.yaml": (f"ana: {good}\nana: bbbbbbbbbbbbbbbbbbbb2\n", "ana is given twice (lines 1 and 2)"),
+        "big.yaml": (f"ana: {good}\n# " + "x" * 40_000_000 + "\n", "larger than 256 KB"),
+        "utf16.yaml": (f"ana: {good}\n".encode("utf-16"), "UTF-8 text"),
+        "binary.yaml": (b"\x89PNG\r\n\x1a\n\xff\xfe\xfd", "not UTF-8"),
+        "ctrl.yaml": (f'"\\x1b[31mred": {good}\n', "a name is letters"),
+    }
+    for file, (content, message) in cases.items():
+        path = tmp_path / file
+        path.write_bytes(content if isinstance(content, bytes) else content.encode())
+        with pytest.raises(TokenFileError, match=re.escape(message)):
+            Tokens.from_file(path)
+    os.mkfifo(tmp_path / "fifo.yaml")
+    for special in (tmp_path / "fifo.yaml", Path("/dev/zero")):
+        with pytest.raises(TokenFileError, match="not a regular file"):
+            Tokens.from_file(special)
+    (tmp_path / "words.yaml").write_text(f"yes: {good}\n'no': bbbbbbbbbbbbbbbbbbbb2\n1: cccccccccccccccccccc3\n")
+    tokens = Tokens.from_file(tmp_path / "words.yaml")
+    assert tokens.owner(good).name == "yes" and tokens.owner("bbbbbbbbbbbbbbbbbbbb2").name == "no"
+    assert tokens.owner("cccccccccccccccccccc3").name == "1"  # names are strings, as written
+
+
+async def test_a_session_kept_busy_with_keys_still_ends_with_its_websocket(tmp_path):
+    """Keys at the most a session takes, for seconds, keep its process busy; closing the
+    websocket still ends it within the grace periods (it once waited on the busy process)."""
+    with serving(tmp_path, _db(tmp_path), "--annotate") as served:
+        async with aiohttp.ClientSession() as http:
+            (ws,) = await _open_sessions(served, http, ["ana"])
+            (pid,) = _app_processes(served)
+            await asyncio.sleep(2)
+            for _ in range(100):  # 16,000 characters every 50 ms: more than the rate, all day long
+                await ws.send_json(["stdin", "x" * 16_000])
+                await asyncio.sleep(0.05)
+            closed = asyncio.get_running_loop().time()
+            await ws.close()
+            await asyncio.to_thread(wait_for, lambda: not _alive(pid), 15, 0.1, "the busy process gone")
+            took = asyncio.get_running_loop().time() - closed
+    assert took < 12 and "Traceback" not in served.output(), (took, served.output()[-2000:])

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sttui.safetext import control_free
+
 COLUMNS = ("item_kind", "item_id", "dimension", "annotator", "value", "comment", "created_at")
 ITEM_KINDS = ("task", "explore", "episode", "verdict")
 MAX_FILE_BYTES = 50_000_000
@@ -47,6 +49,8 @@ def export_ratings(rows: list[dict[str, Any]], fmt: str) -> str:
 def read_rows(path: Path) -> list[dict[str, Any]]:
     """Rows of a ratings file (``.jsonl``: one JSON object per line; else CSV with a header).
     A line that is not a JSON object becomes a row saying so, to be refused with its number."""
+    if not path.is_file():  # a FIFO or a device would hang the read, or never end
+        raise RatingsFileError(f"{path}: not a regular file")
     if path.stat().st_size > MAX_FILE_BYTES:
         raise RatingsFileError(f"{path} is over {MAX_FILE_BYTES:,} bytes; split it")
     raw = path.read_bytes()
@@ -71,12 +75,25 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
                 rows.append(data)
         return rows
     try:
-        return [
-            row if None not in row else {"_bad": "more fields than the header has columns"}
-            for row in csv.DictReader(io.StringIO(text))
-        ]
+        reader = csv.DictReader(io.StringIO(text))
+        header = reader.fieldnames or []
+        missing = [c for c in COLUMNS[:5] if c not in header]
+        if missing:  # a header-less file would read its first rating as the header, and load nothing
+            shown = ", ".join(str(h)[:40] for h in header[:8]) or "nothing"
+            raise RatingsFileError(
+                f"{path}:1: not a ratings file: the header must name {', '.join(COLUMNS[:5])} "
+                f"(missing {', '.join(missing)}; line 1 holds {shown})"
+            )
+        rows = [row if None not in row else {"_bad": "more fields than the header has columns"} for row in reader]
     except csv.Error as exc:
         raise RatingsFileError(f"{path}: not a CSV file the reader understands: {exc}") from None
+    return rows
+
+
+def require_rows(path: Path, rows: list[dict[str, Any]]) -> None:
+    """A file that holds no rating at all is not a ratings file (an empty file, only a header)."""
+    if not rows:
+        raise RatingsFileError(f"{path}: holds no ratings (expected {', '.join(COLUMNS[:5])} on each row)")
 
 
 def _score(value: Any) -> int | None:
@@ -97,11 +114,15 @@ def _text_problem(row: dict[str, Any]) -> str | None:
             return f"{c} must be text, got {type(v).__name__}"
         if len(v) > MAX_FIELD:
             return f"{c} is {len(v):,} characters; at most {MAX_FIELD}"
+        if not control_free(v):  # a NUL (which PostgreSQL cannot store), an escape, a line break
+            return f"{c} holds control characters; names and ids are plain text"
     comment = row.get("comment")
     if comment not in (None, "") and not isinstance(comment, str):
         return f"comment must be text, got {type(comment).__name__}"
     if isinstance(comment, str) and len(comment) > MAX_COMMENT:
         return f"comment is {len(comment):,} characters; at most {MAX_COMMENT:,}"
+    if isinstance(comment, str) and "\x00" in comment:  # the same refusal on SQLite as on PostgreSQL
+        return "comment holds a NUL character"
     created = row.get("created_at")
     if created not in (None, ""):
         try:

@@ -58,6 +58,25 @@ class GuardedGroup(click.Group):
             ctx.exit(1)
 
 
+def checked_name(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """A name given on the command line (``--as``), refused at entry when it holds a control
+    character or a line break: it goes into the record, and from there onto every listing."""
+    from sttui.safetext import control_free, visible
+
+    if value is not None and (not value.strip() or not control_free(value) or len(value) > 200):
+        option = (param.opts or [param.name or "name"])[0]
+        why = (
+            "is empty"
+            if not value.strip()
+            else "is over 200 characters"
+            if len(value) > 200
+            else "holds control characters"
+        )
+        click.echo(f"error: {option} {visible(value)!s}: a name {why}; give plain text", err=True)
+        ctx.exit(2)
+    return value
+
+
 def _guard_streams(ctx: click.Context) -> None:
     """Scrub everything this command writes to stdout and stderr, until it ends."""
     saved = sys.stdout, sys.stderr

@@ -8,6 +8,8 @@ from collections.abc import Iterable, Iterator
 from datetime import datetime
 from typing import Any
 
+from sttui.safetext import visible
+
 
 def _when(ts: float | None) -> str:
     return datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M") if ts else "-"
@@ -93,7 +95,8 @@ def family_tree(store: Any, records: list[Any]) -> list[str]:
 
     def show(r: Any, lead: str, branch: str, how: str) -> None:
         how = f"  [{how}]" if how else ""
-        lines.append(f"{lead}{branch}{r.id}  {r.task_id}  {r.status}  {_outcome(r)}  {r.agent}{how}")
+        fields = (r.id, r.task_id, r.status, _outcome(r), r.agent)
+        lines.append(f"{lead}{branch}" + "  ".join(visible(f) for f in fields) + visible(how))
         kids = children.get(r.id, [])
         deeper = lead + ("" if not branch else ("   " if branch == "└─ " else "│  "))
         for n, kid in enumerate(kids):

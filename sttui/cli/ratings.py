@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from sttui.cli.app import echo_json, main, open_store
+from sttui.cli.app import checked_name, echo_json, main, open_store
 
 
 def _dims() -> Any:
@@ -22,7 +22,7 @@ def _dims() -> Any:
 
 
 @main.command()
-@click.option("--as", "as_name", required=True, help="Your annotator name.")
+@click.option("--as", "as_name", callback=checked_name, required=True, help="Your annotator name.")
 @click.option(
     "--items",
     "kind",
@@ -176,7 +176,7 @@ def _first_error_agreement(store: Any, localiser: tuple[str, ...] = ("review",))
 
 
 @main.command()
-@click.option("--as", "as_name", required=True, help="The adjudicator's name.")
+@click.option("--as", "as_name", callback=checked_name, required=True, help="The adjudicator's name.")
 @click.option("--spread", type=int, default=2, show_default=True, help="Disputed when ratings differ this much.")
 def adjudicate(as_name: str, spread: int) -> None:
     """Settle items whose ratings spread two points or more (a verdict: any two that differ); names
@@ -232,12 +232,13 @@ def import_ratings(file: Path) -> None:
     the item's kind, a rating that would give an item more annotators than the cap, malformed
     fields), and then nothing is loaded: fix or remove those rows and import again."""
     from sttui.annotate.queue import KIND_OF_ITEMS
-    from sttui.annotate.ratings_io import RatingsFileError, Refused, check_rows, read_rows
+    from sttui.annotate.ratings_io import RatingsFileError, Refused, check_rows, read_rows, require_rows
     from sttui.core.loader import load_all
     from sttui.paths import tasks_root
 
     try:
         rows = read_rows(file)
+        require_rows(file, rows)
     except (RatingsFileError, OSError) as exc:
         click.echo(f"error: {exc}; nothing was imported", err=True)
         sys.exit(1)

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from sttui.cli.app import echo_json, main, open_store
+from sttui.cli.app import checked_name, echo_json, main, open_store
 from sttui.cli.records import _fail, _task_dirs, tasks_option, trust_option
 
 
@@ -47,7 +47,14 @@ def terminal_attached() -> bool:
 @click.option(
     "--demonstration", is_flag=True, help="With --save: mark it a verified demonstration (only if it passes)."
 )
-@click.option("--as", "as_name", default=None, metavar="NAME", help="The editor's name (default: config, login).")
+@click.option(
+    "--as",
+    "as_name",
+    callback=checked_name,
+    default=None,
+    metavar="NAME",
+    help="The editor's name (default: config, login).",
+)
 @trust_option
 @tasks_option
 @click.option("--json", "as_json", is_flag=True)

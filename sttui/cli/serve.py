@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from sttui.cli.app import main
+from sttui.cli.app import checked_name, main
 
 INSTALL_HINT = "pip install 'sttui[serve]'"
 
@@ -64,6 +64,20 @@ def _url(host: str, port: int) -> str:
     help="YAML 'name: token' per annotator; the record names the token's owner.",
 )
 @click.option("--allow-models", is_flag=True, help="Pass API keys to the sessions, so a seat can go to a model.")
+@click.option(
+    "--max-sessions",
+    default=32,
+    show_default=True,
+    type=click.IntRange(1, 10_000),
+    help="Sessions (app processes) running at once, in all.",
+)
+@click.option(
+    "--sessions-per-token",
+    default=8,
+    show_default=True,
+    type=click.IntRange(1, 10_000),
+    help="Sessions running at once on one token (the shared token counts as one).",
+)
 @click.pass_context
 def serve(
     ctx: click.Context,
@@ -74,10 +88,12 @@ def serve(
     port: int,
     token_file: Path | None,
     allow_models: bool,
+    max_sessions: int,
+    sessions_per_token: int,
 ) -> None:
     """The workbench in a browser: one sttui per browser session, behind a token."""
     try:
-        from sttui.web.server import Mode, SttuiServer
+        from sttui.web.server import Limits, Mode, SttuiServer
     except ImportError as exc:
         click.echo(f"error: sttui serve needs textual-serve ({exc.name} is missing): {INSTALL_HINT}", err=True)
         sys.exit(2)
@@ -119,6 +135,8 @@ def serve(
         allow_models=allow_models,
         environ=os.environ,
         on_session=say,
+        limits=Limits(per_token=sessions_per_token, total=max_sessions),
+        host=host,
     )
 
     def ready() -> None:
@@ -147,7 +165,7 @@ def _check_store(ctx: click.Context) -> str:
 
 
 @main.command("serve-session", hidden=True)
-@click.option("--as", "as_name", required=True)
+@click.option("--as", "as_name", callback=checked_name, required=True)
 @click.option("--annotate", "items", type=click.Choice(["tasks", "explore", "episodes", "verdicts"]), default=None)
 @click.option("--filter", "text_filter", default=None)
 def serve_session(as_name: str, items: str | None, text_filter: str | None) -> None:

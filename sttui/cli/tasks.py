@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from sttui.cli.app import echo_json, main, open_store
+from sttui.cli.app import checked_name, echo_json, main, open_store
 from sttui.core.checklist import HumanJudge
 from sttui.core.settings import EXPLORE_SETTINGS
 from sttui.paths import tasks_root
@@ -622,7 +622,13 @@ def _indexed_path(task: str) -> Path:
     default=None,
     help="User seat (stt): baseline:scripted (the default), model:M, or human[:NAME] to play it yourself.",
 )
-@click.option("--as", "as_name", default=None, help="Your name in the record (default: the config's, or login).")
+@click.option(
+    "--as",
+    "as_name",
+    callback=checked_name,
+    default=None,
+    help="Your name in the record (default: the config's, or login).",
+)
 def play(task: str, agent: str | None, user: str | None, as_name: str | None) -> None:
     """Open the play screen on TASK (an id or a file) directly, loading only that task.
 

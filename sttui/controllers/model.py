@@ -13,6 +13,7 @@ import contextlib
 import json
 import os
 import random
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -278,10 +279,23 @@ def _missing_credentials(exc: Exception) -> bool:
     return any(marker in text for marker in _NO_CREDENTIALS)
 
 
+# litellm puts its own traceback into some messages ("Invalid response object Traceback (most
+# recent call last): File "/…/site-packages/litellm/…"); the reason is what comes before it.
+_TRACEBACK = re.compile(r"Traceback \(most recent call last\)|\bFile \"[^\"]*\", line \d+")
+# A local path (/home/…/x.py, C:\\…): not part of a URL (after ':' or '/') nor of a word.
+_PATH = re.compile(r"(?<![\w:/.\\])(?:[A-Za-z]:)?[/\\](?:[\w.@~+-]+[/\\])+[\w.@~+-]*")
+
+
 def _reason(exc: Exception) -> str:
-    """The provider's reason in one line, secrets scrubbed (an echoed ``Bearer sk-…`` too)."""
-    text = " ".join(str(exc).split())[:300]
-    return scrub_text(f"{type(exc).__name__}: {text}")
+    """The provider's reason in one line, secrets scrubbed (an echoed ``Bearer sk-…`` too),
+    without a traceback or a local path that came inside the message."""
+    text = str(exc)
+    cut = _TRACEBACK.search(text)
+    if cut:
+        text = text[: cut.start()]
+    text = _PATH.sub("…", text)
+    text = " ".join(text.split()).rstrip(" :-") or "no reason given"
+    return scrub_text(f"{type(exc).__name__}: {text[:300]}")
 
 
 def _wait(delay: float, exc: Exception) -> float:

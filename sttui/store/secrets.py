@@ -15,6 +15,8 @@ import os
 import re
 from typing import Any
 
+from sttui.safetext import visible_lines
+
 _SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)", re.I)
 _SECRET_FIELD = re.compile(r"^(api_?key|authorization|password|secret|token|access_token)$", re.I)
 REDACTED = "[redacted]"
@@ -157,7 +159,9 @@ class SecretFilter(logging.Filter):
 
 
 class ScrubbingStream:
-    """A text stream that scrubs what is written through it before passing it on.
+    """A text stream that scrubs what is written through it before passing it on: secrets
+    masked, and every control character but line breaks and tabs shown as an escape
+    (``sttui.safetext``), so no text from data can drive the terminal.
 
     A secret is caught when it arrives within one write, as it does from ``click.echo``,
     ``print`` of one value, a traceback line or a log record; one split across two writes is
@@ -171,7 +175,7 @@ class ScrubbingStream:
     def write(self, text: str) -> int:
         if not isinstance(text, str):
             raise TypeError(f"write() argument must be str, not {type(text).__name__}")
-        self._stream.write(scrub_text(text, self._secrets))
+        self._stream.write(visible_lines(scrub_text(text, self._secrets)))
         return len(text)
 
     def writelines(self, lines: Any) -> None:

@@ -15,7 +15,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Button, DataTable, Footer, Input, Label, ProgressBar, SelectionList, Static
+from textual.widgets import Button, Footer, Input, Label, ProgressBar, SelectionList, Static
 
 from sttui.annotate.blinding import blind_events, seat_labels
 from sttui.annotate.dimensions import FAILURE_MODES
@@ -26,6 +26,7 @@ from sttui.core.replaying import seq_of_step
 from sttui.tui.lifecycle import while_shown
 from sttui.tui.modals import Dialog, EditValue
 from sttui.tui.replay import detail, reviewed, summary
+from sttui.tui.safetable import DataTable
 
 
 def _steps(steps: list[dict[str, Any]]) -> str:

@@ -21,6 +21,7 @@ from sttui.config import Config, ConfigError, human_name, load_config
 from sttui.paths import tasks_root
 from sttui.store.writer import mark_unrecorded
 from sttui.tui.home import HomeScreen
+from sttui.tui.safetable import guard_strips
 
 if TYPE_CHECKING:
     from sttui.session import PlayPlan
@@ -74,6 +75,7 @@ class SttuiApp(App[None]):
         annotate: tuple[str, str | None] | None = None,
         refine: Any = None,
     ):
+        guard_strips()  # no text from data reaches the terminal as a sequence it obeys
         super().__init__()
         self.tasks_dir = tasks_dir or tasks_root()
         self.db_url = db_url

@@ -19,7 +19,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import Footer, Static
 
 from sttui.core.loader import LoadedTask
 from sttui.core.review import consensus as cs
@@ -27,6 +27,7 @@ from sttui.core.review.model import Milestone, Minefield
 from sttui.drafting import record as rec
 from sttui.tui.app import SttuiApp
 from sttui.tui.modals import Confirm, EditValue
+from sttui.tui.safetable import DataTable
 
 PENDING, ACCEPTED, EDITED, DROPPED = "pending", "accepted", "edited", "dropped"
 NONE_ACCEPTED = "no milestone accepted yet: accept (a) or edit (e) the ones to keep, then w writes them"

@@ -9,13 +9,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import Footer, Static
 
 from sttui.core import verdicts
 from sttui.core.control import holders_text, is_mixed
 from sttui.core.episode import Episode
 from sttui.runner import EpisodeResult
 from sttui.session import PlaySession
+from sttui.tui.safetable import DataTable
 
 
 class EndScreen(Screen[None]):

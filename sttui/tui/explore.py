@@ -18,7 +18,6 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import (
     Button,
-    DataTable,
     Footer,
     Label,
     Select,
@@ -38,6 +37,7 @@ from sttui.tui.handoff import SeatMixin
 from sttui.tui.lifecycle import while_shown
 from sttui.tui.modals import Dialog, EditValue
 from sttui.tui.play import status_line
+from sttui.tui.safetable import DataTable
 from sttui.tui.widgets import WideTable
 
 

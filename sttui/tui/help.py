@@ -11,9 +11,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import Screen
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 
 from sttui.tui.modals import Dialog
+from sttui.tui.safetable import DataTable
 
 
 @dataclass(frozen=True)

@@ -18,10 +18,11 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import ContentSwitcher, DataTable, Footer, Header, Input, Static
+from textual.widgets import ContentSwitcher, Footer, Header, Input, Static
 
 from sttui.core.problems import display_path
 from sttui.core.taxonomy import LEVELS
+from sttui.tui.safetable import DataTable
 
 if TYPE_CHECKING:
     from sttui.core.loader import LoadedTask

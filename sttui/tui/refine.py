@@ -14,7 +14,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets import Footer, Input, Static
 from textual.worker import Worker, WorkerState
 
 from sttui.core.actions import Say
@@ -23,6 +23,7 @@ from sttui.core.checklist import checklist_for
 from sttui.recording import recorded_settings
 from sttui.refining import Edit, EditError, Refinement, Step, Verification, save, step_text, verify
 from sttui.tui.modals import Confirm
+from sttui.tui.safetable import DataTable
 from sttui.tui.widgets import CallEntry, CallSuggester
 
 

@@ -14,7 +14,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import Footer, Static
 
 from sttui.core.events import Event
 from sttui.core.replaying import seq_of_step, step_of_events
@@ -23,6 +23,7 @@ from sttui.recording import rebuild
 from sttui.store.store import Store
 from sttui.tui.modals import EditValue
 from sttui.tui.review import frontier_text, signal_line, timeline_text
+from sttui.tui.safetable import DataTable
 from sttui.versions import load_version
 
 

@@ -10,10 +10,11 @@ from rich.json import JSON
 from rich.text import Text
 from textual.binding import Binding
 from textual.suggester import Suggester
-from textual.widgets import Collapsible, DataTable, Input, Static
+from textual.widgets import Collapsible, Input, Static
 
 from sttui.core.callsyntax import complete
 from sttui.core.env import ToolSpec
+from sttui.tui.safetable import DataTable
 
 FOLD_LINES = 8
 

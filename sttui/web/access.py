@@ -5,8 +5,10 @@ own; every request but the bundled static files passes through here."""
 from __future__ import annotations
 
 import hmac
+import os
 import re
 import secrets
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,6 +17,8 @@ import yaml
 # A name goes into the record and onto the app's command line: keep it short and plain.
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
 MIN_TOKEN = 16
+# A token file names a team: a few KB. Anything larger is not one, and is not read whole.
+MAX_TOKEN_FILE = 256 * 1024
 
 
 class TokenFileError(ValueError):
@@ -48,27 +52,40 @@ class Tokens:
 
     @classmethod
     def from_file(cls, path: Path) -> Tokens:
-        """A YAML mapping of annotator name to token (``ana: 3f9c…``), one token per person."""
+        """A YAML mapping of annotator name to token (``ana: 3f9c…``), one token per person.
+        Only a regular file of at most ``MAX_TOKEN_FILE`` bytes of UTF-8 text is read (a FIFO
+        would hang the server, /dev/zero would never end); names are taken as written (``yes``
+        stays the name "yes"), and a name given twice is refused rather than one token lost."""
+        text = _read_token_file(path)
         try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise TokenFileError(f"{path}: {exc.strerror or exc}") from None
+            document = yaml.compose(text, Loader=yaml.SafeLoader)
         except yaml.YAMLError as exc:
             raise TokenFileError(f"{path}: not YAML ({str(exc).splitlines()[0]})") from None
-        if not isinstance(data, dict) or not data:
+        if not isinstance(document, yaml.MappingNode) or not document.value:
             raise TokenFileError(f"{path}: expected a mapping of annotator name to token, e.g. 'ana: <token>'")
         owners: dict[str, str | None] = {}
-        for name, token in data.items():
-            name = str(name)
-            if not valid_name(name):
-                raise TokenFileError(f"{path}: {name!r}: a name is letters, digits, '.', '_' or '-' (40 at most)")
+        lines: dict[str, int] = {}
+        for key, value in document.value:
+            line = key.start_mark.line + 1
+            name = key.value if isinstance(key, yaml.ScalarNode) else None  # the text as written: no booleans
+            if not isinstance(name, str) or not valid_name(name):
+                shown = name if isinstance(name, str) else "(not a name)"
+                raise TokenFileError(
+                    f"{path}:{line}: {shown!r}: a name is letters, digits, '.', '_' or '-' (40 at most)"
+                )
+            if name in lines:
+                raise TokenFileError(f"{path}:{line}: {name} is given twice (lines {lines[name]} and {line})")
+            lines[name] = line
+            token = value.value if isinstance(value, yaml.ScalarNode) else None
             if not isinstance(token, str) or len(token) < MIN_TOKEN or not token.isascii() or not token.isprintable():
                 raise TokenFileError(
-                    f"{path}: {name}: the token must be text of {MIN_TOKEN} printable ASCII characters or more "
-                    "(python3 -c 'import secrets; print(secrets.token_hex(24))' makes one)"
+                    f"{path}:{line}: {name}: the token must be text of {MIN_TOKEN} printable ASCII characters or "
+                    "more (python3 -c 'import secrets; print(secrets.token_hex(24))' makes one)"
                 )
             if token in owners:
-                raise TokenFileError(f"{path}: {name}: the same token as {owners[token]}; give each person their own")
+                raise TokenFileError(
+                    f"{path}:{line}: {name}: the same token as {owners[token]}; give each person their own"
+                )
             owners[token] = name
         return cls(owners)
 
@@ -85,3 +102,29 @@ class Tokens:
             if hmac.compare_digest(given, token):
                 found = Owner(name)
         return found
+
+
+def _nonblocking(file: str, flags: int) -> int:
+    """Opened without waiting: a FIFO with no writer would block ``open`` itself."""
+    return os.open(file, flags | os.O_NONBLOCK)
+
+
+def _read_token_file(path: Path) -> str:
+    """The file's text, or a ``TokenFileError`` saying why it is not a token file."""
+    try:
+        with open(path, "rb", buffering=0, opener=_nonblocking) as handle:
+            info = stat.S_IFMT(os.fstat(handle.fileno()).st_mode)
+            if info != stat.S_IFREG:
+                raise TokenFileError(f"{path}: not a regular file (a token file is a small YAML file)")
+            data = handle.read(MAX_TOKEN_FILE + 1)
+    except OSError as exc:
+        raise TokenFileError(f"{path}: {exc.strerror or exc}") from None
+    if len(data) > MAX_TOKEN_FILE:
+        raise TokenFileError(f"{path}: larger than {MAX_TOKEN_FILE // 1024} KB; a token file is a short YAML mapping")
+    if b"\0" in data:
+        raise TokenFileError(f"{path}: holds NUL bytes (binary, or UTF-16); a token file is UTF-8 text")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise TokenFileError(f"{path}:{line}: not UTF-8 text; a token file is UTF-8 YAML") from None

@@ -10,11 +10,16 @@ terminal's script, styles and font) are served without a token.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import ctypes
+import ipaddress
+import json
 import logging
 import shlex
 import signal
 import socket
 import sys
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +28,8 @@ from urllib.parse import quote
 
 import aiohttp_jinja2
 import jinja2
-from aiohttp import web
+from aiohttp import WSMsgType, web
+from aiohttp.http_exceptions import HttpProcessingError
 from textual_serve.app_service import AppService
 from textual_serve.server import Server
 
@@ -47,6 +53,46 @@ SECURITY_HEADERS = {
 }
 
 
+# What one session may send: a frame of keys (a paste) at most FRAME characters, and at most
+# RATE characters a second over a window of a few seconds. Beyond them the frame is dropped
+# and said once in the log: a 200,000-character paste once kept its app process growing for
+# minutes after everyone had left. MAX_MESSAGE bounds any websocket message before it is read.
+FRAME = 16_384
+RATE = 32_768
+MAX_MESSAGE = 64 * 1024
+BACKLOG = 256 * 1024  # bytes the app process has not read yet; beyond, what comes is dropped
+GRACE = 3.0  # seconds an app process has to quit when asked, then SIGTERM, then SIGKILL
+PR_SET_PDEATHSIG = 1
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How many sessions may run at once: per token and in all."""
+
+    per_token: int = 8
+    total: int = 32
+
+
+class _OneLineLog(logging.Logger):
+    """aiohttp's server log, where a request it cannot parse (a request line over 8,190 bytes,
+    a bad header) is one warning line, not a traceback; anything else is logged as it was."""
+
+    def exception(self, msg: object, *args: object, exc_info: Any = True, **kwargs: Any) -> None:
+        error = exc_info if isinstance(exc_info, BaseException) else sys.exc_info()[1]
+        if isinstance(error, HttpProcessingError):
+            reason = " ".join(str(error.message or type(error).__name__).split())[:200]
+            log.warning("refused a request it could not read: %s (%s)", type(error).__name__, reason)
+            return
+        super().exception(msg, *args, exc_info=exc_info, **kwargs)
+
+
+def _die_with_parent() -> None:
+    """In the app process, before it runs: the kernel kills it if the server dies, so even a
+    SIGKILLed server leaves no session behind (Linux; elsewhere the server's own stop does)."""
+    with contextlib.suppress(Exception):
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
 @dataclass(frozen=True)
 class Mode:
     """What each browser session opens: the annotation queue (``items``, ``text_filter``) or home."""
@@ -67,6 +113,66 @@ class _Session(AppService):
         driver = super()._build_environment(width, height)
         return self._env | {k: driver[k] for k in DRIVER_VARS if k in driver}
 
+    async def _open_app_process(self, width: int = 80, height: int = 24) -> asyncio.subprocess.Process:
+        self._process = process = await asyncio.create_subprocess_shell(
+            self.command,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env=self._build_environment(width=width, height=height),
+            preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
+        )
+        assert process.stdin is not None
+        self._stdin = process.stdin
+        return process
+
+    def _write(self, packet: bytes) -> bool:
+        """Hand a packet to the app process without waiting for it to read: a process busy with
+        a flood of keys once held the session (and so the end of its websocket) in ``drain``.
+        False when it is gone, or has ``BACKLOG`` bytes unread already."""
+        stdin = self._stdin
+        if stdin is None or stdin.is_closing() or stdin.transport.get_write_buffer_size() > BACKLOG:
+            return False
+        try:
+            stdin.write(packet)
+        except (RuntimeError, ConnectionError):
+            return False
+        return True
+
+    async def send_bytes(self, data: bytes) -> bool:
+        return self._write(self.encode_packet(b"D", data))
+
+    async def send_meta(self, data: dict[str, str | int | bool | None]) -> bool:
+        return self._write(self.encode_packet(b"M", json.dumps(data).encode("utf-8")))
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process is not None else None
+
+    async def stop(self, grace: float = GRACE) -> None:
+        """Ask the app to quit; if it has not within ``grace`` seconds (busy with a flood of
+        keys, or hung), SIGTERM, then SIGKILL. Returns once the process is gone."""
+        process = self._process
+        if process is None:
+            return
+        if process.returncode is None:
+            await self.send_meta({"type": "quit"})
+            for stop in (None, process.terminate, process.kill):
+                if stop is not None:
+                    with contextlib.suppress(ProcessLookupError):
+                        stop()
+                try:
+                    await asyncio.wait_for(process.wait(), grace)
+                    break
+                except TimeoutError:
+                    continue
+        if self._task is not None:
+            task, self._task = self._task, None
+            try:
+                await asyncio.wait_for(task, grace)
+            except (TimeoutError, asyncio.CancelledError):
+                task.cancel()
+
 
 class SttuiServer(Server):
     """textual-serve's server with sttui's doors: the token guard, the name, the session's command
@@ -81,11 +187,15 @@ class SttuiServer(Server):
         allow_models: bool,
         environ: Mapping[str, str],
         on_session: Callable[[str, str], None] | None = None,
+        limits: Limits = Limits(),
+        host: str = "127.0.0.1",
     ) -> None:
         super().__init__("sttui", title="sttui", templates_path=TEMPLATES)
-        self.tokens, self.mode = tokens, mode
+        self.tokens, self.mode, self.limits, self.host = tokens, mode, limits, host
         self.env = child_environment(environ, allow_models=allow_models, db_url=db_url)
         self.on_session = on_session or (lambda name, event: None)
+        self.sessions: dict[_Session, str] = {}  # each running session: its token
+        self.port = 0  # set when it listens
 
     def command_for(self, name: str) -> str:
         """The app process of one session: the hidden ``serve-session`` command, run by this
@@ -143,10 +253,15 @@ class SttuiServer(Server):
             problem = "Letters, digits, '.', '_' or '-', 40 at most." if given else ""
             context = {"token": token, "name": given or "", "problem": problem}
             return aiohttp_jinja2.render_template("name.html", request, context, status=400 if given else 200)
+        full = self._full(token)
+        if full:
+            log.warning("refused a session of %s: %s", name, full)
+            return web.Response(status=429, text=f"429: {full}; close another sttui tab, or try again later\n")
         # behind an HTTPS proxy the page is https: its websocket must be wss, or the browser blocks it
         secure = request.secure or request.headers.get("X-Forwarded-Proto", "").lower() == "https"
         scheme = "wss" if secure else "ws"
-        ws_url = f"{scheme}://{request.host}/ws/{quote(token, safe='')}/{quote(name, safe='')}"
+        host = self._checked_host(request)
+        ws_url = f"{scheme}://{host}/ws/{quote(token, safe='')}/{quote(name, safe='')}"
         font_size = request.query.get("fontsize", "16")
         context = {
             "font_size": int(font_size) if font_size.isdigit() and 6 <= int(font_size) <= 40 else 16,
@@ -156,12 +271,91 @@ class SttuiServer(Server):
         }
         return aiohttp_jinja2.render_template("app_index.html", request, context)
 
-    async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
-        """As textual-serve's, with the session's own command and environment."""
+    def _full(self, token: str) -> str | None:
+        """Why one more session cannot start now, or None."""
+        if len(self.sessions) >= self.limits.total:
+            return f"this server runs {self.limits.total} sessions already (--max-sessions)"
+        if sum(t == token for t in self.sessions.values()) >= self.limits.per_token:
+            return f"this token has {self.limits.per_token} sessions open already (--sessions-per-token)"
+        return None
+
+    def _checked_host(self, request: web.Request) -> str:
+        """The address the page's websocket goes to: the Host the browser used, only when it
+        names this server (its configured address, a loopback name when it listens on
+        loopback, this machine's name or an address literal when it listens on all); else the
+        configured address. A forged Host never sends the session elsewhere."""
+        given = request.host or ""
+        name, _, port = given.rpartition(":") if not given.endswith("]") else (given, "", "")
+        name = name.strip("[]").lower()
+        if port == str(self.port) and name in self._names():
+            return given
+        if name and port == str(self.port) and self.host in ("0.0.0.0", "::", ""):
+            with contextlib.suppress(ValueError):
+                ipaddress.ip_address(name)
+                return given
+        shown = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{shown}:{self.port}"
+
+    def _names(self) -> set[str]:
+        names = {self.host.lower()}
+        with contextlib.suppress(ValueError):
+            if self.host == "localhost" or ipaddress.ip_address(self.host).is_loopback:
+                names |= {"localhost", "127.0.0.1", "::1"}
+        if self.host in ("0.0.0.0", "::", ""):
+            names |= {socket.gethostname().lower(), socket.getfqdn().lower(), "localhost"}
+        return names
+
+    async def _process_messages(self, websocket: web.WebSocketResponse, app_service: AppService) -> None:
+        """textual-serve's, with what a session accepts bounded: a frame of keys of at most
+        ``FRAME`` characters, ``RATE`` a second; the rest is dropped and said once."""
+        budget, last, said = float(RATE), time.monotonic(), False
+        async for message in websocket:
+            if message.type != WSMsgType.TEXT:
+                continue
+            try:
+                envelope = message.json()
+                kind, data = envelope[0], envelope[1] if len(envelope) > 1 else None
+            except (ValueError, TypeError, IndexError, KeyError):
+                continue
+            if kind == "stdin" and isinstance(data, str):
+                now = time.monotonic()
+                budget, last = min(float(RATE) * 2, budget + (now - last) * RATE), now
+                if len(data) > FRAME or len(data) > budget:
+                    if not said:
+                        log.warning(
+                            "dropped keys: %d characters at once (at most %d, %d a second)", len(data), FRAME, RATE
+                        )
+                        said = True
+                    continue
+                budget -= len(data)
+                if not await app_service.send_bytes(data.encode("utf-8", "replace")) and not said:
+                    log.warning("dropped keys: the session has %d KB unread (it is not keeping up)", BACKLOG // 1024)
+                    said = True
+            elif kind == "resize" and isinstance(data, dict):
+                width, height = _int(str(data.get("width")), 80), _int(str(data.get("height")), 24)
+                await app_service.set_terminal_size(width, height)
+            elif kind == "ping":
+                await websocket.send_json(["pong", data])
+            elif kind == "blur":
+                await app_service.blur()
+            elif kind == "focus":
+                await app_service.focus()
+
+    async def handle_websocket(self, request: web.Request) -> web.StreamResponse:
+        """As textual-serve's, with the session's own command and environment, and its process
+        ended (SIGKILL at the last) whenever the websocket closes."""
         name = self._name(request, request.match_info["name"])
         if name is None:
             raise web.HTTPBadRequest(text="400: a session needs a name (letters, digits, '.', '_' or '-')\n")
-        websocket = web.WebSocketResponse(heartbeat=15)
+        websocket = web.WebSocketResponse(heartbeat=15, max_msg_size=MAX_MESSAGE)
+        if not websocket.can_prepare(request).ok:
+            log.warning("refused %s on a websocket's address without a websocket upgrade", request.method)
+            raise web.HTTPBadRequest(text="400: this address is the terminal's websocket; open the page instead\n")
+        token = request.match_info["token"]
+        full = self._full(token)
+        if full:
+            log.warning("refused a session of %s: %s", name, full)
+            raise web.HTTPTooManyRequests(text=f"429: {full}\n")
         width = _int(request.query.get("width"), 80)
         height = _int(request.query.get("height"), 24)
         service: _Session | None = None
@@ -176,26 +370,34 @@ class SttuiServer(Server):
                 download_manager=self.download_manager,
                 debug=False,
             )
+            self.sessions[service] = token
             await service.start(width, height)
             self.on_session(name, "opened")
-            try:
-                await self._process_messages(websocket, service)
-            finally:
-                await service.stop()
+            await self._process_messages(websocket, service)
         except asyncio.CancelledError:
-            await websocket.close()
+            with contextlib.suppress(Exception):
+                await websocket.close()
         except Exception as error:
-            log.error("session of %s failed: %s", name, error)
+            log.error("session of %s failed: %s", name, " ".join(str(error).split())[:300])
         finally:
             if service is not None:
-                await service.stop()
+                await asyncio.shield(self._end(service))
                 self.on_session(name, "closed")
         return websocket
 
+    async def _end(self, service: _Session) -> None:
+        try:
+            await service.stop()
+        finally:
+            self.sessions.pop(service, None)
+
     async def run_on(self, sock: socket.socket, ready: Callable[[], None]) -> None:
         """Serve on a bound socket until SIGINT or SIGTERM, then stop every session's process."""
-        runner = web.AppRunner(await self._make_app(), access_log=None, handle_signals=False)
+        server_log = _OneLineLog("sttui.serve.http")
+        server_log.parent = log
+        runner = web.AppRunner(await self._make_app(), access_log=None, handle_signals=False, logger=server_log)
         await runner.setup()
+        self.port = sock.getsockname()[1]
         await web.SockSite(runner, sock).start()
         ready()
         stop = asyncio.Event()
@@ -203,6 +405,8 @@ class SttuiServer(Server):
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
         await stop.wait()
+        # every session's process first (each asked, then SIGTERM, then SIGKILL), then the sockets
+        await asyncio.gather(*(service.stop() for service in list(self.sessions)), return_exceptions=True)
         await runner.cleanup()
 
 

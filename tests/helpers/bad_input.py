@@ -292,6 +292,23 @@ def through_a_file(d: Path) -> list[str]:
     return ["--db", f"sqlite:///{d}/plain/x.db", "sessions"]
 
 
+def token_file(content: bytes | None) -> Callable[[Path], list[str]]:
+    """`serve --token-file` of this content (None: a FIFO no one writes to)."""
+
+    def build(d: Path) -> list[str]:
+        path = d / "tokens.yaml"
+        if content is None:
+            os.mkfifo(path)
+        else:
+            path.write_bytes(content)
+        return ["serve", "--port", "0", "--token-file", str(path)]
+
+    return build
+
+
+TOKEN = b"aaaaaaaaaaaaaaaaaaaa1"
+
+
 def home(d: Path) -> list[str]:
     broken_folder(d)
     return []
@@ -334,6 +351,11 @@ CASES: list[Case] = [
         says="batches",
     ),
     Case("task: infinite explore range", explore(r"range: \[[^\]]*\]", "range: [0, .inf]"), says="finite"),
+    Case(
+        "task: explore range wider than a float",
+        explore(r"range: \[[^\]]*\]", "range: [-1.0e+308, 1.0e+308]"),
+        says="wider than a float holds",
+    ),
     Case("task: 50 MB file", big, says="limited to 2,000,000"),
     Case("task: duplicate keys", check("domain: warehouse", "domain: warehouse\ndomain: depot"), says="duplicate key"),
     Case(
@@ -349,6 +371,14 @@ CASES: list[Case] = [
     Case("task: FIFO x.yaml, check", lambda d: ["check", str(fifo_folder(d))], expect=1, says="0 of 1 task files"),
     Case("task: FIFO x.yaml, check it by name", lambda d: ["check", str(fifo_folder(d) / "x.yaml")], says="regular"),
     Case("home: every broken file at once", home, pty=True, expect=0, says="dup.yaml:5"),
+    # serve's token file
+    Case("serve: token file is a FIFO", token_file(None), expect=2, says="not a regular file"),
+    Case("serve: token file /dev/zero", lambda d: ["serve", "--token-file", "/dev/zero"], expect=2, says="regular"),
+    Case("serve: token file of 40 MB", token_file(b"ana: " + TOKEN + b"\n#" + b"x" * 40_000_000), expect=2, says="KB"),
+    Case("serve: token file names ana twice", token_file(b"ana: " + TOKEN + b"\nana: " + TOKEN[::-1]), says="twice"),
+    Case("serve: token file in UTF-16", token_file(("ana: " + TOKEN.decode()).encode("utf-16")), says="UTF-8"),
+    Case("serve: token file of binary", token_file(b"\x89PNG\r\n\x1a\n\xff\xfe\xfd"), says="not UTF-8"),
+    Case("serve: token file name with ESC", token_file(b'"\\e[31mred": ' + TOKEN), says="a name is letters"),
     # ratings
     Case("import-ratings: score 3.7", rating(value=3.7), says="not a whole number"),
     Case("import-ratings: score true", rating(value=True), says="not a whole number"),

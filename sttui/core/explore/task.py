@@ -5,6 +5,7 @@ Field-by-field documentation is in ``docs/task-format.md`` (part 2).
 
 from __future__ import annotations
 
+import math
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -40,6 +41,11 @@ class FieldSpec(Strict):
                 raise ValueError("a numeric field needs range: [low, high] and no levels")
             if not self.range[0] < self.range[1]:
                 raise ValueError(f"expected range low < high; got {list(self.range)}")
+            if not math.isfinite(self.range[1] - self.range[0]):  # samples are low + width * u: all inf
+                raise ValueError(
+                    f"expected a range whose width (high - low) is a finite number; {list(self.range)} is wider "
+                    "than a float holds, so every sampled value would be infinite"
+                )
         else:
             if not self.levels or len(self.levels) < 2 or self.range is not None:
                 raise ValueError("a categorical field needs at least two ordered levels and no range")
