@@ -244,7 +244,7 @@ def test_a_verdict_item_shows_the_final_messages_and_the_verdict_blind(tmp_path)
     assert [m["from"] for m in body["messages"]][:3] == ["user", "agent", "user"]
     assert body["messages"][1]["text"] == "The insulin is on its way on TRK-7."
     assert "Signed, agent." in [m["text"] for m in body["messages"]]
-    assert [(i["id"], i["passed"]) for i in body["items"]] == [("delivered", False), ("cold", True)]
+    assert [(i["id"], i["passed"]) for i in body["items"]] == [("delivered", False), ("cold", True), ("report", False)]
     assert "0 of 500 insulin delivered" in body["items"][0]["detail"]
     assert "zoe" not in json.dumps(body)  # who played is blind
 
