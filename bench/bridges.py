@@ -171,12 +171,11 @@ def over_http(seconds: float, sessions: int) -> float:
     plays = scripted()
     port = _port()
     url = f"http://127.0.0.1:{port}"
-    log = open(os.devnull, "wb")
     proc = subprocess.Popen(
         [PYTHON, "-m", "sttui", "rl", "serve", str(ROOT / "tasks" / "stt"), "--port", str(port)],
         env={**os.environ, "PYTHONPATH": str(ROOT)},
-        stdout=log,
-        stderr=log,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     try:
         deadline = time.monotonic() + 60
