@@ -350,7 +350,19 @@ def make_app(config: ServeConfig, max_sessions: int = 64) -> Any:
 
 
 class SttuiEnv(EnvClient[SttuiAction, SttuiObservation, SttuiState]):
-    """The OpenEnv client for ``sttui rl serve`` (a WebSocket session: one episode at a time)."""
+    """The OpenEnv client for ``sttui rl serve`` (a WebSocket session: one episode at a time).
+    A server gone mid-episode is a ``ConnectionError`` that says so, not a bare socket error."""
+
+    async def _send_and_receive(self, message: dict[str, Any]) -> dict[str, Any]:
+        from websockets.exceptions import ConnectionClosed
+
+        try:
+            return await super()._send_and_receive(message)
+        except (ConnectionClosed, OSError) as exc:
+            raise ConnectionError(
+                f"the sttui environment server at {self._ws_url} closed the connection during "
+                f"{message.get('type', 'a request')} ({exc}); this episode is lost: connect again and reset"
+            ) from exc
 
     def _step_payload(self, action: SttuiAction) -> dict[str, Any]:
         return action.model_dump(exclude_none=True, exclude={"metadata"})
