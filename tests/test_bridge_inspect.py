@@ -195,3 +195,22 @@ def test_inspect_eval_finds_the_tasks_by_entry_point_and_inspect_view_serves_the
     finally:
         view.terminate()
         view.wait(timeout=10)
+
+
+def test_a_model_that_breaks_the_protocol_errors_its_episode_as_sttui_run_does(tmp_path):
+    """Text where a tool call is needed, three times in a turn: the episode errors and scores
+    as `sttui run` scores an errored explore episode (unplayed batches at a random policy's
+    score); the sample completes and the eval goes on, as a run does."""
+    from sttui.core.explore.metrics import metrics
+    from sttui.runner import open_episode
+
+    loaded = select_tasks("explore")[0]
+    texts = [ModelOutput.from_content("mockllm", "I think I will wait.") for _ in range(3)]
+    for out in texts:
+        out.usage = USAGE
+    log = run_inspect(explore(tasks=loaded.id), get_model("mockllm/model", custom_outputs=texts), tmp_path)
+    score = read_eval_log(log.location).samples[0].scores["explore_metrics"]
+    assert score.metadata["status"] == "errored" and "broke the protocol 3 times" in score.explanation
+    untouched = open_episode(loaded, loaded.task.seed, {"agent": "a", "user": "none"})
+    untouched.start()
+    assert score.value["CA"] == pytest.approx(metrics(untouched)["calibrated_accuracy"])

@@ -47,7 +47,6 @@ from sttui.core.chat import openai_messages
 from sttui.core.loader import LoadedTask, load_task
 from sttui.core.settings import RunSettings
 from sttui.prompts import prompt
-from sttui.runner import EpisodeResult, run_episode
 
 RESULT_KEY = "sttui"  # where the solver leaves the episode's result in the sample's metadata
 
@@ -242,10 +241,10 @@ def sttui_episode(
         agent = InspectAgent(get_model(), loaded)
         user_spec = None if loaded.kind != "stt" or run_settings.no_user else (user or "baseline:scripted")
         seat_user = make_user(user_spec, seed=trial_seed) if user_spec else None
-        result, episode_id = await _play(loaded, agent, seat_user, trial_seed, run_settings, record)
-        state.metadata[RESULT_KEY] = {**result.as_dict(), "seed": trial_seed, "episode": episode_id}
-        if result.kind == "stt":
-            state.messages = inspect_messages(openai_messages(result.episode.view, prompt("agent_stt.md")))
+        result, episode = await _play(loaded, agent, seat_user, trial_seed, run_settings, record)
+        state.metadata[RESULT_KEY] = {**result, "seed": trial_seed}
+        if loaded.kind == "stt":
+            state.messages = inspect_messages(openai_messages(episode.view, prompt("agent_stt.md")))
         elif agent.last:
             state.messages = list(agent.last)
         state.completed = True
@@ -261,25 +260,44 @@ async def _play(
     seed: int,
     settings: RunSettings,
     record: str | None,
-) -> tuple[EpisodeResult, str | None]:
-    """One episode through sttui's runner; recorded as it happens when ``record`` names a database."""
-    if not record:
-        return await run_episode(loaded, agent, user, seed=seed, settings=settings), None
-    from sttui.recording import Recorder, finish
-    from sttui.store.store import Store, new_episode_id
+) -> tuple[dict[str, Any], Any]:
+    """One episode through sttui's runner, as ``sttui run`` plays a trial: the result as
+    ``run --json`` gives it, and the episode. A model that keeps breaking the protocol errors
+    the episode, which then counts as a failure (stt) or scores its unplayed batches as a
+    random policy would (explore), as in ``sttui run``. With ``record`` (a database URL) every
+    event is recorded as it happens."""
+    from sttui.batch import _partial
+    from sttui.runner import Seats, drive, open_episode
 
-    store = Store(record)
-    episode_id = new_episode_id()
-    setting = settings.label(loaded.kind, getattr(loaded.task, "setting", "default"))
-    store.write(store.episode_items(loaded, seed, agent.name, user.name if user else None, episode_id, setting))
-    recorder = Recorder(store, episode_id)
+    actors = {"agent": agent.name, "user": user.name if user else "none"}
+    episode = open_episode(loaded, seed, actors, settings=settings)
+    store = episode_id = None
+    if record:
+        from sttui.recording import Recorder
+        from sttui.store.store import Store, new_episode_id
+
+        store, episode_id = Store(record), new_episode_id()
+        setting = settings.label(loaded.kind, getattr(loaded.task, "setting", "default"))
+        store.write(store.episode_items(loaded, seed, agent.name, user.name if user else None, episode_id, setting))
+        episode.listeners.append(Recorder(store, episode_id))
+    episode.start()
     try:
-        result = await run_episode(loaded, agent, user, seed=seed, settings=settings, on_event=recorder)
+        result = await drive(episode, Seats(agent, user), None)
+    except ModelFailure as exc:
+        reason = f"{type(exc).__name__}: {exc}"
+        out = {**_partial(episode, agent.name), "status": "errored", "error": reason, "end_reason": reason}
+        if store is not None:
+            store.finish_episode(episode_id, "errored", end_reason=reason, steps=episode.steps)
+        return {**out, "episode": episode_id}, episode
     except BaseException as exc:
-        store.finish_episode(episode_id, "errored", end_reason=f"{type(exc).__name__}: {exc}")
+        if store is not None:
+            store.finish_episode(episode_id, "errored", end_reason=f"{type(exc).__name__}: {exc}")
         raise
-    finish(store, episode_id, result)
-    return result, episode_id
+    if store is not None:
+        from sttui.recording import finish
+
+        finish(store, episode_id, result)
+    return {**result.as_dict(), "status": "completed", "episode": episode_id}, episode
 
 
 # -- the scorers ----------------------------------------------------------------------
@@ -297,16 +315,19 @@ def checklist() -> Any:
 
     async def score(state: TaskState, target: Target) -> Score:
         r = state.metadata[RESULT_KEY]
-        items = r["checklist"]
+        items = r.get("checklist") or []
         review = r.get("review") or {}
         lines = [f"{'PASS' if i['passed'] else 'FAIL'} {i['id']}: {i.get('detail') or ''}".rstrip() for i in items]
+        if r.get("error"):
+            lines.insert(0, f"errored (a failure, as in sttui run): {r['error']}")
         return Score(
             value={"passed": 1.0 if r["passed"] else 0.0, "stage_score": _num(review.get("score"))},
-            answer=r["end_reason"],
+            answer=r.get("end_reason"),
             explanation="\n".join(lines),
             metadata={
                 "checklist": items,
-                "judged_by": r["judged_by"],
+                "judged_by": r.get("judged_by"),
+                "status": r["status"],
                 "review": review or None,
                 "steps": r["steps"],
                 "seed": r["seed"],
@@ -335,8 +356,15 @@ def explore_metrics() -> Any:
         m = r["metrics"]
         return Score(
             value={short: _num(m.get(key)) for short, key in EXPLORE_SCORES.items()},
-            answer=r["end_reason"],
-            metadata={"metrics": m, "steps": r["steps"], "seed": r["seed"], "episode": r.get("episode")},
+            answer=r.get("end_reason"),
+            explanation=f"errored: {r['error']}" if r.get("error") else None,
+            metadata={
+                "metrics": m,
+                "steps": r["steps"],
+                "seed": r["seed"],
+                "episode": r.get("episode"),
+                "status": r["status"],
+            },
         )
 
     return score
