@@ -4,7 +4,8 @@ bundled stt task's oracle actions, replayed episode after episode.
 1. In-process, on one core: environment steps per CPU second through ``GymEnv`` (observations
    as dicts, as a trainer gets them) and through the bare ``Stepper`` (sttui's runner stepped
    from outside), against the bare engine in the same rounds (``Episode.apply`` for the same
-   agent actions, the scripted user's turns in between). Target: 10,000 steps/s.
+   agent actions, the scripted user's turns in between; and with the verdict computed at the
+   end, which the reward needs). Target: 10,000 steps/s.
 2. Over HTTP on 127.0.0.1: ``sttui rl serve`` in a child process and 16 WebSocket sessions
    (openenv-core's client) playing at once for a fixed time, in wall-clock steps per second.
    Target: 1,000 steps/s on 2 cores (the clients share the machine with the server).
@@ -31,6 +32,7 @@ from _common import PYTHON, ROOT, cpu, header, loadavg, median, paired, verdict
 from sttui.bridges.episodes import Stepper, action_data, baseline_actions, select_tasks
 from sttui.controllers.base import user_view
 from sttui.controllers.baselines import ScriptedUser
+from sttui.core.checklist import score
 from sttui.core.settings import RunSettings
 from sttui.runner import open_episode
 
@@ -52,8 +54,9 @@ def _now(coro):  # a coroutine that never waits (the scripted user's act), run t
     raise RuntimeError("the coroutine waited")
 
 
-def bare_round(plays: list[tuple]) -> tuple[float, int]:
-    """The engine alone: the same agent actions applied, the scripted user answering between."""
+def bare_round(plays: list[tuple], scored: bool = False) -> tuple[float, int]:
+    """The engine alone: the same agent actions applied, the scripted user answering between;
+    ``scored``: and the episode's verdict computed at its end (the checklist, the judge)."""
     steps = 0
     t0 = cpu()
     for t, actions, _ in plays:
@@ -67,6 +70,8 @@ def bare_round(plays: list[tuple]) -> tuple[float, int]:
                 break
             ep.apply(a, "a")
             steps += 1
+        if scored:
+            score(ep)
     return cpu() - t0, steps
 
 
@@ -116,6 +121,7 @@ def in_process(rounds: int) -> dict[str, float]:
     per_step = paired(
         {
             "engine": side("engine", lambda: bare_round(plays)),
+            "scored": side("scored", lambda: bare_round(plays, scored=True)),
             "stepper": side("stepper", lambda: stepper_round(plays)),
             "gym": side("gym", lambda: gym_round(plays, env)),
         },
@@ -127,12 +133,14 @@ def in_process(rounds: int) -> dict[str, float]:
     )
     for name, label in (
         ("engine", "bare engine (Episode.apply + scripted user)"),
+        ("scored", "bare engine + the verdict at the end"),
         ("stepper", "Stepper (sttui's runner, stepped)"),
         ("gym", "GymEnv (the bridge, dict observations)"),
     ):
         lo, hi = 1 / max(per_step[name]), 1 / min(per_step[name])
         print(f"  {label:46s} {rates[name]:>9,.0f} steps/s CPU  ({lo:,.0f}-{hi:,.0f})")
     print(f"  gym / engine: {rates['gym'] / rates['engine']:.2f}x the bare engine's rate")
+    print(f"  gym / engine + verdict: {rates['gym'] / rates['scored']:.2f}x")
     print(f"  target >= 10,000 steps/s in-process: {verdict(rates['gym'] >= 10_000)}")
     return rates
 
