@@ -229,3 +229,32 @@ def test_gym_wrapper_seeds_trials_shaping_and_recording(tmp_path):
     assert record.seed == 7 and record.status == "completed" and record.outcome["passed"] is True
     bad, reward, terminated, _, _ = env.step({"bogus": 1})
     assert "bogus" in bad["error"] and reward == 0.0 and not terminated
+
+
+def test_a_model_user_answers_through_the_async_steps(monkeypatch):
+    """The user seat held by a model (an OpenAI-compatible stub on 127.0.0.1): its request is a
+    real wait, passed on to the caller's event loop by ``astep``; the plain ``step`` says it
+    needs one."""
+    from sttui.bridges.episodes import NeedsEventLoop, Stepper
+    from sttui.bridges.openenv_env import SttuiEnvironment
+    from sttui.core.actions import Say
+    from tests.helpers.stub_openai import StubServer, completion, say
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-stub-0123456789")  # the stub's; litellm wants one
+    [loaded] = select_tasks("stt", task=TASK)
+    with StubServer(lambda request: (200, completion(say("Yes, please go ahead.")), 0.0)) as stub:
+        models = {"stub": {"model": "openai/stub-model", "api_base": stub.base, "retries": 0}}
+
+        async def go():
+            env = SttuiEnvironment(ServeConfig([loaded], user="model:stub", models=models))
+            await env.reset_async(task=TASK)
+            return await env.step_async(SttuiAction(message="Shall I rebook you?"))
+
+        obs = asyncio.run(go())
+        assert obs.error is None and not obs.done
+        assert obs.items[-1] == {"type": "message", "from": "user", "text": "Yes, please go ahead."}
+        assert stub.requests  # the model was asked
+        blocking = Stepper(loaded, loaded.task.seed, user="model:stub", models=models)
+        blocking.reset()
+        with pytest.raises(NeedsEventLoop, match="step with astep"):
+            blocking.step(Say("Shall I rebook you?"))

@@ -261,6 +261,8 @@ class Stepper:
     def step(self, action: Action) -> None:
         """Apply the agent's action and run the episode up to the agent's next turn or its end."""
         self._check_open()
+        if self.user is not None and not self.user.startswith("baseline:"):
+            raise NeedsEventLoop(f"the user seat ({self.user}) waits on I/O: step with astep in an event loop")
         self._advance(action)
 
     async def astep(self, action: Action) -> None:

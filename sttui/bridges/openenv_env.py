@@ -96,6 +96,7 @@ class ServeConfig:
     user: str | None = None
     shaped: bool = False
     record: str | None = None
+    models: dict[str, Any] = field(default_factory=dict)  # sttui.yaml's models (a model user's alias)
     live: OrderedDict[str, Session] = field(default_factory=OrderedDict, repr=False)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -138,11 +139,11 @@ class Session:
 
             self.store = Store(config.record)
             on_event = Recorder(self.store, episode_id)
-        self.stepper = Stepper(loaded, seed, settings, user=config.user, on_event=on_event)
+        self.stepper = Stepper(loaded, seed, settings, user=config.user, on_event=on_event, models=config.models)
         if self.store is not None:  # the episode's row before its first event
             from sttui.controllers.registry import make_user
 
-            user = make_user(config.user).name if loaded.kind == "stt" and not settings.no_user else None
+            user = make_user(config.user, config.models).name if loaded.kind == "stt" and not settings.no_user else None
             setting = settings.label(loaded.kind, getattr(loaded.task, "setting", "default"))
             self.store.write(self.store.episode_items(loaded, seed, self.stepper.agent_name, user, episode_id, setting))
         self.stage = 0.0

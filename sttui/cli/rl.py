@@ -57,17 +57,19 @@ def serve(
         click.echo(f"error: sttui rl serve needs openenv-core: {INSTALL_HINT}", err=True)
         sys.exit(2)
     from sttui.bridges.episodes import BridgeError, run_plan
+    from sttui.config import ConfigError, load_config
     from sttui.controllers.registry import ControllerSpecError, make_user
 
     tasks = _load_selection(selection)
     try:
+        models = load_config().extra.get("models") or {}
         plan = run_plan(tasks, seed=seed, static=static, no_user=no_user, setting=explore_setting)
         if user is not None:
-            make_user(user)
-    except (BridgeError, ControllerSpecError) as exc:
+            make_user(user, models)
+    except (BridgeError, ControllerSpecError, ConfigError) as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
-    config = ServeConfig(list(plan.tasks), seed, plan.settings, user, shaped, record_url)
+    config = ServeConfig(list(plan.tasks), seed, plan.settings, user, shaped, record_url, models)
     app = make_app(config, max_sessions)
     click.echo(f"sttui rl: {len(config.tasks)} task(s) on http://{host}:{port} (ws://{host}:{port}/ws)", err=True)
     uvicorn.run(app, host=host, port=port, log_level="warning")
