@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sttui.controllers.base import agent_view
 from sttui.controllers.model import _parse_explore, _parse_stt
 from sttui.controllers.registry import make_judge, make_user
 from sttui.core.actions import Action
@@ -343,10 +342,6 @@ class Stepper:
         if isinstance(ep, Episode) and ep.review is not None:
             return float(ep.review.score())
         return None
-
-
-def agent_view_of(episode: Episode) -> Any:
-    return agent_view(episode)
 
 
 def texts(items: Iterable[dict[str, Any]]) -> str:
