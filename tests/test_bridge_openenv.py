@@ -258,3 +258,25 @@ def test_a_model_user_answers_through_the_async_steps(monkeypatch):
         blocking.reset()
         with pytest.raises(NeedsEventLoop, match="step with astep"):
             blocking.step(Say("Shall I rebook you?"))
+
+
+@pytest.mark.parametrize("kind", ["stt", "explore"])
+def test_every_bundled_task_steps_to_sttui_runs_episode(kind):
+    """Every bundled task, its oracle's (and for stt the naive plan's) actions stepped through
+    the environment: the same verdict, metrics and state hash as `sttui run` on them."""
+    env = GymEnv(ServeConfig(select_tasks(kind)))
+    for loaded in env.env.config.tasks:
+        for baseline in ("oracle", "naive") if kind == "stt" else ("oracle",):
+            actions, expected = baseline_actions(loaded, baseline, loaded.task.seed)
+            env.reset(options={"task": loaded.id})
+            for a in actions:
+                obs, reward, done, _, _ = env.step(action_data(a))
+                if done:
+                    break
+            assert done, (loaded.id, baseline)
+            ended = env.env.session.stepper.result
+            assert ended.episode.state_hash() == expected.episode.state_hash(), (loaded.id, baseline)
+            if kind == "stt":
+                assert reward == (1.0 if expected.passed else 0.0), (loaded.id, baseline)
+            else:
+                assert obs["outcome"]["metrics"] == expected.metrics, loaded.id
