@@ -41,7 +41,7 @@ import yaml
 
 from tests.conftest import ROOT
 
-DOCS = ("README.md", "docs/task-format.md", "docs/first-domain.md")
+DOCS = ("README.md", "docs/task-format.md", "docs/first-domain.md", "docs/bridges.md")
 TUTORIAL = "docs/first-domain.md"
 MARKER = re.compile(r"^<!--\s*([a-z-]+):\s*(.*?)\s*-->$")
 
