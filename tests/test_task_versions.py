@@ -43,8 +43,9 @@ def two_versions(tmp_path) -> tuple[str, dict[str, str], list[str], list[str], s
     assert cli(db, "run", tasks / TASK.name, "--agent", "baseline:oracle", "--trials", "2", env=env).exit_code == 0
     assert cli(db, "run", tasks / TASK.name, "--agent", "baseline:naive", env=env).exit_code == 0
     rows = json.loads(cli(db, "sessions", "--json").output)
-    old = sorted(r["id"] for r in rows if r["id"] in old_ids)
-    new = sorted(r["id"] for r in rows if r["id"] not in old_ids)
+    # the oracle's episodes (ids are random: sorted, a naive one could come first)
+    old = sorted(r["id"] for r in rows if r["id"] in old_ids and r["agent"] == "baseline:oracle")
+    new = sorted(r["id"] for r in rows if r["id"] not in old_ids and r["agent"] == "baseline:oracle")
     store = Store(db)
     old_hash = store.episode(old[0]).task_hash
     new_hash = store.episode(new[0]).task_hash
