@@ -64,15 +64,27 @@ class _Msg:
 
 
 def agent_messages(episode: Episode) -> list[_Msg]:
-    """The agent's messages to the user, in order, with their event numbers when recorded."""
-    if episode.events:
-        return [
-            _Msg(e.seq, e.payload["text"])
-            for e in episode.events
-            if e.type == ev.MESSAGE and e.payload.get("from") == "agent"
-        ]
-    return [_Msg(None, m["text"]) for m in episode.messages if m.get("from") == "agent"]
+    """The agent's messages to the user, in order, with their event numbers when recorded.
+    Read incrementally (only the events since the last call): the scripted user and the live
+    checklist ask after every step, and a rescan would make a long episode's steps quadratic."""
+    if not episode.events:
+        return [_Msg(None, m["text"]) for m in episode.messages if m.get("from") == "agent"]
+    seen = _MESSAGES.get(episode)
+    events = episode.events
+    if seen is None or seen[0] is not events or seen[1] > len(events):
+        seen = _MESSAGES[episode] = (events, 0, [])
+    _, start, msgs = seen
+    msgs.extend(
+        _Msg(e.seq, e.payload["text"])
+        for e in events[start:]
+        if e.type == ev.MESSAGE and e.payload.get("from") == "agent"
+    )
+    _MESSAGES[episode] = (events, len(events), msgs)
+    return list(msgs)
 
+
+# (sig, text) -> the values of a kind the text states (see ``Resolved.found``)
+_FOUND: dict[tuple[Any, str], list[facts.Found]] = {}
 
 # -- facts as of the current state ---------------------------------------------------------
 
@@ -90,9 +102,21 @@ class Resolved:
     rivals: list[Any] = field(default_factory=list)  # ids, surnames or phrases of the same list
     excused: list[Any] = field(default_factory=list)  # times or dates not counted against it
     _ids: facts.IdMatcher | None = None
+    sig: Any = None  # what ``found`` depends on besides the text (equal across state versions)
 
     def found(self, text: str) -> list[facts.Found]:
-        """The values of the fact's kind that ``text`` states."""
+        """The values of the fact's kind that ``text`` states. Remembered by (``sig``, text): the
+        fact is resolved anew at each change of state, and the last report is looked for after
+        every step, so without it a long episode would read its every message again and again."""
+        key = (self.sig, text)
+        hit = _FOUND.get(key)
+        if hit is None:
+            hit = _FOUND[key] = self._find(text)
+            if len(_FOUND) > 20_000:
+                _FOUND.pop(next(iter(_FOUND)))
+        return hit
+
+    def _find(self, text: str) -> list[facts.Found]:
         if self.kind == "id":
             return self._ids.find(text) if self._ids is not None else []
         if self.kind == "time":
@@ -220,7 +244,7 @@ def resolve(fact: Fact, state: Any, task_words: str) -> Resolved:
             fact.fact, kind, problem=f"{where} holds {raw!r}, not {'an' if kind[0] in 'aeiou' else 'a'} {kind}"
         )
     expected, shown = got
-    out = Resolved(fact.fact, kind, expected, shown)
+    out = Resolved(fact.fact, kind, expected, shown, sig=(kind,))
     if kind == "id":
         rivals = {expected}
         for table in _tables(state, str(raw)):
@@ -228,12 +252,14 @@ def resolve(fact: Fact, state: Any, task_words: str) -> Resolved:
         rivals |= {facts.canon_id(str(s)) for s in siblings if isinstance(s, str)}
         out.rivals = sorted(r for r in rivals if r)
         out._ids = facts.IdMatcher(out.rivals, fact.aliases)
+        out.sig = (kind, tuple(out.rivals), tuple(sorted(fact.aliases.items())))
     elif kind in ("person", "text"):
         if kind == "text" and isinstance(raw, str):  # a key of a table (a site): the other keys
             siblings = siblings + [k for t in _tables(state, raw) for k in t if isinstance(k, str)]
         read = [read_fact(s, kind) for s in siblings]
         rivals = [expected] + [r[0] for r in read if r is not None and r[0] != expected]
         out.rivals = [r for i, r in enumerate(rivals) if r not in rivals[:i]]
+        out.sig = (kind, repr(out.rivals))
     else:
         finder = facts.find_times if kind == "time" else facts.find_dates
         out.excused = [v for f in finder(task_words) for v in f.values]
@@ -363,6 +389,8 @@ class _Record:
         self.matcher: facts.IdMatcher | None = None
         self.version: Any = None
         self.parsed: dict[str, list[tuple[str, set[str], set[str]]]] = {}  # message text -> its claims
+        self.support = 0  # moves on whenever what the record supports may have changed
+        self.unsupported: tuple[int, int, list[Mismatch]] = (-1, 0, [])  # (support, messages read, claims)
         self.facts: dict[tuple[str, int], Resolved] = {}
         # the alias words of the tell facts ("crew 8" names CREW-8 in a claim too)
         self.aliases: dict[str, str] = {
@@ -384,14 +412,20 @@ class _Record:
                 tool = item.get("tool", "")
                 spec = episode.tools.get(tool)
                 if isinstance(result, dict) and result.get("success") and getattr(spec, "kind", "") == "operation":
-                    self.done.setdefault(tool, set()).update(named)
+                    done = self.done.setdefault(tool, set())
+                    if not named <= done:
+                        done.update(named)
+                        self.support += 1
         self.seen = len(view)
         if self.matcher is None or (grew and len(self.known) != len(self.matcher.ids)):
             self.matcher = facts.IdMatcher(self.known, self.aliases)
             self.parsed.clear()
+            self.support += 1
 
 
 _RECORDS: weakref.WeakKeyDictionary[Any, _Record] = weakref.WeakKeyDictionary()
+# per episode: (its events list, how many of them were read, the agent messages among them)
+_MESSAGES: weakref.WeakKeyDictionary[Any, tuple[list[Any], int, list[_Msg]]] = weakref.WeakKeyDictionary()
 
 
 def _record(episode: Episode) -> _Record:
@@ -429,7 +463,23 @@ def _claimed(rec: _Record, text: str) -> list[tuple[str, set[str], set[str]]]:
 def claims(episode: Episode, text: str, seq: int | None = None) -> list[Mismatch]:
     """The unsupported claims of one agent message (``RULE_CLAIMS``). What a message claims is
     read once while the known ids stay the same; only the record's support is checked again."""
+    return _unsupported(_record(episode), text, seq)
+
+
+def all_claims(episode: Episode, messages: list[_Msg]) -> list[Mismatch]:
+    """The unsupported claims of all ``messages`` (the agent's, in order): only the messages
+    new since the last call are read while the record's support stays the same, so asking after
+    every step of a long episode does not read its every message again."""
     rec = _record(episode)
+    support, read, found = rec.unsupported
+    if support != rec.support or read > len(messages):
+        read, found = 0, []
+    found = found + [c for m in messages[read:] for c in _unsupported(rec, m.text, m.seq)]
+    rec.unsupported = (rec.support, len(messages), found)
+    return list(found)
+
+
+def _unsupported(rec: _Record, text: str, seq: int | None) -> list[Mismatch]:
     found = rec.parsed.get(text)
     if found is None:
         found = rec.parsed[text] = _claimed(rec, text)
@@ -508,7 +558,7 @@ def evaluate_tell(episode: Episode, item: ChecklistItem) -> tuple[bool, str]:
     if unread:  # (before the work is done the paths are not there yet: one line for all)
         names = ", ".join(f.name for f in unread)
         parts.insert(0, f"{names}: cannot be read ({unread[0].problem})")
-    false_claims = [c for m in messages for c in claims(episode, m.text, m.seq)]
+    false_claims = all_claims(episode, messages)
     for c in false_claims[:3]:
         ok = False
         where = f" in message {c.seq}" if c.seq is not None else ""
@@ -550,6 +600,4 @@ def report_mismatches(episode: Episode) -> list[Mismatch]:
             told = judge_fact(fact, messages, resolved)
             if not told.ok:
                 out.append(Mismatch(fact.name, fact.shown, told.said, told.seq, fact.kind))
-    for m in messages:
-        out.extend(claims(episode, m.text, m.seq))
-    return out
+    return out + all_claims(episode, messages)
