@@ -1,0 +1,155 @@
+"""`sttui study`: check a study file, start it, join it as a participant, watch it, report it."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from sttui.cli.app import echo_json, main, open_store
+
+
+@main.group()
+def study() -> None:
+    """Human-baseline studies: a study file names tasks, participants, order, instructions and
+    time limits; participants join and play their assigned tasks; the report compares them
+    with models on the same tasks (README: "Running a human-baseline study")."""
+
+
+def _fail(message: str, code: int = 2) -> None:
+    click.echo(f"error: {message}", err=True)
+    sys.exit(code)
+
+
+@study.command("check")
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--no-tasks", is_flag=True, help="Skip `sttui check` of the tasks (it plays their plans).")
+@click.option("--json", "as_json", is_flag=True)
+def check_cmd(file: Path, no_tasks: bool, as_json: bool) -> None:
+    """Validate a study file (file:line errors), say whether its design can be met and who sees
+    each task, and run `sttui check` on its tasks. Exit 1 when anything is wrong."""
+    from sttui.core.problems import TaskFileError
+    from sttui.paths import tasks_root
+    from sttui.study.design import design, resolve, summary
+    from sttui.study.spec import load_study
+
+    try:
+        loaded = load_study(file)
+        resolved = resolve(loaded, tasks_root())
+    except TaskFileError as exc:
+        for problem in exc.problems:
+            click.echo(str(problem), err=True)
+        sys.exit(1)
+    plan = design(loaded.study, resolved.ids)
+    out = summary(loaded.study, resolved, plan)
+    failing: list[str] = []
+    if not no_tasks:
+        from sttui.checking import check_paths
+
+        reports = check_paths([t.path for t in [*resolved.practice, *resolved.tasks]])
+        failing = [f"{r.task_id or r.file}: {r.problems[0]}" for r in reports if not r.ok]
+    out["task_check"] = "skipped" if no_tasks else (failing or "ok")
+    if as_json:
+        echo_json(out)
+    else:
+        s = loaded.study
+        click.echo(
+            f"study {s.id}: {out['tasks']} task(s) × {s.replication} replication(s), {out['participants']} "
+            f"participant(s) ({'anonymous slots' if s.anonymous else 'named'}), order {s.order.design}"
+        )
+        if plan.problems:
+            for p in plan.problems:
+                click.echo(f"design cannot be met: {p}")
+        else:
+            tpp = out["tasks_per_participant"]
+            click.echo(f"design ok: {out['slots']} scored slots; {tpp['min']}–{tpp['max']} task(s) per participant")
+            for task, who in out["who_sees"].items():
+                click.echo(f"  {task}: {', '.join(who)}")
+        if out["practice"]:
+            click.echo(f"practice (not scored): {', '.join(out['practice'])}")
+        if no_tasks:
+            click.echo("tasks: not checked (--no-tasks)")
+        elif failing:
+            for line in failing:
+                click.echo(f"task fails check: {line}")
+        else:
+            click.echo("tasks: every task passes `sttui check`")
+    if plan.problems or failing:
+        sys.exit(1)
+
+
+@study.command("start")
+@click.argument("file", type=click.Path(path_type=Path))
+def start_cmd(file: Path) -> None:
+    """Store the study (its file and task versions) in the record and assign its slots. Later
+    edits of the file change nothing in the started study."""
+    from sttui.core.problems import TaskFileError
+    from sttui.paths import tasks_root
+    from sttui.store.studies import Studies, StudyProblem
+    from sttui.study.running import start
+
+    store = open_store(write=True)
+    try:
+        started = start(store, file, tasks_root())
+    except TaskFileError as exc:
+        for problem in exc.problems:
+            click.echo(str(problem), err=True)
+        sys.exit(1)
+    except StudyProblem as exc:
+        _fail(str(exc))
+    s = started.loaded.study
+    verb = "started" if started.created else "already started (same file)"
+    click.echo(f"study {s.id} {verb}: {len(started.plan.slots)} slots for {len(s.names)} participant(s)")
+    if s.anonymous and started.created:
+        click.echo("tokens (give one to each participant; `sttui study tokens` prints them again):")
+        for p in Studies(store).people(s.id):
+            click.echo(f"  {p.name}  {p.token}")
+
+
+def _resolve_study(store: Any, arg: str) -> str:
+    """A started study's id from STUDY (a file or an id); a file changed since the start is noted."""
+    from sttui.core.problems import TaskFileError
+    from sttui.store.studies import StudyProblem
+    from sttui.study.running import stored_study, study_id_of
+
+    try:
+        study_id, loaded = study_id_of(arg)
+        _, row = stored_study(store, study_id)
+    except TaskFileError as exc:
+        click.echo(str(exc.problems[0]), err=True)
+        sys.exit(1)
+    except StudyProblem as exc:
+        _fail(str(exc))
+    if loaded is not None and loaded.digest != row.digest:
+        click.echo(f"note: {arg} changed since study {study_id} started; the study runs as it started", err=True)
+    return study_id
+
+
+@study.command("tokens")
+@click.argument("study_arg", metavar="STUDY")
+def tokens_cmd(study_arg: str) -> None:
+    """The anonymous participants' tokens (name, token, who took it)."""
+    from sttui.store.studies import Studies
+
+    store = open_store()
+    sid = _resolve_study(store, study_arg)
+    for p in Studies(store).people(sid):
+        click.echo(f"{p.name}\t{p.token or '-'}\t{p.joined_as or ''}")
+
+
+@study.command("withdraw")
+@click.argument("study_arg", metavar="STUDY")
+@click.argument("participant")
+def withdraw_cmd(study_arg: str, participant: str) -> None:
+    """Withdraw a participant: their data stays in the record, marked withdrawn, out of the report."""
+    from sttui.store.studies import Studies, StudyProblem
+
+    store = open_store(write=True)
+    sid = _resolve_study(store, study_arg)
+    try:
+        n = Studies(store).withdraw(sid, participant)
+    except StudyProblem as exc:
+        _fail(str(exc))
+    click.echo(f"{participant} withdrawn from {sid}; {n} unfinished slot(s) marked withdrawn, data kept")
