@@ -165,17 +165,17 @@ def test_random_blocks_are_seeded_per_participant(tmp_path):
 
 
 def test_practice_comes_first_and_is_not_scored(tmp_path):
-    text = GOOD.replace("time_limit", "practice: [logistics-fuel-stop-s1-easy]\ntime_limit")
+    text = GOOD.replace("time_limit", "practice: [logistics-pembrolizumab-goods-in-t1-easy]\ntime_limit")
     plan = design(load_study(write(tmp_path, text)).study, TASKS)
     for name in ("ana", "ben", "chen"):
         first = plan.of(name)[0]
         assert (first.task_id, first.practice, first.position, first.replication) == (
-            "logistics-fuel-stop-s1-easy",
+            "logistics-pembrolizumab-goods-in-t1-easy",
             True,
             0,
             0,
         )
-    assert "logistics-fuel-stop-s1-easy" not in plan.who_sees()
+    assert "logistics-pembrolizumab-goods-in-t1-easy" not in plan.who_sees()
 
 
 def run_check(tmp_path: Path, text: str, *args: str) -> tuple[int, str, str]:
