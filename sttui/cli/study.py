@@ -153,3 +153,78 @@ def withdraw_cmd(study_arg: str, participant: str) -> None:
     except StudyProblem as exc:
         _fail(str(exc))
     click.echo(f"{participant} withdrawn from {sid}; {n} unfinished slot(s) marked withdrawn, data kept")
+
+
+@study.command("join")
+@click.argument("study_arg", metavar="STUDY")
+@click.option(
+    "--as", "as_name", default=None, help="Your name (a named participant, or any name for an anonymous slot)."
+)
+@click.option("--token", default=None, help="Your token, for a study of anonymous participants.")
+def join_cmd(study_arg: str, as_name: str | None, token: str | None) -> None:
+    """Play your next assigned task of STUDY (a started study's id or file): the instructions
+    first (once), practice tasks first, then your tasks in your order; each opens in the play
+    screen with its clock paused until you press F5. A task you left resumes where it was."""
+    from sttui.config import ConfigError, load_config
+    from sttui.core.problems import TaskFileError
+    from sttui.store.studies import StudyProblem
+    from sttui.study.sitting import Sitting, next_sitting
+    from sttui.tui.study import StudyApp
+
+    if not as_name and not token:
+        _fail("say who you are: --as NAME (or --token TOKEN for an anonymous slot)")
+    try:
+        config = load_config()
+    except ConfigError as exc:
+        _fail(str(exc))
+    store = open_store(write=True)
+    sid = _resolve_study(store, study_arg)
+    played = 0
+    while True:
+        try:
+            found = next_sitting(store, sid, as_name, token)
+        except (StudyProblem, TaskFileError) as exc:
+            _fail(str(exc))
+        if not isinstance(found, Sitting):
+            click.echo(f"{found.participant}: all {found.total} task(s) of study {sid} are done. Thank you!")
+            return
+        s = found.study
+        a = found.assignment
+        if played and s.breaks is not None and a.done and a.done % s.breaks.every == 0 and not a.resume:
+            click.echo(f"Time for a break of about {s.breaks.minutes:g} minutes; your next task waits for you.")
+        if played and not click.confirm(f"Go on to the next task ({found.note()})?", default=True):
+            click.echo(f"Stopped. `sttui study join {study_arg} --as {as_name or '…'}` goes on where you left off.")
+            return
+        app = StudyApp(store.url, found, config)
+        app.run()
+        if app.return_code:
+            raise SystemExit(app.return_code)
+        if not app.acknowledged and not a.acknowledged:
+            return  # left at the instructions
+        episode = store.episode(found.assignment.episode_id) if found.assignment.episode_id else None
+        if episode is None or episode.status == "running":
+            click.echo(f"Your task stays open: `sttui study join {study_arg} --as {as_name or '…'}` resumes it.")
+            return
+        played += 1
+
+
+@study.command("status")
+@click.argument("study_arg", metavar="STUDY")
+@click.option("--json", "as_json", is_flag=True)
+def status_cmd(study_arg: str, as_json: bool) -> None:
+    """Each participant's progress, time on task and outcomes, each task's replication reached,
+    and the slots that are stuck."""
+    from sttui.store.studies import Studies
+    from sttui.study.progress import progress, render
+    from sttui.study.running import stored_study
+
+    store = open_store()
+    sid = _resolve_study(store, study_arg)
+    spec, _ = stored_study(store, sid)
+    studies = Studies(store)
+    found = progress(spec, studies.people(sid), studies.slots(sid))
+    if as_json:
+        echo_json(found)
+    else:
+        for line in render(found):
+            click.echo(line)
