@@ -127,6 +127,17 @@ def _resolve_study(store: Any, arg: str) -> str:
     return study_id
 
 
+def _episode(store: Any, episode_id: str) -> Any:
+    """The episode with exactly this id, or None (a slot's episode may not exist yet)."""
+    from sttui.store.db import StoreError
+
+    try:
+        record = store.episode(episode_id)
+    except StoreError:
+        return None
+    return record if record.id == episode_id else None
+
+
 @study.command("tokens")
 @click.argument("study_arg", metavar="STUDY")
 def tokens_cmd(study_arg: str) -> None:
@@ -201,7 +212,7 @@ def join_cmd(study_arg: str, as_name: str | None, token: str | None) -> None:
             raise SystemExit(app.return_code)
         if not app.acknowledged and not a.acknowledged:
             return  # left at the instructions
-        episode = store.episode(found.assignment.episode_id) if found.assignment.episode_id else None
+        episode = _episode(store, found.assignment.episode_id) if found.assignment.episode_id else None
         if episode is None or episode.status == "running":
             click.echo(f"Your task stays open: `sttui study join {study_arg} --as {as_name or '…'}` resumes it.")
             return
@@ -223,6 +234,44 @@ def status_cmd(study_arg: str, as_json: bool) -> None:
     spec, _ = stored_study(store, sid)
     studies = Studies(store)
     found = progress(spec, studies.people(sid), studies.slots(sid))
+    if as_json:
+        echo_json(found)
+    else:
+        for line in render(found):
+            click.echo(line)
+
+
+@study.command("report")
+@click.argument("study_arg", metavar="STUDY")
+@click.option("--json", "as_json", is_flag=True)
+def report_cmd(study_arg: str, as_json: bool) -> None:
+    """Human pass rate by level with clustered (by participant) and plain bootstrap intervals;
+    each model or baseline on the same tasks, paired by task; time on task and learning effect."""
+    from sttui.comparison import holder
+    from sttui.store.studies import Studies
+    from sttui.study.analysis import render, report
+    from sttui.study.running import stored_study
+
+    store = open_store()
+    sid = _resolve_study(store, study_arg)
+    spec, row = stored_study(store, sid)
+    studies = Studies(store)
+    slots = studies.slots(sid)
+    ids = {s.episode_id for s in slots if s.episode_id}
+    records = {i: r for i in ids if (r := _episode(store, i)) is not None}
+    others = [
+        r
+        for t in sorted({s.task_id for s in slots})
+        for r in store.iter_episodes(task=t)
+        if r.task_id == t and r.id not in ids
+    ]
+    levels = {}
+    for task_id, digest in row.tasks.items():
+        version = store.task_version(task_id, digest)
+        levels[task_id] = (version.meta.get("level") if version else None) or (
+            "explore" if version and version.kind == "explore" else "?"
+        )
+    found = report(spec, slots, studies.people(sid), records, others, levels, holder)
     if as_json:
         echo_json(found)
     else:
