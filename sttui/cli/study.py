@@ -82,15 +82,34 @@ def check_cmd(file: Path, no_tasks: bool, as_json: bool) -> None:
 
 @study.command("start")
 @click.argument("file", type=click.Path(path_type=Path))
-def start_cmd(file: Path) -> None:
+@click.option("--no-check", is_flag=True, help="Start without running `sttui check` on the tasks first.")
+def start_cmd(file: Path, no_check: bool) -> None:
     """Store the study (its file and task versions) in the record and assign its slots. Later
-    edits of the file change nothing in the started study."""
+    edits of the file change nothing in the started study. Tasks that fail `sttui check` are
+    refused (one line each) unless --no-check."""
     from sttui.core.problems import TaskFileError
     from sttui.paths import tasks_root
     from sttui.store.studies import Studies, StudyProblem
     from sttui.study.running import start
 
     store = open_store(write=True)
+    if not no_check:
+        from sttui.checking import check_paths
+        from sttui.study.design import resolve
+        from sttui.study.spec import load_study
+
+        try:
+            resolved = resolve(load_study(file), tasks_root())
+        except TaskFileError as exc:
+            for problem in exc.problems:
+                click.echo(str(problem), err=True)
+            sys.exit(1)
+        reports = check_paths([t.path for t in [*resolved.practice, *resolved.tasks]])
+        failing = [r for r in reports if not r.ok]
+        for r in failing:
+            click.echo(f"error: task {r.task_id or r.file} fails `sttui check`: {r.problems[0]}", err=True)
+        if failing:
+            sys.exit(1)
     try:
         started = start(store, file, tasks_root())
     except TaskFileError as exc:
