@@ -38,6 +38,19 @@ SKILL = {"ana": 1.0, "ben": 1.0, "chen": 0.0, "dev": 0.0}
 FLIP = {("ana", 2), ("dev", 1)}  # (participant, position): the exceptions
 
 
+def finish(store: Store, eid: str, **values) -> None:
+    """End a hand-made episode with the events a real one begins and ends with."""
+    from sttui.core.events import Event
+
+    store.append_events(
+        [
+            (eid, Event(1, "episode_started", "system", {}, "", 1.0)),
+            (eid, Event(2, "episode_ended", "system", {"by": "agent", "reason": "done"}, "", 2.0)),
+        ]
+    )
+    store.finish_episode(eid, "completed", **values)
+
+
 def build(tmp_path: Path) -> tuple[str, Store, list[dict]]:
     db = f"sqlite:///{tmp_path / 'r.db'}"
     path = tmp_path / "study.yaml"
@@ -54,17 +67,15 @@ def build(tmp_path: Path) -> tuple[str, Store, list[dict]]:
             position = slot["position"] + 1
             passed = bool(SKILL[name]) != ((name, position) in FLIP)
             seconds = 100.0 * position + (10 if passed else 0)
-            store.finish_episode(
-                a.episode_id, "completed", outcome={"passed": passed}, scores={"human_active_seconds": seconds}
-            )
+            finish(store, a.episode_id, outcome={"passed": passed}, scores={"human_active_seconds": seconds})
             made.append({"who": name, "task": slot["task_id"], "pos": position, "passed": passed, "s": seconds})
     for task_id, file in FILES.items():  # a baseline on the same versions: passes all but the hard one
         loaded = load_task(file)
         for seed in (1, 2):
             eid = store.create_episode(loaded, seed, "baseline:oracle", "baseline:scripted")
-            store.finish_episode(eid, "completed", outcome={"passed": "hard" not in task_id})
+            finish(store, eid, outcome={"passed": "hard" not in task_id})
         eid = store.create_episode(loaded, 3, "baseline:naive", "baseline:scripted", setting="static")
-        store.finish_episode(eid, "completed", outcome={"passed": False})
+        finish(store, eid, outcome={"passed": False})
     return db, store, made
 
 

@@ -296,3 +296,22 @@ def report_cmd(study_arg: str, as_json: bool) -> None:
     else:
         for line in render(found):
             click.echo(line)
+
+
+@study.command("export")
+@click.argument("study_arg", metavar="STUDY")
+@click.option("-o", "output", type=click.Path(path_type=Path), required=True, help="The bundle file to write.")
+def export_cmd(study_arg: str, output: Path) -> None:
+    """One bundle of the study: its manifest (study file, task versions and hashes, settings,
+    participants without tokens, slots), its episodes and the other episodes on its tasks.
+    `sttui import FILE` elsewhere gives the same `sttui study report`."""
+    from sttui.study.bundle import bundle_lines
+
+    store = open_store()
+    sid = _resolve_study(store, study_arg)
+    n = 0
+    with open(output, "w", encoding="utf-8") as f:
+        for line in bundle_lines(store, sid):
+            f.write(line + "\n")
+            n += 1
+    click.echo(f"wrote study {sid} to {output} ({n} lines)")
