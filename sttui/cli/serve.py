@@ -64,6 +64,9 @@ def _url(host: str, port: int) -> str:
     help="YAML 'name: token' per annotator; the record names the token's owner.",
 )
 @click.option("--allow-models", is_flag=True, help="Pass API keys to the sessions, so a seat can go to a model.")
+@click.option(
+    "--study", "study_arg", default=None, metavar="STUDY", help="Each participant plays their next task of STUDY."
+)
 @click.pass_context
 def serve(
     ctx: click.Context,
@@ -74,6 +77,7 @@ def serve(
     port: int,
     token_file: Path | None,
     allow_models: bool,
+    study_arg: str | None,
 ) -> None:
     """The workbench in a browser: one sttui per browser session, behind a token."""
     try:
@@ -97,6 +101,11 @@ def serve(
         tokens, shared = Tokens.generate()
     db_url = (ctx.find_root().obj or {}).get("db")
     open_check = _check_store(ctx)
+    study_id = None
+    if study_arg is not None:
+        from sttui.cli.study import study_for_serving
+
+        study_id = study_for_serving(ctx, study_arg, token_file)
     sock = _bind(host, port)
     port = sock.getsockname()[1]
     if not _loopback(host):
@@ -114,7 +123,7 @@ def serve(
 
     server = SttuiServer(
         tokens,
-        Mode(annotate=annotate, items=items, text_filter=text_filter),
+        Mode(annotate=annotate, items=items, text_filter=text_filter, study=study_id),
         db_url=db_url,
         allow_models=allow_models,
         environ=os.environ,
@@ -150,10 +159,16 @@ def _check_store(ctx: click.Context) -> str:
 @click.option("--as", "as_name", required=True)
 @click.option("--annotate", "items", type=click.Choice(["tasks", "explore", "episodes", "verdicts"]), default=None)
 @click.option("--filter", "text_filter", default=None)
-def serve_session(as_name: str, items: str | None, text_filter: str | None) -> None:
+@click.option("--study", "study_id", default=None)
+def serve_session(as_name: str, items: str | None, text_filter: str | None, study_id: str | None) -> None:
     """What one browser session runs (started by ``sttui serve``, not by hand)."""
     from sttui.tui.app import run_app
 
+    if study_id is not None:
+        from sttui.cli.study import play_study
+
+        play_study(study_id, as_name, None, ask_next=False)
+        return
     ctx = click.get_current_context()
     db_url = (ctx.find_root().obj or {}).get("db")
     run_app(db_url=db_url, human=as_name, annotate=(items, text_filter) if items else None)

@@ -195,20 +195,27 @@ def join_cmd(study_arg: str, as_name: str | None, token: str | None) -> None:
     """Play your next assigned task of STUDY (a started study's id or file): the instructions
     first (once), practice tasks first, then your tasks in your order; each opens in the play
     screen with its clock paused until you press F5. A task you left resumes where it was."""
+    if not as_name and not token:
+        _fail("say who you are: --as NAME (or --token TOKEN for an anonymous slot)")
+    play_study(study_arg, as_name, token, ask_next=True)
+
+
+def play_study(study_arg: str, as_name: str | None, token: str | None, ask_next: bool) -> None:
+    """The participant's tasks, one workbench each; ``ask_next``: offer the next when one ends
+    (a terminal), else play one and stop (a browser session: reloading the page goes on)."""
     from sttui.config import ConfigError, load_config
     from sttui.core.problems import TaskFileError
     from sttui.store.studies import StudyProblem
     from sttui.study.sitting import Sitting, next_sitting
     from sttui.tui.study import StudyApp
 
-    if not as_name and not token:
-        _fail("say who you are: --as NAME (or --token TOKEN for an anonymous slot)")
     try:
         config = load_config()
     except ConfigError as exc:
         _fail(str(exc))
     store = open_store(write=True)
     sid = _resolve_study(store, study_arg)
+    again = f"`sttui study join {study_arg} --as {as_name or '…'}`" if ask_next else "reloading the page"
     played = 0
     while True:
         try:
@@ -218,12 +225,11 @@ def join_cmd(study_arg: str, as_name: str | None, token: str | None) -> None:
         if not isinstance(found, Sitting):
             click.echo(f"{found.participant}: all {found.total} task(s) of study {sid} are done. Thank you!")
             return
-        s = found.study
-        a = found.assignment
+        s, a = found.study, found.assignment
         if played and s.breaks is not None and a.done and a.done % s.breaks.every == 0 and not a.resume:
             click.echo(f"Time for a break of about {s.breaks.minutes:g} minutes; your next task waits for you.")
         if played and not click.confirm(f"Go on to the next task ({found.note()})?", default=True):
-            click.echo(f"Stopped. `sttui study join {study_arg} --as {as_name or '…'}` goes on where you left off.")
+            click.echo(f"Stopped. {again} goes on where you left off.")
             return
         app = StudyApp(store.url, found, config)
         app.run()
@@ -231,11 +237,34 @@ def join_cmd(study_arg: str, as_name: str | None, token: str | None) -> None:
             raise SystemExit(app.return_code)
         if not app.acknowledged and not a.acknowledged:
             return  # left at the instructions
-        episode = _episode(store, found.assignment.episode_id) if found.assignment.episode_id else None
+        episode = _episode(store, a.episode_id) if a.episode_id else None
         if episode is None or episode.status == "running":
-            click.echo(f"Your task stays open: `sttui study join {study_arg} --as {as_name or '…'}` resumes it.")
+            click.echo(f"Your task stays open: {again} resumes it.")
             return
         played += 1
+        if not ask_next:
+            click.echo(f"Task done. {again} opens the next one.")
+            return
+
+
+def study_for_serving(ctx: click.Context, study_arg: str, token_file: Path | None) -> str:
+    """The started study ``sttui serve --study`` serves; a token file naming people who are not
+    its participants is refused in one line."""
+    from sttui.store.studies import Studies
+    from sttui.study.running import stored_study
+
+    store = open_store(ctx)
+    sid = _resolve_study(store, study_arg)
+    spec, _ = stored_study(store, sid)
+    if token_file is not None and not spec.anonymous:
+        import yaml
+
+        names = yaml.safe_load(token_file.read_text(encoding="utf-8")) or {}  # checked by serve already
+        known = {p.name for p in Studies(store).people(sid)}
+        unknown = sorted(str(n) for n in names if str(n) not in known)
+        if unknown:
+            _fail(f"the token file names people who are not participants of study {sid}: {', '.join(unknown)}")
+    return sid
 
 
 @study.command("status")
