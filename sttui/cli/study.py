@@ -344,3 +344,14 @@ def export_cmd(study_arg: str, output: Path) -> None:
             f.write(line + "\n")
             n += 1
     click.echo(f"wrote study {sid} to {output} ({n} lines)")
+
+
+@study.command("watch")
+@click.argument("study_arg", metavar="STUDY")
+def watch_cmd(study_arg: str) -> None:
+    """The experimenter's live view: `study status`, read again from the record every 2 s."""
+    from sttui.tui.studywatch import StudyWatchApp
+
+    store = open_store()
+    sid = _resolve_study(store, study_arg)
+    StudyWatchApp(store.url, sid).run()
