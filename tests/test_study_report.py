@@ -142,3 +142,39 @@ def test_withdrawn_participants_leave_the_report_and_are_counted(tmp_path):
     Studies(store).withdraw("hand", "dev")
     found = json.loads(CliRunner().invoke(main, ["--db", db, "study", "report", "hand", "--json"]).stdout)
     assert (found["human_episodes"], found["participants"], found["left_out"]) == (12, 3, {"withdrawn": 4})
+
+
+def test_the_report_names_where_humans_and_a_model_part_ways(tmp_path):
+    """The human's episode takes the naive plan's steps (copied from a real run); the oracle
+    checks the pending requests at step 2 where the human books at once."""
+    db = f"sqlite:///{tmp_path / 'd.db'}"
+    path = tmp_path / "study.yaml"
+    path.write_text(
+        "study: 1\nid: d\ntasks: [clinic-dialysis-urgent-t2-easy]\nreplication: 1\nparticipants: [ana]\n"
+        "instructions: Play.\n",
+        encoding="utf-8",
+    )
+    store = Store(db)
+    start(store, path, TASKS)
+    env = {"STTUI_TASKS": str(TASKS)}
+    for agent in ("oracle", "naive"):
+        CliRunner().invoke(
+            main, ["--db", db, "run", "clinic-dialysis-urgent-t2-easy", "--agent", f"baseline:{agent}"], env=env
+        )
+    naive = next(r for r in store.list_episodes() if r.agent == "baseline:naive")
+    a = Studies(store).join("d", "ana")
+    loaded = load_task(FILES["clinic-dialysis-urgent-t2-easy"])
+    store.create_episode(loaded, naive.seed, "human:ana", naive.user, episode_id=a.episode_id)
+    store.append_events([(a.episode_id, e) for e in store.events(naive.id)])
+    store.finish_episode(a.episode_id, "completed", outcome=naive.outcome, scores={"human_active_seconds": 60})
+    found = json.loads(CliRunner().invoke(main, ["--db", db, "study", "report", "d", "--json"]).stdout)
+    parts = {d["controller"]: d for d in found["divergence"]}
+    oracle = parts["baseline:oracle"]["most_common"]
+    assert (oracle["step"], oracle["episodes"]) == (2, 1)
+    assert oracle["human"].startswith("book_appointment(") and oracle["model"].startswith("list_requests(")
+    assert parts["baseline:naive"]["most_common"] is None and parts["baseline:naive"]["same_throughout"] == 1
+    text = CliRunner().invoke(main, ["--db", db, "study", "report", "d"]).stdout
+    assert (
+        "clinic-dialysis-urgent-t2-easy vs baseline:oracle: most often at step 2 (1 of 1): human book_appointment("
+        in text
+    )

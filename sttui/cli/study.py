@@ -319,7 +319,12 @@ def report_cmd(study_arg: str, as_json: bool) -> None:
         levels[task_id] = (version.meta.get("level") if version else None) or (
             "explore" if version and version.kind == "explore" else "?"
         )
-    found = report(spec, slots, studies.people(sid), records, others, levels, holder)
+    from sttui.core.divergence import agent_steps
+
+    def steps_of(episode_id: str, kind: str) -> Any:
+        return agent_steps(kind, store.events(episode_id))
+
+    found = report(spec, slots, studies.people(sid), records, others, levels, holder, steps_of)
     if as_json:
         echo_json(found)
     else:

@@ -148,6 +148,53 @@ def paired(rows: list[dict[str, Any]], others: list[Any], holder: Any) -> list[d
     return out
 
 
+def divergences(rows: list[dict[str, Any]], others: list[Any], holder: Any, steps_of: Any) -> list[dict[str, Any]]:
+    """Per task and controller, where the humans and it part ways: each human episode against
+    the controller's first episode on the same version and setting (by id), the first step at
+    which their actions differ in kind (``sttui.core.divergence``); the most common one named.
+    ``steps_of(record_id, kind)`` gives an episode's agent steps."""
+    from collections import Counter
+
+    from sttui.core.divergence import compare_steps
+
+    first_of: dict[tuple[str, str, str, str], Any] = {}
+    for rec in sorted(others, key=lambda r: r.id):
+        who = holder(rec)
+        if rec.status in FINISHED and not who.startswith("human") and who != "mixed":
+            first_of.setdefault((who, rec.task_id, rec.task_hash, rec.setting or "default"), rec)
+    out = []
+    for (who, task, digest, setting), rec in sorted(first_of.items()):
+        humans = [r for r in rows if (r["task"], r["task_hash"], r["setting"]) == (task, digest, setting)]
+        if not humans:
+            continue
+        theirs = steps_of(rec.id, rec.kind)
+        found = []
+        for r in humans:
+            d = compare_steps(steps_of(r["episode"], rec.kind), theirs)["first_divergence"]
+            found.append(None if d is None else (d["a_step"], d["a"], d["b"]))
+        parted = [f for f in found if f is not None]
+        common = Counter(parted).most_common(1)
+        out.append(
+            {
+                "task": task,
+                "controller": who,
+                "against": rec.id,
+                "human_episodes": len(humans),
+                "same_throughout": len(found) - len(parted),
+                "first_steps": sorted(f[0] or 0 for f in parted),
+                "most_common": None
+                if not common
+                else {
+                    "step": common[0][0][0],
+                    "human": common[0][0][1],
+                    "model": common[0][0][2],
+                    "episodes": common[0][1],
+                },
+            }
+        )
+    return out
+
+
 def _quantiles(values: list[float]) -> dict[str, float | None]:
     if not values:
         return {"n": 0, "min": None, "p25": None, "median": None, "p75": None, "max": None, "mean": None}
@@ -206,6 +253,7 @@ def report(
     others: list[Any],
     levels: dict[str, str],
     holder: Any,
+    steps_of: Any = None,
 ) -> dict[str, Any]:
     rows, left = human_episodes(slots, people, records, holder)
     return {
@@ -217,6 +265,7 @@ def report(
         "pass_rate": pass_rates(rows, levels),
         "versus": paired(rows, others, holder) if study.seat == "agent" else [],
         "time_on_task": time_on_task(rows),
+        "divergence": divergences(rows, others, holder, steps_of) if steps_of and study.seat == "agent" else [],
     }
 
 
@@ -249,6 +298,20 @@ def render(found: dict[str, Any]) -> list[str]:
             lines += [f"    note: {n}" for n in v["notes"]]
     else:
         lines.append("no model or baseline episodes on the study's tasks to compare with")
+    if found["divergence"]:
+        lines.append("where the humans and each controller part ways (first step whose action differs in kind):")
+        for d in found["divergence"]:
+            c = d["most_common"]
+            same = f", {d['same_throughout']} the same throughout" if d["same_throughout"] else ""
+            if c is None:
+                lines.append(
+                    f"  {d['task']} vs {d['controller']}: the same kinds of steps in all {d['human_episodes']}"
+                )
+                continue
+            lines.append(
+                f"  {d['task']} vs {d['controller']}: most often at step {c['step'] or '-'} "
+                f"({c['episodes']} of {d['human_episodes']}{same}): human {c['human']}  vs  {c['model']}"
+            )
     t = found["time_on_task"]
     s = t["seconds"]
     if s["n"]:
