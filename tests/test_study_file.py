@@ -225,3 +225,22 @@ def test_check_reports_a_task_that_fails_sttui_check(tmp_path):
     code, out, err = run_check(tmp_path, text)
     assert code == 1, (out, err)
     assert "task fails check: clinic-dialysis-urgent-t2-easy:" in out
+
+
+@pytest.mark.parametrize("blocks", [2, 3, 5, 6])
+def test_each_participant_follows_their_row_of_the_square(tmp_path, blocks):
+    ids = [f"t{i}" for i in range(blocks * 2)]
+    groups = [ids[2 * b : 2 * b + 2] for b in range(blocks)]
+    people = ", ".join(f"p{i}" for i in range(7))
+    order = "order: {blocks: [" + ", ".join("[" + ", ".join(g) + "]" for g in groups) + "]}\n"
+    text = (
+        GOOD.replace("[ana, ben, chen]", f"[{people}]")
+        .replace("replication: 2", "replication: 7")
+        .replace("time_limit", order + "time_limit")
+    )
+    s = load_study(write(tmp_path, text)).study
+    plan = design(s, ids)
+    rows = williams(blocks)
+    for j, name in enumerate(s.names):
+        expected = [t for b in rows[j % len(rows)] for t in groups[b]]  # everyone plays everything here
+        assert [x.task_id for x in plan.of(name)] == expected

@@ -56,8 +56,17 @@ class Design:
 
 def williams(n: int) -> list[list[int]]:
     """A balanced Latin square of n treatments (rows: orders). Odd n: the square and its mirror."""
-    if n < 2:
-        return [[0]] if n == 1 else []
+    return [williams_row(n, i) for i in range(williams_rows(n))]
+
+
+def williams_rows(n: int) -> int:
+    return 0 if n < 1 else 1 if n == 1 else n if n % 2 == 0 else 2 * n
+
+
+def williams_row(n: int, i: int) -> list[int]:
+    """Row ``i`` of ``williams(n)``, made alone (a study of many blocks needs only its participants' rows)."""
+    if n == 1:
+        return [0]
     first = [0]
     lo, hi = 1, n - 1
     while len(first) < n:
@@ -66,10 +75,8 @@ def williams(n: int) -> list[list[int]]:
         if len(first) < n:
             first.append(hi)
             hi -= 1
-    rows = [[(x + i) % n for x in first] for i in range(n)]
-    if n % 2:
-        rows += [list(reversed(r)) for r in rows]
-    return rows
+    row = [(x + i % n) % n for x in first]
+    return row[::-1] if i >= n else row
 
 
 def blocks_of(study: Study, task_ids: list[str]) -> list[list[str]]:
@@ -97,22 +104,31 @@ def design(study: Study, task_ids: list[str]) -> Design:
             mine[who].add(task)
             rep[(who, task)] = k + 1
     blocks = blocks_of(study, task_ids)
-    rows = williams(len(blocks))
+    n = len(blocks)
+    rows = williams_rows(n)
+    where = {task: (b, k) for b, block in enumerate(blocks) for k, task in enumerate(block)}
+    inverse = {x: k for k, x in enumerate(williams_row(n, 0))} if n else {}
     for j, name in enumerate(names):
         if study.order.design == "latin-square":
-            order = [blocks[b] for b in rows[j % len(rows)]]
+            i = j % rows
+            shift = i % n
+
+            def rank(block: int, i: int = i, shift: int = shift) -> int:
+                k = inverse[(block - shift) % n]  # where the block stands in row i
+                return n - 1 - k if i >= n else k
+
         else:
-            order = list(blocks)
+            order = list(range(n))
             random.Random(f"{study.order.seed}:{name}").shuffle(order)
+            ranks = {b: k for k, b in enumerate(order)}
+            rank = ranks.__getitem__
         position = 0
         for task in study.practice:
             out.slots.append(Slot(name, position, task, True, 0))
             position += 1
-        for block in order:
-            for task in block:
-                if task in mine[name]:
-                    out.slots.append(Slot(name, position, task, False, rep[(name, task)]))
-                    position += 1
+        for task in sorted(mine[name], key=lambda t: (rank(where[t][0]), where[t][1])):
+            out.slots.append(Slot(name, position, task, False, rep[(name, task)]))
+            position += 1
     return out
 
 
