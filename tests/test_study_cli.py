@@ -110,3 +110,23 @@ def test_start_refuses_tasks_that_fail_check(tmp_path):
     assert err.startswith("error: task clinic-dialysis-urgent-t2-easy fails `sttui check`: ")
     assert len(err.strip().splitlines()) == 1
     assert Studies(Store(db)).study("pilot") is None
+
+
+def test_a_finished_task_is_not_shown_as_being_played(tmp_path):
+    db = f"sqlite:///{tmp_path / 's.db'}"
+    assert cli(db, "study", "start", str(write(tmp_path)), "--no-check")[0] == 0
+    store = Store(db)
+    got = Studies(store).join("pilot", "ana")
+    from sttui.core.loader import load_task
+
+    loaded = load_task(ROOT / "tasks/stt/clinic/dialysis-urgent-t2-easy.yaml")
+    store.create_episode(loaded, 1, "human:ana", "baseline:scripted", episode_id=got.episode_id)
+    assert (
+        json.loads(cli(db, "study", "status", "pilot", "--json")[1])["participants"][0]["current"]
+        == got.slot["task_id"]
+    )
+    store.finish_episode(
+        got.episode_id, "completed", outcome={"passed": False}, end_reason="time limit of 1 minutes reached"
+    )
+    ana = json.loads(cli(db, "study", "status", "pilot", "--json")[1])["participants"][0]
+    assert (ana["current"], ana["done"], ana["outcomes"]) == (None, 1, {"limit": 1})

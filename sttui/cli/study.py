@@ -218,6 +218,10 @@ def play_study(study_arg: str, as_name: str | None, token: str | None, ask_next:
     again = f"`sttui study join {study_arg} --as {as_name or '…'}`" if ask_next else "reloading the page"
     played = 0
     while True:
+        # asked before the next slot is taken, so one declined is not left assigned and unopened
+        if played and not click.confirm("Go on to your next task?", default=True):
+            click.echo(f"Stopped. {again} goes on where you left off.")
+            return
         try:
             found = next_sitting(store, sid, as_name, token)
         except (StudyProblem, TaskFileError) as exc:
@@ -228,9 +232,7 @@ def play_study(study_arg: str, as_name: str | None, token: str | None, ask_next:
         s, a = found.study, found.assignment
         if played and s.breaks is not None and a.done and a.done % s.breaks.every == 0 and not a.resume:
             click.echo(f"Time for a break of about {s.breaks.minutes:g} minutes; your next task waits for you.")
-        if played and not click.confirm(f"Go on to the next task ({found.note()})?", default=True):
-            click.echo(f"Stopped. {again} goes on where you left off.")
-            return
+            click.pause("Press any key when you are ready.")
         app = StudyApp(store.url, found, config)
         app.run()
         if app.return_code:
@@ -245,6 +247,7 @@ def play_study(study_arg: str, as_name: str | None, token: str | None, ask_next:
         if not ask_next:
             click.echo(f"Task done. {again} opens the next one.")
             return
+        click.echo(f"Task done ({a.done + (0 if a.slot and a.slot['practice'] else 1)} of {a.total} scored).")
 
 
 def study_for_serving(ctx: click.Context, study_arg: str, token_file: Path | None) -> str:

@@ -48,7 +48,7 @@ def progress(study: Study, people: list[Any], slots: list[Any], now: float | Non
             if o is not None:
                 outcomes[o] = outcomes.get(o, 0) + 1
                 seconds += active_seconds(s) or 0.0
-        current = next((s for s in mine if s.status == "assigned"), None)
+        current = next((s for s in mine if s.status == "assigned" and outcome_of(s) is None), None)
         participants.append(
             {
                 "participant": p.name,
