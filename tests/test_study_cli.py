@@ -81,6 +81,8 @@ def test_editing_the_file_after_the_start_changes_nothing(tmp_path):
 
 def test_bad_input_gets_one_clear_line(tmp_path):
     db = f"sqlite:///{tmp_path / 's.db'}"
+    code, _, err = cli(db, "study", "join", "nope", "--as", "a b")
+    assert (code, err.strip()) == (2, "error: --as 'a b': a name is 1 to 40 letters, digits, '.', '_' or '-'")
     code, _, err = cli(db, "study", "join", "nope", "--as", "ana")
     assert (code, err.strip()) == (2, "error: no study 'nope' in the record; `sttui study start FILE` starts it")
     path = write(tmp_path, "{anonymous: 1}")

@@ -86,6 +86,14 @@ def test_errors_name_file_line_and_field(tmp_path):
             ":5: participants: expected a list of names, or {anonymous: N} with N >= 1; got {'anonymous': 0}",
         ),
         (
+            ("participants: [ana, ben, chen]", "participants: [ana, 'b c']"),
+            ":5: participants: a participant's name is 1 to 40 letters",
+        ),
+        (
+            ("participants: [ana, ben, chen]", "participants: [ana, 7]"),
+            ":5: participants: a participant's name is 1 to 40 letters",
+        ),
+        (
             ("participants: [ana, ben, chen]", "participants: lots"),
             ":5: participants: expected a list of names, or {anonymous: N}",
         ),

@@ -124,3 +124,20 @@ async def test_the_time_limit_warns_then_ends_the_episode_as_limit(tmp_path):
 
     found = progress(stored_study(store, "pilot")[0], Studies(store).people("pilot"), Studies(store).slots("pilot"))
     assert found["participants"][0]["outcomes"] == {"limit": 1}
+
+
+async def test_a_study_in_the_user_seat_opens_the_user_screen_paused(tmp_path):
+    text = STUDY.replace("practice: [logistics-pembrolizumab-goods-in-t1-easy]\n", "").replace(
+        "replication: 1\n", "replication: 1\nseat: user\n"
+    )
+    db, store = setup(tmp_path, text)
+    Studies(store).acknowledge("pilot", "ana")
+    sitting = next_sitting(store, "pilot", "ana")
+    assert isinstance(sitting, Sitting) and sitting.plan.seat == "user"
+    app = StudyApp(db, sitting, Config())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: screen_name(pilot) == "UserSimScreen")  # acknowledged before: no intro
+        session = pilot.app.screen.session
+        assert session.episode_id == sitting.assignment.episode_id
+        assert session.user.name == "human:ana" and session.agent.name == "baseline:oracle"
+        assert not session.clock.running

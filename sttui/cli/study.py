@@ -195,8 +195,12 @@ def join_cmd(study_arg: str, as_name: str | None, token: str | None) -> None:
     """Play your next assigned task of STUDY (a started study's id or file): the instructions
     first (once), practice tasks first, then your tasks in your order; each opens in the play
     screen with its clock paused until you press F5. A task you left resumes where it was."""
+    from sttui.study.spec import PERSON
+
     if not as_name and not token:
         _fail("say who you are: --as NAME (or --token TOKEN for an anonymous slot)")
+    if as_name is not None and not PERSON.fullmatch(as_name):
+        _fail(f"--as {as_name[:60]!r}: a name is 1 to 40 letters, digits, '.', '_' or '-'")
     play_study(study_arg, as_name, token, ask_next=True)
 
 

@@ -9,6 +9,7 @@ breaks and a consent text. The README section "Running a human-baseline study" d
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -19,6 +20,7 @@ from sttui.core.yamlio import YamlSyntaxError, line_of, load_with_lines, read_te
 
 VERSION = 1
 NAME = r"^[a-z0-9][a-z0-9_.-]{0,63}$"
+PERSON = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,39}")
 
 
 class _Frozen(BaseModel):
@@ -89,8 +91,11 @@ class Study(_Frozen):
                 raise ValueError("expected at least one participant name, or {anonymous: N}")
             seen: set[str] = set()
             for name in value:
-                if not isinstance(name, str) or not name.strip():
-                    raise ValueError(f"participant names are text; got {name!r}")
+                if not isinstance(name, str) or not PERSON.fullmatch(name):
+                    raise ValueError(
+                        f"a participant's name is 1 to 40 letters, digits, '.', '_' or '-' (it names them in the "
+                        f"record and in token files); got {str(name)[:60]!r}"
+                    )
                 if name in seen:
                     raise ValueError(f"participant '{name}' is named twice")
                 seen.add(name)
