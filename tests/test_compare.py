@@ -50,3 +50,15 @@ def test_compare_two_recorded_episodes(tmp_path):
     assert "the same kinds of steps throughout (7 steps)" in out
     code, _, err = cli(db, "compare", "nope", ids["baseline:oracle"])
     assert code == 2 and err.startswith("error: no episode 'nope'")
+
+
+def test_a_step_one_side_skips_is_named_as_such():
+    a = [step(1, "call", "find", "{}"), step(2, "call", "look", "{}"), step(3, "say")]
+    b = [step(1, "call", "find", "{}"), step(2, "say")]
+    first = compare_steps(a, b)["first_divergence"]
+    assert (first["a_step"], first["a"], first["b_step"], first["b"]) == (
+        2,
+        "call look {}",
+        None,
+        "(no such step: it goes straight on)",
+    )

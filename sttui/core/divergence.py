@@ -51,6 +51,13 @@ def _short(text: str, width: int = 70) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+def _side(steps: list[Step], at: int, total: int) -> str:
+    """One side's action where the two part ways: its step, or that it has none there."""
+    if steps:
+        return steps[0].label
+    return "(nothing: it ended here)" if at >= total else "(no such step: it goes straight on)"
+
+
 def compare_steps(a: list[Step], b: list[Step]) -> dict[str, Any]:
     """The alignment (pairs of step numbers, None where one side has no counterpart) and the
     first divergence, or None when the two took the same kinds of steps throughout."""
@@ -66,8 +73,8 @@ def compare_steps(a: list[Step], b: list[Step]) -> dict[str, Any]:
             first = {
                 "a_step": left[0].n if left else None,
                 "b_step": right[0].n if right else None,
-                "a": left[0].label if left else "(nothing: it ended here)" if i1 >= len(a) else None,
-                "b": right[0].label if right else "(nothing: it ended here)" if j1 >= len(b) else None,
+                "a": _side(left, i1, len(a)),
+                "b": _side(right, j1, len(b)),
                 "after_common_steps": len(rows),
             }
         for k in range(max(len(left), len(right))):
