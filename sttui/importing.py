@@ -134,8 +134,9 @@ def _problem(where: str, what: str, exc: ValidationError) -> ImportProblem:
     return ImportProblem(f"{where}: {what} field {loc}: {err['msg'].lower()} (got {shown})")
 
 
-def read_export(path: Path, trust: bool = False) -> list[Imported]:
-    """Parse and check a whole export; raise ImportProblem naming the first thing wrong."""
+def read_export(path: Path, trust: bool = False, studies: list[dict[str, Any]] | None = None) -> list[Imported]:
+    """Parse and check a whole export; raise ImportProblem naming the first thing wrong.
+    ``studies`` collects a study bundle's ``study`` records (``sttui.study.bundle``)."""
     name = str(path)
     try:
         size = path.stat().st_size
@@ -170,6 +171,10 @@ def read_export(path: Path, trust: bool = False) -> list[Imported]:
             episodes.append(_episode(obj, trust, where, n))
         elif kind == "event":
             _event(obj, episodes, where)
+        elif kind == "study" and studies is not None:
+            from sttui.study.bundle import check_manifest
+
+            studies.append(check_manifest(obj, where))
         else:
             raise ImportProblem(f"{where}: expected a record of type 'episode' or 'event', got {str(kind)[:40]!r}")
     if declared is not None and not ended:
@@ -288,7 +293,13 @@ def _task_version(data: Any, trust: bool, where: str) -> TaskVersion:
 def import_jsonl(store: Store, path: Path, trust: bool = False) -> tuple[int, int]:
     """Load a jsonl export: (episodes imported, episodes already present). The file is checked
     whole first, then written in one transaction: all of it or none of it."""
-    episodes = read_export(path, trust)
+    studies: list[dict[str, Any]] = []
+    episodes = read_export(path, trust, studies)
+    if studies:  # a study bundle: its manifest and its episodes in one transaction
+        from sttui.study.bundle import write_manifest
+
+        items = [(i.record, i.task, i.events) for i in episodes]
+        return store.import_episodes(items, also=lambda conn: [write_manifest(conn, s) for s in studies])
     return store.import_episodes([(i.record, i.task, i.events) for i in episodes])
 
 

@@ -235,6 +235,17 @@ def open_as_recorded(
     )
 
 
+def timed_out(episode: Any, rest: list[Event]) -> None:
+    """A study's time limit ended the episode after its last action: a recorded decision of the
+    session (the person's clock), not of the engine, so it is applied again as recorded."""
+    if episode.ended is not None or not rest or rest[0].type != "episode_ended":
+        return
+    payload = rest[0].payload
+    if payload.get("by") == "limit" and str(payload.get("reason", "")).startswith("time limit of"):
+        end = getattr(episode, "end", None) or episode._end
+        end("limit", payload["reason"], rest[0].actor)
+
+
 def rebuild(
     loaded: LoadedTask,
     record: EpisodeRecord,
@@ -296,6 +307,7 @@ def rebuild(
             break
         episode.apply(action, actor)
         judged_signal()
+    timed_out(episode, recorded[state["n"] :])
     episode.listeners.remove(compare)
     mismatch = state["mismatch"]
     if mismatch is None and len(recorded) > state["n"]:

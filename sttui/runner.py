@@ -193,6 +193,13 @@ class Seats:
             self._switched = True
             self._turn[1].cancel()
 
+    def interrupt(self) -> None:
+        """Abandon the turn in progress (nothing was applied): the episode ended meanwhile, e.g.
+        a study's time limit ran out while the person was thinking."""
+        if self._turn is not None and not self._turn[1].done():
+            self._switched = True
+            self._turn[1].cancel()
+
     async def ask(self, seat: str, view: Any) -> tuple[Controller, Any] | None:
         """The holder's action, or None when the seat changed hands during the turn."""
         holder = self.holders[seat]

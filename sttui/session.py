@@ -96,6 +96,8 @@ class PlayPlan:
     person: str  # human:NAME
     agent: str | None = None  # the agent seat's controller when the person plays the user
     user: str | None = None  # the user seat's controller when the person plays the agent (stt)
+    episode_id: str | None = None  # the id to open the episode under (a study's slot names it)
+    time_limit: tuple[float, float | None] | None = None  # (seconds, warn at seconds) of the person's clock
 
     @classmethod
     def build(cls, loaded: Any, me: str, agent: str | None = None, user: str | None = None) -> PlayPlan:
@@ -151,6 +153,7 @@ class PlaySession:
         seed: int | None = None,
         judge: Judge | None = None,
         resume: EpisodeRecord | None = None,
+        episode_id: str | None = None,
     ):
         self.store = store
         self.loaded = loaded
@@ -174,9 +177,13 @@ class PlaySession:
         self._clock_was_running = False  # when the person lent their seat
         self._present = asyncio.Event()  # the person has started their clock (or lent their seat) once
         self.rebuilt: Rebuilt | None = None
+        self.time_limit: tuple[float, float | None] | None = None  # (seconds, warn at): a study's
+        self._warned = False
         if resume is None:
             seed_used = loaded.task.seed if seed is None else seed
-            self.episode_id = store.create_episode(loaded, seed_used, agent.name, user.name if user else None)
+            self.episode_id = store.create_episode(
+                loaded, seed_used, agent.name, user.name if user else None, episode_id=episode_id
+            )
             self.episode: AnyEpisode = open_episode(loaded, seed_used, self._actors(), keep_history=True)
             next_seq = 1
         else:
@@ -351,6 +358,25 @@ class PlaySession:
         if not self.peeked:
             self.peeked = True
             self.writer.submit(lambda: self.store.update_episode(self.episode_id, clean_baseline=False))
+
+    def check_limit(self) -> str | None:
+        """A study's time limit on the person's clock: ``warn`` once at its warning point
+        (recorded as ``time_warning``), then ``ended``: the episode ends as ``limit`` (by the
+        system, like the step limit) and the turn in progress is abandoned. None otherwise."""
+        if self.time_limit is None or self.clock is None or self.episode.ended is not None:
+            return None
+        limit, warn = self.time_limit
+        used = self.clock.active_seconds
+        if used >= limit:
+            end = getattr(self.episode, "end", None) or self.episode._end  # type: ignore[union-attr]
+            end("limit", f"time limit of {limit / 60:g} minutes reached", "system")
+            self.seats.interrupt()
+            return "ended"
+        if warn is not None and used >= warn and not self._warned:
+            self._warned = True
+            self.meta("time_warning", "system", {"active_seconds": round(used, 3), "limit_seconds": limit})
+            return "warn"
+        return None
 
     # -- playing -----------------------------------------------------------------------
     def waits_for_person(self) -> bool:

@@ -9,6 +9,7 @@ Each fenced block says how it is tested by its info string, ```` ```LANG KIND ke
 | ```` ```yaml fragment of=PATH ```` | its top-level keys replace those of the task file PATH (repository-relative; in the tutorial, folder-relative, and the file is edited so), which then loads; ``items=KEY``: a list of mappings replaces only the items with the same KEY |
 | ```` ```yaml catalog ```` | an explore catalog: loads |
 | ```` ```yaml config ```` | a ``sttui.yaml``: parses as one |
+| ```` ```yaml study ```` | a study file: loads, its tasks resolve under ``tasks/`` and its design can be met |
 | ```` ```python file=PATH ```` | written to PATH (tutorial), then imported; without ``file``: run as a module |
 | ```` ```json answer of=PATH ```` | a milestone-draft answer: a valid candidate for the task PATH |
 | ```` ```console ```` | ``$ CMD`` lines run in order (``sttui …``, ``mkdir``, ``cd``, ``cp``); the lines under each are its output, where a line ``...`` stands for any lines and ``...`` inside a line for any text |
@@ -171,12 +172,21 @@ def check_yaml(block: Block, folder: Path, tutorial: bool) -> None:
             text = yaml.safe_dump(merged, sort_keys=False, allow_unicode=True, width=200)
         path.write_text(text, encoding="utf-8")
         _load_expecting(block, path, load_catalog)
+    elif block.kind == "study":
+        from sttui.study.design import design, resolve
+        from sttui.study.spec import load_study
+
+        path = folder / "study.yaml"
+        path.write_text(block.text, encoding="utf-8")
+        loaded = load_study(path)
+        plan = design(loaded.study, resolve(loaded, ROOT / "tasks").ids)
+        assert plan.problems == [], f"{block.where}: the design cannot be met: {plan.problems}"
     elif block.kind == "config":
         from sttui.config import parse_config
 
         parse_config(yaml.safe_load(block.text), block.where)
     else:
-        pytest.fail(f"{block.where}: a yaml block is task, fragment, catalog or config; got {block.kind!r}")
+        pytest.fail(f"{block.where}: a yaml block is task, fragment, catalog, study or config; got {block.kind!r}")
 
 
 def check_python(block: Block, folder: Path) -> None:

@@ -78,6 +78,9 @@ def _url(host: str, port: int) -> str:
     type=click.IntRange(1, 10_000),
     help="Sessions running at once on one token (the shared token counts as one).",
 )
+@click.option(
+    "--study", "study_arg", default=None, metavar="STUDY", help="Each participant plays their next task of STUDY."
+)
 @click.pass_context
 def serve(
     ctx: click.Context,
@@ -90,6 +93,7 @@ def serve(
     allow_models: bool,
     max_sessions: int,
     sessions_per_token: int,
+    study_arg: str | None,
 ) -> None:
     """The workbench in a browser: one sttui per browser session, behind a token."""
     try:
@@ -113,6 +117,11 @@ def serve(
         tokens, shared = Tokens.generate()
     db_url = (ctx.find_root().obj or {}).get("db")
     open_check = _check_store(ctx)
+    study_id = None
+    if study_arg is not None:
+        from sttui.cli.study import study_for_serving
+
+        study_id = study_for_serving(ctx, study_arg, token_file)
     sock = _bind(host, port)
     port = sock.getsockname()[1]
     if not _loopback(host):
@@ -130,7 +139,7 @@ def serve(
 
     server = SttuiServer(
         tokens,
-        Mode(annotate=annotate, items=items, text_filter=text_filter),
+        Mode(annotate=annotate, items=items, text_filter=text_filter, study=study_id),
         db_url=db_url,
         allow_models=allow_models,
         environ=os.environ,
@@ -168,10 +177,16 @@ def _check_store(ctx: click.Context) -> str:
 @click.option("--as", "as_name", callback=checked_name, required=True)
 @click.option("--annotate", "items", type=click.Choice(["tasks", "explore", "episodes", "verdicts"]), default=None)
 @click.option("--filter", "text_filter", default=None)
-def serve_session(as_name: str, items: str | None, text_filter: str | None) -> None:
+@click.option("--study", "study_id", default=None)
+def serve_session(as_name: str, items: str | None, text_filter: str | None, study_id: str | None) -> None:
     """What one browser session runs (started by ``sttui serve``, not by hand)."""
     from sttui.tui.app import run_app
 
+    if study_id is not None:
+        from sttui.cli.study import play_study
+
+        play_study(study_id, as_name, None, ask_next=False)
+        return
     ctx = click.get_current_context()
     db_url = (ctx.find_root().obj or {}).get("db")
     run_app(db_url=db_url, human=as_name, annotate=(items, text_filter) if items else None)

@@ -745,8 +745,11 @@ class Store(AnnotationRecords):
         """Insert an episode and its events as they were; False when it is already here."""
         return self.import_episodes([(record, None, events)])[0] == 1
 
-    def import_episodes(self, items: list[tuple[EpisodeRecord, TaskVersion | None, list[Event]]]) -> tuple[int, int]:
+    def import_episodes(
+        self, items: list[tuple[EpisodeRecord, TaskVersion | None, list[Event]]], also: Any = None
+    ) -> tuple[int, int]:
         """Insert episodes with their task versions and events in one transaction: all or none.
+        ``also(connection)`` writes more in that transaction (a study bundle's manifest).
         Returns (added, already present)."""
         prepared = [(r, self._redacted(t) if t is not None else None, events) for r, t, events in items]
 
@@ -762,6 +765,8 @@ class Store(AnnotationRecords):
                 if events:
                     conn.execute(insert(EventRow), [self._event_row(record.id, e) for e in events])
                 added += 1
+            if also is not None:
+                also(conn)
             return added, skipped
 
         return self._write(go)

@@ -213,3 +213,65 @@ class StageJudgementRow(SQLModel, table=True):
     prompt_version: str
     answer: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     created_at: float
+
+
+class StudyRow(SQLModel, table=True):
+    """A human-baseline study as it was started: the study file's exact text and its parsed
+    form, and the hash of each task version it plays. A running study never reads its file
+    again, so editing the file changes nothing."""
+
+    __tablename__ = "studies"
+
+    id: str = Field(primary_key=True)
+    digest: str
+    source: str = Field(sa_column=Column(Text, nullable=False))
+    spec: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    tasks: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    created_at: float
+
+
+class StudyParticipantRow(SQLModel, table=True):
+    """A participant of a study (a name from the file, or an anonymous slot with its token).
+    ``joined_as``: the name an anonymous slot was taken under; ``status``: open, active, withdrawn."""
+
+    __tablename__ = "study_participants"
+    __table_args__ = (
+        UniqueConstraint("study_id", "name", name="uq_study_participants_name"),
+        UniqueConstraint("study_id", "joined_as", name="uq_study_participants_joined_as"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    study_id: str = Field(foreign_key="studies.id")
+    idx: int
+    name: str
+    token: str | None = None
+    joined_as: str | None = None
+    status: str = "open"
+    acknowledged_at: float | None = None
+    joined_at: float | None = None
+    withdrawn_at: float | None = None
+
+
+class StudySlotRow(SQLModel, table=True):
+    """One task a participant plays, at ``position`` in their order. ``status``: pending,
+    assigned (its episode id is set in the same transaction), done, withdrawn. A participant
+    holds a task at most once (the unique constraint says it to the database too)."""
+
+    __tablename__ = "study_slots"
+    __table_args__ = (
+        UniqueConstraint("study_id", "participant", "position", name="uq_study_slots_position"),
+        UniqueConstraint("study_id", "participant", "task_id", name="uq_study_slots_task"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    study_id: str = Field(foreign_key="studies.id")
+    participant: str
+    position: int
+    task_id: str
+    task_hash: str
+    practice: bool = False
+    replication: int = 0
+    status: str = "pending"
+    episode_id: str | None = None  # no foreign key: the play session commits the episode's row
+    assigned_at: float | None = None
+    done_at: float | None = None

@@ -207,7 +207,8 @@ class SttuiApp(App[None]):
 
         try:
             human, agent, user = plan.controllers(self.config.extra.get("models") or {}, self.store)
-            session = PlaySession(self.store, plan.loaded, agent, user)
+            session = PlaySession(self.store, plan.loaded, agent, user, episode_id=plan.episode_id)
+            session.time_limit = plan.time_limit
         except (ControllerSpecError, ValueError) as exc:
             if from_command_line:  # `sttui play` checked the seats first; whatever is left ends the command
                 self.call_from_thread(self.exit, None, 2, f"error: {exc}")

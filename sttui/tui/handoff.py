@@ -290,6 +290,18 @@ class SeatScreen(Screen[None]):
         self.session.listeners.append(self._seat_event)
         if self._configured_models():
             self.preload_models()
+        if self.session.time_limit is not None:
+            self.set_interval(1, self._check_limit)
+
+    def _check_limit(self) -> None:
+        """A study's time limit, checked on the clock's tick (``PlaySession.check_limit``)."""
+        limit = self.session.time_limit
+        found = self.session.check_limit()
+        if found == "warn" and limit is not None:
+            left = max(0, round((limit[0] - self.session.clock.active_seconds) / 60, 1))  # type: ignore[union-attr]
+            self.notify(f"{left:g} minute(s) left on this task", title="Time", severity="warning", timeout=15)
+        elif found == "ended":
+            self.notify("the time for this task is up", title="Time", severity="warning", timeout=15)
 
     def _seat_event(self, event: Any) -> None:
         if event.type == "seat_changed":  # the only change the usable keys depend on

@@ -68,6 +68,8 @@ def workbench_scopes() -> list[type[DOMNode]]:
     from sttui.tui.refine import RefineScreen
     from sttui.tui.replay import ReplayScreen
     from sttui.tui.reveal import RevealScreen
+    from sttui.tui.study import StudyIntro
+    from sttui.tui.studywatch import StudyWatchScreen
     from sttui.tui.usersim import UserSimScreen
 
     return [
@@ -81,10 +83,12 @@ def workbench_scopes() -> list[type[DOMNode]]:
         DraftScreen,
         RefineScreen,
         AnnotateScreen,
+        StudyWatchScreen,
         KeysHelp,
         TagList,
         Tags,
         Confirm,
         EditValue,
         ToolForm,
+        StudyIntro,
     ]

@@ -100,6 +100,7 @@ class Mode:
     annotate: bool = False
     items: str = "tasks"
     text_filter: str | None = None
+    study: str | None = None  # each session plays its participant's next task of this study
 
 
 class _Session(AppService):
@@ -201,6 +202,8 @@ class SttuiServer(Server):
         """The app process of one session: the hidden ``serve-session`` command, run by this
         interpreter (``exec``: the shell gives way, so the process textual-serve stops is sttui)."""
         argv = [sys.executable, "-m", "sttui", "serve-session", "--as", name]
+        if self.mode.study:
+            argv += ["--study", self.mode.study]
         if self.mode.annotate:
             argv += ["--annotate", self.mode.items]
             if self.mode.text_filter:

@@ -1,0 +1,369 @@
+"""`sttui study`: check a study file, start it, join it as a participant, watch it, report it."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from sttui.cli.app import echo_json, main, open_store
+
+
+@main.group()
+def study() -> None:
+    """Human-baseline studies: a study file names tasks, participants, order, instructions and
+    time limits; participants join and play their assigned tasks; the report compares them
+    with models on the same tasks (README: "Running a human-baseline study")."""
+
+
+def _fail(message: str, code: int = 2) -> None:
+    click.echo(f"error: {message}", err=True)
+    sys.exit(code)
+
+
+@study.command("check")
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--no-tasks", is_flag=True, help="Skip `sttui check` of the tasks (it plays their plans).")
+@click.option("--json", "as_json", is_flag=True)
+def check_cmd(file: Path, no_tasks: bool, as_json: bool) -> None:
+    """Validate a study file (file:line errors), say whether its design can be met and who sees
+    each task, and run `sttui check` on its tasks. Exit 1 when anything is wrong."""
+    from sttui.core.problems import TaskFileError
+    from sttui.paths import tasks_root
+    from sttui.study.design import design, resolve, summary
+    from sttui.study.spec import load_study
+
+    try:
+        loaded = load_study(file)
+        resolved = resolve(loaded, tasks_root())
+    except TaskFileError as exc:
+        for problem in exc.problems:
+            click.echo(str(problem), err=True)
+        sys.exit(1)
+    plan = design(loaded.study, resolved.ids)
+    out = summary(loaded.study, resolved, plan)
+    failing: list[str] = []
+    if not no_tasks:
+        from sttui.checking import check_paths
+
+        reports = check_paths([t.path for t in [*resolved.practice, *resolved.tasks]])
+        failing = [f"{r.task_id or r.file}: {r.problems[0]}" for r in reports if not r.ok]
+    out["task_check"] = "skipped" if no_tasks else (failing or "ok")
+    if as_json:
+        echo_json(out)
+    else:
+        s = loaded.study
+        click.echo(
+            f"study {s.id}: {out['tasks']} task(s) × {s.replication} replication(s), {out['participants']} "
+            f"participant(s) ({'anonymous slots' if s.anonymous else 'named'}), order {s.order.design}"
+        )
+        if plan.problems:
+            for p in plan.problems:
+                click.echo(f"design cannot be met: {p}")
+        else:
+            tpp = out["tasks_per_participant"]
+            click.echo(f"design ok: {out['slots']} scored slots; {tpp['min']}–{tpp['max']} task(s) per participant")
+            for task, who in out["who_sees"].items():
+                click.echo(f"  {task}: {', '.join(who)}")
+        if out["practice"]:
+            click.echo(f"practice (not scored): {', '.join(out['practice'])}")
+        if no_tasks:
+            click.echo("tasks: not checked (--no-tasks)")
+        elif failing:
+            for line in failing:
+                click.echo(f"task fails check: {line}")
+        else:
+            click.echo("tasks: every task passes `sttui check`")
+    if plan.problems or failing:
+        sys.exit(1)
+
+
+@study.command("start")
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--no-check", is_flag=True, help="Start without running `sttui check` on the tasks first.")
+def start_cmd(file: Path, no_check: bool) -> None:
+    """Store the study (its file and task versions) in the record and assign its slots. Later
+    edits of the file change nothing in the started study. Tasks that fail `sttui check` are
+    refused (one line each) unless --no-check."""
+    from sttui.core.problems import TaskFileError
+    from sttui.paths import tasks_root
+    from sttui.store.studies import Studies, StudyProblem
+    from sttui.study.running import start
+
+    store = open_store(write=True)
+    if not no_check:
+        from sttui.checking import check_paths
+        from sttui.study.design import resolve
+        from sttui.study.spec import load_study
+
+        try:
+            resolved = resolve(load_study(file), tasks_root())
+        except TaskFileError as exc:
+            for problem in exc.problems:
+                click.echo(str(problem), err=True)
+            sys.exit(1)
+        reports = check_paths([t.path for t in [*resolved.practice, *resolved.tasks]])
+        failing = [r for r in reports if not r.ok]
+        for r in failing:
+            click.echo(f"error: task {r.task_id or r.file} fails `sttui check`: {r.problems[0]}", err=True)
+        if failing:
+            sys.exit(1)
+    try:
+        started = start(store, file, tasks_root())
+    except TaskFileError as exc:
+        for problem in exc.problems:
+            click.echo(str(problem), err=True)
+        sys.exit(1)
+    except StudyProblem as exc:
+        _fail(str(exc))
+    s = started.loaded.study
+    verb = "started" if started.created else "already started (same file)"
+    click.echo(f"study {s.id} {verb}: {len(started.plan.slots)} slots for {len(s.names)} participant(s)")
+    if s.anonymous and started.created:
+        click.echo("tokens (give one to each participant; `sttui study tokens` prints them again):")
+        for p in Studies(store).people(s.id):
+            click.echo(f"  {p.name}  {p.token}")
+
+
+def _resolve_study(store: Any, arg: str) -> str:
+    """A started study's id from STUDY (a file or an id); a file changed since the start is noted."""
+    from sttui.core.problems import TaskFileError
+    from sttui.store.studies import StudyProblem
+    from sttui.study.running import stored_study, study_id_of
+
+    try:
+        study_id, loaded = study_id_of(arg)
+        _, row = stored_study(store, study_id)
+    except TaskFileError as exc:
+        click.echo(str(exc.problems[0]), err=True)
+        sys.exit(1)
+    except StudyProblem as exc:
+        _fail(str(exc))
+    if loaded is not None and loaded.digest != row.digest:
+        click.echo(f"note: {arg} changed since study {study_id} started; the study runs as it started", err=True)
+    return study_id
+
+
+def _episode(store: Any, episode_id: str) -> Any:
+    """The episode with exactly this id, or None (a slot's episode may not exist yet)."""
+    from sttui.store.db import StoreError
+
+    try:
+        record = store.episode(episode_id)
+    except StoreError:
+        return None
+    return record if record.id == episode_id else None
+
+
+@study.command("tokens")
+@click.argument("study_arg", metavar="STUDY")
+def tokens_cmd(study_arg: str) -> None:
+    """The anonymous participants' tokens (name, token, who took it)."""
+    from sttui.store.studies import Studies
+
+    store = open_store()
+    sid = _resolve_study(store, study_arg)
+    for p in Studies(store).people(sid):
+        click.echo(f"{p.name}\t{p.token or '-'}\t{p.joined_as or ''}")
+
+
+@study.command("withdraw")
+@click.argument("study_arg", metavar="STUDY")
+@click.argument("participant")
+def withdraw_cmd(study_arg: str, participant: str) -> None:
+    """Withdraw a participant: their data stays in the record, marked withdrawn, out of the report."""
+    from sttui.store.studies import Studies, StudyProblem
+
+    store = open_store(write=True)
+    sid = _resolve_study(store, study_arg)
+    try:
+        n = Studies(store).withdraw(sid, participant)
+    except StudyProblem as exc:
+        _fail(str(exc))
+    click.echo(f"{participant} withdrawn from {sid}; {n} unfinished slot(s) marked withdrawn, data kept")
+
+
+@study.command("join")
+@click.argument("study_arg", metavar="STUDY")
+@click.option(
+    "--as", "as_name", default=None, help="Your name (a named participant, or any name for an anonymous slot)."
+)
+@click.option("--token", default=None, help="Your token, for a study of anonymous participants.")
+def join_cmd(study_arg: str, as_name: str | None, token: str | None) -> None:
+    """Play your next assigned task of STUDY (a started study's id or file): the instructions
+    first (once), practice tasks first, then your tasks in your order; each opens in the play
+    screen with its clock paused until you press F5. A task you left resumes where it was."""
+    from sttui.study.spec import PERSON
+
+    if not as_name and not token:
+        _fail("say who you are: --as NAME (or --token TOKEN for an anonymous slot)")
+    if as_name is not None and not PERSON.fullmatch(as_name):
+        _fail(f"--as {as_name[:60]!r}: a name is 1 to 40 letters, digits, '.', '_' or '-'")
+    play_study(study_arg, as_name, token, ask_next=True)
+
+
+def play_study(study_arg: str, as_name: str | None, token: str | None, ask_next: bool) -> None:
+    """The participant's tasks, one workbench each; ``ask_next``: offer the next when one ends
+    (a terminal), else play one and stop (a browser session: reloading the page goes on)."""
+    from sttui.config import ConfigError, load_config
+    from sttui.core.problems import TaskFileError
+    from sttui.store.studies import StudyProblem
+    from sttui.study.sitting import Sitting, next_sitting
+    from sttui.tui.study import StudyApp
+
+    try:
+        config = load_config()
+    except ConfigError as exc:
+        _fail(str(exc))
+    store = open_store(write=True)
+    sid = _resolve_study(store, study_arg)
+    again = f"`sttui study join {study_arg} --as {as_name or '…'}`" if ask_next else "reloading the page"
+    played = 0
+    while True:
+        # asked before the next slot is taken, so one declined is not left assigned and unopened
+        if played and not click.confirm("Go on to your next task?", default=True):
+            click.echo(f"Stopped. {again} goes on where you left off.")
+            return
+        try:
+            found = next_sitting(store, sid, as_name, token)
+        except (StudyProblem, TaskFileError) as exc:
+            _fail(str(exc))
+        if not isinstance(found, Sitting):
+            click.echo(f"{found.participant}: all {found.total} task(s) of study {sid} are done. Thank you!")
+            return
+        s, a = found.study, found.assignment
+        if played and s.breaks is not None and a.done and a.done % s.breaks.every == 0 and not a.resume:
+            click.echo(f"Time for a break of about {s.breaks.minutes:g} minutes; your next task waits for you.")
+            click.pause("Press any key when you are ready.")
+        app = StudyApp(store.url, found, config)
+        app.run()
+        if app.return_code:
+            raise SystemExit(app.return_code)
+        if not app.acknowledged and not a.acknowledged:
+            return  # left at the instructions
+        episode = _episode(store, a.episode_id) if a.episode_id else None
+        if episode is None or episode.status == "running":
+            click.echo(f"Your task stays open: {again} resumes it.")
+            return
+        played += 1
+        if not ask_next:
+            click.echo(f"Task done. {again} opens the next one.")
+            return
+        click.echo(f"Task done ({a.done + (0 if a.slot and a.slot['practice'] else 1)} of {a.total} scored).")
+
+
+def study_for_serving(ctx: click.Context, study_arg: str, token_file: Path | None) -> str:
+    """The started study ``sttui serve --study`` serves; a token file naming people who are not
+    its participants is refused in one line."""
+    from sttui.store.studies import Studies
+    from sttui.study.running import stored_study
+
+    store = open_store(ctx)
+    sid = _resolve_study(store, study_arg)
+    spec, _ = stored_study(store, sid)
+    if token_file is not None and not spec.anonymous:
+        import yaml
+
+        names = yaml.safe_load(token_file.read_text(encoding="utf-8")) or {}  # checked by serve already
+        known = {p.name for p in Studies(store).people(sid)}
+        unknown = sorted(str(n) for n in names if str(n) not in known)
+        if unknown:
+            _fail(f"the token file names people who are not participants of study {sid}: {', '.join(unknown)}")
+    return sid
+
+
+@study.command("status")
+@click.argument("study_arg", metavar="STUDY")
+@click.option("--json", "as_json", is_flag=True)
+def status_cmd(study_arg: str, as_json: bool) -> None:
+    """Each participant's progress, time on task and outcomes, each task's replication reached,
+    and the slots that are stuck."""
+    from sttui.store.studies import Studies
+    from sttui.study.progress import progress, render
+    from sttui.study.running import stored_study
+
+    store = open_store()
+    sid = _resolve_study(store, study_arg)
+    spec, _ = stored_study(store, sid)
+    studies = Studies(store)
+    found = progress(spec, studies.people(sid), studies.slots(sid))
+    if as_json:
+        echo_json(found)
+    else:
+        for line in render(found):
+            click.echo(line)
+
+
+@study.command("report")
+@click.argument("study_arg", metavar="STUDY")
+@click.option("--json", "as_json", is_flag=True)
+def report_cmd(study_arg: str, as_json: bool) -> None:
+    """Human pass rate by level with clustered (by participant) and plain bootstrap intervals;
+    each model or baseline on the same tasks, paired by task; time on task and learning effect."""
+    from sttui.comparison import holder
+    from sttui.store.studies import Studies
+    from sttui.study.analysis import render, report
+    from sttui.study.running import stored_study
+
+    store = open_store()
+    sid = _resolve_study(store, study_arg)
+    spec, row = stored_study(store, sid)
+    studies = Studies(store)
+    slots = studies.slots(sid)
+    ids = {s.episode_id for s in slots if s.episode_id}
+    records = {i: r for i in ids if (r := _episode(store, i)) is not None}
+    others = [
+        r
+        for t in sorted({s.task_id for s in slots})
+        for r in store.iter_episodes(task=t)
+        if r.task_id == t and r.id not in ids
+    ]
+    levels = {}
+    for task_id, digest in row.tasks.items():
+        version = store.task_version(task_id, digest)
+        levels[task_id] = (version.meta.get("level") if version else None) or (
+            "explore" if version and version.kind == "explore" else "?"
+        )
+    from sttui.core.divergence import agent_steps
+
+    def steps_of(episode_id: str, kind: str) -> Any:
+        return agent_steps(kind, store.events(episode_id))
+
+    found = report(spec, slots, studies.people(sid), records, others, levels, holder, steps_of)
+    if as_json:
+        echo_json(found)
+    else:
+        for line in render(found):
+            click.echo(line)
+
+
+@study.command("export")
+@click.argument("study_arg", metavar="STUDY")
+@click.option("-o", "output", type=click.Path(path_type=Path), required=True, help="The bundle file to write.")
+def export_cmd(study_arg: str, output: Path) -> None:
+    """One bundle of the study: its manifest (study file, task versions and hashes, settings,
+    participants without tokens, slots), its episodes and the other episodes on its tasks.
+    `sttui import FILE` elsewhere gives the same `sttui study report`."""
+    from sttui.study.bundle import bundle_lines
+
+    store = open_store()
+    sid = _resolve_study(store, study_arg)
+    n = 0
+    with open(output, "w", encoding="utf-8") as f:
+        for line in bundle_lines(store, sid):
+            f.write(line + "\n")
+            n += 1
+    click.echo(f"wrote study {sid} to {output} ({n} lines)")
+
+
+@study.command("watch")
+@click.argument("study_arg", metavar="STUDY")
+def watch_cmd(study_arg: str) -> None:
+    """The experimenter's live view: `study status`, read again from the record every 2 s."""
+    from sttui.tui.studywatch import StudyWatchApp
+
+    store = open_store()
+    sid = _resolve_study(store, study_arg)
+    StudyWatchApp(store.url, sid).run()

@@ -1,0 +1,143 @@
+"""`sttui study join`: a participant lands on their next assigned task's play screen with the
+clock paused, after acknowledging the instructions once; a closed session resumes the same
+episode; the study's time limit warns, then ends the episode as ``limit``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sttui.config import Config
+from sttui.store.store import Store
+from sttui.store.studies import Studies
+from sttui.study.running import start
+from sttui.study.sitting import Sitting, next_sitting
+from sttui.tui.study import StudyApp
+from tests.conftest import ROOT
+from tests.tui_helpers import wait_for
+
+TASKS = ROOT / "tasks"
+STUDY = """\
+study: 1
+id: pilot
+tasks: [clinic-dialysis-urgent-t2-easy, logistics-insulin-reefer-st2-easy]
+replication: 1
+participants: [ana]
+practice: [logistics-pembrolizumab-goods-in-t1-easy]
+instructions: |
+  # How this works
+  Play the **agent** seat. Press F5 to start the clock.
+consent: Your episodes are kept for research.
+"""
+
+
+def setup(tmp_path: Path, text: str = STUDY) -> tuple[str, Store]:
+    db = f"sqlite:///{tmp_path / 'study.db'}"
+    path = tmp_path / "study.yaml"
+    path.write_text(text, encoding="utf-8")
+    store = Store(db)
+    start(store, path, TASKS)
+    return db, store
+
+
+def screen_name(pilot) -> str:
+    return type(pilot.app.screen).__name__
+
+
+async def test_a_participant_acknowledges_then_lands_on_the_practice_task_paused(tmp_path):
+    db, store = setup(tmp_path)
+    sitting = next_sitting(store, "pilot", "ana")
+    assert isinstance(sitting, Sitting)
+    app = StudyApp(db, sitting, Config())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: screen_name(pilot) == "StudyIntro")
+        shown = pilot.app.screen.query_one("#study-instructions").source
+        assert "Play the **agent** seat" in shown
+        assert "research" in pilot.app.screen.query_one("#study-consent").source
+        assert "Next: a practice task (not scored)" in str(pilot.app.screen.query_one("#study-next").render())
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: screen_name(pilot) == "PlayScreen")
+        play = pilot.app.screen
+        assert play.session.loaded.id == "logistics-pembrolizumab-goods-in-t1-easy"
+        assert play.session.episode_id == sitting.assignment.episode_id  # linked to the slot
+        assert play.session.clock is not None and not play.session.clock.running
+        await wait_for(pilot, lambda: Studies(store).people("pilot")[0].acknowledged_at is not None)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: screen_name(pilot) == "LeaveDialog")
+        await pilot.press("s")
+        await wait_for(pilot, lambda: screen_name(pilot) == "HomeScreen")
+    # the terminal closed: the next join resumes the same episode, without the instructions again
+    again = next_sitting(store, "pilot", "ana")
+    assert isinstance(again, Sitting)
+    assert (again.assignment.episode_id, again.assignment.resume, again.assignment.acknowledged) == (
+        sitting.assignment.episode_id,
+        True,
+        True,
+    )
+    app = StudyApp(db, again, Config())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: screen_name(pilot) == "PlayScreen")
+        assert pilot.app.screen.session.episode_id == sitting.assignment.episode_id
+        assert not pilot.app.screen.session.clock.running
+
+
+async def test_leaving_at_the_instructions_records_nothing(tmp_path):
+    db, store = setup(tmp_path)
+    sitting = next_sitting(store, "pilot", "ana")
+    app = StudyApp(db, sitting, Config())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: screen_name(pilot) == "StudyIntro")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not app.is_running)
+    assert store.list_episodes() == []
+    assert Studies(store).people("pilot")[0].acknowledged_at is None
+
+
+async def test_the_time_limit_warns_then_ends_the_episode_as_limit(tmp_path):
+    text = STUDY.replace("practice: [logistics-pembrolizumab-goods-in-t1-easy]\n", "") + (
+        "time_limit: {minutes: 0.05, warn_at: 0.02}\n"
+    )
+    db, store = setup(tmp_path, text)
+    sitting = next_sitting(store, "pilot", "ana")
+    app = StudyApp(db, sitting, Config())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: screen_name(pilot) == "StudyIntro")
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: screen_name(pilot) == "PlayScreen")
+        session = pilot.app.screen.session
+        await pilot.pause(1.5)
+        assert session.episode.ended is None  # paused: no time is used before F5
+        await pilot.press("f5")
+        await wait_for(pilot, lambda: screen_name(pilot) == "EndScreen", timeout=20)
+    record = store.episode(sitting.assignment.episode_id)
+    assert record.status == "completed" and record.end_reason == "time limit of 0.05 minutes reached"
+    types = [e.type for e in store.events(record.id)]
+    assert types.index("time_warning") < types.index("episode_ended")
+    from sttui.recording import rebuild
+    from sttui.versions import load_version
+
+    again = rebuild(load_version(store, record), record, store.events(record.id))
+    assert again.matches, again.mismatch  # the limit is replayed as recorded
+    nxt = next_sitting(store, "pilot", "ana")  # the limit counts as done: the next task
+    assert isinstance(nxt, Sitting) and nxt.assignment.slot["position"] == 1
+    from sttui.study.progress import progress
+    from sttui.study.running import stored_study
+
+    found = progress(stored_study(store, "pilot")[0], Studies(store).people("pilot"), Studies(store).slots("pilot"))
+    assert found["participants"][0]["outcomes"] == {"limit": 1}
+
+
+async def test_a_study_in_the_user_seat_opens_the_user_screen_paused(tmp_path):
+    text = STUDY.replace("practice: [logistics-pembrolizumab-goods-in-t1-easy]\n", "").replace(
+        "replication: 1\n", "replication: 1\nseat: user\n"
+    )
+    db, store = setup(tmp_path, text)
+    Studies(store).acknowledge("pilot", "ana")
+    sitting = next_sitting(store, "pilot", "ana")
+    assert isinstance(sitting, Sitting) and sitting.plan.seat == "user"
+    app = StudyApp(db, sitting, Config())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: screen_name(pilot) == "UserSimScreen")  # acknowledged before: no intro
+        session = pilot.app.screen.session
+        assert session.episode_id == sitting.assignment.episode_id
+        assert session.user.name == "human:ana" and session.agent.name == "baseline:oracle"
+        assert not session.clock.running
