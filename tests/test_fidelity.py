@@ -1,0 +1,204 @@
+"""The human sees every byte a model sees (issue 23 §1).
+
+Every bundled stt task's solution and naive plan is played (by the baseline controllers, the
+same actions a person types), then shown by the real play screens at 80×24 and 120×40, one
+app for all. Each item of the transcript is checked against what a model in the same seat
+receives (``core.chat.openai_messages`` for the agent; the messages and the brief of
+``UserView`` for the user): drawn by its own widget at the size the layout gave it, after F9
+(earlier items) and F6 (unfold every result), its lines hold every character of the model's
+string. Wrapping only moves text between lines, so whitespace is left out of the comparison.
+Two tasks are also played by typing into the agent seat's entry, step by step."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.geometry import Region
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Collapsible, Input, Static
+
+from sttui.controllers.human import HumanController
+from sttui.controllers.registry import make_agent, make_user
+from sttui.core.callsyntax import format_call
+from sttui.core.chat import openai_messages
+from sttui.core.loader import load_task
+from sttui.session import PlaySession
+from sttui.store.store import Store
+from sttui.tui.play import LIVE_ITEMS, PlayScreen
+from sttui.tui.usersim import UserSimScreen
+from tests.conftest import ROOT
+from tests.tui_helpers import ScreenApp, play_alone, started, wait_for
+
+TASKS = sorted((ROOT / "tasks" / "stt").glob("*/*.yaml"))
+SMALL, LARGE = (80, 24), (120, 40)
+
+
+def bare(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
+def shown(widget: Widget) -> str:
+    """What ``widget`` draws in the region the layout gave it (scrolling brings any of its
+    lines into view; nothing beyond its width or height is drawn)."""
+    width, height = widget.outer_size
+    return "\n".join(strip.text for strip in widget.render_lines(Region(0, 0, width, height)))
+
+
+def hold_the_screen(app: Any) -> None:
+    """The episode's end switches to the end screen; here the play screen stays to be read."""
+    app.switch_screen = lambda _screen: None
+
+
+class PlayedAgent(PlayScreen):
+    """The agent seat's screen showing episodes already played: its worker, which would play
+    one, has nothing to do, and ``show`` puts another episode on the same screen (composing a
+    screen per episode would take minutes for the bundled tasks), through its own redraw."""
+
+    def play(self) -> None:  # type: ignore[override]
+        return None
+
+    async def show(self, session: PlaySession) -> None:
+        self.session, self.episode = session, session.episode  # type: ignore[assignment]
+        self._shown = self._hidden = 0
+        self._live_limit = LIVE_ITEMS
+        await self.query_one("#conversation").remove_children()
+        self.refresh_view()
+
+
+class PlayedUser(UserSimScreen):
+    """The user seat's screen, likewise: its brief and its conversation redrawn for each."""
+
+    def play(self) -> None:  # type: ignore[override]
+        return None
+
+    async def show(self, session: PlaySession) -> None:
+        self.session, self.episode = session, session.episode  # type: ignore[assignment]
+        self.query_one("#profile-fields", Static).update(self.brief())
+        await self.query_one("#conversation").remove_children()
+        self.redraw()
+
+
+async def played(store: Store, path: Path, plan: str) -> PlaySession:
+    """``plan`` (``oracle``: the solution, ``naive``: the naive plan) played to its end
+    against the scripted user."""
+    loaded = load_task(path)
+    session = PlaySession(store, loaded, make_agent(f"baseline:{plan}", loaded), make_user(None))
+    await session.run()
+    return session
+
+
+def expected(item: dict[str, Any]) -> list[str]:
+    """The strings a model in the agent seat is given for one view item (``openai_messages``)."""
+    message = openai_messages([item], "")[1]
+    if item["type"] == "tool_call":
+        call = message["tool_calls"][0]["function"]
+        return [call["name"], *(json.dumps(v, ensure_ascii=False) for v in json.loads(call["arguments"]).values())]
+    if item["type"] == "notice":
+        return [message["content"].removeprefix("[Notice] ")]
+    return [message["content"]]
+
+
+def body(widget: Widget) -> Widget:
+    """The widget whose lines hold an item's text: a result's body inside its fold."""
+    if isinstance(widget, Collapsible):
+        assert not widget.collapsed, "F6 left a result folded"
+        return widget.query_one(".result-body")
+    return widget
+
+
+def assert_reachable(pane: Widget, widgets: list[Widget], items: list[dict[str, Any]], strings) -> None:
+    assert len(widgets) == len(items), f"{len(items)} items in the view, {len(widgets)} on screen"
+    room = pane.scrollable_content_region.width
+    for widget, item in zip(widgets, items, strict=True):
+        target = body(widget)
+        assert widget.outer_size.width <= room and target.outer_size.width <= room, (
+            f"{item['type']} wider than the pane"
+        )
+        text = bare(shown(target))
+        for want in strings(item):
+            assert bare(want) in text, f"{item['type']}: {want!r} is not all on screen:\n{shown(target)}"
+
+
+async def check_agent_screen(pilot: Any, screen: PlayScreen) -> None:
+    """Every item of the agent seat's view, on ``screen``, holds what a model is given."""
+    view = screen.episode.view
+    await wait_for(pilot, lambda: screen._shown == len(view))
+    while screen.query("#earlier"):
+        await pilot.press("f9")
+        await pilot.pause()
+    await pilot.press("f6")
+    await pilot.pause()
+    pane = screen.query_one("#conversation")
+    assert_reachable(pane, list(pane.children), list(view), expected)
+
+
+async def check_user_screen(pilot: Any, screen: UserSimScreen) -> None:
+    """Every message of the user seat's view holds what the user model is given, and so
+    does the brief (goal, profile, withheld details: every key and value)."""
+    messages = list(screen.episode.messages)
+    pane = screen.query_one("#conversation")
+    await wait_for(pilot, lambda: len(pane.children) == len(messages))
+    await pilot.pause()
+    assert_reachable(pane, list(pane.children), messages, lambda m: [m["text"]])
+    user = screen.episode.task.user
+    brief = bare(shown(screen.query_one("#profile-fields")))
+    for key, value in [("Goal", user.goal), *user.profile.items(), *user.withheld_values.items()]:
+        for want in (key, "" if value is None else str(value)):
+            assert bare(want) in brief, f"{want!r} is not in the user's brief on screen"
+
+
+DOMAINS = sorted({path.parent.name for path in TASKS})
+SWEEPS = [(d, "oracle", SMALL) for d in DOMAINS] + [(d, "naive", SMALL) for d in DOMAINS]
+SWEEPS += [("clinic", "oracle", LARGE)]
+
+
+@pytest.mark.parametrize(("domain", "plan", "size"), SWEEPS, ids=[f"{d}-{p}-{w}x{h}" for d, p, (w, h) in SWEEPS])
+async def test_every_task_shows_every_character_a_model_gets(domain, plan, size, tmp_path):
+    """Every bundled task of a domain, its solution (``oracle``) or its naive plan, in the
+    agent seat and the user seat (split by domain so that each test stays short)."""
+    store = Store(f"sqlite:///{tmp_path / 'all.db'}")
+    sessions = [await played(store, path, plan) for path in TASKS if path.parent.name == domain]
+    app = ScreenApp(Screen, store=store)
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        for make, check in ((PlayedAgent, check_agent_screen), (PlayedUser, check_user_screen)):
+            screen = make(sessions[0], HumanController("human:ana"))
+            await app.push_screen(screen)
+            await started(pilot)
+            for session in sessions:
+                await screen.show(session)
+                try:
+                    await check(pilot, screen)
+                except AssertionError as exc:
+                    raise AssertionError(f"{session.loaded.task.id} ({session.agent.name}): {exc}") from None
+            await app.pop_screen()
+
+
+@pytest.mark.parametrize("name", ["clinic/dialysis-urgent-t2-easy", "clinic/cardiology-rota-s1-easy"])
+async def test_a_solution_typed_into_the_agent_seat_shows_every_character(name, tmp_path):
+    """The whole path a person takes: each step typed into the entry, at 80×24."""
+    path = ROOT / "tasks" / "stt" / f"{name}.yaml"
+    app = play_alone(f"sqlite:///{tmp_path / 'typed.db'}", path)
+    hold_the_screen(app)
+    async with app.run_test(size=SMALL) as pilot:
+        screen = await started(pilot, "PlayScreen")
+        await pilot.press("f5")
+        for step in load_task(path).task.solution:
+            await wait_for(pilot, lambda: screen.human.waiting or screen.episode.ended is not None)
+            if screen.episode.ended is not None:
+                break
+            entry = screen.query_one("#entry", Input)
+            entry.value = format_call(step.tool, step.args) if step.tool else f"> {step.say}"
+            await pilot.press("enter")
+            assert not entry.value, str(screen.query_one("#feedback").render())
+        await wait_for(pilot, lambda: screen.human.waiting or screen.episode.ended is not None)
+        await check_agent_screen(pilot, screen)
+
+
+def test_every_bundled_task_is_covered():
+    assert len(TASKS) >= 33 and {path.parent.name for path in TASKS} == set(DOMAINS)
