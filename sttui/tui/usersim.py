@@ -62,7 +62,7 @@ class UserSimScreen(SeatScreen):
         """The user's brief as the user model gets it (goal, profile, withheld details), as
         labelled fields: every value whole, wrapped to the pane."""
         user = self.episode.task.user
-        parts = [Text("Goal", "bold"), Text("\n"), Text(user.goal)]
+        parts = [Text("Goal", "bold"), Text("\n"), Text(user.goal.strip())]
         if user.profile:
             parts += [Text("\n\nProfile\n", "bold"), fields_text(user.profile)]
         if user.withheld:

@@ -64,9 +64,9 @@ class WrappedJSON:
             body = line.lstrip(" ")
             indent = min(len(line) - len(body), width // 2)
             text = self.highlighter(Text(body, overflow="fold", no_wrap=False))
-            pad = Segment(" " * indent)
             for row in text.wrap(console, width - indent, overflow="fold"):
-                yield pad
+                if indent:
+                    yield Segment(" " * indent)
                 yield from row.render(console)
                 yield Segment.line()
 
