@@ -11,12 +11,15 @@ Two tasks are also played by typing into the agent seat's entry, step by step.""
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.console import Console
+from rich.text import Text
 from textual.geometry import Region
 from textual.screen import Screen
 from textual.widget import Widget
@@ -31,6 +34,7 @@ from sttui.session import PlaySession
 from sttui.store.store import Store
 from sttui.tui.play import LIVE_ITEMS, PlayScreen
 from sttui.tui.usersim import UserSimScreen
+from sttui.tui.widgets import fields_text, result_text
 from tests.conftest import ROOT
 from tests.tui_helpers import ScreenApp, play_alone, started, wait_for
 
@@ -202,3 +206,57 @@ async def test_a_solution_typed_into_the_agent_seat_shows_every_character(name, 
 
 def test_every_bundled_task_is_covered():
     assert len(TASKS) >= 33 and {path.parent.name for path in TASKS} == set(DOMAINS)
+
+
+def rendered(renderable: Any, width: int) -> list[str]:
+    console = Console(width=width, file=io.StringIO(), record=True)
+    console.print(renderable)
+    return console.export_text().splitlines()
+
+
+def test_fields_are_labelled_lines_with_every_value_and_no_markup():
+    """Nested mappings, lists of mappings, a trait without a value, flags, text that looks
+    like markup, and a value far longer than the line: labelled, all of it, nothing read as
+    markup, nothing wider than the width."""
+    fields = {
+        "packing": {"box": 3, "labels": ["[b]fragile[/b]", "this side up"]},
+        "stops": [{"site": "HUB-NORTH", "open": True}, {"site": "CLINIC-D", "open": False}],
+        "wants reassurance": None,
+        "note": "x" * 300 + " and the end",
+    }
+    lines = rendered(fields_text(fields), 30)
+    assert all(len(line) <= 30 for line in lines)
+    text = bare("".join(lines))
+    for want in ["packing", "box: 3", "labels: [b]fragile[/b], this side up", "site: HUB-NORTH", "open: yes"]:
+        assert bare(want) in text, want
+    assert "open: no" in "\n".join(lines) and "wants reassurance" in lines
+    assert bare(fields["note"]) in text
+    assert "{" not in text and "None" not in text
+
+
+def test_a_result_wraps_under_its_key_and_folds_a_word_longer_than_the_line():
+    result = {"success": True, "rows": [{"note": "word " * 40, "code": "Z" * 90}]}
+    lines = rendered(result_text(result), 24)
+    assert all(len(line) <= 24 for line in lines)
+    assert bare("".join(lines)) == bare(json.dumps(result, ensure_ascii=False))
+    note = next(i for i, line in enumerate(lines) if '"note"' in line)
+    assert lines[note + 1].startswith("      word")  # a wrapped line keeps its key's indentation
+
+
+def test_the_annotators_task_card_shows_the_user_as_fields_not_json():
+    from sttui.annotate.queue import Item
+    from sttui.tui.annotate import item_text
+
+    task = load_task(ROOT / "tasks" / "stt" / "clinic" / "dialysis-urgent-t2-easy.yaml").task
+    body = {
+        "conflict": task.conflict,
+        "level": task.level,
+        "query": task.query,
+        "user": task.user.model_dump(mode="json"),
+        "checklist": [],
+        "triggers": [],
+    }
+    text = Text.from_markup(item_text(Item("task", task.id, task.title, body))).plain
+    assert "  flexibility: high on times; urgent cases always come first" in text
+    assert "    value: he drives himself" in text
+    assert '{"' not in text
