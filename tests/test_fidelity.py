@@ -5,7 +5,7 @@ same actions a person types), then shown by the real play screens at 80×24 and 
 app for all. Each item of the transcript is checked against what a model in the same seat
 receives (``core.chat.openai_messages`` for the agent; the messages and the brief of
 ``UserView`` for the user): drawn by its own widget at the size the layout gave it, after F9
-(earlier items) and F6 (unfold every result), its lines hold every character of the model's
+(earlier items) and F4 (unfold every result), its lines hold every character of the model's
 string. Wrapping only moves text between lines, so whitespace is left out of the comparison.
 Two tasks are also played by typing into the agent seat's entry, step by step."""
 
@@ -110,7 +110,7 @@ def expected(item: dict[str, Any]) -> list[str]:
 def body(widget: Widget) -> Widget:
     """The widget whose lines hold an item's text: a result's body inside its fold."""
     if isinstance(widget, Collapsible):
-        assert not widget.collapsed, "F6 left a result folded"
+        assert not widget.collapsed, "F4 left a result folded"
         return widget.query_one(".result-body")
     return widget
 
@@ -135,7 +135,7 @@ async def check_agent_screen(pilot: Any, screen: PlayScreen) -> None:
     while screen.query("#earlier"):
         await pilot.press("f9")
         await pilot.pause()
-    await pilot.press("f6")
+    await pilot.press("f4")
     await pilot.pause()
     pane = screen.query_one("#conversation")
     assert_reachable(pane, list(pane.children), list(view), expected)
@@ -202,6 +202,10 @@ async def test_a_solution_typed_into_the_agent_seat_shows_every_character(name, 
             assert not entry.value, str(screen.query_one("#feedback").render())
         await wait_for(pilot, lambda: screen.human.waiting or screen.episode.ended is not None)
         await check_agent_screen(pilot, screen)
+        await pilot.press("f4")  # again: the older results fold back, the newest stays open
+        await pilot.pause()
+        folds = list(screen.query(Collapsible))
+        assert len(folds) > 1 and all(f.collapsed for f in folds[:-1]) and not folds[-1].collapsed
 
 
 def test_every_bundled_task_is_covered():

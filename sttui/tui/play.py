@@ -4,7 +4,7 @@ entry, the header, the human clock, and the god view for task authors.
 Layout: the conversation beside the tool pane; the god view, when open, takes the tool
 pane's place at half the width (a class on the screen, set by the ``god`` reactive, and the
 stylesheet decide). The newest tool result is unfolded, older ones fold to their summary;
-every result wraps to the pane's width, and F6 unfolds them all, so every character a model
+every result wraps to the pane's width, and F4 unfolds them all, so every character a model
 in the seat reads is on screen (tests/test_fidelity.py)."""
 
 from __future__ import annotations
@@ -99,7 +99,7 @@ class PlayScreen(SeatScreen):
         Binding("f2", "god_view", "God view", show=False, id="play.god_view"),
         Binding("f3", "open_form", "Form for a tool", show=False, id="play.form"),
         Binding("ctrl+o", "toggle_fold", "Fold/unfold the newest result", show=False, id="play.fold"),
-        Binding("f6", "unfold_all", "Unfold every result (again: fold the older)", show=False, id="play.unfold"),
+        Binding("f4", "unfold_all", "Unfold every result (again: fold the older)", show=False, id="play.unfold"),
         Binding("f9", "show_earlier", "Show earlier items", show=False, id="play.earlier"),
         *SeatScreen.HANDOFF_BINDINGS,
         Binding("f7", "toggle_oversight", "Oversight", id="play.oversight"),
