@@ -30,13 +30,14 @@ from sttui.controllers.registry import make_agent, make_user
 from sttui.core.callsyntax import format_call
 from sttui.core.chat import openai_messages
 from sttui.core.loader import load_task
-from sttui.session import PlaySession
+from sttui.session import HumanClock, PlaySession
 from sttui.store.store import Store
+from sttui.tui.app import SttuiApp
 from sttui.tui.play import LIVE_ITEMS, PlayScreen
 from sttui.tui.usersim import UserSimScreen
 from sttui.tui.widgets import fields_text, result_text
 from tests.conftest import ROOT
-from tests.tui_helpers import ScreenApp, play_alone, started, wait_for
+from tests.tui_helpers import ScreenApp, open_play, play_alone, started, steady, wait_for
 
 TASKS = sorted((ROOT / "tasks" / "stt").glob("*/*.yaml"))
 SMALL, LARGE = (80, 24), (120, 40)
@@ -264,3 +265,48 @@ def test_the_annotators_task_card_shows_the_user_as_fields_not_json():
     assert "  flexibility: high on times; urgent cases always come first" in text
     assert "    value: he drives himself" in text
     assert '{"' not in text
+
+
+# -- snapshots (pytest-textual-snapshot) --------------------------------------------------
+
+
+@pytest.fixture
+def db(tmp_path, monkeypatch):
+    monkeypatch.setattr(HumanClock, "active_seconds", property(lambda self: 75.0))  # a fixed working time
+    return f"sqlite:///{tmp_path / 'snap.db'}"
+
+
+def test_a_long_result_wraps_at_80x24(snap_compare, db):
+    """Issue 23 §1: the urgent request's note, longer than the pane, wraps under its key (a
+    model reads it whole; so does the person): "…bloods; Dr Hartley: start haemodialysis by
+    12:00 today" is on screen, not cut at the pane's edge."""
+    path = ROOT / "tasks" / "stt" / "clinic" / "dialysis-urgent-t2-easy.yaml"
+    loaded = load_task(path)
+
+    async def run_before(pilot):
+        screen = await open_play(pilot, path, "agent", "PlayScreen")
+        await pilot.press("f5")
+        for step in loaded.task.solution[:2]:
+            screen.query_one("#entry").value = format_call(step.tool, step.args)
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: screen.human.waiting)
+        await pilot.press("f5")
+        conversation, body = screen.query_one("#conversation"), screen.query(".result-body").last()
+        top = body.region.y - conversation.region.y + conversation.scroll_y
+        conversation.scroll_to(y=top + 4, animate=False)  # the first request's fields
+        await steady(pilot)
+
+    assert snap_compare(SttuiApp(ROOT / "tasks", db_url=db, human="ana"), terminal_size=SMALL, run_before=run_before)
+
+
+def test_the_user_seat_brief_as_fields_at_80x24(snap_compare, db):
+    """The user's goal, profile and withheld details as labelled fields, not JSON; a trait
+    without a value ("expects times confirmed") is its label alone."""
+    path = ROOT / "tasks" / "stt" / "logistics" / "chemo-release-slip-t3-hard.yaml"
+
+    async def run_before(pilot):
+        screen = await open_play(pilot, path, "user", "UserSimScreen")
+        screen.query_one("#profile").scroll_to(y=11, animate=False)  # the profile and withheld details
+        await steady(pilot)
+
+    assert snap_compare(SttuiApp(ROOT / "tasks", db_url=db, human="ana"), terminal_size=SMALL, run_before=run_before)

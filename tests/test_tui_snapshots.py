@@ -249,39 +249,3 @@ def test_leave_dialog_at_80x24(snap_compare, db):
         await steady(pilot)
 
     assert snap_compare(app_for(db), terminal_size=(80, 24), run_before=run_before)
-
-
-def test_a_long_result_wraps_at_80x24(snap_compare, db):
-    """Issue 23 §1: the urgent request's note, longer than the pane, wraps under its key (a
-    model reads it whole; so does the person): "…bloods; Dr Hartley: start haemodialysis by
-    12:00 today" is on screen, not cut at the pane's edge."""
-    path = ROOT / "tasks" / "stt" / "clinic" / "dialysis-urgent-t2-easy.yaml"
-    loaded = load_task(path)
-
-    async def run_before(pilot):
-        screen = await open_play(pilot, path, "agent", "PlayScreen")
-        await pilot.press("f5")
-        for step in loaded.task.solution[:2]:
-            screen.query_one("#entry").value = format_call(step.tool, step.args)
-            await pilot.press("enter")
-            await wait_for(pilot, lambda: screen.human.waiting)
-        await pilot.press("f5")
-        conversation, body = screen.query_one("#conversation"), screen.query(".result-body").last()
-        top = body.region.y - conversation.region.y + conversation.scroll_y
-        conversation.scroll_to(y=top + 4, animate=False)  # the first request's fields
-        await steady(pilot)
-
-    assert snap_compare(app_for(db), terminal_size=SMALL, run_before=run_before)
-
-
-def test_the_user_seat_brief_as_fields_at_80x24(snap_compare, db):
-    """The user's goal, profile and withheld details as labelled fields, not JSON; a trait
-    without a value ("expects times confirmed") is its label alone."""
-    path = ROOT / "tasks" / "stt" / "logistics" / "chemo-release-slip-t3-hard.yaml"
-
-    async def run_before(pilot):
-        screen = await open_play(pilot, path, "user", "UserSimScreen")
-        screen.query_one("#profile").scroll_to(y=11, animate=False)  # the profile and withheld details
-        await steady(pilot)
-
-    assert snap_compare(app_for(db), terminal_size=SMALL, run_before=run_before)
