@@ -209,6 +209,28 @@ async def test_a_solution_typed_into_the_agent_seat_shows_every_character(name, 
         assert len(folds) > 1 and all(f.collapsed for f in folds[:-1]) and not folds[-1].collapsed
 
 
+async def test_the_user_seat_shows_the_agents_actions_whole_too(tmp_path):
+    """F4 in the user seat shows the agent's calls and results (issue 23: "TRK-7 is out of ser"
+    was cut there): each result, unfolded with enter on its title when folded, is whole."""
+    store = Store(f"sqlite:///{tmp_path / 'actions.db'}")
+    session = await played(store, ROOT / "tasks" / "stt" / "logistics" / "insulin-reefer-fault-st2-easy.yaml", "naive")
+    app = ScreenApp(lambda: PlayedUser(session, HumanController("human:ana")), store=store)
+    async with app.run_test(size=SMALL) as pilot:
+        screen = await started(pilot)
+        await pilot.press("f4")
+        items = [i for i in session.episode.view if i["type"] in ("message", "tool_call", "tool_result")]
+        pane = screen.query_one("#conversation")
+        await wait_for(pilot, lambda: len(pane.children) == len(items))
+        for fold in list(screen.query(Collapsible)):
+            if fold.collapsed:
+                fold.query_one("CollapsibleTitle").focus()
+                await pilot.press("enter")
+        await pilot.pause()
+        results = [i["result"] for i in items if i["type"] == "tool_result"]
+        assert any("TRK-7 is out of service" in r.get("error", "") for r in results)
+        assert_reachable(pane, list(pane.children), items, expected)
+
+
 def test_every_bundled_task_is_covered():
     assert len(TASKS) >= 33 and {path.parent.name for path in TASKS} == set(DOMAINS)
 
