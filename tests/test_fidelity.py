@@ -270,6 +270,17 @@ def test_a_result_wraps_under_its_key_and_folds_a_word_longer_than_the_line():
     assert lines[note + 1].startswith("      word")  # a wrapped line keeps its key's indentation
 
 
+def test_a_deeply_nested_result_keeps_every_character_in_a_narrow_pane():
+    """Indentation stops at half the width, so forty levels of nesting in 30 columns still
+    leave room for the values; markup-like text is shown as written."""
+    result: dict[str, Any] = {"leaf": "[b]not bold[/b] " + "y" * 50}
+    for level in range(40):
+        result = {f"k{level}": result}
+    lines = rendered(result_text(result), 30)
+    assert all(len(line) <= 30 for line in lines)
+    assert bare("".join(lines)) == bare(json.dumps(result, ensure_ascii=False))
+
+
 def test_the_annotators_task_card_shows_the_user_as_fields_not_json():
     from sttui.annotate.queue import Item
     from sttui.tui.annotate import item_text
