@@ -27,6 +27,7 @@ from sttui.tui.lifecycle import while_shown
 from sttui.tui.modals import Dialog, EditValue
 from sttui.tui.replay import detail, reviewed, summary
 from sttui.tui.safetable import DataTable
+from sttui.tui.widgets import fields_text
 
 
 def _steps(steps: list[dict[str, Any]]) -> str:
@@ -52,8 +53,8 @@ def item_text(item: Item) -> str:
         user = b["user"]
         return (
             f"[b]{item.title}[/b]  ({b['conflict']}, {b['level']})\n\n[b]Query[/b]\n{b['query']}\n\n"
-            f"[b]User[/b] goal: {user['goal']}\nprofile: {json.dumps(user.get('profile', {}), default=str)}\n"
-            f"withheld: {json.dumps(user.get('withheld', {}), default=str)}\n\n[b]Checklist[/b]\n{checklist}\n\n"
+            f"[b]User[/b] goal: {user['goal']}\n[b]profile[/b]\n{fields_text(user.get('profile') or {}, 1).markup}\n"
+            f"[b]withheld[/b]\n{fields_text(user.get('withheld') or {}, 1).markup}\n\n[b]Checklist[/b]\n{checklist}\n\n"
             f"[b]Triggers[/b]\n{triggers}"
         )
     if item.kind == "explore":

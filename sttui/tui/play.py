@@ -3,7 +3,9 @@ entry, the header, the human clock, and the god view for task authors.
 
 Layout: the conversation beside the tool pane; the god view, when open, takes the tool
 pane's place at half the width (a class on the screen, set by the ``god`` reactive, and the
-stylesheet decide). The newest tool result is unfolded, older ones fold to their summary."""
+stylesheet decide). The newest tool result is unfolded, older ones fold to their summary;
+every result wraps to the pane's width, and F4 unfolds them all, so every character a model
+in the seat reads is on screen (tests/test_fidelity.py)."""
 
 from __future__ import annotations
 
@@ -97,6 +99,7 @@ class PlayScreen(SeatScreen):
         Binding("f2", "god_view", "God view", show=False, id="play.god_view"),
         Binding("f3", "open_form", "Form for a tool", show=False, id="play.form"),
         Binding("ctrl+o", "toggle_fold", "Fold/unfold the newest result", show=False, id="play.fold"),
+        Binding("f4", "unfold_all", "Unfold every result (again: fold the older)", show=False, id="play.unfold"),
         Binding("f9", "show_earlier", "Show earlier items", show=False, id="play.earlier"),
         *SeatScreen.HANDOFF_BINDINGS,
         Binding("f7", "toggle_oversight", "Oversight", id="play.oversight"),
@@ -348,6 +351,16 @@ class PlayScreen(SeatScreen):
         results = list(self.query(Collapsible))
         if results:
             results[-1].collapsed = not results[-1].collapsed
+
+    def action_unfold_all(self) -> None:
+        """Every result on screen unfolded (F9 brings back the earlier ones); pressed again
+        when none is folded, the older ones fold back to their summaries."""
+        results = list(self.query(Collapsible))
+        if any(widget.collapsed for widget in results):
+            for widget in results:
+                widget.collapsed = False
+        else:
+            self.fold_results(self.query_one("#conversation", VerticalScroll))
 
     def action_god_view(self) -> None:
         if self.god:

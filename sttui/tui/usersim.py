@@ -5,6 +5,7 @@ the checklist (``core.verdicts``); the checklist still decides pass or fail."""
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -21,7 +22,7 @@ from sttui.tui.handoff import SeatScreen
 from sttui.tui.lifecycle import while_shown
 from sttui.tui.modals import Confirm, EditValue
 from sttui.tui.play import status_line
-from sttui.tui.widgets import transcript_item
+from sttui.tui.widgets import fields_text, transcript_item
 
 WAITING = "The agent starts when you do: F5 starts your clock."
 
@@ -62,24 +63,29 @@ class UserSimScreen(SeatScreen):
         self.show_actions = False
 
     def compose(self) -> ComposeResult:
-        user = self.episode.task.user
-        profile = [f"[b]Goal[/b]\n{user.goal}", ""]
-        if user.profile:
-            profile += ["[b]Profile[/b]", *[f"{k}: {v}" for k, v in user.profile.items()], ""]
-        if user.withheld:
-            profile += [
-                "[b]Withheld[/b] — [i]reveal only if asked directly[/i]",
-                *[f"{k}: {v}" for k, v in user.withheld_values.items()],
-            ]
         yield Static(status_line(self.session), id="status-bar")
         with Horizontal(id="play-main"):
             with VerticalScroll(id="profile"):
-                yield Static("\n".join(profile))
+                yield Static(self.brief(), id="profile-fields")
             yield VerticalScroll(id="conversation")
             yield from self.compose_debug()
         yield Static("", id="feedback")
         yield Input(placeholder="Reply to the agent (enter sends) · f4 shows its actions too", id="reply")
         yield Footer()
+
+    def brief(self) -> Text:
+        """The user's brief as the user model gets it (goal, profile, withheld details), as
+        labelled fields: every value whole, wrapped to the pane."""
+        user = self.episode.task.user
+        parts = [Text("Goal", "bold"), Text("\n"), Text(user.goal.strip())]
+        if user.profile:
+            parts += [Text("\n\nProfile\n", "bold"), fields_text(user.profile)]
+        if user.withheld:
+            parts += [
+                Text.assemble("\n\n", ("Withheld", "bold"), " — ", ("reveal only if asked directly", "italic"), "\n"),
+                fields_text(user.withheld_values),
+            ]
+        return Text("").join(parts)
 
     def on_mount(self) -> None:
         self.query_one("#debug-pane").display = False

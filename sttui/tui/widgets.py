@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from rich.console import RenderableType
-from rich.json import JSON
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.highlighter import JSONHighlighter
+from rich.measure import Measurement
+from rich.segment import Segment
 from rich.text import Text
 from textual.binding import Binding
 from textual.suggester import Suggester
@@ -45,8 +47,69 @@ class CallEntry(Input):
             self.screen.focus_next()
 
 
-def result_text(result: dict[str, Any]) -> RenderableType:
-    return JSON(json.dumps(result, ensure_ascii=False), indent=2)
+class WrappedJSON:
+    """A tool result pretty-printed as JSON, every line wrapped at the width it is given.
+
+    A model in the seat reads the result whole, so a person must too: a long value wraps
+    under its key (a word longer than the line folds), never cropped at the pane's edge. The
+    indentation of a wrapped line is kept, up to half the width, so nesting stays legible."""
+
+    highlighter = JSONHighlighter()
+
+    def __init__(self, data: Any):
+        self.lines = json.dumps(data, indent=2, ensure_ascii=False).splitlines()
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        width = max(1, options.max_width)
+        for line in self.lines:
+            body = line.lstrip(" ")
+            indent = min(len(line) - len(body), width // 2)
+            text = self.highlighter(Text(body, overflow="fold", no_wrap=False))
+            for row in text.wrap(console, width - indent, overflow="fold"):
+                if indent:
+                    yield Segment(" " * indent)
+                yield from row.render(console)
+                yield Segment.line()
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        longest = max((len(line) for line in self.lines), default=1)
+        return Measurement(1, min(longest, options.max_width))
+
+
+def result_text(result: dict[str, Any]) -> WrappedJSON:
+    return WrappedJSON(result)
+
+
+def field_value(value: Any) -> str:
+    """A plain value as a person reads it: text as it is, numbers and dates as written,
+    yes/no for a flag."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
+
+
+def fields_text(fields: dict[str, Any], depth: int = 0) -> Text:
+    """Labelled fields, one a line (the user's profile and withheld details), not a JSON dict:
+    a nested mapping indents under its label, a list of plain values joins with commas, and
+    a trait with no value (``wants reassurance:``) is its label alone. Labels are the keys a
+    model is given, unchanged; nothing is markup, so a value is shown as it is written."""
+    out = Text()
+    pad = "  " * depth
+    for key, value in fields.items():
+        if out:
+            out.append("\n")
+        out.append(f"{pad}{key}", "bold")
+        if isinstance(value, dict) and value:
+            out.append("\n")
+            out.append_text(fields_text(value, depth + 1))
+        elif isinstance(value, list) and any(isinstance(v, dict | list) for v in value):
+            out.append("\n")
+            out.append_text(fields_text({f"{i + 1}.": v for i, v in enumerate(value)}, depth + 1))
+        elif isinstance(value, list):
+            out.append(": " + ", ".join(field_value(v) for v in value))
+        elif value is not None and value != {}:
+            out.append(": " + field_value(value))
+    return out
 
 
 def result_summary(result: dict[str, Any], width: int = 90) -> str:
