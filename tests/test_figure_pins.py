@@ -316,6 +316,26 @@ def test_a_write_builder_that_returns_nothing_fails_its_episode_and_flush_return
     in_time(writer.close, 10)
 
 
+def test_a_fault_inside_the_writer_fails_its_writes_and_leaves_the_thread_running(tmp_path, monkeypatch):
+    from sttui.store.store import Store
+    from sttui.store.writer import Writer
+
+    writer = Writer(Store(f"sqlite:///{tmp_path / 'w.db'}"), deadline=1)
+
+    def broken(jobs):
+        raise RuntimeError("a bug in the writer")
+
+    monkeypatch.setattr(writer, "_commit_events", broken)
+    writer.submit_write(lambda: [], episode="e1")
+    in_time(writer.flush, 10)
+    assert writer.failed["e1"] == "recording failed: RuntimeError: a bug in the writer"
+    monkeypatch.undo()
+    writer.submit(lambda: None, episode="e2")
+    in_time(writer.flush, 10)
+    assert "e2" not in writer.failed
+    in_time(writer.close, 10)
+
+
 def test_a_recorded_run_whose_finishing_writes_come_back_empty_handed_ends(tmp_path, monkeypatch):
     import asyncio
 
