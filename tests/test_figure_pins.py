@@ -73,6 +73,18 @@ def test_the_pooled_interval_is_the_95_percent_percentile_interval(pairs):
     assert pooled_reference(totals, counts, 80) != pooled_reference(totals, counts)
 
 
+def test_the_resamples_are_drawn_the_same_from_a_cold_cache(monkeypatch):
+    """The drawn positions are kept per n; a process that has not drawn them yet (or a forked
+    one that inherited them) must draw the same ones."""
+    import sttui.core.stats as stats
+
+    totals, counts = by_task(CONTINUOUS)
+    monkeypatch.setattr(stats, "_INDEX_CACHE", {})
+    assert pooled_interval(totals, counts) == pytest.approx(pooled_reference(totals, counts), abs=1e-6)
+    assert list(stats._INDEX_CACHE) == [12] and stats._INDEX_CACHE[12].shape == (2000, 12)
+    assert pooled_interval(totals, counts) == pytest.approx(pooled_reference(totals, counts), abs=1e-6)
+
+
 def test_the_seeded_bootstrap_is_the_95_percent_percentile_of_2000_resamples():
     units = [v for _, v in CONTINUOUS]
     rng = random.Random(0)  # bootstrap's rule: rng.choices(units, k=n), 2,000 times, seed 0
