@@ -273,13 +273,42 @@ def test_a_mixed_row_counts_its_stt_episodes_and_every_holder_with_a_step():
         episode("model:x", "t2", passed=False, scores=control(model_x=1, human_dana=1, human_zed=0), id="e2"),
         # an explore episode taken over: mixed, not an stt one (its outcome says passed, as data may)
         episode("model:x", "x1", "explore", passed=True, scores=control(model_x=1, human_dana=1), id="e3"),
+        episode("model:x", "t1", passed=True, scores=control(model_x=3, human_dana=0), id="e4"),  # model:x's
     ]
     rows = compare(records, {"t1": {"level": "easy", "conflict": "T1"}, "t2": {"level": "easy", "conflict": "T1"}})
-    (mixed,) = [r for r in rows["controllers"] if r["controller"] == "mixed"]
+    # the mixed row, then the model's own row (rows go on after the mixed one)
+    assert [(r["controller"], r["episodes"]) for r in rows["controllers"]] == [("mixed", 3), ("model:x", 1)]
+    mixed = rows["controllers"][0]
     assert (mixed["episodes"], mixed["stt_episodes"], mixed["stt_passed"]) == (3, 2, 1)
     holders = [(h["controller"], h["agent_steps"], h["episodes"]) for h in mixed["holders"]]
     assert holders == [("model:x", 11, 3), ("human:dana", 4, 3)]  # human:zed took no step: not listed
     assert [round(h["share"], 3) for h in mixed["holders"]] == [0.733, 0.267]
+
+
+def test_a_mixed_row_counts_only_stt_passes_however_many_explore_episodes_say_passed():
+    records = [
+        episode("model:x", "t1", passed=True, scores=control(model_x=2, human_dana=2), id="e1"),
+        episode("model:x", "t1", passed=True, scores=control(model_x=2, human_dana=2), id="e2"),
+        episode("model:x", "x1", "explore", passed=True, scores=control(model_x=1, human_dana=1), id="e3"),
+    ]
+    (mixed,) = compare(records, {"t1": {"level": "easy", "conflict": "T1"}})["controllers"]
+    assert (mixed["stt_episodes"], mixed["stt_passed"]) == (2, 2)
+
+
+def test_a_mixed_row_reads_holders_from_the_control_summaries_given_for_old_records():
+    # records from before summaries were kept: no control in their scores, tallied by the caller
+    records = [episode("model:x", "t1", passed=True, id="e1"), episode("model:x", "t2", passed=False, id="e2")]
+    controls = {"e1": {"agent_steps": {"model:x": 3, "human:dana": 1}}, "e2": {"agent_steps": {"human:dana": 4}}}
+    rows = compare(records, {t: {"level": "easy", "conflict": "T1"} for t in ("t1", "t2")}, controls)
+    assert [(r["controller"], r["episodes"]) for r in rows["controllers"]] == [("human:dana", 1), ("mixed", 1)]
+    mixed = rows["controllers"][1]
+    assert [(h["controller"], h["agent_steps"]) for h in mixed["holders"]] == [("model:x", 3), ("human:dana", 1)]
+
+
+def test_an_episode_with_a_control_summary_but_no_agent_step_belongs_to_its_agent():
+    records = [episode("model:x", "t1", passed=True, scores={"control": {"agent_steps": {}}}, id="e1")]
+    (row,) = compare(records, {"t1": {"level": "easy", "conflict": "T1"}})["controllers"]
+    assert row["controller"] == "model:x"
 
 
 def test_a_holder_with_a_single_step_keeps_its_share():
