@@ -393,3 +393,10 @@ def test_a_recorded_run_whose_finishing_writes_come_back_empty_handed_ends(tmp_p
     (record,) = in_time(lambda: asyncio.run(batch.run_batch(plan, store=store)), 60)
     assert record["status"] == "errored" and record["record_failed"] and record["passed"] is False
     assert "TypeError" in record["error"]
+
+
+def test_a_model_steered_only_by_rejections_is_a_mixed_row_with_no_holder_steps():
+    # a control summary is data: one with oversight alone (no agent_steps) is mixed all the same
+    records = [episode("model:x", "t1", passed=False, scores={"control": {"oversight": {"rejected": 2}}}, id="e1")]
+    (mixed,) = compare(records, {"t1": {"level": "easy", "conflict": "T1"}})["controllers"]
+    assert (mixed["controller"], mixed["stt_episodes"], mixed["holders"]) == ("mixed", 1, [])
