@@ -400,3 +400,39 @@ def test_a_model_steered_only_by_rejections_is_a_mixed_row_with_no_holder_steps(
     records = [episode("model:x", "t1", passed=False, scores={"control": {"oversight": {"rejected": 2}}}, id="e1")]
     (mixed,) = compare(records, {"t1": {"level": "easy", "conflict": "T1"}})["controllers"]
     assert (mixed["controller"], mixed["stt_episodes"], mixed["holders"]) == ("mixed", 1, [])
+
+
+# -- the low-quality stop that rule-scored stages raise ------------------------------------------
+
+
+def test_a_rule_scored_low_quality_stop_is_an_event_at_the_step_its_second_stage_closed():
+    import asyncio
+
+    from sttui.controllers.baselines import ReplayAgent, ScriptedUser
+    from sttui.core.actions import Say, ToolCall
+    from sttui.core.loader import load_task
+    from sttui.runner import run_episode
+    from tests.conftest import ROOT
+
+    loaded = load_task(ROOT / "tasks" / "stt" / "logistics" / "insulin-reefer-fault-st2-easy.yaml")
+    sol = loaded.task.solution
+    bad = ToolCall("get_shipment", {"shipment_id": "NOPE"})  # fails: an error flag
+    actions = [bad, bad, ToolCall(sol[0].tool, sol[0].args), bad]
+    actions += [ToolCall(s.tool, s.args) for s in sol[1:6]] + [Say(sol[6].say)]
+    events: list[Any] = []
+    result = asyncio.run(
+        run_episode(
+            loaded,
+            ReplayAgent("baseline:replay", actions),
+            ScriptedUser(),
+            early_stop=True,
+            low_quality=(2, 0.9),
+            on_event=events.append,
+        )
+    )
+    settled = [e.payload["step"] for e in events if e.type == "milestone_settled"]
+    signals = [e.payload for e in events if e.type == "stop_signal"]
+    assert settled == [3, 8] and result.review["stop"]["step"] == 8
+    assert [(s["signal"], s["step"], s["stages"]) for s in signals] == [
+        ("low_quality", 8, ["sees-fault", "insulin-delivered-cold"])
+    ]
