@@ -85,15 +85,14 @@ def alpha_interval(ratings: Ratings) -> list[float] | None:
     draws.set_state(("MT19937", np.array(state[:624], dtype=np.uint32), state[624]))
     values: list[float] = []
     block = max(1, min(ALPHA_ROUNDS, 250_000 // n))  # a few MB at a time, whatever the items
-    done = 0
-    while done < ALPHA_ROUNDS:
-        rounds = min(block, ALPHA_ROUNDS - done)
+    # a for over the blocks' starts, not a while on a count: no slip in the bounds can make it spin
+    for start in range(0, ALPHA_ROUNDS, block):
+        rounds = min(block, ALPHA_ROUNDS - start)
         picks = np.floor(draws.random_sample(rounds * n) * float(n)).astype(np.int64)
         picks += np.repeat(np.arange(rounds, dtype=np.int64) * n, n)  # (round, item) -> one index
         weights = np.bincount(picks, minlength=rounds * n).reshape(rounds, n).astype(float)
         o = (weights @ flat).reshape(rounds, len(DOMAIN), len(DOMAIN))
         values.extend(_ordinal_alpha(o))
-        done += rounds
     kept = [v for v in values if v is not None and not math.isnan(v)]
     if len(kept) < ALPHA_ROUNDS / 2:
         return None

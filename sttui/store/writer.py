@@ -142,17 +142,11 @@ class Writer:
                 jobs.append(self._jobs.get_nowait())
             stop = None in jobs
             work = [j for j in jobs if j is not None]
-            events: list[_Job] = []
-            for job in [*work, None]:
-                if job is not None and (job.event is not None or job.items is not None):
-                    if job.episode not in self.failed:
-                        events.append(job)
-                    continue
-                if events:  # the writes before a job are committed first, in order
-                    self._commit_events(events)
-                    events = []
-                if job is not None and job.fn is not None:
-                    self._attempt(job.fn, [job.episode])
+            try:
+                self._write(work)
+            except Exception as exc:  # a fault must fail these writes, not end the thread: flush and
+                # every waiter would then wait forever, and a run would hang instead of failing
+                self._fail([j.episode for j in work], f"{type(exc).__name__}: {exc}")
             if work:
                 self._maybe_sync()
                 self._finish(max(j.ticket for j in work))
@@ -162,6 +156,20 @@ class Writer:
                 self._jobs.task_done()
             if stop:
                 return
+
+    def _write(self, work: list[_Job]) -> None:
+        """The jobs taken together, in order: the writes before a function are committed first."""
+        events: list[_Job] = []
+        for job in [*work, None]:
+            if job is not None and (job.event is not None or job.items is not None):
+                if job.episode not in self.failed:
+                    events.append(job)
+                continue
+            if events:
+                self._commit_events(events)
+                events = []
+            if job is not None and job.fn is not None:
+                self._attempt(job.fn, [job.episode])
 
     def _commit_events(self, jobs: list[_Job]) -> None:
         """Commit events and episode writes waiting together in one transaction; when that can
@@ -175,7 +183,7 @@ class Writer:
                 continue
             assert job.items is not None
             try:
-                built = job.items()
+                built = list(job.items())  # (a builder that returns nothing fails here, not below)
             except Exception as exc:  # (reading the task file for its version, say)
                 self._fail([job.episode], f"{type(exc).__name__}: {exc}")
                 continue

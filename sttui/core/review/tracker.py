@@ -235,8 +235,9 @@ class Review:
 
     def _invalidate(self, changed: list[str] | None) -> None:
         """Forget the answers of rules that read a changed path, or a path inside or around one
-        (``_overlap``, tested by sets: a read path among the changed paths' prefixes, or a
-        changed path among the read paths' prefixes)."""
+        (a change at one path can change the value at another when they are equal or one lies
+        inside the other), tested by sets: a read path among the changed paths' prefixes, or a
+        changed path among the read paths' prefixes."""
         if changed is None:
             self._clean.clear()
             return
@@ -338,11 +339,6 @@ def _could_match(needs: tuple[str | None, frozenset[str] | None], action: Closed
     if kind is not None and action.kind != kind:
         return False
     return tools is None or action.tool in tools
-
-
-def _overlap(a: str, b: str) -> bool:
-    """Whether a change at one path can change the value at the other."""
-    return a == b or a.startswith(b + ".") or b.startswith(a + ".")
 
 
 def _prefixes(path: str) -> list[str]:
