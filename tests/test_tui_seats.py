@@ -219,3 +219,25 @@ async def test_the_user_seat_key_is_offered_on_stt_tasks_only(db):
 def _active(screen):
     """The bindings the footer shows now, with whether each is enabled."""
     return [(b.binding, b.enabled) for b in screen.active_bindings.values() if b.binding.show]
+
+
+async def test_the_sessions_table_pages_across_at_80x24(db):
+    """Ten columns do not fit 80: → pages two thirds of the width, as the explore tables do."""
+    import asyncio
+
+    from sttui.controllers.baselines import PlanAgent, ScriptedUser
+    from sttui.recording import run_recorded
+    from sttui.tui.widgets import WideTable
+
+    loaded = load_task(STT)
+    naive = PlanAgent("baseline:naive", loaded.task.naive_plan)
+    await asyncio.to_thread(lambda: asyncio.run(run_recorded(Store(db), loaded, naive, ScriptedUser())))
+    async with app_for(db).run_test(size=(80, 24)) as pilot:
+        home = pilot.app.screen
+        await pilot.press("f6")
+        await wait_for(pilot, lambda: bool(home.query("#sessions")) and home.sessions_table().row_count == 1)
+        table = home.sessions_table()
+        assert isinstance(table, WideTable) and table.has_focus and table.max_scroll_x > 0
+        await pilot.press("right")
+        await pilot.pause()
+        assert table.scroll_x == min(table.max_scroll_x, table._page())

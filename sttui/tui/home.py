@@ -23,6 +23,7 @@ from textual.widgets import ContentSwitcher, Footer, Header, Input, Static
 from sttui.core.problems import display_path
 from sttui.core.taxonomy import LEVELS
 from sttui.tui.safetable import DataTable
+from sttui.tui.widgets import WideTable
 
 if TYPE_CHECKING:
     from sttui.core.loader import LoadedTask
@@ -344,7 +345,7 @@ class HomeScreen(Screen[None]):
         found = self.query("#sessions")
         if found:
             return found.first(DataTable)
-        table: DataTable[str] = DataTable(id="sessions", cursor_type="row", zebra_stripes=True)
+        table: DataTable[str] = WideTable(id="sessions", cursor_type="row", zebra_stripes=True)  # ← → page across
         self.query_one("#tab-sessions", Vertical).mount(table, before=0)
         table.add_columns(*SESSION_COLUMNS)
         return table
