@@ -147,13 +147,24 @@ def _free_port() -> int:
 def test_inspect_eval_finds_the_tasks_by_entry_point_and_inspect_view_serves_the_log(tmp_path):
     """`inspect eval sttui/stt --model mockllm/model` through the entry point pyproject.toml
     declares (installed here as a bare dist-info), then `inspect view` on its log."""
+    from importlib.metadata import entry_points
+
     entry = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["entry-points"]["inspect_ai"]
-    dist = tmp_path / "site" / "sttui_entry-0.dist-info"
-    dist.mkdir(parents=True)
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: sttui-entry\nVersion: 0\n")
-    (dist / "entry_points.txt").write_text("[inspect_ai]\n" + "".join(f"{k} = {v}\n" for k, v in entry.items()))
+    (tmp_path / "site").mkdir()
+    if not any(e.name == "sttui" for e in entry_points(group="inspect_ai")):
+        # not installed with its entry points here (an install older than them): declare them
+        # as a bare dist-info; with both, Inspect finds the name twice and finds no task
+        dist = tmp_path / "site" / "sttui_entry-0.dist-info"
+        dist.mkdir()
+        (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: sttui-entry\nVersion: 0\n")
+        (dist / "entry_points.txt").write_text("[inspect_ai]\n" + "".join(f"{k} = {v}\n" for k, v in entry.items()))
     (tmp_path / "site" / "sitecustomize.py").write_text(TOKENIZER)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(tmp_path / "site")])}
+    # this tree's sttui through a link, not ROOT itself on the path: a sttui.egg-info that
+    # `pip install -e` leaves in ROOT would then shadow the installed distribution, whose
+    # editable-install record is what Inspect reads to name the tasks sttui/…
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "sttui").symlink_to(ROOT / "sttui", target_is_directory=True)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path / "src"), str(tmp_path / "site")])}
     inspect_bin = Path(sys.executable).parent / "inspect"
     logs = tmp_path / "logs"
     done = subprocess.run(

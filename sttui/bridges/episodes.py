@@ -187,6 +187,9 @@ class _AgentFromOutside:
         self.agent = _Named(agent_name)
         self.user = user
 
+    def __getitem__(self, seat: str) -> Any:
+        return self.agent if seat == "agent" else self.user
+
     async def ask(self, seat: str, view: Any) -> tuple[Any, Any]:
         if seat == "agent":
             return self.agent, await _Turn(view)
