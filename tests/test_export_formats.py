@@ -48,10 +48,18 @@ def recorded(tmp_path_factory):
     return db
 
 
+def hub_offline(monkeypatch) -> None:
+    """huggingface_hub reads HF_HUB_OFFLINE once, when first imported: in a worker where another
+    test (openenv-core, through gradio) imported it already, the variable alone comes too late."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    constants = pytest.importorskip("huggingface_hub.constants")
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+
+
 @pytest.fixture
 def offline_hf(tmp_path, monkeypatch):
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    hub_offline(monkeypatch)
     monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
     datasets = pytest.importorskip("datasets")
     return datasets
@@ -376,8 +384,7 @@ def test_push_to_hub_refuses_bad_input_and_reports_a_failed_upload_in_one_line(r
     assert out.exit_code == 2 and "use it with --format hf" in out.output
     out = cli(recorded, "export", "--all", "--format", "hf", "-o", tmp_path / "e.parquet", "--push-to-hub", "../x")
     assert out.exit_code == 2 and "expected a repository id such as user/name" in out.output
-    pytest.importorskip("huggingface_hub")
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # the real client, kept off the network
+    hub_offline(monkeypatch)  # the real client, kept off the network
     monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
     out = cli(recorded, "export", "--all", "--format", "hf", "-o", tmp_path / "e.parquet", "--push-to-hub", "lab/x")
     assert out.exit_code == 1 and "could not push to lab/x:" in out.output and "Traceback" not in out.output
