@@ -125,10 +125,15 @@ def _person(conn: Any, study_id: str, name: str | None, token: str | None, anony
     row = conn.execute(lock(query.where(PEOPLE.c.joined_as == name))).first()
     if row is not None:
         return row
-    free = query.where(PEOPLE.c.status == "open", PEOPLE.c.joined_as.is_(None)).order_by(PEOPLE.c.idx).limit(1)
-    if _pg(conn):
-        free = free.with_for_update(skip_locked=True)
-    row = conn.execute(free).first()
+    unbound = query.where(PEOPLE.c.status == "open", PEOPLE.c.joined_as.is_(None)).order_by(PEOPLE.c.idx).limit(1)
+    row = None
+    for _ in range(200 if _pg(conn) else 1):
+        row = conn.execute(unbound.with_for_update(skip_locked=True) if _pg(conn) else unbound).first()
+        # every open slot locked by joiners still deciding (one may yet give its slot back, as a
+        # second join under a taken name does): wait for them rather than call the study full
+        if row is not None or conn.execute(unbound).first() is None:
+            break
+        time.sleep(0.05)
     if row is None:
         total = len(conn.execute(select(PEOPLE.c.id).where(PEOPLE.c.study_id == study_id)).all())
         raise StudyProblem(f"study '{study_id}' is full: all {total} participant slots are taken")
