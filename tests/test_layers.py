@@ -1,4 +1,4 @@
-"""House rules of DESIGN.md: the headless layers never import textual or litellm."""
+"""House rules: the headless layers (core, store, annotate) never import textual or litellm."""
 
 from __future__ import annotations
 
