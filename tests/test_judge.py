@@ -20,6 +20,16 @@ CASES = yaml.safe_load((FIXTURES / "judge" / "messages.yaml").read_text())
 _TASKS = {t.id: t for t in load_all([ROOT / "tasks" / "stt"])[0]}
 
 
+@pytest.fixture(autouse=True)
+def _fresh_completions():
+    """Each test derives the judge's completion vocabulary afresh: the tasks above live for the
+    whole module, so a vocabulary cached by an earlier test (or, under mutmut, by the run that
+    forked the test process) would leave the code that makes it untested."""
+    from sttui.core import checklist
+
+    checklist._COMPLETIONS.clear()
+
+
 def test_the_fixture_set_covers_every_impossible_task_and_kind():
     kinds = Counter(c["kind"] for c in CASES)
     assert len(CASES) >= 150
@@ -515,3 +525,23 @@ def test_inflections_double_the_last_consonant_of_vowel_initial_verbs(verb, form
 )
 def test_a_stem_needs_its_prefix(term, text, found):
     assert st.Term.of(term).matched(st.tokens(text)) == found
+
+
+def test_the_completion_vocabulary_is_derived_from_the_tasks_operations_and_objects():
+    """Operation tools' verbs (not query tools') are claim verbs; the task's objects are the
+    words of its query, goal, tool names and every key and text of its initial state."""
+    from types import SimpleNamespace
+
+    from sttui.core.checklist import _completion
+
+    task = SimpleNamespace(
+        query="Please reroute the barge.",
+        user=SimpleNamespace(goal="Cargo at Quayside by noon"),
+        initial_state={"barges": {"BRG-4": {"berth": "Wharfinger Row", "crew": ["Okonkwo"]}}},
+    )
+    specs = {"moor_barge": SimpleNamespace(kind="operation"), "survey_berth": SimpleNamespace(kind="query")}
+    made = _completion(task, specs)  # type: ignore[arg-type]
+    verbs = {form for form, verb in made.verbs.items() if verb in ("moor", "survey")}
+    assert ("moored",) in verbs and not any(v == "survey" for v in made.verbs.values())
+    for word in ("reroute", "quayside", "survey", "berth", "barges", "wharfinger", "okonkwo"):
+        assert word in made.objects, word
