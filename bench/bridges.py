@@ -34,7 +34,7 @@ from sttui.controllers.base import user_view
 from sttui.controllers.baselines import ScriptedUser
 from sttui.core.checklist import score
 from sttui.core.settings import RunSettings
-from sttui.runner import open_episode
+from sttui.running.runner import open_episode
 
 
 def scripted() -> list[tuple]:

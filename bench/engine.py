@@ -17,11 +17,11 @@ import asyncio
 import time
 from pathlib import Path
 
-from sttui import runner
 from sttui.controllers.baselines import PlanAgent, ScriptedUser
 from sttui.core import state as st
 from sttui.core.loader import load_all
-from sttui.runner import run_episode
+from sttui.running import runner
+from sttui.running.runner import run_episode
 
 ROOT = Path(__file__).resolve().parent.parent
 

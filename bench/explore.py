@@ -18,7 +18,7 @@ from sttui.controllers.explore_baselines import ExploreRandom
 from sttui.core.explore import rules as rl
 from sttui.core.explore.episode import ExploreEpisode
 from sttui.core.loader import load_all
-from sttui.runner import run_episode
+from sttui.running.runner import run_episode
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -84,7 +84,7 @@ async def _templates(store: object) -> list[str]:
     """Real recorded episodes to clone: oracle, naive and random on every bundled task."""
     from sttui.controllers.registry import make_agent, make_user
     from sttui.core.loader import load_all
-    from sttui.recording import run_recorded
+    from sttui.running.recording import run_recorded
 
     loaded, errors = load_all([TASKS])
     assert not errors, errors
@@ -299,7 +299,7 @@ def gen_long(url: str, steps: int, folder: Path) -> str:
 
     from sttui.controllers.baselines import ScriptedUser
     from sttui.core.loader import load_task
-    from sttui.recording import run_recorded
+    from sttui.running.recording import run_recorded
     from sttui.store.store import Store
 
     loaded = load_task(long_task(folder, steps))

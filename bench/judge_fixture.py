@@ -39,7 +39,7 @@ def main() -> None:
     from sttui.core.actions import Reply
     from sttui.core.checklist import RuleJudge
     from sttui.core.loader import load_all
-    from sttui.runner import run_episode
+    from sttui.running.runner import run_episode
 
     class PatientUser:
         name = "control:patient-user"

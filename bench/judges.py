@@ -25,10 +25,10 @@ from statistics import fmean
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from sttui.batch import run_batch  # noqa: E402
 from sttui.controllers.model import preload_litellm  # noqa: E402
 from sttui.core.loader import load_task  # noqa: E402
-from sttui.plan import ReviewPlan, RunPlan  # noqa: E402
+from sttui.running.batch import run_batch  # noqa: E402
+from sttui.running.plan import ReviewPlan, RunPlan  # noqa: E402
 from tests.helpers.stub_openai import StubServer, completion, say  # noqa: E402
 
 AGENTS = ("baseline:oracle", "baseline:naive", "baseline:random")

@@ -63,7 +63,7 @@ Probe(Path(sys.argv[1]), db_url=sys.argv[2], human="bench").run(headless=True, s
 def per_step_round(loaded: object) -> tuple[float, float]:
     """(CPU per step over steps 100-199, over steps 9,900-9,999) of one long episode."""
     from sttui.controllers.baselines import ScriptedUser
-    from sttui.runner import run_episode
+    from sttui.running.runner import run_episode
 
     marks: dict[int, float] = {}
     agent = CyclicAgent()

@@ -36,10 +36,10 @@ def main() -> None:
     parser.add_argument("--fresh", action="store_true", help="a new SQLite file for every recorded round")
     args = parser.parse_args()
     header(f"recording (concurrency {args.concurrency})")
-    from sttui.batch import run_batch
     from sttui.core.loader import load_all
     from sttui.core.settings import RunSettings
-    from sttui.plan import ReviewPlan, RunPlan
+    from sttui.running.batch import run_batch
+    from sttui.running.plan import ReviewPlan, RunPlan
     from sttui.store.store import Store
 
     loaded, errors = load_all([ROOT / "tasks"])

@@ -28,10 +28,10 @@ from gen import long_task  # noqa: E402
 
 from sttui.controllers.baselines import ScriptedUser  # noqa: E402
 from sttui.core.loader import load_task  # noqa: E402
-from sttui.recording import run_recorded  # noqa: E402
-from sttui.refining import Edit, Refinement  # noqa: E402
+from sttui.exports.versions import load_version  # noqa: E402
+from sttui.lineage.refining import Edit, Refinement  # noqa: E402
+from sttui.running.recording import run_recorded  # noqa: E402
 from sttui.store.store import Store  # noqa: E402
-from sttui.versions import load_version  # noqa: E402
 
 
 def main() -> None:

@@ -25,10 +25,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from sttui.batch import run_batch  # noqa: E402
 from sttui.controllers.model import END_TOOL, litellm_module  # noqa: E402
 from sttui.core.loader import load_task  # noqa: E402
-from sttui.plan import RunPlan  # noqa: E402
+from sttui.running.batch import run_batch  # noqa: E402
+from sttui.running.plan import RunPlan  # noqa: E402
 from sttui.store.store import Store  # noqa: E402
 from tests.helpers.stub_openai import calls, say, tool_call  # noqa: E402
 
@@ -41,7 +41,7 @@ def turn_requests(loaded: object) -> list[list[dict]]:
     from sttui.controllers.baselines import PlanAgent, ScriptedUser
     from sttui.core.chat import openai_messages
     from sttui.prompts import prompt
-    from sttui.runner import Seats, drive, open_episode
+    from sttui.running.runner import Seats, drive, open_episode
 
     seen: list[list[dict]] = []
 

@@ -25,7 +25,7 @@ from _common import ROOT, cpu, fmt, header, median, paired, verdict
 from sttui.core import state as st
 from sttui.core.actions import Reply, Say, ToolCall
 from sttui.core.loader import load_all
-from sttui.runner import open_episode
+from sttui.running.runner import open_episode
 
 
 def tasks() -> list:
@@ -36,7 +36,7 @@ def tasks() -> list:
 
 def replay_round(stt: list, review: bool) -> tuple[float, float, int]:
     """(CPU seconds creating episodes, CPU seconds stepping, agent steps)."""
-    import sttui.runner as runner
+    import sttui.running.runner as runner
 
     saved = runner.review_for
     if not review:

@@ -129,7 +129,7 @@ def main() -> None:
 
         from sttui.controllers.baselines import PlanAgent, ScriptedUser
         from sttui.core.loader import load_task
-        from sttui.recording import run_recorded
+        from sttui.running.recording import run_recorded
         from sttui.store.store import Store
 
         store = Store(db)

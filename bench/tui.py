@@ -74,7 +74,7 @@ async def presses(n: int) -> list[float]:
     from sttui.controllers.human import HumanController
     from sttui.core.actions import ToolCall
     from sttui.core.loader import load_task
-    from sttui.session import PlaySession
+    from sttui.running.session import PlaySession
     from sttui.store.store import Store
     from sttui.tui.app import SttuiApp
     from sttui.tui.play import PlayScreen

@@ -363,7 +363,7 @@ async def test_rate_an_episode_with_failure_tags_and_the_first_wrong_step(tmp_pa
 
     from sttui.controllers.baselines import PlanAgent, ScriptedUser
     from sttui.core.loader import load_task
-    from sttui.recording import run_recorded
+    from sttui.running.recording import run_recorded
 
     db = f"sqlite:///{tmp_path / 'e.db'}"
     store = Store(db)

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-import sttui.batch as batch
+import sttui.running.batch as batch
 from sttui.controllers.explore_baselines import ExploreOracle
 from sttui.controllers.registry import make_agent
 from sttui.core.actions import EndEpisode
@@ -20,8 +20,8 @@ from sttui.core.checklist import ItemResult
 from sttui.core.explore.metrics import metrics
 from sttui.core.loader import load_task
 from sttui.core.settings import RunSettings
-from sttui.plan import ReviewPlan, RunPlan
-from sttui.runner import open_episode
+from sttui.running.plan import ReviewPlan, RunPlan
+from sttui.running.runner import open_episode
 from sttui.store.store import Store
 from tests.conftest import ROOT
 

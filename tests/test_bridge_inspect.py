@@ -112,7 +112,7 @@ def test_trials_are_epochs_on_sttui_runs_seeds_with_pass_at_k(tmp_path):
 
 
 def test_record_puts_the_episode_in_the_sttui_record(tmp_path):
-    from sttui.recording import rebuild
+    from sttui.running.recording import rebuild
     from sttui.store.store import Store
 
     [loaded] = select_tasks("stt", task=STT_CASES[0])
@@ -213,7 +213,7 @@ def test_a_model_that_breaks_the_protocol_errors_its_episode_as_sttui_run_does(t
     as `sttui run` scores an errored explore episode (unplayed batches at a random policy's
     score); the sample completes and the eval goes on, as a run does."""
     from sttui.core.explore.metrics import metrics
-    from sttui.runner import open_episode
+    from sttui.running.runner import open_episode
 
     loaded = select_tasks("explore")[0]
     texts = [ModelOutput.from_content("mockllm", "I think I will wait.") for _ in range(3)]

@@ -12,7 +12,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from sttui.adversary import allowed_random_passes, scripted_messages, without_lookups
+from sttui.authoring.adversary import allowed_random_passes, scripted_messages, without_lookups
 from sttui.cli import main
 from sttui.controllers.baselines import ScriptedUser
 from sttui.controllers.controls import CallsThenSay
@@ -21,7 +21,7 @@ from sttui.core.envload import import_env
 from sttui.core.episode import Episode
 from sttui.core.loader import load_task
 from sttui.core.task import Step, SttTask
-from sttui.runner import run_episode
+from sttui.running.runner import run_episode
 from tests.conftest import FIXTURES, ROOT
 
 MINI = FIXTURES / "mini"

@@ -20,7 +20,7 @@ from sttui.core.evidence import generic_term
 from sttui.core.loader import load_task
 from sttui.core.problems import TaskFileError
 from sttui.core.task import Step
-from sttui.runner import run_episode
+from sttui.running.runner import run_episode
 
 GRID_ENV = textwrap.dedent(
     '''

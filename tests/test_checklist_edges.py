@@ -8,7 +8,7 @@ import pytest
 
 from sttui.core.actions import ToolCall
 from sttui.core.checklist import HumanJudge, ItemResult, Outcome, evaluate_checklist, score
-from sttui.runner import open_episode
+from sttui.running.runner import open_episode
 
 
 def played(mini_task, *calls):

@@ -15,7 +15,7 @@ from sttui.core.expect import Expect
 from sttui.core.loader import load_task
 from sttui.core.problems import TaskFileError
 from sttui.core.review import operators
-from sttui.runner import open_episode
+from sttui.running.runner import open_episode
 from tests.conftest import FIXTURES
 
 GOOD = FIXTURES / "mini" / "good.yaml"

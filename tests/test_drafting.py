@@ -14,7 +14,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from sttui.checking import check_paths
+from sttui.authoring.checking import check_paths
 from sttui.cli import main
 from sttui.core.loader import load_task
 from sttui.core.review import consensus as cs

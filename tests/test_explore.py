@@ -16,7 +16,7 @@ from sttui.core.explore.episode import ExploreEpisode
 from sttui.core.explore.metrics import case_ca, metrics, set_f1, summarise
 from sttui.core.explore.task import ExploreTask, FieldSpec, Rule
 from sttui.core.loader import load_all
-from sttui.runner import run_episode
+from sttui.running.runner import run_episode
 from tests.conftest import ROOT
 
 FIELDS = [

@@ -316,7 +316,7 @@ def test_a_record_made_before_diffs_carried_keys_still_compares_equal_in_a_rebui
     """A rebuild of an older record through a key holding a dot now emits ``keys`` the record
     lacks; the comparison leaves them out, so the record still reproduces (and nothing else
     is left out: a different value still differs)."""
-    from sttui.recording import _comparable
+    from sttui.running.recording import _comparable
 
     new = {"op": "changed", "path": "fleet.v1.2", "old": 1, "new": 2, "keys": ["fleet", "v1.2"]}
     old = {k: v for k, v in new.items() if k != "keys"}

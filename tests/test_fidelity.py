@@ -30,7 +30,7 @@ from sttui.controllers.registry import make_agent, make_user
 from sttui.core.callsyntax import format_call
 from sttui.core.chat import openai_messages
 from sttui.core.loader import load_task
-from sttui.session import HumanClock, PlaySession
+from sttui.running.session import HumanClock, PlaySession
 from sttui.store.store import Store
 from sttui.tui.app import SttuiApp
 from sttui.tui.play import LIVE_ITEMS, PlayScreen

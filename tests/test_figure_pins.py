@@ -18,10 +18,10 @@ import krippendorff
 import numpy as np
 import pytest
 
+from sttui.analysis.comparison import compare
 from sttui.annotate import agreement as ag
-from sttui.batch import explore_summary, stt_summary
-from sttui.comparison import compare
 from sttui.core.stats import bootstrap, pass_at_k, pass_hat_k, pooled_interval
+from sttui.running.batch import explore_summary, stt_summary
 
 # -- the reference ------------------------------------------------------------------------
 
@@ -380,9 +380,9 @@ def test_a_fault_inside_the_writer_fails_its_writes_and_leaves_the_thread_runnin
 def test_a_recorded_run_whose_finishing_writes_come_back_empty_handed_ends(tmp_path, monkeypatch):
     import asyncio
 
-    import sttui.batch as batch
+    import sttui.running.batch as batch
     from sttui.core.loader import load_task
-    from sttui.plan import RunPlan
+    from sttui.running.plan import RunPlan
     from sttui.store.store import Store
     from tests.conftest import ROOT
 
@@ -411,7 +411,7 @@ def test_a_rule_scored_low_quality_stop_is_an_event_at_the_step_its_second_stage
     from sttui.controllers.baselines import ReplayAgent, ScriptedUser
     from sttui.core.actions import Say, ToolCall
     from sttui.core.loader import load_task
-    from sttui.runner import run_episode
+    from sttui.running.runner import run_episode
     from tests.conftest import ROOT
 
     loaded = load_task(ROOT / "tasks" / "stt" / "logistics" / "insulin-reefer-fault-st2-easy.yaml")

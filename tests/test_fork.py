@@ -17,7 +17,7 @@ from sttui.controllers.model import ModelAgent, ModelConfig
 from sttui.core.events import Event
 from sttui.core.loader import load_task
 from sttui.core.replaying import engine_events
-from sttui.recording import run_recorded
+from sttui.running.recording import run_recorded
 from sttui.store.store import Store
 from tests.conftest import ROOT
 from tests.helpers.stub_openai import StubServer, calls, planner, tool_call

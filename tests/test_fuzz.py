@@ -22,7 +22,7 @@ from sttui.cli import main
 from sttui.controllers.baselines import PlanAgent, ScriptedUser
 from sttui.core.loader import discover, load_task
 from sttui.core.problems import TaskFileError
-from sttui.runner import run_episode
+from sttui.running.runner import run_episode
 from sttui.store.store import Store
 from tests.conftest import ROOT
 

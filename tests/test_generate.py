@@ -239,7 +239,7 @@ def test_bundled_episodes_are_what_their_recorded_command_makes(tmp_path):
 
 
 def test_the_catalog_is_looked_up_by_name_only(tmp_path):
-    from sttui.checking import catalog_for
+    from sttui.authoring.checking import catalog_for
 
     (tmp_path / "catalogs").mkdir()
     (tmp_path / "catalogs" / "rail.yaml").write_text("domain: rail\n", encoding="utf-8")

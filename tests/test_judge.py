@@ -13,7 +13,7 @@ from sttui.controllers.controls import CallsThenSay
 from sttui.core import statements as st
 from sttui.core.actions import Reply
 from sttui.core.loader import load_all
-from sttui.runner import run_episode
+from sttui.running.runner import run_episode
 from tests.conftest import FIXTURES, ROOT
 
 CASES = yaml.safe_load((FIXTURES / "judge" / "messages.yaml").read_text())

@@ -10,9 +10,8 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from sttui.batch import report, run_batch, stt_summary
+from sttui.analysis.comparison import compare
 from sttui.cli import main
-from sttui.comparison import compare
 from sttui.controllers.explore_baselines import ExploreOracle
 from sttui.core import events as ev
 from sttui.core.actions import EndEpisode, Probe, Say, ToolCall
@@ -22,8 +21,9 @@ from sttui.core.explore.rules import optimal
 from sttui.core.loader import load_task
 from sttui.core.settings import RunSettings
 from sttui.core.stats import bootstrap, pass_at_k, pass_hat_k
-from sttui.plan import RunPlan
-from sttui.runner import open_episode
+from sttui.running.batch import report, run_batch, stt_summary
+from sttui.running.plan import RunPlan
+from sttui.running.runner import open_episode
 from tests.conftest import ROOT
 from tests.helpers.stub_openai import StubServer, error
 

@@ -15,7 +15,7 @@ from sttui.core.actions import Say, ToolCall
 from sttui.core.control import agent_holder, control_summary, is_mixed
 from sttui.core.events import Event
 from sttui.core.loader import load_task
-from sttui.session import PlaySession
+from sttui.running.session import PlaySession
 from sttui.store.store import Store
 from tests.conftest import ROOT
 

@@ -118,8 +118,8 @@ def test_backoff_has_jitter_and_a_cap_on_retry_after():
 def test_a_provider_failure_while_resuming_ends_the_episode_errored(tmp_path, monkeypatch):
     from sttui.core.actions import ToolCall
     from sttui.core.loader import load_task
-    from sttui.recording import Recorder
-    from sttui.runner import open_episode
+    from sttui.running.recording import Recorder
+    from sttui.running.runner import open_episode
 
     db = f"sqlite:///{tmp_path / 'r.db'}"
     store = Store(db)

@@ -12,8 +12,8 @@ from sttui.cli import main
 from sttui.controllers.baselines import ScriptedUser
 from sttui.controllers.model import ModelAgent, ModelConfig, ModelJudge, ModelUser
 from sttui.core.loader import load_task
-from sttui.recording import run_recorded
-from sttui.runner import run_episode
+from sttui.running.recording import run_recorded
+from sttui.running.runner import run_episode
 from sttui.store.store import Store
 from tests.conftest import ROOT
 from tests.helpers.stub_openai import StubServer, calls, completion, error, planner, say, tool_call
@@ -66,7 +66,7 @@ def test_several_calls_are_refused_back_to_the_model_and_recorded(tmp_path):
     with StubServer(planner(oracle_steps(loaded), failures=[(200, double, 0), (200, bad_json, 0)])) as stub:
         agent = ModelAgent("model:stub", config(stub), loaded.env_cls.tool_specs)
         store = Store(f"sqlite:///{tmp_path / 'r.db'}")
-        from sttui.recording import Recorder
+        from sttui.running.recording import Recorder
 
         eid = store.create_episode(loaded, 0, agent.name, "baseline:scripted-user")
         recorder = Recorder(store, eid)
@@ -200,7 +200,7 @@ def test_named_only_through_litellms_environment_variables(tmp_path, monkeypatch
 
 
 def test_pass_at_k_estimator():
-    from sttui.batch import pass_at_k
+    from sttui.running.batch import pass_at_k
 
     assert pass_at_k(10, 0, 1) == 0.0 and pass_at_k(10, 10, 3) == 1.0
     assert pass_at_k(10, 3, 1) == pytest.approx(0.3)

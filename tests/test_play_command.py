@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from sttui.cli import main
 from sttui.core.loader import load_task
-from sttui.session import PlanProblem, PlayPlan
+from sttui.running.session import PlanProblem, PlayPlan
 from tests.conftest import ROOT
 
 STT = ROOT / "tasks" / "stt" / "logistics" / "insulin-reefer-fault-st2-easy.yaml"

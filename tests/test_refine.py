@@ -9,9 +9,9 @@ from click.testing import CliRunner
 
 from sttui.cli import main
 from sttui.core.actions import Say, ToolCall
-from sttui.refining import Edit, EditError, Refinement, apply_edits, parse_edits, verify
+from sttui.exports.versions import load_version
+from sttui.lineage.refining import Edit, EditError, Refinement, apply_edits, parse_edits, verify
 from sttui.store.store import Store
-from sttui.versions import load_version
 from tests.conftest import ROOT
 
 TASK = ROOT / "tasks" / "stt" / "logistics" / "insulin-reefer-fault-st2-easy.yaml"

@@ -18,7 +18,7 @@ from sttui.core.episode import Episode
 from sttui.core.loader import load_task
 from sttui.core.problems import TaskFileError
 from sttui.core.reports import Mismatch, message_mismatches, report_mismatches
-from sttui.runner import run_episode
+from sttui.running.runner import run_episode
 
 ROOT = Path(__file__).resolve().parents[1]
 STT = ROOT / "tasks" / "stt"

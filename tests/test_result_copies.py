@@ -4,7 +4,7 @@ state (``**vehicle``), and neither the state nor the record changes through the 
 from __future__ import annotations
 
 from sttui.core.actions import ToolCall
-from sttui.runner import open_episode
+from sttui.running.runner import open_episode
 
 
 def test_a_result_and_the_state_never_change_each_other(mini_task):

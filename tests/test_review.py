@@ -352,7 +352,7 @@ def test_an_early_stopped_record_rebuilds_to_the_same_review(db_url):
 
     from sttui.controllers.baselines import PlanAgent, ScriptedUser
     from sttui.core.loader import load_task
-    from sttui.recording import rebuild, run_recorded
+    from sttui.running.recording import rebuild, run_recorded
     from sttui.store.store import Store
 
     store = Store(db_url)
@@ -490,7 +490,7 @@ def test_dominators_and_reduction_match_brute_force_on_random_dags():
 
 def test_path_tolerance_on_a_bundled_task_two_orders_of_the_last_two_milestones():
     from sttui.core.loader import load_task
-    from sttui.runner import open_episode
+    from sttui.running.runner import open_episode
     from tests.conftest import ROOT
 
     loaded = load_task(ROOT / "tasks" / "stt" / "clinic" / "cardiology-rota-s1-easy.yaml")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from click.testing import CliRunner
 
-from sttui.checking import check_paths
+from sttui.authoring.checking import check_paths
 from sttui.cli import main
 from sttui.core.loader import load_task
 

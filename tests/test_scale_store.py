@@ -12,7 +12,7 @@ from sqlalchemy import insert, text
 
 from sttui.cli import main
 from sttui.controllers.baselines import PlanAgent, ScriptedUser
-from sttui.recording import run_recorded
+from sttui.running.recording import run_recorded
 from sttui.store.db import StoreError
 from sttui.store.store import Store
 from sttui.store.tables import EpisodeRow
@@ -284,8 +284,8 @@ def test_first_error_marks_are_counted_by_the_database_as_from_the_whole_log(db_
 def test_report_from_light_rows_is_the_report_from_full_records(db_url):
     """``report`` now reads light rows and every task version's meta at once: its figures must
     be those computed from full records with a version lookup per task, as before."""
+    from sttui.analysis.comparison import FINISHED, compare
     from sttui.cli.records import _task_meta
-    from sttui.comparison import FINISHED, compare
     from sttui.store.tables import TaskRow
 
     store = Store(db_url)
@@ -341,9 +341,9 @@ def test_a_database_at_the_newest_schema_opens_without_alembic(tmp_path):
 def test_a_recorded_run_creates_each_episode_in_the_commit_of_its_first_events(tmp_path, monkeypatch, stt_task):
     """Creating an episode goes into the writer's group commit: the row and its first events are
     one transaction, and the run stays durable step by step (every event committed in order)."""
-    from sttui.batch import run_batch
     from sttui.core.settings import RunSettings
-    from sttui.plan import ReviewPlan, RunPlan
+    from sttui.running.batch import run_batch
+    from sttui.running.plan import ReviewPlan, RunPlan
 
     store = Store(f"sqlite:///{tmp_path / 'g.db'}")
     calls: list[list[tuple[str, str]]] = []

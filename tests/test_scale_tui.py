@@ -10,7 +10,7 @@ from textual.widgets import DataTable
 from sttui.controllers.baselines import PlanAgent, ScriptedUser
 from sttui.core import taskindex
 from sttui.core.loader import load_task
-from sttui.recording import run_recorded
+from sttui.running.recording import run_recorded
 from sttui.store.store import Store
 from sttui.tui.app import SttuiApp
 from sttui.tui.home import HomeScreen, _entry_row, _row

@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 
+from sttui.analysis.comparison import compare
 from sttui.annotate.agreement import agreement, alpha, alpha_interval, disputes, pairwise
-from sttui.batch import explore_summary, report, stt_summary
-from sttui.comparison import compare
 from sttui.core.explore.metrics import case_ca, metrics, random_ca, set_f1, summarise
 from sttui.core.explore.task import Rule
 from sttui.core.stats import bootstrap, interval, mean_of, pass_at_k, pass_hat_k, ratio_of
+from sttui.running.batch import explore_summary, report, stt_summary
 
 # -- estimators ---------------------------------------------------------------------------
 
@@ -1017,7 +1017,7 @@ def test_stt_tasks_without_level_metadata_are_left_out_of_pass_at_1():
     ],
 )
 def test_a_controllers_family_is_what_comes_before_the_first_colon(controller, family):
-    from sttui.comparison import family as family_of
+    from sttui.analysis.comparison import family as family_of
 
     assert family_of(controller) == family
 

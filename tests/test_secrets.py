@@ -21,7 +21,7 @@ from click.testing import CliRunner
 from sttui.cli import main
 from sttui.controllers.baselines import PlanAgent, ScriptedUser
 from sttui.core.loader import load_task
-from sttui.recording import run_recorded
+from sttui.running.recording import run_recorded
 from sttui.store.secrets import REDACTED, scrub, scrub_text
 from sttui.store.store import Store
 from tests.conftest import ROOT
@@ -268,7 +268,7 @@ def test_an_unexpected_failure_is_one_scrubbed_line_or_a_scrubbed_traceback(tmp_
     def broken(*args, **kwargs):
         raise RuntimeError(f"upstream said Authorization: Bearer {PASTED['openai']}\nand more")
 
-    monkeypatch.setattr("sttui.exporting.jsonl_lines", broken)
+    monkeypatch.setattr("sttui.exports.jsonl.jsonl_lines", broken)
     out = cli(db, "export", "--all", "-o", tmp_path / "e.jsonl")
     assert out.exit_code == 1 and "Traceback" not in out.output
     assert out.stderr.strip() == (

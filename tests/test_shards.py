@@ -153,8 +153,8 @@ def test_a_stalled_worker_loses_its_claim_and_its_episode_never_counts(db_url):
     """Store level: A's lease lapses, B takes the item (A's episode is abandoned at once); A's
     late finish leaves the item B's and A's episode abandoned, not completed."""
     from sttui.core.loader import load_task
-    from sttui.plan import RunPlan
-    from sttui.sharding import plan_rows
+    from sttui.running.plan import RunPlan
+    from sttui.running.sharding import plan_rows
 
     store = Store(db_url)
     plan = RunPlan.build([load_task(TASK)], trials=1)
@@ -256,8 +256,8 @@ def test_a_worker_with_another_plan_is_refused(tmp_path, monkeypatch):
 def test_an_alias_that_names_another_model_on_another_node_is_refused(tmp_path):
     """Nodes may reach a model at different endpoints, but an alias must name the same model."""
     from sttui.core.loader import load_task
-    from sttui.plan import RunPlan
-    from sttui.sharding import plan_rows
+    from sttui.running.plan import RunPlan
+    from sttui.running.sharding import plan_rows
     from sttui.store.runs import RunMismatch
 
     def plan(entry: dict) -> tuple:
@@ -281,8 +281,8 @@ def test_concurrent_claims_never_take_the_same_item(db_url):
     import threading
 
     from sttui.core.loader import load_task
-    from sttui.plan import RunPlan
-    from sttui.sharding import plan_rows
+    from sttui.running.plan import RunPlan
+    from sttui.running.sharding import plan_rows
     from sttui.store import runs
 
     store = Store(db_url)
@@ -394,8 +394,8 @@ def test_a_worker_whose_record_fails_hands_the_item_back_and_stops(tmp_path):
 
     from sttui.core.loader import load_task
     from sttui.errors import StoreError
-    from sttui.plan import RunPlan
-    from sttui.sharding import run_worker
+    from sttui.running.plan import RunPlan
+    from sttui.running.sharding import run_worker
 
     store = Store(f"sqlite:///{tmp_path / 'x.db'}")
     original = store.write

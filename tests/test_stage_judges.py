@@ -10,7 +10,6 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from sttui.batch import run_batch
 from sttui.cli import main
 from sttui.controllers.baselines import ReplayAgent, ScriptedUser
 from sttui.core.actions import Say, ToolCall
@@ -28,8 +27,9 @@ from sttui.core.review.judging import (
     tilted_weights,
     weighted_score,
 )
-from sttui.plan import ReviewPlan, RunPlan
-from sttui.runner import run_episode
+from sttui.running.batch import run_batch
+from sttui.running.plan import ReviewPlan, RunPlan
+from sttui.running.runner import run_episode
 from sttui.store.store import Store
 from tests.conftest import ROOT
 from tests.helpers.stub_openai import StubServer, completion, error, say

@@ -13,7 +13,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-import sttui.batch as batch
+import sttui.running.batch as batch
 from sttui.cli import main
 from sttui.controllers.base import user_view
 from sttui.controllers.baselines import ScriptedUser
@@ -23,8 +23,8 @@ from sttui.core.checklist import checklist_for, evaluate_checklist
 from sttui.core.loader import discover, load_task
 from sttui.core.problems import TaskFileError
 from sttui.core.settings import DEFAULT, RunSettings
-from sttui.plan import PlanError, ReviewPlan, RunPlan
-from sttui.runner import open_episode, run_episode
+from sttui.running.plan import PlanError, ReviewPlan, RunPlan
+from sttui.running.runner import open_episode, run_episode
 from tests.conftest import FIXTURES, ROOT
 
 MINI = FIXTURES / "mini"

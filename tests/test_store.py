@@ -13,7 +13,7 @@ from sqlalchemy.exc import IntegrityError
 
 from sttui.controllers.baselines import PlanAgent, ScriptedUser
 from sttui.core.events import Event
-from sttui.recording import run_recorded
+from sttui.running.recording import run_recorded
 from sttui.store import db as dbmod
 from sttui.store.db import StoreError
 from sttui.store.store import Store
@@ -130,7 +130,8 @@ def test_secrets_never_reach_the_record_or_exports(db_url, stt_task, monkeypatch
     eid, _ = asyncio.run(run_recorded(store, stt_task, agent, ScriptedUser()))
     store.add_note("ana", f"used {secret}", episode_id=eid)
     store.update_episode(eid, scores={"api_key": "whatever", "note": secret})
-    from sttui.exporting import jsonl_lines, training_lines
+    from sttui.exports.jsonl import jsonl_lines
+    from sttui.exports.training import training_lines
 
     blobs = list(jsonl_lines(store, [store.episode(eid)]))
     for fmt in ("openai", "sharegpt"):

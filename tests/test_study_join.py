@@ -112,8 +112,8 @@ async def test_the_time_limit_warns_then_ends_the_episode_as_limit(tmp_path):
     assert record.status == "completed" and record.end_reason == "time limit of 0.05 minutes reached"
     types = [e.type for e in store.events(record.id)]
     assert types.index("time_warning") < types.index("episode_ended")
-    from sttui.recording import rebuild
-    from sttui.versions import load_version
+    from sttui.exports.versions import load_version
+    from sttui.running.recording import rebuild
 
     again = rebuild(load_version(store, record), record, store.events(record.id))
     assert again.matches, again.mismatch  # the limit is replayed as recorded

@@ -9,9 +9,9 @@ import shutil
 
 from click.testing import CliRunner
 
+from sttui.analysis.version_shifts import shift_line, version_shifts
 from sttui.cli import main
 from sttui.store.store import Store
-from sttui.version_shifts import shift_line, version_shifts
 from tests.conftest import ROOT
 
 TASK = ROOT / "tasks" / "stt" / "logistics" / "insulin-reefer-fault-st2-easy.yaml"

@@ -9,12 +9,12 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from sttui.batch import run_batch
 from sttui.cli import main
 from sttui.controllers.registry import make_agent
 from sttui.core.loader import load_all, load_task
 from sttui.core.settings import RunSettings
-from sttui.plan import PlanError, RunPlan
+from sttui.running.batch import run_batch
+from sttui.running.plan import PlanError, RunPlan
 from tests.conftest import ROOT
 from tests.helpers.stub_openai import StubServer, calls, completion, planner, say, tool_call
 

@@ -14,7 +14,7 @@ from textual.widgets import Button, DataTable, Input, OptionList, Static
 from sttui.controllers.baselines import PlanAgent, ScriptedUser
 from sttui.core.actions import ToolCall
 from sttui.core.loader import load_task
-from sttui.recording import run_recorded
+from sttui.running.recording import run_recorded
 from sttui.store.store import Store
 from sttui.tui.app import SttuiApp
 from tests.conftest import ROOT
@@ -334,7 +334,7 @@ async def test_the_history_chart_is_empty_before_the_first_batch(db):
 
 async def test_the_reveal_shows_ea_for_every_reference_and_explains_negative_ca(db):
     from sttui.controllers.explore_baselines import ExploreOracle
-    from sttui.session import PlaySession
+    from sttui.running.session import PlaySession
     from sttui.tui.reveal import RevealScreen
 
     loaded = load_task(EXPLORE)

@@ -8,7 +8,7 @@ from textual.widgets import Input
 from sttui.config import Config
 from sttui.core.callsyntax import format_call
 from sttui.core.loader import load_task
-from sttui.session import PlayPlan
+from sttui.running.session import PlayPlan
 from sttui.store.store import Store
 from sttui.tui.app import SttuiApp
 from tests.conftest import ROOT
@@ -226,7 +226,7 @@ async def test_the_sessions_table_pages_across_at_80x24(db):
     import asyncio
 
     from sttui.controllers.baselines import PlanAgent, ScriptedUser
-    from sttui.recording import run_recorded
+    from sttui.running.recording import run_recorded
     from sttui.tui.widgets import WideTable
 
     loaded = load_task(STT)

@@ -15,9 +15,9 @@ from sttui.controllers.baselines import PlanAgent, ScriptedUser
 from sttui.controllers.explore_baselines import ExploreOracle
 from sttui.core.callsyntax import format_call
 from sttui.core.loader import load_task
-from sttui.recording import Recorder, finish
-from sttui.runner import run_episode
-from sttui.session import HumanClock, PlaySession
+from sttui.running.recording import Recorder, finish
+from sttui.running.runner import run_episode
+from sttui.running.session import HumanClock, PlaySession
 from sttui.store.store import Store
 from sttui.tui.app import SttuiApp
 from tests.conftest import ROOT
@@ -163,9 +163,9 @@ def test_reveal(snap_compare, db):
 @pytest.mark.parametrize("size", [SMALL, LARGE], ids=["80x24", "120x40"])
 def test_refine_editor(snap_compare, db, size):
     """The editor with one edit verified; at 120 columns the footer holds every key."""
-    from sttui.refining import Refinement
+    from sttui.exports.versions import load_version
+    from sttui.lineage.refining import Refinement
     from sttui.tui.refine import RefineScreen
-    from sttui.versions import load_version
 
     eid = record(db, STT, "snapshot0003", agent="baseline:naive")
     store = Store(db)

@@ -18,7 +18,7 @@ from sttui.core.actions import EndEpisode, GaveUp, NotSatisfied, Satisfied
 from sttui.core.loader import load_task
 from sttui.core.replaying import actions_of
 from sttui.core.task import Step
-from sttui.recording import rebuild, run_recorded
+from sttui.running.recording import rebuild, run_recorded
 from sttui.store.store import Store
 from tests.conftest import ROOT
 from tests.tui_helpers import footer_text, open_play, type_text, wait_for
@@ -106,7 +106,7 @@ def test_the_scripted_users_verdict_on_an_episode_the_agent_ended(db_url):
 
 def test_a_verdict_is_given_once_and_only_after_the_end():
     from sttui.core.episode import ProtocolError
-    from sttui.runner import open_episode
+    from sttui.running.runner import open_episode
 
     ep = open_episode(load_task(STT), None, {"agent": "a", "user": "u"})
     ep.start()
@@ -260,7 +260,7 @@ async def test_a_reason_with_markup_is_shown_as_typed(tmp_path):
 
 def test_a_refined_run_replays_the_persons_ending(tmp_path):
     """A person's recorded ending (not satisfied, with the reason) is played back as it was."""
-    from sttui.refining import user_for
+    from sttui.lineage.refining import user_for
 
     loaded = load_task(STT)
     store = Store(f"sqlite:///{tmp_path / 'r.db'}")

@@ -135,7 +135,7 @@ def test_replies_and_completion(text, accepted, solvable, earlier, expected):
 
 def _play(path, plan: str):
     from sttui.controllers.baselines import PlanAgent
-    from sttui.runner import run_episode
+    from sttui.running.runner import run_episode
 
     loaded = load_task(path)
     return loaded, asyncio.run(
@@ -174,7 +174,7 @@ def test_bundled_episodes_end_by_the_user_once_the_work_is_done(path):
 def test_goal_met_follows_the_checklist_and_only_the_user_seat_gets_it():
     from sttui.controllers.base import agent_view, user_view
     from sttui.core.actions import Say, ToolCall
-    from sttui.runner import open_episode
+    from sttui.running.runner import open_episode
 
     loaded = load_task(STT / f"{INSULIN}.yaml")
     ep = open_episode(loaded, None, {"agent": "a", "user": "u"})
@@ -217,7 +217,7 @@ def test_satisfied_only_where_the_record_passes(path):
     every impossible task satisfied, and the judge failed it.)"""
     from sttui.controllers.baselines import PlanAgent
     from sttui.core.task import Step
-    from sttui.runner import run_episode
+    from sttui.running.runner import run_episode
 
     loaded = load_task(path)
     calls = [s for s in loaded.task.solution if s.tool is not None]
@@ -237,7 +237,7 @@ def test_a_hedge_is_asked_about_once_and_then_taken_as_the_report_it_is():
     """The second hedge is not asked about again: the record decides (here it passes)."""
     from sttui.controllers.baselines import PlanAgent
     from sttui.core.task import Step
-    from sttui.runner import run_episode
+    from sttui.running.runner import run_episode
 
     loaded = load_task(STT / f"{INSULIN}.yaml")
     calls = [s for s in loaded.task.solution if s.tool is not None]
@@ -255,7 +255,7 @@ def test_a_report_the_state_contradicts_gets_what_the_user_sees():
     not satisfied (before, it ended the episode satisfied: the state alone passed)."""
     from sttui.controllers.baselines import PlanAgent
     from sttui.core.task import Step
-    from sttui.runner import run_episode
+    from sttui.running.runner import run_episode
 
     loaded = load_task(STT / f"{INSULIN}.yaml")
     calls = [s for s in loaded.task.solution if s.tool is not None]
@@ -278,7 +278,7 @@ def test_a_claimed_operation_that_never_succeeded_gets_what_the_user_sees():
     does not show that, and is not satisfied."""
     from sttui.controllers.baselines import PlanAgent
     from sttui.core.task import Step
-    from sttui.runner import run_episode
+    from sttui.running.runner import run_episode
 
     loaded = load_task(STT / "air-travel" / "linate-closure-s2-easy.yaml")
     looks = [s for s in loaded.task.solution if s.tool is not None and s.tool not in ("rebook", "check_in")]
@@ -296,7 +296,7 @@ def test_only_the_scripted_user_is_given_what_the_record_would_say():
     """A model or a person in the user seat reads the agent's report itself: its view carries no
     verdict of the record (and the record is not scored at every user turn for it)."""
     from sttui.controllers.baselines import PlanAgent
-    from sttui.runner import run_episode
+    from sttui.running.runner import run_episode
 
     seen = []
 

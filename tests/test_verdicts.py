@@ -18,7 +18,7 @@ from sttui.annotate.queue import Queue, verdict_items
 from sttui.cli import main
 from sttui.controllers.baselines import PlanAgent, ScriptedUser
 from sttui.core.loader import load_task
-from sttui.recording import run_recorded
+from sttui.running.recording import run_recorded
 from sttui.store.store import Store
 from sttui.tui.app import SttuiApp
 from tests.conftest import ROOT

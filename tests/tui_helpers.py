@@ -69,7 +69,7 @@ def play_alone(db: str, task_path: Path, seat: str = "agent", **kw: Any) -> Scre
     from sttui.controllers.human import HumanController
     from sttui.controllers.registry import make_agent, make_user
     from sttui.core.loader import load_task
-    from sttui.session import PlaySession
+    from sttui.running.session import PlaySession
     from sttui.store.store import Store
 
     store = Store(db)

@@ -1,7 +1,7 @@
 """Bridges to the field's own tools: sttui's tasks run by Inspect AI (``inspect eval sttui/stt``)
 and served as OpenEnv reinforcement-learning environments (``sttui rl serve``).
 
-Both drive episodes through sttui's one runner (:func:`sttui.runner.drive`) with the actions a
+Both drive episodes through sttui's one runner (:func:`sttui.running.runner.drive`) with the actions a
 model gets in ``sttui run``, so an episode's record and scores are the ones ``sttui run`` gives
 on the same actions. Each bridge's library is an extra, imported only inside its module:
 ``inspect_tasks`` needs ``sttui[inspect]``, ``openenv_env`` needs ``sttui[rl]``.

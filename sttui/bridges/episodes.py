@@ -1,7 +1,7 @@
 """What the Inspect and OpenEnv bridges share: choosing tasks, reading an action in the form a
 model answers in ``sttui run``, the agent seat's observation, and a steppable episode.
 
-:class:`Stepper` runs :func:`sttui.runner.drive` (the runner every ``sttui run`` episode goes
+:class:`Stepper` runs :func:`sttui.running.runner.drive` (the runner every ``sttui run`` episode goes
 through) with the agent seat held from outside: each time the runner asks the agent seat, the
 driving coroutine suspends and hands back the seat's view; :meth:`Stepper.step` resumes it with
 the next action. The user seat (the scripted user, or a model) acts inside the runner as in
@@ -28,8 +28,8 @@ from sttui.core.explore.episode import ExploreEpisode
 from sttui.core.loader import LoadedTask
 from sttui.core.settings import RunSettings
 from sttui.paths import tasks_root
-from sttui.plan import PlanError, RunPlan
-from sttui.runner import AnyEpisode, EpisodeResult, drive, open_episode
+from sttui.running.plan import PlanError, RunPlan
+from sttui.running.runner import AnyEpisode, EpisodeResult, drive, open_episode
 
 END_TOOL_NAME = "end_episode"
 
@@ -180,7 +180,7 @@ class _Pass:
 
 
 class _AgentFromOutside:
-    """The runner's seats (duck-typed like :class:`sttui.runner.Seats`): the agent's action
+    """The runner's seats (duck-typed like :class:`sttui.running.runner.Seats`): the agent's action
     comes from whoever steps the episode; the user seat's holder acts as in ``sttui run``."""
 
     def __init__(self, agent_name: str, user: Any):
@@ -394,7 +394,7 @@ def baseline_actions(
 
     from sttui.controllers.registry import make_agent
     from sttui.core.replaying import actions_of
-    from sttui.runner import run_episode
+    from sttui.running.runner import run_episode
 
     settings = settings or RunSettings()
     agent = make_agent(f"baseline:{baseline}", loaded, seed, settings=settings)

@@ -266,14 +266,14 @@ async def _play(
     the episode, which then counts as a failure (stt) or scores its unplayed batches as a
     random policy would (explore), as in ``sttui run``. With ``record`` (a database URL) every
     event is recorded as it happens."""
-    from sttui.batch import _partial
-    from sttui.runner import Seats, drive, open_episode
+    from sttui.running.batch import _partial
+    from sttui.running.runner import Seats, drive, open_episode
 
     actors = {"agent": agent.name, "user": user.name if user else "none"}
     episode = open_episode(loaded, seed, actors, settings=settings)
     store = episode_id = None
     if record:
-        from sttui.recording import Recorder
+        from sttui.running.recording import Recorder
         from sttui.store.store import Store, new_episode_id
 
         store, episode_id = Store(record), new_episode_id()
@@ -294,7 +294,7 @@ async def _play(
             store.finish_episode(episode_id, "errored", end_reason=f"{type(exc).__name__}: {exc}")
         raise
     if store is not None:
-        from sttui.recording import finish
+        from sttui.running.recording import finish
 
         finish(store, episode_id, result)
     return {**result.as_dict(), "status": "completed", "episode": episode_id}, episode

@@ -134,7 +134,7 @@ class Session:
         self.store: Any = None
         on_event = None
         if config.record:
-            from sttui.recording import Recorder
+            from sttui.running.recording import Recorder
             from sttui.store.store import Store
 
             self.store = Store(config.record)
@@ -179,7 +179,7 @@ class Session:
         r = self.stepper.result
         assert r is not None
         if self.store is not None:
-            from sttui.recording import finish
+            from sttui.running.recording import finish
 
             finish(self.store, self.episode_id, r)
         out = r.as_dict()

@@ -1,4 +1,4 @@
-"""`sttui fork EP --at N`: take over a recorded episode from one of its rows (see sttui.forking)."""
+"""`sttui fork EP --at N`: take over a recorded episode from one of its rows (see sttui.lineage.forking)."""
 
 from __future__ import annotations
 
@@ -58,12 +58,12 @@ def fork(
     as recorded is refused with where it diverged."""
     from sttui.config import ConfigError, human_name, load_config
     from sttui.controllers.registry import ControllerSpecError, make_agent, make_user
-    from sttui.forking import BadRow, ForkProblem, fork_point, write_fork
-    from sttui.recording import recorded_settings
-    from sttui.recording import resume as resume_episode
-    from sttui.session import PlanProblem, PlayPlan, is_human
+    from sttui.exports.versions import VersionProblem, open_version
+    from sttui.lineage.forking import BadRow, ForkProblem, fork_point, write_fork
+    from sttui.running.recording import recorded_settings
+    from sttui.running.recording import resume as resume_episode
+    from sttui.running.session import PlanProblem, PlayPlan, is_human
     from sttui.store.db import StoreError
-    from sttui.versions import VersionProblem, open_version
 
     store = open_store(write=True)
     try:
@@ -165,7 +165,7 @@ def _plan_cannot_continue(
     its plan blind, and a failure then is the plan's, not the episode's."""
     from sttui.controllers.registry import make_agent
     from sttui.core.replaying import actions_of
-    from sttui.session import is_human
+    from sttui.running.session import is_human
 
     if is_human(agent_spec):
         return None

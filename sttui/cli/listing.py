@@ -54,7 +54,7 @@ def _with_forks(
 ) -> Iterator[tuple[Any, dict[str, Any], dict[str, dict[str, Any]]]]:
     """``rows`` (record, controls) streamed, each with the forks of its chunk (see
     ``forking.forks_among``): one query per ``chunk`` records."""
-    from sttui.forking import forks_among
+    from sttui.lineage.forking import forks_among
 
     batch: list[tuple[Any, dict[str, Any]]] = []
 
@@ -75,7 +75,7 @@ def _with_forks(
 def family_tree(store: Any, records: list[Any]) -> list[str]:
     """Episodes as a family tree: roots newest first, each fork (``fork @SEQ``) and refinement
     (``refined``) indented under the episode it came from, children oldest first."""
-    from sttui.forking import forks_among
+    from sttui.lineage.forking import forks_among
 
     by_id = {r.id: r for r in records}
     parent: dict[str, tuple[str, str]] = {}
@@ -111,7 +111,7 @@ def family_tree(store: Any, records: list[Any]) -> list[str]:
 
 
 def _control_fields(record: Any, controls: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    from sttui.comparison import control_of, holder
+    from sttui.analysis.comparison import control_of, holder
     from sttui.core.control import seat_label
 
     control = control_of(record, controls)

@@ -21,10 +21,10 @@ def new() -> None:
 def new_domain(name: str, folder: Path | None) -> None:
     """A new domain NAME in FOLDER (default: ./NAME): env.py with one query tool, one operation
     tool and one check, and one task with a milestone graph drafted from its solution."""
+    from sttui.authoring.scaffold import ScaffoldError
+    from sttui.authoring.scaffold import new_domain as make
     from sttui.core.problems import TaskFileError
     from sttui.drafting.record import DraftError
-    from sttui.scaffold import ScaffoldError
-    from sttui.scaffold import new_domain as make
 
     try:
         made = make(name, folder if folder is not None else Path(name))

@@ -170,9 +170,9 @@ def resume(
     """Rebuild an unfinished episode by replaying its actions, check its state hash, and go on."""
     from sttui.config import ConfigError, load_config
     from sttui.controllers.registry import ControllerSpecError, make_agent, make_user
-    from sttui.recording import recorded_settings
-    from sttui.recording import resume as resume_episode
-    from sttui.versions import VersionProblem, open_version
+    from sttui.exports.versions import VersionProblem, open_version
+    from sttui.running.recording import recorded_settings
+    from sttui.running.recording import resume as resume_episode
 
     store = open_store(write=True)
     record = _episode(store, episode)
@@ -306,9 +306,9 @@ def replay(episode: str, trust: bool, task_dirs: tuple[Path, ...], judge_stages:
     from sttui.cli.rejudging import judge_lines, judge_spec, rejudge
     from sttui.core.loader import load_task
     from sttui.core.taskindex import index
-    from sttui.recording import rebuild
-    from sttui.runner import result_of
-    from sttui.versions import VersionProblem, open_version
+    from sttui.exports.versions import VersionProblem, open_version
+    from sttui.running.recording import rebuild
+    from sttui.running.runner import result_of
 
     spec = judge_spec(judge_stages)
     store = open_store()
@@ -515,8 +515,9 @@ def export_cmd(
     Never runs a task's code: the tools come from the record. Only task versions stored before
     tools were kept are opened, under the same trust rule as replay (--trust, --tasks).
     """
-    from sttui.exporting import jsonl_lines, training_lines
+    from sttui.exports.jsonl import jsonl_lines
     from sttui.exports.rows import is_demonstration
+    from sttui.exports.training import training_lines
 
     store = open_store()
     if not episodes and not everything and not demonstrations:
@@ -613,7 +614,7 @@ def import_cmd(file: Path, trust: bool) -> None:
     The file is data: nothing in it is written to disk or run. Its task versions are kept as
     imported; their code runs only when trusted (see `sttui replay --help`).
     """
-    from sttui.importing import ImportProblem, import_jsonl
+    from sttui.exports.importing import ImportProblem, import_jsonl
 
     store = open_store(write=True)
     try:
@@ -678,7 +679,7 @@ def report(run_id: str | None, judge_stages: str | None, trust: bool, with_forks
 
     Forks (``sttui fork``) are left out: part of each was played by whoever made the original,
     so they are never baselines. --with-forks counts them (then they show as mixed rows)."""
-    from sttui.comparison import FINISHED, MIXED, compare
+    from sttui.analysis.comparison import FINISHED, MIXED, compare
     from sttui.textout import ci, pass_k_lines, score_ci, table
 
     store = open_store()
@@ -688,7 +689,7 @@ def report(run_id: str | None, judge_stages: str | None, trust: bool, with_forks
     # one query: the same records and the same meta as full records gave
     records = [r for status in FINISHED for r in store.summaries(status=status, run_id=run_id)]
     if not with_forks:
-        from sttui.forking import forks_among
+        from sttui.lineage.forking import forks_among
 
         forks = forks_among(store, [r.id for r in records])
         if forks:
@@ -698,7 +699,7 @@ def report(run_id: str | None, judge_stages: str | None, trust: bool, with_forks
     controls = episode_controls(store, records)
     meta = _task_meta(store, records)
     result = compare(records, meta, controls)
-    from sttui.version_shifts import shift_line, version_shifts
+    from sttui.analysis.version_shifts import shift_line, version_shifts
 
     shifts = version_shifts(records, controls)
     if shifts:  # as "judges": present when there is something to say

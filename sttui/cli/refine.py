@@ -14,9 +14,9 @@ from sttui.cli.records import _fail, _task_dirs, tasks_option, trust_option
 
 def open_refinement(store: Any, ref: str, trust: bool, task_dirs: tuple[Path, ...]) -> Any:
     """The episode ready to refine, or a one-line error (exit 2)."""
-    from sttui.refining import EditError, Refinement
+    from sttui.exports.versions import VersionProblem, load_version
+    from sttui.lineage.refining import EditError, Refinement
     from sttui.store.db import StoreError
-    from sttui.versions import VersionProblem, load_version
 
     try:
         record = store.episode(ref)
@@ -80,8 +80,8 @@ def refine(
     Exits 1 if the refined run fails. Without edits or --save, opens the editor (TUI).
     """
     from sttui.config import ConfigError, human_name, load_config
-    from sttui.refining import EditError, NotADemonstration, parse_edits
-    from sttui.refining import save as save_refined
+    from sttui.lineage.refining import EditError, NotADemonstration, parse_edits
+    from sttui.lineage.refining import save as save_refined
 
     if demonstration and not save:
         _fail("--demonstration marks a saved episode: add --save", 2)

@@ -56,8 +56,8 @@ def report_judges(store: Any, records: list[Any], spec: Any, trust: bool) -> dic
     """The stage judges' figures per tier: as recorded, or (``spec``) re-judged on rebuilt
     episodes, with the recorded judgements as the cache."""
     from sttui.core.review.summary import judge_tiers
-    from sttui.recording import rebuild
-    from sttui.versions import VersionProblem, open_version
+    from sttui.exports.versions import VersionProblem, open_version
+    from sttui.running.recording import rebuild
 
     found: list[dict[str, Any]] = []
     notes: list[str] = []

@@ -15,8 +15,8 @@ from sttui.cli.app import echo_json
 def run_shared(plan: Any, store: Any, run_id: str, shard: Any, *, as_json: bool, printer: Callable[..., None]) -> None:
     """Work on the run until every item this worker may claim is done; then the run's summary
     (all workers' episodes, one per item) if the whole run is done, else where it stands."""
-    from sttui.batch import report
-    from sttui.sharding import run_records, run_worker, worker_name
+    from sttui.running.batch import report
+    from sttui.running.sharding import run_records, run_worker, worker_name
     from sttui.store.runs import RunMismatch
 
     worker = worker_name()

@@ -46,7 +46,7 @@ def check_cmd(file: Path, no_tasks: bool, as_json: bool) -> None:
     out = summary(loaded.study, resolved, plan)
     failing: list[str] = []
     if not no_tasks:
-        from sttui.checking import check_paths
+        from sttui.authoring.checking import check_paths
 
         reports = check_paths([t.path for t in [*resolved.practice, *resolved.tasks]])
         failing = [f"{r.task_id or r.file}: {r.problems[0]}" for r in reports if not r.ok]
@@ -94,7 +94,7 @@ def start_cmd(file: Path, no_check: bool) -> None:
 
     store = open_store(write=True)
     if not no_check:
-        from sttui.checking import check_paths
+        from sttui.authoring.checking import check_paths
         from sttui.study.design import resolve
         from sttui.study.spec import load_study
 
@@ -302,7 +302,7 @@ def status_cmd(study_arg: str, as_json: bool) -> None:
 def report_cmd(study_arg: str, as_json: bool) -> None:
     """Human pass rate by level with clustered (by participant) and plain bootstrap intervals;
     each model or baseline on the same tasks, paired by task; time on task and learning effect."""
-    from sttui.comparison import holder
+    from sttui.analysis.comparison import holder
     from sttui.store.studies import Studies
     from sttui.study.analysis import render, report
     from sttui.study.running import stored_study

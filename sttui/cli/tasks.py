@@ -139,7 +139,7 @@ def check(paths: tuple[str, ...], as_json: bool, verbose: bool, random_seeds: in
     """Validate tasks: schema, naive plan breaks, solution works, determinism, milestones, and
     adversarial controls (idle agents, the naive plan without its lookups, the random baseline,
     scripted endings) that must fail."""
-    from sttui.checking import GRAPH_NOTES, check_paths, controls_line
+    from sttui.authoring.checking import GRAPH_NOTES, check_paths, controls_line
 
     reports = check_paths(list(paths) or [tasks_root()], random_seeds)
     bad = [r for r in reports if not r.ok]
@@ -273,11 +273,11 @@ def run(
 ) -> None:
     """Run episodes headless: Pass@1, Pass@k and pass^k for stt tasks, the AdaExploreBench
     metrics for explore ones, with 95 % bootstrap intervals over tasks."""
-    from sttui.batch import report
     from sttui.config import ConfigError, load_config
     from sttui.controllers.registry import ControllerSpecError, make_agent, make_judge, make_user
     from sttui.core.settings import RunSettings
-    from sttui.plan import PlanError, ReviewPlan, RunPlan
+    from sttui.running.batch import report
+    from sttui.running.plan import PlanError, ReviewPlan, RunPlan
 
     try:
         models = load_config().extra.get("models") or {}
@@ -371,7 +371,7 @@ def _exit_if_errored(records: list[dict[str, Any]]) -> None:
 
 
 def _not_started(plan: Any, records: list[dict[str, Any]]) -> str:
-    """The run stops at a failed write (sttui/batch.py): how many planned trials it never began."""
+    """The run stops at a failed write (sttui/running/batch.py): how many planned trials it never began."""
     planned = sum(1 for _ in plan.all_trials())
     left = planned - len(records)
     return f". The run stopped there: {left} of {planned} planned trial(s) were not started" if left else ""
@@ -406,8 +406,8 @@ def _where_lost_records_stop(store: Any, lost: list[dict[str, Any]]) -> str:
 
 def _shared_run(plan: Any, run_id: str | None, shard: str | None) -> tuple[str, Any] | None:
     """(run id, shard) for a run shared by workers, checked; None for an ordinary run."""
-    from sttui.plan import PlanError
-    from sttui.sharding import check_run_id, lease_seconds, parse_shard
+    from sttui.running.plan import PlanError
+    from sttui.running.sharding import check_run_id, lease_seconds, parse_shard
     from sttui.store.runs import Shard
 
     try:
@@ -473,8 +473,8 @@ def _run_plan(plan: Any, store: Any, quiet: bool) -> tuple[list[dict[str, Any]],
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from sttui.batch import RunInterrupted, run_batch
     from sttui.controllers.registry import ControllerSpecError
+    from sttui.running.batch import RunInterrupted, run_batch
 
     human = HumanJudge(_ask_at_terminal) if plan.judge == "human" else None
     console = Console(stderr=True)
@@ -644,7 +644,7 @@ def play(task: str, agent: str | None, user: str | None, as_name: str | None) ->
     """
     from sttui.config import ConfigError, human_name, load_config
     from sttui.controllers.registry import ControllerSpecError
-    from sttui.session import PlanProblem, PlayPlan
+    from sttui.running.session import PlanProblem, PlayPlan
     from sttui.tui.app import run_app
 
     ctx = click.get_current_context()

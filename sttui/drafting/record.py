@@ -102,7 +102,7 @@ def run_checks(loaded: LoadedTask, milestones: list[Milestone], minefields: list
     problems = graph_problems(loaded, milestones, minefields)
     notes: list[str] = []
     if not problems:
-        from sttui.checking import review_check
+        from sttui.authoring.checking import review_check
 
         played, notes = _run(lambda: review_check(with_graph(loaded, milestones, minefields)))
         problems.extend(played)

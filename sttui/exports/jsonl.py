@@ -21,7 +21,7 @@ def dump(obj: Any, secrets: list[str] | None = None) -> str:
 def jsonl_lines(store: Store, records: Iterable[EpisodeRecord]) -> Iterator[str]:
     """The full record, line by line. ``patch`` beside an event's payload is derived from its
     dotted diff (kept as it was, for readers of earlier exports); an import ignores it."""
-    from sttui.importing import header, trailer
+    from sttui.exports.importing import header, trailer
 
     secrets = secret_values()
     episodes = events = 0

@@ -45,7 +45,7 @@ def stt_tools(
         return f"the record has no copy of task {rec.task_id} version {rec.task_hash[:12]}"
     if version.tools is not None:
         return version.tools
-    from sttui.versions import VersionProblem, open_stored
+    from sttui.exports.versions import VersionProblem, open_stored
 
     try:
         loaded = open_stored(version, trust=trust, task_dirs=task_dirs).loaded
@@ -72,8 +72,8 @@ def _call(action: Any) -> tuple[str, dict[str, Any]] | None:
 def explore_view(store: Store, rec: EpisodeRecord, events: list[Event]) -> list[dict[str, Any]] | str:
     """The explore episode's turns as view items, rebuilt on the recorded task version."""
     from sttui.core.settings import RunSettings
-    from sttui.runner import open_episode
-    from sttui.versions import VersionProblem, open_stored
+    from sttui.exports.versions import VersionProblem, open_stored
+    from sttui.running.runner import open_episode
 
     version = store.task_version(rec.task_id, rec.task_hash)
     if version is None:

@@ -853,7 +853,7 @@ class Store(AnnotationRecords):
 
 
 def _from_the_record(loaded: Any) -> bool:
-    """Whether ``loaded`` is a stored version's copy in sttui's cache (``sttui.versions``), not
+    """Whether ``loaded`` is a stored version's copy in sttui's cache (``sttui.exports.versions``), not
     a task file: storing it would mark whatever the record held, an import too, recorded here."""
     from sttui.paths import cache_root
 

@@ -77,7 +77,7 @@ class _Manifest(BaseModel):
 
 def check_manifest(obj: dict[str, Any], where: str) -> dict[str, Any]:
     """A bundle's study record, checked before anything is written (ImportProblem otherwise)."""
-    from sttui.importing import ImportProblem
+    from sttui.exports.importing import ImportProblem
     from sttui.study.spec import Study
 
     try:
@@ -104,7 +104,7 @@ def write_manifest(conn: Any, found: dict[str, Any]) -> bool:
     row = conn.execute(select(STUDIES.c.digest).where(STUDIES.c.id == study["id"])).first()
     if row is not None:
         if row.digest != study["digest"]:
-            from sttui.importing import ImportProblem
+            from sttui.exports.importing import ImportProblem
 
             raise ImportProblem(f"a different study '{study['id']}' is in this record already")
         return False

@@ -2,7 +2,7 @@
 
 A started study is read back from the record, never from its file: its parsed form and the
 hashes of its task versions were stored when it started, and each task is opened from the
-stored version (``sttui.versions.open_stored``)."""
+stored version (``sttui.exports.versions.open_stored``)."""
 
 from __future__ import annotations
 
@@ -79,7 +79,7 @@ def stored_study(store: Any, study_id: str) -> tuple[Study, Any]:
 
 def open_slot(store: Any, assignment: Assignment) -> LoadedTask:
     """The exact task version of the assignment's slot, from the record."""
-    from sttui.versions import VersionProblem, open_stored
+    from sttui.exports.versions import VersionProblem, open_stored
 
     slot = assignment.slot
     assert slot is not None

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sttui.session import PlayPlan
+from sttui.running.session import PlayPlan
 from sttui.store.studies import Assignment, Studies
 from sttui.study.running import open_slot, stored_study
 from sttui.study.spec import Study

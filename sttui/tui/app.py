@@ -24,7 +24,7 @@ from sttui.tui.home import HomeScreen
 from sttui.tui.safetable import guard_strips
 
 if TYPE_CHECKING:
-    from sttui.session import PlayPlan
+    from sttui.running.session import PlayPlan
 
 MIN_SIZE = (80, 24)
 
@@ -192,7 +192,7 @@ class SttuiApp(App[None]):
         if self.store is None:
             self.notify("the record is still opening; try again in a moment", severity="warning")
             return
-        from sttui.session import PlayPlan
+        from sttui.running.session import PlayPlan
 
         if agent_spec or user_spec:
             plan = PlayPlan.build(loaded, self.human, agent_spec, user_spec)
@@ -203,7 +203,7 @@ class SttuiApp(App[None]):
     @work(thread=True, group="session")
     def _open_session(self, plan: PlayPlan, from_command_line: bool = False) -> None:
         from sttui.controllers.registry import ControllerSpecError
-        from sttui.session import PlaySession
+        from sttui.running.session import PlaySession
 
         try:
             human, agent, user = plan.controllers(self.config.extra.get("models") or {}, self.store)
@@ -226,12 +226,12 @@ class SttuiApp(App[None]):
 
     @work(thread=True, group="session")
     def fork_play(self, episode_id: str, seq: int, agent_spec: str | None = None) -> None:
-        """Fork ``episode_id`` at row ``seq`` (see ``sttui.forking``) and play the fork: the person
+        """Fork ``episode_id`` at row ``seq`` (see ``sttui.lineage.forking``) and play the fork: the person
         in the agent seat, or, when ``agent_spec`` names a model or baseline, in the user seat.
         A record that does not replay as recorded, or a version not trusted here, is refused."""
-        from sttui.forking import ForkProblem, fork_point, write_fork
-        from sttui.session import is_human
-        from sttui.versions import VersionProblem, load_version
+        from sttui.exports.versions import VersionProblem, load_version
+        from sttui.lineage.forking import ForkProblem, fork_point, write_fork
+        from sttui.running.session import is_human
 
         try:
             record = self.store.episode(episode_id)
@@ -260,9 +260,9 @@ class SttuiApp(App[None]):
         """Rebuild a running episode and open its play screen (in a worker thread)."""
         from sttui.controllers.human import HumanController
         from sttui.controllers.registry import ControllerSpecError, make_agent, make_user
-        from sttui.recording import recorded_settings
-        from sttui.session import PlaySession
-        from sttui.versions import VersionProblem, load_version
+        from sttui.exports.versions import VersionProblem, load_version
+        from sttui.running.recording import recorded_settings
+        from sttui.running.session import PlaySession
 
         try:
             loaded = load_version(self.store, record)

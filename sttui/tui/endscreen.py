@@ -14,8 +14,8 @@ from textual.widgets import Footer, Static
 from sttui.core import verdicts
 from sttui.core.control import holders_text, is_mixed
 from sttui.core.episode import Episode
-from sttui.runner import EpisodeResult
-from sttui.session import PlaySession
+from sttui.running.runner import EpisodeResult
+from sttui.running.session import PlaySession
 from sttui.tui.safetable import DataTable
 
 

@@ -31,7 +31,7 @@ from textual.widgets import (
 from sttui.controllers.human import HumanController
 from sttui.core.actions import Assess, Probe, SubmitBatch
 from sttui.core.explore.episode import ExploreEpisode
-from sttui.session import PlaySession
+from sttui.running.session import PlaySession
 from sttui.store.writer import WriteFailed
 from sttui.tui.handoff import SeatMixin
 from sttui.tui.lifecycle import while_shown

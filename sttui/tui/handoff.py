@@ -2,7 +2,7 @@
 model (F10) and taking it back (F11), oversight reviews, the model's messages (F12), what a
 model is doing right now, and leaving a running episode (escape).
 
-The seat changes themselves live in ``sttui.session``; this module only asks for them.
+The seat changes themselves live in ``sttui.running.session``; this module only asks for them.
 
 The model library (litellm) takes seconds to import. It is imported in a thread worker as
 soon as a model seat is likely: when a play screen opens and the config names a model
@@ -36,7 +36,7 @@ from sttui.tui.lifecycle import while_shown
 
 if TYPE_CHECKING:
     from sttui.controllers.human import HumanController
-    from sttui.session import PlaySession
+    from sttui.running.session import PlaySession
 
 
 def describe(action: Action) -> str:

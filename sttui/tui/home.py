@@ -149,7 +149,7 @@ def _session_cells(r: Any, forks: dict[str, dict[str, Any]] | None = None) -> tu
 def _forks(store: Any, records: list[Any]) -> dict[str, dict[str, Any]]:
     """The forks among a page of sessions, running ones included (a finished fork's lineage is
     in its scores too): one query, then the forks' own start events."""
-    from sttui.forking import forks_among
+    from sttui.lineage.forking import forks_among
 
     return forks_among(store, [r.id for r in records])
 

@@ -25,7 +25,7 @@ from sttui.controllers.human import HumanController
 from sttui.core.callsyntax import entry_action
 from sttui.core.checklist import evaluate_checklist
 from sttui.core.episode import Episode
-from sttui.session import PlaySession
+from sttui.running.session import PlaySession
 from sttui.store.writer import WriteFailed
 from sttui.tui.handoff import SeatScreen
 from sttui.tui.lifecycle import while_shown

@@ -20,8 +20,8 @@ from textual.worker import Worker, WorkerState
 from sttui.core.actions import Say
 from sttui.core.callsyntax import entry_action
 from sttui.core.checklist import checklist_for
-from sttui.recording import recorded_settings
-from sttui.refining import Edit, EditError, Refinement, Step, Verification, save, step_text, verify
+from sttui.lineage.refining import Edit, EditError, Refinement, Step, Verification, save, step_text, verify
+from sttui.running.recording import recorded_settings
 from sttui.tui.modals import Confirm
 from sttui.tui.safetable import DataTable
 from sttui.tui.widgets import CallEntry, CallSuggester

@@ -19,12 +19,12 @@ from textual.widgets import Footer, Static
 from sttui.core.events import Event
 from sttui.core.replaying import seq_of_step, step_of_events
 from sttui.core.review.tracker import Review
-from sttui.recording import rebuild
+from sttui.exports.versions import load_version
+from sttui.running.recording import rebuild
 from sttui.store.store import Store
 from sttui.tui.modals import EditValue
 from sttui.tui.review import frontier_text, signal_line, timeline_text
 from sttui.tui.safetable import DataTable
-from sttui.versions import load_version
 
 
 def summary(event: Event) -> str:
@@ -140,9 +140,9 @@ class ReplayScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="replay-refine")
     def open_refinement(self) -> None:
         """The refinement editor on this episode (stt episodes whose version may run)."""
-        from sttui.refining import Refinement
+        from sttui.exports.versions import VersionProblem
+        from sttui.lineage.refining import Refinement
         from sttui.tui.refine import RefineScreen
-        from sttui.versions import VersionProblem
 
         record = self.store.episode(self.episode_id)
         if record.kind != "stt":

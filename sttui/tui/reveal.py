@@ -14,8 +14,8 @@ from textual.widgets import Footer, Static
 from sttui.controllers.explore_baselines import ExploreStale
 from sttui.core.explore.episode import ExploreEpisode
 from sttui.core.explore.metrics import metrics
-from sttui.runner import EpisodeResult
-from sttui.session import PlaySession
+from sttui.running.runner import EpisodeResult
+from sttui.running.session import PlaySession
 
 
 def rule_text(rule: dict[str, Any]) -> str:

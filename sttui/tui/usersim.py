@@ -16,7 +16,7 @@ from textual.widgets import Footer, Input, Static
 from sttui.controllers.human import HumanController
 from sttui.core.actions import GaveUp, NotSatisfied, Reply, Satisfied
 from sttui.core.episode import Episode
-from sttui.session import PlaySession
+from sttui.running.session import PlaySession
 from sttui.store.writer import WriteFailed
 from sttui.tui.handoff import SeatScreen
 from sttui.tui.lifecycle import while_shown

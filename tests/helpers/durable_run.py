@@ -10,10 +10,10 @@ from __future__ import annotations
 import asyncio
 import sys
 
-from sttui import batch
 from sttui.controllers.baselines import PlanAgent
 from sttui.core.loader import load_task
-from sttui.plan import RunPlan
+from sttui.running import batch
+from sttui.running.plan import RunPlan
 from sttui.store.store import Store
 
 

@@ -12,8 +12,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from sttui.adversary import RANDOM_SEEDS, ControlResult, run_controls, static_runs, waiting_for_lookups
-from sttui.authoring import (
+from sttui.authoring.adversary import RANDOM_SEEDS, ControlResult, run_controls, static_runs, waiting_for_lookups
+from sttui.authoring.mistakes import (
     Finding,
     QueryProbe,
     missing_checklist_paths,
@@ -21,6 +21,7 @@ from sttui.authoring import (
     static_findings,
     trigger_errors,
 )
+from sttui.authoring.reachability import search
 from sttui.controllers.baselines import PlanAgent, ScriptedUser
 from sttui.controllers.explore_baselines import ExploreOracle
 from sttui.core import events as ev
@@ -33,8 +34,7 @@ from sttui.core.loader import REVIEW_SECTIONS, LoadedTask, discover, load_catalo
 from sttui.core.problems import Problem, TaskFileError, display_path, format_loc
 from sttui.core.task import SttTask
 from sttui.core.yamlio import line_of, load_with_lines, read_text
-from sttui.reachability import search
-from sttui.runner import EpisodeResult, Seats, drive, open_episode, run_episode
+from sttui.running.runner import EpisodeResult, Seats, drive, open_episode, run_episode
 
 
 @dataclass

@@ -18,9 +18,9 @@ from sttui.core.review.judging import JudgeSpec
 from sttui.core.review.summary import totals
 from sttui.core.scoring import pass_at_1
 from sttui.core.stats import by_unit, mean_of, pass_at_k, pass_hat_k, pooled_interval
-from sttui.plan import RunPlan, Trial
-from sttui.recording import Recorder, Writer, finish_items
-from sttui.runner import AnyEpisode, Seats, drive, open_episode
+from sttui.running.plan import RunPlan, Trial
+from sttui.running.recording import Recorder, Writer, finish_items
+from sttui.running.runner import AnyEpisode, Seats, drive, open_episode
 from sttui.store.runs import Claim
 from sttui.store.store import Store, new_episode_id
 from sttui.store.writer import mark_unrecorded
@@ -102,7 +102,7 @@ async def _run_trial(
     claim: Claim | None = None,
     judge_cache: JudgeCache | None = None,
 ) -> dict[str, Any]:
-    """One trial as one record. ``claim``: a run item this worker holds (sttui/sharding.py); the
+    """One trial as one record. ``claim``: a run item this worker holds (sttui/running/sharding.py); the
     episode takes the claim's id, and ends with its item done only while the claim is still its."""
     loaded = trial.loaded
     models = dict(plan.models)

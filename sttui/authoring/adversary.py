@@ -44,7 +44,7 @@ from sttui.core.episode import Episode, ProtocolError
 from sttui.core.loader import LoadedTask
 from sttui.core.settings import RunSettings
 from sttui.core.task import Step, SttTask
-from sttui.runner import EpisodeResult, run_episode
+from sttui.running.runner import EpisodeResult, run_episode
 
 RANDOM_SEEDS = 20
 # A blind agent passing a solvable task in more than one run in ten means the task does not

@@ -214,7 +214,7 @@ def _pooled_ci(rs: list[Any], value: Any) -> list[float] | None:
 
 def _pass_at_k(stt: list[Any]) -> dict[str, Any]:
     """Pass@k and pass^k for every k up to the fewest trials any common task had, with intervals."""
-    from sttui.batch import pass_at_k_table
+    from sttui.running.batch import pass_at_k_table
 
     groups = by_unit((r.task_id, _passed(r)) for r in stt)
     table = pass_at_k_table(groups)

@@ -26,10 +26,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict
 from typing import Any
 
-from sttui.batch import _record_failures, _run_trial
 from sttui.controllers.registry import make_judge
 from sttui.errors import StoreError
-from sttui.plan import PlanError, RunPlan, Trial
+from sttui.running.batch import _record_failures, _run_trial
+from sttui.running.plan import PlanError, RunPlan, Trial
 from sttui.store.runs import Claim, Shard
 from sttui.store.store import Store
 from sttui.store.writer import WRITE_DEADLINE, WriteFailed, Writer

@@ -36,10 +36,10 @@ from sttui.core.control import ControlTally
 from sttui.core.episode import Episode
 from sttui.core.events import Event
 from sttui.core.loader import LoadedTask
-from sttui.recording import Rebuilt, Recorder, Writer, finish, rebuild
-from sttui.runner import AnyEpisode, EpisodeResult, Seats, drive, open_episode
+from sttui.exports.versions import load_version
+from sttui.running.recording import Rebuilt, Recorder, Writer, finish, rebuild
+from sttui.running.runner import AnyEpisode, EpisodeResult, Seats, drive, open_episode
 from sttui.store.store import EpisodeRecord, Store
-from sttui.versions import load_version
 
 
 class HumanClock:

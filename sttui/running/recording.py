@@ -22,7 +22,7 @@ from sttui.core.events import Event
 from sttui.core.loader import LoadedTask
 from sttui.core.replaying import actions_of, engine_events
 from sttui.core.settings import RunSettings
-from sttui.runner import AnyEpisode, EpisodeResult, Seats, drive, open_episode, run_episode
+from sttui.running.runner import AnyEpisode, EpisodeResult, Seats, drive, open_episode, run_episode
 from sttui.store.secrets import scrub
 from sttui.store.store import EpisodeRecord, Store
 from sttui.store.writer import WriteFailed, Writer
@@ -335,11 +335,11 @@ async def resume(
 ) -> tuple[Rebuilt, EpisodeResult | None]:
     """Rebuild a running episode from its record and play it on, recording as before.
 
-    ``loaded`` is its task version, opened under the caller's trust (see ``sttui.versions``);
+    ``loaded`` is its task version, opened under the caller's trust (see ``sttui.exports.versions``);
     without it, the version is opened with the default trust."""
     events = store.events(record.id)
     if loaded is None:
-        from sttui.versions import load_version
+        from sttui.exports.versions import load_version
 
         loaded = load_version(store, record)
     rebuilt = rebuild(loaded, record, events)

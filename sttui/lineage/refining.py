@@ -25,8 +25,8 @@ from sttui.core.checklist import evaluate_checklist
 from sttui.core.events import Event
 from sttui.core.loader import LoadedTask
 from sttui.core.replaying import actions_of
-from sttui.recording import Recorder, finish, open_as_recorded
-from sttui.runner import EpisodeResult, Seats, drive
+from sttui.running.recording import Recorder, finish, open_as_recorded
+from sttui.running.runner import EpisodeResult, Seats, drive
 from sttui.store.store import EpisodeRecord, Store
 
 Step = ToolCall | Say

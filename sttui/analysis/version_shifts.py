@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from sttui.comparison import BASE, FINISHED, holder, setting_of
+from sttui.analysis.comparison import BASE, FINISHED, holder, setting_of
 
 
 def version_shifts(records: list[Any], controls: dict[str, dict[str, Any]] | None = None) -> list[dict[str, Any]]:

@@ -24,7 +24,7 @@ from typing import Any
 from sttui.core.events import Event
 from sttui.core.loader import LoadedTask
 from sttui.core.replaying import actions_with_seqs, engine_events, step_of_events
-from sttui.recording import rebuild
+from sttui.running.recording import rebuild
 from sttui.store.store import EpisodeRecord, Store, new_episode_id
 
 
