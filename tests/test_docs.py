@@ -1,4 +1,4 @@
-"""Every example in the docs runs: README.md, docs/task-format.md and docs/first-domain.md.
+"""Every example in the docs runs: README.md and the pages under docs/ that hold examples.
 
 Each fenced block says how it is tested by its info string, ```` ```LANG KIND key=value ````
 (renderers use only LANG), and by HTML comments on the lines just above it:
@@ -42,7 +42,7 @@ import yaml
 
 from tests.conftest import ROOT
 
-DOCS = ("README.md", "docs/task-format.md", "docs/first-domain.md", "docs/bridges.md")
+DOCS = ("README.md", "docs/task-format.md", "docs/first-domain.md", "docs/bridges.md", "docs/architecture.md")
 TUTORIAL = "docs/first-domain.md"
 MARKER = re.compile(r"^<!--\s*([a-z-]+):\s*(.*?)\s*-->$")
 
