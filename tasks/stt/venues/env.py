@@ -664,6 +664,10 @@ class VenuesEnv(Environment):
             return self.fail("the end must be after the start")
         if s.date() != _dt(ev["start"]).date():
             return self.fail("an event can only move within its day")
+        if s - timedelta(minutes=ev.get("setup", 30)) < self.now:
+            return self.fail(
+                f"too late to move {event_id} to {_fmt(s)[11:]}: its set-up would start before now ({self.iso()[11:]})"
+            )
         trial = {**ev, "start": _fmt(s), "end": _fmt(e)}
         if ev.get("room"):
             probs = self._room_problems(trial, ev["room"], event_id)
