@@ -112,3 +112,11 @@ def test_a_staff_member_cannot_work_two_overlapping_events():
     }
     refused = env.assign_staff(event_id="EV-BRIEFING", staff_id="AV-7")
     assert refused["success"] is False and "AV-7 is working EV-LAUNCH" in refused["error"]
+
+
+def test_lasts_catches_a_move_that_cuts_an_event_short():
+    env = env_of("park-ride-handover-st3-hard")
+    assert env.lasts(event_id="EV-TALK-REYES", minutes=60)[0]
+    assert env.reschedule_event(event_id="EV-TALK-REYES", start="2025-08-09T10:15", end="2025-08-09T11:00")["success"]
+    passed, why = env.lasts(event_id="EV-TALK-REYES", minutes=60)
+    assert not passed and "runs 45 minutes" in why

@@ -813,6 +813,18 @@ class VenuesEnv(Environment):
         return False, f"no message to {recipient} mentions all of {', '.join(need)}"
 
     @check
+    def lasts(self, event_id: str, minutes: int) -> tuple[bool, str]:
+        """The event still runs for ``minutes`` (a move may not cut it short)."""
+        ev = self._event(event_id)
+        if ev is None:
+            return False, f"no event {event_id}"
+        length = int((_dt(ev["end"]) - _dt(ev["start"])).total_seconds() // 60)
+        return (
+            length == minutes,
+            f"{event_id} runs {length} minutes ({ev['start'][11:]}-{ev['end'][11:]}), wanted {minutes}",
+        )
+
+    @check
     def untouched(self, event_id: str) -> tuple[bool, str]:
         """Another client's event still stands as it was booked: not cancelled, still confirmed."""
         ev = self._event(event_id)
