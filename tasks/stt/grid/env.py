@@ -450,7 +450,7 @@ class GridEnv(Environment):
 
     @tool("operation", minutes=3)
     def recall_crew(self, work_order_id: str) -> Result:
-        """Call a crew back from a repair or switching job it has not yet reached; it returns to
+        """Call a crew or a generator back from a job it has not yet reached; it returns to
         where it set out from and the job is reopened.
 
         Args:
@@ -459,18 +459,35 @@ class GridEnv(Environment):
         wo = self.state.get("work_orders", {}).get(work_order_id)
         if wo is None:
             return self.fail(f"no work order {work_order_id}")
-        if wo["status"] != "scheduled" or wo["type"] not in ("repair", "switching"):
-            return self.fail(f"{work_order_id} is a {wo['type']} order that is {wo['status']}")
+        if wo["status"] != "scheduled":
+            return self.fail(f"{work_order_id} is {wo['status']}")
         arrives = _ts(wo["arrives"])
-        assert arrives is not None
-        if self.now >= arrives:
-            return self.fail(f"{wo['crew']} reached {wo['site']} at {_hhmm(arrives)} and is already working")
         departs = _ts(wo["departs"])
-        assert departs is not None
+        assert arrives is not None and departs is not None
+        who = wo.get("crew") or wo.get("generator")
+        if self.now >= arrives:
+            return self.fail(f"{who} reached {wo['site']} at {_hhmm(arrives)} and is already working")
+        later = [
+            wid
+            for wid, other in self.state["work_orders"].items()
+            if other is not wo
+            and other["status"] == "scheduled"
+            and (other.get("crew") or other.get("generator")) == who
+            and other["departs"] >= wo["finishes"]
+        ]
+        if later:
+            return self.fail(f"{who} has later work ({', '.join(later)}); recall that first")
         driven = max(0.0, (self.now - departs).total_seconds() / 60)
+        back = _iso(max(self.now, departs) + timedelta(minutes=driven))
+        if wo["type"] == "generator":
+            gen = self.state["generators"][wo["generator"]]
+            gen.update(status="available", location=wo["origin"], available_at=back, site=None)
+            self.state["sites"][wo["site"]].update(powered_from=None, generator=None)
+            wo["status"] = "recalled"
+            return self.ok(work_order_id=work_order_id, status="recalled", generator_id=wo["generator"], free_at=back)
         crew = self.state["crews"][wo["crew"]]
         crew["location"] = wo["origin"]
-        crew["available_at"] = _iso(max(self.now, departs) + timedelta(minutes=driven))
+        crew["available_at"] = back
         wo["status"] = "recalled"
         if wo["type"] == "repair":
             outage = self.state["outages"][wo["outage"]]
