@@ -15,7 +15,7 @@ State sections (plain data, addressable by dotted path):
   load_mw, customers, restored_at}``. ``scheduled``/``backfed`` carry the time power returns.
 - ``outages``: ``{feeder, location (place of the fault as currently known), kind:
   overhead|underground|supply, skill, repair_minutes, needs_permit, priority, deadline,
-  status: open|scheduled|backfed, restored_at, crew, note}``. A ``supply`` outage is a lost
+  status: open|scheduled|backfed, restored_at, crew (repaired by), tie (backfed through), note}``. A ``supply`` outage is a lost
   source (the substation), restored by backfeeding through a tie, not by a repair.
 - ``crews``: ``{name, location, status: available|off_shift|reassigned, skills, vehicle,
   vehicle_weight_t, available_at, shift_end, note}``.
@@ -498,7 +498,7 @@ class GridEnv(Environment):
             tie["status"] = "open"
             for outage in self.state["outages"].values():
                 if outage["feeder"] == wo["feeder"] and outage["status"] == "backfed":
-                    outage.update(status="open", restored_at=None)
+                    outage.update(status="open", restored_at=None, tie=None)
             self._settle_feeder(wo["feeder"])
         return self.ok(work_order_id=work_order_id, status="recalled", crew_id=wo["crew"], free_at=crew["available_at"])
 
@@ -572,7 +572,7 @@ class GridEnv(Environment):
         crew["available_at"] = _iso(done)
         for outage in self.state["outages"].values():
             if outage["feeder"] == dead_id and outage["status"] == "open":
-                outage.update(status="backfed", restored_at=_iso(done))
+                outage.update(status="backfed", restored_at=_iso(done), tie=tie_id)
         feeders[dead_id].update(status="backfed", restored_at=_iso(done))
         return self.ok(
             work_order_id=wid,
