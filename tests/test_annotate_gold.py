@@ -234,3 +234,23 @@ def test_bad_gold_settings_get_one_line(tmp_path):
         with pytest.raises(DimensionsError, match=says):
             load_dimensions(path)
     assert load_dimensions().gold.rate == 10
+
+
+def test_first_wrong_steps_of_an_unqualified_annotator_do_not_count(tmp_path, stt_task):
+    from tests.test_study_report import finish
+
+    db = f"sqlite:///{tmp_path / 'f.db'}"
+    store = Store(db)
+    eids = [store.create_episode(stt_task, seed, "human:ana", None) for seed in range(6)]
+    for eid in eids:
+        finish(store, eid, outcome={"passed": True})
+    for who in ("ana", "mallory"):
+        store.label_episode(who, eids[0], [], None, 2)
+    assert json.loads(cli(db, "agreement", "--json")[1])["first_error"]["marked"] == 2
+    for i, eid in enumerate(eids[1:]):
+        store.set_gold("lead", "episode", eid, "overall", 4, 5)
+        store.rate("ana", "episode", eid, "overall", 4, created_at=float(i))
+        store.rate("mallory", "episode", eid, "overall", 1, created_at=float(i))
+    found = json.loads(cli(db, "agreement", "--json")[1])
+    assert found["first_error"]["marked"] == 1  # ana's mark; mallory is 0 % right on episode gold
+    assert [x["annotator"] for x in found["gold"]["left_out"]] == ["mallory"]

@@ -61,8 +61,9 @@ def agreement(as_json: bool) -> None:
     categorical = {d.id for ds in dims.by_kind.values() for d in ds if d.categorical}
     # unordered choices have no place in an ordinal alpha or a mean: they are reported below
     result = compute([r for r in rows if r["dimension"] not in categorical], dims.positive, dims.cap)
-    result["first_error"] = _first_error_agreement(store)
-    result["first_error_judges"] = _first_error_agreement(store, ("review", "judges"))
+    out = frozenset(x["annotator"] for x in standing["left_out"] if x["item_kind"] == "episode")
+    result["first_error"] = _first_error_agreement(store, left_out=out)
+    result["first_error_judges"] = _first_error_agreement(store, ("review", "judges"), out)
     rated = sorted({r["item_id"] for r in rows if r["item_kind"] == "verdict"})
     result["judge"] = judge_agreement(rows, store.verdicts_of(rated)) if rated else None
     result["gold"] = standing
@@ -220,14 +221,21 @@ def _judge_lines(found: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _first_error_agreement(store: Any, localiser: tuple[str, ...] = ("review",)) -> dict[str, Any]:
+def _first_error_agreement(
+    store: Any, localiser: tuple[str, ...] = ("review",), left_out: frozenset[str] = frozenset()
+) -> dict[str, Any]:
     """Each annotator's first wrong step against a localiser's suggestion (the rule review's, or
-    the stage judges' with ``("review", "judges")``), in agent steps. The
+    the stage judges' with ``("review", "judges")``), in agent steps; ``left_out``: annotators
+    whose marks do not count (unqualified or drifting on episode gold). The
     steps are counted by the database's index from each label's episode and event (no episode
     looked up one by one, no whole event log read)."""
     from sttui.annotate.first_errors import suggestion_agreement
 
-    labels = [(label["episode_id"], label["first_error_seq"]) for label in store.labels()]
+    labels = [
+        (label["episode_id"], label["first_error_seq"])
+        for label in store.labels()
+        if label["annotator"] not in left_out
+    ]
     labels = [(eid, seq) for eid, seq in labels if seq is not None]
     steps = store.agent_steps_at(labels)
     suggested = store.suggested_first_errors([eid for eid, _ in labels], localiser)
