@@ -12,7 +12,7 @@ Kinds of item without gold leave every annotator in. Plain data in and out; no I
 from __future__ import annotations
 
 import random
-from collections import defaultdict
+from collections import defaultdict, deque
 from collections.abc import Iterable
 from dataclasses import asdict
 from typing import Any
@@ -35,14 +35,14 @@ def mix(ordinary: list[Any], gold: list[Any], rate: int, done: int, gold_done: i
     if rate <= 0:
         return list(ordinary)
     out: list[Any] = []
-    ordinary, gold = list(ordinary), list(gold)
+    plain, golden = deque(ordinary), deque(gold)
     n, g = done, gold_done
-    while ordinary or gold:
-        if gold and (g < (n + 1) // rate or not ordinary):
-            out.append(gold.pop(0))
+    while plain or golden:
+        if golden and (g < (n + 1) // rate or not plain):
+            out.append(golden.popleft())
             g += 1
         else:
-            out.append(ordinary.pop(0))
+            out.append(plain.popleft())
         n += 1
     return out
 

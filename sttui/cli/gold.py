@@ -116,7 +116,9 @@ def list_cmd(as_json: bool) -> None:
     if not rows:
         click.echo("no gold items (`sttui gold set KIND:ID DIMENSION VALUE --as NAME` makes one)")
         return
-    for r in rows:
+    from sttui.safetext import visible
+
+    for r in rows:  # an id or note with control characters is shown, never acted on by the terminal
         value = r["low"] if r["low"] == r["high"] else f"{r['low']}-{r['high']}"
-        note = f"  ({r['note']})" if r["note"] else ""
-        click.echo(f"{r['item_kind']} {r['item_id']} · {r['dimension']} = {value}  by {r['adjudicator']}{note}")
+        note = f"  ({visible(r['note'])})" if r["note"] else ""
+        click.echo(visible(f"{r['item_kind']} {r['item_id']} · {r['dimension']} = {value}  by {r['adjudicator']}") + note)
