@@ -143,8 +143,8 @@ def _gold_rows(store: Store, who: str, marks: str, start: float) -> None:
         store.rate(who, "task", f"g{i:02d}", "checklist_correctness", 4 if mark == "R" else 1, created_at=start + i)
 
 
-def test_agreement_counts_only_qualified_annotators_and_says_whom_it_left_out(tmp_path):
-    db = f"sqlite:///{tmp_path / 'g.db'}"
+def test_agreement_counts_only_qualified_annotators_and_says_whom_it_left_out(db_url):
+    db = db_url
     store = Store(db)
     ordinary = [("ana", 4), ("ben", 2), ("chen", 1), ("dev", 5), ("eve", 4)]
     for who, value in ordinary:

@@ -121,4 +121,6 @@ def list_cmd(as_json: bool) -> None:
     for r in rows:  # an id or note with control characters is shown, never acted on by the terminal
         value = r["low"] if r["low"] == r["high"] else f"{r['low']}-{r['high']}"
         note = f"  ({visible(r['note'])})" if r["note"] else ""
-        click.echo(visible(f"{r['item_kind']} {r['item_id']} · {r['dimension']} = {value}  by {r['adjudicator']}") + note)
+        click.echo(
+            visible(f"{r['item_kind']} {r['item_id']} · {r['dimension']} = {value}  by {r['adjudicator']}") + note
+        )
