@@ -254,3 +254,39 @@ def test_first_wrong_steps_of_an_unqualified_annotator_do_not_count(tmp_path, st
     found = json.loads(cli(db, "agreement", "--json")[1])
     assert found["first_error"]["marked"] == 1  # ana's mark; mallory is 0 % right on episode gold
     assert [x["annotator"] for x in found["gold"]["left_out"]] == ["mallory"]
+
+
+def test_a_gold_file_sets_all_its_items_or_none(tmp_path):
+    db = f"sqlite:///{tmp_path / 'i.db'}"
+    good = tmp_path / "gold.csv"
+    good.write_text(
+        "item_kind,item_id,dimension,value,note\n"
+        f"task,{INSULIN},checklist_correctness,4-5,sound\n"
+        f"task,{INSULIN},query_checklist_consistency,5,\n"
+    )
+    code, out, err = cli(db, "gold", "import", str(good), "--as", "lead")
+    assert code == 0 and "gold set on 2 item dimension(s)" in out, err
+    assert [(g["dimension"], g["low"], g["high"], g["note"]) for g in Store(db).gold()] == [
+        ("checklist_correctness", 4, 5, "sound"),
+        ("query_checklist_consistency", 5, 5, None),
+    ]
+    bad = tmp_path / "bad.csv"
+    bad.write_text(
+        "item_kind,item_id,dimension,value,note\n"
+        f"task,{INSULIN},dynamics_plausibility,3,\n"  # fine, but not set: another row is bad
+        f"task,{INSULIN},checklist_correctness,9,\n"
+        "task,nope,checklist_correctness,4,\n"
+        "tasks,x,checklist_correctness,4,\n"
+        "task,short\n"
+    )
+    code, _, err = cli(db, "gold", "import", str(bad), "--as", "lead")
+    assert code == 2
+    assert f"{bad}:3: value: one rating or a range LOW-HIGH of 1, 2, 3, 4, 5" in err
+    assert f"{bad}:4: item_id: no task item 'nope'" in err
+    assert f"{bad}:5: item_kind: expected one of task, explore, episode, verdict" in err
+    assert f"{bad}:6: expected 5 fields" in err and "4 of 5 row(s) refused; no gold was set" in err
+    assert len(Store(db).gold()) == 2
+    for content, says in ((b"a,b\n", ":1: expected the header"), (b"\xff\xfe", ":1: not UTF-8"), (b"x\0", "NUL")):
+        bad.write_bytes(content)
+        code, _, err = cli(db, "gold", "import", str(bad), "--as", "lead")
+        assert code == 2 and says in err and err.count("\n") == 1, err

@@ -268,27 +268,35 @@ class AnnotationRecords:
     ) -> int:
         """Make (or change) a gold item: the accepted ratings ``low``..``high`` on one dimension.
         The earlier gold of that item and dimension is kept as history and points to this one."""
-        if not 1 <= low <= high <= 5:
-            raise ValueError("gold is a rating from 1 to 5, or a range LOW-HIGH within 1 to 5")
+        return self.set_gold_many(adjudicator, [(item_kind, item_id, dimension, low, high, note)])[0]
 
-        def go(conn: Any) -> int:
-            new_id = conn.execute(
-                insert(GoldRow).values(
-                    item_kind=item_kind,
-                    item_id=item_id,
-                    dimension=dimension,
-                    low=low,
-                    high=high,
-                    adjudicator=adjudicator,
-                    note=scrub_text(note, self._secrets) if note else None,
-                    created_at=time.time(),
-                    withdrawn=False,
-                )
-            ).inserted_primary_key[0]
-            _supersede(conn, GoldRow, new_id, item_kind=item_kind, item_id=item_id, dimension=dimension)
-            return new_id
+    def set_gold_many(self, adjudicator: str, rows: list[tuple[str, str, str, int, int, str | None]]) -> list[int]:
+        """Several gold items (kind, item, dimension, low, high, note) in one transaction: all or none."""
+        for *_, low, high, _note in rows:
+            if not 1 <= low <= high <= 5:
+                raise ValueError("gold is a rating from 1 to 5, or a range LOW-HIGH within 1 to 5")
 
-        return self._write(go)
+        def go(conn: Any) -> list[int]:
+            ids = []
+            for item_kind, item_id, dimension, low, high, note in rows:
+                new_id = conn.execute(
+                    insert(GoldRow).values(
+                        item_kind=item_kind,
+                        item_id=item_id,
+                        dimension=dimension,
+                        low=low,
+                        high=high,
+                        adjudicator=adjudicator,
+                        note=scrub_text(note, self._secrets) if note else None,
+                        created_at=time.time(),
+                        withdrawn=False,
+                    )
+                ).inserted_primary_key[0]
+                _supersede(conn, GoldRow, new_id, item_kind=item_kind, item_id=item_id, dimension=dimension)
+                ids.append(new_id)
+            return ids
+
+        return list(self._write(go))
 
     def unset_gold(self, adjudicator: str, item_kind: str, item_id: str, dimension: str) -> bool:
         """Take an item's gold on a dimension away (a withdrawn row supersedes it); False if it had none."""
