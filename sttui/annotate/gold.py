@@ -27,18 +27,24 @@ def gold_keys(gold: Iterable[dict[str, Any]]) -> dict[Key, tuple[int, int]]:
     return {(g["item_kind"], g["item_id"], g["dimension"]): (int(g["low"]), int(g["high"])) for g in gold}
 
 
-def mix(ordinary: list[Any], gold: list[Any], rate: int, done: int, gold_done: int) -> list[Any]:
+def mix(ordinary: list[Any], gold: list[Any], rate: int, done: int, gold_done: int, seed: str = "") -> list[Any]:
     """The order an annotator meets their items in: ``ordinary`` as given, with one gold item in
-    every ``rate`` (counting the ``done`` items, ``gold_done`` of them gold, rated already), so
-    the share of gold stays 1 in ``rate`` wherever the annotator stops. Gold left when the
-    ordinary items run out comes last; ``rate`` 0 mixes in none."""
+    each run of ``rate`` items, at a place in the run drawn from ``seed`` (the annotator), so no
+    fixed position gives gold away. ``done`` items, ``gold_done`` of them gold, were rated
+    already: the share of gold stays 1 in ``rate`` wherever the annotator stops. Gold left when
+    the ordinary items run out comes last; ``rate`` 0 mixes in none."""
     if rate <= 0:
         return list(ordinary)
     out: list[Any] = []
     plain, golden = deque(ordinary), deque(gold)
     n, g = done, gold_done
+    run, place = -1, 0
     while plain or golden:
-        if golden and (g < (n + 1) // rate or not plain):
+        if n // rate != run:  # a new run of ``rate`` items: where in it its gold item goes
+            run = n // rate
+            place = random.Random(f"gold:{seed}:{run}").randrange(rate)
+        due = run + (n % rate >= place)
+        if golden and (g < due or not plain):
             out.append(golden.popleft())
             g += 1
         else:

@@ -130,7 +130,14 @@ class Queue:
         gold_done = sum(self.done(i) for i in self._gold)
         left = [i for i in assigned if not self.done(i) and i.id not in skipped]
         ordinary = [i for i in left if (i.kind, i.id) not in self._gold_ids]
-        return mix(ordinary, [i for i in left if (i.kind, i.id) in self._gold_ids], self.gold_rate, done, gold_done)
+        return mix(
+            ordinary,
+            [i for i in left if (i.kind, i.id) in self._gold_ids],
+            self.gold_rate,
+            done,
+            gold_done,
+            self.annotator,
+        )
 
     def claim(self, item: Item) -> bool:
         # every annotator rates a gold item: its place is recorded like any other, without the cap
