@@ -125,19 +125,17 @@ class Queue:
 
     def next_items(self, skipped: set[str] | None = None) -> list[Item]:
         skipped = skipped or set()
-        assigned = self.assigned()
-        done = sum(self.done(i) for i in assigned)
-        gold_done = sum(self.done(i) for i in self._gold)
-        left = [i for i in assigned if not self.done(i) and i.id not in skipped]
-        ordinary = [i for i in left if (i.kind, i.id) not in self._gold_ids]
-        return mix(
-            ordinary,
-            [i for i in left if (i.kind, i.id) in self._gold_ids],
-            self.gold_rate,
-            done,
-            gold_done,
-            self.annotator,
-        )
+        ordinary: list[Item] = []
+        gold: list[Item] = []
+        done = gold_done = 0
+        for i in self.assigned():  # each item's state read once: a queue may hold tens of thousands
+            is_gold = (i.kind, i.id) in self._gold_ids
+            if self.done(i):
+                done += 1
+                gold_done += is_gold
+            elif i.id not in skipped:
+                (gold if is_gold else ordinary).append(i)
+        return mix(ordinary, gold, self.gold_rate, done, gold_done, self.annotator)
 
     def claim(self, item: Item) -> bool:
         # every annotator rates a gold item: its place is recorded like any other, without the cap
