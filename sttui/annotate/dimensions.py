@@ -37,11 +37,24 @@ class Dimension:
         return tuple(sorted(self.anchors))
 
 
+@dataclass(frozen=True)
+class GoldSettings:
+    """How gold items are used: one item in ``rate`` of a queue is gold (0: none mixed in); an
+    annotator counts once they rated ``min_items`` gold with ``min_accuracy`` right, and drifts
+    when their latest ``window`` gold ratings fall below it."""
+
+    rate: int = 10
+    min_accuracy: float = 0.8
+    min_items: int = 5
+    window: int = 10
+
+
 @dataclass
 class Dimensions:
     cap: int = 3
     positive: tuple[int, ...] = (4, 5)
     by_kind: dict[str, list[Dimension]] = field(default_factory=dict)
+    gold: GoldSettings = field(default_factory=GoldSettings)
 
     def of(self, kind: str) -> list[Dimension]:
         return self.by_kind.get(kind, [])
@@ -65,7 +78,9 @@ def load_dimensions(path: Path | None = None) -> Dimensions:
         raise DimensionsError(f"{path}: {exc}") from None
     if not isinstance(data, dict):
         raise DimensionsError(f"{path}: expected a mapping with cap, positive, tasks, explore, episodes")
-    out = Dimensions(cap=int(data.get("cap", 3)), positive=tuple(data.get("positive", (4, 5))))
+    out = Dimensions(
+        cap=int(data.get("cap", 3)), positive=tuple(data.get("positive", (4, 5))), gold=_gold(data.get("gold"), path)
+    )
     for kind in ITEM_KINDS:
         dims = []
         for i, raw in enumerate(data.get(kind) or []):
@@ -98,3 +113,28 @@ def load_dimensions(path: Path | None = None) -> Dimensions:
             )
         out.by_kind[kind] = dims
     return out
+
+
+def _gold(raw: object, path: Path) -> GoldSettings:
+    """The ``gold:`` section (every key optional), each value checked with one line on error."""
+    if raw is None:
+        return GoldSettings()
+    if not isinstance(raw, dict):
+        raise DimensionsError(f"{path}: gold: expected a mapping of rate, min_accuracy, min_items, window")
+    unknown = sorted(set(map(str, raw)) - {"rate", "min_accuracy", "min_items", "window"})
+    if unknown:
+        raise DimensionsError(f"{path}: gold.{unknown[0]}: unknown; expected rate, min_accuracy, min_items, window")
+    out = GoldSettings()
+    for key, lo, hi, kind in (("rate", 0, 1000, int), ("min_items", 1, 100_000, int), ("window", 1, 100_000, int)):
+        value = raw.get(key, getattr(out, key))
+        if isinstance(value, bool) or not isinstance(value, kind) or not lo <= value <= hi:
+            raise DimensionsError(f"{path}: gold.{key}: expected a whole number from {lo} to {hi}; got {value!r}")
+    acc = raw.get("min_accuracy", out.min_accuracy)
+    if isinstance(acc, bool) or not isinstance(acc, (int, float)) or not 0 <= acc <= 1:
+        raise DimensionsError(f"{path}: gold.min_accuracy: expected a share from 0 to 1 (0.8 is 80 %); got {acc!r}")
+    return GoldSettings(
+        int(raw.get("rate", out.rate)),
+        float(acc),
+        int(raw.get("min_items", out.min_items)),
+        int(raw.get("window", out.window)),
+    )

@@ -1,6 +1,9 @@
 """The annotation queue of one annotator: items still needing ratings, least-rated first,
 at most ``cap`` annotators per item (claimed atomically in the database). An annotator only
-ever sees their own ratings: never another's values, comments or names."""
+ever sees their own ratings: never another's values, comments or names.
+
+Gold items (``annotate.gold``) are mixed in at one in ``rate``; every annotator rates them (no
+cap), and nothing the queue hands out says which they are."""
 
 from __future__ import annotations
 
@@ -8,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sttui.annotate.dimensions import Dimension, Dimensions
+from sttui.annotate.gold import gold_order, mix
 
 KIND_OF_ITEMS = {"tasks": "task", "explore": "explore", "episodes": "episode", "verdicts": "verdict"}
 
@@ -73,10 +77,17 @@ def verdict_items(judged: list[tuple[str, str]]) -> list[Item]:
 class Queue:
     """What one annotator still has to rate, in order."""
 
-    def __init__(self, store: Any, annotator: str, items: list[Item], dims: Dimensions, kind: str):
+    def __init__(
+        self, store: Any, annotator: str, items: list[Item], dims: Dimensions, kind: str, gold_rate: int | None = None
+    ):
         self.store, self.annotator, self.items, self.dims = store, annotator, items, dims
         self.kind = kind  # tasks | explore | episodes | verdicts
         self.dimensions: list[Dimension] = dims.of(kind)
+        self.gold_rate = dims.gold.rate if gold_rate is None else gold_rate
+        mine = {d.id for d in self.dimensions}
+        golden = {(g["item_kind"], g["item_id"]) for g in store.gold(KIND_OF_ITEMS[kind]) if g["dimension"] in mine}
+        self._gold = gold_order([i for i in items if (i.kind, i.id) in golden], annotator) if self.gold_rate else []
+        self._gold_ids = {(i.kind, i.id) for i in items if (i.kind, i.id) in golden}
         self.refresh()
 
     def refresh(self) -> None:
@@ -99,8 +110,14 @@ class Queue:
         def holders(item: Item) -> list[str]:
             return self._claims.get((item.kind, item.id), [])
 
-        open_items = [i for i in self.items if self.annotator in holders(i) or len(holders(i)) < self.dims.cap]
-        return sorted(open_items, key=lambda i: (self.annotator not in holders(i), len(holders(i)), i.id))
+        open_items = [
+            i
+            for i in self.items
+            if (i.kind, i.id) not in self._gold_ids
+            and (self.annotator in holders(i) or len(holders(i)) < self.dims.cap)
+        ]
+        ordinary = sorted(open_items, key=lambda i: (self.annotator not in holders(i), len(holders(i)), i.id))
+        return ordinary + self._gold
 
     def progress(self) -> tuple[int, int]:
         assigned = self.assigned()
@@ -108,10 +125,22 @@ class Queue:
 
     def next_items(self, skipped: set[str] | None = None) -> list[Item]:
         skipped = skipped or set()
-        return [i for i in self.assigned() if not self.done(i) and i.id not in skipped]
+        ordinary: list[Item] = []
+        gold: list[Item] = []
+        done = gold_done = 0
+        for i in self.assigned():  # each item's state read once: a queue may hold tens of thousands
+            is_gold = (i.kind, i.id) in self._gold_ids
+            if self.done(i):
+                done += 1
+                gold_done += is_gold
+            elif i.id not in skipped:
+                (gold if is_gold else ordinary).append(i)
+        return mix(ordinary, gold, self.gold_rate, done, gold_done, self.annotator)
 
     def claim(self, item: Item) -> bool:
-        granted = self.store.claim(self.annotator, item.kind, item.id, self.dims.cap)
+        # every annotator rates a gold item: its place is recorded like any other, without the cap
+        cap = 1_000_000_000 if (item.kind, item.id) in self._gold_ids else self.dims.cap
+        granted = self.store.claim(self.annotator, item.kind, item.id, cap)
         self._claims = self.store.claims(KIND_OF_ITEMS[self.kind])
         return granted
 

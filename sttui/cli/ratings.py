@@ -31,13 +31,19 @@ def _dims() -> Any:
     show_default=True,
 )
 @click.option("--filter", "text_filter", default=None, help="Only items whose id or title contains this.")
-def annotate(as_name: str, kind: str, text_filter: str | None) -> None:
+@click.option(
+    "--gold-rate",
+    type=click.IntRange(0, 1000),
+    default=None,
+    help="One item in N is gold (0: none); default: gold.rate in dimensions.yaml (10).",
+)
+def annotate(as_name: str, kind: str, text_filter: str | None, gold_rate: int | None) -> None:
     """Rate items by keyboard: least-rated first, at most three annotators per item, blind."""
     from sttui.tui.app import run_app
 
     _dims()
     ctx = click.get_current_context()
-    run_app(db_url=(ctx.find_root().obj or {}).get("db"), human=as_name, annotate=(kind, text_filter))
+    run_app(db_url=(ctx.find_root().obj or {}).get("db"), human=as_name, annotate=(kind, text_filter, gold_rate))
 
 
 @main.command()
@@ -51,17 +57,21 @@ def agreement(as_json: bool) -> None:
 
     dims = _dims()
     store = open_store()
-    rows = store.ratings()
+    rows, standing = counted_ratings(store, dims)
     categorical = {d.id for ds in dims.by_kind.values() for d in ds if d.categorical}
     # unordered choices have no place in an ordinal alpha or a mean: they are reported below
     result = compute([r for r in rows if r["dimension"] not in categorical], dims.positive, dims.cap)
-    result["first_error"] = _first_error_agreement(store)
-    result["first_error_judges"] = _first_error_agreement(store, ("review", "judges"))
+    out = frozenset(x["annotator"] for x in standing["left_out"] if x["item_kind"] == "episode")
+    result["first_error"] = _first_error_agreement(store, left_out=out)
+    result["first_error_judges"] = _first_error_agreement(store, ("review", "judges"), out)
     rated = sorted({r["item_id"] for r in rows if r["item_kind"] == "verdict"})
     result["judge"] = judge_agreement(rows, store.verdicts_of(rated)) if rated else None
+    result["gold"] = standing
     if as_json:
         echo_json(result)
         return
+    for line in _gold_lines(standing):
+        click.echo(line)
     if result["judge"] is not None:
         click.echo(_judge_lines(result["judge"]) + "\n")
     fe = result["first_error"]
@@ -108,6 +118,56 @@ def agreement(as_json: bool) -> None:
     for name, s in [*result["dimensions"].items(), ("overall", result["overall"])]:
         if s["alpha_note"]:
             click.echo(f"note ({name}): {s['alpha_note']}")
+
+
+def counted_ratings(store: Any, dims: Any) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The ratings that count towards agreement and consensus, and the gold standing that
+    decided it: ratings on gold items, and those of annotators unqualified or drifting on gold
+    of that kind of item, are left out (``annotate.gold``)."""
+    from sttui.annotate.gold import accuracy, counted, gold_keys
+
+    rows = store.ratings()
+    gold = gold_keys(store.gold())
+    standing = accuracy(rows, gold, dims.gold)
+    return counted(rows, gold, standing), standing
+
+
+def _gold_lines(standing: dict[str, Any], table: bool = True) -> list[str]:
+    """Each annotator's accuracy on gold, by window of gold items, and whom that leaves out."""
+    from sttui.textout import table as draw
+
+    if not standing["kinds"]:
+        return []
+    s = standing["settings"]
+    lines: list[str] = []
+    if table:
+        rows = []
+        for kind, found in standing["kinds"].items():
+            for name, a in found["annotators"].items():
+                windows = " ".join("-" if w["accuracy"] is None else f"{w['accuracy']:.0%}" for w in a["windows"])
+                rows.append(
+                    {
+                        "annotator": name,
+                        "items": kind,
+                        "gold rated": a["gold_rated"],
+                        "right": "-" if a["accuracy"] is None else f"{a['accuracy']:.0%}",
+                        f"by {s['window']} gold, oldest first": windows or "-",
+                        "standing": a["status"],
+                    }
+                )
+        counts = ", ".join(f"{found['gold']} {kind} item(s)" for kind, found in standing["kinds"].items())
+        lines.append(
+            f"gold: {counts}; an annotator "
+            f"counts after {s['min_items']} gold items with {s['min_accuracy']:.0%} right, and not while their "
+            f"latest {s['window']} fall below it"
+        )
+        if rows:
+            lines.append(draw(rows, list(rows[0])))
+    for x in standing["left_out"]:
+        lines.append(f"left out: {x['annotator']} on {x['item_kind']} items, {x['status']}: {x['why']}")
+    if table or standing["left_out"]:
+        lines.append("")
+    return lines
 
 
 def _judge_lines(found: dict[str, Any]) -> str:
@@ -161,14 +221,21 @@ def _judge_lines(found: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _first_error_agreement(store: Any, localiser: tuple[str, ...] = ("review",)) -> dict[str, Any]:
+def _first_error_agreement(
+    store: Any, localiser: tuple[str, ...] = ("review",), left_out: frozenset[str] = frozenset()
+) -> dict[str, Any]:
     """Each annotator's first wrong step against a localiser's suggestion (the rule review's, or
-    the stage judges' with ``("review", "judges")``), in agent steps. The
+    the stage judges' with ``("review", "judges")``), in agent steps; ``left_out``: annotators
+    whose marks do not count (unqualified or drifting on episode gold). The
     steps are counted by the database's index from each label's episode and event (no episode
     looked up one by one, no whole event log read)."""
     from sttui.annotate.first_errors import suggestion_agreement
 
-    labels = [(label["episode_id"], label["first_error_seq"]) for label in store.labels()]
+    labels = [
+        (label["episode_id"], label["first_error_seq"])
+        for label in store.labels()
+        if label["annotator"] not in left_out
+    ]
     labels = [(eid, seq) for eid, seq in labels if seq is not None]
     steps = store.agent_steps_at(labels)
     suggested = store.suggested_first_errors([eid for eid, _ in labels], localiser)
@@ -186,7 +253,9 @@ def adjudicate(as_name: str, spread: int) -> None:
     store = open_store(write=True)
     dims = _dims()
     categorical = {d.id: d for ds in dims.by_kind.values() for d in ds if d.categorical}
-    rows = store.ratings()
+    rows, standing = counted_ratings(store, dims)
+    for line in _gold_lines(standing, table=False):
+        click.echo(line)
     # unordered choices are disputed whenever two annotators chose differently
     items = disputes([r for r in rows if r["dimension"] not in categorical], spread)
     items += disputes([r for r in rows if r["dimension"] in categorical], 1)

@@ -54,6 +54,12 @@ def _url(host: str, port: int) -> str:
     "--filter", "text_filter", default=None, help="With --annotate: only items whose id or title contains this."
 )
 @click.option(
+    "--gold-rate",
+    type=click.IntRange(0, 1000),
+    default=None,
+    help="With --annotate: one item in N is gold (0: none); default: gold.rate in dimensions.yaml (10).",
+)
+@click.option(
     "--host", default="127.0.0.1", show_default=True, help="Address to listen on; anything but loopback warns."
 )
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="0: any free port.")
@@ -87,6 +93,7 @@ def serve(
     annotate: bool,
     items: str,
     text_filter: str | None,
+    gold_rate: int | None,
     host: str,
     port: int,
     token_file: Path | None,
@@ -139,7 +146,7 @@ def serve(
 
     server = SttuiServer(
         tokens,
-        Mode(annotate=annotate, items=items, text_filter=text_filter, study=study_id),
+        Mode(annotate=annotate, items=items, text_filter=text_filter, study=study_id, gold_rate=gold_rate),
         db_url=db_url,
         allow_models=allow_models,
         environ=os.environ,
@@ -177,8 +184,11 @@ def _check_store(ctx: click.Context) -> str:
 @click.option("--as", "as_name", callback=checked_name, required=True)
 @click.option("--annotate", "items", type=click.Choice(["tasks", "explore", "episodes", "verdicts"]), default=None)
 @click.option("--filter", "text_filter", default=None)
+@click.option("--gold-rate", type=click.IntRange(0, 1000), default=None)
 @click.option("--study", "study_id", default=None)
-def serve_session(as_name: str, items: str | None, text_filter: str | None, study_id: str | None) -> None:
+def serve_session(
+    as_name: str, items: str | None, text_filter: str | None, gold_rate: int | None, study_id: str | None
+) -> None:
     """What one browser session runs (started by ``sttui serve``, not by hand)."""
     from sttui.tui.app import run_app
 
@@ -189,4 +199,4 @@ def serve_session(as_name: str, items: str | None, text_filter: str | None, stud
         return
     ctx = click.get_current_context()
     db_url = (ctx.find_root().obj or {}).get("db")
-    run_app(db_url=db_url, human=as_name, annotate=(items, text_filter) if items else None)
+    run_app(db_url=db_url, human=as_name, annotate=(items, text_filter, gold_rate) if items else None)

@@ -83,13 +83,20 @@ def check_cmd(file: Path, no_tasks: bool, as_json: bool) -> None:
 @study.command("start")
 @click.argument("file", type=click.Path(path_type=Path))
 @click.option("--no-check", is_flag=True, help="Start without running `sttui check` on the tasks first.")
-def start_cmd(file: Path, no_check: bool) -> None:
+@click.option(
+    "--token-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Anonymous slots: also write their tokens here (YAML 'p01: TOKEN'), for `serve --study --token-file`.",
+)
+def start_cmd(file: Path, no_check: bool, token_file: Path | None) -> None:
     """Store the study (its file and task versions) in the record and assign its slots. Later
     edits of the file change nothing in the started study. Tasks that fail `sttui check` are
-    refused (one line each) unless --no-check."""
+    refused (one line each) unless --no-check. An anonymous study's tokens are printed (and
+    written to --token-file) this once: the record keeps only their hashes."""
     from sttui.core.problems import TaskFileError
     from sttui.paths import tasks_root
-    from sttui.store.studies import Studies, StudyProblem
+    from sttui.store.studies import StudyProblem
     from sttui.study.running import start
 
     store = open_store(write=True)
@@ -121,10 +128,42 @@ def start_cmd(file: Path, no_check: bool) -> None:
     s = started.loaded.study
     verb = "started" if started.created else "already started (same file)"
     click.echo(f"study {s.id} {verb}: {len(started.plan.slots)} slots for {len(s.names)} participant(s)")
-    if s.anonymous and started.created:
-        click.echo("tokens (give one to each participant; `sttui study tokens` prints them again):")
-        for p in Studies(store).people(s.id):
-            click.echo(f"  {p.name}  {p.token}")
+    if started.tokens:
+        click.echo(
+            "tokens (give one to each participant; shown only now: the record keeps their hashes, "
+            "`sttui study tokens STUDY --reissue NAME` replaces a lost one):"
+        )
+        for name, token in started.tokens.items():
+            click.echo(f"  {name}  {token}")
+        if token_file is not None:
+            _write_tokens(token_file, started.tokens)
+            click.echo(f"tokens written to {token_file} (for `sttui serve --study {s.id} --token-file {token_file}`)")
+    elif token_file is not None:
+        click.echo(
+            "note: no tokens written: "
+            + (
+                "the study has named participants"
+                if not s.anonymous
+                else "it was started before, and its tokens were shown then (--reissue makes new ones)"
+            ),
+            err=True,
+        )
+
+
+def _write_tokens(path: Path, tokens: dict[str, str]) -> None:
+    """A token file of ``sttui serve``'s kind (name: token), readable by its owner only."""
+    import os
+
+    import yaml
+
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(yaml.safe_dump(tokens, default_flow_style=False, sort_keys=False))
+    except FileExistsError:
+        _fail(f"{path} exists and is left as it is; the tokens are printed above")
+    except OSError as exc:
+        _fail(f"cannot write the token file {path}: {exc.strerror}; the tokens are printed above")
 
 
 def _resolve_study(store: Any, arg: str) -> str:
@@ -159,14 +198,30 @@ def _episode(store: Any, episode_id: str) -> Any:
 
 @study.command("tokens")
 @click.argument("study_arg", metavar="STUDY")
-def tokens_cmd(study_arg: str) -> None:
-    """The anonymous participants' tokens (name, token, who took it)."""
-    from sttui.store.studies import Studies
+@click.option(
+    "--reissue",
+    "reissue",
+    default=None,
+    metavar="NAME",
+    help="Make a new token for slot NAME (the old one stops working).",
+)
+def tokens_cmd(study_arg: str, reissue: str | None) -> None:
+    """The anonymous slots (name, who took it). Their tokens are stored hashed, so they are shown
+    only when made: at the start, or with --reissue NAME, which replaces a lost one."""
+    from sttui.store.studies import Studies, StudyProblem
 
-    store = open_store()
+    store = open_store(write=reissue is not None)
     sid = _resolve_study(store, study_arg)
-    for p in Studies(store).people(sid):
-        click.echo(f"{p.name}\t{p.token or '-'}\t{p.joined_as or ''}")
+    studies = Studies(store)
+    if reissue is not None:
+        try:
+            token = studies.reissue(sid, reissue)
+        except StudyProblem as exc:
+            _fail(str(exc))
+        click.echo(f"{reissue}\t{token}")
+        return
+    for p in studies.people(sid):
+        click.echo(f"{p.name}\t{'token (hashed)' if p.token else '-'}\t{p.joined_as or ''}")
 
 
 @study.command("withdraw")

@@ -299,7 +299,8 @@ def import_jsonl(store: Store, path: Path, trust: bool = False) -> tuple[int, in
         from sttui.study.bundle import write_manifest
 
         items = [(i.record, i.task, i.events) for i in episodes]
-        return store.import_episodes(items, also=lambda conn: [write_manifest(conn, s) for s in studies])
+        ids = {i.record.id for i in episodes}
+        return store.import_episodes(items, also=lambda conn: [write_manifest(conn, s, ids) for s in studies])
     return store.import_episodes([(i.record, i.task, i.events) for i in episodes])
 
 

@@ -23,6 +23,7 @@ from sttui.store.tables import (
     ClaimRow,
     EpisodeRow,
     EventRow,
+    GoldRow,
     LabelRow,
     NoteRow,
     RatingRow,
@@ -253,6 +254,91 @@ class AnnotationRecords:
         return self._read(
             lambda s: [r.model_dump() for r in s.exec(orm_select(AdjudicationRow).order_by(AdjudicationRow.id))]
         )
+
+    # -- gold items ---------------------------------------------------------------------
+    def set_gold(
+        self,
+        adjudicator: str,
+        item_kind: str,
+        item_id: str,
+        dimension: str,
+        low: int,
+        high: int,
+        note: str | None = None,
+    ) -> int:
+        """Make (or change) a gold item: the accepted ratings ``low``..``high`` on one dimension.
+        The earlier gold of that item and dimension is kept as history and points to this one."""
+        return self.set_gold_many(adjudicator, [(item_kind, item_id, dimension, low, high, note)])[0]
+
+    def set_gold_many(self, adjudicator: str, rows: list[tuple[str, str, str, int, int, str | None]]) -> list[int]:
+        """Several gold items (kind, item, dimension, low, high, note) in one transaction: all or none."""
+        for *_, low, high, _note in rows:
+            if not 1 <= low <= high <= 5:
+                raise ValueError("gold is a rating from 1 to 5, or a range LOW-HIGH within 1 to 5")
+
+        def go(conn: Any) -> list[int]:
+            ids = []
+            for item_kind, item_id, dimension, low, high, note in rows:
+                new_id = conn.execute(
+                    insert(GoldRow).values(
+                        item_kind=item_kind,
+                        item_id=item_id,
+                        dimension=dimension,
+                        low=low,
+                        high=high,
+                        adjudicator=adjudicator,
+                        note=scrub_text(note, self._secrets) if note else None,
+                        created_at=time.time(),
+                        withdrawn=False,
+                    )
+                ).inserted_primary_key[0]
+                _supersede(conn, GoldRow, new_id, item_kind=item_kind, item_id=item_id, dimension=dimension)
+                ids.append(new_id)
+            return ids
+
+        return list(self._write(go))
+
+    def unset_gold(self, adjudicator: str, item_kind: str, item_id: str, dimension: str) -> bool:
+        """Take an item's gold on a dimension away (a withdrawn row supersedes it); False if it had none."""
+
+        def go(conn: Any) -> bool:
+            current = conn.execute(
+                select(GoldRow.id).where(
+                    GoldRow.item_kind == item_kind,
+                    GoldRow.item_id == item_id,
+                    GoldRow.dimension == dimension,
+                    GoldRow.superseded_by.is_(None),  # type: ignore[union-attr]
+                    GoldRow.withdrawn.is_(False),  # type: ignore[attr-defined]
+                )
+            ).first()
+            if current is None:
+                return False
+            new_id = conn.execute(
+                insert(GoldRow).values(
+                    item_kind=item_kind,
+                    item_id=item_id,
+                    dimension=dimension,
+                    low=0,
+                    high=0,
+                    adjudicator=adjudicator,
+                    created_at=time.time(),
+                    withdrawn=True,
+                )
+            ).inserted_primary_key[0]
+            _supersede(conn, GoldRow, new_id, item_kind=item_kind, item_id=item_id, dimension=dimension)
+            return True
+
+        return bool(self._write(go))
+
+    def gold(self, item_kind: str | None = None) -> list[dict[str, Any]]:
+        """The gold in force: one row per item and dimension (never shown to annotators)."""
+        query = select(GoldRow.__table__).where(  # type: ignore[attr-defined]
+            GoldRow.superseded_by.is_(None),  # type: ignore[union-attr]
+            GoldRow.withdrawn.is_(False),  # type: ignore[attr-defined]
+        )
+        if item_kind:
+            query = query.where(GoldRow.item_kind == item_kind)
+        return self._read_core(lambda conn: [dict(r._mapping) for r in conn.execute(query.order_by(GoldRow.id))])
 
     def label_episode(
         self,

@@ -11,10 +11,14 @@ slots to participants safely when several join at the same moment.
   next slot: a slot is ``pending``, or ``assigned`` together with its episode id, never between.
   A process killed mid-join leaves the transaction uncommitted, so nothing at all.
 - **Withdrawing** marks the participant and their unfinished slots ``withdrawn``; episodes stay.
+- **Tokens** of anonymous slots are stored hashed (``sha256:…``), as passwords are: whoever reads
+  the record cannot join as anyone. Each is shown once, when it is made (at the start, or when
+  ``reissue`` replaces a lost one).
 """
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 import time
 from dataclasses import dataclass
@@ -52,6 +56,17 @@ class Assignment:
     total: int  # scored slots in all
 
 
+def new_token() -> str:
+    """A participant's token: 16 URL-safe characters (96 bits), long enough for a token file."""
+    return secrets.token_urlsafe(12)
+
+
+def hash_token(token: str) -> str:
+    """What the record keeps of a token. A token is random, not a chosen password, so one
+    SHA-256 is enough: nothing short of the token itself gives this hash."""
+    return "sha256:" + hashlib.sha256(token.encode()).hexdigest()
+
+
 def _pg(conn: Any) -> bool:
     return conn.engine.url.get_backend_name() == "postgresql"
 
@@ -66,8 +81,10 @@ def start(
     names: list[str],
     anonymous: bool,
     slots: list[dict[str, Any]],
+    tokens: dict[str, str] | None = None,
 ) -> bool:
-    """Write the study unless it is there (True: this call started it)."""
+    """Write the study unless it is there (True: this call started it). ``tokens``: each
+    anonymous slot's token, stored hashed."""
     row = conn.execute(select(STUDIES.c.digest).where(STUDIES.c.id == study_id)).first()
     if row is not None:
         if row.digest != digest:
@@ -86,7 +103,7 @@ def start(
             "study_id": study_id,
             "idx": i,
             "name": name,
-            "token": secrets.token_urlsafe(12) if anonymous else None,
+            "token": hash_token((tokens or {})[name]) if anonymous else None,
             "status": "open",
         }
         for i, name in enumerate(names)
@@ -106,7 +123,7 @@ def _person(conn: Any, study_id: str, name: str | None, token: str | None, anony
     query = select(PEOPLE).where(PEOPLE.c.study_id == study_id)
     lock = (lambda q: q.with_for_update()) if _pg(conn) else (lambda q: q)
     if token is not None:
-        row = conn.execute(lock(query.where(PEOPLE.c.token == token))).first()
+        row = conn.execute(lock(query.where(PEOPLE.c.token == hash_token(token)))).first()
         if row is None:
             raise StudyProblem(f"no participant of study '{study_id}' has that token")
         if row.joined_as is None and name:
@@ -126,6 +143,10 @@ def _person(conn: Any, study_id: str, name: str | None, token: str | None, anony
     if row is not None:
         return row
     unbound = query.where(PEOPLE.c.status == "open", PEOPLE.c.joined_as.is_(None)).order_by(PEOPLE.c.idx).limit(1)
+    # a slot's own name (p03, as the token file written at the start names it) takes that slot
+    own = conn.execute(lock(unbound.where(PEOPLE.c.name == name))).first()
+    if own is not None:
+        unbound = unbound.where(PEOPLE.c.id == own.id)
     row = None
     for _ in range(200 if _pg(conn) else 1):
         row = conn.execute(unbound.with_for_update(skip_locked=True) if _pg(conn) else unbound).first()
@@ -217,6 +238,16 @@ def withdraw(conn: Any, study_id: str, participant: str) -> int:
     return int(done.rowcount or 0)
 
 
+def reissue(conn: Any, study_id: str, participant: str, token: str) -> None:
+    """Replace an anonymous slot's token (a lost one stops working); the new one is stored hashed."""
+    row = conn.execute(
+        select(PEOPLE.c.id, PEOPLE.c.token).where(PEOPLE.c.study_id == study_id, PEOPLE.c.name == participant)
+    ).first()
+    if row is None or row.token is None:
+        raise StudyProblem(f"'{participant}' is not an anonymous slot of study '{study_id}' (slots have tokens)")
+    conn.execute(update(PEOPLE).where(PEOPLE.c.id == row.id).values(token=hash_token(token)))
+
+
 def people(conn: Any, study_id: str) -> list[Any]:
     return list(conn.execute(select(PEOPLE).where(PEOPLE.c.study_id == study_id).order_by(PEOPLE.c.idx)))
 
@@ -267,6 +298,12 @@ class Studies:
 
     def acknowledge(self, study_id: str, participant: str) -> None:
         self.store._serialised(lambda conn: acknowledge(conn, study_id, participant))
+
+    def reissue(self, study_id: str, participant: str) -> str:
+        """A new token for an anonymous slot, returned once (the record keeps only its hash)."""
+        token = new_token()
+        self.store._serialised(lambda conn: reissue(conn, study_id, participant, token))
+        return token
 
     def withdraw(self, study_id: str, participant: str) -> int:
         return int(self.store._serialised(lambda conn: withdraw(conn, study_id, participant)))

@@ -142,6 +142,27 @@ class AdjudicationRow(SQLModel, table=True):
     created_at: float
 
 
+class GoldRow(SQLModel, table=True):
+    """A gold item: the rating an adjudicator accepts on one dimension of an item, as a range
+    (``low`` = ``high`` for one known value). Annotators are measured against it; a changed or
+    removed gold is a new row, and the old one points to it (``withdrawn``: no gold now)."""
+
+    __tablename__ = "gold"
+    __table_args__ = (Index("ix_gold_item", "item_kind", "item_id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    item_kind: str
+    item_id: str
+    dimension: str
+    low: int
+    high: int
+    adjudicator: str
+    note: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    created_at: float
+    superseded_by: int | None = Field(default=None, foreign_key="gold.id")
+    withdrawn: bool = False
+
+
 class LabelRow(SQLModel, table=True):
     """Failure-mode tags and the first erroneous step of an episode, by one annotator."""
 

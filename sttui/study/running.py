@@ -6,13 +6,13 @@ stored version (``sttui.exports.versions.open_stored``)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sttui.core.loader import LoadedTask
 from sttui.core.problems import TaskFileError
-from sttui.store.studies import Assignment, Studies, StudyProblem
+from sttui.store.studies import Assignment, Studies, StudyProblem, new_token
 from sttui.study.design import Design, Resolved, design, resolve
 from sttui.study.spec import LoadedStudy, Study, load_study
 
@@ -23,6 +23,7 @@ class Started:
     resolved: Resolved
     plan: Design
     created: bool
+    tokens: dict[str, str] = field(default_factory=dict)  # each anonymous slot's token, when this call made them
 
 
 def start(store: Any, path: Path, tasks_dir: Path) -> Started:
@@ -48,6 +49,7 @@ def start(store: Any, path: Path, tasks_dir: Path) -> Started:
         }
         for s in plan.slots
     ]
+    tokens = {name: new_token() for name in loaded.study.names} if loaded.study.anonymous else {}
     created = Studies(store).start(
         study_id=loaded.study.id,
         digest=loaded.digest,
@@ -57,8 +59,9 @@ def start(store: Any, path: Path, tasks_dir: Path) -> Started:
         names=loaded.study.names,
         anonymous=loaded.study.anonymous,
         slots=slots,
+        tokens=tokens,
     )
-    return Started(loaded, resolved, plan, created)
+    return Started(loaded, resolved, plan, created, tokens if created else {})
 
 
 def study_id_of(arg: str) -> tuple[str, LoadedStudy | None]:

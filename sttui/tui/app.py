@@ -72,7 +72,7 @@ class SttuiApp(App[None]):
         play: PlayPlan | None = None,
         resume_episode: str | None = None,
         config: Config | None = None,
-        annotate: tuple[str, str | None] | None = None,
+        annotate: tuple[str, str | None] | tuple[str, str | None, int | None] | None = None,
         refine: Any = None,
     ):
         guard_strips()  # no text from data reaches the terminal as a sequence it obeys
@@ -146,8 +146,9 @@ class SttuiApp(App[None]):
             self.push_screen(RefineScreen(refinement, store, self.human))
 
     @work(thread=True, group="annotate")
-    def open_annotation(self, kind: str, text_filter: str | None) -> None:
-        """The annotation queue of this person: items of ``kind`` still needing ratings."""
+    def open_annotation(self, kind: str, text_filter: str | None, gold_rate: int | None = None) -> None:
+        """The annotation queue of this person: items of ``kind`` still needing ratings, with
+        gold items mixed in at one in ``gold_rate`` (None: the dimensions file's rate)."""
         from sttui.annotate.dimensions import DimensionsError, load_dimensions
         from sttui.annotate.queue import Item, Queue, task_items
         from sttui.core.loader import load_all
@@ -171,7 +172,7 @@ class SttuiApp(App[None]):
         if text_filter:
             items = [i for i in items if text_filter.lower() in f"{i.id} {i.title}".lower()]
         name = self.human.split(":", 1)[1] if self.human.startswith("human:") else self.human
-        queue = Queue(self.store, name, items, dims, kind)
+        queue = Queue(self.store, name, items, dims, kind, gold_rate)
 
         def show() -> None:
             from sttui.tui.annotate import AnnotateScreen
@@ -422,7 +423,7 @@ def run_app(
     resume_episode: str | None = None,
     human: str | None = None,
     play: PlayPlan | None = None,
-    annotate: tuple[str, str | None] | None = None,
+    annotate: tuple[str, str | None] | tuple[str, str | None, int | None] | None = None,
     config: Config | None = None,
     refine: Any = None,
 ) -> None:

@@ -100,6 +100,7 @@ class Mode:
     annotate: bool = False
     items: str = "tasks"
     text_filter: str | None = None
+    gold_rate: int | None = None  # one item in N is gold; None: the dimensions file's rate
     study: str | None = None  # each session plays its participant's next task of this study
 
 
@@ -208,6 +209,8 @@ class SttuiServer(Server):
             argv += ["--annotate", self.mode.items]
             if self.mode.text_filter:
                 argv += ["--filter", self.mode.text_filter]
+            if self.mode.gold_rate is not None:
+                argv += ["--gold-rate", str(self.mode.gold_rate)]
         return "exec " + shlex.join(argv)
 
     @web.middleware
