@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from collections import Counter
-
 import asyncio
 import copy
 import random
+from collections import Counter
 
 import pytest
 import yaml

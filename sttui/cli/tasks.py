@@ -110,8 +110,21 @@ def _load_selection(selection: tuple[str, ...]) -> list[Any]:
 @main.command()
 @click.argument("paths", nargs=-1)
 @click.option("--json", "as_json", is_flag=True, help="Print records as JSON.")
-def tasks(paths: tuple[str, ...], as_json: bool) -> None:
+@click.option(
+    "--coverage",
+    is_flag=True,
+    help="Print what the tasks cover: stt subtypes × levels by domain and in total, explore "
+    "episodes by rule family × drift kind.",
+)
+@click.option("--markdown", is_flag=True, help="With --coverage: as the README's Markdown tables.")
+def tasks(paths: tuple[str, ...], as_json: bool, coverage: bool, markdown: bool) -> None:
     """List tasks: id, kind, domain, conflict subtype, level."""
+    if markdown and not coverage:
+        click.echo("error: --markdown goes with --coverage", err=True)
+        sys.exit(2)
+    if coverage:
+        _print_coverage(_select(paths), as_json, markdown)
+        return
     rows = [task_record(t) for t in _select(paths)]  # from the task index: nothing loaded that it holds
     if as_json:
         echo_json(rows)
@@ -120,6 +133,27 @@ def tasks(paths: tuple[str, ...], as_json: bool) -> None:
 
     shown = [{**r, "subtype": r["conflict"] or r["family"], "level": r["level"] or "-"} for r in rows]
     click.echo(table(shown, ["id", "kind", "domain", "subtype", "level", "title"]))
+
+
+def _print_coverage(entries: list[Any], as_json: bool, markdown: bool) -> None:
+    """The coverage of the chosen tasks (stt rows from the task index; an explore episode is
+    loaded, through the index's cache, for its drift)."""
+    from sttui.core.coverage import coverage, drift_kind, render_markdown, render_text
+    from sttui.core.taskindex import index
+
+    stt = [task_record(e) for e in entries if e.kind == "stt"]
+    explore = []
+    for e in entries:
+        if e.kind != "explore":
+            continue
+        task = index().load(e.path).task
+        after = task.drift.after_batch if task.drift is not None else None
+        explore.append({"domain": task.domain, "family": task.rule.family, "drift": drift_kind(after, task.setting)})
+    cov = coverage(stt, explore)
+    if as_json:
+        echo_json(cov)
+    else:
+        click.echo(render_markdown(cov) if markdown else render_text(cov))
 
 
 @main.command()
