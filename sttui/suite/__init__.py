@@ -1,0 +1,1 @@
+"""Measurements over a suite of bundled tasks (the baselines' difficulty)."""
