@@ -10,8 +10,9 @@ plans' own arguments). A call after which every checklist item passes, once the 
 reached the last ``when.at`` of the task and every trigger due by then has fired (the world
 goes on after the call), is a problem.
 
-The search is bounded: at most :data:`MAX_CALLS` calls and :data:`MAX_SECONDS` seconds per
-task, :data:`MAX_VALUES` values per parameter (:data:`MAX_FALLBACK` for one that nothing in the
+The search is bounded: at most :data:`MAX_CALLS` calls and :data:`MAX_SECONDS` seconds of this
+process's CPU time per task (not of the wall clock, so a machine busy with other jobs does not
+cut the search short and what it covers does not depend on the load), :data:`MAX_VALUES` values per parameter (:data:`MAX_FALLBACK` for one that nothing in the
 state is named for: a free text, a seat), and :data:`MAX_PER_TOOL` calls per tool and
 state; what it covered is reported ("searched N single operations from M states").
 """
@@ -66,7 +67,7 @@ def search(loaded: LoadedTask) -> SearchResult:
     last = max((t.when.at for t in task.triggers if t.when.at is not None), default=None)
     out = SearchResult()
     seen: set[str] = set()
-    began = time.monotonic()
+    began = time.process_time()
     for where, n in prefixes:
         ep = _replay(loaded, steps[:n])
         if ep is None or ep.ended is not None:
@@ -80,8 +81,8 @@ def search(loaded: LoadedTask) -> SearchResult:
             if out.calls >= MAX_CALLS:
                 out.cut = f"the cap of {MAX_CALLS} calls"
                 return out
-            if time.monotonic() - began > MAX_SECONDS:
-                out.cut = f"the {MAX_SECONDS:.0f} s time limit"
+            if time.process_time() - began > MAX_SECONDS:
+                out.cut = f"the {MAX_SECONDS:.0f} s CPU time limit"
                 return out
             out.calls += 1
             tried = _replay(loaded, [*steps[:n], call])
