@@ -82,6 +82,8 @@ def test_the_readme_table_is_the_commands_output():
     assert block == _invoke(str(ROOT / "tasks"), "--coverage", "--markdown").rstrip("\n")
 
 
-def test_markdown_without_coverage_is_refused():
+def test_markdown_without_coverage_or_with_json_is_refused():
     result = CliRunner().invoke(main, ["tasks", "--markdown"])
     assert result.exit_code == 2 and "--markdown goes with --coverage" in result.output
+    both = CliRunner().invoke(main, ["tasks", "--coverage", "--markdown", "--json"])
+    assert both.exit_code == 2 and "two formats" in both.output

@@ -90,5 +90,8 @@ def test_difficulty_needs_stt_tasks_and_is_one_report():
     runner = CliRunner()
     explore = runner.invoke(main, ["tasks", str(ROOT / "tasks" / "explore" / "water"), "--difficulty"])
     assert explore.exit_code == 1 and "no stt tasks among those chosen" in explore.output
+    one = ROOT / "tasks" / "stt" / "logistics" / "digifab-stock-inverness-s1-impossible.yaml"
+    alone = runner.invoke(main, ["tasks", str(one), "--difficulty", "--random-seeds", "1"])
+    assert alone.exit_code == 0 and "fewer than two solvable levels to order" in alone.output
     both = runner.invoke(main, ["tasks", "--difficulty", "--coverage"])
     assert both.exit_code == 2 and "two reports" in both.output

@@ -137,6 +137,9 @@ def tasks(
     if markdown and not coverage:
         click.echo("error: --markdown goes with --coverage", err=True)
         sys.exit(2)
+    if markdown and as_json:
+        click.echo("error: --markdown and --json are two formats; ask for one", err=True)
+        sys.exit(2)
     if coverage and difficulty:
         click.echo("error: --coverage and --difficulty are two reports; ask for one", err=True)
         sys.exit(2)
@@ -229,7 +232,11 @@ def _print_difficulty(entries: list[Any], as_json: bool, random_seeds: int) -> N
         table(levels, ["level", "tasks", "naive passes", "naive items", "naive stage", "random items", "random stage"])
     )
     click.echo("\nlevel order (easy >= medium >= hard, by the means above):")
-    for line in rep["level_order_breaks"] or ["holds for both baselines' stage scores"]:
+    solvable = [lvl for lvl in ("easy", "medium", "hard") if lvl in rep["levels"]]
+    fallback = (
+        "holds for both baselines' stage scores" if len(solvable) > 1 else "fewer than two solvable levels to order"
+    )
+    for line in rep["level_order_breaks"] or [fallback]:
         click.echo(f"  {line}")
     flagged = rep["out_of_order"]
     click.echo(f"\ntasks whose level does not order the baselines' stage scores: {len(flagged)}")
