@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import random
+from collections import Counter
 
 import pytest
 import yaml
@@ -133,13 +134,16 @@ def _play(ep, agent):
     return ep
 
 
-def test_bundled_set_covers_four_domains_by_four_families():
-    combos = {(t.task.domain, t.task.rule.family) for t in _bundled()}
-    assert len(combos) == 16
-    assert {d for d, _ in combos} == {"finance", "healthcare", "cybersecurity", "manufacturing"}
+def test_bundled_set_covers_six_domains_by_four_families():
+    """At least 48 episodes: every catalog's domain by every family, twice."""
+    bundled = _bundled()
+    combos = Counter((t.task.domain, t.task.rule.family) for t in bundled)
+    domains = {"finance", "healthcare", "cybersecurity", "manufacturing", "wildfire", "water"}
+    assert {d for d, _ in combos} == domains
+    assert len(bundled) >= 48 and len(combos) == 24 and min(combos.values()) >= 2
 
 
-@pytest.mark.parametrize("index", range(16))
+@pytest.mark.parametrize("index", range(48))
 def test_oracle_ca_is_exactly_one(index):
     loaded = _bundled()[index]
     m = metrics(_play(ExploreEpisode(loaded.task), ExploreOracle("o", loaded.task)))

@@ -62,6 +62,20 @@ def test_bundled_episodes_reverse_only_marked_factors(path):
     assert (task.drift.replace.factor, task.drift.replace.by) in {(r.factor, r.by) for r in cat.replacements}
 
 
+@pytest.mark.parametrize("path", sorted((ROOT / "tasks" / "explore").glob("*/*-*.yaml")), ids=lambda p: p.stem)
+def test_bundled_episodes_give_the_reasons_for_their_drift(path):
+    """No change without a reason: each bundled episode's description quotes its catalog's why
+    for the replacement and for the reversal, and the replacement keeps the catalog's direction."""
+    task = load_task(path).task
+    cat = load_catalog(CATALOGS / f"{task.domain}.yaml")
+    assert task.drift is not None and task.description
+    rep = next(r for r in cat.replacements if (r.factor, r.by) == (task.drift.replace.factor, task.drift.replace.by))
+    assert task.drift.replace.direction == rep.direction, f"{task.id}: {rep.by} pushes {rep.direction}"
+    rev = next(r for r in cat.reversals if r.field == task.drift.reverse)
+    assert f"Replacement: {rep.why}." in task.description, f"{task.id} does not say why {rep.factor} is replaced"
+    assert f"Reversal of {rev.field}: {rev.why}." in task.description, f"{task.id} does not say why {rev.field} flips"
+
+
 def test_a_replacement_without_a_reversible_partner_cannot_be_drawn():
     cat = load_catalog(CATALOGS / "finance.yaml")
     only = cat.model_copy(update={"reversals": [r for r in cat.reversals if r.field == "revenue_growth"]})

@@ -1,4 +1,5 @@
 """Writing and validating tasks: `sttui check` (`checking`), its adversarial controls
 (`adversary`), the authoring mistakes only a run shows (`mistakes`), the impossible-task search
-(`reachability`), and `sttui new domain` (`scaffold`). Model-drafted milestones and tasks are in
+(`reachability`), `sttui new domain` (`scaffold`), and the baselines' difficulty per task
+(`difficulty`, `sttui tasks --difficulty`). Model-drafted milestones and tasks are in
 `sttui.drafting`."""

@@ -10,14 +10,16 @@ plans' own arguments). A call after which every checklist item passes, once the 
 reached the last ``when.at`` of the task and every trigger due by then has fired (the world
 goes on after the call), is a problem.
 
-The search is bounded: at most :data:`MAX_CALLS` calls and :data:`MAX_SECONDS` seconds per
-task, :data:`MAX_VALUES` values per parameter (:data:`MAX_FALLBACK` for one that nothing in the
+The search is bounded: at most :data:`MAX_CALLS` calls and :data:`MAX_SECONDS` seconds of this
+process's CPU time per task (not of the wall clock, so a machine busy with other jobs does not
+cut the search short and what it covers does not depend on the load), :data:`MAX_VALUES` values per parameter (:data:`MAX_FALLBACK` for one that nothing in the
 state is named for: a free text, a seat), and :data:`MAX_PER_TOOL` calls per tool and
 state; what it covered is reported ("searched N single operations from M states").
 """
 
 from __future__ import annotations
 
+import copy
 import itertools
 import re
 import time
@@ -66,7 +68,7 @@ def search(loaded: LoadedTask) -> SearchResult:
     last = max((t.when.at for t in task.triggers if t.when.at is not None), default=None)
     out = SearchResult()
     seen: set[str] = set()
-    began = time.monotonic()
+    began = time.process_time()
     for where, n in prefixes:
         ep = _replay(loaded, steps[:n])
         if ep is None or ep.ended is not None:
@@ -76,15 +78,16 @@ def search(loaded: LoadedTask) -> SearchResult:
             continue
         seen.add(key)
         out.states += 1
+        try_from = _cheaper_start(loaded, steps[:n], ep)
         for call in candidate_calls(task, env_cls.tool_specs, ep.env.state):
             if out.calls >= MAX_CALLS:
                 out.cut = f"the cap of {MAX_CALLS} calls"
                 return out
-            if time.monotonic() - began > MAX_SECONDS:
-                out.cut = f"the {MAX_SECONDS:.0f} s time limit"
+            if time.process_time() - began > MAX_SECONDS:
+                out.cut = f"the {MAX_SECONDS:.0f} s CPU time limit"
                 return out
             out.calls += 1
-            tried = _replay(loaded, [*steps[:n], call])
+            tried = try_from(call)
             if tried is None:
                 continue
             if last is not None:
@@ -107,6 +110,45 @@ def _replay(loaded: LoadedTask, calls: list[ToolCall]) -> Episode | None:
     except ProtocolError:
         return None
     return ep
+
+
+def _fork(ep: Episode) -> Episode:
+    """A copy of an episode that goes on independently: its state, clock, triggers and record
+    copied; the task, the tool specs and the listeners shared (they are never changed by a
+    step); the running state hash's digests copied as digests (they cannot be deep-copied)."""
+    memo: dict[int, Any] = {id(ep.task): ep.task, id(ep.tools): ep.tools, id(ep.listeners): ep.listeners}
+    for h in [*getattr(ep, "_mids", []), getattr(ep, "_state_digest", None)]:
+        if h is not None:
+            memo[id(h)] = h.copy()
+    return copy.deepcopy(ep, memo)
+
+
+def _cheaper_start(loaded: LoadedTask, prefix: list[ToolCall], ep: Episode) -> Any:
+    """How to make "the prefix, then this call" for each candidate: replay the prefix from the
+    start (a few cheap calls) or copy the episode after it (a prefix with a costly query, a
+    slot search say), whichever one trial shows is cheaper. Both give the same episode
+    (``tests/test_search_bounds.py`` compares them on every bundled impossible task)."""
+
+    def replayed(call: ToolCall) -> Episode | None:
+        return _replay(loaded, [*prefix, call])
+
+    def forked(call: ToolCall) -> Episode | None:
+        tried = _fork(ep)
+        try:
+            tried.apply(ToolCall(call.tool, dict(call.args)))
+        except ProtocolError:
+            return None
+        return tried
+
+    if not prefix or ep.review is not None:
+        return replayed
+    started = time.process_time()
+    _replay(loaded, prefix)
+    replay_cost = time.process_time() - started
+    started = time.process_time()
+    _fork(ep)
+    fork_cost = time.process_time() - started
+    return forked if fork_cost < replay_cost else replayed
 
 
 def _shown(call: ToolCall) -> str:

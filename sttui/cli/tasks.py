@@ -110,8 +110,45 @@ def _load_selection(selection: tuple[str, ...]) -> list[Any]:
 @main.command()
 @click.argument("paths", nargs=-1)
 @click.option("--json", "as_json", is_flag=True, help="Print records as JSON.")
-def tasks(paths: tuple[str, ...], as_json: bool) -> None:
+@click.option(
+    "--coverage",
+    is_flag=True,
+    help="Print what the tasks cover: stt subtypes × levels by domain and in total, explore "
+    "episodes by rule family × drift kind.",
+)
+@click.option("--markdown", is_flag=True, help="With --coverage: as the README's Markdown tables.")
+@click.option(
+    "--difficulty",
+    is_flag=True,
+    help="Play the naive plan and the random baseline on each stt task and print their outcomes "
+    "and stage scores, per task and per level, and the tasks whose level does not order them.",
+)
+@click.option(
+    "--random-seeds",
+    type=click.IntRange(min=1),
+    default=10,
+    show_default=True,
+    help="With --difficulty: runs of the random baseline per task (seeds 0 to N-1).",
+)
+def tasks(
+    paths: tuple[str, ...], as_json: bool, coverage: bool, markdown: bool, difficulty: bool, random_seeds: int
+) -> None:
     """List tasks: id, kind, domain, conflict subtype, level."""
+    if markdown and not coverage:
+        click.echo("error: --markdown goes with --coverage", err=True)
+        sys.exit(2)
+    if markdown and as_json:
+        click.echo("error: --markdown and --json are two formats; ask for one", err=True)
+        sys.exit(2)
+    if coverage and difficulty:
+        click.echo("error: --coverage and --difficulty are two reports; ask for one", err=True)
+        sys.exit(2)
+    if difficulty:
+        _print_difficulty(_select(paths), as_json, random_seeds)
+        return
+    if coverage:
+        _print_coverage(_select(paths), as_json, markdown)
+        return
     rows = [task_record(t) for t in _select(paths)]  # from the task index: nothing loaded that it holds
     if as_json:
         echo_json(rows)
@@ -120,6 +157,92 @@ def tasks(paths: tuple[str, ...], as_json: bool) -> None:
 
     shown = [{**r, "subtype": r["conflict"] or r["family"], "level": r["level"] or "-"} for r in rows]
     click.echo(table(shown, ["id", "kind", "domain", "subtype", "level", "title"]))
+
+
+def _print_coverage(entries: list[Any], as_json: bool, markdown: bool) -> None:
+    """The coverage of the chosen tasks (stt rows from the task index; an explore episode is
+    loaded, through the index's cache, for its drift)."""
+    from sttui.core.coverage import coverage, drift_kind, render_markdown, render_text
+    from sttui.core.taskindex import index
+
+    stt = [task_record(e) for e in entries if e.kind == "stt"]
+    explore = []
+    for e in entries:
+        if e.kind != "explore":
+            continue
+        task = index().load(e.path).task
+        after = task.drift.after_batch if task.drift is not None else None
+        explore.append({"domain": task.domain, "family": task.rule.family, "drift": drift_kind(after, task.setting)})
+    cov = coverage(stt, explore)
+    if as_json:
+        echo_json(cov)
+    else:
+        click.echo(render_markdown(cov) if markdown else render_text(cov))
+
+
+def _print_difficulty(entries: list[Any], as_json: bool, random_seeds: int) -> None:
+    """The baselines' difficulty of each chosen stt task (explore episodes are left out: their
+    baselines' figures are the metrics of `sttui run`)."""
+    from sttui.authoring.difficulty import measure_task, report
+    from sttui.core.taskindex import index
+    from sttui.textout import table
+
+    stt = [e for e in entries if e.kind == "stt"]
+    if not stt:
+        click.echo("error: no stt tasks among those chosen", err=True)
+        sys.exit(1)
+    measured = [measure_task(index().load(e.path), random_seeds) for e in stt]
+    rep = report(measured)
+    if as_json:
+        echo_json(rep | {"random_seeds": random_seeds})
+        return
+
+    def num(v: float | None) -> str:
+        return "-" if v is None else f"{v:.2f}"
+
+    rows = [
+        {
+            "id": t["task_id"],
+            "level": t["level"],
+            "naive": "pass" if t["naive"]["passed"] else "fail",
+            "naive items": num(t["naive"]["items"]),
+            "naive stage": num(t["naive"]["stage"]),
+            "random pass": f"{t['random']['passed']}/{t['random']['runs']}",
+            "random items": num(t["random"]["items"]),
+            "random stage": num(t["random"]["stage"]),
+        }
+        for t in rep["tasks"]
+    ]
+    cols = ["id", "level", "naive", "naive items", "naive stage", "random pass", "random items", "random stage"]
+    click.echo(table(rows, cols))
+    levels = [
+        {
+            "level": lvl,
+            "tasks": str(v["tasks"]),
+            "naive passes": str(v["naive_passed"]),
+            "naive items": num(v["naive_items"]),
+            "naive stage": num(v["naive_stage"]),
+            "random items": num(v["random_items"]),
+            "random stage": num(v["random_stage"]),
+        }
+        for lvl, v in rep["levels"].items()
+    ]
+    click.echo("\nper level:")
+    click.echo(
+        table(levels, ["level", "tasks", "naive passes", "naive items", "naive stage", "random items", "random stage"])
+    )
+    click.echo("\nlevel order (easy >= medium >= hard, by the means above):")
+    solvable = [lvl for lvl in ("easy", "medium", "hard") if lvl in rep["levels"]]
+    fallback = (
+        "holds for both baselines' stage scores" if len(solvable) > 1 else "fewer than two solvable levels to order"
+    )
+    for line in rep["level_order_breaks"] or [fallback]:
+        click.echo(f"  {line}")
+    flagged = rep["out_of_order"]
+    click.echo(f"\ntasks whose level does not order the baselines' stage scores: {len(flagged)}")
+    for f in flagged:
+        click.echo(f"  {f['task']} ({f['level']}): {f['why']}")
+    click.echo(f"\nrandom baseline: seeds 0-{random_seeds - 1} per task; naive plan: once (deterministic)")
 
 
 @main.command()
