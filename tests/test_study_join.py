@@ -64,7 +64,7 @@ async def test_a_participant_acknowledges_then_lands_on_the_practice_task_paused
         await pilot.press("escape")
         await wait_for(pilot, lambda: screen_name(pilot) == "LeaveDialog")
         await pilot.press("s")
-        await wait_for(pilot, lambda: screen_name(pilot) == "HomeScreen")
+        await wait_for(pilot, lambda: screen_name(pilot) == "StudyHome")
     # the terminal closed: the next join resumes the same episode, without the instructions again
     again = next_sitting(store, "pilot", "ana")
     assert isinstance(again, Sitting)
@@ -141,3 +141,53 @@ async def test_a_study_in_the_user_seat_opens_the_user_screen_paused(tmp_path):
         assert session.episode_id == sitting.assignment.episode_id
         assert session.user.name == "human:ana" and session.agent.name == "baseline:oracle"
         assert not session.clock.running
+
+
+async def test_back_between_tasks_the_participant_withdraws_and_their_episode_is_kept(tmp_path):
+    db, store = setup(tmp_path)
+    Studies(store).acknowledge("pilot", "ana")
+    sitting = next_sitting(store, "pilot", "ana")
+    app = StudyApp(db, sitting, Config())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: screen_name(pilot) == "PlayScreen")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: screen_name(pilot) == "LeaveDialog")
+        await pilot.press("s")
+        await wait_for(pilot, lambda: screen_name(pilot) == "StudyHome")
+        status = pilot.app.screen.query_one("#study-status")
+        await wait_for(pilot, lambda: "Your task stays open" in str(status.render()))
+        await pilot.press("w")
+        await wait_for(pilot, lambda: screen_name(pilot) == "Confirm")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: app.phase == "withdrawn")
+        assert "You have withdrawn" in str(status.render())
+        await pilot.press("enter")  # no more tasks
+        await pilot.pause(0.3)
+        assert screen_name(pilot) == "StudyHome"
+    person = Studies(store).people("pilot")[0]
+    assert person.status == "withdrawn"
+    assert store.episode(sitting.assignment.episode_id).status == "running"  # kept as it was left
+    assert {s.status for s in Studies(store).slots("pilot")} == {"withdrawn"}
+
+
+async def test_two_enters_on_their_way_at_once_take_one_turn(tmp_path):
+    from textual.widgets import Input
+
+    db, store = setup(tmp_path, STUDY.replace("practice: [logistics-pembrolizumab-goods-in-t1-easy]\n", ""))
+    Studies(store).acknowledge("pilot", "ana")
+    sitting = next_sitting(store, "pilot", "ana")
+    app = StudyApp(db, sitting, Config())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: screen_name(pilot) == "PlayScreen")
+        screen = pilot.app.screen
+        await pilot.press("f5")
+        await wait_for(pilot, lambda: screen.human.waiting)
+        entry = screen.query_one("#entry", Input)
+        entry.value = "get_patient(patient_id=P-CLARKE)"
+        for _ in range(2):  # as a slow link delivers a doubled Enter: both before either is handled
+            entry.post_message(Input.Submitted(entry, entry.value))
+        await wait_for(pilot, lambda: screen.human.waiting)
+        await pilot.pause(0.3)
+        episode_id = screen.session.episode_id
+    calls = [e for e in store.events(episode_id) if e.type == "tool_call"]
+    assert len(calls) == 1

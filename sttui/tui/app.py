@@ -97,11 +97,15 @@ class SttuiApp(App[None]):
         if self.config.keymap:
             self.set_keymap(self.config.keymap)
             self.check_keymap()
-        # `sttui play TASK` opens one task: home reads the task files only once it is shown again
-        self.push_screen(HomeScreen(self.tasks_dir, defer_tasks=self._play_request is not None))
+        self.push_screen(self.base_screen())
         self._home_shown = True
         self._fit(self.size.width, self.size.height)
         self.call_after_refresh(self.open_store)  # the first paint does not wait for the database
+
+    def base_screen(self) -> Screen:
+        """The screen under every other one, where ``pop_to_home`` lands: home here."""
+        # `sttui play TASK` opens one task: home reads the task files only once it is shown again
+        return HomeScreen(self.tasks_dir, defer_tasks=self._play_request is not None)
 
     @work(thread=True, group="keymap", exit_on_error=False)
     def check_keymap(self) -> None:
