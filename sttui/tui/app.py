@@ -211,7 +211,9 @@ class SttuiApp(App[None]):
 
         try:
             human, agent, user = plan.controllers(self.config.extra.get("models") or {}, self.store)
-            session = PlaySession(self.store, plan.loaded, agent, user, episode_id=plan.episode_id)
+            session = PlaySession(
+                self.store, plan.loaded, agent, user, episode_id=plan.episode_id, settings=plan.settings
+            )
             session.time_limit = plan.time_limit
         except (ControllerSpecError, ValueError) as exc:
             if from_command_line:  # `sttui play` checked the seats first; whatever is left ends the command
@@ -289,7 +291,10 @@ class SttuiApp(App[None]):
                 session = PlaySession(self.store, loaded, agent, human, resume=record)
             else:
                 human = HumanController(record.agent if record.agent.startswith("human") else self.human)
-                user = make_user(record.user, models, seed=record.seed) if loaded.kind == "stt" else None
+                # an stt episode under the no-user setting has an empty user seat
+                user = (
+                    make_user(record.user, models, seed=record.seed) if loaded.kind == "stt" and record.user else None
+                )
                 session = PlaySession(self.store, loaded, human, user, resume=record)
         except (ControllerSpecError, ValueError) as exc:
             self.call_from_thread(self.notify, str(exc), severity="error", timeout=15)
