@@ -191,3 +191,58 @@ async def test_two_enters_on_their_way_at_once_take_one_turn(tmp_path):
         episode_id = screen.session.episode_id
     calls = [e for e in store.events(episode_id) if e.type == "tool_call"]
     assert len(calls) == 1
+
+
+async def test_a_participant_plays_alone_no_god_view_no_model_in_the_seat(tmp_path):
+    db, store = setup(tmp_path, STUDY.replace("practice: [logistics-pembrolizumab-goods-in-t1-easy]\n", ""))
+    Studies(store).acknowledge("pilot", "ana")
+    app = StudyApp(db, next_sitting(store, "pilot", "ana"), Config())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: screen_name(pilot) == "PlayScreen")
+        play = pilot.app.screen
+        await pilot.press("f5")
+        for key in ("f2", "f10", "f7"):  # god view, hand the seat to a model, oversight
+            await pilot.press(key)
+            await pilot.pause(0.2)
+            assert screen_name(pilot) == "PlayScreen", key
+        assert not play.session.peeked and not play.session.handed and not play.god
+        # nor through the command palette, which runs the same actions
+        assert [play.check_action(a, ()) for a in ("god_view", "hand_to_model", "toggle_oversight")] == [False] * 3
+        events = [e.type for e in store.events(play.session.episode_id)]
+        assert "god_view" not in events and "seat_changed" not in events
+
+
+async def test_a_break_is_offered_between_tasks_when_due(tmp_path):
+    text = (
+        STUDY.replace("practice: [logistics-pembrolizumab-goods-in-t1-easy]\n", "") + "breaks: {every: 1, minutes: 3}\n"
+    )
+    db, store = setup(tmp_path, text)
+    Studies(store).acknowledge("pilot", "ana")
+    app = StudyApp(db, next_sitting(store, "pilot", "ana"), Config(), study_id="pilot", name="ana")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: screen_name(pilot) == "PlayScreen")
+        first = pilot.app.screen.session.episode_id
+        await pilot.press("f5", "f8")
+        await wait_for(pilot, lambda: screen_name(pilot) == "Confirm")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: screen_name(pilot) == "EndScreen", timeout=30)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: screen_name(pilot) == "StudyHome")
+        status = pilot.app.screen.query_one("#study-status")
+        await wait_for(pilot, lambda: "Task done" in str(status.render()))
+        assert "Task done: 1 of 2 scored." in str(status.render())
+        assert "Time for a break of about 3 minutes" in str(status.render())
+        await pilot.press("enter")  # the next task, the same workbench
+        await wait_for(pilot, lambda: screen_name(pilot) == "PlayScreen", timeout=30)
+        assert pilot.app.screen.session.episode_id != first
+        assert pilot.app.screen.session.loaded.id == "logistics-insulin-reefer-st2-easy"
+
+
+async def test_a_browser_session_shows_why_it_cannot_go_on(tmp_path):
+    db, store = setup(tmp_path)
+    app = StudyApp(db, None, Config(), study_id="pilot", name="zed")  # as serve-session starts it
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.phase == "problem")
+        shown = str(pilot.app.screen.query_one("#study-status").render())
+        assert "Cannot go on: 'zed' is not a participant of study 'pilot'; its participants are: ana" in shown
+    assert store.list_episodes() == []

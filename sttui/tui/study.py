@@ -126,6 +126,7 @@ class StudyApp(SttuiApp):
         self.problem: str | None = None
         self.finished: Any = None  # the Assignment once every task is done
         self._on_screen = False  # the sitting's task has been shown
+        self.barred = True  # no model in the seat, no god view (sttui.tui.handoff.STUDY_BARRED)
 
     def base_screen(self) -> Screen:
         return StudyHome()
