@@ -89,3 +89,33 @@ def test_a_setting_that_does_not_fit_is_one_line(tmp_path: Path, setting: str, s
         start(Store(f"sqlite:///{tmp_path / 's.db'}"), path, ROOT / "tasks")
     assert len(caught.value.problems) == 1
     assert why in str(caught.value.problems[0]) and ":4:" in str(caught.value.problems[0])
+
+
+async def test_a_no_user_study_opens_with_the_whole_goal_and_no_user_seat(tmp_path: Path):
+    db = f"sqlite:///{tmp_path / 's.db'}"
+    path = tmp_path / "study.yaml"
+    path.write_text(STUDY.replace("setting: static", "setting: no-user"), encoding="utf-8")
+    store = Store(db)
+    start(store, path, ROOT / "tasks")
+    sitting = next_sitting(store, "still", "ana")
+    app = StudyApp(db, sitting, Config())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: screen_name(pilot) == "StudyIntro")
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: screen_name(pilot) == "PlayScreen")
+        session = pilot.app.screen.session
+        assert session.user is None
+        await pilot.press("f5")
+        await wait_for(pilot, lambda: pilot.app.screen.human.waiting)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: screen_name(pilot) == "LeaveDialog")
+        await pilot.press("s")  # left running: the next join resumes it, still without a user
+        await wait_for(pilot, lambda: screen_name(pilot) == "StudyHome")
+    again = next_sitting(store, "still", "ana")
+    assert again.assignment.resume
+    async with StudyApp(db, again, Config()).run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: screen_name(pilot) == "PlayScreen")
+        assert pilot.app.screen.session.user is None
+    record = store.episode(sitting.assignment.episode_id)
+    assert (record.setting, record.user) == ("no-user", None)
+    assert store.events(record.id)[0].payload["settings"] == {"no_user": True}
