@@ -1,6 +1,5 @@
 """``sttui serve`` in a real browser: Debian's Chromium, headless, driven by Playwright, with two
-annotators rating at once. In CI (``CI`` set) a missing browser fails the test; elsewhere it skips
-and says why. ``STTUI_SERVE_SHOTS=DIR`` also copies the screenshots to DIR."""
+annotators rating at once (the browser: ``tests.helpers.chromium``). ``STTUI_SERVE_SHOTS=DIR`` also copies the screenshots to DIR."""
 
 from __future__ import annotations
 
@@ -12,43 +11,14 @@ from urllib.parse import urlsplit
 import pytest
 
 from sttui.store.store import Store
+from tests.helpers import chromium
 from tests.helpers.serving import serving, wait_for
 
+browser = chromium.browser  # the fixture
+
 ITEM = "logistics-insulin-reefer-st2-easy"
-CHROMIUM = os.environ.get("STTUI_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-FLAGS = [
-    "--no-sandbox",  # root in CI
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]  # headless is Playwright's own flag; each launch gets a fresh profile of its own
 # Two annotators at once, each with keys of their own: the ratings say whose keys went where.
 KEYS = {"ana": ("4", "5"), "ben": ("2", "3")}
-
-
-def _missing(reason: str) -> None:
-    if os.environ.get("CI"):
-        pytest.fail(f"{reason}; CI runs .ci/browser-start, which installs it")
-    pytest.skip(f"{reason} (install Debian's chromium: .ci/browser-start)")
-
-
-@pytest.fixture
-def browser():
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _missing("the playwright package is missing (pip install -e '.[test]')")
-    if not (os.path.isfile(CHROMIUM) and os.access(CHROMIUM, os.X_OK)):
-        _missing(f"no Chromium at {CHROMIUM}")
-    with sync_playwright() as pw:
-        launched = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
-        try:
-            yield launched
-        finally:
-            launched.close()
 
 
 @pytest.mark.timeout(300)

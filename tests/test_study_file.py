@@ -97,7 +97,11 @@ def test_errors_name_file_line_and_field(tmp_path):
             ("participants: [ana, ben, chen]", "participants: lots"),
             ":5: participants: expected a list of names, or {anonymous: N}",
         ),
-        (("replication: 2\n", "replication: 2\nsetting: static\n"), ":5: setting: expected default; got 'static'"),
+        (
+            ("replication: 2\n", "replication: 2\nsetting: dynamic\n"),
+            ":5: setting: expected one of default, static, no-user, static/no-user, stationary, evidence_given, "
+            "forced_probe; got 'dynamic'",
+        ),
         (
             ("time_limit", "practice: [clinic-dialysis-urgent-t2-easy]\ntime_limit"),
             ":9: practice[0]: 'clinic-dialysis-urgent-t2-easy' is also a scored task",

@@ -64,7 +64,7 @@ async def test_a_participant_acknowledges_then_lands_on_the_practice_task_paused
         await pilot.press("escape")
         await wait_for(pilot, lambda: screen_name(pilot) == "LeaveDialog")
         await pilot.press("s")
-        await wait_for(pilot, lambda: screen_name(pilot) == "HomeScreen")
+        await wait_for(pilot, lambda: screen_name(pilot) == "StudyHome")
     # the terminal closed: the next join resumes the same episode, without the instructions again
     again = next_sitting(store, "pilot", "ana")
     assert isinstance(again, Sitting)
@@ -141,3 +141,108 @@ async def test_a_study_in_the_user_seat_opens_the_user_screen_paused(tmp_path):
         assert session.episode_id == sitting.assignment.episode_id
         assert session.user.name == "human:ana" and session.agent.name == "baseline:oracle"
         assert not session.clock.running
+
+
+async def test_back_between_tasks_the_participant_withdraws_and_their_episode_is_kept(tmp_path):
+    db, store = setup(tmp_path)
+    Studies(store).acknowledge("pilot", "ana")
+    sitting = next_sitting(store, "pilot", "ana")
+    app = StudyApp(db, sitting, Config())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: screen_name(pilot) == "PlayScreen")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: screen_name(pilot) == "LeaveDialog")
+        await pilot.press("s")
+        await wait_for(pilot, lambda: screen_name(pilot) == "StudyHome")
+        status = pilot.app.screen.query_one("#study-status")
+        await wait_for(pilot, lambda: "Your task stays open" in str(status.render()))
+        await pilot.press("w")
+        await wait_for(pilot, lambda: screen_name(pilot) == "Confirm")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: app.phase == "withdrawn")
+        assert "You have withdrawn" in str(status.render())
+        await pilot.press("enter")  # no more tasks
+        await pilot.pause(0.3)
+        assert screen_name(pilot) == "StudyHome"
+    person = Studies(store).people("pilot")[0]
+    assert person.status == "withdrawn"
+    assert store.episode(sitting.assignment.episode_id).status == "running"  # kept as it was left
+    assert {s.status for s in Studies(store).slots("pilot")} == {"withdrawn"}
+
+
+async def test_two_enters_on_their_way_at_once_take_one_turn(tmp_path):
+    from textual.widgets import Input
+
+    db, store = setup(tmp_path, STUDY.replace("practice: [logistics-pembrolizumab-goods-in-t1-easy]\n", ""))
+    Studies(store).acknowledge("pilot", "ana")
+    sitting = next_sitting(store, "pilot", "ana")
+    app = StudyApp(db, sitting, Config())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: screen_name(pilot) == "PlayScreen")
+        screen = pilot.app.screen
+        await pilot.press("f5")
+        await wait_for(pilot, lambda: screen.human.waiting)
+        entry = screen.query_one("#entry", Input)
+        entry.value = "get_patient(patient_id=P-CLARKE)"
+        for _ in range(2):  # as a slow link delivers a doubled Enter: both before either is handled
+            entry.post_message(Input.Submitted(entry, entry.value))
+        await wait_for(pilot, lambda: screen.human.waiting)
+        await pilot.pause(0.3)
+        episode_id = screen.session.episode_id
+    calls = [e for e in store.events(episode_id) if e.type == "tool_call"]
+    assert len(calls) == 1
+
+
+async def test_a_participant_plays_alone_no_god_view_no_model_in_the_seat(tmp_path):
+    db, store = setup(tmp_path, STUDY.replace("practice: [logistics-pembrolizumab-goods-in-t1-easy]\n", ""))
+    Studies(store).acknowledge("pilot", "ana")
+    app = StudyApp(db, next_sitting(store, "pilot", "ana"), Config())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: screen_name(pilot) == "PlayScreen")
+        play = pilot.app.screen
+        await pilot.press("f5")
+        for key in ("f2", "f10", "f7"):  # god view, hand the seat to a model, oversight
+            await pilot.press(key)
+            await pilot.pause(0.2)
+            assert screen_name(pilot) == "PlayScreen", key
+        assert not play.session.peeked and not play.session.handed and not play.god
+        # nor through the command palette, which runs the same actions
+        assert [play.check_action(a, ()) for a in ("god_view", "hand_to_model", "toggle_oversight")] == [False] * 3
+        events = [e.type for e in store.events(play.session.episode_id)]
+        assert "god_view" not in events and "seat_changed" not in events
+
+
+async def test_a_break_is_offered_between_tasks_when_due(tmp_path):
+    text = (
+        STUDY.replace("practice: [logistics-pembrolizumab-goods-in-t1-easy]\n", "") + "breaks: {every: 1, minutes: 3}\n"
+    )
+    db, store = setup(tmp_path, text)
+    Studies(store).acknowledge("pilot", "ana")
+    app = StudyApp(db, next_sitting(store, "pilot", "ana"), Config(), study_id="pilot", name="ana")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: screen_name(pilot) == "PlayScreen")
+        first = pilot.app.screen.session.episode_id
+        await pilot.press("f5", "f8")
+        await wait_for(pilot, lambda: screen_name(pilot) == "Confirm")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: screen_name(pilot) == "EndScreen", timeout=30)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: screen_name(pilot) == "StudyHome")
+        status = pilot.app.screen.query_one("#study-status")
+        await wait_for(pilot, lambda: "Task done" in str(status.render()))
+        assert "Task done: 1 of 2 scored." in str(status.render())
+        assert "Time for a break of about 3 minutes" in str(status.render())
+        await pilot.press("enter")  # the next task, the same workbench
+        await wait_for(pilot, lambda: screen_name(pilot) == "PlayScreen", timeout=30)
+        assert pilot.app.screen.session.episode_id != first
+        assert pilot.app.screen.session.loaded.id == "logistics-insulin-reefer-st2-easy"
+
+
+async def test_a_browser_session_shows_why_it_cannot_go_on(tmp_path):
+    db, store = setup(tmp_path)
+    app = StudyApp(db, None, Config(), study_id="pilot", name="zed")  # as serve-session starts it
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.phase == "problem")
+        shown = str(pilot.app.screen.query_one("#study-status").render())
+        assert "Cannot go on: 'zed' is not a participant of study 'pilot'; its participants are: ana" in shown
+    assert store.list_episodes() == []

@@ -56,3 +56,59 @@ def test_each_session_runs_the_study_for_its_person():
     server = SttuiServer(tokens, Mode(study="pilot"), db_url=None, allow_models=False, environ={})
     command = server.command_for("ana")
     assert command.endswith("serve-session --as ana --study pilot")
+
+
+async def _drain(ws) -> None:
+    async for _ in ws:
+        pass
+
+
+async def test_a_study_token_opens_its_slot_and_a_second_page_takes_over_the_first(tmp_path):
+    import asyncio
+    import os
+
+    import aiohttp
+
+    from sttui.store.store import Store
+    from sttui.store.studies import Studies
+    from tests.helpers.serving import proc_argv, proc_environ, serving, wait_for
+
+    db = f"sqlite:///{tmp_path / 's.db'}"
+    path = tmp_path / "study.yaml"
+    path.write_text(STUDY.replace("participants: [ana, ben]", "participants: {anonymous: 2}"), encoding="utf-8")
+    assert cli(db, "study", "start", str(path), "--no-check")[0] == 0
+    token = Studies(Store(db)).people("pilot")[0].token
+    env = {**os.environ, "STTUI_TASKS": str(ROOT / "tasks")}
+
+    def sessions(served) -> list[int]:
+        found = []
+        for pid in served.children():
+            try:
+                if "serve-session" in proc_argv(pid):
+                    found.append(pid)
+            except OSError:
+                continue
+        return found
+
+    with serving(tmp_path, db, "--study", "pilot", env=env) as served:
+        assert "participants open" in served.output() and "sttui study tokens pilot" in served.output()
+        async with aiohttp.ClientSession() as http:
+            async with http.get(f"{served.base}/?token={token}") as page:
+                assert page.status == 200 and f"/ws/{token}/p01" in await page.text()  # no name asked
+            first = await http.ws_connect(served.ws(token, "anything"))  # the token names the slot
+            reading = asyncio.create_task(_drain(first))  # answers the server's pings, as a page does
+            (pid,) = await asyncio.to_thread(wait_for, lambda: sessions(served), 60, 0.2, "the session")
+            argv, child = proc_argv(pid), proc_environ(pid)
+            assert argv[-4:] == ["--as", "p01", "--study", "pilot"] and token not in " ".join(argv)
+            assert child["STTUI_STUDY_TOKEN"] == token
+            second = await http.ws_connect(served.ws(token, "p01"))  # the page opened again
+            # at once, not when the first page's heartbeat would have lapsed
+            await asyncio.to_thread(
+                wait_for, lambda: (s := sessions(served)) and pid not in s, 8, 0.2, "the first session ended"
+            )
+            assert len(sessions(served)) == 1
+            await first.close()
+            await second.close()
+            reading.cancel()
+            async with http.get(f"{served.base}/?token={token[:-1]}") as page:
+                assert page.status == 403

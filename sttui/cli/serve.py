@@ -15,6 +15,7 @@ import click
 from sttui.cli.app import checked_name, main
 
 INSTALL_HINT = "pip install 'sttui[serve]'"
+STUDY_TOKEN_VAR = "STTUI_STUDY_TOKEN"  # as sttui.web.server names it (that module needs textual-serve)
 
 
 def _loopback(host: str) -> bool:
@@ -124,11 +125,16 @@ def serve(
         tokens, shared = Tokens.generate()
     db_url = (ctx.find_root().obj or {}).get("db")
     open_check = _check_store(ctx)
-    study_id = None
+    study_id, study_tokens = None, None
     if study_arg is not None:
+        from sttui.cli.app import open_store
         from sttui.cli.study import study_for_serving
+        from sttui.store.studies import Studies
 
-        study_id = study_for_serving(ctx, study_arg, token_file)
+        study_id, anonymous = study_for_serving(ctx, study_arg, token_file)
+        if anonymous:  # each participant's own study token opens their session too
+            studies, sid = Studies(open_store(ctx)), study_id
+            study_tokens = lambda token: studies.slot_of_token(sid, token)  # noqa: E731
     sock = _bind(host, port)
     port = sock.getsockname()[1]
     if not _loopback(host):
@@ -153,11 +159,19 @@ def serve(
         on_session=say,
         limits=Limits(per_token=sessions_per_token, total=max_sessions),
         host=host,
+        study_tokens=study_tokens,
     )
 
     def ready() -> None:
         what = f"the annotation queue ({items})" if annotate else "the workbench"
+        if study_id is not None:
+            what = f"study {study_id}"
         click.echo(f"sttui serve: {what} on {open_check}")
+        if study_tokens is not None:
+            click.echo(
+                f"participants open {_url(host, port)}?token=<their study token>  "
+                f"(`sttui study tokens {study_id}` lists them)"
+            )
         if shared:
             click.echo(f"open {_url(host, port)}?token={shared}")
         else:
@@ -192,11 +206,19 @@ def serve_session(
     """What one browser session runs (started by ``sttui serve``, not by hand)."""
     from sttui.tui.app import run_app
 
-    if study_id is not None:
-        from sttui.cli.study import play_study
-
-        play_study(study_id, as_name, None, ask_next=False)
-        return
     ctx = click.get_current_context()
     db_url = (ctx.find_root().obj or {}).get("db")
+    if study_id is not None:
+        from sttui.config import ConfigError, load_config
+        from sttui.tui.study import StudyApp
+
+        try:
+            config = load_config()
+        except ConfigError as exc:
+            raise SystemExit(f"error: {exc}") from None
+        # an anonymous participant's study token comes in the environment, never on the command line
+        token = os.environ.pop(STUDY_TOKEN_VAR, None) or None
+        app = StudyApp(db_url, None, config, study_id=study_id, name=None if token else as_name, token=token)
+        app.run()
+        raise SystemExit(app.return_code or 0)
     run_app(db_url=db_url, human=as_name, annotate=(items, text_filter, gold_rate) if items else None)

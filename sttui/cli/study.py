@@ -247,21 +247,22 @@ def withdraw_cmd(study_arg: str, participant: str) -> None:
 )
 @click.option("--token", default=None, help="Your token, for a study of anonymous participants.")
 def join_cmd(study_arg: str, as_name: str | None, token: str | None) -> None:
-    """Play your next assigned task of STUDY (a started study's id or file): the instructions
-    first (once), practice tasks first, then your tasks in your order; each opens in the play
-    screen with its clock paused until you press F5. A task you left resumes where it was."""
+    """Play your assigned tasks of STUDY (a started study's id or file): the instructions first
+    (once), practice tasks first, then your tasks in your order; each opens in the play screen
+    with its clock paused until you press F5. Between tasks: enter goes on, w withdraws,
+    ctrl+q stops for now. A task you left resumes where it was."""
     from sttui.study.spec import PERSON
 
     if not as_name and not token:
         _fail("say who you are: --as NAME (or --token TOKEN for an anonymous slot)")
     if as_name is not None and not PERSON.fullmatch(as_name):
         _fail(f"--as {as_name[:60]!r}: a name is 1 to 40 letters, digits, '.', '_' or '-'")
-    play_study(study_arg, as_name, token, ask_next=True)
+    play_study(study_arg, as_name, token)
 
 
-def play_study(study_arg: str, as_name: str | None, token: str | None, ask_next: bool) -> None:
-    """The participant's tasks, one workbench each; ``ask_next``: offer the next when one ends
-    (a terminal), else play one and stop (a browser session: reloading the page goes on)."""
+def play_study(study_arg: str, as_name: str | None, token: str | None) -> None:
+    """The participant's tasks in one workbench (``StudyApp``: the same one a browser session
+    runs): the first slot is taken here, so a full study or an unknown name is one line."""
     from sttui.config import ConfigError, load_config
     from sttui.core.problems import TaskFileError
     from sttui.store.studies import StudyProblem
@@ -274,44 +275,31 @@ def play_study(study_arg: str, as_name: str | None, token: str | None, ask_next:
         _fail(str(exc))
     store = open_store(write=True)
     sid = _resolve_study(store, study_arg)
-    again = f"`sttui study join {study_arg} --as {as_name or '…'}`" if ask_next else "reloading the page"
-    played = 0
-    while True:
-        # asked before the next slot is taken, so one declined is not left assigned and unopened
-        if played and not click.confirm("Go on to your next task?", default=True):
-            click.echo(f"Stopped. {again} goes on where you left off.")
-            return
-        try:
-            found = next_sitting(store, sid, as_name, token)
-        except (StudyProblem, TaskFileError) as exc:
-            _fail(str(exc))
-        if not isinstance(found, Sitting):
-            click.echo(f"{found.participant}: all {found.total} task(s) of study {sid} are done. Thank you!")
-            return
-        s, a = found.study, found.assignment
-        if played and s.breaks is not None and a.done and a.done % s.breaks.every == 0 and not a.resume:
-            click.echo(f"Time for a break of about {s.breaks.minutes:g} minutes; your next task waits for you.")
-            click.pause("Press any key when you are ready.")
-        app = StudyApp(store.url, found, config)
-        app.run()
-        if app.return_code:
-            raise SystemExit(app.return_code)
-        if not app.acknowledged and not a.acknowledged:
-            return  # left at the instructions
-        episode = _episode(store, a.episode_id) if a.episode_id else None
-        if episode is None or episode.status == "running":
-            click.echo(f"Your task stays open: {again} resumes it.")
-            return
-        played += 1
-        if not ask_next:
-            click.echo(f"Task done. {again} opens the next one.")
-            return
-        click.echo(f"Task done ({a.done + (0 if a.slot and a.slot['practice'] else 1)} of {a.total} scored).")
+    try:
+        found = next_sitting(store, sid, as_name, token)
+    except (StudyProblem, TaskFileError) as exc:
+        _fail(str(exc))
+    if not isinstance(found, Sitting):
+        click.echo(f"{found.participant}: all {found.total} task(s) of study {sid} are done. Thank you!")
+        return
+    app = StudyApp(store.url, found, config, study_id=sid, name=as_name, token=token)
+    app.run()
+    if app.return_code:
+        raise SystemExit(app.return_code)
+    if app.problem:
+        _fail(app.problem)
+    if app.phase == "withdrawn":
+        click.echo(f"You have withdrawn from study {sid}; what you played is kept, marked withdrawn.")
+    elif app.phase == "done":
+        click.echo(f"All {app.finished.total} task(s) of study {sid} are done. Thank you!")
+    elif app.acknowledged or found.assignment.acknowledged:
+        again = f"sttui study join {study_arg} " + (f"--as {as_name}" if as_name else "--token …")
+        click.echo(f"Stopped after {app.played} task(s). `{again}` goes on where you left off.")
 
 
-def study_for_serving(ctx: click.Context, study_arg: str, token_file: Path | None) -> str:
-    """The started study ``sttui serve --study`` serves; a token file naming people who are not
-    its participants is refused in one line."""
+def study_for_serving(ctx: click.Context, study_arg: str, token_file: Path | None) -> tuple[str, bool]:
+    """The started study ``sttui serve --study`` serves, and whether its participants are
+    anonymous slots; a token file naming people who are not its participants is refused in one line."""
     from sttui.store.studies import Studies
     from sttui.study.running import stored_study
 
@@ -326,7 +314,7 @@ def study_for_serving(ctx: click.Context, study_arg: str, token_file: Path | Non
         unknown = sorted(str(n) for n in names if str(n) not in known)
         if unknown:
             _fail(f"the token file names people who are not participants of study {sid}: {', '.join(unknown)}")
-    return sid
+    return sid, spec.anonymous
 
 
 @study.command("status")

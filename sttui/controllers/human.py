@@ -18,6 +18,9 @@ class HumanController:
         self.waiting = False
 
     def submit(self, action: Action) -> None:
+        """Hand over one action; the seat no longer waits, so a second Enter already on its way
+        (a key pressed twice, a slow terminal link) is refused instead of taken as a second turn."""
+        self.waiting = False
         self._queue.put_nowait(action)
 
     def clear(self) -> None:

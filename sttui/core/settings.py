@@ -58,6 +58,23 @@ class RunSettings:
 
 
 DEFAULT = RunSettings()
+# The names a study file's ``setting`` takes: a report's labels for stt, an explore setting's name.
+NAMED = ("default", "static", "no-user", "static/no-user", *EXPLORE_SETTINGS[1:])
+
+
+def from_name(name: str, kind: str) -> RunSettings:
+    """The settings a name of ``NAMED`` stands for, on a task of ``kind`` (stt or explore);
+    ValueError saying why when the name is unknown or is not one of that kind's settings."""
+    if name not in NAMED:
+        raise ValueError(f"expected one of {', '.join(NAMED)}; got {name!r}")
+    if name in EXPLORE_SETTINGS[1:]:
+        if kind != "explore":
+            raise ValueError(f"{name} is an AdaExploreBench setting: it applies to explore tasks only")
+        return RunSettings(explore_setting=name)
+    parts = set(name.split("/")) - {"default"}
+    if parts and kind != "stt":
+        raise ValueError(f"{name} is an STT-Arena setting: it applies to stt tasks only")
+    return RunSettings(static="static" in parts, no_user="no-user" in parts)
 
 
 def no_user_opening(query: str, goal: str, withheld: dict[str, Any]) -> str:

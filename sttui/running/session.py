@@ -36,6 +36,7 @@ from sttui.core.control import ControlTally
 from sttui.core.episode import Episode
 from sttui.core.events import Event
 from sttui.core.loader import LoadedTask
+from sttui.core.settings import DEFAULT, RunSettings
 from sttui.exports.versions import load_version
 from sttui.running.recording import Rebuilt, Recorder, Writer, finish, rebuild
 from sttui.running.runner import AnyEpisode, EpisodeResult, Seats, drive, open_episode
@@ -98,6 +99,7 @@ class PlayPlan:
     user: str | None = None  # the user seat's controller when the person plays the agent (stt)
     episode_id: str | None = None  # the id to open the episode under (a study's slot names it)
     time_limit: tuple[float, float | None] | None = None  # (seconds, warn at seconds) of the person's clock
+    settings: RunSettings = DEFAULT  # the papers' setting the episode runs under (a study's)
 
     @classmethod
     def build(cls, loaded: Any, me: str, agent: str | None = None, user: str | None = None) -> PlayPlan:
@@ -137,7 +139,7 @@ class PlayPlan:
         human = HumanController(self.person)
         if self.seat == "user":
             return human, make_agent(self.agent or "baseline:oracle", self.loaded, None, models, store), human
-        user = make_user(self.user, models) if self.loaded.kind == "stt" else None
+        user = make_user(self.user, models) if self.loaded.kind == "stt" and not self.settings.no_user else None
         return human, human, user
 
 
@@ -154,6 +156,7 @@ class PlaySession:
         judge: Judge | None = None,
         resume: EpisodeRecord | None = None,
         episode_id: str | None = None,
+        settings: RunSettings = DEFAULT,
     ):
         self.store = store
         self.loaded = loaded
@@ -181,10 +184,13 @@ class PlaySession:
         self._warned = False
         if resume is None:
             seed_used = loaded.task.seed if seed is None else seed
+            label = settings.label(loaded.kind, getattr(loaded.task, "setting", "default"))
             self.episode_id = store.create_episode(
-                loaded, seed_used, agent.name, user.name if user else None, episode_id=episode_id
+                loaded, seed_used, agent.name, user.name if user else None, episode_id=episode_id, setting=label
             )
-            self.episode: AnyEpisode = open_episode(loaded, seed_used, self._actors(), keep_history=True)
+            self.episode: AnyEpisode = open_episode(
+                loaded, seed_used, self._actors(), keep_history=True, settings=settings
+            )
             next_seq = 1
         else:
             self.episode_id = resume.id

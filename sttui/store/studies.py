@@ -123,7 +123,7 @@ def _person(conn: Any, study_id: str, name: str | None, token: str | None, anony
     query = select(PEOPLE).where(PEOPLE.c.study_id == study_id)
     lock = (lambda q: q.with_for_update()) if _pg(conn) else (lambda q: q)
     if token is not None:
-        row = conn.execute(lock(query.where(PEOPLE.c.token == hash_token(token)))).first()
+        row = conn.execute(lock(query.where(_token_is(token)))).first()
         if row is None:
             raise StudyProblem(f"no participant of study '{study_id}' has that token")
         if row.joined_as is None and name:
@@ -160,6 +160,19 @@ def _person(conn: Any, study_id: str, name: str | None, token: str | None, anony
         raise StudyProblem(f"study '{study_id}' is full: all {total} participant slots are taken")
     conn.execute(update(PEOPLE).where(PEOPLE.c.id == row.id).values(joined_as=name, status="active", joined_at=now))
     return conn.execute(select(PEOPLE).where(PEOPLE.c.id == row.id)).first()
+
+
+def _token_is(token: str) -> Any:
+    """The condition that finds an anonymous participant's row by their token (one place: the
+    token's stored form is decided here)."""
+    return PEOPLE.c.token == hash_token(token)
+
+
+def slot_of_token(conn: Any, study_id: str, token: str) -> str | None:
+    """The slot name (``p01`` …) whose token this is, or None: ``sttui serve --study`` opens a
+    participant's session by it."""
+    row = conn.execute(select(PEOPLE.c.name).where(PEOPLE.c.study_id == study_id, _token_is(token))).first()
+    return row.name if row is not None else None
 
 
 def join(conn: Any, study_id: str, name: str | None, token: str | None = None) -> Assignment:
@@ -310,6 +323,9 @@ class Studies:
 
     def study(self, study_id: str) -> Any:
         return self.store._read_core(lambda conn: study(conn, study_id))
+
+    def slot_of_token(self, study_id: str, token: str) -> str | None:
+        return self.store._read_core(lambda conn: slot_of_token(conn, study_id, token))
 
     def people(self, study_id: str) -> list[Any]:
         return self.store._read_core(lambda conn: people(conn, study_id))

@@ -127,7 +127,12 @@ def paired(rows: list[dict[str, Any]], others: list[Any], holder: Any) -> list[d
         diffs = [(mean_of(human[k]) or 0.0) - (mean_of(mine[k]) or 0.0) for k in common]
         notes = []
         if other_version:
-            notes.append(f"under another setting than the humans' on {', '.join(other_version)}: not paired")
+            theirs = sorted({k[2] for k in mine if k not in human and k[0] in other_version})
+            ours = sorted({k[2] for k in human if k[0] in other_version})
+            notes.append(
+                f"under another setting than the humans' ({', '.join(theirs)}; the humans played "
+                f"{', '.join(ours)}) on {', '.join(other_version)}: not paired"
+            )
         if other_hash:
             notes.append(f"on another task version than the humans' on {', '.join(other_hash)}: not paired")
         missing = sorted(human_tasks - {k[0] for k in common})

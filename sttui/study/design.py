@@ -21,6 +21,7 @@ from typing import Any
 
 from sttui.core.loader import LoadedTask, load_task
 from sttui.core.problems import Problem, TaskFileError, did_you_mean, display_path
+from sttui.core.settings import from_name
 from sttui.core.taskindex import discover
 from sttui.study.spec import LoadedStudy, Study
 
@@ -196,6 +197,10 @@ def resolve(loaded: LoadedStudy, tasks_dir: Path) -> Resolved:
         if t.id in seen:
             problems.append(Problem(name, loaded.line("tasks"), "tasks", f"task '{t.id}' is named twice"))
         seen.add(t.id)
+        try:
+            from_name(study.setting, t.kind)
+        except ValueError as exc:
+            problems.append(Problem(name, loaded.line("setting"), "setting", f"{t.id}: {exc}"))
         if study.seat == "user" and t.kind != "stt":
             problems.append(
                 Problem(name, loaded.line("seat"), "seat", f"{t.id} is an explore task: it has no user seat")

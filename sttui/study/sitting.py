@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from sttui.core.settings import from_name
 from sttui.running.session import PlayPlan
 from sttui.store.studies import Assignment, Studies
 from sttui.study.running import open_slot, stored_study
@@ -47,5 +48,6 @@ def next_sitting(store: Any, study_id: str, name: str | None, token: str | None 
         plan = PlayPlan(loaded, "user", person, agent="baseline:oracle")
     else:
         plan = PlayPlan(loaded, "agent", person)
-    plan = PlayPlan(plan.loaded, plan.seat, plan.person, plan.agent, plan.user, assignment.episode_id, limit)
+    settings = from_name(study.setting, loaded.kind)  # checked when the study started
+    plan = PlayPlan(plan.loaded, plan.seat, plan.person, plan.agent, plan.user, assignment.episode_id, limit, settings)
     return Sitting(study, assignment, plan)

@@ -16,6 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from sttui.core.problems import Problem, TaskFileError, display_path, format_loc
+from sttui.core.settings import NAMED
 from sttui.core.yamlio import YamlSyntaxError, line_of, load_with_lines, read_text
 
 VERSION = 1
@@ -104,8 +105,8 @@ class Study(_Frozen):
     @field_validator("setting")
     @classmethod
     def _setting(cls, value: str) -> str:
-        if value != "default":
-            raise ValueError(f"expected default; got {value!r}: studies play tasks in their files' own setting for now")
+        if value not in NAMED:
+            raise ValueError(f"expected one of {', '.join(NAMED)}; got {value!r}")
         return value
 
     @property
@@ -191,14 +192,19 @@ def _participants_msg(value: Any, err: dict[str, Any]) -> str:
 
 
 def _meaning(study: Study) -> list[tuple[tuple[str | int, ...], str]]:
-    """What the schema cannot say: tasks or practice tasks named twice (blocks are checked once
-    the tasks are resolved to ids, ``design.resolve``)."""
+    """What the schema cannot say: tasks or practice tasks named twice, a setting that empties
+    the participants' seat (blocks, and settings against the tasks' kinds, are checked once the
+    tasks are resolved, ``design.resolve``)."""
     out: list[tuple[tuple[str | int, ...], str]] = []
     seen: set[str] = set()
     for i, task in enumerate(study.tasks):
         if task in seen:
             out.append((("tasks", i), f"'{task}' is listed twice; replication says how often each task is played"))
         seen.add(task)
+    if study.seat == "user" and "no-user" in study.setting:
+        out.append(
+            (("setting",), f"setting {study.setting} leaves the user seat empty: a study in the user seat needs one")
+        )
     for i, task in enumerate(study.practice):
         if task in seen:
             out.append((("practice", i), f"'{task}' is also a scored task; a practice task is never scored"))

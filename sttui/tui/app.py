@@ -97,11 +97,15 @@ class SttuiApp(App[None]):
         if self.config.keymap:
             self.set_keymap(self.config.keymap)
             self.check_keymap()
-        # `sttui play TASK` opens one task: home reads the task files only once it is shown again
-        self.push_screen(HomeScreen(self.tasks_dir, defer_tasks=self._play_request is not None))
+        self.push_screen(self.base_screen())
         self._home_shown = True
         self._fit(self.size.width, self.size.height)
         self.call_after_refresh(self.open_store)  # the first paint does not wait for the database
+
+    def base_screen(self) -> Screen:
+        """The screen under every other one, where ``pop_to_home`` lands: home here."""
+        # `sttui play TASK` opens one task: home reads the task files only once it is shown again
+        return HomeScreen(self.tasks_dir, defer_tasks=self._play_request is not None)
 
     @work(thread=True, group="keymap", exit_on_error=False)
     def check_keymap(self) -> None:
@@ -208,7 +212,9 @@ class SttuiApp(App[None]):
 
         try:
             human, agent, user = plan.controllers(self.config.extra.get("models") or {}, self.store)
-            session = PlaySession(self.store, plan.loaded, agent, user, episode_id=plan.episode_id)
+            session = PlaySession(
+                self.store, plan.loaded, agent, user, episode_id=plan.episode_id, settings=plan.settings
+            )
             session.time_limit = plan.time_limit
         except (ControllerSpecError, ValueError) as exc:
             if from_command_line:  # `sttui play` checked the seats first; whatever is left ends the command
@@ -286,7 +292,10 @@ class SttuiApp(App[None]):
                 session = PlaySession(self.store, loaded, agent, human, resume=record)
             else:
                 human = HumanController(record.agent if record.agent.startswith("human") else self.human)
-                user = make_user(record.user, models, seed=record.seed) if loaded.kind == "stt" else None
+                # an stt episode under the no-user setting has an empty user seat
+                user = (
+                    make_user(record.user, models, seed=record.seed) if loaded.kind == "stt" and record.user else None
+                )
                 session = PlaySession(self.store, loaded, human, user, resume=record)
         except (ControllerSpecError, ValueError) as exc:
             self.call_from_thread(self.notify, str(exc), severity="error", timeout=15)

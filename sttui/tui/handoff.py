@@ -47,6 +47,11 @@ def describe(action: Action) -> str:
     return f"{type(action).__name__} {json.dumps(action_payload(action))}"
 
 
+# What a study's participant cannot do (``StudyApp.barred``): lend their seat to a model, review
+# one, or open the god view; each would make their episode something other than a human's own.
+STUDY_BARRED = ("hand_to_model", "toggle_oversight", "god_view")
+
+
 class ReviewCall(ModalScreen[Decision]):
     """A model's proposed action: approve (a), edit (e) or reject with a reason (r)."""
 
@@ -314,6 +319,8 @@ class SeatScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The footer shows the keys that do something now."""
         session = getattr(self, "session", None)
+        if action in STUDY_BARRED and getattr(self.app, "barred", ()):
+            return False  # a study's participant plays alone, without the hidden state
         if session is None or session.episode.ended is not None:
             return action not in ("hand_to_model", "take_back", "toggle_oversight", "toggle_clock", "leave")
         mine = session.holds(self.seat)

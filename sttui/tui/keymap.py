@@ -58,6 +58,7 @@ def keymap_problems(keymap: dict[str, str], scopes: Iterable[type[DOMNode]], app
 def workbench_scopes() -> list[type[DOMNode]]:
     """Every screen and dialog of the workbench that has keys."""
     from sttui.tui.annotate import AnnotateScreen, TagList, Tags
+    from sttui.tui.compare import CompareScreen
     from sttui.tui.drafting import DraftScreen
     from sttui.tui.endscreen import EndScreen
     from sttui.tui.explore import ExploreScreen
@@ -68,7 +69,7 @@ def workbench_scopes() -> list[type[DOMNode]]:
     from sttui.tui.refine import RefineScreen
     from sttui.tui.replay import ReplayScreen
     from sttui.tui.reveal import RevealScreen
-    from sttui.tui.study import StudyIntro
+    from sttui.tui.study import StudyHome, StudyIntro
     from sttui.tui.studywatch import StudyWatchScreen
     from sttui.tui.usersim import UserSimScreen
 
@@ -91,4 +92,6 @@ def workbench_scopes() -> list[type[DOMNode]]:
         EditValue,
         ToolForm,
         StudyIntro,
+        StudyHome,
+        CompareScreen,
     ]

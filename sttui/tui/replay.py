@@ -80,6 +80,7 @@ class ReplayScreen(Screen[None]):
         Binding("e", "first_error", "First error", id="replay.first_error"),
         Binding("k", "fork", "Fork from here", id="replay.fork"),
         Binding("E", "refine", "Refine", id="replay.refine"),  # e was taken by the first error
+        Binding("c", "compare", "Compare side by side", id="replay.compare"),
         Binding("escape", "app.pop_to_home", "Home", id="replay.home"),
     ]
 
@@ -321,6 +322,35 @@ class ReplayScreen(Screen[None]):
         )
         self.app.push_screen(
             EditValue(f"Fork {self.episode_id} at row {seq}: who takes the agent seat?", me, hint, check), chosen
+        )
+
+    def action_compare(self) -> None:
+        """This episode beside another (asked for; the latest other player's on the task offered)."""
+        self.suggest_partner()
+
+    @work(thread=True, exclusive=True, group="replay-compare", exit_on_error=False)
+    def suggest_partner(self) -> None:
+        from sttui.study.pairing import partner_for
+
+        partner = partner_for(self.store, self.store.episode(self.episode_id)) or ""
+        self.app.call_from_thread(self._ask_partner, partner)
+
+    def _ask_partner(self, partner: str) -> None:
+        from sttui.tui.compare import CompareScreen
+
+        def chosen(value: str | None) -> None:
+            if value and value.strip():
+                self.app.push_screen(CompareScreen(self.store, self.episode_id, value.strip()))
+
+        hint = "An episode id (the latest other player's on this task is filled in). Enter compares, escape cancels."
+        self.app.push_screen(
+            EditValue(
+                f"Compare {self.episode_id} side by side with which episode?",
+                partner,
+                hint,
+                lambda text: None if text.strip() else "an episode id",
+            ),
+            chosen,
         )
 
     def action_step(self, delta: int) -> None:

@@ -1,18 +1,24 @@
-"""A participant's sitting of a study (``sttui study join``): the consent text and the
-instructions, acknowledged once before the first task, then the play screen of their next
-assigned task, its clock paused until they start it, under the study's time limit."""
+"""A participant's sitting of a study, in a terminal (``sttui study join``) and in a browser
+(``sttui serve --study``) alike: the consent text and the instructions, acknowledged once before
+the first task, then the play screen of each next assigned task (practice first), its clock
+paused until they start it, under the study's time limit. Between tasks the participant sees
+their progress (and a break when one is due) and goes on, stops for now, or withdraws; they
+never see the workbench's home, other tasks or other people's episodes."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from rich.markup import escape
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Button, Markdown, Static
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Header, Markdown, Static
 
 from sttui.tui.app import SttuiApp
-from sttui.tui.modals import Dialog
+from sttui.tui.modals import Confirm, Dialog
 
 
 class StudyIntro(Dialog[bool]):
@@ -52,24 +58,132 @@ class StudyIntro(Dialog[bool]):
         self.dismiss(value)
 
 
-class StudyApp(SttuiApp):
-    """The workbench opened on one participant's next slot of a study."""
+class StudyHome(Screen[None]):
+    """Between tasks: where the participant is in the study, and what they can do next."""
 
-    def __init__(self, db_url: str | None, sitting: Any, config: Any = None):
-        super().__init__(db_url=db_url, human=sitting.person, config=config)
-        self.sitting = sitting  # sttui.study.sitting.Sitting
+    BINDINGS = [
+        Binding("enter", "next", "Next task", id="study.next"),
+        Binding("w", "withdraw", "Withdraw from the study", id="study.withdraw"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with VerticalScroll(id="study-home"):
+            yield Static("Finding your next task…", id="study-status")
+            yield Static("", id="study-keys", classes="muted")
+        yield Footer()
+
+    def on_screen_resume(self) -> None:
+        app = self.app
+        if isinstance(app, StudyApp):
+            app.came_home()
+
+    def show(self, status: str, keys: str) -> None:
+        self.query_one("#study-status", Static).update(status)
+        self.query_one("#study-keys", Static).update(keys)
+
+    def action_next(self) -> None:
+        app = self.app
+        if isinstance(app, StudyApp):
+            app.next_task()
+
+    def action_withdraw(self) -> None:
+        app = self.app
+        if isinstance(app, StudyApp):
+            app.ask_withdraw()
+
+
+KEYS_BETWEEN = "enter: your next task  ·  w: withdraw from the study  ·  ctrl+q: stop for now (your place is kept)"
+
+
+class StudyApp(SttuiApp):
+    """The workbench narrowed to one participant's study: their tasks, in their order, one after
+    another. Given a ``sitting`` (``study join`` took the first slot already, so a full study or an
+    unknown name is one line at the prompt), it opens that first; else it joins itself (a browser
+    session: problems are shown on the screen). Each next task comes from the same
+    ``next_sitting`` either way."""
+
+    def __init__(
+        self,
+        db_url: str | None,
+        sitting: Any = None,
+        config: Any = None,
+        *,
+        study_id: str | None = None,
+        name: str | None = None,
+        token: str | None = None,
+    ):
+        person = sitting.person if sitting is not None else (f"human:{name}" if name else None)
+        super().__init__(db_url=db_url, human=person, config=config)
+        self.sitting = sitting  # sttui.study.sitting.Sitting: the slot being played now
+        self.study_id = study_id or (sitting.assignment.study_id if sitting is not None else None)
+        # who joins for the next task: the name or token given, or the participant the sitting names
+        self.join_name = name if (name or token) else (sitting.assignment.participant if sitting is not None else None)
+        self.token = token
         self.acknowledged = False
+        self.played = 0  # tasks finished in this sitting
+        self.phase = "joining"  # joining · playing · between · done · withdrawn · problem
+        self.problem: str | None = None
+        self.finished: Any = None  # the Assignment once every task is done
+        self._on_screen = False  # the sitting's task has been shown
+        self.barred = True  # no model in the seat, no god view (sttui.tui.handoff.STUDY_BARRED)
+
+    def base_screen(self) -> Screen:
+        return StudyHome()
 
     def _store_ready(self, store: Any) -> None:
         super()._store_ready(store)
-        s = self.sitting
-        if s.assignment.acknowledged:
+        if self.sitting is not None:
+            self._arrive(self.sitting)
+        else:
+            self.next_task()
+
+    # -- getting the next task -------------------------------------------------------------
+    def next_task(self) -> None:
+        if self.store is None or self.phase in ("joining_now", "playing", "done", "withdrawn"):
+            return
+        self.phase = "joining_now"
+        self._show_home("Finding your next task…", "")
+        self._join()
+
+    @work(thread=True, exclusive=True, group="study", exit_on_error=False)
+    def _join(self) -> None:
+        from sttui.core.problems import TaskFileError
+        from sttui.store.studies import StudyProblem
+        from sttui.study.sitting import next_sitting
+
+        assert self.study_id is not None
+        try:
+            found = next_sitting(self.store, self.study_id, self.join_name, self.token)
+        except (StudyProblem, TaskFileError) as exc:
+            self.call_from_thread(self._failed, str(exc))
+            return
+        self.call_from_thread(self._arrive, found)
+
+    def _failed(self, problem: str) -> None:
+        self.phase, self.problem = "problem", problem
+        self._show_home(f"[b]Cannot go on:[/b] {escape(problem)}", "ctrl+q: leave")
+
+    def _arrive(self, found: Any) -> None:
+        from sttui.study.sitting import Sitting
+
+        if not isinstance(found, Sitting):
+            self.phase, self.finished = "done", found
+            self._show_home(
+                f"{escape(found.participant)}: all {found.total} task(s) of study {escape(found.study_id)} are done. "
+                "Thank you!",
+                "ctrl+q: leave",
+            )
+            return
+        self.sitting = found
+        self.human = found.person
+        self.phase = "playing"
+        s = found.study
+        if found.assignment.acknowledged or self.acknowledged:
             self._begin()
             return
-        study = s.study
         self.push_screen(
-            StudyIntro(study.title or f"Study {study.id}", study.instructions, study.consent, s.note()),
-            self._answered,
+            StudyIntro(s.title or f"Study {s.id}", s.instructions, s.consent, found.note()), self._answered
         )
 
     def _answered(self, yes: bool | None) -> None:
@@ -77,7 +191,7 @@ class StudyApp(SttuiApp):
             self.exit(None, 0, "left before the first task: nothing was recorded; join again to start")
             return
         self.acknowledged = True
-        self.run_worker(self._acknowledge, thread=True, group="study", exit_on_error=False)
+        self.run_worker(self._acknowledge, thread=True, group="study-ack", exit_on_error=False)
         self._begin()
 
     def _acknowledge(self) -> None:
@@ -95,4 +209,82 @@ class StudyApp(SttuiApp):
 
     def _show_session(self, session: Any, human: Any, seat: str) -> None:
         session.time_limit = self.sitting.plan.time_limit
+        self._on_screen = True  # back on the study's screen after this, the task was left or ended
         super()._show_session(session, human, seat)
+
+    # -- between tasks ---------------------------------------------------------------------
+    def came_home(self) -> None:
+        """Back on the study's screen from a task: ended (say so, and offer a break when one is
+        due) or left running (it waits)."""
+        if self.phase != "playing" or not self._on_screen:
+            return
+        self.phase, self._on_screen = "between", False
+        self._check_ended()
+
+    @work(thread=True, exclusive=True, group="study-check", exit_on_error=False)
+    def _check_ended(self) -> None:
+        from sttui.store.db import StoreError
+
+        a = self.sitting.assignment
+        try:
+            ended = self.store.episode(a.episode_id).status != "running"
+        except StoreError:
+            ended = False
+        self.call_from_thread(self._between, ended)
+
+    def _between(self, ended: bool) -> None:
+        a = self.sitting.assignment
+        practice = bool(a.slot and a.slot["practice"])
+        if not ended:
+            self._show_home("Your task stays open: enter goes back to it, where you left it.", KEYS_BETWEEN)
+            return
+        self.played += 1
+        done = a.done + (0 if practice else 1)
+        what = "Practice task done (it is not scored)." if practice else f"Task done: {done} of {a.total} scored."
+        s = self.sitting.study
+        rest = ""
+        if s.breaks is not None and not practice and done and done < a.total and done % s.breaks.every == 0:
+            rest = f"\n\nTime for a break of about {s.breaks.minutes:g} minutes; your next task waits for you."
+        self._show_home(what + rest, KEYS_BETWEEN)
+
+    def _show_home(self, status: str, keys: str) -> None:
+        home = next((s for s in self.screen_stack if isinstance(s, StudyHome)), None)
+        if home is not None and home.is_mounted:
+            home.show(status, keys)
+
+    # -- withdrawing -------------------------------------------------------------------------
+    def ask_withdraw(self) -> None:
+        if self.phase in ("withdrawn", "joining", "joining_now") or self.store is None:
+            return
+        participant = self.sitting.assignment.participant if self.sitting is not None else self.join_name
+        if participant is None:
+            return
+
+        def answer(yes: bool | None) -> None:
+            if yes:
+                self._withdraw(participant)
+
+        self.push_screen(
+            Confirm(
+                f"Withdraw from study {self.study_id}? What you have played is kept, marked withdrawn, and left out "
+                "of the results; you get no more tasks.",
+                "Withdraw",
+                "Stay",
+            ),
+            answer,
+        )
+
+    @work(thread=True, exclusive=True, group="study", exit_on_error=False)
+    def _withdraw(self, participant: str) -> None:
+        from sttui.store.studies import Studies, StudyProblem
+
+        try:
+            Studies(self.store).withdraw(self.study_id, participant)
+        except StudyProblem as exc:
+            self.call_from_thread(self._failed, str(exc))
+            return
+        self.call_from_thread(self._withdrawn)
+
+    def _withdrawn(self) -> None:
+        self.phase = "withdrawn"
+        self._show_home("You have withdrawn from the study. Thank you for your time.", "ctrl+q: leave")

@@ -37,6 +37,7 @@ from sttui.web.access import Owner, Tokens, valid_name
 from sttui.web.childenv import child_environment
 
 log = logging.getLogger("sttui.serve")
+STUDY_TOKEN_VAR = "STTUI_STUDY_TOKEN"  # read (and dropped) by ``serve-session --study``
 TEMPLATES = Path(__file__).parent / "templates"
 # What textual-serve's AppService adds to the environment for its web driver; kept as it sets them.
 DRIVER_VARS = ("TEXTUAL_DRIVER", "TEXTUAL_FPS", "TEXTUAL_COLOR_SYSTEM", "TERM_PROGRAM", "TERM_PROGRAM_VERSION")
@@ -191,9 +192,13 @@ class SttuiServer(Server):
         on_session: Callable[[str, str], None] | None = None,
         limits: Limits = Limits(),
         host: str = "127.0.0.1",
+        study_tokens: Callable[[str], str | None] | None = None,
     ) -> None:
         super().__init__("sttui", title="sttui", templates_path=TEMPLATES)
         self.tokens, self.mode, self.limits, self.host = tokens, mode, limits, host
+        # an anonymous study's participant tokens, looked up in the record: the slot's name, or None
+        self.study_tokens = study_tokens
+        self.names: dict[_Session, str] = {}  # each running session: whose it is
         self.env = child_environment(environ, allow_models=allow_models, db_url=db_url)
         self.on_session = on_session or (lambda name, event: None)
         self.sessions: dict[_Session, str] = {}  # each running session: its token
@@ -223,6 +228,11 @@ class SttuiServer(Server):
             # the websocket's path token alone counts for it: a ?token= beside a wrong one opens nothing
             presented = request.match_info["token"] if "token" in request.match_info else request.query.get("token")
             owner = self.tokens.owner(presented)
+            if owner is None and presented and self.study_tokens is not None:
+                slot = await asyncio.to_thread(self.study_tokens, presented)
+                if slot is not None:
+                    owner = Owner(slot)
+                    request["study_token"] = presented
             if owner is None:
                 log.warning("refused %s %r: no valid token", request.method, request.path.split("/ws/")[0] or "/ws")
                 raise web.HTTPForbidden(text="403: this sttui needs the token printed when it started (?token=…)\n")
@@ -365,11 +375,16 @@ class SttuiServer(Server):
         width = _int(request.query.get("width"), 80)
         height = _int(request.query.get("height"), 24)
         service: _Session | None = None
+        env = self.env
+        if "study_token" in request:  # the participant's own token: the session joins the study by it
+            env = {**env, STUDY_TOKEN_VAR: request["study_token"]}
         try:
             await websocket.prepare(request)
+            if self.mode.study:
+                await self._take_over(name)
             service = _Session(
                 self.command_for(name),
-                self.env,
+                env,
                 write_bytes=websocket.send_bytes,
                 write_str=websocket.send_str,
                 close=websocket.close,
@@ -377,6 +392,7 @@ class SttuiServer(Server):
                 debug=False,
             )
             self.sessions[service] = token
+            self.names[service] = name
             await service.start(width, height)
             self.on_session(name, "opened")
             await self._process_messages(websocket, service)
@@ -396,6 +412,16 @@ class SttuiServer(Server):
             await service.stop()
         finally:
             self.sessions.pop(service, None)
+            self.names.pop(service, None)
+
+    async def _take_over(self, name: str) -> None:
+        """A study participant plays in one session at a time: a new one (a reload, or the page
+        opened again after a dropped connection the server has not noticed yet) ends the old one
+        first, so one process writes their episode, and the new one resumes it."""
+        old = [service for service, who in self.names.items() if who == name]
+        if old:
+            log.info("session of %s opened again: the earlier one ends first", name)
+            await asyncio.gather(*(self._end(service) for service in old), return_exceptions=True)
 
     async def run_on(self, sock: socket.socket, ready: Callable[[], None]) -> None:
         """Serve on a bound socket until SIGINT or SIGTERM, then stop every session's process."""
