@@ -91,6 +91,8 @@ def load_without(path: str | Path, sections: set[str]) -> LoadedTask:
     return _parse_and_check(Path(path), None, drop=tuple(sorted(sections)))
 
 
+# Whole on purpose: the loading stages in order (read, YAML, schema, environment, semantics),
+# each turning its own failure into problems with file, line and field.
 def _parse_and_check(path: Path, env_file: Path | None, drop: tuple[str, ...] = ()) -> LoadedTask:
     name = display_path(path)
     try:
