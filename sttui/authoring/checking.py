@@ -80,6 +80,8 @@ async def _play(loaded: LoadedTask, plan: str, probe: bool = False) -> tuple[Epi
     return result, episode, prober
 
 
+# One function on purpose: the plays and then each verdict on them, in the order `sttui check`
+# reports them; split, the verdicts would pass the same six plays' results around.
 async def check_loaded(loaded: LoadedTask, file: str, seeds: int = RANDOM_SEEDS) -> TaskCheck:
     task = loaded.task
     assert isinstance(task, SttTask)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -56,13 +57,9 @@ def fork(
     you in the agent seat (``--user human``: the user seat). The fork records
     ``forked_from {episode, seq}`` and is never a clean baseline. A record that does not replay
     as recorded is refused with where it diverged."""
-    from sttui.config import ConfigError, human_name, load_config
-    from sttui.controllers.registry import ControllerSpecError, make_agent, make_user
+    from sttui.config import ConfigError, load_config
     from sttui.exports.versions import VersionProblem, open_version
     from sttui.lineage.forking import BadRow, ForkProblem, fork_point, write_fork
-    from sttui.running.recording import recorded_settings
-    from sttui.running.recording import resume as resume_episode
-    from sttui.running.session import PlanProblem, PlayPlan, is_human
     from sttui.store.db import StoreError
 
     store = open_store(write=True)
@@ -83,34 +80,8 @@ def fork(
     except ConfigError as exc:
         _fail(str(exc), 2)
     models = config.extra.get("models") or {}
-    has_user = loaded.kind == "stt"
-    if headless:
-        if is_human(agent) or is_human(user):
-            _fail("--headless plays the rest without a person; name a model or a baseline", 2)
-        agent_spec = agent or record.agent
-        user_spec = (user or record.user) if has_user else None
-        if is_human(agent_spec) or is_human(user_spec):
-            _fail(f"the recorded {'agent' if is_human(agent_spec) else 'user'} is a person: name --agent/--user", 2)
-    else:
-        me = human_name(None, config)
-        try:
-            plan = PlayPlan.build(loaded, me, agent, user)
-        except PlanProblem as exc:
-            _fail(str(exc), 2)
-        # with you in the user seat, the agent seat goes on as recorded unless --agent says otherwise
-        recorded_agent = record.agent if not is_human(record.agent) else "baseline:oracle"
-        agent_spec = plan.person if plan.seat == "agent" else (agent or recorded_agent)
-        recorded_user = record.user if not is_human(record.user) else None
-        user_spec = plan.person if plan.seat == "user" else ((plan.user or recorded_user) if has_user else None)
-    try:  # every controller checked before anything is written
-        for spec in (agent_spec, user_spec):
-            if spec is not None and not is_human(spec):
-                if spec is agent_spec:
-                    make_agent(spec, loaded, record.seed, models, store)
-                else:
-                    make_user(spec, models, seed=record.seed)
-    except ControllerSpecError as exc:
-        _fail(str(exc), 2)
+    agent_spec, user_spec = _seat_specs(record, loaded, agent, user, headless, config)
+    _check_controllers(agent_spec, user_spec, loaded, record, models, store)
     events = store.events(record.id)
     try:
         point = fork_point(loaded, record, events, seq)
@@ -130,28 +101,102 @@ def fork(
         click.echo(f"forked {record.id} at row {seq} (step {point.step}) as {new.id}", err=True)
         run_app(db_url=store.url, resume_episode=new.id, config=config)
         return
-    agent_c = make_agent(agent_spec, loaded, record.seed, models, store, recorded_settings(events))
-    user_c = make_user(user_spec, models, seed=record.seed) if user_spec else None
-    rebuilt, result = asyncio.run(resume_episode(store, new, agent_c, user_c, loaded=loaded))
+    fork_ = _Fork(store, loaded, record, new, point, events, agent_spec, user_spec, models, seq, note, blind)
+    _play_on_headless(fork_, as_json)
+
+
+def _seat_specs(
+    record: Any, loaded: Any, agent: str | None, user: str | None, headless: bool, config: Any
+) -> tuple[str, str | None]:
+    """Who holds each seat of the fork: as recorded unless named; headless, never a person; in
+    the workbench, you in the seat ``--user human`` or the agent seat names."""
+    from sttui.config import human_name
+    from sttui.running.session import PlanProblem, PlayPlan, is_human
+
+    has_user = loaded.kind == "stt"
+    if headless:
+        if is_human(agent) or is_human(user):
+            _fail("--headless plays the rest without a person; name a model or a baseline", 2)
+        agent_spec = agent or record.agent
+        user_spec = (user or record.user) if has_user else None
+        if is_human(agent_spec) or is_human(user_spec):
+            _fail(f"the recorded {'agent' if is_human(agent_spec) else 'user'} is a person: name --agent/--user", 2)
+        return agent_spec, user_spec
+    me = human_name(None, config)
+    try:
+        plan = PlayPlan.build(loaded, me, agent, user)
+    except PlanProblem as exc:
+        _fail(str(exc), 2)
+    # with you in the user seat, the agent seat goes on as recorded unless --agent says otherwise
+    recorded_agent = record.agent if not is_human(record.agent) else "baseline:oracle"
+    agent_spec = plan.person if plan.seat == "agent" else (agent or recorded_agent)
+    recorded_user = record.user if not is_human(record.user) else None
+    user_spec = plan.person if plan.seat == "user" else ((plan.user or recorded_user) if has_user else None)
+    return agent_spec, user_spec
+
+
+def _check_controllers(
+    agent_spec: str, user_spec: str | None, loaded: Any, record: Any, models: dict[str, Any], store: Any
+) -> None:
+    """Every controller named is made once, so a bad name fails before anything is written."""
+    from sttui.controllers.registry import ControllerSpecError, make_agent, make_user
+    from sttui.running.session import is_human
+
+    try:
+        if not is_human(agent_spec):
+            make_agent(agent_spec, loaded, record.seed, models, store)
+        if user_spec is not None and not is_human(user_spec):
+            make_user(user_spec, models, seed=record.seed)
+    except ControllerSpecError as exc:
+        _fail(str(exc), 2)
+
+
+@dataclass(frozen=True)
+class _Fork:
+    """A fork written to the record, and what its headless run needs."""
+
+    store: Any
+    loaded: Any
+    record: Any  # the episode forked
+    new: Any  # the fork
+    point: Any  # where it forks (fork_point)
+    events: list[Any]  # the forked episode's events
+    agent: str
+    user: str | None
+    models: dict[str, Any]
+    seq: int
+    note: str | None  # the task file changed since
+    blind: str | None  # why the plan cannot continue, if it cannot
+
+
+def _play_on_headless(f: _Fork, as_json: bool) -> None:
+    """Play the fork on without the workbench, and say how it ended."""
+    from sttui.controllers.registry import make_agent, make_user
+    from sttui.running.recording import recorded_settings
+    from sttui.running.recording import resume as resume_episode
+
+    agent_c = make_agent(f.agent, f.loaded, f.record.seed, f.models, f.store, recorded_settings(f.events))
+    user_c = make_user(f.user, f.models, seed=f.record.seed) if f.user else None
+    rebuilt, result = asyncio.run(resume_episode(f.store, f.new, agent_c, user_c, loaded=f.loaded))
     if result is None:  # (checked above, so only a store that changed under us)
-        _fail(f"cannot fork {record.id}: {rebuilt.mismatch}")
+        _fail(f"cannot fork {f.record.id}: {rebuilt.mismatch}")
     assert result is not None
     out = {
-        "episode": new.id,
-        "forked_from": {"episode": record.id, "seq": seq},
-        "step": point.step,
-        "replayed_actions": point.actions,
-        "task_version": record.task_hash,
-        "task_changed": note is not None,
-        "plan_cannot_continue": blind,
+        "episode": f.new.id,
+        "forked_from": {"episode": f.record.id, "seq": f.seq},
+        "step": f.point.step,
+        "replayed_actions": f.point.actions,
+        "task_version": f.record.task_hash,
+        "task_changed": f.note is not None,
+        "plan_cannot_continue": f.blind,
         **result.as_dict(),
     }
     if as_json:
         echo_json(out)
         return
     click.echo(
-        f"forked {record.id} at row {seq} (step {point.step}, {point.actions} actions replayed, state hashes "
-        f"match the record) as {new.id}"
+        f"forked {f.record.id} at row {f.seq} (step {f.point.step}, {f.point.actions} actions replayed, state hashes "
+        f"match the record) as {f.new.id}"
     )
     outcome = "pass" if result.passed else ("fail" if result.passed is False else "-")
     click.echo(f"finished: {outcome} in {result.steps} steps ({result.end_reason})")

@@ -76,11 +76,12 @@ def family_tree(store: Any, records: list[Any]) -> list[str]:
     """Episodes as a family tree: roots newest first, each fork (``fork @SEQ``) and refinement
     (``refined``) indented under the episode it came from, children oldest first."""
     from sttui.lineage.forking import forks_among
+    from sttui.store.db import in_batches
 
     by_id = {r.id: r for r in records}
     parent: dict[str, tuple[str, str]] = {}
-    for i in range(0, len(records), 500):
-        for eid, origin in forks_among(store, [r.id for r in records[i : i + 500]]).items():
+    for chunk in in_batches(records):
+        for eid, origin in forks_among(store, [r.id for r in chunk]).items():
             parent[eid] = (str(origin["episode"]), f"fork @{origin['seq']}")
     for r in records:
         refined_from = ((r.scores or {}).get("lineage") or {}).get("refined_from")

@@ -303,9 +303,7 @@ def replay(episode: str, trust: bool, task_dirs: tuple[Path, ...], judge_stages:
     A version whose code is not trusted (imported, see --trust) or that no longer loads is not replayed:
     the episode and its events are listed, with the reason, and the command exits 1.
     """
-    from sttui.cli.rejudging import judge_lines, judge_spec, rejudge
-    from sttui.core.loader import load_task
-    from sttui.core.taskindex import index
+    from sttui.cli.rejudging import judge_spec, rejudge
     from sttui.exports.versions import VersionProblem, open_version
     from sttui.running.recording import rebuild
     from sttui.running.runner import result_of
@@ -342,29 +340,46 @@ def replay(episode: str, trust: bool, task_dirs: tuple[Path, ...], judge_stages:
     report["review"] = _review_of(rebuilt.episode)
     if spec.mode != "rule" and report["review"] is not None:
         report["judges"] = rejudge(rebuilt.episode, record, spec, store)
-    # the task's current file, found through the task index: only this task is loaded, and only
-    # when it changed (its hash is in the index's entry)
-    entry = index().find(record.task_id, dirs)
-    if entry is None:
-        report["current_version"] = "the task is no longer among the task files"
-    elif entry.content_hash == record.task_hash:
-        report["current_version"] = "unchanged"
-    else:
-        now = load_task(entry.path)
-        again = rebuild(now, record, events)
-        report["current_version"] = "changed"
-        report["current_hash"] = now.content_hash
-        if again.episode.ended is not None and "rescored" in report:
-            on_now = _outcome_of(result_of(again.episode))
-            report["rescored_on_current"] = on_now
-            report["rescored_note"] = _other_version_line(record.task_hash, now.content_hash)
-            report["outcome_differences"] = _differences(report["rescored"], on_now)
-        report["review_on_current"] = _review_of(again.episode)
+    report.update(_on_current_version(record, events, dirs, report))
     if as_json:
         echo_json(report)
         return
+    _print_replay(record, opened.trusted_by, rebuilt, report)
+
+
+def _on_current_version(record: Any, events: list[Any], dirs: list[Path], report: dict[str, Any]) -> dict[str, Any]:
+    """How the task's current file differs, and how the episode scores on it when it changed.
+
+    The file is found through the task index: only this task is loaded, and only when it
+    changed (its hash is in the index's entry)."""
+    from sttui.core.loader import load_task
+    from sttui.core.taskindex import index
+    from sttui.running.recording import rebuild
+    from sttui.running.runner import result_of
+
+    entry = index().find(record.task_id, dirs)
+    if entry is None:
+        return {"current_version": "the task is no longer among the task files"}
+    if entry.content_hash == record.task_hash:
+        return {"current_version": "unchanged"}
+    now = load_task(entry.path)
+    again = rebuild(now, record, events)
+    out: dict[str, Any] = {"current_version": "changed", "current_hash": now.content_hash}
+    if again.episode.ended is not None and "rescored" in report:
+        on_now = _outcome_of(result_of(again.episode))
+        out["rescored_on_current"] = on_now
+        out["rescored_note"] = _other_version_line(record.task_hash, now.content_hash)
+        out["outcome_differences"] = _differences(report["rescored"], on_now)
+    out["review_on_current"] = _review_of(again.episode)
+    return out
+
+
+def _print_replay(record: Any, trusted_by: str, rebuilt: Any, report: dict[str, Any]) -> None:
+    """The replay's report as text."""
+    from sttui.cli.rejudging import judge_lines
+
     click.echo(f"episode {record.id}: task {record.task_id} version {record.task_hash[:12]} ({record.status})")
-    click.echo(f"task code run as: {opened.trusted_by}")
+    click.echo(f"task code run as: {trusted_by}")
     click.echo("replay reproduces the record" if rebuilt.matches else f"REPLAY DIFFERS: {rebuilt.mismatch}")
     if "rescored" in report:
         text = _rescored_text(report["rescored"])

@@ -168,6 +168,8 @@ class RuleJudge:
 
     name = "rule"
 
+    # Whole on purpose: the judge's rules in the order a statement is read (the last statement
+    # after the last trigger, then claims, causes, hedges); mutation tests pin each line.
     def judge(self, episode: Episode) -> list[ItemResult]:
         task = episode.task
         assert task.judge is not None

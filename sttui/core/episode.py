@@ -51,6 +51,8 @@ class ProtocolError(Exception):
 class Episode:
     """A running stt episode. Feed it actions with :meth:`apply`; read events and views."""
 
+    # Whole on purpose: an episode's whole state is set here, in one place, so every field a
+    # step reads is visible at once.
     def __init__(
         self,
         task: SttTask,

@@ -91,6 +91,8 @@ def load_without(path: str | Path, sections: set[str]) -> LoadedTask:
     return _parse_and_check(Path(path), None, drop=tuple(sorted(sections)))
 
 
+# Whole on purpose: the loading stages in order (read, YAML, schema, environment, semantics),
+# each turning its own failure into problems with file, line and field.
 def _parse_and_check(path: Path, env_file: Path | None, drop: tuple[str, ...] = ()) -> LoadedTask:
     name = display_path(path)
     try:
@@ -381,42 +383,60 @@ _ABSENT = object()
 
 
 def semantic_problems(task: SttTask, env_cls: type[Environment]) -> Iterable[tuple[Loc, str]]:
-    """Dangling references and impossible combinations, as (location, message)."""
-    tools = env_cls.tool_specs
-    cls = env_cls.__name__
-    top = task.initial_state
-    places = top.get("places") if isinstance(top.get("places"), dict) else None
+    """Dangling references and impossible combinations, as (location, message), section by section."""
+    refs = _Refs(task, env_cls)
+    yield from _judge_problems(task, refs)
+    yield from _trigger_problems(task, refs)
+    yield from _checklist_problems(task, refs, env_cls)
+    yield from _plan_problems(task, refs)
+    yield from _review_problems(task, refs)
+    yield from _travel_problems(task, refs)
 
-    def tool_ref(loc: Loc, name: str) -> Iterable[tuple[Loc, str]]:
-        if name not in tools:
-            yield loc, f"no tool '{name}' in {cls}{did_you_mean(name, tools)}"
 
-    def path_ref(loc: Loc, path: str) -> Iterable[tuple[Loc, str]]:
+class _Refs:
+    """What a task's references may name: its environment's tools, its initial state's keys
+    and places. Each method yields (location, message) for a reference that names nothing."""
+
+    def __init__(self, task: SttTask, env_cls: type[Environment]) -> None:
+        self.tools = env_cls.tool_specs
+        self.cls = env_cls.__name__
+        self.top = task.initial_state
+        places = self.top.get("places")
+        self.places = places if isinstance(places, dict) else None
+
+    def tool_ref(self, loc: Loc, name: str) -> Iterable[tuple[Loc, str]]:
+        if name not in self.tools:
+            yield loc, f"no tool '{name}' in {self.cls}{did_you_mean(name, self.tools)}"
+
+    def path_ref(self, loc: Loc, path: str) -> Iterable[tuple[Loc, str]]:
         head = path.split(".", 1)[0]
-        if head not in top:
+        if head not in self.top:
             yield (
                 loc,
                 (
                     f"path '{path}' can never exist: initial_state has no '{head}'"
-                    f"{did_you_mean(head, top)}; top-level keys: {', '.join(top) or 'none'}"
+                    f"{did_you_mean(head, self.top)}; top-level keys: {', '.join(self.top) or 'none'}"
                 ),
             )
 
-    def expect_ref(loc: Loc, expect: Expect) -> Iterable[tuple[Loc, str]]:
+    def expect_ref(self, loc: Loc, expect: Expect) -> Iterable[tuple[Loc, str]]:
         """The path, and an operator that can never hold on the path's starting value."""
-        yield from path_ref((*loc, "path"), expect.path)
-        start = lookup(top, expect.path, _ABSENT)
+        yield from self.path_ref((*loc, "path"), expect.path)
+        start = lookup(self.top, expect.path, _ABSENT)
         why = None if start is _ABSENT else expect.why_not(start)
         if why:
             yield (*loc, expect.operator), f"{why}; {expect.path} is {start!r} in initial_state"
 
-    def params_ref(loc: Loc, tool: str, names: Iterable[str]) -> Iterable[tuple[Loc, str]]:
-        if tool in tools:
-            props = tools[tool].parameters["properties"]
+    def params_ref(self, loc: Loc, tool: str, names: Iterable[str]) -> Iterable[tuple[Loc, str]]:
+        if tool in self.tools:
+            props = self.tools[tool].parameters["properties"]
             for n in names:
                 if n not in props:
                     yield loc, f"{tool} has no parameter '{n}'{did_you_mean(n, props)}"
 
+
+def _judge_problems(task: SttTask, refs: _Refs) -> Iterable[tuple[Loc, str]]:
+    """An impossible task's judge, and only an impossible task's."""
     if task.level == "impossible" and task.judge is None:
         yield ("level",), "an impossible task needs a judge section (reason, evidence)"
     if task.level != "impossible" and task.judge is not None:
@@ -424,6 +444,9 @@ def semantic_problems(task: SttTask, env_cls: type[Environment]) -> Iterable[tup
     if task.judge is not None:
         yield from _generic_evidence(task.judge.evidence)
 
+
+def _trigger_problems(task: SttTask, refs: _Refs) -> Iterable[tuple[Loc, str]]:
+    """Each trigger: a unique id, a condition and effects that name what exists."""
     seen: set[str] = set()
     for i, trig in enumerate(task.triggers):
         base: Loc = ("triggers", i)
@@ -432,9 +455,9 @@ def semantic_problems(task: SttTask, env_cls: type[Environment]) -> Iterable[tup
         seen.add(trig.id)
         when = trig.when
         if when.tool is not None:
-            yield from tool_ref((*base, "when", "tool"), when.tool)
+            yield from refs.tool_ref((*base, "when", "tool"), when.tool)
             if when.args:
-                yield from params_ref((*base, "when", "args"), when.tool, when.args)
+                yield from refs.params_ref((*base, "when", "args"), when.tool, when.args)
         if when.at is not None and (when.at.tzinfo is None) != (task.clock.start.tzinfo is None):
             yield (
                 (*base, "when", "at"),
@@ -446,26 +469,32 @@ def semantic_problems(task: SttTask, env_cls: type[Environment]) -> Iterable[tup
         elif when.at is not None and when.at < task.clock.start:
             yield (*base, "when", "at"), f"expected a time at or after clock.start ({task.clock.start.isoformat()})"
         if when.state is not None:
-            yield from expect_ref((*base, "when", "state"), when.state)
+            yield from refs.expect_ref((*base, "when", "state"), when.state)
         for j, eff in enumerate(trig.effects):
             eloc: Loc = (*base, "effects", j)
             for key in ("set", "delete", "append"):
                 if isinstance(getattr(eff, key, None), str):
-                    yield from path_ref((*eloc, key), getattr(eff, key))
+                    yield from refs.path_ref((*eloc, key), getattr(eff, key))
             for key in ("disable_tool", "enable_tool", "fail_tool"):
                 name = getattr(eff, key, None)
                 if isinstance(name, str):
-                    yield from tool_ref((*eloc, key), name)
+                    yield from refs.tool_ref((*eloc, key), name)
                     match = getattr(eff, "for_", None)
                     if isinstance(match, dict):
-                        yield from params_ref((*eloc, "for"), name, match)
+                        yield from refs.params_ref((*eloc, "for"), name, match)
             if hasattr(eff, "move"):
-                yield from path_ref((*eloc, "move"), eff.move)
-                if places is None:
+                yield from refs.path_ref((*eloc, "move"), eff.move)
+                if refs.places is None:
                     yield (*eloc, "to"), "move needs initial_state.places to name the destination"
-                elif eff.to not in places:
-                    yield (*eloc, "to"), f"no place '{eff.to}' in initial_state.places{did_you_mean(eff.to, places)}"
+                elif eff.to not in refs.places:
+                    yield (
+                        (*eloc, "to"),
+                        f"no place '{eff.to}' in initial_state.places{did_you_mean(eff.to, refs.places)}",
+                    )
 
+
+def _checklist_problems(task: SttTask, refs: _Refs, env_cls: type[Environment]) -> Iterable[tuple[Loc, str]]:
+    """The checklists: unique ids, paths, facts to tell, and check functions that exist."""
     for key in ("static_checklist", "static_skip"):
         if task.level == "impossible" and getattr(task, key) is not None:
             yield (key,), f"{key} is for solvable tasks; --static skips impossible ones"
@@ -478,32 +507,38 @@ def semantic_problems(task: SttTask, env_cls: type[Environment]) -> Iterable[tup
                 yield (section, i, "id"), f"duplicate {section} id '{item.id}'"
             seen.add(item.id)
             if item.expect is not None:
-                yield from expect_ref((section, i, "expect"), item.expect)
+                yield from refs.expect_ref((section, i, "expect"), item.expect)
             for j, fact in enumerate(item.tell or []):
-                yield from _fact_problems((section, i, "tell", j), fact, top, path_ref)
+                yield from _fact_problems((section, i, "tell", j), fact, refs.top, refs.path_ref)
             if item.check is not None and item.check not in env_cls.check_names:
                 yield (
                     (section, i, "check"),
-                    (f"no check function '{item.check}' in {cls}{did_you_mean(item.check, env_cls.check_names)}"),
+                    (f"no check function '{item.check}' in {refs.cls}{did_you_mean(item.check, env_cls.check_names)}"),
                 )
             elif item.check is not None:
                 yield from _check_args((section, i, "args"), item.check, item.args, env_cls)
 
+
+def _plan_problems(task: SttTask, refs: _Refs) -> Iterable[tuple[Loc, str]]:
+    """Tool timings, and the plans' calls against the tools' parameters."""
     for name in task.clock.tool_minutes:
         if name != "default":
-            yield from tool_ref(("clock", "tool_minutes", name), name)
+            yield from refs.tool_ref(("clock", "tool_minutes", name), name)
 
     for plan in ("naive_plan", "solution"):
         for i, step in enumerate(getattr(task, plan)):
             if step.tool is None:
                 continue
-            if step.tool not in tools:
-                yield from tool_ref((plan, i, "tool"), step.tool)
+            if step.tool not in refs.tools:
+                yield from refs.tool_ref((plan, i, "tool"), step.tool)
                 continue
-            problem = check_args(step.args, tools[step.tool].parameters, step.tool)
+            problem = check_args(step.args, refs.tools[step.tool].parameters, step.tool)
             if problem:
                 yield (plan, i, "args"), problem
 
+
+def _review_problems(task: SttTask, refs: _Refs) -> Iterable[tuple[Loc, str]]:
+    """Milestones and minefields: a graph, constraints naming what exists, thresholds that can be met."""
     yield from graph_problems(task.milestones)
     sections = [("milestones", m.constraints) for m in task.milestones] + [
         ("minefields", m.constraints) for m in task.minefields
@@ -517,10 +552,10 @@ def semantic_problems(task: SttTask, env_cls: type[Environment]) -> Iterable[tup
             if c.selector == "call.tool":
                 for name in c.expected if c.operator == "one_of" else [c.expected]:
                     if c.operator in ("equals", "one_of") and isinstance(name, str):
-                        yield from tool_ref((*loc, "expected"), name)
+                        yield from refs.tool_ref((*loc, "expected"), name)
             elif c.root == "state":
-                yield from path_ref((*loc, "selector"), c.path)
-        yield from _args_bound(section, i, constraints, tools)
+                yield from refs.path_ref((*loc, "selector"), c.path)
+        yield from _args_bound(section, i, constraints, refs.tools)
     for section, rules in (("milestones", task.milestones), ("minefields", task.minefields)):
         for i, rule in enumerate(rules):
             share, lost = best_share(rule.constraints)
@@ -540,17 +575,20 @@ def semantic_problems(task: SttTask, env_cls: type[Environment]) -> Iterable[tup
         if m.id and mine_ids.count(m.id) > 1:
             yield ("minefields", i, "id"), f"duplicate minefield id '{m.id}'"
 
-    if isinstance(top.get("travel"), list):
-        for i, leg in enumerate(top["travel"]):
+
+def _travel_problems(task: SttTask, refs: _Refs) -> Iterable[tuple[Loc, str]]:
+    """Travel legs between places that exist."""
+    if isinstance(refs.top.get("travel"), list):
+        for i, leg in enumerate(refs.top["travel"]):
             loc: Loc = ("initial_state", "travel", i)
             if not isinstance(leg, dict) or not {"from", "to", "minutes"} <= set(leg):
                 yield loc, "expected a leg {from, to, minutes} (optional: oneway, closed)"
-            elif places is not None:
+            elif refs.places is not None:
                 for end in ("from", "to"):
-                    if leg[end] not in places:
+                    if leg[end] not in refs.places:
                         yield (
                             (*loc, end),
-                            f"no place '{leg[end]}' in initial_state.places{did_you_mean(leg[end], places)}",
+                            f"no place '{leg[end]}' in initial_state.places{did_you_mean(leg[end], refs.places)}",
                         )
 
 

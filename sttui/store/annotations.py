@@ -15,7 +15,7 @@ from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlmodel import Session
 from sqlmodel import select as orm_select
 
-from sttui.store.db import explain
+from sttui.store.db import explain, in_batches
 from sttui.store.secrets import scrub, scrub_text
 from sttui.store.tables import (
     AdjudicationRow,
@@ -386,8 +386,7 @@ class AnnotationRecords:
         out: dict[tuple[str, int], int] = {}
         wanted = set(marks)
         episodes = sorted(upto)
-        for i in range(0, len(episodes), 500):
-            chunk = episodes[i : i + 500]
+        for chunk in in_batches(episodes):
             query = (
                 select(EventRow.episode_id, EventRow.seq, EventRow.type, frm, by)
                 .where(EventRow.episode_id.in_(chunk), EventRow.seq <= max(upto[e] for e in chunk))  # type: ignore[attr-defined]
@@ -415,8 +414,8 @@ class AnnotationRecords:
         step = EpisodeRow.scores[(*localiser, "first_error", "step")].as_integer()  # type: ignore[index]
         out: dict[str, int | None] = {}
         ids = sorted(set(episode_ids))
-        for i in range(0, len(ids), 500):
-            query = select(EpisodeRow.id, step).where(EpisodeRow.id.in_(ids[i : i + 500]))  # type: ignore[attr-defined]
+        for chunk in in_batches(ids):
+            query = select(EpisodeRow.id, step).where(EpisodeRow.id.in_(chunk))  # type: ignore[attr-defined]
             out.update(self._read_core(lambda conn, q=query: dict(conn.execute(q).all())))
         return out
 
@@ -429,7 +428,7 @@ class AnnotationRecords:
             EpisodeRow.status == "completed", EpisodeRow.kind == "stt", passed.is_not(None)
         )
         ids = sorted(set(episode_ids)) if episode_ids is not None else None
-        chunks = [None] if ids is None else [ids[i : i + 500] for i in range(0, len(ids), 500)]
+        chunks: list[Any] = [None] if ids is None else list(in_batches(ids))
         out: dict[str, tuple[bool, str]] = {}
         for chunk in chunks:
             query = base if chunk is None else base.where(EpisodeRow.id.in_(chunk))  # type: ignore[attr-defined]

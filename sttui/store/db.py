@@ -5,9 +5,9 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from sqlalchemy import Engine, create_engine, event, inspect
 from sqlalchemy.engine import make_url
@@ -308,3 +308,15 @@ def migrate(engine: Engine, url: str, revision: str = "head") -> None:
             command.upgrade(_config(conn), revision)
     except (OperationalError, DBAPIError) as exc:
         raise explain(exc, url) from None
+
+
+T = TypeVar("T")
+# Ids per ``IN (...)`` list: below SQLite's old limit of 999 bound variables, and short enough
+# that PostgreSQL plans each query as quickly as one id at a time.
+IN_BATCH = 500
+
+
+def in_batches(items: Sequence[T], size: int = IN_BATCH) -> Iterator[Sequence[T]]:
+    """``items`` a batch at a time, for queries that name them in an ``IN`` list."""
+    for i in range(0, len(items), size):
+        yield items[i : i + size]

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from sqlalchemy import String, bindparam, case, cast, func, insert, or_, select, update
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
@@ -26,7 +26,7 @@ from sqlmodel import select as orm_select
 from sttui.core.events import Event
 from sttui.store import runs
 from sttui.store.annotations import AnnotationRecords
-from sttui.store.db import StoreError, describe, explain, make_engine, migrate, resolve_url
+from sttui.store.db import StoreError, describe, explain, in_batches, make_engine, migrate, resolve_url
 from sttui.store.secrets import scrub, scrub_json, scrub_text, secret_values
 from sttui.store.summaries import (
     _NOT_A_MAPPING,
@@ -136,14 +136,26 @@ def _update_episode(columns: tuple[str, ...]) -> Any:
     return update(table).where(table.c.id == bindparam("_episode")).values({c: bindparam(c) for c in columns})
 
 
-def _filtered(
-    query: Any,
-    task: str | None,
-    controller: str | None,
-    status: str | tuple[str, ...] | None,
-    since: datetime | None,
-    until: datetime | None,
-) -> Any:
+class Filters(TypedDict, total=False):
+    """What ``sessions`` filters episodes by; every listing in the store takes the same."""
+
+    task: str | None  # a part of the task id
+    controller: str | None  # a part of the agent's or the user's name
+    status: str | tuple[str, ...] | None
+    since: datetime | None
+    until: datetime | None
+
+
+class Page(Filters, total=False):
+    """Filters, and which page of the newest-first listing."""
+
+    limit: int | None
+    offset: int | None
+
+
+def _filtered(query: Any, filters: Filters) -> Any:
+    task, controller, status = filters.get("task"), filters.get("controller"), filters.get("status")
+    since, until = filters.get("since"), filters.get("until")
     if task:
         query = query.where(EpisodeRow.task_id.contains(task))  # type: ignore[attr-defined]
     if controller:
@@ -179,20 +191,12 @@ def _steps_so_far() -> Any:
     return case((table.c.status == "running", taken), else_=table.c.steps).label("steps")
 
 
-def _listing(
-    columns: list[Any],
-    task: str | None,
-    controller: str | None,
-    status: str | tuple[str, ...] | None,
-    since: datetime | None,
-    until: datetime | None,
-    limit: int | None,
-    offset: int | None,
-) -> Any:
+def _listing(columns: list[Any], page: Page) -> Any:
     """Episodes newest first (ties by id, so pages never overlap), filtered as ``sessions`` filters."""
     steps = EpisodeRow.__table__.c.steps
     columns = [_steps_so_far() if c is steps else c for c in columns]
-    query = _filtered(select(*columns), task, controller, status, since, until)
+    query = _filtered(select(*columns), page)
+    limit, offset = page.get("limit"), page.get("offset")
     query = query.order_by(EpisodeRow.started_at.desc(), EpisodeRow.id.desc())  # type: ignore[attr-defined]
     if limit:
         query = query.limit(limit)
@@ -595,8 +599,7 @@ class Store(AnnotationRecords):
 
         def go(s: Session) -> set[str]:
             found: set[str] = set()
-            for i in range(0, len(among), 500):
-                chunk = among[i : i + 500]
+            for chunk in in_batches(among):
                 query = orm_select(EventRow.episode_id).where(
                     EventRow.episode_id.in_(chunk),  # type: ignore[attr-defined]
                     EventRow.type == event_type,
@@ -606,46 +609,17 @@ class Store(AnnotationRecords):
 
         return self._read(go) if among else set()
 
-    def list_episodes(
-        self,
-        task: str | None = None,
-        controller: str | None = None,
-        status: str | None = None,
-        since: datetime | None = None,
-        until: datetime | None = None,
-        limit: int | None = None,
-        offset: int | None = None,
-    ) -> list[EpisodeRecord]:
+    def list_episodes(self, **page: Unpack[Page]) -> list[EpisodeRecord]:
         """Episodes, newest first, in full. A listing of many should stream them instead
         (``iter_episodes``, or ``summaries`` for the fields a listing shows)."""
-        return list(self.iter_episodes(task, controller, status, since, until, limit, offset))
+        return list(self.iter_episodes(**page))
 
-    def iter_episodes(
-        self,
-        task: str | None = None,
-        controller: str | None = None,
-        status: str | tuple[str, ...] | None = None,
-        since: datetime | None = None,
-        until: datetime | None = None,
-        limit: int | None = None,
-        offset: int | None = None,
-    ) -> Iterator[EpisodeRecord]:
+    def iter_episodes(self, **page: Unpack[Page]) -> Iterator[EpisodeRecord]:
         """Episodes, newest first, in full, streamed from the database a batch at a time."""
-        query = _listing(list(EpisodeRow.__table__.columns), task, controller, status, since, until, limit, offset)
+        query = _listing(list(EpisodeRow.__table__.columns), page)
         return self._stream(query, _record)
 
-    def summaries(
-        self,
-        task: str | None = None,
-        controller: str | None = None,
-        status: str | tuple[str, ...] | None = None,
-        since: datetime | None = None,
-        until: datetime | None = None,
-        limit: int | None = None,
-        offset: int | None = None,
-        review: bool = True,
-        run_id: str | None = None,
-    ) -> Iterator[Summary]:
+    def summaries(self, review: bool = True, run_id: str | None = None, **page: Unpack[Page]) -> Iterator[Summary]:
         """Episodes, newest first, as light rows (``Summary``), streamed: their outcome and scores
         hold only what listings and reports read, taken out of the JSON by the database.
         ``review=False`` leaves out what only reports read (the review, working time, whether
@@ -656,7 +630,7 @@ class Store(AnnotationRecords):
         pad = (None,) * (len(_SUMMARY_JSON) - len(wanted))
         json = [self._json_field(col, path, kind) for col, path, kind in wanted]
         columns = [table.c[name] for name in _SUMMARY_COLUMNS]
-        query = _listing([*columns, *json], task, controller, status, since, until, limit, offset)
+        query = _listing([*columns, *json], page)
         if run_id is not None:
             query = query.where(table.c.id.in_(runs.done_episodes(run_id)))
         n = len(columns)
@@ -678,17 +652,8 @@ class Store(AnnotationRecords):
 
         return self._stream(query, light)
 
-    def count_episodes(
-        self,
-        task: str | None = None,
-        controller: str | None = None,
-        status: str | tuple[str, ...] | None = None,
-        since: datetime | None = None,
-        until: datetime | None = None,
-    ) -> int:
-        query = _filtered(
-            select(func.count()).select_from(EpisodeRow.__table__), task, controller, status, since, until
-        )
+    def count_episodes(self, **filters: Unpack[Filters]) -> int:
+        query = _filtered(select(func.count()).select_from(EpisodeRow.__table__), filters)
         return int(self._read_core(lambda conn: conn.execute(query).scalar()) or 0)
 
     def _json_field(self, column: str, path: tuple[str, ...], kind: str) -> Any:
@@ -731,8 +696,7 @@ class Store(AnnotationRecords):
         """The ``meta`` of each stored task version named, in one query per batch of versions."""
         out: dict[tuple[str, str], dict[str, Any]] = {}
         wanted = list(dict.fromkeys(versions))
-        for i in range(0, len(wanted), 500):
-            chunk = wanted[i : i + 500]
+        for chunk in in_batches(wanted):
             ids = sorted({t for t, _ in chunk})
             query = select(TaskRow.task_id, TaskRow.content_hash, TaskRow.meta).where(TaskRow.task_id.in_(ids))  # type: ignore[attr-defined]
             keep = set(chunk)
@@ -827,8 +791,8 @@ class Store(AnnotationRecords):
         """Stage judges' answers by cache key (the keys found; read in chunks)."""
         table = StageJudgementRow.__table__
         out: dict[str, dict[str, Any]] = {}
-        for i in range(0, len(keys), 500):
-            query = select(table.c.key, table.c.answer).where(table.c.key.in_(keys[i : i + 500]))
+        for chunk in in_batches(keys):
+            query = select(table.c.key, table.c.answer).where(table.c.key.in_(chunk))
             out.update(self._read_core(lambda conn, q=query: dict(conn.execute(q).all())))
         return out
 

@@ -7,13 +7,14 @@ episode's controllers are blinded to their seat names unless the dimension needs
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.markup import escape
-from textual import work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, ProgressBar, SelectionList, Static
 
@@ -28,6 +29,7 @@ from sttui.tui.modals import Dialog, EditValue
 from sttui.tui.replay import detail, reviewed, summary
 from sttui.tui.safetable import DataTable
 from sttui.tui.widgets import fields_text
+from sttui.tui.workers import ReportsWorkerFailures
 
 
 def _steps(steps: list[dict[str, Any]]) -> str:
@@ -140,7 +142,7 @@ class Tags(Dialog[tuple[list[str], str] | None]):
         self.dismiss(None)
 
 
-class AnnotateScreen(Screen[None]):
+class AnnotateScreen(ReportsWorkerFailures, Screen[None]):
     BINDINGS = [
         Binding("1", "rate(1)", "1", show=False, id="annotate.rate1"),
         Binding("2", "rate(2)", "2", show=False, id="annotate.rate2"),
@@ -234,13 +236,34 @@ class AnnotateScreen(Screen[None]):
             self.load_verdict(item)
         self.redraw()
 
-    @work(thread=True, exclusive=True, group="verdict")
+    WORKERS: ClassVar[dict[str, str]] = {"verdict": "load the verdict", "annotate-events": "load the episode"}
+
+    class VerdictLoaded(Message):
+        """A verdict item's body (None: the episode has no verdict to rate)."""
+
+        def __init__(self, item: Item, body: dict[str, Any] | None) -> None:
+            super().__init__()
+            self.item, self.body = item, body
+
+    class EventsLoaded(Message):
+        """An episode item's events, with the suggested and the marked first error."""
+
+        def __init__(
+            self, events: list[Any], suggestion: tuple[int, str] | None, marked: int | None, record: Any
+        ) -> None:
+            super().__init__()
+            self.events, self.suggestion, self.marked, self.record = events, suggestion, marked, record
+
+    @work(thread=True, exclusive=True, group="verdict", exit_on_error=False)
     def load_verdict(self, item: Item) -> None:
         """The verdict's record and events, read off the UI thread; shown when they arrive."""
         store = self.queue.store
         record = store.episode(item.id)
-        body = verdict_body(record, store.events(item.id))
-        self.app.call_from_thread(self._show_verdict, item, body)
+        self.post_message(self.VerdictLoaded(item, verdict_body(record, store.events(item.id))))
+
+    @on(VerdictLoaded)
+    def _verdict_loaded(self, message: VerdictLoaded) -> None:
+        self._show_verdict(message.item, message.body)
 
     def _show_verdict(self, item: Item, body: dict[str, Any] | None) -> None:
         if body is not None:
@@ -254,7 +277,7 @@ class AnnotateScreen(Screen[None]):
         """Whether the current dimension needs to know who held the seats."""
         return bool(self.queue.dimensions) and self.queue.dimensions[self.dim].shows_controller
 
-    @work(thread=True, exclusive=True)
+    @work(thread=True, exclusive=True, group="annotate-events", exit_on_error=False)
     def load_events(self, episode_id: str) -> None:
         store = self.queue.store
         record = store.episode(episode_id)
@@ -262,7 +285,11 @@ class AnnotateScreen(Screen[None]):
         mine = next(iter(store.labels(episode_id, self.queue.annotator)), None)
         marked = (mine or {}).get("first_error_seq")
         suggestion = suggested_first_error(store, episode_id, events)
-        self.app.call_from_thread(self._show_events, events, suggestion, marked, record)
+        self.post_message(self.EventsLoaded(events, suggestion, marked, record))
+
+    @on(EventsLoaded)
+    def _events_loaded(self, message: EventsLoaded) -> None:
+        self._show_events(message.events, message.suggestion, message.marked, message.record)
 
     def _show_events(
         self,

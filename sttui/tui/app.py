@@ -9,11 +9,12 @@ import asyncio
 import sys
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from textual import work
+from textual import on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
+from textual.message import Message
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
@@ -22,6 +23,7 @@ from sttui.paths import tasks_root
 from sttui.store.writer import mark_unrecorded
 from sttui.tui.home import HomeScreen
 from sttui.tui.safetable import guard_strips
+from sttui.tui.workers import ReportsWorkerFailures
 
 if TYPE_CHECKING:
     from sttui.running.session import PlayPlan
@@ -52,7 +54,53 @@ class TooSmall(ModalScreen[None]):
             self.query_one("#too-small", Static).update(self._text(width, height))
 
 
-class SttuiApp(App[None]):
+class Notice(Message):
+    """A notice a worker wants shown (workers post it; the app shows it on its own thread)."""
+
+    def __init__(
+        self,
+        text: str,
+        severity: Literal["information", "warning", "error"] = "information",
+        timeout: float | None = None,
+        title: str = "",
+    ) -> None:
+        super().__init__()
+        self.text, self.severity, self.timeout, self.title = text, severity, timeout, title
+
+
+class StoreOpened(Message):
+    """The record is open (``store``), or could not be opened (``problem``)."""
+
+    def __init__(self, store: Any = None, problem: str | None = None) -> None:
+        super().__init__()
+        self.store, self.problem = store, problem
+
+
+class SessionReady(Message):
+    """A play session, built off the UI thread, ready for its screen."""
+
+    def __init__(self, session: Any, human: Any, seat: str) -> None:
+        super().__init__()
+        self.session, self.human, self.seat = session, human, seat
+
+
+class QueueReady(Message):
+    """An annotation queue, ready for its screen."""
+
+    def __init__(self, queue: Any) -> None:
+        super().__init__()
+        self.queue = queue
+
+
+class ExitWith(Message):
+    """End the app with ``code`` and ``text`` (a `sttui play` whose seats cannot be filled)."""
+
+    def __init__(self, code: int, text: str) -> None:
+        super().__init__()
+        self.code, self.text = code, text
+
+
+class SttuiApp(ReportsWorkerFailures, App[None]):
     """sttui: play, record, score and rate agent-benchmark episodes."""
 
     TITLE = "sttui"
@@ -63,6 +111,14 @@ class SttuiApp(App[None]):
         Binding("ctrl+t", "toggle_theme", "Theme", show=False, id="app.toggle_theme"),
         Binding("f1,question_mark", "help", "Keys", id="app.help"),
     ]
+    WORKERS: ClassVar[dict[str, str]] = {
+        "store": "open the record",
+        "annotate": "open the annotation queue",
+        "session": "open the episode",
+        "keymap": "check the keymap in sttui.yaml",
+        "recording-failed": "close the episode whose recording failed",
+        "study": "record that the instructions were acknowledged",
+    }
 
     def __init__(
         self,
@@ -115,9 +171,9 @@ class SttuiApp(App[None]):
         problems = keymap_problems(self.config.keymap, workbench_scopes(), type(self))
         if problems:
             text = "\n".join(problems[:5]) + (f"\n… and {len(problems) - 5} more" if len(problems) > 5 else "")
-            self.call_from_thread(self.notify, text, title="sttui.yaml", severity="warning", timeout=30)
+            self.post_message(Notice(text, title="sttui.yaml", severity="warning", timeout=30))
 
-    @work(thread=True, exclusive=True, group="store")
+    @work(thread=True, exclusive=True, group="store", exit_on_error=False)
     def open_store(self) -> None:
         from sttui.store.db import StoreError
         from sttui.store.store import Store
@@ -125,10 +181,17 @@ class SttuiApp(App[None]):
         try:
             store = Store(self.db_url)
         except StoreError as exc:
-            self.call_from_thread(self.notify, f"the record is unavailable: {exc}", severity="error", timeout=30)
-            self.call_from_thread(self._home_tasks)
+            self.post_message(StoreOpened(problem=f"the record is unavailable: {exc}"))
             return
-        self.call_from_thread(self._store_ready, store)
+        self.post_message(StoreOpened(store))
+
+    @on(StoreOpened)
+    def _store_opened(self, message: StoreOpened) -> None:
+        if message.problem is not None:
+            self.notify(message.problem, severity="error", timeout=30)
+            self._home_tasks()
+            return
+        self._store_ready(message.store)
 
     def _store_ready(self, store: Any) -> None:
         self.store = store
@@ -149,7 +212,7 @@ class SttuiApp(App[None]):
             refinement, self._refine_request = self._refine_request, None
             self.push_screen(RefineScreen(refinement, store, self.human))
 
-    @work(thread=True, group="annotate")
+    @work(thread=True, group="annotate", exit_on_error=False)
     def open_annotation(self, kind: str, text_filter: str | None, gold_rate: int | None = None) -> None:
         """The annotation queue of this person: items of ``kind`` still needing ratings, with
         gold items mixed in at one in ``gold_rate`` (None: the dimensions file's rate)."""
@@ -160,7 +223,7 @@ class SttuiApp(App[None]):
         try:
             dims = load_dimensions()
         except DimensionsError as exc:
-            self.call_from_thread(self.notify, str(exc), severity="error", timeout=20)
+            self.post_message(Notice(str(exc), severity="error", timeout=20))
             return
         if kind == "episodes":
             items = [
@@ -178,12 +241,13 @@ class SttuiApp(App[None]):
         name = self.human.split(":", 1)[1] if self.human.startswith("human:") else self.human
         queue = Queue(self.store, name, items, dims, kind, gold_rate)
 
-        def show() -> None:
-            from sttui.tui.annotate import AnnotateScreen
+        self.post_message(QueueReady(queue))
 
-            self.push_screen(AnnotateScreen(queue))
+    @on(QueueReady)
+    def _queue_ready(self, message: QueueReady) -> None:
+        from sttui.tui.annotate import AnnotateScreen
 
-        self.call_from_thread(show)
+        self.push_screen(AnnotateScreen(message.queue))
 
     def _home_tasks(self) -> None:
         """Home reads its task files now (they were left for later while a task opened)."""
@@ -205,7 +269,7 @@ class SttuiApp(App[None]):
             plan = PlayPlan(loaded, seat, self.human, agent="baseline:oracle" if seat == "user" else None)
         self._open_session(plan)
 
-    @work(thread=True, group="session")
+    @work(thread=True, group="session", exit_on_error=False)
     def _open_session(self, plan: PlayPlan, from_command_line: bool = False) -> None:
         from sttui.controllers.registry import ControllerSpecError
         from sttui.running.session import PlaySession
@@ -218,20 +282,20 @@ class SttuiApp(App[None]):
             session.time_limit = plan.time_limit
         except (ControllerSpecError, ValueError) as exc:
             if from_command_line:  # `sttui play` checked the seats first; whatever is left ends the command
-                self.call_from_thread(self.exit, None, 2, f"error: {exc}")
+                self.post_message(ExitWith(2, f"error: {exc}"))
             else:
-                self.call_from_thread(self.notify, str(exc), severity="error", timeout=15)
+                self.post_message(Notice(str(exc), severity="error", timeout=15))
             return
-        self.call_from_thread(self._show_session, session, human, plan.seat)
+        self.post_message(SessionReady(session, human, plan.seat))
 
     def resume_play(self, record: Any) -> None:
         self._resume_session(record)
 
-    @work(thread=True, group="session")
+    @work(thread=True, group="session", exit_on_error=False)
     def _resume_session(self, record: Any) -> None:
         self._resume_now(record)
 
-    @work(thread=True, group="session")
+    @work(thread=True, group="session", exit_on_error=False)
     def fork_play(self, episode_id: str, seq: int, agent_spec: str | None = None) -> None:
         """Fork ``episode_id`` at row ``seq`` (see ``sttui.lineage.forking``) and play the fork: the person
         in the agent seat, or, when ``agent_spec`` names a model or baseline, in the user seat.
@@ -245,22 +309,20 @@ class SttuiApp(App[None]):
             loaded = load_version(self.store, record)
             point = fork_point(loaded, record, self.store.events(record.id), seq)
         except (VersionProblem, ForkProblem) as exc:
-            self.call_from_thread(self.notify, f"cannot fork {episode_id}: {exc}", severity="error", timeout=20)
+            self.post_message(Notice(f"cannot fork {episode_id}: {exc}", severity="error", timeout=20))
             return
         person = agent_spec if is_human(agent_spec) and agent_spec not in ("human", "human:") else self.human
         if agent_spec is None or is_human(agent_spec):
             agent, user = person, (record.user if not is_human(record.user) else None)
         elif loaded.kind == "explore":
-            self.call_from_thread(
-                self.notify, "an explore task has one seat: a fork of it is yours to play", severity="error"
-            )
+            self.post_message(Notice("an explore task has one seat: a fork of it is yours to play", severity="error"))
             return
         else:
             agent, user = agent_spec, person
         if loaded.kind != "stt":
             user = None
         new = write_fork(self.store, loaded, record, point, agent, user)
-        self.call_from_thread(self.notify, f"forked {record.id} at row {seq} (step {point.step}) as {new.id}")
+        self.post_message(Notice(f"forked {record.id} at row {seq} (step {point.step}) as {new.id}"))
         self._resume_now(new)
 
     def _resume_now(self, record: Any) -> None:
@@ -274,7 +336,7 @@ class SttuiApp(App[None]):
         try:
             loaded = load_version(self.store, record)
         except VersionProblem as exc:  # e.g. an imported version whose code is not trusted
-            self.call_from_thread(self.notify, f"cannot resume {record.id}: {exc}", severity="error", timeout=20)
+            self.post_message(Notice(f"cannot resume {record.id}: {exc}", severity="error", timeout=20))
             return
         seat = "user" if (record.user or "").startswith("human") else "agent"
         models = self.config.extra.get("models") or {}
@@ -298,9 +360,21 @@ class SttuiApp(App[None]):
                 )
                 session = PlaySession(self.store, loaded, human, user, resume=record)
         except (ControllerSpecError, ValueError) as exc:
-            self.call_from_thread(self.notify, str(exc), severity="error", timeout=15)
+            self.post_message(Notice(str(exc), severity="error", timeout=15))
             return
-        self.call_from_thread(self._show_session, session, human, seat)
+        self.post_message(SessionReady(session, human, seat))
+
+    @on(Notice)
+    def _notice(self, message: Notice) -> None:
+        self.notify(message.text, title=message.title, severity=message.severity, timeout=message.timeout)
+
+    @on(ExitWith)
+    def _exit_with(self, message: ExitWith) -> None:
+        self.exit(None, message.code, message.text)
+
+    @on(SessionReady)
+    def _session_ready(self, message: SessionReady) -> None:
+        self._show_session(message.session, message.human, message.seat)
 
     def _show_session(self, session: Any, human: Any, seat: str) -> None:
         if session.loaded.kind == "explore":
@@ -358,7 +432,7 @@ class SttuiApp(App[None]):
             session.close()
             mark_unrecorded(session.store, dict(session.writer.failed))
 
-        self.run_worker(asyncio.to_thread(let_go), group="recording-failed")
+        self.run_worker(asyncio.to_thread(let_go), group="recording-failed", exit_on_error=False)
 
     async def action_quit(self) -> None:
         """Quit; while an episode is being played, ask first (it stays running, resumable).

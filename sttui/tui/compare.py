@@ -4,16 +4,18 @@ marked and scrolled to. Read in a worker; the columns share the screen's width."
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.text import Text
-from textual import work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
 from sttui.tui.app import SttuiApp
+from sttui.tui.workers import ReportsWorkerFailures
 
 MARKS = {"same": " ", "replace": "≠", "delete": "<", "insert": ">"}
 MEANING = "≠ different steps · < only A · > only B"
@@ -24,8 +26,10 @@ def _cut(text: str | None, width: int) -> str:
     return text if len(text) <= width else text[: max(1, width - 1)] + "…"
 
 
-class CompareScreen(Screen[None]):
+class CompareScreen(ReportsWorkerFailures, Screen[None]):
     """Side by side: A on the left, B on the right; the first divergence in bold with ▶."""
+
+    WORKERS: ClassVar[dict[str, str]] = {"compare": "compare the two episodes"}
 
     HELP_TITLE = "compare"
     BINDINGS = [
@@ -61,9 +65,23 @@ class CompareScreen(Screen[None]):
         try:
             found = compare_episodes(self.store, self.episode_a, self.episode_b)
         except StoreError as exc:
-            self.app.call_from_thread(self.query_one("#compare-title", Static).update, f"cannot compare: {exc}")
+            self.post_message(self.Compared(None, f"cannot compare: {exc}"))
             return
-        self.app.call_from_thread(self.show, found)
+        self.post_message(self.Compared(found, None))
+
+    class Compared(Message):
+        """The two episodes aligned, or why they cannot be."""
+
+        def __init__(self, found: dict[str, Any] | None, problem: str | None) -> None:
+            super().__init__()
+            self.found, self.problem = found, problem
+
+    @on(Compared)
+    def _compared(self, message: Compared) -> None:
+        if message.found is None:
+            self.query_one("#compare-title", Static).update(message.problem or "")
+            return
+        self.show(message.found)
 
     def show(self, found: dict[str, Any]) -> None:
         self.found = found

@@ -240,7 +240,7 @@ class DraftScreen(Screen[None]):
         self.query_one("#draft-checks", Static).update("checks: running…")
         self.run_checks(self.generation, milestones, minefields)
 
-    @work(thread=True, exclusive=True, group="draft-checks")
+    @work(thread=True, exclusive=True, group="draft-checks", exit_on_error=False)
     def run_checks(self, generation: int, milestones: list[Milestone], minefields: list[Minefield]) -> None:
         try:
             result = rec.run_checks(self.loaded, milestones, minefields)
@@ -271,7 +271,7 @@ class DraftScreen(Screen[None]):
             return
         self.write_graph(*self.chosen())
 
-    @work(thread=True, exclusive=True, group="draft-write")
+    @work(thread=True, exclusive=True, group="draft-write", exit_on_error=False)
     def write_graph(self, milestones: list[Milestone], minefields: list[Minefield]) -> None:
         try:
             written, _ = rec.accept(self.loaded, self.draft, milestones, minefields, self.draft_name)

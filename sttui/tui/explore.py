@@ -266,7 +266,7 @@ class ExploreScreen(SeatMixin, Screen[None]):
                 case[f["name"]] = f["levels"][0]
         return case
 
-    @work(exclusive=True, group="episode")
+    @work(exclusive=True, group="episode", exit_on_error=False)
     async def play(self) -> None:
         try:
             result = await self.session.run()

@@ -16,7 +16,7 @@ import asyncio
 import contextlib
 import json
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import work
 from textual.app import ComposeResult
@@ -26,13 +26,14 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Input, Label, Static
-from textual.worker import Worker, WorkerCancelled, WorkerFailed, WorkerState
+from textual.worker import WorkerCancelled, WorkerFailed
 
 from sttui.controllers.oversight import Decision
 from sttui.core.actions import Action, Say, ToolCall, action_payload
 from sttui.core.callsyntax import CallSyntaxError, format_call, parse_call
 from sttui.core.schema import check_args
 from sttui.tui.lifecycle import while_shown
+from sttui.tui.workers import ReportsWorkerFailures
 
 if TYPE_CHECKING:
     from sttui.controllers.human import HumanController
@@ -271,8 +272,14 @@ class ModelActivity(Static):
         self.set_class(not text, "-idle")
 
 
-class SeatScreen(Screen[None]):
+class SeatScreen(ReportsWorkerFailures, Screen[None]):
     """A screen where a person holds a seat of a running episode (agent or user)."""
+
+    WORKERS: ClassVar[dict[str, str]] = {
+        "model-library": "load the model library",
+        "episode": "go on with the episode (it stays in the record; resume it from home)",
+        "leave": "suspend the episode",
+    }
 
     HANDOFF_BINDINGS = [
         Binding("f10", "hand_to_model", "Hand seat to model", id="handoff.give"),
@@ -360,10 +367,6 @@ class SeatScreen(Screen[None]):
         from sttui.controllers.model import preload_litellm
 
         preload_litellm()
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.worker.group == "model-library" and event.state == WorkerState.ERROR:
-            self.notify(f"the model library could not be loaded: {event.worker.error}", severity="error", timeout=15)
 
     def action_hand_to_model(self) -> None:
         if not self.session.holds(self.seat) or self.session.episode.ended is not None:
@@ -457,7 +460,7 @@ class SeatScreen(Screen[None]):
 
         def chosen(choice: str | None) -> None:
             if choice == "suspend":
-                self.run_worker(self.suspend(), group="leave", exclusive=True)
+                self.run_worker(self.suspend(), group="leave", exclusive=True, exit_on_error=False)
             elif choice == "end" and can_end:
                 self.session.end_now()
                 self.notify("ending the episode…")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -24,6 +24,7 @@ from sttui.core.problems import display_path
 from sttui.core.taxonomy import LEVELS
 from sttui.tui.safetable import DataTable
 from sttui.tui.widgets import WideTable
+from sttui.tui.workers import ReportsWorkerFailures
 
 if TYPE_CHECKING:
     from sttui.core.loader import LoadedTask
@@ -175,7 +176,7 @@ def clean_mark(record: Any) -> str:
     return "clean" if record.clean_baseline else "✱ not clean"
 
 
-class HomeScreen(Screen[None]):
+class HomeScreen(ReportsWorkerFailures, Screen[None]):
     """Tasks and sessions."""
 
     HELP_TITLE = "home"
@@ -193,10 +194,27 @@ class HomeScreen(Screen[None]):
         Binding("escape", "clear_filter", "Clear filter", show=False, id="home.clear_filter"),
     ]
 
+    WORKERS: ClassVar[dict[str, str]] = {
+        "tasks": "read the task files",
+        "sessions": "list the sessions",
+        "more-sessions": "list more sessions",
+    }
+
     class Loaded(Message):
+        """The task index's rows, and one line per file that did not load."""
+
         def __init__(self, rows: list[TaskRow], tasks: Mapping[str, LoadedTask], errors: list[str]):
             self.rows, self.tasks, self.errors = rows, tasks, errors
             super().__init__()
+
+    class SessionsLoaded(Message):
+        """A page of sessions; ``first``: the first page (the table starts again), else one more."""
+
+        def __init__(
+            self, records: list[Any], mine: dict[str, str], forks: dict[str, dict[str, Any]], first: bool
+        ) -> None:
+            super().__init__()
+            self.records, self.mine, self.forks, self.first = records, mine, forks, first
 
     def __init__(self, tasks_dir: Path, defer_tasks: bool = False):
         super().__init__()
@@ -256,7 +274,7 @@ class HomeScreen(Screen[None]):
         # (after `sttui play` too, where home had read the record before the episode began)
         self.load_sessions()
 
-    @work(thread=True, exclusive=True, group="tasks")
+    @work(thread=True, exclusive=True, group="tasks", exit_on_error=False)
     def load_tasks(self) -> None:
         from sttui.core.taskindex import Tasks, index
 
@@ -280,7 +298,7 @@ class HomeScreen(Screen[None]):
             row.mine = self.mine.get(row.id, "")
         self.refresh_table()  # (the sessions pane loads on its own, as soon as the record opens)
 
-    @work(thread=True, exclusive=True, group="sessions")
+    @work(thread=True, exclusive=True, group="sessions", exit_on_error=False)
     def load_sessions(self) -> None:
         store = self.app.store  # type: ignore[attr-defined]
         if store is None:
@@ -288,7 +306,17 @@ class HomeScreen(Screen[None]):
         records = list(store.summaries(limit=SESSIONS_PAGE))  # light rows, a page: more as the cursor reaches the end
         me = self.app.human  # type: ignore[attr-defined]
         mine = _mine([r for r in records if me in (r.agent, r.user)])
-        self.app.call_from_thread(self.show_sessions, records, mine, _forks(store, records))
+        self.post_message(self.SessionsLoaded(records, mine, _forks(store, records), first=True))
+
+    @on(SessionsLoaded)
+    def _sessions_loaded(self, message: SessionsLoaded) -> None:
+        tab = self.query("#tab-sessions")
+        if not tab or not tab.first().is_mounted:  # the app is closing (the page came back too late)
+            return
+        if message.first:
+            self.show_sessions(message.records, message.mine, message.forks)
+        else:
+            self.add_sessions(message.records, message.forks)
 
     def show_sessions(
         self, records: list[Any], mine: dict[str, str], forks: dict[str, dict[str, Any]] | None = None
@@ -318,7 +346,7 @@ class HomeScreen(Screen[None]):
             if row.id in table.rows:
                 table.update_cell(row.id, "mine", row.mine, update_width=True)
 
-    @work(thread=True, exclusive=True, group="more-sessions")
+    @work(thread=True, exclusive=True, group="more-sessions", exit_on_error=False)
     def load_more_sessions(self) -> None:
         """The next page of sessions, when the cursor reaches the end of those shown."""
         store = self.app.store  # type: ignore[attr-defined]
@@ -326,7 +354,7 @@ class HomeScreen(Screen[None]):
             return
         more = list(store.summaries(limit=SESSIONS_PAGE, offset=len(self.sessions)))
         if more:
-            self.app.call_from_thread(self.add_sessions, more, _forks(store, more))
+            self.post_message(self.SessionsLoaded(more, {}, _forks(store, more), first=False))
 
     def add_sessions(self, records: list[Any], forks: dict[str, dict[str, Any]] | None = None) -> None:
         table = self.sessions_table()

@@ -163,7 +163,7 @@ class PlayScreen(SeatScreen):
         self.play()
         self.refresh_view()
 
-    @work(exclusive=True, group="episode")
+    @work(exclusive=True, group="episode", exit_on_error=False)
     async def play(self) -> None:
         try:
             result = await self.session.run()

@@ -25,6 +25,7 @@ from sttui.running.recording import recorded_settings
 from sttui.tui.modals import Confirm
 from sttui.tui.safetable import DataTable
 from sttui.tui.widgets import CallEntry, CallSuggester
+from sttui.tui.workers import failure_notice
 
 
 @dataclass
@@ -103,7 +104,7 @@ class RefineScreen(Screen[None]):
         self.run_verify()
 
     # -- verification --------------------------------------------------------------------
-    @work(thread=True, group="refine-verify")
+    @work(thread=True, group="refine-verify", exit_on_error=False)
     def run_verify(self, original: bool = False) -> None:
         r = self.refinement
         generation = self.generation
@@ -120,7 +121,8 @@ class RefineScreen(Screen[None]):
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state == WorkerState.ERROR:
-            self.feedback(f"could not verify: {type(event.worker.error).__name__}: {event.worker.error}")
+            doing = "save" if event.worker.group == "refine-save" else "verify"
+            self.feedback(failure_notice(doing, event.worker.error))
 
     def _edited(self) -> None:
         self.generation += 1
@@ -291,7 +293,7 @@ class RefineScreen(Screen[None]):
         self.feedback("saving…")
         self.save_worker()
 
-    @work(thread=True, exclusive=True, group="refine-save")
+    @work(thread=True, exclusive=True, group="refine-save", exit_on_error=False)
     def save_worker(self) -> None:
         """A new episode; a verified demonstration when it passes (the original is kept)."""
         edits = list(self.refinement.edits)

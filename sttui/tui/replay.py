@@ -6,13 +6,14 @@ at the highlighted step, the stage timeline, and the first error (``e`` jumps to
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, ClassVar, Literal
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
@@ -25,6 +26,7 @@ from sttui.store.store import Store
 from sttui.tui.modals import EditValue
 from sttui.tui.review import frontier_text, signal_line, timeline_text
 from sttui.tui.safetable import DataTable
+from sttui.tui.workers import ReportsWorkerFailures
 
 
 def summary(event: Event) -> str:
@@ -70,7 +72,7 @@ def detail(event: Event) -> Text:
     return out
 
 
-class ReplayScreen(Screen[None]):
+class ReplayScreen(ReportsWorkerFailures, Screen[None]):
     """A recorded episode, event by event."""
 
     HELP_TITLE = "replay"
@@ -118,43 +120,104 @@ class ReplayScreen(Screen[None]):
         table.focus()
         self.load()
 
-    @work(thread=True)
+    WORKERS: ClassVar[dict[str, str]] = {
+        "replay-load": "load the episode",
+        "replay-refine": "open the refinement editor",
+    }
+
+    class Loaded(Message):
+        """The whole episode, rebuilt with its review (``why``: why there is no review)."""
+
+        def __init__(self, record: Any, events: list[Event], episode: Any, why: str | None) -> None:
+            super().__init__()
+            self.record, self.events, self.episode, self.why = record, events, episode, why
+
+    class HeadsLoaded(Message):
+        """A long episode's rows, before it is rebuilt."""
+
+        def __init__(self, record: Any, heads: list[Event]) -> None:
+            super().__init__()
+            self.record, self.heads = record, heads
+
+    class ReviewReady(Message):
+        """A long episode's review, once it is rebuilt."""
+
+        def __init__(self, episode: Any, why: str | None) -> None:
+            super().__init__()
+            self.episode, self.why = episode, why
+
+    class Refusal(Message):
+        """Why this episode cannot be refined, for a notice."""
+
+        def __init__(self, text: str, severity: Literal["warning", "error"]) -> None:
+            super().__init__()
+            self.text, self.severity = text, severity
+
+    class RefinementReady(Message):
+        """The refinement editor's model, built off the UI thread."""
+
+        def __init__(self, refinement: Any) -> None:
+            super().__init__()
+            self.refinement = refinement
+
+    @work(thread=True, exclusive=True, group="replay-load", exit_on_error=False)
     def load(self) -> None:
         record = self.store.episode(self.episode_id)
         heads = self.store.event_heads(record.id)  # every event, without its payload
         if len(heads) <= WHOLE:  # everything at once, as always
             events = self.store.events(record.id)
             episode, why = reviewed(self.store, record, events, keep_history=True)
-            self.app.call_from_thread(self.show, record, events, episode, why)
+            self.post_message(self.Loaded(record, events, episode, why))
             return
         # a long episode: its rows at once, a window of them at a time (scrolling pages the
         # window); the review comes when the episode is rebuilt, in this worker
-        self.app.call_from_thread(self.show_heads, record, heads)
+        self.post_message(self.HeadsLoaded(record, heads))
         events = self.store.events(record.id)
         episode, why = reviewed(self.store, record, events, keep_history=True, keep_events=False)
         del events
-        self.app.call_from_thread(self.show_review, episode, why)
+        self.post_message(self.ReviewReady(episode, why))
+
+    @on(Loaded)
+    def _loaded(self, message: Loaded) -> None:
+        self.show(message.record, message.events, message.episode, message.why)
+
+    @on(HeadsLoaded)
+    def _heads_loaded(self, message: HeadsLoaded) -> None:
+        self.show_heads(message.record, message.heads)
+
+    @on(ReviewReady)
+    def _review_ready(self, message: ReviewReady) -> None:
+        self.show_review(message.episode, message.why)
+
+    @on(Refusal)
+    def _refused(self, message: Refusal) -> None:
+        self.notify(message.text, severity=message.severity, timeout=15)
 
     def action_refine(self) -> None:
         self.open_refinement()
 
-    @work(thread=True, exclusive=True, group="replay-refine")
+    @work(thread=True, exclusive=True, group="replay-refine", exit_on_error=False)
     def open_refinement(self) -> None:
         """The refinement editor on this episode (stt episodes whose version may run)."""
         from sttui.exports.versions import VersionProblem
         from sttui.lineage.refining import Refinement
-        from sttui.tui.refine import RefineScreen
 
         record = self.store.episode(self.episode_id)
         if record.kind != "stt":
-            self.app.call_from_thread(self.notify, "only stt episodes (tool calls) can be refined", severity="warning")
+            self.post_message(self.Refusal("only stt episodes (tool calls) can be refined", "warning"))
             return
         try:
             refinement = Refinement.of(load_version(self.store, record), record, self.store.events(record.id))
         except VersionProblem as exc:
-            self.app.call_from_thread(self.notify, str(exc), severity="error", timeout=15)
+            self.post_message(self.Refusal(str(exc), "error"))
             return
-        self.app.call_from_thread(self.app.push_screen, RefineScreen(refinement, self.store, self.app.human))
+        self.post_message(self.RefinementReady(refinement))
+
+    @on(RefinementReady)
+    def _refinement_ready(self, message: RefinementReady) -> None:
+        from sttui.tui.refine import RefineScreen
+
+        self.app.push_screen(RefineScreen(message.refinement, self.store, self.app.human))
 
     def show_heads(self, record: Any, heads: list[Event]) -> None:
         """A long episode's rows: the first window of them, before its review is ready."""
@@ -333,7 +396,18 @@ class ReplayScreen(Screen[None]):
         from sttui.study.pairing import partner_for
 
         partner = partner_for(self.store, self.store.episode(self.episode_id)) or ""
-        self.app.call_from_thread(self._ask_partner, partner)
+        self.post_message(self.PartnerFound(partner))
+
+    class PartnerFound(Message):
+        """The episode offered to compare with ("" when there is none)."""
+
+        def __init__(self, partner: str) -> None:
+            super().__init__()
+            self.partner = partner
+
+    @on(PartnerFound)
+    def _partner_found(self, message: PartnerFound) -> None:
+        self._ask_partner(message.partner)
 
     def _ask_partner(self, partner: str) -> None:
         from sttui.tui.compare import CompareScreen

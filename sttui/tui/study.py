@@ -7,13 +7,14 @@ never see the workbench's home, other tasks or other people's episodes."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.markup import escape
-from textual import work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Markdown, Static
 
@@ -103,6 +104,12 @@ class StudyApp(SttuiApp):
     session: problems are shown on the screen). Each next task comes from the same
     ``next_sitting`` either way."""
 
+    WORKERS: ClassVar[dict[str, str]] = {
+        **SttuiApp.WORKERS,
+        "study": "reach the study in the record",
+        "study-check": "check whether the task's episode ended",
+    }
+
     def __init__(
         self,
         db_url: str | None,
@@ -156,9 +163,49 @@ class StudyApp(SttuiApp):
         try:
             found = next_sitting(self.store, self.study_id, self.join_name, self.token)
         except (StudyProblem, TaskFileError) as exc:
-            self.call_from_thread(self._failed, str(exc))
+            self.post_message(self.CannotGoOn(str(exc)))
             return
-        self.call_from_thread(self._arrive, found)
+        self.post_message(self.Arrived(found))
+
+    class CannotGoOn(Message):
+        """Why the participant cannot go on (a full study, a withdrawn name, a broken task)."""
+
+        def __init__(self, problem: str) -> None:
+            super().__init__()
+            self.problem = problem
+
+    class Arrived(Message):
+        """The participant's next sitting, found off the UI thread."""
+
+        def __init__(self, found: Any) -> None:
+            super().__init__()
+            self.found = found
+
+    class Between(Message):
+        """Back from a task: whether its episode ended (else it stays open)."""
+
+        def __init__(self, ended: bool) -> None:
+            super().__init__()
+            self.ended = ended
+
+    class Withdrawn(Message):
+        """The participant's withdrawal is recorded."""
+
+    @on(CannotGoOn)
+    def _cannot_go_on(self, message: CannotGoOn) -> None:
+        self._failed(message.problem)
+
+    @on(Arrived)
+    def _arrived(self, message: Arrived) -> None:
+        self._arrive(message.found)
+
+    @on(Between)
+    def _back_between(self, message: Between) -> None:
+        self._between(message.ended)
+
+    @on(Withdrawn)
+    def _was_withdrawn(self, _message: Withdrawn) -> None:
+        self._withdrawn()
 
     def _failed(self, problem: str) -> None:
         self.phase, self.problem = "problem", problem
@@ -230,7 +277,7 @@ class StudyApp(SttuiApp):
             ended = self.store.episode(a.episode_id).status != "running"
         except StoreError:
             ended = False
-        self.call_from_thread(self._between, ended)
+        self.post_message(self.Between(ended))
 
     def _between(self, ended: bool) -> None:
         a = self.sitting.assignment
@@ -281,9 +328,9 @@ class StudyApp(SttuiApp):
         try:
             Studies(self.store).withdraw(self.study_id, participant)
         except StudyProblem as exc:
-            self.call_from_thread(self._failed, str(exc))
+            self.post_message(self.CannotGoOn(str(exc)))
             return
-        self.call_from_thread(self._withdrawn)
+        self.post_message(self.Withdrawn())
 
     def _withdrawn(self) -> None:
         self.phase = "withdrawn"

@@ -4,20 +4,22 @@ from the record every few seconds in a worker (the screen never waits on the dat
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
-from textual import work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
 from sttui.tui.app import SttuiApp
+from sttui.tui.workers import ReportsWorkerFailures
 
 REFRESH_SECONDS = 2.0
 
 
-class StudyWatchScreen(Screen[None]):
+class StudyWatchScreen(ReportsWorkerFailures, Screen[None]):
     BINDINGS = [
         Binding("r", "refresh_now", "Refresh", id="studywatch.refresh"),
         Binding("escape", "app.quit", "Quit", id="studywatch.quit"),
@@ -46,6 +48,15 @@ class StudyWatchScreen(Screen[None]):
     def action_refresh_now(self) -> None:
         self.reload()
 
+    WORKERS: ClassVar[dict[str, str]] = {"studywatch": "read the study's progress (it tries again shortly)"}
+
+    class Progress(Message):
+        """The study's progress, read from the record."""
+
+        def __init__(self, found: dict[str, Any]) -> None:
+            super().__init__()
+            self.found = found
+
     @work(thread=True, exclusive=True, group="studywatch", exit_on_error=False)
     def reload(self) -> None:
         from sttui.store.studies import Studies
@@ -55,7 +66,11 @@ class StudyWatchScreen(Screen[None]):
         spec, _ = stored_study(self.store, self.study_id)
         studies = Studies(self.store)
         found = progress(spec, studies.people(self.study_id), studies.slots(self.study_id))
-        self.app.call_from_thread(self.show, found)
+        self.post_message(self.Progress(found))
+
+    @on(Progress)
+    def _progress(self, message: Progress) -> None:
+        self.show(message.found)
 
     def show(self, found: dict[str, Any]) -> None:
         if found == self.found:

@@ -95,7 +95,7 @@ class UserSimScreen(SeatScreen):
         self.play()
         self.redraw()
 
-    @work(exclusive=True, group="episode")
+    @work(exclusive=True, group="episode", exit_on_error=False)
     async def play(self) -> None:
         try:
             result = await self.session.run()

@@ -70,6 +70,8 @@ def _best(utilities: list[float]) -> set[int]:
     return {i for i, u in enumerate(utilities) if u >= top - TIE}
 
 
+# Whole on purpose: the paper's metrics (CA, EA, re-probes, FR, CR) side by side, each a few
+# lines over the same batches, so they can be read against the paper's definitions at once.
 def metrics(ep: ExploreEpisode) -> dict[str, Any]:
     """All metrics of an episode (None where undefined).
 

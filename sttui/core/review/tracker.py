@@ -127,6 +127,8 @@ class Review:
         return signal
 
     # -- the closed-action clock --------------------------------------------------------
+    # Whole on purpose: minefields, then milestones, then stagnation, in the order their signals
+    # must be recorded for one closed action; each part reads the same frontier and context.
     def close(self, action: Closed, state: Any, changed: list[str] | None = None) -> list[tuple[str, Signal]]:
         """Match a closed action against the ready frontier; returns events to record as
         (type, payload): ``milestone_settled`` and ``stop_signal``. ``changed``: the state paths
