@@ -101,7 +101,8 @@ def test_ctrl_c_during_a_run_marks_what_was_in_flight_prints_the_summary_so_far_
     statuses = _statuses(str(db))
     assert "running" not in statuses, statuses  # nothing left running for good
     finished = statuses["completed"]
-    assert f"interrupted: {finished} of {33 * 200} planned episode(s) finished" in err
+    planned = len(list((ROOT / "tasks" / "stt").rglob("*.yaml"))) * 200
+    assert f"interrupted: {finished} of {planned} planned episode(s) finished" in err
     assert f"Pass@1 for baseline:random over {finished} episodes" in out  # the summary so far
     conn = sqlite3.connect(db)
     reasons = [r for (r,) in conn.execute("SELECT end_reason FROM episodes WHERE status = 'stopped'")]

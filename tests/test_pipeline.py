@@ -226,6 +226,13 @@ def test_an_unreadable_audit_is_a_failed_stage(tmp_path, monkeypatch, domain):
     assert c["failed_stage"] == "audit" and "the auditor's answer" in c["reasons"][0]
 
 
+def test_the_bundled_scenario_reads_as_one():
+    from sttui.drafting.tasks import read_scenario
+
+    scenario = read_scenario(ROOT / "scenarios" / "logistics" / "plasma-run.yaml", ROOT / "tasks" / "stt" / "logistics")
+    assert scenario.data["id"] == "logistics-plasma-run" and "get_route" in scenario.env_cls.tool_specs
+
+
 def test_bad_scenarios_get_one_line(tmp_path, monkeypatch, domain):
     folder, scenario = domain
     data = yaml.safe_load(scenario.read_text())
@@ -289,6 +296,10 @@ async def test_review_accept_writes_a_task_beside_the_domains_that_check_passes(
         screen = await _screen(app, pilot)
         detail = str(screen.query_one("#cand-detail").render())
         assert "audit: consistent" in detail and "checks: ok" in detail and "+triggers:" in detail
+        # readable at 80x24: the rows, the detail pane and the keys all have room
+        assert screen.query_one("#cand-items").region.height >= 4
+        assert screen.query_one("#cand-side").region.height >= 8
+        assert screen.query_one("#cand-side").region.width == 80
         await pilot.press("a")
         await wait_for(pilot, lambda: not screen.busy and screen.said)
         assert screen.said.startswith("accepted"), screen.said

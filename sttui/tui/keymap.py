@@ -58,6 +58,7 @@ def keymap_problems(keymap: dict[str, str], scopes: Iterable[type[DOMNode]], app
 def workbench_scopes() -> list[type[DOMNode]]:
     """Every screen and dialog of the workbench that has keys."""
     from sttui.tui.annotate import AnnotateScreen, TagList, Tags
+    from sttui.tui.candidates import CandidatesScreen
     from sttui.tui.drafting import DraftScreen
     from sttui.tui.endscreen import EndScreen
     from sttui.tui.explore import ExploreScreen
@@ -81,6 +82,7 @@ def workbench_scopes() -> list[type[DOMNode]]:
         EndScreen,
         RevealScreen,
         DraftScreen,
+        CandidatesScreen,
         RefineScreen,
         AnnotateScreen,
         StudyWatchScreen,
