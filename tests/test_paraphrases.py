@@ -206,7 +206,11 @@ PARAPHRASES: list[tuple[str, str, set[str]]] = [
     ("logistics/plasma-bridge-limit-s3-easy", "Who will sign for the plasma at St Columba's?", {"blood_bank_contact"}),
     ("logistics/plasma-bridge-limit-s3-easy", "Is the ring road open?", set()),
     ("logistics/logistics-plasma-run-st1-easy-0", "What time does the operation start?", {"theatre_list_start"}),
-    ("logistics/logistics-plasma-run-st1-easy-0", "Who should the driver call at the transfusion lab?", {"blood_bank_contact"}),
+    (
+        "logistics/logistics-plasma-run-st1-easy-0",
+        "Who should the driver call at the transfusion lab?",
+        {"blood_bank_contact"},
+    ),
     ("logistics/logistics-plasma-run-st1-easy-0", "Is TRK-30 still free this morning?", set()),
     ("logistics/plasma-trauma-order-t2-medium", "Who decides which order goes first?", {"duty_consultant"}),
     ("logistics/plasma-trauma-order-t2-medium", "Who is the consultant on call today?", {"duty_consultant"}),

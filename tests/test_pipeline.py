@@ -266,6 +266,52 @@ def test_bad_scenarios_get_one_line(tmp_path, monkeypatch, domain):
         assert len(out.output.strip().splitlines()) == 1, out.output
 
 
+def test_a_failing_model_or_a_broken_record_gets_one_line(tmp_path, monkeypatch, domain):
+    from tests.helpers.stub_openai import error
+
+    folder, scenario = domain
+    with StubServer(lambda request: error(500, "overloaded")) as server:
+        (tmp_path / "sttui.yaml").write_text(
+            f"models:\n  stub: {{model: openai/stub-model, api_base: '{server.base}', retries: 0, backoff: 0.01}}\n"
+        )
+        monkeypatch.chdir(tmp_path)
+        monkeypatch.setenv("STTUI_TRUST_CWD", "1")
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-stub-0123456789")
+        out = CliRunner().invoke(
+            main,
+            [
+                "pipeline",
+                "draft",
+                str(scenario),
+                "--domain",
+                str(folder),
+                "--subtype",
+                "S3",
+                "--level",
+                "easy",
+                "--model",
+                "stub",
+                "-o",
+                "d.json",
+            ],
+        )
+    assert out.exit_code == 1 and "the model failed, no draft written" in out.output
+    assert len(out.output.strip().splitlines()) == 1 and not (tmp_path / "d.json").exists()
+    record, _, _ = draft(tmp_path, monkeypatch, domain, answers())
+    for breakage, expect in (
+        (lambda r: r["candidates"][0].pop("reasons"), "candidates[0]: reasons or stages is missing"),
+        (lambda r: r["candidates"][0].update(id="../../escape"), "candidates[0]: id is not lowercase"),
+        (lambda r: r.update(format="other"), "neither a task draft nor an episode review"),
+    ):
+        broken = copy.deepcopy(record)
+        breakage(broken)
+        (tmp_path / "b.json").write_text(json.dumps(broken))
+        for command in ("show", "review"):
+            out = CliRunner().invoke(main, ["pipeline", command, "b.json"])
+            assert out.exit_code == 1 and expect in out.output, out.output
+            assert len(out.output.strip().splitlines()) == 1
+
+
 # -- the review screen ------------------------------------------------------------------
 
 
@@ -345,6 +391,13 @@ async def test_review_edit_fixes_a_candidate_which_is_then_accepted(tmp_path, mo
         await pilot.press("e")
         editor = screen.query_one("#cand-editor", TextArea)
         assert editor.display and "resurfacing" in editor.text
+        proposal = editor.text
+        editor.load_text("- not: a task")  # refused in one line; the candidate stays as it was
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: not screen.busy and screen.said == "expected a task (a mapping with an id)")
+        assert screen.review.items[0].get("edited") is None
+        await pilot.press("e")
+        assert editor.text == proposal
         fixed = yaml.safe_load(editor.text)
         fixed["triggers"] = TRIGGERS
         editor.load_text(yaml.safe_dump(fixed, sort_keys=False))

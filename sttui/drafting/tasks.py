@@ -15,6 +15,7 @@ import asyncio
 import difflib
 import hashlib
 import json
+import re
 import tempfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -465,12 +466,29 @@ def read_task_draft(path: str | Path) -> dict[str, Any]:
     if not isinstance(scen, dict) or not all(isinstance(scen.get(k), str) for k in ("file", "domain_dir")):
         raise PipelineError(f"{path}: a broken task draft: scenario.file or scenario.domain_dir is missing")
     cands = data.get("candidates")
-    if not isinstance(cands, list) or not all(
-        isinstance(c, dict) and c.get("status") in ("passed", "failed") and isinstance(c.get("stages"), dict)
-        for c in cands
-    ):
-        raise PipelineError(f"{path}: a broken task draft: each candidate needs status and stages")
+    if not isinstance(cands, list):
+        raise PipelineError(f"{path}: a broken task draft: candidates is not a list")
+    for i, c in enumerate(cands):
+        problem = _candidate_problem(c)
+        if problem:
+            raise PipelineError(f"{path}: a broken task draft: candidates[{i}]: {problem}")
     return data
+
+
+def _candidate_problem(c: Any) -> str | None:
+    """What the review reads of a candidate, checked once, so a hand-edited record fails in one line."""
+    if not isinstance(c, dict) or c.get("status") not in ("passed", "failed"):
+        return "status is neither passed nor failed"
+    if not isinstance(c.get("reasons"), list) or not isinstance(c.get("stages"), dict):
+        return "reasons or stages is missing"
+    for name, stage in c["stages"].items():
+        if name not in STAGES or not isinstance(stage, dict) or not isinstance(stage.get("problems"), list):
+            return f"stages.{name} is not a stage with problems"
+    if c.get("task_yaml") is not None and not isinstance(c["task_yaml"], str):
+        return "task_yaml is not text"
+    if c.get("id") is not None and not re.fullmatch(r"[a-z0-9][a-z0-9-]*", str(c["id"])):
+        return "id is not lowercase letters, digits and dashes"
+    return None
 
 
 def write_record(path: str | Path, record: dict[str, Any]) -> None:
@@ -532,6 +550,8 @@ def accept(scenario: Scenario, record: dict[str, Any], index: int) -> Path:
         raise PipelineError(f"candidate {index} never became a task (failed at {cand.get('failed_stage')})")
     if not cand["stages"].get("assessment", {}).get("ok"):
         raise PipelineError(f"candidate {index} fails the assessment; edit it until check passes, or reject it")
+    if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", str(cand.get("id"))):  # a file name, never a path
+        raise PipelineError(f"candidate {index}'s id {cand.get('id')!r} is not lowercase letters, digits and dashes")
     target = scenario.domain_dir / f"{cand['id']}.yaml"
     if target.exists():
         raise PipelineError(f"{display_path(target)} exists already; nothing written")
