@@ -52,7 +52,7 @@ async def check_text(path: Path, text: str) -> dict[str, Any]:
     from sttui.checking import check_explore
     from sttui.core.loader import _load_task
 
-    tmp = path.with_name(f".{path.name}.review.yaml")
+    tmp = path.with_name(f".{path.name}.review-tmp")  # beside it, for its catalog; never read as an episode
     tmp.write_text(text, encoding="utf-8")
     try:
         loaded = _load_task(tmp)

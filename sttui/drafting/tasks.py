@@ -492,11 +492,10 @@ def _candidate_problem(c: Any) -> str | None:
 
 
 def write_record(path: str | Path, record: dict[str, Any]) -> None:
-    """A draft or review record as JSON, atomically, secrets scrubbed (a model may echo a key)."""
-    from sttui.drafting.write import _atomic_write
-    from sttui.store.secrets import scrub
+    """A task draft or episode review as JSON: written as milestone drafts are."""
+    from sttui.drafting.record import write_draft
 
-    _atomic_write(Path(path), json.dumps(scrub(record), indent=2, ensure_ascii=False) + "\n")
+    write_draft(path, record)
 
 
 def diff_lines(scenario_data: dict[str, Any], task_yaml: str) -> list[str]:
