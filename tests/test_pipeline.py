@@ -323,13 +323,34 @@ async def _screen(app, pilot):
     return app.screen
 
 
-def _review(tmp_path):
+def _review(tmp_path, domain):
     from sttui.drafting.review import open_review
     from sttui.drafting.tasks import read_task_draft
     from sttui.tui.candidates import CandidatesApp
 
+    folder, scenario = domain
     path = tmp_path / "d.json"
-    return CandidatesApp(open_review(read_task_draft(path), path)), path
+    return CandidatesApp(open_review(read_task_draft(path), path, scenario, folder)), path
+
+
+def test_review_follows_no_path_in_the_record(tmp_path, monkeypatch, domain):
+    """A record is data: the scenario and domain (code is imported from there, files written
+    there) are named by the reviewer, and must be the draft's."""
+    folder, scenario = domain
+    draft(tmp_path, monkeypatch, domain, answers())
+    out = CliRunner().invoke(main, ["pipeline", "review", "d.json"])
+    assert out.exit_code == 1 and "name the draft's scenario (--scenario FILE)" in out.output
+    other = tmp_path / "other.yaml"
+    other.write_text(scenario.read_text().replace("id: logistics-plasma-run", "id: logistics-other-run"))
+    out = CliRunner().invoke(main, ["pipeline", "review", "d.json", "--scenario", str(other), "--domain", str(folder)])
+    assert out.exit_code == 1 and "is scenario logistics-other-run, not the draft's logistics-plasma-run" in out.output
+    scenario.write_text(scenario.read_text().replace("Please sort it.", "Please sort it today."))
+    out = CliRunner().invoke(
+        main, ["pipeline", "review", "d.json", "--scenario", str(scenario), "--domain", str(folder)]
+    )
+    assert out.exit_code == 1 and "changed since the draft" in out.output
+    out = CliRunner().invoke(main, ["pipeline", "review", "e.json"])
+    assert out.exit_code == 1 and "no such file" in out.output
 
 
 async def test_review_accept_writes_a_task_beside_the_domains_that_check_passes(tmp_path, monkeypatch, domain):
@@ -337,7 +358,7 @@ async def test_review_accept_writes_a_task_beside_the_domains_that_check_passes(
 
     folder, _ = domain
     draft(tmp_path, monkeypatch, domain, answers())
-    app, path = _review(tmp_path)
+    app, path = _review(tmp_path, domain)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await _screen(app, pilot)
         detail = str(screen.query_one("#cand-detail").render())
@@ -364,7 +385,7 @@ async def test_review_reject_writes_no_task_and_a_failed_candidate_cannot_be_acc
     harmless = copy.deepcopy(TRIGGERS)
     harmless[0]["effects"] = [{"set": "travel.0.note", "value": "resurfacing next month"}]
     draft(tmp_path, monkeypatch, domain, answers(inject={"triggers": harmless, "solution": SOLUTION}))
-    app, path = _review(tmp_path)
+    app, path = _review(tmp_path, domain)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await _screen(app, pilot)
         await pilot.press("a")
@@ -385,7 +406,7 @@ async def test_review_edit_fixes_a_candidate_which_is_then_accepted(tmp_path, mo
     harmless = copy.deepcopy(TRIGGERS)
     harmless[0]["effects"] = [{"set": "travel.0.note", "value": "resurfacing next month"}]
     draft(tmp_path, monkeypatch, domain, answers(inject={"triggers": harmless, "solution": SOLUTION}))
-    app, path = _review(tmp_path)
+    app, path = _review(tmp_path, domain)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await _screen(app, pilot)
         await pilot.press("e")
@@ -460,7 +481,7 @@ async def test_episodes_a_model_or_a_person_rejects_are_not_bundled(tmp_path, mo
     assert "the model rejects it: the reversal has no reason" in rejected["reasons"][0]
     assert "change_plausibility rated 2" in " ".join(rejected["reasons"])
 
-    app = CandidatesApp(open_review(record, tmp_path / "e.json"))
+    app = CandidatesApp(open_review(record, tmp_path / "e.json", into=into))
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await _screen(app, pilot)
         assert "realism 4/5" in str(screen.query_one("#cand-detail").render())
@@ -474,7 +495,7 @@ async def test_episodes_a_model_or_a_person_rejects_are_not_bundled(tmp_path, mo
     record = read_episode_review(tmp_path / "e.json")
     assert record["episodes"][0]["review"]["decision"] == "rejected"
     record["episodes"][0]["review"] = None  # a fresh review of the same episode, accepted this time
-    app = CandidatesApp(open_review(record, tmp_path / "e.json"))
+    app = CandidatesApp(open_review(record, tmp_path / "e.json", into=into))
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await _screen(app, pilot)
         await pilot.press("a")

@@ -105,7 +105,10 @@ def draft(
         echo_json(record)
         return
     click.echo("\n".join(summary_lines(record)))
-    click.echo(f"\nwritten to {out}; review it: sttui pipeline review {out}")
+    click.echo(
+        f"\nwritten to {out}; review it: sttui pipeline review {out} --scenario {scenario}"
+        + (f" --domain {domain_dir}" if domain_dir else "")
+    )
 
 
 @pipeline.command()
@@ -139,7 +142,7 @@ def rate(episodes: tuple[Path, ...], model_name: str, into: Path, seed: int, tem
         _fail(f"the model failed, no review written: {exc}")
     write_record(output, record)
     click.echo("\n".join(summary_lines(record)))
-    click.echo(f"\nwritten to {output}; review it: sttui pipeline review {output}")
+    click.echo(f"\nwritten to {output}; review it: sttui pipeline review {output} --into {into}")
 
 
 def _read(path: Path) -> dict[str, Any]:
@@ -176,7 +179,26 @@ def show(record_file: Path, as_json: bool) -> None:
 
 @pipeline.command()
 @click.argument("record_file", metavar="RECORD.json", type=click.Path(dir_okay=False, path_type=Path))
-def review(record_file: Path) -> None:
+@click.option(
+    "--scenario",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="A task draft's scenario file (the record's own paths are data, never followed).",
+)
+@click.option(
+    "--domain",
+    "domain_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="The domain's folder: its environment, and where accepted tasks go (default: the scenario's folder).",
+)
+@click.option(
+    "--into",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="An episode review's bundle folder: accepted episodes are copied there.",
+)
+def review(record_file: Path, scenario: Path | None, domain_dir: Path | None, into: Path | None) -> None:
     """Review each candidate in the workbench: its diff, the audit or the ratings, the checks;
     accept (written beside the domain's tasks, or bundled), edit, or reject. Every decision is
     saved in RECORD.json as it is made."""
@@ -186,7 +208,7 @@ def review(record_file: Path) -> None:
 
     record = _read(record_file)
     try:
-        subject = open_review(record, record_file)
+        subject = open_review(record, record_file, scenario, domain_dir, into)
         config = load_config()
     except (ReviewError, ConfigError) as exc:
         _fail(str(exc))

@@ -8,6 +8,7 @@ bundle folder; the record keeps every episode, rating and decision (it is the re
 from __future__ import annotations
 
 import asyncio
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -140,7 +141,9 @@ def recheck(record: dict[str, Any], index: int, text: str) -> dict[str, Any]:
     entry = record["episodes"][index]
     entry.setdefault("proposed_text", entry["text"])
     entry["text"], entry["edited"] = text, True
-    entry["check"] = _run(lambda: check_text(Path(entry["file"]), text))
+    place = Path(record["into"]) / _name(entry)  # where it would be bundled: its catalog is found from there
+    place.parent.mkdir(parents=True, exist_ok=True)
+    entry["check"] = _run(lambda: check_text(place, text))
     entry["id"] = entry["check"].pop("id", None) or entry["id"]
     entry["rating"]["of"] = "the episode as proposed, before the edit"
     return _finish(entry)
@@ -152,13 +155,21 @@ def accept(record: dict[str, Any], index: int) -> Path:
     if entry["status"] != "passed":
         raise PipelineError(f"episode {entry['id']} cannot be bundled: {entry['reasons'][0]}")
     into = Path(record["into"])
-    target = into / Path(entry["file"]).name
+    target = into / _name(entry)
     if target.exists():
         raise PipelineError(f"{display_path(target)} exists already; nothing written")
     into.mkdir(parents=True, exist_ok=True)
     target.write_text(entry["text"], encoding="utf-8")
     entry["review"] = {"decision": "accepted", "file": str(target), "at": _now()}
     return target
+
+
+def _name(entry: dict[str, Any]) -> str:
+    """The episode's file name in the bundle: a plain name, never a path."""
+    name = Path(entry["file"]).name
+    if not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.-]*\.ya?ml", name):
+        raise PipelineError(f"episode file name {name!r} is not a plain NAME.yaml")
+    return name
 
 
 def reject(record: dict[str, Any], index: int, why: str = "") -> None:

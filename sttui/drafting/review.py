@@ -177,17 +177,32 @@ class EpisodeReview(Review):
         return out
 
 
-def open_review(record: dict[str, Any], path: Path) -> Review:
-    """The review of a task draft (its scenario read again) or of an episode review."""
+def open_review(
+    record: dict[str, Any],
+    path: Path,
+    scenario: str | Path | None = None,
+    domain: str | Path | None = None,
+    into: str | Path | None = None,
+) -> Review:
+    """The review of a task draft or of an episode review. A record is data: the scenario and
+    domain folder (whose environment is imported, and where accepted tasks go) or the bundle
+    folder are named by the person reviewing, never taken from the record's own paths."""
     if record.get("format") == ep.FORMAT:
+        if into is None:
+            raise ReviewError("name the folder accepted episodes go into (--into DIR); the record's is not followed")
+        record["into"] = str(into)
         return EpisodeReview(record, path)
+    if scenario is None:
+        raise ReviewError("name the draft's scenario (--scenario FILE); the record's paths are not followed")
     s = record["scenario"]
     try:
-        scenario = td.read_scenario(s["file"], s["domain_dir"])
+        read = td.read_scenario(scenario, domain)
     except td.PipelineError as exc:
-        raise ReviewError(f"the draft's scenario: {exc}") from None
-    if scenario.content_hash != s.get("content_hash"):
+        raise ReviewError(f"the scenario: {exc}") from None
+    if read.data["id"] != s.get("id"):
+        raise ReviewError(f"{scenario} is scenario {read.data['id']}, not the draft's {s.get('id')}")
+    if read.content_hash != s.get("content_hash"):
         raise ReviewError(
-            f"the scenario {s['file']} (or its environment) changed since the draft; draft again to review"
+            f"the scenario {scenario} (or its environment) changed since the draft; draft again to review"
         )
-    return TaskReview(record, path, scenario)
+    return TaskReview(record, path, read)
