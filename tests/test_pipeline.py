@@ -188,6 +188,24 @@ def test_checklist_stage_refuses_items_the_environment_cannot_judge(tmp_path, mo
     assert "assessment" not in c["stages"]
 
 
+def test_an_impossible_level_injects_then_needs_a_judge(tmp_path, monkeypatch, domain):
+    record, _, _ = draft(tmp_path, monkeypatch, domain, answers(), "--level", "impossible")
+    [c] = record["candidates"]
+    assert c["stages"]["inject"]["ok"], c["stages"]["inject"]["problems"]  # no judge is needed yet
+    assert c["failed_stage"] == "checklist" and "judge: an impossible task needs a judge" in c["reasons"][0]
+    judge = {"reason": "no road", "evidence": ["bridge"]}
+    record, _, _ = draft(
+        tmp_path,
+        monkeypatch,
+        domain,
+        answers(checklist={"checklist": CHECKLIST, "judge": judge}),
+        "--level",
+        "impossible",
+    )
+    [c] = record["candidates"]
+    assert c["stages"]["checklist"]["ok"] and yaml.safe_load(c["task_yaml"])["judge"] == judge
+
+
 def test_checklist_stage_refuses_code(tmp_path, monkeypatch, domain):
     items = [{"id": "x", "code": "assert state['shipments']"}]
     record, _, _ = draft(tmp_path, monkeypatch, domain, answers(checklist={"checklist": items}))
@@ -495,6 +513,25 @@ async def test_episodes_a_model_or_a_person_rejects_are_not_bundled(tmp_path, mo
     record = read_episode_review(tmp_path / "e.json")
     assert record["episodes"][0]["review"]["decision"] == "rejected"
     record["episodes"][0]["review"] = None  # a fresh review of the same episode, accepted this time
+    app = CandidatesApp(open_review(record, tmp_path / "e.json", into=into))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await _screen(app, pilot)
+        await pilot.press("e")  # an edit that breaks it is checked again: it can no longer be bundled
+        editor = screen.query_one("#cand-editor")
+        proposal = editor.text
+        editor.load_text(proposal.replace("family: additive", "family: telepathic"))
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: not screen.busy and screen.said.startswith("edited"))
+        assert "checks FAIL" in screen.said
+        await pilot.press("a")
+        await wait_for(pilot, lambda: not screen.busy and "cannot be bundled" in screen.said)
+    assert not into.exists() or not any(into.iterdir())  # the edit's check left nothing behind
+
+    record = read_episode_review(tmp_path / "e.json")
+    entry = record["episodes"][0]
+    assert entry["edited"] and entry["proposed_text"] == proposal and entry["rating"]["of"].startswith("the episode")
+    entry.update(text=proposal, review=None)
+    record["episodes"][0] = {**entry, "status": "passed", "reasons": [], "check": {"ok": True, "problems": []}}
     app = CandidatesApp(open_review(record, tmp_path / "e.json", into=into))
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await _screen(app, pilot)

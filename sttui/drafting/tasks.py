@@ -163,7 +163,7 @@ def task_data(
         if "judge" in checked:
             out["judge"] = checked["judge"]
     if level == "impossible" and "judge" not in out:
-        out["judge"] = {"reason": "placeholder until the checklist stage", "must_tell": ["it cannot be done"]}
+        out["judge"] = {"reason": "placeholder until the checklist stage", "evidence": ["placeholder"]}
     out["naive_plan"] = s["naive_plan"]
     out["solution"] = injected.get("solution") if injected.get("solution") is not None else s["naive_plan"]
     return out
@@ -220,7 +220,7 @@ def parse_checklist(raw: str, level: str) -> tuple[dict[str, Any] | None, list[s
         if isinstance(item, dict) and ("code" in item or "python" in item):
             return None, [f"checklist[{i}]: code is not data; use expect, check or tell"]
     if level == "impossible" and not isinstance(data.get("judge"), dict):
-        return None, ["judge: an impossible task needs a judge {reason, must_tell}"]
+        return None, ["judge: an impossible task needs a judge {reason, evidence}"]
     return {k: data[k] for k in ("checklist", "judge") if k in data}, []
 
 
