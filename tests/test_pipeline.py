@@ -538,3 +538,24 @@ async def test_episodes_a_model_or_a_person_rejects_are_not_bundled(tmp_path, mo
         await pilot.press("a")
         await wait_for(pilot, lambda: screen.said.startswith("accepted"))
     assert sorted(p.name for p in into.iterdir()) == ["additive-1.yaml"]
+
+
+def test_files_that_are_not_episodes_are_kept_with_why_and_never_sent_to_the_model(tmp_path, monkeypatch, staged):
+    (staged / "bin.yaml").write_bytes(bytes(range(128, 256)) * 10)
+    (staged / "broken.yaml").write_text("kind: explore\nid: [\n")
+    respond, asked = stub({"episode": rater})
+    with StubServer(respond) as server:
+        (tmp_path / "sttui.yaml").write_text(
+            f"models:\n  stub: {{model: openai/stub-model, api_base: '{server.base}'}}\n"
+        )
+        monkeypatch.chdir(tmp_path)
+        monkeypatch.setenv("STTUI_TRUST_CWD", "1")
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-stub-0123456789")
+        out = CliRunner().invoke(
+            main, ["pipeline", "rate", str(staged), "--model", "stub", "--into", "b", "-o", "e.json"]
+        )
+    assert out.exit_code == 0, out.output
+    assert len(asked) == 2  # the two episodes only
+    reasons = {e["id"]: e["reasons"] for e in json.loads((tmp_path / "e.json").read_text())["episodes"]}
+    assert "cannot read" in reasons["bin"][0] and "malformed YAML" in reasons["broken"][0]
+    assert reasons["broken"][1] == "rating: not rated: it does not load as an explore episode"

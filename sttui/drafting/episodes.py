@@ -58,10 +58,16 @@ async def check_text(path: Path, text: str) -> dict[str, Any]:
     try:
         loaded = _load_task(tmp)
         if loaded.kind != "explore":
-            return {"ok": False, "problems": [f"{display_path(path)}: not an explore episode"], "notes": []}
+            return {
+                "ok": False,
+                "problems": [f"{display_path(path)}: not an explore episode"],
+                "notes": [],
+                "loaded": False,
+            }
         report = await check_explore(loaded, display_path(path))
     except TaskFileError as exc:
-        return {"ok": False, "problems": [str(p).replace(tmp.name, path.name) for p in exc.problems], "notes": []}
+        problems = [str(p).replace(tmp.name, path.name) for p in exc.problems]
+        return {"ok": False, "problems": problems, "notes": [], "loaded": False}
     finally:
         tmp.unlink(missing_ok=True)
     return {"ok": report.ok, "problems": report.problems, "notes": report.notes, "id": loaded.id}
@@ -71,10 +77,20 @@ async def rate_one(path: Path, config: Any, index: int, seed: int) -> dict[str, 
     from sttui.drafting.ask import ask_one
     from sttui.prompts import prompt
 
-    text = read_text(path)
-    entry: dict[str, Any] = {"index": index, "file": str(path), "seed": seed, "text": text, "review": None}
+    entry: dict[str, Any] = {"index": index, "file": str(path), "seed": seed, "text": "", "review": None}
+    try:
+        text = read_text(path)
+    except (OSError, UnicodeDecodeError, ValueError) as exc:  # kept, with why; nothing to rate
+        entry["check"] = {"ok": False, "problems": [f"{display_path(path)}: cannot read: {exc}"], "notes": []}
+        entry["rating"] = {"ok": False, "problems": ["not rated: the file cannot be read"]}
+        entry["id"] = path.stem
+        return _finish(entry)
+    entry["text"] = text
     entry["check"] = await check_text(path, text)
     entry["id"] = entry["check"].pop("id", None) or path.stem
+    if entry["check"].pop("loaded", True) is False:  # not an episode: nothing for the model to rate
+        entry["rating"] = {"ok": False, "problems": ["not rated: it does not load as an explore episode"]}
+        return _finish(entry)
     asked = prompt("episode_review.md").replace("{inputs}", "## episode\n" + text)
     answer = await ask_one(config, asked, seed)
     rating, problems = parse_rating(answer["raw"])
@@ -145,6 +161,7 @@ def recheck(record: dict[str, Any], index: int, text: str) -> dict[str, Any]:
     place.parent.mkdir(parents=True, exist_ok=True)
     entry["check"] = _run(lambda: check_text(place, text))
     entry["id"] = entry["check"].pop("id", None) or entry["id"]
+    entry["check"].pop("loaded", None)
     entry["rating"]["of"] = "the episode as proposed, before the edit"
     return _finish(entry)
 
