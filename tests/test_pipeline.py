@@ -32,6 +32,7 @@ def answers(**over):
     """A proposer's answers by stage (each a JSON-able object or text); the good one by default."""
     good = {
         "inject": {
+            "title": "Plasma for a cardiac list when the bridge gets a weight limit",
             "description": "A weight limit on the bridge after the booking.",
             "triggers": TRIGGERS,
             "solution": SOLUTION,
@@ -165,6 +166,7 @@ def test_a_good_proposer_gives_a_candidate_that_passes_every_stage_and_all_is_re
         assert part in audit
     task = yaml.safe_load(c["task_yaml"])
     assert task["conflict"] == "S3" and task["triggers"] == TRIGGERS and task["checklist"] == CHECKLIST
+    assert task["title"] == "Plasma for a cardiac list when the bridge gets a weight limit"
     assert "candidate 0 (seed 40) logistics-plasma-run-s3-easy-0: passed" in output
 
 

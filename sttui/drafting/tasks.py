@@ -141,7 +141,9 @@ def task_data(
     out: dict[str, Any] = {
         "id": f"{s['id']}-{subtype.lower()}-{level}-{index}",
         "kind": "stt",
-        "title": s["title"],
+        "title": injected["title"]
+        if isinstance(injected.get("title"), str) and injected["title"].strip()
+        else s["title"],
         "domain": s["domain"],
         "conflict": subtype,
         "level": level,
@@ -205,8 +207,9 @@ def parse_injection(raw: str) -> tuple[dict[str, Any] | None, list[str]]:
         problems.append("triggers: expected a non-empty list of triggers")
     if not isinstance(data.get("solution"), list) or not data["solution"]:
         problems.append("solution: expected a non-empty list of steps")
-    if "description" in data and not isinstance(data["description"], str):
-        problems.append("description: expected text")
+    for key in ("description", "title"):
+        if key in data and not isinstance(data[key], str):
+            problems.append(f"{key}: expected text")
     return (None if problems else data), problems
 
 
