@@ -212,6 +212,13 @@ PARAPHRASES: list[tuple[str, str, set[str]]] = [
         {"blood_bank_contact"},
     ),
     ("logistics/logistics-plasma-run-st1-easy-0", "Is TRK-30 still free this morning?", set()),
+    ("logistics/logistics-plasma-run-t1-easy-0", "When does the surgery list start?", {"theatre_list_start"}),
+    (
+        "logistics/logistics-plasma-run-t1-easy-0",
+        "Who will receive the plasma at the transfusion lab?",
+        {"blood_bank_contact"},
+    ),
+    ("logistics/logistics-plasma-run-t1-easy-0", "Is goods-in open now?", set()),
     ("logistics/plasma-trauma-order-t2-medium", "Who decides which order goes first?", {"duty_consultant"}),
     ("logistics/plasma-trauma-order-t2-medium", "Who is the consultant on call today?", {"duty_consultant"}),
     ("logistics/plasma-trauma-order-t2-medium", "Is VAN-6 back from service yet?", set()),
