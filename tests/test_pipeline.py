@@ -532,8 +532,15 @@ async def test_episodes_a_model_or_a_person_rejects_are_not_bundled(tmp_path, mo
     record = read_episode_review(tmp_path / "e.json")
     entry = record["episodes"][0]
     assert entry["edited"] and entry["proposed_text"] == proposal and entry["rating"]["of"].startswith("the episode")
-    entry.update(text=proposal, review=None)
+    # a record is data: one that calls the broken edit passed is checked again before bundling
     record["episodes"][0] = {**entry, "status": "passed", "reasons": [], "check": {"ok": True, "problems": []}}
+    app = CandidatesApp(open_review(record, tmp_path / "e.json", into=into))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await _screen(app, pilot)
+        await pilot.press("a")
+        await wait_for(pilot, lambda: not screen.busy and "check fails episode" in screen.said)
+    assert not any(into.iterdir())
+    record["episodes"][0].update(text=proposal, review=None)
     app = CandidatesApp(open_review(record, tmp_path / "e.json", into=into))
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await _screen(app, pilot)

@@ -145,8 +145,14 @@ def read_episode_review(path: str | Path) -> dict[str, Any]:
             and isinstance(e.get("text"), str)
             and isinstance(e.get("file"), str)
             and e.get("status") in ("passed", "failed")
+            and isinstance(e.get("reasons"), list)
+            and isinstance(e.get("check"), dict)
+            and isinstance(e["check"].get("problems"), list)
+            and isinstance(e.get("rating"), dict)
         ):
-            raise PipelineError(f"{path}: a broken episode review: episodes[{i}] lacks text, file or status")
+            raise PipelineError(
+                f"{path}: a broken episode review: episodes[{i}] lacks text, file, status, reasons, check or rating"
+            )
     return data
 
 
@@ -169,13 +175,19 @@ def recheck(record: dict[str, Any], index: int, text: str) -> dict[str, Any]:
 def accept(record: dict[str, Any], index: int) -> Path:
     """Bundle the episode: only one that passes check and the model's review."""
     entry = record["episodes"][index]
-    if entry["status"] != "passed":
-        raise PipelineError(f"episode {entry['id']} cannot be bundled: {entry['reasons'][0]}")
+    if entry["status"] != "passed" or entry["reasons"]:
+        why = entry["reasons"][0] if entry["reasons"] else "it did not pass"
+        raise PipelineError(f"episode {entry['id']} cannot be bundled: {why}")
     into = Path(record["into"])
     target = into / _name(entry)
     if target.exists():
         raise PipelineError(f"{display_path(target)} exists already; nothing written")
     into.mkdir(parents=True, exist_ok=True)
+    from sttui.drafting.record import _run
+
+    again = _run(lambda: check_text(target, entry["text"]))  # the record is data: check again, in place
+    if not again["ok"]:
+        raise PipelineError(f"check fails episode {entry['id']} in {display_path(into)}: {again['problems'][0]}")
     target.write_text(entry["text"], encoding="utf-8")
     entry["review"] = {"decision": "accepted", "file": str(target), "at": _now()}
     return target

@@ -34,7 +34,7 @@ class Review:
 
     def row(self, i: int) -> tuple[str, str, str, str]:
         c = self.items[i]
-        where = c.get("failed_stage") or ("" if c["status"] == "passed" else c["reasons"][0].split(":")[0])
+        where = c.get("failed_stage") or ("" if c["status"] == "passed" else (c["reasons"] or ["-"])[0].split(":")[0])
         return (c.get("id") or f"#{i}", c["status"], where or "-", self.decision(i))
 
     def save(self) -> None:
