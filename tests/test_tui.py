@@ -303,7 +303,7 @@ def test_every_binding_has_an_id_and_a_palette_entry():
     from sttui.tui.keymap import workbench_scopes
 
     scopes = workbench_scopes()
-    assert len(scopes) == 20
+    assert len(scopes) == 21
     for cls in scopes:
         assert all(binding.id for binding in cls.BINDINGS), cls.__name__  # ids, for the keymap
         if issubclass(cls, Screen) and not issubclass(cls, ModalScreen):

@@ -37,15 +37,16 @@ def draft_prompt(task: Any, env_cls: Any) -> str:
     return prompt("milestones_draft.md").replace("{inputs}", agent_inputs(task, env_cls))
 
 
+async def ask_one(config: ModelConfig, text: str, seed: int | None) -> dict[str, Any]:
+    """One answer to ``text`` sampled with ``seed``: {seed, raw, usage: {prompt_tokens,
+    completion_tokens, cost, retries}}; a ModelFailure when the model cannot answer."""
+    client = ModelClient(ModelConfig(**{**config.__dict__, "seed": seed}))
+    message = await client.complete([{"role": "user", "content": text}], None)
+    u = client.usage
+    usage = {"prompt_tokens": u.prompt_tokens, "completion_tokens": u.completion_tokens, "cost": u.cost}
+    return {"seed": seed, "raw": message.get("content") or "", "usage": usage | {"retries": u.retries}}
+
+
 async def ask_candidates(config: ModelConfig, text: str, count: int, seed: int) -> list[dict[str, Any]]:
-    """``count`` answers, one call each with sampling seed ``seed + i``, asked at once:
-    [{seed, raw, usage: {prompt_tokens, completion_tokens, cost, retries}}], in seed order."""
-
-    async def one(i: int) -> dict[str, Any]:
-        client = ModelClient(ModelConfig(**{**config.__dict__, "seed": seed + i}))
-        message = await client.complete([{"role": "user", "content": text}], None)
-        u = client.usage
-        usage = {"prompt_tokens": u.prompt_tokens, "completion_tokens": u.completion_tokens, "cost": u.cost}
-        return {"seed": seed + i, "raw": message.get("content") or "", "usage": usage | {"retries": u.retries}}
-
-    return list(await asyncio.gather(*(one(i) for i in range(count))))
+    """``count`` answers, one call each with sampling seed ``seed + i``, asked at once, in seed order."""
+    return list(await asyncio.gather(*(ask_one(config, text, seed + i) for i in range(count))))

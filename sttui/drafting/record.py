@@ -226,10 +226,12 @@ def _shape_problem(data: dict[str, Any]) -> str | None:
 
 
 def write_draft(path: str | Path, draft: dict[str, Any]) -> None:
-    """The draft as JSON, secrets scrubbed like every other way out (a model may echo a key)."""
+    """The draft (or any drafting record: task drafts, episode reviews) as JSON, written
+    atomically, secrets scrubbed like every other way out (a model may echo a key)."""
+    from sttui.drafting.write import _atomic_write
     from sttui.store.secrets import scrub
 
-    Path(path).write_text(json.dumps(scrub(draft), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    _atomic_write(Path(path), json.dumps(scrub(draft), indent=2, ensure_ascii=False) + "\n")
 
 
 def summary_lines(draft: dict[str, Any]) -> list[str]:

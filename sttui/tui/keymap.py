@@ -58,6 +58,7 @@ def keymap_problems(keymap: dict[str, str], scopes: Iterable[type[DOMNode]], app
 def workbench_scopes() -> list[type[DOMNode]]:
     """Every screen and dialog of the workbench that has keys."""
     from sttui.tui.annotate import AnnotateScreen, TagList, Tags
+    from sttui.tui.candidates import CandidatesScreen
     from sttui.tui.compare import CompareScreen
     from sttui.tui.drafting import DraftScreen
     from sttui.tui.endscreen import EndScreen
@@ -82,6 +83,7 @@ def workbench_scopes() -> list[type[DOMNode]]:
         EndScreen,
         RevealScreen,
         DraftScreen,
+        CandidatesScreen,
         RefineScreen,
         AnnotateScreen,
         StudyWatchScreen,
