@@ -183,7 +183,7 @@ def _print_coverage(entries: list[Any], as_json: bool, markdown: bool) -> None:
 def _print_difficulty(entries: list[Any], as_json: bool, random_seeds: int) -> None:
     """The baselines' difficulty of each chosen stt task (explore episodes are left out: their
     baselines' figures are the metrics of `sttui run`)."""
-    from sttui.authoring.mistakes.difficulty import measure_task, report
+    from sttui.authoring.difficulty import measure_task, report
     from sttui.core.taskindex import index
     from sttui.textout import table
 
