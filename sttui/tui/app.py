@@ -19,7 +19,6 @@ from textual.widgets import Static
 
 from sttui.config import Config, ConfigError, human_name, load_config
 from sttui.paths import tasks_root
-from sttui.store.writer import mark_unrecorded
 from sttui.tui.home import HomeScreen
 from sttui.tui.safetable import guard_strips
 
@@ -345,6 +344,8 @@ class SttuiApp(App[None]):
         self.pop_to_home()
 
         def let_go() -> None:  # in the background: a locked record may take its deadline
+            from sttui.store.writer import mark_unrecorded
+
             session.close()
             mark_unrecorded(session.store, dict(session.writer.failed))
 
