@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from textual import work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
+from textual.message import Message
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
@@ -112,18 +113,43 @@ class SttuiApp(App[None]):
             text = "\n".join(problems[:5]) + (f"\n… and {len(problems) - 5} more" if len(problems) > 5 else "")
             self.call_from_thread(self.notify, text, title="sttui.yaml", severity="warning", timeout=30)
 
-    @work(thread=True, exclusive=True, group="store")
+    class RecordOpened(Message):
+        """The record is open (``Store``): sessions may start from now on, not before."""
+
+        def __init__(self, store: Any) -> None:
+            self.store = store
+            super().__init__()
+
+    class RecordUnavailable(Message):
+        """The record could not be opened: why, in one line."""
+
+        def __init__(self, reason: str) -> None:
+            self.reason = reason
+            super().__init__()
+
+    @work(thread=True, exclusive=True, group="store", exit_on_error=False)
     def open_store(self) -> None:
+        """Open the record after the first paint (SQLAlchemy, the migrations check): the answer
+        comes back as a message; until then nothing can be played, so nothing goes unrecorded."""
         from sttui.store.db import StoreError
         from sttui.store.store import Store
 
         try:
             store = Store(self.db_url)
         except StoreError as exc:
-            self.call_from_thread(self.notify, f"the record is unavailable: {exc}", severity="error", timeout=30)
-            self.call_from_thread(self._home_tasks)
+            self.post_message(self.RecordUnavailable(str(exc)))
             return
-        self.call_from_thread(self._store_ready, store)
+        except Exception as exc:  # anything else: one line, never a traceback on the screen
+            self.post_message(self.RecordUnavailable(" ".join(f"{type(exc).__name__}: {exc}".split())))
+            return
+        self.post_message(self.RecordOpened(store))
+
+    def on_sttui_app_record_opened(self, message: RecordOpened) -> None:
+        self._store_ready(message.store)
+
+    def on_sttui_app_record_unavailable(self, message: RecordUnavailable) -> None:
+        self.notify(f"the record is unavailable: {message.reason}", severity="error", timeout=30)
+        self._home_tasks()
 
     def _store_ready(self, store: Any) -> None:
         self.store = store
