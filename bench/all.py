@@ -41,7 +41,7 @@ def scripts(records: str, quick: bool) -> list[list[str]]:
         ["home.py", "--rounds", r],
         ["keys.py", "--rounds", "2" if quick else "3", "--presses", "10" if quick else "15"],
         ["records.py", records, "--rounds", "1" if quick else "3", "--only", "sessions", "report", "--no-lookups"],
-        ["recording.py", "--rounds", "2" if quick else "3", "--trials", "1"],
+        ["recording.py", "--rounds", "2" if quick else "3", "--trials", "1" if quick else "3"],
         ["commit.py", "--rounds", "3" if quick else "5", "--events", "500", "--full-events", "100"],
     ]
 
