@@ -138,3 +138,8 @@ def ratio_line(name: str, ours: Sequence[float], ref: Sequence[float], target: f
 
 def env_without_cache(cache: Path) -> dict[str, Any]:
     return {"STTUI_CACHE_DIR": str(cache)}
+
+
+def result(row: str, figure: str, goal: str, ok: bool) -> None:
+    """One row of issue 26's table: ``=> row | figure | goal | met`` (bench/all.py collects these)."""
+    print(f"=> {row} | {figure} | {goal} | {verdict(ok)}")

@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import ROOT, cpu, fmt, header, median, paired, verdict
+from _common import ROOT, cpu, fmt, header, median, paired, result
 
 
 def main() -> None:
@@ -88,10 +88,12 @@ def main() -> None:
     wall_ratios = [
         a / b for a, b in zip(walls["recorded"][-args.rounds :], walls["unrecorded"][-args.rounds :], strict=True)
     ]
-    print(
-        f"recorded / --no-record: CPU {median(ratios):.2f}x ({min(ratios):.2f}-{max(ratios):.2f}), wall "
-        f"{median(wall_ratios):.2f}x ({min(wall_ratios):.2f}-{max(wall_ratios):.2f}); target <= 2x: "
-        f"{verdict(median(ratios) <= 2)}"
+    result(
+        "recorded run vs --no-record",
+        f"CPU {median(ratios):.2f}x ({min(ratios):.2f}-{max(ratios):.2f}), wall "
+        f"{median(wall_ratios):.2f}x ({min(wall_ratios):.2f}-{max(wall_ratios):.2f})",
+        "<= 2x",
+        median(ratios) <= 2,
     )
 
 

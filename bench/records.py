@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import STTUI, fmt, header, median, run_child, verdict
+from _common import STTUI, fmt, header, median, result, run_child, verdict
 
 COMMANDS = {
     "sessions": ["sessions"],
@@ -89,6 +89,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--lookups", type=int, default=200)
     parser.add_argument("--only", nargs="*", default=None, help="commands to run (default: all)")
+    parser.add_argument("--no-lookups", action="store_true", help="only the commands")
     args = parser.parse_args()
     header(f"large records: {args.url.split('@')[-1]}")
     rows = {}
@@ -106,7 +107,15 @@ def main() -> None:
             f"   sttui {name:<16} CPU {fmt(cpu, 's', 1, 2)}  wall {fmt(wall, 's', 1, 2)}  "
             f"peak {fmt(mem, 'MB', 1, 0)}  <= 3 s and 150 MB: {verdict(ok)}"
         )
-    lookups(args.url, args.lookups)
+        if name in ("sessions", "report"):
+            result(
+                f"100k episodes: {name}",
+                f"wall {median(wall):.2f} s, CPU {median(cpu):.2f} s, peak {median(mem):.0f} MB",
+                "<= 3 s, <= 150 MB",
+                ok,
+            )
+    if not args.no_lookups:
+        lookups(args.url, args.lookups)
 
 
 if __name__ == "__main__":

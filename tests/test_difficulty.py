@@ -8,8 +8,8 @@ import json
 import shutil
 
 from click.testing import CliRunner
-from sttui.authoring.difficulty import Play, TaskDifficulty, level_order, out_of_order, per_level, report
 
+from sttui.authoring.difficulty import Play, TaskDifficulty, level_order, out_of_order, per_level, report
 from sttui.cli import main
 from sttui.controllers.registry import make_agent, make_user
 from sttui.core.loader import load_task

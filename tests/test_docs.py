@@ -299,8 +299,10 @@ def check_synopsis(block: Block) -> None:
         cmd: click.Command = main
         path: list[str] = []
         for w in line.split()[1:]:
-            if isinstance(cmd, click.Group) and w in cmd.commands:
-                cmd = cmd.commands[w]
+            # (get_command: the group loads each command's module when asked, cli/app.py COMMANDS)
+            sub = cmd.get_command(click.Context(cmd), w) if isinstance(cmd, click.Group) else None
+            if sub is not None:
+                cmd = sub
                 path.append(w)
             elif isinstance(cmd, click.Group) and re.fullmatch(r"[a-z][a-z-]+", w):
                 pytest.fail(f"{block.where}: no command sttui {' '.join([*path, w])}")

@@ -113,6 +113,43 @@ def test_a_prefix_lookup_is_answered_by_an_index(db_url):
             assert plan.startswith("SEARCH") and "INDEX" in plan.upper(), plan
 
 
+def test_forks_and_seat_changes_are_found_by_their_own_index(db_url):
+    """``report`` and ``sessions`` look for the few forks and seat changes among every episode:
+    a partial index of those events answers, never a read of every episode's events."""
+    from sqlalchemy import event as sa_event
+
+    from sttui.store.tables import EventRow
+
+    store = Store(db_url)
+    ids = [f"{i:012x}" for i in range(40)]
+    _fill(store, [_row(eid, i) for i, eid in enumerate(ids)])
+    kinds = {3: "forked", 5: "seat_changed", 7: "forked", 8: "tool_result"}
+    events = [
+        {"episode_id": eid, "seq": seq, "wall_time": 0.0, "sim_time": "", "actor": "a", "type": t, "payload": {}}
+        for i, eid in enumerate(ids)
+        for seq, t in enumerate(["episode_started", kinds.get(i, "message"), "episode_ended"], 1)
+    ]
+    with store.engine.begin() as conn:
+        conn.execute(insert(EventRow.__table__), events)  # type: ignore[arg-type]
+    sent: list[str] = []
+    listener = lambda *a: sent.append(a[2])  # noqa: E731 - (conn, cursor, statement, …)
+    sa_event.listen(store.engine, "before_cursor_execute", listener)
+    assert store.episode_ids_with("forked", ids[:5]) == {ids[3]}
+    assert store.episode_ids_with("forked", ids) == {ids[3], ids[7]}
+    assert store.episode_ids_with("seat_changed", ids) == {ids[5]}
+    assert store.episode_ids_with("tool_result", ids) == {ids[8]}  # any other type: as before
+    sa_event.remove(store.engine, "before_cursor_execute", listener)
+    with store.engine.connect() as conn:
+        for kind, statement in zip(("forked", "seat_changed"), (sent[0], sent[2]), strict=True):
+            assert kind in statement, statement
+            if store.engine.url.get_backend_name() == "postgresql":
+                conn.exec_driver_sql("SET enable_seqscan = off")
+                plan = " ".join(r[0] for r in conn.exec_driver_sql(f"EXPLAIN {statement}"))
+            else:
+                plan = " ".join(str(r[-1]) for r in conn.exec_driver_sql(f"EXPLAIN QUERY PLAN {statement}"))
+            assert f"ix_events_{kind}" in plan, plan
+
+
 def test_summaries_read_like_full_records(db_url):
     store = Store(db_url)
     _fill(store, _varied(80))

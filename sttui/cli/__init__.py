@@ -1,6 +1,7 @@
-"""The command line: parses, builds objects, hands over. Thin by design."""
+"""The command line: parses, builds objects, hands over. Thin by design.
 
-from sttui.cli import compare, fork, gold, milestones, new, pipeline, ratings, records, refine, rl, serve, study, tasks  # noqa: F401  (registers the commands)
+Each command's module is imported only when that command runs (``COMMANDS`` in cli/app.py)."""
+
 from sttui.cli.app import main
 
 __all__ = ["main"]

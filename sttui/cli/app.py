@@ -3,6 +3,7 @@ guard on every way out (no secret printed, no traceback)."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import sys
@@ -35,10 +36,55 @@ def echo_json_list(items: Iterable[Any]) -> int:
     return n
 
 
+# Each command and the module under sttui/cli that defines it: a command's module is imported
+# only when that command runs (or help lists them all), so `sttui` and `sttui play` start
+# without the rest (tests/test_startup_imports.py checks this table against the modules).
+COMMANDS: dict[str, str] = {
+    "adjudicate": "ratings",
+    "agreement": "ratings",
+    "annotate": "ratings",
+    "check": "tasks",
+    "compare": "compare",
+    "export": "records",
+    "export-ratings": "ratings",
+    "fork": "fork",
+    "generate": "tasks",
+    "gold": "gold",
+    "import": "records",
+    "import-ratings": "ratings",
+    "milestones": "milestones",
+    "new": "new",
+    "pipeline": "pipeline",
+    "play": "tasks",
+    "refine": "refine",
+    "replay": "records",
+    "report": "records",
+    "resume": "records",
+    "rl": "rl",
+    "run": "tasks",
+    "serve": "serve",
+    "serve-session": "serve",
+    "sessions": "records",
+    "study": "study",
+    "tasks": "tasks",
+}
+
+
 class GuardedGroup(click.Group):
     """The command group, with a last line of defence: a command that fails unexpectedly prints
     one scrubbed line (``STTUI_DEBUG=1`` adds the scrubbed traceback) and exits 1, never a raw
-    traceback, which could carry a key (a provider's 401 echoing ``Bearer sk-…``)."""
+    traceback, which could carry a key (a provider's 401 echoing ``Bearer sk-…``).
+
+    Commands load lazily: ``COMMANDS`` names each one's module, imported on first use (its
+    ``@main.command()`` registers it)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in COMMANDS:
+            importlib.import_module(f"sttui.cli.{COMMANDS[cmd_name]}")
+        return self.commands.get(cmd_name)
 
     def invoke(self, ctx: click.Context) -> Any:
         from sttui.errors import StoreError

@@ -695,36 +695,48 @@ def report(run_id: str | None, judge_stages: str | None, trust: bool, with_forks
     Forks (``sttui fork``) are left out: part of each was played by whoever made the original,
     so they are never baselines. --with-forks counts them (then they show as mixed rows)."""
     from sttui.analysis.comparison import FINISHED, MIXED, compare
+    from sttui.cli.progress import Progress
     from sttui.textout import ci, pass_k_lines, score_ci, table
 
     store = open_store()
     if run_id is not None:
         _run_state(store, run_id)
-    # light rows (what compare reads, out of the JSON in SQL), and every task version's meta in
-    # one query: the same records and the same meta as full records gave
-    records = [r for status in FINISHED for r in store.summaries(status=status, run_id=run_id)]
-    if not with_forks:
-        from sttui.lineage.forking import forks_among
+    # a progress line on the terminal once this takes over a second (a large record)
+    progress = Progress("report", None)
+    if progress.live and run_id is None:
+        progress.total = store.count_episodes(status=FINISHED)
+    try:
+        # light rows (what compare reads, out of the JSON in SQL), and every task version's meta in
+        # one query: the same records and the same meta as full records gave
+        records = [r for status in FINISHED for r in progress.track(store.summaries(status=status, run_id=run_id))]
+        forks: dict[str, Any] = {}
+        if not with_forks:
+            from sttui.lineage.forking import forks_among
 
-        forks = forks_among(store, [r.id for r in records])
-        if forks:
-            records = [r for r in records if r.id not in forks]
-            if not as_json:
-                click.echo(f"note: {len(forks)} forked episode(s) left out (--with-forks counts them)", err=True)
-    controls = episode_controls(store, records)
-    meta = _task_meta(store, records)
-    result = compare(records, meta, controls)
-    from sttui.analysis.version_shifts import shift_line, version_shifts
+            progress.step("finding forks")
+            forks = forks_among(store, [r.id for r in records])
+            if forks:
+                records = [r for r in records if r.id not in forks]
+        progress.step("comparing the controllers")
+        controls = episode_controls(store, records)
+        meta = _task_meta(store, records)
+        result = compare(records, meta, controls)
+        from sttui.analysis.version_shifts import shift_line, version_shifts
 
-    shifts = version_shifts(records, controls)
-    if shifts:  # as "judges": present when there is something to say
-        result["task_versions"] = shifts
-    from sttui.cli.rejudging import judge_spec, report_judges
+        shifts = version_shifts(records, controls)
+        if shifts:  # as "judges": present when there is something to say
+            result["task_versions"] = shifts
+        from sttui.cli.rejudging import judge_spec, report_judges
 
-    spec = judge_spec(judge_stages) if judge_stages else None
-    judges = report_judges(store, records, spec, trust)
-    if judges is not None:
-        result["judges"] = judges
+        spec = judge_spec(judge_stages) if judge_stages else None
+        progress.step("stage judges")
+        judges = report_judges(store, records, spec, trust)
+        if judges is not None:
+            result["judges"] = judges
+    finally:
+        progress.done()
+    if forks and not as_json:
+        click.echo(f"note: {len(forks)} forked episode(s) left out (--with-forks counts them)", err=True)
     if as_json:
         echo_json(result)
         return

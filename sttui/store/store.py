@@ -39,6 +39,7 @@ from sttui.store.summaries import (
     _scores_of,
 )
 from sttui.store.tables import (
+    INDEXED_EVENTS,
     EpisodeRow,
     EventRow,
     StageJudgementRow,
@@ -594,8 +595,16 @@ class Store(AnnotationRecords):
         return self._read_core(lambda conn: [head(row) for row in conn.execute(query)])
 
     def episode_ids_with(self, event_type: str, among: list[str]) -> set[str]:
-        """Which of the episodes ``among`` hold an event of ``event_type`` (a query per 500 ids,
-        each reading only those episodes' events)."""
+        """Which of the episodes ``among`` hold an event of ``event_type``: for the rare types
+        that have their own partial index (``INDEXED_EVENTS``: forks, seat changes) one query
+        reads that index whatever the size of the record; else a query per 500 ids, each
+        reading only those episodes' events."""
+        if event_type in INDEXED_EVENTS:
+            if not among:
+                return set()
+            # the condition is the index's own, written out: SQLite uses a partial index only then
+            query = f"SELECT DISTINCT episode_id FROM events WHERE type = '{event_type}'"
+            return set(self._read_core(lambda conn: conn.exec_driver_sql(query).scalars().all())).intersection(among)
 
         def go(s: Session) -> set[str]:
             found: set[str] = set()
@@ -651,6 +660,23 @@ class Store(AnnotationRecords):
             return Summary(*values, _outcome_of(row[n], row[n + 1], row[n + 2]), scores)  # type: ignore[arg-type]
 
         return self._stream(query, light)
+
+    def stage_judges(self, ids: set[str] | None = None) -> dict[str, Any]:
+        """The stage judges recorded with each episode (``scores.review.judges``), by episode id,
+        for the episodes that have them (of ``ids`` when given): one query that the database
+        answers out of the JSON, instead of reading every episode in full."""
+        import json
+
+        table = EpisodeRow.__table__
+        path = ("review", "judges")
+        query = select(table.c.id, self._json_field("scores", path, "json")).where(
+            self._json_field("scores", path, "type") == "object"
+        )
+        found: dict[str, Any] = {}
+        for episode_id, text in self._stream(query, tuple):
+            if ids is None or episode_id in ids:
+                found[episode_id] = json.loads(text)
+        return found
 
     def count_episodes(self, **filters: Unpack[Filters]) -> int:
         query = _filtered(select(func.count()).select_from(EpisodeRow.__table__), filters)

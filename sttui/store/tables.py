@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import JSON, Column, Index, String, Text, UniqueConstraint
+from sqlalchemy import JSON, Column, Index, String, Text, UniqueConstraint, text
 from sqlmodel import Field, SQLModel
 
 
@@ -62,9 +62,25 @@ class EpisodeRow(SQLModel, table=True):
     clean_baseline: bool = True
 
 
+INDEXED_EVENTS = ("forked", "seat_changed")  # (migration 0009 makes their indexes)
+
+
 class EventRow(SQLModel, table=True):
     __tablename__ = "events"
-    __table_args__ = (UniqueConstraint("episode_id", "seq", name="uq_events_episode_seq"),)
+    __table_args__ = (
+        UniqueConstraint("episode_id", "seq", name="uq_events_episode_seq"),
+        # rare events a listing of the whole record looks for: a partial index each, so no
+        # other event's insert pays for them (Store.episode_ids_with)
+        *(
+            Index(
+                f"ix_events_{kind}",
+                "episode_id",
+                sqlite_where=text(f"type = '{kind}'"),
+                postgresql_where=text(f"type = '{kind}'"),
+            )
+            for kind in INDEXED_EVENTS
+        ),
+    )
 
     id: int | None = Field(default=None, primary_key=True)
     episode_id: str = Field(foreign_key="episodes.id")

@@ -20,7 +20,6 @@ from textual.widgets import Static
 
 from sttui.config import Config, ConfigError, human_name, load_config
 from sttui.paths import tasks_root
-from sttui.store.writer import mark_unrecorded
 from sttui.tui.home import HomeScreen
 from sttui.tui.safetable import guard_strips
 from sttui.tui.workers import ReportsWorkerFailures
@@ -66,14 +65,6 @@ class Notice(Message):
     ) -> None:
         super().__init__()
         self.text, self.severity, self.timeout, self.title = text, severity, timeout, title
-
-
-class StoreOpened(Message):
-    """The record is open (``store``), or could not be opened (``problem``)."""
-
-    def __init__(self, store: Any = None, problem: str | None = None) -> None:
-        super().__init__()
-        self.store, self.problem = store, problem
 
 
 class SessionReady(Message):
@@ -173,25 +164,43 @@ class SttuiApp(ReportsWorkerFailures, App[None]):
             text = "\n".join(problems[:5]) + (f"\n… and {len(problems) - 5} more" if len(problems) > 5 else "")
             self.post_message(Notice(text, title="sttui.yaml", severity="warning", timeout=30))
 
+    class RecordOpened(Message):
+        """The record is open (``Store``): sessions may start from now on, not before."""
+
+        def __init__(self, store: Any) -> None:
+            self.store = store
+            super().__init__()
+
+    class RecordUnavailable(Message):
+        """The record could not be opened: why, in one line."""
+
+        def __init__(self, reason: str) -> None:
+            self.reason = reason
+            super().__init__()
+
     @work(thread=True, exclusive=True, group="store", exit_on_error=False)
     def open_store(self) -> None:
+        """Open the record after the first paint (SQLAlchemy, the migrations check): the answer
+        comes back as a message; until then nothing can be played, so nothing goes unrecorded."""
         from sttui.store.db import StoreError
         from sttui.store.store import Store
 
         try:
             store = Store(self.db_url)
         except StoreError as exc:
-            self.post_message(StoreOpened(problem=f"the record is unavailable: {exc}"))
+            self.post_message(self.RecordUnavailable(str(exc)))
             return
-        self.post_message(StoreOpened(store))
+        except Exception as exc:  # anything else: one line, never a traceback on the screen
+            self.post_message(self.RecordUnavailable(" ".join(f"{type(exc).__name__}: {exc}".split())))
+            return
+        self.post_message(self.RecordOpened(store))
 
-    @on(StoreOpened)
-    def _store_opened(self, message: StoreOpened) -> None:
-        if message.problem is not None:
-            self.notify(message.problem, severity="error", timeout=30)
-            self._home_tasks()
-            return
+    def on_sttui_app_record_opened(self, message: RecordOpened) -> None:
         self._store_ready(message.store)
+
+    def on_sttui_app_record_unavailable(self, message: RecordUnavailable) -> None:
+        self.notify(f"the record is unavailable: {message.reason}", severity="error", timeout=30)
+        self._home_tasks()
 
     def _store_ready(self, store: Any) -> None:
         self.store = store
@@ -429,6 +438,8 @@ class SttuiApp(ReportsWorkerFailures, App[None]):
         self.pop_to_home()
 
         def let_go() -> None:  # in the background: a locked record may take its deadline
+            from sttui.store.writer import mark_unrecorded
+
             session.close()
             mark_unrecorded(session.store, dict(session.writer.failed))
 

@@ -334,10 +334,13 @@ class ExploreScreen(SeatMixin, Screen[None]):
             self._draw_batch()
         if self._drawn.get("history") != len(v["history"]):
             self._draw_history()
-        self.query_one("#probe-help", Static).update(
+        help_text = (
             f"Design up to {v['schedule']['probe_cap']} cases: enter edits a cell, a adds a case, x deletes one, "
             f"p runs the probe ({'available' if v['probe_available'] else 'already used in this window'})."
         )
+        if self._drawn.get("probe-help") != help_text:  # an update re-lays out the screen: only a change
+            self._drawn["probe-help"] = help_text
+            self.query_one("#probe-help", Static).update(help_text)
         self._tick()
         self.refresh_debug()
         self.show_notices()

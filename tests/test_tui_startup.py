@@ -1,0 +1,59 @@
+"""Paint first, then connect: home lists the tasks while the record is still opening, and a
+task chosen before the record is open is refused with a message (nothing is played, nothing
+recorded); once the record is open the same key plays it."""
+
+from __future__ import annotations
+
+import threading
+
+from sttui.store.store import Store
+from sttui.tui.app import SttuiApp
+from tests.conftest import ROOT
+from tests.tui_helpers import wait_for
+
+
+async def test_an_early_key_is_refused_until_the_record_opens(tmp_path, monkeypatch):
+    gate = threading.Event()
+    opening = Store.__init__
+
+    def slow_open(self, *args, **kwargs):  # the record takes its time (a slow disk, a far server)
+        gate.wait(30)
+        opening(self, *args, **kwargs)
+
+    monkeypatch.setattr(Store, "__init__", slow_open)
+    path = tmp_path / "r.db"
+    app = SttuiApp(ROOT / "tasks", db_url=f"sqlite:///{path}", human="ana")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: bool(getattr(app.screen, "rows", None)))
+        assert app.store is None  # the task list is on screen before the record is open
+        await pilot.press("enter")  # play the highlighted task: too early
+        await pilot.pause(0.2)
+        assert type(app.screen).__name__ == "HomeScreen"
+        assert any("the record is still opening" in str(n.message) for n in app._notifications)
+        assert not path.exists()  # nothing recorded, not even the file
+        gate.set()
+        await wait_for(pilot, lambda: app.store is not None)
+        await pilot.press("enter")  # the same key, now that the record is open
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "PlayScreen")
+        await wait_for(pilot, lambda: app.screen.human.waiting)
+    store = Store(f"sqlite:///{path}")
+    episodes = store.list_episodes()
+    assert len(episodes) == 1 and episodes[0].agent == "human:ana"
+    store.close()
+
+
+async def test_a_record_that_fails_to_open_is_one_line_and_home_stays(tmp_path, monkeypatch):
+    def broken(self, *args, **kwargs):
+        raise RuntimeError("disk on fire\nwith a second line")
+
+    monkeypatch.setattr(Store, "__init__", broken)
+    app = SttuiApp(ROOT / "tasks", db_url=f"sqlite:///{tmp_path / 'r.db'}", human="ana")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: any("unavailable" in str(n.message) for n in app._notifications))
+        messages = [str(n.message) for n in app._notifications]
+        assert "the record is unavailable: RuntimeError: disk on fire with a second line" in messages
+        await wait_for(pilot, lambda: bool(getattr(app.screen, "rows", None)))  # the tasks are listed still
+        assert app.store is None and app.is_running
+        await pilot.press("enter")  # nothing plays without the record
+        await pilot.pause(0.2)
+        assert type(app.screen).__name__ == "HomeScreen"
