@@ -10,11 +10,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from textual import on, work
+from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import (
     Button,
@@ -32,8 +32,7 @@ from sttui.controllers.human import HumanController
 from sttui.core.actions import Assess, Probe, SubmitBatch
 from sttui.core.explore.episode import ExploreEpisode
 from sttui.running.session import PlaySession
-from sttui.store.writer import WriteFailed
-from sttui.tui.handoff import SeatMixin
+from sttui.tui.handoff import SeatScreen
 from sttui.tui.lifecycle import while_shown
 from sttui.tui.modals import Dialog, EditValue
 from sttui.tui.play import status_line
@@ -151,7 +150,7 @@ class AssessmentForm(Dialog[Assess | None]):
         self.dismiss(None)
 
 
-class ExploreScreen(SeatMixin, Screen[None]):
+class ExploreScreen(SeatScreen):
     """A human in the agent seat of an explore episode (which a model can take over)."""
 
     HELP_TITLE = "playing a hidden-rule episode"
@@ -168,15 +167,9 @@ class ExploreScreen(SeatMixin, Screen[None]):
         Binding("p", "run_probe", "Run probe", id="explore.probe"),
         Binding("f6", "next_tab", "Next tab", id="explore.tab"),
         Binding("f7", "assess", "Assessment", id="explore.assess"),
-        *SeatMixin.HANDOFF_BINDINGS,
+        *SeatScreen.HANDOFF_BINDINGS,
         Binding("escape", "leave", "Leave", id="explore.leave"),
     ]
-
-    class Changed(Message):
-        """The episode moved on: redraw what changed."""
-
-        def can_replace(self, message: Message) -> bool:  # several events of one step: one redraw
-            return isinstance(message, ExploreScreen.Changed)
 
     def __init__(self, session: PlaySession, human: HumanController):
         super().__init__()
@@ -226,7 +219,6 @@ class ExploreScreen(SeatMixin, Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#debug-pane").display = False
         v = self.view
         fields = self.query_one("#fields", DataTable)
         fields.add_columns("field", "type", "values", "description")
@@ -249,11 +241,8 @@ class ExploreScreen(SeatMixin, Screen[None]):
             f"[b]Probe results[/b]: each action's utility per case ({legend})"
         )
         self.draft = [self._middle_case()]
-        self.session.listeners.append(lambda _e: self.post_message(self.Changed()))
-        self.set_interval(1, self._tick)
-        self.play()
+        self.start_episode("#batch")
         self.redraw()
-        self.query_one("#batch", DataTable).focus()
 
     def _middle_case(self) -> dict[str, Any]:
         case: dict[str, Any] = {}
@@ -266,23 +255,13 @@ class ExploreScreen(SeatMixin, Screen[None]):
                 case[f["name"]] = f["levels"][0]
         return case
 
-    @work(exclusive=True, group="episode", exit_on_error=False)
-    async def play(self) -> None:
-        try:
-            result = await self.session.run()
-        except WriteFailed as exc:
-            self.app.recording_failed(self.session, str(exc))
-            return
+    def end_screen(self, result: Any) -> Screen[Any]:
         from sttui.tui.reveal import RevealScreen
 
-        self.app.switch_screen(RevealScreen(self.session, result))
+        return RevealScreen(self.session, result)
 
-    @while_shown
-    def _tick(self) -> None:
-        line = status_line(self.session) + self._phase_text()
-        if line.plain != self._status:  # an update re-lays out the screen: only when it changed
-            self._status = line.plain
-            self.query_one("#status-bar", Static).update(line)
+    def status_text(self) -> Text:
+        return status_line(self.session) + self._phase_text()
 
     def _phase_text(self) -> str:
         v = self.view
@@ -292,7 +271,7 @@ class ExploreScreen(SeatMixin, Screen[None]):
             return f"  ·  batch {v['batch']}/{v['schedule']['batches']}  ·  {phase}"
         return f"  ·  batch {v['batch']}/{v['schedule']['batches']}  ·  {phase}  ·  {probe}"
 
-    def on_explore_screen_changed(self, _message: Changed) -> None:
+    def on_seat_screen_changed(self, _message: SeatScreen.Changed) -> None:
         phase = self.view["phase"]
         self.view = self.episode.agent_view()
         self.redraw()

@@ -18,6 +18,7 @@ import json
 import time
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -292,6 +293,60 @@ class SeatScreen(ReportsWorkerFailures, Screen[None]):
     class SeatsChanged(Message):
         """A seat changed hands: the usable keys changed."""
 
+    class Changed(Message):
+        """The episode moved on: redraw what changed. The several events of one step merge into
+        one redraw (a newer Changed replaces one still waiting)."""
+
+        def can_replace(self, message: Message) -> bool:
+            return isinstance(message, SeatScreen.Changed)
+
+    _status = ""  # the status line last drawn
+
+    # -- the episode, the same on every seat screen ----------------------------------------
+    def start_episode(self, focus: str) -> None:
+        """Hide the debug pane, hear the episode's events, tick the status line each second,
+        focus ``focus`` and run the episode."""
+        self.query_one("#debug-pane").display = False
+        self.session.listeners.append(self.on_episode_event)
+        self.set_interval(1, self._tick)
+        self.query_one(focus).focus()
+        self.play()
+
+    def on_episode_event(self, event: Any) -> None:
+        self.post_message(self.Changed())
+
+    def status_text(self) -> Text:
+        from sttui.tui.play import status_line
+
+        return status_line(self.session)
+
+    @while_shown
+    def _tick(self) -> None:
+        line = self.status_text()
+        if line.plain != self._status:  # an update re-lays out the screen: only when it changed
+            self._status = line.plain
+            self.query_one("#status-bar", Static).update(line)
+        self.ticked()
+
+    def ticked(self) -> None:
+        """What else a screen updates each second (nothing by default)."""
+
+    def end_screen(self, result: Any) -> Screen[Any]:
+        from sttui.tui.endscreen import EndScreen
+
+        return EndScreen(self.session, result)
+
+    @work(exclusive=True, group="episode", exit_on_error=False)
+    async def play(self) -> None:
+        from sttui.store.writer import WriteFailed
+
+        try:
+            result = await self.session.run()
+        except WriteFailed as exc:
+            self.app.recording_failed(self.session, str(exc))  # type: ignore[attr-defined]
+            return
+        self.app.switch_screen(self.end_screen(result))
+
     session: PlaySession
     human: HumanController
 
@@ -345,9 +400,6 @@ class SeatScreen(ReportsWorkerFailures, Screen[None]):
         if clock is not None and self.session.holds(self.seat):
             clock.toggle()
             self._tick()
-
-    def _tick(self) -> None:  # the screens redraw their status line here
-        pass
 
     def show_notices(self) -> None:
         """Say what the session had to do on its own, e.g. give back a seat a model failed in."""

@@ -311,7 +311,7 @@ class HomeScreen(ReportsWorkerFailures, Screen[None]):
     @on(SessionsLoaded)
     def _sessions_loaded(self, message: SessionsLoaded) -> None:
         tab = self.query("#tab-sessions")
-        if not tab or not tab.first().is_mounted:  # the app is closing (the page came back too late)
+        if not tab or not tab.first().is_attached:  # the app is closing (the page came back too late)
             return
         if message.first:
             self.show_sessions(message.records, message.mine, message.forks)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -26,7 +26,6 @@ from sttui.core.callsyntax import entry_action
 from sttui.core.checklist import evaluate_checklist
 from sttui.core.episode import Episode
 from sttui.running.session import PlaySession
-from sttui.store.writer import WriteFailed
 from sttui.tui.handoff import SeatScreen
 from sttui.tui.lifecycle import while_shown
 from sttui.tui.modals import Confirm, ToolForm, type_words
@@ -109,9 +108,6 @@ class PlayScreen(SeatScreen):
     god: reactive[bool] = reactive(False, toggle_class="-god")
     """The god view is open (the stylesheet shows it in the tool pane's place)."""
 
-    class Changed(Message):
-        """Something happened in the episode: redraw."""
-
     class ReviewSignal(Message):
         """The milestone review raised a signal (stagnation, a minefield, a predecessor gap)."""
 
@@ -125,8 +121,6 @@ class PlayScreen(SeatScreen):
         self.human = human
         self.episode: Episode = session.episode  # type: ignore[assignment]
         self._shown = 0
-        self._redraw_pending = False
-        self._status = ""
         self._hidden = 0
         self._live_limit = LIVE_ITEMS
         self.god = False
@@ -156,33 +150,11 @@ class PlayScreen(SeatScreen):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#debug-pane").display = False
-        self.session.listeners.append(self._on_event)
-        self.set_interval(1, self._tick)
-        self.query_one("#entry").focus()
-        self.play()
+        self.start_episode("#entry")
         self.refresh_view()
 
-    @work(exclusive=True, group="episode", exit_on_error=False)
-    async def play(self) -> None:
-        try:
-            result = await self.session.run()
-        except WriteFailed as exc:
-            self.app.recording_failed(self.session, str(exc))
-            return
-        from sttui.tui.endscreen import EndScreen
-
-        self.app.switch_screen(EndScreen(self.session, result))
-
-    @while_shown
-    def _tick(self) -> None:
-        line = status_line(self.session)
-        if line.plain != self._status:  # an update re-lays out the screen: only when it changed
-            self._status = line.plain
-            self.query_one("#status-bar", Static).update(line)
-
-    def _on_event(self, event: Any) -> None:
-        self.post_message(self.Changed())
+    def on_episode_event(self, event: Any) -> None:
+        super().on_episode_event(event)
         if event.type == "stop_signal":
             self.post_message(self.ReviewSignal(event.payload))
 
@@ -194,15 +166,11 @@ class PlayScreen(SeatScreen):
             severity = "error" if message.payload.get("stops") else "warning"
             self.notify(signal_line(message.payload), title="Milestone review", severity=severity, timeout=8)
 
-    def on_play_screen_changed(self, _message: Changed) -> None:
-        # One redraw for the several events of a step.
-        if not self._redraw_pending:
-            self._redraw_pending = True
-            self.call_later(self.refresh_view)
+    def on_seat_screen_changed(self, _message: SeatScreen.Changed) -> None:
+        self.refresh_view()
 
     @while_shown
     def refresh_view(self) -> None:
-        self._redraw_pending = False
         conversation = self.query_one("#conversation", VerticalScroll)
         new = self.episode.view[self._shown :]
         if new:

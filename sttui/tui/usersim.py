@@ -6,18 +6,16 @@ the checklist (``core.verdicts``); the checklist still decides pass or fail."""
 from __future__ import annotations
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.message import Message
 from textual.widgets import Footer, Input, Static
 
 from sttui.controllers.human import HumanController
 from sttui.core.actions import GaveUp, NotSatisfied, Reply, Satisfied
 from sttui.core.episode import Episode
 from sttui.running.session import PlaySession
-from sttui.store.writer import WriteFailed
 from sttui.tui.handoff import SeatScreen
 from sttui.tui.lifecycle import while_shown
 from sttui.tui.modals import Confirm, EditValue
@@ -53,9 +51,6 @@ class UserSimScreen(SeatScreen):
         Binding("escape", "leave", "Leave", id="usersim.leave"),
     ]
 
-    class Changed(Message):
-        pass
-
     def __init__(self, session: PlaySession, human: HumanController):
         super().__init__()
         self.session, self.human = session, human
@@ -88,34 +83,17 @@ class UserSimScreen(SeatScreen):
         return Text("").join(parts)
 
     def on_mount(self) -> None:
-        self.query_one("#debug-pane").display = False
-        self.session.listeners.append(lambda _e: self.post_message(self.Changed()))
-        self.set_interval(1, self._tick)
-        self.query_one("#reply").focus()
-        self.play()
+        self.start_episode("#reply")
         self.redraw()
 
-    @work(exclusive=True, group="episode", exit_on_error=False)
-    async def play(self) -> None:
-        try:
-            result = await self.session.run()
-        except WriteFailed as exc:
-            self.app.recording_failed(self.session, str(exc))
-            return
-        from sttui.tui.endscreen import EndScreen
-
-        self.app.switch_screen(EndScreen(self.session, result))
-
-    @while_shown
-    def _tick(self) -> None:
-        self.query_one("#status-bar", Static).update(status_line(self.session))
+    def ticked(self) -> None:
         feedback = self.query_one("#feedback", Static)
         if self.session.waits_for_person():
             feedback.update(WAITING)
         elif str(feedback.render()) == WAITING:
             feedback.update("")
 
-    def on_user_sim_screen_changed(self, _message: Changed) -> None:
+    def on_seat_screen_changed(self, _message: SeatScreen.Changed) -> None:
         self.redraw()
 
     @while_shown
