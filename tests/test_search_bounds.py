@@ -8,7 +8,7 @@ import itertools
 
 import pytest
 
-from sttui.authoring.mistakes import reachability
+from sttui.authoring import reachability
 from sttui.core.actions import ToolCall
 from sttui.core.checklist import evaluate_checklist
 from sttui.core.loader import load_task

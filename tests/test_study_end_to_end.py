@@ -243,7 +243,7 @@ def test_a_whole_study_runs_in_chromium_and_locally(tmp_path: Path, browser):
     path = tmp_path / "study.yaml"
     path.write_text(STUDY, encoding="utf-8")
     store = Store(db)
-    start(store, path, ROOT / "tasks")
+    tokens = start(store, path, ROOT / "tasks").tokens  # shown once: the record keeps their hashes
 
     async def locals_() -> None:
         for name, plan in LOCAL.items():
@@ -258,7 +258,7 @@ def test_a_whole_study_runs_in_chromium_and_locally(tmp_path: Path, browser):
     env = {"STTUI_TASKS": str(ROOT / "tasks")}
     with serving(tmp_path, db, "--study", "e2e", env={**os.environ, **env}) as served:
         for i, (name, plan) in enumerate(BROWSER.items()):
-            who = InBrowser(browser, served, store, name, people[name].token, tasks, tmp_path)
+            who = InBrowser(browser, served, store, name, tokens[name], tasks, tmp_path)
             play_in_browser(who, plan, drop_at=1 if i == 0 else None)
         assert "participants open" in served.output()
     with ThreadPoolExecutor(1) as pool:  # `run` has an event loop of its own

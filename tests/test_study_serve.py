@@ -4,6 +4,7 @@ file naming people who are not participants, or an unknown study, is refused in 
 from __future__ import annotations
 
 import pytest
+import yaml
 from click.testing import CliRunner
 
 from sttui.cli import main
@@ -76,8 +77,10 @@ async def test_a_study_token_opens_its_slot_and_a_second_page_takes_over_the_fir
     db = f"sqlite:///{tmp_path / 's.db'}"
     path = tmp_path / "study.yaml"
     path.write_text(STUDY.replace("participants: [ana, ben]", "participants: {anonymous: 2}"), encoding="utf-8")
-    assert cli(db, "study", "start", str(path), "--no-check")[0] == 0
-    token = Studies(Store(db)).people("pilot")[0].token
+    tokens = tmp_path / "tokens.yaml"
+    assert cli(db, "study", "start", str(path), "--no-check", "--token-file", str(tokens))[0] == 0
+    token = yaml.safe_load(tokens.read_text())["p01"]  # shown once at start: the record keeps its hash only
+    assert Studies(Store(db)).people("pilot")[0].token != token
     env = {**os.environ, "STTUI_TASKS": str(ROOT / "tasks")}
 
     def sessions(served) -> list[int]:
@@ -91,7 +94,7 @@ async def test_a_study_token_opens_its_slot_and_a_second_page_takes_over_the_fir
         return found
 
     with serving(tmp_path, db, "--study", "pilot", env=env) as served:
-        assert "participants open" in served.output() and "sttui study tokens pilot" in served.output()
+        assert "participants open" in served.output() and "sttui study tokens pilot --reissue NAME" in served.output()
         async with aiohttp.ClientSession() as http:
             async with http.get(f"{served.base}/?token={token}") as page:
                 assert page.status == 200 and f"/ws/{token}/p01" in await page.text()  # no name asked

@@ -170,7 +170,7 @@ def serve(
         if study_tokens is not None:
             click.echo(
                 f"participants open {_url(host, port)}?token=<their study token>  "
-                f"(`sttui study tokens {study_id}` lists them)"
+                f"(printed once by `sttui study start`; `sttui study tokens {study_id} --reissue NAME` replaces one)"
             )
         if shared:
             click.echo(f"open {_url(host, port)}?token={shared}")
