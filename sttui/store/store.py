@@ -482,10 +482,6 @@ class Store(AnnotationRecords):
         """Commit one event now. Its seq is the record's, unique per episode."""
         self.write([("event", episode_id, event)])
 
-    def append_events(self, items: list[tuple[str, Event]]) -> None:
-        """Commit several events in one transaction (group commit): all or none."""
-        self.write([("event", eid, e) for eid, e in items])
-
     def next_seq(self, episode_id: str) -> int:
         def go(s: Session) -> int:
             return (
@@ -740,10 +736,6 @@ class Store(AnnotationRecords):
                 if (row.task_id, row.content_hash) in keep:
                     out[(row.task_id, row.content_hash)] = row.meta
         return out
-
-    def import_episode(self, record: EpisodeRecord, events: list[Event]) -> bool:
-        """Insert an episode and its events as they were; False when it is already here."""
-        return self.import_episodes([(record, None, events)])[0] == 1
 
     def import_episodes(
         self, items: list[tuple[EpisodeRecord, TaskVersion | None, list[Event]]], also: Any = None

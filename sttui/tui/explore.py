@@ -15,7 +15,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import (
     Button,
     Footer,
@@ -33,7 +32,7 @@ from sttui.core.actions import Assess, Probe, SubmitBatch
 from sttui.core.explore.episode import ExploreEpisode
 from sttui.session import PlaySession
 from sttui.store.writer import WriteFailed
-from sttui.tui.handoff import SeatMixin
+from sttui.tui.handoff import SeatScreen
 from sttui.tui.lifecycle import while_shown
 from sttui.tui.modals import Dialog, EditValue
 from sttui.tui.play import status_line
@@ -151,7 +150,7 @@ class AssessmentForm(Dialog[Assess | None]):
         self.dismiss(None)
 
 
-class ExploreScreen(SeatMixin, Screen[None]):
+class ExploreScreen(SeatScreen):
     """A human in the agent seat of an explore episode (which a model can take over)."""
 
     HELP_TITLE = "playing a hidden-rule episode"
@@ -168,7 +167,7 @@ class ExploreScreen(SeatMixin, Screen[None]):
         Binding("p", "run_probe", "Run probe", id="explore.probe"),
         Binding("f6", "next_tab", "Next tab", id="explore.tab"),
         Binding("f7", "assess", "Assessment", id="explore.assess"),
-        *SeatMixin.HANDOFF_BINDINGS,
+        *SeatScreen.HANDOFF_BINDINGS,
         Binding("escape", "leave", "Leave", id="explore.leave"),
     ]
 

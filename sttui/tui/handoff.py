@@ -467,7 +467,3 @@ class SeatScreen(Screen[None]):
         await asyncio.to_thread(self.session.close)
         self.app.notify(f"episode {self.session.episode_id} suspended: r in home's Sessions tab (F6) resumes it")
         self.app.pop_to_home()  # type: ignore[attr-defined]
-
-
-# The name the screens used before SeatScreen: ExploreScreen(SeatMixin, Screen[None]) keeps working.
-SeatMixin = SeatScreen
