@@ -43,7 +43,7 @@ async def run_batch(
     records than planned), so a full disk costs one deadline, not one per trial."""
     gate = asyncio.Semaphore(plan.concurrency)
     writer = Writer(store) if store is not None else None
-    chosen_judge = judge if judge is not None else make_judge(plan.judge, dict(plan.models))
+    chosen_judge = judge if judge is not None else make_judge(plan.judge, plan.models)
     judge_cache = JudgeCache(store=store)  # the stage judges' answers, shared by the run's episodes
 
     async def one(trial: Trial) -> dict[str, Any] | None:
@@ -105,7 +105,7 @@ async def _run_trial(
     """One trial as one record. ``claim``: a run item this worker holds (sttui/sharding.py); the
     episode takes the claim's id, and ends with its item done only while the claim is still its."""
     loaded = trial.loaded
-    models = dict(plan.models)
+    models = plan.models
     controller = make_agent(plan.agent, loaded, trial.seed, models, store, plan.settings)
     user_spec = plan.user_for(loaded)
     seat_user = make_user(user_spec, models, seed=trial.seed) if user_spec else None

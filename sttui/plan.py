@@ -12,9 +12,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from sttui.config import ModelAlias
 from sttui.core.loader import LoadedTask
 from sttui.core.settings import RunSettings
-from sttui.core.task import MAX_SEED
+from sttui.core.task import MAX_SEED, SttTask
 
 
 class PlanError(ValueError):
@@ -53,7 +54,7 @@ class RunPlan:
     settings: RunSettings = field(default_factory=RunSettings)
     record: bool = True
     concurrency: int = 4
-    models: Mapping[str, Any] = field(default_factory=dict)
+    models: Mapping[str, ModelAlias] = field(default_factory=dict)  # sttui.yaml's model aliases
     skipped: tuple[str, ...] = ()  # what the plan leaves out, and why (printed as notes)
 
     @classmethod
@@ -78,14 +79,14 @@ class RunPlan:
             raise PlanError("--no-user leaves the user seat empty; drop --user")
         skipped: list[str] = []
         if settings.static:  # an impossible task is infeasible because of its triggers
-            impossible = [t.id for t in tasks if t.kind == "stt" and t.task.level == "impossible"]
+            impossible = [t.id for t in tasks if isinstance(t.task, SttTask) and t.task.level == "impossible"]
             if impossible:
                 skipped.append(
                     f"--static skips {len(impossible)} impossible task(s): without triggers they have no conflict "
                     f"to recognise ({', '.join(impossible[:3])}{'…' if len(impossible) > 3 else ''})"
                 )
                 tasks = [t for t in tasks if t.id not in set(impossible)]
-            bare = [t.id for t in tasks if t.kind == "stt" and t.task.static_skip]
+            bare = [t.id for t in tasks if isinstance(t.task, SttTask) and t.task.static_skip]
             if bare:
                 skipped.append(
                     f"--static skips {len(bare)} task(s) whose goal holds without triggers and without the agent "

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from sttui.controllers.base import Attributed, Controller, agent_view, user_view
 from sttui.core.checklist import Judge, Outcome, score
@@ -136,7 +136,7 @@ async def run_episode(
     *,
     seed: int | None = None,
     judge: Judge | None = None,
-    on_event: Callable[[Event], None] | None = None,
+    on_event: Callable[[Event], object] | None = None,
     verify_queries: bool = False,
     early_stop: bool = False,
     stagnation: int | None = None,
@@ -162,6 +162,15 @@ async def run_episode(
         episode.listeners.append(on_event)
     episode.start()
     return await drive(episode, Seats(agent, user), judge, stage_judge=stage_judge)
+
+
+class SeatHolders(Protocol):
+    """What ``drive`` asks: the holder of a seat, and its holder's next action (None when the
+    seat changed hands during the turn). :class:`Seats`, or a bridge's own."""
+
+    def __getitem__(self, seat: str) -> Any: ...
+
+    async def ask(self, seat: str, view: Any) -> tuple[Any, Any] | None: ...
 
 
 class Seats:
@@ -224,7 +233,7 @@ FailureHandler = Callable[[str, Exception], Awaitable[None]]
 
 async def drive(
     episode: AnyEpisode,
-    seats: Seats,
+    seats: SeatHolders,
     judge: Judge | None = None,
     on_failure: FailureHandler | None = None,
     checkpoint: Callable[[], Awaitable[None]] | None = None,
@@ -259,7 +268,8 @@ async def drive(
             holder, action = asked
             actor = holder.name
             if isinstance(action, Attributed):  # e.g. a person's edit of a model's proposal
-                action, actor = action.action, action.actor
+                actor = action.actor
+                action = action.action
             episode.apply(action, actor)
     closing_verdict(episode, seats["user"] if isinstance(episode, Episode) else None)
     if stage_judge is not None:
@@ -289,7 +299,7 @@ async def judged(episode: AnyEpisode, judge: Judge | None) -> EpisodeResult:
         and isinstance(episode, Episode)
         and episode.task.level == "impossible"
     ):
-        items = await judge.ajudge(episode)  # type: ignore[attr-defined]
+        items = await judge.ajudge(episode)
         return result_of(episode, _Fixed(judge.name, items))
     return result_of(episode, judge)
 
@@ -306,8 +316,8 @@ class _Fixed:
 
 def result_of(episode: AnyEpisode, judge: Judge | None = None) -> EpisodeResult:
     assert episode.ended is not None
-    task = episode.task
     if isinstance(episode, ExploreEpisode):
+        task = episode.task
         return EpisodeResult(
             task.id,
             "explore",
@@ -321,11 +331,12 @@ def result_of(episode: AnyEpisode, judge: Judge | None = None) -> EpisodeResult:
             episode.ended["reason"],
             episode,
         )
+    stt = episode.task
     return EpisodeResult(
-        task.id,
+        stt.id,
         "stt",
-        task.level,
-        task.conflict,
+        stt.level,
+        stt.conflict,
         episode.actors["agent"],
         episode.actors["user"],
         score(episode, judge),

@@ -176,7 +176,7 @@ async def run_worker(
     digest, spec, items = plan_rows(plan)
     await _patient(store.open_run, run_id, digest, spec, items)
     tasks = {t.id: t for t in plan.tasks}
-    judge = make_judge(plan.judge, dict(plan.models))
+    judge = make_judge(plan.judge, plan.models)
     writer = Writer(store)
 
     async def slot() -> list[dict[str, Any]]:

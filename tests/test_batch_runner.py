@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 import sttui.batch as batch
+from sttui.config import model_aliases
 from sttui.controllers.explore_baselines import ExploreOracle
 from sttui.controllers.registry import make_agent
 from sttui.core.actions import EndEpisode
@@ -84,7 +85,7 @@ def test_each_completed_trial_is_one_record_and_one_stored_episode(tmp_path, sea
     seats.options.update(agent_usage=usage(2, 10, 5, 0.25), user_usage=usage(1, 3, 1, None))
     loaded = load_task(STT)
     models = {"m": {"model": "openai/x"}}
-    plan = RunPlan.build([loaded], agent="baseline:oracle", trials=2, seed=40, models=models)
+    plan = RunPlan.build([loaded], agent="baseline:oracle", trials=2, seed=40, models=model_aliases(models))
     seen: list[dict] = []
     records = run(plan, store, progress=seen.append)
     assert sorted(seen, key=lambda r: r["trial"]) == records  # progress hears of every record
@@ -225,7 +226,13 @@ def test_the_plans_judge_is_made_once_and_judges_impossible_tasks(monkeypatch, s
 
     monkeypatch.setattr(batch, "make_judge", make_judge)
     models = {"stub": {"model": "openai/stub"}}
-    plan = RunPlan(tasks=(load_task(IMPOSSIBLE),), agent="baseline:naive", judge="model:stub", trials=2, models=models)
+    plan = RunPlan(
+        tasks=(load_task(IMPOSSIBLE),),
+        agent="baseline:naive",
+        judge="model:stub",
+        trials=2,
+        models=model_aliases(models),
+    )
     records = run(plan)
     assert made == [("model:stub", models)]
     assert [(r["judged_by"], r["passed"]) for r in records] == [("model:stub", True)] * 2

@@ -89,7 +89,7 @@ def test_working_directory_config_may_not_set_endpoints_unless_trusted(
 def test_the_user_config_folder_as_working_directory_is_the_user_config(monkeypatch, _private_dirs):
     user_config(_private_dirs, f"models:\n  fast: {{model: openai/gpt-4o, api_base: '{EVIL}'}}\n")
     monkeypatch.chdir(_private_dirs / "config" / "sttui")
-    assert load_config().extra["models"]["fast"]["api_base"] == EVIL
+    assert load_config().models["fast"].api_base == EVIL
 
 
 def test_no_request_reaches_a_host_named_by_an_untrusted_folder(tmp_path, monkeypatch):

@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from sttui.batch import run_batch
 from sttui.cli import main
+from sttui.config import model_aliases
 from sttui.controllers.baselines import ReplayAgent, ScriptedUser
 from sttui.core.actions import Say, ToolCall
 from sttui.core.loader import load_task
@@ -131,7 +132,7 @@ def oracle_run(stub, spec: str, store=None, **review):
     plan = RunPlan.build(
         [loaded],
         agent="baseline:oracle",
-        models=models_for(stub),
+        models=model_aliases(models_for(stub)),
         review=ReviewPlan(judge_stages=spec, **review),
     )
     [record] = asyncio.run(run_batch(plan, store=store))

@@ -11,6 +11,7 @@ from sttui.core.loader import load_task
 from sttui.session import PlayPlan
 from sttui.store.store import Store
 from sttui.tui.app import SttuiApp
+from sttui.tui.launch import Launch
 from tests.conftest import ROOT
 from tests.tui_helpers import open_play, wait_for
 
@@ -23,7 +24,7 @@ def db(tmp_path):
 
 
 def app_for(db, **kwargs):
-    return SttuiApp(ROOT / "tasks", db_url=db, human="ana", **kwargs)
+    return SttuiApp(Launch.build(ROOT / "tasks", db_url=db, human="ana", **kwargs))
 
 
 async def two_steps(pilot, screen) -> None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inspect_ai import Epochs, Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
@@ -47,6 +47,9 @@ from sttui.core.chat import openai_messages
 from sttui.core.loader import LoadedTask, load_task
 from sttui.core.settings import RunSettings
 from sttui.prompts import prompt
+
+if TYPE_CHECKING:
+    from sttui.store.store import Store
 
 RESULT_KEY = "sttui"  # where the solver leaves the episode's result in the sample's metadata
 
@@ -271,10 +274,11 @@ async def _play(
 
     actors = {"agent": agent.name, "user": user.name if user else "none"}
     episode = open_episode(loaded, seed, actors, settings=settings)
-    store = episode_id = None
+    store: Store | None = None
+    episode_id = ""
     if record:
         from sttui.recording import Recorder
-        from sttui.store.store import Store, new_episode_id
+        from sttui.store.store import new_episode_id
 
         store, episode_id = Store(record), new_episode_id()
         setting = settings.label(loaded.kind, getattr(loaded.task, "setting", "default"))
@@ -288,7 +292,7 @@ async def _play(
         out = {**_partial(episode, agent.name), "status": "errored", "error": reason, "end_reason": reason}
         if store is not None:
             store.finish_episode(episode_id, "errored", end_reason=reason, steps=episode.steps)
-        return {**out, "episode": episode_id}, episode
+        return {**out, "episode": episode_id or None}, episode
     except BaseException as exc:
         if store is not None:
             store.finish_episode(episode_id, "errored", end_reason=f"{type(exc).__name__}: {exc}")
@@ -297,7 +301,7 @@ async def _play(
         from sttui.recording import finish
 
         finish(store, episode_id, result)
-    return {**result.as_dict(), "status": "completed", "episode": episode_id}, episode
+    return {**result.as_dict(), "status": "completed", "episode": episode_id or None}, episode
 
 
 # -- the scorers ----------------------------------------------------------------------

@@ -28,6 +28,7 @@ import itertools
 import threading
 import uuid
 from collections import OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,6 +48,7 @@ from sttui.bridges.episodes import (
     texts,
     tool_schemas,
 )
+from sttui.config import ModelAlias
 from sttui.core.loader import LoadedTask
 from sttui.core.settings import RunSettings
 
@@ -96,7 +98,7 @@ class ServeConfig:
     user: str | None = None
     shaped: bool = False
     record: str | None = None
-    models: dict[str, Any] = field(default_factory=dict)  # sttui.yaml's models (a model user's alias)
+    models: Mapping[str, ModelAlias] = field(default_factory=dict)  # sttui.yaml's models (a model user's alias)
     live: OrderedDict[str, Session] = field(default_factory=OrderedDict, repr=False)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 

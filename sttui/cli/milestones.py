@@ -112,7 +112,7 @@ def _ask(loaded: Any, model_name: str, count: int, seed: int, temperature: float
     from sttui.drafting.record import new_draft
 
     try:
-        models = load_config().extra.get("models") or {}
+        models = load_config().models
         config = resolve_model(model_name.removeprefix("model:"), models)
     except (ConfigError, ValueError) as exc:
         _fail(str(exc), 2)

@@ -16,10 +16,11 @@ import random
 import re
 import threading
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from sttui.config import ModelAlias
 from sttui.core.actions import Action, Assess, EndEpisode, Probe, Reply, Satisfied, Say, SubmitBatch, ToolCall
 from sttui.core.callsyntax import MAX_NESTING, nesting
 from sttui.core.chat import EXPLORE_TOOLS, openai_messages
@@ -64,21 +65,12 @@ class ModelConfig:
         return self.alias or self.model
 
 
-def resolve_model(name: str, models: dict[str, Any] | None = None) -> ModelConfig:
+def resolve_model(name: str, models: Mapping[str, ModelAlias] | None = None) -> ModelConfig:
     """``name`` is an alias from the config's ``models`` section, or a litellm model string."""
     entry = (models or {}).get(name)
     if entry is None:
         return ModelConfig(model=name)
-    if isinstance(entry, str):
-        return ModelConfig(model=entry, alias=name)
-    known = {"model", "api_base", "temperature", "max_tokens", "timeout", "retries", "backoff"}
-    unknown = set(entry) - known
-    if unknown or "model" not in entry:
-        raise ValueError(
-            f"models.{name}: expected model and optionally {', '.join(sorted(known - {'model'}))}"
-            + (f"; unknown: {', '.join(sorted(unknown))}" if unknown else "")
-        )
-    return ModelConfig(alias=name, **entry)
+    return ModelConfig(alias=name, **asdict(entry))
 
 
 _LITELLM: Any = None  # the module once imported and set up

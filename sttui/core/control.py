@@ -46,7 +46,7 @@ class ControlTally:
             self._count(self.oversight, OVERSIGHT_KINDS[kind])
             return
         if kind == "oversight":  # the format before oversight_* events
-            decision = {"approve": "approved", "edit": "edited", "reject": "rejected"}.get(payload.get("decision"))
+            decision = {"approve": "approved", "edit": "edited", "reject": "rejected"}.get(str(payload.get("decision")))
             if decision:
                 self._count(self.oversight, decision)
             if decision == "edited" and isinstance(payload.get("by"), str):

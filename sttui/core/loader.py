@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 import typing
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,10 +22,10 @@ from sttui.core.explore.task import ExploreTask
 from sttui.core.problems import Loc, Problem, TaskFileError, did_you_mean, display_path, format_loc
 from sttui.core.reports import read_fact
 from sttui.core.review.graph import graph_problems
-from sttui.core.review.model import best_share
+from sttui.core.review.model import Milestone, Minefield, best_share
 from sttui.core.schema import check_args
 from sttui.core.state import lookup
-from sttui.core.task import EFFECT_KEYS, SttTask, _effect_tag
+from sttui.core.task import EFFECT_KEYS, MoveEntity, SttTask, _effect_tag
 from sttui.core.taskindex import discover
 from sttui.core.yamlio import YamlSyntaxError, line_of, load_with_lines, read_text
 
@@ -459,7 +459,7 @@ def semantic_problems(task: SttTask, env_cls: type[Environment]) -> Iterable[tup
                     match = getattr(eff, "for_", None)
                     if isinstance(match, dict):
                         yield from params_ref((*eloc, "for"), name, match)
-            if hasattr(eff, "move"):
+            if isinstance(eff, MoveEntity):
                 yield from path_ref((*eloc, "move"), eff.move)
                 if places is None:
                     yield (*eloc, "to"), "move needs initial_state.places to name the destination"
@@ -521,11 +521,15 @@ def semantic_problems(task: SttTask, env_cls: type[Environment]) -> Iterable[tup
             elif c.root == "state":
                 yield from path_ref((*loc, "selector"), c.path)
         yield from _args_bound(section, i, constraints, tools)
-    for section, rules in (("milestones", task.milestones), ("minefields", task.minefields)):
-        for i, rule in enumerate(rules):
+    rules: list[tuple[str, Sequence[Milestone | Minefield]]] = [
+        ("milestones", task.milestones),
+        ("minefields", task.minefields),
+    ]
+    for section, section_rules in rules:
+        for i, rule in enumerate(section_rules):
             share, lost = best_share(rule.constraints)
             if share < rule.threshold - 1e-9:
-                what = f"milestone {rule.id}" if section == "milestones" else f"minefield {rule.id or i}"
+                what = f"milestone {rule.id}" if isinstance(rule, Milestone) else f"minefield {rule.id or i}"
                 why = (
                     "its hard constraints never hold on the same action"
                     if share == 0
@@ -542,7 +546,7 @@ def semantic_problems(task: SttTask, env_cls: type[Environment]) -> Iterable[tup
 
     if isinstance(top.get("travel"), list):
         for i, leg in enumerate(top["travel"]):
-            loc: Loc = ("initial_state", "travel", i)
+            loc = ("initial_state", "travel", i)
             if not isinstance(leg, dict) or not {"from", "to", "minutes"} <= set(leg):
                 yield loc, "expected a leg {from, to, minutes} (optional: oneway, closed)"
             elif places is not None:

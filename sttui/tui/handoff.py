@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import json
 import time
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from textual import work
@@ -24,15 +25,17 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.reactive import reactive
-from textual.screen import ModalScreen, Screen
+from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 from textual.worker import Worker, WorkerCancelled, WorkerFailed, WorkerState
 
+from sttui.config import ModelAlias
 from sttui.controllers.oversight import Decision
 from sttui.core.actions import Action, Say, ToolCall, action_payload
 from sttui.core.callsyntax import CallSyntaxError, format_call, parse_call
 from sttui.core.schema import check_args
 from sttui.tui.lifecycle import while_shown
+from sttui.tui.screen import SttuiScreen
 
 if TYPE_CHECKING:
     from sttui.controllers.human import HumanController
@@ -266,7 +269,7 @@ class ModelActivity(Static):
         self.set_class(not text, "-idle")
 
 
-class SeatScreen(Screen[None]):
+class SeatScreen(SttuiScreen[None]):
     """A screen where a person holds a seat of a running episode (agent or user)."""
 
     HANDOFF_BINDINGS = [
@@ -342,10 +345,8 @@ class SeatScreen(Screen[None]):
             self.notify(notices.pop(0), severity="warning", timeout=10)
 
     # -- lending the seat --------------------------------------------------------------------
-    def _configured_models(self) -> dict[str, Any]:
-        extra = self.app.config.extra  # type: ignore[attr-defined]
-        models = extra.get("models") or {}
-        return models if isinstance(models, dict) else {}
+    def _configured_models(self) -> Mapping[str, ModelAlias]:
+        return self.app.config.models
 
     @work(thread=True, exclusive=True, group="model-library", exit_on_error=False)
     def preload_models(self) -> None:
@@ -361,15 +362,14 @@ class SeatScreen(Screen[None]):
     def action_hand_to_model(self) -> None:
         if not self.session.holds(self.seat) or self.session.episode.ended is not None:
             return
-        extra = self.app.config.extra  # type: ignore[attr-defined]
-        if extra.get("handoff_model"):
-            self._hand(str(extra["handoff_model"]))
+        if self.app.config.handoff_model:
+            self._hand(self.app.config.handoff_model)
             return
         from sttui.tui.modals import EditValue
 
         self.preload_models()  # while the person types the name
         models = self._configured_models()
-        remembered = getattr(self.app, "last_handoff_model", None) or next(iter(models), "")
+        remembered = self.app.last_handoff_model or next(iter(models), "")
         hint = "a litellm model (openai/gpt-4o-mini)" + (
             f" or an alias from sttui.yaml: {', '.join(models)}" if models else " or an alias from sttui.yaml"
         )
@@ -388,7 +388,7 @@ class SeatScreen(Screen[None]):
         except ValueError as exc:
             self.notify(str(exc), severity="error")
             return
-        self.app.last_handoff_model = name  # type: ignore[attr-defined]
+        self.app.last_handoff_model = name
         spec = f"model:{name}"
         if self.seat == "user":
             model: Any = ModelUser(spec, model_config)
@@ -420,10 +420,12 @@ class SeatScreen(Screen[None]):
         )
         env_cls = self.session.loaded.env_cls
         tools = env_cls.tool_specs if env_cls else None
-        self.app.push_screen(
-            ReviewCall(proposed, context, tools),
-            lambda decision: future.done() or future.set_result(decision or Decision("reject")),
-        )
+
+        def decided(decision: Decision | None) -> None:
+            if not future.done():
+                future.set_result(decision or Decision("reject"))
+
+        self.app.push_screen(ReviewCall(proposed, context, tools), decided)
         return await future
 
     # -- the model's messages ---------------------------------------------------------------
@@ -466,4 +468,4 @@ class SeatScreen(Screen[None]):
                 await worker.wait()
         await asyncio.to_thread(self.session.close)
         self.app.notify(f"episode {self.session.episode_id} suspended: r in home's Sessions tab (F6) resumes it")
-        self.app.pop_to_home()  # type: ignore[attr-defined]
+        self.app.pop_to_home()

@@ -11,7 +11,9 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Markdown, Static
 
+from sttui.config import Config
 from sttui.tui.app import SttuiApp
+from sttui.tui.launch import Launch
 from sttui.tui.modals import Dialog
 
 
@@ -55,8 +57,8 @@ class StudyIntro(Dialog[bool]):
 class StudyApp(SttuiApp):
     """The workbench opened on one participant's next slot of a study."""
 
-    def __init__(self, db_url: str | None, sitting: Any, config: Any = None):
-        super().__init__(db_url=db_url, human=sitting.person, config=config)
+    def __init__(self, db_url: str | None, sitting: Any, config: Config | None = None):
+        super().__init__(Launch.build(db_url=db_url, human=sitting.person, config=config))
         self.sitting = sitting  # sttui.study.sitting.Sitting
         self.acknowledged = False
 
@@ -89,7 +91,7 @@ class StudyApp(SttuiApp):
     def _begin(self) -> None:
         s = self.sitting
         if s.assignment.resume:
-            self.resume_play(self.store.episode(s.assignment.episode_id))
+            self.resume_play(self.opened_store.episode(s.assignment.episode_id))
         else:
             self._open_session(s.plan, from_command_line=True)
 

@@ -87,7 +87,8 @@ class ExploreEpisode:
         self.realised: list[list[float]] = []
         self.assessments: dict[str, dict[str, Any]] = {}
         self.events: list[ev.Event] = []
-        self.listeners: list[Callable[[ev.Event], None]] = []
+        self.listeners: list[Callable[[ev.Event], object]] = []  # what a listener returns is ignored
+        self.lineage: str | None = None  # the episode this one was forked from (``recording.rebuild``)
         self.steps = 0
         self.turn = "agent"
         self.ended: dict[str, Any] | None = None

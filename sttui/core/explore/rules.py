@@ -142,7 +142,7 @@ def _fit(task: ExploreTask) -> Calibration:
     fields = {f.name: f for f in task.fields}
     scores = sorted(score(task.rule, fields, sample_case(task.fields, rng)) for _ in range(CALIBRATION_SAMPLES))
     knots = (scores[0], quantile(scores, 0.25), quantile(scores, 0.5), quantile(scores, 0.75), scores[-1])
-    return Calibration(knots)  # type: ignore[arg-type]
+    return Calibration(knots)
 
 
 def optimal(utilities: Sequence[float]) -> int:
