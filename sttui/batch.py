@@ -119,10 +119,8 @@ async def _run_trial(
         loaded,
         trial.seed,
         actors,
-        early_stop=plan.review.early_stop,
-        stagnation=plan.review.stagnation,
+        review=plan.review,
         settings=plan.settings,
-        low_quality=plan.review.low_quality,
         external_scores=stage_judge is not None,
     )
     setting = plan.setting_label(loaded)
@@ -215,12 +213,13 @@ def _partial(episode: AnyEpisode, agent: str) -> dict[str, Any]:
     task = episode.task
     out: dict[str, Any] = {"task": task.id, "kind": task.kind, "agent": agent, "steps": episode.steps}
     if isinstance(episode, ExploreEpisode):
-        out |= {"family": task.rule.family, "metrics": explore_metrics(episode)}  # type: ignore[union-attr]
+        out |= {"family": episode.task.rule.family, "metrics": explore_metrics(episode)}
         return out
-    out |= {"level": task.level, "conflict": task.conflict, "passed": False}  # type: ignore[union-attr]
+    stt = episode.task
+    out |= {"level": stt.level, "conflict": stt.conflict, "passed": False}
     review = episode.review
     if review is not None:
-        out["review"] = review.summary(episode.steps, task.max_steps)  # type: ignore[union-attr]
+        out["review"] = review.summary(episode.steps, stt.max_steps)
     return out
 
 

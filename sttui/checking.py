@@ -68,7 +68,9 @@ async def _play(loaded: LoadedTask, plan: str, probe: bool = False) -> tuple[Epi
     agent: Any = PlanAgent(f"baseline:{plan}", getattr(loaded.task, plan))
     prober = QueryProbe(agent, loaded) if probe else None
     user = ScriptedUser()
-    episode = open_episode(loaded, None, {"agent": agent.name, "user": user.name}, True, keep_history=True)
+    episode = open_episode(
+        loaded, None, {"agent": agent.name, "user": user.name}, verify_queries=True, keep_history=True
+    )
     assert isinstance(episode, Episode)
     if prober is not None:
         prober.episode = episode
@@ -337,8 +339,8 @@ def review_problems(sol: EpisodeResult, naive: EpisodeResult) -> list[str]:
     s, n = sol.review, naive.review
     if s is None or n is None:
         return out
-    review = sol.episode.review  # type: ignore[union-attr]
-    assert review is not None
+    review = sol.episode.review if isinstance(sol.episode, Episode) else None
+    assert review is not None  # sol.review is set: the episode is a reviewed stt one
     missing = [m for m in review.graph.order if m not in review.settled]
     if missing:
         out.append(f"solution never settles milestone(s): {', '.join(missing)}{_why_unsettled(sol)}")

@@ -23,6 +23,7 @@ from sttui.core.events import Event
 from sttui.core.loader import LoadedTask
 from sttui.core.replaying import actions_of, engine_events
 from sttui.core.settings import RunSettings
+from sttui.plan import NO_REVIEW_OPTIONS, ReviewPlan
 from sttui.runner import AnyEpisode, EpisodeResult, Seats, drive, open_episode, run_episode
 from sttui.store.secrets import scrub
 from sttui.store.store import EpisodeRecord, Store
@@ -142,9 +143,7 @@ async def run_recorded(
     *,
     seed: int | None = None,
     judge: Judge | None = None,
-    early_stop: bool = False,
-    stagnation: int | None = None,
-    low_quality: tuple[int, float] | None = None,
+    review: ReviewPlan = NO_REVIEW_OPTIONS,
     stage_judge: Any = None,
 ) -> tuple[str, EpisodeResult]:
     """Run one episode with every event committed as it happens."""
@@ -159,9 +158,7 @@ async def run_recorded(
             seed=seed_used,
             judge=judge,
             on_event=recorder,
-            early_stop=early_stop,
-            stagnation=stagnation,
-            low_quality=low_quality,
+            review=review,
             stage_judge=stage_judge,
         )
     except (KeyboardInterrupt, asyncio.CancelledError):
@@ -227,9 +224,11 @@ def open_as_recorded(
         record.seed,
         {"agent": record.agent, "user": record.user or "none"},
         keep_history=keep_history,
-        early_stop=review.get("early_stop", False),
-        stagnation=review.get("stagnation"),
-        low_quality=tuple(review["low_quality"][:2]) if review.get("low_quality") else None,
+        review=ReviewPlan(
+            early_stop=review.get("early_stop", False),
+            stagnation=review.get("stagnation"),
+            low_quality=(review["low_quality"][0], review["low_quality"][1]) if review.get("low_quality") else None,
+        ),
         external_scores=len(review.get("low_quality") or ()) > 2,  # judged scores fed the rule
         settings=recorded_settings(events),
     )

@@ -77,7 +77,7 @@ class Edit:
         if self.op == "set":
             return f"set {self.at}.args.{self.key}={json.dumps(self.value)}"
         if self.op in ("insert", "replace"):
-            return f"{self.op} {self.at}: {step_text(self.step)}"  # type: ignore[arg-type]
+            return f"{self.op} {self.at}: {step_text(self.step)}"  # type: ignore[arg-type]  # insert and replace carry a step
         return f"say {self.at}: {self.text}"
 
 

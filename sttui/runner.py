@@ -18,6 +18,7 @@ from sttui.core.explore.task import ExploreTask
 from sttui.core.loader import LoadedTask
 from sttui.core.review.derive import review_for
 from sttui.core.settings import DEFAULT, RunSettings
+from sttui.plan import NO_REVIEW_OPTIONS, ReviewPlan
 
 AnyEpisode = Episode | ExploreEpisode
 
@@ -100,17 +101,16 @@ def open_episode(
     loaded: LoadedTask,
     seed: int | None,
     actors: dict[str, str],
+    *,
     verify_queries: bool = False,
     keep_history: bool = False,
-    early_stop: bool = False,
-    stagnation: int | None = None,
+    review: ReviewPlan = NO_REVIEW_OPTIONS,
     settings: RunSettings = DEFAULT,
-    low_quality: tuple[int, float] | None = None,
     external_scores: bool = False,
 ) -> AnyEpisode:
-    """A fresh episode; stt episodes carry their milestone review (``early_stop`` lets its stop
-    signals end the run, ``stagnation`` overrides the task's frontier-stagnation window), except
-    under the static setting, whose episodes are not stage-reviewed.
+    """A fresh episode; stt episodes carry their milestone review (``review``: whether its stop
+    signals end the run, the stagnation window, the low-quality stop), except under the static
+    setting, whose episodes are not stage-reviewed.
     ``settings``: the papers' ablations (static, no user, an explore setting)."""
     if isinstance(loaded.task, ExploreTask):
         return ExploreEpisode(loaded.task, seed, actors, settings)
@@ -124,7 +124,9 @@ def open_episode(
         keep_history=keep_history,
         # no stage review under the static setting: the milestone graphs follow the recovery
         # from the triggers, which never fire there (the right static play settles none)
-        review=None if settings.static else review_for(loaded, early_stop, stagnation, low_quality, external_scores),
+        review=None
+        if settings.static
+        else review_for(loaded, review.early_stop, review.stagnation, review.low_quality, external_scores),
         settings=settings,
     )
 
@@ -138,10 +140,8 @@ async def run_episode(
     judge: Judge | None = None,
     on_event: Callable[[Event], object] | None = None,
     verify_queries: bool = False,
-    early_stop: bool = False,
-    stagnation: int | None = None,
+    review: ReviewPlan = NO_REVIEW_OPTIONS,
     settings: RunSettings = DEFAULT,
-    low_quality: tuple[int, float] | None = None,
     stage_judge: Any = None,
 ) -> EpisodeResult:
     """Play one episode to its end and score it. ``stage_judge`` (a model stage judge) judges
@@ -151,11 +151,9 @@ async def run_episode(
         loaded,
         seed,
         actors,
-        verify_queries,
-        early_stop=early_stop,
-        stagnation=stagnation,
+        verify_queries=verify_queries,
+        review=review,
         settings=settings,
-        low_quality=low_quality,
         external_scores=stage_judge is not None,
     )
     if on_event is not None:

@@ -370,7 +370,7 @@ class PlaySession:
         limit, warn = self.time_limit
         used = self.clock.active_seconds
         if used >= limit:
-            end = getattr(self.episode, "end", None) or self.episode._end  # type: ignore[union-attr]
+            end = getattr(self.episode, "end", None) or self.episode._end  # type: ignore[union-attr]  # explore episodes end through _end
             end("limit", f"time limit of {limit / 60:g} minutes reached", "system")
             self.seats.interrupt()
             return "ended"

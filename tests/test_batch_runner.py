@@ -128,7 +128,9 @@ def test_an_errored_stt_trial_is_a_failure_with_its_review_so_far(tmp_path, seat
     plan = RunPlan.build([loaded], agent="baseline:oracle", seed=7, review=ReviewPlan(stagnation=1))
     [record] = run(plan, store)
     # what the first two solution steps achieve, rebuilt apart from the runner
-    ep = open_episode(loaded, 7, {"agent": "baseline:oracle", "user": "baseline:scripted-user"}, stagnation=1)
+    ep = open_episode(
+        loaded, 7, {"agent": "baseline:oracle", "user": "baseline:scripted-user"}, review=ReviewPlan(stagnation=1)
+    )
     ep.start()
     oracle = make_agent("baseline:oracle", loaded, 7)
     from sttui.controllers.base import agent_view

@@ -283,7 +283,9 @@ def test_the_rule_scores_drive_the_low_quality_stop_too():
     actions = [bad, bad, ToolCall(sol[0].tool, sol[0].args), bad]
     actions += [ToolCall(s.tool, s.args) for s in sol[1:6]] + [Say(sol[6].say)]
     agent = ReplayAgent("baseline:replay", actions)
-    result = asyncio.run(run_episode(loaded, agent, ScriptedUser(), early_stop=True, low_quality=(2, 0.9)))
+    result = asyncio.run(
+        run_episode(loaded, agent, ScriptedUser(), review=ReviewPlan(early_stop=True, low_quality=(2, 0.9)))
+    )
     review = result.review
     first, second = (s["score"] for s in review["stages"][:2])
     assert first == round(1 - 1 / 3, 4) and 0.5 < second < 0.9  # (scores are kept to 4 places)
@@ -294,7 +296,9 @@ def test_the_rule_scores_drive_the_low_quality_stop_too():
     assert result.end_reason == "early stop: 2 consecutive stages scored below 0.9"
     # the same episode under the default threshold goes on
     agent = ReplayAgent("baseline:replay", actions)
-    result = asyncio.run(run_episode(loaded, agent, ScriptedUser(), early_stop=True, low_quality=(2, 0.5)))
+    result = asyncio.run(
+        run_episode(loaded, agent, ScriptedUser(), review=ReviewPlan(early_stop=True, low_quality=(2, 0.5)))
+    )
     assert result.review["stop"] is None
 
 

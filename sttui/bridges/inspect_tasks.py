@@ -46,6 +46,7 @@ from sttui.core.actions import Action
 from sttui.core.chat import openai_messages
 from sttui.core.loader import LoadedTask, load_task
 from sttui.core.settings import RunSettings
+from sttui.core.task import SttTask
 from sttui.prompts import prompt
 
 if TYPE_CHECKING:
@@ -136,7 +137,7 @@ def _opening(t: LoadedTask) -> str:
 
 
 def _level(t: LoadedTask) -> str:
-    return t.task.level if t.kind == "stt" else t.task.rule.family  # type: ignore[union-attr]
+    return t.task.level if isinstance(t.task, SttTask) else t.task.rule.family
 
 
 # -- the solver -----------------------------------------------------------------------

@@ -51,6 +51,7 @@ from sttui.bridges.episodes import (
 from sttui.config import ModelAlias
 from sttui.core.loader import LoadedTask
 from sttui.core.settings import RunSettings
+from sttui.core.task import SttTask
 
 MAX_LIVE_EPISODES = 4096  # HTTP episodes kept at once; the oldest is dropped past it
 
@@ -170,7 +171,7 @@ class Session:
             tools=tool_schemas(self.loaded) if first else None,
             error=error,
             steps=ep.steps,
-            max_steps=ep.task.max_steps if self.loaded.kind == "stt" else 0,  # type: ignore[union-attr]
+            max_steps=ep.task.max_steps if isinstance(ep.task, SttTask) else 0,
             done=s.done,
             reward=reward,
             outcome=self._outcome() if s.done else None,

@@ -530,7 +530,7 @@ def generate_explore(domain: str, family: str, seed: int, output: Path | None) -
         sys.exit(1)
     try:
         catalog = load_catalog(path)
-        data, share, attempts = make(catalog, family, seed, domain)  # type: ignore[arg-type]
+        data, share, attempts = make(catalog, family, seed, domain)  # type: ignore[arg-type]  # click checked family's choices
     except TaskFileError as exc:
         for problem in exc.problems:
             click.echo(f"error: {problem}", err=True)

@@ -46,17 +46,11 @@ class ModelFailure(Exception):
     """The model could not give a valid action: retries exhausted or the protocol kept breaking."""
 
 
-@dataclass
-class ModelConfig:
-    """How to reach one model. Secrets never live here: litellm reads keys from the environment."""
+@dataclass(frozen=True)
+class ModelConfig(ModelAlias):
+    """How to reach one model: a config alias's fields (or a bare model string's defaults), the
+    alias it came by, and the trial's sampling seed."""
 
-    model: str
-    api_base: str | None = None
-    temperature: float | None = 0.0
-    max_tokens: int | None = 1024
-    timeout: float = 60.0
-    retries: int = 3
-    backoff: float = 1.0  # seconds before the first retry; doubles each time
     alias: str | None = None
     seed: int | None = None  # the trial's seed, sent as the sampling seed where the provider takes one
 
@@ -459,9 +453,9 @@ def _parse_explore(message: dict[str, Any]) -> Action | str:
         return "Use one of the tools: probe, submit_batch or answer_assessment."
     name, args = call
     if name == "probe":
-        return Probe(args.get("cases"))  # type: ignore[arg-type]
+        return Probe(args.get("cases"))  # type: ignore[arg-type]  # Probe checks its cases when applied
     if name == "submit_batch":
-        return SubmitBatch(args.get("actions"))  # type: ignore[arg-type]
+        return SubmitBatch(args.get("actions"))  # type: ignore[arg-type]  # checked when applied
     if name == "answer_assessment":
         return Assess(args.get("relevant") or {}, args.get("changes"))
     return f"There is no tool {name!r}; use probe, submit_batch or answer_assessment."

@@ -56,7 +56,7 @@ def evaluate_checklist(episode: Episode) -> list[ItemResult]:
             ok, detail = reports.evaluate_tell(episode, item)
         else:
             try:
-                got = getattr(episode.env, item.check)(**item.args)  # type: ignore[arg-type]
+                got = getattr(episode.env, item.check)(**item.args)  # type: ignore[arg-type]  # args as the task file gives them
             except Exception as exc:  # a check that crashes is a failed check, with the reason
                 got = (False, f"check raised {type(exc).__name__}: {exc}")
             ok, detail = (bool(got[0]), str(got[1])) if isinstance(got, tuple) else (bool(got), "")

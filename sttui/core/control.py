@@ -91,7 +91,7 @@ def control_summary(events: Iterable[Event]) -> dict[str, Any]:
     return tally.summary()
 
 
-class CheckedControl(dict):  # type: ignore[type-arg]
+class CheckedControl(dict[str, Any]):
     """A control summary already found valid (the light rows of a listing check each distinct
     one once, when it is read, instead of once per reader per row)."""
 

@@ -72,8 +72,8 @@ def _load_task(path: str | Path, env_file: Path | None = None, keep: bool = Fals
         return _parse_and_check(path, env_file)
     except TaskFileError as exc:
         if not hasattr(exc, "env_ref"):
-            exc.env_ref = None  # type: ignore[attr-defined]
-            exc.env_failed = False  # type: ignore[attr-defined]
+            exc.env_ref = None
+            exc.env_failed = False
         raise
 
 
@@ -168,8 +168,8 @@ def _parse_and_check(path: Path, env_file: Path | None, drop: tuple[str, ...] = 
     if problems:
         problems.sort(key=lambda p: p.line or 0)
         error = TaskFileError(problems)
-        error.env_ref = env_ref if isinstance(env_ref, str) else None  # type: ignore[attr-defined]
-        error.env_failed = env_failed  # type: ignore[attr-defined]
+        error.env_ref = env_ref if isinstance(env_ref, str) else None
+        error.env_failed = env_failed
         raise error
     assert task is not None and env_cls is not None and env_path is not None
     return LoadedTask(task, env_cls, path, content_hash(text, env_path.read_bytes()))

@@ -250,8 +250,9 @@ class TaskIndex:
                 texts[f] = _read(f)
             except (OSError, ValueError):
                 texts[f] = None
-            if texts[f] is not None and not may_hold_secret(texts[f], env_values):  # type: ignore[arg-type]
-                keys[f] = self._key(f, texts[f], None)  # type: ignore[arg-type]
+            text = texts[f]
+            if text is not None and not may_hold_secret(text, env_values):
+                keys[f] = self._key(f, text, None)
         found = self._get(list(keys.values()))
         fresh: list[tuple[str, str | None, str, bytes | None]] = []
         for f in files:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import replace
 from typing import Any
 
 from sttui.controllers.model import ModelClient, ModelConfig
@@ -42,7 +43,7 @@ async def ask_candidates(config: ModelConfig, text: str, count: int, seed: int) 
     [{seed, raw, usage: {prompt_tokens, completion_tokens, cost, retries}}], in seed order."""
 
     async def one(i: int) -> dict[str, Any]:
-        client = ModelClient(ModelConfig(**{**config.__dict__, "seed": seed + i}))
+        client = ModelClient(replace(config, seed=seed + i))
         message = await client.complete([{"role": "user", "content": text}], None)
         u = client.usage
         usage = {"prompt_tokens": u.prompt_tokens, "completion_tokens": u.completion_tokens, "cost": u.cost}

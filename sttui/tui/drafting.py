@@ -340,7 +340,7 @@ class DraftingApp(SttuiApp):
         super().__init__(Launch.build(config=config))
         self.draft_args = (loaded, draft, draft_name)
 
-    def on_mount(self, event: events.Mount) -> None:  # type: ignore[override]
+    def on_mount(self, event: events.Mount) -> None:  # type: ignore[override]  # takes the event to stop the app's own mount
         event.prevent_default()  # not the workbench's own mount: no home, no store
         if self.config.theme:
             self.theme = self.config.theme

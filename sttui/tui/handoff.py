@@ -300,8 +300,9 @@ class SeatScreen(SttuiScreen[None]):
         """A study's time limit, checked on the clock's tick (``PlaySession.check_limit``)."""
         limit = self.session.time_limit
         found = self.session.check_limit()
-        if found == "warn" and limit is not None:
-            left = max(0, round((limit[0] - self.session.clock.active_seconds) / 60, 1))  # type: ignore[union-attr]
+        clock = self.session.clock
+        if found == "warn" and limit is not None and clock is not None:
+            left = max(0, round((limit[0] - clock.active_seconds) / 60, 1))
             self.notify(f"{left:g} minute(s) left on this task", title="Time", severity="warning", timeout=15)
         elif found == "ended":
             self.notify("the time for this task is up", title="Time", severity="warning", timeout=15)

@@ -124,7 +124,7 @@ class PlayScreen(SeatScreen):
         super().__init__()
         self.session = session
         self.human = human
-        self.episode: Episode = session.episode  # type: ignore[assignment]
+        self.episode: Episode = session.episode  # type: ignore[assignment]  # the play screen plays stt
         self._shown = 0
         self._redraw_pending = False
         self._status = ""

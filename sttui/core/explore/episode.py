@@ -209,7 +209,7 @@ class ExploreEpisode:
             if spec.type == "numeric":
                 if isinstance(value, bool) or not isinstance(value, int | float):
                     return f"{name} must be a number, got {value!r}", {}
-                lo, hi = spec.range  # type: ignore[misc]
+                lo, hi = spec.range  # type: ignore[misc]  # a numeric field has a range (validated)
                 if not lo <= value <= hi:
                     return f"{name} = {value} is outside its range {_num(lo)}..{_num(hi)} {spec.unit}".rstrip(), {}
                 clean[name] = value
