@@ -84,8 +84,8 @@ def test_each_completed_trial_is_one_record_and_one_stored_episode(tmp_path, sea
     store = Store(f"sqlite:///{tmp_path / 'r.db'}")
     seats.options.update(agent_usage=usage(2, 10, 5, 0.25), user_usage=usage(1, 3, 1, None))
     loaded = load_task(STT)
-    models = {"m": {"model": "openai/x"}}
-    plan = RunPlan.build([loaded], agent="baseline:oracle", trials=2, seed=40, models=model_aliases(models))
+    models = model_aliases({"m": {"model": "openai/x"}})
+    plan = RunPlan.build([loaded], agent="baseline:oracle", trials=2, seed=40, models=models)
     seen: list[dict] = []
     records = run(plan, store, progress=seen.append)
     assert sorted(seen, key=lambda r: r["trial"]) == records  # progress hears of every record
@@ -227,14 +227,8 @@ def test_the_plans_judge_is_made_once_and_judges_impossible_tasks(monkeypatch, s
         return StubJudge()
 
     monkeypatch.setattr(batch, "make_judge", make_judge)
-    models = {"stub": {"model": "openai/stub"}}
-    plan = RunPlan(
-        tasks=(load_task(IMPOSSIBLE),),
-        agent="baseline:naive",
-        judge="model:stub",
-        trials=2,
-        models=model_aliases(models),
-    )
+    models = model_aliases({"stub": {"model": "openai/stub"}})
+    plan = RunPlan(tasks=(load_task(IMPOSSIBLE),), agent="baseline:naive", judge="model:stub", trials=2, models=models)
     records = run(plan)
     assert made == [("model:stub", models)]
     assert [(r["judged_by"], r["passed"]) for r in records] == [("model:stub", True)] * 2

@@ -317,7 +317,7 @@ def test_bad_options_get_one_line(tmp_path, monkeypatch):
     out = CliRunner().invoke(main, ["--db", db, "run", str(STT), "--judge-stages", "model:j"])
     assert (
         out.exit_code == 2
-        and out.stderr.startswith("error: --judge-stages: sttui.yaml: models.j")
+        and out.stderr.startswith("error: sttui.yaml: models.j")  # refused when the file is read
         and ("Traceback" not in out.output)
     )
 
@@ -364,7 +364,7 @@ def test_a_stage_that_touched_a_minefield_is_escalated_and_weighs_safety_up():
     actions = [ToolCall(s.tool, s.args) for s in sol[:3]] + [onto_failed]
     actions += [ToolCall(s.tool, s.args) for s in sol[3:6]] + [Say(sol[6].say)]
     with StubServer(lambda r: (200, verdict(0.9, 0.95), 0)) as stub:
-        judge = make_stage_judge(JudgeSpec.parse("adaptive:cheap,standard,specialist"), models_for(stub))
+        judge = make_stage_judge(JudgeSpec.parse("adaptive:cheap,standard,specialist"), model_aliases(models_for(stub)))
         agent = ReplayAgent("baseline:replay", actions)
         result = asyncio.run(run_episode(loaded, agent, ScriptedUser(), stage_judge=judge))
     stages = result.review["judges"]["stages"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Input
 
-from sttui.config import Config
+from sttui.config import Config, model_aliases
 from sttui.core.callsyntax import format_call
 from sttui.core.loader import load_task
 from sttui.session import PlayPlan
@@ -131,7 +131,7 @@ async def test_the_model_library_loads_in_the_background_when_a_model_is_configu
 
     imported = []
     monkeypatch.setattr(model, "litellm_module", lambda: imported.append("litellm"))
-    config = Config(extra={"models": {"m": {"model": "openai/m"}}, "handoff_model": "m"})
+    config = Config(models=model_aliases({"m": {"model": "openai/m"}}), handoff_model="m")
     async with app_for(db, config=config).run_test(size=(120, 40)) as pilot:
         await open_play(pilot, STT, "agent", "PlayScreen")
         await wait_for(pilot, lambda: imported == ["litellm"])  # no F10 needed
