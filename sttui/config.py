@@ -155,8 +155,11 @@ def _load(path: Path) -> Any:
     """The file's YAML, unchecked (the endpoint rule reads it before the settings are checked)."""
     try:
         return yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: not valid YAML: {exc}") from None
+    except yaml.YAMLError as exc:  # one line: where, and what the parser stopped at
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ConfigError(f"{where}: not valid YAML: {problem}") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc}") from None
 

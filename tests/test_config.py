@@ -181,3 +181,12 @@ def test_model_aliases_are_typed_with_the_controllers_defaults():
     with pytest.raises(AttributeError):
         config.name = "changed"  # type: ignore[misc]  # frozen: the check is the point
     assert Config().models == {}
+
+
+def test_a_config_that_is_not_yaml_is_one_line_with_its_line(tmp_path, monkeypatch):
+    bad = tmp_path / "team.yaml"
+    bad.write_text("name: ana\nmodels: [\n")
+    monkeypatch.setenv("STTUI_CONFIG", str(bad))
+    with pytest.raises(ConfigError) as err:
+        load_config()
+    assert str(err.value).startswith(f"{bad}:3: not valid YAML: ") and "\n" not in str(err.value)
