@@ -279,9 +279,9 @@ async def _play(
     episode_id = ""
     if record:
         from sttui.recording import Recorder
-        from sttui.store.store import new_episode_id
+        from sttui.store import store as stores
 
-        store, episode_id = Store(record), new_episode_id()
+        store, episode_id = stores.Store(record), stores.new_episode_id()
         setting = settings.label(loaded.kind, getattr(loaded.task, "setting", "default"))
         store.write(store.episode_items(loaded, seed, agent.name, user.name if user else None, episode_id, setting))
         episode.listeners.append(Recorder(store, episode_id))
