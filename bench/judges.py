@@ -25,6 +25,7 @@ from statistics import fmean
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from sttui.config import model_aliases  # noqa: E402
 from sttui.controllers.model import preload_litellm  # noqa: E402
 from sttui.core.loader import load_task  # noqa: E402
 from sttui.running.batch import run_batch  # noqa: E402
@@ -65,7 +66,9 @@ def main() -> None:
     paths = sorted((ROOT / "tasks" / "stt").rglob("*.yaml"))
     loaded = [t for t in (load_task(p) for p in paths) if t.task.level != "impossible"][: args.tasks]
     with StubServer(stub_judge(args.latency)) as stub:
-        models = {n: {"model": f"openai/{n}-judge", "api_base": stub.base, "timeout": 10} for n in ("c", "s", "x")}
+        models = model_aliases(
+            {n: {"model": f"openai/{n}-judge", "api_base": stub.base, "timeout": 10} for n in ("c", "s", "x")}
+        )
         rows = []
         for agent in AGENTS:
             for spec in ("rule", "model:s", "adaptive:c,s,x"):

@@ -25,6 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from sttui.config import model_aliases  # noqa: E402
 from sttui.controllers.model import END_TOOL, litellm_module  # noqa: E402
 from sttui.core.loader import load_task  # noqa: E402
 from sttui.running.batch import run_batch  # noqa: E402
@@ -80,7 +81,7 @@ def main() -> None:
     )
     try:
         base = f"http://127.0.0.1:{int(server.stdout.readline())}/v1"
-        models = {"stub": {"model": "openai/stub-model", "api_base": base, "backoff": 0.01}}
+        models = model_aliases({"stub": {"model": "openai/stub-model", "api_base": base, "backoff": 0.01}})
         litellm = litellm_module()
         tools = [spec.openai_schema() for spec in loaded.env_cls.tool_specs.values()] + [END_TOOL]
         conversations = turn_requests(loaded)  # the very requests an episode's turns make, in order

@@ -71,6 +71,7 @@ def _private_dirs(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / "xdg-cache"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
     monkeypatch.delenv("STTUI_TRUST_CWD", raising=False)
+    monkeypatch.delenv("STTUI_CONFIG", raising=False)  # a config file named for the user is not the tests'
     return home
 
 

@@ -17,6 +17,7 @@ from sttui.annotate.dimensions import load_dimensions
 from sttui.cli import main
 from sttui.store.store import Store
 from sttui.tui.app import SttuiApp
+from sttui.tui.launch import Launch
 from tests.conftest import ROOT
 from tests.tui_helpers import wait_for
 
@@ -108,7 +109,7 @@ def test_the_bundled_dimensions_have_anchors_for_every_point():
 
 
 def _app(db, name, kind="tasks", text_filter=None):
-    return SttuiApp(ROOT / "tasks", db_url=db, human=name, annotate=(kind, text_filter))
+    return SttuiApp(Launch.build(ROOT / "tasks", db_url=db, human=name, annotate=(kind, text_filter)))
 
 
 async def _annotating(pilot):

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 import sttui.running.batch as batch
+from sttui.config import model_aliases
 from sttui.controllers.explore_baselines import ExploreOracle
 from sttui.controllers.registry import make_agent
 from sttui.core.actions import EndEpisode
@@ -83,7 +84,7 @@ def test_each_completed_trial_is_one_record_and_one_stored_episode(tmp_path, sea
     store = Store(f"sqlite:///{tmp_path / 'r.db'}")
     seats.options.update(agent_usage=usage(2, 10, 5, 0.25), user_usage=usage(1, 3, 1, None))
     loaded = load_task(STT)
-    models = {"m": {"model": "openai/x"}}
+    models = model_aliases({"m": {"model": "openai/x"}})
     plan = RunPlan.build([loaded], agent="baseline:oracle", trials=2, seed=40, models=models)
     seen: list[dict] = []
     records = run(plan, store, progress=seen.append)
@@ -127,7 +128,9 @@ def test_an_errored_stt_trial_is_a_failure_with_its_review_so_far(tmp_path, seat
     plan = RunPlan.build([loaded], agent="baseline:oracle", seed=7, review=ReviewPlan(stagnation=1))
     [record] = run(plan, store)
     # what the first two solution steps achieve, rebuilt apart from the runner
-    ep = open_episode(loaded, 7, {"agent": "baseline:oracle", "user": "baseline:scripted-user"}, stagnation=1)
+    ep = open_episode(
+        loaded, 7, {"agent": "baseline:oracle", "user": "baseline:scripted-user"}, review=ReviewPlan(stagnation=1)
+    )
     ep.start()
     oracle = make_agent("baseline:oracle", loaded, 7)
     from sttui.controllers.base import agent_view
@@ -224,7 +227,7 @@ def test_the_plans_judge_is_made_once_and_judges_impossible_tasks(monkeypatch, s
         return StubJudge()
 
     monkeypatch.setattr(batch, "make_judge", make_judge)
-    models = {"stub": {"model": "openai/stub"}}
+    models = model_aliases({"stub": {"model": "openai/stub"}})
     plan = RunPlan(tasks=(load_task(IMPOSSIBLE),), agent="baseline:naive", judge="model:stub", trials=2, models=models)
     records = run(plan)
     assert made == [("model:stub", models)]

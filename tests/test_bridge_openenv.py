@@ -21,6 +21,7 @@ pytest.importorskip("openenv")
 
 from sttui.bridges.episodes import action_data, baseline_actions, select_tasks
 from sttui.bridges.openenv_env import GymEnv, ServeConfig, SttuiAction, SttuiEnv
+from sttui.config import model_aliases
 
 ROOT = Path(__file__).resolve().parent.parent
 TASK = "air-ams-connection-t3-easy"
@@ -246,7 +247,7 @@ def test_a_model_user_answers_through_the_async_steps(monkeypatch):
         models = {"stub": {"model": "openai/stub-model", "api_base": stub.base, "retries": 0}}
 
         async def go():
-            env = SttuiEnvironment(ServeConfig([loaded], user="model:stub", models=models))
+            env = SttuiEnvironment(ServeConfig([loaded], user="model:stub", models=model_aliases(models)))
             await env.reset_async(task=TASK)
             return await env.step_async(SttuiAction(message="Shall I rebook you?"))
 
@@ -254,7 +255,7 @@ def test_a_model_user_answers_through_the_async_steps(monkeypatch):
         assert obs.error is None and not obs.done
         assert obs.items[-1] == {"type": "message", "from": "user", "text": "Yes, please go ahead."}
         assert stub.requests  # the model was asked
-        blocking = Stepper(loaded, loaded.task.seed, user="model:stub", models=models)
+        blocking = Stepper(loaded, loaded.task.seed, user="model:stub", models=model_aliases(models))
         blocking.reset()
         with pytest.raises(NeedsEventLoop, match="step with astep"):
             blocking.step(Say("Shall I rebook you?"))

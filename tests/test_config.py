@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from sttui.cli import main
-from sttui.config import ConfigError, load_config
+from sttui.config import Config, ConfigError, ModelAlias, load_config, parse_config
 from tests.conftest import ROOT
 from tests.helpers.stub_openai import StubServer, completion, say
 
@@ -89,7 +89,7 @@ def test_working_directory_config_may_not_set_endpoints_unless_trusted(
 def test_the_user_config_folder_as_working_directory_is_the_user_config(monkeypatch, _private_dirs):
     user_config(_private_dirs, f"models:\n  fast: {{model: openai/gpt-4o, api_base: '{EVIL}'}}\n")
     monkeypatch.chdir(_private_dirs / "config" / "sttui")
-    assert load_config().extra["models"]["fast"]["api_base"] == EVIL
+    assert load_config().models["fast"].api_base == EVIL
 
 
 def test_no_request_reaches_a_host_named_by_an_untrusted_folder(tmp_path, monkeypatch):
@@ -107,3 +107,86 @@ def test_no_request_reaches_a_host_named_by_an_untrusted_folder(tmp_path, monkey
         trusted = CliRunner().invoke(main, args)
         assert trusted.exit_code == 0, trusted.output
         assert stub.requests
+
+
+def test_sttui_config_names_the_file_read_instead_of_the_usual_places(tmp_path, monkeypatch, _private_dirs):
+    chosen = tmp_path / "elsewhere" / "team.yaml"
+    chosen.parent.mkdir()
+    chosen.write_text(f"name: bo\nmodels:\n  fast: {{model: openai/gpt-4o, api_base: '{EVIL}'}}\n")
+    cwd = tmp_path / "cloned-repo"
+    cwd.mkdir()
+    (cwd / "sttui.yaml").write_text("name: from-the-folder\n")
+    user_config(_private_dirs, "name: from-the-user-config\n")
+    monkeypatch.chdir(cwd)
+    assert load_config().name == "from-the-folder"
+    monkeypatch.setenv("STTUI_CONFIG", str(chosen))
+    config = load_config()  # chosen by the user: its endpoint is allowed, as in the user config
+    assert config.name == "bo" and config.models["fast"] == ModelAlias("openai/gpt-4o", api_base=EVIL)
+    monkeypatch.setenv("STTUI_CONFIG", str(tmp_path / "missing.yaml"))
+    with pytest.raises(ConfigError, match=r"^STTUI_CONFIG=.*missing.yaml: no such file"):
+        load_config()
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("modles: {fast: openai/x}\n", "c.yaml: modles: not a setting (did you mean models?)"),
+        (
+            "models: {fast: {model: openai/x, timeout: soon}}\n",
+            "c.yaml: models.fast.timeout: expected a number of seconds, got 'soon'",
+        ),
+        (
+            "models: {fast: {model: openai/x, retries: true}}\n",
+            "c.yaml: models.fast.retries: expected a whole number, got True",
+        ),
+        ("models: {fast: {model: openai/x, temprature: 0}}\n", "c.yaml: models.fast: expected model and optionally"),
+        ("models: {fast: {api_base: 'http://h'}}\n", "c.yaml: models.fast: expected model and optionally"),
+        ("models: {fast: [openai/x]}\n", "c.yaml: models.fast: expected a model string, or a mapping"),
+        ("models: [fast]\n", "c.yaml: models: expected alias: model pairs"),
+        ("handoff_model: 3\n", "c.yaml: handoff_model: expected text, got 3"),
+        ("trusted_folders: ~/lab\n", "c.yaml: trusted_folders: expected a list of folders"),
+    ],
+)
+def test_a_bad_setting_is_one_line_naming_it(text, message):
+    import yaml
+
+    with pytest.raises(ConfigError) as err:
+        parse_config(yaml.safe_load(text), "c.yaml")
+    assert str(err.value).startswith(message) and "\n" not in str(err.value)
+
+
+def test_model_aliases_are_typed_with_the_controllers_defaults():
+    import yaml
+
+    config = parse_config(
+        yaml.safe_load(
+            "handoff_model: fast\nmodels:\n  fast: openai/a\n  slow: {model: openai/b, temperature: null, timeout: 5}\n"
+        ),
+        "c.yaml",
+    )
+    assert config.handoff_model == "fast"
+    assert config.models["fast"] == ModelAlias("openai/a")
+    assert config.models["slow"] == ModelAlias("openai/b", temperature=None, timeout=5)
+    from sttui.controllers.model import resolve_model
+
+    resolved = resolve_model("slow", config.models)
+    assert (resolved.model, resolved.alias, resolved.temperature, resolved.timeout, resolved.retries) == (
+        "openai/b",
+        "slow",
+        None,
+        5,
+        3,
+    )
+    assert resolve_model("openai/c", config.models).model == "openai/c"  # not an alias: a model string
+    with pytest.raises(AttributeError):
+        config.name = "changed"  # type: ignore[misc]  # frozen: the check is the point
+    assert Config().models == {}
+
+
+def test_a_config_that_is_not_yaml_is_one_line_with_its_line(tmp_path, monkeypatch):
+    bad = tmp_path / "team.yaml"
+    bad.write_text("name: ana\nmodels: [\n")
+    monkeypatch.setenv("STTUI_CONFIG", str(bad))
+    with pytest.raises(ConfigError) as err:
+        load_config()
+    assert str(err.value).startswith(f"{bad}:3: not valid YAML: ") and "\n" not in str(err.value)

@@ -12,6 +12,7 @@ import threading
 import time
 
 from sttui.store.store import Store
+from sttui.tui.launch import Launch
 from tests.conftest import ROOT
 
 TASK = ROOT / "tasks" / "stt" / "logistics" / "insulin-reefer-fault-st2-easy.yaml"
@@ -258,7 +259,7 @@ async def test_a_failed_write_in_the_workbench_stops_the_episode_and_says_so(tmp
     from tests.tui_helpers import open_play, wait_for
 
     monkeypatch.setattr(writer_mod, "WRITE_DEADLINE", 0.1)
-    app = tui.SttuiApp(ROOT / "tasks", db_url=f"sqlite:///{tmp_path / 'w.db'}", human="ana")
+    app = tui.SttuiApp(Launch.build(ROOT / "tasks", db_url=f"sqlite:///{tmp_path / 'w.db'}", human="ana"))
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_play(pilot, TASK, "agent", "PlayScreen")
         episode = screen.session.episode_id

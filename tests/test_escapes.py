@@ -17,6 +17,7 @@ from click.testing import CliRunner
 from sttui.cli import main
 from sttui.safetext import visible, visible_lines
 from sttui.tui.app import SttuiApp
+from sttui.tui.launch import Launch
 from tests.conftest import ROOT
 from tests.tui_helpers import ready, wait_for
 
@@ -115,7 +116,7 @@ def test_task_file_text_prints_harmless(tmp_path, command):
 
 
 async def test_the_workbench_tables_show_the_names_as_text(hostile_record):
-    app = SttuiApp(ROOT / "tasks", db_url=hostile_record, human="ana")
+    app = SttuiApp(Launch.build(ROOT / "tasks", db_url=hostile_record, human="ana"))
     async with app.run_test(size=(160, 40)) as pilot:
         await ready(pilot)
         home = app.screen

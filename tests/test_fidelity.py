@@ -33,6 +33,7 @@ from sttui.core.loader import load_task
 from sttui.running.session import HumanClock, PlaySession
 from sttui.store.store import Store
 from sttui.tui.app import SttuiApp
+from sttui.tui.launch import Launch
 from sttui.tui.play import LIVE_ITEMS, PlayScreen
 from sttui.tui.usersim import UserSimScreen
 from sttui.tui.widgets import fields_text, result_text
@@ -329,7 +330,9 @@ def test_a_long_result_wraps_at_80x24(snap_compare, db):
         conversation.scroll_to(y=top + 4, animate=False)  # the first request's fields
         await steady(pilot)
 
-    assert snap_compare(SttuiApp(ROOT / "tasks", db_url=db, human="ana"), terminal_size=SMALL, run_before=run_before)
+    assert snap_compare(
+        SttuiApp(Launch.build(ROOT / "tasks", db_url=db, human="ana")), terminal_size=SMALL, run_before=run_before
+    )
 
 
 def test_the_user_seat_brief_as_fields_at_80x24(snap_compare, db):
@@ -342,4 +345,6 @@ def test_the_user_seat_brief_as_fields_at_80x24(snap_compare, db):
         screen.query_one("#profile").scroll_to(y=11, animate=False)  # the profile and withheld details
         await steady(pilot)
 
-    assert snap_compare(SttuiApp(ROOT / "tasks", db_url=db, human="ana"), terminal_size=SMALL, run_before=run_before)
+    assert snap_compare(
+        SttuiApp(Launch.build(ROOT / "tasks", db_url=db, human="ana")), terminal_size=SMALL, run_before=run_before
+    )

@@ -22,6 +22,7 @@ from sttui.analysis.comparison import compare
 from sttui.annotate import agreement as ag
 from sttui.core.stats import bootstrap, pass_at_k, pass_hat_k, pooled_interval
 from sttui.running.batch import explore_summary, stt_summary
+from sttui.running.plan import ReviewPlan
 
 # -- the reference ------------------------------------------------------------------------
 
@@ -425,8 +426,7 @@ def test_a_rule_scored_low_quality_stop_is_an_event_at_the_step_its_second_stage
             loaded,
             ReplayAgent("baseline:replay", actions),
             ScriptedUser(),
-            early_stop=True,
-            low_quality=(2, 0.9),
+            review=ReviewPlan(early_stop=True, low_quality=(2, 0.9)),
             on_event=events.append,
         )
     )

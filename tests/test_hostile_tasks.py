@@ -16,6 +16,7 @@ import yaml
 from sttui.core.loader import discover, load_task
 from sttui.core.problems import TaskFileError
 from sttui.core.yamlio import MAX_BYTES, load_with_lines
+from sttui.tui.launch import Launch
 from tests.conftest import FIXTURES, ROOT
 
 GOOD = (FIXTURES / "mini" / "good.yaml").read_text()
@@ -266,7 +267,7 @@ async def test_home_survives_hostile_task_files_with_a_notice_naming_each(tmp_pa
     (folder / "deep.yaml").write_text("x: " + "[" * 5000 + "]" * 5000)
     if hasattr(os, "mkfifo"):
         os.mkfifo(folder / "pipe.yaml")
-    app = SttuiApp(folder, db_url=f"sqlite:///{tmp_path / 'h.db'}", human="ana")
+    app = SttuiApp(Launch.build(folder, db_url=f"sqlite:///{tmp_path / 'h.db'}", human="ana"))
     async with app.run_test(size=(120, 40)) as pilot:
         home = app.screen
         for _ in range(200):

@@ -78,11 +78,12 @@ def test_opening_home_and_playing_never_imports_litellm(tmp_path):
         from sttui.core.callsyntax import format_call
         from sttui.core.loader import load_task
         from sttui.tui.app import SttuiApp
+        from sttui.tui.launch import Launch
 
         STT = {str(ROOT / "tasks" / "stt" / "logistics" / "insulin-reefer-fault-st2-easy.yaml")!r}
 
         async def main():
-            app = SttuiApp({str(ROOT / "tasks")!r}, db_url={f"sqlite:///{tmp_path / 'w.db'}"!r}, human="ana")
+            app = SttuiApp(Launch.build({str(ROOT / "tasks")!r}, db_url={f"sqlite:///{tmp_path / 'w.db'}"!r}, human="ana"))
             async with app.run_test(size=(120, 40)) as pilot:
                 screen = await open_play(pilot, STT, "agent", "PlayScreen")
                 await pilot.press("f5")

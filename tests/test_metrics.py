@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from sttui.analysis.comparison import compare
 from sttui.cli import main
+from sttui.config import model_aliases
 from sttui.controllers.explore_baselines import ExploreOracle
 from sttui.core import events as ev
 from sttui.core.actions import EndEpisode, Probe, Say, ToolCall
@@ -123,7 +124,7 @@ def test_an_errored_model_episode_counts_as_a_failure_in_run_and_report(tmp_path
     store = Store(f"sqlite:///{tmp_path / 'e.db'}")
     with StubServer(lambda request: error(500, "down")) as stub:
         models = {"stub": {"model": "openai/stub-model", "api_base": stub.base, "retries": 0}}
-        plan = RunPlan.build([loaded], agent="model:stub", trials=2, models=models)
+        plan = RunPlan.build([loaded], agent="model:stub", trials=2, models=model_aliases(models))
         records = asyncio.run(run_batch(plan, store=store))
     summary = report(records)
     assert summary["errored"] == 2 and summary["stt"]["overall"] == 0.0

@@ -17,6 +17,7 @@ from sttui.core.events import Event
 from sttui.core.loader import load_task
 from sttui.running.session import PlaySession
 from sttui.store.store import Store
+from sttui.tui.launch import Launch
 from tests.conftest import ROOT
 
 STT = ROOT / "tasks" / "stt" / "logistics" / "insulin-reefer-fault-st2-easy.yaml"
@@ -130,7 +131,7 @@ async def test_home_sessions_pane_names_a_mixed_seat_as_sessions_does(mixed_db):
     from sttui.tui.app import SttuiApp
     from tests.tui_helpers import wait_for
 
-    app = SttuiApp(ROOT / "tasks", db_url=mixed_db, human="ana")
+    app = SttuiApp(Launch.build(ROOT / "tasks", db_url=mixed_db, human="ana"))
     async with app.run_test(size=(160, 40)) as pilot:
         home = app.screen
         await wait_for(pilot, lambda: bool(home.query("#sessions")) and home.sessions_table().row_count == 1)

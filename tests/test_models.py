@@ -12,6 +12,7 @@ from sttui.cli import main
 from sttui.controllers.baselines import ScriptedUser
 from sttui.controllers.model import ModelAgent, ModelConfig, ModelJudge, ModelUser
 from sttui.core.loader import load_task
+from sttui.running.plan import ReviewPlan
 from sttui.running.recording import run_recorded
 from sttui.running.runner import run_episode
 from sttui.store.store import Store
@@ -219,7 +220,9 @@ def test_early_stop_ends_a_stagnating_model_run_and_saves_its_calls(tmp_path):
         agent = ModelAgent("model:stub", config(stub), loaded.env_cls.tool_specs)
         agent.record = None
         store = Store(f"sqlite:///{tmp_path / 's.db'}")
-        eid, result = asyncio.run(run_recorded(store, loaded, agent, ScriptedUser(), early_stop=True))
+        eid, result = asyncio.run(
+            run_recorded(store, loaded, agent, ScriptedUser(), review=ReviewPlan(early_stop=True))
+        )
     # the stagnation window is 8 closed actions: the ninth request is never made
     assert len(stub.requests) == 8 and result.steps == 8
     assert result.end_reason.startswith("early stop: no frontier progress for 8 actions")
@@ -249,7 +252,7 @@ def test_a_fatal_call_from_a_model_is_intercepted_before_it_runs(tmp_path):
     with StubServer(planner(plan)) as stub:
         agent = ModelAgent("model:stub", config(stub), loaded.env_cls.tool_specs)
         agent.record = None
-        result = asyncio.run(run_episode(loaded, agent, ScriptedUser(), early_stop=True))
+        result = asyncio.run(run_episode(loaded, agent, ScriptedUser(), review=ReviewPlan(early_stop=True)))
     ep = result.episode
     assert result.end_reason.startswith("early stop: fatal minefield (loads cold-chain insulin")
     assert len(stub.requests) == 2

@@ -12,6 +12,7 @@ from sttui.core.actions import Say, ToolCall
 from sttui.exports.versions import load_version
 from sttui.lineage.refining import Edit, EditError, Refinement, apply_edits, parse_edits, verify
 from sttui.store.store import Store
+from sttui.tui.launch import Launch
 from tests.conftest import ROOT
 
 TASK = ROOT / "tasks" / "stt" / "logistics" / "insulin-reefer-fault-st2-easy.yaml"
@@ -321,7 +322,7 @@ async def test_refine_without_edits_opens_the_editor_on_the_workbench(naive, mon
     monkeypatch.setattr(command, "terminal_attached", lambda: True)
     assert cli(db, "refine", ep[:6], "--as", "bo").exit_code == 0
     assert opened["r"].record.id == ep and opened["who"] == "human:bo" and opened["url"] == db
-    app = SttuiApp(ROOT / "tasks", db_url=db, human="bo", refine=opened["r"])
+    app = SttuiApp(Launch.build(ROOT / "tasks", db_url=db, human="bo", refine=opened["r"]))
     async with app.run_test(size=(140, 40)) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, editor.RefineScreen))
         assert app.screen.editor == "human:bo"
@@ -404,7 +405,7 @@ async def test_home_sessions_tab_names_where_an_episode_came_from(naive):
     assert (await asyncio.to_thread(cli, db, "refine", ep, *FIX, "--save", "--as", "ana")).exit_code == 0
     fork = await asyncio.to_thread(cli, db, "fork", ep, "--at", "6", "--headless", "--agent", "baseline:oracle")
     assert fork.exit_code == 0, fork.output
-    app = SttuiApp(root / "tasks", db_url=db, human="ana")
+    app = SttuiApp(Launch.build(root / "tasks", db_url=db, human="ana"))
     async with app.run_test(size=(200, 40)) as pilot:
         home = app.screen
         await wait_for(pilot, lambda: bool(home.query("#sessions")) and home.sessions_table().row_count == 3)

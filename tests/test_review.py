@@ -19,6 +19,7 @@ from sttui.core.review.stages import Stage, first_error
 from sttui.core.review.summary import separation
 from sttui.core.review.tracker import Review
 from sttui.core.task import SttTask
+from sttui.running.plan import ReviewPlan
 from tests.conftest import FIXTURES
 
 ERRANDS = FIXTURES / "review" / "errands.yaml"
@@ -359,7 +360,9 @@ def test_an_early_stopped_record_rebuilds_to_the_same_review(db_url):
     loaded = load_task(ERRANDS)
     steps = [{"tool": "look", "args": {"item": i}} for i in "XZYZX"] + [{"tool": "fetch", "args": {"item": "Y"}}]
     agent = PlanAgent("baseline:wanderer", [type(loaded.task.solution[0]).model_validate(s) for s in steps])
-    eid, result = asyncio.run(run_recorded(store, loaded, agent, ScriptedUser(), early_stop=True, stagnation=4))
+    eid, result = asyncio.run(
+        run_recorded(store, loaded, agent, ScriptedUser(), review=ReviewPlan(early_stop=True, stagnation=4))
+    )
     assert result.end_reason.startswith("early stop") and result.steps == 4
     record = store.episode(eid)
     assert record.scores["review"]["stop"] == {**record.scores["review"]["stop"], "signal": "frontier_stagnation"}

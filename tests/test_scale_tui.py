@@ -14,6 +14,7 @@ from sttui.running.recording import run_recorded
 from sttui.store.store import Store
 from sttui.tui.app import SttuiApp
 from sttui.tui.home import HomeScreen, _entry_row, _row
+from sttui.tui.launch import Launch
 from tests.conftest import ROOT
 from tests.tui_helpers import wait_for
 
@@ -40,7 +41,7 @@ async def test_the_sessions_pane_fills_while_the_task_list_is_still_loading(tmp_
         return real(self, paths)
 
     monkeypatch.setattr(taskindex.TaskIndex, "scan", slow)
-    app = SttuiApp(ROOT / "tasks", db_url=db, human="ana")
+    app = SttuiApp(Launch.build(ROOT / "tasks", db_url=db, human="ana"))
     async with app.run_test(size=(120, 40)) as pilot:
         home = app.screen
         assert isinstance(home, HomeScreen)
@@ -60,7 +61,7 @@ async def test_sessions_after_the_task_list_update_the_mine_cells_in_place(tmp_p
     fills = []
     real_refresh = HomeScreen.refresh_table
     monkeypatch.setattr(HomeScreen, "refresh_table", lambda self: fills.append(len(self.rows)) or real_refresh(self))
-    app = SttuiApp(ROOT / "tasks", db_url=db, human="ana")
+    app = SttuiApp(Launch.build(ROOT / "tasks", db_url=db, human="ana"))
     async with app.run_test(size=(120, 40)) as pilot:
         home = app.screen
         table = home.query_one("#tasks", DataTable)
@@ -80,7 +81,7 @@ async def test_home_loads_only_the_highlighted_task(tmp_path, monkeypatch):
     loads: list[object] = []
     real = taskindex.TaskIndex.load
     monkeypatch.setattr(taskindex.TaskIndex, "load", lambda self, *a, **k: loads.append(a) or real(self, *a, **k))
-    app = SttuiApp(ROOT / "tasks", db_url=db, human="ana")
+    app = SttuiApp(Launch.build(ROOT / "tasks", db_url=db, human="ana"))
     async with app.run_test(size=(120, 40)) as pilot:
         home = app.screen
         await wait_for(pilot, lambda: home.query_one("#tasks", DataTable).row_count >= 49)
@@ -102,7 +103,7 @@ async def test_a_long_replay_shows_a_window_of_rows_at_once_and_pages_it(tmp_pat
     eid, _ = await run_recorded(Store(db), loaded, Plan("baseline:naive", loaded.task.naive_plan), ScriptedUser())
     total = len(Store(db).events(eid))
     assert total > 10
-    app = SttuiApp(ROOT / "tasks", db_url=db, human="ana")
+    app = SttuiApp(Launch.build(ROOT / "tasks", db_url=db, human="ana"))
     async with app.run_test(size=(130, 40)) as pilot:
         await wait_for(pilot, lambda: app.store is not None)
         app.push_screen(replay.ReplayScreen(app.store, eid))
@@ -133,7 +134,7 @@ async def test_the_sessions_pane_pages_as_the_cursor_reaches_its_end(tmp_path, m
     monkeypatch.setattr(home_module, "SESSIONS_PAGE", 10)
     db = f"sqlite:///{tmp_path / 'p.db'}"
     _fill(Store(db), _varied(25))
-    app = SttuiApp(ROOT / "tasks", db_url=db, human="ana")
+    app = SttuiApp(Launch.build(ROOT / "tasks", db_url=db, human="ana"))
     async with app.run_test(size=(120, 40)) as pilot:
         home = app.screen
         await wait_for(pilot, lambda: bool(home.query("#sessions")) and home.sessions_table().row_count == 10)

@@ -16,6 +16,7 @@ from click.testing import CliRunner
 from sqlalchemy import text
 
 from sttui.cli import main
+from sttui.config import model_aliases
 from sttui.store.runs import Shard
 from sttui.store.store import Store
 from tests.conftest import ROOT
@@ -261,7 +262,7 @@ def test_an_alias_that_names_another_model_on_another_node_is_refused(tmp_path):
     from sttui.store.runs import RunMismatch
 
     def plan(entry: dict) -> tuple:
-        return plan_rows(RunPlan.build([load_task(TASK)], agent="model:fast", models={"fast": entry}))
+        return plan_rows(RunPlan.build([load_task(TASK)], agent="model:fast", models=model_aliases({"fast": entry})))
 
     here = plan({"model": "openai/gpt-4o-mini", "api_base": "http://10.0.0.1:8000"})
     there = plan({"model": "openai/gpt-4o-mini", "api_base": "http://10.0.0.2:8000", "retries": 5})

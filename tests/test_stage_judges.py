@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from sttui.cli import main
+from sttui.config import model_aliases
 from sttui.controllers.baselines import ReplayAgent, ScriptedUser
 from sttui.core.actions import Say, ToolCall
 from sttui.core.loader import load_task
@@ -131,7 +132,7 @@ def oracle_run(stub, spec: str, store=None, **review):
     plan = RunPlan.build(
         [loaded],
         agent="baseline:oracle",
-        models=models_for(stub),
+        models=model_aliases(models_for(stub)),
         review=ReviewPlan(judge_stages=spec, **review),
     )
     [record] = asyncio.run(run_batch(plan, store=store))
@@ -285,7 +286,9 @@ def test_the_rule_scores_drive_the_low_quality_stop_too():
     actions = [bad, bad, ToolCall(sol[0].tool, sol[0].args), bad]
     actions += [ToolCall(s.tool, s.args) for s in sol[1:6]] + [Say(sol[6].say)]
     agent = ReplayAgent("baseline:replay", actions)
-    result = asyncio.run(run_episode(loaded, agent, ScriptedUser(), early_stop=True, low_quality=(2, 0.9)))
+    result = asyncio.run(
+        run_episode(loaded, agent, ScriptedUser(), review=ReviewPlan(early_stop=True, low_quality=(2, 0.9)))
+    )
     review = result.review
     first, second = (s["score"] for s in review["stages"][:2])
     assert first == round(1 - 1 / 3, 4) and 0.5 < second < 0.9  # (scores are kept to 4 places)
@@ -296,7 +299,9 @@ def test_the_rule_scores_drive_the_low_quality_stop_too():
     assert result.end_reason == "early stop: 2 consecutive stages scored below 0.9"
     # the same episode under the default threshold goes on
     agent = ReplayAgent("baseline:replay", actions)
-    result = asyncio.run(run_episode(loaded, agent, ScriptedUser(), early_stop=True, low_quality=(2, 0.5)))
+    result = asyncio.run(
+        run_episode(loaded, agent, ScriptedUser(), review=ReviewPlan(early_stop=True, low_quality=(2, 0.5)))
+    )
     assert result.review["stop"] is None
 
 
@@ -315,7 +320,7 @@ def test_bad_options_get_one_line(tmp_path, monkeypatch):
     out = CliRunner().invoke(main, ["--db", db, "run", str(STT), "--judge-stages", "model:j"])
     assert (
         out.exit_code == 2
-        and out.stderr.startswith("error: --judge-stages: sttui.yaml: models.j")
+        and out.stderr.startswith("error: sttui.yaml: models.j")  # refused when the file is read
         and ("Traceback" not in out.output)
     )
 
@@ -362,7 +367,7 @@ def test_a_stage_that_touched_a_minefield_is_escalated_and_weighs_safety_up():
     actions = [ToolCall(s.tool, s.args) for s in sol[:3]] + [onto_failed]
     actions += [ToolCall(s.tool, s.args) for s in sol[3:6]] + [Say(sol[6].say)]
     with StubServer(lambda r: (200, verdict(0.9, 0.95), 0)) as stub:
-        judge = make_stage_judge(JudgeSpec.parse("adaptive:cheap,standard,specialist"), models_for(stub))
+        judge = make_stage_judge(JudgeSpec.parse("adaptive:cheap,standard,specialist"), model_aliases(models_for(stub)))
         agent = ReplayAgent("baseline:replay", actions)
         result = asyncio.run(run_episode(loaded, agent, ScriptedUser(), stage_judge=judge))
     stages = result.review["judges"]["stages"]

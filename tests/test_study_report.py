@@ -42,10 +42,10 @@ def finish(store: Store, eid: str, **values) -> None:
     """End a hand-made episode with the events a real one begins and ends with."""
     from sttui.core.events import Event
 
-    store.append_events(
+    store.write(
         [
-            (eid, Event(1, "episode_started", "system", {}, "", 1.0)),
-            (eid, Event(2, "episode_ended", "system", {"by": "agent", "reason": "done"}, "", 2.0)),
+            ("event", eid, Event(1, "episode_started", "system", {}, "", 1.0)),
+            ("event", eid, Event(2, "episode_ended", "system", {"by": "agent", "reason": "done"}, "", 2.0)),
         ]
     )
     store.finish_episode(eid, "completed", **values)
@@ -165,7 +165,7 @@ def test_the_report_names_where_humans_and_a_model_part_ways(tmp_path):
     a = Studies(store).join("d", "ana")
     loaded = load_task(FILES["clinic-dialysis-urgent-t2-easy"])
     store.create_episode(loaded, naive.seed, "human:ana", naive.user, episode_id=a.episode_id)
-    store.append_events([(a.episode_id, e) for e in store.events(naive.id)])
+    store.write([("event", a.episode_id, e) for e in store.events(naive.id)])
     store.finish_episode(a.episode_id, "completed", outcome=naive.outcome, scores={"human_active_seconds": 60})
     found = json.loads(CliRunner().invoke(main, ["--db", db, "study", "report", "d", "--json"]).stdout)
     parts = {d["controller"]: d for d in found["divergence"]}

@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from sttui.cli import main
+from sttui.config import model_aliases
 from sttui.controllers.registry import make_agent
 from sttui.core.loader import load_all, load_task
 from sttui.core.settings import RunSettings
@@ -95,7 +96,7 @@ def test_a_models_sampling_seed_is_the_trials_seed(tmp_path, monkeypatch):
     steps = [calls(tool_call("end_episode", {"reason": "done"}, "call_end"))]
     with StubServer(planner(steps)) as stub:
         models = {"stub": {"model": "openai/stub-model", "api_base": stub.base, "backoff": 0.01}}
-        plan = RunPlan.build([loaded], agent="model:stub", trials=3, seed=7, models=models, record=False)
+        plan = RunPlan.build([loaded], agent="model:stub", trials=3, seed=7, models=model_aliases(models), record=False)
         asyncio.run(run_batch(plan, store=None))
     assert sorted(r["seed"] for r in stub.requests) == [7, 8, 9]
 
@@ -113,7 +114,13 @@ def test_a_model_users_sampling_seed_is_the_trials_seed(monkeypatch):
     with StubServer(respond) as stub:
         models = {"stub": {"model": "openai/stub-model", "api_base": stub.base, "backoff": 0.01}}
         plan = RunPlan.build(
-            [load_task(STT)], agent="model:stub", user="model:stub", trials=2, seed=3, models=models, record=False
+            [load_task(STT)],
+            agent="model:stub",
+            user="model:stub",
+            trials=2,
+            seed=3,
+            models=model_aliases(models),
+            record=False,
         )
         asyncio.run(run_batch(plan, store=None))
     users = [r["seed"] for r in stub.requests if "tools" not in r]

@@ -20,6 +20,7 @@ from click.testing import CliRunner
 
 from sttui.cli import main
 from sttui.store.store import Store
+from sttui.tui.launch import Launch
 from tests.conftest import FIXTURES, ROOT
 
 TASK = ROOT / "tasks" / "stt" / "logistics" / "insulin-reefer-fault-st2-easy.yaml"
@@ -444,7 +445,7 @@ async def test_the_workbench_neither_resumes_nor_reviews_an_untrusted_version(ex
     episode, why = reviewed(store, record, store.events(eid))
     assert episode is None and "not trusted" in why
 
-    app = SttuiApp(ROOT / "tasks", db_url=db, human="ana", resume_episode=eid)
+    app = SttuiApp(Launch.build(ROOT / "tasks", db_url=db, human="ana", resume_episode=eid))
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: any("cannot resume" in n.message for n in app._notifications))
         assert type(pilot.app.screen).__name__ == "HomeScreen"

@@ -9,6 +9,7 @@ from sttui.core.callsyntax import format_call
 from sttui.core.loader import load_task
 from sttui.store.store import Store
 from sttui.tui.app import SttuiApp
+from sttui.tui.launch import Launch
 from tests.conftest import FIXTURES, ROOT
 from tests.tui_helpers import open_play, ready, type_text, wait_for
 
@@ -22,7 +23,7 @@ def db(tmp_path):
 
 
 def app_for(db, tasks=ROOT / "tasks"):
-    return SttuiApp(tasks, db_url=db, human="ana")
+    return SttuiApp(Launch.build(tasks, db_url=db, human="ana"))
 
 
 async def test_home_lists_filters_and_sorts_bundled_tasks(db):
@@ -232,7 +233,7 @@ async def test_leave_mid_episode_then_resume_in_the_workbench(db):
     store = Store(db)
     record = store.list_episodes()[0]
     assert record.status == "running"
-    resumed = SttuiApp(ROOT / "tasks", db_url=db, human="ana", resume_episode=record.id)
+    resumed = SttuiApp(Launch.build(ROOT / "tasks", db_url=db, human="ana", resume_episode=record.id))
     async with resumed.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "PlayScreen")
         screen = pilot.app.screen
@@ -258,7 +259,7 @@ async def test_leave_mid_episode_then_resume_in_the_workbench(db):
 async def test_bindings_can_be_remapped_from_the_config(db):
     from sttui.config import Config
 
-    app = SttuiApp(ROOT / "tasks", db_url=db, human="ana", config=Config(keymap={"home.sort": "o"}))
+    app = SttuiApp(Launch.build(ROOT / "tasks", db_url=db, human="ana", config=Config(keymap={"home.sort": "o"})))
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         await pilot.press("s")
@@ -271,7 +272,9 @@ async def test_a_keymap_that_takes_a_key_another_binding_holds_is_named_at_start
     """F9 is play.earlier's: remapping play.end onto it would silently lose "Show earlier items"."""
     from sttui.config import Config
 
-    app = SttuiApp(ROOT / "tasks", db_url=db, human="ana", config=Config(keymap={"play.end": "f9", "play.ned": "f4"}))
+    app = SttuiApp(
+        Launch.build(ROOT / "tasks", db_url=db, human="ana", config=Config(keymap={"play.end": "f9", "play.ned": "f4"}))
+    )
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         await app.workers.wait_for_complete()

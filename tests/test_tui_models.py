@@ -5,11 +5,12 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Input
 
-from sttui.config import Config
+from sttui.config import Config, model_aliases
 from sttui.core.callsyntax import format_call
 from sttui.core.loader import load_task
 from sttui.store.store import Store
 from sttui.tui.app import SttuiApp
+from sttui.tui.launch import Launch
 from tests.conftest import ROOT
 from tests.helpers.stub_openai import StubServer, calls, completion, say, tool_call
 from tests.tui_helpers import open_play, wait_for
@@ -26,10 +27,12 @@ def step_message(step, i):
     return calls(tool_call(step.tool, step.args, f"call_{i}")) if step.tool else say(step.say)
 
 
-def app_with_model(db, stub):
-    models = {"stub": {"model": "openai/stub-model", "api_base": stub.base, "backoff": 0.01, "timeout": 10}}
+def app_with_model(db, stub, **settings):
+    models = {"stub": {"model": "openai/stub-model", "api_base": stub.base, "backoff": 0.01, "timeout": 10, **settings}}
     return SttuiApp(
-        ROOT / "tasks", db_url=db, human="ana", config=Config(extra={"models": models, "handoff_model": "stub"})
+        Launch.build(
+            ROOT / "tasks", db_url=db, human="ana", config=Config(models=model_aliases(models), handoff_model="stub")
+        )
     )
 
 
@@ -195,7 +198,9 @@ async def test_f10_remembers_the_model_chosen_last(tmp_path):
             "other": {"model": "openai/other", "api_base": stub.base},
             "stub": {"model": "openai/stub-model", "api_base": stub.base, "backoff": 0.01, "timeout": 10},
         }
-        app = SttuiApp(ROOT / "tasks", db_url=db, human="ana", config=Config(extra={"models": models}))
+        app = SttuiApp(
+            Launch.build(ROOT / "tasks", db_url=db, human="ana", config=Config(models=model_aliases(models)))
+        )
         async with app.run_test(size=(120, 40)) as pilot:
             screen = await open_play(pilot, STT, "agent", "PlayScreen")
             await pilot.press("f10")  # no handoff_model: which one?
@@ -228,8 +233,7 @@ async def test_model_thinking_shows_the_elapsed_time(tmp_path):
 async def test_a_failing_model_returns_the_seat_with_a_notice(tmp_path):
     db = f"sqlite:///{tmp_path / 'f.db'}"
     with StubServer(lambda request: (500, {"error": {"message": "down"}}, 0.0)) as stub:
-        app = app_with_model(db, stub)
-        app.config.extra["models"]["stub"]["retries"] = 1
+        app = app_with_model(db, stub, retries=1)
         async with app.run_test(size=(120, 40)) as pilot:
             screen = await open_play(pilot, STT, "agent", "PlayScreen")
             await pilot.press("f10")

@@ -14,6 +14,7 @@ from sttui.core.loader import load_task
 from sttui.running.recording import run_recorded
 from sttui.store.store import Store
 from sttui.tui.app import SttuiApp
+from sttui.tui.launch import Launch
 from tests.conftest import ROOT
 from tests.tui_helpers import open_play, ready, wait_for
 
@@ -26,7 +27,7 @@ def db(tmp_path):
 
 
 def app_for(db, **kw):
-    return SttuiApp(ROOT / "tasks", db_url=db, human="ana", **kw)
+    return SttuiApp(Launch.build(ROOT / "tasks", db_url=db, human="ana", **kw))
 
 
 def record_naive(db) -> str:

@@ -17,6 +17,7 @@ from sttui.core.loader import load_task
 from sttui.running.recording import run_recorded
 from sttui.store.store import Store
 from sttui.tui.app import SttuiApp
+from sttui.tui.launch import Launch
 from tests.conftest import ROOT
 from tests.tui_helpers import ScreenApp, footer_text, play_alone, ready, screen_text, started, wait_for
 
@@ -153,7 +154,7 @@ async def test_the_help_shows_every_binding_id_whole_at_120_columns(db):
 
 
 async def test_home_footer_at_80_columns_shows_quit_and_the_keys_help(db):
-    async with SttuiApp(ROOT / "tasks", db_url=db, human="ana").run_test(size=(80, 24)) as pilot:
+    async with SttuiApp(Launch.build(ROOT / "tasks", db_url=db, human="ana")).run_test(size=(80, 24)) as pilot:
         await ready(pilot)
         await pilot.pause()
         footer = footer_text(pilot.app)
@@ -163,7 +164,7 @@ async def test_home_footer_at_80_columns_shows_quit_and_the_keys_help(db):
 
 
 async def test_question_mark_opens_the_help_on_home(db):
-    async with SttuiApp(ROOT / "tasks", db_url=db, human="ana").run_test(size=(80, 24)) as pilot:
+    async with SttuiApp(Launch.build(ROOT / "tasks", db_url=db, human="ana")).run_test(size=(80, 24)) as pilot:
         await ready(pilot)
         await pilot.press("question_mark")
         await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "KeysHelp")
@@ -182,7 +183,7 @@ class _DialogApp(SttuiApp):
     """A dialog alone, over a plain screen; what it returns goes to ``results``."""
 
     def __init__(self, dialog, results: list):
-        super().__init__(ROOT / "nonexistent", db_url=None, human="ana")
+        super().__init__(Launch.build(ROOT / "nonexistent", db_url=None, human="ana"))
         self.dialog, self.results = dialog, results
 
     def on_mount(self, event: events.Mount) -> None:
@@ -353,7 +354,7 @@ async def test_the_reveal_shows_ea_for_every_reference_and_explains_negative_ca(
 
 
 async def test_home_leaves_room_for_the_title_and_counts_what_the_filter_lets_through(db):
-    app = SttuiApp(ROOT / "tasks", db_url=db, human="ana")
+    app = SttuiApp(Launch.build(ROOT / "tasks", db_url=db, human="ana"))
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         home = app.screen
@@ -369,14 +370,14 @@ async def test_home_leaves_room_for_the_title_and_counts_what_the_filter_lets_th
         await pilot.pause()
         shown = home.query_one("#tasks", DataTable).row_count
         assert f"{shown} of {len(home.rows)} tasks match" in str(home.query_one("#status").render())
-    async with SttuiApp(ROOT / "tasks", db_url=db, human="ana").run_test(size=(80, 24)) as pilot:
+    async with SttuiApp(Launch.build(ROOT / "tasks", db_url=db, human="ana")).run_test(size=(80, 24)) as pilot:
         await ready(pilot)
         detail = str(pilot.app.screen.query_one("#detail").render())
         assert detail.splitlines()[0].startswith(first.title[:40])  # the title on the preview's first line
 
 
 async def test_fast_typing_into_the_filter_loses_nothing_and_opens_nothing(db):
-    app = SttuiApp(ROOT / "tasks", db_url=db, human="ana")
+    app = SttuiApp(Launch.build(ROOT / "tasks", db_url=db, human="ana"))
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         keys = [("slash", "/")] + [(ch, ch) for ch in "usar"]  # u, s, a and r are keys of the table too
@@ -408,7 +409,7 @@ async def test_the_sessions_tab_has_its_own_keys_count_and_marks(db):
             )
         )
     store.update_episode(eid, clean_baseline=False)  # as the god view or a handover does
-    async with SttuiApp(ROOT / "tasks", db_url=db, human="ana").run_test(size=(120, 40)) as pilot:
+    async with SttuiApp(Launch.build(ROOT / "tasks", db_url=db, human="ana")).run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         tasks_footer = footer_text(pilot.app)
         assert "Play user seat" in tasks_footer and "Resume" not in tasks_footer
@@ -452,7 +453,7 @@ async def test_blinding_hides_the_controller_unless_the_dimension_needs_it(tmp_p
         text = text.replace("    optional: true\n", "    optional: true\n    shows_controller: true\n")
         (folder / "dimensions.yaml").write_text(text)
         monkeypatch.chdir(tmp_path)
-    app = SttuiApp(ROOT / "tasks", db_url=db, human="ana", annotate=("episodes", None))
+    app = SttuiApp(Launch.build(ROOT / "tasks", db_url=db, human="ana", annotate=("episodes", None)))
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "AnnotateScreen")
         screen = pilot.app.screen
@@ -470,7 +471,7 @@ async def test_blinding_hides_the_controller_unless_the_dimension_needs_it(tmp_p
 
 async def test_nothing_left_to_rate_clears_the_last_item_and_escape_leaves_sttui_annotate(db):
     await asyncio.to_thread(_naive_episode, db)
-    app = SttuiApp(ROOT / "tasks", db_url=db, human="ana", annotate=("episodes", None))
+    app = SttuiApp(Launch.build(ROOT / "tasks", db_url=db, human="ana", annotate=("episodes", None)))
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "AnnotateScreen")
         screen = pilot.app.screen
@@ -487,7 +488,7 @@ async def test_nothing_left_to_rate_clears_the_last_item_and_escape_leaves_sttui
 
 
 async def test_escape_from_rating_opened_at_home_goes_home(db):
-    async with SttuiApp(ROOT / "tasks", db_url=db, human="ana").run_test(size=(120, 40)) as pilot:
+    async with SttuiApp(Launch.build(ROOT / "tasks", db_url=db, human="ana")).run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         await pilot.press("a")
         await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "AnnotateScreen")

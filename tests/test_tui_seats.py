@@ -5,12 +5,13 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Input
 
-from sttui.config import Config
+from sttui.config import Config, model_aliases
 from sttui.core.callsyntax import format_call
 from sttui.core.loader import load_task
 from sttui.running.session import PlayPlan
 from sttui.store.store import Store
 from sttui.tui.app import SttuiApp
+from sttui.tui.launch import Launch
 from tests.conftest import ROOT
 from tests.tui_helpers import open_play, wait_for
 
@@ -23,7 +24,7 @@ def db(tmp_path):
 
 
 def app_for(db, **kwargs):
-    return SttuiApp(ROOT / "tasks", db_url=db, human="ana", **kwargs)
+    return SttuiApp(Launch.build(ROOT / "tasks", db_url=db, human="ana", **kwargs))
 
 
 async def two_steps(pilot, screen) -> None:
@@ -130,7 +131,7 @@ async def test_the_model_library_loads_in_the_background_when_a_model_is_configu
 
     imported = []
     monkeypatch.setattr(model, "litellm_module", lambda: imported.append("litellm"))
-    config = Config(extra={"models": {"m": {"model": "openai/m"}}, "handoff_model": "m"})
+    config = Config(models=model_aliases({"m": {"model": "openai/m"}}), handoff_model="m")
     async with app_for(db, config=config).run_test(size=(120, 40)) as pilot:
         await open_play(pilot, STT, "agent", "PlayScreen")
         await wait_for(pilot, lambda: imported == ["litellm"])  # no F10 needed

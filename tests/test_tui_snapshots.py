@@ -11,6 +11,7 @@ import asyncio
 import pytest
 from textual.widgets import DataTable
 
+from sttui.config import model_aliases
 from sttui.controllers.baselines import PlanAgent, ScriptedUser
 from sttui.controllers.explore_baselines import ExploreOracle
 from sttui.core.callsyntax import format_call
@@ -20,6 +21,7 @@ from sttui.running.runner import run_episode
 from sttui.running.session import HumanClock, PlaySession
 from sttui.store.store import Store
 from sttui.tui.app import SttuiApp
+from sttui.tui.launch import Launch
 from tests.conftest import ROOT
 from tests.tui_helpers import open_play, ready, steady, wait_for
 
@@ -32,7 +34,7 @@ EXPLORE = ROOT / "tasks" / "explore" / "finance" / "additive-1.yaml"
 
 
 def app_for(db: str, **kw) -> SttuiApp:
-    return SttuiApp(ROOT / "tasks", db_url=db, human="ana", **kw)
+    return SttuiApp(Launch.build(ROOT / "tasks", db_url=db, human="ana", **kw))
 
 
 def record(db: str, path, episode_id: str, agent: str = "baseline:oracle") -> str:
@@ -224,7 +226,12 @@ def test_oversight_review_at_80x24(snap_compare, db, monkeypatch):
     with StubServer(lambda request: (200, completion(proposal), 0.0)) as stub:
         models = {"stub": {"model": "openai/stub-model", "api_base": stub.base}}
         app = SttuiApp(
-            ROOT / "tasks", db_url=db, human="ana", config=Config(extra={"models": models, "handoff_model": "stub"})
+            Launch.build(
+                ROOT / "tasks",
+                db_url=db,
+                human="ana",
+                config=Config(models=model_aliases(models), handoff_model="stub"),
+            )
         )
         monkeypatch.setattr(app, "notify", lambda *args, **kwargs: None)  # no toasts timing into the picture
 

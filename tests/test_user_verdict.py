@@ -20,6 +20,7 @@ from sttui.core.replaying import actions_of
 from sttui.core.task import Step
 from sttui.running.recording import rebuild, run_recorded
 from sttui.store.store import Store
+from sttui.tui.launch import Launch
 from tests.conftest import ROOT
 from tests.tui_helpers import footer_text, open_play, type_text, wait_for
 
@@ -192,7 +193,7 @@ async def test_the_three_endings_of_the_user_seat(tmp_path, keys, reason, verdic
     from sttui.tui.app import SttuiApp
 
     db = f"sqlite:///{tmp_path / 'seat.db'}"
-    async with SttuiApp(ROOT / "tasks", db_url=db, human="ana").run_test(size=(120, 40)) as pilot:
+    async with SttuiApp(Launch.build(ROOT / "tasks", db_url=db, human="ana")).run_test(size=(120, 40)) as pilot:
         screen = await _at_the_users_turn(pilot)
         await pilot.press(*keys)
         if reason is not None:
@@ -216,7 +217,7 @@ async def test_not_satisfied_needs_a_reason_and_escape_goes_back(tmp_path):
     from sttui.tui.app import SttuiApp
 
     db = f"sqlite:///{tmp_path / 'seat.db'}"
-    async with SttuiApp(ROOT / "tasks", db_url=db, human="ana").run_test(size=(120, 40)) as pilot:
+    async with SttuiApp(Launch.build(ROOT / "tasks", db_url=db, human="ana")).run_test(size=(120, 40)) as pilot:
         screen = await _at_the_users_turn(pilot)
         await pilot.press("ctrl+n")
         await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "EditValue")
@@ -234,7 +235,7 @@ async def test_the_palette_offers_the_three_endings(tmp_path):
     from sttui.tui.app import SttuiApp, binding_commands
 
     db = f"sqlite:///{tmp_path / 'seat.db'}"
-    async with SttuiApp(ROOT / "tasks", db_url=db, human="ana").run_test(size=(120, 40)) as pilot:
+    async with SttuiApp(Launch.build(ROOT / "tasks", db_url=db, human="ana")).run_test(size=(120, 40)) as pilot:
         screen = await open_play(pilot, STT, "user", "UserSimScreen")
         commands = {c.title: c.help for c in binding_commands(screen)}
     assert commands["Satisfied"].endswith("usersim.satisfied")
@@ -246,7 +247,7 @@ async def test_a_reason_with_markup_is_shown_as_typed(tmp_path):
     from sttui.tui.app import SttuiApp
 
     db = f"sqlite:///{tmp_path / 'seat.db'}"
-    async with SttuiApp(ROOT / "tasks", db_url=db, human="ana").run_test(size=(120, 40)) as pilot:
+    async with SttuiApp(Launch.build(ROOT / "tasks", db_url=db, human="ana")).run_test(size=(120, 40)) as pilot:
         screen = await _at_the_users_turn(pilot)
         await pilot.press("ctrl+n")
         await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "EditValue")

@@ -21,6 +21,7 @@ from sttui.core.loader import load_task
 from sttui.running.recording import run_recorded
 from sttui.store.store import Store
 from sttui.tui.app import SttuiApp
+from sttui.tui.launch import Launch
 from tests.conftest import ROOT
 from tests.tui_helpers import wait_for
 
@@ -348,7 +349,7 @@ async def test_rate_verdicts_by_keyboard_with_skip_and_undo(tmp_path):
     def said_last(eid: str) -> str:
         return [e.payload["text"] for e in store.events(eid) if e.type == "message"][-1]
 
-    app = SttuiApp(ROOT / "tasks", db_url=db, human="ana", annotate=("verdicts", None))
+    app = SttuiApp(Launch.build(ROOT / "tasks", db_url=db, human="ana", annotate=("verdicts", None)))
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "AnnotateScreen")
         screen = pilot.app.screen
@@ -389,7 +390,7 @@ async def test_home_opens_the_verdict_queue(tmp_path):
 
     db = f"sqlite:///{tmp_path / 'h.db'}"
     eid = await asyncio.to_thread(record, Store(db))
-    async with SttuiApp(ROOT / "tasks", db_url=db, human="ana").run_test(size=(120, 40)) as pilot:
+    async with SttuiApp(Launch.build(ROOT / "tasks", db_url=db, human="ana")).run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         await pilot.press("v")
         await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "AnnotateScreen")

@@ -14,6 +14,7 @@ from textual.screen import Screen
 from textual.widgets import Input
 
 from sttui.tui.app import SttuiApp
+from sttui.tui.launch import Launch
 
 
 async def wait_for(pilot, predicate, timeout: float = 30.0) -> None:
@@ -53,7 +54,7 @@ class ScreenApp(SttuiApp):
     files or a store being opened: screens are tested alone."""
 
     def __init__(self, make_screen: Callable[[], Screen[Any]], store: Any = None, **kw: Any):
-        super().__init__(Path("/nonexistent-tasks"), db_url=kw.pop("db_url", None), human="ana", **kw)
+        super().__init__(Launch.build(Path("/nonexistent-tasks"), db_url=kw.pop("db_url", None), human="ana", **kw))
         self.make_screen = make_screen
         self.store = store
 

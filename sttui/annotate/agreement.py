@@ -82,8 +82,8 @@ def alpha_interval(ratings: Ratings) -> list[float] | None:
     # legacy Mersenne Twister set to the same state draws the same doubles
     state = random.Random(SEED).getstate()[1]
     draws = np.random.RandomState()
-    draws.set_state(("MT19937", np.array(state[:624], dtype=np.uint32), state[624]))
-    values: list[float] = []
+    draws.set_state(("MT19937", np.array(state[:624], dtype=np.uint32), state[624], 0, 0.0))  # no cached gauss
+    values: list[float | None] = []
     block = max(1, min(ALPHA_ROUNDS, 250_000 // n))  # a few MB at a time, whatever the items
     # a for over the blocks' starts, not a while on a count: no slip in the bounds can make it spin
     for start in range(0, ALPHA_ROUNDS, block):

@@ -61,11 +61,11 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
         raise RatingsFileError(f"{path}:{line}: not UTF-8 text (byte {exc.start}); save the file as UTF-8") from None
     if path.suffix == ".jsonl":
         rows: list[dict[str, Any]] = []
-        for n, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
+        for n, row_text in enumerate(text.splitlines(), 1):
+            if not row_text.strip():
                 continue
             try:
-                data = json.loads(line)
+                data = json.loads(row_text)
             except (json.JSONDecodeError, RecursionError):
                 rows.append({"_bad": f"line {n} is not JSON"})
                 continue
@@ -82,7 +82,7 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
             shown = ", ".join(str(h)[:40] for h in header[:8]) or "nothing"
             raise RatingsFileError(
                 f"{path}:1: not a ratings file: the header must name {', '.join(COLUMNS[:5])} "
-                f"(missing {', '.join(missing)}; line 1 holds {shown})"
+                f"(missing {', '.join(missing)}; row_text 1 holds {shown})"
             )
         rows = [row if None not in row else {"_bad": "more fields than the header has columns"} for row in reader]
     except csv.Error as exc:

@@ -120,7 +120,7 @@ def without_lookups(task: SttTask, kinds: dict[str, str], plan: str = "naive_pla
 
 async def _no_lookups(loaded: LoadedTask, task: SttTask) -> ControlResult:
     assert loaded.env_cls is not None
-    kinds = {name: spec.kind for name, spec in loaded.env_cls.tool_specs.items()}
+    kinds: dict[str, str] = {name: spec.kind for name, spec in loaded.env_cls.tool_specs.items()}
     steps, dropped = without_lookups(task, kinds)
     result = await run_episode(loaded, PlanAgent("control:no-lookups", steps), ScriptedUser())
     left = f"naive_plan without {', '.join(dropped)}" if dropped else "naive_plan as it is (no lookups to leave out)"

@@ -68,7 +68,9 @@ async def _play(loaded: LoadedTask, plan: str, probe: bool = False) -> tuple[Epi
     agent: Any = PlanAgent(f"baseline:{plan}", getattr(loaded.task, plan))
     prober = QueryProbe(agent, loaded) if probe else None
     user = ScriptedUser()
-    episode = open_episode(loaded, None, {"agent": agent.name, "user": user.name}, True, keep_history=True)
+    episode = open_episode(
+        loaded, None, {"agent": agent.name, "user": user.name}, verify_queries=True, keep_history=True
+    )
     assert isinstance(episode, Episode)
     if prober is not None:
         prober.episode = episode
@@ -98,7 +100,9 @@ async def check_loaded(loaded: LoadedTask, file: str, seeds: int = RANDOM_SEEDS)
             if reached:
                 report.problems.append(f"{name} reaches the goal checklist, so the task is not impossible")
         if not sol.passed:
-            failed = "; ".join(f"{i.id}: {i.detail}" for i in sol.outcome.items if not i.passed)
+            failed = "; ".join(
+                f"{i.id}: {i.detail}" for i in (sol.outcome.items if sol.outcome else []) if not i.passed
+            )
             report.problems.append(f"solution does not satisfy the judge: {failed}")
         if naive.passed:
             report.problems.append("naive_plan satisfies the judge; it must not tell the user it cannot be done")
@@ -106,7 +110,9 @@ async def check_loaded(loaded: LoadedTask, file: str, seeds: int = RANDOM_SEEDS)
         if naive.passed:
             report.problems.append("naive_plan passes the checklist; the triggers must break it")
         if not sol.passed:
-            failed = "; ".join(f"{i.id}: {i.detail}" for i in sol.outcome.items if not i.passed)
+            failed = "; ".join(
+                f"{i.id}: {i.detail}" for i in (sol.outcome.items if sol.outcome else []) if not i.passed
+            )
             report.problems.append(f"solution fails the checklist: {failed}")
     if not naive.triggers_fired:
         report.problems.append("naive_plan hits no trigger")
@@ -335,8 +341,8 @@ def review_problems(sol: EpisodeResult, naive: EpisodeResult) -> list[str]:
     s, n = sol.review, naive.review
     if s is None or n is None:
         return out
-    review = sol.episode.review  # type: ignore[union-attr]
-    assert review is not None
+    review = sol.episode.review if isinstance(sol.episode, Episode) else None
+    assert review is not None  # sol.review is set: the episode is a reviewed stt one
     missing = [m for m in review.graph.order if m not in review.settled]
     if missing:
         out.append(f"solution never settles milestone(s): {', '.join(missing)}{_why_unsettled(sol)}")
@@ -362,11 +368,13 @@ def review_problems(sol: EpisodeResult, naive: EpisodeResult) -> list[str]:
 def _why_unsettled(result: EpisodeResult) -> str:
     """For the first unsettled ready milestone, which of its constraints failed at the end."""
     ep = result.episode
-    review = ep.review  # type: ignore[union-attr]
+    if not isinstance(ep, Episode) or ep.review is None:  # only stage-reviewed stt episodes have one
+        return ""
+    review = ep.review
     ready = review.graph.ready(set(review.settled))
     if not ready or not review.actions:
         return ""
-    failing = [text for text, ok in review.explain(ready[0], ep.env.state, review.actions[-1]) if not ok]  # type: ignore[union-attr]
+    failing = [text for text, ok in review.explain(ready[0], ep.env.state, review.actions[-1]) if not ok]
     return f" ({ready[0]} after the last step fails: {'; '.join(failing)})" if failing else ""
 
 

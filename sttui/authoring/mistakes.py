@@ -237,7 +237,9 @@ def _absent_fields(value: Any, want: Any) -> list[str]:
 
 
 def _rules(task: SttTask) -> list[tuple[str, Loc, list[Constraint]]]:
-    out = [(f"milestone {m.id}", ("milestones", i), m.constraints) for i, m in enumerate(task.milestones)]
+    out: list[tuple[str, Loc, list[Constraint]]] = [
+        (f"milestone {m.id}", ("milestones", i), m.constraints) for i, m in enumerate(task.milestones)
+    ]
     out += [(f"minefield {m.id or i}", ("minefields", i), m.constraints) for i, m in enumerate(task.minefields)]
     return out
 

@@ -13,11 +13,12 @@ event loop (the in-process wrapper's speed comes from that); a model user needs
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Generator, Iterable
+from collections.abc import Callable, Generator, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sttui.config import ModelAlias
 from sttui.controllers.model import _parse_explore, _parse_stt
 from sttui.controllers.registry import make_judge, make_user
 from sttui.core.actions import Action
@@ -84,7 +85,7 @@ def find_task(task_id: str, folder: str | Path | None = None) -> LoadedTask:
     root = Path(folder) if folder else tasks_root()
     if Path(task_id).is_file():
         return load_task(task_id)
-    by_id = {e.id: e for e in index().scan([root]) if e.ok}
+    by_id = {e.id: e for e in index().scan([root]) if e.ok and e.id is not None}
     if task_id not in by_id:
         raise BridgeError(f"no task '{task_id}' under {root}{did_you_mean(task_id, by_id)}")
     return load_task(by_id[task_id].path)
@@ -224,7 +225,7 @@ class Stepper:
     user: str | None = None
     agent_name: str = "rl:policy"
     on_event: Callable[[Event], Any] | None = None
-    models: dict[str, Any] = field(default_factory=dict)
+    models: Mapping[str, ModelAlias] = field(default_factory=dict)
     episode: AnyEpisode | None = field(default=None, init=False)
     result: EpisodeResult | None = field(default=None, init=False)
     view: Any = field(default=None, init=False)

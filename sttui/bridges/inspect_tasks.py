@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inspect_ai import Epochs, Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
@@ -46,7 +46,11 @@ from sttui.core.actions import Action
 from sttui.core.chat import openai_messages
 from sttui.core.loader import LoadedTask, load_task
 from sttui.core.settings import RunSettings
+from sttui.core.task import SttTask
 from sttui.prompts import prompt
+
+if TYPE_CHECKING:
+    from sttui.store.store import Store
 
 RESULT_KEY = "sttui"  # where the solver leaves the episode's result in the sample's metadata
 
@@ -133,7 +137,7 @@ def _opening(t: LoadedTask) -> str:
 
 
 def _level(t: LoadedTask) -> str:
-    return t.task.level if t.kind == "stt" else t.task.rule.family  # type: ignore[union-attr]
+    return t.task.level if isinstance(t.task, SttTask) else t.task.rule.family
 
 
 # -- the solver -----------------------------------------------------------------------
@@ -271,12 +275,13 @@ async def _play(
 
     actors = {"agent": agent.name, "user": user.name if user else "none"}
     episode = open_episode(loaded, seed, actors, settings=settings)
-    store = episode_id = None
+    store: Store | None = None
+    episode_id = ""
     if record:
         from sttui.running.recording import Recorder
-        from sttui.store.store import Store, new_episode_id
+        from sttui.store import store as stores
 
-        store, episode_id = Store(record), new_episode_id()
+        store, episode_id = stores.Store(record), stores.new_episode_id()
         setting = settings.label(loaded.kind, getattr(loaded.task, "setting", "default"))
         store.write(store.episode_items(loaded, seed, agent.name, user.name if user else None, episode_id, setting))
         episode.listeners.append(Recorder(store, episode_id))
@@ -288,7 +293,7 @@ async def _play(
         out = {**_partial(episode, agent.name), "status": "errored", "error": reason, "end_reason": reason}
         if store is not None:
             store.finish_episode(episode_id, "errored", end_reason=reason, steps=episode.steps)
-        return {**out, "episode": episode_id}, episode
+        return {**out, "episode": episode_id or None}, episode
     except BaseException as exc:
         if store is not None:
             store.finish_episode(episode_id, "errored", end_reason=f"{type(exc).__name__}: {exc}")
@@ -297,7 +302,7 @@ async def _play(
         from sttui.running.recording import finish
 
         finish(store, episode_id, result)
-    return {**result.as_dict(), "status": "completed", "episode": episode_id}, episode
+    return {**result.as_dict(), "status": "completed", "episode": episode_id or None}, episode
 
 
 # -- the scorers ----------------------------------------------------------------------

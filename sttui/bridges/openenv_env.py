@@ -28,6 +28,7 @@ import itertools
 import threading
 import uuid
 from collections import OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,8 +48,10 @@ from sttui.bridges.episodes import (
     texts,
     tool_schemas,
 )
+from sttui.config import ModelAlias
 from sttui.core.loader import LoadedTask
 from sttui.core.settings import RunSettings
+from sttui.core.task import SttTask
 
 MAX_LIVE_EPISODES = 4096  # HTTP episodes kept at once; the oldest is dropped past it
 
@@ -96,7 +99,7 @@ class ServeConfig:
     user: str | None = None
     shaped: bool = False
     record: str | None = None
-    models: dict[str, Any] = field(default_factory=dict)  # sttui.yaml's models (a model user's alias)
+    models: Mapping[str, ModelAlias] = field(default_factory=dict)  # sttui.yaml's models (a model user's alias)
     live: OrderedDict[str, Session] = field(default_factory=OrderedDict, repr=False)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -168,7 +171,7 @@ class Session:
             tools=tool_schemas(self.loaded) if first else None,
             error=error,
             steps=ep.steps,
-            max_steps=ep.task.max_steps if self.loaded.kind == "stt" else 0,  # type: ignore[union-attr]
+            max_steps=ep.task.max_steps if isinstance(ep.task, SttTask) else 0,
             done=s.done,
             reward=reward,
             outcome=self._outcome() if s.done else None,

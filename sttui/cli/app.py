@@ -127,9 +127,9 @@ def _guard_streams(ctx: click.Context) -> None:
     """Scrub everything this command writes to stdout and stderr, until it ends."""
     saved = sys.stdout, sys.stderr
     if not isinstance(sys.stdout, ScrubbingStream):
-        sys.stdout = ScrubbingStream(sys.stdout)  # type: ignore[assignment]
+        sys.stdout = ScrubbingStream(sys.stdout)
     if not isinstance(sys.stderr, ScrubbingStream):
-        sys.stderr = ScrubbingStream(sys.stderr)  # type: ignore[assignment]
+        sys.stderr = ScrubbingStream(sys.stderr)
 
     def restore() -> None:
         sys.stdout, sys.stderr = saved

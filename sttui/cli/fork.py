@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ import click
 
 from sttui.cli.app import echo_json, main, open_store
 from sttui.cli.records import _fail, _task_dirs, tasks_option, trust_option
+from sttui.config import ModelAlias
 
 
 def changed_note(record: Any, dirs: list[Path]) -> str | None:
@@ -23,7 +25,7 @@ def changed_note(record: Any, dirs: list[Path]) -> str | None:
         return None
     return (
         f"note: task {record.task_id} changed since {record.id} was recorded; the fork uses the recorded "
-        f"version {record.task_hash[:12]} (the file is now {entry.content_hash[:12]})"
+        f"version {record.task_hash[:12]} (the file is now {(entry.content_hash or '')[:12]})"
     )
 
 
@@ -79,7 +81,7 @@ def fork(
         config = load_config()
     except ConfigError as exc:
         _fail(str(exc), 2)
-    models = config.extra.get("models") or {}
+    models = config.models
     agent_spec, user_spec = _seat_specs(record, loaded, agent, user, headless, config)
     _check_controllers(agent_spec, user_spec, loaded, record, models, store)
     events = store.events(record.id)
@@ -203,7 +205,7 @@ def _play_on_headless(f: _Fork, as_json: bool) -> None:
 
 
 def _plan_cannot_continue(
-    loaded: Any, agent_spec: str, point: Any, models: dict[str, Any], store: Any, seed: int
+    loaded: Any, agent_spec: str, point: Any, models: Mapping[str, ModelAlias], store: Any, seed: int
 ) -> str | None:
     """What to say before a fixed-plan baseline (oracle, naive) takes the agent seat of a fork it
     cannot continue: it resumes by position, so after anyone else's steps it plays the rest of

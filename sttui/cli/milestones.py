@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -112,12 +113,11 @@ def _ask(loaded: Any, model_name: str, count: int, seed: int, temperature: float
     from sttui.drafting.record import new_draft
 
     try:
-        models = load_config().extra.get("models") or {}
+        models = load_config().models
         config = resolve_model(model_name.removeprefix("model:"), models)
     except (ConfigError, ValueError) as exc:
         _fail(str(exc), 2)
-    config.temperature = temperature
-    config.max_tokens = max(config.max_tokens or 0, 4096)
+    config = replace(config, temperature=temperature, max_tokens=max(config.max_tokens or 0, 4096))
     text = draft_prompt(loaded.task, loaded.env_cls)
     try:
         answers = asyncio.run(ask_candidates(config, text, count, seed))

@@ -195,7 +195,7 @@ def resume(
         return
     loaded = opened.loaded
     try:
-        models = load_config().extra.get("models") or {}
+        models = load_config().models
     except ConfigError as exc:
         _fail(str(exc), 2)
     try:

@@ -35,7 +35,7 @@ def rejudge(episode: Any, record: Any, spec: Any, store: Any) -> dict[str, Any]:
     from sttui.core.review.judging import JudgeSpecError
 
     try:
-        models = load_config().extra.get("models") or {}
+        models = load_config().models
     except ConfigError as exc:
         _fail(str(exc), 2)
     cache = JudgeCache((recorded_judges(record) or {}).get("cache"), store)
@@ -55,6 +55,7 @@ def rejudge(episode: Any, record: Any, spec: Any, store: Any) -> dict[str, Any]:
 def report_judges(store: Any, records: list[Any], spec: Any, trust: bool) -> dict[str, Any] | None:
     """The stage judges' figures per tier: as recorded, or (``spec``) re-judged on rebuilt
     episodes, with the recorded judgements as the cache."""
+    from sttui.core.episode import Episode as SttEpisode
     from sttui.core.review.summary import judge_tiers
     from sttui.exports.versions import VersionProblem, open_version
     from sttui.running.recording import rebuild
@@ -75,7 +76,7 @@ def report_judges(store: Any, records: list[Any], spec: Any, trust: bool) -> dic
         except (VersionProblem, Exception) as exc:  # one episode that does not rebuild is a note
             notes.append(f"{full.id}: not re-judged: {exc}")
             continue
-        if rebuilt.episode.review is not None:
+        if isinstance(rebuilt.episode, SttEpisode) and rebuilt.episode.review is not None:
             found.append(rejudge(rebuilt.episode, full, spec, store))
     if not found and not notes:
         return None

@@ -62,7 +62,7 @@ def serve(
 
     tasks = _load_selection(selection)
     try:
-        models = load_config().extra.get("models") or {}
+        models = load_config().models
         plan = run_plan(tasks, seed=seed, static=static, no_user=no_user, setting=explore_setting)
         if user is not None:
             make_user(user, models)

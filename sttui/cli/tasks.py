@@ -62,7 +62,7 @@ def _select(selection: tuple[str, ...]) -> list[Any]:
     chosen = [e for e in entries if e.ok]
     errors = [e for e in entries if not e.ok]
     if wanted_ids:
-        by_id = {e.id: e for e in chosen}
+        by_id = {e.id: e for e in chosen if e.id is not None}
         unknown = [i for i in wanted_ids if i not in by_id]
         if unknown:
             from sttui.core.problems import did_you_mean
@@ -75,7 +75,7 @@ def _select(selection: tuple[str, ...]) -> list[Any]:
         chosen = explicit + [by_id[i] for i in wanted_ids]
     if errors:
         for e in errors:
-            for problem in e.problems:
+            for problem in e.problems or ():
                 click.echo(f"error: {problem}", err=True)
         sys.exit(1)
     return _unique(chosen)
@@ -403,7 +403,7 @@ def run(
     from sttui.running.plan import PlanError, ReviewPlan, RunPlan
 
     try:
-        models = load_config().extra.get("models") or {}
+        models = load_config().models
     except ConfigError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
@@ -653,7 +653,7 @@ def generate_explore(domain: str, family: str, seed: int, output: Path | None) -
         sys.exit(1)
     try:
         catalog = load_catalog(path)
-        data, share, attempts = make(catalog, family, seed, domain)  # type: ignore[arg-type]
+        data, share, attempts = make(catalog, family, seed, domain)  # type: ignore[arg-type]  # click checked family's choices
     except TaskFileError as exc:
         for problem in exc.problems:
             click.echo(f"error: {problem}", err=True)
@@ -781,7 +781,7 @@ def play(task: str, agent: str | None, user: str | None, as_name: str | None) ->
     try:
         plan = PlayPlan.build(loaded, human_name(as_name, config), agent, user)
         store = open_store() if "replay:" in f"{plan.agent} {plan.user}" else None
-        plan.controllers(config.extra.get("models") or {}, store)  # every controller exists
+        plan.controllers(config.models, store)  # every controller exists
     except (PlanProblem, ControllerSpecError) as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)

@@ -59,7 +59,7 @@ class Window(Sequence[T]):
             return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
         return NotImplemented
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]  # unhashable, as list is
 
     def __repr__(self) -> str:
         return f"Window({list(self)!r})"

@@ -16,10 +16,11 @@ import random
 import re
 import threading
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from sttui.config import ModelAlias
 from sttui.core.actions import Action, Assess, EndEpisode, Probe, Reply, Satisfied, Say, SubmitBatch, ToolCall
 from sttui.core.callsyntax import MAX_NESTING, nesting
 from sttui.core.chat import EXPLORE_TOOLS, openai_messages
@@ -45,17 +46,11 @@ class ModelFailure(Exception):
     """The model could not give a valid action: retries exhausted or the protocol kept breaking."""
 
 
-@dataclass
-class ModelConfig:
-    """How to reach one model. Secrets never live here: litellm reads keys from the environment."""
+@dataclass(frozen=True)
+class ModelConfig(ModelAlias):
+    """How to reach one model: a config alias's fields (or a bare model string's defaults), the
+    alias it came by, and the trial's sampling seed."""
 
-    model: str
-    api_base: str | None = None
-    temperature: float | None = 0.0
-    max_tokens: int | None = 1024
-    timeout: float = 60.0
-    retries: int = 3
-    backoff: float = 1.0  # seconds before the first retry; doubles each time
     alias: str | None = None
     seed: int | None = None  # the trial's seed, sent as the sampling seed where the provider takes one
 
@@ -64,21 +59,12 @@ class ModelConfig:
         return self.alias or self.model
 
 
-def resolve_model(name: str, models: dict[str, Any] | None = None) -> ModelConfig:
+def resolve_model(name: str, models: Mapping[str, ModelAlias] | None = None) -> ModelConfig:
     """``name`` is an alias from the config's ``models`` section, or a litellm model string."""
     entry = (models or {}).get(name)
     if entry is None:
         return ModelConfig(model=name)
-    if isinstance(entry, str):
-        return ModelConfig(model=entry, alias=name)
-    known = {"model", "api_base", "temperature", "max_tokens", "timeout", "retries", "backoff"}
-    unknown = set(entry) - known
-    if unknown or "model" not in entry:
-        raise ValueError(
-            f"models.{name}: expected model and optionally {', '.join(sorted(known - {'model'}))}"
-            + (f"; unknown: {', '.join(sorted(unknown))}" if unknown else "")
-        )
-    return ModelConfig(alias=name, **entry)
+    return ModelConfig(alias=name, **asdict(entry))
 
 
 _LITELLM: Any = None  # the module once imported and set up
@@ -467,9 +453,9 @@ def _parse_explore(message: dict[str, Any]) -> Action | str:
         return "Use one of the tools: probe, submit_batch or answer_assessment."
     name, args = call
     if name == "probe":
-        return Probe(args.get("cases"))  # type: ignore[arg-type]
+        return Probe(args.get("cases"))  # type: ignore[arg-type]  # Probe checks its cases when applied
     if name == "submit_batch":
-        return SubmitBatch(args.get("actions"))  # type: ignore[arg-type]
+        return SubmitBatch(args.get("actions"))  # type: ignore[arg-type]  # checked when applied
     if name == "answer_assessment":
         return Assess(args.get("relevant") or {}, args.get("changes"))
     return f"There is no tool {name!r}; use probe, submit_batch or answer_assessment."

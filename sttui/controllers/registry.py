@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from sttui.config import ModelAlias
 from sttui.controllers.base import Controller
 from sttui.controllers.baselines import PlanAgent, RandomAgent, ReplayAgent, ScriptedUser
 from sttui.controllers.explore_baselines import ExploreOracle, ExploreRandom, ExploreStale
@@ -31,7 +33,7 @@ def parse_spec(spec: str) -> tuple[str, str]:
     return family, name
 
 
-def _model(spec: str, name: str, models: dict[str, Any] | None, seed: int | None = None) -> Any:
+def _model(spec: str, name: str, models: Mapping[str, ModelAlias] | None, seed: int | None = None) -> Any:
     """The model's config; ``seed`` becomes its sampling seed where the provider takes one."""
     from dataclasses import replace
 
@@ -48,7 +50,7 @@ def make_agent(
     spec: str,
     loaded: LoadedTask,
     seed: int | None = None,
-    models: dict[str, Any] | None = None,
+    models: Mapping[str, ModelAlias] | None = None,
     store: Any = None,
     settings: RunSettings = DEFAULT,
 ) -> Controller:
@@ -105,7 +107,7 @@ def _replay(spec: str, episode: str, loaded: LoadedTask, store: Any) -> Controll
     return ReplayAgent(spec, actions)
 
 
-def make_user(spec: str | None, models: dict[str, Any] | None = None, seed: int | None = None) -> Controller:
+def make_user(spec: str | None, models: Mapping[str, ModelAlias] | None = None, seed: int | None = None) -> Controller:
     """The controller for the user seat: the scripted user by default, a model, or a person."""
     if spec in (None, "baseline:scripted", "baseline:scripted-user"):
         return ScriptedUser()
@@ -121,7 +123,7 @@ def make_user(spec: str | None, models: dict[str, Any] | None = None, seed: int 
     raise ControllerSpecError(f"no user controller '{spec}'; expected baseline:scripted, model:MODEL or human[:NAME]")
 
 
-def make_judge(spec: str | None, models: dict[str, Any] | None = None) -> Any:
+def make_judge(spec: str | None, models: Mapping[str, ModelAlias] | None = None) -> Any:
     """None (the rule-based judge), or a model judge for impossible tasks."""
     if spec in (None, "rule"):
         return None

@@ -19,8 +19,10 @@ import asyncio
 import functools
 import hashlib
 import json
+from collections.abc import Mapping
 from typing import Any
 
+from sttui.config import ModelAlias
 from sttui.controllers.model import ModelClient, ModelConfig, ModelFailure
 from sttui.core.review.judging import (
     DIMENSIONS,
@@ -314,7 +316,7 @@ def _merge(before: dict[str, Any] | None, samples: list[dict[str, Any]], focus: 
 
 
 def make_stage_judge(
-    spec: JudgeSpec, models: dict[str, Any] | None = None, cache: JudgeCache | None = None
+    spec: JudgeSpec, models: Mapping[str, ModelAlias] | None = None, cache: JudgeCache | None = None
 ) -> StageJudge | None:
     """None for ``rule``; else a judge whose tiers resolve through the config's model aliases."""
     if spec.mode == "rule":

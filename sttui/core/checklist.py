@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import weakref
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -55,7 +56,7 @@ def evaluate_checklist(episode: Episode) -> list[ItemResult]:
             ok, detail = reports.evaluate_tell(episode, item)
         else:
             try:
-                got = getattr(episode.env, item.check)(**item.args)  # type: ignore[arg-type]
+                got = getattr(episode.env, item.check)(**item.args)  # type: ignore[arg-type]  # args as the task file gives them
             except Exception as exc:  # a check that crashes is a failed check, with the reason
                 got = (False, f"check raised {type(exc).__name__}: {exc}")
             ok, detail = (bool(got[0]), str(got[1])) if isinstance(got, tuple) else (bool(got), "")
@@ -108,7 +109,7 @@ RULE_RECOGNISED = f"{RULE_RECOGNISED_ONLY}; {RULE_STATED}; {RULE_CLAIM}"
 class _Message:
     seq: int
     text: str
-    clauses: list[list[str]]
+    clauses: list[statements.Clause]
 
 
 def _quote(clause: list[str], limit: int = 60) -> str:
@@ -120,6 +121,15 @@ def _quote(clause: list[str], limit: int = 60) -> str:
 _COMPLETIONS: dict[int, tuple[weakref.ref[Any], dict[type, statements.Completion]]] = {}
 
 
+def _forgetter(key: int) -> Callable[[weakref.ref[Any]], None]:
+    """Drops a task's completions once the task is gone (its id may be reused)."""
+
+    def forget(_: weakref.ref[Any]) -> None:
+        _COMPLETIONS.pop(key, None)
+
+    return forget
+
+
 def completion_for(episode: Episode) -> statements.Completion:
     """The task's claims of completion: the default verbs and its operation tools' verbs, on
     its objects (words of its initial state, query, goal and tool names). Made once per task
@@ -127,7 +137,7 @@ def completion_for(episode: Episode) -> statements.Completion:
     task, key = episode.task, id(episode.task)
     entry = _COMPLETIONS.get(key)
     if entry is None or entry[0]() is not task:
-        entry = _COMPLETIONS[key] = (weakref.ref(task, lambda _, k=key: _COMPLETIONS.pop(k, None)), {})
+        entry = _COMPLETIONS[key] = (weakref.ref(task, _forgetter(key)), {})
     per_env = entry[1]
     env_cls = type(episode.env)
     if env_cls not in per_env:

@@ -46,7 +46,7 @@ class ControlTally:
             self._count(self.oversight, OVERSIGHT_KINDS[kind])
             return
         if kind == "oversight":  # the format before oversight_* events
-            decision = {"approve": "approved", "edit": "edited", "reject": "rejected"}.get(payload.get("decision"))
+            decision = {"approve": "approved", "edit": "edited", "reject": "rejected"}.get(str(payload.get("decision")))
             if decision:
                 self._count(self.oversight, decision)
             if decision == "edited" and isinstance(payload.get("by"), str):
@@ -91,7 +91,7 @@ def control_summary(events: Iterable[Event]) -> dict[str, Any]:
     return tally.summary()
 
 
-class CheckedControl(dict):  # type: ignore[type-arg]
+class CheckedControl(dict[str, Any]):
     """A control summary already found valid (the light rows of a listing check each distinct
     one once, when it is read, instead of once per reader per row)."""
 

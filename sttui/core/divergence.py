@@ -30,6 +30,7 @@ def agent_steps(kind: str, events: list[ev.Event]) -> list[Step]:
     for seq, _actor, action in actions_with_seqs(kind, events):
         if isinstance(action, Reply | Satisfied):
             continue  # the user seat's
+        key: tuple[str, ...]
         if isinstance(action, ToolCall):
             args = json.dumps(action.args, sort_keys=True, default=str)
             key, label = ("call", action.tool, args), f"{action.tool}({_short(args)})"

@@ -61,7 +61,7 @@ def tool(kind: ToolKind, minutes: float = 5) -> Callable[[Callable[..., Result]]
         raise ValueError(f"tool kind must be 'query' or 'operation', not {kind!r}")
 
     def mark(fn: Callable[..., Result]) -> Callable[..., Result]:
-        fn.__sttui_tool__ = _ToolMark(kind, minutes)  # type: ignore[attr-defined]
+        fn.__sttui_tool__ = _ToolMark(kind, minutes)  # type: ignore[attr-defined]  # the decorator marks the function
         return fn
 
     return mark
@@ -69,7 +69,7 @@ def tool(kind: ToolKind, minutes: float = 5) -> Callable[[Callable[..., Result]]
 
 def check(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Declare a named checklist function: ``(self, **args) -> bool | (bool, detail)``."""
-    fn.__sttui_check__ = True  # type: ignore[attr-defined]
+    fn.__sttui_check__ = True  # type: ignore[attr-defined]  # the decorator marks the function
     return fn
 
 

@@ -113,7 +113,8 @@ class Episode:
         self.events: list[ev.Event] = []
         self.keep_events = True  # False: events go to the listeners only (a rebuild that compares as it goes)
         self._emitted = 0
-        self.listeners: list[Callable[[ev.Event], None]] = []
+        self.listeners: list[Callable[[ev.Event], object]] = []  # what a listener returns is ignored
+        self.lineage: str | None = None  # the episode this one was forked from (``recording.rebuild``)
         self.view: list[dict[str, Any]] = []  # what the agent seat has seen, in order (append-only)
         self.messages: list[dict[str, Any]] = []  # the view's messages, in order (append-only)
         self.calls: list[dict[str, Any]] = []  # the view's tool calls, in order (append-only)
@@ -296,8 +297,8 @@ class Episode:
                 self._emit(ev.STOP_SIGNAL, "review", signal)
             fatal = self.review.intercepts(signals)
             if fatal is not None:  # strict: the call never runs
-                error = f"intercepted before it ran: {fatal['reason']}"
-                result = self._result(name, args, Environment.fail(error), [], actor, refused=True)
+                intercepted = Environment.fail(f"intercepted before it ran: {fatal['reason']}")
+                result = self._result(name, args, intercepted, [], actor, refused=True)
                 self._closed = None
                 self._stop(fatal)
                 return result

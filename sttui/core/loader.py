@@ -22,10 +22,10 @@ from sttui.core.explore.task import ExploreTask
 from sttui.core.problems import Loc, Problem, TaskFileError, did_you_mean, display_path, format_loc
 from sttui.core.reports import read_fact
 from sttui.core.review.graph import graph_problems
-from sttui.core.review.model import best_share
+from sttui.core.review.model import Milestone, best_share
 from sttui.core.schema import check_args
 from sttui.core.state import lookup
-from sttui.core.task import EFFECT_KEYS, SttTask, _effect_tag
+from sttui.core.task import EFFECT_KEYS, MoveEntity, SttTask, _effect_tag
 from sttui.core.taskindex import discover
 from sttui.core.yamlio import YamlSyntaxError, line_of, load_with_lines, read_text
 
@@ -72,8 +72,8 @@ def _load_task(path: str | Path, env_file: Path | None = None, keep: bool = Fals
         return _parse_and_check(path, env_file)
     except TaskFileError as exc:
         if not hasattr(exc, "env_ref"):
-            exc.env_ref = None  # type: ignore[attr-defined]
-            exc.env_failed = False  # type: ignore[attr-defined]
+            exc.env_ref = None
+            exc.env_failed = False
         raise
 
 
@@ -170,8 +170,8 @@ def _parse_and_check(path: Path, env_file: Path | None, drop: tuple[str, ...] = 
     if problems:
         problems.sort(key=lambda p: p.line or 0)
         error = TaskFileError(problems)
-        error.env_ref = env_ref if isinstance(env_ref, str) else None  # type: ignore[attr-defined]
-        error.env_failed = env_failed  # type: ignore[attr-defined]
+        error.env_ref = env_ref if isinstance(env_ref, str) else None
+        error.env_failed = env_failed
         raise error
     assert task is not None and env_cls is not None and env_path is not None
     return LoadedTask(task, env_cls, path, content_hash(text, env_path.read_bytes()))
@@ -482,7 +482,7 @@ def _trigger_problems(task: SttTask, refs: _Refs) -> Iterable[tuple[Loc, str]]:
                     match = getattr(eff, "for_", None)
                     if isinstance(match, dict):
                         yield from refs.params_ref((*eloc, "for"), name, match)
-            if hasattr(eff, "move"):
+            if isinstance(eff, MoveEntity):
                 yield from refs.path_ref((*eloc, "move"), eff.move)
                 if refs.places is None:
                     yield (*eloc, "to"), "move needs initial_state.places to name the destination"
@@ -560,7 +560,7 @@ def _review_problems(task: SttTask, refs: _Refs) -> Iterable[tuple[Loc, str]]:
         for i, rule in enumerate(rules):
             share, lost = best_share(rule.constraints)
             if share < rule.threshold - 1e-9:
-                what = f"milestone {rule.id}" if section == "milestones" else f"minefield {rule.id or i}"
+                what = f"milestone {rule.id}" if isinstance(rule, Milestone) else f"minefield {rule.id or i}"
                 why = (
                     "its hard constraints never hold on the same action"
                     if share == 0

@@ -56,6 +56,9 @@ class Problem:
 class TaskFileError(Exception):
     """All the problems found in one task file, reported together."""
 
+    env_ref: str | None = None  # the environment the file names (set by the loader, for the task index)
+    env_failed: bool = False  # its module failed to import (which may pass next time: not cached)
+
     def __init__(self, problems: list[Problem]):
         self.problems = problems
         super().__init__("\n".join(str(p) for p in problems))

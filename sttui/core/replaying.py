@@ -74,8 +74,9 @@ def actions_with_seqs(kind: str, events: list[ev.Event]) -> list[tuple[int, str,
         elif e.type == ev.MESSAGE and not seen_query:
             seen_query = True  # the task's query, sent by start()
         elif e.type == ev.MESSAGE:
-            ends = nxt is not None and nxt.type == ev.EPISODE_ENDED and nxt.payload["by"] == "user"
-            ending = verdicts.action_of(nxt.payload.get("user_verdict"), p["text"]) if ends else None  # type: ignore[union-attr]
+            ending = None
+            if nxt is not None and nxt.type == ev.EPISODE_ENDED and nxt.payload["by"] == "user":
+                ending = verdicts.action_of(nxt.payload.get("user_verdict"), p["text"])
             out.append((e.seq, e.actor, ending or Reply(p["text"])))
         elif e.type == ev.EPISODE_ENDED and p["by"] == "agent":
             out.append((e.seq, e.actor, EndEpisode(p["reason"])))

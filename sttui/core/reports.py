@@ -257,8 +257,8 @@ def resolve(fact: Fact, state: Any, task_words: str) -> Resolved:
         if kind == "text" and isinstance(raw, str):  # a key of a table (a site): the other keys
             siblings = siblings + [k for t in _tables(state, raw) for k in t if isinstance(k, str)]
         read = [read_fact(s, kind) for s in siblings]
-        rivals = [expected] + [r[0] for r in read if r is not None and r[0] != expected]
-        out.rivals = [r for i, r in enumerate(rivals) if r not in rivals[:i]]
+        listed = [expected] + [r[0] for r in read if r is not None and r[0] != expected]
+        out.rivals = [r for i, r in enumerate(listed) if r not in listed[:i]]
         out.sig = (kind, repr(out.rivals))
     else:
         finder = facts.find_times if kind == "time" else facts.find_dates
@@ -388,7 +388,7 @@ class _Record:
         self.words = f"{episode.task.query}\n{episode.task.user.goal}"
         self.matcher: facts.IdMatcher | None = None
         self.version: Any = None
-        self.parsed: dict[str, list[tuple[str, set[str], set[str]]]] = {}  # message text -> its claims
+        self.parsed: dict[str, list[tuple[str, set[str], set[object]]]] = {}  # message text -> its claims
         self.support = 0  # moves on whenever what the record supports may have changed
         self.unsupported: tuple[int, int, list[Mismatch]] = (-1, 0, [])  # (support, messages read, claims)
         self.facts: dict[tuple[str, int], Resolved] = {}
@@ -436,7 +436,7 @@ def _record(episode: Episode) -> _Record:
     return rec
 
 
-def _claimed(rec: _Record, text: str) -> list[tuple[str, set[str], set[str]]]:
+def _claimed(rec: _Record, text: str) -> list[tuple[str, set[str], set[object]]]:
     """The clauses of a message that claim an operation: (words, tools claimed, ids named)."""
     assert rec.matcher is not None
     out = []
@@ -489,7 +489,7 @@ def _unsupported(rec: _Record, text: str, seq: int | None) -> list[Mismatch]:
     for words, claimed, ids in found:
         if any(ids & rec.done.get(tool, set()) for tool in claimed):
             continue
-        shown = ", ".join(sorted(ids))
+        shown = ", ".join(sorted(map(str, ids)))
         out.append(
             Mismatch(
                 f"claim '{words if len(words) <= 80 else words[:79] + '…'}'",

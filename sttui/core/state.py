@@ -50,7 +50,7 @@ def lookup(state: Any, path: str, default: Any = _MISSING) -> Any:
 def missing(state: Any, path: str) -> str | None:
     """Where ``path`` stops, as a sentence (``no such key 'P-9' in patients``), or None
     when it exists."""
-    node, walked = state, []
+    node, walked = state, list[str]()
     for key in split(path):
         nxt = _step(node, key)
         if nxt is _MISSING:
@@ -242,14 +242,14 @@ def sync(shadow: dict[str, Any], state: dict[str, Any]) -> tuple[list[dict[str, 
             if k not in shadow:
                 out.append(_record({"op": "added", "path": str(k), "new": copy_state(bv)}, _below("", None, k)[1]))
                 changed[k] = None
-    for k, subs in changed.items():
+    for k, inner in changed.items():
         if k not in state:
             del shadow[k]
-        elif subs is None:
+        elif inner is None:
             shadow[k] = copy_state(state[k])
         else:
             old, new = shadow[k], state[k]
-            shadow[k] = {s: copy_state(v) if s in subs else old[s] for s, v in new.items()}
+            shadow[k] = {s: copy_state(v) if s in inner else old[s] for s, v in new.items()}
     if list(shadow) != list(state):  # a key re-inserted: keep the state's order
         ordered = {k: shadow[k] for k in state}
         shadow.clear()

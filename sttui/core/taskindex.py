@@ -250,8 +250,9 @@ class TaskIndex:
                 texts[f] = _read(f)
             except (OSError, ValueError):
                 texts[f] = None
-            if texts[f] is not None and not may_hold_secret(texts[f], env_values):  # type: ignore[arg-type]
-                keys[f] = self._key(f, texts[f], None)  # type: ignore[arg-type]
+            text = texts[f]
+            if text is not None and not may_hold_secret(text, env_values):
+                keys[f] = self._key(f, text, None)
         found = self._get(list(keys.values()))
         fresh: list[tuple[str, str | None, str, bytes | None]] = []
         for f in files:
@@ -351,9 +352,10 @@ class TaskIndex:
         try:
             loaded = _load_task(path, env_file, keep=True)
         except TaskFileError as exc:
+            env_ref: str | None = getattr(exc, "env_ref", None)
             data = {
                 "id": None,
-                "env": getattr(exc, "env_ref", None),
+                "env": env_ref,
                 "problems": [[p.line, p.field, p.message] for p in exc.problems],
             }
             entry = _entry(path, data)
@@ -361,7 +363,7 @@ class TaskIndex:
             # (a module that failed to import may import next time: that is not kept)
             if key is None or unreadable or getattr(exc, "env_failed", False):
                 return entry, None
-            return entry, (key, self._env_state(data["env"], path, env_file), json.dumps(data), None)
+            return entry, (key, self._env_state(env_ref, path, env_file), json.dumps(data), None)
         data = _summary(loaded.task)
         data["content_hash"] = loaded.content_hash
         entry = _entry(path, data)
@@ -373,7 +375,13 @@ class TaskIndex:
             blob = None
         if keep:
             self._loaded[key] = (loaded, blob)
-        return entry, (key, self._env_state(data.get("env"), path, env_file), json.dumps(data), blob)
+        env = data.get("env")
+        return entry, (
+            key,
+            self._env_state(env if isinstance(env, str) else None, path, env_file),
+            json.dumps(data),
+            blob,
+        )
 
     def _from_entry(
         self, key: str, path: Path, text: bytes, env_file: Path | None, data: dict[str, Any], blob: bytes | None
@@ -551,7 +559,7 @@ class Tasks(Mapping[str, "LoadedTask"]):
             self._loaded[task_id] = load_task(self._paths[task_id])
         return self._loaded[task_id]
 
-    def get(self, task_id: str, default: Any = None) -> Any:  # type: ignore[override]
+    def get(self, task_id: str, default: Any = None) -> Any:
         try:
             return self[task_id]
         except (KeyError, TaskFileError):  # (a file edited into a broken one since it was listed)

@@ -74,7 +74,7 @@ class _Constructor(yaml.SafeLoader):
     """The safe constructor, with a value YAML cannot build (Feb 30th, hour 25) reported at its
     line like any other YAML error instead of escaping as a bare ValueError."""
 
-    def construct_yaml_timestamp(self, node: yaml.Node) -> Any:  # type: ignore[override]
+    def construct_yaml_timestamp(self, node: yaml.ScalarNode) -> Any:
         try:
             return super().construct_yaml_timestamp(node)
         except (ValueError, OverflowError) as exc:

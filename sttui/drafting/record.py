@@ -23,6 +23,7 @@ from sttui.core.loader import LoadedTask, semantic_problems
 from sttui.core.problems import format_loc
 from sttui.core.review import consensus as cs
 from sttui.core.review.model import Milestone, Minefield
+from sttui.core.task import SttTask
 
 FORMAT = "sttui-milestones-draft/1"
 
@@ -44,10 +45,10 @@ def with_graph(loaded: LoadedTask, milestones: list[Milestone], minefields: list
 def graph_problems(loaded: LoadedTask, milestones: list[Milestone], minefields: list[Minefield]) -> list[str]:
     """The loader's checks of the milestones and minefields, on the task with this graph."""
     task = with_graph(loaded, milestones, minefields).task
-    assert loaded.env_cls is not None
+    assert isinstance(task, SttTask) and loaded.env_cls is not None  # drafts are of stt tasks
     return [
         f"{format_loc(loc)}: {message}"
-        for loc, message in semantic_problems(task, loaded.env_cls)  # type: ignore[arg-type]
+        for loc, message in semantic_problems(task, loaded.env_cls)
         if loc and loc[0] in ("milestones", "minefields")
     ]
 
@@ -70,7 +71,8 @@ def judge_candidate(
     if problems:
         entry.update(status="invalid", problems=problems)
         return entry
-    leaks = cs.leaks(milestones, minefields, loaded.task.solution) if check_leaks else []  # type: ignore[union-attr]
+    solution = loaded.task.solution if isinstance(loaded.task, SttTask) else []
+    leaks = cs.leaks(milestones, minefields, solution) if check_leaks else []
     entry.update(status="leaking" if leaks else "valid", leaks=leaks)
     return entry
 

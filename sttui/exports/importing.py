@@ -272,7 +272,7 @@ def _task_version(data: Any, trust: bool, where: str) -> TaskVersion:
         what = f"unknown field(s) {', '.join(sorted(unknown))}" if unknown else f"missing {', '.join(sorted(missing))}"
         raise ImportProblem(f"{where}: malformed task record ({what[:100]})")
     values = {k: data[k] for k in _PORTABLE if k in data}
-    version = TaskVersion(**values, origin="trusted" if trust else "imported")  # type: ignore[arg-type]
+    version = TaskVersion(**values, origin="trusted" if trust else "imported")
     for key in ("task_id", "kind", "content_hash", "title", "source"):
         if not isinstance(getattr(version, key), str):
             raise ImportProblem(f"{where}: malformed task record ({key} must be text)")

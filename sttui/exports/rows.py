@@ -43,7 +43,8 @@ def is_demonstration(scores: dict[str, Any] | None) -> bool:
 def episode_row(t: Transcript) -> dict[str, Any]:
     rec = t.record
     scores = rec.scores or {}
-    review = scores.get("review") if isinstance(scores.get("review"), dict) else {}
+    found = scores.get("review")
+    review = found if isinstance(found, dict) else {}
     passed = (rec.outcome or {}).get("passed")
     return {
         "episode_id": rec.id,

@@ -19,6 +19,7 @@ from typing import Any
 from sttui.core.actions import Assess, Probe, SubmitBatch
 from sttui.core.chat import EXPLORE_TOOLS
 from sttui.core.events import Event
+from sttui.core.explore.episode import ExploreEpisode
 from sttui.core.replaying import actions_of, engine_events, stt_view
 from sttui.prompts import prompt
 from sttui.store.store import EpisodeRecord, Store
@@ -85,6 +86,7 @@ def explore_view(store: Store, rec: EpisodeRecord, events: list[Event]) -> list[
     started = next((e for e in events if e.type == "episode_started"), None)
     settings = RunSettings.from_dict(started.payload.get("settings") if started else None)
     episode = open_episode(loaded, rec.seed, {"agent": rec.agent, "user": "none"}, settings=settings)
+    assert isinstance(episode, ExploreEpisode)  # an explore task's version opens an explore episode
     episode.start()
     view: list[dict[str, Any]] = []
     for n, (actor, action) in enumerate(actions_of("explore", events), start=1):

@@ -22,6 +22,7 @@ from sttui.core import events as ev
 from sttui.core.actions import Action, EndEpisode, GaveUp, NotSatisfied, Reply, Satisfied, Say, ToolCall
 from sttui.core.callsyntax import MAX_NESTING, CallSyntaxError, format_call, nesting, parse_call
 from sttui.core.checklist import evaluate_checklist
+from sttui.core.episode import Episode
 from sttui.core.events import Event
 from sttui.core.loader import LoadedTask
 from sttui.core.replaying import actions_of
@@ -76,7 +77,7 @@ class Edit:
         if self.op == "set":
             return f"set {self.at}.args.{self.key}={json.dumps(self.value)}"
         if self.op in ("insert", "replace"):
-            return f"{self.op} {self.at}: {step_text(self.step)}"  # type: ignore[arg-type]
+            return f"{self.op} {self.at}: {step_text(self.step)}"  # type: ignore[arg-type]  # insert and replace carry a step
         return f"say {self.at}: {self.text}"
 
 
@@ -328,7 +329,7 @@ def user_for(record: EpisodeRecord, events: list[Event]) -> Any:
         return None
     if record.user in SCRIPTED_USERS:
         return ScriptedUser()
-    replies = [
+    replies: list[Action] = [
         a for _, a in actions_of(record.kind, events) if isinstance(a, Reply | Satisfied | NotSatisfied | GaveUp)
     ]
     return _RecordedUser(record.user, replies)
@@ -358,14 +359,14 @@ def verify(loaded: LoadedTask, record: EpisodeRecord, events: list[Event], steps
             o.settled.append(str(p.get("milestone") or p.get("id")))
         if "state_hash" in p:
             o.state_hash = p["state_hash"]
-        if e.type in (ev.TOOL_RESULT, ev.TRIGGER_FIRED) and by_state:
+        if e.type in (ev.TOOL_RESULT, ev.TRIGGER_FIRED) and by_state and isinstance(episode, Episode):
             o.holding = [item.id for item in evaluate_checklist(episode) if item.passed]
 
     # the checklist step by step, where it is read off the state (an impossible task's is judged)
     by_state = bool(getattr(episode.task, "checklist", None)) and getattr(episode.task, "judge", None) is None
     episode.listeners.append(watch)
     episode.start()
-    result = asyncio.run(drive(episode, Seats(agent, user_for(record, events))))  # type: ignore[arg-type]
+    result = asyncio.run(drive(episode, Seats(agent, user_for(record, events))))
     return Verification(outcomes, result)
 
 
@@ -454,7 +455,7 @@ def save(store: Store, refinement: Refinement, editor: str, *, demonstration: bo
     episode.start()
     agent = _Steps(editor, refinement.steps, ending(record.kind, events))
     try:
-        result = asyncio.run(drive(episode, Seats(agent, user_for(record, events))))  # type: ignore[arg-type]
+        result = asyncio.run(drive(episode, Seats(agent, user_for(record, events))))
     except Exception as exc:
         store.finish_episode(episode_id, "errored", end_reason=f"{type(exc).__name__}: {exc}")
         raise

@@ -43,7 +43,7 @@ async def run_batch(
     records than planned), so a full disk costs one deadline, not one per trial."""
     gate = asyncio.Semaphore(plan.concurrency)
     writer = Writer(store) if store is not None else None
-    chosen_judge = judge if judge is not None else make_judge(plan.judge, dict(plan.models))
+    chosen_judge = judge if judge is not None else make_judge(plan.judge, plan.models)
     judge_cache = JudgeCache(store=store)  # the stage judges' answers, shared by the run's episodes
 
     async def one(trial: Trial) -> dict[str, Any] | None:
@@ -105,7 +105,7 @@ async def _run_trial(
     """One trial as one record. ``claim``: a run item this worker holds (sttui/running/sharding.py); the
     episode takes the claim's id, and ends with its item done only while the claim is still its."""
     loaded = trial.loaded
-    models = dict(plan.models)
+    models = plan.models
     controller = make_agent(plan.agent, loaded, trial.seed, models, store, plan.settings)
     user_spec = plan.user_for(loaded)
     seat_user = make_user(user_spec, models, seed=trial.seed) if user_spec else None
@@ -119,10 +119,8 @@ async def _run_trial(
         loaded,
         trial.seed,
         actors,
-        early_stop=plan.review.early_stop,
-        stagnation=plan.review.stagnation,
+        review=plan.review,
         settings=plan.settings,
-        low_quality=plan.review.low_quality,
         external_scores=stage_judge is not None,
     )
     setting = plan.setting_label(loaded)
@@ -215,12 +213,13 @@ def _partial(episode: AnyEpisode, agent: str) -> dict[str, Any]:
     task = episode.task
     out: dict[str, Any] = {"task": task.id, "kind": task.kind, "agent": agent, "steps": episode.steps}
     if isinstance(episode, ExploreEpisode):
-        out |= {"family": task.rule.family, "metrics": explore_metrics(episode)}  # type: ignore[union-attr]
+        out |= {"family": episode.task.rule.family, "metrics": explore_metrics(episode)}
         return out
-    out |= {"level": task.level, "conflict": task.conflict, "passed": False}  # type: ignore[union-attr]
+    stt = episode.task
+    out |= {"level": stt.level, "conflict": stt.conflict, "passed": False}
     review = episode.review
     if review is not None:
-        out["review"] = review.summary(episode.steps, task.max_steps)  # type: ignore[union-attr]
+        out["review"] = review.summary(episode.steps, stt.max_steps)
     return out
 
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
+from sttui.config import ModelAlias
 from sttui.core.loader import LoadedTask
 from sttui.core.settings import RunSettings
-from sttui.core.task import MAX_SEED
+from sttui.core.task import MAX_SEED, SttTask
 
 
 class PlanError(ValueError):
@@ -30,6 +30,9 @@ class ReviewPlan:
     stagnation: int | None = None
     low_quality: tuple[int, float] | None = None  # N consecutive stages below THRESHOLD end the run
     judge_stages: str = "rule"  # rule | model:M | adaptive:CHEAP,STANDARD,SPECIALIST
+
+
+NO_REVIEW_OPTIONS = ReviewPlan()  # the review as the task file sets it: no early stop, the rule judges
 
 
 @dataclass(frozen=True)
@@ -53,17 +56,31 @@ class RunPlan:
     settings: RunSettings = field(default_factory=RunSettings)
     record: bool = True
     concurrency: int = 4
-    models: Mapping[str, Any] = field(default_factory=dict)
+    models: Mapping[str, ModelAlias] = field(default_factory=dict)  # sttui.yaml's model aliases
     skipped: tuple[str, ...] = ()  # what the plan leaves out, and why (printed as notes)
 
     @classmethod
-    def build(cls, tasks: list[LoadedTask], **options: Any) -> RunPlan:
+    def build(
+        cls,
+        tasks: list[LoadedTask],
+        *,
+        agent: str = "baseline:oracle",
+        user: str | None = None,
+        trials: int = 1,
+        seed: int | None = None,
+        judge: str = "rule",
+        review: ReviewPlan | None = None,
+        settings: RunSettings | None = None,
+        record: bool = True,
+        concurrency: int = 4,
+        models: Mapping[str, ModelAlias] | None = None,
+    ) -> RunPlan:
         """Check the options against each other and the tasks; drop what a setting cannot run."""
-        settings: RunSettings = options.pop("settings", None) or RunSettings()
-        trials = options.get("trials", 1)
+        settings = settings or RunSettings()
+        review = review or ReviewPlan()
         if trials < 1:
             raise PlanError(f"--trials must be at least 1; got {trials}")
-        base = options.get("seed")
+        base = seed
         if base is not None and not 0 <= base <= MAX_SEED:
             raise PlanError(f"--seed must be within 0..{MAX_SEED}; got {base}")
         top = max((t.task.seed if base is None else base) for t in tasks) if tasks else 0
@@ -74,36 +91,47 @@ class RunPlan:
             raise PlanError("--static and --no-user apply to stt tasks; none is selected")
         if settings.explore_setting is not None and "explore" not in kinds:
             raise PlanError("--setting applies to explore episodes; none is selected")
-        if settings.no_user and options.get("user") not in (None, "none"):
+        if settings.no_user and user not in (None, "none"):
             raise PlanError("--no-user leaves the user seat empty; drop --user")
         skipped: list[str] = []
         if settings.static:  # an impossible task is infeasible because of its triggers
-            impossible = [t.id for t in tasks if t.kind == "stt" and t.task.level == "impossible"]
+            impossible = [t.id for t in tasks if isinstance(t.task, SttTask) and t.task.level == "impossible"]
             if impossible:
                 skipped.append(
                     f"--static skips {len(impossible)} impossible task(s): without triggers they have no conflict "
                     f"to recognise ({', '.join(impossible[:3])}{'…' if len(impossible) > 3 else ''})"
                 )
                 tasks = [t for t in tasks if t.id not in set(impossible)]
-            bare = [t.id for t in tasks if t.kind == "stt" and t.task.static_skip]
+            bare = [t.id for t in tasks if isinstance(t.task, SttTask) and t.task.static_skip]
             if bare:
                 skipped.append(
                     f"--static skips {len(bare)} task(s) whose goal holds without triggers and without the agent "
                     f"(static_skip: {', '.join(bare[:3])}{'…' if len(bare) > 3 else ''})"
                 )
                 tasks = [t for t in tasks if t.id not in set(bare)]
-            review = options.get("review")
-            if review is not None and (review.early_stop or review.judge_stages not in (None, "rule")):
+            if review.early_stop or review.judge_stages not in (None, "rule"):
                 skipped.append(
                     "--static: static episodes are not stage-reviewed (the milestones follow the recovery from "
                     "triggers that never fire), so --early-stop and --judge-stages do nothing for them"
                 )
         if not tasks:
             raise PlanError("; ".join([*skipped, "no task left to run"]))
-        if options.get("judge") == "human":
-            options["concurrency"] = 1  # the person judging sees one episode at a time
-        options["concurrency"] = max(1, options.get("concurrency", 4))
-        return cls(tuple(tasks), settings=settings, skipped=tuple(skipped), **options)
+        if judge == "human":
+            concurrency = 1  # the person judging sees one episode at a time
+        return cls(
+            tuple(tasks),
+            agent=agent,
+            user=user,
+            trials=trials,
+            seed=seed,
+            judge=judge,
+            review=review,
+            settings=settings,
+            record=record,
+            concurrency=max(1, concurrency),
+            models=dict(models or {}),
+            skipped=tuple(skipped),
+        )
 
     def seed_for(self, loaded: LoadedTask, index: int) -> int:
         """The one rule for a trial's seed."""

@@ -18,10 +18,12 @@ from sttui.controllers.base import Controller
 from sttui.core import verdicts
 from sttui.core.checklist import Judge
 from sttui.core.control import control_summary
+from sttui.core.episode import Episode
 from sttui.core.events import Event
 from sttui.core.loader import LoadedTask
 from sttui.core.replaying import actions_of, engine_events
 from sttui.core.settings import RunSettings
+from sttui.running.plan import NO_REVIEW_OPTIONS, ReviewPlan
 from sttui.running.runner import AnyEpisode, EpisodeResult, Seats, drive, open_episode, run_episode
 from sttui.store.secrets import scrub
 from sttui.store.store import EpisodeRecord, Store
@@ -117,9 +119,8 @@ def finish_items(
     scores["control"] = control if control is not None else control_summary(ep.events)
     if result.review is not None:
         scores["review"] = result.review
-    lineage = getattr(ep, "lineage", None)
-    if lineage:  # a fork: where it was taken from (set by ``rebuild`` from its start event)
-        scores["lineage"] = {"forked_from": lineage}
+    if ep.lineage:  # a fork: where it was taken from (set by ``rebuild`` from its start event)
+        scores["lineage"] = {"forked_from": ep.lineage}
     if result.user_verdict is not None:  # beside the checklist: what the user seat concluded
         scores["user_verdict"] = result.user_verdict
     scores.update(extra or {})
@@ -142,9 +143,7 @@ async def run_recorded(
     *,
     seed: int | None = None,
     judge: Judge | None = None,
-    early_stop: bool = False,
-    stagnation: int | None = None,
-    low_quality: tuple[int, float] | None = None,
+    review: ReviewPlan = NO_REVIEW_OPTIONS,
     stage_judge: Any = None,
 ) -> tuple[str, EpisodeResult]:
     """Run one episode with every event committed as it happens."""
@@ -159,9 +158,7 @@ async def run_recorded(
             seed=seed_used,
             judge=judge,
             on_event=recorder,
-            early_stop=early_stop,
-            stagnation=stagnation,
-            low_quality=low_quality,
+            review=review,
             stage_judge=stage_judge,
         )
     except (KeyboardInterrupt, asyncio.CancelledError):
@@ -227,9 +224,11 @@ def open_as_recorded(
         record.seed,
         {"agent": record.agent, "user": record.user or "none"},
         keep_history=keep_history,
-        early_stop=review.get("early_stop", False),
-        stagnation=review.get("stagnation"),
-        low_quality=tuple(review["low_quality"][:2]) if review.get("low_quality") else None,  # type: ignore[arg-type]
+        review=ReviewPlan(
+            early_stop=review.get("early_stop", False),
+            stagnation=review.get("stagnation"),
+            low_quality=(review["low_quality"][0], review["low_quality"][1]) if review.get("low_quality") else None,
+        ),
         external_scores=len(review.get("low_quality") or ()) > 2,  # judged scores fed the rule
         settings=recorded_settings(events),
     )
@@ -258,10 +257,11 @@ def rebuild(
     Each replayed event is compared with the recorded one as it is emitted; ``keep_events=False``
     keeps them no longer (a long episode rebuilt to be looked at, not played on)."""
     episode = open_as_recorded(loaded, record, events, keep_history)
-    episode.keep_events = keep_events
+    if isinstance(episode, Episode):  # an explore episode keeps its events regardless
+        episode.keep_events = keep_events
     started = next((e for e in events if e.type == "episode_started"), None)
     # a fork's lineage goes on to its scores when it finishes (see ``finish_items``)
-    episode.lineage = (started.payload.get("forked_from") if started else None) or None  # type: ignore[union-attr,attr-defined]
+    episode.lineage = (started.payload.get("forked_from") if started else None) or None
     recorded = engine_events(loaded.kind, events)
     state: dict[str, Any] = {"n": 0, "mismatch": None, "diverged": None, "differed": []}
     missing: list[Event] = []
@@ -288,7 +288,7 @@ def rebuild(
     def judged_signal() -> None:
         """A low_quality signal the stage judges raised between turns is a recorded judgement
         (a model's answer), not recomputed: it is raised again where the record has it."""
-        review = getattr(episode, "review", None)
+        review = episode.review if isinstance(episode, Episode) else None
         i = state["n"]
         if review is None or not review.external_scores or episode.ended is not None or i >= len(recorded):
             return
@@ -298,7 +298,8 @@ def rebuild(
             review.signals.append(signal)
             if review.low_quality is not None:
                 review.low_quality.raised = True
-            episode.review_signal(signal)
+            if isinstance(episode, Episode):  # it is: only an stt episode has a review
+                episode.review_signal(signal)
 
     episode.listeners.append(compare)
     episode.start()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from sttui.controllers.base import Attributed, Controller, agent_view, user_view
 from sttui.core.checklist import Judge, Outcome, score
@@ -18,6 +18,7 @@ from sttui.core.explore.task import ExploreTask
 from sttui.core.loader import LoadedTask
 from sttui.core.review.derive import review_for
 from sttui.core.settings import DEFAULT, RunSettings
+from sttui.running.plan import NO_REVIEW_OPTIONS, ReviewPlan
 
 AnyEpisode = Episode | ExploreEpisode
 
@@ -100,17 +101,16 @@ def open_episode(
     loaded: LoadedTask,
     seed: int | None,
     actors: dict[str, str],
+    *,
     verify_queries: bool = False,
     keep_history: bool = False,
-    early_stop: bool = False,
-    stagnation: int | None = None,
+    review: ReviewPlan = NO_REVIEW_OPTIONS,
     settings: RunSettings = DEFAULT,
-    low_quality: tuple[int, float] | None = None,
     external_scores: bool = False,
 ) -> AnyEpisode:
-    """A fresh episode; stt episodes carry their milestone review (``early_stop`` lets its stop
-    signals end the run, ``stagnation`` overrides the task's frontier-stagnation window), except
-    under the static setting, whose episodes are not stage-reviewed.
+    """A fresh episode; stt episodes carry their milestone review (``review``: whether its stop
+    signals end the run, the stagnation window, the low-quality stop), except under the static
+    setting, whose episodes are not stage-reviewed.
     ``settings``: the papers' ablations (static, no user, an explore setting)."""
     if isinstance(loaded.task, ExploreTask):
         return ExploreEpisode(loaded.task, seed, actors, settings)
@@ -124,7 +124,9 @@ def open_episode(
         keep_history=keep_history,
         # no stage review under the static setting: the milestone graphs follow the recovery
         # from the triggers, which never fire there (the right static play settles none)
-        review=None if settings.static else review_for(loaded, early_stop, stagnation, low_quality, external_scores),
+        review=None
+        if settings.static
+        else review_for(loaded, review.early_stop, review.stagnation, review.low_quality, external_scores),
         settings=settings,
     )
 
@@ -136,12 +138,10 @@ async def run_episode(
     *,
     seed: int | None = None,
     judge: Judge | None = None,
-    on_event: Callable[[Event], None] | None = None,
+    on_event: Callable[[Event], object] | None = None,
     verify_queries: bool = False,
-    early_stop: bool = False,
-    stagnation: int | None = None,
+    review: ReviewPlan = NO_REVIEW_OPTIONS,
     settings: RunSettings = DEFAULT,
-    low_quality: tuple[int, float] | None = None,
     stage_judge: Any = None,
 ) -> EpisodeResult:
     """Play one episode to its end and score it. ``stage_judge`` (a model stage judge) judges
@@ -151,17 +151,24 @@ async def run_episode(
         loaded,
         seed,
         actors,
-        verify_queries,
-        early_stop=early_stop,
-        stagnation=stagnation,
+        verify_queries=verify_queries,
+        review=review,
         settings=settings,
-        low_quality=low_quality,
         external_scores=stage_judge is not None,
     )
     if on_event is not None:
         episode.listeners.append(on_event)
     episode.start()
     return await drive(episode, Seats(agent, user), judge, stage_judge=stage_judge)
+
+
+class SeatHolders(Protocol):
+    """What ``drive`` asks: the holder of a seat, and its holder's next action (None when the
+    seat changed hands during the turn). :class:`Seats`, or a bridge's own."""
+
+    def __getitem__(self, seat: str) -> Any: ...
+
+    async def ask(self, seat: str, view: Any) -> tuple[Any, Any] | None: ...
 
 
 class Seats:
@@ -224,7 +231,7 @@ FailureHandler = Callable[[str, Exception], Awaitable[None]]
 
 async def drive(
     episode: AnyEpisode,
-    seats: Seats,
+    seats: SeatHolders,
     judge: Judge | None = None,
     on_failure: FailureHandler | None = None,
     checkpoint: Callable[[], Awaitable[None]] | None = None,
@@ -259,7 +266,8 @@ async def drive(
             holder, action = asked
             actor = holder.name
             if isinstance(action, Attributed):  # e.g. a person's edit of a model's proposal
-                action, actor = action.action, action.actor
+                actor = action.actor
+                action = action.action
             episode.apply(action, actor)
     closing_verdict(episode, seats["user"] if isinstance(episode, Episode) else None)
     if stage_judge is not None:
@@ -289,7 +297,7 @@ async def judged(episode: AnyEpisode, judge: Judge | None) -> EpisodeResult:
         and isinstance(episode, Episode)
         and episode.task.level == "impossible"
     ):
-        items = await judge.ajudge(episode)  # type: ignore[attr-defined]
+        items = await judge.ajudge(episode)
         return result_of(episode, _Fixed(judge.name, items))
     return result_of(episode, judge)
 
@@ -306,8 +314,8 @@ class _Fixed:
 
 def result_of(episode: AnyEpisode, judge: Judge | None = None) -> EpisodeResult:
     assert episode.ended is not None
-    task = episode.task
     if isinstance(episode, ExploreEpisode):
+        task = episode.task
         return EpisodeResult(
             task.id,
             "explore",
@@ -321,11 +329,12 @@ def result_of(episode: AnyEpisode, judge: Judge | None = None) -> EpisodeResult:
             episode.ended["reason"],
             episode,
         )
+    stt = episode.task
     return EpisodeResult(
-        task.id,
+        stt.id,
         "stt",
-        task.level,
-        task.conflict,
+        stt.level,
+        stt.conflict,
         episode.actors["agent"],
         episode.actors["user"],
         score(episode, judge),

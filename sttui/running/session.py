@@ -23,10 +23,11 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from sttui.config import ModelAlias
 from sttui.controllers.base import Controller
 from sttui.controllers.human import HumanController
 from sttui.controllers.oversight import Decision, Overseen
@@ -130,7 +131,7 @@ class PlayPlan:
         return cls(loaded, "agent", named(agent), user=None if explore else user)
 
     def controllers(
-        self, models: dict[str, Any] | None = None, store: Any = None
+        self, models: Mapping[str, ModelAlias] | None = None, store: Any = None
     ) -> tuple[HumanController, Controller, Controller | None]:
         """(the person, the agent seat's holder, the user seat's): raises ControllerSpecError
         for a controller that does not exist."""
@@ -168,7 +169,7 @@ class PlaySession:
         }
         self.notices: list[str] = []
         self.writer = Writer(store)
-        self.listeners: list[Callable[[Event], None]] = []
+        self.listeners: list[Callable[[Event], object]] = []
         self.result: EpisodeResult | None = None
         self.peeked = False
         self.handed = False  # a model held a person's seat at some point
@@ -333,7 +334,8 @@ class PlaySession:
         person = self.people.get(seat)
         if person is None:
             raise exc
-        reason = f"{self.seats[seat].name if self.seats[seat] else seat} failed: {str(exc).rstrip('.')}"
+        holder = self.seats[seat]
+        reason = f"{holder.name if holder else seat} failed: {str(exc).rstrip('.')}"
         self.meta("seat_failed", "system", {"seat": seat, "error": str(exc)})
         self.notices.append(f"{reason}. The {seat} seat is yours again (F5 starts your clock).")
         self.hand(seat, person)
@@ -374,7 +376,7 @@ class PlaySession:
         limit, warn = self.time_limit
         used = self.clock.active_seconds
         if used >= limit:
-            end = getattr(self.episode, "end", None) or self.episode._end  # type: ignore[union-attr]
+            end = getattr(self.episode, "end", None) or self.episode._end  # type: ignore[union-attr]  # explore episodes end through _end
             end("limit", f"time limit of {limit / 60:g} minutes reached", "system")
             self.seats.interrupt()
             return "ended"

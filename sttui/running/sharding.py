@@ -22,7 +22,7 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any
 
@@ -102,10 +102,11 @@ def _models(plan: RunPlan) -> dict[str, Any]:
         if not spec or not spec.startswith("model:"):
             continue
         name = spec.split(":", 1)[1]
-        entry = plan.models.get(name)
-        if isinstance(entry, Mapping):
-            entry = {k: entry.get(k) for k in ("model", "temperature", "max_tokens")}
-        out[name] = entry if entry is not None else {"model": name}
+        alias = plan.models.get(name)
+        if alias is None:
+            out[name] = {"model": name}
+        else:
+            out[name] = {"model": alias.model, "temperature": alias.temperature, "max_tokens": alias.max_tokens}
     return out
 
 
@@ -176,7 +177,7 @@ async def run_worker(
     digest, spec, items = plan_rows(plan)
     await _patient(store.open_run, run_id, digest, spec, items)
     tasks = {t.id: t for t in plan.tasks}
-    judge = make_judge(plan.judge, dict(plan.models))
+    judge = make_judge(plan.judge, plan.models)
     writer = Writer(store)
 
     async def slot() -> list[dict[str, Any]]:

@@ -8,11 +8,12 @@ its own; it uses the store's engine, its ``_write``/``_read`` helpers and its se
 from __future__ import annotations
 
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import insert, select, text, update
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
-from sqlmodel import Session
+from sqlmodel import Session, col
 from sqlmodel import select as orm_select
 
 from sttui.store.db import explain, in_batches
@@ -27,7 +28,15 @@ from sttui.store.tables import (
     LabelRow,
     NoteRow,
     RatingRow,
+    table_of,
 )
+
+T = TypeVar("T")
+
+
+def _rows(query: Any) -> Callable[[Any], list[Any]]:
+    """Reads every row of ``query`` on the connection it is given."""
+    return lambda conn: list(conn.execute(query).all())
 
 
 def _supersede(conn: Any, table: Any, new_id: int, **same: Any) -> None:
@@ -45,7 +54,9 @@ def _take_place(conn: Any, who: int, item_kind: str, item_id: str, cap: int) -> 
     holders = [
         r[0]
         for r in conn.execute(
-            select(ClaimRow.annotator_id).where(ClaimRow.item_kind == item_kind, ClaimRow.item_id == item_id)
+            select(col(ClaimRow.annotator_id)).where(
+                col(ClaimRow.item_kind) == item_kind, col(ClaimRow.item_id) == item_id
+            )
         )
     ]
     if who in holders:
@@ -65,10 +76,16 @@ class AnnotationRecords:
     url: str
     _secrets: Any
 
+    if TYPE_CHECKING:  # Store's transaction helpers, which this mixin's methods run in
+
+        def _write(self, fn: Callable[[Any], T]) -> T: ...
+        def _read(self, fn: Callable[[Session], T]) -> T: ...
+        def _read_core(self, fn: Callable[[Any], T]) -> T: ...
+
     # -- annotators and ratings ----------------------------------------------------------
     def annotator_id(self, name: str) -> int:
         def go(conn: Any) -> int:
-            found = conn.execute(select(AnnotatorRow.id).where(AnnotatorRow.name == name)).first()
+            found = conn.execute(select(col(AnnotatorRow.id)).where(col(AnnotatorRow.name) == name)).first()
             if found:
                 return found[0]
             return conn.execute(insert(AnnotatorRow).values(name=name, created_at=time.time())).inserted_primary_key[0]
@@ -141,11 +158,11 @@ class AnnotationRecords:
                 else:  # the same per-item locks the queue's claims take, in one order
                     for kind, item in items:
                         conn.execute(text("SELECT pg_advisory_xact_lock(hashtext(:k))"), {"k": f"{kind}:{item}"})
-                ids = dict(conn.execute(select(AnnotatorRow.name, AnnotatorRow.id)).all())
+                ids = dict(conn.execute(select(col(AnnotatorRow.name), col(AnnotatorRow.id))).all())
                 rated = set(
                     conn.execute(
-                        select(RatingRow.item_kind, RatingRow.item_id, RatingRow.annotator_id).where(
-                            RatingRow.item_id.in_(sorted({i for _, i in items}))  # type: ignore[attr-defined]
+                        select(col(RatingRow.item_kind), col(RatingRow.item_id), col(RatingRow.annotator_id)).where(
+                            col(RatingRow.item_id).in_(sorted({i for _, i in items}))
                         )
                     ).all()
                 )
@@ -178,9 +195,9 @@ class AnnotationRecords:
         self, item_kind: str | None = None, item_id: str | None = None, include_history: bool = False
     ) -> list[dict[str, Any]]:
         """Ratings as plain rows (every column, and the annotator's name), oldest first."""
-        table = RatingRow.__table__
-        query = select(table, AnnotatorRow.name.label("annotator")).join(  # type: ignore[attr-defined]
-            AnnotatorRow.__table__, table.c.annotator_id == AnnotatorRow.id
+        table = table_of(RatingRow)
+        query = select(table, col(AnnotatorRow.name).label("annotator")).join(
+            table_of(AnnotatorRow), table.c.annotator_id == col(AnnotatorRow.id)
         )
         if item_kind:
             query = query.where(table.c.item_kind == item_kind)
@@ -219,9 +236,9 @@ class AnnotationRecords:
 
     def claims(self, item_kind: str | None = None) -> dict[tuple[str, str], list[str]]:
         """Who holds a place on each item (for the queue's cap and order; never shown to annotators)."""
-        query = orm_select(ClaimRow, AnnotatorRow.name).join(AnnotatorRow)
+        query = orm_select(ClaimRow, col(AnnotatorRow.name)).join(AnnotatorRow)
         if item_kind:
-            query = query.where(ClaimRow.item_kind == item_kind)
+            query = query.where(col(ClaimRow.item_kind) == item_kind)
 
         def go(s: Session) -> dict[tuple[str, str], list[str]]:
             out: dict[tuple[str, str], list[str]] = {}
@@ -252,7 +269,7 @@ class AnnotationRecords:
 
     def adjudications(self) -> list[dict[str, Any]]:
         return self._read(
-            lambda s: [r.model_dump() for r in s.exec(orm_select(AdjudicationRow).order_by(AdjudicationRow.id))]
+            lambda s: [r.model_dump() for r in s.exec(orm_select(AdjudicationRow).order_by(col(AdjudicationRow.id)))]
         )
 
     # -- gold items ---------------------------------------------------------------------
@@ -367,11 +384,13 @@ class AnnotationRecords:
         self._write(go)
 
     def labels(self, episode_id: str | None = None, annotator: str | None = None) -> list[dict[str, Any]]:
-        query = orm_select(LabelRow, AnnotatorRow.name).join(AnnotatorRow).where(LabelRow.superseded_by.is_(None))  # type: ignore[union-attr]
+        query = (
+            orm_select(LabelRow, col(AnnotatorRow.name)).join(AnnotatorRow).where(col(LabelRow.superseded_by).is_(None))
+        )
         if episode_id:
-            query = query.where(LabelRow.episode_id == episode_id)
+            query = query.where(col(LabelRow.episode_id) == episode_id)
         if annotator:
-            query = query.where(AnnotatorRow.name == annotator)
+            query = query.where(col(AnnotatorRow.name) == annotator)
         return self._read(lambda s: [{**row.model_dump(), "annotator": name} for row, name in s.exec(query)])
 
     def agent_steps_at(self, marks: list[tuple[str, int]]) -> dict[tuple[str, int], int]:
@@ -381,19 +400,19 @@ class AnnotationRecords:
         upto: dict[str, int] = {}
         for eid, seq in marks:
             upto[eid] = max(upto.get(eid, seq), seq)
-        frm = EventRow.payload["from"].as_string()  # type: ignore[index]
-        by = EventRow.payload["by"].as_string()  # type: ignore[index]
+        frm = col(EventRow.payload)["from"].as_string()
+        by = col(EventRow.payload)["by"].as_string()
         out: dict[tuple[str, int], int] = {}
         wanted = set(marks)
         episodes = sorted(upto)
         for chunk in in_batches(episodes):
             query = (
-                select(EventRow.episode_id, EventRow.seq, EventRow.type, frm, by)
-                .where(EventRow.episode_id.in_(chunk), EventRow.seq <= max(upto[e] for e in chunk))  # type: ignore[attr-defined]
-                .order_by(EventRow.episode_id, EventRow.seq)
+                select(col(EventRow.episode_id), col(EventRow.seq), col(EventRow.type), frm, by)
+                .where(col(EventRow.episode_id).in_(chunk), col(EventRow.seq) <= max(upto[e] for e in chunk))
+                .order_by(col(EventRow.episode_id), col(EventRow.seq))
             )
             steps, current = 0, None
-            for eid, seq, kind, sender, ender in self._read_core(lambda conn, q=query: conn.execute(q).all()):
+            for eid, seq, kind, sender, ender in self._read_core(_rows(query)):
                 if eid != current:
                     steps, current = 0, eid
                 steps += (
@@ -411,39 +430,39 @@ class AnnotationRecords:
         """Each episode's first error as its milestone review placed it (the agent step), or None.
         ``localiser``: where in the scores the suggestion is (``("review", "judges")``: the stage
         judges' first stage judged below the threshold)."""
-        step = EpisodeRow.scores[(*localiser, "first_error", "step")].as_integer()  # type: ignore[index]
+        step = col(EpisodeRow.scores)[(*localiser, "first_error", "step")].as_integer()
         out: dict[str, int | None] = {}
         ids = sorted(set(episode_ids))
         for chunk in in_batches(ids):
-            query = select(EpisodeRow.id, step).where(EpisodeRow.id.in_(chunk))  # type: ignore[attr-defined]
-            out.update(self._read_core(lambda conn, q=query: dict(conn.execute(q).all())))
+            query = select(col(EpisodeRow.id), step).where(col(EpisodeRow.id).in_(chunk))
+            out.update(dict(self._read_core(_rows(query))))
         return out
 
     def verdicts_of(self, episode_ids: list[str] | None = None) -> dict[str, tuple[bool, str]]:
         """Each finished stt episode's verdict as recorded: id -> (passed, judged_by), read out of
         the outcome's JSON by the database. ``episode_ids``: only these (default: every one)."""
-        passed = EpisodeRow.outcome["passed"].as_boolean()  # type: ignore[index]
-        by = EpisodeRow.outcome["judged_by"].as_string()  # type: ignore[index]
-        base = select(EpisodeRow.id, passed, by).where(
-            EpisodeRow.status == "completed", EpisodeRow.kind == "stt", passed.is_not(None)
+        passed = col(EpisodeRow.outcome)["passed"].as_boolean()
+        by = col(EpisodeRow.outcome)["judged_by"].as_string()
+        base = select(col(EpisodeRow.id), passed, by).where(
+            col(EpisodeRow.status) == "completed", col(EpisodeRow.kind) == "stt", passed.is_not(None)
         )
         ids = sorted(set(episode_ids)) if episode_ids is not None else None
         chunks: list[Any] = [None] if ids is None else list(in_batches(ids))
         out: dict[str, tuple[bool, str]] = {}
         for chunk in chunks:
-            query = base if chunk is None else base.where(EpisodeRow.id.in_(chunk))  # type: ignore[attr-defined]
-            rows = self._read_core(lambda conn, q=query: conn.execute(q).all())
+            query = base if chunk is None else base.where(col(EpisodeRow.id).in_(chunk))
+            rows = self._read_core(_rows(query))
             out.update({eid: (bool(ok), judge or "checklist") for eid, ok, judge in rows})
         return out
 
     def judged_episodes(self) -> list[tuple[str, str]]:
         """(episode id, task id) of every finished stt episode with a verdict, oldest first: the
         verdict items people rate to check the judge."""
-        passed = EpisodeRow.outcome["passed"].as_boolean()  # type: ignore[index]
+        passed = col(EpisodeRow.outcome)["passed"].as_boolean()
         query = (
-            select(EpisodeRow.id, EpisodeRow.task_id)
-            .where(EpisodeRow.status == "completed", EpisodeRow.kind == "stt", passed.is_not(None))
-            .order_by(EpisodeRow.started_at, EpisodeRow.id)
+            select(col(EpisodeRow.id), col(EpisodeRow.task_id))
+            .where(col(EpisodeRow.status) == "completed", col(EpisodeRow.kind) == "stt", passed.is_not(None))
+            .order_by(col(EpisodeRow.started_at), col(EpisodeRow.id))
         )
         return [(eid, task) for eid, task in self._read_core(lambda conn: conn.execute(query).all())]
 

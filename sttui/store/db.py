@@ -7,7 +7,7 @@ import os
 import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import Engine, create_engine, event, inspect
 from sqlalchemy.engine import make_url
@@ -129,10 +129,10 @@ def _sqlite_engine(url: str, db: str | None, create: bool = True) -> Engine:
                 "check that every part of the path above it is a folder you can write"
             ) from None
     engine = create_engine(url, connect_args=connect_args)
-    engine.sttui_read_only = read_only  # type: ignore[attr-defined]
+    engine.sttui_read_only = read_only  # type: ignore[attr-defined]  # sttui's mark on the engine
 
     @event.listens_for(engine, "connect")
-    def _pragmas(dbapi_conn, _record):  # type: ignore[no-untyped-def]
+    def _pragmas(dbapi_conn: Any, _record: Any) -> None:
         cur = dbapi_conn.cursor()
         if not read_only:
             cur.execute("PRAGMA journal_mode=WAL")

@@ -24,11 +24,11 @@ from typing import Any
 
 from sqlalchemy import and_, func, insert, or_, select, update
 
-from sttui.store.tables import EpisodeRow, RunItemRow, RunRow
+from sttui.store.tables import EpisodeRow, RunItemRow, RunRow, table_of
 
-ITEMS = RunItemRow.__table__
-RUNS = RunRow.__table__
-EPISODES = EpisodeRow.__table__
+ITEMS = table_of(RunItemRow)
+RUNS = table_of(RunRow)
+EPISODES = table_of(EpisodeRow)
 
 
 class RunMismatch(ValueError):

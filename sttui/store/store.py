@@ -18,9 +18,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TypedDict, Unpack
 
-from sqlalchemy import String, bindparam, case, cast, func, insert, or_, select, update
+from sqlalchemy import Executable, String, bindparam, case, cast, func, insert, or_, select, update
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
-from sqlmodel import Session
+from sqlmodel import Session, col
 from sqlmodel import select as orm_select
 
 from sttui.core.events import Event
@@ -44,6 +44,7 @@ from sttui.store.tables import (
     EventRow,
     StageJudgementRow,
     TaskRow,
+    table_of,
 )
 
 STATUSES = ("running", "completed", "stopped", "errored", "abandoned")
@@ -107,33 +108,35 @@ def _record(row: Any) -> EpisodeRecord:
 def _save_version(conn: Any, version: TaskVersion, tolerate_race: bool = False) -> None:
     """``tolerate_race``: another process storing the same version at the same moment is no
     error (the row is theirs then), so a transaction that holds other writes goes through."""
-    same = (TaskRow.task_id == version.task_id, TaskRow.content_hash == version.content_hash)
-    row = conn.execute(select(TaskRow.id, TaskRow.origin).where(*same)).first()
+    same = (col(TaskRow.task_id) == version.task_id, col(TaskRow.content_hash) == version.content_hash)
+    row = conn.execute(select(col(TaskRow.id), col(TaskRow.origin)).where(*same)).first()
     if row is None and tolerate_race:
         dialect = conn.engine.url.get_backend_name()
+        values, key = {**asdict(version), "created_at": time.time()}, ["task_id", "content_hash"]
+        statement: Executable
         if dialect == "postgresql":
-            from sqlalchemy.dialects.postgresql import insert as upsert
+            from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+            statement = pg_insert(table_of(TaskRow)).values(**values).on_conflict_do_nothing(index_elements=key)
         else:
-            from sqlalchemy.dialects.sqlite import insert as upsert
-        conn.execute(
-            upsert(TaskRow.__table__)
-            .values(**asdict(version), created_at=time.time())
-            .on_conflict_do_nothing(index_elements=["task_id", "content_hash"])
-        )
+            from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+            statement = sqlite_insert(table_of(TaskRow)).values(**values).on_conflict_do_nothing(index_elements=key)
+        conn.execute(statement)
     elif row is None:
         conn.execute(insert(TaskRow).values(**asdict(version), created_at=time.time()))
     elif version.origin == "recorded" and row.origin != "recorded":
-        conn.execute(update(TaskRow).where(TaskRow.id == row.id).values(**asdict(version)))
+        conn.execute(update(TaskRow).where(col(TaskRow.id) == row.id).values(**asdict(version)))
 
 
 _BATCH = 2000  # rows fetched at a time by streamed listings
-_INSERT_EPISODE = insert(EpisodeRow.__table__)  # type: ignore[arg-type]  # built once, compiled once
+_INSERT_EPISODE = insert(table_of(EpisodeRow))  # built once, compiled once
 
 
 @functools.lru_cache(maxsize=32)
 def _update_episode(columns: tuple[str, ...]) -> Any:
     """An update of these columns of one episode (``_episode``), built once per set of columns."""
-    table = EpisodeRow.__table__
+    table = table_of(EpisodeRow)
     return update(table).where(table.c.id == bindparam("_episode")).values({c: bindparam(c) for c in columns})
 
 
@@ -158,22 +161,22 @@ def _filtered(query: Any, filters: Filters) -> Any:
     task, controller, status = filters.get("task"), filters.get("controller"), filters.get("status")
     since, until = filters.get("since"), filters.get("until")
     if task:
-        query = query.where(EpisodeRow.task_id.contains(task))  # type: ignore[attr-defined]
+        query = query.where(col(EpisodeRow.task_id).contains(task))
     if controller:
         query = query.where(
             or_(
-                EpisodeRow.agent.contains(controller),  # type: ignore[attr-defined]
-                EpisodeRow.user.contains(controller),  # type: ignore[union-attr]
+                col(EpisodeRow.agent).contains(controller),
+                col(EpisodeRow.user).contains(controller),
             )
         )
     if isinstance(status, tuple):
-        query = query.where(EpisodeRow.status.in_(status))  # type: ignore[attr-defined]
+        query = query.where(col(EpisodeRow.status).in_(status))
     elif status:
-        query = query.where(EpisodeRow.status == status)
+        query = query.where(col(EpisodeRow.status) == status)
     if since:
-        query = query.where(EpisodeRow.started_at >= since.timestamp())
+        query = query.where(col(EpisodeRow.started_at) >= since.timestamp())
     if until:
-        query = query.where(EpisodeRow.started_at < until.timestamp())
+        query = query.where(col(EpisodeRow.started_at) < until.timestamp())
     return query
 
 
@@ -185,8 +188,8 @@ _STEP_EVENTS = ("tool_call", "probe", "batch_submitted", "assessment", "refused"
 def _steps_so_far() -> Any:
     """An episode's steps: the stored count once it has ended, counted from its events while it
     runs (the row's count is written only at the end, so a running episode would say 0)."""
-    table, events = EpisodeRow.__table__, EventRow.__table__
-    sender = EventRow.payload["from"].as_string()  # type: ignore[index]
+    table, events = table_of(EpisodeRow), table_of(EventRow)
+    sender = col(EventRow.payload)["from"].as_string()
     counted = or_(events.c.type.in_(_STEP_EVENTS), (events.c.type == "message") & (sender == "agent"))
     taken = select(func.count()).where(events.c.episode_id == table.c.id, counted).scalar_subquery()
     return case((table.c.status == "running", taken), else_=table.c.steps).label("steps")
@@ -194,11 +197,11 @@ def _steps_so_far() -> Any:
 
 def _listing(columns: list[Any], page: Page) -> Any:
     """Episodes newest first (ties by id, so pages never overlap), filtered as ``sessions`` filters."""
-    steps = EpisodeRow.__table__.c.steps
+    steps = table_of(EpisodeRow).c.steps
     columns = [_steps_so_far() if c is steps else c for c in columns]
     query = _filtered(select(*columns), page)
     limit, offset = page.get("limit"), page.get("offset")
-    query = query.order_by(EpisodeRow.started_at.desc(), EpisodeRow.id.desc())  # type: ignore[attr-defined]
+    query = query.order_by(col(EpisodeRow.started_at).desc(), col(EpisodeRow.id).desc())
     if limit:
         query = query.limit(limit)
     if offset:
@@ -275,7 +278,7 @@ class Store(AnnotationRecords):
         source = Path(loaded.path).read_text(encoding="utf-8")
         env_ref = getattr(task, "env", None)
         env_source = tools = None
-        if loaded.env_cls is not None:
+        if loaded.env_cls is not None and isinstance(env_ref, str):  # a task's env is its module's path
             from sttui.core.envload import resolve_module
 
             env_source = resolve_module(env_ref, Path(loaded.path)).read_bytes().decode("utf-8")
@@ -313,7 +316,7 @@ class Store(AnnotationRecords):
     def task_version(self, task_id: str, content_hash: str) -> TaskVersion | None:
         def go(s: Session) -> TaskVersion | None:
             row = s.exec(
-                orm_select(TaskRow).where(TaskRow.task_id == task_id, TaskRow.content_hash == content_hash)
+                orm_select(TaskRow).where(col(TaskRow.task_id) == task_id, col(TaskRow.content_hash) == content_hash)
             ).first()
             if row is None:
                 return None
@@ -398,7 +401,7 @@ class Store(AnnotationRecords):
         """Whether the record holds this version as recorded here already (then there is nothing
         to store: no file is read for it)."""
         key = (loaded.id, loaded.content_hash)
-        query = select(TaskRow.origin).where(TaskRow.task_id == key[0], TaskRow.content_hash == key[1])
+        query = select(col(TaskRow.origin)).where(col(TaskRow.task_id) == key[0], col(TaskRow.content_hash) == key[1])
         if self._read_core(lambda conn: conn.execute(query).scalar()) == "recorded":
             self._registered.add(key)
             return True
@@ -487,21 +490,20 @@ class Store(AnnotationRecords):
         """Commit one event now. Its seq is the record's, unique per episode."""
         self.write([("event", episode_id, event)])
 
-    def append_events(self, items: list[tuple[str, Event]]) -> None:
-        """Commit several events in one transaction (group commit): all or none."""
-        self.write([("event", eid, e) for eid, e in items])
-
     def next_seq(self, episode_id: str) -> int:
         def go(s: Session) -> int:
             return (
-                s.exec(orm_select(func.max(EventRow.seq)).where(EventRow.episode_id == episode_id)).first() or 0
+                s.exec(orm_select(func.max(col(EventRow.seq))).where(col(EventRow.episode_id) == episode_id)).first()
+                or 0
             ) + 1
 
         return self._read(go)
 
     def update_episode(self, episode_id: str, **values: Any) -> None:
         values = self._update_values(**values)
-        self._write(lambda conn: conn.execute(update(EpisodeRow).where(EpisodeRow.id == episode_id).values(**values)))
+        self._write(
+            lambda conn: conn.execute(update(EpisodeRow).where(col(EpisodeRow.id) == episode_id).values(**values))
+        )
 
     def _update_values(self, **values: Any) -> dict[str, Any]:
         if "status" in values and values["status"] not in STATUSES:
@@ -521,10 +523,12 @@ class Store(AnnotationRecords):
             raise StoreError(f"no episode '{ref}' in {describe(self.url)}; `sttui sessions` lists them")
 
         def go(conn: Any) -> list[Any]:
-            exact = conn.execute(select(EpisodeRow.__table__).where(EpisodeRow.id == ref)).first()
+            exact = conn.execute(select(table_of(EpisodeRow)).where(col(EpisodeRow.id) == ref)).first()
             if exact is not None:
                 return [exact]
-            found = conn.execute(select(EpisodeRow.__table__).where(self._prefix(ref)).order_by(EpisodeRow.id).limit(3))
+            found = conn.execute(
+                select(table_of(EpisodeRow)).where(self._prefix(ref)).order_by(col(EpisodeRow.id)).limit(3)
+            )
             return [r for r in found if r.id.startswith(ref)]
 
         rows = self._read_core(go)
@@ -538,10 +542,10 @@ class Store(AnnotationRecords):
         """Ids that start with ``ref``, as a condition an index answers."""
         if self.engine.url.get_backend_name() == "postgresql":
             escaped = ref.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-            return EpisodeRow.id.like(f"{escaped}%", escape="\\")  # type: ignore[attr-defined]
+            return col(EpisodeRow.id).like(f"{escaped}%", escape="\\")
         # SQLite compares text by its bytes (UTF-8, so by code point): the ids with this prefix
         # are the first ones from the prefix on, in the primary key's order
-        return EpisodeRow.id >= ref
+        return col(EpisodeRow.id) >= ref
 
     def _read_core(self, fn: Any) -> Any:
         try:
@@ -553,7 +557,7 @@ class Store(AnnotationRecords):
     def events(self, episode_id: str, first: int | None = None, last: int | None = None) -> list[Event]:
         """An episode's events in order (those numbered ``first``..``last`` when given: a window
         of a long episode, read by the index on (episode, seq))."""
-        table = EventRow.__table__
+        table = table_of(EventRow)
         query = select(table.c.seq, table.c.type, table.c.actor, table.c.payload, table.c.sim_time, table.c.wall_time)
         query = query.where(table.c.episode_id == episode_id)
         if first is not None:
@@ -573,9 +577,9 @@ class Store(AnnotationRecords):
         """An episode's events without their payloads, but for who sent a message or ended the
         episode (``from``, ``by``: what counting agent steps reads), taken out by the database:
         a long episode's list of events, light enough to hold whole."""
-        table = EventRow.__table__
-        frm = EventRow.payload["from"].as_string()  # type: ignore[index]
-        by = EventRow.payload["by"].as_string()  # type: ignore[index]
+        table = table_of(EventRow)
+        frm = col(EventRow.payload)["from"].as_string()
+        by = col(EventRow.payload)["by"].as_string()
         query = (
             select(table.c.seq, table.c.type, table.c.actor, table.c.sim_time, table.c.wall_time, frm, by)
             .where(table.c.episode_id == episode_id)
@@ -609,9 +613,9 @@ class Store(AnnotationRecords):
         def go(s: Session) -> set[str]:
             found: set[str] = set()
             for chunk in in_batches(among):
-                query = orm_select(EventRow.episode_id).where(
-                    EventRow.episode_id.in_(chunk),  # type: ignore[attr-defined]
-                    EventRow.type == event_type,
+                query = orm_select(col(EventRow.episode_id)).where(
+                    col(EventRow.episode_id).in_(chunk),
+                    col(EventRow.type) == event_type,
                 )
                 found.update(s.exec(query.distinct()).all())
             return found
@@ -625,7 +629,7 @@ class Store(AnnotationRecords):
 
     def iter_episodes(self, **page: Unpack[Page]) -> Iterator[EpisodeRecord]:
         """Episodes, newest first, in full, streamed from the database a batch at a time."""
-        query = _listing(list(EpisodeRow.__table__.columns), page)
+        query = _listing(list(table_of(EpisodeRow).columns), page)
         return self._stream(query, _record)
 
     def summaries(self, review: bool = True, run_id: str | None = None, **page: Unpack[Page]) -> Iterator[Summary]:
@@ -634,7 +638,7 @@ class Store(AnnotationRecords):
         ``review=False`` leaves out what only reports read (the review, working time, whether
         complete): a plain listing needs the outcome, calibrated accuracy and the user's verdict. ``run_id``: only
         the episodes that run counts, one per done item."""
-        table = EpisodeRow.__table__
+        table = table_of(EpisodeRow)
         wanted = _SUMMARY_JSON if review else _SUMMARY_JSON[:9]
         pad = (None,) * (len(_SUMMARY_JSON) - len(wanted))
         json = [self._json_field(col, path, kind) for col, path, kind in wanted]
@@ -657,7 +661,8 @@ class Store(AnnotationRecords):
                 scores = _scores_of(key + pad if pad else key)
                 if len(made) < 50_000:
                     made[key] = scores
-            return Summary(*values, _outcome_of(row[n], row[n + 1], row[n + 2]), scores)  # type: ignore[arg-type]
+            outcome = _outcome_of(row[n], row[n + 1], row[n + 2])
+            return Summary(*values, outcome, scores)  # type: ignore[call-arg]  # values: the fields before outcome
 
         return self._stream(query, light)
 
@@ -667,7 +672,7 @@ class Store(AnnotationRecords):
         answers out of the JSON, instead of reading every episode in full."""
         import json
 
-        table = EpisodeRow.__table__
+        table = table_of(EpisodeRow)
         path = ("review", "judges")
         query = select(table.c.id, self._json_field("scores", path, "json")).where(
             self._json_field("scores", path, "type") == "object"
@@ -679,7 +684,7 @@ class Store(AnnotationRecords):
         return found
 
     def count_episodes(self, **filters: Unpack[Filters]) -> int:
-        query = _filtered(select(func.count()).select_from(EpisodeRow.__table__), filters)
+        query = _filtered(select(func.count()).select_from(table_of(EpisodeRow)), filters)
         return int(self._read_core(lambda conn: conn.execute(query).scalar()) or 0)
 
     def _json_field(self, column: str, path: tuple[str, ...], kind: str) -> Any:
@@ -724,16 +729,14 @@ class Store(AnnotationRecords):
         wanted = list(dict.fromkeys(versions))
         for chunk in in_batches(wanted):
             ids = sorted({t for t, _ in chunk})
-            query = select(TaskRow.task_id, TaskRow.content_hash, TaskRow.meta).where(TaskRow.task_id.in_(ids))  # type: ignore[attr-defined]
+            query = select(col(TaskRow.task_id), col(TaskRow.content_hash), col(TaskRow.meta)).where(
+                col(TaskRow.task_id).in_(ids)
+            )
             keep = set(chunk)
             for row in self._read_core(lambda conn, q=query: conn.execute(q).all()):
                 if (row.task_id, row.content_hash) in keep:
                     out[(row.task_id, row.content_hash)] = row.meta
         return out
-
-    def import_episode(self, record: EpisodeRecord, events: list[Event]) -> bool:
-        """Insert an episode and its events as they were; False when it is already here."""
-        return self.import_episodes([(record, None, events)])[0] == 1
 
     def import_episodes(
         self, items: list[tuple[EpisodeRecord, TaskVersion | None, list[Event]]], also: Any = None
@@ -748,7 +751,7 @@ class Store(AnnotationRecords):
             for record, version, events in prepared:
                 if version is not None:
                     _save_version(conn, version)
-                if conn.execute(select(EpisodeRow.id).where(EpisodeRow.id == record.id)).first():
+                if conn.execute(select(col(EpisodeRow.id)).where(col(EpisodeRow.id) == record.id)).first():
                     skipped += 1
                     continue
                 conn.execute(insert(EpisodeRow).values(**scrub(record.as_dict(), self._secrets)))
@@ -808,14 +811,14 @@ class Store(AnnotationRecords):
 
     def run_episodes(self, run_id: str) -> list[EpisodeRecord]:
         """The episodes the run counts, one per done item, in full."""
-        table = EpisodeRow.__table__
+        table = table_of(EpisodeRow)
         query = select(*table.columns).where(table.c.id.in_(runs.done_episodes(run_id)))
         return list(self._stream(query, _record))
 
     # -- the stage judges' cache -------------------------------------------------------
     def judgements(self, keys: list[str]) -> dict[str, dict[str, Any]]:
         """Stage judges' answers by cache key (the keys found; read in chunks)."""
-        table = StageJudgementRow.__table__
+        table = table_of(StageJudgementRow)
         out: dict[str, dict[str, Any]] = {}
         for chunk in in_batches(keys):
             query = select(table.c.key, table.c.answer).where(table.c.key.in_(chunk))
@@ -825,7 +828,7 @@ class Store(AnnotationRecords):
     def save_judgements(self, entries: dict[str, tuple[str, str, dict[str, Any]]]) -> int:
         """Keep answers (key -> (model, prompt version, answer)) not kept yet; a key already
         kept stays as it is (the same key is the same question). Returns how many were added."""
-        table = StageJudgementRow.__table__
+        table = table_of(StageJudgementRow)
         have = self.judgements(list(entries))
         rows = [
             {"key": k, "model": m, "prompt_version": v, "answer": a, "created_at": time.time()}

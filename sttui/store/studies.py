@@ -29,12 +29,12 @@ from sqlalchemy.exc import IntegrityError
 
 from sttui.store.runs import db_now
 from sttui.store.store import new_episode_id
-from sttui.store.tables import EpisodeRow, StudyParticipantRow, StudyRow, StudySlotRow
+from sttui.store.tables import EpisodeRow, StudyParticipantRow, StudyRow, StudySlotRow, table_of
 
-STUDIES = StudyRow.__table__
-PEOPLE = StudyParticipantRow.__table__
-SLOTS = StudySlotRow.__table__
-EPISODES = EpisodeRow.__table__
+STUDIES = table_of(StudyRow)
+PEOPLE = table_of(StudyParticipantRow)
+SLOTS = table_of(StudySlotRow)
+EPISODES = table_of(EpisodeRow)
 
 
 class StudyProblem(ValueError):

@@ -110,7 +110,7 @@ def _outcome_of(kind: str | None, empty: Any, passed: Any) -> Fields | None:
         return _NOT_A_MAPPING
     if passed is None:
         return Fields((), (), not empty)
-    return _PASSED[_flag(passed)]
+    return _PASSED[bool(passed)]
 
 
 @functools.lru_cache(maxsize=1024)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
-from sqlalchemy import JSON, Column, Index, String, Text, UniqueConstraint, text
+from sqlalchemy import JSON, Column, Index, String, Table, Text, UniqueConstraint, text
+from sqlalchemy import inspect as sa_inspect
 from sqlmodel import Field, SQLModel
 
 
@@ -312,3 +314,12 @@ class StudySlotRow(SQLModel, table=True):
     episode_id: str | None = None  # no foreign key: the play session commits the episode's row
     assigned_at: float | None = None
     done_at: float | None = None
+
+
+@functools.cache
+def table_of(row: type[SQLModel]) -> Table:
+    """The Core table behind a row class, typed: SQLModel sets ``__table__`` only at run time,
+    so the type checker cannot see it; the mapper's table is the same object."""
+    table = sa_inspect(row).local_table
+    assert isinstance(table, Table)
+    return table

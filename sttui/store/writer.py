@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 import queue
 import threading
@@ -202,7 +203,7 @@ class Writer:
             return
         for eid in episodes:  # one episode's bad write must not fail the others in the batch
             mine = [item for e, item in batch if e == eid]
-            self._attempt(lambda mine=mine: self.store.write(mine), [eid])
+            self._attempt(functools.partial(self.store.write, mine), [eid])
 
     def _attempt(
         self, fn: Callable[[], Any], episodes: list[str | None], quiet: bool = False

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -114,9 +115,11 @@ def design(study: Study, task_ids: list[str]) -> Design:
             i = j % rows
             shift = i % n
 
-            def rank(block: int, i: int = i, shift: int = shift) -> int:
+            def latin_rank(block: int, i: int = i, shift: int = shift) -> int:
                 k = inverse[(block - shift) % n]  # where the block stands in row i
                 return n - 1 - k if i >= n else k
+
+            rank: Callable[[int], int] = latin_rank
 
         else:
             order = list(range(n))

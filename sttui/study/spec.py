@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -185,7 +186,7 @@ def parse_study(text: str, path: Path) -> LoadedStudy:
     return LoadedStudy(study=study, text=text, path=path, lines=lines)
 
 
-def _participants_msg(value: Any, err: dict[str, Any]) -> str:
+def _participants_msg(value: Any, err: Mapping[str, Any]) -> str:
     if isinstance(value, list) and err["type"] == "value_error":
         return str(err["msg"])
     return f"expected a list of names, or {{anonymous: N}} with N >= 1; got {value!r}"

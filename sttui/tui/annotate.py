@@ -15,7 +15,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, ProgressBar, SelectionList, Static
 
 from sttui.annotate.blinding import blind_events, seat_labels
@@ -28,8 +27,8 @@ from sttui.tui.lifecycle import while_shown
 from sttui.tui.modals import Dialog, EditValue
 from sttui.tui.replay import detail, reviewed, summary
 from sttui.tui.safetable import DataTable
+from sttui.tui.screen import SttuiScreen
 from sttui.tui.widgets import fields_text
-from sttui.tui.workers import ReportsWorkerFailures
 
 
 def _steps(steps: list[dict[str, Any]]) -> str:
@@ -142,7 +141,7 @@ class Tags(Dialog[tuple[list[str], str] | None]):
         self.dismiss(None)
 
 
-class AnnotateScreen(ReportsWorkerFailures, Screen[None]):
+class AnnotateScreen(SttuiScreen[None]):
     BINDINGS = [
         Binding("1", "rate(1)", "1", show=False, id="annotate.rate1"),
         Binding("2", "rate(2)", "2", show=False, id="annotate.rate2"),

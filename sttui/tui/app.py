@@ -18,14 +18,17 @@ from textual.message import Message
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
-from sttui.config import Config, ConfigError, human_name, load_config
-from sttui.paths import tasks_root
+from sttui.config import Config, ConfigError, load_config
+from sttui.store.writer import mark_unrecorded
 from sttui.tui.home import HomeScreen
+from sttui.tui.launch import Annotate, Launch
 from sttui.tui.safetable import guard_strips
 from sttui.tui.workers import ReportsWorkerFailures
 
 if TYPE_CHECKING:
+    from sttui.lineage.refining import Refinement
     from sttui.running.session import PlayPlan
+    from sttui.store.store import Store
 
 MIN_SIZE = (80, 24)
 
@@ -111,32 +114,44 @@ class SttuiApp(ReportsWorkerFailures, App[None]):
         "study": "record that the instructions were acknowledged",
     }
 
-    def __init__(
-        self,
-        tasks_dir: Path | None = None,
-        db_url: str | None = None,
-        human: str | None = None,
-        play: PlayPlan | None = None,
-        resume_episode: str | None = None,
-        config: Config | None = None,
-        annotate: tuple[str, str | None] | tuple[str, str | None, int | None] | None = None,
-        refine: Any = None,
-    ):
+    def __init__(self, launch: Launch | None = None):
         guard_strips()  # no text from data reaches the terminal as a sequence it obeys
         super().__init__()
-        self.tasks_dir = tasks_dir or tasks_root()
-        self.db_url = db_url
-        self.config = config or Config()
-        self.human = human_name(human, self.config)
-        self.store: Any = None
+        self.launch = launch or Launch.build()  # what the command line asked for, typed and frozen
+        self.store: Store | None = None  # opened off the UI thread after the first paint
         self._home_shown = False
-        self._play_request = play
-        self._resume_request = resume_episode
-        self._annotate_request = annotate
-        self._refine_request = refine  # a Refinement: `sttui refine EP` opens its editor
+        # what to open once the record is: each taken once (the launch itself stays as it was)
+        self._play_request = self.launch.play
+        self._resume_request = self.launch.resume_episode
+        self._annotate_request = self.launch.annotate
+        self._refine_request = self.launch.refine
         self.last_handoff_model: str | None = None  # F10 offers the model chosen last in this sitting
         self._quit_dialog: Any = None
         self.record_failures: list[str] = []  # episodes whose record stopped at a failed write
+
+    @property
+    def config(self) -> Config:
+        return self.launch.config
+
+    @property
+    def human(self) -> str:
+        """``human:NAME``: the person at the keyboard, as the record names them."""
+        return self.launch.human
+
+    @property
+    def opened_store(self) -> Store:
+        """The record, for what runs once it is open (sessions, forks, queues start after it is)."""
+        if self.store is None:
+            raise RuntimeError("the record is not open yet")
+        return self.store
+
+    @property
+    def tasks_dir(self) -> Path:
+        return self.launch.tasks_dir
+
+    @property
+    def db_url(self) -> str | None:
+        return self.launch.db_url
 
     def on_mount(self) -> None:
         if self.config.theme:
@@ -236,19 +251,20 @@ class SttuiApp(ReportsWorkerFailures, App[None]):
             return
         if kind == "episodes":
             items = [
-                Item("episode", r.id, f"{r.task_id} by {r.agent}") for r in self.store.list_episodes(status="completed")
+                Item("episode", r.id, f"{r.task_id} by {r.agent}")
+                for r in self.opened_store.list_episodes(status="completed")
             ]
         elif kind == "verdicts":
             from sttui.annotate.queue import verdict_items
 
-            items = verdict_items(self.store.judged_episodes())
+            items = verdict_items(self.opened_store.judged_episodes())
         else:
             loaded, _ = load_all([self.tasks_dir])
             items = task_items(loaded, "task" if kind == "tasks" else "explore")
         if text_filter:
             items = [i for i in items if text_filter.lower() in f"{i.id} {i.title}".lower()]
         name = self.human.split(":", 1)[1] if self.human.startswith("human:") else self.human
-        queue = Queue(self.store, name, items, dims, kind, gold_rate)
+        queue = Queue(self.opened_store, name, items, dims, kind, gold_rate)
 
         self.post_message(QueueReady(queue))
 
@@ -284,9 +300,9 @@ class SttuiApp(ReportsWorkerFailures, App[None]):
         from sttui.running.session import PlaySession
 
         try:
-            human, agent, user = plan.controllers(self.config.extra.get("models") or {}, self.store)
+            human, agent, user = plan.controllers(self.config.models, self.opened_store)
             session = PlaySession(
-                self.store, plan.loaded, agent, user, episode_id=plan.episode_id, settings=plan.settings
+                self.opened_store, plan.loaded, agent, user, episode_id=plan.episode_id, settings=plan.settings
             )
             session.time_limit = plan.time_limit
         except (ControllerSpecError, ValueError) as exc:
@@ -314,13 +330,17 @@ class SttuiApp(ReportsWorkerFailures, App[None]):
         from sttui.running.session import is_human
 
         try:
-            record = self.store.episode(episode_id)
-            loaded = load_version(self.store, record)
-            point = fork_point(loaded, record, self.store.events(record.id), seq)
+            record = self.opened_store.episode(episode_id)
+            loaded = load_version(self.opened_store, record)
+            point = fork_point(loaded, record, self.opened_store.events(record.id), seq)
         except (VersionProblem, ForkProblem) as exc:
             self.post_message(Notice(f"cannot fork {episode_id}: {exc}", severity="error", timeout=20))
             return
-        person = agent_spec if is_human(agent_spec) and agent_spec not in ("human", "human:") else self.human
+        person = (
+            agent_spec
+            if agent_spec is not None and is_human(agent_spec) and agent_spec not in ("human", "human:")
+            else self.human
+        )
         if agent_spec is None or is_human(agent_spec):
             agent, user = person, (record.user if not is_human(record.user) else None)
         elif loaded.kind == "explore":
@@ -330,7 +350,7 @@ class SttuiApp(ReportsWorkerFailures, App[None]):
             agent, user = agent_spec, person
         if loaded.kind != "stt":
             user = None
-        new = write_fork(self.store, loaded, record, point, agent, user)
+        new = write_fork(self.opened_store, loaded, record, point, agent, user)
         self.post_message(Notice(f"forked {record.id} at row {seq} (step {point.step}) as {new.id}"))
         self._resume_now(new)
 
@@ -343,12 +363,12 @@ class SttuiApp(ReportsWorkerFailures, App[None]):
         from sttui.running.session import PlaySession
 
         try:
-            loaded = load_version(self.store, record)
+            loaded = load_version(self.opened_store, record)
         except VersionProblem as exc:  # e.g. an imported version whose code is not trusted
             self.post_message(Notice(f"cannot resume {record.id}: {exc}", severity="error", timeout=20))
             return
         seat = "user" if (record.user or "").startswith("human") else "agent"
-        models = self.config.extra.get("models") or {}
+        models = self.config.models
         try:
             if seat == "user":
                 human = HumanController(record.user)
@@ -357,17 +377,17 @@ class SttuiApp(ReportsWorkerFailures, App[None]):
                     loaded,
                     record.seed,
                     models,
-                    self.store,
-                    recorded_settings(self.store.events(record.id)),
+                    self.opened_store,
+                    recorded_settings(self.opened_store.events(record.id)),
                 )
-                session = PlaySession(self.store, loaded, agent, human, resume=record)
+                session = PlaySession(self.opened_store, loaded, agent, human, resume=record)
             else:
                 human = HumanController(record.agent if record.agent.startswith("human") else self.human)
                 # an stt episode under the no-user setting has an empty user seat
                 user = (
                     make_user(record.user, models, seed=record.seed) if loaded.kind == "stt" and record.user else None
                 )
-                session = PlaySession(self.store, loaded, human, user, resume=record)
+                session = PlaySession(self.opened_store, loaded, human, user, resume=record)
         except (ControllerSpecError, ValueError) as exc:
             self.post_message(Notice(str(exc), severity="error", timeout=15))
             return
@@ -438,7 +458,6 @@ class SttuiApp(ReportsWorkerFailures, App[None]):
         self.pop_to_home()
 
         def let_go() -> None:  # in the background: a locked record may take its deadline
-            from sttui.store.writer import mark_unrecorded
 
             session.close()
             mark_unrecorded(session.store, dict(session.writer.failed))
@@ -517,9 +536,9 @@ def run_app(
     resume_episode: str | None = None,
     human: str | None = None,
     play: PlayPlan | None = None,
-    annotate: tuple[str, str | None] | tuple[str, str | None, int | None] | None = None,
+    annotate: Annotate | None = None,
     config: Config | None = None,
-    refine: Any = None,
+    refine: Refinement | None = None,
 ) -> None:
     """Run the workbench. ``play`` opens one task at once (``sttui play``); ``config`` is the
     one the command line already read, else it is read here."""
@@ -528,7 +547,17 @@ def run_app(
             config = load_config()
         except ConfigError as exc:
             raise SystemExit(f"error: {exc}") from None
-    app = SttuiApp(tasks_dir, db_url, human, play, resume_episode, config, annotate, refine)
+    launch = Launch.build(
+        tasks_dir,
+        config=config,
+        db_url=db_url,
+        human=human,
+        play=play,
+        resume_episode=resume_episode,
+        annotate=annotate,
+        refine=refine,
+    )
+    app = SttuiApp(launch)
     app.run()
     if app.return_code:  # a crash printed its traceback, or an error its line; the shell must not see success
         raise SystemExit(app.return_code)

@@ -21,11 +21,13 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from sttui.config import Config
 from sttui.core.loader import LoadedTask
 from sttui.core.review import consensus as cs
 from sttui.core.review.model import Milestone, Minefield
 from sttui.drafting import record as rec
 from sttui.tui.app import SttuiApp
+from sttui.tui.launch import Launch
 from sttui.tui.modals import Confirm, EditValue
 from sttui.tui.safetable import DataTable
 
@@ -134,7 +136,8 @@ class DraftScreen(Screen[None]):
         lines += [f"  ! {p}" for p in (c["problems"] or c["leaks"])[:3]]
         parsed = c.get("parsed") or {}
         for key in ("milestones", "minefields"):
-            rules = parsed.get(key) if isinstance(parsed.get(key), list) else []
+            found = parsed.get(key)
+            rules = found if isinstance(found, list) else []
             for r in rules:
                 if isinstance(r, dict):
                     after = r.get("after") or []
@@ -216,10 +219,10 @@ class DraftScreen(Screen[None]):
 
     def chosen(self) -> tuple[list[Milestone], list[Minefield]]:
         """The graph that ``w`` writes: accepted and edited rules, order kept through the rest."""
-        milestones = [i.rule for i in self.items if i.kind == "milestone"]
-        keep = [i.rule.id for i in self.items if i.kind == "milestone" and i.decision in (ACCEPTED, EDITED)]
-        mines = [i.rule for i in self.items if i.kind == "minefield" and i.decision in (ACCEPTED, EDITED)]
-        return cs.restrict(milestones, keep), mines  # type: ignore[arg-type]
+        milestones = [i.rule for i in self.items if isinstance(i.rule, Milestone)]
+        keep = [i.rule.id for i in self.items if isinstance(i.rule, Milestone) and i.decision in (ACCEPTED, EDITED)]
+        mines = [i.rule for i in self.items if isinstance(i.rule, Minefield) and i.decision in (ACCEPTED, EDITED)]
+        return cs.restrict(milestones, keep), mines
 
     def _decisions(self) -> tuple[tuple[str, str, str], ...]:
         return tuple((i.key, i.decision, repr(i.rule) if i.decision == EDITED else "") for i in self.items)
@@ -333,11 +336,11 @@ def _edited(item: Item, text: str) -> tuple[Milestone | Minefield | None, str | 
 class DraftingApp(SttuiApp):
     """The workbench's app (styles, keys, palette, keymap) with only the draft's screen."""
 
-    def __init__(self, loaded: LoadedTask, draft: dict[str, Any], draft_name: str, config: Any = None):
-        super().__init__(None, None, None, None, None, config)
+    def __init__(self, loaded: LoadedTask, draft: dict[str, Any], draft_name: str, config: Config | None = None):
+        super().__init__(Launch.build(config=config))
         self.draft_args = (loaded, draft, draft_name)
 
-    def on_mount(self, event: events.Mount) -> None:  # type: ignore[override]
+    def on_mount(self, event: events.Mount) -> None:  # type: ignore[override]  # takes the event to stop the app's own mount
         event.prevent_default()  # not the workbench's own mount: no home, no store
         if self.config.theme:
             self.theme = self.config.theme

@@ -8,7 +8,6 @@ from rich.markup import escape
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from sttui.core import verdicts
@@ -17,9 +16,10 @@ from sttui.core.episode import Episode
 from sttui.running.runner import EpisodeResult
 from sttui.running.session import PlaySession
 from sttui.tui.safetable import DataTable
+from sttui.tui.screen import SttuiScreen
 
 
-class EndScreen(Screen[None]):
+class EndScreen(SttuiScreen[None]):
     BINDINGS = [
         Binding("r", "replay", "Replay it", id="end.replay"),
         Binding("escape,enter", "home", "Home", id="end.home"),

@@ -174,7 +174,7 @@ class ExploreScreen(SeatScreen):
     def __init__(self, session: PlaySession, human: HumanController):
         super().__init__()
         self.session, self.human = session, human
-        self.episode: ExploreEpisode = session.episode  # type: ignore[assignment]
+        self.episode: ExploreEpisode = session.episode  # type: ignore[assignment]  # opened for explore tasks only
         self.view: dict[str, Any] = self.episode.agent_view()
         self.draft: list[dict[str, Any]] = []
         self.choices: dict[int, int] = {}

@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import json
 import time
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
@@ -29,12 +30,13 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Input, Label, Static
 from textual.worker import WorkerCancelled, WorkerFailed
 
+from sttui.config import ModelAlias
 from sttui.controllers.oversight import Decision
 from sttui.core.actions import Action, Say, ToolCall, action_payload
 from sttui.core.callsyntax import CallSyntaxError, format_call, parse_call
 from sttui.core.schema import check_args
 from sttui.tui.lifecycle import while_shown
-from sttui.tui.workers import ReportsWorkerFailures
+from sttui.tui.screen import SttuiScreen
 
 if TYPE_CHECKING:
     from sttui.controllers.human import HumanController
@@ -273,7 +275,7 @@ class ModelActivity(Static):
         self.set_class(not text, "-idle")
 
 
-class SeatScreen(ReportsWorkerFailures, Screen[None]):
+class SeatScreen(SttuiScreen[None]):
     """A screen where a person holds a seat of a running episode (agent or user)."""
 
     WORKERS: ClassVar[dict[str, str]] = {
@@ -364,8 +366,9 @@ class SeatScreen(ReportsWorkerFailures, Screen[None]):
         """A study's time limit, checked on the clock's tick (``PlaySession.check_limit``)."""
         limit = self.session.time_limit
         found = self.session.check_limit()
-        if found == "warn" and limit is not None:
-            left = max(0, round((limit[0] - self.session.clock.active_seconds) / 60, 1))  # type: ignore[union-attr]
+        clock = self.session.clock
+        if found == "warn" and limit is not None and clock is not None:
+            left = max(0, round((limit[0] - clock.active_seconds) / 60, 1))
             self.notify(f"{left:g} minute(s) left on this task", title="Time", severity="warning", timeout=15)
         elif found == "ended":
             self.notify("the time for this task is up", title="Time", severity="warning", timeout=15)
@@ -408,10 +411,8 @@ class SeatScreen(ReportsWorkerFailures, Screen[None]):
             self.notify(notices.pop(0), severity="warning", timeout=10)
 
     # -- lending the seat --------------------------------------------------------------------
-    def _configured_models(self) -> dict[str, Any]:
-        extra = self.app.config.extra  # type: ignore[attr-defined]
-        models = extra.get("models") or {}
-        return models if isinstance(models, dict) else {}
+    def _configured_models(self) -> Mapping[str, ModelAlias]:
+        return self.app.config.models
 
     @work(thread=True, exclusive=True, group="model-library", exit_on_error=False)
     def preload_models(self) -> None:
@@ -423,15 +424,14 @@ class SeatScreen(ReportsWorkerFailures, Screen[None]):
     def action_hand_to_model(self) -> None:
         if not self.session.holds(self.seat) or self.session.episode.ended is not None:
             return
-        extra = self.app.config.extra  # type: ignore[attr-defined]
-        if extra.get("handoff_model"):
-            self._hand(str(extra["handoff_model"]))
+        if self.app.config.handoff_model:
+            self._hand(self.app.config.handoff_model)
             return
         from sttui.tui.modals import EditValue
 
         self.preload_models()  # while the person types the name
         models = self._configured_models()
-        remembered = getattr(self.app, "last_handoff_model", None) or next(iter(models), "")
+        remembered = self.app.last_handoff_model or next(iter(models), "")
         hint = "a litellm model (openai/gpt-4o-mini)" + (
             f" or an alias from sttui.yaml: {', '.join(models)}" if models else " or an alias from sttui.yaml"
         )
@@ -450,7 +450,7 @@ class SeatScreen(ReportsWorkerFailures, Screen[None]):
         except ValueError as exc:
             self.notify(str(exc), severity="error")
             return
-        self.app.last_handoff_model = name  # type: ignore[attr-defined]
+        self.app.last_handoff_model = name
         spec = f"model:{name}"
         if self.seat == "user":
             model: Any = ModelUser(spec, model_config)
@@ -482,10 +482,12 @@ class SeatScreen(ReportsWorkerFailures, Screen[None]):
         )
         env_cls = self.session.loaded.env_cls
         tools = env_cls.tool_specs if env_cls else None
-        self.app.push_screen(
-            ReviewCall(proposed, context, tools),
-            lambda decision: future.done() or future.set_result(decision or Decision("reject")),
-        )
+
+        def decided(decision: Decision | None) -> None:
+            if not future.done():
+                future.set_result(decision or Decision("reject"))
+
+        self.app.push_screen(ReviewCall(proposed, context, tools), decided)
         return await future
 
     # -- the model's messages ---------------------------------------------------------------
@@ -528,8 +530,4 @@ class SeatScreen(ReportsWorkerFailures, Screen[None]):
                 await worker.wait()
         await asyncio.to_thread(self.session.close)
         self.app.notify(f"episode {self.session.episode_id} suspended: r in home's Sessions tab (F6) resumes it")
-        self.app.pop_to_home()  # type: ignore[attr-defined]
-
-
-# The name the screens used before SeatScreen: ExploreScreen(SeatMixin, Screen[None]) keeps working.
-SeatMixin = SeatScreen
+        self.app.pop_to_home()

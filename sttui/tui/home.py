@@ -17,14 +17,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import ContentSwitcher, Footer, Header, Input, Static
 
 from sttui.core.problems import display_path
 from sttui.core.taxonomy import LEVELS
 from sttui.tui.safetable import DataTable
+from sttui.tui.screen import SttuiScreen
 from sttui.tui.widgets import WideTable
-from sttui.tui.workers import ReportsWorkerFailures
 
 if TYPE_CHECKING:
     from sttui.core.loader import LoadedTask
@@ -60,8 +59,12 @@ class TaskRow:
 
 
 def _row(t: LoadedTask) -> TaskRow:
+    from sttui.core.explore.task import ExploreTask  # loaded with the task already
+
     task = t.task
-    if t.kind == "explore":
+    subtype: str
+    level: str
+    if isinstance(task, ExploreTask):
         subtype, level = task.rule.family, "-"
         opening = f"[i]Scenario:[/i] {task.scenario.strip()}"
         keys = "enter plays it"
@@ -176,7 +179,7 @@ def clean_mark(record: Any) -> str:
     return "clean" if record.clean_baseline else "✱ not clean"
 
 
-class HomeScreen(ReportsWorkerFailures, Screen[None]):
+class HomeScreen(SttuiScreen[None]):
     """Tasks and sessions."""
 
     HELP_TITLE = "home"
@@ -300,11 +303,11 @@ class HomeScreen(ReportsWorkerFailures, Screen[None]):
 
     @work(thread=True, exclusive=True, group="sessions", exit_on_error=False)
     def load_sessions(self) -> None:
-        store = self.app.store  # type: ignore[attr-defined]
+        store = self.app.store
         if store is None:
             return
         records = list(store.summaries(limit=SESSIONS_PAGE))  # light rows, a page: more as the cursor reaches the end
-        me = self.app.human  # type: ignore[attr-defined]
+        me = self.app.human
         mine = _mine([r for r in records if me in (r.agent, r.user)])
         self.post_message(self.SessionsLoaded(records, mine, _forks(store, records), first=True))
 
@@ -349,7 +352,7 @@ class HomeScreen(ReportsWorkerFailures, Screen[None]):
     @work(thread=True, exclusive=True, group="more-sessions", exit_on_error=False)
     def load_more_sessions(self) -> None:
         """The next page of sessions, when the cursor reaches the end of those shown."""
-        store = self.app.store  # type: ignore[attr-defined]
+        store = self.app.store
         if store is None:
             return
         more = list(store.summaries(limit=SESSIONS_PAGE, offset=len(self.sessions)))
@@ -456,7 +459,7 @@ class HomeScreen(ReportsWorkerFailures, Screen[None]):
             # a second enter typed before the focus moved on: it was meant for the table
             task = self.current_task()
             if task is not None:
-                self.app.start_play(task, seat="agent")  # type: ignore[attr-defined]
+                self.app.start_play(task, seat="agent")
             return
         self.set_focus(table)
 
@@ -474,20 +477,20 @@ class HomeScreen(ReportsWorkerFailures, Screen[None]):
     def _play(self, event: DataTable.RowSelected) -> None:
         task = self.tasks.get(str(event.row_key.value))  # the row chosen, whatever the filter did since
         if task is not None:
-            self.app.start_play(task, seat="agent")  # type: ignore[attr-defined]
+            self.app.start_play(task, seat="agent")
 
     @on(DataTable.RowSelected, "#sessions")
     def _replay(self, event: DataTable.RowSelected) -> None:
         from sttui.tui.replay import ReplayScreen
 
-        self.app.push_screen(ReplayScreen(self.app.store, str(event.row_key.value)))  # type: ignore[attr-defined]
+        self.app.push_screen(ReplayScreen(self.app.opened_store, str(event.row_key.value)))
 
     def action_play_user(self) -> None:
         task = self.current_task()
         if task is None or task.kind != "stt":
             self.notify("the user seat exists in dynamic tool-use (stt) tasks", severity="warning")
             return
-        self.app.start_play(task, seat="user")  # type: ignore[attr-defined]
+        self.app.start_play(task, seat="user")
 
     def action_resume(self) -> None:
         table = self.sessions_table()
@@ -498,24 +501,24 @@ class HomeScreen(ReportsWorkerFailures, Screen[None]):
         if record.status != "running":
             self.notify(f"{record.id} is {record.status}; only running sessions resume", severity="warning")
             return
-        self.app.resume_play(record)  # type: ignore[attr-defined]
+        self.app.resume_play(record)
 
     def action_annotate(self) -> None:
         """Rate items: tasks from the Tasks pane, episodes from the Sessions pane."""
-        if self.app.store is None:  # type: ignore[attr-defined]
+        if self.app.store is None:
             self.notify("the record is still opening; try again in a moment", severity="warning")
             return
         on_sessions = self.query_one("#home-tabs", ContentSwitcher).current == "tab-sessions"
         task = self.current_task()
         kind = "episodes" if on_sessions else ("explore" if task is not None and task.kind == "explore" else "tasks")
-        self.app.open_annotation(kind, None)  # type: ignore[attr-defined]
+        self.app.open_annotation(kind, None)
 
     def action_annotate_verdicts(self) -> None:
         """People check the judge: rate recorded verdicts right, wrong or can't tell."""
-        if self.app.store is None:  # type: ignore[attr-defined]
+        if self.app.store is None:
             self.notify("the record is still opening; try again in a moment", severity="warning")
             return
-        self.app.open_annotation("verdicts", None)  # type: ignore[attr-defined]
+        self.app.open_annotation("verdicts", None)
 
     def action_switch_tab(self) -> None:
         tabs = self.query_one("#home-tabs", ContentSwitcher)

@@ -4,7 +4,7 @@ working), and binding ids that exist nowhere (a typo remaps nothing)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from textual.binding import Binding
 from textual.dom import DOMNode
@@ -14,12 +14,12 @@ def _bindings(cls: type[DOMNode]) -> list[Binding]:
     return [b for bs in cls._merge_bindings().key_to_bindings.values() for b in bs]
 
 
-def _keys(binding: Binding, keymap: dict[str, str]) -> list[str]:
+def _keys(binding: Binding, keymap: Mapping[str, str]) -> list[str]:
     keys = keymap.get(binding.id, binding.key) if binding.id else binding.key
     return [k.strip() for k in keys.split(",") if k.strip()]
 
 
-def keymap_problems(keymap: dict[str, str], scopes: Iterable[type[DOMNode]], app: type[DOMNode]) -> list[str]:
+def keymap_problems(keymap: Mapping[str, str], scopes: Iterable[type[DOMNode]], app: type[DOMNode]) -> list[str]:
     """One line per problem. ``scopes``: the screens and dialogs, each checked with the app's
     own bindings, since those answer on every screen."""
     app_bindings = _bindings(app)

@@ -36,4 +36,4 @@ def while_shown(method: F) -> F:
             return None
         return method(self, *args, **kwargs)
 
-    return guarded  # type: ignore[return-value]
+    return guarded  # type: ignore[return-value]  # wraps keeps the signature F

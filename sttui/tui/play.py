@@ -17,6 +17,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
+from textual.notifications import SeverityLevel
 from textual.reactive import reactive
 from textual.widgets import Collapsible, Footer, OptionList, Static, Tree
 from textual.widgets.option_list import Option
@@ -119,7 +120,7 @@ class PlayScreen(SeatScreen):
         super().__init__()
         self.session = session
         self.human = human
-        self.episode: Episode = session.episode  # type: ignore[assignment]
+        self.episode: Episode = session.episode  # type: ignore[assignment]  # the play screen plays stt
         self._shown = 0
         self._hidden = 0
         self._live_limit = LIVE_ITEMS
@@ -163,7 +164,7 @@ class PlayScreen(SeatScreen):
         god view's user, or a person watching another controller in the agent seat; a person
         in the agent seat without the god view gets what a model would get: nothing."""
         if self.god or not isinstance(self.session.agent, HumanController):
-            severity = "error" if message.payload.get("stops") else "warning"
+            severity: SeverityLevel = "error" if message.payload.get("stops") else "warning"
             self.notify(signal_line(message.payload), title="Milestone review", severity=severity, timeout=8)
 
     def on_seat_screen_changed(self, _message: SeatScreen.Changed) -> None:

@@ -20,6 +20,7 @@ from textual.worker import Worker, WorkerState
 from sttui.core.actions import Say
 from sttui.core.callsyntax import entry_action
 from sttui.core.checklist import checklist_for
+from sttui.core.task import SttTask
 from sttui.lineage.refining import Edit, EditError, Refinement, Step, Verification, save, step_text, verify
 from sttui.running.recording import recorded_settings
 from sttui.tui.modals import Confirm
@@ -169,7 +170,7 @@ class RefineScreen(Screen[None]):
     def _checklist_ids(self) -> list[str]:
         """The ids of the checklist the recorded episode is judged by (its setting's)."""
         task = self.refinement.loaded.task
-        if getattr(task, "kind", None) != "stt":
+        if not isinstance(task, SttTask):
             return []
         return [item.id for item in checklist_for(task, recorded_settings(self.refinement.events))]
 

@@ -14,7 +14,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from sttui.core.events import Event
@@ -26,7 +25,7 @@ from sttui.store.store import Store
 from sttui.tui.modals import EditValue
 from sttui.tui.review import frontier_text, signal_line, timeline_text
 from sttui.tui.safetable import DataTable
-from sttui.tui.workers import ReportsWorkerFailures
+from sttui.tui.screen import SttuiScreen
 
 
 def summary(event: Event) -> str:
@@ -72,7 +71,7 @@ def detail(event: Event) -> Text:
     return out
 
 
-class ReplayScreen(ReportsWorkerFailures, Screen[None]):
+class ReplayScreen(SttuiScreen[None]):
     """A recorded episode, event by event."""
 
     HELP_TITLE = "replay"
@@ -287,12 +286,12 @@ class ReplayScreen(ReportsWorkerFailures, Screen[None]):
             self.query_one("#replay-frontier", Static).update(Text(f"No milestone review: {why}", style="dim"))
         outcome = ("pass" if record.outcome.get("passed") else "fail") if record.outcome else record.status
         seats = f"agent {record.agent}" + (f", user {record.user}" if record.user else "")
-        why = [w for t, w in (("god_view", "god view used"), ("seat_changed", "seat handed over")) if t in kinds]
+        marks = [w for t, w in (("god_view", "god view used"), ("seat_changed", "seat handed over")) if t in kinds]
         started = next((e for e in events if e.type == "episode_started"), None)
         lineage = started.payload.get("forked_from") if started else None
         if lineage:
-            why.insert(0, f"fork of {lineage.get('episode')}@{lineage.get('seq')}")
-        clean = "" if record.clean_baseline else f"  ·  not a clean baseline ({', '.join(why) or 'derived'})"
+            marks.insert(0, f"fork of {lineage.get('episode')}@{lineage.get('seq')}")
+        clean = "" if record.clean_baseline else f"  ·  not a clean baseline ({', '.join(marks) or 'derived'})"
         self.query_one("#status-bar", Static).update(
             f"Replay of {record.id}: {record.task_id}  ·  {outcome}  ·  {seats}  ·  {len(events)} events{clean}"
         )
@@ -377,7 +376,7 @@ class ReplayScreen(ReportsWorkerFailures, Screen[None]):
 
         def chosen(value: str | None) -> None:
             if value is not None:
-                self.app.fork_play(self.episode_id, seq, value.strip() or me)  # type: ignore[attr-defined]
+                self.app.fork_play(self.episode_id, seq, value.strip() or me)
 
         hint = (
             f"you ({me}), model:NAME or baseline:oracle|naive|random; a model or baseline puts you in the "

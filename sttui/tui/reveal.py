@@ -8,7 +8,6 @@ from typing import Any
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from sttui.controllers.explore_baselines import ExploreStale
@@ -16,6 +15,7 @@ from sttui.core.explore.episode import ExploreEpisode
 from sttui.core.explore.metrics import metrics
 from sttui.running.runner import EpisodeResult
 from sttui.running.session import PlaySession
+from sttui.tui.screen import SttuiScreen
 
 
 def rule_text(rule: dict[str, Any]) -> str:
@@ -64,7 +64,7 @@ def references(ep: ExploreEpisode) -> dict[str, dict[str, float] | None]:
     return out
 
 
-class RevealScreen(Screen[None]):
+class RevealScreen(SttuiScreen[None]):
     HELP_TITLE = "the reveal"
     BINDINGS = [
         Binding("r", "replay", "Replay it", id="reveal.replay"),

@@ -80,5 +80,5 @@ def guard_strips() -> None:
             self._render_cache = original(clean, console)
         return original(self, console)
 
-    render._sttui_guarded = True  # type: ignore[attr-defined]
-    Strip.render = render  # type: ignore[method-assign]
+    render._sttui_guarded = True  # type: ignore[attr-defined]  # a mark on the patched function
+    Strip.render = render  # type: ignore[method-assign]  # the guard patches rich's Strip once

@@ -19,6 +19,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Markdown, Static
 
 from sttui.tui.app import SttuiApp
+from sttui.tui.launch import Launch
 from sttui.tui.modals import Confirm, Dialog
 
 
@@ -121,7 +122,7 @@ class StudyApp(SttuiApp):
         token: str | None = None,
     ):
         person = sitting.person if sitting is not None else (f"human:{name}" if name else None)
-        super().__init__(db_url=db_url, human=person, config=config)
+        super().__init__(Launch.build(db_url=db_url, human=person, config=config))
         self.sitting = sitting  # sttui.study.sitting.Sitting: the slot being played now
         self.study_id = study_id or (sitting.assignment.study_id if sitting is not None else None)
         # who joins for the next task: the name or token given, or the participant the sitting names
@@ -250,7 +251,7 @@ class StudyApp(SttuiApp):
     def _begin(self) -> None:
         s = self.sitting
         if s.assignment.resume:
-            self.resume_play(self.store.episode(s.assignment.episode_id))
+            self.resume_play(self.opened_store.episode(s.assignment.episode_id))
         else:
             self._open_session(s.plan, from_command_line=True)
 

@@ -13,7 +13,9 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
+from sttui.config import Config
 from sttui.tui.app import SttuiApp
+from sttui.tui.launch import Launch
 from sttui.tui.workers import ReportsWorkerFailures
 
 REFRESH_SECONDS = 2.0
@@ -108,8 +110,8 @@ class StudyWatchScreen(ReportsWorkerFailures, Screen[None]):
 class StudyWatchApp(SttuiApp):
     """The workbench opened on a study's live view."""
 
-    def __init__(self, db_url: str | None, study_id: str, config: Any = None):
-        super().__init__(db_url=db_url, config=config)
+    def __init__(self, db_url: str | None, study_id: str, config: Config | None = None):
+        super().__init__(Launch.build(db_url=db_url, config=config))
         self.study_id = study_id
 
     def _store_ready(self, store: Any) -> None:

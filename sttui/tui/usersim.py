@@ -54,7 +54,7 @@ class UserSimScreen(SeatScreen):
     def __init__(self, session: PlaySession, human: HumanController):
         super().__init__()
         self.session, self.human = session, human
-        self.episode: Episode = session.episode  # type: ignore[assignment]
+        self.episode: Episode = session.episode  # type: ignore[assignment]  # a user-seat screen plays stt
         self.show_actions = False
 
     def compose(self) -> ComposeResult:

@@ -152,7 +152,7 @@ def transcript_item(item: dict[str, Any], me: str = "agent", collapsed: bool | N
     return Static(Text.assemble(("notice: ", "bold"), item["text"]), classes="notice")
 
 
-class WideTable(DataTable):  # type: ignore[type-arg]
+class WideTable(DataTable):
     """A row table wider than the screen (a case's many fields at 80 columns): ← and → move
     two thirds of the visible width at a time instead of one character, so the last column is
     a few presses away rather than dozens."""

@@ -40,7 +40,13 @@ log = logging.getLogger("sttui.serve")
 STUDY_TOKEN_VAR = "STTUI_STUDY_TOKEN"  # read (and dropped) by ``serve-session --study``
 TEMPLATES = Path(__file__).parent / "templates"
 # What textual-serve's AppService adds to the environment for its web driver; kept as it sets them.
-DRIVER_VARS = ("TEXTUAL_DRIVER", "TEXTUAL_FPS", "TEXTUAL_COLOR_SYSTEM", "TERM_PROGRAM", "TERM_PROGRAM_VERSION")
+DRIVER_VARS: tuple[str, ...] = (
+    "TEXTUAL_DRIVER",
+    "TEXTUAL_FPS",
+    "TEXTUAL_COLOR_SYSTEM",
+    "TERM_PROGRAM",
+    "TERM_PROGRAM_VERSION",
+)
 DRIVER_VARS += ("COLUMNS", "ROWS", "TEXTUAL", "TEXTUAL_LOG")
 # The page loads only what this server serves: a missed outside reference fails in the browser.
 SECURITY_HEADERS = {
@@ -259,7 +265,7 @@ class SttuiServer(Server):
         owner: Owner = request["owner"]
         return owner.name if owner.name else (given if valid_name(given) else None)
 
-    async def handle_index(self, request: web.Request) -> web.Response:  # type: ignore[override]
+    async def handle_index(self, request: web.Request) -> web.Response:
         """The terminal page, once the session has a name: the token's owner, else the ``name``
         field, asked for by a small form."""
         token = request.query["token"]
@@ -267,7 +273,7 @@ class SttuiServer(Server):
         if name is None:
             given = request.query.get("name")
             problem = "Letters, digits, '.', '_' or '-', 40 at most." if given else ""
-            context = {"token": token, "name": given or "", "problem": problem}
+            context: dict[str, Any] = {"token": token, "name": given or "", "problem": problem}
             return aiohttp_jinja2.render_template("name.html", request, context, status=400 if given else 200)
         full = self._full(token)
         if full:
@@ -357,7 +363,7 @@ class SttuiServer(Server):
             elif kind == "focus":
                 await app_service.focus()
 
-    async def handle_websocket(self, request: web.Request) -> web.StreamResponse:
+    async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
         """As textual-serve's, with the session's own command and environment, and its process
         ended (SIGKILL at the last) whenever the websocket closes."""
         name = self._name(request, request.match_info["name"])

@@ -87,7 +87,8 @@ class ExploreEpisode:
         self.realised: list[list[float]] = []
         self.assessments: dict[str, dict[str, Any]] = {}
         self.events: list[ev.Event] = []
-        self.listeners: list[Callable[[ev.Event], None]] = []
+        self.listeners: list[Callable[[ev.Event], object]] = []  # what a listener returns is ignored
+        self.lineage: str | None = None  # the episode this one was forked from (``recording.rebuild``)
         self.steps = 0
         self.turn = "agent"
         self.ended: dict[str, Any] | None = None
@@ -208,7 +209,7 @@ class ExploreEpisode:
             if spec.type == "numeric":
                 if isinstance(value, bool) or not isinstance(value, int | float):
                     return f"{name} must be a number, got {value!r}", {}
-                lo, hi = spec.range  # type: ignore[misc]
+                lo, hi = spec.range  # type: ignore[misc]  # a numeric field has a range (validated)
                 if not lo <= value <= hi:
                     return f"{name} = {value} is outside its range {_num(lo)}..{_num(hi)} {spec.unit}".rstrip(), {}
                 clean[name] = value

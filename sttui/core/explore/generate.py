@@ -103,10 +103,10 @@ def catalog_problems(cat: Catalog) -> list[tuple[tuple[str | int, ...], str]]:
         if known(rev.field, ("reversals", i, "field"), "reversal") and rev.field in seen:
             out.append((("reversals", i, "field"), f"'{rev.field}' is marked reversible twice"))
         seen.add(rev.field)
-    for i, group in enumerate(cat.exclusive):
-        out += [(("exclusive", i), f"exclusive group names unknown field '{n}'") for n in group if n not in names]
+    for i, fields in enumerate(cat.exclusive):
+        out += [(("exclusive", i), f"exclusive group names unknown field '{n}'") for n in fields if n not in names]
     for i, r in enumerate(cat.replacements):
-        group = next((j for j, g in enumerate(cat.exclusive) if r.factor in g and r.by in g), None)
+        group: int | None = next((j for j, g in enumerate(cat.exclusive) if r.factor in g and r.by in g), None)
         if group is not None:
             out.append(
                 (

@@ -152,7 +152,7 @@ def metrics(ep: ExploreEpisode) -> dict[str, Any]:
             out["fr_fields"] = sum(s[1] for s in scores) / len(scores)
         complete = pre_a is not None and final is not None
         out["assessments_complete"] = complete
-        if complete:
+        if final is not None and complete:
             out["change_recognition"] = set_f1(_atom_set(final.get("changes") or []), _atom_set(true_atoms(ep.task)))
     return out
 

@@ -38,7 +38,7 @@ CALIBRATION_SAMPLES = 4000
 
 def normalise(spec: FieldSpec, value: Any) -> float:
     if spec.type == "numeric":
-        lo, hi = spec.range  # type: ignore[misc]
+        lo, hi = spec.range  # type: ignore[misc]  # a numeric field has a range (validated)
         return min(1.0, max(0.0, (float(value) - lo) / (hi - lo)))
     levels = spec.levels or []
     return levels.index(value) / (len(levels) - 1)
@@ -112,7 +112,7 @@ def sample_case(fields: Sequence[FieldSpec], rng: random.Random) -> Case:
     case: Case = {}
     for spec in fields:
         if spec.type == "numeric":
-            lo, hi = spec.range  # type: ignore[misc]
+            lo, hi = spec.range  # type: ignore[misc]  # a numeric field has a range (validated)
             value = round(rng.uniform(lo, hi), spec.decimals)
             case[spec.name] = int(value) if spec.decimals == 0 else value
         else:
@@ -142,7 +142,7 @@ def _fit(task: ExploreTask) -> Calibration:
     fields = {f.name: f for f in task.fields}
     scores = sorted(score(task.rule, fields, sample_case(task.fields, rng)) for _ in range(CALIBRATION_SAMPLES))
     knots = (scores[0], quantile(scores, 0.25), quantile(scores, 0.5), quantile(scores, 0.75), scores[-1])
-    return Calibration(knots)  # type: ignore[arg-type]
+    return Calibration(knots)
 
 
 def optimal(utilities: Sequence[float]) -> int:

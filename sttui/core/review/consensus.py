@@ -25,12 +25,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from sttui.core.review.graph import find_cycle, topological, transitive_reduction
 from sttui.core.review.model import Constraint, Milestone, Minefield
+
+R = TypeVar("R", Milestone, Minefield)
 
 
 class Candidate(BaseModel):
@@ -65,18 +67,20 @@ def schema_problems(data: dict[str, Any]) -> tuple[list[Milestone], list[Minefie
         cand = Candidate.model_validate(data)
     except ValidationError as exc:
         return [], [], [_pydantic(err, ()) for err in exc.errors()]
-    milestones: list[Milestone] = []
-    minefields: list[Minefield] = []
-    for section, items, model, out in (
-        ("milestones", cand.milestones, Milestone, milestones),
-        ("minefields", cand.minefields, Minefield, minefields),
-    ):
-        for i, item in enumerate(items):
-            try:
-                out.append(model.model_validate(item))  # type: ignore[attr-defined]
-            except ValidationError as exc:
-                problems.extend(_pydantic(err, (section, i)) for err in exc.errors())
+    milestones = _validated(Milestone, cand.milestones, "milestones", problems)
+    minefields = _validated(Minefield, cand.minefields, "minefields", problems)
     return milestones, minefields, problems
+
+
+def _validated(model: type[R], items: list[Any], section: str, problems: list[str]) -> list[R]:
+    """The items that validate as ``model``; each problem of the others added to ``problems``."""
+    out: list[R] = []
+    for i, item in enumerate(items):
+        try:
+            out.append(model.model_validate(item))
+        except ValidationError as exc:
+            problems.extend(_pydantic(err, (section, i)) for err in exc.errors())
+    return out
 
 
 def _pydantic(err: Any, prefix: tuple[Any, ...]) -> str:
@@ -248,11 +252,11 @@ def vote(voters: list[Voter]) -> Vote:
     for v in voters:
         for f, sig in keyed(v.minefields):
             mine_groups.setdefault(sig, (f, set()))[1].add(v.index)
-    for sig, (rep, members) in mine_groups.items():
-        ok = len(members) >= need
-        result.minefields.append({"signature": list(sig), "id": rep.id, "support": sorted(members), "kept": ok})
+    for sig, (mine, voted) in mine_groups.items():
+        ok = len(voted) >= need
+        result.minefields.append({"signature": list(sig), "id": mine.id, "support": sorted(voted), "kept": ok})
         if ok:
-            result.kept_minefields.append(rep)
+            result.kept_minefields.append(mine)
     return result
 
 
@@ -274,7 +278,7 @@ def dump_rule(rule: Milestone | Minefield) -> dict[str, Any]:
     """A rule as a task file writes it: defaults left out, the documented order of fields."""
     data = rule.model_dump(mode="json", exclude_defaults=True, exclude={"constraints"})
     front = [k for k in ("id", "name", "severity", "reason", "description", "after", "threshold") if k in data]
-    out = {k: data[k] for k in front}
+    out: dict[str, Any] = {k: data[k] for k in front}
     out["constraints"] = []
     for c in rule.constraints:
         item = c.model_dump(mode="json", exclude_defaults=True)

@@ -128,7 +128,7 @@ def escalation(samples: list[dict[str, Any]], minefield: bool, first_tier: bool)
     parsed answers, each with ``overall`` and ``confidence``."""
     if minefield and first_tier:
         return "minefield"
-    confidences = [s.get("confidence") for s in samples if s.get("confidence") is not None]
+    confidences: list[float] = [s["confidence"] for s in samples if s.get("confidence") is not None]
     if confidences and min(confidences) < CONFIDENCE:
         return f"low confidence {min(confidences):.2f} < {CONFIDENCE}"
     overall = [s["overall"] for s in samples]
