@@ -88,10 +88,12 @@ def accuracy(
     for kind in kinds:
         for name in sorted(everyone[kind]):
             marks = [ok for _, _, ok in sorted(judged.get((kind, name), []))]
-            found = _one(marks, settings)
-            kinds[kind]["annotators"][name] = found
-            if found["status"] != "qualified":
-                left_out.append({"annotator": name, "item_kind": kind, "status": found["status"], "why": found["why"]})
+            standing = _one(marks, settings)
+            kinds[kind]["annotators"][name] = standing
+            if standing["status"] != "qualified":
+                left_out.append(
+                    {"annotator": name, "item_kind": kind, "status": standing["status"], "why": standing["why"]}
+                )
     return {"settings": asdict(settings), "kinds": kinds, "left_out": left_out}
 
 

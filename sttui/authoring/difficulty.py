@@ -22,6 +22,7 @@ from typing import Any
 
 from sttui.controllers.registry import make_agent, make_user
 from sttui.core.loader import LoadedTask
+from sttui.core.task import SttTask
 from sttui.core.taxonomy import LEVELS
 from sttui.running.runner import run_episode
 
@@ -82,6 +83,7 @@ def _summarise(plays: list[tuple[bool, float, float | None, float | None]]) -> P
 def measure_task(loaded: LoadedTask, random_seeds: int = 10) -> TaskDifficulty:
     """The naive plan once (it is deterministic) and the random baseline once per seed."""
     task = loaded.task
+    assert isinstance(task, SttTask)  # difficulty is measured on stt tasks only
 
     async def go() -> TaskDifficulty:
         naive = [await _play(loaded, "baseline:naive", None)]

@@ -138,7 +138,7 @@ def _seat_specs(
 
 
 def _check_controllers(
-    agent_spec: str, user_spec: str | None, loaded: Any, record: Any, models: dict[str, Any], store: Any
+    agent_spec: str, user_spec: str | None, loaded: Any, record: Any, models: Mapping[str, Any], store: Any
 ) -> None:
     """Every controller named is made once, so a bad name fails before anything is written."""
     from sttui.controllers.registry import ControllerSpecError, make_agent, make_user
@@ -165,7 +165,7 @@ class _Fork:
     events: list[Any]  # the forked episode's events
     agent: str
     user: str | None
-    models: dict[str, Any]
+    models: Mapping[str, Any]
     seq: int
     note: str | None  # the task file changed since
     blind: str | None  # why the plan cannot continue, if it cannot

@@ -5,6 +5,7 @@ workbench, where a person accepts, edits or rejects each candidate."""
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -24,14 +25,11 @@ def _model(model_name: str, temperature: float) -> Any:
     from sttui.controllers.model import resolve_model
 
     try:
-        models = load_config().extra.get("models") or {}
-        config = resolve_model(model_name.removeprefix("model:"), models)
+        config = resolve_model(model_name.removeprefix("model:"), load_config().models)
     except (ConfigError, ValueError) as exc:
         _fail(str(exc), 2)
         raise
-    config.temperature = temperature
-    config.max_tokens = max(config.max_tokens or 0, 4096)
-    return config
+    return replace(config, temperature=temperature, max_tokens=max(config.max_tokens or 0, 4096))
 
 
 @main.group()

@@ -163,6 +163,7 @@ def _print_coverage(entries: list[Any], as_json: bool, markdown: bool) -> None:
     """The coverage of the chosen tasks (stt rows from the task index; an explore episode is
     loaded, through the index's cache, for its drift)."""
     from sttui.core.coverage import coverage, drift_kind, render_markdown, render_text
+    from sttui.core.explore.task import ExploreTask
     from sttui.core.taskindex import index
 
     stt = [task_record(e) for e in entries if e.kind == "stt"]
@@ -171,6 +172,7 @@ def _print_coverage(entries: list[Any], as_json: bool, markdown: bool) -> None:
         if e.kind != "explore":
             continue
         task = index().load(e.path).task
+        assert isinstance(task, ExploreTask)  # the index's kind says so
         after = task.drift.after_batch if task.drift is not None else None
         explore.append({"domain": task.domain, "family": task.rule.family, "drift": drift_kind(after, task.setting)})
     cov = coverage(stt, explore)

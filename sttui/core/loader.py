@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 import typing
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,7 +22,7 @@ from sttui.core.explore.task import ExploreTask
 from sttui.core.problems import Loc, Problem, TaskFileError, did_you_mean, display_path, format_loc
 from sttui.core.reports import read_fact
 from sttui.core.review.graph import graph_problems
-from sttui.core.review.model import Milestone, best_share
+from sttui.core.review.model import Milestone, Minefield, best_share
 from sttui.core.schema import check_args
 from sttui.core.state import lookup
 from sttui.core.task import EFFECT_KEYS, MoveEntity, SttTask, _effect_tag
@@ -556,8 +556,12 @@ def _review_problems(task: SttTask, refs: _Refs) -> Iterable[tuple[Loc, str]]:
             elif c.root == "state":
                 yield from refs.path_ref((*loc, "selector"), c.path)
         yield from _args_bound(section, i, constraints, refs.tools)
-    for section, rules in (("milestones", task.milestones), ("minefields", task.minefields)):
-        for i, rule in enumerate(rules):
+    rules: list[tuple[str, Sequence[Milestone | Minefield]]] = [
+        ("milestones", task.milestones),
+        ("minefields", task.minefields),
+    ]
+    for section, section_rules in rules:
+        for i, rule in enumerate(section_rules):
             share, lost = best_share(rule.constraints)
             if share < rule.threshold - 1e-9:
                 what = f"milestone {rule.id}" if isinstance(rule, Milestone) else f"minefield {rule.id or i}"

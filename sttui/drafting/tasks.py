@@ -24,6 +24,7 @@ from typing import Any
 
 import yaml
 
+from sttui.core.env import Environment
 from sttui.core.envload import EnvImportError, import_env
 from sttui.core.problems import TaskFileError, display_path
 from sttui.core.review import consensus as cs
@@ -79,7 +80,7 @@ class Scenario:
     path: Path
     data: dict[str, Any]
     domain_dir: Path
-    env_cls: type
+    env_cls: type[Environment]
     env_path: Path
     content_hash: str
 

@@ -320,12 +320,12 @@ class AnnotationRecords:
 
         def go(conn: Any) -> bool:
             current = conn.execute(
-                select(GoldRow.id).where(
-                    GoldRow.item_kind == item_kind,
-                    GoldRow.item_id == item_id,
-                    GoldRow.dimension == dimension,
-                    GoldRow.superseded_by.is_(None),  # type: ignore[union-attr]
-                    GoldRow.withdrawn.is_(False),  # type: ignore[attr-defined]
+                select(col(GoldRow.id)).where(
+                    col(GoldRow.item_kind) == item_kind,
+                    col(GoldRow.item_id) == item_id,
+                    col(GoldRow.dimension) == dimension,
+                    col(GoldRow.superseded_by).is_(None),
+                    col(GoldRow.withdrawn).is_(False),
                 )
             ).first()
             if current is None:
@@ -349,13 +349,11 @@ class AnnotationRecords:
 
     def gold(self, item_kind: str | None = None) -> list[dict[str, Any]]:
         """The gold in force: one row per item and dimension (never shown to annotators)."""
-        query = select(GoldRow.__table__).where(  # type: ignore[attr-defined]
-            GoldRow.superseded_by.is_(None),  # type: ignore[union-attr]
-            GoldRow.withdrawn.is_(False),  # type: ignore[attr-defined]
-        )
+        query = select(table_of(GoldRow)).where(col(GoldRow.superseded_by).is_(None), col(GoldRow.withdrawn).is_(False))
         if item_kind:
-            query = query.where(GoldRow.item_kind == item_kind)
-        return self._read_core(lambda conn: [dict(r._mapping) for r in conn.execute(query.order_by(GoldRow.id))])
+            query = query.where(col(GoldRow.item_kind) == item_kind)
+        ordered = query.order_by(col(GoldRow.id))
+        return self._read_core(lambda conn: [dict(r._mapping) for r in conn.execute(ordered)])
 
     def label_episode(
         self,

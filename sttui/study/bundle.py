@@ -148,22 +148,24 @@ def write_ratings(conn: Any, found: dict[str, Any], episodes: set[str]) -> None:
     """The bundle's ratings and gold, each written once (a second import adds nothing): a rating
     is the same when its annotator, item, dimension, value and time are; its annotator's place
     on the item is taken as the queue takes it."""
+    from sqlmodel import col
+
     from sttui.exports.importing import ImportProblem
     from sttui.store.annotations import _supersede
-    from sttui.store.tables import AnnotatorRow, ClaimRow, GoldRow, RatingRow
+    from sttui.store.tables import AnnotatorRow, ClaimRow, GoldRow, RatingRow, table_of
 
     ratings, gold = found.get("ratings") or [], found.get("gold") or []
     stray = sorted({r["item_id"] for r in [*ratings, *gold]} - episodes)
     if stray:
         raise ImportProblem(f"the study record rates episode {stray[0]}, which the bundle does not hold")
     names = sorted({r["annotator"] for r in ratings})
-    ids = dict(conn.execute(select(AnnotatorRow.name, AnnotatorRow.id)).all())
+    ids = dict(conn.execute(select(col(AnnotatorRow.name), col(AnnotatorRow.id))).all())
     for name in names:
         if name not in ids:
             ids[name] = conn.execute(
                 insert(AnnotatorRow).values(name=name, created_at=time.time())
             ).inserted_primary_key[0]
-    rt, ct, gt = RatingRow.__table__, ClaimRow.__table__, GoldRow.__table__
+    rt, ct, gt = table_of(RatingRow), table_of(ClaimRow), table_of(GoldRow)
     for r in sorted(ratings, key=lambda r: r["created_at"]):
         who = ids[r["annotator"]]
         key = (rt.c.item_kind == r["item_kind"], rt.c.item_id == r["item_id"], rt.c.dimension == r["dimension"])

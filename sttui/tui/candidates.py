@@ -19,6 +19,7 @@ from textual.widgets import Footer, Static, TextArea
 
 from sttui.drafting.review import Review
 from sttui.tui.app import SttuiApp
+from sttui.tui.launch import Launch
 from sttui.tui.safetable import DataTable
 
 
@@ -187,7 +188,7 @@ class CandidatesApp(SttuiApp):
     """The workbench's app (styles, keys, palette, keymap) with only the review screen."""
 
     def __init__(self, review: Review, config: Any = None):
-        super().__init__(None, None, None, None, None, config)
+        super().__init__(Launch.build(config=config))
         self.review = review
 
     def on_mount(self, event: events.Mount) -> None:  # type: ignore[override]

@@ -15,6 +15,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
 from sttui.tui.app import SttuiApp
+from sttui.tui.launch import Launch
 from sttui.tui.workers import ReportsWorkerFailures
 
 MARKS = {"same": " ", "replace": "≠", "delete": "<", "insert": ">"}
@@ -166,7 +167,7 @@ class CompareApp(SttuiApp):
     """The workbench opened on two episodes side by side; escape leaves it."""
 
     def __init__(self, db_url: str | None, episode_a: str, episode_b: str, config: Any = None):
-        super().__init__(db_url=db_url, config=config)
+        super().__init__(Launch.build(db_url=db_url, config=config))
         self.episodes = (episode_a, episode_b)
 
     def _store_ready(self, store: Any) -> None:

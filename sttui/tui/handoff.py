@@ -345,7 +345,7 @@ class SeatScreen(SttuiScreen[None]):
         try:
             result = await self.session.run()
         except WriteFailed as exc:
-            self.app.recording_failed(self.session, str(exc))  # type: ignore[attr-defined]
+            self.app.recording_failed(self.session, str(exc))
             return
         self.app.switch_screen(self.end_screen(result))
 
@@ -384,7 +384,7 @@ class SeatScreen(SttuiScreen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The footer shows the keys that do something now."""
         session = getattr(self, "session", None)
-        if action in STUDY_BARRED and getattr(self.app, "barred", ()):
+        if action in STUDY_BARRED and getattr(self.app, "barred", False):
             return False  # a study's participant plays alone, without the hidden state
         if session is None or session.episode.ended is not None:
             return action not in ("hand_to_model", "take_back", "toggle_oversight", "toggle_clock", "leave")

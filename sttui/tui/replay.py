@@ -178,7 +178,7 @@ class ReplayScreen(SttuiScreen[None]):
 
     @on(Loaded)
     def _loaded(self, message: Loaded) -> None:
-        self.show(message.record, message.events, message.episode, message.why)
+        self.show(message.record, message.events, message.episode, message.why or "")
 
     @on(HeadsLoaded)
     def _heads_loaded(self, message: HeadsLoaded) -> None:
@@ -186,7 +186,7 @@ class ReplayScreen(SttuiScreen[None]):
 
     @on(ReviewReady)
     def _review_ready(self, message: ReviewReady) -> None:
-        self.show_review(message.episode, message.why)
+        self.show_review(message.episode, message.why or "")
 
     @on(Refusal)
     def _refused(self, message: Refusal) -> None:

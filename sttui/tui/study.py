@@ -7,6 +7,7 @@ never see the workbench's home, other tasks or other people's episodes."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, ClassVar
 
 from rich.markup import escape
@@ -224,7 +225,7 @@ class StudyApp(SttuiApp):
             )
             return
         self.sitting = found
-        self.human = found.person
+        self.launch = replace(self.launch, human=found.person)  # a token's participant is known once joined
         self.phase = "playing"
         s = found.study
         if found.assignment.acknowledged or self.acknowledged:
@@ -275,7 +276,7 @@ class StudyApp(SttuiApp):
 
         a = self.sitting.assignment
         try:
-            ended = self.store.episode(a.episode_id).status != "running"
+            ended = self.opened_store.episode(a.episode_id).status != "running"
         except StoreError:
             ended = False
         self.post_message(self.Between(ended))
@@ -326,8 +327,9 @@ class StudyApp(SttuiApp):
     def _withdraw(self, participant: str) -> None:
         from sttui.store.studies import Studies, StudyProblem
 
+        assert self.study_id is not None  # a study app always names its study
         try:
-            Studies(self.store).withdraw(self.study_id, participant)
+            Studies(self.opened_store).withdraw(self.study_id, participant)
         except StudyProblem as exc:
             self.post_message(self.CannotGoOn(str(exc)))
             return
