@@ -694,14 +694,29 @@ def report(run_id: str | None, judge_stages: str | None, trust: bool, with_forks
 
     Forks (``sttui fork``) are left out: part of each was played by whoever made the original,
     so they are never baselines. --with-forks counts them (then they show as mixed rows)."""
-    from sttui.analysis.comparison import FINISHED, MIXED, compare
-    from sttui.cli.progress import Progress
-    from sttui.textout import ci, pass_k_lines, score_ci, table
-
     store = open_store()
     if run_id is not None:
         _run_state(store, run_id)
-    # a progress line on the terminal once this takes over a second (a large record)
+    result, forks = _report_result(store, run_id, judge_stages, trust, with_forks)
+    if forks and not as_json:
+        click.echo(f"note: {len(forks)} forked episode(s) left out (--with-forks counts them)", err=True)
+    if as_json:
+        echo_json(result)
+        return
+    if not result["controllers"]:
+        click.echo("no finished episodes in the record yet")
+        return
+    _print_report(result)
+
+
+def _report_result(
+    store: Any, run_id: str | None, judge_stages: str | None, trust: bool, with_forks: bool
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``report``'s figures, and the forks left out; a progress line on the terminal once this
+    takes over a second (a large record)."""
+    from sttui.analysis.comparison import FINISHED, compare
+    from sttui.cli.progress import Progress
+
     progress = Progress("report", None)
     if progress.live and run_id is None:
         progress.total = store.count_episodes(status=FINISHED)
@@ -721,7 +736,7 @@ def report(run_id: str | None, judge_stages: str | None, trust: bool, with_forks
         controls = episode_controls(store, records)
         meta = _task_meta(store, records)
         result = compare(records, meta, controls)
-        from sttui.analysis.version_shifts import shift_line, version_shifts
+        from sttui.analysis.version_shifts import version_shifts
 
         shifts = version_shifts(records, controls)
         if shifts:  # as "judges": present when there is something to say
@@ -735,14 +750,12 @@ def report(run_id: str | None, judge_stages: str | None, trust: bool, with_forks
             result["judges"] = judges
     finally:
         progress.done()
-    if forks and not as_json:
-        click.echo(f"note: {len(forks)} forked episode(s) left out (--with-forks counts them)", err=True)
-    if as_json:
-        echo_json(result)
-        return
-    if not result["controllers"]:
-        click.echo("no finished episodes in the record yet")
-        return
+    return result, forks
+
+
+def _print_report(result: dict[str, Any]) -> None:
+    """``report``'s figures as text."""
+    from sttui.textout import ci, score_ci, table
 
     def pct(v: Any) -> str:
         return "-" if v is None else f"{v:.1%}"
@@ -773,6 +786,16 @@ def report(run_id: str | None, judge_stages: str | None, trust: bool, with_forks
         for r in result["controllers"]
     ]
     click.echo(table(rows, list(rows[0])))
+    _print_report_notes(result, pct)
+
+
+def _print_report_notes(result: dict[str, Any], pct: Any) -> None:
+    """Below the table: task versions, mixed rows, pass@k, settings, stage judges, separation."""
+    from sttui.analysis.comparison import MIXED
+    from sttui.analysis.version_shifts import shift_line
+    from sttui.textout import pass_k_lines, table
+
+    judges = result.get("judges")
     if result.get("task_versions"):
         changed = sum(1 for v in result["task_versions"] if v["pass_rate_changed"])
         click.echo(

@@ -8,11 +8,16 @@ import logging
 import os
 import socket
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from sttui.cli.app import checked_name, main
+
+if TYPE_CHECKING:
+    from sttui.web.access import Tokens
 
 INSTALL_HINT = "pip install 'sttui[serve]'"
 STUDY_TOKEN_VAR = "STTUI_STUDY_TOKEN"  # as sttui.web.server names it (that module needs textual-serve)
@@ -109,43 +114,17 @@ def serve(
     except ImportError as exc:
         click.echo(f"error: sttui serve needs textual-serve ({exc.name} is missing): {INSTALL_HINT}", err=True)
         sys.exit(2)
-    from sttui.web.access import TokenFileError, Tokens
-
     if annotate:
         from sttui.cli.ratings import _dims
 
         _dims()  # a broken dimensions file is said here, once, not in every browser
-    if token_file is not None:
-        try:
-            tokens, shared = Tokens.from_file(token_file), None
-        except TokenFileError as exc:
-            click.echo(f"error: {exc}", err=True)
-            sys.exit(2)
-    else:
-        tokens, shared = Tokens.generate()
+    tokens, shared = _tokens(token_file)
     db_url = (ctx.find_root().obj or {}).get("db")
     open_check = _check_store(ctx)
-    study_id, study_tokens = None, None
-    if study_arg is not None:
-        from sttui.cli.app import open_store
-        from sttui.cli.study import study_for_serving
-        from sttui.store.studies import Studies
-
-        study_id, anonymous = study_for_serving(ctx, study_arg, token_file)
-        if anonymous:  # each participant's own study token opens their session too
-            studies, sid = Studies(open_store(ctx)), study_id
-            study_tokens = lambda token: studies.slot_of_token(sid, token)  # noqa: E731
+    study_id, study_tokens = _study_access(ctx, study_arg, token_file)
     sock = _bind(host, port)
     port = sock.getsockname()[1]
-    if not _loopback(host):
-        click.echo(
-            f"warning: listening on {host}, not only this machine: anyone who can reach port {port} and holds a "
-            "token can open the workbench, and plain HTTP carries tokens and ratings unencrypted; beyond a trusted "
-            "network put it behind HTTPS",
-            err=True,
-        )
-    if allow_models:
-        click.echo("warning: --allow-models: browser sessions get this environment's API keys", err=True)
+    _warn_exposure(host, port, allow_models)
 
     def say(name: str, event: str) -> None:
         click.echo(f"session {event}: {name}")
@@ -182,6 +161,53 @@ def serve(
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     logging.getLogger("sttui.serve").setLevel(logging.INFO)
     asyncio.run(server.run_on(sock, ready))
+
+
+def _tokens(token_file: Path | None) -> tuple[Tokens, str | None]:
+    """The annotators' tokens from ``token_file``, else one shared token made now (and it)."""
+    from sttui.web.access import TokenFileError, Tokens
+
+    if token_file is not None:
+        try:
+            tokens, shared = Tokens.from_file(token_file), None
+        except TokenFileError as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(2)
+    else:
+        tokens, shared = Tokens.generate()
+    return tokens, shared
+
+
+def _study_access(
+    ctx: click.Context, study_arg: str | None, token_file: Path | None
+) -> tuple[str | None, Callable[[str], str | None] | None]:
+    """The study served (its id), and for an anonymous study how a participant's own token
+    finds their slot."""
+    study_id: str | None = None
+    study_tokens: Callable[[str], str | None] | None = None
+    if study_arg is not None:
+        from sttui.cli.app import open_store
+        from sttui.cli.study import study_for_serving
+        from sttui.store.studies import Studies
+
+        study_id, anonymous = study_for_serving(ctx, study_arg, token_file)
+        if anonymous:  # each participant's own study token opens their session too
+            studies, sid = Studies(open_store(ctx)), study_id
+            study_tokens = lambda token: studies.slot_of_token(sid, token)  # noqa: E731
+    return study_id, study_tokens
+
+
+def _warn_exposure(host: str, port: int, allow_models: bool) -> None:
+    """Say what is exposed beyond this machine, and that sessions get API keys."""
+    if not _loopback(host):
+        click.echo(
+            f"warning: listening on {host}, not only this machine: anyone who can reach port {port} and holds a "
+            "token can open the workbench, and plain HTTP carries tokens and ratings unencrypted; beyond a trusted "
+            "network put it behind HTTPS",
+            err=True,
+        )
+    if allow_models:
+        click.echo("warning: --allow-models: browser sessions get this environment's API keys", err=True)
 
 
 def _check_store(ctx: click.Context) -> str:

@@ -398,58 +398,30 @@ def run(
 ) -> None:
     """Run episodes headless: Pass@1, Pass@k and pass^k for stt tasks, the AdaExploreBench
     metrics for explore ones, with 95 % bootstrap intervals over tasks."""
-    from sttui.config import ConfigError, load_config
-    from sttui.controllers.registry import ControllerSpecError, make_agent, make_judge, make_user
-    from sttui.core.settings import RunSettings
     from sttui.running.batch import report
-    from sttui.running.plan import PlanError, ReviewPlan, RunPlan
 
-    try:
-        models = load_config().models
-    except ConfigError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
-    from sttui.controllers.stage_judge import make_stage_judge
-    from sttui.core.review.judging import JudgeSpec, JudgeSpecError, parse_low_quality
-
-    try:
-        JudgeSpec.parse(judge_stages)
-        quality = parse_low_quality(low_quality) if (early_stop or low_quality) else None
-    except JudgeSpecError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
-    loaded = _load_selection(selection)
-    try:
-        plan = RunPlan.build(
-            loaded,
-            agent=agent,
-            user=user,
-            trials=trials,
-            seed=seed,
-            judge=judge,
-            review=ReviewPlan(early_stop, stagnation, quality, judge_stages),
-            settings=RunSettings(static, no_user, explore_setting),
-            record=record,
-            concurrency=concurrency,
-            models=models,
-        )
-    except PlanError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
+    plan = _run_plan_of(
+        selection,
+        agent,
+        user,
+        seed,
+        trials,
+        concurrency,
+        judge,
+        record,
+        early_stop,
+        stagnation,
+        judge_stages,
+        low_quality,
+        static,
+        no_user,
+        explore_setting,
+    )
     shared = _shared_run(plan, run_id, shard)
     for note in plan.skipped:
         click.echo(f"note: {note}", err=True)
     store = open_store(write=True) if plan.record else None
-    try:  # check the controller names once, before anything runs
-        make_agent(plan.agent, plan.tasks[0], None, models, store)
-        if any(plan.user_for(t) for t in plan.tasks):
-            make_user(plan.user, models)
-        if plan.judge != "human":
-            make_judge(plan.judge, models)
-        make_stage_judge(JudgeSpec.parse(plan.review.judge_stages), models)
-    except (ControllerSpecError, JudgeSpecError) as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
+    _check_run_controllers(plan, store)
     if shared is not None:
         from sttui.cli.runs import run_shared
 
@@ -479,6 +451,81 @@ def run(
         )
         sys.exit(130)
     _exit_if_errored(records)
+
+
+def _run_plan_of(
+    selection: tuple[str, ...],
+    agent: str,
+    user: str | None,
+    seed: int | None,
+    trials: int,
+    concurrency: int,
+    judge: str,
+    record: bool,
+    early_stop: bool,
+    stagnation: int | None,
+    judge_stages: str,
+    low_quality: str | None,
+    static: bool,
+    no_user: bool,
+    explore_setting: str | None,
+) -> Any:
+    """``run``'s options as one checked run plan (each bad option: one line, exit 2)."""
+    from sttui.config import ConfigError, load_config
+    from sttui.core.settings import RunSettings
+    from sttui.running.plan import PlanError, ReviewPlan, RunPlan
+
+    try:
+        models = load_config().models
+    except ConfigError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    from sttui.core.review.judging import JudgeSpec, JudgeSpecError, parse_low_quality
+
+    try:
+        JudgeSpec.parse(judge_stages)
+        quality = parse_low_quality(low_quality) if (early_stop or low_quality) else None
+    except JudgeSpecError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    loaded = _load_selection(selection)
+    try:
+        plan = RunPlan.build(
+            loaded,
+            agent=agent,
+            user=user,
+            trials=trials,
+            seed=seed,
+            judge=judge,
+            review=ReviewPlan(early_stop, stagnation, quality, judge_stages),
+            settings=RunSettings(static, no_user, explore_setting),
+            record=record,
+            concurrency=concurrency,
+            models=models,
+        )
+    except PlanError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    return plan
+
+
+def _check_run_controllers(plan: Any, store: Any) -> None:
+    """Each controller the plan names, made once before anything runs (a bad name: one line, exit 2)."""
+    from sttui.controllers.registry import ControllerSpecError, make_agent, make_judge, make_user
+    from sttui.controllers.stage_judge import make_stage_judge
+    from sttui.core.review.judging import JudgeSpec, JudgeSpecError
+
+    models = plan.models
+    try:  # check the controller names once, before anything runs
+        make_agent(plan.agent, plan.tasks[0], None, models, store)
+        if any(plan.user_for(t) for t in plan.tasks):
+            make_user(plan.user, models)
+        if plan.judge != "human":
+            make_judge(plan.judge, models)
+        make_stage_judge(JudgeSpec.parse(plan.review.judge_stages), models)
+    except (ControllerSpecError, JudgeSpecError) as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
 
 
 def _exit_if_errored(records: list[dict[str, Any]]) -> None:

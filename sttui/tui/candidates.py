@@ -191,7 +191,7 @@ class CandidatesApp(SttuiApp):
         super().__init__(Launch.build(config=config))
         self.review = review
 
-    def on_mount(self, event: events.Mount) -> None:  # type: ignore[override]
+    def on_mount(self, event: events.Mount) -> None:  # type: ignore[override]  # replaces the workbench's mount (no home, no record)
         event.prevent_default()
         if self.config.theme:
             self.theme = self.config.theme
