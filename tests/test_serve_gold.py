@@ -65,3 +65,10 @@ async def test_gold_is_mixed_in_and_rated_in_the_browser(tmp_path):
     standing = json.loads(CliRunner().invoke(main, ["--db", db, "agreement", "--json"]).stdout)["gold"]
     ana = standing["kinds"]["task"]["annotators"]["ana"]
     assert (ana["gold_rated"], ana["right"], ana["status"]) == (1, 1, "unqualified")  # one of the five needed
+
+
+def test_a_gold_rate_without_the_annotation_queue_is_refused(tmp_path):
+    """--gold-rate only means something for --annotate: without it, one line, not a silent no-op."""
+    out = CliRunner().invoke(main, ["--db", f"sqlite:///{tmp_path / 'g.db'}", "serve", "--gold-rate", "2"])
+    assert out.exit_code == 2
+    assert out.stderr.strip() == "error: --gold-rate mixes gold into the annotation queue: it needs --annotate"

@@ -152,8 +152,12 @@ async def test_back_between_tasks_the_participant_withdraws_and_their_episode_is
         await wait_for(pilot, lambda: screen_name(pilot) == "PlayScreen")
         await pilot.press("escape")
         await wait_for(pilot, lambda: screen_name(pilot) == "LeaveDialog")
+        told = str(pilot.app.screen.query_one(".muted").render())
+        # a participant never sees home: the dialog and the notice send them to the study's screen
+        assert "study's screen" in told and "Sessions tab" not in told
         await pilot.press("s")
         await wait_for(pilot, lambda: screen_name(pilot) == "StudyHome")
+        assert any("study's screen" in str(n.message) for n in app._notifications)
         status = pilot.app.screen.query_one("#study-status")
         await wait_for(pilot, lambda: "Your task stays open" in str(status.render()))
         await pilot.press("w")

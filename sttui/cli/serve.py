@@ -109,6 +109,9 @@ def serve(
     study_arg: str | None,
 ) -> None:
     """The workbench in a browser: one sttui per browser session, behind a token."""
+    if gold_rate is not None and not annotate:
+        click.echo("error: --gold-rate mixes gold into the annotation queue: it needs --annotate", err=True)
+        sys.exit(2)
     try:
         from sttui.web.server import Limits, Mode, SttuiServer
     except ImportError as exc:

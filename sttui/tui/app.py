@@ -105,6 +105,8 @@ class SttuiApp(ReportsWorkerFailures, App[None]):
         Binding("ctrl+t", "toggle_theme", "Theme", show=False, id="app.toggle_theme"),
         Binding("f1,question_mark", "help", "Keys", id="app.help"),
     ]
+    # where a suspended episode is taken up again, as the leave dialog and its notice say
+    resume_hint = "r in home's Sessions tab (F6), or `sttui resume`, goes on with it"
     WORKERS: ClassVar[dict[str, str]] = {
         "store": "open the record",
         "annotate": "open the annotation queue",

@@ -180,19 +180,19 @@ class LeaveDialog(ModalScreen[str | None]):
         Binding("escape,c", "choose('')", "Cancel", id="leave.cancel"),
     ]
 
-    def __init__(self, can_end: bool, end_hint: str = ""):
+    def __init__(self, can_end: bool, end_hint: str = "", resume_hint: str = ""):
         super().__init__()
         self.can_end = can_end
         self.end_hint = end_hint  # how the episode ends on this screen, when End is not offered
+        # where a suspended episode is taken up again (the app says: home, or the study's screen)
+        self.resume_hint = resume_hint or "`sttui resume` goes on with it"
 
     def compose(self) -> ComposeResult:
         end = "End scores the episode as it stands. " if self.can_end else self.end_hint
         with Vertical():
             yield Label("Leave this episode?", classes="question")
             yield Static(
-                "Suspend keeps it running: r in home's Sessions tab, or `sttui resume`, goes on with it. "
-                + end
-                + "Cancel goes back to it.",
+                f"Suspend keeps it running: {self.resume_hint}. " + end + "Cancel goes back to it.",
                 classes="muted",
             )
             with Horizontal():
@@ -519,7 +519,7 @@ class SeatScreen(SttuiScreen[None]):
                 self.session.end_now()
                 self.notify("ending the episode…")
 
-        self.app.push_screen(LeaveDialog(can_end, getattr(self, "END_HINT", "")), chosen)
+        self.app.push_screen(LeaveDialog(can_end, getattr(self, "END_HINT", ""), self.app.resume_hint), chosen)
 
     async def suspend(self) -> None:
         """Let go of the episode: it stays running, recorded as left by the person (suspended)."""
@@ -529,5 +529,5 @@ class SeatScreen(SttuiScreen[None]):
             with contextlib.suppress(WorkerCancelled, WorkerFailed):
                 await worker.wait()
         await asyncio.to_thread(self.session.close)
-        self.app.notify(f"episode {self.session.episode_id} suspended: r in home's Sessions tab (F6) resumes it")
+        self.app.notify(f"episode {self.session.episode_id} suspended: {self.app.resume_hint}")
         self.app.pop_to_home()

@@ -106,6 +106,7 @@ class StudyApp(SttuiApp):
     session: problems are shown on the screen). Each next task comes from the same
     ``next_sitting`` either way."""
 
+    resume_hint = "enter on the study's screen goes back to it, where you left it"
     WORKERS: ClassVar[dict[str, str]] = {
         **SttuiApp.WORKERS,
         "study": "reach the study in the record",
