@@ -22,6 +22,7 @@ A file that ``STTUI_CONFIG`` names was chosen by the user, and is read as the us
 
 from __future__ import annotations
 
+import difflib
 import getpass
 import os
 from collections.abc import Mapping
@@ -122,12 +123,10 @@ def parse_config(data: Any, where: str) -> Config:
         raise ConfigError(f"{where}: expected a mapping of settings")
     unknown = [k for k in data if k not in SECTIONS]
     if unknown:
-        from sttui.core.problems import did_you_mean
-
-        raise ConfigError(
-            f"{where}: {unknown[0]}: not a setting{did_you_mean(str(unknown[0]), SECTIONS)}; "
-            f"the settings are {', '.join(SECTIONS)}"
-        )
+        # (difflib here, not core's did_you_mean: the base layer imports nothing above it)
+        close = difflib.get_close_matches(str(unknown[0]), SECTIONS, n=1, cutoff=0.6)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        raise ConfigError(f"{where}: {unknown[0]}: not a setting{hint}; the settings are {', '.join(SECTIONS)}")
     for key in ("name", "theme", "handoff_model"):
         if data.get(key) is not None and not isinstance(data[key], str):
             raise ConfigError(f"{where}: {key}: expected text, got {data[key]!r}")

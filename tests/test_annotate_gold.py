@@ -14,6 +14,7 @@ from sttui.annotate.queue import Item, Queue
 from sttui.cli import main
 from sttui.store.store import Store
 from sttui.tui.app import SttuiApp
+from sttui.tui.launch import Launch
 from tests.conftest import ROOT
 from tests.tui_helpers import wait_for
 
@@ -106,7 +107,7 @@ def test_a_gold_rate_of_zero_mixes_in_none(tmp_path):
 
 
 def _app(db: str, name: str, text_filter: str, gold_rate: int | None = None) -> SttuiApp:
-    return SttuiApp(ROOT / "tasks", db_url=db, human=name, annotate=("tasks", text_filter, gold_rate))
+    return SttuiApp(Launch.build(ROOT / "tasks", db_url=db, human=name, annotate=("tasks", text_filter, gold_rate)))
 
 
 async def _screen_of(db: str, text_filter: str, gold_rate: int | None) -> tuple[str, list, str, str]:

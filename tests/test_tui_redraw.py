@@ -6,6 +6,7 @@ from __future__ import annotations
 from textual.widgets import DataTable, Static
 
 from sttui.tui.app import SttuiApp
+from sttui.tui.launch import Launch
 from tests.conftest import ROOT
 from tests.tui_helpers import open_play, wait_for
 
@@ -13,7 +14,7 @@ EXPLORE = ROOT / "tasks" / "explore" / "finance" / "additive-1.yaml"
 
 
 async def test_an_event_that_changes_nothing_shown_redraws_nothing(tmp_path, monkeypatch):
-    app = SttuiApp(ROOT / "tasks", db_url=f"sqlite:///{tmp_path / 'r.db'}", human="ana")
+    app = SttuiApp(Launch.build(ROOT / "tasks", db_url=f"sqlite:///{tmp_path / 'r.db'}", human="ana"))
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_play(pilot, EXPLORE, "agent", "ExploreScreen")
         await pilot.press("f5")

@@ -8,6 +8,7 @@ import threading
 
 from sttui.store.store import Store
 from sttui.tui.app import SttuiApp
+from sttui.tui.launch import Launch
 from tests.conftest import ROOT
 from tests.tui_helpers import wait_for
 
@@ -22,7 +23,7 @@ async def test_an_early_key_is_refused_until_the_record_opens(tmp_path, monkeypa
 
     monkeypatch.setattr(Store, "__init__", slow_open)
     path = tmp_path / "r.db"
-    app = SttuiApp(ROOT / "tasks", db_url=f"sqlite:///{path}", human="ana")
+    app = SttuiApp(Launch.build(ROOT / "tasks", db_url=f"sqlite:///{path}", human="ana"))
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: bool(getattr(app.screen, "rows", None)))
         assert app.store is None  # the task list is on screen before the record is open
@@ -47,7 +48,7 @@ async def test_a_record_that_fails_to_open_is_one_line_and_home_stays(tmp_path, 
         raise RuntimeError("disk on fire\nwith a second line")
 
     monkeypatch.setattr(Store, "__init__", broken)
-    app = SttuiApp(ROOT / "tasks", db_url=f"sqlite:///{tmp_path / 'r.db'}", human="ana")
+    app = SttuiApp(Launch.build(ROOT / "tasks", db_url=f"sqlite:///{tmp_path / 'r.db'}", human="ana"))
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: any("unavailable" in str(n.message) for n in app._notifications))
         messages = [str(n.message) for n in app._notifications]

@@ -20,6 +20,7 @@ from sttui.running.batch import run_batch
 from sttui.running.plan import RunPlan
 from sttui.store.store import Store
 from sttui.tui.app import SttuiApp
+from sttui.tui.launch import Launch
 from sttui.tui.workers import failure_notice
 from tests.conftest import ROOT
 from tests.tui_helpers import ScreenApp, started, wait_for
@@ -71,7 +72,7 @@ def test_the_notice_names_the_failure_and_what_to_check():
 
 async def test_home_sessions_worker(tmp_path, monkeypatch):
     monkeypatch.setattr(Store, "summaries", _locked)
-    app = SttuiApp(ROOT / "tasks", db_url=f"sqlite:///{tmp_path / 'h.db'}", human="ana")
+    app = SttuiApp(Launch.build(ROOT / "tasks", db_url=f"sqlite:///{tmp_path / 'h.db'}", human="ana"))
     async with app.run_test(size=(100, 30)) as pilot:
         await _says(pilot, "list the sessions")
         await pilot.press("f6")  # keys still work
@@ -103,7 +104,7 @@ async def test_annotate_events_worker(store, episode, monkeypatch):
 
 async def test_app_annotation_queue_worker(tmp_path, monkeypatch):
     monkeypatch.setattr(Store, "list_episodes", _locked)
-    app = SttuiApp(ROOT / "tasks", db_url=f"sqlite:///{tmp_path / 'a.db'}", human="ana")
+    app = SttuiApp(Launch.build(ROOT / "tasks", db_url=f"sqlite:///{tmp_path / 'a.db'}", human="ana"))
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_for(pilot, lambda: app.store is not None)
         app.open_annotation("episodes", None)
@@ -114,7 +115,7 @@ async def test_app_session_worker(tmp_path, monkeypatch):
     from sttui.running.session import PlaySession
 
     monkeypatch.setattr(PlaySession, "__init__", _locked)
-    app = SttuiApp(ROOT / "tasks", db_url=f"sqlite:///{tmp_path / 's.db'}", human="ana")
+    app = SttuiApp(Launch.build(ROOT / "tasks", db_url=f"sqlite:///{tmp_path / 's.db'}", human="ana"))
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_for(pilot, lambda: app.store is not None and getattr(app.screen, "rows", None))
         app.start_play(load_task(STT), "agent")

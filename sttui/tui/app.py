@@ -19,7 +19,6 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
 from sttui.config import Config, ConfigError, load_config
-from sttui.store.writer import mark_unrecorded
 from sttui.tui.home import HomeScreen
 from sttui.tui.launch import Annotate, Launch
 from sttui.tui.safetable import guard_strips
@@ -460,6 +459,7 @@ class SttuiApp(ReportsWorkerFailures, App[None]):
         self.pop_to_home()
 
         def let_go() -> None:  # in the background: a locked record may take its deadline
+            from sttui.store.writer import mark_unrecorded  # (SQLAlchemy: not before the first paint)
 
             session.close()
             mark_unrecorded(session.store, dict(session.writer.failed))
