@@ -398,79 +398,6 @@ def run(
 ) -> None:
     """Run episodes headless: Pass@1, Pass@k and pass^k for stt tasks, the AdaExploreBench
     metrics for explore ones, with 95 % bootstrap intervals over tasks."""
-    from sttui.running.batch import report
-
-    plan = _run_plan_of(
-        selection,
-        agent,
-        user,
-        seed,
-        trials,
-        concurrency,
-        judge,
-        record,
-        early_stop,
-        stagnation,
-        judge_stages,
-        low_quality,
-        static,
-        no_user,
-        explore_setting,
-    )
-    shared = _shared_run(plan, run_id, shard)
-    for note in plan.skipped:
-        click.echo(f"note: {note}", err=True)
-    store = open_store(write=True) if plan.record else None
-    _check_run_controllers(plan, store)
-    if shared is not None:
-        from sttui.cli.runs import run_shared
-
-        run_shared(plan, store, *shared, as_json=as_json, printer=_print_run)
-        return
-    records, interrupted = _run_plan(plan, store, quiet=as_json)
-    summary = report(records)
-    if as_json:
-        echo_json({"episodes": records, "summary": summary})
-    else:
-        _print_run(plan, records, summary)
-    lost = [r for r in records if r.get("record_failed")]
-    if lost:  # no success over a lost write
-        click.echo(
-            f"error: {len(lost)} episode(s) could not be recorded in full: {lost[0]['error']}. "
-            + _where_lost_records_stop(store, lost)
-            + _not_started(plan, records),
-            err=True,
-        )
-        sys.exit(3)
-    if interrupted:
-        planned = sum(1 for _ in plan.all_trials())
-        click.echo(
-            f"interrupted: {len(records)} of {planned} planned episode(s) finished (summarised above); "
-            "those in flight are marked stopped in the record",
-            err=True,
-        )
-        sys.exit(130)
-    _exit_if_errored(records)
-
-
-def _run_plan_of(
-    selection: tuple[str, ...],
-    agent: str,
-    user: str | None,
-    seed: int | None,
-    trials: int,
-    concurrency: int,
-    judge: str,
-    record: bool,
-    early_stop: bool,
-    stagnation: int | None,
-    judge_stages: str,
-    low_quality: str | None,
-    static: bool,
-    no_user: bool,
-    explore_setting: str | None,
-) -> Any:
-    """``run``'s options as one checked run plan (each bad option: one line, exit 2)."""
     from sttui.config import ConfigError, load_config
     from sttui.core.settings import RunSettings
     from sttui.running.plan import PlanError, ReviewPlan, RunPlan
@@ -506,7 +433,48 @@ def _run_plan_of(
     except PlanError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
-    return plan
+    shared = _shared_run(plan, run_id, shard)
+    for note in plan.skipped:
+        click.echo(f"note: {note}", err=True)
+    store = open_store(write=True) if plan.record else None
+    _check_run_controllers(plan, store)
+    if shared is not None:
+        from sttui.cli.runs import run_shared
+
+        run_shared(plan, store, *shared, as_json=as_json, printer=_print_run)
+        return
+    records, interrupted = _run_plan(plan, store, quiet=as_json)
+    _finish_run(plan, store, records, interrupted, as_json)
+
+
+def _finish_run(plan: Any, store: Any, records: list[dict[str, Any]], interrupted: bool, as_json: bool) -> None:
+    """The run's summary, then its exit: 3 when a write was lost, 130 when interrupted, 1 when
+    an episode errored."""
+    from sttui.running.batch import report
+
+    summary = report(records)
+    if as_json:
+        echo_json({"episodes": records, "summary": summary})
+    else:
+        _print_run(plan, records, summary)
+    lost = [r for r in records if r.get("record_failed")]
+    if lost:  # no success over a lost write
+        click.echo(
+            f"error: {len(lost)} episode(s) could not be recorded in full: {lost[0]['error']}. "
+            + _where_lost_records_stop(store, lost)
+            + _not_started(plan, records),
+            err=True,
+        )
+        sys.exit(3)
+    if interrupted:
+        planned = sum(1 for _ in plan.all_trials())
+        click.echo(
+            f"interrupted: {len(records)} of {planned} planned episode(s) finished (summarised above); "
+            "those in flight are marked stopped in the record",
+            err=True,
+        )
+        sys.exit(130)
+    _exit_if_errored(records)
 
 
 def _check_run_controllers(plan: Any, store: Any) -> None:
