@@ -2,7 +2,7 @@
 record, as the screen asks it after each rating; and ``agreement``'s gold standing over the
 ratings of 50 annotators. Prints the times.
 
-    /work/main/.venv/bin/python bench/gold.py [--items 20000]
+    .venv/bin/python bench/gold.py [--items 20000]
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The judge's agreement with people at scale: ``judge_agreement`` over N verdict items rated by
 three annotators each (two judges), with both 95 % intervals; the time and peak memory.
 
-    /work/main/.venv/bin/python bench/judge_agreement.py [--items 10000]
+    .venv/bin/python bench/judge_agreement.py [--items 10000]
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@ message played after the task's solution calls, its two items compared with the 
 verdicts. ``--code`` runs another tree's judge on this tree's fixture, which is how the
 figure before a change is taken:
 
-    /work/main/.venv/bin/python bench/judge_fixture.py                    # this tree's judge
-    /work/main/.venv/bin/python bench/judge_fixture.py --code /work/main  # main's judge, same fixture
+    .venv/bin/python bench/judge_fixture.py                    # this tree's judge
+    .venv/bin/python bench/judge_fixture.py --code ../other-tree  # another tree's judge, same fixture
 
 It prints the share of items and of messages judged as expected, by kind and for the hurried
 cases, the time per message (episode included) and per judgement (the judge alone, CPU), and

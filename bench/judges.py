@@ -7,7 +7,7 @@ escalation, cache) with a fixed simulated model latency, not of any real model's
 The stub scores a stage by the share of its calls that succeeded, with low confidence in
 the middle of the range, so the adaptive judge escalates some stages.
 
-    /work/main/.venv/bin/python bench/judges.py [--tasks 4] [--latency 0.02]
+    .venv/bin/python bench/judges.py [--tasks 4] [--latency 0.02]
 """
 
 from __future__ import annotations

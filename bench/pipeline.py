@@ -6,7 +6,7 @@ The model is a stub on 127.0.0.1 (tests/helpers/stub_openai.py) answering at onc
 HTTP through litellm, with the bundled S3 task's triggers, solution and checklist: a measure of
 the pipeline's own machinery, not of any model.
 
-    /work/main/.venv/bin/python bench/pipeline.py [--candidates 8] [--random-seeds 20]
+    .venv/bin/python bench/pipeline.py [--candidates 8] [--random-seeds 20]
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ The episode is recorded once in a temporary SQLite file by the long-episode agen
 one edit (dropping a step, in turn further down the list), re-verifies (the whole replay:
 engine, scripted user, triggers, milestone review, checklist), then undoes it.
 
-    /work/main/.venv/bin/python bench/refine.py [--steps 200] [--rounds 9]
+    .venv/bin/python bench/refine.py [--steps 200] [--rounds 9]
 """
 
 from __future__ import annotations

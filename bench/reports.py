@@ -4,7 +4,7 @@ many messages, and one message checked alone (``message_mismatches``).
 
 Figures are CPU time, medians with their range over rounds (bench/_common.py).
 
-    /work/main/.venv/bin/python bench/reports.py [--messages 10 100 1000] [--rounds 7]
+    .venv/bin/python bench/reports.py [--messages 10 100 1000] [--rounds 7]
 """
 
 from __future__ import annotations
