@@ -322,7 +322,7 @@ def test_report_from_light_rows_is_the_report_from_full_records(db_url):
     """``report`` now reads light rows and every task version's meta at once: its figures must
     be those computed from full records with a version lookup per task, as before."""
     from sttui.analysis.comparison import FINISHED, compare
-    from sttui.cli.records import _task_meta
+    from sttui.cli.report import _task_meta
     from sttui.store.tables import TaskRow
 
     store = Store(db_url)

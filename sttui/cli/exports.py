@@ -1,0 +1,167 @@
+"""`sttui export` and `sttui import`: the record's episodes as files, and such files back into
+it. Exports never run a task's code; an import is checked whole before anything is written."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import click
+
+from sttui.cli.app import main, open_store
+from sttui.cli.records import _episode, _fail, _task_dirs, tasks_option, trust_option
+
+
+@main.command("export")
+@click.argument("episodes", nargs=-1)
+@click.option("--all", "everything", is_flag=True, help="Export every episode.")
+@click.option(
+    "--demonstrations",
+    is_flag=True,
+    help="Only verified demonstrations (`sttui refine --save --demonstration`), with their provenance.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["jsonl", "openai", "sharegpt", "hf", "inspect"]),
+    default="jsonl",
+    show_default=True,
+)
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True)
+@click.option(
+    "--push-to-hub",
+    "repo_id",
+    metavar="REPO",
+    help="With --format hf: also upload the file and a dataset card to this Hugging Face dataset "
+    "repository (created private if new; your huggingface_hub login).",
+)
+@trust_option
+@tasks_option
+def export_cmd(
+    episodes: tuple[str, ...],
+    everything: bool,
+    demonstrations: bool,
+    fmt: str,
+    output: Path,
+    repo_id: str | None,
+    trust: bool,
+    task_dirs: tuple[Path, ...],
+) -> None:
+    """Export episodes: the full event log (jsonl), training data (openai, sharegpt), a Parquet
+    dataset (hf, needs sttui[hf]) or an Inspect AI .eval log (inspect, needs sttui[inspect]).
+
+    Training data goes to FILE as a JSON array when its name ends in .json, else as JSON lines.
+    --demonstrations keeps only verified refined episodes, with their provenance (refined_from,
+    edits, editor) in each example's metadata.
+
+    Never runs a task's code: the tools come from the record. Only task versions stored before
+    tools were kept are opened, under the same trust rule as replay (--trust, --tasks).
+    """
+    from sttui.exports.jsonl import jsonl_lines
+    from sttui.exports.rows import is_demonstration
+    from sttui.exports.training import training_lines
+
+    store = open_store()
+    if not episodes and not everything and not demonstrations:
+        _fail("name episodes to export, or pass --all (or --demonstrations)", 2)
+    records = [_episode(store, e) for e in episodes] if episodes else store.list_episodes()
+    if demonstrations:
+        records = [r for r in records if is_demonstration(r.scores)]
+        if not records:
+            _fail("no verified demonstrations to export (`sttui refine EP ... --save --demonstration` makes one)")
+    records = sorted(records, key=lambda r: (r.started_at, r.id))
+    if repo_id is not None and fmt != "hf":
+        _fail("--push-to-hub uploads the Parquet dataset: use it with --format hf", 2)
+    if repo_id is not None and not _REPO_ID.fullmatch(repo_id):
+        _fail(f"--push-to-hub {repo_id!r}: expected a repository id such as user/name", 2)
+    if fmt in ("hf", "inspect"):
+        _export_file(store, records, fmt, output, trust, _task_dirs(task_dirs), repo_id)
+        return
+    if fmt == "jsonl":
+        lines, notes = list(jsonl_lines(store, records)), []
+        for rec in records:
+            if store.task_version(rec.task_id, rec.task_hash) is None:
+                notes.append(f"{rec.id}: the record has no copy of its task version; its events are exported")
+        written = len(records)
+    else:
+        lines, notes = training_lines(store, records, fmt, trust=trust, task_dirs=_task_dirs(task_dirs))
+        written = len(lines)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    if fmt != "jsonl" and output.suffix.lower() == ".json":
+        # a .json file holds one JSON array (what LLaMA-Factory and most loaders read as json);
+        # any other name gets one example per line (jsonl)
+        output.write_text("[\n" + ",\n".join(lines) + "\n]\n", encoding="utf-8")
+        layout = "a JSON array"
+    else:
+        output.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+        layout = "one JSON object per line"
+        if output.suffix.lower() == ".json":
+            notes.append("the full record is always JSON lines (what `sttui import` reads), whatever the name")
+    for note in notes:
+        click.echo(f"note: {note}", err=True)
+    click.echo(f"wrote {written} episode(s) to {output} ({fmt}, {layout})", err=True)
+
+
+_REPO_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}")
+
+
+def _export_file(
+    store: Any, records: list[Any], fmt: str, output: Path, trust: bool, task_dirs: Any, repo_id: str | None = None
+) -> None:
+    """A Parquet dataset (hf) or an Inspect log (inspect): one row or sample per episode; the
+    Parquet file also to a Hugging Face dataset repository when ``repo_id`` names one."""
+    from sttui.errors import MissingExtra
+    from sttui.exports.transcripts import transcripts
+
+    found, notes = transcripts(store, records, trust, task_dirs)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        if fmt == "hf":
+            from sttui.exports.hf import write_parquet
+
+            written, layout = write_parquet(found, output), "Parquet, one row per episode"
+        else:
+            from sttui.exports.inspect_log import write_inspect_log
+
+            if output.suffix != ".eval":
+                notes.append("Inspect reads logs named *.eval; name the file so for `inspect view`")
+            written, layout = write_inspect_log(found, output), "Inspect AI log, one sample per episode"
+    except MissingExtra as exc:
+        _fail(str(exc), 2)
+    for note in notes:
+        click.echo(f"note: {note}", err=True)
+    click.echo(f"wrote {written} episode(s) to {output} ({fmt}, {layout})", err=True)
+    if repo_id is not None:
+        from sttui.exports.hub import push
+
+        try:
+            url = push(found, output, repo_id)
+        except MissingExtra as exc:
+            _fail(str(exc), 2)
+        except Exception as exc:  # network, login, permissions: the Hub's reason in one line
+            _fail(f"could not push to {repo_id}: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}")
+        click.echo(f"pushed {written} episode(s) and a dataset card to {repo_id}: {url}", err=True)
+
+
+@main.command("import")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--trust",
+    is_flag=True,
+    help="Vouch for the file's task code: its versions then replay without --trust, with your permissions.",
+)
+def import_cmd(file: Path, trust: bool) -> None:
+    """Read back a jsonl export (episodes, events and their task versions).
+
+    The file is data: nothing in it is written to disk or run. Its task versions are kept as
+    imported; their code runs only when trusted (see `sttui replay --help`).
+    """
+    from sttui.exports.importing import ImportProblem, import_jsonl
+
+    store = open_store(write=True)
+    try:
+        added, skipped = import_jsonl(store, file, trust=trust)
+    except ImportProblem as exc:
+        _fail(f"{exc}; nothing was imported")
+    click.echo(f"imported {added} episode(s); {skipped} already present")
