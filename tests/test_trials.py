@@ -82,7 +82,7 @@ def test_the_human_judge_path_uses_each_trials_seed(tmp_path, monkeypatch):
         asked.append(episode.seed)
         return False, ""
 
-    monkeypatch.setattr("sttui.cli.tasks._ask_at_terminal", ask)
+    monkeypatch.setattr("sttui.cli.run._ask_at_terminal", ask)
     db = f"sqlite:///{tmp_path / 'h.db'}"
     episodes = run_json(db, impossible, "--agent", "baseline:random", "--judge", "human", "--trials", "3")["episodes"]
     assert sorted(e["seed"] for e in episodes) == [0, 1, 2]

@@ -61,7 +61,7 @@ COMMANDS: dict[str, str] = {
     "report": "report",
     "resume": "records",
     "rl": "rl",
-    "run": "tasks",
+    "run": "run",
     "serve": "serve",
     "serve-session": "serve",
     "sessions": "records",

@@ -73,6 +73,6 @@ def run_shared(plan: Any, store: Any, run_id: str, shard: Any, *, as_json: bool,
             err=True,
         )
         sys.exit(3)
-    from sttui.cli.tasks import _exit_if_errored
+    from sttui.cli.run import _exit_if_errored
 
     _exit_if_errored(mine)
