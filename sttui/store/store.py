@@ -26,6 +26,7 @@ from sqlmodel import select as orm_select
 from sttui.core.events import Event
 from sttui.store import runs
 from sttui.store.annotations import AnnotationRecords
+from sttui.store.appends import INSERT_EVENTS, EventAppender
 from sttui.store.db import StoreError, describe, explain, in_batches, make_engine, migrate, resolve_url
 from sttui.store.secrets import scrub, scrub_json, scrub_text, secret_values
 from sttui.store.summaries import (
@@ -224,6 +225,10 @@ class Store(AnnotationRecords):
         self._secrets = secret_values()
         self._registered: set[tuple[str, str]] = set()  # task versions this store has stored
         self._actors: dict[str, Any] = {}  # actor -> as scrubbed
+        # event-only commits on SQLite go through one held raw connection (sttui/store/appends.py)
+        self._appender: EventAppender | None = None
+        if self.engine.url.get_backend_name() == "sqlite":
+            self._appender = EventAppender(self.engine, self.url)
 
     @property
     def read_only(self) -> bool:
@@ -234,6 +239,8 @@ class Store(AnnotationRecords):
         return f"Store({describe(self.url)})"
 
     def close(self) -> None:
+        if self._appender is not None:
+            self._appender.close()
         self.engine.dispose()
 
     def sync(self) -> None:
@@ -418,6 +425,10 @@ class Store(AnnotationRecords):
         claimed run item (``("run_item_done", run_id, idx, episode_id, values)``): all or none."""
         if not items:
             return
+        if self._appender is not None and all(item[0] == "event" for item in items):
+            # the hot path, events alone on SQLite: the same rows, through a held raw connection
+            self._appender.append([self._event_params(item[1], item[2]) for item in items])
+            return
         prepared: list[tuple[Any, ...]] = []
         for item in items:  # the slow part (scrubbing, JSON) outside the transaction
             prepared.append(("event", self._event_params(item[1], item[2])) if item[0] == "event" else item)
@@ -456,7 +467,7 @@ class Store(AnnotationRecords):
                 "INSERT INTO events (episode_id, seq, wall_time, sim_time, actor, type, payload) "
                 "VALUES (%s, %s, %s, %s, %s, %s, %s::json)"
             )
-        return "INSERT INTO events (episode_id, seq, wall_time, sim_time, actor, type, payload) VALUES (?, ?, ?, ?, ?, ?, ?)"
+        return INSERT_EVENTS
 
     def _event_params(self, episode_id: str, event: Event) -> tuple[Any, ...]:
         """An event's row as the driver takes it: the payload as its scrubbed JSON text."""
@@ -488,7 +499,10 @@ class Store(AnnotationRecords):
 
     def append_event(self, episode_id: str, event: Event) -> None:
         """Commit one event now. Its seq is the record's, unique per episode."""
-        self.write([("event", episode_id, event)])
+        if self._appender is not None:  # (``write``'s path for events alone, called directly)
+            self._appender.append([self._event_params(episode_id, event)])
+        else:
+            self.write([("event", episode_id, event)])
 
     def next_seq(self, episode_id: str) -> int:
         def go(s: Session) -> int:

@@ -1,0 +1,91 @@
+"""Event-only commits on SQLite through one raw connection of the store's own engine.
+
+Recording commits a transaction per step, and most of those hold events alone. Through
+SQLAlchemy such a commit cost more than the commit itself: a pool checkout and check-in (with
+its rollback), an execution context and a result set. This connection is taken once from the
+same engine, so it has the same settings (the engine's connect hook: WAL, ``synchronous``, busy
+timeout, foreign keys, and any hook added later), and runs the same INSERT with the same
+parameters as ``Store.write``'s SQLAlchemy path, then commits before it returns: the same rows,
+as durable. Errors come out as the SQLAlchemy path's do (``IntegrityError``, or ``explain``'s
+``StoreError``), so the writer retries and fails episodes exactly as before.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import threading
+from typing import Any
+
+from sqlalchemy import Engine, event
+from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
+
+from sttui.store.db import explain
+
+INSERT_EVENTS = (
+    "INSERT INTO events (episode_id, seq, wall_time, sim_time, actor, type, payload) VALUES (?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+class EventAppender:
+    """One held SQLite connection for committing events; thread-safe (one commit at a time)."""
+
+    def __init__(self, engine: Engine, url: str) -> None:
+        self._engine = engine
+        self._url = url
+        self._lock = threading.Lock()
+        self._proxy: Any = None  # the pool's wrapper of the connection, detached from the pool
+        self._conn: sqlite3.Connection | None = None
+        self._pid = 0
+        # the engine's connections are made again after a dispose (new settings, a test's hook):
+        # this one too
+        event.listen(engine, "engine_disposed", self._on_dispose)
+
+    def append(self, rows: list[tuple[Any, ...]]) -> None:
+        """Insert ``rows`` (``INSERT_EVENTS``'s parameters) and commit: all or none."""
+        with self._lock:
+            conn = self._conn if self._pid == os.getpid() else None  # (never a parent's, after a fork)
+            if conn is None:
+                conn = self._open()
+            try:
+                if len(rows) == 1:
+                    conn.execute(INSERT_EVENTS, rows[0])
+                else:
+                    conn.executemany(INSERT_EVENTS, rows)
+                conn.commit()
+            except sqlite3.IntegrityError as exc:  # can never succeed: as SQLAlchemy reports it
+                with contextlib.suppress(sqlite3.Error):
+                    conn.rollback()
+                raise IntegrityError(INSERT_EVENTS, rows[0] if len(rows) == 1 else rows, exc) from None
+            except sqlite3.Error as exc:  # locked, full, unwritable: the next try starts afresh
+                self._close()
+                raise explain(exc, self._url) from None
+            except BaseException:  # (an interrupt mid-way: nothing of it may join a later commit)
+                self._close()
+                raise
+
+    def _open(self) -> sqlite3.Connection:
+        try:
+            proxy = self._engine.raw_connection()
+        except (OperationalError, DBAPIError) as exc:
+            raise explain(exc, self._url) from None
+        conn = proxy.driver_connection
+        proxy.detach()  # held for the store's life, not the pool's to hand out or reset
+        assert isinstance(conn, sqlite3.Connection)
+        self._proxy, self._conn, self._pid = proxy, conn, os.getpid()
+        return conn
+
+    def _close(self) -> None:
+        proxy, self._proxy, self._conn = self._proxy, None, None
+        if proxy is not None and self._pid == os.getpid():
+            with contextlib.suppress(Exception):  # (rolls back anything open, then closes)
+                proxy.close()
+
+    def _on_dispose(self, _engine: Any) -> None:
+        with self._lock:
+            self._close()
+
+    def close(self) -> None:
+        with self._lock:
+            self._close()
