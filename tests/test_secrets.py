@@ -344,3 +344,34 @@ def test_scrub_json_is_the_text_of_scrub():
     for payload in cases:
         for secrets in ([], ["verysecretvalue123"]):
             assert json.loads(scrub_json(payload, secrets)) == scrub(payload, secrets), payload
+
+
+def test_scrub_json_catches_every_key_shape_and_secret_named_field():
+    """scrub_json decides from the JSON text whether to walk the payload (with fewer looks than
+    one per marker): a key of every shape, and every secret-named field, must still be redacted."""
+    import json
+
+    from sttui.store.secrets import _MARKERS, REDACTED, scrub, scrub_json
+
+    keys = [
+        "sk-" + "a1B2" * 6,
+        "hf_" + "a1B2" * 6,
+        "AKIA" + "ABCD1234EFGH5678",
+        "ASIA" + "ABCD1234EFGH5678",
+        *(f"gh{c}_" + "a1B2" * 9 for c in "pousr"),
+        "github_pat_" + "a1B2" * 9,
+        "AIza" + "a1B2c3D4e5" * 3 + "f6G7h",
+        "xoxb-" + "a1B2" * 4,
+    ]
+    assert {m for m in _MARKERS if not any(k.startswith(m) for k in keys)} == set()  # one key per marker
+    for key in keys:
+        payload = {"tool": "lookup", "result": {"note": f"the key is {key} here"}}
+        text = scrub_json(payload, [])
+        assert key not in text and REDACTED in text, key
+        assert json.loads(text) == scrub(payload, [])
+    for field in ("api_key", "ApiKey", "Authorization", "PASSWORD", "secret", "token", "access_token"):
+        payload = {"request": {field: "plainvalue", "other": "kept"}}
+        assert json.loads(scrub_json(payload, [])) == {"request": {field: REDACTED, "other": "kept"}}, field
+    # a key that only ends like a secret-named one is walked, and comes out as it went in
+    ordinary = {"monkey": "x", "hotkey": "ctrl-k", "primary_key": 3}
+    assert scrub_json(ordinary, []) == json.dumps(ordinary, ensure_ascii=False)
