@@ -166,3 +166,22 @@ def test_the_fast_path_has_the_engines_settings_and_follows_them(tmp_path, stt_t
     assert conn.execute("pragma synchronous").fetchone() == (2,)  # FULL now, as the engine's
     store.close()
     assert store._appender._conn is None  # type: ignore[union-attr]
+
+
+def test_the_held_connection_never_holds_back_the_sync(tmp_path, stt_task):
+    """The power-cut bound: ``Store.sync`` (a passive checkpoint, which syncs the log and the
+    database file) takes in every event the held connection committed; an idle held connection
+    keeps no read open that would leave part of the log waiting for a later sync."""
+    path = tmp_path / "r.db"
+    store = Store(f"sqlite:///{path}")
+    eid = store.create_episode(stt_task, 0, "a", None)
+    for i in range(1, 50):
+        store.append_event(eid, Event(i, "note", "x", {"i": i}, ""))
+    store.write([("event", eid, Event(i, "note", "x", {}, "")) for i in range(50, 60)])
+    store.sync()
+    con = sqlite3.connect(path)
+    busy, frames, checkpointed = con.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+    assert busy == 0 and frames > 0 and checkpointed == frames  # nothing left behind by the sync
+    assert con.execute("select count(*) from events where episode_id = ?", (eid,)).fetchone() == (59,)
+    con.close()
+    store.close()
