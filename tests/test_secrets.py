@@ -375,3 +375,23 @@ def test_scrub_json_catches_every_key_shape_and_secret_named_field():
     # a key that only ends like a secret-named one is walked, and comes out as it went in
     ordinary = {"monkey": "x", "hotkey": "ctrl-k", "primary_key": 3}
     assert scrub_json(ordinary, []) == json.dumps(ordinary, ensure_ascii=False)
+
+
+def test_scrub_json_writes_the_text_json_dumps_would():
+    """The stored text of a payload with nothing to redact is exactly ``json.dumps``'s (with
+    ``default=str``, unescaped non-ASCII): the encoder made once writes no different rows."""
+    import datetime
+    import json
+
+    from sttui.store.secrets import scrub_json
+
+    cases = [
+        {"tool": "x", "result": {"ok": True, "n": -3, "x": 2.5e-300, "big": 2**80, "none": None, "nz": -0.0}},
+        {"text": "naïve – 東京 \U0001f600", "esc": 'q " b \\ t \t n \n \x00 \u2028', "nan": float("nan")},
+        {"when": datetime.date(2024, 8, 15), "pair": (1, (2, 3)), 7: "seven", 2.5: "half", None: 0, True: 1},
+        [1, [2, [3, {"deep": [{}]}]], ""],
+        "plain",
+        12,
+    ]
+    for payload in cases:
+        assert scrub_json(payload, []) == json.dumps(payload, default=str, ensure_ascii=False), payload

@@ -98,6 +98,29 @@ _FIELD_ENDS = ('key"', 'authorization"', 'password"', 'secret"', 'token"')
 _ENCODER = json.JSONEncoder(default=str, ensure_ascii=False)  # built once: dumps would build one a call
 
 
+def _one_encoder() -> Any:
+    """``_ENCODER.encode``, but through one C encoder made once instead of one a call (this runs
+    on every event recorded). It skips the check for circular data, which JSON cannot hold anyway
+    (such a payload then fails with RecursionError instead of ValueError). The plain encoder where
+    CPython's C one is missing, differs in how it is made, or writes anything differently."""
+    try:
+        from _json import make_encoder
+        from json.encoder import encode_basestring
+
+        made = make_encoder(None, str, encode_basestring, None, ": ", ", ", False, False, True)
+    except (ImportError, TypeError):
+        return _ENCODER.encode
+
+    def encode(payload: Any) -> str:
+        return "".join(made(payload, 0))
+
+    sample = {"a": [1, 2.5, -0.0, float("inf"), None, True, 'é\n"', {"b": ()}], 3: object}
+    return encode if encode(sample) == _ENCODER.encode(sample) else _ENCODER.encode
+
+
+_encode = _one_encoder()
+
+
 # ``_MARKERS`` as ``_flagged`` looks for them: the GitHub ones share "gh", which one regex finds
 # quicker than six looks for each
 _PLAIN_MARKERS = tuple(m for m in _MARKERS if not m.startswith("gh"))
@@ -119,7 +142,7 @@ def scrub_json(payload: Any, secrets: list[str] | None = None) -> str:
     ``scrub`` would convert the same way), and walked only when that text holds a key marker,
     a secret's value or a secret-named field."""
     secrets = secret_values() if secrets is None else secrets
-    text = _ENCODER.encode(payload)
+    text = _encode(payload)
     low = text.lower()
     if _flagged(text, low) or (secrets and any(encoded in text for _, encoded in _forms(tuple(secrets)))):
         return json.dumps(_clean(json.loads(text), secrets), ensure_ascii=False)
