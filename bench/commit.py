@@ -4,8 +4,9 @@ in alternating rounds of one run.
 Each side writes the same events, one transaction per event (an event committed before the next
 action, as the runner waits for it), into its own SQLite file in WAL mode:
 
-- the store: ``Store.append_event`` (SQLAlchemy, the JSON encoding of the payload, the
-  store's own connection settings);
+- the store: ``Store.append_event`` (the payload scrubbed of secrets and encoded as JSON, then
+  one INSERT and COMMIT on the connection the store holds for events, with the engine's own
+  settings: ``sttui/store/appends.py``);
 - the reference: a bare ``sqlite3`` connection, ``BEGIN; INSERT; COMMIT`` of the same row
   (payload encoded by ``json.dumps``) into a table of the same shape.
 
