@@ -37,6 +37,7 @@ class EventAppender:
         self._lock = threading.Lock()
         self._proxy: Any = None  # the pool's wrapper of the connection, detached from the pool
         self._conn: sqlite3.Connection | None = None
+        self._cursor: sqlite3.Cursor | None = None  # kept: not a new cursor for every commit
         self._pid = 0
         # the engine's connections are made again after a dispose (new settings, a test's hook):
         # this one too
@@ -45,14 +46,14 @@ class EventAppender:
     def append(self, rows: list[tuple[Any, ...]]) -> None:
         """Insert ``rows`` (``INSERT_EVENTS``'s parameters) and commit: all or none."""
         with self._lock:
-            conn = self._conn if self._pid == os.getpid() else None  # (never a parent's, after a fork)
-            if conn is None:
-                conn = self._open()
+            conn, cursor = self._conn, self._cursor
+            if conn is None or cursor is None or self._pid != os.getpid():  # (never a parent's, after a fork)
+                conn, cursor = self._open()
             try:
                 if len(rows) == 1:
-                    conn.execute(INSERT_EVENTS, rows[0])
+                    cursor.execute(INSERT_EVENTS, rows[0])
                 else:
-                    conn.executemany(INSERT_EVENTS, rows)
+                    cursor.executemany(INSERT_EVENTS, rows)
                 conn.commit()
             except sqlite3.IntegrityError as exc:  # can never succeed: as SQLAlchemy reports it
                 with contextlib.suppress(sqlite3.Error):
@@ -65,7 +66,7 @@ class EventAppender:
                 self._close()
                 raise
 
-    def _open(self) -> sqlite3.Connection:
+    def _open(self) -> tuple[sqlite3.Connection, sqlite3.Cursor]:
         try:
             proxy = self._engine.raw_connection()
         except (OperationalError, DBAPIError) as exc:
@@ -73,11 +74,11 @@ class EventAppender:
         conn = proxy.driver_connection
         proxy.detach()  # held for the store's life, not the pool's to hand out or reset
         assert isinstance(conn, sqlite3.Connection)
-        self._proxy, self._conn, self._pid = proxy, conn, os.getpid()
-        return conn
+        self._proxy, self._conn, self._cursor, self._pid = proxy, conn, conn.cursor(), os.getpid()
+        return conn, self._cursor
 
     def _close(self) -> None:
-        proxy, self._proxy, self._conn = self._proxy, None, None
+        proxy, self._proxy, self._conn, self._cursor = self._proxy, None, None, None
         if proxy is not None and self._pid == os.getpid():
             with contextlib.suppress(Exception):  # (rolls back anything open, then closes)
                 proxy.close()
