@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime
+import os
 import sqlite3
 
 import pytest
@@ -184,4 +185,35 @@ def test_the_held_connection_never_holds_back_the_sync(tmp_path, stt_task):
     assert busy == 0 and frames > 0 and checkpointed == frames  # nothing left behind by the sync
     assert con.execute("select count(*) from events where episode_id = ?", (eid,)).fetchone() == (59,)
     con.close()
+    store.close()
+
+
+def test_durable_flag_syncs_every_commit(tmp_path, stt_task, monkeypatch):
+    """``sttui --durable`` (or STTUI_DURABLE=1) makes every SQLite commit a synced one (FULL), the
+    event path's held connection included; without it the store stays at NORMAL."""
+    from click.testing import CliRunner
+
+    from sttui.cli.app import main
+
+    monkeypatch.delenv("STTUI_DURABLE", raising=False)  # restored after the test, whatever the CLI sets
+    db = tmp_path / "r.db"
+    plain = Store(f"sqlite:///{db}")
+    with plain.engine.connect() as conn:
+        assert conn.exec_driver_sql("pragma synchronous").scalar() == 1  # NORMAL by default
+    plain.close()
+
+    result = CliRunner().invoke(main, ["--db", f"sqlite:///{db}", "--durable", "sessions"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert os.environ.get("STTUI_DURABLE") == "1"  # read where each engine is made, workers' too
+    store = Store(f"sqlite:///{db}")
+    with store.engine.connect() as conn:
+        assert conn.exec_driver_sql("pragma synchronous").scalar() == 2  # FULL
+    eid = store.create_episode(stt_task, 0, "a", None)
+    store.append_event(eid, Event(1, "note", "x", {}, ""))
+    assert store._appender._conn.execute("pragma synchronous").fetchone() == (2,)  # type: ignore[union-attr]
+    store.close()
+    monkeypatch.setenv("STTUI_DURABLE", "0")  # an explicit off is off
+    store = Store(f"sqlite:///{db}")
+    with store.engine.connect() as conn:
+        assert conn.exec_driver_sql("pragma synchronous").scalar() == 1
     store.close()

@@ -147,14 +147,23 @@ def _guard_streams(ctx: click.Context) -> None:
     metavar="URL",
     help="SQLAlchemy URL of the record (env STTUI_DB; default sqlite:///sessions/sttui.db).",
 )
+@click.option(
+    "--durable",
+    is_flag=True,
+    envvar="STTUI_DURABLE",
+    help="SQLite: sync every commit to the disk (synchronous=FULL), safe even from a power cut; "
+    "slower (env STTUI_DURABLE=1).",
+)
 @click.pass_context
-def main(ctx: click.Context, db_url: str | None) -> None:
+def main(ctx: click.Context, db_url: str | None, durable: bool) -> None:
     """sttui: play, record, score and rate interactive agent-benchmark episodes.
 
     Run with no command to open the workbench.
     """
     ctx.ensure_object(dict)
     ctx.obj["db"] = db_url
+    if durable:  # read where each engine is made (the workbench's and workers' too)
+        os.environ["STTUI_DURABLE"] = "1"
     _guard_streams(ctx)
     if ctx.invoked_subcommand is None:
         from sttui.tui.app import run_app

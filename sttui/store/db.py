@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # alembic is imported only when a database needs migrating
     from alembic.config import Config
     from alembic.script import ScriptDirectory
 
-__all__ = ["StoreError", "describe", "explain", "make_engine", "migrate", "resolve_url"]
+__all__ = ["StoreError", "describe", "durable", "explain", "make_engine", "migrate", "resolve_url"]
 
 DEFAULT_URL = "sqlite:///sessions/sttui.db"
 BACKENDS = ("sqlite", "postgresql")
@@ -34,6 +34,13 @@ def resolve_url(url: str | None = None) -> str:
     if url.startswith(("postgresql://", "postgres://")):
         url = "postgresql+psycopg://" + url.split("://", 1)[1]
     return url
+
+
+def durable() -> bool:
+    """``STTUI_DURABLE`` set (``sttui --durable``): SQLite syncs every commit to the disk
+    (``synchronous=FULL``), so not even a power cut loses a committed event. Off by default:
+    ``NORMAL`` is safe from a crash or kill and loses at most about a second to a power cut."""
+    return os.environ.get("STTUI_DURABLE", "").strip().lower() not in ("", "0", "false", "no", "off")
 
 
 def describe(url: str) -> str:
@@ -129,6 +136,7 @@ def _sqlite_engine(url: str, db: str | None, create: bool = True) -> Engine:
                 "check that every part of the path above it is a folder you can write"
             ) from None
     engine = create_engine(url, connect_args=connect_args)
+    synchronous = "FULL" if durable() else "NORMAL"
     engine.sttui_read_only = read_only  # type: ignore[attr-defined]  # sttui's mark on the engine
 
     @event.listens_for(engine, "connect")
@@ -138,7 +146,8 @@ def _sqlite_engine(url: str, db: str | None, create: bool = True) -> Engine:
             cur.execute("PRAGMA journal_mode=WAL")
             # NORMAL in WAL: each commit is safe from a crash or kill at once; the writer syncs
             # the disk about once a second (Store.sync), so a power cut loses at most that.
-            cur.execute("PRAGMA synchronous=NORMAL")
+            # FULL (--durable): every commit is on the disk before it returns.
+            cur.execute(f"PRAGMA synchronous={synchronous}")
         cur.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         cur.execute("PRAGMA foreign_keys=ON")
         cur.close()
