@@ -113,3 +113,19 @@ def test_the_observation_is_the_callers_own():
     assert json.dumps([e.payload for e in ep.events], default=str) == events
     again, _ = env.reset()
     assert json.dumps(again["tools"]) == tools
+
+
+@pytest.mark.parametrize(("flag", "deflate"), [((), False), (("--ws-compression",), True)])
+def test_rl_serve_compresses_websocket_messages_only_when_asked(monkeypatch, flag, deflate):
+    """On one machine permessage-deflate costs zlib work at both ends of every step and saves
+    nothing: ``sttui rl serve`` turns it off unless asked."""
+    import uvicorn
+    from click.testing import CliRunner
+
+    from sttui.cli.app import main
+
+    started: list[dict[str, Any]] = []
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: started.append(kw))
+    out = CliRunner().invoke(main, ["rl", "serve", "air-ams-connection-t3-easy", "--port", "0", *flag])
+    assert out.exit_code == 0, out.output
+    assert [kw["ws_per_message_deflate"] for kw in started] == [deflate]
