@@ -196,3 +196,25 @@ def test_the_rule_judge_reads_a_message_once_and_the_same_way():
     texts = {t for memo in readings.values() for t in memo}
     assert "I cannot do this: it is not possible, because of the conflict." in texts
     assert cached.judge(ep) == fresh.judge(ep)
+
+
+def test_folding_ascii_takes_a_shortcut_to_the_same_text():
+    """``facts.fold`` (every ``tell`` fact and claim is read folded) lower-cases ASCII text
+    directly: the same text the whole Unicode way gives, for every ASCII character."""
+    import random
+
+    from sttui.core import facts
+
+    rng = random.Random(27)
+    ascii_chars = [chr(c) for c in range(128)]
+    samples = ["".join(ascii_chars)] + [
+        "".join(rng.choice(ascii_chars) for _ in range(rng.randint(0, 40))) for _ in range(2000)
+    ]
+    samples += [m["text"] for t in _TASKS for m in [{"text": t.task.query}, {"text": t.task.user.goal}]]
+    for text in samples:
+        assert facts.fold(text) == facts._fold_unicode(text), repr(text)
+    assert (
+        facts.fold("Café – naïve’s\u00a0TRK‑9")
+        == facts._fold_unicode("Café – naïve’s\u00a0TRK‑9")
+        == "cafe - naive's trk-9"
+    )
