@@ -218,3 +218,10 @@ def test_folding_ascii_takes_a_shortcut_to_the_same_text():
         == facts._fold_unicode("Café – naïve’s\u00a0TRK‑9")
         == "cafe - naive's trk-9"
     )
+
+
+def test_an_items_dict_is_dataclasses_asdict():
+    import dataclasses
+
+    for item in (checklist.ItemResult("a", True, "pass: x"), checklist.ItemResult("b", False, "")):
+        assert list(item.as_dict().items()) == list(dataclasses.asdict(item).items())

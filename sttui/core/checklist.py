@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from sttui.core import events as ev
@@ -27,7 +27,7 @@ class ItemResult:
     detail: str
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {"id": self.id, "passed": self.passed, "detail": self.detail}  # asdict's, without its deep copy
 
 
 def checklist_for(task: SttTask, settings: RunSettings) -> list[ChecklistItem]:
