@@ -465,6 +465,5 @@ def _plain(fields: dict[str, Any] | SttuiObservation) -> dict[str, Any]:
     """The observation as ``model_dump`` gives it (the model's own serializer, so the data is
     the caller's own: changing it changes neither the episode nor its record), without
     validating fields the session made."""
-    if not isinstance(fields, SttuiObservation):  # (metadata given: its default factory is slow to call)
-        fields = SttuiObservation.model_construct(metadata={}, **fields)
-    return fields.model_dump(exclude={"metadata"})
+    obs = fields if isinstance(fields, SttuiObservation) else SttuiObservation.model_construct(metadata={}, **fields)
+    return obs.model_dump(exclude={"metadata"})  # (metadata given above: its default factory is slow to call)
