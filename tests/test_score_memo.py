@@ -225,3 +225,15 @@ def test_an_items_dict_is_dataclasses_asdict():
 
     for item in (checklist.ItemResult("a", True, "pass: x"), checklist.ItemResult("b", False, "")):
         assert list(item.as_dict().items()) == list(dataclasses.asdict(item).items())
+
+
+def test_the_claim_verbs_made_once_are_those_made_afresh():
+    """The record's verbs of completion (``tell`` items' unsupported claims) are made once per
+    set of tools: the same as ``claim_verbs`` on every bundled environment's tools."""
+    from sttui.core import reports
+
+    assert len({t.env_cls for t in _TASKS}) >= 5
+    for loaded in _TASKS:
+        tools = loaded.env_cls.tool_specs
+        assert reports._claim_verbs_of(tools) == reports.claim_verbs(tools), loaded.id
+        assert reports._claim_verbs_of(tools) is reports._claim_verbs_of(tools)
