@@ -10,7 +10,10 @@ bundled stt task's oracle actions, replayed episode after episode.
    (openenv-core's client) playing at once for a fixed time, in wall-clock steps per second.
    Target: 1,000 steps/s on 2 cores (the clients share the machine with the server).
 
-    python bench/bridges.py [--rounds 5] [--seconds 10] [--sessions 16]
+3. ``--profile``: where the in-process step's CPU goes (cProfile on CPU time over the GymEnv
+   rounds): the engine, the scripted user's view of the record, the bridge's own work.
+
+    python bench/bridges.py [--rounds 5] [--seconds 10] [--sessions 16] [--profile]
 """
 
 from __future__ import annotations
@@ -145,6 +148,62 @@ def in_process(rounds: int) -> dict[str, float]:
     return rates
 
 
+# (label, file suffix, function names): cumulative CPU of the functions, nested rows indented
+PROFILE_ROWS = (
+    ("GymEnv.step + reset (the whole loop)", "openenv_env.py", ("step", "reset")),
+    ("  Stepper.step: sttui's runner (engine, user seat)", "bridges/episodes.py", ("step",)),
+    ("    Episode.apply: the engine", "core/episode.py", ("apply",)),
+    ("      state sync and hash", "core/episode.py", ("_sync", "state_hash")),
+    ("      milestone review", "review/tracker.py", ("close",)),
+    ("    user_view: the scripted user's view of the record", "controllers/base.py", ("user_view",)),
+    ("      contradicted", "controllers/base.py", ("contradicted",)),
+    ("    checklist.score (the user's view, the verdict at the end)", "core/checklist.py", ("score",)),
+    ("      tell items", "core/reports.py", ("evaluate_tell",)),
+    ("      rule judge", "core/checklist.py", ("judge",)),
+    ("    ScriptedUser.act", "controllers/baselines.py", ("act",)),
+    ("  bridge: parse_action", "bridges/episodes.py", ("parse_action",)),
+    ("  bridge: observation fields", "openenv_env.py", ("fields",)),
+    ("  bridge: observation dump", "openenv_env.py", ("_plain",)),
+)
+
+
+def profile(rounds: int) -> None:
+    """cProfile (CPU time) over GymEnv rounds: each row's cumulative share of the loop."""
+    import cProfile
+    import pstats
+
+    from sttui.bridges.openenv_env import GymEnv, ServeConfig
+
+    plays = scripted()
+    env = GymEnv(ServeConfig([p[0] for p in plays]))
+    gym_round(plays, env)  # warm: tasks' vocabularies, readings
+    prof = cProfile.Profile(time.process_time)
+    prof.enable()
+    steps = sum(gym_round(plays, env)[1] for _ in range(rounds))
+    prof.disable()
+    stats = pstats.Stats(prof).stats
+    total = sum(tt for _, _, tt, _, _ in stats.values())
+
+    def cum(suffix: str, names: tuple[str, ...]) -> float:
+        return sum(ct for (f, _, n), (_, _, _, ct, _) in stats.items() if f.endswith(suffix) and n in names)
+
+    # the tasks' own tool methods, as the engine calls them (a tool calling its helpers counts once)
+    tools = sum(
+        c[3]
+        for (f, _, _), (_, _, _, _, callers) in stats.items()
+        if "/tasks/" in f
+        for (cf, _, _), c in callers.items()
+        if cf.endswith("core/episode.py")
+    )
+    print(f"profile: {steps:,} GymEnv steps, {total:.2f} s CPU under cProfile (its overhead included)")
+    for label, suffix, names in PROFILE_ROWS:
+        share = cum(suffix, names)
+        print(f"  {label:62s} {share:6.2f} s  {100 * share / total:5.1f}%")
+        if names == ("apply",):
+            label = "      the tasks' own tool methods"
+            print(f"  {label:62s} {tools:6.2f} s  {100 * tools / total:5.1f}%")
+
+
 def _port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -229,9 +288,13 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--sessions", type=int, default=16)
+    parser.add_argument("--profile", action="store_true", help="where the in-process step's CPU goes")
     args = parser.parse_args()
     header("bridges: OpenEnv environment steps with a scripted policy")
     print(loadavg())
+    if args.profile:
+        profile(args.rounds)
+        return
     in_process(args.rounds)
     over_http(args.seconds, args.sessions)
 

@@ -152,31 +152,37 @@ class Session:
         self.stage = 0.0
 
     def observation(self, error: str | None = None, first: bool = False) -> SttuiObservation:
+        return SttuiObservation(**self.fields(error, first))
+
+    def fields(self, error: str | None = None, first: bool = False) -> dict[str, Any]:
+        """The observation's fields, in its own order, as plain data (the in-process wrapper
+        hands them on without building the model; the items are the episode's own: copy them
+        before they leave)."""
         s = self.stepper
         ep = s.episode
         assert ep is not None
         items = s.new_items()
-        reward = s.verdict() if s.done else 0.0
+        done = s.done
+        reward = s.verdict() if done else 0.0
         if self.config.shaped and error is None and not first:
             now = s.stage_score()
             if now is not None:  # the change this step made; over an episode they add up to the final stage score
                 reward, self.stage = reward + now - self.stage, now
-        obs = SttuiObservation(
-            episode_id=self.episode_id,
-            task=self.loaded.id,
-            kind=self.loaded.kind,
-            items=items,
-            text=texts(items),
-            view=s.explore_view() if not s.done else None,
-            tools=tool_schemas(self.loaded) if first else None,
-            error=error,
-            steps=ep.steps,
-            max_steps=ep.task.max_steps if isinstance(ep.task, SttTask) else 0,
-            done=s.done,
-            reward=reward,
-            outcome=self._outcome() if s.done else None,
-        )
-        return obs
+        return {
+            "done": done,
+            "reward": reward,
+            "episode_id": self.episode_id,
+            "task": self.loaded.id,
+            "kind": self.loaded.kind,
+            "items": items,
+            "text": texts(items),
+            "view": s.explore_view() if not done else None,
+            "tools": tool_schemas(self.loaded) if first else None,
+            "error": error,
+            "steps": ep.steps,
+            "max_steps": ep.task.max_steps if isinstance(ep.task, SttTask) else 0,
+            "outcome": self._outcome() if done else None,
+        }
 
     def _outcome(self) -> dict[str, Any]:
         r = self.stepper.result
@@ -246,6 +252,20 @@ class SttuiEnvironment(Environment[SttuiAction, SttuiObservation, SttuiState]):
     ) -> SttuiObservation:
         """A new episode of ``task`` (default: the first served). ``seed`` wins; else trial
         ``trial`` of the run plan (the base seed plus the trial's index, as in ``sttui run``)."""
+        return _observation(self.reset_fields(seed, episode_id, task, trial, static, no_user, setting))
+
+    def reset_fields(
+        self,
+        seed: int | None = None,
+        episode_id: str | None = None,
+        task: str | None = None,
+        trial: int = 0,
+        static: bool | None = None,
+        no_user: bool | None = None,
+        setting: str | None = None,
+        **_: Any,
+    ) -> dict[str, Any] | SttuiObservation:
+        """:meth:`reset`'s observation as plain fields (an error: the observation itself)."""
         session = self._new(seed, episode_id, task, trial, static, no_user, setting)
         if isinstance(session, SttuiObservation):
             return session
@@ -267,18 +287,18 @@ class SttuiEnvironment(Environment[SttuiAction, SttuiObservation, SttuiState]):
         if isinstance(session, SttuiObservation):
             return session
         await session.stepper.areset()
-        return self._opened(session)
+        return _observation(self._opened(session))
 
-    def _opened(self, session: Session) -> SttuiObservation:
+    def _opened(self, session: Session) -> dict[str, Any]:
         self.config.keep(session)
-        return session.observation(first=True)
+        return session.fields(first=True)
 
-    def _prepare(self, action: SttuiAction) -> tuple[Session | None, Any]:
-        """The action's episode and the sttui action, or an error observation."""
-        session = self.config.find(action.episode_id) if action.episode_id else self.session
+    def _prepare(self, episode_id: str | None, data: dict[str, Any]) -> tuple[Session | None, Any]:
+        """The action's episode and the sttui action, or an error observation (or its fields)."""
+        session = self.config.find(episode_id) if episode_id else self.session
         if session is None:
-            what = f"no live episode '{action.episode_id}'" if action.episode_id else "no episode: reset first"
-            return None, SttuiObservation(episode_id=action.episode_id or "", error=what, done=True, reward=0.0)
+            what = f"no live episode '{episode_id}'" if episode_id else "no episode: reset first"
+            return None, SttuiObservation(episode_id=episode_id or "", error=what, done=True, reward=0.0)
         if session.stepper.done:
             return None, SttuiObservation(
                 episode_id=session.episode_id,
@@ -288,41 +308,41 @@ class SttuiEnvironment(Environment[SttuiAction, SttuiObservation, SttuiState]):
                 done=True,
                 reward=0.0,
             )
-        data: dict[str, Any] = {}
-        for name in ("tool", "args", "message"):
-            value = getattr(action, name)
-            if value is not None:
-                data[name] = value
         parsed = parse_action(session.loaded.kind, data)
         if isinstance(parsed, str):
-            return None, session.observation(error=parsed)
+            return None, session.fields(error=parsed)
         return session, parsed
 
     def step(self, action: SttuiAction, timeout_s: float | None = None, **_: Any) -> SttuiObservation:
-        session, parsed = self._prepare(action)
+        return _observation(self.step_fields(_action_data(action), action.episode_id))
+
+    def step_fields(self, data: dict[str, Any], episode_id: str | None = None) -> dict[str, Any] | SttuiObservation:
+        """:meth:`step` on the action's fields (tool, args, message: those not None), its
+        observation as plain fields (an error before the episode is found: the observation)."""
+        session, parsed = self._prepare(episode_id, data)
         if session is None:
             return parsed
         try:
             session.stepper.step(parsed)
         except EpisodeOver as exc:
-            return session.observation(error=str(exc))
+            return session.fields(error=str(exc))
         return self._stepped(session)
 
     async def step_async(self, action: SttuiAction, timeout_s: float | None = None, **_: Any) -> SttuiObservation:
-        session, parsed = self._prepare(action)
+        session, parsed = self._prepare(action.episode_id, _action_data(action))
         if session is None:
-            return parsed
+            return _observation(parsed)
         try:
             await session.stepper.astep(parsed)
         except EpisodeOver as exc:
             return session.observation(error=str(exc))
-        return self._stepped(session)
+        return _observation(self._stepped(session))
 
-    def _stepped(self, session: Session) -> SttuiObservation:
-        obs = session.observation()
-        if obs.done:
+    def _stepped(self, session: Session) -> dict[str, Any]:
+        fields = session.fields()
+        if fields["done"]:
             self.config.drop(session.episode_id)
-        return obs
+        return fields
 
     @property
     def state(self) -> SttuiState:
@@ -340,6 +360,20 @@ class SttuiEnvironment(Environment[SttuiAction, SttuiObservation, SttuiState]):
     def close(self) -> None:
         """Called by OpenEnv after every HTTP request and when a WebSocket session ends: an
         HTTP episode lives on in the table; a WebSocket session's episode ends with it."""
+
+
+def _action_data(action: SttuiAction) -> dict[str, Any]:
+    """The action's tool, args and message (those given), as ``parse_action`` reads them."""
+    data: dict[str, Any] = {}
+    for name in ("tool", "args", "message"):
+        value = getattr(action, name)
+        if value is not None:
+            data[name] = value
+    return data
+
+
+def _observation(fields: dict[str, Any] | SttuiObservation) -> SttuiObservation:
+    return fields if isinstance(fields, SttuiObservation) else SttuiObservation(**fields)
 
 
 def make_app(config: ServeConfig, max_sessions: int = 64) -> Any:
@@ -391,18 +425,45 @@ class GymEnv:
         self._ids = itertools.count()
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict]:
-        obs = self.env.reset(seed=seed, episode_id=f"gym-{next(self._ids)}", **(options or {}))
-        return self._out(obs), {}
+        fields = self.env.reset_fields(seed=seed, episode_id=f"gym-{next(self._ids)}", **(options or {}))
+        return _plain(fields), {}
 
     def step(self, action: dict[str, Any]) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
-        try:
-            act = SttuiAction(**action)
-        except Exception as exc:
-            obs = SttuiObservation(error=f"malformed action: {exc}")
-            return self._out(obs), 0.0, False, False, {}
-        obs = self.env.step(act)
-        return self._out(obs), float(obs.reward or 0.0), bool(obs.done), False, {}
+        if _plain_action(action):  # what SttuiAction would accept as it is: no model built
+            fields = self.env.step_fields(
+                {k: v for k, v in action.items() if v is not None and k != "episode_id"}, action.get("episode_id")
+            )
+        else:
+            try:
+                act = SttuiAction(**action)
+            except Exception as exc:
+                obs = SttuiObservation(error=f"malformed action: {exc}")
+                return self._out(obs), 0.0, False, False, {}
+            fields = self.env.step_fields(_action_data(act), act.episode_id)
+        out = _plain(fields)
+        return out, float(out["reward"] or 0.0), bool(out["done"]), False, {}
 
     @staticmethod
     def _out(obs: SttuiObservation) -> dict[str, Any]:
         return obs.model_dump(exclude={"metadata"})
+
+
+_ACTION_FIELDS = frozenset(("tool", "args", "message", "episode_id"))
+
+
+def _plain_action(action: Any) -> bool:
+    """A dict of the action's own fields with text (or None) where text goes: what
+    ``SttuiAction`` takes unchanged (anything else goes through the model, for its errors)."""
+    return (
+        type(action) is dict
+        and action.keys() <= _ACTION_FIELDS
+        and all(type(action.get(k)) in (str, type(None)) for k in ("tool", "message", "episode_id"))
+    )
+
+
+def _plain(fields: dict[str, Any] | SttuiObservation) -> dict[str, Any]:
+    """The observation as ``model_dump`` gives it (the model's own serializer, so the data is
+    the caller's own: changing it changes neither the episode nor its record), without
+    validating fields the session made."""
+    obs = fields if isinstance(fields, SttuiObservation) else SttuiObservation.model_construct(metadata={}, **fields)
+    return obs.model_dump(exclude={"metadata"})  # (metadata given above: its default factory is slow to call)

@@ -33,6 +33,12 @@ def rl() -> None:
 @click.option("--shaped", is_flag=True, help="Also reward each stt step with its change in the milestone stage score.")
 @click.option("--record", "record_url", default=None, metavar="URL", help="Record every episode into this database.")
 @click.option("--max-sessions", type=click.IntRange(min=1), default=64, show_default=True, help="WebSocket sessions.")
+@click.option(
+    "--ws-compression/--no-ws-compression",
+    default=False,
+    show_default=True,
+    help="Compress WebSocket messages (permessage-deflate): worth it over a slow network, not on one machine.",
+)
 def serve(
     selection: tuple[str, ...],
     host: str,
@@ -45,6 +51,7 @@ def serve(
     shaped: bool,
     record_url: str | None,
     max_sessions: int,
+    ws_compression: bool,
 ) -> None:
     """Serve the selected tasks (files, folders or ids; default: all bundled) as an OpenEnv
     environment: HTTP /reset, /step, /state and the /ws session. reset takes task, seed or
@@ -72,4 +79,5 @@ def serve(
     config = ServeConfig(list(plan.tasks), seed, plan.settings, user, shaped, record_url, models)
     app = make_app(config, max_sessions)
     click.echo(f"sttui rl: {len(config.tasks)} task(s) on http://{host}:{port} (ws://{host}:{port}/ws)", err=True)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    # without compression each message costs no zlib work at either end (a step's is small)
+    uvicorn.run(app, host=host, port=port, log_level="warning", ws_per_message_deflate=ws_compression)

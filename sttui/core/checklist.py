@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import functools
 import weakref
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from sttui.core import events as ev
@@ -28,7 +27,7 @@ class ItemResult:
     detail: str
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {"id": self.id, "passed": self.passed, "detail": self.detail}  # asdict's, without its deep copy
 
 
 def checklist_for(task: SttTask, settings: RunSettings) -> list[ChecklistItem]:
@@ -109,7 +108,44 @@ RULE_RECOGNISED = f"{RULE_RECOGNISED_ONLY}; {RULE_STATED}; {RULE_CLAIM}"
 class _Message:
     seq: int
     text: str
-    clauses: list[statements.Clause]
+    reading: _Reading
+
+    @property
+    def clauses(self) -> list[statements.Clause]:
+        return self.reading.clauses
+
+
+class _Reading:
+    """What the rule judge reads in one agent message, a function of its text and the judge's
+    terms only: its clauses, the infeasibility phrases in them (void or not), its claims that
+    the goal was met (those not void, in clause order) and, when asked, the causes it names.
+    Kept per text (``RuleJudge`` with ``cached``): the scripted user asks for the verdict after
+    every agent message, and each ask would otherwise read every earlier message again."""
+
+    __slots__ = ("_causes", "_named", "claims", "clauses", "phrases")
+
+    def __init__(
+        self,
+        text: str,
+        phrases: list[statements.Term],
+        claims: list[statements.Term],
+        completion: statements.Completion,
+        causes: list[statements.Term],
+    ):
+        self.clauses = statements.clauses(text)
+        self.phrases = statements.find_phrases(self.clauses, phrases, statement=True)
+        found = statements.find_phrases(self.clauses, claims, statement=False)
+        found += statements.find_completions(self.clauses, completion)
+        self.claims = sorted((f for f in found if not f.void), key=lambda f: (f.clause, f.at))
+        self._causes = causes
+        self._named: list[str] | None = None
+
+    def named(self) -> list[str]:
+        """The cause terms the message names (whole words), read once."""
+        if self._named is None:
+            toks = [t for c in self.clauses for t in c]
+            self._named = [w for w in (term.matched(toks) for term in self._causes) if w]
+        return self._named
 
 
 def _quote(clause: list[str], limit: int = 60) -> str:
@@ -117,8 +153,16 @@ def _quote(clause: list[str], limit: int = 60) -> str:
     return f"'{text if len(text) <= limit else text[: limit - 1] + '…'}'"
 
 
-# per task object (by id, while it lives; tasks are unhashable models): per environment class
-_COMPLETIONS: dict[int, tuple[weakref.ref[Any], dict[type, statements.Completion]]] = {}
+# per task object (by id, while it lives; tasks are unhashable models): per environment class,
+# its completion vocabulary and what the rule judge read in each agent message (``_Reading``)
+_COMPLETIONS: dict[int, tuple[weakref.ref[Any], dict[type, _PerEnv]]] = {}
+_READINGS_MAX = 4096  # message readings kept per task, environment and judge spec
+
+
+@dataclass
+class _PerEnv:
+    completion: statements.Completion
+    readings: dict[tuple[Any, ...], dict[str, _Reading]]
 
 
 def _forgetter(key: int) -> Callable[[weakref.ref[Any]], None]:
@@ -134,15 +178,20 @@ def completion_for(episode: Episode) -> statements.Completion:
     """The task's claims of completion: the default verbs and its operation tools' verbs, on
     its objects (words of its initial state, query, goal and tool names). Made once per task
     and environment."""
+    return _per_env(episode).completion
+
+
+def _per_env(episode: Episode) -> _PerEnv:
     task, key = episode.task, id(episode.task)
     entry = _COMPLETIONS.get(key)
     if entry is None or entry[0]() is not task:
         entry = _COMPLETIONS[key] = (weakref.ref(task, _forgetter(key)), {})
     per_env = entry[1]
     env_cls = type(episode.env)
-    if env_cls not in per_env:
-        per_env[env_cls] = _completion(task, getattr(env_cls, "tool_specs", {}))
-    return per_env[env_cls]
+    found = per_env.get(env_cls)
+    if found is None:
+        found = per_env[env_cls] = _PerEnv(_completion(task, getattr(env_cls, "tool_specs", {})), {})
+    return found
 
 
 def _completion(task: SttTask, specs: dict[str, Any]) -> statements.Completion:
@@ -178,42 +227,59 @@ class RuleJudge:
 
     name = "rule"
 
+    def __init__(self, cached: bool = True):
+        """``cached``: each agent message is read once per text (``_Reading``), the same
+        reading whoever asks; False reads every message afresh (the reference the cache is
+        tested against)."""
+        self.cached = cached
+
     # Whole on purpose: the judge's rules in the order a statement is read (the last statement
     # after the last trigger, then claims, causes, hedges); mutation tests pin each line.
     def judge(self, episode: Episode) -> list[ItemResult]:
         task = episode.task
         assert task.judge is not None
         spec = task.judge
-        phrases = statements.terms(spec.phrases or DEFAULT_PHRASES, typos=True)
-        claims = statements.terms(spec.claims or DEFAULT_CLAIMS)
-        completion = completion_for(episode)
+        phrase_texts, claim_texts = tuple(spec.phrases or DEFAULT_PHRASES), tuple(spec.claims or DEFAULT_CLAIMS)
+        phrases = statements.terms(phrase_texts, typos=True)
+        claims = statements.terms(claim_texts)
+        per_env = _per_env(episode)
+        completion = per_env.completion
         causes = statements.terms(spec.evidence, inflect=True)
+        memo: dict[str, _Reading] | None = None
+        if self.cached:  # readings depend on the text and on these terms only
+            memo = per_env.readings.setdefault((phrase_texts, claim_texts, tuple(spec.evidence)), {})
         fired_at: dict[str, int] = {}
-        messages: list[_Message] = []
+        messages: list[tuple[int, str]] = []
         for event in episode.events:
             if event.type == ev.TRIGGER_FIRED:
                 fired_at.setdefault(event.payload["trigger"], event.seq)
             elif event.type == ev.MESSAGE and event.payload["from"] == "agent":
-                text = event.payload["text"]
-                messages.append(_Message(event.seq, text, statements.clauses(text)))
+                messages.append((event.seq, event.payload["text"]))
         missing = [t.id for t in task.triggers if t.id not in fired_at]
         last = max(fired_at.values(), default=0)
-        later = [m for m in messages if m.seq > last]
+        later: list[_Message] = []
+        for seq, text in messages:
+            if seq <= last:
+                continue
+            reading = memo.get(text) if memo is not None else None
+            if reading is None:
+                reading = _Reading(text, phrases, claims, completion, causes)
+                if memo is not None:
+                    if len(memo) >= _READINGS_MAX:
+                        memo.pop(next(iter(memo)))
+                    memo[text] = reading
+            later.append(_Message(seq, text, reading))
 
         stated: list[tuple[int, statements.Found]] = []
         void: list[tuple[int, statements.Found]] = []
         claimed: list[tuple[int, statements.Found]] = []
         for mi, m in enumerate(later):
-            for f in statements.find_phrases(m.clauses, phrases, statement=True):
+            for f in m.reading.phrases:
                 (void if f.void else stated).append((mi, f))
-            found = statements.find_phrases(m.clauses, claims, statement=False)
-            found += statements.find_completions(m.clauses, completion)
-            claimed += sorted(((mi, f) for f in found if not f.void), key=lambda c: (c[1].clause, c[1].at))
+            claimed += [(mi, f) for f in m.reading.claims]
 
-        @functools.cache
         def named(mi: int) -> list[str]:  # once per message: a long message may state many times
-            toks = [t for c in later[mi].clauses for t in c]
-            return [w for w in (term.matched(toks) for term in causes) if w]
+            return later[mi].reading.named()
 
         def claim_after(at: tuple[int, statements.Found]) -> str | None:
             mi, f = at
@@ -311,10 +377,60 @@ class Outcome:
 
 
 def score(episode: Episode, judge: Judge | None = None) -> Outcome:
-    """The episode's outcome: the checklist, or the judge's two items on impossible tasks."""
+    """The episode's outcome: the checklist, or the judge's two items on impossible tasks.
+
+    With the rule judge (or none), the outcome is kept for the episode as it stands
+    (:func:`_as_of`) and given again while nothing it depends on has moved: the scripted user
+    asks after every turn, and the runner asks once more at the end. :func:`score_fresh` is
+    the same without the memo (the reference the memo is tested against)."""
+    memo = judge is None or (type(judge) is RuleJudge and judge.cached)
+    key = _as_of(episode) if memo else None
+    if key is None:
+        return score_fresh(episode, judge)
+    kept = _OUTCOMES.get(episode)
+    messages = episode.messages
+    if kept is not None and kept[0] == key and all(m["from"] != "agent" for m in messages[kept[1] :]):
+        out = kept[2]
+    else:
+        out = score_fresh(episode, judge)
+    _OUTCOMES[episode] = (key, len(messages), out)
+    return Outcome(out.passed, list(out.items), out.judged_by)  # the caller's own list
+
+
+def score_fresh(episode: Episode, judge: Judge | None = None) -> Outcome:
+    """:func:`score` computed now, whatever was computed before."""
     if episode.task.level == "impossible":
         judge = judge or RuleJudge()
         items = judge.judge(episode)
         return Outcome(all(i.passed for i in items), items, judge.name)
     items = evaluate_checklist(episode)
     return Outcome(all(i.passed for i in items), items, "checklist")
+
+
+# per episode: (what it was scored as of, how many messages there were, the outcome)
+_OUTCOMES: weakref.WeakKeyDictionary[Any, tuple[tuple[Any, ...], int, Outcome]] = weakref.WeakKeyDictionary()
+
+
+def _as_of(episode: Episode) -> tuple[Any, ...] | None:
+    """What a checklist item or the rule judge reads, as cheap counters: the state (its
+    version, bumped by the engine whenever it sees the state change, and the object itself),
+    the clock, the triggers fired, the agent's calls (a ``tell`` item reads the record; a
+    ``check`` may read what a query did) and the event list. The agent's messages (read by
+    ``tell`` items and the judge) are checked apart by :func:`score`: a user's message, or the
+    agent ending the episode, moves nothing any item reads. None: not an engine episode (no
+    version), never kept."""
+    version = getattr(episode, "_state_version", None)
+    if version is None:
+        return None
+    return (
+        version,
+        id(episode.env.state),
+        episode.env.now,
+        episode.triggers.version,
+        episode.tool_calls,
+        len(episode.calls),
+        id(episode.messages),
+        id(episode.events),
+        id(episode.task),
+        episode.settings,
+    )

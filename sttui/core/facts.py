@@ -39,7 +39,15 @@ KINDS = ("id", "time", "date", "person", "text")
 
 def fold(text: str) -> str:
     """Lower case without accents; typographic apostrophes, dashes and spaces made plain."""
-    text = unicodedata.normalize("NFKD", str(text))
+    text = str(text)
+    if text.isascii():  # nothing to decompose, strip or replace: only the case changes
+        return text.lower()
+    return _fold_unicode(text)
+
+
+def _fold_unicode(text: str) -> str:
+    """:func:`fold` the whole way (the reference its ASCII shortcut is tested against)."""
+    text = unicodedata.normalize("NFKD", text)
     text = "".join(c for c in text if not unicodedata.combining(c))
     for odd, plain in (
         ("\u2019", "'"),

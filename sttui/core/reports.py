@@ -22,6 +22,7 @@ judged by visible rules a person can apply by hand (``RULE_TELL``):
 
 from __future__ import annotations
 
+import functools
 import re
 import weakref
 from collections.abc import Iterable, Iterator
@@ -348,6 +349,22 @@ def claim_verbs(tools: dict[str, Any]) -> dict[str, set[str]]:
     return out
 
 
+def _claim_verbs_of(tools: dict[str, Any]) -> dict[str, set[str]]:
+    """:func:`claim_verbs`, made once per set of tool names and kinds (every episode of a task
+    would otherwise make it again); shared: read it, never change it."""
+    return _claim_verbs_cached(tuple((name, getattr(spec, "kind", "operation")) for name, spec in tools.items()))
+
+
+@functools.lru_cache(maxsize=256)
+def _claim_verbs_cached(named: tuple[tuple[str, Any], ...]) -> dict[str, set[str]]:
+    return claim_verbs({name: _Kind(kind) for name, kind in named})
+
+
+@dataclass(frozen=True)
+class _Kind:
+    kind: Any
+
+
 def _ids_in(value: Any, out: set[str]) -> set[str]:
     if isinstance(value, str):
         if facts.is_id(value):
@@ -384,7 +401,7 @@ class _Record:
         self.known: set[str] = set(_initial_ids(episode.task))
         self.done: dict[str, set[str]] = {}  # tool -> ids a successful call of it named
         self.seen = 0  # view items read
-        self.verbs = claim_verbs(episode.tools)
+        self.verbs = _claim_verbs_of(episode.tools)
         self.words = f"{episode.task.query}\n{episode.task.user.goal}"
         self.matcher: facts.IdMatcher | None = None
         self.version: Any = None

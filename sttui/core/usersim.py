@@ -20,6 +20,7 @@ satisfied only when the checklist (or the rule judge) would pass the episode now
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
@@ -170,13 +171,21 @@ def key_cue(key: str) -> str:
 
 
 def _has(text: str, phrase: str) -> bool:
-    return re.search(r"(?<!\w)" + re.escape(phrase) + r"(?!\w)", text) is not None
+    return _whole(phrase).search(text) is not None
+
+
+@functools.lru_cache(maxsize=1024)
+def _whole(phrase: str) -> re.Pattern[str]:
+    """The phrase as whole words, compiled once (the scripted user tries every marker on every
+    message)."""
+    return re.compile(r"(?<!\w)" + re.escape(phrase) + r"(?!\w)")
 
 
 def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_END.split(normalise(text)) if s.strip()]
 
 
+@functools.lru_cache(maxsize=4096)
 def is_asking(sentence: str) -> bool:
     """A question (ends with ``?``) or an explicit request ("please tell me …")."""
     sentence = normalise(sentence).strip()
@@ -184,7 +193,13 @@ def is_asking(sentence: str) -> bool:
 
 
 def asking_sentences(message: str) -> list[str]:
-    return [s for s in sentences(message) if is_asking(s)]
+    return list(_asking(message))
+
+
+@functools.lru_cache(maxsize=4096)
+def _asking(message: str) -> tuple[str, ...]:
+    """Read once per text: the scripted user reads the agent's last message several ways."""
+    return tuple(s for s in sentences(message) if is_asking(s))
 
 
 def asked_for(message: str, cues: Mapping[str, Sequence[str]]) -> list[str]:
@@ -211,11 +226,13 @@ def says_cannot(message: str, phrases: Iterable[str] = DEFAULT_PHRASES) -> bool:
     return any(p in text for p in phrases)
 
 
+@functools.lru_cache(maxsize=4096)
 def announces_more_work(message: str) -> bool:
     text = normalise(message)
     return any(_has(text, m) for m in MORE_WORK_MARKERS)
 
 
+@functools.lru_cache(maxsize=4096)
 def hedge(message: str) -> str | None:
     """The first hedge marker the message contains (whole words), or None."""
     text = normalise(message)
