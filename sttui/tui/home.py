@@ -23,7 +23,6 @@ from sttui.core.problems import display_path
 from sttui.core.taxonomy import LEVELS
 from sttui.tui.safetable import DataTable
 from sttui.tui.screen import SttuiScreen
-from sttui.tui.widgets import WideTable
 
 if TYPE_CHECKING:
     from sttui.core.loader import LoadedTask
@@ -376,6 +375,8 @@ class HomeScreen(SttuiScreen[None]):
         found = self.query("#sessions")
         if found:
             return found.first(DataTable)
+        from sttui.tui.widgets import WideTable  # (with its JSON views: not needed for the first paint)
+
         table: DataTable[str] = WideTable(id="sessions", cursor_type="row", zebra_stripes=True)  # ← → page across
         self.query_one("#tab-sessions", Vertical).mount(table, before=0)
         table.add_columns(*SESSION_COLUMNS)
