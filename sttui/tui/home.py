@@ -441,13 +441,14 @@ class HomeScreen(SttuiScreen[None]):
         return self.tasks.get(str(key))
 
     def show_detail(self) -> None:
+        """The highlighted task's brief, from its row: nothing is loaded to show it (loading
+        would import the task models, and run on the UI thread, at every cursor move)."""
         detail = self.query_one("#detail", Static)
-        task = self.current_task()
-        if task is None:
+        row = self.current_row()
+        if row is None:
             detail.update("No task matches the filter." if self.rows else "")
             return
-        row = next((r for r in self.rows if r.id == task.id), None)
-        detail.update(row.brief if row else "")
+        detail.update(row.brief)
 
     @on(Input.Changed, "#filter")
     def _filter_changed(self) -> None:
@@ -510,8 +511,8 @@ class HomeScreen(SttuiScreen[None]):
             self.notify("the record is still opening; try again in a moment", severity="warning")
             return
         on_sessions = self.query_one("#home-tabs", ContentSwitcher).current == "tab-sessions"
-        task = self.current_task()
-        kind = "episodes" if on_sessions else ("explore" if task is not None and task.kind == "explore" else "tasks")
+        row = self.current_row()
+        kind = "episodes" if on_sessions else ("explore" if row is not None and row.kind == "explore" else "tasks")
         self.app.open_annotation(kind, None)
 
     def action_annotate_verdicts(self) -> None:
