@@ -8,6 +8,7 @@ import threading
 
 from sttui.store.store import Store
 from sttui.tui.app import SttuiApp
+from sttui.tui.home import HomeScreen
 from sttui.tui.launch import Launch
 from tests.conftest import ROOT
 from tests.tui_helpers import wait_for
@@ -83,6 +84,8 @@ async def test_play_shows_the_task_opening_and_takes_no_action_until_the_record_
         opening(self, *args, **kwargs)
 
     monkeypatch.setattr(Store, "__init__", slow_open)
+    listed = []  # home, behind the episode, lists the sessions when it is shown again, not now
+    monkeypatch.setattr(HomeScreen, "load_sessions", lambda self: self.app.store and listed.append(self))
     path = tmp_path / "r.db"
     app = SttuiApp(_play_launch(path))
     async with app.run_test(size=(120, 40)) as pilot:
@@ -98,6 +101,7 @@ async def test_play_shows_the_task_opening_and_takes_no_action_until_the_record_
         await wait_for(pilot, lambda: type(app.screen).__name__ == "PlayScreen")
         await wait_for(pilot, lambda: app.screen.human.waiting)
         assert [type(s).__name__ for s in app.screen_stack] == ["HomeScreen", "PlayScreen"]
+        assert listed == []
     store = Store(f"sqlite:///{path}")
     (episode,) = store.list_episodes()
     events = store.events(episode.id)
@@ -117,3 +121,22 @@ async def test_play_whose_record_cannot_open_goes_home_with_the_reason(tmp_path,
         await wait_for(pilot, lambda: type(app.screen).__name__ == "HomeScreen")
         await wait_for(pilot, lambda: bool(app.screen.rows))  # home lists the tasks instead
         assert app.is_running and app.store is None
+
+
+async def test_home_lists_and_describes_the_tasks_without_loading_one(tmp_path, monkeypatch):
+    """The table and the brief under it come from the task index's rows: no task is loaded
+    (the task models, the environment module) on the UI thread until one is played."""
+    import sttui.core.loader as loader
+
+    loaded = []
+    monkeypatch.setattr(loader, "load_task", lambda path, *a, **k: loaded.append(path))
+    app = SttuiApp(Launch.build(ROOT / "tasks", db_url=f"sqlite:///{tmp_path / 'r.db'}", human="ana"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: bool(getattr(app.screen, "rows", None)) and app.store is not None)
+        home = app.screen
+        for _ in range(3):
+            await pilot.press("down")
+        await pilot.pause()
+        row = home.current_row()
+        assert row is not None and str(home.query_one("#detail").render()).startswith(row.title)
+    assert loaded == []

@@ -252,7 +252,7 @@ class SttuiApp(ReportsWorkerFailures, App[None]):
     def _store_ready(self, store: Any) -> None:
         self.store = store
         home = next((s for s in self.screen_stack if isinstance(s, HomeScreen)), None)
-        if home is not None and home.is_current:  # the sessions pane does not wait for the task list
+        if home is not None and home is self.screen:  # the sessions pane does not wait for the task list
             home.load_sessions()  # (home behind another screen lists them when it is shown again)
         if self._play_request:
             plan, self._play_request = self._play_request, None
