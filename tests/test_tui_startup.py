@@ -102,11 +102,14 @@ async def test_play_shows_the_task_opening_and_takes_no_action_until_the_record_
         await wait_for(pilot, lambda: app.screen.human.waiting)
         assert [type(s).__name__ for s in app.screen_stack] == ["HomeScreen", "PlayScreen"]
         assert listed == []
+        await pilot.press("escape", "s")  # leave (suspend): home, with its tasks and sessions
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "HomeScreen" and bool(app.screen.rows))
+        await wait_for(pilot, lambda: len(listed) == 1)
     store = Store(f"sqlite:///{path}")
     (episode,) = store.list_episodes()
     events = store.events(episode.id)
     assert episode.agent == "human:ana" and events[0].type == "episode_started"
-    assert [e.type for e in events if e.actor == "human:ana"] == []  # no key of the opening reached it
+    assert [e.type for e in events if e.actor == "human:ana"] == ["left"]  # no key of the opening reached it
     store.close()
 
 
