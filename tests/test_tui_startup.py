@@ -97,6 +97,7 @@ async def test_play_shows_the_task_opening_and_takes_no_action_until_the_record_
         await pilot.pause(0.2)
         assert type(app.screen).__name__ == "OpeningScreen" and app.store is None
         assert not path.exists()  # nothing recorded, not even the file
+        assert list(app.screen_stack[0].children) == []  # home, under it, is built when first shown
         gate.set()
         await wait_for(pilot, lambda: type(app.screen).__name__ == "PlayScreen")
         await wait_for(pilot, lambda: app.screen.human.waiting)

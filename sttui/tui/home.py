@@ -232,8 +232,12 @@ class HomeScreen(SttuiScreen[None]):
         self.sessions: list[Any] = []
         self._load_errors = 0
         self.mine: dict[str, str] = {}  # (the sessions pane may fill before the task table)
+        # under `sttui play`'s episode home is built when first shown, not before the first paint
+        self._built = not defer_tasks
 
     def compose(self) -> ComposeResult:
+        if not self._built:
+            return
         yield Header()
         yield Static(self._tab_bar("tab-tasks"), id="tab-bar")
         with ContentSwitcher(id="home-tabs", initial="tab-tasks"):
@@ -256,19 +260,28 @@ class HomeScreen(SttuiScreen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        if not self._built:
+            return
+        self._set_up()
+        if not self.defer_tasks:
+            self.call_after_refresh(self.load_tasks)  # paint first, then read the task files
+
+    def _set_up(self) -> None:
         table = self.query_one("#tasks", DataTable)
         self._widths = column_widths(self.size.width, [])
         for col in COLUMNS:
             table.add_column(col, key=col, width=self._widths[col])
         table.focus()
-        if not self.defer_tasks:
-            self.call_after_refresh(self.load_tasks)  # paint first, then read the task files
 
     def on_screen_suspend(self) -> None:
         if self.defer_tasks:
             self.defer_tasks, self._load_on_resume = False, True
 
-    def on_screen_resume(self) -> None:
+    async def on_screen_resume(self) -> None:
+        if not self._built and not self.defer_tasks:  # shown for the first time after `sttui play`
+            self._built = True
+            await self.recompose()
+            self._set_up()
         if self._load_on_resume:
             self._load_on_resume = False
             self.load_tasks()
