@@ -144,3 +144,19 @@ async def test_home_lists_and_describes_the_tasks_without_loading_one(tmp_path, 
         row = home.current_row()
         assert row is not None and str(home.query_one("#detail").render()).startswith(row.title)
     assert loaded == []
+
+
+async def test_play_whose_episode_fails_to_open_goes_home_with_a_notice(tmp_path, monkeypatch):
+    """An episode that cannot be opened (an unexpected failure in its worker) does not leave
+    the opening screen saying "opening…" for ever: the notice says what failed, home is shown."""
+    from sttui.running.session import PlaySession
+
+    def broken(self, *args, **kwargs):
+        raise RuntimeError("environment on fire")
+
+    monkeypatch.setattr(PlaySession, "__init__", broken)
+    app = SttuiApp(_play_launch(tmp_path / "r.db"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: any("could not open the episode" in str(n.message) for n in app._notifications))
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "HomeScreen" and bool(app.screen.rows))
+        assert app.is_running

@@ -17,6 +17,7 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
+from textual.worker import Worker, WorkerState
 
 from sttui.config import Config, ConfigError, load_config
 from sttui.tui.home import HomeScreen
@@ -244,10 +245,16 @@ class SttuiApp(ReportsWorkerFailures, App[None]):
         self._home_tasks()
 
     def _leave_opening(self) -> None:
+        """`sttui play`'s opening screen gives way to home (the task could not be opened)."""
         from sttui.tui.opening import OpeningScreen
 
         if isinstance(self.screen, OpeningScreen):
             self.pop_screen()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        super().on_worker_state_changed(event)  # the notice: what failed, and what to check
+        if event.state is WorkerState.ERROR and event.worker.group == "session":
+            self._leave_opening()  # not left saying "opening…" over an episode that will not come
 
     def _store_ready(self, store: Any) -> None:
         self.store = store
@@ -255,7 +262,11 @@ class SttuiApp(ReportsWorkerFailures, App[None]):
         if home is not None and home is self.screen:  # the sessions pane does not wait for the task list
             home.load_sessions()  # (home behind another screen lists them when it is shown again)
         if self._play_request:
+            from sttui.tui.opening import OpeningScreen
+
             plan, self._play_request = self._play_request, None
+            if isinstance(self.screen, OpeningScreen):
+                self.screen.say("the record is open; opening the episode…")
             self._open_session(plan, from_command_line=True)
         if self._resume_request:
             record = store.episode(self._resume_request)
