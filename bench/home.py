@@ -52,6 +52,7 @@ def painted():
         json.dump(mark, f)
 from sttui.tui import app as tui
 from sttui.tui.home import HomeScreen
+from sttui.tui.launch import Launch
 def settled(app):
     home = app.screen
     if isinstance(home, HomeScreen) and home.rows and app.store is not None:
@@ -62,7 +63,7 @@ class Home(tui.SttuiApp):
         self.call_after_refresh(painted)
         self.set_interval(0.01, lambda: settled(self))
         self.set_timer(60, lambda: os._exit(3))
-Home(Path("tasks"), db_url=sys.argv[1]).run(headless=True, size=(120, 40))
+Home(Launch.build(Path("tasks"), db_url=sys.argv[1])).run(headless=True, size=(120, 40))
 """
 
 

@@ -30,6 +30,7 @@ REPLAY = """
 import json, os, resource, sys, time
 from pathlib import Path
 from sttui.tui.app import SttuiApp
+from sttui.tui.launch import Launch
 from sttui.tui.replay import ReplayScreen
 marks = {}
 def mark(name):
@@ -56,7 +57,7 @@ class Probe(SttuiApp):
             mark("review")
         if "rows" in marks and "review" in marks:
             leave()
-Probe(Path(sys.argv[1]), db_url=sys.argv[2], human="bench").run(headless=True, size=(120, 40))
+Probe(Launch.build(Path(sys.argv[1]), db_url=sys.argv[2], human="bench")).run(headless=True, size=(120, 40))
 """
 
 

@@ -32,6 +32,7 @@ HOME = """
 import json, os, sys, time
 from pathlib import Path
 from sttui.tui.app import SttuiApp
+from sttui.tui.launch import Launch
 from sttui.tui.home import HomeScreen
 marks = {}
 def mark(name):
@@ -58,7 +59,7 @@ class Probe(SttuiApp):
             mark("sessions")
         if "tasks" in marks and "sessions" in marks:
             leave()
-Probe(Path(sys.argv[1]), db_url=sys.argv[2], human="bench").run(headless=True, size=(120, 40))
+Probe(Launch.build(Path(sys.argv[1]), db_url=sys.argv[2], human="bench")).run(headless=True, size=(120, 40))
 """
 
 

@@ -30,8 +30,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 
 class ConfigError(Exception):
     pass
@@ -151,7 +149,10 @@ TRUST_CWD_ENV = "STTUI_TRUST_CWD"
 
 
 def _load(path: Path) -> Any:
-    """The file's YAML, unchecked (the endpoint rule reads it before the settings are checked)."""
+    """The file's YAML, unchecked (the endpoint rule reads it before the settings are checked).
+    The YAML reader is imported here: a start without a config file does not load it."""
+    import yaml
+
     try:
         return yaml.safe_load(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:  # one line: where, and what the parser stopped at

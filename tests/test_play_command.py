@@ -70,6 +70,8 @@ def test_play_with_an_unknown_controller_exits_with_the_message(tmp_path, no_app
 
 
 def test_play_by_id_loads_only_that_task(tmp_path, no_app, monkeypatch):
+    """The command line checks that one file through the task index and loads no task (no
+    pydantic before the first paint); the workbench loads that one task, in a worker."""
     import sttui.core.loader as loader
 
     loaded = []
@@ -77,5 +79,17 @@ def test_play_by_id_loads_only_that_task(tmp_path, no_app, monkeypatch):
     monkeypatch.setattr(loader, "load_task", lambda path, *a, **k: loaded.append(path) or real(path, *a, **k))
     result = cli(f"sqlite:///{tmp_path / 'p.db'}", "play", "logistics-insulin-reefer-st2-easy")
     assert result.exit_code == 0, result.output
+    assert loaded == []  # checked, not loaded
+    plan = no_app[0]["play"]
+    assert plan.loaded.id == "logistics-insulin-reefer-st2-easy" and Path(plan.loaded.path).name == STT.name
+    ready = plan.with_task()  # what the workbench does after its first paint
     assert [Path(p).name for p in loaded] == [STT.name]
-    assert no_app[0]["play"].loaded.id == "logistics-insulin-reefer-st2-easy"
+    assert ready.loaded.task.id == "logistics-insulin-reefer-st2-easy" and ready.seat == plan.seat
+
+
+def test_play_on_a_broken_file_exits_with_its_problems_before_the_app(tmp_path, no_app):
+    broken = tmp_path / "broken.yaml"
+    broken.write_text(STT.read_text().replace("level:", "levle:", 1))
+    result = CliRunner().invoke(main, ["--db", f"sqlite:///{tmp_path / 'p.db'}", "play", str(broken)])
+    assert result.exit_code == 1 and no_app == []
+    assert result.output.startswith("error: ") and "broken.yaml:6: levle: unknown field" in result.output

@@ -12,6 +12,7 @@ import json
 import pkgutil
 import subprocess
 import sys
+from typing import Any
 
 import click
 
@@ -24,14 +25,14 @@ import json, os, sys
 from sttui.tui import app as tui
 from sttui.tui import home
 
-def snapshot():
+def snapshot(app):
     with open(os.environ["SNAPSHOT"], "w") as f:
-        json.dump(sorted(sys.modules), f)
+        json.dump({"modules": sorted(sys.modules), "screen": type(app.screen).__name__}, f)
     os._exit(0)
 
 def first(original):
     def wrapped(self, *args, **kwargs):
-        snapshot()  # the first work after the first paint: nothing of it imported yet
+        snapshot(self.app)  # the first work after the first paint: nothing of it imported yet
     return wrapped
 
 tui.SttuiApp.open_store = first(tui.SttuiApp.open_store)
@@ -43,7 +44,9 @@ main(sys.argv[1:])
 """
 
 
-def imported_at_first_paint(tmp_path, *args: str) -> list[str]:
+def first_paint(tmp_path, *args: str, warm: bool = False) -> dict[str, Any]:
+    """The modules imported, and the screen in front, at the first paint of ``sttui ARGS``.
+    ``warm``: the task index holds the bundled tasks already (as after any first use)."""
     script = tmp_path / "first_paint.py"
     script.write_text(FIRST_PAINT)
     snap = tmp_path / "modules.json"
@@ -55,6 +58,11 @@ def imported_at_first_paint(tmp_path, *args: str) -> list[str]:
         "XDG_CONFIG_HOME": str(tmp_path / "config"),
         "STTUI_CACHE_DIR": str(tmp_path / "cache"),
     }
+    if warm:
+        fill = (
+            "from sttui.core.taskindex import index; from sttui.paths import tasks_root; index().scan([tasks_root()])"
+        )
+        subprocess.run([sys.executable, "-c", fill], cwd=ROOT, env=env, check=True, timeout=120)
     done = subprocess.run(
         [sys.executable, str(script), "--db", f"sqlite:///{tmp_path / 'rec.db'}", *args],
         cwd=ROOT,
@@ -63,7 +71,13 @@ def imported_at_first_paint(tmp_path, *args: str) -> list[str]:
         timeout=120,
     )
     assert done.returncode == 0, done.stderr.decode()[-3000:]
-    return json.loads(snap.read_text())
+    found: dict[str, Any] = json.loads(snap.read_text())
+    return found
+
+
+def imported_at_first_paint(tmp_path, *args: str) -> list[str]:
+    modules: list[str] = first_paint(tmp_path, *args)["modules"]
+    return modules
 
 
 def test_home_paints_before_the_record_and_its_libraries(tmp_path):
@@ -73,6 +87,21 @@ def test_home_paints_before_the_record_and_its_libraries(tmp_path):
     assert "sttui.store.store" not in modules and "sttui.core.loader" not in modules
     commands = [m for m in modules if m.startswith("sttui.cli.") and m != "sttui.cli.app"]
     assert commands == [], f"command modules imported for plain `sttui`: {commands}"
+
+
+def test_play_paints_the_task_before_the_record_the_task_models_and_their_libraries(tmp_path):
+    """`sttui play TASK` checks the task through the task index (warm: nothing loaded) and
+    paints the opening screen before SQLAlchemy, pydantic, the store or the loader is imported;
+    the record, the task and the episode are opened in workers after that paint."""
+    painted = first_paint(tmp_path, "play", "logistics-insulin-reefer-st2-easy", warm=True)
+    modules = painted["modules"]
+    heavy = sorted({m.split(".")[0] for m in modules} & set(HEAVY))
+    assert heavy == [], f"imported before the first paint of `sttui play`: {heavy}"
+    for module in ("sttui.store.store", "sttui.core.loader", "sttui.core.task", "sttui.running.session"):
+        assert module not in modules, module
+    assert painted["screen"] == "OpeningScreen"
+    commands = [m for m in modules if m.startswith("sttui.cli.") and m != "sttui.cli.app"]
+    assert commands == ["sttui.cli.tasks"], commands
 
 
 def test_a_command_imports_its_own_module_only():

@@ -16,7 +16,7 @@ from sttui.core.actions import ToolCall
 from sttui.core.loader import load_task
 from sttui.running.recording import run_recorded
 from sttui.store.store import Store
-from sttui.tui.app import SttuiApp
+from sttui.tui.app import Placeholder, SttuiApp
 from sttui.tui.launch import Launch
 from tests.conftest import ROOT
 from tests.tui_helpers import ScreenApp, footer_text, play_alone, ready, screen_text, started, wait_for
@@ -185,6 +185,9 @@ class _DialogApp(SttuiApp):
     def __init__(self, dialog, results: list):
         super().__init__(Launch.build(ROOT / "nonexistent", db_url=None, human="ana"))
         self.dialog, self.results = dialog, results
+
+    def base_screen(self) -> Screen[None]:
+        return Placeholder()  # no home under the dialog
 
     def on_mount(self, event: events.Mount) -> None:
         event.prevent_default()

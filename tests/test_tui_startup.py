@@ -8,6 +8,7 @@ import threading
 
 from sttui.store.store import Store
 from sttui.tui.app import SttuiApp
+from sttui.tui.home import HomeScreen
 from sttui.tui.launch import Launch
 from tests.conftest import ROOT
 from tests.tui_helpers import wait_for
@@ -58,3 +59,104 @@ async def test_a_record_that_fails_to_open_is_one_line_and_home_stays(tmp_path, 
         await pilot.press("enter")  # nothing plays without the record
         await pilot.pause(0.2)
         assert type(app.screen).__name__ == "HomeScreen"
+
+
+def _play_launch(path, human: str = "ana") -> Launch:
+    """What `sttui play` hands the workbench: the plan on the task index's entry (not loaded)."""
+    from sttui.core.taskindex import index
+    from sttui.running.seats import PlayPlan
+
+    (entry,) = index().scan([ROOT / "tasks" / "stt" / "logistics" / "insulin-reefer-fault-st2-easy.yaml"])
+    return Launch.build(
+        ROOT / "tasks", db_url=f"sqlite:///{path}", human=human, play=PlayPlan.build(entry, f"human:{human}")
+    )
+
+
+async def test_play_shows_the_task_opening_and_takes_no_action_until_the_record_is_open(tmp_path, monkeypatch):
+    """`sttui play`: the first screen names the task and says the record is opening; keys typed
+    then reach no episode (there is none yet, nothing is written); once the record is open the
+    play screen takes its place (leaving it goes home) and the episode's start is committed."""
+    gate = threading.Event()
+    opening = Store.__init__
+
+    def slow_open(self, *args, **kwargs):
+        gate.wait(30)
+        opening(self, *args, **kwargs)
+
+    monkeypatch.setattr(Store, "__init__", slow_open)
+    listed = []  # home, behind the episode, lists the sessions when it is shown again, not now
+    monkeypatch.setattr(HomeScreen, "load_sessions", lambda self: self.app.store and listed.append(self))
+    path = tmp_path / "r.db"
+    app = SttuiApp(_play_launch(path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "OpeningScreen" and app.screen.is_mounted)
+        text = " ".join(str(w.render()) for w in app.screen.query("Static"))
+        assert "Insulin run after a refrigeration fault" in text and "opening the record…" in text
+        for key in ("enter", "a", "f5", "ctrl+e", "escape", "enter"):  # a person typing before it is ready
+            await pilot.press(key)
+        await pilot.pause(0.2)
+        assert type(app.screen).__name__ == "OpeningScreen" and app.store is None
+        assert not path.exists()  # nothing recorded, not even the file
+        assert list(app.screen_stack[0].children) == []  # home, under it, is built when first shown
+        gate.set()
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "PlayScreen")
+        await wait_for(pilot, lambda: app.screen.human.waiting)
+        assert [type(s).__name__ for s in app.screen_stack] == ["HomeScreen", "PlayScreen"]
+        assert listed == []
+        await pilot.press("escape", "s")  # leave (suspend): home, with its tasks and sessions
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "HomeScreen" and bool(app.screen.rows))
+        await wait_for(pilot, lambda: len(listed) == 1)
+    store = Store(f"sqlite:///{path}")
+    (episode,) = store.list_episodes()
+    events = store.events(episode.id)
+    assert episode.agent == "human:ana" and events[0].type == "episode_started"
+    assert [e.type for e in events if e.actor == "human:ana"] == ["left"]  # no key of the opening reached it
+    store.close()
+
+
+async def test_play_whose_record_cannot_open_goes_home_with_the_reason(tmp_path, monkeypatch):
+    def broken(self, *args, **kwargs):
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(Store, "__init__", broken)
+    app = SttuiApp(_play_launch(tmp_path / "r.db"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: any("unavailable" in str(n.message) for n in app._notifications))
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "HomeScreen")
+        await wait_for(pilot, lambda: bool(app.screen.rows))  # home lists the tasks instead
+        assert app.is_running and app.store is None
+
+
+async def test_home_lists_and_describes_the_tasks_without_loading_one(tmp_path, monkeypatch):
+    """The table and the brief under it come from the task index's rows: no task is loaded
+    (the task models, the environment module) on the UI thread until one is played."""
+    import sttui.core.loader as loader
+
+    loaded = []
+    monkeypatch.setattr(loader, "load_task", lambda path, *a, **k: loaded.append(path))
+    app = SttuiApp(Launch.build(ROOT / "tasks", db_url=f"sqlite:///{tmp_path / 'r.db'}", human="ana"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: bool(getattr(app.screen, "rows", None)) and app.store is not None)
+        home = app.screen
+        for _ in range(3):
+            await pilot.press("down")
+        await pilot.pause()
+        row = home.current_row()
+        assert row is not None and str(home.query_one("#detail").render()).startswith(row.title)
+    assert loaded == []
+
+
+async def test_play_whose_episode_fails_to_open_goes_home_with_a_notice(tmp_path, monkeypatch):
+    """An episode that cannot be opened (an unexpected failure in its worker) does not leave
+    the opening screen saying "opening…" for ever: the notice says what failed, home is shown."""
+    from sttui.running.session import PlaySession
+
+    def broken(self, *args, **kwargs):
+        raise RuntimeError("environment on fire")
+
+    monkeypatch.setattr(PlaySession, "__init__", broken)
+    app = SttuiApp(_play_launch(tmp_path / "r.db"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: any("could not open the episode" in str(n.message) for n in app._notifications))
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "HomeScreen" and bool(app.screen.rows))
+        assert app.is_running

@@ -13,7 +13,7 @@ from textual import events
 from textual.screen import Screen
 from textual.widgets import Input
 
-from sttui.tui.app import SttuiApp
+from sttui.tui.app import Placeholder, SttuiApp
 from sttui.tui.launch import Launch
 
 
@@ -57,6 +57,9 @@ class ScreenApp(SttuiApp):
         super().__init__(Launch.build(Path("/nonexistent-tasks"), db_url=kw.pop("db_url", None), human="ana", **kw))
         self.make_screen = make_screen
         self.store = store
+
+    def base_screen(self) -> Screen[Any]:
+        return Placeholder()  # no home under the screen tested
 
     def on_mount(self, event: events.Mount) -> None:
         event.prevent_default()  # not the workbench's own mount: no home, no store opening

@@ -21,9 +21,9 @@ def _fail(message: str, code: int = 1) -> None:
 
 def _stt_task(task: str) -> Any:
     """TASK (an id or a file) loaded; only stt tasks have milestones."""
-    from sttui.cli.tasks import _play_task
+    from sttui.cli.tasks import _one_task
 
-    loaded = _play_task(task)
+    loaded = _one_task(task)
     if loaded.kind != "stt":
         _fail(f"{loaded.id} is an {loaded.kind} task; only stt tasks have milestones")
     return loaded

@@ -346,7 +346,7 @@ _ID_LINE = re.compile(r"""^id:[ \t]*(["']?)([^"'#\s]+)\1[ \t]*(?:#.*)?$""", re.M
 def find_task_file(task_id: str, root: Path) -> Path | None:
     """The task file under ``root`` whose ``id`` is ``task_id``, found by reading each file's
     top-level ``id:`` line, without loading (validating, importing) any task."""
-    from sttui.core.loader import discover
+    from sttui.core.taskindex import discover
 
     for path in discover([root]):
         try:
@@ -360,14 +360,37 @@ def find_task_file(task_id: str, root: Path) -> Path | None:
 
 
 def _play_task(task: str) -> Any:
-    """TASK (a file, or an id under the tasks folder) loaded, and only that one task."""
+    """TASK (a file, or an id under the tasks folder) as the task index's entry of its file,
+    checked (a file that does not load exits 1 with its problems) but not loaded: the
+    workbench loads it after its first paint. Only that one task's file is read."""
     path = Path(task) if Path(task).exists() else find_task_file(task, tasks_root())
     if path is None:  # not found cheaply: the task index tells the ids apart (and suggests one)
         path = _indexed_path(task)
-    loaded = _load_or_exit(path)
-    if not Path(task).exists() and loaded.id != task:  # an id line the quick look misread
-        loaded = _load_or_exit(_indexed_path(task))
-    return loaded
+    entry = _entry_or_exit(path)
+    if not Path(task).exists() and entry.id != task:  # an id line the quick look misread
+        entry = _entry_or_exit(_indexed_path(task))
+    return entry
+
+
+def _one_task(task: str) -> Any:
+    """TASK (a file, or an id under the tasks folder) loaded, and only that one task."""
+    return _load_or_exit(Path(_play_task(task).path))
+
+
+def _entry_or_exit(path: Path) -> Any:
+    """The task index's entry of ``path`` (from the cache while the file is unchanged, else the
+    file is loaded and checked once); a file that does not load exits 1 with its problems."""
+    from sttui.core.taskindex import index
+
+    found = index().scan([path])
+    if len(found) != 1:  # not a task file (a folder, say): loading it says why
+        return _load_or_exit(path)
+    entry = found[0]
+    if not entry.ok:
+        for problem in entry.problems or ():
+            click.echo(f"error: {problem}", err=True)
+        sys.exit(1)
+    return entry
 
 
 def _load_or_exit(path: Path) -> Any:
@@ -431,8 +454,7 @@ def play(task: str, agent: str | None, user: str | None, as_name: str | None) ->
     An unknown controller is an error (exit 2) before anything opens.
     """
     from sttui.config import ConfigError, human_name, load_config
-    from sttui.controllers.registry import ControllerSpecError
-    from sttui.running.session import PlanProblem, PlayPlan
+    from sttui.running.seats import PlanProblem, PlayPlan
     from sttui.tui.app import run_app
 
     ctx = click.get_current_context()
@@ -442,12 +464,23 @@ def play(task: str, agent: str | None, user: str | None, as_name: str | None) ->
     except ConfigError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
-    loaded = _play_task(task)
+    entry = _play_task(task)
+    me = human_name(as_name, config)
     try:
-        plan = PlayPlan.build(loaded, human_name(as_name, config), agent, user)
-        store = open_store() if "replay:" in f"{plan.agent} {plan.user}" else None
-        plan.controllers(config.models, store)  # every controller exists
-    except (PlanProblem, ControllerSpecError) as exc:
+        plan = PlayPlan.build(entry, me, agent, user)
+    except PlanProblem as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
+    if plan.named_controllers:  # a controller named: it must exist before anything opens
+        from sttui.controllers.registry import ControllerSpecError
+
+        plan = PlayPlan.build(_load_or_exit(Path(entry.path)), me, agent, user)
+        try:
+            store = open_store() if "replay:" in f"{plan.agent} {plan.user}" else None
+            plan.controllers(config.models, store)
+        except ControllerSpecError as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(2)
+    # else the person's seat and the task's own user: nothing to check, and nothing loaded
+    # here (the task, the record, their libraries) that the first paint would wait for
     run_app(db_url=db, human=as_name, play=plan, config=config)

@@ -17,6 +17,7 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
+from textual.worker import Worker, WorkerState
 
 from sttui.config import Config, ConfigError, load_config
 from sttui.tui.home import HomeScreen
@@ -26,7 +27,7 @@ from sttui.tui.workers import ReportsWorkerFailures
 
 if TYPE_CHECKING:
     from sttui.lineage.refining import Refinement
-    from sttui.running.session import PlayPlan
+    from sttui.running.seats import PlayPlan
     from sttui.store.store import Store
 
 MIN_SIZE = (80, 24)
@@ -53,6 +54,17 @@ class TooSmall(ModalScreen[None]):
         self.size_now = (width, height)
         if self.is_mounted:
             self.query_one("#too-small", Static).update(self._text(width, height))
+
+
+class Placeholder(Screen[None]):
+    """The blank screen under the only screen of an app that has no home (a draft's review):
+    leaving that screen ends the app (``SttuiApp.has_screen_below``)."""
+
+
+def has_screen_below(app: App[Any]) -> bool:
+    """Whether the screen in front was opened over another of the workbench's (leaving it goes
+    back there), or is the app's only one (leaving it ends the app)."""
+    return len(app.screen_stack) > 1 and not isinstance(app.screen_stack[-2], Placeholder)
 
 
 class Notice(Message):
@@ -160,15 +172,26 @@ class SttuiApp(ReportsWorkerFailures, App[None]):
         if self.config.keymap:
             self.set_keymap(self.config.keymap)
             self.check_keymap()
-        self.push_screen(self.base_screen())
+        if self._play_request is not None:  # `sttui play TASK`: the task named while it opens
+            from sttui.tui.opening import OpeningScreen
+
+            self.push_screen(OpeningScreen(self._play_request.loaded))
         self._home_shown = True
         self._fit(self.size.width, self.size.height)
         self.call_after_refresh(self.open_store)  # the first paint does not wait for the database
+
+    def get_default_screen(self) -> Screen:
+        """The base screen is the app's own first screen: no blank screen is composed and
+        painted before it (which cost a frame and a full render at every start)."""
+        return self.base_screen()
 
     def base_screen(self) -> Screen:
         """The screen under every other one, where ``pop_to_home`` lands: home here."""
         # `sttui play TASK` opens one task: home reads the task files only once it is shown again
         return HomeScreen(self.tasks_dir, defer_tasks=self._play_request is not None)
+
+    def has_screen_below(self) -> bool:
+        return has_screen_below(self)
 
     @work(thread=True, group="keymap", exit_on_error=False)
     def check_keymap(self) -> None:
@@ -215,16 +238,35 @@ class SttuiApp(ReportsWorkerFailures, App[None]):
         self._store_ready(message.store)
 
     def on_sttui_app_record_unavailable(self, message: RecordUnavailable) -> None:
+        if self._play_request is not None:  # the task cannot open without its record: home instead
+            self._play_request = None
+            self._leave_opening()
         self.notify(f"the record is unavailable: {message.reason}", severity="error", timeout=30)
         self._home_tasks()
+
+    def _leave_opening(self) -> None:
+        """`sttui play`'s opening screen gives way to home (the task could not be opened)."""
+        from sttui.tui.opening import OpeningScreen
+
+        if isinstance(self.screen, OpeningScreen):
+            self.pop_screen()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        super().on_worker_state_changed(event)  # the notice: what failed, and what to check
+        if event.state is WorkerState.ERROR and event.worker.group == "session":
+            self._leave_opening()  # not left saying "opening…" over an episode that will not come
 
     def _store_ready(self, store: Any) -> None:
         self.store = store
         home = next((s for s in self.screen_stack if isinstance(s, HomeScreen)), None)
-        if home is not None:  # the sessions pane does not wait for the task list
-            home.load_sessions()
+        if home is not None and home is self.screen:  # the sessions pane does not wait for the task list
+            home.load_sessions()  # (home behind another screen lists them when it is shown again)
         if self._play_request:
+            from sttui.tui.opening import OpeningScreen
+
             plan, self._play_request = self._play_request, None
+            if isinstance(self.screen, OpeningScreen):
+                self.screen.say("the record is open; opening the episode…")
             self._open_session(plan, from_command_line=True)
         if self._resume_request:
             record = store.episode(self._resume_request)
@@ -287,7 +329,7 @@ class SttuiApp(ReportsWorkerFailures, App[None]):
         if self.store is None:
             self.notify("the record is still opening; try again in a moment", severity="warning")
             return
-        from sttui.running.session import PlayPlan
+        from sttui.running.seats import PlayPlan
 
         if agent_spec or user_spec:
             plan = PlayPlan.build(loaded, self.human, agent_spec, user_spec)
@@ -298,8 +340,14 @@ class SttuiApp(ReportsWorkerFailures, App[None]):
     @work(thread=True, group="session", exit_on_error=False)
     def _open_session(self, plan: PlayPlan, from_command_line: bool = False) -> None:
         from sttui.controllers.registry import ControllerSpecError
+        from sttui.core.problems import TaskFileError
         from sttui.running.session import PlaySession
 
+        try:
+            plan = plan.with_task()  # `sttui play`: the task is loaded here, after the first paint
+        except TaskFileError as exc:  # the file changed since the command line checked it
+            self.post_message(ExitWith(1, "\n".join(f"error: {p}" for p in exc.problems)))
+            return
         try:
             human, agent, user = plan.controllers(self.config.models, self.opened_store)
             session = PlaySession(
@@ -407,18 +455,25 @@ class SttuiApp(ReportsWorkerFailures, App[None]):
         self._show_session(message.session, message.human, message.seat)
 
     def _show_session(self, session: Any, human: Any, seat: str) -> None:
+        screen: Screen
         if session.loaded.kind == "explore":
             from sttui.tui.explore import ExploreScreen
 
-            self.push_screen(ExploreScreen(session, human))
+            screen = ExploreScreen(session, human)
         elif seat == "user":
             from sttui.tui.usersim import UserSimScreen
 
-            self.push_screen(UserSimScreen(session, human))
+            screen = UserSimScreen(session, human)
         else:
             from sttui.tui.play import PlayScreen
 
-            self.push_screen(PlayScreen(session, human))
+            screen = PlayScreen(session, human)
+        from sttui.tui.opening import OpeningScreen
+
+        if isinstance(self.screen, OpeningScreen):  # `sttui play`: in its place, so leaving goes home
+            self.switch_screen(screen)
+        else:
+            self.push_screen(screen)
 
     def on_resize(self, event: Any) -> None:
         if self._home_shown:  # before home is up, on_mount does the first fit
@@ -436,7 +491,7 @@ class SttuiApp(ReportsWorkerFailures, App[None]):
             self.push_screen(TooSmall(width, height))
 
     def action_pop_to_home(self) -> None:
-        while len(self.screen_stack) > 2 and not isinstance(self.screen, HomeScreen):
+        while self.has_screen_below() and not isinstance(self.screen, HomeScreen):
             self.pop_screen()
 
     def pop_to_home(self) -> None:

@@ -18,7 +18,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static, TextArea
 
 from sttui.drafting.review import Review
-from sttui.tui.app import SttuiApp
+from sttui.tui.app import Placeholder, SttuiApp
 from sttui.tui.launch import Launch
 from sttui.tui.safetable import DataTable
 
@@ -178,7 +178,9 @@ class CandidatesScreen(Screen[None]):
             self._close_editor()
             self.say("edit cancelled")
             return
-        if len(self.app.screen_stack) > 2:
+        from sttui.tui.app import has_screen_below
+
+        if has_screen_below(self.app):
             self.dismiss(None)
         else:
             self.app.exit()
@@ -190,6 +192,9 @@ class CandidatesApp(SttuiApp):
     def __init__(self, review: Review, config: Any = None):
         super().__init__(Launch.build(config=config))
         self.review = review
+
+    def base_screen(self) -> Screen:
+        return Placeholder()  # no home: leaving the one screen ends the app
 
     def on_mount(self, event: events.Mount) -> None:  # type: ignore[override]  # replaces the workbench's mount (no home, no record)
         event.prevent_default()

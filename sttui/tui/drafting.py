@@ -26,7 +26,7 @@ from sttui.core.loader import LoadedTask
 from sttui.core.review import consensus as cs
 from sttui.core.review.model import Milestone, Minefield
 from sttui.drafting import record as rec
-from sttui.tui.app import SttuiApp
+from sttui.tui.app import Placeholder, SttuiApp
 from sttui.tui.launch import Launch
 from sttui.tui.modals import Confirm, EditValue
 from sttui.tui.safetable import DataTable
@@ -305,7 +305,9 @@ class DraftScreen(Screen[None]):
         self.app.push_screen(Confirm(question, yes="Leave", no="Stay"), answered)
 
     def _leave(self) -> None:
-        if len(self.app.screen_stack) > 2:
+        from sttui.tui.app import has_screen_below
+
+        if has_screen_below(self.app):
             self.dismiss(None)
         else:
             self.app.exit()
@@ -339,6 +341,9 @@ class DraftingApp(SttuiApp):
     def __init__(self, loaded: LoadedTask, draft: dict[str, Any], draft_name: str, config: Config | None = None):
         super().__init__(Launch.build(config=config))
         self.draft_args = (loaded, draft, draft_name)
+
+    def base_screen(self) -> Screen:
+        return Placeholder()  # no home: leaving the one screen ends the app
 
     def on_mount(self, event: events.Mount) -> None:  # type: ignore[override]  # takes the event to stop the app's own mount
         event.prevent_default()  # not the workbench's own mount: no home, no store

@@ -23,7 +23,6 @@ from sttui.core.problems import display_path
 from sttui.core.taxonomy import LEVELS
 from sttui.tui.safetable import DataTable
 from sttui.tui.screen import SttuiScreen
-from sttui.tui.widgets import WideTable
 
 if TYPE_CHECKING:
     from sttui.core.loader import LoadedTask
@@ -233,8 +232,12 @@ class HomeScreen(SttuiScreen[None]):
         self.sessions: list[Any] = []
         self._load_errors = 0
         self.mine: dict[str, str] = {}  # (the sessions pane may fill before the task table)
+        # under `sttui play`'s episode home is built when first shown, not before the first paint
+        self._built = not defer_tasks
 
     def compose(self) -> ComposeResult:
+        if not self._built:
+            return
         yield Header()
         yield Static(self._tab_bar("tab-tasks"), id="tab-bar")
         with ContentSwitcher(id="home-tabs", initial="tab-tasks"):
@@ -257,19 +260,28 @@ class HomeScreen(SttuiScreen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        if not self._built:
+            return
+        self._set_up()
+        if not self.defer_tasks:
+            self.call_after_refresh(self.load_tasks)  # paint first, then read the task files
+
+    def _set_up(self) -> None:
         table = self.query_one("#tasks", DataTable)
         self._widths = column_widths(self.size.width, [])
         for col in COLUMNS:
             table.add_column(col, key=col, width=self._widths[col])
         table.focus()
-        if not self.defer_tasks:
-            self.call_after_refresh(self.load_tasks)  # paint first, then read the task files
 
     def on_screen_suspend(self) -> None:
         if self.defer_tasks:
             self.defer_tasks, self._load_on_resume = False, True
 
-    def on_screen_resume(self) -> None:
+    async def on_screen_resume(self) -> None:
+        if not self._built and not self.defer_tasks:  # shown for the first time after `sttui play`
+            self._built = True
+            await self.recompose()
+            self._set_up()
         if self._load_on_resume:
             self._load_on_resume = False
             self.load_tasks()
@@ -376,6 +388,8 @@ class HomeScreen(SttuiScreen[None]):
         found = self.query("#sessions")
         if found:
             return found.first(DataTable)
+        from sttui.tui.widgets import WideTable  # (with its JSON views: not needed for the first paint)
+
         table: DataTable[str] = WideTable(id="sessions", cursor_type="row", zebra_stripes=True)  # ← → page across
         self.query_one("#tab-sessions", Vertical).mount(table, before=0)
         table.add_columns(*SESSION_COLUMNS)
@@ -440,13 +454,14 @@ class HomeScreen(SttuiScreen[None]):
         return self.tasks.get(str(key))
 
     def show_detail(self) -> None:
+        """The highlighted task's brief, from its row: nothing is loaded to show it (loading
+        would import the task models, and run on the UI thread, at every cursor move)."""
         detail = self.query_one("#detail", Static)
-        task = self.current_task()
-        if task is None:
+        row = self.current_row()
+        if row is None:
             detail.update("No task matches the filter." if self.rows else "")
             return
-        row = next((r for r in self.rows if r.id == task.id), None)
-        detail.update(row.brief if row else "")
+        detail.update(row.brief)
 
     @on(Input.Changed, "#filter")
     def _filter_changed(self) -> None:
@@ -509,8 +524,8 @@ class HomeScreen(SttuiScreen[None]):
             self.notify("the record is still opening; try again in a moment", severity="warning")
             return
         on_sessions = self.query_one("#home-tabs", ContentSwitcher).current == "tab-sessions"
-        task = self.current_task()
-        kind = "episodes" if on_sessions else ("explore" if task is not None and task.kind == "explore" else "tasks")
+        row = self.current_row()
+        kind = "episodes" if on_sessions else ("explore" if row is not None and row.kind == "explore" else "tasks")
         self.app.open_annotation(kind, None)
 
     def action_annotate_verdicts(self) -> None:

@@ -13,7 +13,7 @@ from sttui.paths import tasks_root
 
 if TYPE_CHECKING:
     from sttui.lineage.refining import Refinement
-    from sttui.running.session import PlayPlan
+    from sttui.running.seats import PlayPlan
 
 
 # the annotation queue to open: its kind, a text filter, and the gold rate (None: the dimensions file's)

@@ -281,7 +281,9 @@ class RefineScreen(Screen[None]):
         self.app.push_screen(Confirm(question, yes="Leave", no="Stay"), answered)
 
     def _leave(self) -> None:
-        if len(self.app.screen_stack) > 2:
+        from sttui.tui.app import has_screen_below
+
+        if has_screen_below(self.app):
             self.app.pop_screen()
         else:
             self.app.exit()
