@@ -33,10 +33,13 @@ from sttui.store.summaries import (
     _SHARED,
     _SUMMARY_COLUMNS,
     _SUMMARY_JSON,
+    REPORT_COLUMNS,
+    REPORT_JSON,
     Fields,
     Summary,
     _outcome_of,
     _scores_of,
+    report_row,
 )
 from sttui.store.tables import (
     INDEXED_EVENTS,
@@ -604,11 +607,7 @@ class Store(AnnotationRecords):
         reads that index whatever the size of the record; else a query per 500 ids, each
         reading only those episodes' events."""
         if event_type in INDEXED_EVENTS:
-            if not among:
-                return set()
-            # the condition is the index's own, written out: SQLite uses a partial index only then
-            query = f"SELECT DISTINCT episode_id FROM events WHERE type = '{event_type}'"
-            return set(self._read_core(lambda conn: conn.exec_driver_sql(query).scalars().all())).intersection(among)
+            return self.episodes_with_event(event_type).intersection(among) if among else set()
 
         def go(s: Session) -> set[str]:
             found: set[str] = set()
@@ -665,6 +664,35 @@ class Store(AnnotationRecords):
             return Summary(*values, outcome, scores)  # type: ignore[call-arg]  # values: the fields before outcome
 
         return self._stream(query, light)
+
+    def report_rows(self, statuses: tuple[str, ...], run_id: str | None = None) -> Iterator[tuple[Any, ...]]:
+        """The episodes of each of ``statuses`` in turn, newest first within each (the order
+        ``summaries`` gives, so sums are taken in the same order), as plain tuples
+        (``summaries.REPORT_COLUMNS`` then ``REPORT_JSON``, see ``report_row``) streamed a
+        batch at a time: all ``sttui report`` reads of an episode, and nothing else, so a
+        report over 100,000 episodes holds no row objects. ``run_id``: only the episodes that
+        run counts."""
+        table = table_of(EpisodeRow)
+        columns = [table.c[name] for name in REPORT_COLUMNS]
+        fields = [self._json_field(c, path, kind) for c, path, kind in REPORT_JSON]
+        for status in statuses:
+            query = (
+                select(*columns, *fields)
+                .where(table.c.status == status)
+                .order_by(table.c.started_at.desc(), table.c.id.desc())
+            )
+            if run_id is not None:
+                query = query.where(table.c.id.in_(runs.done_episodes(run_id)))
+            yield from self._stream(query, report_row)
+
+    def episodes_with_event(self, event_type: str) -> set[str]:
+        """Every episode holding an event of ``event_type``, one of the rare types with their own
+        partial index (``INDEXED_EVENTS``): one query that reads only that index."""
+        if event_type not in INDEXED_EVENTS:
+            raise ValueError(f"{event_type!r} has no index of its own; use episode_ids_with")
+        # the condition is the index's own, written out: SQLite uses a partial index only then
+        query = f"SELECT DISTINCT episode_id FROM events WHERE type = '{event_type}'"
+        return set(self._read_core(lambda conn: conn.exec_driver_sql(query).scalars().all()))
 
     def stage_judges(self, ids: set[str] | None = None) -> dict[str, Any]:
         """The stage judges recorded with each episode (``scores.review.judges``), by episode id,
