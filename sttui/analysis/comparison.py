@@ -25,7 +25,7 @@ from sttui.core import verdicts
 from sttui.core.control import agent_holder, valid_control
 from sttui.core.review.summary import separation
 from sttui.core.scoring import pass_at_1
-from sttui.core.stats import by_unit, mean_of, pooled_interval
+from sttui.core.stats import mean_of, pooled_interval
 
 FINISHED = ("completed", "errored")
 BASE = "default"  # stt: dynamic, with a user; explore: the file's default setting
@@ -287,27 +287,26 @@ class Tally:
         with_explore = [v.tasks["explore"] for v in compared.values() if v.tasks.get("explore")]
         common_explore = set.intersection(*with_explore) if with_explore else set()
         names = self.task_names
+        index = self.task_index
+        common = frozenset(index[t] for t in common_stt)
         rows = []
-        per_task: dict[str, dict[str, dict[str, list[float]]]] = {"pass_fail": {}, "stage_scores": {}}
+        means: dict[str, dict[str, dict[str, float]]] = {"pass_fail": {}, "stage_scores": {}}
         for (controller, setting), g in sorted(groups.items(), key=lambda kv: (family(kv[0][0]), kv[0])):
             label = _label(controller, setting)
-            row = self._row(controller, setting, g, common_stt, common_explore, task_meta)
+            row = self._row(controller, setting, g, common, common_explore, task_meta)
             if controller == MIXED:
                 row["stt_passed"] = g.stt_passed
                 row["stt_episodes"] = g.stt_episodes
                 row.update(_holders_of(g))
                 rows.append(row)
                 continue
-            for t, score, won in zip(g.r_task, g.r_score, g.r_passed, strict=True):
-                task = names[t]
-                if task in common_stt:
-                    per_task["pass_fail"].setdefault(label, {}).setdefault(task, []).append(float(won))
-                    per_task["stage_scores"].setdefault(label, {}).setdefault(task, []).append(score)
+            # each common task's mean pass and stage score over its reviewed episodes
+            scores = _by_task((t, s) for t, s in zip(g.r_task, g.r_score, strict=True) if t in common)
+            if scores:
+                wins = _by_task((t, float(w)) for t, w in zip(g.r_task, g.r_passed, strict=True) if t in common)
+                means["pass_fail"][label] = {names[t]: sum(v) / len(v) for t, v in wins.items()}
+                means["stage_scores"][label] = {names[t]: sum(v) / len(v) for t, v in scores.items()}
             rows.append(row)
-        means = {
-            metric: {c: {t: sum(v) / len(v) for t, v in tasks.items()} for c, tasks in by.items()}
-            for metric, by in per_task.items()
-        }
         return {
             "common_stt_tasks": sorted(common_stt),
             "common_explore_tasks": sorted(common_explore),
@@ -321,11 +320,11 @@ class Tally:
         controller: str,
         setting: str,
         g: _Group,
-        common_stt: set[str],
+        common_stt: frozenset[int],
         common_explore: set[str],
         task_meta: dict[str, dict[str, Any]],
     ) -> dict[str, Any]:
-        names = self.task_names
+        """A group's row; ``common_stt``: the common stt tasks, by their index."""
         row: dict[str, Any] = {
             "controller": controller,
             "setting": setting,
@@ -333,7 +332,7 @@ class Tally:
             "episodes": g.episodes,
             "errored": g.errored,
         }
-        stt = {t: nc for t, nc in g.stt.items() if t in common_stt and t in task_meta}
+        stt = {t: nc for t, nc in g.stt.items() if self.task_index[t] in common_stt and t in task_meta}
         if stt:
             episodes: list[dict[str, Any]] = []
             for t, (n, c) in stt.items():
@@ -342,28 +341,29 @@ class Tally:
             row["stt_common_pass_at_1"] = summary["overall"]
             row["stt_common_n"] = summary["n"]
             row.update(_pass_at_k([[True] * stt[t][1] + [False] * (stt[t][0] - stt[t][1]) for t in sorted(stt)]))
-        chosen = [i for i, t in enumerate(g.r_task) if names[t] in common_stt]
-        if chosen:
-            scores = [g.r_score[i] for i in chosen]
-            completions = [g.r_completion[i] for i in chosen]
-            kept = set(chosen)
-            stops = [saved for i, saved in g.stops if i in kept]
-            row["stage_score"] = sum(scores) / len(scores)
-            row["stage_score_ci"] = _pooled((names[g.r_task[i]], g.r_score[i]) for i in chosen)
-            row["milestone_completion"] = sum(completions) / len(completions)
+        # the reviewed episodes of the common tasks, read in their order (sums are taken in it)
+        picked = [t in common_stt for t in g.r_task]
+        reviewed = sum(picked)
+        if reviewed:
+            row["stage_score"] = sum(s for s, p in zip(g.r_score, picked, strict=True) if p) / reviewed
+            row["stage_score_ci"] = self._pooled(
+                (t, s) for t, s, p in zip(g.r_task, g.r_score, picked, strict=True) if p
+            )
+            row["milestone_completion"] = sum(c for c, p in zip(g.r_completion, picked, strict=True) if p) / reviewed
+            stops = [saved for i, saved in g.stops if picked[i]]
             row["early_stops"] = len(stops)
             row["steps_saved"] = sum(stops)
-        explore_kind = self.kind_index.get("explore")
-        chosen = [
-            i
-            for i, (k, t) in enumerate(zip(g.ca_kind, g.ca_task, strict=True))
-            if k == explore_kind and names[t] in common_explore
-        ]
-        if chosen:
-            row["explore_common_ca"] = sum(g.ca[i] for i in chosen) / len(chosen)
-            row["explore_common_ca_ci"] = _pooled((names[g.ca_task[i]], g.ca[i]) for i in chosen)
-            row["explore_common_n"] = len(chosen)
-            row["explore_incomplete"] = sum(bool(g.ca_incomplete[i]) for i in chosen)
+        explore = self.kind_index.get("explore")
+        common_ca = frozenset(self.task_index[t] for t in common_explore)
+        picked = [k == explore and t in common_ca for k, t in zip(g.ca_kind, g.ca_task, strict=True)]
+        scored = sum(picked)
+        if scored:
+            row["explore_common_ca"] = sum(ca for ca, p in zip(g.ca, picked, strict=True) if p) / scored
+            row["explore_common_ca_ci"] = self._pooled(
+                (t, ca) for t, ca, p in zip(g.ca_task, g.ca, picked, strict=True) if p
+            )
+            row["explore_common_n"] = scored
+            row["explore_incomplete"] = sum(bool(i) for i, p in zip(g.ca_incomplete, picked, strict=True) if p)
         # beside the pass rate: of the stt episodes whose user gave a verdict, the share satisfied,
         # and how often user and checklist disagree (satisfied on a failed episode, or not
         # satisfied or given up on a passed one); nothing when none has a verdict
@@ -383,6 +383,13 @@ class Tally:
             row["human_seconds_per_episode"] = sum(g.human) / len(g.human)
         row["clean_baselines"] = g.clean
         return row
+
+    def _pooled(self, pairs: Iterable[tuple[int, float]]) -> list[float] | None:
+        """The interval of a mean pooled over tasks (``by_unit``'s groups: the tasks in their
+        sorted order, each one's values summed in their order)."""
+        groups = _by_task(pairs)
+        ordered = [groups[t] for t in sorted(groups, key=self.task_names.__getitem__)]
+        return pooled_interval([sum(v) for v in ordered], [len(v) for v in ordered])
 
     def _figure(self, g: _Group, tasks: set[str], kind: str) -> float | None:
         """Pass@1 (stt) or mean CA (another kind) over the group's episodes of ``tasks``."""
@@ -436,10 +443,15 @@ def _holders_of(g: _Group) -> dict[str, Any]:
     }
 
 
-def _pooled(pairs: Iterable[tuple[str, float]]) -> list[float] | None:
-    """The interval of a mean pooled over tasks: the values summed per task, in their order."""
-    groups = by_unit(pairs)
-    return pooled_interval([sum(g) for g in groups], [len(g) for g in groups])
+def _by_task(pairs: Iterable[tuple[int, float]]) -> dict[int, array[float]]:
+    """Values by their task (an index), each task's in their order: 8 bytes a value."""
+    out: dict[int, array[float]] = {}
+    for t, value in pairs:
+        values = out.get(t)
+        if values is None:
+            values = out[t] = array("d")
+        values.append(value)
+    return out
 
 
 def _pass_at_k(groups: list[list[bool]]) -> dict[str, Any]:
