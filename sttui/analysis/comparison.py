@@ -25,7 +25,7 @@ from sttui.core import verdicts
 from sttui.core.control import agent_holder, valid_control
 from sttui.core.review.summary import separation
 from sttui.core.scoring import pass_at_1
-from sttui.core.stats import mean_of, pooled_interval
+from sttui.core.stats import mean_of, pass_at_k_table, pooled_interval
 
 FINISHED = ("completed", "errored")
 BASE = "default"  # stt: dynamic, with a user; explore: the file's default setting
@@ -457,8 +457,6 @@ def _by_task(pairs: Iterable[tuple[int, float]]) -> dict[int, array[float]]:
 def _pass_at_k(groups: list[list[bool]]) -> dict[str, Any]:
     """Pass@k and pass^k for every k up to the fewest trials any common task had, with
     intervals; ``groups``: each task's passes, in the tasks' sorted order (``by_unit``)."""
-    from sttui.running.batch import pass_at_k_table
-
     table = pass_at_k_table(groups)
     out: dict[str, Any] = {
         "trials": table["trials"],

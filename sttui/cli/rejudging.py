@@ -59,16 +59,17 @@ def report_judges(
     judges, in the report's order, taken out of the JSON by the database as the episodes were
     read), or (``spec``, not rule-only) re-judged on the rebuilt episodes ``stt_ids``, with the
     recorded judgements as the cache."""
-    from sttui.core.episode import Episode as SttEpisode
     from sttui.core.review.summary import judge_tiers
-    from sttui.exports.versions import VersionProblem, open_version
-    from sttui.running.recording import rebuild
 
     found: list[dict[str, Any]] = []
     notes: list[str] = []
     if spec is None or spec.mode == "rule":
         found = list(recorded)
         stt_ids = []
+    if stt_ids:  # (the rebuilding machinery imported only to re-judge)
+        from sttui.core.episode import Episode as SttEpisode
+        from sttui.exports.versions import VersionProblem, open_version
+        from sttui.running.recording import rebuild
     for episode_id in stt_ids:
         full = store.episode(episode_id)
         try:

@@ -186,3 +186,17 @@ def clustered_bootstrap(
     values.sort()
     tail = (1 - level) / 2
     return _quantile(values, tail), _quantile(values, 1 - tail)
+
+
+def pass_at_k_table(groups: list[list[bool]]) -> dict[str, Any]:
+    """Pass@k and pass^k for every k up to the fewest trials of any task: each the mean over
+    tasks of the task's estimate, with its bootstrap interval over tasks. (Here, beside its
+    estimators, so ``report`` reads it without importing the runner.)"""
+    trials = min(len(g) for g in groups)
+    out: dict[str, Any] = {"trials": trials, "pass_at_k": {}, "pass_hat_k": {}, "pass_at_k_ci": {}, "pass_hat_k_ci": {}}
+    for k in range(1, trials + 1):
+        for name, mark, estimator in (("pass_at_k", "@", pass_at_k), ("pass_hat_k", "^", pass_hat_k)):
+            per_task = [estimator(len(g), sum(g), k) for g in groups]
+            out[name][f"pass{mark}{k}"] = mean_of(per_task)
+            out[f"{name}_ci"][f"pass{mark}{k}"] = pooled_interval(per_task)
+    return out

@@ -39,6 +39,7 @@ from sttui.store.summaries import (
     Summary,
     _outcome_of,
     _scores_of,
+    listing_row,
     report_row,
 )
 from sttui.store.tables import (
@@ -664,6 +665,23 @@ class Store(AnnotationRecords):
             return Summary(*values, outcome, scores)  # type: ignore[call-arg]  # values: the fields before outcome
 
         return self._stream(query, light)
+
+    def listing_rows(self, **page: Unpack[Page]) -> Iterator[tuple[Any, ...]]:
+        """Episodes, newest first, as ``sessions`` lists them, streamed as plain tuples: id,
+        task, status, agent, user, steps (counted from the events while running), start,
+        whether the outcome is there (not absent, not JSON null), whether it passed, the
+        calibrated accuracy, the control summary (checked, or None) and the user's verdict.
+        Only what the listing shows is taken out of the JSON, and no row object is made."""
+        table = table_of(EpisodeRow)
+        columns = [table.c[name] for name in ("id", "task_id", "status", "agent", "user", "steps", "started_at")]
+        fields = [
+            self._json_field("outcome", (), "type"),
+            self._json_field("outcome", ("passed",), "bool"),
+            self._json_field("scores", ("calibrated_accuracy",), "float"),
+            self._json_field("scores", ("control",), "json"),
+            self._json_field("scores", ("user_verdict", "verdict"), "str"),
+        ]
+        return self._stream(_listing([*columns, *fields], page), listing_row)
 
     def report_rows(self, statuses: tuple[str, ...], run_id: str | None = None) -> Iterator[tuple[Any, ...]]:
         """The episodes of each of ``statuses`` in turn, newest first within each (the order

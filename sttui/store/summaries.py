@@ -262,3 +262,23 @@ def report_row(row: Any) -> tuple[Any, ...]:
         _flag(incomplete),
         *values[15:],
     )
+
+
+def listing_row(row: Any) -> tuple[Any, ...]:
+    """A row of ``Store.listing_rows`` as plain values: whether the outcome is there, whether it
+    passed (a boolean), and the control summary checked (once per distinct text)."""
+    (episode_id, task_id, status, agent, user, steps, started_at, outcome, passed, ca, control, verdict) = row
+    return (
+        episode_id,
+        task_id,
+        status,
+        agent,
+        user,
+        steps,
+        started_at,
+        outcome is not None and outcome != "null",
+        bool(passed),
+        ca,
+        None if control is None else _control_of(control),
+        verdict,
+    )
