@@ -134,7 +134,7 @@ def _report_result(
             if kind == "stt":
                 if rejudge:
                     stt_ids.append(episode_id)
-                elif judges is not None and (recorded := _judges_of(judges)):
+                elif judges is not None and judges != "null" and (recorded := _judges_of(judges)):
                     judged.append(recorded)
         progress.step("comparing the controllers")
         result = tally.result(_meta_of(store, tally.stt_versions))

@@ -18,7 +18,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TypedDict, Unpack
 
-from sqlalchemy import Executable, String, bindparam, case, cast, func, insert, or_, select, update
+from sqlalchemy import Executable, String, and_, bindparam, case, cast, func, insert, or_, select, update
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlmodel import Session, col
 from sqlmodel import select as orm_select
@@ -675,10 +675,10 @@ class Store(AnnotationRecords):
         table = table_of(EpisodeRow)
         columns = [table.c[name] for name in ("id", "task_id", "status", "agent", "user", "steps", "started_at")]
         fields = [
-            self._json_field("outcome", (), "type"),
+            self._json_field("outcome", (), "present"),
             self._json_field("outcome", ("passed",), "bool"),
             self._json_field("scores", ("calibrated_accuracy",), "float"),
-            self._json_field("scores", ("control",), "json"),
+            self._json_field("scores", ("control",), "object"),
             self._json_field("scores", ("user_verdict", "verdict"), "str"),
         ]
         return self._stream(_listing([*columns, *fields], page), listing_row)
@@ -745,6 +745,15 @@ class Store(AnnotationRecords):
             return func.json_type(col, "$" + "".join(f'."{p}"' for p in path))
         if kind == "empty":
             return cast(col, String) == "{}"
+        if kind == "present":  # the column holds something (not SQL NULL, not JSON null): no parse on SQLite
+            if pg:
+                return and_(func.json_typeof(col).is_not(None), func.json_typeof(col) != "null")
+            return and_(col.is_not(None), func.trim(cast(col, String)) != "null")
+        if kind == "object":  # as "json", in one parse on SQLite: the value as JSON text (a string quoted,
+            # absent as 'null'), so the reader keeps it only when it parses to an object
+            if pg:
+                return col[path].as_string()
+            return func.json_quote(func.json_extract(col, "$" + "".join(f'."{p}"' for p in path)))
         if kind == "json":  # the value's JSON text, whatever its type
             if pg:
                 return col[path].as_string()  # (#>>: an object's JSON text)

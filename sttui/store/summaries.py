@@ -235,7 +235,7 @@ REPORT_COLUMNS = (
 )
 REPORT_JSON: list[tuple[str, tuple[str, ...], str]] = [
     ("outcome", ("passed",), "bool"),
-    ("scores", ("control",), "json"),
+    ("scores", ("control",), "object"),
     ("scores", ("calibrated_accuracy",), "float"),
     ("scores", ("user_verdict", "verdict"), "str"),
     ("scores", ("incomplete",), "bool"),
@@ -243,7 +243,7 @@ REPORT_JSON: list[tuple[str, tuple[str, ...], str]] = [
     ("scores", ("review", "score"), "float"),
     ("scores", ("review", "completion"), "float"),
     ("scores", ("review", "stop", "steps_saved"), "int"),
-    ("scores", ("review", "judges"), "json"),
+    ("scores", ("review", "judges"), "object"),
 ]
 
 
@@ -266,7 +266,8 @@ def report_row(row: Any) -> tuple[Any, ...]:
 
 def listing_row(row: Any) -> tuple[Any, ...]:
     """A row of ``Store.listing_rows`` as plain values: whether the outcome is there, whether it
-    passed (a boolean), and the control summary checked (once per distinct text)."""
+    passed (booleans), and the control summary checked (once per distinct text; JSON text that
+    is not an object's, as the "object" field gives it for a string or an absent value, is none)."""
     (episode_id, task_id, status, agent, user, steps, started_at, outcome, passed, ca, control, verdict) = row
     return (
         episode_id,
@@ -276,7 +277,7 @@ def listing_row(row: Any) -> tuple[Any, ...]:
         user,
         steps,
         started_at,
-        outcome is not None and outcome != "null",
+        bool(outcome),
         bool(passed),
         ca,
         None if control is None else _control_of(control),
