@@ -295,3 +295,24 @@ def test_report_memory_does_not_grow_with_the_record(tmp_path, monkeypatch):
     # (held light rows, as before the tally, cost about 700 bytes an episode here; the tally's
     # ordered numbers about 40)
     assert (large - small) / 4000 < 250, (small, large)
+
+
+def test_the_bootstrap_drawn_and_gathered_in_blocks_is_the_one_shot_bootstrap(monkeypatch):
+    """The index tables are drawn a block of rows at a time and the resampled sums gathered a
+    block at a time (a report over thousands of tasks never makes a second ROUNDS x n array):
+    the indices, and so every interval, must be those of one draw and one gather."""
+    import numpy as np
+
+    from sttui.core import stats
+
+    monkeypatch.setattr(stats, "_INDEX_CACHE", {})
+    monkeypatch.setattr(stats, "_BLOCK", 997)  # blocks of a row or a few, whatever n
+    for n in (2, 7, 613, 2001):
+        whole = np.random.default_rng(stats.SEED).integers(0, n, size=(stats.ROUNDS, n))
+        assert (stats._indices(n) == whole).all(), n
+        totals = [((i * 37) % 101) / 7 for i in range(n)]
+        counts = [1 + i % 4 for i in range(n)]
+        values = np.sort(np.asarray(totals)[whole].sum(axis=1) / np.asarray(counts, dtype=float)[whole].sum(axis=1))
+        tail = (1 - stats.LEVEL) / 2
+        expected = [round(stats._quantile(values.tolist(), q), 6) for q in (tail, 1 - tail)]
+        assert stats.pooled_interval(totals, counts) == expected, n
