@@ -259,7 +259,11 @@ class Tally:
                 g.r_score.append(score)
                 g.r_completion.append(completion)
                 g.r_passed.append(won)
-            self.stt_versions.setdefault(task_id, {})[task_hash] = None
+            versions = self.stt_versions.get(task_id)
+            if versions is None:
+                versions = self.stt_versions[task_id] = {}
+            if task_hash not in versions:
+                versions[task_hash] = None
             by_version = self.shifts.get((task_id, who, setting))
             if by_version is None:
                 by_version = self.shifts[(task_id, who, setting)] = {}
