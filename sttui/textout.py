@@ -7,7 +7,7 @@ import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from sttui.safetext import visible
+from sttui.safetext import control_free, visible
 
 
 def table(rows: list[dict[str, Any]], columns: list[str]) -> str:
@@ -26,11 +26,14 @@ def table_lines(rows: Iterable[dict[str, Any]], columns: list[str]) -> Iterator[
     then written out. The lines are ``table``'s for the same rows; memory stays bounded
     whatever the listing's length."""
     widths = [len(c) for c in columns]
+    blanks = [""] * len(columns)
     with tempfile.SpooledTemporaryFile(max_size=16 << 20) as spool:
         chunk: list[tuple[str, ...]] = []
         chunks = 0
         for r in rows:
-            cells = tuple(visible(r.get(c, "")) for c in columns)
+            cells = tuple(c if type(c) is str else str(c) for c in map(r.get, columns, blanks))
+            if not control_free("".join(cells)):  # (one search a row; almost every row has nothing to escape)
+                cells = tuple(visible(c) for c in cells)
             for i, cell in enumerate(cells):
                 if len(cell) > widths[i]:
                     widths[i] = len(cell)

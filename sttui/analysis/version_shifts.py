@@ -6,28 +6,32 @@ that hash, so the report can say when a pass rate moved with the version."""
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections.abc import Iterable
 from typing import Any
 
-from sttui.analysis.comparison import BASE, FINISHED, holder, setting_of
+from sttui.analysis.comparison import BASE, Tally
 
 
-def version_shifts(records: list[Any], controls: dict[str, dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+def version_shifts(records: Iterable[Any], controls: dict[str, dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """One entry per (task, controller, setting) whose finished stt episodes ran on more than
     one task version: each version (oldest first, by its first episode) with its episodes,
     passes and pass rate, and whether the pass rate differs between versions."""
-    groups: dict[tuple[str, str, str], dict[str, list[Any]]] = defaultdict(lambda: defaultdict(list))
+    tally = Tally(controls)
     for r in records:
-        if r.kind == "stt" and r.status in FINISHED:
-            groups[(r.task_id, holder(r, controls), setting_of(r))][r.task_hash].append(r)
+        tally.add(r)
+    return shifts_of(tally)
+
+
+def shifts_of(tally: Tally) -> list[dict[str, Any]]:
+    """``version_shifts`` of the episodes a ``Tally`` was given (``report`` streams them once
+    for every figure)."""
     out = []
-    for (task, controller, setting), by_version in sorted(groups.items()):
+    for (task, controller, setting), by_version in sorted(tally.shifts.items()):
         if len(by_version) < 2:
             continue
         versions = []
-        for version, rs in sorted(by_version.items(), key=lambda kv: min(r.started_at for r in kv[1])):
-            passed = sum(1 for r in rs if r.status == "completed" and bool(r.outcome and r.outcome.get("passed")))
-            versions.append({"version": version, "episodes": len(rs), "passed": passed, "pass_rate": passed / len(rs)})
+        for version, (n, passed, _) in sorted(by_version.items(), key=lambda kv: kv[1][2]):
+            versions.append({"version": version, "episodes": n, "passed": passed, "pass_rate": passed / n})
         out.append(
             {
                 "task": task,

@@ -23,29 +23,33 @@ def _outcome(rec: Any) -> str:
     return "-"
 
 
-def episode_controls(store: Any, records: list[Any]) -> dict[str, dict[str, Any]]:
+def episode_controls(store: Any, records: list[Any], handed: set[str] | None = None) -> dict[str, dict[str, Any]]:
     """Control summaries, by episode id, for the records whose scores lack one (running
     episodes, and those recorded before summaries were kept) and whose seat changed hands:
-    tallied from their events. The others had one controller per seat, as their row says."""
+    tallied from their events. The others had one controller per seat, as their row says.
+    ``handed``: every episode whose seat changed hands, found once by a caller that asks for
+    many chunks (else one query finds them among ``records``)."""
     from sttui.core.control import control_summary, valid_control
 
     lacking = [r.id for r in records if valid_control((r.scores or {}).get("control")) is None]
-    handed = store.episode_ids_with("seat_changed", lacking)
-    return {eid: control_summary(store.events(eid)) for eid in sorted(handed)}
+    found = store.episode_ids_with("seat_changed", lacking) if handed is None else handed.intersection(lacking)
+    return {eid: control_summary(store.events(eid)) for eid in sorted(found)}
 
 
 def with_controls(store: Any, records: Iterable[Any], chunk: int = 500) -> Iterator[tuple[Any, dict[str, Any]]]:
     """``records`` streamed, each with the control summaries ``episode_controls`` finds for its
-    chunk (one query per ``chunk`` records), so a long listing is never held whole."""
+    chunk, so a long listing is never held whole. The seat changes are few and have their own
+    index: one query finds them all first, not one per chunk."""
+    handed = store.episodes_with_event("seat_changed")
     batch: list[Any] = []
     for r in records:
         batch.append(r)
         if len(batch) == chunk:
-            controls = episode_controls(store, batch)
+            controls = episode_controls(store, batch, handed)
             yield from ((b, controls) for b in batch)
             batch = []
     if batch:
-        controls = episode_controls(store, batch)
+        controls = episode_controls(store, batch, handed)
         yield from ((b, controls) for b in batch)
 
 
@@ -53,13 +57,14 @@ def _with_forks(
     store: Any, rows: Iterable[tuple[Any, dict[str, Any]]], chunk: int = 500
 ) -> Iterator[tuple[Any, dict[str, Any], dict[str, dict[str, Any]]]]:
     """``rows`` (record, controls) streamed, each with the forks of its chunk (see
-    ``forking.forks_among``): one query per ``chunk`` records."""
+    ``forking.forks_among``)."""
     from sttui.lineage.forking import forks_among
 
+    forked = store.episodes_with_event("forked")  # (few, by their own index: one query, not one a chunk)
     batch: list[tuple[Any, dict[str, Any]]] = []
 
     def flush() -> Iterator[tuple[Any, dict[str, Any], dict[str, dict[str, Any]]]]:
-        forks = forks_among(store, [r.id for r, _ in batch])
+        forks = forks_among(store, [r.id for r, _ in batch], forked)
         for r, controls in batch:
             yield r, controls, forks
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -112,39 +113,63 @@ def sessions(
         )
         return
     from sttui.core import verdicts
+    from sttui.core.control import control_summary, seat_label
+    from sttui.lineage.forking import forks_among
     from sttui.textout import echo_lines, table_lines
 
-    seen: dict[tuple[Any, ...], tuple[Any, dict[str, Any]]] = {}
+    # forks and seat changes are few and have their own indexes: found once, not per chunk
+    forked, handed = store.episodes_with_event("forked"), store.episodes_with_event("seat_changed")
+    seen: dict[tuple[Any, ...], tuple[Any, tuple[str, str]]] = {}
 
-    def labels(r: Any, controls: dict[str, dict[str, Any]]) -> dict[str, Any]:
-        """``_control_fields``, once per (seats, control summary): light rows share equal
-        summaries, so a listing of 100,000 episodes works out a few hundred labels."""
-        control = controls.get(r.id) or (r.scores or {}).get("control")
-        key = (r.agent, r.user, id(control))
+    def labels(agent: str, user: str | None, control: Any) -> tuple[str, str]:
+        """The agent and user seats' labels, once per (seats, control summary): equal
+        summaries are shared, so a listing of 100,000 episodes works out a few hundred."""
+        key = (agent, user, id(control))
         hit = seen.get(key)
         if hit is not None and hit[0] is control:
             return hit[1]
-        fields = _control_fields(r, controls)
+        found = (
+            seat_label(agent, control["agent_steps"] if control else None),
+            seat_label(user, control["user_turns"] if control else None),
+        )
         if len(seen) < 50_000:
-            seen[key] = (control, fields)  # (the summary kept alive, so its id is never reused)
-        return fields
+            seen[key] = (control, found)  # (the summary kept alive, so its id is never reused)
+        return found
 
-    rows = (
-        {
-            "id": r.id + (f" (fork of {forks[r.id]['episode']}@{forks[r.id]['seq']})" if r.id in forks else ""),
-            "task": r.task_id,
-            "status": r.status,
-            "outcome": _outcome(r),
-            "agent": fields["agent_label"],
-            "user": fields["user_label"],
-            "user verdict": verdicts.label((r.scores or {}).get("user_verdict")),
-            "steps": r.steps,
-            "started": _when(r.started_at),
-        }
-        for r, controls, forks in _with_forks(store, with_controls(store, store.summaries(**filters, review=False)))
-        for fields in (labels(r, controls),)
+    def rows() -> Iterator[dict[str, Any]]:
+        for (
+            episode_id,
+            task,
+            status,
+            agent,
+            user,
+            steps,
+            started,
+            outcome,
+            passed,
+            ca,
+            control,
+            said,
+        ) in store.listing_rows(**filters):
+            if control is None and episode_id in handed:  # (recorded before control summaries were kept)
+                control = control_summary(store.events(episode_id))
+            fork = forks_among(store, [episode_id], forked).get(episode_id) if episode_id in forked else None
+            agent_label, user_label = labels(agent, user, control)
+            yield {
+                "id": episode_id + (f" (fork of {fork['episode']}@{fork['seq']})" if fork else ""),
+                "task": task,
+                "status": status,
+                "outcome": ("pass" if passed else "fail") if outcome else "-" if ca is None else f"CA {ca:.0%}",
+                "agent": agent_label,
+                "user": user_label,
+                "user verdict": verdicts.LABELS[said] if said in verdicts.VERDICTS else "-",
+                "steps": steps,
+                "started": _when(started),
+            }
+
+    lines = table_lines(
+        rows(), ["id", "task", "status", "outcome", "agent", "user", "user verdict", "steps", "started"]
     )
-    lines = table_lines(rows, ["id", "task", "status", "outcome", "agent", "user", "user verdict", "steps", "started"])
     count = echo_lines(lines, click.echo) - 2  # (the header and its rule)
     click.echo(f"\n{count} episode(s)")
 

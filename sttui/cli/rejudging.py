@@ -52,24 +52,26 @@ def rejudge(episode: Any, record: Any, spec: Any, store: Any) -> dict[str, Any]:
     return judge.summary(episode.review.settings.stage_threshold)
 
 
-def report_judges(store: Any, records: list[Any], spec: Any, trust: bool) -> dict[str, Any] | None:
-    """The stage judges' figures per tier: as recorded, or (``spec``) re-judged on rebuilt
-    episodes, with the recorded judgements as the cache."""
-    from sttui.core.episode import Episode as SttEpisode
+def report_judges(
+    store: Any, stt_ids: list[str], spec: Any, trust: bool, recorded: list[dict[str, Any]]
+) -> dict[str, Any] | None:
+    """The stage judges' figures per tier: as recorded (``recorded``: each stt episode's recorded
+    judges, in the report's order, taken out of the JSON by the database as the episodes were
+    read), or (``spec``, not rule-only) re-judged on the rebuilt episodes ``stt_ids``, with the
+    recorded judgements as the cache."""
     from sttui.core.review.summary import judge_tiers
-    from sttui.exports.versions import VersionProblem, open_version
-    from sttui.running.recording import rebuild
 
     found: list[dict[str, Any]] = []
     notes: list[str] = []
-    if spec is None or spec.mode == "rule":  # as recorded: taken out of the JSON by the database
-        recorded = store.stage_judges({r.id for r in records if r.kind == "stt"})
-        found = [recorded[r.id] for r in records if recorded.get(r.id)]
-        records = []
-    for r in records:
-        if r.kind != "stt":
-            continue
-        full = store.episode(r.id)
+    if spec is None or spec.mode == "rule":
+        found = list(recorded)
+        stt_ids = []
+    if stt_ids:  # (the rebuilding machinery imported only to re-judge)
+        from sttui.core.episode import Episode as SttEpisode
+        from sttui.exports.versions import VersionProblem, open_version
+        from sttui.running.recording import rebuild
+    for episode_id in stt_ids:
+        full = store.episode(episode_id)
         try:
             opened = open_version(store, full, trust=trust, task_dirs=_task_dirs(()))
             rebuilt = rebuild(opened.loaded, full, store.events(full.id), keep_events=False)

@@ -7,7 +7,6 @@ from typing import Any
 import click
 
 from sttui.cli.app import echo_json, main, open_store
-from sttui.cli.listing import episode_controls
 from sttui.cli.records import JUDGE_STAGES_HELP, _fail
 
 
@@ -27,11 +26,17 @@ def _run_state(store: Any, run_id: str) -> None:
 
 def _task_meta(store: Any, records: list[Any]) -> dict[str, dict[str, Any]]:
     """Per stt task: the level and conflict of the first of its records (in their order) whose
-    stored version has them. The versions are read in one query, not one per task."""
+    stored version has them."""
     versions: dict[str, dict[str, None]] = {}  # task -> its versions, in the records' order
     for r in records:
         if r.kind == "stt":
             versions.setdefault(r.task_id, {})[r.task_hash] = None
+    return _meta_of(store, versions)
+
+
+def _meta_of(store: Any, versions: dict[str, dict[str, None]]) -> dict[str, dict[str, Any]]:
+    """``_task_meta`` from each stt task's versions in the records' order (``Tally.stt_versions``):
+    the versions are read in one query, not one per task."""
     metas = store.task_metas([(t, h) for t, hashes in versions.items() for h in hashes])
     meta: dict[str, dict[str, Any]] = {}
     for task_id, hashes in versions.items():
@@ -84,45 +89,77 @@ def report(run_id: str | None, judge_stages: str | None, trust: bool, with_forks
 def _report_result(
     store: Any, run_id: str | None, judge_stages: str | None, trust: bool, with_forks: bool
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """``report``'s figures, and the forks left out; a progress line on the terminal once this
-    takes over a second (a large record)."""
-    from sttui.analysis.comparison import FINISHED, compare
+    """``report``'s figures, and the forks left out. The finished episodes are streamed once as
+    plain values (``Store.report_rows``) into a ``Tally``, never held: a report over 100,000
+    episodes keeps its groups' counts and a few numbers per scored episode. A progress line
+    shows on the terminal once this takes over a second (a large record)."""
+    from sttui.analysis.comparison import FINISHED, Tally
+    from sttui.analysis.version_shifts import shifts_of
     from sttui.cli.progress import Progress
+    from sttui.cli.rejudging import judge_spec, report_judges
+    from sttui.core.control import control_summary
 
+    spec = judge_spec(judge_stages) if judge_stages else None
+    rejudge = spec is not None and spec.mode != "rule"  # the episodes rebuilt, not read as recorded
     progress = Progress("report", None)
     if progress.live and run_id is None:
         progress.total = store.count_episodes(status=FINISHED)
     try:
-        # light rows (what compare reads, out of the JSON in SQL), and every task version's meta in
-        # one query: the same records and the same meta as full records gave
-        records = [r for status in FINISHED for r in progress.track(store.summaries(status=status, run_id=run_id))]
-        forks: dict[str, Any] = {}
-        if not with_forks:
+        # forks and seat changes are few, each found by its own index: the forks to leave out, and
+        # the episodes whose control summary is tallied from their events (older records lack one)
+        candidates = set() if with_forks else store.episodes_with_event("forked")
+        fork_origins: dict[str, Any] = {}
+        if candidates:
             from sttui.lineage.forking import forks_among
 
-            progress.step("finding forks")
-            forks = forks_among(store, [r.id for r in records])
-            if forks:
-                records = [r for r in records if r.id not in forks]
+            fork_origins = forks_among(store, sorted(candidates))
+        handed = store.episodes_with_event("seat_changed")
+        controls: dict[str, dict[str, Any]] = {}
+        tally = Tally(controls)
+        forks: dict[str, Any] = {}
+        judged: list[dict[str, Any]] = []  # the stage judges recorded, in the episodes' order
+        stt_ids: list[str] = []  # (only to re-judge)
+        for row in progress.track(store.report_rows(FINISHED, run_id)):
+            (episode_id, task, version, kind, setting, status, agent, steps, started, clean, passed, control) = row[:12]
+            if episode_id in fork_origins:
+                forks[episode_id] = fork_origins[episode_id]
+                continue
+            if control is None and episode_id in handed:
+                control = controls[episode_id] = control_summary(store.events(episode_id))
+            ca, verdict, incomplete, human, score, completion, saved, judges = row[12:]
+            tally.add_values(
+                episode_id, task, version, kind, setting, status, agent, steps, started, clean, passed, control,
+                ca, verdict, incomplete, human, score, completion, saved,
+            )  # fmt: skip
+            if kind == "stt":
+                if rejudge:
+                    stt_ids.append(episode_id)
+                elif judges is not None and judges != "null" and (recorded := _judges_of(judges)):
+                    judged.append(recorded)
         progress.step("comparing the controllers")
-        controls = episode_controls(store, records)
-        meta = _task_meta(store, records)
-        result = compare(records, meta, controls)
-        from sttui.analysis.version_shifts import version_shifts
-
-        shifts = version_shifts(records, controls)
+        result = tally.result(_meta_of(store, tally.stt_versions))
+        shifts = shifts_of(tally)
         if shifts:  # as "judges": present when there is something to say
             result["task_versions"] = shifts
-        from sttui.cli.rejudging import judge_spec, report_judges
-
-        spec = judge_spec(judge_stages) if judge_stages else None
         progress.step("stage judges")
-        judges = report_judges(store, records, spec, trust)
-        if judges is not None:
-            result["judges"] = judges
+        found = report_judges(store, stt_ids, spec, trust, judged)
+        if found is not None:
+            result["judges"] = found
     finally:
         progress.done()
     return result, forks
+
+
+def _judges_of(text: str) -> dict[str, Any] | None:
+    """An episode's recorded stage judges (``scores.review.judges``): an object that is not
+    empty, else None (as data, a record may hold anything there)."""
+    import json
+
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) and value else None
 
 
 def _print_report(result: dict[str, Any]) -> None:

@@ -6,7 +6,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
 
-from sttui.core.task import CONFLICTS, LEVELS
+from sttui.core.taxonomy import CONFLICTS, LEVELS
 
 # STT-Arena's own instance counts per level (appendix C.2): 71, 67, 59, 30 of 227.
 PAPER_LEVEL_COUNTS = {"easy": 71, "medium": 67, "hard": 59, "impossible": 30}

@@ -116,8 +116,18 @@ def pooled_interval(totals: Sequence[float], counts: Sequence[int] | None = None
     import numpy as np
 
     idx = _indices(n)
-    t = np.asarray(totals, dtype=float)[idx].sum(axis=1)
-    c = np.asarray(counts if counts is not None else [1] * n, dtype=float)[idx].sum(axis=1)
+    totals_, counts_ = (
+        np.asarray(totals, dtype=float),
+        np.asarray(counts if counts is not None else [1] * n, dtype=float),
+    )
+    t, c = np.empty(ROUNDS), np.empty(ROUNDS)
+    # a block of resamples at a time: each resample's sum is the same whatever the block (numpy
+    # sums along a row on its own), and a few thousand tasks never make a ROUNDS x n array
+    step = max(1, _BLOCK // n)
+    for first in range(0, ROUNDS, step):
+        rows = idx[first : first + step]
+        t[first : first + step] = totals_[rows].sum(axis=1)
+        c[first : first + step] = counts_[rows].sum(axis=1)
     values = np.sort(t / c)
     tail = (1 - LEVEL) / 2
     lo, hi = _quantile(values.tolist(), tail), _quantile(values.tolist(), 1 - tail)
@@ -125,14 +135,25 @@ def pooled_interval(totals: Sequence[float], counts: Sequence[int] | None = None
 
 
 _INDEX_CACHE: dict[int, Any] = {}
+_CACHED = 8  # index tables kept (the latest drawn); a report over many task counts keeps a few
+_BLOCK = 1 << 17  # resampled values gathered at a time by ``pooled_interval``
 
 
 def _indices(n: int) -> Any:
-    """ROUNDS resamples of n units, drawn once per n with the house seed (numpy's PCG64)."""
+    """ROUNDS resamples of n units, drawn once per n with the house seed (numpy's PCG64): the
+    values one ``integers(0, n, size=(ROUNDS, n))`` call gives, drawn a block of rows at a time
+    into the table kept (never a second copy of it)."""
     if n not in _INDEX_CACHE:
         import numpy as np
 
-        _INDEX_CACHE[n] = np.random.default_rng(SEED).integers(0, n, size=(ROUNDS, n))
+        if len(_INDEX_CACHE) >= _CACHED:
+            del _INDEX_CACHE[next(iter(_INDEX_CACHE))]
+        rng = np.random.default_rng(SEED)
+        drawn = np.empty((ROUNDS, n), dtype=np.intp)  # (numpy's own index type: gathers by it are fastest)
+        step = max(1, _BLOCK // n)  # drawn a block of rows at a time: the same stream, in order
+        for lo in range(0, ROUNDS, step):
+            drawn[lo : lo + step] = rng.integers(0, n, size=(min(step, ROUNDS - lo), n))
+        _INDEX_CACHE[n] = drawn
     return _INDEX_CACHE[n]
 
 
@@ -165,3 +186,17 @@ def clustered_bootstrap(
     values.sort()
     tail = (1 - level) / 2
     return _quantile(values, tail), _quantile(values, 1 - tail)
+
+
+def pass_at_k_table(groups: list[list[bool]]) -> dict[str, Any]:
+    """Pass@k and pass^k for every k up to the fewest trials of any task: each the mean over
+    tasks of the task's estimate, with its bootstrap interval over tasks. (Here, beside its
+    estimators, so ``report`` reads it without importing the runner.)"""
+    trials = min(len(g) for g in groups)
+    out: dict[str, Any] = {"trials": trials, "pass_at_k": {}, "pass_hat_k": {}, "pass_at_k_ci": {}, "pass_hat_k_ci": {}}
+    for k in range(1, trials + 1):
+        for name, mark, estimator in (("pass_at_k", "@", pass_at_k), ("pass_hat_k", "^", pass_hat_k)):
+            per_task = [estimator(len(g), sum(g), k) for g in groups]
+            out[name][f"pass{mark}{k}"] = mean_of(per_task)
+            out[f"{name}_ci"][f"pass{mark}{k}"] = pooled_interval(per_task)
+    return out

@@ -128,11 +128,13 @@ def lineage_of(record: Any, events: list[Event] | None = None) -> dict[str, Any]
     return None
 
 
-def forks_among(store: Store, ids: list[str]) -> dict[str, dict[str, Any]]:
+def forks_among(store: Store, ids: list[str], forked: set[str] | None = None) -> dict[str, dict[str, Any]]:
     """The forks among episodes ``ids``, each with its ``forked_from`` {episode, seq}: one query
-    finds them (their ``forked`` event), then each fork's start event is read (forks are few)."""
+    finds them (their ``forked`` event; ``forked``: every episode with one, found once by the
+    caller for a listing read in chunks), then each fork's start event is read (forks are few)."""
     out: dict[str, dict[str, Any]] = {}
-    for eid in sorted(store.episode_ids_with("forked", ids)):
+    among = store.episode_ids_with("forked", ids) if forked is None else forked.intersection(ids)
+    for eid in sorted(among):
         found = lineage_of(None, store.events(eid, 1, 1))
         if found:
             out[eid] = found

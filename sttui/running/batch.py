@@ -17,7 +17,7 @@ from sttui.core.explore.metrics import summarise
 from sttui.core.review.judging import JudgeSpec
 from sttui.core.review.summary import totals
 from sttui.core.scoring import pass_at_1
-from sttui.core.stats import by_unit, mean_of, pass_at_k, pass_hat_k, pooled_interval
+from sttui.core.stats import by_unit, pass_at_k, pass_at_k_table, pass_hat_k, pooled_interval
 from sttui.running.plan import RunPlan, Trial
 from sttui.running.recording import Recorder, Writer, finish_items
 from sttui.running.runner import AnyEpisode, Seats, drive, open_episode
@@ -25,7 +25,7 @@ from sttui.store.runs import Claim
 from sttui.store.store import Store, new_episode_id
 from sttui.store.writer import mark_unrecorded
 
-__all__ = ["pass_at_k", "pass_hat_k", "report", "run_batch"]
+__all__ = ["pass_at_k", "pass_at_k_table", "pass_hat_k", "report", "run_batch"]
 
 
 async def run_batch(
@@ -282,19 +282,6 @@ def stt_summary(stt: list[dict[str, Any]]) -> dict[str, Any]:
         review["mean_score_ci"] = pooled_interval([sum(g) for g in scores], [len(g) for g in scores])
         summary["review"] = review
     return summary
-
-
-def pass_at_k_table(groups: list[list[bool]]) -> dict[str, Any]:
-    """Pass@k and pass^k for every k up to the fewest trials of any task: each the mean over
-    tasks of the task's estimate, with its bootstrap interval over tasks."""
-    trials = min(len(g) for g in groups)
-    out: dict[str, Any] = {"trials": trials, "pass_at_k": {}, "pass_hat_k": {}, "pass_at_k_ci": {}, "pass_hat_k_ci": {}}
-    for k in range(1, trials + 1):
-        for name, mark, estimator in (("pass_at_k", "@", pass_at_k), ("pass_hat_k", "^", pass_hat_k)):
-            per_task = [estimator(len(g), sum(g), k) for g in groups]
-            out[name][f"pass{mark}{k}"] = mean_of(per_task)
-            out[f"{name}_ci"][f"pass{mark}{k}"] = pooled_interval(per_task)
-    return out
 
 
 def explore_summary(explore: list[dict[str, Any]]) -> dict[str, Any]:

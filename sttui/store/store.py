@@ -18,7 +18,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TypedDict, Unpack
 
-from sqlalchemy import Executable, String, bindparam, case, cast, func, insert, or_, select, update
+from sqlalchemy import Executable, String, and_, bindparam, case, cast, func, insert, or_, select, update
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlmodel import Session, col
 from sqlmodel import select as orm_select
@@ -34,10 +34,14 @@ from sttui.store.summaries import (
     _SHARED,
     _SUMMARY_COLUMNS,
     _SUMMARY_JSON,
+    REPORT_COLUMNS,
+    REPORT_JSON,
     Fields,
     Summary,
     _outcome_of,
     _scores_of,
+    listing_row,
+    report_row,
 )
 from sttui.store.tables import (
     INDEXED_EVENTS,
@@ -618,11 +622,7 @@ class Store(AnnotationRecords):
         reads that index whatever the size of the record; else a query per 500 ids, each
         reading only those episodes' events."""
         if event_type in INDEXED_EVENTS:
-            if not among:
-                return set()
-            # the condition is the index's own, written out: SQLite uses a partial index only then
-            query = f"SELECT DISTINCT episode_id FROM events WHERE type = '{event_type}'"
-            return set(self._read_core(lambda conn: conn.exec_driver_sql(query).scalars().all())).intersection(among)
+            return self.episodes_with_event(event_type).intersection(among) if among else set()
 
         def go(s: Session) -> set[str]:
             found: set[str] = set()
@@ -680,6 +680,52 @@ class Store(AnnotationRecords):
 
         return self._stream(query, light)
 
+    def listing_rows(self, **page: Unpack[Page]) -> Iterator[tuple[Any, ...]]:
+        """Episodes, newest first, as ``sessions`` lists them, streamed as plain tuples: id,
+        task, status, agent, user, steps (counted from the events while running), start,
+        whether the outcome is there (not absent, not JSON null), whether it passed, the
+        calibrated accuracy, the control summary (checked, or None) and the user's verdict.
+        Only what the listing shows is taken out of the JSON, and no row object is made."""
+        table = table_of(EpisodeRow)
+        columns = [table.c[name] for name in ("id", "task_id", "status", "agent", "user", "steps", "started_at")]
+        fields = [
+            self._json_field("outcome", (), "present"),
+            self._json_field("outcome", ("passed",), "bool"),
+            self._json_field("scores", ("calibrated_accuracy",), "float"),
+            self._json_field("scores", ("control",), "object"),
+            self._json_field("scores", ("user_verdict", "verdict"), "str"),
+        ]
+        return self._stream(_listing([*columns, *fields], page), listing_row)
+
+    def report_rows(self, statuses: tuple[str, ...], run_id: str | None = None) -> Iterator[tuple[Any, ...]]:
+        """The episodes of each of ``statuses`` in turn, newest first within each (the order
+        ``summaries`` gives, so sums are taken in the same order), as plain tuples
+        (``summaries.REPORT_COLUMNS`` then ``REPORT_JSON``, see ``report_row``) streamed a
+        batch at a time: all ``sttui report`` reads of an episode, and nothing else, so a
+        report over 100,000 episodes holds no row objects. ``run_id``: only the episodes that
+        run counts."""
+        table = table_of(EpisodeRow)
+        columns = [table.c[name] for name in REPORT_COLUMNS]
+        fields = [self._json_field(c, path, kind) for c, path, kind in REPORT_JSON]
+        for status in statuses:
+            query = (
+                select(*columns, *fields)
+                .where(table.c.status == status)
+                .order_by(table.c.started_at.desc(), table.c.id.desc())
+            )
+            if run_id is not None:
+                query = query.where(table.c.id.in_(runs.done_episodes(run_id)))
+            yield from self._stream(query, report_row)
+
+    def episodes_with_event(self, event_type: str) -> set[str]:
+        """Every episode holding an event of ``event_type``, one of the rare types with their own
+        partial index (``INDEXED_EVENTS``): one query that reads only that index."""
+        if event_type not in INDEXED_EVENTS:
+            raise ValueError(f"{event_type!r} has no index of its own; use episode_ids_with")
+        # the condition is the index's own, written out: SQLite uses a partial index only then
+        query = f"SELECT DISTINCT episode_id FROM events WHERE type = '{event_type}'"
+        return set(self._read_core(lambda conn: conn.exec_driver_sql(query).scalars().all()))
+
     def stage_judges(self, ids: set[str] | None = None) -> dict[str, Any]:
         """The stage judges recorded with each episode (``scores.review.judges``), by episode id,
         for the episodes that have them (of ``ids`` when given): one query that the database
@@ -713,6 +759,15 @@ class Store(AnnotationRecords):
             return func.json_type(col, "$" + "".join(f'."{p}"' for p in path))
         if kind == "empty":
             return cast(col, String) == "{}"
+        if kind == "present":  # the column holds something (not SQL NULL, not JSON null): no parse on SQLite
+            if pg:
+                return and_(func.json_typeof(col).is_not(None), func.json_typeof(col) != "null")
+            return and_(col.is_not(None), func.trim(cast(col, String)) != "null")
+        if kind == "object":  # as "json", in one parse on SQLite: the value as JSON text (a string quoted,
+            # absent as 'null'), so the reader keeps it only when it parses to an object
+            if pg:
+                return col[path].as_string()
+            return func.json_quote(func.json_extract(col, "$" + "".join(f'."{p}"' for p in path)))
         if kind == "json":  # the value's JSON text, whatever its type
             if pg:
                 return col[path].as_string()  # (#>>: an object's JSON text)

@@ -217,3 +217,69 @@ class Summary:
     clean_baseline: bool
     outcome: Fields | None
     scores: Fields | None
+
+
+# what ``sttui report`` reads of each finished episode (``Store.report_rows``): its own columns,
+# then these fields taken out of the JSON by the database, in this order
+REPORT_COLUMNS = (
+    "id",
+    "task_id",
+    "task_hash",
+    "kind",
+    "setting",
+    "status",
+    "agent",
+    "steps",
+    "started_at",
+    "clean_baseline",
+)
+REPORT_JSON: list[tuple[str, tuple[str, ...], str]] = [
+    ("outcome", ("passed",), "bool"),
+    ("scores", ("control",), "object"),
+    ("scores", ("calibrated_accuracy",), "float"),
+    ("scores", ("user_verdict", "verdict"), "str"),
+    ("scores", ("incomplete",), "bool"),
+    ("scores", ("human_active_seconds",), "float"),
+    ("scores", ("review", "score"), "float"),
+    ("scores", ("review", "completion"), "float"),
+    ("scores", ("review", "stop", "steps_saved"), "int"),
+    ("scores", ("review", "judges"), "object"),
+]
+
+
+def report_row(row: Any) -> tuple[Any, ...]:
+    """A row of ``Store.report_rows`` as plain values: the flags as booleans (SQLite gives 1 and
+    0), the control summary parsed and checked once per distinct text (``_control_of``), the
+    judges left as JSON text (parsed only where they are read)."""
+    values = tuple(row)
+    passed, control, incomplete = values[10], values[11], values[14]
+    return (
+        *values[:10],
+        _flag(passed),
+        None if control is None else _control_of(control),
+        values[12],
+        values[13],
+        _flag(incomplete),
+        *values[15:],
+    )
+
+
+def listing_row(row: Any) -> tuple[Any, ...]:
+    """A row of ``Store.listing_rows`` as plain values: whether the outcome is there, whether it
+    passed (booleans), and the control summary checked (once per distinct text; JSON text that
+    is not an object's, as the "object" field gives it for a string or an absent value, is none)."""
+    (episode_id, task_id, status, agent, user, steps, started_at, outcome, passed, ca, control, verdict) = row
+    return (
+        episode_id,
+        task_id,
+        status,
+        agent,
+        user,
+        steps,
+        started_at,
+        bool(outcome),
+        bool(passed),
+        ca,
+        None if control is None else _control_of(control),
+        verdict,
+    )
