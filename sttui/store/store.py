@@ -726,23 +726,6 @@ class Store(AnnotationRecords):
         query = f"SELECT DISTINCT episode_id FROM events WHERE type = '{event_type}'"
         return set(self._read_core(lambda conn: conn.exec_driver_sql(query).scalars().all()))
 
-    def stage_judges(self, ids: set[str] | None = None) -> dict[str, Any]:
-        """The stage judges recorded with each episode (``scores.review.judges``), by episode id,
-        for the episodes that have them (of ``ids`` when given): one query that the database
-        answers out of the JSON, instead of reading every episode in full."""
-        import json
-
-        table = table_of(EpisodeRow)
-        path = ("review", "judges")
-        query = select(table.c.id, self._json_field("scores", path, "json")).where(
-            self._json_field("scores", path, "type") == "object"
-        )
-        found: dict[str, Any] = {}
-        for episode_id, text in self._stream(query, tuple):
-            if ids is None or episode_id in ids:
-                found[episode_id] = json.loads(text)
-        return found
-
     def count_episodes(self, **filters: Unpack[Filters]) -> int:
         query = _filtered(select(func.count()).select_from(table_of(EpisodeRow)), filters)
         return int(self._read_core(lambda conn: conn.execute(query).scalar()) or 0)
