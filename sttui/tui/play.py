@@ -28,12 +28,13 @@ from sttui.core.checklist import evaluate_checklist
 from sttui.core.episode import Episode
 from sttui.running.session import PlaySession
 from sttui.tui.handoff import SeatScreen
-from sttui.tui.lifecycle import while_shown
+from sttui.tui.lifecycle import gone, while_shown
 from sttui.tui.modals import Confirm, ToolForm, type_words
 from sttui.tui.review import frontier_text, signal_line
-from sttui.tui.widgets import CallEntry, CallSuggester, transcript_item
+from sttui.tui.widgets import CallEntry, CallSuggester, StatusLine, transcript_item
 
 LIVE_ITEMS = 30  # transcript items kept as widgets; older ones fold into a note
+TRIM_BATCH = 10  # the older items leave together once this many are over: one removal per ten items
 
 
 def status_line(session: PlaySession) -> Text:
@@ -121,13 +122,15 @@ class PlayScreen(SeatScreen):
         self.session = session
         self.human = human
         self.episode: Episode = session.episode  # type: ignore[assignment]  # the play screen plays stt
-        self._shown = 0
+        self._shown = 0  # view items on screen (or folded into the note of earlier ones)
+        self._pending = 0  # view items built, being mounted
         self._hidden = 0
         self._live_limit = LIVE_ITEMS
+        self._sent: str | None = None  # the entry's text sent, until its call is shown
         self.god = False
 
     def compose(self) -> ComposeResult:
-        yield Static(status_line(self.session), id="status-bar")
+        yield StatusLine(status_line(self.session), id="status-bar")
         with Horizontal(id="play-main"):
             yield VerticalScroll(id="conversation")
             with Vertical(id="side"):
@@ -151,6 +154,9 @@ class PlayScreen(SeatScreen):
         yield Footer()
 
     def on_mount(self) -> None:
+        # anchored: new items are laid out at the end in the frame that mounts them, not
+        # painted where they land and then scrolled to in a second frame
+        self.query_one("#conversation", VerticalScroll).anchor()
         self.start_episode("#entry")
         self.refresh_view()
 
@@ -172,16 +178,48 @@ class PlayScreen(SeatScreen):
 
     @while_shown
     def refresh_view(self) -> None:
-        conversation = self.query_one("#conversation", VerticalScroll)
-        new = self.episode.view[self._shown :]
+        """Show what the episode added since the last redraw. New transcript items are built and
+        mounted (``_place``); those on screen stay as they are."""
+        new = self.episode.view[self._shown + self._pending :]
         if new:
-            widgets = [transcript_item(item) for item in new]
-            conversation.mount_all(widgets)
-            self._shown += len(new)
-            self._trim(conversation)
-            if any(item["type"] == "tool_result" for item in new):
-                self.fold_results(conversation)
-            self.call_after_refresh(self._scroll_to_new, widgets[0])
+            self._pending += len(new)
+            self.run_worker(self._place(new), group="transcript", exit_on_error=False)
+        else:
+            self._redraw_rest()
+
+    async def _place(self, new: list[dict[str, Any]]) -> None:
+        """Mount the widgets of ``new`` items under one batch: the screen is laid out once for
+        the fold, the mount, the emptied entry, the removal of older items and the status line,
+        not once for each (a layout costs more than the rest of a key press)."""
+        conversation = self.query_one("#conversation", VerticalScroll)
+        try:
+            async with conversation.batch():
+                if gone(self) or gone(conversation):
+                    return
+                # the result that was newest folds; the newest result is built unfolded, so no
+                # widget changes twice in one event
+                results = [i for i, item in enumerate(new) if item["type"] == "tool_result"]
+                if results:
+                    self.fold_results(conversation, keep_last=False)
+                widgets = [
+                    transcript_item(item, collapsed=False if results and i == results[-1] else None)
+                    for i, item in enumerate(new)
+                ]
+                for widget in widgets[results[0] : results[-1]] if results else []:
+                    if isinstance(widget, Collapsible):
+                        widget.collapsed = True
+                conversation.scroll_end(animate=False, immediate=True)  # anchored again: the end in sight
+                await conversation.mount_all(widgets)
+                self._shown += len(new)
+                self._clear_sent()
+                await self._trim(conversation)
+                self._redraw_rest()
+        finally:
+            self._pending -= len(new)
+        self.call_after_refresh(self._scroll_to_new, widgets[0])
+
+    def _redraw_rest(self) -> None:
+        """The status line, the debug pane, the session's notices and the god view."""
         self._tick()
         self.refresh_debug()
         self.show_notices()
@@ -193,43 +231,43 @@ class PlayScreen(SeatScreen):
 
     @while_shown
     def _scroll_to_new(self, first: Any) -> None:
-        """The end of the conversation; but new items taller than the view (a long result
-        unfolded) are shown from their start, the call and its result's summary first."""
+        """New items taller than the view (a long result unfolded) are shown from their start,
+        the call and its result's summary first; shorter ones are at the end already (the
+        conversation is anchored there), so nothing moves and nothing is painted again."""
         conversation = self.query_one("#conversation", VerticalScroll)
         if not first.is_attached:
             return
         top = first.virtual_region.y
         if conversation.virtual_size.height - top > conversation.scrollable_content_region.height:
-            conversation.scroll_to(y=top, animate=False)
-        else:
-            conversation.scroll_end(animate=False)
+            conversation.scroll_to(y=top, animate=False)  # lets go of the anchor until the next item
 
     @staticmethod
-    def fold_results(conversation: VerticalScroll) -> None:
-        """The newest tool result unfolded, the older ones folded to their one-line summary."""
+    def fold_results(conversation: VerticalScroll, keep_last: bool = True) -> None:
+        """The newest tool result unfolded (or, ``keep_last`` false, none: a newer one is
+        coming), the older ones folded to their one-line summary."""
         results = list(conversation.query(Collapsible))
-        for widget in results[:-1]:
+        for widget in results[:-1] if keep_last else results:
             widget.collapsed = True
-        if results:
+        if results and keep_last:
             results[-1].collapsed = False
 
-    def _trim(self, conversation: VerticalScroll) -> None:
-        """Keep the newest items on screen; layout cost grows with every widget kept.
+    async def _trim(self, conversation: VerticalScroll) -> None:
+        """Keep the newest items on screen; layout cost grows with every widget kept. They leave
+        TRIM_BATCH at a time: each removal re-lays out the screen.
 
         Older items stay in the record and in the replay; F9 brings them back here."""
         items = [w for w in conversation.children if w.id != "earlier"]
         extra = len(items) - self._live_limit
-        if extra <= 0:
+        if extra < TRIM_BATCH:
             return
-        for widget in items[:extra]:
-            widget.remove()
+        await conversation.remove_children(items[:extra])  # one removal, not one per widget
         self._hidden += extra
         note = f"↑ {self._hidden} earlier item(s) not shown: F9 shows more (all are in the record and the replay)"
         earlier = conversation.query("#earlier")
         if earlier:
             earlier.first(Static).update(note)
         else:
-            conversation.mount(Static(note, id="earlier", classes="muted"), before=0)
+            await conversation.mount(Static(note, id="earlier", classes="muted"), before=0)
 
     def action_show_earlier(self) -> None:
         conversation = self.query_one("#conversation", VerticalScroll)
@@ -247,6 +285,15 @@ class PlayScreen(SeatScreen):
             earlier.remove()
 
     # -- the entry --------------------------------------------------------------------
+    def _clear_sent(self) -> None:
+        """Empty the entry of the call just sent, in the frame that shows it; what the person
+        has typed since stays."""
+        if self._sent is not None:
+            entry = self.query_one("#entry", CallEntry)
+            if entry.value == self._sent:
+                entry.value = ""
+            self._sent = None
+
     def feedback(self, text: str, error: bool = True) -> None:
         widget = self.query_one("#feedback", Static)
         if str(widget.render()) != text:
@@ -263,7 +310,7 @@ class PlayScreen(SeatScreen):
             self.feedback(problem)
             return
         self.feedback("")
-        event.input.value = ""
+        self._sent = event.value  # the entry empties when the call is shown: one re-layout, not two
         self.human.submit(action)
 
     def check_entry(self, text: str) -> tuple[str | None, Any]:
