@@ -10,6 +10,7 @@ refilled."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 from rich.text import Text
@@ -71,7 +72,7 @@ TAB_OF_ACTION = {  # keys that act on one tab only: elsewhere they are off (and 
 }
 
 
-def sync_rows(table: DataTable[Any], rows: list[tuple[str, ...]], key: int = 0) -> bool:
+def sync_rows(table: DataTable[Any], rows: Sequence[tuple[str, ...]], key: int = 0) -> bool:
     """Make ``table`` show ``rows``, changing only what differs: a changed cell is updated in
     place, new rows are added at the end and rows no longer there removed from it. Never a
     clear and refill, so the rows (keyed ``str(key + index)``), the cursor and the scroll stay.

@@ -303,7 +303,6 @@ class SeatScreen(SttuiScreen[None]):
         def can_replace(self, message: Message) -> bool:
             return isinstance(message, SeatScreen.Changed)
 
-
     # -- the episode, the same on every seat screen ----------------------------------------
     def start_episode(self, focus: str) -> None:
         """Hide the debug pane, hear the episode's events, tick the status line each second,

@@ -6,11 +6,11 @@ import json
 import re
 from typing import Any
 
+from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.highlighter import JSONHighlighter
 from rich.measure import Measurement
 from rich.segment import Segment
-from rich.cells import cell_len
 from rich.text import Text
 from textual.binding import Binding
 from textual.suggester import Suggester
