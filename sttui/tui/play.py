@@ -154,9 +154,6 @@ class PlayScreen(SeatScreen):
         yield Footer()
 
     def on_mount(self) -> None:
-        # anchored: new items are laid out at the end in the frame that mounts them, not
-        # painted where they land and then scrolled to in a second frame
-        self.query_one("#conversation", VerticalScroll).anchor()
         self.start_episode("#entry")
         self.refresh_view()
 
@@ -199,6 +196,7 @@ class PlayScreen(SeatScreen):
                 # the result that was newest folds; the newest result is built unfolded, so no
                 # widget changes twice in one event
                 results = [i for i, item in enumerate(new) if item["type"] == "tool_result"]
+                fills = self._fills_pane(conversation, len(new), fold=bool(results))
                 if results:
                     self.fold_results(conversation, keep_last=False)
                 widgets = [
@@ -208,7 +206,11 @@ class PlayScreen(SeatScreen):
                 for widget in widgets[results[0] : results[-1]] if results else []:
                     if isinstance(widget, Collapsible):
                         widget.collapsed = True
-                conversation.scroll_end(animate=False, immediate=True)  # anchored again: the end in sight
+                # Anchored at the end while the conversation fills its pane: new items are laid
+                # out in sight in the frame that mounts them, not painted where they land and then
+                # scrolled to in a second frame. (Not otherwise: an anchored pane that is not full
+                # sits its items at the bottom.)
+                conversation.anchor(fills)
                 await conversation.mount_all(widgets)
                 self._shown += len(new)
                 self._clear_sent()
@@ -229,17 +231,33 @@ class PlayScreen(SeatScreen):
             self.notify(f"recording failed: {self.session.writer.errors[-1]}", severity="error", timeout=10)
             self.session.writer.errors.clear()
 
+    def _fills_pane(self, conversation: VerticalScroll, adding: int, fold: bool) -> bool:
+        """Whether the conversation still fills its pane after ``adding`` items, once the
+        results on screen fold (``fold``) and older items leave (``_trim``); counted low: a
+        margin more for each item that leaves."""
+        height = conversation.virtual_size.height
+        if fold:
+            height -= sum(w.outer_size.height - 1 for w in conversation.query(Collapsible) if not w.collapsed)
+        items = [w for w in conversation.children if w.id != "earlier"]
+        extra = len(items) + adding - self._live_limit
+        if extra >= TRIM_BATCH:
+            height -= sum(w.outer_size.height + 1 for w in items[:extra])
+        return height > conversation.scrollable_content_region.height
+
     @while_shown
     def _scroll_to_new(self, first: Any) -> None:
-        """New items taller than the view (a long result unfolded) are shown from their start,
-        the call and its result's summary first; shorter ones are at the end already (the
-        conversation is anchored there), so nothing moves and nothing is painted again."""
+        """The end of the conversation; but new items taller than the view (a long result
+        unfolded) are shown from their start, the call and its result's summary first. Once
+        the pane is full it is anchored at the end, so the end is in sight already and
+        nothing moves."""
         conversation = self.query_one("#conversation", VerticalScroll)
         if not first.is_attached:
             return
         top = first.virtual_region.y
         if conversation.virtual_size.height - top > conversation.scrollable_content_region.height:
             conversation.scroll_to(y=top, animate=False)  # lets go of the anchor until the next item
+        else:
+            conversation.scroll_end(animate=False)
 
     @staticmethod
     def fold_results(conversation: VerticalScroll, keep_last: bool = True) -> None:
