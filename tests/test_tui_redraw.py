@@ -12,6 +12,7 @@ from textual.screen import Screen
 from textual.widgets import Collapsible, DataTable, Input, Static
 
 from sttui.core.actions import ToolCall
+from sttui.core.state import canonical
 from sttui.tui.app import SttuiApp
 from sttui.tui.launch import Launch
 from sttui.tui.play import LIVE_ITEMS, TRIM_BATCH
@@ -193,3 +194,34 @@ async def test_a_new_batch_takes_the_rows_in_place_and_history_gains_one(tmp_pat
             [str(case[n]) for n in names] for case in screen.view["cases"]
         ]
         assert all(batch.get_row_at(i)[1] == "—" for i in range(batch.row_count))  # no choice carried over
+
+
+async def test_the_god_view_redraws_only_what_an_event_changed_and_its_opening_is_recorded(tmp_path, monkeypatch):
+    """While the god view is open it is redrawn on every event: the state tree is rebuilt only
+    when the state changed (a read changes nothing), its texts updated only when they changed.
+    Opening it is still recorded, and the episode is still marked as not a clean baseline."""
+    import sttui.tui.play as play
+
+    async with play_alone(f"sqlite:///{tmp_path / 'p.db'}", INSULIN).run_test(size=(120, 40)) as pilot:
+        screen = await started(pilot, "PlayScreen")
+        await pilot.press("f5", "f2", "y")
+        await wait_for(pilot, lambda: screen.god)
+        session = screen.session
+        session.writer.flush()
+        assert [e.type for e in session.store.events(session.episode_id)].count("god_view") == 1 and session.peeked
+        rebuilt: list[int] = []
+        tree = play.state_tree
+        monkeypatch.setattr(play, "state_tree", lambda t, data: (rebuilt.append(1), tree(t, data))[1])
+        updated: list[str | None] = []
+        update = Static.update
+        monkeypatch.setattr(Static, "update", lambda self, *a, **k: (updated.append(self.id), update(self, *a, **k))[1])
+        await _call(pilot, screen, "get_vehicle_status(vehicle_id=TRK-9)")  # a read
+        # the milestone frontier speaks of the last action, so it may change; the rest did not
+        assert rebuilt == [] and not {"god-checklist", "god-triggers"} & set(updated)
+        state = canonical(screen.episode.env.state)
+        await _call(
+            pilot,
+            screen,
+            "create_shipment(goods=insulin, quantity=500, origin=HUB-NORTH, destination=CLINIC-DOWNTOWN, deadline=2024-08-15T10:00:00)",
+        )
+        assert canonical(screen.episode.env.state) != state and rebuilt == [1]  # a write: the tree shows it

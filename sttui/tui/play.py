@@ -26,6 +26,7 @@ from sttui.controllers.human import HumanController
 from sttui.core.callsyntax import entry_action
 from sttui.core.checklist import evaluate_checklist
 from sttui.core.episode import Episode
+from sttui.core.state import canonical
 from sttui.running.session import PlaySession
 from sttui.tui.handoff import SeatScreen
 from sttui.tui.lifecycle import gone, while_shown
@@ -127,6 +128,7 @@ class PlayScreen(SeatScreen):
         self._hidden = 0
         self._live_limit = LIVE_ITEMS
         self._sent: str | None = None  # the entry's text sent, until its call is shown
+        self._god_drawn: dict[str, Any] = {}  # what each part of the god view shows now
         self.god = False
 
     def compose(self) -> ComposeResult:
@@ -431,11 +433,11 @@ class PlayScreen(SeatScreen):
             lines.append(f"{mark} {trig.id} ({trig.when.kind}{', announced' if trig.announce else ', silent'})")
             for d in diffs.get(trig.id, [])[:6]:
                 lines.append(f"    {d['op']} {d['path']}: {d.get('old', '')!r} → {d.get('new', '')!r}")
-        self.query_one("#god-triggers", Static).update("\n".join(lines))
+        self._god_update("#god-triggers", "\n".join(lines))
         frontier = self.query_one("#god-frontier", Static)
         frontier.display = ep.review is not None
         if ep.review is not None:
-            frontier.update(frontier_text(ep.review, state=ep.env.state))
+            self._god_update("#god-frontier", frontier_text(ep.review, state=ep.env.state))
         if ep.task.level == "impossible":
             check = "[b]Checklist[/b] (goal state; the judge decides impossible tasks)"
         else:
@@ -443,8 +445,19 @@ class PlayScreen(SeatScreen):
         items = [
             f"{'[green]✓[/green]' if i.passed else '[red]✗[/red]'} {i.id}: {i.detail}" for i in evaluate_checklist(ep)
         ]
-        self.query_one("#god-checklist", Static).update("\n".join([check, *items]))
-        state_tree(self.query_one("#god-state", Tree), ep.env.state)
+        self._god_update("#god-checklist", "\n".join([check, *items]))
+        state = canonical(ep.env.state)
+        if self._god_drawn.get("#god-state") != state:  # a rebuilt tree repaints the whole pane
+            self._god_drawn["#god-state"] = state
+            state_tree(self.query_one("#god-state", Tree), ep.env.state)
+
+    def _god_update(self, selector: str, content: Any) -> None:
+        """A part of the god view updated only when it changed: each update re-lays out the
+        screen, and the god view is redrawn on every event while it is open."""
+        key = content.plain if isinstance(content, Text) else content
+        if self._god_drawn.get(selector) != key:
+            self._god_drawn[selector] = key
+            self.query_one(selector, Static).update(content)
 
     def action_end_episode(self) -> None:
         if self.episode.ended is not None:
