@@ -99,15 +99,13 @@ async def presses(n: int) -> list[float]:
         session.writer.flush()
         screen = PlayScreen(session, human)
         painted: list[float] = []
-        redraw = screen.refresh_view
+        place = screen._place
 
-        def timed_redraw() -> None:  # note when the screen has painted the new result
-            before = screen._shown
-            redraw()
-            if screen._shown > before:
-                screen.call_after_refresh(lambda: painted.append(time.perf_counter()))
+        async def timed_place(new: list) -> None:  # note when the screen has painted the new items
+            await place(new)
+            screen.call_after_refresh(lambda: painted.append(time.perf_counter()))
 
-        screen.refresh_view = timed_redraw  # type: ignore[method-assign]
+        screen._place = timed_place  # type: ignore[method-assign]
         app.push_screen(screen)
         await pilot.pause(0.5)
         session.clock.start()
