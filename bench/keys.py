@@ -65,6 +65,7 @@ from sttui.core.actions import ToolCall
 from sttui.core.loader import load_task
 from sttui.running.session import PlaySession
 from sttui.tui.app import SttuiApp
+from sttui.tui.launch import Launch
 from sttui.tui.play import PlayScreen
 
 ready = int(os.environ["READY_FD"])
@@ -97,7 +98,7 @@ class Keys(SttuiApp):
         self.push_screen(PlayScreen(session, human))
         session.clock.start()
 
-Keys(Path("tasks"), db_url=sys.argv[1], human="bench").run()
+Keys(Launch.build(Path("tasks"), db_url=sys.argv[1], human="bench")).run()
 """
 
 

@@ -48,11 +48,12 @@ def painted():
     os._exit(0)
 from pathlib import Path
 from sttui.tui.app import SttuiApp
+from sttui.tui.launch import Launch
 class FirstPaint(SttuiApp):
     def on_mount(self):
         super().on_mount()
         self.call_after_refresh(painted)
-FirstPaint(Path("tasks"), db_url=sys.argv[1]).run(headless=True, size=(120, 40))
+FirstPaint(Launch.build(Path("tasks"), db_url=sys.argv[1])).run(headless=True, size=(120, 40))
 """
 
 
@@ -77,12 +78,13 @@ async def presses(n: int) -> list[float]:
     from sttui.running.session import PlaySession
     from sttui.store.store import Store
     from sttui.tui.app import SttuiApp
+    from sttui.tui.launch import Launch
     from sttui.tui.play import PlayScreen
 
     loaded = load_task(ROOT / "tasks" / "stt" / "logistics" / "insulin-reefer-fault-st2-easy.yaml")
     loaded.task = loaded.task.model_copy(update={"max_steps": 10_000})
     db = f"sqlite:///{tempfile.mkdtemp(prefix='sttui-bench-')}/tui.db"
-    app = SttuiApp(ROOT / "tasks", db_url=db, human="bench")
+    app = SttuiApp(Launch.build(ROOT / "tasks", db_url=db, human="bench"))
     out = []
     async with app.run_test(size=(120, 40)) as pilot:
         while app.store is None:
@@ -97,15 +99,13 @@ async def presses(n: int) -> list[float]:
         session.writer.flush()
         screen = PlayScreen(session, human)
         painted: list[float] = []
-        redraw = screen.refresh_view
+        place = screen._place
 
-        def timed_redraw() -> None:  # note when the screen has painted the new result
-            before = screen._shown
-            redraw()
-            if screen._shown > before:
-                screen.call_after_refresh(lambda: painted.append(time.perf_counter()))
+        async def timed_place(new: list) -> None:  # note when the screen has painted the new items
+            await place(new)
+            screen.call_after_refresh(lambda: painted.append(time.perf_counter()))
 
-        screen.refresh_view = timed_redraw  # type: ignore[method-assign]
+        screen._place = timed_place  # type: ignore[method-assign]
         app.push_screen(screen)
         await pilot.pause(0.5)
         session.clock.start()

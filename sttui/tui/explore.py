@@ -2,12 +2,15 @@
 the assessments. The screen shows exactly the engine's masked view.
 
 Each key acts on the tab in sight (1-4 and s on the batch, a, x and p on the probe); a tab
-brought into sight (F6, or a click) has the focus, so the arrows move in it at once. Tables
-are redrawn only when their part of the view changed."""
+brought into sight (F6, or a click) has the focus, so the arrows move in it at once. A table
+is touched only when its part of the view changed, and then in place (``sync_rows``): a new
+probe or batch adds its rows, a new batch's cases replace the cells, nothing is cleared and
+refilled."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 from rich.text import Text
@@ -15,6 +18,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
+from textual.coordinate import Coordinate
 from textual.screen import Screen
 from textual.widgets import (
     Button,
@@ -37,7 +41,7 @@ from sttui.tui.lifecycle import while_shown
 from sttui.tui.modals import Dialog, EditValue
 from sttui.tui.play import status_line
 from sttui.tui.safetable import DataTable
-from sttui.tui.widgets import WideTable
+from sttui.tui.widgets import StatusLine, WideTable
 
 
 def _fmt(v: Any) -> str:
@@ -66,6 +70,27 @@ TAB_OF_ACTION = {  # keys that act on one tab only: elsewhere they are off (and 
     "delete_case": "tab-probe",
     "run_probe": "tab-probe",
 }
+
+
+def sync_rows(table: DataTable[Any], rows: Sequence[tuple[str, ...]], key: int = 0) -> bool:
+    """Make ``table`` show ``rows``, changing only what differs: a changed cell is updated in
+    place, new rows are added at the end and rows no longer there removed from it. Never a
+    clear and refill, so the rows (keyed ``str(key + index)``), the cursor and the scroll stay.
+    Whether anything changed."""
+    changed = False
+    for i, cells in enumerate(rows[: table.row_count]):
+        shown = table.get_row_at(i)
+        for j, value in enumerate(cells):
+            if str(shown[j]) != value:
+                table.update_cell_at(Coordinate(i, j), value, update_width=True)
+                changed = True
+    for i in range(table.row_count, len(rows)):
+        table.add_row(*rows[i], key=str(key + i))
+        changed = True
+    while table.row_count > len(rows):
+        table.remove_row(table.coordinate_to_cell_key(Coordinate(table.row_count - 1, 0)).row_key)
+        changed = True
+    return changed
 
 
 def parse_value(field: dict[str, Any], text: str) -> tuple[Any, str | None]:
@@ -180,13 +205,12 @@ class ExploreScreen(SeatScreen):
         self.choices: dict[int, int] = {}
         self._asked_for: str | None = None
         self._drawn: dict[str, Any] = {}  # what each table shows now, to redraw only what changed
-        self._status = ""
         self._tab = "tab-batch"  # the tab in sight (the footer asks often: no query each time)
 
     # -- layout ---------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         v = self.view
-        yield Static(status_line(self.session), id="status-bar")
+        yield StatusLine(status_line(self.session), id="status-bar")
         with ExploreTabs(id="explore-tabs", initial="tab-batch"):
             with TabPane("Brief", id="tab-brief"), VerticalScroll():
                 yield Static(f"[b]Scenario[/b]\n{v['scenario']}\n")
@@ -337,21 +361,20 @@ class ExploreScreen(SeatScreen):
         self._drawn["draft"] = rows
         draft = self.query_one("#probe-draft", DataTable)
         row, col = cursor or (draft.cursor_row, draft.cursor_column)
-        draft.clear()
-        for i, cells in enumerate(rows, 1):
-            draft.add_row(str(i), *cells)
-        if draft.row_count:
+        sync_rows(draft, [(str(i), *cells) for i, cells in enumerate(rows, 1)])
+        if draft.row_count and (row, col) != (draft.cursor_row, draft.cursor_column):
             draft.move_cursor(row=min(row, draft.row_count - 1), column=col, animate=False)
 
     def _draw_probe_results(self) -> None:
         v = self.view
         self._drawn["probes"] = len(v["probes"])
         names = [f["name"] for f in v["fields"]]
-        results = self.query_one("#probe-results", DataTable)
-        results.clear()
-        for probe in v["probes"]:
-            for i, (case, utils) in enumerate(zip(probe["cases"], probe["utilities"], strict=True), 1):
-                results.add_row(str(probe["window"]), str(i), *map(_fmt, utils), *[str(case[n]) for n in names])
+        rows = [
+            (str(probe["window"]), str(i), *map(_fmt, utils), *[str(case[n]) for n in names])
+            for probe in v["probes"]
+            for i, (case, utils) in enumerate(zip(probe["cases"], probe["utilities"], strict=True), 1)
+        ]
+        sync_rows(self.query_one("#probe-results", DataTable), rows)  # a new probe adds its rows
 
     def _action_text(self, row: int) -> str:
         chosen = self.choices.get(row)
@@ -362,9 +385,11 @@ class ExploreScreen(SeatScreen):
         self._drawn["batch"] = (v["batch"], v["phase"])
         names = [f["name"] for f in v["fields"]]
         batch = self.query_one("#batch", DataTable)
-        batch.clear()
-        for i, case in enumerate(v.get("cases", []), 1):
-            batch.add_row(str(i), self._action_text(i - 1), *[str(case[n]) for n in names], key=str(i - 1))
+        rows = [
+            (str(i), self._action_text(i - 1), *[str(case[n]) for n in names])
+            for i, case in enumerate(v.get("cases", []), 1)
+        ]
+        sync_rows(batch, rows)  # the next batch's cases take the rows in place (keys 0, 1, …)
         if batch.row_count:
             batch.move_cursor(row=0, animate=False)
         action_ids = [a["id"] for a in v["actions"]]
@@ -380,10 +405,8 @@ class ExploreScreen(SeatScreen):
     def _draw_history(self) -> None:
         v = self.view
         self._drawn["history"] = len(v["history"])
-        history = self.query_one("#history", DataTable)
-        history.clear()
-        for h in v["history"]:
-            history.add_row(str(h["batch"]), _fmt(h["total"]), " ".join(_fmt(u) for u in h["utilities"]))
+        rows = [(str(h["batch"]), _fmt(h["total"]), " ".join(_fmt(u) for u in h["utilities"])) for h in v["history"]]
+        sync_rows(self.query_one("#history", DataTable), rows)  # a batch played adds its row
         totals = [h["total"] for h in v["history"]]
         curve = self.query_one("#curve", Sparkline)
         curve.data = totals

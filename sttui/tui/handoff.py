@@ -282,6 +282,7 @@ class SeatScreen(SttuiScreen[None]):
         "model-library": "load the model library",
         "episode": "go on with the episode (it stays in the record; resume it from home)",
         "leave": "suspend the episode",
+        "transcript": "show the episode's new items",
     }
 
     HANDOFF_BINDINGS = [
@@ -301,8 +302,6 @@ class SeatScreen(SttuiScreen[None]):
 
         def can_replace(self, message: Message) -> bool:
             return isinstance(message, SeatScreen.Changed)
-
-    _status = ""  # the status line last drawn
 
     # -- the episode, the same on every seat screen ----------------------------------------
     def start_episode(self, focus: str) -> None:
@@ -324,10 +323,9 @@ class SeatScreen(SttuiScreen[None]):
 
     @while_shown
     def _tick(self) -> None:
-        line = self.status_text()
-        if line.plain != self._status:  # an update re-lays out the screen: only when it changed
-            self._status = line.plain
-            self.query_one("#status-bar", Static).update(line)
+        from sttui.tui.widgets import StatusLine
+
+        self.query_one("#status-bar", StatusLine).show(self.status_text())
         self.ticked()
 
     def ticked(self) -> None:

@@ -26,14 +26,16 @@ from sttui.controllers.human import HumanController
 from sttui.core.callsyntax import entry_action
 from sttui.core.checklist import evaluate_checklist
 from sttui.core.episode import Episode
+from sttui.core.state import canonical
 from sttui.running.session import PlaySession
 from sttui.tui.handoff import SeatScreen
-from sttui.tui.lifecycle import while_shown
+from sttui.tui.lifecycle import gone, while_shown
 from sttui.tui.modals import Confirm, ToolForm, type_words
 from sttui.tui.review import frontier_text, signal_line
-from sttui.tui.widgets import CallEntry, CallSuggester, transcript_item
+from sttui.tui.widgets import CallEntry, CallSuggester, StatusLine, transcript_item
 
 LIVE_ITEMS = 30  # transcript items kept as widgets; older ones fold into a note
+TRIM_BATCH = 10  # the older items leave together once this many are over: one removal per ten items
 
 
 def status_line(session: PlaySession) -> Text:
@@ -121,13 +123,16 @@ class PlayScreen(SeatScreen):
         self.session = session
         self.human = human
         self.episode: Episode = session.episode  # type: ignore[assignment]  # the play screen plays stt
-        self._shown = 0
+        self._shown = 0  # view items on screen (or folded into the note of earlier ones)
+        self._pending = 0  # view items built, being mounted
         self._hidden = 0
         self._live_limit = LIVE_ITEMS
+        self._sent: str | None = None  # the entry's text sent, until its call is shown
+        self._god_drawn: dict[str, Any] = {}  # what each part of the god view shows now
         self.god = False
 
     def compose(self) -> ComposeResult:
-        yield Static(status_line(self.session), id="status-bar")
+        yield StatusLine(status_line(self.session), id="status-bar")
         with Horizontal(id="play-main"):
             yield VerticalScroll(id="conversation")
             with Vertical(id="side"):
@@ -172,16 +177,53 @@ class PlayScreen(SeatScreen):
 
     @while_shown
     def refresh_view(self) -> None:
-        conversation = self.query_one("#conversation", VerticalScroll)
-        new = self.episode.view[self._shown :]
+        """Show what the episode added since the last redraw. New transcript items are built and
+        mounted (``_place``); those on screen stay as they are."""
+        new = self.episode.view[self._shown + self._pending :]
         if new:
-            widgets = [transcript_item(item) for item in new]
-            conversation.mount_all(widgets)
-            self._shown += len(new)
-            self._trim(conversation)
-            if any(item["type"] == "tool_result" for item in new):
-                self.fold_results(conversation)
-            self.call_after_refresh(self._scroll_to_new, widgets[0])
+            self._pending += len(new)
+            self.run_worker(self._place(new), group="transcript", exit_on_error=False)
+        else:
+            self._redraw_rest()
+
+    async def _place(self, new: list[dict[str, Any]]) -> None:
+        """Mount the widgets of ``new`` items under one batch: the screen is laid out once for
+        the fold, the mount, the emptied entry, the removal of older items and the status line,
+        not once for each (a layout costs more than the rest of a key press)."""
+        conversation = self.query_one("#conversation", VerticalScroll)
+        try:
+            async with conversation.batch():
+                if gone(self) or gone(conversation):
+                    return
+                # the result that was newest folds; the newest result is built unfolded, so no
+                # widget changes twice in one event
+                results = [i for i, item in enumerate(new) if item["type"] == "tool_result"]
+                fills = self._fills_pane(conversation, len(new), fold=bool(results))
+                if results:
+                    self.fold_results(conversation, keep_last=False)
+                widgets = [
+                    transcript_item(item, collapsed=False if results and i == results[-1] else None)
+                    for i, item in enumerate(new)
+                ]
+                for widget in widgets[results[0] : results[-1]] if results else []:
+                    if isinstance(widget, Collapsible):
+                        widget.collapsed = True
+                # Anchored at the end while the conversation fills its pane: new items are laid
+                # out in sight in the frame that mounts them, not painted where they land and then
+                # scrolled to in a second frame. (Not otherwise: an anchored pane that is not full
+                # sits its items at the bottom.)
+                conversation.anchor(fills)
+                await conversation.mount_all(widgets)
+                self._shown += len(new)
+                self._clear_sent()
+                await self._trim(conversation)
+                self._redraw_rest()
+        finally:
+            self._pending -= len(new)
+        self.call_after_refresh(self._scroll_to_new, widgets[0])
+
+    def _redraw_rest(self) -> None:
+        """The status line, the debug pane, the session's notices and the god view."""
         self._tick()
         self.refresh_debug()
         self.show_notices()
@@ -191,45 +233,61 @@ class PlayScreen(SeatScreen):
             self.notify(f"recording failed: {self.session.writer.errors[-1]}", severity="error", timeout=10)
             self.session.writer.errors.clear()
 
+    def _fills_pane(self, conversation: VerticalScroll, adding: int, fold: bool) -> bool:
+        """Whether the conversation still fills its pane after ``adding`` items, once the
+        results on screen fold (``fold``) and older items leave (``_trim``); counted low: a
+        margin more for each item that leaves."""
+        height = conversation.virtual_size.height
+        if fold:
+            height -= sum(w.outer_size.height - 1 for w in conversation.query(Collapsible) if not w.collapsed)
+        items = [w for w in conversation.children if w.id != "earlier"]
+        extra = len(items) + adding - self._live_limit
+        if extra >= TRIM_BATCH:
+            height -= sum(w.outer_size.height + 1 for w in items[:extra])
+        return height > conversation.scrollable_content_region.height
+
     @while_shown
     def _scroll_to_new(self, first: Any) -> None:
         """The end of the conversation; but new items taller than the view (a long result
-        unfolded) are shown from their start, the call and its result's summary first."""
+        unfolded) are shown from their start, the call and its result's summary first. Once
+        the pane is full it is anchored at the end, so the end is in sight already and
+        nothing moves."""
         conversation = self.query_one("#conversation", VerticalScroll)
         if not first.is_attached:
             return
         top = first.virtual_region.y
         if conversation.virtual_size.height - top > conversation.scrollable_content_region.height:
-            conversation.scroll_to(y=top, animate=False)
+            conversation.scroll_to(y=top, animate=False)  # lets go of the anchor until the next item
         else:
             conversation.scroll_end(animate=False)
 
     @staticmethod
-    def fold_results(conversation: VerticalScroll) -> None:
-        """The newest tool result unfolded, the older ones folded to their one-line summary."""
+    def fold_results(conversation: VerticalScroll, keep_last: bool = True) -> None:
+        """The newest tool result unfolded (or, ``keep_last`` false, none: a newer one is
+        coming), the older ones folded to their one-line summary."""
         results = list(conversation.query(Collapsible))
-        for widget in results[:-1]:
+        for widget in results[:-1] if keep_last else results:
             widget.collapsed = True
-        if results:
+        if results and keep_last:
             results[-1].collapsed = False
 
-    def _trim(self, conversation: VerticalScroll) -> None:
-        """Keep the newest items on screen; layout cost grows with every widget kept.
+    async def _trim(self, conversation: VerticalScroll) -> None:
+        """Keep the newest items on screen; layout cost grows with every widget kept. They leave
+        TRIM_BATCH at a time: each removal re-lays out the screen.
 
         Older items stay in the record and in the replay; F9 brings them back here."""
         items = [w for w in conversation.children if w.id != "earlier"]
         extra = len(items) - self._live_limit
-        if extra <= 0:
+        if extra < TRIM_BATCH:
             return
-        for widget in items[:extra]:
-            widget.remove()
+        await conversation.remove_children(items[:extra])  # one removal, not one per widget
         self._hidden += extra
         note = f"↑ {self._hidden} earlier item(s) not shown: F9 shows more (all are in the record and the replay)"
         earlier = conversation.query("#earlier")
         if earlier:
             earlier.first(Static).update(note)
         else:
-            conversation.mount(Static(note, id="earlier", classes="muted"), before=0)
+            await conversation.mount(Static(note, id="earlier", classes="muted"), before=0)
 
     def action_show_earlier(self) -> None:
         conversation = self.query_one("#conversation", VerticalScroll)
@@ -247,6 +305,15 @@ class PlayScreen(SeatScreen):
             earlier.remove()
 
     # -- the entry --------------------------------------------------------------------
+    def _clear_sent(self) -> None:
+        """Empty the entry of the call just sent, in the frame that shows it; what the person
+        has typed since stays."""
+        if self._sent is not None:
+            entry = self.query_one("#entry", CallEntry)
+            if entry.value == self._sent:
+                entry.value = ""
+            self._sent = None
+
     def feedback(self, text: str, error: bool = True) -> None:
         widget = self.query_one("#feedback", Static)
         if str(widget.render()) != text:
@@ -263,7 +330,7 @@ class PlayScreen(SeatScreen):
             self.feedback(problem)
             return
         self.feedback("")
-        event.input.value = ""
+        self._sent = event.value  # the entry empties when the call is shown: one re-layout, not two
         self.human.submit(action)
 
     def check_entry(self, text: str) -> tuple[str | None, Any]:
@@ -366,11 +433,11 @@ class PlayScreen(SeatScreen):
             lines.append(f"{mark} {trig.id} ({trig.when.kind}{', announced' if trig.announce else ', silent'})")
             for d in diffs.get(trig.id, [])[:6]:
                 lines.append(f"    {d['op']} {d['path']}: {d.get('old', '')!r} → {d.get('new', '')!r}")
-        self.query_one("#god-triggers", Static).update("\n".join(lines))
+        self._god_update("#god-triggers", "\n".join(lines))
         frontier = self.query_one("#god-frontier", Static)
         frontier.display = ep.review is not None
         if ep.review is not None:
-            frontier.update(frontier_text(ep.review, state=ep.env.state))
+            self._god_update("#god-frontier", frontier_text(ep.review, state=ep.env.state))
         if ep.task.level == "impossible":
             check = "[b]Checklist[/b] (goal state; the judge decides impossible tasks)"
         else:
@@ -378,8 +445,19 @@ class PlayScreen(SeatScreen):
         items = [
             f"{'[green]✓[/green]' if i.passed else '[red]✗[/red]'} {i.id}: {i.detail}" for i in evaluate_checklist(ep)
         ]
-        self.query_one("#god-checklist", Static).update("\n".join([check, *items]))
-        state_tree(self.query_one("#god-state", Tree), ep.env.state)
+        self._god_update("#god-checklist", "\n".join([check, *items]))
+        state = canonical(ep.env.state)
+        if self._god_drawn.get("#god-state") != state:  # a rebuilt tree repaints the whole pane
+            self._god_drawn["#god-state"] = state
+            state_tree(self.query_one("#god-state", Tree), ep.env.state)
+
+    def _god_update(self, selector: str, content: Any) -> None:
+        """A part of the god view updated only when it changed: each update re-lays out the
+        screen, and the god view is redrawn on every event while it is open."""
+        key = content.plain if isinstance(content, Text) else content
+        if self._god_drawn.get(selector) != key:
+            self._god_drawn[selector] = key
+            self.query_one(selector, Static).update(content)
 
     def action_end_episode(self) -> None:
         if self.episode.ended is not None:

@@ -20,7 +20,7 @@ from sttui.tui.handoff import SeatScreen
 from sttui.tui.lifecycle import while_shown
 from sttui.tui.modals import Confirm, EditValue
 from sttui.tui.play import status_line
-from sttui.tui.widgets import fields_text, transcript_item
+from sttui.tui.widgets import StatusLine, fields_text, transcript_item
 
 WAITING = "The agent starts when you do: F5 starts your clock."
 
@@ -58,7 +58,7 @@ class UserSimScreen(SeatScreen):
         self.show_actions = False
 
     def compose(self) -> ComposeResult:
-        yield Static(status_line(self.session), id="status-bar")
+        yield StatusLine(status_line(self.session), id="status-bar")
         with Horizontal(id="play-main"):
             with VerticalScroll(id="profile"):
                 yield Static(self.brief(), id="profile-fields")

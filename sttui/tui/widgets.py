@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
+from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.highlighter import JSONHighlighter
 from rich.measure import Measurement
@@ -45,6 +47,32 @@ class CallEntry(Input):
             self.cursor_position = len(self.value)
         else:
             self.screen.focus_next()
+
+
+def wrap_shape(text: str) -> tuple[int, ...]:
+    """The cell widths of the words and the spaces between them: two texts of the same shape
+    wrap to the same lines at any width (a clock's ``00:12`` becomes ``00:13``)."""
+    return tuple(cell_len(part) for part in re.split(r"(\s+)", text))
+
+
+class StatusLine(Static):
+    """A seat screen's status line. Updated on every event and each second, but re-laid out only
+    when its wrapping can change: a Static's update re-lays out the whole screen, which costs
+    more than the rest of a key press. Same text: nothing at all."""
+
+    def __init__(self, line: Text, *, id: str | None = None) -> None:
+        super().__init__(line, id=id)
+        self._plain, self._shape = line.plain, wrap_shape(line.plain)
+
+    def show(self, line: Text) -> bool:
+        """Show ``line``; whether it changed."""
+        plain = line.plain
+        if plain == self._plain:
+            return False
+        shape = wrap_shape(plain)
+        self.update(line, layout=shape != self._shape)
+        self._plain, self._shape = plain, shape
+        return True
 
 
 class WrappedJSON:
