@@ -46,7 +46,8 @@ async def test_human_three_steps_then_model_finishes_then_human_takes_back(tmp_p
         done = sum(1 for m in request["messages"] if m["role"] == "assistant") - len(human_steps)
         if done < len(model_steps):
             return 200, completion(step_message(model_steps[done], done + 10)), 0.0
-        return 200, completion(say("Anything else?")), 2.0  # slow: the human takes the seat back meanwhile
+        # slow: the human takes the seat back meanwhile, even on a loaded machine
+        return 200, completion(say("Anything else?")), 8.0
 
     db = f"sqlite:///{tmp_path / 'h.db'}"
     with StubServer(respond) as stub:
