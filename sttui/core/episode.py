@@ -84,6 +84,9 @@ class Episode:
             else:
                 self._passive.append(trig)
         self._state_version = 0  # bumped whenever the state is seen to change
+        # top-level key -> the state version its value last changed at (absent: never), so a
+        # reader that looks under some keys only can keep what it read under the others
+        self._key_versions: dict[Any, int] = {}
         self._false_at: dict[int, int] = {}  # state trigger -> the state version it was last false at
         self.seed = task.seed if seed is None else seed
         self.env = env_cls(st.copy_state(task.initial_state), task.clock.start, self.seed)
@@ -360,6 +363,8 @@ class Episode:
             self._changed_paths.extend(d["path"] for d in diff)
             self._dirty = True
             self._state_version += 1
+            for key in changed:
+                self._key_versions[key] = self._state_version
         return diff
 
     def _snapshot_if_changed(self) -> None:
