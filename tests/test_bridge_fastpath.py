@@ -212,3 +212,49 @@ def test_parse_action_reads_every_bundled_plans_actions_as_their_round_trip():
                     assert repr(parse_action("stt", data)) == repr(_round_trip("stt", data))
                     seen += 1
     assert seen > 500
+
+
+def test_an_observation_made_directly_is_the_one_model_construct_makes():
+    """``_plain`` makes the observation without ``model_construct`` when every field is given:
+    the same instance (fields, their order, what was set, no extra, no private) and the same
+    dump; a partial set of fields goes through ``model_construct`` itself."""
+    from sttui.bridges import openenv_env as oe
+
+    [loaded] = select_tasks("stt", task="air-ams-connection-t3-easy")
+    env = GymEnv(ServeConfig([loaded]))
+    env.reset()
+    session = env.env.session
+    assert session is not None
+    for fields in (session.fields(first=True), session.fields(), session.fields(error="bad")):
+        got = oe._construct(dict(fields))
+        want = SttuiObservation.model_construct(metadata={}, **fields)
+        assert list(got.__dict__.items()) == list(want.__dict__.items())
+        assert got.__pydantic_fields_set__ == want.__pydantic_fields_set__
+        assert (got.__pydantic_extra__, got.__pydantic_private__) == (
+            want.__pydantic_extra__,
+            want.__pydantic_private__,
+        )
+        _same(got.model_dump(exclude={"metadata"}), want.model_dump(exclude={"metadata"}))
+    partial = {"episode_id": "e", "error": "x"}
+    got = oe._construct(partial)
+    assert got.__pydantic_fields_set__ == {"episode_id", "error", "metadata"}
+    assert got.model_dump() == SttuiObservation.model_construct(metadata={}, **partial).model_dump()
+
+
+def test_the_encoders_made_once_write_what_json_dumps_writes():
+    """``texts`` and ``state.canonical`` keep their JSON encoders instead of making one per call
+    (as ``json.dumps`` with options does): the same text, for odd values too."""
+    from datetime import datetime
+
+    from sttui.bridges.episodes import texts
+    from sttui.core import state as st
+
+    plain: list[Any] = [{"b": 1, "a": [1.5, None, True, "é ☃"], "c": {"y": float("nan")}}, [], "text"]
+    odd: list[Any] = [{"z": datetime(2024, 1, 2, 3, 4), "x": (1, 2)}, {1: "int key"}, *plain]
+    for value in odd:
+        assert st.canonical(value) == json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+        got = texts([{"type": "tool_result", "result": value}])
+        assert got == f"result {json.dumps(value, ensure_ascii=False, default=str)}"
+    for value in plain:  # a call's arguments (plain JSON: no default)
+        got = texts([{"type": "tool_call", "tool": "t", "args": value}])
+        assert got == f"call t {json.dumps(value, ensure_ascii=False)}"

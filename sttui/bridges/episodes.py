@@ -395,12 +395,18 @@ def texts(items: Iterable[dict[str, Any]]) -> str:
         if kind == "message":
             out.append(f"{item['from']}: {item['text']}")
         elif kind == "tool_call":
-            out.append(f"call {item['tool']} {json.dumps(item['args'], ensure_ascii=False)}")
+            out.append(f"call {item['tool']} {_ARGS_JSON(item['args'])}")
         elif kind == "tool_result":
-            out.append(f"result {json.dumps(item['result'], ensure_ascii=False, default=str)}")
+            out.append(f"result {_RESULT_JSON(item['result'])}")
         elif kind == "notice":
             out.append(f"[Notice] {item['text']}")
     return "\n".join(out)
+
+
+# ``json.dumps(…, ensure_ascii=False)`` (and with ``default=str``), their encoders made once, not
+# per call
+_ARGS_JSON = json.JSONEncoder(ensure_ascii=False).encode
+_RESULT_JSON = json.JSONEncoder(ensure_ascii=False, default=str).encode
 
 
 def action_data(action: Action) -> dict[str, Any]:
