@@ -175,8 +175,13 @@ class Episode:
     def now(self) -> datetime:
         return self.env.now
 
-    def apply(self, action: Action, actor: str | None = None) -> Result | None:
-        """Apply one action from the seat whose turn it is; returns a tool's result."""
+    def apply(self, action: Action, actor: str | None = None, *, result: bool = True) -> Result | None:
+        """Apply one action from the seat whose turn it is; returns a tool's result (the caller's
+        own copy). ``result=False``: the caller reads none (the runner), so none is copied."""
+        got = self._apply(action, actor)
+        return st.copy_state(got) if result and got is not None else None
+
+    def _apply(self, action: Action, actor: str | None) -> Result | None:
         if self.ended is not None:
             raise ProtocolError("the episode has ended")
         if isinstance(action, ToolCall | Say | EndEpisode):
@@ -422,7 +427,7 @@ class Episode:
         self.calls.append(call)
         self.view.append({"type": "tool_result", "id": call_id, "tool": name, "result": result})
         self._emit(ev.TOOL_RESULT, actor, payload)
-        return st.copy_state(result)  # the caller's own: changing it changes neither the state nor the record
+        return result  # the recorded result: ``apply`` gives its caller a copy
 
     # -- triggers ----------------------------------------------------------------
     def _pending(self, trig: Trigger) -> bool:
