@@ -1,7 +1,8 @@
 """What a ``tell`` item keeps between asks (issue 27's throughput) changes no result: the record
 of calls read only once a message claims something (``reports._Record``, ``_candidates``), each
 message's claiming clauses read once per text and set of tools, the mappings found under each
-top-level key of the state kept while the engine sees no change there (``reports._Kept``), and
+top-level key of the state kept while the engine sees no change there, and found where the task's
+initial state has them under a key unchanged since the start (``reports._Kept``), and
 the times of the user's request read once per task. Every bundled stt task's oracle and naive
 plans are played through the bridge's ``Stepper``, and after every step the checklist, the
 scripted user's ``contradicted`` lines and the report mismatches must equal those worked out
@@ -34,8 +35,9 @@ def afresh(ep: Episode, work: Callable[[], T]) -> T:
     """``work`` with nothing kept: a new record for the episode and every reports cache empty;
     what the episode kept is put back after, so the kept path goes on as it would have."""
     kept = reports._RECORDS.pop(ep, None), reports._MESSAGES.pop(ep, None)
-    found = dict(reports._FOUND)
+    found, initial = dict(reports._FOUND), dict(reports._INITIAL_FOUND)
     reports._FOUND.clear()
+    reports._INITIAL_FOUND.clear()
     for cached in (reports._claim_verbs_cached, reports._excused, reports._canon_if_id):
         cached.cache_clear()
     try:
@@ -48,6 +50,8 @@ def afresh(ep: Episode, work: Callable[[], T]) -> T:
         if kept[1] is not None:
             reports._MESSAGES[ep] = kept[1]
         reports._FOUND.update(found)
+        reports._INITIAL_FOUND.clear()
+        reports._INITIAL_FOUND.update(initial)
 
 
 def said(ep: Episode) -> tuple[Any, ...]:
@@ -162,3 +166,29 @@ def test_the_record_is_read_when_a_message_claims_and_again_after_later_calls():
     after = said(ep)
     assert after == afresh(ep, lambda: said(ep))
     assert not any(m.kind == "claim" for m in after[2])  # supported by the assignment now
+
+
+def test_under_a_key_unchanged_since_the_start_the_mappings_are_found_where_the_initial_state_has_them():
+    """A second episode of the task finds the mappings under its unchanged keys at the places
+    the first found them in the initial state: its own mappings (not the task's), the same ones
+    a walk finds; a key changed since is walked anew."""
+    loaded = load_task(INSULIN)
+    reports._INITIAL_FOUND.pop(id(loaded.task), None)
+    first, second = (Episode(loaded.task, loaded.env_cls) for _ in range(2))
+    for ep in (first, second):
+        ep.start()
+        assert ep._from_initial
+    assert "sites" not in second._key_versions and "inventory" not in second._key_versions
+    reports._tables(first.env.state, "HUB-NORTH", reports._record(first).kept)
+    initial = reports._INITIAL_FOUND[id(loaded.task)][1]
+    assert initial[("sites", False, "HUB-NORTH")] == [()]  # where the first episode found them
+    state = second.env.state
+    got = reports._tables(state, "HUB-NORTH", reports._record(second).kept)
+    want = list(reports._walk(state, lambda d: "HUB-NORTH" in d))
+    assert len(got) == len(want) >= 2 and all(g is w for g, w in zip(got, want, strict=True))
+    state["vehicles"]["TRK-9"]["status"] = "in_use"
+    del state["vehicles"]["TRK-7"]  # (a mapping under the changed key no longer holds its id)
+    assert second._sync()
+    got = reports._tables(state, "TRK-7", reports._record(second).kept)
+    want = list(reports._walk(state, lambda d: "TRK-7" in d))
+    assert all(g is w for g, w in zip(got, want, strict=True)) and len(got) == len(want)

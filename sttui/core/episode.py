@@ -101,7 +101,10 @@ class Episode:
         self._mids: list[Any] = []
         self._valid = 0  # how many of _mids still hold
         opening = _opening(task)
-        if self.env.state == opening.state:  # (an environment may set up more in __init__)
+        # whether the state began as the task's initial state (a top-level key the engine has
+        # seen no change under still holds its initial value)
+        self._from_initial = self.env.state == opening.state
+        if self._from_initial:  # (an environment may set up more in __init__)
             self._shadow: dict[str, Any] = dict(opening.state)
             self._key_json: dict[str, str] = dict(opening.key_json)
             self._sub_json: dict[str, dict[str, str]] = {k: dict(v) for k, v in opening.sub_json.items()}

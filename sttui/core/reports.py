@@ -209,11 +209,15 @@ class _Kept:
     while the engine has seen no change under that key (``Episode._key_versions``) and the
     value there is the same object: a ``tell`` fact is resolved again after every change of
     state, and most changes leave most of the state as it was. (Like the engine's own record of
-    change, this sees values, not the order of keys: a mapping only reordered is no change.)"""
+    change, this sees values, not the order of keys: a mapping only reordered is no change.)
+    Under a key unchanged since an episode began at the task's initial state, the mappings are
+    found where they were found in that state (``_INITIAL_FOUND``), for every episode of the task."""
 
     def __init__(self, episode: Episode):
         self.versions: dict[Any, int] = episode._key_versions
         self.found: dict[tuple[Any, bool, str], tuple[int, Any, list[dict[str, Any]]]] = {}
+        self.task = episode.task
+        self.initial = _initial_found(episode.task) if episode._from_initial else None
 
     def under(self, key: Any, value: dict[Any, Any], canon: bool, looked: str, holds: Any) -> list[dict[str, Any]]:
         at = (key, canon, looked)
@@ -221,11 +225,51 @@ class _Kept:
         hit = self.found.get(at)
         if hit is not None and hit[0] == version and hit[1] is value:
             return hit[2]
-        found = list(_walk(value, holds, 3))
+        if self.initial is not None and key not in self.versions:  # as it began: where it was found then
+            paths = self.initial.get(at)
+            if paths is None:
+                paths = self.initial[at] = [p for p, _ in _walk_paths(self.task.initial_state[key], holds, 3, ())]
+                while len(self.initial) > 4096:
+                    self.initial.pop(next(iter(self.initial)))
+            found = [_follow(value, p) for p in paths]
+        else:
+            found = list(_walk(value, holds, 3))
         self.found[at] = (version, value, found)  # (the value held: ``is`` compares this object)
         while len(self.found) > 4096:
             self.found.pop(next(iter(self.found)))
         return found
+
+
+def _walk_paths(state: Any, holds: Any, depth: int, path: tuple[Any, ...]) -> Iterator[tuple[tuple[Any, ...], Any]]:
+    """``_walk`` with the keys that lead to each mapping."""
+    if not isinstance(state, dict) or depth == 0:
+        return
+    if holds(state):
+        yield path, state
+    for k, v in state.items():
+        if isinstance(v, dict):
+            yield from _walk_paths(v, holds, depth - 1, (*path, k))
+
+
+def _follow(value: Any, path: tuple[Any, ...]) -> Any:
+    for k in path:
+        value = value[k]
+    return value
+
+
+# per task (held, so the id it is filed under stays its own): (top-level key, canonical?, value
+# looked for) -> the key paths of the mappings ``_tables`` finds under that key of its initial
+# state; every episode that begins there finds them at the same places while the key is unchanged
+_INITIAL_FOUND: dict[int, tuple[Any, dict[tuple[Any, bool, str], list[tuple[Any, ...]]]]] = {}
+
+
+def _initial_found(task: Any) -> dict[tuple[Any, bool, str], list[tuple[Any, ...]]]:
+    found = _INITIAL_FOUND.get(id(task))
+    if found is None or found[0] is not task:
+        found = _INITIAL_FOUND[id(task)] = (task, {})
+        while len(_INITIAL_FOUND) > 256:
+            _INITIAL_FOUND.pop(next(iter(_INITIAL_FOUND)))
+    return found[1]
 
 
 def _named_record(state: Any, value: str, kept: _Kept | None = None) -> tuple[str, list[str]] | None:
@@ -484,7 +528,7 @@ class _Record:
         self.support = 0  # moves on whenever what the record supports may have changed
         self.unsupported: tuple[int, int, list[Mismatch]] = (-1, 0, [])  # (support, messages read, claims)
         self.facts: dict[tuple[str, int], Resolved] = {}
-        self.kept = _Kept(episode) if hasattr(episode, "_key_versions") else None
+        self.kept = _Kept(episode) if hasattr(episode, "_key_versions") else None  # (an engine episode)
         # the alias words of the tell facts ("crew 8" names CREW-8 in a claim too)
         self.aliases: dict[str, str] = {
             w: p for item in _tell_items(episode) for fact in item.tell or [] for w, p in fact.aliases.items()
