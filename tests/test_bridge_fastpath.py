@@ -129,3 +129,132 @@ def test_rl_serve_compresses_websocket_messages_only_when_asked(monkeypatch, fla
     out = CliRunner().invoke(main, ["rl", "serve", "air-ams-connection-t3-easy", "--port", "0", *flag])
     assert out.exit_code == 0, out.output
     assert [kw["ws_per_message_deflate"] for kw in started] == [deflate]
+
+
+def _round_trip(kind: str, data: dict[str, Any]) -> Any:
+    """What ``parse_action`` gave before its shortcut: the arguments as JSON text, read back by
+    ``sttui run``'s parser."""
+    from sttui.controllers.model import _parse_stt
+
+    args = data.get("args", {})
+    arguments = args if isinstance(args, str) else json.dumps(args, ensure_ascii=False, default=str)
+    assert kind == "stt"
+    return _parse_stt({"content": None, "tool_calls": [{"function": {"name": data["tool"], "arguments": arguments}}]})
+
+
+def _deep(n: int) -> Any:
+    value: Any = "x"
+    for i in range(n):
+        value = {"k": value} if i % 2 else [value]
+    return value
+
+
+class _Text(str):
+    pass
+
+
+_ODD_ARGS = [
+    {},
+    {"a": 1, "b": 1.0, "c": True, "d": None, "e": "é ☃ \ud83d", "f": -0.0, "g": 10**30, "h": 1e308},
+    {"z": 1, "a": {"y": [1, {"x": []}], "b": {}}},  # key order kept, empty containers nested
+    {"t": (1, 2)},
+    {"n": float("nan")},
+    {"i": float("inf")},
+    {"j": -float("inf")},
+    {1: "int key"},
+    {"s": _Text("a str subclass")},
+    {"o": object()},
+    {"d": _deep(30)},  # 31 levels with the arguments' own: allowed
+    {"d": _deep(31)},  # 32
+    {"d": _deep(32)},  # 33: refused, with the parser's message
+    {"d": _deep(40)},
+    {"reason": "done here"},
+    {"reason": ""},
+    {"reason": 5},
+]
+
+
+@pytest.mark.parametrize("tool", ["lookup", "end_episode"])
+@pytest.mark.parametrize("args", _ODD_ARGS, ids=range(len(_ODD_ARGS)))
+def test_parse_action_reads_arguments_as_their_json_round_trip(tool, args):
+    """``parse_action`` copies plain JSON arguments instead of writing and parsing them: the
+    action (its arguments' types and key order included) or the error is the round trip's."""
+    from sttui.bridges.episodes import parse_action
+
+    data = {"tool": tool, "args": args}
+    got, want = parse_action("stt", data), _round_trip("stt", data)
+    assert type(got) is type(want)
+    assert repr(got) == repr(want)
+    if hasattr(want, "args"):
+        assert _typed(got.args) == _typed(want.args)
+        assert got.args is not args
+
+
+def _typed(value: Any) -> Any:
+    """The value with every type named (a str subclass is no str; 1, 1.0 and True differ)."""
+    if isinstance(value, dict):
+        return ("dict", [(_typed(k), _typed(v)) for k, v in value.items()])
+    if isinstance(value, list | tuple):
+        return (type(value).__name__, [_typed(v) for v in value])
+    return (type(value).__name__, repr(value))
+
+
+def test_parse_action_reads_every_bundled_plans_actions_as_their_round_trip():
+    from sttui.bridges.episodes import parse_action
+
+    seen = 0
+    for loaded in select_tasks("stt"):
+        for plan in ("oracle", "naive"):
+            actions, _ = baseline_actions(loaded, plan, loaded.task.seed)
+            for a in actions:
+                data = action_data(a)
+                if "tool" in data:
+                    assert repr(parse_action("stt", data)) == repr(_round_trip("stt", data))
+                    seen += 1
+    assert seen > 500
+
+
+def test_an_observation_made_directly_is_the_one_model_construct_makes():
+    """``_plain`` makes the observation without ``model_construct`` when every field is given:
+    the same instance (fields, their order, what was set, no extra, no private) and the same
+    dump; a partial set of fields goes through ``model_construct`` itself."""
+    from sttui.bridges import openenv_env as oe
+
+    [loaded] = select_tasks("stt", task="air-ams-connection-t3-easy")
+    env = GymEnv(ServeConfig([loaded]))
+    env.reset()
+    session = env.env.session
+    assert session is not None
+    for fields in (session.fields(first=True), session.fields(), session.fields(error="bad")):
+        got = oe._construct(dict(fields))
+        want = SttuiObservation.model_construct(metadata={}, **fields)
+        assert list(got.__dict__.items()) == list(want.__dict__.items())
+        assert got.__pydantic_fields_set__ == want.__pydantic_fields_set__
+        assert (got.__pydantic_extra__, got.__pydantic_private__) == (
+            want.__pydantic_extra__,
+            want.__pydantic_private__,
+        )
+        _same(got.model_dump(exclude={"metadata"}), want.model_dump(exclude={"metadata"}))
+    partial = {"episode_id": "e", "error": "x"}
+    got = oe._construct(partial)
+    assert got.__pydantic_fields_set__ == {"episode_id", "error", "metadata"}
+    assert got.model_dump() == SttuiObservation.model_construct(metadata={}, **partial).model_dump()
+
+
+def test_the_encoders_made_once_write_what_json_dumps_writes():
+    """``texts`` and ``state.canonical`` keep their JSON encoders instead of making one per call
+    (as ``json.dumps`` with options does): the same text, for odd values too."""
+    from datetime import datetime
+
+    from sttui.bridges.episodes import texts
+    from sttui.core import state as st
+
+    plain: list[Any] = [{"b": 1, "a": [1.5, None, True, "é ☃"], "c": {"y": float("nan")}}, [], "text"]
+    odd: list[Any] = [{"z": datetime(2024, 1, 2, 3, 4), "x": (1, 2)}, {1: "int key"}, *plain]
+    for value in odd:
+        assert st.canonical(value) == json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+        got = texts([{"type": "tool_result", "result": value}])
+        assert got == f"result {json.dumps(value, ensure_ascii=False, default=str)}"
+    for value in plain:  # a call's arguments (plain JSON: no default)
+        got = texts([{"type": "tool_call", "tool": "t", "args": value}])
+        assert got == f"call t {json.dumps(value, ensure_ascii=False)}"

@@ -375,3 +375,40 @@ def test_the_agent_view_is_the_episodes_own_bounded_and_read_only():
     assert [m["text"] for m in seen.messages] == [i["text"] for i in ep.view if i["type"] == "message"]
     assert list(seen.agent_actions) == [i for i in ep.view if i["type"] == "tool_call"]
     assert openai_messages(view.items, "s") == openai_messages(ep.view[:n], "s")
+
+
+def test_a_result_is_the_callers_own_and_the_runner_takes_none():
+    """``apply`` gives the caller a copy of the recorded result (changing it changes neither the
+    view nor the record); the runner, which reads results from the seats' views, asks for none
+    and gets None, with the same record."""
+    ep, quiet = episode(), episode()
+    got = ep.apply(ToolCall("get_crate", {"crate_id": "CR-1"}))
+    assert quiet.apply(ToolCall("get_crate", {"crate_id": "CR-1"}), result=False) is None
+    recorded = ep.events[-1].payload["result"]
+    assert got == recorded and got is not recorded and got is not ep.view[-1]["result"]
+    got.clear()
+    assert ep.view[-1]["result"] == recorded and recorded
+    assert [(e.type, e.payload) for e in ep.events] == [(e.type, e.payload) for e in quiet.events]
+    assert ep.view == quiet.view
+
+
+def test_the_runner_asks_the_engine_for_no_result(monkeypatch):
+    from sttui.bridges.episodes import Stepper, baseline_actions, select_tasks
+
+    asked: list[bool] = []
+    apply = Episode.apply
+
+    def spy(self, action, actor=None, *, result=True):
+        asked.append(result)
+        return apply(self, action, actor, result=result)
+
+    [loaded] = select_tasks("stt", task="air-ams-connection-t3-easy")
+    actions, _ = baseline_actions(loaded, "oracle", loaded.task.seed)
+    monkeypatch.setattr(Episode, "apply", spy)
+    s = Stepper(loaded, loaded.task.seed)  # sttui's runner, stepped
+    s.reset()
+    for action in actions:
+        if not s.done:
+            s.step(action)
+    assert any(isinstance(a, ToolCall) for a in actions) and len(asked) >= len(actions)
+    assert not any(asked)

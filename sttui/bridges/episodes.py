@@ -21,7 +21,8 @@ from typing import Any
 from sttui.config import ModelAlias
 from sttui.controllers.model import _parse_explore, _parse_stt
 from sttui.controllers.registry import make_judge, make_user
-from sttui.core.actions import Action
+from sttui.core.actions import Action, EndEpisode, ToolCall
+from sttui.core.callsyntax import MAX_NESTING
 from sttui.core.chat import EXPLORE_TOOLS
 from sttui.core.episode import Episode
 from sttui.core.events import Event
@@ -137,6 +138,12 @@ def parse_action(kind: str, data: Any) -> Action | str:
         if not isinstance(tool, str) or not tool:
             return "tool must be a tool's name"
         args = data.get("args", {})
+        if kind == "stt" and type(args) is dict:
+            plain = _json_copy(args)
+            if plain is not None:  # what the JSON round trip below would give, without it
+                if tool == "end_episode":
+                    return EndEpisode(str(plain.get("reason") or "the agent ended the episode"))
+                return ToolCall(tool, plain)
         arguments = args if isinstance(args, str) else json.dumps(args, ensure_ascii=False, default=str)
         answer: dict[str, Any] = {"content": None, "tool_calls": [{"function": {"name": tool, "arguments": arguments}}]}
     else:
@@ -146,6 +153,38 @@ def parse_action(kind: str, data: Any) -> Action | str:
             return "explore episodes take tool calls only: probe, submit_batch or answer_assessment"
         answer = {"content": message}
     return (_parse_explore if kind == "explore" else _parse_stt)(answer)
+
+
+_SCALARS = (str, int, float, bool, type(None))  # (a float's JSON is its repr: read back the same)
+
+
+def _json_copy(value: dict[str, Any]) -> dict[str, Any] | None:
+    """A copy of ``value`` when it is plain JSON (dicts with text keys, lists, text, numbers,
+    booleans, null) nested at most ``MAX_NESTING`` deep: then it is exactly
+    what ``json.loads(json.dumps(value))`` gives, as ``sttui run``'s parser reads arguments.
+    None for anything else (tuples, other keys or values, too deep), which takes that path."""
+    out: dict[str, Any] = {}
+    stack: list[tuple[Any, Any, int]] = [(value, out, 1)]
+    while stack:
+        src, dst, depth = stack.pop()
+        if depth > MAX_NESTING:
+            return None
+        items = src.items() if type(src) is dict else enumerate(src)
+        for k, v in items:
+            t = type(v)
+            if type(k) is not str and type(dst) is dict:
+                return None
+            if t is dict or t is list:
+                copy: Any = {} if t is dict else []
+                stack.append((v, copy, depth + 1))
+                v = copy
+            elif t not in _SCALARS:
+                return None
+            if type(dst) is dict:
+                dst[k] = v
+            else:
+                dst.append(v)
+    return out
 
 
 def action_of_openai(kind: str, message: dict[str, Any]) -> Action | str:
@@ -356,12 +395,18 @@ def texts(items: Iterable[dict[str, Any]]) -> str:
         if kind == "message":
             out.append(f"{item['from']}: {item['text']}")
         elif kind == "tool_call":
-            out.append(f"call {item['tool']} {json.dumps(item['args'], ensure_ascii=False)}")
+            out.append(f"call {item['tool']} {_ARGS_JSON(item['args'])}")
         elif kind == "tool_result":
-            out.append(f"result {json.dumps(item['result'], ensure_ascii=False, default=str)}")
+            out.append(f"result {_RESULT_JSON(item['result'])}")
         elif kind == "notice":
             out.append(f"[Notice] {item['text']}")
     return "\n".join(out)
+
+
+# ``json.dumps(…, ensure_ascii=False)`` (and with ``default=str``), their encoders made once, not
+# per call
+_ARGS_JSON = json.JSONEncoder(ensure_ascii=False).encode
+_RESULT_JSON = json.JSONEncoder(ensure_ascii=False, default=str).encode
 
 
 def action_data(action: Action) -> dict[str, Any]:

@@ -465,5 +465,30 @@ def _plain(fields: dict[str, Any] | SttuiObservation) -> dict[str, Any]:
     """The observation as ``model_dump`` gives it (the model's own serializer, so the data is
     the caller's own: changing it changes neither the episode nor its record), without
     validating fields the session made."""
-    obs = fields if isinstance(fields, SttuiObservation) else SttuiObservation.model_construct(metadata={}, **fields)
-    return obs.model_dump(exclude={"metadata"})  # (metadata given above: its default factory is slow to call)
+    obs = fields if isinstance(fields, SttuiObservation) else _construct(fields)
+    return obs.model_dump(exclude={"metadata"})
+
+
+_NAMES = tuple(SttuiObservation.__pydantic_fields__)
+_OTHERS = frozenset(_NAMES) - {"metadata"}
+# ``model_construct`` as it goes for this model: every field given, no alias, no extra, no post-init
+_DIRECT = (
+    not SttuiObservation.__pydantic_post_init__
+    and SttuiObservation.model_config.get("extra") != "allow"
+    and all(f.alias is None and f.validation_alias is None for f in SttuiObservation.__pydantic_fields__.values())
+)
+
+
+def _construct(fields: dict[str, Any]) -> SttuiObservation:
+    """``SttuiObservation.model_construct(metadata={}, **fields)``: when ``fields`` holds every
+    other field (as ``Session.fields`` gives them), the instance is made directly, as that call
+    makes it, without its walk over each field's aliases and defaults."""
+    if not _DIRECT or fields.keys() != _OTHERS:
+        return SttuiObservation.model_construct(metadata={}, **fields)  # (its default factory is slow)
+    values = {name: {} if name == "metadata" else fields[name] for name in _NAMES}
+    obs = SttuiObservation.__new__(SttuiObservation)
+    object.__setattr__(obs, "__dict__", values)
+    object.__setattr__(obs, "__pydantic_fields_set__", set(_NAMES))
+    object.__setattr__(obs, "__pydantic_extra__", None)
+    object.__setattr__(obs, "__pydantic_private__", None)
+    return obs

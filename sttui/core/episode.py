@@ -84,6 +84,9 @@ class Episode:
             else:
                 self._passive.append(trig)
         self._state_version = 0  # bumped whenever the state is seen to change
+        # top-level key -> the state version its value last changed at (absent: never), so a
+        # reader that looks under some keys only can keep what it read under the others
+        self._key_versions: dict[Any, int] = {}
         self._false_at: dict[int, int] = {}  # state trigger -> the state version it was last false at
         self.seed = task.seed if seed is None else seed
         self.env = env_cls(st.copy_state(task.initial_state), task.clock.start, self.seed)
@@ -98,7 +101,10 @@ class Episode:
         self._mids: list[Any] = []
         self._valid = 0  # how many of _mids still hold
         opening = _opening(task)
-        if self.env.state == opening.state:  # (an environment may set up more in __init__)
+        # whether the state began as the task's initial state (a top-level key the engine has
+        # seen no change under still holds its initial value)
+        self._from_initial = self.env.state == opening.state
+        if self._from_initial:  # (an environment may set up more in __init__)
             self._shadow: dict[str, Any] = dict(opening.state)
             self._key_json: dict[str, str] = dict(opening.key_json)
             self._sub_json: dict[str, dict[str, str]] = {k: dict(v) for k, v in opening.sub_json.items()}
@@ -172,8 +178,13 @@ class Episode:
     def now(self) -> datetime:
         return self.env.now
 
-    def apply(self, action: Action, actor: str | None = None) -> Result | None:
-        """Apply one action from the seat whose turn it is; returns a tool's result."""
+    def apply(self, action: Action, actor: str | None = None, *, result: bool = True) -> Result | None:
+        """Apply one action from the seat whose turn it is; returns a tool's result (the caller's
+        own copy). ``result=False``: the caller reads none (the runner), so none is copied."""
+        got = self._apply(action, actor)
+        return st.copy_state(got) if result and got is not None else None
+
+    def _apply(self, action: Action, actor: str | None) -> Result | None:
         if self.ended is not None:
             raise ProtocolError("the episode has ended")
         if isinstance(action, ToolCall | Say | EndEpisode):
@@ -360,6 +371,8 @@ class Episode:
             self._changed_paths.extend(d["path"] for d in diff)
             self._dirty = True
             self._state_version += 1
+            for key in changed:
+                self._key_versions[key] = self._state_version
         return diff
 
     def _snapshot_if_changed(self) -> None:
@@ -417,7 +430,7 @@ class Episode:
         self.calls.append(call)
         self.view.append({"type": "tool_result", "id": call_id, "tool": name, "result": result})
         self._emit(ev.TOOL_RESULT, actor, payload)
-        return st.copy_state(result)  # the caller's own: changing it changes neither the state nor the record
+        return result  # the recorded result: ``apply`` gives its caller a copy
 
     # -- triggers ----------------------------------------------------------------
     def _pending(self, trig: Trigger) -> bool:

@@ -173,20 +173,109 @@ def _walk(state: Any, holds: Any, depth: int = 4) -> Iterator[dict[str, Any]]:
             yield from _walk(v, holds, depth - 1)
 
 
-def _tables(state: Any, value: str) -> list[dict[str, Any]]:
+def _tables(state: Any, value: str, kept: _Kept | None = None) -> list[dict[str, Any]]:
     """Mappings in ``state`` (four levels deep) with ``value`` as a key: written exactly, or
-    else of the same canonical form (a literal ``trk9`` finds ``vehicles``' ``TRK-9``)."""
-    found = list(_walk(state, lambda d: value in d))
+    else of the same canonical form (a literal ``trk9`` finds ``vehicles``' ``TRK-9``).
+    ``kept``: what was found under each top-level key, kept while its value is unchanged."""
+    found = _tables_by(state, value, False, kept)
     if found:
         return found
-    key = facts.canon_id(value)
-    return list(_walk(state, lambda d: any(isinstance(k, str) and facts.canon_id(k) == key for k in d)))
+    return _tables_by(state, value, True, kept)
 
 
-def _named_record(state: Any, value: str) -> tuple[str, list[str]] | None:
+def _tables_by(state: Any, value: str, canon: bool, kept: _Kept | None) -> list[dict[str, Any]]:
+    if canon:
+        key = facts.canon_id(value)
+
+        def holds(d: dict[Any, Any]) -> bool:
+            return any(isinstance(k, str) and facts.canon_id(k) == key for k in d)
+    else:
+
+        def holds(d: dict[Any, Any]) -> bool:
+            return value in d
+
+    if kept is None or not isinstance(state, dict):
+        return list(_walk(state, holds))
+    # ``_walk``'s order: the state itself, then under each top-level key in turn
+    out = [state] if holds(state) else []
+    for k, v in state.items():
+        if isinstance(v, dict):
+            out += kept.under(k, v, canon, value, holds)
+    return out
+
+
+class _Kept:
+    """The mappings found under each top-level key of an episode's state (``_tables``), kept
+    while the engine has seen no change under that key (``Episode._key_versions``) and the
+    value there is the same object: a ``tell`` fact is resolved again after every change of
+    state, and most changes leave most of the state as it was. (Like the engine's own record of
+    change, this sees values, not the order of keys: a mapping only reordered is no change.)
+    Under a key unchanged since an episode began at the task's initial state, the mappings are
+    found where they were found in that state (``_INITIAL_FOUND``), for every episode of the task."""
+
+    def __init__(self, episode: Episode):
+        self.versions: dict[Any, int] = episode._key_versions
+        self.found: dict[tuple[Any, bool, str], tuple[int, Any, list[dict[str, Any]]]] = {}
+        self.task = episode.task
+        self.initial = _initial_found(episode.task) if episode._from_initial else None
+
+    def under(self, key: Any, value: dict[Any, Any], canon: bool, looked: str, holds: Any) -> list[dict[str, Any]]:
+        at = (key, canon, looked)
+        version = self.versions.get(key, 0)
+        hit = self.found.get(at)
+        if hit is not None and hit[0] == version and hit[1] is value:
+            return hit[2]
+        if self.initial is not None and key not in self.versions:  # as it began: where it was found then
+            paths = self.initial.get(at)
+            if paths is None:
+                paths = self.initial[at] = [p for p, _ in _walk_paths(self.task.initial_state[key], holds, 3, ())]
+                while len(self.initial) > 4096:
+                    self.initial.pop(next(iter(self.initial)))
+            found = [_follow(value, p) for p in paths]
+        else:
+            found = list(_walk(value, holds, 3))
+        self.found[at] = (version, value, found)  # (the value held: ``is`` compares this object)
+        while len(self.found) > 4096:
+            self.found.pop(next(iter(self.found)))
+        return found
+
+
+def _walk_paths(state: Any, holds: Any, depth: int, path: tuple[Any, ...]) -> Iterator[tuple[tuple[Any, ...], Any]]:
+    """``_walk`` with the keys that lead to each mapping."""
+    if not isinstance(state, dict) or depth == 0:
+        return
+    if holds(state):
+        yield path, state
+    for k, v in state.items():
+        if isinstance(v, dict):
+            yield from _walk_paths(v, holds, depth - 1, (*path, k))
+
+
+def _follow(value: Any, path: tuple[Any, ...]) -> Any:
+    for k in path:
+        value = value[k]
+    return value
+
+
+# per task (held, so the id it is filed under stays its own): (top-level key, canonical?, value
+# looked for) -> the key paths of the mappings ``_tables`` finds under that key of its initial
+# state; every episode that begins there finds them at the same places while the key is unchanged
+_INITIAL_FOUND: dict[int, tuple[Any, dict[tuple[Any, bool, str], list[tuple[Any, ...]]]]] = {}
+
+
+def _initial_found(task: Any) -> dict[tuple[Any, bool, str], list[tuple[Any, ...]]]:
+    found = _INITIAL_FOUND.get(id(task))
+    if found is None or found[0] is not task:
+        found = _INITIAL_FOUND[id(task)] = (task, {})
+        while len(_INITIAL_FOUND) > 256:
+            _INITIAL_FOUND.pop(next(iter(_INITIAL_FOUND)))
+    return found[1]
+
+
+def _named_record(state: Any, value: str, kept: _Kept | None = None) -> tuple[str, list[str]] | None:
     """When ``value`` is the key of a record with a ``name`` (a clinician's id): its name and
     the names of the records beside it."""
-    for table in _tables(state, value):
+    for table in _tables(state, value, kept):
         if is_records(table):
             for k, rec in table.items():
                 if facts.canon_id(k) == facts.canon_id(value) and isinstance(rec.get("name"), str):
@@ -194,12 +283,12 @@ def _named_record(state: Any, value: str) -> tuple[str, list[str]] | None:
     return None
 
 
-def _record_of(state: Any, value: Any) -> dict[str, Any] | None:
+def _record_of(state: Any, value: Any, kept: _Kept | None = None) -> dict[str, Any] | None:
     """The record whose key is ``value`` (an id) in a mapping of records of the state."""
     if not isinstance(value, str) or not facts.canon_id(value):
         return None
     key = facts.canon_id(value)
-    for table in _tables(state, value):
+    for table in _tables(state, value, kept):
         if is_records(table):
             for k, rec in table.items():
                 if facts.canon_id(k) == key:
@@ -219,8 +308,9 @@ def _siblings(state: Any, path: str) -> list[Any]:
     return [r[parts[-1]] for r in table.values() if r.get(parts[-1]) is not None]
 
 
-def resolve(fact: Fact, state: Any, task_words: str) -> Resolved:
-    """The fact as of ``state``: its value from its path (or literal), its kind, its rivals."""
+def resolve(fact: Fact, state: Any, task_words: str, kept: _Kept | None = None) -> Resolved:
+    """The fact as of ``state``: its value from its path (or literal), its kind, its rivals.
+    ``kept``: the episode's mappings found so far (``_Kept``), for a state the engine tracks."""
     raw = fact.value if fact.path is None else st.lookup(state, fact.path, None)
     where = f"{fact.path}" if fact.path is not None else "its value"
     if fact.path is not None:
@@ -229,14 +319,14 @@ def resolve(fact: Fact, state: Any, task_words: str) -> Resolved:
             return Resolved(fact.fact, fact.kind or "text", problem=f"{fact.path}: {gone}")
     siblings = _siblings(state, fact.path) if fact.path is not None else []
     if fact.field is not None:
-        record = _record_of(state, raw)
+        record = _record_of(state, raw, kept)
         if record is None or fact.field not in record:
             what = "no record" if record is None else f"no field '{fact.field}' in the record"
             return Resolved(fact.fact, fact.kind or "text", problem=f"{where} holds {raw!r}: {what}")
         raw, siblings = record[fact.field], []
     kind = fact.kind or facts.infer_kind(raw)
     if kind == "person" and isinstance(raw, str) and fact.path is not None:
-        named = _named_record(state, raw)
+        named = _named_record(state, raw, kept)
         if named is not None:
             raw, siblings = named[0], named[1] + siblings
     got = read_fact(raw, kind)
@@ -248,7 +338,7 @@ def resolve(fact: Fact, state: Any, task_words: str) -> Resolved:
     out = Resolved(fact.fact, kind, expected, shown, sig=(kind,))
     if kind == "id":
         rivals = {expected}
-        for table in _tables(state, str(raw)):
+        for table in _tables(state, str(raw), kept):
             rivals |= {facts.canon_id(k) for k in table if isinstance(k, str)}
         rivals |= {facts.canon_id(str(s)) for s in siblings if isinstance(s, str)}
         out.rivals = sorted(r for r in rivals if r)
@@ -256,15 +346,22 @@ def resolve(fact: Fact, state: Any, task_words: str) -> Resolved:
         out.sig = (kind, tuple(out.rivals), tuple(sorted(fact.aliases.items())))
     elif kind in ("person", "text"):
         if kind == "text" and isinstance(raw, str):  # a key of a table (a site): the other keys
-            siblings = siblings + [k for t in _tables(state, raw) for k in t if isinstance(k, str)]
+            siblings = siblings + [k for t in _tables(state, raw, kept) for k in t if isinstance(k, str)]
         read = [read_fact(s, kind) for s in siblings]
         listed = [expected] + [r[0] for r in read if r is not None and r[0] != expected]
         out.rivals = [r for i, r in enumerate(listed) if r not in listed[:i]]
         out.sig = (kind, repr(out.rivals))
     else:
-        finder = facts.find_times if kind == "time" else facts.find_dates
-        out.excused = [v for f in finder(task_words) for v in f.values]
+        out.excused = list(_excused(kind, task_words))
     return out
+
+
+@functools.lru_cache(maxsize=1024)
+def _excused(kind: str, task_words: str) -> tuple[Any, ...]:
+    """The times (or dates) the user's own request states: the same for every fact and state
+    of a task, so read once."""
+    finder = facts.find_times if kind == "time" else facts.find_dates
+    return tuple(v for f in finder(task_words) for v in f.values)
 
 
 # -- judging one fact ---------------------------------------------------------------------
@@ -349,15 +446,24 @@ def claim_verbs(tools: dict[str, Any]) -> dict[str, set[str]]:
     return out
 
 
-def _claim_verbs_of(tools: dict[str, Any]) -> dict[str, set[str]]:
+def _claim_verbs_of(tools: dict[str, Any]) -> _Verbs:
     """:func:`claim_verbs`, made once per set of tool names and kinds (every episode of a task
     would otherwise make it again); shared: read it, never change it."""
     return _claim_verbs_cached(tuple((name, getattr(spec, "kind", "operation")) for name, spec in tools.items()))
 
 
 @functools.lru_cache(maxsize=256)
-def _claim_verbs_cached(named: tuple[tuple[str, Any], ...]) -> dict[str, set[str]]:
-    return claim_verbs({name: _Kind(kind) for name, kind in named})
+def _claim_verbs_cached(named: tuple[tuple[str, Any], ...]) -> _Verbs:
+    return _Verbs(claim_verbs({name: _Kind(kind) for name, kind in named}))
+
+
+class _Verbs(dict[str, set[str]]):
+    """Claim verbs (past form -> tools), with what each message text was read to claim in
+    their terms (``_candidates``): shared by every episode with the same tools."""
+
+    def __init__(self, verbs: dict[str, set[str]]):
+        super().__init__(verbs)
+        self.clauses: dict[str, list[tuple[list[str], set[str]]]] = {}
 
 
 @dataclass(frozen=True)
@@ -366,17 +472,27 @@ class _Kind:
 
 
 def _ids_in(value: Any, out: set[str]) -> set[str]:
-    if isinstance(value, str):
-        if facts.is_id(value):
-            out.add(facts.canon_id(value))
-    elif isinstance(value, dict):
-        for k, v in value.items():
-            _ids_in(k, out)
-            _ids_in(v, out)
-    elif isinstance(value, list | tuple):
-        for v in value:
-            _ids_in(v, out)
+    """The canonical ids among the strings in ``value`` (keys included, at any depth), added to
+    ``out``. A loop over a stack, not a call per value: every result the agent is shown is read."""
+    stack = [value]
+    pop, push, add = stack.pop, stack.append, out.add
+    while stack:
+        v = pop()
+        if isinstance(v, str):
+            c = _canon_if_id(v)
+            if c is not None:
+                add(c)
+        elif isinstance(v, dict):
+            push(list(v))
+            push(list(v.values()))
+        elif isinstance(v, list | tuple):
+            stack.extend(v)
     return out
+
+
+@functools.lru_cache(maxsize=65536)
+def _canon_if_id(text: str) -> str | None:
+    return facts.canon_id(text) if facts.is_id(text) else None
 
 
 _INITIAL_IDS: dict[int, tuple[Any, frozenset[str]]] = {}
@@ -394,8 +510,10 @@ def _initial_ids(task: Any) -> frozenset[str]:
 
 
 class _Record:
-    """What the record shows, kept up to date as the episode grows: ids known (the state's
-    at the start, and every call's), and the ids each successful operation named."""
+    """What the record shows, brought up to date (:meth:`update`) only when a message claims
+    something: ids known (the state's at the start, and every call's), and the ids each
+    successful operation named. Reading every call's arguments and result is most of what a
+    ``tell`` item costs, and most reports claim nothing (``_candidates``)."""
 
     def __init__(self, episode: Episode):
         self.known: set[str] = set(_initial_ids(episode.task))
@@ -406,9 +524,11 @@ class _Record:
         self.matcher: facts.IdMatcher | None = None
         self.version: Any = None
         self.parsed: dict[str, list[tuple[str, set[str], set[object]]]] = {}  # message text -> its claims
+        self.clauses = self.verbs.clauses  # message text -> its claiming clauses
         self.support = 0  # moves on whenever what the record supports may have changed
         self.unsupported: tuple[int, int, list[Mismatch]] = (-1, 0, [])  # (support, messages read, claims)
         self.facts: dict[tuple[str, int], Resolved] = {}
+        self.kept = _Kept(episode) if hasattr(episode, "_key_versions") else None  # (an engine episode)
         # the alias words of the tell facts ("crew 8" names CREW-8 in a claim too)
         self.aliases: dict[str, str] = {
             w: p for item in _tell_items(episode) for fact in item.tell or [] for w, p in fact.aliases.items()
@@ -446,17 +566,28 @@ _MESSAGES: weakref.WeakKeyDictionary[Any, tuple[list[Any], int, list[_Msg]]] = w
 
 
 def _record(episode: Episode) -> _Record:
+    """The episode's record, as last brought up to date (:func:`_synced` reads what is new)."""
     rec = _RECORDS.get(episode)
     if rec is None:
         rec = _RECORDS[episode] = _Record(episode)
+    return rec
+
+
+def _synced(episode: Episode) -> _Record:
+    rec = _record(episode)
     rec.update(episode)
     return rec
 
 
-def _claimed(rec: _Record, text: str) -> list[tuple[str, set[str], set[object]]]:
-    """The clauses of a message that claim an operation: (words, tools claimed, ids named)."""
-    assert rec.matcher is not None
-    out = []
+def _candidates(rec: _Record, text: str) -> list[tuple[list[str], set[str]]]:
+    """The clauses of a message that claim an operation, before any id is looked for in them:
+    (the clause's words, the tools claimed). A function of the text and the tools' verbs only,
+    so read once per text and set of tools; a message with none claims nothing, whatever the
+    record holds."""
+    found = rec.clauses.get(text)
+    if found is not None:
+        return found
+    out: list[tuple[list[str], set[str]]] = []
     for sentence in _SENTENCE.split(facts.fold(text)):
         if not sentence.strip() or sentence.strip().endswith("?"):
             continue
@@ -469,25 +600,43 @@ def _claimed(rec: _Record, text: str) -> list[tuple[str, set[str], set[object]]]
                 if not any(t in _SUBJECTS for t in clause[:at]) or statements._negated(clause, at):
                     continue
                 claimed |= tools
-            if not claimed:
-                continue
-            ids = {v for f in rec.matcher.find(" ".join(clause)) for v in f.values}
-            if ids:
-                out.append((" ".join(clause), claimed, ids))
+            if claimed:
+                out.append((clause, claimed))
+    rec.clauses[text] = out
+    while len(rec.clauses) > 4096:
+        rec.clauses.pop(next(iter(rec.clauses)))
+    return out
+
+
+def _claimed(rec: _Record, text: str) -> list[tuple[str, set[str], set[object]]]:
+    """The clauses of a message that claim an operation: (words, tools claimed, ids named)."""
+    assert rec.matcher is not None
+    out = []
+    for clause, claimed in _candidates(rec, text):
+        ids = {v for f in rec.matcher.find(" ".join(clause)) for v in f.values}
+        if ids:
+            out.append((" ".join(clause), claimed, ids))
     return out
 
 
 def claims(episode: Episode, text: str, seq: int | None = None) -> list[Mismatch]:
     """The unsupported claims of one agent message (``RULE_CLAIMS``). What a message claims is
-    read once while the known ids stay the same; only the record's support is checked again."""
-    return _unsupported(_record(episode), text, seq)
+    read once while the known ids stay the same; only the record's support is checked again.
+    A message with no claiming clause is answered without reading the record."""
+    if not _candidates(_record(episode), text):
+        return []
+    return _unsupported(_synced(episode), text, seq)
 
 
 def all_claims(episode: Episode, messages: list[_Msg]) -> list[Mismatch]:
     """The unsupported claims of all ``messages`` (the agent's, in order): only the messages
     new since the last call are read while the record's support stays the same, so asking after
-    every step of a long episode does not read its every message again."""
+    every step of a long episode does not read its every message again. While no message has a
+    claiming clause there is none, and the record is not read."""
     rec = _record(episode)
+    if not any(_candidates(rec, m.text) for m in messages):
+        return []
+    rec.update(episode)
     support, read, found = rec.unsupported
     if support != rec.support or read > len(messages):
         read, found = 0, []
@@ -540,7 +689,7 @@ def resolved_facts(episode: Episode, item: ChecklistItem) -> list[Resolved]:
         key = (item.id, i)
         found = rec.facts.get(key)
         if found is None:
-            found = rec.facts[key] = resolve(fact, episode.env.state, rec.words)
+            found = rec.facts[key] = resolve(fact, episode.env.state, rec.words, rec.kept)
         out.append(found)
     return out
 

@@ -285,7 +285,12 @@ def _diff_mapping(
 
 def canonical(value: Any) -> str:
     """Canonical JSON: sorted keys, no spaces."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+    return _CANONICAL(value)
+
+
+# what ``json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)`` makes afresh on
+# every call, made once (the engine writes every changed record's canonical JSON for its hash)
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), default=str).encode
 
 
 def state_hash(value: Any) -> str:

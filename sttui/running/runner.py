@@ -268,7 +268,10 @@ async def drive(
             if isinstance(action, Attributed):  # e.g. a person's edit of a model's proposal
                 actor = action.actor
                 action = action.action
-            episode.apply(action, actor)
+            if isinstance(episode, Episode):
+                episode.apply(action, actor, result=False)  # (the seats read results from their views)
+            else:
+                episode.apply(action, actor)
     closing_verdict(episode, seats["user"] if isinstance(episode, Episode) else None)
     if stage_judge is not None:
         await stage_judge.catch_up(episode)  # the stages the last action closed

@@ -1,0 +1,194 @@
+"""What a ``tell`` item keeps between asks (issue 27's throughput) changes no result: the record
+of calls read only once a message claims something (``reports._Record``, ``_candidates``), each
+message's claiming clauses read once per text and set of tools, the mappings found under each
+top-level key of the state kept while the engine sees no change there, and found where the task's
+initial state has them under a key unchanged since the start (``reports._Kept``), and
+the times of the user's request read once per task. Every bundled stt task's oracle and naive
+plans are played through the bridge's ``Stepper``, and after every step the checklist, the
+scripted user's ``contradicted`` lines and the report mismatches must equal those worked out
+with nothing kept (a new record, every cache emptied)."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+
+from sttui.bridges.episodes import Stepper, baseline_actions, select_tasks
+from sttui.controllers.base import contradicted
+from sttui.core import reports
+from sttui.core.actions import EndEpisode, Reply, Say, ToolCall
+from sttui.core.checklist import evaluate_checklist
+from sttui.core.episode import Episode
+from sttui.core.loader import load_task
+from tests.conftest import ROOT
+
+T = TypeVar("T")
+_TASKS = select_tasks("stt", folder=ROOT / "tasks" / "stt")
+INSULIN = Path(ROOT) / "tasks" / "stt" / "logistics" / "insulin-reefer-fault-st2-easy.yaml"
+
+
+def afresh(ep: Episode, work: Callable[[], T]) -> T:
+    """``work`` with nothing kept: a new record for the episode and every reports cache empty;
+    what the episode kept is put back after, so the kept path goes on as it would have."""
+    kept = reports._RECORDS.pop(ep, None), reports._MESSAGES.pop(ep, None)
+    found, initial = dict(reports._FOUND), dict(reports._INITIAL_FOUND)
+    reports._FOUND.clear()
+    reports._INITIAL_FOUND.clear()
+    for cached in (reports._claim_verbs_cached, reports._excused, reports._canon_if_id):
+        cached.cache_clear()
+    try:
+        return work()
+    finally:
+        reports._RECORDS.pop(ep, None)
+        reports._MESSAGES.pop(ep, None)
+        if kept[0] is not None:
+            reports._RECORDS[ep] = kept[0]
+        if kept[1] is not None:
+            reports._MESSAGES[ep] = kept[1]
+        reports._FOUND.update(found)
+        reports._INITIAL_FOUND.clear()
+        reports._INITIAL_FOUND.update(initial)
+
+
+def said(ep: Episode) -> tuple[Any, ...]:
+    """Everything the tell items give: the checklist, the user's lines, the mismatches."""
+    return (
+        [i.as_dict() for i in evaluate_checklist(ep)],
+        contradicted(ep),
+        reports.report_mismatches(ep),
+    )
+
+
+@pytest.mark.parametrize("plan", ["oracle", "naive"])
+def test_at_every_step_what_the_tell_items_keep_gives_what_nothing_kept_gives(plan):
+    claims = 0
+    for loaded in _TASKS:
+        actions, _ = baseline_actions(loaded, plan, loaded.task.seed)
+        s = Stepper(loaded, loaded.task.seed)
+        s.reset()
+        for action in [*actions, EndEpisode("plan finished")]:
+            if s.done:
+                break
+            s.step(action)
+            ep = s.episode
+            assert isinstance(ep, Episode)
+            kept = said(ep)
+            assert kept == afresh(ep, lambda ep=ep: said(ep)), (loaded.id, action)
+            claims += sum(m.kind == "claim" for m in kept[2])
+    if plan == "naive":  # the record is read: unsupported claims are among what was compared
+        assert claims > 0
+
+
+def _insulin() -> Episode:
+    loaded = load_task(INSULIN)
+    ep = Episode(loaded.task, loaded.env_cls)
+    ep.start()
+    for step in loaded.task.solution:
+        if step.tool is not None:
+            ep.apply(ToolCall(step.tool, dict(step.args)))
+    return ep
+
+
+def test_a_record_added_under_a_key_already_read_is_a_rival_of_the_fact():
+    """The vehicles were read (the report passes); then a vehicle is added to their table: the
+    engine sees the change there, and the fact's rivals are read again, so a report naming the
+    new one is a conflict, as it is with nothing kept."""
+    ep = _insulin()
+    ep.apply(Say("The insulin went on TRK-9."))
+    assert next(i for i in evaluate_checklist(ep) if i.id == "report").passed
+    (fact,) = reports.resolved_facts(ep, next(i for i in ep.task.checklist if i.tell))
+    assert "TRK-12" not in fact.rivals
+    ep.env.state["vehicles"]["TRK-12"] = copy.deepcopy(ep.env.state["vehicles"]["TRK-9"])
+    assert ep._sync()  # what the engine does after an operation
+    ep.apply(Reply("ok"))
+    ep.apply(Say("Correction: it went on TRK-12."))
+    (fact,) = reports.resolved_facts(ep, next(i for i in ep.task.checklist if i.tell))
+    assert "TRK-12" in fact.rivals
+    report = next(i for i in evaluate_checklist(ep) if i.id == "report")
+    assert not report.passed and "said 'TRK-12' (a conflict)" in report.detail
+    assert said(ep) == afresh(ep, lambda: said(ep))
+
+
+def test_the_mappings_under_an_unchanged_key_are_kept_and_a_changed_key_read_again():
+    ep = _insulin()
+    rec = reports._record(ep)
+    assert rec.kept is not None
+    state = ep.env.state
+
+    def walked() -> list[Any]:
+        return list(reports._walk(state, lambda d: "TRK-9" in d))
+
+    first = reports._tables(state, "TRK-9", rec.kept)
+    assert first == walked()
+    kept = dict(rec.kept.found)
+    assert reports._tables(state, "TRK-9", rec.kept) == first
+    assert all(rec.kept.found[k][2] is kept[k][2] for k in kept)  # asked again: nothing walked
+    state["shipments"]["SHP-1"]["TRK-9"] = "noted"  # a mapping under a key already read now holds it
+    assert ep._sync()
+    again = reports._tables(state, "TRK-9", rec.kept)
+    assert again == walked() and len(again) == len(first) + 1
+    state["depots"] = {"D-1": {"TRK-9": "parked"}}  # a new key holding it
+    assert ep._sync()
+    assert reports._tables(state, "TRK-9", rec.kept) == walked() and len(walked()) == len(first) + 2
+
+
+def test_the_record_is_read_when_a_message_claims_and_again_after_later_calls():
+    """A claim before the work: unsupported. The record is read for it; then the work is done
+    and a later message claims nothing: the earlier claim is supported now, and the record read
+    again says so, as it does with nothing kept."""
+    loaded = load_task(INSULIN)
+    ep = Episode(loaded.task, loaded.env_cls)
+    ep.start()
+    ep.apply(Say("Checking the vans now."))
+    evaluate_checklist(ep)
+    rec = reports._record(ep)
+    assert rec.seen == 0 and rec.matcher is None  # nothing claimed: no call was read
+    claim = "I have assigned TRK-9 to the insulin."
+    ep.apply(Reply("ok"))
+    ep.apply(Say(claim))
+    before = said(ep)
+    assert [m.kind for m in before[2]].count("claim") == 1
+    assert reports.message_mismatches(ep, claim) == afresh(ep, lambda: reports.message_mismatches(ep, claim))
+    assert before == afresh(ep, lambda: said(ep)) and rec.seen == len(ep.view)
+    ep.apply(Reply("ok"))
+    ep.apply(Say("Still working on it."))  # claims nothing; the claim before it still counts
+    assert said(ep) == afresh(ep, lambda: said(ep)) and said(ep)[2] == before[2]
+    ep.apply(Reply("ok"))
+    for step in loaded.task.solution:
+        if step.tool is not None:
+            ep.apply(ToolCall(step.tool, dict(step.args)))
+    assert reports.message_mismatches(ep, claim) == afresh(ep, lambda: reports.message_mismatches(ep, claim)) == []
+    ep.apply(Say("Anything else I can help with?"))
+    after = said(ep)
+    assert after == afresh(ep, lambda: said(ep))
+    assert not any(m.kind == "claim" for m in after[2])  # supported by the assignment now
+
+
+def test_under_a_key_unchanged_since_the_start_the_mappings_are_found_where_the_initial_state_has_them():
+    """A second episode of the task finds the mappings under its unchanged keys at the places
+    the first found them in the initial state: its own mappings (not the task's), the same ones
+    a walk finds; a key changed since is walked anew."""
+    loaded = load_task(INSULIN)
+    reports._INITIAL_FOUND.pop(id(loaded.task), None)
+    first, second = (Episode(loaded.task, loaded.env_cls) for _ in range(2))
+    for ep in (first, second):
+        ep.start()
+        assert ep._from_initial
+    assert "sites" not in second._key_versions and "inventory" not in second._key_versions
+    reports._tables(first.env.state, "HUB-NORTH", reports._record(first).kept)
+    initial = reports._INITIAL_FOUND[id(loaded.task)][1]
+    assert initial[("sites", False, "HUB-NORTH")] == [()]  # where the first episode found them
+    state = second.env.state
+    got = reports._tables(state, "HUB-NORTH", reports._record(second).kept)
+    want = list(reports._walk(state, lambda d: "HUB-NORTH" in d))
+    assert len(got) == len(want) >= 2 and all(g is w for g, w in zip(got, want, strict=True))
+    state["vehicles"]["TRK-9"]["status"] = "in_use"
+    del state["vehicles"]["TRK-7"]  # (a mapping under the changed key no longer holds its id)
+    assert second._sync()
+    got = reports._tables(state, "TRK-7", reports._record(second).kept)
+    want = list(reports._walk(state, lambda d: "TRK-7" in d))
+    assert all(g is w for g, w in zip(got, want, strict=True)) and len(got) == len(want)
