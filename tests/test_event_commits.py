@@ -72,6 +72,15 @@ def _sqlalchemy_inserts(store: Store) -> list[str]:
     return seen
 
 
+def _sqlalchemy_only(path) -> Store:
+    """A store of this file that writes everything through SQLAlchemy (the reference path)."""
+    store = Store(f"sqlite:///{path}")
+    assert store._appender is not None
+    store._appender.close()
+    store._appender = None
+    return store
+
+
 def test_the_fast_path_writes_the_same_rows_as_the_sqlalchemy_path(tmp_path, stt_task, monkeypatch):
     monkeypatch.setenv("SOME_SECRET_TOKEN", "verysecretvalue123")
     path = tmp_path / "r.db"
@@ -79,11 +88,12 @@ def test_the_fast_path_writes_the_same_rows_as_the_sqlalchemy_path(tmp_path, stt
     events = _events()
     inserts = _sqlalchemy_inserts(store)
 
-    # the SQLAlchemy path: events in one transaction with an episode's row (as the writer
-    # commits an episode's creation with its first events)
+    # the SQLAlchemy path (a store of the same file without the held connection): events in one
+    # transaction with an episode's row (as the writer commits an episode's creation with its first events)
+    reference = _sqlalchemy_only(path)
     orm = "orm000000001"
-    store.write([*store.episode_items(stt_task, 0, "a", None, orm), *(("event", orm, e) for e in events)])
-    assert len(inserts) == 1
+    reference.write([*reference.episode_items(stt_task, 0, "a", None, orm), *(("event", orm, e) for e in events)])
+    reference.close()
     # the fast path: the same events alone, as one batch, and one at a time
     batch, single = (store.create_episode(stt_task, 0, "a", None) for _ in range(2))
     inserts.clear()
@@ -216,4 +226,113 @@ def test_durable_flag_syncs_every_commit(tmp_path, stt_task, monkeypatch):
     store = Store(f"sqlite:///{db}")
     with store.engine.connect() as conn:
         assert conn.exec_driver_sql("pragma synchronous").scalar() == 1
+    store.close()
+
+
+EPISODE_COLUMNS = (
+    "id, task_id, task_hash, kind, seed, typeof(seed), setting, status, agent, user, outcome, typeof(outcome), "
+    "scores, typeof(scores), end_reason, steps, typeof(steps), state_hash, started_at, typeof(started_at), "
+    "ended_at, typeof(ended_at), clean_baseline, typeof(clean_baseline)"
+)
+
+
+def _episode_rows(path) -> list[tuple]:
+    con = sqlite3.connect(path)
+    try:
+        return con.execute(f"select {EPISODE_COLUMNS} from episodes order by id").fetchall()
+    finally:
+        con.close()
+
+
+def _finishes(store: Store, eid: str) -> list[list[tuple]]:
+    """The ends an episode's row can get, each as its ``write`` items: scores with non-ASCII text,
+    odd types and secrets, none at all, an end reason alone."""
+    return [
+        store.finish_items(
+            eid,
+            "completed",
+            outcome={"success": True, "checks": [{"name": "naïve «ok» 東京", "passed": (1, 2)}], 3: None},
+            scores={
+                "reward": 0.5,
+                "neg": -0.0,
+                "big": 2**70,
+                "control": {"agent": 3, "human": 0},
+                "when": datetime.datetime(2024, 8, 15, 6, 0),
+                "note": f"leaked {KEY} and verysecretvalue123",
+                "api_key": "abc",
+            },
+            end_reason=f"done by agent {KEY}",
+            steps=7,
+            state_hash="f" * 64,
+        ),
+        store.finish_items(eid, "errored", end_reason="RuntimeError: boom", scores=None, steps=2),
+        store.finish_items(eid, "stopped", end_reason="interrupted"),
+    ]
+
+
+def test_episode_rows_through_the_held_connection_are_the_sqlalchemy_paths(tmp_path, stt_task, monkeypatch):
+    """An episode's creation and end, with the events around them, are committed through the held
+    connection too: with the same SQL and values as SQLAlchemy runs, so the same rows."""
+    monkeypatch.setenv("SOME_SECRET_TOKEN", "verysecretvalue123")
+    fast_path, slow_path = tmp_path / "fast.db", tmp_path / "slow.db"
+    fast, slow = Store(f"sqlite:///{fast_path}"), _sqlalchemy_only(slow_path)
+    for store in (fast, slow):
+        store.register_task(stt_task)  # (a batch that stores a task version still goes through SQLAlchemy)
+    seen: list[tuple[str, object]] = []
+    sa_event.listen(slow.engine, "before_cursor_execute", lambda _c, _cur, st, params, *_: seen.append((st, params)))
+    fast_seen: list[str] = []
+    sa_event.listen(fast.engine, "before_cursor_execute", lambda _c, _cur, st, *_: fast_seen.append(st))
+    executed: list[tuple[str, object]] = []
+    assert fast._appender is not None
+    run = fast._appender.run
+    monkeypatch.setattr(
+        fast._appender, "run", lambda steps: (executed.extend((s, r) for s, rows in steps for r in rows), run(steps))
+    )
+    events = _events()
+    for i, end in enumerate(range(3)):
+        eid = f"ep{i:010d}"
+        for store in (fast, slow):
+            created = store.episode_items(stt_task, 5, f"agent {KEY}", "user", eid, None)
+            created[0][1]["started_at"] = 1_700_000_000.0 + i  # (the same clock for both)
+            store.write([*created, ("event", eid, events[0])])
+            finish = _finishes(store, eid)[end]
+            finish[0][2]["ended_at"] = 1_700_000_100.0 + i
+            store.write([("event", eid, events[1]), *finish])
+    assert not any(st.startswith(("INSERT", "UPDATE")) for st in fast_seen)  # none through SQLAlchemy
+    written = [(st, p) for st, p in seen if st.startswith(("INSERT", "UPDATE"))]
+    assert executed == written  # the very statements and values
+    assert any(st.startswith("UPDATE episodes") for st, _ in executed)
+    fast.close()
+    slow.close()
+    rows = _episode_rows(fast_path)
+    assert len(rows) == 3 and rows == _episode_rows(slow_path)
+    assert _rows(fast_path, "ep0000000000") == _rows(slow_path, "ep0000000000")
+    text = str(rows)
+    assert KEY not in text and "verysecretvalue123" not in text and '"abc"' not in text  # scrubbed alike
+
+
+def test_an_episode_write_the_held_connection_cannot_run_goes_through_sqlalchemy(tmp_path, stt_task):
+    """A task version, or a row that leaves a column to its default, is written as before."""
+    store = Store(f"sqlite:///{tmp_path / 'r.db'}")
+    seen: list[str] = []
+    sa_event.listen(store.engine, "before_cursor_execute", lambda _c, _cur, st, *_: seen.append(st))
+    eid = store.create_episode(stt_task, 0, "a", None)  # the first of its task: stores the version
+    assert any(st.startswith("INSERT INTO episodes") for st in seen)
+    seen.clear()
+    row = {k: v for k, v in store.episode_items(stt_task, 0, "a", None, "nosteps00001")[-1][1].items() if k != "steps"}
+    store.write([("episode", row)])  # steps left to the column's default
+    assert any(st.startswith("INSERT INTO episodes") for st in seen)
+    assert store.episode("nosteps00001").steps == 0 and store.episode(eid).status == "running"
+    store.close()
+
+
+def test_a_refused_episode_write_commits_nothing_of_its_transaction(tmp_path, stt_task):
+    store = Store(f"sqlite:///{tmp_path / 'r.db'}")
+    eid = store.create_episode(stt_task, 0, "a", None)
+    again = store.episode_items(stt_task, 0, "a", None, eid)  # the same id: refused
+    with pytest.raises(IntegrityError, match="UNIQUE"):
+        store.write([("event", eid, Event(1, "note", "x", {}, "")), *again])
+    assert store.events(eid) == []  # the event before it was rolled back with it
+    store.write([("event", eid, Event(1, "note", "x", {}, "")), *store.finish_items(eid, "stopped")])
+    assert [e.seq for e in store.events(eid)] == [1] and store.episode(eid).status == "stopped"
     store.close()

@@ -1,11 +1,13 @@
-"""Event-only commits on SQLite through one raw connection of the store's own engine.
+"""Recording's commits on SQLite through one raw connection of the store's own engine.
 
-Recording commits a transaction per step, and most of those hold events alone. Through
+Recording commits a transaction per step, and most of those hold events alone (the rest add an
+episode's row or its end). Through
 SQLAlchemy such a commit cost more than the commit itself: a pool checkout and check-in (with
 its rollback), an execution context and a result set. This connection is taken once from the
 same engine, so it has the same settings (the engine's connect hook: WAL, ``synchronous``, busy
-timeout, foreign keys, and any hook added later), and runs the same INSERT with the same
-parameters as ``Store.write``'s SQLAlchemy path, then commits before it returns: the same rows,
+timeout, foreign keys, and any hook added later), and runs the same statements with the same
+parameters as ``Store.write``'s SQLAlchemy path (``run``: the episode rows' as SQLAlchemy compiles
+them), then commits before it returns: the same rows,
 as durable. Errors come out as the SQLAlchemy path's do (``IntegrityError``, or ``explain``'s
 ``StoreError``), so the writer retries and fails episodes exactly as before.
 """
@@ -45,20 +47,26 @@ class EventAppender:
 
     def append(self, rows: list[tuple[Any, ...]]) -> None:
         """Insert ``rows`` (``INSERT_EVENTS``'s parameters) and commit: all or none."""
+        self.run([(INSERT_EVENTS, rows)])
+
+    def run(self, steps: list[tuple[str, list[tuple[Any, ...]]]]) -> None:
+        """Run each statement with its rows of parameters, in order, and commit: all or none."""
         with self._lock:
             conn, cursor = self._conn, self._cursor
             if conn is None or cursor is None or self._pid != os.getpid():  # (never a parent's, after a fork)
                 conn, cursor = self._open()
+            statement, rows = steps[0]
             try:
-                if len(rows) == 1:
-                    cursor.execute(INSERT_EVENTS, rows[0])
-                else:
-                    cursor.executemany(INSERT_EVENTS, rows)
+                for statement, rows in steps:
+                    if len(rows) == 1:
+                        cursor.execute(statement, rows[0])
+                    else:
+                        cursor.executemany(statement, rows)
                 conn.commit()
             except sqlite3.IntegrityError as exc:  # can never succeed: as SQLAlchemy reports it
                 with contextlib.suppress(sqlite3.Error):
                     conn.rollback()
-                raise IntegrityError(INSERT_EVENTS, rows[0] if len(rows) == 1 else rows, exc) from None
+                raise IntegrityError(statement, rows[0] if len(rows) == 1 else rows, exc) from None
             except sqlite3.Error as exc:  # locked, full, unwritable: the next try starts afresh
                 self._close()
                 raise explain(exc, self._url) from None

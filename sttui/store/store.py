@@ -136,6 +136,9 @@ def _save_version(conn: Any, version: TaskVersion, tolerate_race: bool = False) 
 
 _BATCH = 2000  # rows fetched at a time by streamed listings
 _INSERT_EPISODE = insert(table_of(EpisodeRow))  # built once, compiled once
+_ORIGIN_OF = select(table_of(TaskRow).c.origin).where(  # a task version's origin (built once, compiled once)
+    table_of(TaskRow).c.task_id == bindparam("task_id"), table_of(TaskRow).c.content_hash == bindparam("content_hash")
+)
 
 
 @functools.lru_cache(maxsize=32)
@@ -143,6 +146,23 @@ def _update_episode(columns: tuple[str, ...]) -> Any:
     """An update of these columns of one episode (``_episode``), built once per set of columns."""
     table = table_of(EpisodeRow)
     return update(table).where(table.c.id == bindparam("_episode")).values({c: bindparam(c) for c in columns})
+
+
+@functools.lru_cache(maxsize=64)
+def _compiled_episode_write(
+    dialect: Any, update_columns: tuple[str, ...] | None, keys: tuple[str, ...]
+) -> tuple[str, tuple[str, ...], tuple[Any, ...]] | None:
+    """An episode row's insert (``update_columns`` None) or an update of those columns, as
+    SQLAlchemy compiles it for ``dialect`` with ``keys`` as its values: the SQL, the values' names
+    in order, and each one's conversion (JSON text, booleans as integers) or None. None when the
+    statement needs anything SQLAlchemy fills in at execution (a column's default)."""
+    statement = _INSERT_EPISODE if update_columns is None else _update_episode(update_columns)
+    compiled = statement.compile(dialect=dialect, column_keys=list(keys))
+    if compiled.insert_prefetch or compiled.update_prefetch or compiled.positiontup is None:
+        return None
+    names = tuple(compiled.positiontup)
+    bind = compiled._bind_processors
+    return compiled.string, names, tuple(bind.get(n) for n in names)
 
 
 class Filters(TypedDict, total=False):
@@ -384,10 +404,10 @@ class Store(AnnotationRecords):
         if setting is None:
             setting = task.setting if task.kind == "explore" else "default"
         items: list[tuple[Any, ...]] = []
-        if (
+        if (  # (the set first: a version stored already needs neither a path resolved nor a query)
             store_version
-            and not _from_the_record(loaded)
             and (loaded.id, loaded.content_hash) not in self._registered
+            and not _from_the_record(loaded)
             and not self._recorded(loaded)
         ):
             items.append(("version", self._redacted(self.version_of(loaded))))
@@ -412,8 +432,8 @@ class Store(AnnotationRecords):
         """Whether the record holds this version as recorded here already (then there is nothing
         to store: no file is read for it)."""
         key = (loaded.id, loaded.content_hash)
-        query = select(col(TaskRow.origin)).where(col(TaskRow.task_id) == key[0], col(TaskRow.content_hash) == key[1])
-        if self._read_core(lambda conn: conn.execute(query).scalar()) == "recorded":
+        values = {"task_id": key[0], "content_hash": key[1]}
+        if self._read_core(lambda conn: conn.execute(_ORIGIN_OF, values).scalar()) == "recorded":
             self._registered.add(key)
             return True
         return False
@@ -429,10 +449,15 @@ class Store(AnnotationRecords):
         claimed run item (``("run_item_done", run_id, idx, episode_id, values)``): all or none."""
         if not items:
             return
-        if self._appender is not None and all(item[0] == "event" for item in items):
-            # the hot path, events alone on SQLite: the same rows, through a held raw connection
-            self._appender.append([self._event_params(item[1], item[2]) for item in items])
-            return
+        if self._appender is not None:
+            if all(item[0] == "event" for item in items):
+                # the hot path, events alone on SQLite: the same rows, through a held raw connection
+                self._appender.append([self._event_params(item[1], item[2]) for item in items])
+                return
+            steps = self._raw_steps(items)
+            if steps is not None:  # events with an episode's row or its end: the same, the same way
+                self._appender.run(steps)
+                return
         prepared: list[tuple[Any, ...]] = []
         for item in items:  # the slow part (scrubbing, JSON) outside the transaction
             prepared.append(("event", self._event_params(item[1], item[2])) if item[0] == "event" else item)
@@ -463,6 +488,39 @@ class Store(AnnotationRecords):
         for item in prepared:
             if item[0] == "version":
                 self._registered.add((item[1].task_id, item[1].content_hash))
+
+    def _raw_steps(self, items: list[tuple[Any, ...]]) -> list[tuple[str, list[tuple[Any, ...]]]] | None:
+        """``items`` as the statements and parameters the SQLAlchemy path below executes (runs of
+        events at once, each episode row or update as SQLAlchemy compiles it, its values through
+        the columns' own conversions), for the held connection; None when any item is not one of
+        those or its statement needs more than its values (a column default)."""
+        steps: list[tuple[str, list[tuple[Any, ...]]]] = []
+        for item in items:
+            kind = item[0]
+            if kind == "event":
+                row = self._event_params(item[1], item[2])
+                if steps and steps[-1][0] is INSERT_EVENTS:
+                    steps[-1][1].append(row)
+                else:
+                    steps.append((INSERT_EVENTS, [row]))
+                continue
+            if kind == "episode":
+                values = item[1]
+                compiled = _compiled_episode_write(self.engine.dialect, None, tuple(values))
+            elif kind == "update":
+                values = {**item[2], "_episode": item[1]}
+                compiled = _compiled_episode_write(self.engine.dialect, tuple(item[2]), tuple(values))
+            else:
+                return None
+            if compiled is None:
+                return None
+            sql, names, processors = compiled
+            if any(name not in values for name in names):
+                return None
+            steps.append(
+                (sql, [tuple(processors[i](values[n]) if processors[i] else values[n] for i, n in enumerate(names))])
+            )
+        return steps
 
     @property
     def _insert_events_sql(self) -> str:
