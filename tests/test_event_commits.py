@@ -8,6 +8,8 @@ import asyncio
 import datetime
 import os
 import sqlite3
+import threading
+import time
 
 import pytest
 from sqlalchemy import create_engine
@@ -336,3 +338,41 @@ def test_a_refused_episode_write_commits_nothing_of_its_transaction(tmp_path, st
     store.write([("event", eid, Event(1, "note", "x", {}, "")), *store.finish_items(eid, "stopped")])
     assert [e.seq for e in store.events(eid)] == [1] and store.episode(eid).status == "stopped"
     store.close()
+
+
+def test_the_writer_takes_every_job_from_every_thread_in_ticket_order():
+    """The hand-off to the writer thread (a deque and a wake-up flag): no job is missed however
+    submissions and the writer's sleeps interleave, jobs run in the order of their tickets, and
+    ``flush`` returns only once every job submitted before it has run."""
+    writer = Writer(None)
+    ran: list[int] = []
+    tickets: list[list[int]] = [[] for _ in range(4)]
+
+    def submitter_keeping(mine: list[int]) -> None:
+        for i in range(300):
+            if i % 50 == 0:
+                time.sleep(0.002)
+            box: list[int] = []
+            ticket = writer.submit(lambda b=box: ran.append(b[0]))
+            box.append(ticket)
+            mine.append(ticket)
+
+    threads = [threading.Thread(target=submitter_keeping, args=(t,)) for t in tickets]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    writer.flush()  # every job submitted so far has run when this returns
+    assert sorted(ran) == sorted(x for t in tickets for x in t) and len(ran) == 1200
+    assert ran == sorted(ran)  # in ticket order
+    ticket = writer.submit(lambda: ran.append(-1))  # and the writer still wakes for more, after a sleep
+    writer.flush()
+    assert ran[-1] == -1 and writer.submitted == ticket
+
+    async def waits() -> None:
+        await writer.durable(writer.submit(lambda: ran.append(-2)))
+        assert ran[-1] == -2
+
+    asyncio.run(waits())
+    writer.close()
+    assert not writer._thread.is_alive()

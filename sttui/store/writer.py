@@ -23,9 +23,9 @@ import asyncio
 import contextlib
 import functools
 import os
-import queue
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -59,9 +59,15 @@ class Writer:
         self.deadline = WRITE_DEADLINE if deadline is None else deadline
         self.errors: list[str] = []
         self.failed: dict[str, str] = {}  # episode id -> why its record stopped
-        self._jobs: queue.Queue[_Job | None] = queue.Queue()
+        # the jobs, in submission order: a deque the writer empties, woken by ``_ready`` (cheaper
+        # per event than a queue.Queue, whose every put and get takes a lock and a condition)
+        self._jobs: deque[_Job | None] = deque()
+        self._ready = threading.Event()  # set whenever jobs may be waiting and the writer may sleep
         self._lock = threading.Lock()
         self._tickets = 0
+        self._put_count = 0  # jobs put (the stop marker too) ...
+        self._tried = 0  # ... and tried by the writer: ``flush`` waits for the one to reach the other
+        self._tried_changed = threading.Condition()
         self._done = 0
         self._waiters: list[tuple[int, str | None, asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
         self._synced = time.monotonic()
@@ -77,10 +83,13 @@ class Writer:
         fn: Callable[[], Any] | None = None,
         items: Callable[[], list[tuple[Any, ...]]] | None = None,
     ) -> int:
-        with self._lock:
+        with self._lock:  # (queued under the lock: the jobs are in the order of their tickets)
             self._tickets += 1
             ticket = self._tickets
-        self._jobs.put(_Job(ticket, episode, event, fn, items))
+            self._put_count += 1
+            self._jobs.append(_Job(ticket, episode, event, fn, items))
+        if not self._ready.is_set():
+            self._ready.set()
         return ticket
 
     def submit(self, job: Callable[[], Any], episode: str | None = None) -> int:
@@ -114,8 +123,12 @@ class Writer:
             self._waiters.append((ticket, episode, loop, future))
         # commit once the episodes ready to run have taken their steps too: their events then
         # share this commit (the callback runs after the tasks already scheduled on this loop)
-        loop.call_soon(self._wanted.set)
+        loop.call_soon(self._want)
         await future
+
+    def _want(self) -> None:
+        if not self._wanted.is_set():  # (set already by another waiter this round: no lock taken)
+            self._wanted.set()
 
     def _raise_if_failed(self, episode: str | None) -> None:
         if episode is not None and episode in self.failed:
@@ -123,24 +136,31 @@ class Writer:
 
     def flush(self) -> None:
         """Wait until everything submitted so far has been tried (committed or failed)."""
+        with self._lock:
+            target = self._put_count
         self._wanted.set()
-        self._jobs.join()
+        with self._tried_changed:
+            self._tried_changed.wait_for(lambda: self._tried >= target)
 
     def close(self) -> None:
-        self._jobs.put(None)
+        with self._lock:
+            self._put_count += 1
+            self._jobs.append(None)
+        self._ready.set()
         self._wanted.set()
         self._thread.join(timeout=self.deadline + 10)
 
     # -- the thread ----------------------------------------------------------------------
     def _loop(self) -> None:
         while True:
-            first = self._jobs.get()
+            first = self._take()
             if first is not None:  # let the rest of the step join this commit, unless someone waits
                 self._wanted.wait(COALESCE)
             self._wanted.clear()
             jobs = [first]
-            while not self._jobs.empty():
-                jobs.append(self._jobs.get_nowait())
+            pending = self._jobs
+            while pending:
+                jobs.append(pending.popleft())
             stop = None in jobs
             work = [j for j in jobs if j is not None]
             try:
@@ -153,10 +173,20 @@ class Writer:
                 self._finish(max(j.ticket for j in work))
             if stop:  # the last commits are synced too, not left to the OS for a power cut to take
                 self._maybe_sync(now=True)
-            for _ in jobs:
-                self._jobs.task_done()
+            with self._tried_changed:
+                self._tried += len(jobs)
+                self._tried_changed.notify_all()
             if stop:
                 return
+
+    def _take(self) -> _Job | None:
+        """The first job waiting, once there is one. (A submitter appends, then sets ``_ready``
+        unless it is set: cleared here before the jobs are looked at, so none is missed.)"""
+        pending = self._jobs
+        while not pending:
+            self._ready.wait()
+            self._ready.clear()
+        return pending.popleft()
 
     def _write(self, work: list[_Job]) -> None:
         """The jobs taken together, in order: the writes before a function are committed first."""
