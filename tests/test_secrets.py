@@ -395,3 +395,68 @@ def test_scrub_json_writes_the_text_json_dumps_would():
     ]
     for payload in cases:
         assert scrub_json(payload, []) == json.dumps(payload, default=str, ensure_ascii=False), payload
+
+
+def test_a_secret_named_field_is_found_however_its_name_is_written():
+    """The field names scrub redacts match ignoring case (which takes ``ſ`` for s, ``ı`` and ``İ``
+    for i) and with one newline after them: the JSON-text checks that let a payload skip the walk
+    must not miss those (they did: such a field reached the record in clear)."""
+    import json
+
+    from sttui.store.secrets import REDACTED, scrub, scrub_json, scrub_stored
+
+    for name in ("token\n", "ſecret", "authorızation", "authorİzation", "paſſword", "api_\u212aey", "Access_Token\n"):
+        payload = {"request": {name: "plainvalue", "other": "kept"}}
+        expected = {"request": {name: REDACTED, "other": "kept"}}
+        assert scrub(payload, []) == expected, name
+        assert json.loads(scrub_json(payload, [])) == expected, name
+        assert scrub_stored(payload, []) == expected, name
+
+
+def test_scrub_stored_stores_the_text_scrub_would():
+    """An episode's scores, outcome and end go through scrub_stored: written as JSON (as the store's
+    JSON columns write them, and as events are), they are scrub's text, whatever the value holds."""
+    import datetime
+    import enum
+    import json
+    import random
+
+    from sttui.store.secrets import scrub, scrub_stored
+
+    class Level(enum.IntEnum):
+        HIGH = 3
+
+    class Name(str):
+        pass
+
+    key = "sk-" + "a1B2" * 8
+    cases: list = [
+        {"reward": 0.5, "control": {"agent": 3, "human": 0, "switches": []}, "review": None, "x": 2.5e-300},
+        {"when": datetime.datetime(2024, 8, 15, 6, 0), "pair": (1, (2, 3)), 7: "seven", 2.5: "half", None: 0},
+        {1: "int key", "1": "text key"},  # two keys that become one
+        {"nan": float("nan"), "inf": float("inf"), "nz": -0.0, "big": 2**80, "level": Level.HIGH, "n": Name("x")},
+        {"text": "naïve – 東京 \U0001f600", "esc": 'q " b \\ t \t n \n \x00 \u2028'},
+        {"message": f"my key is {key}", "list": [f"Bearer {key}"], "note": "Basic Zm9vOmJhcg=="},
+        {"headers": {"Authorization": "x"}, "password": "hunter22", "token": "", "ok": "x", "monkey": 1},
+        {"value": "the value of SECRET_SETTING appears: verysecretvalue123", "set": {1}},
+        f"RuntimeError: boom with {key}",
+        "done",
+        [1, {"API_KEY": "abc"}, ()],
+        {"ſecret": "v", "token\n": "v"},
+    ]
+    rng = random.Random(7)
+    words = ["ok", "key", "token", "sk-", "x" * 30, "Bearer", "naïve", "secret", "a\nb", "verysecretvalue123"]
+
+    def grown(depth: int):  # random nested scores
+        if depth == 0 or rng.random() < 0.3:
+            return rng.choice([1, -2.5, None, True, rng.choice(words), (1, 2), 10**20])
+        if rng.random() < 0.5:
+            return [grown(depth - 1) for _ in range(rng.randint(0, 4))]
+        return {rng.choice(words) + str(rng.randint(0, 3)): grown(depth - 1) for _ in range(rng.randint(0, 4))}
+
+    cases += [grown(4) for _ in range(300)]
+    for payload in cases:
+        for secrets in ([], ["verysecretvalue123"]):
+            mine, theirs = scrub_stored(payload, secrets), scrub(payload, secrets)
+            for ascii_only in (True, False):
+                assert json.dumps(mine, ensure_ascii=ascii_only) == json.dumps(theirs, ensure_ascii=ascii_only), payload

@@ -95,6 +95,21 @@ _FIELD_KEYS = ('"api_key"', '"apikey"', '"authorization"', '"password"', '"secre
 # the ends those keys share, looked for in the lowered text (5 looks instead of 7; a key that only
 # ends like one, ``"monkey"``, takes the careful path, which finds nothing to redact)
 _FIELD_ENDS = ('key"', 'authorization"', 'password"', 'secret"', 'token"')
+# ``_SECRET_FIELD`` also matches a name with one newline after it (``$``), written ``\n"`` in JSON,
+# and, ignoring case, takes these letters for s, i and i (which ``str.lower`` leaves apart)
+_FIELD_ENDS += tuple(end[:-1] + '\\n"' for end in _FIELD_ENDS)
+_FOLDED_LETTER = re.compile("[\u017f\u0131\u0130]")  # ſ, ı, İ
+
+
+def _may_name_a_field(text: str, low: str) -> bool:
+    """Whether a JSON text (and its lowered copy) may hold a name ``_SECRET_FIELD`` matches: when
+    not, ``_redact_fields`` would change nothing in it."""
+    for end in _FIELD_ENDS:
+        if end in low:
+            return True
+    return _FOLDED_LETTER.search(text) is not None
+
+
 _ENCODER = json.JSONEncoder(default=str, ensure_ascii=False)  # built once: dumps would build one a call
 
 
@@ -146,10 +161,30 @@ def scrub_json(payload: Any, secrets: list[str] | None = None) -> str:
     low = text.lower()
     if _flagged(text, low) or (secrets and any(encoded in text for _, encoded in _forms(tuple(secrets)))):
         return json.dumps(_clean(json.loads(text), secrets), ensure_ascii=False)
-    for end in _FIELD_ENDS:
-        if end in low:
-            return json.dumps(_redact_fields(json.loads(text)), ensure_ascii=False)
+    if _may_name_a_field(text, low):
+        return json.dumps(_redact_fields(json.loads(text)), ensure_ascii=False)
     return text
+
+
+def scrub_stored(payload: Any, secrets: list[str] | None = None) -> Any:
+    """``scrub(payload)`` for a value that is only stored (an episode's scores, outcome, end):
+    the same JSON once written, found without walking the value in Python in the common case.
+    ``scrub`` first turns what JSON cannot hold into what it turns into (``default=str``) and
+    looks at that text; here the C encoder writes that text at once and the value is read back
+    from it (equal to scrub's result but for the types JSON forgets: an int subclass is an int,
+    a tuple a list), and is walked only when the text holds a key marker, a secret's value or
+    a secret-named field, by ``scrub`` itself."""
+    secrets = secret_values() if secrets is None else secrets
+    data = json.loads(_encode(payload))
+    text = _encode(data)  # (scrub's text: the same but where two keys became one)
+    low = text.lower()
+    if (
+        _flagged(text, low)
+        or (secrets and any(encoded in text for _, encoded in _forms(tuple(secrets))))
+        or _may_name_a_field(text, low)
+    ):
+        return scrub(payload, secrets)
+    return data
 
 
 def _odd(value: Any) -> bool:

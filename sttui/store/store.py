@@ -28,7 +28,7 @@ from sttui.store import runs
 from sttui.store.annotations import AnnotationRecords
 from sttui.store.appends import INSERT_EVENTS, EventAppender
 from sttui.store.db import StoreError, describe, explain, in_batches, make_engine, migrate, resolve_url
-from sttui.store.secrets import scrub, scrub_json, scrub_text, secret_values
+from sttui.store.secrets import scrub, scrub_json, scrub_stored, scrub_text, secret_values
 from sttui.store.summaries import (
     _NOT_A_MAPPING,
     _SHARED,
@@ -584,9 +584,9 @@ class Store(AnnotationRecords):
     def _update_values(self, **values: Any) -> dict[str, Any]:
         if "status" in values and values["status"] not in STATUSES:
             raise ValueError(f"status must be one of {', '.join(STATUSES)}")
-        for key in ("outcome", "scores", "end_reason"):
+        for key in ("outcome", "scores", "end_reason"):  # (values only stored: scrub_stored)
             if values.get(key) is not None:
-                values[key] = scrub(values[key], self._secrets)
+                values[key] = scrub_stored(values[key], self._secrets)
         return values
 
     def finish_episode(self, episode_id: str, status: str, **values: Any) -> None:
