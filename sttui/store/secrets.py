@@ -94,7 +94,7 @@ def scrub(payload: Any, secrets: list[str] | None = None) -> Any:
 _FIELD_KEYS = ('"api_key"', '"apikey"', '"authorization"', '"password"', '"secret"', '"token"', '"access_token"')
 # the ends those keys share, looked for in the lowered text (5 looks instead of 7; a key that only
 # ends like one, ``"monkey"``, takes the careful path, which finds nothing to redact)
-_FIELD_ENDS = ('key"', 'authorization"', 'password"', 'secret"', 'token"')
+_FIELD_ENDS: tuple[str, ...] = ('key"', 'authorization"', 'password"', 'secret"', 'token"')
 # ``_SECRET_FIELD`` also matches a name with one newline after it (``$``), written ``\n"`` in JSON,
 # and, ignoring case, takes these letters for s, i and i (which ``str.lower`` leaves apart)
 _FIELD_ENDS += tuple(end[:-1] + '\\n"' for end in _FIELD_ENDS)
