@@ -44,7 +44,7 @@ class WriteFailed(Exception):
     """A write could not be committed within the deadline; the episode's record stops there."""
 
 
-@dataclass
+@dataclass(slots=True)  # (one per event: made and read quicker with slots)
 class _Job:
     ticket: int
     episode: str | None
