@@ -94,10 +94,11 @@ def scrub(payload: Any, secrets: list[str] | None = None) -> Any:
 _FIELD_KEYS = ('"api_key"', '"apikey"', '"authorization"', '"password"', '"secret"', '"token"', '"access_token"')
 # the ends those keys share, looked for in the lowered text (5 looks instead of 7; a key that only
 # ends like one, ``"monkey"``, takes the careful path, which finds nothing to redact)
-_FIELD_ENDS: tuple[str, ...] = ('key"', 'authorization"', 'password"', 'secret"', 'token"')
-# ``_SECRET_FIELD`` also matches a name with one newline after it (``$``), written ``\n"`` in JSON,
-# and, ignoring case, takes these letters for s, i and i (which ``str.lower`` leaves apart)
-_FIELD_ENDS += tuple(end[:-1] + '\\n"' for end in _FIELD_ENDS)
+_FIELD_ENDS = ('key"', 'authorization"', 'password"', 'secret"', 'token"')
+# ``_SECRET_FIELD`` also matches a name with one newline after it (``$``), written ``\n"`` in JSON
+# (looked for only where the text has a ``\n"`` at all), and, ignoring case, takes these letters
+# for s, i and i (which ``str.lower`` leaves apart)
+_NEWLINE_ENDS = tuple(end[:-1] + '\\n"' for end in _FIELD_ENDS)
 _FOLDED_LETTER = re.compile("[\u017f\u0131\u0130]")  # ſ, ı, İ
 
 
@@ -107,7 +108,11 @@ def _may_name_a_field(text: str, low: str) -> bool:
     for end in _FIELD_ENDS:
         if end in low:
             return True
-    return _FOLDED_LETTER.search(text) is not None
+    if '\\n"' in text:
+        for end in _NEWLINE_ENDS:
+            if end in low:
+                return True
+    return not text.isascii() and _FOLDED_LETTER.search(text) is not None  # (isascii: a flag read)
 
 
 _ENCODER = json.JSONEncoder(default=str, ensure_ascii=False)  # built once: dumps would build one a call
