@@ -3,7 +3,8 @@
 Every event is committed the moment it is appended, so a crash or a kill loses nothing
 that was already recorded. Tasks, episodes, events, shared runs and the stage judges' cache
 are here; annotators, ratings, the queue's claims, labels and notes are in
-``sttui/store/annotations.py`` (a mixin of ``Store``).
+``sttui/store/annotations.py``, and the streamed listings (``sessions``, ``report``, home) in
+``sttui/store/listings.py`` (mixins of ``Store``).
 """
 
 from __future__ import annotations
@@ -14,11 +15,10 @@ import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, replace
-from datetime import datetime
 from pathlib import Path
-from typing import Any, TypedDict, Unpack
+from typing import Any, Unpack
 
-from sqlalchemy import Executable, String, and_, bindparam, case, cast, func, insert, or_, select, update
+from sqlalchemy import Executable, bindparam, func, insert, select, update
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlmodel import Session, col
 from sqlmodel import select as orm_select
@@ -28,21 +28,8 @@ from sttui.store import runs
 from sttui.store.annotations import AnnotationRecords
 from sttui.store.appends import INSERT_EVENTS, EventAppender
 from sttui.store.db import StoreError, describe, explain, in_batches, make_engine, migrate, resolve_url
+from sttui.store.listings import EpisodeListings, Page, _listing
 from sttui.store.secrets import scrub, scrub_json, scrub_stored, scrub_text, secret_values
-from sttui.store.summaries import (
-    _NOT_A_MAPPING,
-    _SHARED,
-    _SUMMARY_COLUMNS,
-    _SUMMARY_JSON,
-    REPORT_COLUMNS,
-    REPORT_JSON,
-    Fields,
-    Summary,
-    _outcome_of,
-    _scores_of,
-    listing_row,
-    report_row,
-)
 from sttui.store.tables import (
     INDEXED_EVENTS,
     EpisodeRow,
@@ -134,7 +121,6 @@ def _save_version(conn: Any, version: TaskVersion, tolerate_race: bool = False) 
         conn.execute(update(TaskRow).where(col(TaskRow.id) == row.id).values(**asdict(version)))
 
 
-_BATCH = 2000  # rows fetched at a time by streamed listings
 _INSERT_EPISODE = insert(table_of(EpisodeRow))  # built once, compiled once
 _ORIGIN_OF = select(table_of(TaskRow).c.origin).where(  # a task version's origin (built once, compiled once)
     table_of(TaskRow).c.task_id == bindparam("task_id"), table_of(TaskRow).c.content_hash == bindparam("content_hash")
@@ -165,80 +151,11 @@ def _compiled_episode_write(
     return compiled.string, names, tuple(bind.get(n) for n in names)
 
 
-class Filters(TypedDict, total=False):
-    """What ``sessions`` filters episodes by; every listing in the store takes the same."""
-
-    task: str | None  # a part of the task id
-    controller: str | None  # a part of the agent's or the user's name
-    status: str | tuple[str, ...] | None
-    since: datetime | None
-    until: datetime | None
-
-
-class Page(Filters, total=False):
-    """Filters, and which page of the newest-first listing."""
-
-    limit: int | None
-    offset: int | None
-
-
-def _filtered(query: Any, filters: Filters) -> Any:
-    task, controller, status = filters.get("task"), filters.get("controller"), filters.get("status")
-    since, until = filters.get("since"), filters.get("until")
-    if task:
-        query = query.where(col(EpisodeRow.task_id).contains(task))
-    if controller:
-        query = query.where(
-            or_(
-                col(EpisodeRow.agent).contains(controller),
-                col(EpisodeRow.user).contains(controller),
-            )
-        )
-    if isinstance(status, tuple):
-        query = query.where(col(EpisodeRow.status).in_(status))
-    elif status:
-        query = query.where(col(EpisodeRow.status) == status)
-    if since:
-        query = query.where(col(EpisodeRow.started_at) >= since.timestamp())
-    if until:
-        query = query.where(col(EpisodeRow.started_at) < until.timestamp())
-    return query
-
-
-# the events that are an agent's step, as Episode.apply counts them (an stt call or message to
-# the user; an explore probe, batch, assessment or refused action)
-_STEP_EVENTS = ("tool_call", "probe", "batch_submitted", "assessment", "refused")
-
-
-def _steps_so_far() -> Any:
-    """An episode's steps: the stored count once it has ended, counted from its events while it
-    runs (the row's count is written only at the end, so a running episode would say 0)."""
-    table, events = table_of(EpisodeRow), table_of(EventRow)
-    sender = col(EventRow.payload)["from"].as_string()
-    counted = or_(events.c.type.in_(_STEP_EVENTS), (events.c.type == "message") & (sender == "agent"))
-    taken = select(func.count()).where(events.c.episode_id == table.c.id, counted).scalar_subquery()
-    return case((table.c.status == "running", taken), else_=table.c.steps).label("steps")
-
-
-def _listing(columns: list[Any], page: Page) -> Any:
-    """Episodes newest first (ties by id, so pages never overlap), filtered as ``sessions`` filters."""
-    steps = table_of(EpisodeRow).c.steps
-    columns = [_steps_so_far() if c is steps else c for c in columns]
-    query = _filtered(select(*columns), page)
-    limit, offset = page.get("limit"), page.get("offset")
-    query = query.order_by(col(EpisodeRow.started_at).desc(), col(EpisodeRow.id).desc())
-    if limit:
-        query = query.limit(limit)
-    if offset:
-        query = query.offset(offset)
-    return query
-
-
 def new_episode_id() -> str:
     return uuid.uuid4().hex[:12]
 
 
-class Store(AnnotationRecords):
+class Store(AnnotationRecords, EpisodeListings):
     """A connection to the record: SQLite by default, PostgreSQL for teams."""
 
     def __init__(self, url: str | None = None, create: bool = True):
@@ -703,135 +620,6 @@ class Store(AnnotationRecords):
         """Episodes, newest first, in full, streamed from the database a batch at a time."""
         query = _listing(list(table_of(EpisodeRow).columns), page)
         return self._stream(query, _record)
-
-    def summaries(self, review: bool = True, run_id: str | None = None, **page: Unpack[Page]) -> Iterator[Summary]:
-        """Episodes, newest first, as light rows (``Summary``), streamed: their outcome and scores
-        hold only what listings and reports read, taken out of the JSON by the database.
-        ``review=False`` leaves out what only reports read (the review, working time, whether
-        complete): a plain listing needs the outcome, calibrated accuracy and the user's verdict. ``run_id``: only
-        the episodes that run counts, one per done item."""
-        table = table_of(EpisodeRow)
-        wanted = _SUMMARY_JSON if review else _SUMMARY_JSON[:9]
-        pad = (None,) * (len(_SUMMARY_JSON) - len(wanted))
-        json = [self._json_field(col, path, kind) for col, path, kind in wanted]
-        columns = [table.c[name] for name in _SUMMARY_COLUMNS]
-        query = _listing([*columns, *json], page)
-        if run_id is not None:
-            query = query.where(table.c.id.in_(runs.done_episodes(run_id)))
-        n = len(columns)
-        strings: dict[Any, Any] = {}
-        shared = strings.setdefault
-        made: dict[tuple[Any, ...], Fields | None] = {}  # equal scores share one (read-only) mapping
-
-        def light(row: Any) -> Summary:
-            values = list(row[:n])
-            for i in _SHARED:
-                values[i] = shared(values[i], values[i])
-            key = row[n + 3 :]
-            scores = made.get(key, _NOT_A_MAPPING)
-            if scores is _NOT_A_MAPPING:
-                scores = _scores_of(key + pad if pad else key)
-                if len(made) < 50_000:
-                    made[key] = scores
-            outcome = _outcome_of(row[n], row[n + 1], row[n + 2])
-            return Summary(*values, outcome, scores)  # type: ignore[call-arg]  # values: the fields before outcome
-
-        return self._stream(query, light)
-
-    def listing_rows(self, **page: Unpack[Page]) -> Iterator[tuple[Any, ...]]:
-        """Episodes, newest first, as ``sessions`` lists them, streamed as plain tuples: id,
-        task, status, agent, user, steps (counted from the events while running), start,
-        whether the outcome is there (not absent, not JSON null), whether it passed, the
-        calibrated accuracy, the control summary (checked, or None) and the user's verdict.
-        Only what the listing shows is taken out of the JSON, and no row object is made."""
-        table = table_of(EpisodeRow)
-        columns = [table.c[name] for name in ("id", "task_id", "status", "agent", "user", "steps", "started_at")]
-        fields = [
-            self._json_field("outcome", (), "present"),
-            self._json_field("outcome", ("passed",), "bool"),
-            self._json_field("scores", ("calibrated_accuracy",), "float"),
-            self._json_field("scores", ("control",), "object"),
-            self._json_field("scores", ("user_verdict", "verdict"), "str"),
-        ]
-        return self._stream(_listing([*columns, *fields], page), listing_row)
-
-    def report_rows(self, statuses: tuple[str, ...], run_id: str | None = None) -> Iterator[tuple[Any, ...]]:
-        """The episodes of each of ``statuses`` in turn, newest first within each (the order
-        ``summaries`` gives, so sums are taken in the same order), as plain tuples
-        (``summaries.REPORT_COLUMNS`` then ``REPORT_JSON``, see ``report_row``) streamed a
-        batch at a time: all ``sttui report`` reads of an episode, and nothing else, so a
-        report over 100,000 episodes holds no row objects. ``run_id``: only the episodes that
-        run counts."""
-        table = table_of(EpisodeRow)
-        columns = [table.c[name] for name in REPORT_COLUMNS]
-        fields = [self._json_field(c, path, kind) for c, path, kind in REPORT_JSON]
-        for status in statuses:
-            query = (
-                select(*columns, *fields)
-                .where(table.c.status == status)
-                .order_by(table.c.started_at.desc(), table.c.id.desc())
-            )
-            if run_id is not None:
-                query = query.where(table.c.id.in_(runs.done_episodes(run_id)))
-            yield from self._stream(query, report_row)
-
-    def episodes_with_event(self, event_type: str) -> set[str]:
-        """Every episode holding an event of ``event_type``, one of the rare types with their own
-        partial index (``INDEXED_EVENTS``): one query that reads only that index."""
-        if event_type not in INDEXED_EVENTS:
-            raise ValueError(f"{event_type!r} has no index of its own; use episode_ids_with")
-        # the condition is the index's own, written out: SQLite uses a partial index only then
-        query = f"SELECT DISTINCT episode_id FROM events WHERE type = '{event_type}'"
-        return set(self._read_core(lambda conn: conn.exec_driver_sql(query).scalars().all()))
-
-    def count_episodes(self, **filters: Unpack[Filters]) -> int:
-        query = _filtered(select(func.count()).select_from(table_of(EpisodeRow)), filters)
-        return int(self._read_core(lambda conn: conn.execute(query).scalar()) or 0)
-
-    def _json_field(self, column: str, path: tuple[str, ...], kind: str) -> Any:
-        """A field inside a JSON column, taken out by the database: its JSON type (``type``:
-        object, null, …, or NULL when absent), whether the column is ``{}`` (``empty``), or its
-        value (SQLite gives JSON booleans as 1 and 0)."""
-        col = getattr(EpisodeRow, column)
-        pg = self.engine.url.get_backend_name() == "postgresql"
-        if kind == "type":
-            if pg:
-                return func.json_typeof(col[path] if path else col)
-            return func.json_type(col, "$" + "".join(f'."{p}"' for p in path))
-        if kind == "empty":
-            return cast(col, String) == "{}"
-        if kind == "present":  # the column holds something (not SQL NULL, not JSON null): no parse on SQLite
-            if pg:
-                return and_(func.json_typeof(col).is_not(None), func.json_typeof(col) != "null")
-            return and_(col.is_not(None), func.trim(cast(col, String)) != "null")
-        if kind == "object":  # as "json", in one parse on SQLite: the value as JSON text (a string quoted,
-            # absent as 'null'), so the reader keeps it only when it parses to an object
-            if pg:
-                return col[path].as_string()
-            return func.json_quote(func.json_extract(col, "$" + "".join(f'."{p}"' for p in path)))
-        if kind == "json":  # the value's JSON text, whatever its type
-            if pg:
-                return col[path].as_string()  # (#>>: an object's JSON text)
-            where = "$" + "".join(f'."{p}"' for p in path)
-            # json_extract gives an object's JSON text but a string's bare value: objects only
-            return case((func.json_type(col, where) == "object", func.json_extract(col, where)), else_=None)
-        if not pg:  # untyped: the driver's own values, with no conversion on the way
-            return func.json_extract(col, "$" + "".join(f'."{p}"' for p in path))
-        value = col[path]
-        return {"bool": value.as_boolean, "float": value.as_float, "int": value.as_integer, "str": value.as_string}[
-            kind
-        ]()
-
-    def _stream(self, query: Any, convert: Any) -> Iterator[Any]:
-        """Rows of ``query`` converted one by one, fetched a batch at a time (a server-side
-        cursor on PostgreSQL), so a listing of any length holds one batch in memory."""
-        try:
-            with self.engine.connect() as conn:
-                result = conn.execution_options(yield_per=_BATCH).execute(query)
-                for row in result:
-                    yield convert(row)
-        except (OperationalError, DBAPIError) as exc:
-            raise explain(exc, self.url) from None
 
     def task_metas(self, versions: list[tuple[str, str]]) -> dict[tuple[str, str], dict[str, Any]]:
         """The ``meta`` of each stored task version named, in one query per batch of versions."""
