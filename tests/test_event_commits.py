@@ -224,11 +224,13 @@ def test_durable_flag_syncs_every_commit(tmp_path, stt_task, monkeypatch):
     store.append_event(eid, Event(1, "note", "x", {}, ""))
     assert store._appender._conn.execute("pragma synchronous").fetchone() == (2,)  # type: ignore[union-attr]
     store.close()
-    monkeypatch.setenv("STTUI_DURABLE", "0")  # an explicit off is off
-    store = Store(f"sqlite:///{db}")
-    with store.engine.connect() as conn:
-        assert conn.exec_driver_sql("pragma synchronous").scalar() == 1
-    store.close()
+    for off in ("0", "n", "F", " off "):  # an explicit off is off, in each spelling click reads as false
+        monkeypatch.setenv("STTUI_DURABLE", off)
+        assert CliRunner().invoke(main, ["--db", f"sqlite:///{db}", "sessions"]).exit_code == 0
+        store = Store(f"sqlite:///{db}")
+        with store.engine.connect() as conn:
+            assert conn.exec_driver_sql("pragma synchronous").scalar() == 1, off
+        store.close()
 
 
 EPISODE_COLUMNS = (

@@ -40,7 +40,8 @@ def durable() -> bool:
     """``STTUI_DURABLE`` set (``sttui --durable``): SQLite syncs every commit to the disk
     (``synchronous=FULL``), so not even a power cut loses a committed event. Off by default:
     ``NORMAL`` is safe from a crash or kill and loses at most about a second to a power cut."""
-    return os.environ.get("STTUI_DURABLE", "").strip().lower() not in ("", "0", "false", "no", "off")
+    # (the values click's --durable reads as false: the flag and the variable agree)
+    return os.environ.get("STTUI_DURABLE", "").strip().lower() not in ("", "0", "f", "false", "n", "no", "off")
 
 
 def describe(url: str) -> str:
