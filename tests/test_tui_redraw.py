@@ -162,6 +162,11 @@ async def test_the_entry_empties_when_its_call_is_shown_but_keeps_what_was_typed
         screen._sent, entry.value = "get_route(origin=A)", "get_route(origin=A)"
         screen._clear_sent()
         assert entry.value == ""
+        # typed straight after enter, before the call showed: only the new call stays
+        screen._sent, entry.value = "get_route(origin=A)", "get_route(origin=A)list_vehicles("
+        entry.cursor_position = len(entry.value)
+        screen._clear_sent()
+        assert entry.value == "list_vehicles(" and entry.cursor_position == len("list_vehicles(")
 
 
 # -- explore: tables updated in place ---------------------------------------------------------------

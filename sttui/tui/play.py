@@ -307,11 +307,15 @@ class PlayScreen(SeatScreen):
     # -- the entry --------------------------------------------------------------------
     def _clear_sent(self) -> None:
         """Empty the entry of the call just sent, in the frame that shows it; what the person
-        has typed since stays."""
+        has typed since stays (typed after the sent text, it is all that is left: a hurried
+        next call is not joined to the last one)."""
         if self._sent is not None:
             entry = self.query_one("#entry", CallEntry)
-            if entry.value == self._sent:
-                entry.value = ""
+            sent, value = self._sent, entry.value
+            if value.startswith(sent):
+                cursor = entry.cursor_position
+                entry.value = value[len(sent) :].lstrip()
+                entry.cursor_position = max(0, min(len(entry.value), cursor - (len(value) - len(entry.value))))
             self._sent = None
 
     def feedback(self, text: str, error: bool = True) -> None:
