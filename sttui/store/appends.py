@@ -28,6 +28,8 @@ from sttui.store.db import explain
 INSERT_EVENTS = (
     "INSERT INTO events (episode_id, seq, wall_time, sim_time, actor, type, payload) VALUES (?, ?, ?, ?, ?, ?, ?)"
 )
+# a task version's origin (``Store._recorded``'s look-up, asked once per task a store records)
+ORIGIN_OF = "SELECT origin FROM tasks WHERE task_id = ? AND content_hash = ?"
 
 
 class EventAppender:
@@ -73,6 +75,24 @@ class EventAppender:
             except BaseException:  # (an interrupt mid-way: nothing of it may join a later commit)
                 self._close()
                 raise
+
+    def scalar(self, statement: str, params: tuple[Any, ...]) -> Any:
+        """The first value of the first row ``statement`` gives, or None: a look-up made where
+        the writes are (the writer thread), without a pool checkout and check-in for it. The rows
+        are read to the end, so no statement is left holding a read snapshot open."""
+        with self._lock:
+            conn, cursor = self._conn, self._cursor
+            if conn is None or cursor is None or self._pid != os.getpid():
+                conn, cursor = self._open()
+            try:
+                rows = cursor.execute(statement, params).fetchall()
+            except sqlite3.Error as exc:
+                self._close()
+                raise explain(exc, self._url) from None
+            except BaseException:
+                self._close()
+                raise
+        return rows[0][0] if rows else None
 
     def _open(self) -> tuple[sqlite3.Connection, sqlite3.Cursor]:
         try:

@@ -26,7 +26,7 @@ from sqlmodel import select as orm_select
 from sttui.core.events import Event
 from sttui.store import runs
 from sttui.store.annotations import AnnotationRecords
-from sttui.store.appends import INSERT_EVENTS, EventAppender
+from sttui.store.appends import INSERT_EVENTS, ORIGIN_OF, EventAppender
 from sttui.store.db import StoreError, describe, explain, in_batches, make_engine, migrate, resolve_url
 from sttui.store.listings import EpisodeListings, Page, _listing
 from sttui.store.secrets import scrub, scrub_json, scrub_stored, scrub_text, secret_values
@@ -324,8 +324,8 @@ class Store(AnnotationRecords, EpisodeListings):
         if (  # (the set first: a version stored already needs neither a path resolved nor a query)
             store_version
             and (loaded.id, loaded.content_hash) not in self._registered
+            and not self._recorded(loaded)  # (first: a version recorded already needs no path resolved)
             and not _from_the_record(loaded)
-            and not self._recorded(loaded)
         ):
             items.append(("version", self._redacted(self.version_of(loaded))))
         row = {
@@ -349,8 +349,12 @@ class Store(AnnotationRecords, EpisodeListings):
         """Whether the record holds this version as recorded here already (then there is nothing
         to store: no file is read for it)."""
         key = (loaded.id, loaded.content_hash)
-        values = {"task_id": key[0], "content_hash": key[1]}
-        if self._read_core(lambda conn: conn.execute(_ORIGIN_OF, values).scalar()) == "recorded":
+        if self._appender is not None:  # SQLite: on the held connection, without a pool checkout
+            origin = self._appender.scalar(ORIGIN_OF, key)
+        else:
+            values = {"task_id": key[0], "content_hash": key[1]}
+            origin = self._read_core(lambda conn: conn.execute(_ORIGIN_OF, values).scalar())
+        if origin == "recorded":
             self._registered.add(key)
             return True
         return False
