@@ -7,14 +7,18 @@ import re
 from typing import Any
 
 from rich.cells import cell_len
-from rich.console import Console, ConsoleOptions, RenderResult
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.highlighter import JSONHighlighter
 from rich.measure import Measurement
+from rich.padding import Padding
 from rich.segment import Segment
 from rich.text import Text
+from textual import events
 from textual.binding import Binding
+from textual.reactive import reactive
 from textual.suggester import Suggester
-from textual.widgets import Collapsible, Input, Static
+from textual.widget import Widget
+from textual.widgets import Input, Static
 
 from sttui.core.callsyntax import complete
 from sttui.core.env import ToolSpec
@@ -157,7 +161,45 @@ def result_summary(result: dict[str, Any], width: int = 90) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def transcript_item(item: dict[str, Any], me: str = "agent", collapsed: bool | None = None) -> Static | Collapsible:
+class ResultFold(Widget, can_focus=True):
+    """A tool result that folds to its one-line title (``▶ ✓ tool: summary``); unfolded
+    (``▼``), its body follows, whole. Enter or a click on it toggles it.
+
+    One widget where Textual's ``Collapsible`` mounts four (itself, its title, its contents
+    and the body): a key press that adds a result builds, styles and lays out one widget, and
+    a fold is one repaint. A fold made by the screen (the newest result's predecessor) does
+    not scroll; one the person asks for brings the result into sight."""
+
+    COMPONENT_CLASSES = {"result-fold--title"}
+    BINDINGS = [Binding("enter", "toggle_fold", "Fold or unfold this result", show=False, id="result.toggle")]
+
+    collapsed: reactive[bool] = reactive(True, layout=True, init=False)
+    """Only the title shows (the body is one key away)."""
+
+    def __init__(self, result: dict[str, Any], title: str, *, collapsed: bool, classes: str | None = None) -> None:
+        super().__init__(classes=classes)
+        self.title = title
+        self.body = Padding(WrappedJSON(result), (1, 1, 0, 4))  # (where Collapsible's contents sat)
+        self.set_reactive(ResultFold.collapsed, collapsed)
+
+    def render(self) -> RenderableType:
+        symbol = "▶" if self.collapsed else "▼"
+        style = self.get_component_rich_style("result-fold--title")
+        title = Text(
+            f" {symbol} {self.title} ", style=style, no_wrap=True, overflow="ellipsis"
+        )  # (the body has it all)
+        return Group(title) if self.collapsed else Group(title, self.body)  # (rich lays out the title: one line)
+
+    def action_toggle_fold(self) -> None:
+        self.collapsed = not self.collapsed
+        self.call_after_refresh(self.scroll_visible)
+
+    def on_click(self, event: events.Click) -> None:
+        event.stop()
+        self.action_toggle_fold()
+
+
+def transcript_item(item: dict[str, Any], me: str = "agent", collapsed: bool | None = None) -> Static | ResultFold:
     """A widget for one item of a seat's view. A tool result folds when ``collapsed`` says
     so, or by default when it is longer than FOLD_LINES; folded, its title summarises it."""
     kind = item["type"]
@@ -175,8 +217,7 @@ def transcript_item(item: dict[str, Any], me: str = "agent", collapsed: bool | N
         if collapsed is None:
             collapsed = json.dumps(result, indent=2, ensure_ascii=False).count("\n") + 1 > FOLD_LINES
         title = f"{'✓' if ok else '✗'} {item['tool']}: {result_summary(result)}"
-        body = Static(result_text(result), classes="result-body")
-        return Collapsible(body, title=title, collapsed=collapsed, classes="result ok" if ok else "result failed")
+        return ResultFold(result, title, collapsed=collapsed, classes="result ok" if ok else "result failed")
     return Static(Text.assemble(("notice: ", "bold"), item["text"]), classes="notice")
 
 
