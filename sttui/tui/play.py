@@ -32,7 +32,7 @@ from sttui.tui.handoff import SeatScreen
 from sttui.tui.lifecycle import gone, while_shown
 from sttui.tui.modals import Confirm, ToolForm, type_words
 from sttui.tui.review import frontier_text, signal_line
-from sttui.tui.widgets import CallEntry, CallSuggester, ResultFold, StatusLine, transcript_item
+from sttui.tui.widgets import CallEntry, CallSuggester, ResultFold, StatusLine, Transcript, transcript_item
 
 LIVE_ITEMS = 30  # transcript items kept as widgets; older ones fold into a note
 TRIM_BATCH = 10  # the older items leave together once this many are over: one removal per ten items
@@ -134,7 +134,7 @@ class PlayScreen(SeatScreen):
     def compose(self) -> ComposeResult:
         yield StatusLine(status_line(self.session), id="status-bar")
         with Horizontal(id="play-main"):
-            yield VerticalScroll(id="conversation")
+            yield Transcript(id="conversation")
             with Vertical(id="side"):
                 yield Static(f"[b]Tools[/b] ({len(self.episode.tools)})  · F3 form", classes="pane-title")
                 yield OptionList(*[Option(name, id=name) for name in self.episode.tools], id="tools")
