@@ -23,7 +23,7 @@ from rich.text import Text
 from textual.geometry import Region
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Collapsible, Input, Static
+from textual.widgets import Input, Static
 
 from sttui.controllers.human import HumanController
 from sttui.controllers.registry import make_agent, make_user
@@ -36,7 +36,7 @@ from sttui.tui.app import SttuiApp
 from sttui.tui.launch import Launch
 from sttui.tui.play import LIVE_ITEMS, PlayScreen
 from sttui.tui.usersim import UserSimScreen
-from sttui.tui.widgets import fields_text, result_text
+from sttui.tui.widgets import ResultFold, fields_text, result_text
 from tests.conftest import ROOT
 from tests.tui_helpers import ScreenApp, open_play, play_alone, started, steady, wait_for
 
@@ -110,10 +110,9 @@ def expected(item: dict[str, Any]) -> list[str]:
 
 
 def body(widget: Widget) -> Widget:
-    """The widget whose lines hold an item's text: a result's body inside its fold."""
-    if isinstance(widget, Collapsible):
+    """The widget whose lines hold an item's text (a result's fold: its title, then its body)."""
+    if isinstance(widget, ResultFold):
         assert not widget.collapsed, "F4 left a result folded"
-        return widget.query_one(".result-body")
     return widget
 
 
@@ -206,7 +205,7 @@ async def test_a_solution_typed_into_the_agent_seat_shows_every_character(name, 
         await check_agent_screen(pilot, screen)
         await pilot.press("f4")  # again: the older results fold back, the newest stays open
         await pilot.pause()
-        folds = list(screen.query(Collapsible))
+        folds = list(screen.query(ResultFold))
         assert len(folds) > 1 and all(f.collapsed for f in folds[:-1]) and not folds[-1].collapsed
 
 
@@ -222,9 +221,9 @@ async def test_the_user_seat_shows_the_agents_actions_whole_too(tmp_path):
         items = [i for i in session.episode.view if i["type"] in ("message", "tool_call", "tool_result")]
         pane = screen.query_one("#conversation")
         await wait_for(pilot, lambda: len(pane.children) == len(items))
-        for fold in list(screen.query(Collapsible)):
+        for fold in list(screen.query(ResultFold)):
             if fold.collapsed:
-                fold.query_one("CollapsibleTitle").focus()
+                fold.focus()
                 await pilot.press("enter")
         await pilot.pause()
         results = [i["result"] for i in items if i["type"] == "tool_result"]
@@ -325,8 +324,8 @@ def test_a_long_result_wraps_at_80x24(snap_compare, db):
             await pilot.press("enter")
             await wait_for(pilot, lambda: screen.human.waiting)
         await pilot.press("f5")
-        conversation, body = screen.query_one("#conversation"), screen.query(".result-body").last()
-        top = body.region.y - conversation.region.y + conversation.scroll_y
+        conversation, fold = screen.query_one("#conversation"), screen.query(ResultFold).last()
+        top = fold.region.y + 2 - conversation.region.y + conversation.scroll_y  # (its body: under the title)
         conversation.scroll_to(y=top + 4, animate=False)  # the first request's fields
         await steady(pilot)
 

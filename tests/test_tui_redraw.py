@@ -9,13 +9,14 @@ from collections.abc import Callable
 
 from rich.text import Text
 from textual.screen import Screen
-from textual.widgets import Collapsible, DataTable, Input, Static
+from textual.widgets import DataTable, Input, Static
 
 from sttui.core.actions import ToolCall
 from sttui.core.state import canonical
 from sttui.tui.app import SttuiApp
 from sttui.tui.launch import Launch
 from sttui.tui.play import LIVE_ITEMS, TRIM_BATCH
+from sttui.tui.widgets import ResultFold
 from tests.conftest import ROOT
 from tests.tui_helpers import open_play, play_alone, started, wait_for
 
@@ -64,7 +65,7 @@ async def _call(pilot, screen, text: str, typed: Callable[[], object] = lambda: 
 
 
 async def test_a_call_mounts_its_two_items_and_lays_the_screen_out_once(tmp_path, monkeypatch):
-    """The call and its result are added; the items on screen stay the same widgets; the result
+    """The call and its result are added, one widget each; the items on screen stay the same widgets; the result
     is built unfolded and the one before folds; the emptied entry, the fold, the mount and the
     status line are laid out together (one layout, and the one Textual adds to size new widgets),
     not once each (three to six before)."""
@@ -74,13 +75,14 @@ async def test_a_call_mounts_its_two_items_and_lays_the_screen_out_once(tmp_path
         await _call(pilot, screen, "get_vehicle_status(vehicle_id=TRK-7)")
         conversation = screen.query_one("#conversation")
         before = list(conversation.children)
+        nodes = len(list(conversation.walk_children()))
         folds: list[tuple[int, bool]] = []
         layouts: list[int] = []
-        watch, relayout = Collapsible._watch_collapsed, Screen._refresh_layout
+        relayout = Screen._refresh_layout
 
         def count() -> None:  # from the press of enter on
             monkeypatch.setattr(
-                Collapsible, "_watch_collapsed", lambda self, c: (folds.append((id(self), c)), watch(self, c))[1]
+                ResultFold, "watch_collapsed", lambda self, c: folds.append((id(self), c)), raising=False
             )
             monkeypatch.setattr(
                 Screen, "_refresh_layout", lambda self, *a, **k: (layouts.append(1), relayout(self, *a, **k))[1]
@@ -90,10 +92,13 @@ async def test_a_call_mounts_its_two_items_and_lays_the_screen_out_once(tmp_path
         after = list(conversation.children)
         assert all(a is b for a, b in zip(after[: len(before)], before, strict=True))  # the same widgets
         assert len(after) == len(before) + 2 and screen.query_one("#entry", Input).value == ""
-        results = list(conversation.query(Collapsible))
+        # two widgets in all, each of them one node: a result is one widget, not a Collapsible's
+        # four (itself, its title, its contents and its body), each styled and laid out
+        assert len(list(conversation.walk_children())) == nodes + 2
+        results = list(conversation.query(ResultFold))
         assert [r.collapsed for r in results] == [True, False]
         assert [c for i, c in folds if i == id(results[-1])] in ([], [False])  # built unfolded, never folded
-        assert len(layouts) <= 2, layouts
+        assert len(layouts) == 1, layouts  # (Textual adds one for new widgets: LaidOutOnce spares it)
 
 
 async def test_older_items_leave_ten_at_a_time_in_one_removal(tmp_path, monkeypatch):

@@ -54,14 +54,39 @@ async def test_the_newest_result_is_unfolded_older_ones_fold_and_lists_take_bare
         await pilot.press("f5")
         await call(pilot, screen, "get_booking(locator=QK7M2P)")
         await call(pilot, screen, "get_flight_status(flight_number=KL1112)")
-        results = list(screen.query("Collapsible"))
+        results = list(screen.query("ResultFold"))
         assert [r.collapsed for r in results] == [True, False]
         assert '"status": "delayed"' in text_of(pilot.app)  # in sight without ctrl+o
         # a list of bare words on the call line
         await call(pilot, screen, "rebook(locator=QK7M2P, from_flights=[KL641], to_flights=[KL643])")
         calls = [e.payload for e in screen.episode.events if e.type == "tool_call"]
         assert calls[-1]["args"] == {"locator": "QK7M2P", "from_flights": ["KL641"], "to_flights": ["KL643"]}
-        assert [r.collapsed for r in screen.query("Collapsible")] == [True, True, False]
+        assert [r.collapsed for r in screen.query("ResultFold")] == [True, True, False]
+
+
+async def test_a_result_folds_and_unfolds_by_click_enter_and_ctrl_o(db):
+    """A result is one widget that folds to its title line: a click on it or enter on it
+    toggles it, ctrl+o the newest; folded, only the title shows, unfolded, the body too."""
+    async with play_alone(db, AIR).run_test(size=(120, 40)) as pilot:
+        screen = await started(pilot, "PlayScreen")
+        await pilot.press("f5")
+        await call(pilot, screen, "get_booking(locator=QK7M2P)")
+        await call(pilot, screen, "get_flight_status(flight_number=KL1112)")
+        older, newest = list(screen.query("ResultFold"))
+        assert (older.collapsed, newest.collapsed) == (True, False)
+        assert older.outer_size.height == 1 and newest.outer_size.height > 3
+        await pilot.click(older)
+        await pilot.pause()
+        assert not older.collapsed and older.outer_size.height > 3
+        assert '"locator": "QK7M2P"' in text_of(pilot.app)
+        older.focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert older.collapsed and older.outer_size.height == 1
+        screen.query_one("#entry").focus()
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert newest.collapsed and newest.outer_size.height == 1
 
 
 @pytest.mark.parametrize(("size", "least"), [((120, 40), 22), ((80, 24), 10)])

@@ -19,7 +19,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.reactive import reactive
-from textual.widgets import Collapsible, Footer, OptionList, Static, Tree
+from textual.widgets import Footer, OptionList, Static, Tree
 from textual.widgets.option_list import Option
 
 from sttui.controllers.human import HumanController
@@ -32,7 +32,7 @@ from sttui.tui.handoff import SeatScreen
 from sttui.tui.lifecycle import gone, while_shown
 from sttui.tui.modals import Confirm, ToolForm, type_words
 from sttui.tui.review import frontier_text, signal_line
-from sttui.tui.widgets import CallEntry, CallSuggester, StatusLine, transcript_item
+from sttui.tui.widgets import CallEntry, CallSuggester, ResultFold, StatusLine, Transcript, transcript_item
 
 LIVE_ITEMS = 30  # transcript items kept as widgets; older ones fold into a note
 TRIM_BATCH = 10  # the older items leave together once this many are over: one removal per ten items
@@ -134,7 +134,7 @@ class PlayScreen(SeatScreen):
     def compose(self) -> ComposeResult:
         yield StatusLine(status_line(self.session), id="status-bar")
         with Horizontal(id="play-main"):
-            yield VerticalScroll(id="conversation")
+            yield Transcript(id="conversation")
             with Vertical(id="side"):
                 yield Static(f"[b]Tools[/b] ({len(self.episode.tools)})  · F3 form", classes="pane-title")
                 yield OptionList(*[Option(name, id=name) for name in self.episode.tools], id="tools")
@@ -206,7 +206,7 @@ class PlayScreen(SeatScreen):
                     for i, item in enumerate(new)
                 ]
                 for widget in widgets[results[0] : results[-1]] if results else []:
-                    if isinstance(widget, Collapsible):
+                    if isinstance(widget, ResultFold):
                         widget.collapsed = True
                 # Anchored at the end while the conversation fills its pane: new items are laid
                 # out in sight in the frame that mounts them, not painted where they land and then
@@ -239,7 +239,7 @@ class PlayScreen(SeatScreen):
         margin more for each item that leaves."""
         height = conversation.virtual_size.height
         if fold:
-            height -= sum(w.outer_size.height - 1 for w in conversation.query(Collapsible) if not w.collapsed)
+            height -= sum(w.outer_size.height - 1 for w in conversation.query(ResultFold) if not w.collapsed)
         items = [w for w in conversation.children if w.id != "earlier"]
         extra = len(items) + adding - self._live_limit
         if extra >= TRIM_BATCH:
@@ -265,7 +265,7 @@ class PlayScreen(SeatScreen):
     def fold_results(conversation: VerticalScroll, keep_last: bool = True) -> None:
         """The newest tool result unfolded (or, ``keep_last`` false, none: a newer one is
         coming), the older ones folded to their one-line summary."""
-        results = list(conversation.query(Collapsible))
+        results = list(conversation.query(ResultFold))
         for widget in results[:-1] if keep_last else results:
             widget.collapsed = True
         if results and keep_last:
@@ -388,19 +388,21 @@ class PlayScreen(SeatScreen):
         self.app.push_screen(ToolForm(self.episode.tools[name]), fill)
 
     def action_toggle_fold(self) -> None:
-        results = list(self.query(Collapsible))
+        results = list(self.query(ResultFold))
         if results:
-            results[-1].collapsed = not results[-1].collapsed
+            results[-1].action_toggle_fold()
 
     def action_unfold_all(self) -> None:
         """Every result on screen unfolded (F9 brings back the earlier ones); pressed again
         when none is folded, the older ones fold back to their summaries."""
-        results = list(self.query(Collapsible))
+        results = list(self.query(ResultFold))
         if any(widget.collapsed for widget in results):
             for widget in results:
                 widget.collapsed = False
         else:
             self.fold_results(self.query_one("#conversation", VerticalScroll))
+        if results:
+            self.call_after_refresh(self._scroll_to_new, results[-1])  # the newest result in sight, from its title
 
     def action_god_view(self) -> None:
         if self.god:

@@ -20,7 +20,7 @@ from sttui.tui.handoff import SeatScreen
 from sttui.tui.lifecycle import while_shown
 from sttui.tui.modals import Confirm, EditValue
 from sttui.tui.play import status_line
-from sttui.tui.widgets import StatusLine, fields_text, transcript_item
+from sttui.tui.widgets import StatusLine, Transcript, fields_text, transcript_item
 
 WAITING = "The agent starts when you do: F5 starts your clock."
 
@@ -62,7 +62,7 @@ class UserSimScreen(SeatScreen):
         with Horizontal(id="play-main"):
             with VerticalScroll(id="profile"):
                 yield Static(self.brief(), id="profile-fields")
-            yield VerticalScroll(id="conversation")
+            yield Transcript(id="conversation")
             yield from self.compose_debug()
         yield Static("", id="feedback")
         yield Input(placeholder="Reply to the agent (enter sends) · f4 shows its actions too", id="reply")

@@ -4,23 +4,34 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len
-from rich.console import Console, ConsoleOptions, RenderResult
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.highlighter import JSONHighlighter
 from rich.measure import Measurement
+from rich.padding import Padding
 from rich.segment import Segment
 from rich.text import Text
+from textual import events
 from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.geometry import Size
+from textual.reactive import reactive
 from textual.suggester import Suggester
-from textual.widgets import Collapsible, Input, Static
+from textual.widget import Widget
+from textual.widgets import Input, Static
 
 from sttui.core.callsyntax import complete
 from sttui.core.env import ToolSpec
 from sttui.tui.safetable import DataTable
 
 FOLD_LINES = 8
+
+if TYPE_CHECKING:
+    _WidgetBase = Widget
+else:
+    _WidgetBase = object
 
 
 class CallSuggester(Suggester):
@@ -157,27 +168,113 @@ def result_summary(result: dict[str, Any], width: int = 90) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def transcript_item(item: dict[str, Any], me: str = "agent", collapsed: bool | None = None) -> Static | Collapsible:
+class LaidOutOnce(_WidgetBase):
+    """A widget whose new size needs no second layout of the screen.
+
+    Textual lays the screen out again after any widget's size changes (its ``virtual_size``
+    is a layout reactive), yet a transcript item, or the pane holding them, was sized by the
+    layout that reports the change: nothing moves in the second one. So a key press that adds
+    a call and its result lays the screen out and paints it once, not twice. (A scrollbar that
+    appears still lays it out again: the content is narrower.)
+
+    A mixin, listed before the widget class: Textual takes a widget's styles from its first
+    widget base, which must stay the widget (a Static, a VerticalScroll)."""
+
+    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
+        return super()._size_updated(size, virtual_size, container_size, layout=False)
+
+
+class Transcript(LaidOutOnce, VerticalScroll):
+    """A seat's conversation pane: its items, newest last."""
+
+
+class TranscriptText(LaidOutOnce, Static):
+    """A message, a call or a notice in a transcript."""
+
+
+class RenderedOnce:
+    """A renderable that does not change, rendered once for the width it is given: Textual
+    renders a widget's content to measure its height and again to paint it, and a result's
+    highlighted JSON is the costliest part of a key press's rendering."""
+
+    def __init__(self, renderable: RenderableType) -> None:
+        self.renderable = renderable
+        self._width = -1
+        self._lines: list[list[Segment]] = []
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        if options.max_width != self._width:  # (whole: whoever renders it crops it to its height)
+            self._lines = console.render_lines(self.renderable, options.update(height=None), pad=False)
+            self._width = options.max_width
+        line_end = Segment.line()
+        for line in self._lines:
+            yield from line
+            yield line_end
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement.get(console, options, self.renderable)
+
+
+class ResultFold(LaidOutOnce, Widget, can_focus=True):
+    """A tool result that folds to its one-line title (``▶ ✓ tool: summary``); unfolded
+    (``▼``), its body follows, whole. Enter or a click on it toggles it.
+
+    One widget where Textual's ``Collapsible`` mounts four (itself, its title, its contents
+    and the body): a key press that adds a result builds, styles and lays out one widget, and
+    a fold is one repaint. A fold made by the screen (the newest result's predecessor) does
+    not scroll; one the person asks for brings the result into sight."""
+
+    COMPONENT_CLASSES = {"result-fold--title"}
+    BINDINGS = [Binding("enter", "toggle_fold", "Fold or unfold this result", show=False, id="result.toggle")]
+
+    collapsed: reactive[bool] = reactive(True, layout=True, init=False)
+    """Only the title shows (the body is one key away)."""
+
+    def __init__(self, result: dict[str, Any], title: str, *, collapsed: bool, classes: str | None = None) -> None:
+        super().__init__(classes=classes)
+        self.title = title
+        self.body = RenderedOnce(Padding(WrappedJSON(result), (1, 1, 0, 4)))  # (where Collapsible's contents sat)
+        self.set_reactive(ResultFold.collapsed, collapsed)
+
+    def render(self) -> RenderableType:
+        symbol = "▶" if self.collapsed else "▼"
+        style = self.get_component_rich_style("result-fold--title")
+        title = Text(
+            f" {symbol} {self.title} ", style=style, no_wrap=True, overflow="ellipsis"
+        )  # (the body has it all)
+        return Group(title) if self.collapsed else Group(title, self.body)  # (rich lays out the title: one line)
+
+    def action_toggle_fold(self) -> None:
+        self.collapsed = not self.collapsed
+        self.call_after_refresh(self.scroll_visible)
+
+    def on_click(self, event: events.Click) -> None:
+        event.stop()
+        self.action_toggle_fold()
+
+
+def transcript_item(
+    item: dict[str, Any], me: str = "agent", collapsed: bool | None = None
+) -> TranscriptText | ResultFold:
     """A widget for one item of a seat's view. A tool result folds when ``collapsed`` says
     so, or by default when it is longer than FOLD_LINES; folded, its title summarises it."""
     kind = item["type"]
     if kind == "message":
         sender = item["from"]
         label = "you" if sender == me else sender
-        widget = Static(Text.assemble((f"{label}: ", "bold"), item["text"]), classes=f"msg from-{sender}")
+        widget = TranscriptText(Text.assemble((f"{label}: ", "bold"), item["text"]), classes=f"msg from-{sender}")
         return widget
     if kind == "tool_call":
         args = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in item["args"].items())
-        return Static(Text.assemble(("▶ ", "bold"), (item["tool"], "bold cyan"), f"({args})"), classes="call")
+        return TranscriptText(Text.assemble(("▶ ", "bold"), (item["tool"], "bold cyan"), f"({args})"), classes="call")
     if kind == "tool_result":
         result = item["result"]
         ok = result.get("success")
         if collapsed is None:
             collapsed = json.dumps(result, indent=2, ensure_ascii=False).count("\n") + 1 > FOLD_LINES
         title = f"{'✓' if ok else '✗'} {item['tool']}: {result_summary(result)}"
-        body = Static(result_text(result), classes="result-body")
-        return Collapsible(body, title=title, collapsed=collapsed, classes="result ok" if ok else "result failed")
-    return Static(Text.assemble(("notice: ", "bold"), item["text"]), classes="notice")
+        return ResultFold(result, title, collapsed=collapsed, classes="result ok" if ok else "result failed")
+    return TranscriptText(Text.assemble(("notice: ", "bold"), item["text"]), classes="notice")
 
 
 class WideTable(DataTable):
