@@ -29,6 +29,7 @@ Times are ISO timestamps to the minute (``2024-09-12T10:15``).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
@@ -42,8 +43,21 @@ VEHICLE_FITS = {
 }
 
 
+# ISO text -> its datetime: a clinic's checks read the same few timestamps over and over (every
+# candidate slot of find_slots re-reads every appointment's); datetimes are immutable, so sharing
+# one is the same as parsing again, and bad text still raises as fromisoformat does
+_PARSED: dict[str, datetime] = {}
+
+
 def _dt(text: str) -> datetime:
-    return datetime.fromisoformat(text)
+    got = _PARSED.get(text) if type(text) is str else None
+    if got is None:
+        got = datetime.fromisoformat(text)
+        if type(text) is str:
+            if len(_PARSED) >= 65536:
+                _PARSED.clear()
+            _PARSED[text] = got
+    return got
 
 
 def _fmt(when: datetime) -> str:
@@ -62,6 +76,11 @@ class ClinicEnv(Environment):
     """Clinic scheduling across several sites with patient transport."""
 
     # Results may share dicts with the state: the engine copies every result (docs §2).
+
+    # While find_slots runs (a query: the state and the clock stand still), the blocking
+    # appointments with their (start, end), read once for all the candidate slots; None
+    # otherwise, when each check reads them afresh.
+    _spans: list[tuple[str, dict[str, Any], datetime, datetime]] | None = None
 
     # -- internal helpers --------------------------------------------------------
     def _policy(self, key: str, default: int) -> int:
@@ -100,6 +119,22 @@ class ClinicEnv(Environment):
         if start < _at(date, opens) or end > _at(date, closes):
             return f"outside opening hours {opens}-{closes}"
         return None
+
+    def _blocking_spans(self) -> list[tuple[str, dict[str, Any], datetime, datetime]] | None:
+        """(id, appointment, start, end) of each blocking appointment, in the state's order; None
+        when some appointment cannot be read that way (its checks then raise where they always did)."""
+        try:
+            return [(oid, other, _dt(other["start"]), _dt(other["end"]))
+                    for oid, other in self.state["appointments"].items() if self._blocking(other)]
+        except Exception:
+            return None
+
+    def _spans_afresh(self, exclude: str | None) -> Iterator[tuple[str, dict[str, Any], datetime, datetime]]:
+        """The same, each read just before its check (any error raised where it always was)."""
+        for oid, other in self.state["appointments"].items():
+            if oid == exclude or not self._blocking(other):
+                continue
+            yield oid, other, _dt(other["start"]), _dt(other["end"])
 
     def _problems(self, apt: dict[str, Any], exclude: str | None = None, patient_checks: bool = True,
                   prereq: bool = True) -> list[str]:
@@ -165,10 +200,10 @@ class ClinicEnv(Environment):
                 if eq.get("room") and eq["room"] != apt.get("room"):
                     out.append(f"{apt['equipment']} is installed in room {eq['room']}")
         # double booking
-        for oid, other in self.state["appointments"].items():
-            if oid == exclude or not self._blocking(other):
+        for oid, other, o0, o1 in self._spans if self._spans is not None else self._spans_afresh(exclude):
+            if oid == exclude:
                 continue
-            if not _overlap(start, end, _dt(other["start"]), _dt(other["end"])):
+            if not _overlap(start, end, o0, o1):
                 continue
             span = f"{oid} {other['start'][11:]}-{other['end'][11:]}"
             if other["clinician"] == apt["clinician"]:
@@ -583,6 +618,16 @@ class ClinicEnv(Environment):
             referral = next((r for r, ref in self.state.get("referrals", {}).items()
                              if ref["patient"] == patient_id and ref["service"] == service
                              and ref.get("status", "active") == "active"), None)
+        self._spans = self._blocking_spans()
+        try:
+            return self._find_slots(svc, service, date, site_id, clinician_id, patient_id, earliest, latest, limit,
+                                    referral)
+        finally:
+            self._spans = None
+
+    def _find_slots(self, svc: dict[str, Any], service: str, date: str, site_id: str | None,
+                    clinician_id: str | None, patient_id: str | None, earliest: str | None, latest: str | None,
+                    limit: int, referral: str | None) -> Result:
         dur = timedelta(minutes=svc["duration"])
         slots = []
         for cid, cl in sorted(self.state["clinicians"].items()):

@@ -1,0 +1,93 @@
+"""Issue 27's throughput work keeps every run exactly as it was: a bench-style scripted run
+(``bench/bridges.py``: every bundled stt task's oracle and naive actions through ``GymEnv``)
+gives the same observations, rewards and record (every event, state hashes included) with the
+speed-ups on as with each of them off."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import pytest
+
+pytest.importorskip("openenv")
+
+from sttui.bridges.episodes import action_data, baseline_actions, select_tasks
+from sttui.bridges.openenv_env import GymEnv, ServeConfig
+
+_TASKS = select_tasks("stt")
+_PLANS = {(t.id, plan): baseline_actions(t, plan, t.task.seed)[0] for t in _TASKS for plan in ("oracle", "naive")}
+
+
+def _run(tasks: list[Any] = _TASKS) -> list[str]:
+    """One line of JSON per observation and per recorded event, over every task and plan."""
+    env = GymEnv(ServeConfig(tasks))
+    out: list[str] = []
+    for loaded in tasks:
+        for plan in ("oracle", "naive"):
+            obs, _ = env.reset(options={"task": loaded.id})
+            out.append(json.dumps(obs, default=repr))
+            session = env.env.session
+            assert session is not None
+            for a in _PLANS[(loaded.id, plan)]:
+                obs, reward, done, _, _ = env.step(action_data(a))
+                out.append(json.dumps([obs, reward, done], default=repr))
+                if done:
+                    break
+            episode = session.stepper.episode
+            assert episode is not None and episode.ended is not None, (loaded.id, plan)
+            out += [json.dumps([e.seq, e.type, e.actor, e.payload, e.sim_time], default=repr) for e in episode.events]
+    return out
+
+
+def _clinic_module() -> Any:
+    clinic = next(t for t in _TASKS if t.task.domain == "clinic")
+    assert clinic.env_cls is not None
+    return sys.modules[clinic.env_cls.__module__]
+
+
+def test_the_run_has_state_hashes_to_compare():
+    lines = _run([t for t in _TASKS if t.task.domain == "clinic"])
+    assert sum('"state_hash"' in line for line in lines) > 100
+
+
+def test_clinic_slots_read_once_per_query_change_nothing(monkeypatch):
+    """find_slots reads the blocking appointments once for all its candidate slots, and the
+    clinic parses each timestamp once: off (read afresh each time), every run is the same."""
+    fast = _run()
+    module = _clinic_module()
+    monkeypatch.setattr(module.ClinicEnv, "_blocking_spans", lambda self: None)
+    monkeypatch.setattr(module, "_dt", module.datetime.fromisoformat)
+    assert _run() == fast
+
+
+@pytest.mark.parametrize("bad", [{"start": "not a time"}, {"clinician": None}, {"end": None}])
+def test_clinic_slots_over_an_unreadable_appointment_fail_as_they_always_did(bad, monkeypatch):
+    """An appointment that cannot be read: find_slots raises the same error as when every
+    candidate slot reads it afresh (the agent sees that error)."""
+    module = _clinic_module()
+    loaded = next(t for t in _TASKS if t.id == "clinic-kings-bridge-closure-s3-hard")
+    state = json.loads(json.dumps(loaded.task.initial_state))
+    apt = next(iter(state["appointments"].values()))
+    for k, v in bad.items():
+        if v is None:
+            apt.pop(k, None)
+        else:
+            apt[k] = v
+
+    def slots() -> list[str]:
+        env = module.ClinicEnv(json.loads(json.dumps(state)), loaded.task.clock.start, 0)
+        out = []
+        for service in state["services"]:
+            for date in sorted({s for c in state["clinicians"].values() for s in c.get("shifts", {})}):
+                try:
+                    out.append(json.dumps(env.find_slots(service, date)))
+                except Exception as exc:
+                    out.append(f"{type(exc).__name__}: {exc}")
+        return out
+
+    fast = slots()
+    assert any(": " in line and not line.startswith("{") for line in fast)  # it does fail somewhere
+    monkeypatch.setattr(module.ClinicEnv, "_blocking_spans", lambda self: None)
+    assert slots() == fast
