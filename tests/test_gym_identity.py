@@ -91,3 +91,20 @@ def test_clinic_slots_over_an_unreadable_appointment_fail_as_they_always_did(bad
     assert any(": " in line and not line.startswith("{") for line in fast)  # it does fail somewhere
     monkeypatch.setattr(module.ClinicEnv, "_blocking_spans", lambda self: None)
     assert slots() == fast
+
+
+def test_a_served_task_is_found_by_its_id_as_a_scan_finds_it():
+    """The served tasks' ids are read once (every reset looks one up); the first task with the
+    id wins, as the scan's first match did, and a list changed in place is read again."""
+    from sttui.bridges.episodes import BridgeError
+
+    tasks = _TASKS[:5]
+    config = ServeConfig([tasks[0], tasks[1], tasks[0], tasks[2]])
+    assert config.task(None) is tasks[0]
+    assert [config.task(t.id) for t in tasks[:3]] == [tasks[0], tasks[1], tasks[2]]
+    config.tasks[1] = tasks[3]
+    assert config.task(tasks[3].id) is tasks[3]
+    with pytest.raises(BridgeError, match=f"no task '{tasks[1].id}' is served here"):
+        config.task(tasks[1].id)
+    config.tasks.append(tasks[4])
+    assert config.task(tasks[4].id) is tasks[4]
