@@ -108,3 +108,41 @@ def test_a_served_task_is_found_by_its_id_as_a_scan_finds_it():
         config.task(tasks[1].id)
     config.tasks.append(tasks[4])
     assert config.task(tasks[4].id) is tasks[4]
+
+
+def test_reviews_sharing_their_graphs_plan_change_nothing(monkeypatch):
+    """Every review of a task shares what its graph and minefields give before any action (the
+    paths to keep, the rules' reads, the first frontier); made afresh for each review, every
+    run is the same. Two reviews of one task stay apart as they settle."""
+    from sttui.core.review import tracker
+    from sttui.core.review.derive import review_for
+
+    loaded = next(t for t in _TASKS if t.task.milestones and t.task.minefields)
+    first, second = review_for(loaded), review_for(loaded)
+    assert first is not None and second is not None
+    assert first._reads is second._reads and first._ready is second._ready
+    fresh = tracker._Plan(first.graph, first.minefields)
+    assert (first._paths, first._reads, first._read_prefixes, first._ready, first._blocked) == (
+        fresh.paths,
+        fresh.reads,
+        fresh.read_prefixes,
+        fresh.ready,
+        fresh.blocked,
+    )
+    assert (first._mines_before, first._mines_after) == (fresh.mines_before, fresh.mines_after)
+    shared = _run()
+    monkeypatch.setattr(tracker, "_plan_of", tracker._Plan)
+    assert _run() == shared
+
+
+def test_a_review_plan_is_made_again_when_the_minefields_change():
+    from sttui.core.review import tracker
+
+    loaded = next(t for t in _TASKS if t.task.milestones and t.task.minefields)
+    review = tracker.Review(tracker.Graph.build(loaded.task.milestones), list(loaded.task.minefields))
+    mines = review.minefields
+    before = tracker._plan_of(review.graph, mines)
+    assert tracker._plan_of(review.graph, mines) is before
+    mines.pop()
+    after = tracker._plan_of(review.graph, mines)
+    assert after is not before and len(after.mines_before) + len(after.mines_after) == len(mines)
