@@ -53,11 +53,16 @@ def test_the_run_has_state_hashes_to_compare():
 
 
 def test_clinic_slots_read_once_per_query_change_nothing(monkeypatch):
-    """find_slots reads the blocking appointments once for all its candidate slots, and the
-    clinic parses each timestamp once: off (read afresh each time), every run is the same."""
+    """find_slots reads the blocking appointments, each site's closures at a time and the rooms
+    and equipment for a site once for all its candidate slots, and the clinic parses each
+    timestamp once: off (read afresh each time), every run is the same."""
     fast = _run()
     module = _clinic_module()
-    monkeypatch.setattr(module.ClinicEnv, "_blocking_spans", lambda self: None)
+    allocate = module.ClinicEnv._allocate_quiet
+    monkeypatch.setattr(module.ClinicEnv, "_read_once", lambda self: (None, None))
+    monkeypatch.setattr(
+        module.ClinicEnv, "_allocate_quiet", lambda self, trial, wp, pools=None: allocate(self, trial, wp)
+    )
     monkeypatch.setattr(module, "_dt", module.datetime.fromisoformat)
     assert _run() == fast
 
@@ -89,7 +94,7 @@ def test_clinic_slots_over_an_unreadable_appointment_fail_as_they_always_did(bad
 
     fast = slots()
     assert any(": " in line and not line.startswith("{") for line in fast)  # it does fail somewhere
-    monkeypatch.setattr(module.ClinicEnv, "_blocking_spans", lambda self: None)
+    monkeypatch.setattr(module.ClinicEnv, "_read_once", lambda self: (None, None))
     assert slots() == fast
 
 
@@ -146,3 +151,51 @@ def test_a_review_plan_is_made_again_when_the_minefields_change():
     mines.pop()
     after = tracker._plan_of(review.graph, mines)
     assert after is not before and len(after.mines_before) + len(after.mines_after) == len(mines)
+
+
+def _slot_battery(module: Any, state: dict[str, Any], now: Any) -> list[str]:
+    """find_slots for every service on every shift date, for anyone and for each patient, at
+    every site and for each one, on a copy of ``state`` at clock ``now``."""
+    env = module.ClinicEnv(json.loads(json.dumps(state)), now, 0)
+    dates = sorted({d for c in state["clinicians"].values() for d in c.get("shifts", {})})
+    out = []
+    for service in state["services"]:
+        for date in dates:
+            for patient in (None, *state.get("patients", {})):
+                for site in (None, *state["sites"]):
+                    try:
+                        got: Any = env.find_slots(service, date, site_id=site, patient_id=patient, limit=50)
+                    except Exception as exc:
+                        got = f"{type(exc).__name__}: {exc}"
+                    out.append(json.dumps(got, default=str))
+    return out
+
+
+def test_clinic_slots_read_once_give_every_answer_read_afresh_gives(monkeypatch):
+    """Beyond what the plans ask: every clinic task's state at the start and where its oracle
+    and naive plans leave it, asked for slots of every service, date, patient and site (closed
+    sites and hours included), answers the same with what find_slots reads once read afresh."""
+    from sttui.bridges.episodes import Stepper
+
+    module = _clinic_module()
+    states = []
+    for loaded in (t for t in _TASKS if t.task.domain == "clinic"):
+        states.append((loaded.task.initial_state, loaded.task.clock.start))
+        for plan in ("oracle", "naive"):
+            s = Stepper(loaded, loaded.task.seed)
+            s.reset()
+            for a in _PLANS[(loaded.id, plan)]:
+                if s.done:
+                    break
+                s.step(a)
+            assert s.episode is not None
+            states.append((s.episode.env.state, s.episode.env.now))
+    fast = [_slot_battery(module, state, now) for state, now in states]
+    assert sum('"start"' in line for lines in fast for line in lines) > 100  # slots found
+    allocate = module.ClinicEnv._allocate_quiet
+    monkeypatch.setattr(module.ClinicEnv, "_read_once", lambda self: (None, None))
+    monkeypatch.setattr(
+        module.ClinicEnv, "_allocate_quiet", lambda self, trial, wp, pools=None: allocate(self, trial, wp)
+    )
+    monkeypatch.setattr(module, "_dt", module.datetime.fromisoformat)
+    assert [_slot_battery(module, state, now) for state, now in states] == fast

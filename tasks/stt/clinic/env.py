@@ -81,6 +81,8 @@ class ClinicEnv(Environment):
     # appointments with their (start, end), read once for all the candidate slots; None
     # otherwise, when each check reads them afresh.
     _spans: list[tuple[str, dict[str, Any], datetime, datetime]] | None = None
+    # and, while it runs, whether each (site, start, end) it tried is closed (as _site_closed says)
+    _closures: dict[tuple[str, datetime, datetime], str | None] | None = None
 
     # -- internal helpers --------------------------------------------------------
     def _policy(self, key: str, default: int) -> int:
@@ -129,6 +131,11 @@ class ClinicEnv(Environment):
         except Exception:
             return None
 
+    def _read_once(self) -> tuple[list[tuple[str, dict[str, Any], datetime, datetime]] | None,
+                                  dict[tuple[str, datetime, datetime], str | None] | None]:
+        """What find_slots reads once for all its candidate slots (``_spans``, ``_closures``)."""
+        return self._blocking_spans(), {}
+
     def _spans_afresh(self, exclude: str | None) -> Iterator[tuple[str, dict[str, Any], datetime, datetime]]:
         """The same, each read just before its check (any error raised where it always was)."""
         for oid, other in self.state["appointments"].items():
@@ -148,7 +155,15 @@ class ClinicEnv(Environment):
         site = self.state["sites"].get(apt["site"])
         if site is None:
             return [f"unknown site {apt['site']}"]
-        closed = self._site_closed(site, start, end)
+        closures = self._closures
+        if closures is None:
+            closed = self._site_closed(site, start, end)
+        else:  # within one query: each site and time read once
+            at = (apt["site"], start, end)
+            if at in closures:
+                closed = closures[at]
+            else:
+                closed = closures[at] = self._site_closed(site, start, end)
         if closed:
             out.append(f"{apt['site']}: {closed}")
         # clinician
@@ -618,18 +633,19 @@ class ClinicEnv(Environment):
             referral = next((r for r, ref in self.state.get("referrals", {}).items()
                              if ref["patient"] == patient_id and ref["service"] == service
                              and ref.get("status", "active") == "active"), None)
-        self._spans = self._blocking_spans()
+        self._spans, self._closures = self._read_once()
         try:
             return self._find_slots(svc, service, date, site_id, clinician_id, patient_id, earliest, latest, limit,
                                     referral)
         finally:
-            self._spans = None
+            self._spans = self._closures = None
 
     def _find_slots(self, svc: dict[str, Any], service: str, date: str, site_id: str | None,
                     clinician_id: str | None, patient_id: str | None, earliest: str | None, latest: str | None,
                     limit: int, referral: str | None) -> Result:
         dur = timedelta(minutes=svc["duration"])
         slots = []
+        pools: dict[tuple[str, str], tuple[list[str], list[str | None]]] = {}
         for cid, cl in sorted(self.state["clinicians"].items()):
             if cl["specialty"] != svc["specialty"] or (clinician_id and cid != clinician_id):
                 continue
@@ -649,7 +665,7 @@ class ClinicEnv(Environment):
                     trial = {"patient": patient_id, "service": service, "clinician": cid, "site": shift["site"],
                              "start": _fmt(t), "end": _fmt(t + dur), "room": None, "equipment": None,
                              "referral": referral}
-                    if self._allocate_quiet(trial, patient_id is not None) is None:
+                    if self._allocate_quiet(trial, patient_id is not None, pools) is None:
                         slots.append({"start": trial["start"], "end": trial["end"], "site": trial["site"],
                                       "clinician": cid, "room": trial["room"], "equipment": trial["equipment"]})
                 t += timedelta(minutes=15)
@@ -657,13 +673,21 @@ class ClinicEnv(Environment):
         return self.ok(service=service, date=date, duration=svc["duration"], slots=slots[:max(limit, 1)],
                        more=max(0, len(slots) - max(limit, 1)))
 
-    def _allocate_quiet(self, trial: dict[str, Any], with_patient: bool) -> str | None:
-        svc = self.state["services"][trial["service"]]
-        rooms = sorted(r for r, room in self.state["rooms"].items()
-                       if room["site"] == trial["site"] and room["type"] == svc["room_type"])
-        eqs: list[str | None] = [None]
-        if svc.get("equipment"):
-            eqs = sorted(e for e, eq in self.state["equipment"].items() if eq["type"] == svc["equipment"])
+    def _allocate_quiet(self, trial: dict[str, Any], with_patient: bool,
+                        pools: dict[tuple[str, str], tuple[list[str], list[str | None]]] | None = None) -> str | None:
+        """``pools``: the rooms and equipment found for each (site, service), kept for one query."""
+        pool = pools.get((trial["site"], trial["service"])) if pools is not None else None
+        if pool is None:
+            svc = self.state["services"][trial["service"]]
+            rooms = sorted(r for r, room in self.state["rooms"].items()
+                           if room["site"] == trial["site"] and room["type"] == svc["room_type"])
+            eqs: list[str | None] = [None]
+            if svc.get("equipment"):
+                eqs = sorted(e for e, eq in self.state["equipment"].items() if eq["type"] == svc["equipment"])
+            if pools is not None:
+                pools[(trial["site"], trial["service"])] = (rooms, eqs)
+        else:
+            rooms, eqs = pool
         for r in rooms:
             for e in eqs:
                 t = {**trial, "room": r, "equipment": e}
