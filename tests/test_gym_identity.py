@@ -199,3 +199,35 @@ def test_clinic_slots_read_once_give_every_answer_read_afresh_gives(monkeypatch)
     )
     monkeypatch.setattr(module, "_dt", module.datetime.fromisoformat)
     assert [_slot_battery(module, state, now) for state, now in states] == fast
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"outages": [{"from": "not a time", "to": "2024-09-12T10:00"}]},
+        {"outages": [{"from": "2024-09-12T09:00+01:00", "to": "2024-09-12T10:00+01:00"}]},
+        {"outages": "soon"},
+        {"transfers": [{"at": "2024-09-12T10:00"}]},
+        {"transfers": [{"at": 5, "to": "X"}, {"at": "2024-09-12T10:00", "to": "X"}]},
+    ],
+)
+def test_clinic_slots_with_unreadable_equipment_fail_as_they_always_did(bad, monkeypatch):
+    """Equipment whose outages or transfers cannot be read (each item in turn, on every clinic
+    task that has equipment): a slot refused because the clinician is busy is not tried with the
+    other rooms and equipment only when their checks cannot fail to read; so find_slots answers,
+    or raises, as when every room and equipment is tried."""
+    module = _clinic_module()
+    cases = []
+    for loaded in (t for t in _TASKS if t.task.domain == "clinic" and t.task.initial_state.get("equipment")):
+        for eq_id in loaded.task.initial_state["equipment"]:
+            state = json.loads(json.dumps(loaded.task.initial_state))
+            state["equipment"][eq_id].update(json.loads(json.dumps(bad)))
+            cases.append((state, loaded.task.clock.start))
+    assert cases
+    fast = [_slot_battery(module, state, now) for state, now in cases]
+    allocate = module.ClinicEnv._allocate_quiet
+    monkeypatch.setattr(module.ClinicEnv, "_read_once", lambda self: (None, None))
+    monkeypatch.setattr(
+        module.ClinicEnv, "_allocate_quiet", lambda self, trial, wp, pools=None: allocate(self, trial, wp)
+    )
+    assert [_slot_battery(module, state, now) for state, now in cases] == fast

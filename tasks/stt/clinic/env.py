@@ -68,6 +68,28 @@ def _at(date: str, hhmm: str) -> datetime:
     return datetime.fromisoformat(f"{date}T{hhmm}")
 
 
+def _readable_equipment(eq: Any) -> bool:
+    """Whether ``_problems``' equipment checks read this item without error, at any time: a
+    mapping whose outages and transfers are mappings with the keys read and naive ISO times."""
+    try:
+        if type(eq) is not dict:
+            return False
+        outages, moves = eq.get("outages", []), eq.get("transfers", [])
+        if type(outages) is not list or type(moves) is not list:
+            return False
+        for down in outages:
+            if type(down) is not dict or _dt(down["from"]).tzinfo is not None or _dt(down["to"]).tzinfo is not None:
+                return False
+        for move in moves:
+            if type(move) is not dict or type(move.get("at")) is not str or "to" not in move:
+                return False
+            if _dt(move["at"]).tzinfo is not None:
+                return False
+        return True
+    except Exception:
+        return False
+
+
 def _overlap(a0: datetime, a1: datetime, b0: datetime, b1: datetime) -> bool:
     return a0 < b1 and b0 < a1
 
@@ -645,7 +667,7 @@ class ClinicEnv(Environment):
                     limit: int, referral: str | None) -> Result:
         dur = timedelta(minutes=svc["duration"])
         slots = []
-        pools: dict[tuple[str, str], tuple[list[str], list[str | None]]] = {}
+        pools: dict[tuple[str, str], tuple[list[str], list[str | None], bool]] = {}
         for cid, cl in sorted(self.state["clinicians"].items()):
             if cl["specialty"] != svc["specialty"] or (clinician_id and cid != clinician_id):
                 continue
@@ -674,8 +696,10 @@ class ClinicEnv(Environment):
                        more=max(0, len(slots) - max(limit, 1)))
 
     def _allocate_quiet(self, trial: dict[str, Any], with_patient: bool,
-                        pools: dict[tuple[str, str], tuple[list[str], list[str | None]]] | None = None) -> str | None:
-        """``pools``: the rooms and equipment found for each (site, service), kept for one query."""
+                        pools: dict[tuple[str, str], tuple[list[str], list[str | None], bool]] | None = None
+                        ) -> str | None:
+        """``pools``: the rooms and equipment found for each (site, service), kept for one query,
+        with whether every one of them reads without error (see ``_clinician_busy``)."""
         pool = pools.get((trial["site"], trial["service"])) if pools is not None else None
         if pool is None:
             svc = self.state["services"][trial["service"]]
@@ -684,17 +708,36 @@ class ClinicEnv(Environment):
             eqs: list[str | None] = [None]
             if svc.get("equipment"):
                 eqs = sorted(e for e, eq in self.state["equipment"].items() if eq["type"] == svc["equipment"])
+            readable = (all(type(self.state["rooms"][r]) is dict for r in rooms)
+                        and all(e is None or _readable_equipment(self.state["equipment"][e]) for e in eqs))
             if pools is not None:
-                pools[(trial["site"], trial["service"])] = (rooms, eqs)
+                pools[(trial["site"], trial["service"])] = (rooms, eqs, readable)
         else:
-            rooms, eqs = pool
+            rooms, eqs, readable = pool
         for r in rooms:
             for e in eqs:
                 t = {**trial, "room": r, "equipment": e}
                 if not self._problems(t, patient_checks=with_patient):
                     trial["room"], trial["equipment"] = r, e
                     return None
+                if readable and self._clinician_busy(t):
+                    return "none"  # every other room and equipment is refused too: the clinician is busy then
         return "none"
+
+    def _clinician_busy(self, apt: dict[str, Any]) -> bool:
+        """Within find_slots, after ``_problems(apt)`` was found wanting: whether the clinician is
+        busy with a blocking appointment then, so that every other room and equipment would be
+        refused too. That needs their checks to read without error (``readable``: rooms are
+        mappings, equipment's outages and transfers hold naive times), as the rest of them did
+        for ``apt``; then skipping them changes nothing, not even an error raised."""
+        if self._spans is None:
+            return False
+        start, end = _dt(apt["start"]), _dt(apt["end"])
+        if start.tzinfo is not None or end.tzinfo is not None:
+            return False
+        clinician = apt["clinician"]
+        return any(o0 < end and start < o1 and other.get("clinician") == clinician
+                   for _, other, o0, o1 in self._spans)
 
     @tool("query", minutes=2)
     def list_vehicles(self, kind: str | None = None) -> Result:
