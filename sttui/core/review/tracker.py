@@ -338,7 +338,7 @@ def _plan_of(graph: Graph, minefields: list[Minefield]) -> _Plan:
     if plan is None or plan.graph is not graph or plan.minefields is not minefields or plan.items != tuple(minefields):
         plan = _PLANS[key] = _Plan(graph, minefields)
         while len(_PLANS) > 256:
-            _PLANS.pop(next(iter(_PLANS)))
+            _PLANS.pop(next(iter(_PLANS)), None)  # (another thread may have taken it)
     return plan
 
 
