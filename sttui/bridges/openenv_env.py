@@ -468,11 +468,13 @@ _ACTION_FIELDS = frozenset(("tool", "args", "message", "episode_id"))
 def _plain_action(action: Any) -> bool:
     """A dict of the action's own fields with text (or None) where text goes: what
     ``SttuiAction`` takes unchanged (anything else goes through the model, for its errors)."""
-    return (
-        type(action) is dict
-        and action.keys() <= _ACTION_FIELDS
-        and all(type(action.get(k)) in (str, type(None)) for k in ("tool", "message", "episode_id"))
-    )
+    if type(action) is not dict or not action.keys() <= _ACTION_FIELDS:
+        return False
+    get = action.get
+    return type(get("tool")) in _TEXT and type(get("message")) in _TEXT and type(get("episode_id")) in _TEXT
+
+
+_TEXT = (str, type(None))  # (checked one by one: this runs on every step)
 
 
 def _plain(fields: dict[str, Any] | SttuiObservation) -> dict[str, Any]:
