@@ -136,7 +136,13 @@ def test_reviews_sharing_their_graphs_plan_change_nothing(monkeypatch):
     )
     assert (first._mines_before, first._mines_after) == (fresh.mines_before, fresh.mines_after)
     shared = _run()
+    assert first._plan.frontiers  # the frontiers reached were kept for the task's next reviews
+    for done, (ready, blocked) in first._plan.frontiers.items():
+        assert (ready, blocked) == (first.graph.ready(set(done)), first.graph.blocked(set(done)))
     monkeypatch.setattr(tracker, "_plan_of", tracker._Plan)
+    monkeypatch.setattr(
+        tracker._Plan, "frontier", lambda self, done: (self.graph.ready(done), self.graph.blocked(done))
+    )
     assert _run() == shared
 
 

@@ -55,7 +55,7 @@ class Review:
         self._holding: set[str] = set()  # state minefields touched and still holding
         self._gapped: set[str] = set()  # milestones a predecessor gap was signalled for
         self._clean: set[str] = set()  # rules on the state alone whose answer still stands
-        plan = _plan_of(graph, minefields)  # (shared by every review of the graph: read, never changed)
+        plan = self._plan = _plan_of(graph, minefields)  # (shared by every review of the graph: read, never changed)
         self._paths = plan.paths
         self._mines_before, self._mines_after = plan.mines_before, plan.mines_after
         self._reads, self._read_prefixes = plan.reads, plan.read_prefixes
@@ -134,8 +134,7 @@ class Review:
             self.states[mid] = Snapshot.take(state, self._paths.get(mid, set()))
         if settled_now:
             self._clean.clear()  # a settlement is a new baseline for what compares with it
-            done = set(self.settled)
-            self._ready, self._blocked = self.graph.ready(done), self.graph.blocked(done)
+            self._ready, self._blocked = self._plan.frontier(frozenset(self.settled))
         for mid, share in settled_now:
             stage = self._stage(mid)
             self.stages.append(stage)
@@ -326,6 +325,16 @@ class _Plan:
         }
         self.ready = graph.ready({START})
         self.blocked = graph.blocked({START})
+        # settled milestones -> (ready, blocked): reviews of a task settle the same sets again
+        self.frontiers: dict[frozenset[str], tuple[list[str], list[str]]] = {}
+
+    def frontier(self, done: frozenset[str]) -> tuple[list[str], list[str]]:
+        found = self.frontiers.get(done)
+        if found is None:
+            found = (self.graph.ready(set(done)), self.graph.blocked(set(done)))
+            if len(self.frontiers) < 4096:
+                self.frontiers[done] = found
+        return found
 
 
 _PLANS: dict[tuple[int, int], _Plan] = {}
