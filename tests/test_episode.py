@@ -412,3 +412,43 @@ def test_the_runner_asks_the_engine_for_no_result(monkeypatch):
             s.step(action)
     assert any(isinstance(a, ToolCall) for a in actions) and len(asked) >= len(actions)
     assert not any(asked)
+
+
+def test_the_hash_resumed_from_kept_digests_equals_one_from_scratch_under_any_changes():
+    """The digest is kept only before the parts of keys that have changed (the parts between are
+    fed as one): changes to keys cold and hot, before and after one another, and keys added and
+    removed, hash as from scratch every time."""
+    import random
+
+    ep = episode()
+    rng = random.Random(7)
+
+    def scratch() -> str:
+        snapshot = {"clock": ep.now.isoformat(), "triggers": ep.triggers.snapshot()}
+        return hashlib.sha256(f"{st.canonical(ep.env.state)}|{st.canonical(snapshot)}".encode()).hexdigest()
+
+    ep.apply(ToolCall("move_crate", {"crate_id": "CR-1", "to": "BAY-B"}))
+    assert ep.state_hash() == scratch()
+    assert ep._hot == {"crates"} and ep._mids.count(None) == len(ep._mids) - 1  # one key changed: one kept
+    for name in "abcdefghij":
+        ep.env.state[name] = {"n": 0, "tags": [name]}
+    ep._sync()
+    assert ep.state_hash() == scratch()
+    for i in range(300):
+        keys = sorted(ep.env.state)
+        pick = rng.random()
+        if pick < 0.1 and len(keys) > 4:
+            del ep.env.state[rng.choice(keys)]
+        elif pick < 0.2:
+            ep.env.state[f"k{rng.randrange(40)}"] = [i]
+        else:
+            key = rng.choice(keys[: rng.randrange(1, len(keys) + 1)])  # early keys more often
+            value = ep.env.state[key]
+            if isinstance(value, dict):
+                value[f"f{rng.randrange(5)}"] = i
+            else:
+                ep.env.state[key] = {"was": value, "at": i}
+        ep._sync()
+        assert ep.state_hash() == scratch(), i
+        if i % 7 == 0:
+            assert ep.state_hash() == scratch()  # (asked again, unchanged)

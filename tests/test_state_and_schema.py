@@ -217,3 +217,29 @@ def test_sync_shares_unchanged_records_of_a_changed_mapping():
     assert shadow["vehicles"] is not old["vehicles"]  # a new mapping...
     assert shadow["vehicles"]["T1"] is old["vehicles"]["T1"]  # ...sharing what did not change
     assert shadow["other"] is old["other"]
+
+
+def test_a_text_argument_for_a_plain_string_parameter_is_let_through_as_the_full_checks_do():
+    """Text for a ``{"type": "string"}`` parameter skips the checks (most arguments are such);
+    every bundled tool's every parameter answers text as the full checks do (a str subclass
+    takes them), with an enum, anyOf and other types included."""
+    from sttui.core.loader import load_all
+    from sttui.core.schema import check_value
+    from tests.conftest import ROOT
+
+    class Text(str):
+        pass
+
+    tasks, _ = load_all([ROOT / "tasks" / "stt"])
+    schemas = [
+        p for t in tasks for spec in t.env_cls.tool_specs.values() for p in spec.parameters["properties"].values()
+    ]
+    schemas += [
+        {"type": "string", "enum": ["a"]},
+        {"anyOf": [{"type": "string"}, {"type": "null"}]},
+        {"type": ["string"]},
+    ]
+    assert any(s.get("type") == "string" and "enum" not in s for s in schemas)
+    for schema in schemas:
+        for text in ("", "a", "2024-09-12", "TRK-9"):
+            assert check_value(text, schema, "x") == check_value(Text(text), schema, "x"), schema

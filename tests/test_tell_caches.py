@@ -192,3 +192,36 @@ def test_under_a_key_unchanged_since_the_start_the_mappings_are_found_where_the_
     got = reports._tables(state, "TRK-7", reports._record(second).kept)
     want = list(reports._walk(state, lambda d: "TRK-7" in d))
     assert all(g is w for g, w in zip(got, want, strict=True)) and len(got) == len(want)
+
+
+def test_under_a_changed_key_the_mappings_are_read_once_for_every_value_looked_for(monkeypatch):
+    """After a change under a key, each value looked for there is a filter over the mappings
+    read once (``_walk``'s order kept): the same lists a walk per value finds, one walk in all,
+    and read again after the next change."""
+    ep = _insulin()
+    rec = reports._record(ep)
+    assert rec.kept is not None
+    state = ep.env.state
+    state["shipments"]["SHP-1"]["TRK-9"] = "noted"
+    assert ep._sync()
+    walks = []
+    walk = reports._walk
+
+    def counted(value: Any, holds: Any, depth: int = 4) -> Any:
+        walks.append(depth)
+        return walk(value, holds, depth)
+
+    monkeypatch.setattr(reports, "_walk", counted)
+    for looked in ("TRK-9", "SHP-1", "trk9", "nothing-here"):
+        got = reports._tables(state, looked, rec.kept)
+        monkeypatch.setattr(reports, "_walk", walk)
+        assert got == reports._tables(state, looked)  # (no kept: walked afresh)
+        monkeypatch.setattr(reports, "_walk", counted)
+    changed = [k for k in ep._key_versions if isinstance(state.get(k), dict)]
+    assert "shipments" in changed
+    assert walks.count(3) == len(changed)  # each changed key once, whatever was looked for; the rest as at the start
+    state["shipments"]["SHP-2"] = {"TRK-9": "also"}
+    assert ep._sync()
+    got = reports._tables(state, "TRK-9", rec.kept)
+    monkeypatch.setattr(reports, "_walk", walk)
+    assert got == reports._tables(state, "TRK-9") and walks.count(3) == len(changed) + 1

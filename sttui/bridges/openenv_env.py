@@ -102,17 +102,31 @@ class ServeConfig:
     models: Mapping[str, ModelAlias] = field(default_factory=dict)  # sttui.yaml's models (a model user's alias)
     live: OrderedDict[str, Session] = field(default_factory=OrderedDict, repr=False)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    # (the served tasks as they were read, task id -> the first of them with it): every reset asks
+    _by_id: tuple[tuple[LoadedTask, ...], dict[str, LoadedTask]] | None = field(default=None, init=False, repr=False)
 
     def task(self, task_id: str | None) -> LoadedTask:
         if task_id is None:
             return self.tasks[0]
-        for t in self.tasks:
+        served = tuple(self.tasks)
+        index = self._by_id
+        if index is None or index[0] != served:  # (compared item by item, by identity first)
+            by_id: dict[str, LoadedTask] = {}
+            for t in served:
+                by_id.setdefault(t.id, t)
+            index = self._by_id = (served, by_id)
+        found = index[1].get(task_id)
+        if found is not None and found.id == task_id:
+            return found
+        for t in served:  # (a task whose id changed since it was read)
             if t.id == task_id:
                 return t
         from sttui.core.problems import did_you_mean
 
-        served = {t.id: t for t in self.tasks}
-        raise BridgeError(f"no task '{task_id}' is served here ({len(served)} are){did_you_mean(task_id, served)}")
+        served_ids = {t.id: t for t in self.tasks}
+        raise BridgeError(
+            f"no task '{task_id}' is served here ({len(served_ids)} are){did_you_mean(task_id, served_ids)}"
+        )
 
     def keep(self, session: Session) -> None:
         with self.lock:
@@ -454,11 +468,13 @@ _ACTION_FIELDS = frozenset(("tool", "args", "message", "episode_id"))
 def _plain_action(action: Any) -> bool:
     """A dict of the action's own fields with text (or None) where text goes: what
     ``SttuiAction`` takes unchanged (anything else goes through the model, for its errors)."""
-    return (
-        type(action) is dict
-        and action.keys() <= _ACTION_FIELDS
-        and all(type(action.get(k)) in (str, type(None)) for k in ("tool", "message", "episode_id"))
-    )
+    if type(action) is not dict or not action.keys() <= _ACTION_FIELDS:
+        return False
+    get = action.get
+    return type(get("tool")) in _TEXT and type(get("message")) in _TEXT and type(get("episode_id")) in _TEXT
+
+
+_TEXT = (str, type(None))  # (checked one by one: this runs on every step)
 
 
 def _plain(fields: dict[str, Any] | SttuiObservation) -> dict[str, Any]:

@@ -98,8 +98,11 @@ class Episode:
         # key's part (keys sorted), so a change re-hashes from the first changed key on
         self._state_digest: Any = None
         self._order: list[str] | None = None
-        self._mids: list[Any] = []
+        self._mids: list[Any] = []  # the digest before each part, where one is kept (else None)
         self._valid = 0  # how many of _mids still hold
+        # the top-level keys seen to change in this episode: the digest before each of their parts
+        # is kept, to resume from when they change again; the parts between are fed as one
+        self._hot: set[str] = set()
         opening = _opening(task)
         # whether the state began as the task's initial state (a top-level key the engine has
         # seen no change under still holds its initial value)
@@ -353,6 +356,7 @@ class Episode:
             self._state_digest = None
             order = self._order
             for key, subs in changed.items():
+                self._hot.add(key)
                 if order is not None:
                     at = bisect.bisect_left(order, key)
                     if at < len(order) and order[at] == key and key in self._shadow:
@@ -517,28 +521,39 @@ class Episode:
     def _digest(self) -> Any:
         """sha256 over ``canonical(state) + "|"``, fed part by part (``{`` or ``,`` then
         ``"key":value`` per key, sorted, then ``}|``), resumed from the digest's state before
-        the first part that changed."""
+        the first part that changed (or the nearest kept before it: kept before the parts of
+        keys that have changed, the parts between them are fed joined, as one)."""
         state, cache = self.env.state, self._key_json
         if self._order is None:
             self._order = sorted(state)
             self._mids = []
             self._valid = 0
-        order, mids = self._order, self._mids
-        start = min(self._valid, len(mids))
-        del mids[start:]
-        h = mids[start - 1].copy() if start else hashlib.sha256()
-        if start:  # mids[i] is the state before part i; redo part start - 1 from it
-            start -= 1
-            del mids[start:]
-        for i in range(start, len(order)):
+        order, mids, hot = self._order, self._mids, self._hot
+        at = min(self._valid, len(mids)) - 1  # the first part that may have changed
+        while at >= 0 and mids[at] is None:
+            at -= 1
+        if at >= 0:  # mids[i] is the state before part i: redo from part ``at`` on
+            h = mids[at].copy()
+        else:
+            h, at = hashlib.sha256(), 0
+        del mids[at:]
+        run: list[str] = []
+        for i in range(at, len(order)):
             key = order[i]
             text = cache.get(key)
             if text is None:
                 text = cache[key] = _key_part(key, state[key], self._sub_json)
-            mids.append(h.copy())
-            h.update(f"{',' if i else '{'}{text}".encode())
+            if key in hot:
+                if run:
+                    h.update("".join(run).encode())
+                    run.clear()
+                mids.append(h.copy())
+            else:
+                mids.append(None)
+            run.append(f"{',' if i else '{'}{text}")
         self._valid = len(mids)
-        h.update(b"}|" if order else b"{}|")
+        run.append("}|" if order else "{}|")
+        h.update("".join(run).encode())
         return h
 
     def state_hash(self) -> str:

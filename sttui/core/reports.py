@@ -216,6 +216,9 @@ class _Kept:
     def __init__(self, episode: Episode):
         self.versions: dict[Any, int] = episode._key_versions
         self.found: dict[tuple[Any, bool, str], tuple[int, Any, list[dict[str, Any]]]] = {}
+        # every mapping under a key (``_walk``'s order), read once per change of it: each value
+        # looked for there is then a filter over them, not a walk of its own
+        self.nodes: dict[Any, tuple[int, Any, list[dict[str, Any]]]] = {}
         self.task = episode.task
         self.initial = _initial_found(episode.task) if episode._from_initial else None
 
@@ -233,11 +236,25 @@ class _Kept:
                     self.initial.pop(next(iter(self.initial)))
             found = [_follow(value, p) for p in paths]
         else:
-            found = list(_walk(value, holds, 3))
+            found = [d for d in self._nodes(key, value, version) if holds(d)]
         self.found[at] = (version, value, found)  # (the value held: ``is`` compares this object)
         while len(self.found) > 4096:
             self.found.pop(next(iter(self.found)))
         return found
+
+    def _nodes(self, key: Any, value: dict[Any, Any], version: int) -> list[dict[str, Any]]:
+        hit = self.nodes.get(key)
+        if hit is not None and hit[0] == version and hit[1] is value:
+            return hit[2]
+        nodes = list(_walk(value, _every, 3))
+        self.nodes[key] = (version, value, nodes)
+        while len(self.nodes) > 4096:
+            self.nodes.pop(next(iter(self.nodes)))
+        return nodes
+
+
+def _every(_: Any) -> bool:
+    return True
 
 
 def _walk_paths(state: Any, holds: Any, depth: int, path: tuple[Any, ...]) -> Iterator[tuple[tuple[Any, ...], Any]]:

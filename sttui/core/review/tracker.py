@@ -53,45 +53,13 @@ class Review:
         self.external_scores = external_scores
         self.judges: dict[str, Any] | None = None  # the stage judges' record (sttui/controllers/stage_judge.py)
         self._holding: set[str] = set()  # state minefields touched and still holding
-        self._paths = self._compared_paths()
-        named = [(m.id or f"minefield-{i + 1}", m) for i, m in enumerate(minefields)]
-        self._mines_before = [(mid, m) for mid, m in named if m.before_call]
-        self._mines_after = [(mid, m) for mid, m in named if not m.before_call]
         self._gapped: set[str] = set()  # milestones a predecessor gap was signalled for
-        # rules on the state alone give the same answer while the paths they read are unchanged
-        self._reads: dict[str, set[str]] = {
-            m.id: {c.path for c in m.constraints} for m in graph.milestones.values() if m.state_only
-        } | {
-            f"minefield:{mid}": {c.path for c in mine.constraints} for mid, mine in self._mines_after if mine.state_only
-        }
-        self._clean: set[str] = set()  # such rules whose answer still stands
-        # every dotted prefix of what each such rule reads (itself included), to test overlaps by sets
-        self._read_prefixes = {
-            rule: {q for path in reads for q in _prefixes(path)} for rule, reads in self._reads.items()
-        }
-        self._ready = graph.ready({START})
-        self._blocked = graph.blocked({START})
-
-    def _compared_paths(self) -> dict[str, set[str]]:
-        """Which state paths must be kept at which settlement, for the constraints that compare
-        with an earlier state (added, updated, removed: the window's start, and the episode's
-        start for the predecessor-gap check; unchanged_since: the milestone it names)."""
-        paths: dict[str, set[str]] = {START: set()}
-
-        def note(c: Constraint, anchor: str) -> None:
-            if c.operator == "unchanged_since":
-                paths.setdefault(c.expected or START, set()).add(c.path)
-            elif c.operator in STATE_ONLY:
-                paths.setdefault(anchor, set()).add(c.path)
-                paths[START].add(c.path)
-
-        for m in self.graph.milestones.values():
-            for c in m.constraints:
-                note(c, self.graph.idom[m.id])
-        for mine in self.minefields:
-            for c in mine.constraints:
-                note(c, START)
-        return paths
+        self._clean: set[str] = set()  # rules on the state alone whose answer still stands
+        plan = self._plan = _plan_of(graph, minefields)  # (shared by every review of the graph: read, never changed)
+        self._paths = plan.paths
+        self._mines_before, self._mines_after = plan.mines_before, plan.mines_after
+        self._reads, self._read_prefixes = plan.reads, plan.read_prefixes
+        self._ready, self._blocked = plan.ready, plan.blocked  # (replaced as milestones settle, never changed)
 
     def begin(self, state: Any) -> None:
         self.states[START] = Snapshot.take(state, self._paths[START])
@@ -166,8 +134,7 @@ class Review:
             self.states[mid] = Snapshot.take(state, self._paths.get(mid, set()))
         if settled_now:
             self._clean.clear()  # a settlement is a new baseline for what compares with it
-            done = set(self.settled)
-            self._ready, self._blocked = self.graph.ready(done), self.graph.blocked(done)
+            self._ready, self._blocked = self._plan.frontier(frozenset(self.settled))
         for mid, share in settled_now:
             stage = self._stage(mid)
             self.stages.append(stage)
@@ -333,6 +300,77 @@ class Review:
         elif first_stop is not None:  # counterfactual: what stopping there would have saved
             out["would_stop"] = {**first_stop, "steps_saved": steps - first_stop["step"]}
         return out
+
+
+class _Plan:
+    """What a review works out from its graph and minefields alone, before any action: the same
+    for every episode of a task, so made once per graph and minefields (``_plan_of``)."""
+
+    def __init__(self, graph: Graph, minefields: list[Minefield]):
+        self.graph, self.minefields = graph, minefields  # held, so the ids they are filed under stay theirs
+        self.items = tuple(minefields)
+        self.paths = _compared_paths(graph, minefields)
+        named = [(m.id or f"minefield-{i + 1}", m) for i, m in enumerate(minefields)]
+        self.mines_before = [(mid, m) for mid, m in named if m.before_call]
+        self.mines_after = [(mid, m) for mid, m in named if not m.before_call]
+        # rules on the state alone give the same answer while the paths they read are unchanged
+        self.reads: dict[str, set[str]] = {
+            m.id: {c.path for c in m.constraints} for m in graph.milestones.values() if m.state_only
+        } | {
+            f"minefield:{mid}": {c.path for c in mine.constraints} for mid, mine in self.mines_after if mine.state_only
+        }
+        # every dotted prefix of what each such rule reads (itself included), to test overlaps by sets
+        self.read_prefixes = {
+            rule: {q for path in reads for q in _prefixes(path)} for rule, reads in self.reads.items()
+        }
+        self.ready = graph.ready({START})
+        self.blocked = graph.blocked({START})
+        # settled milestones -> (ready, blocked): reviews of a task settle the same sets again
+        self.frontiers: dict[frozenset[str], tuple[list[str], list[str]]] = {}
+
+    def frontier(self, done: frozenset[str]) -> tuple[list[str], list[str]]:
+        found = self.frontiers.get(done)
+        if found is None:
+            found = (self.graph.ready(set(done)), self.graph.blocked(set(done)))
+            if len(self.frontiers) < 4096:
+                self.frontiers[done] = found
+        return found
+
+
+_PLANS: dict[tuple[int, int], _Plan] = {}
+
+
+def _plan_of(graph: Graph, minefields: list[Minefield]) -> _Plan:
+    """The plan made for this graph and these minefields (made again when the list changed)."""
+    key = (id(graph), id(minefields))
+    plan = _PLANS.get(key)
+    if plan is None or plan.graph is not graph or plan.minefields is not minefields or plan.items != tuple(minefields):
+        plan = _PLANS[key] = _Plan(graph, minefields)
+        while len(_PLANS) > 256:
+            _PLANS.pop(next(iter(_PLANS)), None)  # (another thread may have taken it)
+    return plan
+
+
+def _compared_paths(graph: Graph, minefields: list[Minefield]) -> dict[str, set[str]]:
+    """Which state paths must be kept at which settlement, for the constraints that compare
+    with an earlier state (added, updated, removed: the window's start, and the episode's
+    start for the predecessor-gap check; unchanged_since: the milestone it names)."""
+    paths: dict[str, set[str]] = {START: set()}
+
+    def note(c: Constraint, anchor: str) -> None:
+        if c.operator == "unchanged_since":
+            paths.setdefault(c.expected or START, set()).add(c.path)
+        elif c.operator in STATE_ONLY:
+            paths.setdefault(anchor, set()).add(c.path)
+            paths[START].add(c.path)
+
+    for m in graph.milestones.values():
+        for c in m.constraints:
+            note(c, graph.idom[m.id])
+    for mine in minefields:
+        for c in mine.constraints:
+            note(c, START)
+    return paths
 
 
 def _could_match(needs: tuple[str | None, frozenset[str] | None], action: Closed) -> bool:
