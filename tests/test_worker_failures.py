@@ -178,3 +178,30 @@ def test_every_worker_in_the_app_reports_instead_of_exiting():
                 if name == "call_from_thread":
                     offenders.append(f"{path.name}:{node.lineno}: call_from_thread")
     assert offenders == []
+
+
+def test_every_screen_reports_its_own_workers_failures():
+    """A worker's state change does not bubble to the app (Textual's Worker.StateChanged), so a
+    screen that runs workers must report their failures itself: every full screen of the
+    workbench derives from SttuiScreen (the draft's, the candidates', refine's, the study's and
+    compare's did not), bar the blank Placeholder, which runs nothing."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    from textual.screen import ModalScreen, Screen
+
+    import sttui.tui
+    from sttui.tui.app import Placeholder
+    from sttui.tui.screen import SttuiScreen
+
+    screens = set()
+    for info in pkgutil.iter_modules(sttui.tui.__path__):
+        module = importlib.import_module(f"sttui.tui.{info.name}")
+        screens |= {
+            cls
+            for _, cls in inspect.getmembers(module, inspect.isclass)
+            if issubclass(cls, Screen) and cls.__module__.startswith("sttui.") and not issubclass(cls, ModalScreen)
+        }
+    assert len(screens) > 15
+    assert sorted(c.__name__ for c in screens if not issubclass(c, SttuiScreen) and c is not Placeholder) == []

@@ -7,7 +7,7 @@ Accepting, editing and checking run in workers; every decision is saved in the r
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from textual import events, work
 from textual.app import ComposeResult
@@ -21,6 +21,7 @@ from sttui.drafting.review import Review
 from sttui.tui.app import Placeholder, SttuiApp
 from sttui.tui.launch import Launch
 from sttui.tui.safetable import DataTable
+from sttui.tui.screen import SttuiScreen
 
 
 class Decided(Message):
@@ -31,7 +32,8 @@ class Decided(Message):
         self.index, self.text, self.error = index, text, error
 
 
-class CandidatesScreen(Screen[None]):
+class CandidatesScreen(SttuiScreen[None]):
+    WORKERS: ClassVar[dict[str, str]] = {"candidates": "record the decision on the candidate"}
     HELP_TITLE = "candidate review"
     BINDINGS = [
         Binding("a", "accept", "Accept", id="candidates.accept"),

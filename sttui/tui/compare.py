@@ -11,12 +11,11 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
 from sttui.tui.app import SttuiApp
 from sttui.tui.launch import Launch
-from sttui.tui.workers import ReportsWorkerFailures
+from sttui.tui.screen import SttuiScreen
 
 MARKS = {"same": " ", "replace": "≠", "delete": "<", "insert": ">"}
 MEANING = "≠ different steps · < only A · > only B"
@@ -27,7 +26,7 @@ def _cut(text: str | None, width: int) -> str:
     return text if len(text) <= width else text[: max(1, width - 1)] + "…"
 
 
-class CompareScreen(ReportsWorkerFailures, Screen[None]):
+class CompareScreen(SttuiScreen[None]):
     """Side by side: A on the left, B on the right; the first divergence in bold with ▶."""
 
     WORKERS: ClassVar[dict[str, str]] = {"compare": "compare the two episodes"}

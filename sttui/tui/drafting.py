@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import ValidationError
 from textual import events, work
@@ -30,6 +30,7 @@ from sttui.tui.app import Placeholder, SttuiApp
 from sttui.tui.launch import Launch
 from sttui.tui.modals import Confirm, EditValue
 from sttui.tui.safetable import DataTable
+from sttui.tui.screen import SttuiScreen
 
 PENDING, ACCEPTED, EDITED, DROPPED = "pending", "accepted", "edited", "dropped"
 NONE_ACCEPTED = "no milestone accepted yet: accept (a) or edit (e) the ones to keep, then w writes them"
@@ -68,7 +69,11 @@ class Written(Message):
         self.path, self.error = path, error
 
 
-class DraftScreen(Screen[None]):
+class DraftScreen(SttuiScreen[None]):
+    WORKERS: ClassVar[dict[str, str]] = {
+        "draft-checks": "run the checks of the graph",
+        "draft-write": "write the graph into the task",
+    }
     HELP_TITLE = "milestone draft"
     BINDINGS = [
         Binding("a", "accept", "Accept rule", id="drafting.accept"),

@@ -13,7 +13,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 from textual.worker import Worker, WorkerState
 
@@ -25,6 +24,7 @@ from sttui.lineage.refining import Edit, EditError, Refinement, Step, Verificati
 from sttui.running.recording import recorded_settings
 from sttui.tui.modals import Confirm
 from sttui.tui.safetable import DataTable
+from sttui.tui.screen import SttuiScreen
 from sttui.tui.widgets import CallEntry, CallSuggester
 from sttui.tui.workers import failure_notice
 
@@ -37,7 +37,7 @@ class Pending:
     at: int
 
 
-class RefineScreen(Screen[None]):
+class RefineScreen(SttuiScreen[None]):
     """Edit an episode's agent steps; every edit is verified on replay of the recorded version."""
 
     HELP_TITLE = "refine"

@@ -22,6 +22,7 @@ from textual.widgets import Button, Footer, Header, Markdown, Static
 from sttui.tui.app import SttuiApp
 from sttui.tui.launch import Launch
 from sttui.tui.modals import Confirm, Dialog
+from sttui.tui.screen import SttuiScreen
 
 
 class StudyIntro(Dialog[bool]):
@@ -61,7 +62,7 @@ class StudyIntro(Dialog[bool]):
         self.dismiss(value)
 
 
-class StudyHome(Screen[None]):
+class StudyHome(SttuiScreen[None]):
     """Between tasks: where the participant is in the study, and what they can do next."""
 
     BINDINGS = [

@@ -10,18 +10,17 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
 from sttui.config import Config
 from sttui.tui.app import SttuiApp
 from sttui.tui.launch import Launch
-from sttui.tui.workers import ReportsWorkerFailures
+from sttui.tui.screen import SttuiScreen
 
 REFRESH_SECONDS = 2.0
 
 
-class StudyWatchScreen(ReportsWorkerFailures, Screen[None]):
+class StudyWatchScreen(SttuiScreen[None]):
     BINDINGS = [
         Binding("r", "refresh_now", "Refresh", id="studywatch.refresh"),
         Binding("escape", "app.quit", "Quit", id="studywatch.quit"),
