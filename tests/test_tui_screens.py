@@ -80,9 +80,11 @@ async def test_a_result_folds_and_unfolds_by_click_enter_and_ctrl_o(db):
         assert not older.collapsed and older.outer_size.height > 3
         assert '"locator": "QK7M2P"' in text_of(pilot.app)
         older.focus()
+        assert older.body._lines  # unfolded: its lines rendered once, kept for the repaints
         await pilot.press("enter")
         await pilot.pause()
         assert older.collapsed and older.outer_size.height == 1
+        assert older.body._lines == []  # folded: none kept (a long result's are megabytes)
         screen.query_one("#entry").focus()
         await pilot.press("ctrl+o")
         await pilot.pause()

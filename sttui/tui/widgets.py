@@ -214,6 +214,10 @@ class RenderedOnce:
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
         return Measurement.get(console, options, self.renderable)
 
+    def forget(self) -> None:
+        """Let the lines go (a folded result keeps none: a long one's are megabytes)."""
+        self._width, self._lines = -1, []
+
 
 class ResultFold(LaidOutOnce, Widget, can_focus=True):
     """A tool result that folds to its one-line title (``▶ ✓ tool: summary``); unfolded
@@ -243,6 +247,10 @@ class ResultFold(LaidOutOnce, Widget, can_focus=True):
             f" {symbol} {self.title} ", style=style, no_wrap=True, overflow="ellipsis"
         )  # (the body has it all)
         return Group(title) if self.collapsed else Group(title, self.body)  # (rich lays out the title: one line)
+
+    def watch_collapsed(self, collapsed: bool) -> None:
+        if collapsed:
+            self.body.forget()
 
     def action_toggle_fold(self) -> None:
         self.collapsed = not self.collapsed
