@@ -173,3 +173,38 @@ async def test_no_widget_draws_a_control_sequence_from_data():
         out = update.render_segments(console)
     assert "PWNED-TITLE" in out and "␛]0;PWNED-TITLE" in out
     assert "\x1b]0;" not in out and "\x1b[2J" not in out and "\x9b" not in out and "\x07" not in out
+
+
+async def test_a_transcript_draws_no_control_sequence_from_a_result():
+    """A tool's result and its one-line title (``ResultFold``), a call and a message carrying
+    a hostile value draw it with visible pictures; no ESC, C1 or BEL reaches the terminal."""
+    import io
+
+    from rich.console import Console
+    from textual.screen import Screen
+
+    from sttui.tui.widgets import Transcript, transcript_item
+    from tests.tui_helpers import ScreenApp, started
+
+    bad = "human:\x1b]0;PWNED-TITLE\x07ESC\x1b[2J\x9b31m-INJECT"
+
+    class Shows(Screen):
+        def compose(self):
+            with Transcript():
+                yield transcript_item(
+                    {"type": "tool_result", "tool": "t" + bad, "result": {"success": True, "name": bad}},
+                    collapsed=False,
+                )
+                yield transcript_item({"type": "tool_call", "tool": "x", "args": {"a": bad}})
+                yield transcript_item({"type": "message", "from": "user", "text": bad})
+
+    app = ScreenApp(Shows)
+    async with app.run_test(size=(100, 14)) as pilot:
+        await started(pilot)
+        await pilot.pause(0.3)
+        console = Console(file=io.StringIO(), force_terminal=True, width=100, height=14, color_system="truecolor")
+        out = app.screen._compositor.render_update(full=True, screen_stack=app._background_screens).render_segments(
+            console
+        )
+    assert out.count("␛]0;PWNED-TITLE") >= 2  # the title and the message, as pictures
+    assert "\x1b]0;" not in out and "\x1b[2J" not in out and "\x9b" not in out and "\x07" not in out
