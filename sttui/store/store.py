@@ -14,7 +14,7 @@ import functools
 import time
 import uuid
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Unpack
 
@@ -63,9 +63,12 @@ class EpisodeRecord:
     clean_baseline: bool
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The fields as a dict; ``outcome`` and ``scores`` are the record's own (a listing of
+        100k episodes made a deep copy of each, then encoded it: every reader only reads)."""
+        return {name: getattr(self, name) for name in _EPISODE_FIELDS}
 
 
+_EPISODE_FIELDS = tuple(f.name for f in fields(EpisodeRecord))
 ORIGINS = ("recorded", "trusted", "imported", "unknown")
 RUNNABLE_ORIGINS = ("recorded", "trusted")  # versions whose code may run without asking
 
