@@ -177,6 +177,27 @@ async def test_the_entry_empties_when_its_call_is_shown_but_keeps_what_was_typed
 # -- explore: tables updated in place ---------------------------------------------------------------
 
 
+async def test_typing_in_the_entry_lays_nothing_out_and_a_long_call_still_scrolls(tmp_path, monkeypatch):
+    """Each key typed changed the entry's virtual size (its text's width), and Textual laid
+    the whole screen out for it; the entry's size is fixed, so typing lays out nothing. A call
+    longer than the entry scrolls as an Input does: the cursor stays in sight at its end."""
+    async with play_alone(f"sqlite:///{tmp_path / 'p.db'}", INSULIN).run_test(size=(80, 24)) as pilot:
+        screen = await started(pilot, "PlayScreen")
+        await pilot.pause()
+        layouts: list[int] = []
+        relayout = Screen._refresh_layout
+        monkeypatch.setattr(
+            Screen, "_refresh_layout", lambda self, *a, **k: (layouts.append(1), relayout(self, *a, **k))[1]
+        )
+        text = "get_vehicle_status(vehicle_id=TRK-9)" * 3  # wider than the entry at 80 columns
+        keys = {"(": "left_parenthesis", ")": "right_parenthesis", "=": "equals_sign", "_": "underscore", "-": "minus"}
+        await pilot.press(*[keys.get(ch, ch) for ch in text])
+        await pilot.pause()
+        entry = screen.query_one("#entry", Input)
+        assert entry.value == text and layouts == []
+        assert entry.scroll_x > 0 and entry.cursor_screen_offset.x < entry.region.right  # scrolled: cursor in sight
+
+
 async def test_a_new_batch_takes_the_rows_in_place_and_history_gains_one(tmp_path, monkeypatch):
     """Submitting a batch: the next batch's cases are written into the same rows (the same row
     keys, no clear and refill), and the history table gains its row."""

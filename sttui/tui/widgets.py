@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
@@ -16,7 +16,7 @@ from rich.text import Text
 from textual import events
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.reactive import reactive
 from textual.suggester import Suggester
 from textual.widget import Widget
@@ -51,6 +51,21 @@ class CallEntry(Input):
     """The call entry: tab accepts the completion shown in grey."""
 
     BINDINGS = [Binding("tab", "accept_completion", "Complete", show=False, id="entry.complete")]
+
+    _typed = False
+
+    def _watch_value(self, value: str) -> None:
+        """As Input's, without the layout of the whole screen that its new ``virtual_size`` (the
+        text's width) asks for on every key typed: the entry's size is fixed (100% by 3), and
+        it scrolls its text with the size as it is set."""
+        self._typed = True
+        try:
+            super()._watch_value(value)
+        finally:
+            self._typed = False
+
+    def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False) -> Self:
+        return super().refresh(*regions, repaint=repaint, layout=layout and not self._typed, recompose=recompose)
 
     def action_accept_completion(self) -> None:
         if self._suggestion:
