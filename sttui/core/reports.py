@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from sttui.core import events as ev
 from sttui.core import facts, statements
 from sttui.core import state as st
+from sttui.core.caches import evict_oldest
 from sttui.core.expect import is_records
 
 if TYPE_CHECKING:
@@ -113,8 +114,7 @@ class Resolved:
         hit = _FOUND.get(key)
         if hit is None:
             hit = _FOUND[key] = self._find(text)
-            if len(_FOUND) > 20_000:
-                _FOUND.pop(next(iter(_FOUND)))
+            evict_oldest(_FOUND, 20_000)
         return hit
 
     def _find(self, text: str) -> list[facts.Found]:
@@ -284,8 +284,7 @@ def _initial_found(task: Any) -> dict[tuple[Any, bool, str], list[tuple[Any, ...
     found = _INITIAL_FOUND.get(id(task))
     if found is None or found[0] is not task:
         found = _INITIAL_FOUND[id(task)] = (task, {})
-        while len(_INITIAL_FOUND) > 256:
-            _INITIAL_FOUND.pop(next(iter(_INITIAL_FOUND)))
+        evict_oldest(_INITIAL_FOUND, 256)
     return found[1]
 
 
@@ -521,8 +520,7 @@ def _initial_ids(task: Any) -> frozenset[str]:
     found = _INITIAL_IDS.get(id(task))
     if found is None or found[0] is not task:
         found = _INITIAL_IDS[id(task)] = (task, frozenset(_ids_in(task.initial_state, set())))
-        while len(_INITIAL_IDS) > 256:
-            _INITIAL_IDS.pop(next(iter(_INITIAL_IDS)))
+        evict_oldest(_INITIAL_IDS, 256)
     return found[1]
 
 

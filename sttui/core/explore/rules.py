@@ -29,6 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from sttui.core.caches import evict_oldest
 from sttui.core.explore.task import ExploreTask, Factor, FieldSpec, Rule
 
 Case = dict[str, Any]
@@ -130,11 +131,11 @@ def calibrate(task: ExploreTask) -> Calibration:
     episodes of one task with different seeds share it.
     """
     key = task.model_dump_json(include={"fields", "rule", "seed"})
-    if key not in _CALIBRATIONS:
-        if len(_CALIBRATIONS) >= 512:  # the generator drafts many rules; keep memory bounded
-            _CALIBRATIONS.pop(next(iter(_CALIBRATIONS)))
-        _CALIBRATIONS[key] = _fit(task)
-    return _CALIBRATIONS[key]
+    found = _CALIBRATIONS.get(key)
+    if found is None:
+        evict_oldest(_CALIBRATIONS, 511)  # the generator drafts many rules; keep memory bounded
+        found = _CALIBRATIONS[key] = _fit(task)
+    return found  # (not read back: another thread may have let it go already)
 
 
 def _fit(task: ExploreTask) -> Calibration:

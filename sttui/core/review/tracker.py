@@ -12,6 +12,7 @@ from __future__ import annotations
 import bisect
 from typing import Any
 
+from sttui.core.caches import evict_oldest
 from sttui.core.review.graph import START, Graph
 from sttui.core.review.judging import LowQuality
 from sttui.core.review.model import STATE_ONLY, Constraint, Minefield, ReviewSettings
@@ -346,8 +347,7 @@ def _plan_of(graph: Graph, minefields: list[Minefield]) -> _Plan:
     plan = _PLANS.get(key)
     if plan is None or plan.graph is not graph or plan.minefields is not minefields or plan.items != tuple(minefields):
         plan = _PLANS[key] = _Plan(graph, minefields)
-        while len(_PLANS) > 256:
-            _PLANS.pop(next(iter(_PLANS)), None)  # (another thread may have taken it)
+        evict_oldest(_PLANS, 256)
     return plan
 
 
