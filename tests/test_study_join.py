@@ -108,6 +108,8 @@ async def test_the_time_limit_warns_then_ends_the_episode_as_limit(tmp_path):
         assert session.episode.ended is None  # paused: no time is used before F5
         await pilot.press("f5")
         await wait_for(pilot, lambda: screen_name(pilot) == "EndScreen", timeout=20)
+        # (the end screen filled in: leaving while it opens closed the app under its mount)
+        await wait_for(pilot, lambda: any(t.row_count for t in pilot.app.screen.query("DataTable#checklist")))
     record = store.episode(sitting.assignment.episode_id)
     assert record.status == "completed" and record.end_reason == "time limit of 0.05 minutes reached"
     types = [e.type for e in store.events(record.id)]

@@ -77,11 +77,12 @@ class EndScreen(SttuiScreen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        table = self.query_one("#checklist", DataTable)
-        table.add_columns("item", "result", "detail")
         assert self.result.outcome is not None
-        for item in self.result.outcome.items:
-            table.add_row(item.id, "pass" if item.passed else "FAIL", item.detail)
+        # (none when the app closes while the screen opens: its children are gone, not an error)
+        for table in self.query("#checklist").results(DataTable):
+            table.add_columns("item", "result", "detail")
+            for item in self.result.outcome.items:
+                table.add_row(item.id, "pass" if item.passed else "FAIL", item.detail)
         self.session.close()
 
     def action_replay(self) -> None:
