@@ -445,7 +445,7 @@ async def test_the_sessions_tab_has_its_own_keys_count_and_marks(db):
         assert "Play user seat" in tasks_footer and "Resume" not in tasks_footer
         await pilot.press("f6")
         await wait_for(pilot, lambda: pilot.app.screen.sessions)
-        await pilot.pause()
+        await wait_for(pilot, lambda: "Resume" in footer_text(pilot.app))  # (the footer repaints after the tab)
         footer = footer_text(pilot.app)
         assert "Resume" in footer and "Play user seat" not in footer, footer
         assert not pilot.app.screen.check_action("cycle_sort", ())  # the Tasks tab's keys do nothing here

@@ -31,6 +31,7 @@ async def wait_for(pilot, predicate, timeout: float = 30.0) -> None:
 async def ready(pilot) -> SttuiApp:
     app = pilot.app
     await wait_for(pilot, lambda: app.store is not None and getattr(app.screen, "rows", None))
+    await wait_for(pilot, lambda: footer_text(app).strip())  # painted (under load it can lag the rows)
     return app
 
 
