@@ -77,6 +77,7 @@ loaded.task = loaded.task.model_copy(update={"max_steps": 10_000})
 class Keys(SttuiApp):
     def on_mount(self):
         super().on_mount()
+        self.with_record(lambda: None)  # (plain home opens the record when first needed: now)
         self.set_interval(0.02, self.setup)
         self._set = False
         self._was = -1

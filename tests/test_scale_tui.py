@@ -105,6 +105,7 @@ async def test_a_long_replay_shows_a_window_of_rows_at_once_and_pages_it(tmp_pat
     assert total > 10
     app = SttuiApp(Launch.build(ROOT / "tasks", db_url=db, human="ana"))
     async with app.run_test(size=(130, 40)) as pilot:
+        app.with_record(lambda: None)  # (home on a record that exists opens it only when needed)
         await wait_for(pilot, lambda: app.store is not None)
         app.push_screen(replay.ReplayScreen(app.store, eid))
         await wait_for(pilot, lambda: isinstance(app.screen, replay.ReplayScreen) and bool(app.screen.query("#events")))

@@ -1,6 +1,7 @@
 """Paint first, then connect: home lists the tasks while the record is still opening, and a
-task chosen before the record is open is refused with a message (nothing is played, nothing
-recorded); once the record is open the same key plays it."""
+task chosen before the record is open waits for it, with a message (nothing is played, nothing
+recorded, until it is open). Home on a record that exists lists its sessions without opening it;
+the first action that needs it opens it."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from tests.conftest import ROOT
 from tests.tui_helpers import wait_for
 
 
-async def test_an_early_key_is_refused_until_the_record_opens(tmp_path, monkeypatch):
+async def test_an_early_key_waits_for_the_record_to_open(tmp_path, monkeypatch):
     gate = threading.Event()
     opening = Store.__init__
 
@@ -29,19 +30,43 @@ async def test_an_early_key_is_refused_until_the_record_opens(tmp_path, monkeypa
         await wait_for(pilot, lambda: bool(getattr(app.screen, "rows", None)))
         assert app.store is None  # the task list is on screen before the record is open
         await pilot.press("enter")  # play the highlighted task: too early
+        await pilot.press("enter")  # twice: still one episode
         await pilot.pause(0.2)
         assert type(app.screen).__name__ == "HomeScreen"
-        assert any("the record is still opening" in str(n.message) for n in app._notifications)
+        said = [str(n.message) for n in app._notifications]
+        assert "opening the record; the episode starts once it is open" in said
         assert not path.exists()  # nothing recorded, not even the file
         gate.set()
-        await wait_for(pilot, lambda: app.store is not None)
-        await pilot.press("enter")  # the same key, now that the record is open
-        await wait_for(pilot, lambda: type(app.screen).__name__ == "PlayScreen")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "PlayScreen")  # with no key pressed again
         await wait_for(pilot, lambda: app.screen.human.waiting)
     store = Store(f"sqlite:///{path}")
     episodes = store.list_episodes()
-    assert len(episodes) == 1 and episodes[0].agent == "human:ana"
+    assert [e.agent for e in episodes] == ["human:ana"]  # the second enter found the play screen in front
     store.close()
+
+
+async def test_home_reads_an_existing_record_without_opening_it(tmp_path):
+    """Sessions listed from the file (``sttui.store.peek``); enter on one opens the record, then
+    its replay; the record stays open from then on."""
+    from sttui.controllers.baselines import PlanAgent, ScriptedUser
+    from sttui.core.loader import load_task
+    from sttui.running.recording import run_recorded
+    from sttui.tui.replay import ReplayScreen
+
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    loaded = load_task(ROOT / "tasks" / "stt" / "logistics" / "insulin-reefer-fault-st2-easy.yaml")
+    store = Store(db)
+    eid, _ = await run_recorded(store, loaded, PlanAgent("baseline:naive", loaded.task.naive_plan), ScriptedUser())
+    store.close()
+    app = SttuiApp(Launch.build(ROOT / "tasks", db_url=db, human="ana"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: bool(getattr(app.screen, "sessions_read", False)))
+        home = app.screen
+        assert [r.id for r in home.sessions] == [eid] and app.store is None
+        await pilot.press("f6")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ReplayScreen))
+        assert app.store is not None and app.screen.episode_id == eid
 
 
 async def test_a_record_that_fails_to_open_is_one_line_and_home_stays(tmp_path, monkeypatch):

@@ -30,6 +30,7 @@ async def wait_for(pilot, predicate, timeout: float = 30.0) -> None:
 
 async def ready(pilot) -> SttuiApp:
     app = pilot.app
+    app.with_record(lambda: None)  # home opens the record only when first needed: these tests use it
     await wait_for(pilot, lambda: app.store is not None and getattr(app.screen, "rows", None))
     await wait_for(pilot, lambda: footer_text(app).strip())  # painted (under load it can lag the rows)
     return app

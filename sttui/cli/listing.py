@@ -57,8 +57,8 @@ def _with_forks(
     store: Any, rows: Iterable[tuple[Any, dict[str, Any]]], chunk: int = 500
 ) -> Iterator[tuple[Any, dict[str, Any], dict[str, dict[str, Any]]]]:
     """``rows`` (record, controls) streamed, each with the forks of its chunk (see
-    ``forking.forks_among``)."""
-    from sttui.lineage.forking import forks_among
+    ``forks.forks_among``)."""
+    from sttui.lineage.forks import forks_among
 
     forked = store.episodes_with_event("forked")  # (few, by their own index: one query, not one a chunk)
     batch: list[tuple[Any, dict[str, Any]]] = []
@@ -80,7 +80,7 @@ def _with_forks(
 def family_tree(store: Any, records: list[Any]) -> list[str]:
     """Episodes as a family tree: roots newest first, each fork (``fork @SEQ``) and refinement
     (``refined``) indented under the episode it came from, children oldest first."""
-    from sttui.lineage.forking import forks_among
+    from sttui.lineage.forks import forks_among
     from sttui.store.db import in_batches
 
     by_id = {r.id: r for r in records}

@@ -114,7 +114,7 @@ def sessions(
         return
     from sttui.core import verdicts
     from sttui.core.control import control_summary, seat_label
-    from sttui.lineage.forking import forks_among
+    from sttui.lineage.forks import forks_among
     from sttui.textout import echo_lines, table_lines
 
     # forks and seat changes are few and have their own indexes: found once, not per chunk

@@ -110,7 +110,7 @@ def _report_result(
         candidates = set() if with_forks else store.episodes_with_event("forked")
         fork_origins: dict[str, Any] = {}
         if candidates:
-            from sttui.lineage.forking import forks_among
+            from sttui.lineage.forks import forks_among
 
             fork_origins = forks_among(store, sorted(candidates))
         handed = store.episodes_with_event("seat_changed")

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
 
 from sttui.core.events import Event
 from sttui.core.loader import LoadedTask
@@ -114,28 +113,3 @@ def write_fork(
     items.append(("event", eid, Event(after, "forked", "system", note, sim, time.time())))
     store.write(items)
     return store.episode(eid)
-
-
-def lineage_of(record: Any, events: list[Event] | None = None) -> dict[str, Any] | None:
-    """``forked_from`` of an episode: from its scores once finished, else from its start event."""
-    scores = getattr(record, "scores", None) or {}
-    found = (scores.get("lineage") or {}).get("forked_from") if hasattr(scores, "get") else None
-    if found:
-        return dict(found)
-    for e in events or ():
-        if e.type == "episode_started":
-            return e.payload.get("forked_from")
-    return None
-
-
-def forks_among(store: Store, ids: list[str], forked: set[str] | None = None) -> dict[str, dict[str, Any]]:
-    """The forks among episodes ``ids``, each with its ``forked_from`` {episode, seq}: one query
-    finds them (their ``forked`` event; ``forked``: every episode with one, found once by the
-    caller for a listing read in chunks), then each fork's start event is read (forks are few)."""
-    out: dict[str, dict[str, Any]] = {}
-    among = store.episode_ids_with("forked", ids) if forked is None else forked.intersection(ids)
-    for eid in sorted(among):
-        found = lineage_of(None, store.events(eid, 1, 1))
-        if found:
-            out[eid] = found
-    return out

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -14,6 +13,8 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, OperationalError
 
 from sttui.errors import StoreError
+from sttui.store.peek import DEFAULT_URL, resolve_url
+from sttui.store.peek import schema_head as _head_from_files
 
 if TYPE_CHECKING:  # alembic is imported only when a database needs migrating
     from alembic.config import Config
@@ -21,19 +22,10 @@ if TYPE_CHECKING:  # alembic is imported only when a database needs migrating
 
 __all__ = ["StoreError", "describe", "durable", "explain", "make_engine", "migrate", "resolve_url"]
 
-DEFAULT_URL = "sqlite:///sessions/sttui.db"
 BACKENDS = ("sqlite", "postgresql")
 MIGRATIONS = Path(__file__).parent / "migrations"
 BUSY_TIMEOUT_MS = int(os.environ.get("STTUI_BUSY_TIMEOUT_MS", "10000"))  # one wait for a lock
 ADVISORY_LOCK = 0x5717_0001  # serialises sttui migrations on PostgreSQL
-
-
-def resolve_url(url: str | None = None) -> str:
-    """``--db`` first, then ``STTUI_DB``, then the default SQLite file."""
-    url = url or os.environ.get("STTUI_DB") or DEFAULT_URL
-    if url.startswith(("postgresql://", "postgres://")):
-        url = "postgresql+psycopg://" + url.split("://", 1)[1]
-    return url
 
 
 def durable() -> bool:
@@ -207,28 +199,6 @@ def head_revision() -> str:
     head = ScriptDirectory(str(MIGRATIONS)).get_current_head()
     assert head is not None
     return head
-
-
-_HEAD: str | None = None
-
-
-def _head_from_files() -> str | None:
-    """The newest revision, read from the migration files' ``revision`` and ``down_revision``
-    lines without importing alembic (None when they do not name exactly one head)."""
-    global _HEAD
-    if _HEAD is None:
-        revisions, parents = set(), set()
-        for path in (MIGRATIONS / "versions").glob("*.py"):
-            text = path.read_text(encoding="utf-8")
-            found = re.search(r'^revision\s*=\s*"([^"]+)"', text, re.M)
-            parent = re.search(r'^down_revision\s*=\s*"([^"]+)"', text, re.M)
-            if found:
-                revisions.add(found.group(1))
-            if parent:
-                parents.add(parent.group(1))
-        heads = revisions - parents
-        _HEAD = heads.pop() if len(heads) == 1 else ""
-    return _HEAD or None
 
 
 def _at_head(engine: Engine) -> bool:

@@ -16,18 +16,14 @@ from sqlmodel import col
 from sttui.store import runs
 from sttui.store.db import explain
 from sttui.store.summaries import (
-    _NOT_A_MAPPING,
-    _SHARED,
     _SUMMARY_COLUMNS,
     _SUMMARY_JSON,
     REPORT_COLUMNS,
     REPORT_JSON,
-    Fields,
     Summary,
-    _outcome_of,
-    _scores_of,
     listing_row,
     report_row,
+    summary_reader,
 )
 from sttui.store.tables import INDEXED_EVENTS, EpisodeRow, EventRow, table_of
 
@@ -123,31 +119,12 @@ class EpisodeListings:
         the episodes that run counts, one per done item."""
         table = table_of(EpisodeRow)
         wanted = _SUMMARY_JSON if review else _SUMMARY_JSON[:9]
-        pad = (None,) * (len(_SUMMARY_JSON) - len(wanted))
         json = [self._json_field(col, path, kind) for col, path, kind in wanted]
         columns = [table.c[name] for name in _SUMMARY_COLUMNS]
         query = _listing([*columns, *json], page)
         if run_id is not None:
             query = query.where(table.c.id.in_(runs.done_episodes(run_id)))
-        n = len(columns)
-        strings: dict[Any, Any] = {}
-        shared = strings.setdefault
-        made: dict[tuple[Any, ...], Fields | None] = {}  # equal scores share one (read-only) mapping
-
-        def light(row: Any) -> Summary:
-            values = list(row[:n])
-            for i in _SHARED:
-                values[i] = shared(values[i], values[i])
-            key = row[n + 3 :]
-            scores = made.get(key, _NOT_A_MAPPING)
-            if scores is _NOT_A_MAPPING:
-                scores = _scores_of(key + pad if pad else key)
-                if len(made) < 50_000:
-                    made[key] = scores
-            outcome = _outcome_of(row[n], row[n + 1], row[n + 2])
-            return Summary(*values, outcome, scores)  # type: ignore[call-arg]  # values: the fields before outcome
-
-        return self._stream(query, light)
+        return self._stream(query, summary_reader(review))
 
     def listing_rows(self, **page: Unpack[Page]) -> Iterator[tuple[Any, ...]]:
         """Episodes, newest first, as ``sessions`` lists them, streamed as plain tuples: id,

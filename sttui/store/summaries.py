@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -217,6 +217,33 @@ class Summary:
     clean_baseline: bool
     outcome: Fields | None
     scores: Fields | None
+
+
+def summary_reader(review: bool = True) -> Callable[[Sequence[Any]], Summary]:
+    """What turns a row of the summaries query (``_SUMMARY_COLUMNS``, then ``_SUMMARY_JSON``, or
+    its first nine without ``review``) into a ``Summary``: the store's listing and home's
+    read-only reader (``sttui.store.peek``) both use it. Strings many rows share are held once,
+    and equal scores share one (read-only) mapping."""
+    n = len(_SUMMARY_COLUMNS)
+    pad = (None,) * (len(_SUMMARY_JSON) - (len(_SUMMARY_JSON) if review else 9))
+    strings: dict[Any, Any] = {}
+    shared = strings.setdefault
+    made: dict[tuple[Any, ...], Fields | None] = {}
+
+    def light(row: Sequence[Any]) -> Summary:
+        values = list(row[:n])
+        for i in _SHARED:
+            values[i] = shared(values[i], values[i])
+        key = tuple(row[n + 3 :])
+        scores = made.get(key, _NOT_A_MAPPING)
+        if scores is _NOT_A_MAPPING:
+            scores = _scores_of(key + pad if pad else key)
+            if len(made) < 50_000:
+                made[key] = scores
+        outcome = _outcome_of(row[n], row[n + 1], row[n + 2])
+        return Summary(*values, outcome, scores)  # type: ignore[call-arg]  # values: the fields before outcome
+
+    return light
 
 
 # what ``sttui report`` reads of each finished episode (``Store.report_rows``): its own columns,

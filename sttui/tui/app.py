@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Iterable
+import threading
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
@@ -131,7 +132,11 @@ class SttuiApp(ReportsWorkerFailures, App[None]):
         guard_strips()  # no text from data reaches the terminal as a sequence it obeys
         super().__init__()
         self.launch = launch or Launch.build()  # what the command line asked for, typed and frozen
-        self.store: Store | None = None  # opened off the UI thread after the first paint
+        self.store: Store | None = None  # opened off the UI thread when first needed (see with_record)
+        self._peek: Any = None  # home's read-only look at a SQLite record (sttui.store.peek), until it opens
+        self._peek_lock = threading.Lock()
+        self._record_opening = False
+        self._record_waiting: dict[object, Callable[[], object]] = {}  # what runs once the record is open
         self._home_shown = False
         # what to open once the record is: each taken once (the launch itself stays as it was)
         self._play_request = self.launch.play
@@ -178,7 +183,67 @@ class SttuiApp(ReportsWorkerFailures, App[None]):
             self.push_screen(OpeningScreen(self._play_request.loaded))
         self._home_shown = True
         self._fit(self.size.width, self.size.height)
-        self.call_after_refresh(self.open_store)  # the first paint does not wait for the database
+        if self.record_at_start():  # the first paint does not wait for the database
+            self.call_after_refresh(self.with_record, lambda: None)
+
+    def record_at_start(self) -> bool:
+        """Whether the record opens as soon as the first screen is painted: always, but on plain
+        home, which opens it when an action first needs it (its sessions pane reads the file on
+        its own, ``sessions_reader``). The command line asking for something that records (play,
+        resume, annotate, refine), or an app that starts from the record (a study, a comparison:
+        they override ``_store_ready``), opens it at once."""
+        requests = (self._play_request, self._resume_request, self._annotate_request, self._refine_request)
+        on_home = bool(self.screen_stack) and isinstance(self.screen_stack[0], HomeScreen)
+        narrowed = type(self)._store_ready is not SttuiApp._store_ready
+        return not on_home or narrowed or any(r is not None for r in requests)
+
+    def with_record(self, then: Callable[[], object], doing: str | None = None) -> None:
+        """Run ``then`` (on the UI thread) once the record is open: now if it is, else when it
+        opens (its first use in this sitting opens it, off the UI thread), saying so when
+        ``doing`` names what waits. Asked again for the same ``doing`` meanwhile, only the newest
+        waits (enter pressed twice plays once). Nothing that records runs before: every event is
+        committed in the record."""
+        if self.store is not None:
+            then()
+            return
+        key: object = doing if doing else object()
+        self._record_waiting.pop(key, None)  # (then re-inserted: the newest runs last)
+        self._record_waiting[key] = then
+        if doing:
+            self.notify(f"opening the record; {doing} once it is open", timeout=3)
+        if not self._record_opening:
+            self._record_opening = True
+            self.open_store()
+
+    def sessions_reader(self) -> Any:
+        """What home's sessions pane reads (in a worker): the record when it is open, else a
+        read-only look at its SQLite file (``sttui.store.peek``: no SQLAlchemy, which is a third
+        of home's memory). None when neither is at hand yet: the record is then opened, and home
+        lists its sessions when it is."""
+        if self.store is not None:
+            return self.store
+        with self._peek_lock:
+            if self._peek is None:
+                from sttui.store.peek import Peek, resolve_url
+
+                self._peek = Peek.open(resolve_url(self.db_url)) or False
+            peek = self._peek
+        if peek is False:
+            self.post_message(self.RecordNeeded())
+            return None
+        return peek
+
+    def on_unmount(self) -> None:
+        with self._peek_lock:  # (a read in a worker finishes first: the reader takes one at a time)
+            if self._peek:
+                self._peek.close()
+            self._peek = None
+
+    class RecordNeeded(Message):
+        """Home's sessions pane cannot read the file on its own: the record opens instead."""
+
+    def on_sttui_app_record_needed(self, _message: RecordNeeded) -> None:
+        self.with_record(lambda: None)
 
     def get_default_screen(self) -> Screen:
         """The base screen is the app's own first screen: no blank screen is composed and
@@ -235,9 +300,15 @@ class SttuiApp(ReportsWorkerFailures, App[None]):
         self.post_message(self.RecordOpened(store))
 
     def on_sttui_app_record_opened(self, message: RecordOpened) -> None:
+        self._record_opening = False
         self._store_ready(message.store)
+        waiting, self._record_waiting = self._record_waiting, {}
+        for then in waiting.values():
+            then()
 
     def on_sttui_app_record_unavailable(self, message: RecordUnavailable) -> None:
+        self._record_opening = False
+        self._record_waiting.clear()  # (each asked for something the record was needed for: the notice says why not)
         if self._play_request is not None:  # the task cannot open without its record: home instead
             self._play_request = None
             self._leave_opening()
@@ -326,16 +397,13 @@ class SttuiApp(ReportsWorkerFailures, App[None]):
 
     # -- sessions ----------------------------------------------------------------------
     def start_play(self, loaded: Any, seat: str, agent_spec: str | None = None, user_spec: str | None = None) -> None:
-        if self.store is None:
-            self.notify("the record is still opening; try again in a moment", severity="warning")
-            return
         from sttui.running.seats import PlayPlan
 
         if agent_spec or user_spec:
             plan = PlayPlan.build(loaded, self.human, agent_spec, user_spec)
         else:
             plan = PlayPlan(loaded, seat, self.human, agent="baseline:oracle" if seat == "user" else None)
-        self._open_session(plan)
+        self.with_record(lambda: self._open_session(plan), "the episode starts")
 
     @work(thread=True, group="session", exit_on_error=False)
     def _open_session(self, plan: PlayPlan, from_command_line: bool = False) -> None:
@@ -363,7 +431,7 @@ class SttuiApp(ReportsWorkerFailures, App[None]):
         self.post_message(SessionReady(session, human, plan.seat))
 
     def resume_play(self, record: Any) -> None:
-        self._resume_session(record)
+        self.with_record(lambda: self._resume_session(record), "the episode resumes")
 
     @work(thread=True, group="session", exit_on_error=False)
     def _resume_session(self, record: Any) -> None:

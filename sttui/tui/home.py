@@ -152,7 +152,7 @@ def _session_cells(r: Any, forks: dict[str, dict[str, Any]] | None = None) -> tu
 def _forks(store: Any, records: list[Any]) -> dict[str, dict[str, Any]]:
     """The forks among a page of sessions, running ones included (a finished fork's lineage is
     in its scores too): one query, then the forks' own start events."""
-    from sttui.lineage.forking import forks_among
+    from sttui.lineage.forks import forks_among
 
     return forks_among(store, [r.id for r in records])
 
@@ -230,6 +230,7 @@ class HomeScreen(SttuiScreen[None]):
         self.tasks: Mapping[str, LoadedTask] = {}
         self.sort_column = "id"
         self.sessions: list[Any] = []
+        self.sessions_read = False  # the sessions pane has been filled from the record at least once
         self._load_errors = 0
         self.mine: dict[str, str] = {}  # (the sessions pane may fill before the task table)
         # under `sttui play`'s episode home is built when first shown, not before the first paint
@@ -286,8 +287,9 @@ class HomeScreen(SttuiScreen[None]):
             self._load_on_resume = False
             self.load_tasks()
         # an episode played, suspended or ended since home was last shown is listed at once
-        # (after `sttui play` too, where home had read the record before the episode began)
-        self.load_sessions()
+        # (after `sttui play` too, where home had read the record before the episode began);
+        # after the paint, which the read would otherwise share the interpreter with
+        self.call_after_refresh(self.load_sessions)
 
     @work(thread=True, exclusive=True, group="tasks", exit_on_error=False)
     def load_tasks(self) -> None:
@@ -315,7 +317,7 @@ class HomeScreen(SttuiScreen[None]):
 
     @work(thread=True, exclusive=True, group="sessions", exit_on_error=False)
     def load_sessions(self) -> None:
-        store = self.app.store
+        store = self.app.sessions_reader()  # the record, or a read-only look at its file until it opens
         if store is None:
             return
         records = list(store.summaries(limit=SESSIONS_PAGE))  # light rows, a page: more as the cursor reaches the end
@@ -337,6 +339,7 @@ class HomeScreen(SttuiScreen[None]):
         self, records: list[Any], mine: dict[str, str], forks: dict[str, dict[str, Any]] | None = None
     ) -> None:
         self.sessions = records
+        self.sessions_read = True
         self.mine = mine
         table = self.sessions_table()
         table.clear()
@@ -364,7 +367,7 @@ class HomeScreen(SttuiScreen[None]):
     @work(thread=True, exclusive=True, group="more-sessions", exit_on_error=False)
     def load_more_sessions(self) -> None:
         """The next page of sessions, when the cursor reaches the end of those shown."""
-        store = self.app.store
+        store = self.app.sessions_reader()
         if store is None:
             return
         more = list(store.summaries(limit=SESSIONS_PAGE, offset=len(self.sessions)))
@@ -496,9 +499,13 @@ class HomeScreen(SttuiScreen[None]):
 
     @on(DataTable.RowSelected, "#sessions")
     def _replay(self, event: DataTable.RowSelected) -> None:
-        from sttui.tui.replay import ReplayScreen
+        episode_id = str(event.row_key.value)
+        self.app.with_record(lambda: self._open_replay(episode_id), "the replay opens")
 
-        self.app.push_screen(ReplayScreen(self.app.opened_store, str(event.row_key.value)))
+    def _open_replay(self, episode_id: str) -> None:
+        from sttui.tui.replay import ReplayScreen  # (the record is open: its libraries are loaded)
+
+        self.app.push_screen(ReplayScreen(self.app.opened_store, episode_id))
 
     def action_play_user(self) -> None:
         task = self.current_task()
@@ -520,20 +527,14 @@ class HomeScreen(SttuiScreen[None]):
 
     def action_annotate(self) -> None:
         """Rate items: tasks from the Tasks pane, episodes from the Sessions pane."""
-        if self.app.store is None:
-            self.notify("the record is still opening; try again in a moment", severity="warning")
-            return
         on_sessions = self.query_one("#home-tabs", ContentSwitcher).current == "tab-sessions"
         row = self.current_row()
         kind = "episodes" if on_sessions else ("explore" if row is not None and row.kind == "explore" else "tasks")
-        self.app.open_annotation(kind, None)
+        self.app.with_record(lambda: self.app.open_annotation(kind, None), "the queue opens")
 
     def action_annotate_verdicts(self) -> None:
         """People check the judge: rate recorded verdicts right, wrong or can't tell."""
-        if self.app.store is None:
-            self.notify("the record is still opening; try again in a moment", severity="warning")
-            return
-        self.app.open_annotation("verdicts", None)
+        self.app.with_record(lambda: self.app.open_annotation("verdicts", None), "the queue opens")
 
     def action_switch_tab(self) -> None:
         tabs = self.query_one("#home-tabs", ContentSwitcher)

@@ -1,0 +1,177 @@
+"""Home's look at a SQLite record through the standard library alone: the sessions pane's pages
+and their forks, read-only, with neither SQLAlchemy nor pydantic loaded. Home is where people
+sit longest, and those libraries are a third of its memory; the full record (``Store``) opens
+when an action first needs it: play, resume, replay, annotate.
+
+``Peek.open`` answers None whenever the full store must open instead: not a plain SQLite file
+URL, no file there yet (the store makes it, or says what is wrong with the path), a schema
+other than this version's newest (the store migrates it), or any error from SQLite (the store
+explains it). The query is the store's own listing, compiled for SQLite; a test checks the two
+are the same text, and that both give the same rows."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sqlite3
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from sttui.core.events import Event
+from sttui.store.summaries import Summary, summary_reader
+
+DEFAULT_URL = "sqlite:///sessions/sttui.db"
+MIGRATIONS = Path(__file__).parent / "migrations"
+BUSY_TIMEOUT_S = int(os.environ.get("STTUI_BUSY_TIMEOUT_MS", "10000")) / 1000
+
+# Store.summaries() for SQLite (sttui/store/listings.py), its parameters bound as literals; the
+# page is appended. tests/test_peek.py fails when the two differ.
+SESSIONS_SQL = (
+    "SELECT episodes.id, episodes.task_id, episodes.task_hash, episodes.kind, episodes.seed, "
+    "episodes.setting, episodes.status, episodes.agent, episodes.user, episodes.end_reason, "
+    "CASE WHEN (episodes.status = 'running') THEN (SELECT count(*) AS count_1 FROM events WHERE "
+    "events.episode_id = episodes.id AND (events.type IN ('tool_call', 'probe', 'batch_submitted', "
+    "'assessment', 'refused') OR events.type = 'message' AND CAST(JSON_EXTRACT(events.payload, "
+    "'$.\"from\"') AS VARCHAR) = 'agent')) ELSE episodes.steps END AS steps, episodes.state_hash, "
+    "episodes.started_at, episodes.ended_at, episodes.clean_baseline, json_type(episodes.outcome, "
+    "'$') AS json_type_1, CAST(episodes.outcome AS VARCHAR) = '{}' AS anon_1, "
+    "json_extract(episodes.outcome, '$.\"passed\"') AS json_extract_1, json_type(episodes.scores, "
+    "'$') AS json_type_2, CAST(episodes.scores AS VARCHAR) = '{}' AS anon_2, "
+    "json_extract(episodes.scores, '$.\"calibrated_accuracy\"') AS json_extract_2, CASE WHEN "
+    "(json_type(episodes.scores, '$.\"control\"') = 'object') THEN json_extract(episodes.scores, "
+    "'$.\"control\"') END AS anon_3, CASE WHEN (json_type(episodes.scores, '$.\"lineage\"') = "
+    "'object') THEN json_extract(episodes.scores, '$.\"lineage\"') END AS anon_4, "
+    'json_extract(episodes.scores, \'$."user_verdict"."verdict"\') AS json_extract_3, '
+    "json_extract(episodes.scores, '$.\"incomplete\"') AS json_extract_4, "
+    "json_extract(episodes.scores, '$.\"human_active_seconds\"') AS json_extract_5, "
+    'json_extract(episodes.scores, \'$."review"."score"\') AS json_extract_6, '
+    'json_extract(episodes.scores, \'$."review"."completion"\') AS json_extract_7, '
+    'json_extract(episodes.scores, \'$."review"."settled"\') AS json_extract_8, '
+    'json_extract(episodes.scores, \'$."review"."milestones"\') AS json_extract_9, '
+    'json_extract(episodes.scores, \'$."review"."stop"."signal"\') AS json_extract_10, '
+    'json_extract(episodes.scores, \'$."review"."stop"."step"\') AS json_extract_11, '
+    'json_extract(episodes.scores, \'$."review"."stop"."steps_saved"\') AS json_extract_12 '
+    "FROM episodes ORDER BY episodes.started_at DESC, episodes.id DESC"
+)
+# the columns SQLAlchemy hands back as booleans (clean_baseline, and the two "is {}" tests)
+_BOOLEANS = (14, 16, 19)
+
+_HEAD: str | None = None
+
+
+def schema_head() -> str | None:
+    """The newest schema revision, read from the migration files' ``revision`` and
+    ``down_revision`` lines without importing alembic (None when they do not name exactly one)."""
+    global _HEAD
+    if _HEAD is None:
+        revisions, parents = set(), set()
+        for path in (MIGRATIONS / "versions").glob("*.py"):
+            text = path.read_text(encoding="utf-8")
+            found = re.search(r'^revision\s*=\s*"([^"]+)"', text, re.M)
+            parent = re.search(r'^down_revision\s*=\s*"([^"]+)"', text, re.M)
+            if found:
+                revisions.add(found.group(1))
+            if parent:
+                parents.add(parent.group(1))
+        heads = revisions - parents
+        _HEAD = heads.pop() if len(heads) == 1 else ""
+    return _HEAD or None
+
+
+def resolve_url(url: str | None = None) -> str:
+    """``--db`` first, then ``STTUI_DB``, then the default SQLite file."""
+    url = url or os.environ.get("STTUI_DB") or DEFAULT_URL
+    if url.startswith(("postgresql://", "postgres://")):
+        url = "postgresql+psycopg://" + url.split("://", 1)[1]
+    return url
+
+
+def sqlite_file(url: str) -> str | None:
+    """The file of a plain ``sqlite:///path`` URL (no driver named, no options, not in memory)."""
+    if not url.startswith("sqlite:///") or "?" in url:
+        return None
+    path = url[len("sqlite:///") :]
+    if not path or path == ":memory:" or path.startswith("file:"):
+        return None
+    return path
+
+
+class Peek:
+    """A read-only connection to a SQLite record at this version's newest schema: the listing
+    home shows, and the few events it reads to mark forks. Home's workers may read at once: one
+    at a time here, each read whole."""
+
+    url: str
+
+    def __init__(self, url: str, conn: sqlite3.Connection):
+        self.url, self.conn = url, conn
+        self._lock = threading.Lock()
+
+    def _all(self, query: str, args: tuple[Any, ...] | list[Any] = ()) -> list[Any]:
+        with self._lock:
+            return self.conn.execute(query, args).fetchall()
+
+    @classmethod
+    def open(cls, url: str) -> Peek | None:
+        """The reader, or None when the full store has to open instead (see the module docstring)."""
+        path = sqlite_file(url)
+        head = schema_head()
+        if path is None or head is None or not os.path.isfile(path):
+            return None
+        try:
+            conn = sqlite3.connect(
+                f"{Path(path).absolute().as_uri()}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S, check_same_thread=False
+            )
+        except (sqlite3.Error, ValueError):
+            return None
+        try:
+            found = conn.execute("SELECT version_num FROM alembic_version").fetchall()
+        except sqlite3.Error:
+            found = []
+        if [r[0] for r in found] != [head]:
+            conn.close()
+            return None
+        return cls(url, conn)
+
+    def close(self) -> None:
+        with self._lock:
+            self.conn.close()
+
+    def summaries(self, limit: int | None = None, offset: int | None = None) -> Iterator[Summary]:
+        """A page of ``Store.summaries()``: the same rows, in the same order, as the same objects."""
+        light = summary_reader()
+        for row in self._all(f"{SESSIONS_SQL} LIMIT ? OFFSET ?", (-1 if limit is None else limit, offset or 0)):
+            values = list(row)
+            for i in _BOOLEANS:
+                if values[i] is not None:
+                    values[i] = bool(values[i])
+            yield light(values)
+
+    def episode_ids_with(self, event_type: str, among: list[str]) -> set[str]:
+        """Which of the episodes ``among`` hold an event of ``event_type`` (``Store.episode_ids_with``)."""
+        found: set[str] = set()
+        for start in range(0, len(among), 500):
+            chunk = among[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            query = f"SELECT DISTINCT episode_id FROM events WHERE type = ? AND episode_id IN ({marks})"
+            found.update(r[0] for r in self._all(query, (event_type, *chunk)))
+        return found
+
+    def events(self, episode_id: str, first: int | None = None, last: int | None = None) -> list[Event]:
+        """An episode's events, numbered ``first``..``last`` when given (``Store.events``)."""
+        query = "SELECT seq, type, actor, payload, sim_time, wall_time FROM events WHERE episode_id = ?"
+        args: list[Any] = [episode_id]
+        if first is not None:
+            query += " AND seq >= ?"
+            args.append(first)
+        if last is not None:
+            query += " AND seq <= ?"
+            args.append(last)
+        rows = self._all(query + " ORDER BY seq", args)
+        return [
+            Event(seq, kind, actor, {} if payload is None else json.loads(payload), sim, wall)
+            for seq, kind, actor, payload, sim, wall in rows
+        ]
