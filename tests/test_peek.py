@@ -140,3 +140,18 @@ Probe(Launch.build(Path({str(ROOT / "tasks")!r}), db_url={url!r})).run(headless=
         seen.append(json.loads(out.read_text()))
     assert seen[0][:2] == [60, False] and seen[0][3] is True
     assert seen[1] == [60, False, False, True]
+
+
+def test_a_damaged_record_is_one_line(tmp_path):
+    import pytest
+
+    from sttui.errors import StoreError
+
+    url, store = _record(tmp_path)
+    store.engine.dispose()
+    with sqlite3.connect(tmp_path / "r.db") as conn:
+        conn.execute("UPDATE episodes SET scores = '{not json' WHERE id = (SELECT min(id) FROM episodes)")
+    peek = Peek.open(url)
+    assert peek is not None
+    with pytest.raises(StoreError, match=r"cannot read the record .*: malformed JSON; the file may be damaged"):
+        list(peek.summaries(limit=10))

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from sttui.core.events import Event
+from sttui.errors import StoreError
 from sttui.store.summaries import Summary, summary_reader
 
 DEFAULT_URL = "sqlite:///sessions/sttui.db"
@@ -112,7 +113,12 @@ class Peek:
 
     def _all(self, query: str, args: tuple[Any, ...] | list[Any] = ()) -> list[Any]:
         with self._lock:
-            return self.conn.execute(query, args).fetchall()
+            try:
+                return self.conn.execute(query, args).fetchall()
+            except sqlite3.Error as exc:  # (one line, as the store says it: never a traceback)
+                raise StoreError(
+                    f"cannot read the record {self.url}: {exc}; the file may be damaged, or written by another program"
+                ) from None
 
     @classmethod
     def open(cls, url: str) -> Peek | None:
