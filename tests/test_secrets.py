@@ -351,7 +351,7 @@ def test_scrub_json_catches_every_key_shape_and_secret_named_field():
     one per marker): a key of every shape, and every secret-named field, must still be redacted."""
     import json
 
-    from sttui.store.secrets import _MARKERS, REDACTED, scrub, scrub_json
+    from sttui.store.secrets import _STARTS, REDACTED, scrub, scrub_json
 
     keys = [
         "sk-" + "a1B2" * 6,
@@ -363,7 +363,7 @@ def test_scrub_json_catches_every_key_shape_and_secret_named_field():
         "AIza" + "a1B2c3D4e5" * 3 + "f6G7h",
         "xoxb-" + "a1B2" * 4,
     ]
-    assert {m for m in _MARKERS if not any(k.startswith(m) for k in keys)} == set()  # one key per marker
+    assert {m for m in _STARTS if not any(k.startswith(m) for k in keys)} == set()  # a key for each start
     for key in keys:
         payload = {"tool": "lookup", "result": {"note": f"the key is {key} here"}}
         text = scrub_json(payload, [])
@@ -460,3 +460,68 @@ def test_scrub_stored_stores_the_text_scrub_would():
             mine, theirs = scrub_stored(payload, secrets), scrub(payload, secrets)
             for ascii_only in (True, False):
                 assert json.dumps(mine, ensure_ascii=ascii_only) == json.dumps(theirs, ensure_ascii=ascii_only), payload
+
+
+def test_the_quick_look_never_misses_what_the_full_scan_finds():
+    """``_shaped`` decides whether the key-shape regexes run at all (on every event recorded and
+    every listing written). On texts made to sit at its edges (starts without a key after them,
+    keys after word characters, escapes and control characters, JSON forms), scrubbing with it
+    gives exactly what always running the full scan gives."""
+    import json
+    import random
+
+    from sttui.store.secrets import _BEARER, KEY_SHAPES, REDACTED, _shaped, scrub, scrub_text
+
+    def always(text: str) -> str:  # scrub_text without the quick look
+        text = KEY_SHAPES.sub(REDACTED, text)
+        return _BEARER.sub(lambda m: m.group(1) + m.group(2) + REDACTED, text)
+
+    pieces = [
+        "sk-",
+        "hf_",
+        "AKIA",
+        "ASIA",
+        "ghp_",
+        "gho_",
+        "ghs_",
+        "github_pat_",
+        "AIza",
+        "xoxb-",
+        "xoxq-",
+        "gh",
+        "task-",
+        "a1B2c3D4",
+        "ABCD1234",
+        "EFGH5678",
+        "-",
+        "_",
+        " ",
+        "\\n",
+        "\n",
+        "\t",
+        "\n",
+        "\x01",
+        '"',
+        "é",
+        "東",
+        "Bearer ",
+        "basic ",
+        "through",
+        "x" * 20,
+        "Z" * 16,
+        "9",
+    ]
+    rng = random.Random(7)
+    found = 0
+    for _ in range(20_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 14)))
+        if KEY_SHAPES.search(text):
+            found += 1
+            assert _shaped(text), text
+        assert scrub_text(text, []) == always(text), text
+        payload = {"note": text, "list": [text, {"k": text}]}
+        assert scrub(payload, []) == json.loads(
+            json.dumps({"note": always(text), "list": [always(text), {"k": always(text)}]})
+        ), text
+        assert _shaped(json.dumps(text, ensure_ascii=False)) or not KEY_SHAPES.search(text), text
+    assert found > 1000  # (the cases do reach the keys)

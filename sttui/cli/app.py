@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from sttui.store.secrets import ScrubbingStream, scrub, scrub_text
+from sttui.store.secrets import ScrubbingStream, scrub, scrub_stored, scrub_text, secret_values
 
 
 def echo_json(data: Any) -> None:
@@ -25,8 +25,11 @@ def echo_json_list(items: Iterable[Any]) -> int:
     listing of any length is never held whole; the text is the same. Returns how many."""
     n = 0
     chunk: list[str] = []
+    secrets = secret_values()  # (once: read from the environment, not once an item)
     for item in items:
-        text = "  " + json.dumps(scrub(item), indent=2, default=str).replace("\n", "\n  ")
+        # scrub_stored: scrub's value, found from the item's JSON text, walked only where it
+        # holds a key's shape, a secret's value or a secret-named field
+        text = "  " + json.dumps(scrub_stored(item, secrets), indent=2, default=str).replace("\n", "\n  ")
         if len(chunk) >= 200:  # more follow: this chunk ends with the comma before the next
             click.echo(",\n".join(chunk) + ",")
             chunk.clear()

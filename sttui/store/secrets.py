@@ -38,13 +38,29 @@ _B = r"(?:(?<![A-Za-z0-9_-])|(?<=\\[nrt]))"  # the key starts a word (or follows
 KEY_SHAPES = re.compile("|".join(_B + shape for shape in _SHAPES))
 # ``Authorization: Bearer <anything>`` echoed by a server: the credential, whatever its shape.
 _BEARER = re.compile(r"(?i)\b(Bearer|Basic)(\s+)[A-Za-z0-9._~+/=-]{8,}")
-# What every match above contains: a quick look for these comes first (a regex scan of every
-# event would cost more than the rest of recording it).
-_MARKERS = ("sk-", "hf_", "AKIA", "ASIA", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "AIza", "xox")
+# How every key shape begins: each place one of these occurs is tried against the shapes (a
+# regex scan of every event, or of a listing's whole output, would cost more than the rest of
+# writing it; and "sk-" alone is in every "task-").
+_STARTS = ("sk-", "hf_", "AKIA", "ASIA", "gh", "github_pat_", "AIza", "xox")
+# the shapes without the word-start condition: a JSON text of a value (where a control character
+# before a key is written ``\u0001``) still shows every key the value's strings hold
+_SHAPE_BODIES = re.compile("|".join(_SHAPES))
+
+
+def _shaped(text: str) -> bool:
+    """Whether ``text`` may hold a key shape: where one of ``_STARTS`` occurs, whether a shape
+    follows. False only when ``KEY_SHAPES`` finds nothing, in the text or in its JSON form."""
+    for start in _STARTS:
+        at = text.find(start)
+        while at != -1:
+            if _SHAPE_BODIES.match(text, at):
+                return True
+            at = text.find(start, at + 1)
+    return False
 
 
 def _maybe(text: str) -> bool:
-    if any(marker in text for marker in _MARKERS):
+    if _shaped(text):
         return True
     low = text.lower()
     return "bearer" in low or "basic" in low
@@ -141,19 +157,9 @@ def _one_encoder() -> Any:
 _encode = _one_encoder()
 
 
-# ``_MARKERS`` as ``_flagged`` looks for them: the GitHub ones share "gh", which one regex finds
-# quicker than six looks for each
-_PLAIN_MARKERS = tuple(m for m in _MARKERS if not m.startswith("gh"))
-_GH_MARKERS = re.compile("|".join(re.escape(m) for m in _MARKERS if m.startswith("gh")))
-
-
 def _flagged(text: str, low: str) -> bool:
-    """``_maybe`` on a text already lowered (loops, not ``any`` over a generator: this runs on
-    every event recorded)."""
-    for marker in _PLAIN_MARKERS:
-        if marker in text:
-            return True
-    return _GH_MARKERS.search(text) is not None or "bearer" in low or "basic" in low
+    """``_maybe`` on a text already lowered."""
+    return _shaped(text) or "bearer" in low or "basic" in low
 
 
 def scrub_json(payload: Any, secrets: list[str] | None = None) -> str:
