@@ -96,6 +96,11 @@ def test_it_stands_aside_for_the_full_store(tmp_path):
     assert sqlite_file("postgresql+psycopg://u@h/db") is None
     assert sqlite_file("sqlite://") is None and sqlite_file("sqlite:///:memory:") is None
     assert sqlite_file(f"sqlite:///{tmp_path}/a.db?mode=ro") is None
+    assert sqlite_file(f"sqlite:///{tmp_path}/a%20b.db") is None  # (the store reads it as "a b.db")
+    from sqlalchemy.engine import make_url
+
+    for url in ("sqlite:////tmp/odd dir #1/r.db", "sqlite:///rel/x.db", "sqlite:////tmp/a+b.db", "sqlite:///./é.db"):
+        assert sqlite_file(url) == make_url(url).database, url  # the file the store would open
     url = f"sqlite:///{tmp_path / 'old.db'}"
     Store(url).engine.dispose()
     with sqlite3.connect(tmp_path / "old.db") as conn:

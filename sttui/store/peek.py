@@ -91,8 +91,9 @@ def resolve_url(url: str | None = None) -> str:
 
 
 def sqlite_file(url: str) -> str | None:
-    """The file of a plain ``sqlite:///path`` URL (no driver named, no options, not in memory)."""
-    if not url.startswith("sqlite:///") or "?" in url:
+    """The file of a plain ``sqlite:///path`` URL (no driver named, no options, no escapes, not in
+    memory): the file the store opens for it. Any other form is left to the store."""
+    if not url.startswith("sqlite:///") or "?" in url or "%" in url:  # (SQLAlchemy unquotes %XX)
         return None
     path = url[len("sqlite:///") :]
     if not path or path == ":memory:" or path.startswith("file:"):
