@@ -185,3 +185,12 @@ async def test_play_whose_episode_fails_to_open_goes_home_with_a_notice(tmp_path
         await wait_for(pilot, lambda: any("could not open the episode" in str(n.message) for n in app._notifications))
         await wait_for(pilot, lambda: type(app.screen).__name__ == "HomeScreen" and bool(app.screen.rows))
         assert app.is_running
+
+
+async def test_home_opens_a_record_it_cannot_read_on_its_own(db_url):
+    """PostgreSQL, or a SQLite file not made yet: home's sessions pane has no read of its own,
+    so the record opens at once, with no action, and the sessions are listed from it."""
+    app = SttuiApp(Launch.build(ROOT / "tasks", db_url=db_url, human="ana"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.store is not None and getattr(app.screen, "sessions_read", False))
+        assert app._peek is False  # (it looked, and stood aside)
