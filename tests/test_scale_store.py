@@ -416,3 +416,20 @@ def test_a_recorded_run_creates_each_episode_in_the_commit_of_its_first_events(t
         assert [e.seq for e in events] == list(range(1, len(events) + 1)) and store.episode(eid).status == "completed"
     # the task's version: with the first episodes only (each created before it was committed)
     assert [i for i, c in enumerate(calls) if any(kind == "version" for kind, _ in c)] == [0]
+
+
+def test_a_start_time_names_the_minute_datetime_names():
+    """``sessions`` formats 100,000 start times through ``time.localtime``; each names the
+    minute ``datetime.fromtimestamp`` names, at the edges of a second too (microseconds that
+    round up into the next one)."""
+    import random
+    from datetime import datetime
+
+    from sttui.cli.listing import _when
+
+    rng = random.Random(1)
+    cases = [0.5, 1.0, 59.9999996, 59.9999994, 1_700_000_039.9999995, 1_700_000_039.99999949, 4e9, None, 0.0]
+    cases += [rng.uniform(1, 4e9) for _ in range(20_000)]
+    cases += [int(rng.uniform(1, 4e9)) + 0.9999995 + rng.random() * 5e-7 for _ in range(5_000)]
+    for ts in cases:
+        assert _when(ts) == (datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M") if ts else "-"), ts
