@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
-import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
@@ -23,6 +22,7 @@ from textual.worker import Worker, WorkerState
 from sttui.config import Config, ConfigError, load_config
 from sttui.tui.home import HomeScreen
 from sttui.tui.launch import Annotate, Launch
+from sttui.tui.record import RecordAccess
 from sttui.tui.safetable import guard_strips
 from sttui.tui.workers import ReportsWorkerFailures
 
@@ -106,7 +106,7 @@ class ExitWith(Message):
         self.code, self.text = code, text
 
 
-class SttuiApp(ReportsWorkerFailures, App[None]):
+class SttuiApp(ReportsWorkerFailures, RecordAccess, App[None]):
     """sttui: play, record, score and rate agent-benchmark episodes."""
 
     TITLE = "sttui"
@@ -132,11 +132,7 @@ class SttuiApp(ReportsWorkerFailures, App[None]):
         guard_strips()  # no text from data reaches the terminal as a sequence it obeys
         super().__init__()
         self.launch = launch or Launch.build()  # what the command line asked for, typed and frozen
-        self.store: Store | None = None  # opened off the UI thread when first needed (see with_record)
-        self._peek: Any = None  # home's read-only look at a SQLite record (sttui.store.peek), until it opens
-        self._peek_lock = threading.Lock()
-        self._record_opening = False
-        self._record_waiting: dict[object, Callable[[], object]] = {}  # what runs once the record is open
+        self._init_record()  # the record: opened off the UI thread when first needed (sttui.tui.record)
         self._home_shown = False
         # what to open once the record is: each taken once (the launch itself stays as it was)
         self._play_request = self.launch.play
@@ -197,54 +193,6 @@ class SttuiApp(ReportsWorkerFailures, App[None]):
         narrowed = type(self)._store_ready is not SttuiApp._store_ready
         return not on_home or narrowed or any(r is not None for r in requests)
 
-    def with_record(self, then: Callable[[], object], doing: str | None = None) -> None:
-        """Run ``then`` (on the UI thread) once the record is open: now if it is, else when it
-        opens (its first use in this sitting opens it, off the UI thread), saying so when
-        ``doing`` names what waits. Asked again for the same ``doing`` meanwhile, only the newest
-        waits (enter pressed twice plays once). Nothing that records runs before: every event is
-        committed in the record."""
-        if self.store is not None:
-            then()
-            return
-        key: object = doing if doing else object()
-        self._record_waiting.pop(key, None)  # (then re-inserted: the newest runs last)
-        self._record_waiting[key] = then
-        if doing:
-            self.notify(f"opening the record; {doing} once it is open", timeout=3)
-        if not self._record_opening:
-            self._record_opening = True
-            self.open_store()
-
-    def sessions_reader(self) -> Any:
-        """What home's sessions pane reads (in a worker): the record when it is open, else a
-        read-only look at its SQLite file (``sttui.store.peek``: no SQLAlchemy, which is a third
-        of home's memory). None when neither is at hand yet: the record is then opened, and home
-        lists its sessions when it is."""
-        if self.store is not None:
-            return self.store
-        with self._peek_lock:
-            if self._peek is None:
-                from sttui.store.peek import Peek, resolve_url
-
-                self._peek = Peek.open(resolve_url(self.db_url)) or False
-            peek = self._peek
-        if peek is False:
-            self.post_message(self.RecordNeeded())
-            return None
-        return peek
-
-    def on_unmount(self) -> None:
-        with self._peek_lock:  # (a read in a worker finishes first: the reader takes one at a time)
-            if self._peek:
-                self._peek.close()
-            self._peek = None
-
-    class RecordNeeded(Message):
-        """Home's sessions pane cannot read the file on its own: the record opens instead."""
-
-    def on_sttui_app_record_needed(self, _message: RecordNeeded) -> None:
-        self.with_record(lambda: None)
-
     def get_default_screen(self) -> Screen:
         """The base screen is the app's own first screen: no blank screen is composed and
         painted before it (which cost a frame and a full render at every start)."""
@@ -268,51 +216,11 @@ class SttuiApp(ReportsWorkerFailures, App[None]):
             text = "\n".join(problems[:5]) + (f"\n… and {len(problems) - 5} more" if len(problems) > 5 else "")
             self.post_message(Notice(text, title="sttui.yaml", severity="warning", timeout=30))
 
-    class RecordOpened(Message):
-        """The record is open (``Store``): sessions may start from now on, not before."""
-
-        def __init__(self, store: Any) -> None:
-            self.store = store
-            super().__init__()
-
-    class RecordUnavailable(Message):
-        """The record could not be opened: why, in one line."""
-
-        def __init__(self, reason: str) -> None:
-            self.reason = reason
-            super().__init__()
-
-    @work(thread=True, exclusive=True, group="store", exit_on_error=False)
-    def open_store(self) -> None:
-        """Open the record after the first paint (SQLAlchemy, the migrations check): the answer
-        comes back as a message; until then nothing can be played, so nothing goes unrecorded."""
-        from sttui.store.db import StoreError
-        from sttui.store.store import Store
-
-        try:
-            store = Store(self.db_url)
-        except StoreError as exc:
-            self.post_message(self.RecordUnavailable(str(exc)))
-            return
-        except Exception as exc:  # anything else: one line, never a traceback on the screen
-            self.post_message(self.RecordUnavailable(" ".join(f"{type(exc).__name__}: {exc}".split())))
-            return
-        self.post_message(self.RecordOpened(store))
-
-    def on_sttui_app_record_opened(self, message: RecordOpened) -> None:
-        self._record_opening = False
-        self._store_ready(message.store)
-        waiting, self._record_waiting = self._record_waiting, {}
-        for then in waiting.values():
-            then()
-
-    def on_sttui_app_record_unavailable(self, message: RecordUnavailable) -> None:
-        self._record_opening = False
-        self._record_waiting.clear()  # (each asked for something the record was needed for: the notice says why not)
+    def _record_unavailable(self, reason: str) -> None:
         if self._play_request is not None:  # the task cannot open without its record: home instead
             self._play_request = None
             self._leave_opening()
-        self.notify(f"the record is unavailable: {message.reason}", severity="error", timeout=30)
+        super()._record_unavailable(reason)
         self._home_tasks()
 
     def _leave_opening(self) -> None:
