@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from unittest import mock
 
 import pytest
 
@@ -14,13 +15,19 @@ pytest.importorskip("openenv")
 
 from sttui.bridges.episodes import action_data, baseline_actions, select_tasks
 from sttui.bridges.openenv_env import GymEnv, ServeConfig
+from sttui.core.episode import Episode
 
 _TASKS = select_tasks("stt")
 _PLANS = {(t.id, plan): baseline_actions(t, plan, t.task.seed)[0] for t in _TASKS for plan in ("oracle", "naive")}
 
 
-def _run(tasks: list[Any] = _TASKS) -> list[str]:
-    """One line of JSON per observation and per recorded event, over every task and plan."""
+def _run(tasks: list[Any] = _TASKS, hashed: bool = True) -> list[str]:
+    """One line of JSON per observation and per recorded event, over every task and plan.
+    ``hashed``: every event with its state hash, as a recorded run has them (an unrecorded
+    ``GymEnv`` episode's events carry none); False: as ``GymEnv`` runs by default."""
+    if hashed:  # the engine's flag reads True whatever the bridge sets
+        with mock.patch.object(Episode, "hashes", property(lambda self: True, lambda self, value: None), create=True):
+            return _run(tasks, hashed=False)
     env = GymEnv(ServeConfig(tasks))
     out: list[str] = []
     for loaded in tasks:
@@ -43,6 +50,43 @@ def _run(tasks: list[Any] = _TASKS) -> list[str]:
 def test_the_run_has_state_hashes_to_compare():
     lines = _run([t for t in _TASKS if t.task.domain == "clinic"])
     assert sum('"state_hash"' in line for line in lines) > 100
+
+
+def test_an_unrecorded_episode_is_the_same_without_its_state_hashes():
+    """``GymEnv`` with no recorder hashes no state: every observation, reward and event is
+    what it is with every hash worked out, less the ``state_hash`` of each event."""
+    plain = _run(hashed=False)
+    hashed = _run(hashed=True)
+    assert not any('"state_hash"' in line for line in plain)
+
+    def without_hash(line: str) -> str:
+        data = json.loads(line)
+        if len(data) == 5 and isinstance(data[3], dict):  # an event: [seq, type, actor, payload, time]
+            data[3].pop("state_hash", None)
+        return json.dumps(data)
+
+    assert sum('"state_hash"' in line for line in hashed) > 500
+    assert [without_hash(line) for line in hashed] == [without_hash(line) for line in plain]
+
+
+def test_a_recorded_bridge_episode_hashes_every_event(tmp_path):
+    """With a recorder (``record=``), every event carries its state hash, as ``sttui run``
+    records it, and the last one is the episode's hash now."""
+    from sttui.bridges.episodes import Stepper
+
+    loaded = next(t for t in _TASKS if t.task.domain == "clinic")
+    heard: list[Any] = []
+    stepper = Stepper(loaded, loaded.task.seed, on_event=heard.append)
+    stepper.reset()
+    for a in _PLANS[(loaded.id, "oracle")]:
+        if stepper.done:
+            break
+        stepper.step(a)
+    episode = stepper.episode
+    assert isinstance(episode, Episode) and episode.hashes
+    hashed = [e for e in heard if e.type in ("episode_started", "tool_result", "trigger_fired", "episode_ended")]
+    assert hashed and all("state_hash" in e.payload for e in hashed)
+    assert hashed[-1].payload["state_hash"] == episode.state_hash()
 
 
 def test_a_served_task_is_found_by_its_id_as_a_scan_finds_it():

@@ -121,6 +121,10 @@ class Episode:
         self.triggers = TriggerState()
         self.events: list[ev.Event] = []
         self.keep_events = True  # False: events go to the listeners only (a rebuild that compares as it goes)
+        # False: events carry no ``state_hash`` (an in-process episode nobody records, where
+        # hashing the changed state after every step was the engine's largest cost of its own);
+        # :meth:`state_hash` still answers when asked
+        self.hashes = True
         self._emitted = 0
         self.listeners: list[Callable[[ev.Event], object]] = []  # what a listener returns is ignored
         self.lineage: str | None = None  # the episode this one was forked from (``recording.rebuild``)
@@ -153,7 +157,9 @@ class Episode:
 
     # -- lifecycle ---------------------------------------------------------------
     def start(self) -> None:
-        payload: dict[str, Any] = {"task": self.task.id, "seed": self.seed, "state_hash": self.state_hash()}
+        payload: dict[str, Any] = {"task": self.task.id, "seed": self.seed}
+        if self.hashes:
+            payload["state_hash"] = self.state_hash()
         if self.review is not None:  # how the run is reviewed, so a rebuild reviews it the same way
             payload["review"] = {"early_stop": self.review.early_stop, "stagnation": self.review.settings.stagnation}
             if self.review.low_quality is not None:
@@ -235,7 +241,10 @@ class Episode:
         """``user_verdict``: what the user seat concluded when it is the one ending (§ verdicts)."""
         if self.ended is None:
             self.ended = {"by": by, "reason": reason}
-            payload = {"by": by, "reason": reason, "state_hash": self.state_hash(), "steps": self.steps}
+            payload: dict[str, Any] = {"by": by, "reason": reason}
+            if self.hashes:
+                payload["state_hash"] = self.state_hash()
+            payload["steps"] = self.steps
             if stop is not None:
                 payload["stop"] = stop
             if user_verdict is not None:
@@ -411,7 +420,9 @@ class Episode:
         if not isinstance(result, dict) or "success" not in result:
             result = Environment.fail(f"internal error in {name}: tool returned {result!r}")
         result = st.copy_state(result)  # tools may return live state; what was seen must not change later
-        payload: dict[str, Any] = {"tool": name, "result": result, "state_diff": diff, "state_hash": self.state_hash()}
+        payload: dict[str, Any] = {"tool": name, "result": result, "state_diff": diff}
+        if self.hashes:
+            payload["state_hash"] = self.state_hash()
         if refused:
             payload["refused"] = True
         spec = self.tools.get(name)
@@ -455,8 +466,9 @@ class Episode:
             "trigger": trig.id,
             "announce": bool(trig.announce),
             "diff": diff,
-            "state_hash": self.state_hash(),
         }
+        if self.hashes:
+            payload["state_hash"] = self.state_hash()
         if error:
             payload["error"] = error
         if self.env.now != clock_before:

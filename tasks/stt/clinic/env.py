@@ -29,6 +29,7 @@ Times are ISO timestamps to the minute (``2024-09-12T10:15``).
 
 from __future__ import annotations
 
+import functools
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
@@ -42,7 +43,10 @@ VEHICLE_FITS = {
 }
 
 
+@functools.lru_cache(maxsize=8192)
 def _dt(text: str) -> datetime:
+    """A timestamp read once: ``find_slots`` checks every slot against every booking, and the
+    same few hundred strings were parsed tens of thousands of times (datetimes never change)."""
     return datetime.fromisoformat(text)
 
 
@@ -50,6 +54,7 @@ def _fmt(when: datetime) -> str:
     return when.isoformat(timespec="minutes")
 
 
+@functools.lru_cache(maxsize=8192)
 def _at(date: str, hhmm: str) -> datetime:
     return datetime.fromisoformat(f"{date}T{hhmm}")
 
