@@ -107,8 +107,10 @@ class ClinicEnv(Environment):
         return None
 
     def _problems(self, apt: dict[str, Any], exclude: str | None = None, patient_checks: bool = True,
-                  prereq: bool = True) -> list[str]:
-        """Everything that makes an appointment invalid in the current state."""
+                  prereq: bool = True, first: bool = False) -> list[str]:
+        """Everything that makes an appointment invalid in the current state. ``first``: stop
+        after the first kind of check that finds one (``find_slots`` only asks whether any does,
+        for every slot, room and device, and most of them fail)."""
         out: list[str] = []
         svc = self.state["services"].get(apt["service"])
         if svc is None:
@@ -121,6 +123,8 @@ class ClinicEnv(Environment):
         closed = self._site_closed(site, start, end)
         if closed:
             out.append(f"{apt['site']}: {closed}")
+        if first and out:
+            return out
         # clinician
         cl = self.state["clinicians"].get(apt["clinician"])
         if cl is None:
@@ -137,6 +141,8 @@ class ClinicEnv(Environment):
                 out.append(f"{apt['clinician']} works at {shift['site']} on {date}, not {apt['site']}")
             elif start < _at(date, shift["start"]) or end > _at(date, shift["end"]):
                 out.append(f"{apt['clinician']} works {shift['start']}-{shift['end']} on {date}")
+        if first and out:
+            return out
         # room
         room = self.state["rooms"].get(apt.get("room") or "")
         if room is None:
@@ -148,6 +154,8 @@ class ClinicEnv(Environment):
                 out.append(f"room {apt['room']} is a {room['type']} room, {apt['service']} needs {svc['room_type']}")
             if room.get("status", "available") != "available":
                 out.append(f"room {apt['room']} is {room['status']}")
+        if first and out:
+            return out
         # equipment
         if svc.get("equipment"):
             eq = self.state["equipment"].get(apt.get("equipment") or "")
@@ -169,6 +177,8 @@ class ClinicEnv(Environment):
                         break
                 if eq.get("room") and eq["room"] != apt.get("room"):
                     out.append(f"{apt['equipment']} is installed in room {eq['room']}")
+        if first and out:
+            return out
         # double booking
         for oid, other in self.state["appointments"].items():
             if oid == exclude or not self._blocking(other):
@@ -184,7 +194,7 @@ class ClinicEnv(Environment):
                 out.append(f"{apt['equipment']} is in use by {span}")
             if patient_checks and apt.get("patient") and other.get("patient") == apt.get("patient"):
                 out.append(f"{apt['patient']} already has {span}")
-        if not patient_checks or not apt.get("patient"):
+        if not patient_checks or not apt.get("patient") or (first and out):
             return out
         patient = self.state["patients"].get(apt["patient"])
         if patient is None:
@@ -192,6 +202,8 @@ class ClinicEnv(Environment):
             return out
         if patient.get("mobility") in ("wheelchair", "stretcher") and not site.get("step_free", True):
             out.append(f"{apt['site']} has no step-free access for a {patient['mobility']} user")
+        if first and out:
+            return out
         # referral / prior authorisation
         if svc.get("requires_referral"):
             ref = self.state.get("referrals", {}).get(apt.get("referral") or "")
@@ -206,6 +218,8 @@ class ClinicEnv(Environment):
                     out.append(f"referral {apt['referral']} authorises {ref['site']}, not {apt['site']}")
                 if start >= _dt(ref["valid_until"]):
                     out.append(f"referral {apt['referral']} expires {ref['valid_until']}, before {apt['start']}")
+        if first and out:
+            return out
         # prerequisite result (e.g. a review needs the scan reported first)
         if prereq and svc.get("requires"):
             gap = int(svc.get("report_minutes", 0))
@@ -627,7 +641,7 @@ class ClinicEnv(Environment):
         for r in rooms:
             for e in eqs:
                 t = {**trial, "room": r, "equipment": e}
-                if not self._problems(t, patient_checks=with_patient):
+                if not self._problems(t, patient_checks=with_patient, first=True):
                     trial["room"], trial["equipment"] = r, e
                     return None
         return "none"
