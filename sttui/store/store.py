@@ -1,10 +1,11 @@
 """The store: the only code that talks to the database. Plain data in and out.
 
 Every event is committed the moment it is appended, so a crash or a kill loses nothing
-that was already recorded. Episodes, events, shared runs and the stage judges' cache are here;
-the task versions episodes ran are in ``sttui/store/task_versions.py``, annotators, ratings,
-the queue's claims, labels and notes in ``sttui/store/annotations.py``, and the streamed
-listings (``sessions``, ``report``, home) in ``sttui/store/listings.py`` (mixins of ``Store``).
+that was already recorded. Episodes, events and shared runs are here; the task versions
+episodes ran are in ``sttui/store/task_versions.py``, the stage judges' cache in
+``sttui/store/stage_judgements.py``, annotators, ratings, the queue's claims, labels and notes
+in ``sttui/store/annotations.py``, and the streamed listings (``sessions``, ``report``, home) in
+``sttui/store/listings.py`` (mixins of ``Store``).
 """
 
 from __future__ import annotations
@@ -29,11 +30,11 @@ from sttui.store.appends import INSERT_EVENTS, EventAppender
 from sttui.store.db import StoreError, describe, explain, in_batches, make_engine, migrate, resolve_url
 from sttui.store.listings import EpisodeListings, Page, _listing
 from sttui.store.secrets import scrub, scrub_json, scrub_stored, scrub_text, secret_values
+from sttui.store.stage_judgements import StageJudgements
 from sttui.store.tables import (
     INDEXED_EVENTS,
     EpisodeRow,
     EventRow,
-    StageJudgementRow,
     table_of,
 )
 from sttui.store.task_versions import TaskVersion, TaskVersions, _save_version
@@ -105,7 +106,7 @@ def new_episode_id() -> str:
     return uuid.uuid4().hex[:12]
 
 
-class Store(TaskVersions, AnnotationRecords, EpisodeListings):
+class Store(TaskVersions, StageJudgements, AnnotationRecords, EpisodeListings):
     """A connection to the record: SQLite by default, PostgreSQL for teams."""
 
     def __init__(self, url: str | None = None, create: bool = True):
@@ -563,35 +564,6 @@ class Store(TaskVersions, AnnotationRecords, EpisodeListings):
         table = table_of(EpisodeRow)
         query = select(*table.columns).where(table.c.id.in_(runs.done_episodes(run_id)))
         return list(self._stream(query, _record))
-
-    # -- the stage judges' cache -------------------------------------------------------
-    def judgements(self, keys: list[str]) -> dict[str, dict[str, Any]]:
-        """Stage judges' answers by cache key (the keys found; read in chunks)."""
-        table = table_of(StageJudgementRow)
-        out: dict[str, dict[str, Any]] = {}
-        for chunk in in_batches(keys):
-            query = select(table.c.key, table.c.answer).where(table.c.key.in_(chunk))
-            out.update(self._read_core(lambda conn, q=query: dict(conn.execute(q).all())))
-        return out
-
-    def save_judgements(self, entries: dict[str, tuple[str, str, dict[str, Any]]]) -> int:
-        """Keep answers (key -> (model, prompt version, answer)) not kept yet; a key already
-        kept stays as it is (the same key is the same question). Returns how many were added."""
-        table = table_of(StageJudgementRow)
-        have = self.judgements(list(entries))
-        rows = [
-            {"key": k, "model": m, "prompt_version": v, "answer": a, "created_at": time.time()}
-            for k, (m, v, a) in entries.items()
-            if k not in have
-        ]
-        added = 0
-        for row in rows:  # one by one: another process may have kept the same key meanwhile
-            try:
-                self._write(lambda conn, r=row: conn.execute(insert(table), [r]))
-                added += 1
-            except IntegrityError:
-                continue
-        return added
 
 
 def _from_the_record(loaded: Any) -> bool:
