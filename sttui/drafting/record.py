@@ -3,9 +3,10 @@ vote, the consensus graph and its checks. Written as one JSON file so a draft ca
 re-examined (``milestones show``) and re-merged without calling the model again.
 
 Validation is the task's own: each candidate's rules are parsed with the task model
-(``Milestone``/``Minefield``) and checked with the loader's ``semantic_problems`` on the task
-with the candidate's graph in place (tools, parameters, state paths, cycles, reachable
-thresholds); only the problems in the milestones and minefields are the candidate's.
+(``Milestone``/``Minefield``) and checked with the task's semantic checks
+(``sttui.core.task_semantics``) on the task with the candidate's graph in place (tools,
+parameters, state paths, cycles, reachable thresholds); only the problems in the milestones
+and minefields are the candidate's.
 """
 
 from __future__ import annotations
@@ -19,11 +20,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from sttui.core.loader import LoadedTask, semantic_problems
+from sttui.core.loader import LoadedTask
 from sttui.core.problems import format_loc
 from sttui.core.review import consensus as cs
 from sttui.core.review.model import Milestone, Minefield
 from sttui.core.task import SttTask
+from sttui.core.task_semantics import semantic_problems
 
 FORMAT = "sttui-milestones-draft/1"
 
@@ -43,7 +45,7 @@ def with_graph(loaded: LoadedTask, milestones: list[Milestone], minefields: list
 
 
 def graph_problems(loaded: LoadedTask, milestones: list[Milestone], minefields: list[Minefield]) -> list[str]:
-    """The loader's checks of the milestones and minefields, on the task with this graph."""
+    """The task's semantic checks of the milestones and minefields, on the task with this graph."""
     task = with_graph(loaded, milestones, minefields).task
     assert isinstance(task, SttTask) and loaded.env_cls is not None  # drafts are of stt tasks
     return [

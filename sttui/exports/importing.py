@@ -22,7 +22,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from sttui.core.envload import content_hash
 from sttui.core.events import EPISODE_ENDED, EPISODE_STARTED, Event
-from sttui.store.store import STATUSES, EpisodeRecord, Store, TaskVersion
+from sttui.store.store import STATUSES, EpisodeRecord, Store
+from sttui.store.task_versions import TaskVersion
 
 MAX_FILE_BYTES = 2_000_000_000
 MAX_LINE_BYTES = 50_000_000

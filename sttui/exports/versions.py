@@ -31,7 +31,8 @@ from sttui.core.envload import EnvImportError, content_hash, resolve_module
 from sttui.core.loader import LoadedTask, discover, load_task
 from sttui.core.problems import TaskFileError
 from sttui.paths import cache_root, tasks_root
-from sttui.store.store import RUNNABLE_ORIGINS, EpisodeRecord, Store, TaskVersion
+from sttui.store.store import EpisodeRecord, Store
+from sttui.store.task_versions import RUNNABLE_ORIGINS, TaskVersion
 
 TASK_FILE = "task.yaml"
 ENV_FILE = "environment.py"

@@ -1,24 +1,24 @@
 """The store: the only code that talks to the database. Plain data in and out.
 
 Every event is committed the moment it is appended, so a crash or a kill loses nothing
-that was already recorded. Tasks, episodes, events, shared runs and the stage judges' cache
-are here; annotators, ratings, the queue's claims, labels and notes are in
-``sttui/store/annotations.py``, and the streamed listings (``sessions``, ``report``, home) in
+that was already recorded. Episodes, events and shared runs are here; the task versions
+episodes ran are in ``sttui/store/task_versions.py``, the stage judges' cache in
+``sttui/store/stage_judgements.py``, annotators, ratings, the queue's claims, labels and notes
+in ``sttui/store/annotations.py``, and the streamed listings (``sessions``, ``report``, home) in
 ``sttui/store/listings.py`` (mixins of ``Store``).
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import time
 import uuid
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Unpack
 
-from sqlalchemy import Executable, bindparam, func, insert, select, update
+from sqlalchemy import bindparam, func, insert, select, update
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlmodel import Session, col
 from sqlmodel import select as orm_select
@@ -26,18 +26,18 @@ from sqlmodel import select as orm_select
 from sttui.core.events import Event
 from sttui.store import runs
 from sttui.store.annotations import AnnotationRecords
-from sttui.store.appends import INSERT_EVENTS, ORIGIN_OF, EventAppender
+from sttui.store.appends import INSERT_EVENTS, EventAppender
 from sttui.store.db import StoreError, describe, explain, in_batches, make_engine, migrate, resolve_url
 from sttui.store.listings import EpisodeListings, Page, _listing
 from sttui.store.secrets import scrub, scrub_json, scrub_stored, scrub_text, secret_values
+from sttui.store.stage_judgements import StageJudgements
 from sttui.store.tables import (
     INDEXED_EVENTS,
     EpisodeRow,
     EventRow,
-    StageJudgementRow,
-    TaskRow,
     table_of,
 )
+from sttui.store.task_versions import TaskVersion, TaskVersions, _save_version
 
 STATUSES = ("running", "completed", "stopped", "errored", "abandoned")
 
@@ -69,65 +69,13 @@ class EpisodeRecord:
 
 
 _EPISODE_FIELDS = tuple(f.name for f in fields(EpisodeRecord))
-ORIGINS = ("recorded", "trusted", "imported", "unknown")
-RUNNABLE_ORIGINS = ("recorded", "trusted")  # versions whose code may run without asking
-
-
-@dataclass
-class TaskVersion:
-    """A stored task version. ``content_hash`` names the original file and module; ``source`` and
-    ``env_source`` are kept with secrets redacted (then ``meta["redacted"]`` is true)."""
-
-    task_id: str
-    kind: str
-    content_hash: str
-    title: str
-    meta: dict[str, Any]
-    source: str
-    env_ref: str | None
-    env_source: str | None
-    tools: list[dict[str, Any]] | None = None
-    origin: str = "imported"
-
-    def portable(self) -> dict[str, Any]:
-        """The version as an export carries it: everything but where this database got it."""
-        data = asdict(self)
-        del data["origin"]
-        return data
 
 
 def _record(row: Any) -> EpisodeRecord:
     return EpisodeRecord(**{f: getattr(row, f) for f in EpisodeRecord.__dataclass_fields__})
 
 
-def _save_version(conn: Any, version: TaskVersion, tolerate_race: bool = False) -> None:
-    """``tolerate_race``: another process storing the same version at the same moment is no
-    error (the row is theirs then), so a transaction that holds other writes goes through."""
-    same = (col(TaskRow.task_id) == version.task_id, col(TaskRow.content_hash) == version.content_hash)
-    row = conn.execute(select(col(TaskRow.id), col(TaskRow.origin)).where(*same)).first()
-    if row is None and tolerate_race:
-        dialect = conn.engine.url.get_backend_name()
-        values, key = {**asdict(version), "created_at": time.time()}, ["task_id", "content_hash"]
-        statement: Executable
-        if dialect == "postgresql":
-            from sqlalchemy.dialects.postgresql import insert as pg_insert
-
-            statement = pg_insert(table_of(TaskRow)).values(**values).on_conflict_do_nothing(index_elements=key)
-        else:
-            from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-
-            statement = sqlite_insert(table_of(TaskRow)).values(**values).on_conflict_do_nothing(index_elements=key)
-        conn.execute(statement)
-    elif row is None:
-        conn.execute(insert(TaskRow).values(**asdict(version), created_at=time.time()))
-    elif version.origin == "recorded" and row.origin != "recorded":
-        conn.execute(update(TaskRow).where(col(TaskRow.id) == row.id).values(**asdict(version)))
-
-
 _INSERT_EPISODE = insert(table_of(EpisodeRow))  # built once, compiled once
-_ORIGIN_OF = select(table_of(TaskRow).c.origin).where(  # a task version's origin (built once, compiled once)
-    table_of(TaskRow).c.task_id == bindparam("task_id"), table_of(TaskRow).c.content_hash == bindparam("content_hash")
-)
 
 
 @functools.lru_cache(maxsize=32)
@@ -158,7 +106,7 @@ def new_episode_id() -> str:
     return uuid.uuid4().hex[:12]
 
 
-class Store(AnnotationRecords, EpisodeListings):
+class Store(TaskVersions, StageJudgements, AnnotationRecords, EpisodeListings):
     """A connection to the record: SQLite by default, PostgreSQL for teams."""
 
     def __init__(self, url: str | None = None, create: bool = True):
@@ -211,80 +159,6 @@ class Store(AnnotationRecords, EpisodeListings):
                 return fn(session)
         except (OperationalError, DBAPIError) as exc:
             raise explain(exc, self.url) from None
-
-    # -- tasks ---------------------------------------------------------------------
-    def register_task(self, loaded: Any) -> None:
-        """Keep this exact task version (file and environment source) if it is new.
-
-        It was loaded from a task file this process ran, so it is marked ``recorded``: its code
-        may run again on replay. Secrets in the file are redacted in the stored copy."""
-        if (loaded.id, loaded.content_hash) in self._registered or self._recorded(loaded):
-            return
-        self.save_task_version(self.version_of(loaded))
-        self._registered.add((loaded.id, loaded.content_hash))
-
-    def version_of(self, loaded: Any) -> TaskVersion:
-        """The version a task file this process ran is stored as (origin ``recorded``)."""
-        task = loaded.task
-        source = Path(loaded.path).read_text(encoding="utf-8")
-        env_ref = getattr(task, "env", None)
-        env_source = tools = None
-        if loaded.env_cls is not None and isinstance(env_ref, str):  # a task's env is its module's path
-            from sttui.core.envload import resolve_module
-
-            env_source = resolve_module(env_ref, Path(loaded.path)).read_bytes().decode("utf-8")
-            tools = [spec.openai_schema() for spec in loaded.env_cls.tool_specs.values()]
-        meta = {"domain": task.domain, "path": str(loaded.path)}
-        if task.kind == "stt":
-            meta |= {"conflict": task.conflict, "level": task.level}
-        else:
-            meta |= {"family": task.rule.family, "setting": task.setting}
-        return TaskVersion(
-            task.id, task.kind, loaded.content_hash, task.title, meta, source, env_ref, env_source, tools, "recorded"
-        )
-
-    def save_task_version(self, version: TaskVersion) -> None:
-        """Store a version unless it is here already; secrets in its text are redacted first.
-
-        A ``recorded`` version, read from a task file this process ran, replaces a copy of the
-        same id and hash that came from elsewhere (an import, or a row older than origins): the
-        file it was read from is the authority on what that version is."""
-        version = self._redacted(version)
-        if version.origin not in ORIGINS:
-            raise ValueError(f"origin must be one of {', '.join(ORIGINS)}")
-
-        with contextlib.suppress(IntegrityError):  # another process registered it at the same moment
-            self._write(lambda conn: _save_version(conn, version))
-
-    def _redacted(self, version: TaskVersion) -> TaskVersion:
-        source = scrub_text(version.source, self._secrets)
-        env_source = scrub_text(version.env_source, self._secrets) if version.env_source is not None else None
-        if (source, env_source) == (version.source, version.env_source):
-            return version
-        meta = {**version.meta, "redacted": True}
-        return replace(version, source=source, env_source=env_source, meta=meta)
-
-    def task_version(self, task_id: str, content_hash: str) -> TaskVersion | None:
-        def go(s: Session) -> TaskVersion | None:
-            row = s.exec(
-                orm_select(TaskRow).where(col(TaskRow.task_id) == task_id, col(TaskRow.content_hash) == content_hash)
-            ).first()
-            if row is None:
-                return None
-            return TaskVersion(
-                row.task_id,
-                row.kind,
-                row.content_hash,
-                row.title,
-                row.meta,
-                row.source,
-                row.env_ref,
-                row.env_source,
-                row.tools,
-                row.origin,
-            )
-
-        return self._read(go)
 
     # -- episodes and events -----------------------------------------------------------
     def create_episode(
@@ -347,20 +221,6 @@ class Store(AnnotationRecords, EpisodeListings):
         }
         items.append(("episode", row))
         return items
-
-    def _recorded(self, loaded: Any) -> bool:
-        """Whether the record holds this version as recorded here already (then there is nothing
-        to store: no file is read for it)."""
-        key = (loaded.id, loaded.content_hash)
-        if self._appender is not None:  # SQLite: on the held connection, without a pool checkout
-            origin = self._appender.scalar(ORIGIN_OF, key)
-        else:
-            values = {"task_id": key[0], "content_hash": key[1]}
-            origin = self._read_core(lambda conn: conn.execute(_ORIGIN_OF, values).scalar())
-        if origin == "recorded":
-            self._registered.add(key)
-            return True
-        return False
 
     def finish_items(self, episode_id: str, status: str, **values: Any) -> list[tuple[Any, ...]]:
         """What finishing an episode writes, for ``write``: its status, end time and results."""
@@ -628,21 +488,6 @@ class Store(AnnotationRecords, EpisodeListings):
         query = _listing(list(table_of(EpisodeRow).columns), page)
         return self._stream(query, _record)
 
-    def task_metas(self, versions: list[tuple[str, str]]) -> dict[tuple[str, str], dict[str, Any]]:
-        """The ``meta`` of each stored task version named, in one query per batch of versions."""
-        out: dict[tuple[str, str], dict[str, Any]] = {}
-        wanted = list(dict.fromkeys(versions))
-        for chunk in in_batches(wanted):
-            ids = sorted({t for t, _ in chunk})
-            query = select(col(TaskRow.task_id), col(TaskRow.content_hash), col(TaskRow.meta)).where(
-                col(TaskRow.task_id).in_(ids)
-            )
-            keep = set(chunk)
-            for row in self._read_core(lambda conn, q=query: conn.execute(q).all()):
-                if (row.task_id, row.content_hash) in keep:
-                    out[(row.task_id, row.content_hash)] = row.meta
-        return out
-
     def import_episodes(
         self, items: list[tuple[EpisodeRecord, TaskVersion | None, list[Event]]], also: Any = None
     ) -> tuple[int, int]:
@@ -719,35 +564,6 @@ class Store(AnnotationRecords, EpisodeListings):
         table = table_of(EpisodeRow)
         query = select(*table.columns).where(table.c.id.in_(runs.done_episodes(run_id)))
         return list(self._stream(query, _record))
-
-    # -- the stage judges' cache -------------------------------------------------------
-    def judgements(self, keys: list[str]) -> dict[str, dict[str, Any]]:
-        """Stage judges' answers by cache key (the keys found; read in chunks)."""
-        table = table_of(StageJudgementRow)
-        out: dict[str, dict[str, Any]] = {}
-        for chunk in in_batches(keys):
-            query = select(table.c.key, table.c.answer).where(table.c.key.in_(chunk))
-            out.update(self._read_core(lambda conn, q=query: dict(conn.execute(q).all())))
-        return out
-
-    def save_judgements(self, entries: dict[str, tuple[str, str, dict[str, Any]]]) -> int:
-        """Keep answers (key -> (model, prompt version, answer)) not kept yet; a key already
-        kept stays as it is (the same key is the same question). Returns how many were added."""
-        table = table_of(StageJudgementRow)
-        have = self.judgements(list(entries))
-        rows = [
-            {"key": k, "model": m, "prompt_version": v, "answer": a, "created_at": time.time()}
-            for k, (m, v, a) in entries.items()
-            if k not in have
-        ]
-        added = 0
-        for row in rows:  # one by one: another process may have kept the same key meanwhile
-            try:
-                self._write(lambda conn, r=row: conn.execute(insert(table), [r]))
-                added += 1
-            except IntegrityError:
-                continue
-        return added
 
 
 def _from_the_record(loaded: Any) -> bool:

@@ -152,7 +152,7 @@ def load_study(path: str | Path) -> LoadedStudy:
 
 
 def parse_study(text: str, path: Path) -> LoadedStudy:
-    from sttui.core.loader import _clean_loc, _message
+    from sttui.core.validation_messages import clean_loc, error_message
 
     name = display_path(path)
     try:
@@ -171,11 +171,11 @@ def parse_study(text: str, path: Path) -> LoadedStudy:
         study = Study.model_validate(data)
     except ValidationError as exc:
         for err in exc.errors():
-            loc = _clean_loc(err["loc"])
+            loc = clean_loc(err["loc"])
             if loc and loc[0] == "participants" and len(loc) > 1 and loc[1] in ("tuple[str, ...]", "Anonymous"):
                 loc = ("participants",)  # the union's branch names mean nothing to the author
                 err = {**err, "type": "value_error", "msg": _participants_msg(data.get("participants"), err)}
-            problems.append(Problem(name, line_of(lines, loc), format_loc(loc), _message(err, data, loc, Study)))
+            problems.append(Problem(name, line_of(lines, loc), format_loc(loc), error_message(err, data, loc, Study)))
         problems = list({str(p): p for p in problems}.values())
         problems.sort(key=lambda p: p.line or 0)
         raise TaskFileError(problems) from None
