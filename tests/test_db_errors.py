@@ -30,6 +30,21 @@ def test_a_parent_path_that_is_a_file(tmp_path):
     assert f"{tmp_path / 'plain'} is a file, not a folder" in proc.stderr
 
 
+def test_a_damaged_sqlite_file_is_called_damaged_not_a_folder_problem(tmp_path):
+    """A record whose pages were overwritten opens, then fails on what it holds: the message
+    says the file is damaged and what to do, not to check the folder's permissions."""
+    db = tmp_path / "r.db"
+    url = f"sqlite:///{db}"
+    assert sttui("--db", url, "run", TASK, "--trials", "2").returncode == 0
+    with db.open("r+b") as f:  # pages 4-6 (the episodes' rows and events) turned to noise
+        f.seek(4096 * 3)
+        f.write(b"\xff" * 4096 * 3)
+    proc = sttui("--db", url, "run", TASK)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert "is damaged (database disk image is malformed)" in proc.stderr, proc.stderr
+    assert "check that the folder exists" not in proc.stderr
+
+
 @pytest.mark.parametrize("url", ["mysql://u@127.0.0.1/db", "oracle://u@h/db", "mssql+pyodbc://u@h/db"])
 def test_an_unsupported_driver_names_the_supported_ones(tmp_path, url):
     proc = sttui("--db", url, "sessions")

@@ -170,6 +170,11 @@ def explain(exc: Exception, url: str) -> StoreError:
             f"{BUSY_TIMEOUT_MS / 1000:g} s; close the other sttui, or wait and retry",
             transient=True,
         )
+    if url.startswith("sqlite") and "malformed" in text:  # the file opened; what it holds is damaged
+        return StoreError(
+            f"the SQLite database {where} is damaged ({text}); it may have been cut short or written by "
+            "another program: keep a copy, and record into a new file (--db) while you look at it"
+        )
     if url.startswith("sqlite"):
         return StoreError(
             f"cannot use the SQLite database {where}: {text}; check that the folder exists and is "
