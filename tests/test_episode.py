@@ -429,7 +429,8 @@ def test_the_hash_resumed_from_kept_digests_equals_one_from_scratch_under_any_ch
 
     ep.apply(ToolCall("move_crate", {"crate_id": "CR-1", "to": "BAY-B"}))
     assert ep.state_hash() == scratch()
-    assert ep._hot == {"crates"} and ep._mids.count(None) == len(ep._mids) - 1  # one key changed: one kept
+    kept = ep._hashing
+    assert kept.hot == {"crates"} and kept.mids.count(None) == len(kept.mids) - 1  # one key changed: one kept
     for name in "abcdefghij":
         ep.env.state[name] = {"n": 0, "tags": [name]}
     ep._sync()

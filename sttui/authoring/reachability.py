@@ -117,9 +117,8 @@ def _fork(ep: Episode) -> Episode:
     copied; the task, the tool specs and the listeners shared (they are never changed by a
     step); the running state hash's digests copied as digests (they cannot be deep-copied)."""
     memo: dict[int, Any] = {id(ep.task): ep.task, id(ep.tools): ep.tools, id(ep.listeners): ep.listeners}
-    for h in [*getattr(ep, "_mids", []), getattr(ep, "_state_digest", None)]:
-        if h is not None:
-            memo[id(h)] = h.copy()
+    for h in ep._hashing.hashes():
+        memo[id(h)] = h.copy()
     return copy.deepcopy(ep, memo)
 
 

@@ -7,11 +7,8 @@ rebuilt from its recorded actions.
 
 from __future__ import annotations
 
-import bisect
-import hashlib
 import json
 import traceback
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -27,6 +24,7 @@ from sttui.core.review.operators import Closed
 from sttui.core.review.tracker import Review
 from sttui.core.schema import check_args
 from sttui.core.settings import DEFAULT, RunSettings, no_user_opening
+from sttui.core.state_digest import StateDigest, opening
 from sttui.core.task import SttTask, Trigger
 from sttui.core.triggers import TriggerState, activated_by_call, apply_effects
 
@@ -93,30 +91,16 @@ class Episode:
         # a private copy of the state as it was when last compared: an operation is diffed
         # against it (no copy of the whole state before each call), and its values are replaced,
         # never mutated, so history snapshots share them
-        # the hash of the state's canonical JSON, kept while it is unchanged (to be copied and
-        # finished with the clock and triggers), and the digest's state before each top-level
-        # key's part (keys sorted), so a change re-hashes from the first changed key on
-        self._state_digest: Any = None
-        self._order: list[str] | None = None
-        self._mids: list[Any] = []  # the digest before each part, where one is kept (else None)
-        self._valid = 0  # how many of _mids still hold
-        # the top-level keys seen to change in this episode: the digest before each of their parts
-        # is kept, to resume from when they change again; the parts between are fed as one
-        self._hot: set[str] = set()
-        opening = _opening(task)
+        start = opening(task)
         # whether the state began as the task's initial state (a top-level key the engine has
         # seen no change under still holds its initial value)
-        self._from_initial = self.env.state == opening.state
+        self._from_initial = self.env.state == start.state
         if self._from_initial:  # (an environment may set up more in __init__)
-            self._shadow: dict[str, Any] = dict(opening.state)
-            self._key_json: dict[str, str] = dict(opening.key_json)
-            self._sub_json: dict[str, dict[str, str]] = {k: dict(v) for k, v in opening.sub_json.items()}
-            self._order, self._mids, self._state_digest = list(opening.order), list(opening.mids), opening.digest
-            self._valid = len(self._mids)
+            self._shadow: dict[str, Any] = dict(start.state)
+            self._hashing = StateDigest(start)
         else:
             self._shadow = st.copy_state(self.env.state)
-            self._key_json = {}  # '"key":value' in canonical JSON, per top-level key, while unchanged
-            self._sub_json = {}  # the same one level down, for mappings
+            self._hashing = StateDigest()
         self.tools = env_cls.tool_specs
         self.triggers = TriggerState()
         self.events: list[ev.Event] = []
@@ -362,25 +346,7 @@ class Episode:
         the rest is reused."""
         diff, changed = st.sync(self._shadow, self.env.state)
         if diff:
-            self._state_digest = None
-            order = self._order
-            for key, subs in changed.items():
-                self._hot.add(key)
-                if order is not None:
-                    at = bisect.bisect_left(order, key)
-                    if at < len(order) and order[at] == key and key in self._shadow:
-                        self._valid = min(self._valid, at + 1)
-                    else:  # a key added or removed: the order changes
-                        self._order = order = None
-                        self._valid = 0
-                self._key_json.pop(key, None)
-                cache = self._sub_json.get(key)
-                if cache is not None:
-                    if subs is None:
-                        del self._sub_json[key]
-                    else:
-                        for sub in subs:
-                            cache.pop(sub, None)
+            self._hashing.changed(changed, self._shadow)
             self._changed_paths.extend(d["path"] for d in diff)
             self._dirty = True
             self._state_version += 1
@@ -530,104 +496,15 @@ class Episode:
         """Everything that determines what happens next: state, clock, triggers."""
         return {"state": self.env.state, "clock": self.env.now.isoformat(), "triggers": self.triggers.snapshot()}
 
-    def _digest(self) -> Any:
-        """sha256 over ``canonical(state) + "|"``, fed part by part (``{`` or ``,`` then
-        ``"key":value`` per key, sorted, then ``}|``), resumed from the digest's state before
-        the first part that changed (or the nearest kept before it: kept before the parts of
-        keys that have changed, the parts between them are fed joined, as one)."""
-        state, cache = self.env.state, self._key_json
-        if self._order is None:
-            self._order = sorted(state)
-            self._mids = []
-            self._valid = 0
-        order, mids, hot = self._order, self._mids, self._hot
-        at = min(self._valid, len(mids)) - 1  # the first part that may have changed
-        while at >= 0 and mids[at] is None:
-            at -= 1
-        if at >= 0:  # mids[i] is the state before part i: redo from part ``at`` on
-            h = mids[at].copy()
-        else:
-            h, at = hashlib.sha256(), 0
-        del mids[at:]
-        run: list[str] = []
-        for i in range(at, len(order)):
-            key = order[i]
-            text = cache.get(key)
-            if text is None:
-                text = cache[key] = _key_part(key, state[key], self._sub_json)
-            if key in hot:
-                if run:
-                    h.update("".join(run).encode())
-                    run.clear()
-                mids.append(h.copy())
-            else:
-                mids.append(None)
-            run.append(f"{',' if i else '{'}{text}")
-        self._valid = len(mids)
-        run.append("}|" if order else "{}|")
-        h.update("".join(run).encode())
-        return h
-
     def state_hash(self) -> str:
         """SHA-256 over the canonical snapshot: the state's JSON is reused while it is unchanged
         (and so is the digest of it, which is copied and finished with the rest), and so is the
         JSON of the clock and triggers while neither changed."""
-        if self._state_digest is None:
-            self._state_digest = self._digest()
         version = self.triggers.version
         if self._triggers_json is None or self._triggers_json[0] != version:
             self._triggers_json = (version, st.canonical(self.triggers.snapshot()))
         # exactly st.canonical({"clock": ..., "triggers": ...}): sorted keys, no spaces
         rest = f'{{"clock":{json.dumps(self.env.now.isoformat())},"triggers":{self._triggers_json[1]}}}'
-        digest = self._state_digest.copy()
+        digest = self._hashing.digest(self.env.state).copy()
         digest.update(rest.encode())
         return digest.hexdigest()
-
-
-def _key_part(key: str, value: Any, sub_json: dict[str, dict[str, str]]) -> str:
-    """``"key":value`` in canonical JSON. A mapping's value is joined from its entries' (kept in
-    ``sub_json`` until they change), so a change to one record re-encodes that record only."""
-    if type(value) is not dict or not all(type(k) is str for k in value):
-        sub_json.pop(key, None)
-        return f"{json.dumps(key)}:{st.canonical(value)}"
-    cache = sub_json.setdefault(key, {})
-    parts = []
-    for sub in sorted(value):
-        text = cache.get(sub)
-        if text is None:
-            text = cache[sub] = f"{json.dumps(sub)}:{st.canonical(value[sub])}"
-        parts.append(text)
-    return f"{json.dumps(key)}:{{{','.join(parts)}}}"
-
-
-class _Opening:
-    """What every episode of a task starts from: a private copy of its initial state (never
-    mutated: episodes' shadows share its values) and that state's canonical JSON by key."""
-
-    def __init__(self, task: SttTask):
-        self.task = task  # held, so the id this is filed under stays this task's
-        self.state: dict[str, Any] = st.copy_state(task.initial_state)
-        self.sub_json: dict[str, dict[str, str]] = {}
-        self.key_json = {k: _key_part(k, v, self.sub_json) for k, v in self.state.items()}
-        self.order = sorted(self.state)
-        self.mids: list[Any] = []
-        digest = hashlib.sha256()
-        for i, key in enumerate(self.order):
-            self.mids.append(digest.copy())
-            digest.update(f"{',' if i else '{'}{self.key_json[key]}".encode())
-        digest.update(b"}|" if self.order else b"{}|")
-        self.digest = digest
-
-
-_OPENINGS: OrderedDict[int, _Opening] = OrderedDict()
-
-
-def _opening(task: SttTask) -> _Opening:
-    found = _OPENINGS.get(id(task))
-    if found is None or found.task is not task:
-        found = _OPENINGS[id(task)] = _Opening(task)
-        while len(_OPENINGS) > 256:
-            _OPENINGS.popitem(last=False)
-    else:
-        _OPENINGS.move_to_end(id(task))
-    return found
