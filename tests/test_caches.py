@@ -11,7 +11,7 @@ from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
 
-from sttui.core import reports
+from sttui.core import report_facts
 from sttui.core.caches import evict_oldest
 
 
@@ -59,13 +59,13 @@ def test_evicting_keeps_the_newest_in_order():
 
 
 def test_a_tell_caches_first_readings_from_many_threads_at_once():
-    """``reports._initial_found`` (one entry per task, at most 256) read from six threads for
+    """``report_facts._initial_found`` (one entry per task, at most 256) read from six threads for
     4,000 different tasks: every call answers, none raises."""
 
     def work(i: int) -> None:
         for n in range(4_000):
             task = SimpleNamespace(initial_state={"n": n})
-            assert reports._initial_found(task) == {}
+            assert report_facts._initial_found(task) == {}
 
     assert _hammer(work) == []
-    assert len(reports._INITIAL_FOUND) <= 256
+    assert len(report_facts._INITIAL_FOUND) <= 256

@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from sttui.controllers.controls import CallsThenSay
+from sttui.core import statement_words as words
 from sttui.core import statements as st
 from sttui.core.actions import Reply
 from sttui.core.loader import load_all
@@ -110,7 +111,7 @@ def test_cause_terms_match_whole_words_with_simple_inflections(term, text, found
     ],
 )
 def test_infeasibility_statements(text, valid, void):
-    found = st.find_phrases(st.clauses(text), st.terms(st.INFEASIBLE), statement=True)
+    found = st.find_phrases(st.clauses(text), st.terms(words.INFEASIBLE), statement=True)
     assert [f.words for f in found if f.void is None] == valid
     assert [f.void for f in found if f.void] == void
 
@@ -128,7 +129,7 @@ def test_infeasibility_statements(text, valid, void):
     ],
 )
 def test_claims_of_completion(text, claims):
-    found = st.find_phrases(st.clauses(text), st.terms(st.CLAIMS), statement=False)
+    found = st.find_phrases(st.clauses(text), st.terms(words.CLAIMS), statement=False)
     assert [f.words for f in found if f.void is None] == claims
 
 
@@ -293,7 +294,7 @@ def test_which_sentences_ask(sentence, asks):
     ],
 )
 def test_statements_questions_hypotheticals_and_hurried_spellings(text, valid, void):
-    found = st.find_phrases(st.clauses(text), st.terms(st.INFEASIBLE, typos=True), statement=True)
+    found = st.find_phrases(st.clauses(text), st.terms(words.INFEASIBLE, typos=True), statement=True)
     assert [f.words for f in found if f.void is None] == valid
     assert [f.void for f in found if f.void] == void
 
@@ -365,7 +366,7 @@ def test_the_completion_verbs_come_from_the_defaults_and_the_tasks_operation_too
 )
 def test_partial_claims(text, partial):
     cl = st.clauses(text)
-    found = [f for f in st.find_completions(cl, COMPLETION) + st.find_phrases(cl, st.terms(st.CLAIMS), False)]
+    found = [f for f in st.find_completions(cl, COMPLETION) + st.find_phrases(cl, st.terms(words.CLAIMS), False)]
     assert [f.partial for f in found if f.void is None][:1] == partial
 
 
@@ -493,7 +494,7 @@ def test_the_judge_reads_the_last_statement_and_quotes_it(say, recognised, infor
 )
 def test_the_negation_window_is_four_words(text, valid):
     assert st.NEGATION_WINDOW == 4
-    found = st.find_phrases(st.clauses(text), st.terms(st.INFEASIBLE), statement=True)
+    found = st.find_phrases(st.clauses(text), st.terms(words.INFEASIBLE), statement=True)
     assert [f.words for f in found if f.void is None] == valid
 
 

@@ -17,7 +17,8 @@ from sttui.core.checklist import evaluate_checklist
 from sttui.core.episode import Episode
 from sttui.core.loader import load_task
 from sttui.core.problems import TaskFileError
-from sttui.core.reports import Mismatch, message_mismatches, report_mismatches
+from sttui.core.report_claims import Mismatch
+from sttui.core.reports import message_mismatches, report_mismatches
 from sttui.running.runner import run_episode
 
 ROOT = Path(__file__).resolve().parents[1]

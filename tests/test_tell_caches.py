@@ -1,8 +1,8 @@
 """What a ``tell`` item keeps between asks (issue 27's throughput) changes no result: the record
-of calls read only once a message claims something (``reports._Record``, ``_candidates``), each
+of calls read only once a message claims something (``report_claims._Record``, ``_candidates``), each
 message's claiming clauses read once per text and set of tools, the mappings found under each
 top-level key of the state kept while the engine sees no change there, and found where the task's
-initial state has them under a key unchanged since the start (``reports._Kept``), and
+initial state has them under a key unchanged since the start (``report_facts._Kept``), and
 the times of the user's request read once per task. Every bundled stt task's oracle and naive
 plans are played through the bridge's ``Stepper``, and after every step the checklist, the
 scripted user's ``contradicted`` lines and the report mismatches must equal those worked out
@@ -19,7 +19,7 @@ import pytest
 
 from sttui.bridges.episodes import Stepper, baseline_actions, select_tasks
 from sttui.controllers.base import contradicted
-from sttui.core import reports
+from sttui.core import report_claims, report_facts, reports
 from sttui.core.actions import EndEpisode, Reply, Say, ToolCall
 from sttui.core.checklist import evaluate_checklist
 from sttui.core.episode import Episode
@@ -32,26 +32,26 @@ INSULIN = Path(ROOT) / "tasks" / "stt" / "logistics" / "insulin-reefer-fault-st2
 
 
 def afresh(ep: Episode, work: Callable[[], T]) -> T:
-    """``work`` with nothing kept: a new record for the episode and every reports cache empty;
+    """``work`` with nothing kept: a new record for the episode and every cache of the tell items empty;
     what the episode kept is put back after, so the kept path goes on as it would have."""
-    kept = reports._RECORDS.pop(ep, None), reports._MESSAGES.pop(ep, None)
-    found, initial = dict(reports._FOUND), dict(reports._INITIAL_FOUND)
-    reports._FOUND.clear()
-    reports._INITIAL_FOUND.clear()
-    for cached in (reports._claim_verbs_cached, reports._excused, reports._canon_if_id):
+    kept = report_claims._RECORDS.pop(ep, None), reports._MESSAGES.pop(ep, None)
+    found, initial = dict(report_facts._FOUND), dict(report_facts._INITIAL_FOUND)
+    report_facts._FOUND.clear()
+    report_facts._INITIAL_FOUND.clear()
+    for cached in (report_claims._claim_verbs_cached, report_facts._excused, report_claims._canon_if_id):
         cached.cache_clear()
     try:
         return work()
     finally:
-        reports._RECORDS.pop(ep, None)
+        report_claims._RECORDS.pop(ep, None)
         reports._MESSAGES.pop(ep, None)
         if kept[0] is not None:
-            reports._RECORDS[ep] = kept[0]
+            report_claims._RECORDS[ep] = kept[0]
         if kept[1] is not None:
             reports._MESSAGES[ep] = kept[1]
-        reports._FOUND.update(found)
-        reports._INITIAL_FOUND.clear()
-        reports._INITIAL_FOUND.update(initial)
+        report_facts._FOUND.update(found)
+        report_facts._INITIAL_FOUND.clear()
+        report_facts._INITIAL_FOUND.update(initial)
 
 
 def said(ep: Episode) -> tuple[Any, ...]:
@@ -115,25 +115,25 @@ def test_a_record_added_under_a_key_already_read_is_a_rival_of_the_fact():
 
 def test_the_mappings_under_an_unchanged_key_are_kept_and_a_changed_key_read_again():
     ep = _insulin()
-    rec = reports._record(ep)
+    rec = report_claims._record(ep)
     assert rec.kept is not None
     state = ep.env.state
 
     def walked() -> list[Any]:
-        return list(reports._walk(state, lambda d: "TRK-9" in d))
+        return list(report_facts._walk(state, lambda d: "TRK-9" in d))
 
-    first = reports._tables(state, "TRK-9", rec.kept)
+    first = report_facts._tables(state, "TRK-9", rec.kept)
     assert first == walked()
     kept = dict(rec.kept.found)
-    assert reports._tables(state, "TRK-9", rec.kept) == first
+    assert report_facts._tables(state, "TRK-9", rec.kept) == first
     assert all(rec.kept.found[k][2] is kept[k][2] for k in kept)  # asked again: nothing walked
     state["shipments"]["SHP-1"]["TRK-9"] = "noted"  # a mapping under a key already read now holds it
     assert ep._sync()
-    again = reports._tables(state, "TRK-9", rec.kept)
+    again = report_facts._tables(state, "TRK-9", rec.kept)
     assert again == walked() and len(again) == len(first) + 1
     state["depots"] = {"D-1": {"TRK-9": "parked"}}  # a new key holding it
     assert ep._sync()
-    assert reports._tables(state, "TRK-9", rec.kept) == walked() and len(walked()) == len(first) + 2
+    assert report_facts._tables(state, "TRK-9", rec.kept) == walked() and len(walked()) == len(first) + 2
 
 
 def test_the_record_is_read_when_a_message_claims_and_again_after_later_calls():
@@ -145,7 +145,7 @@ def test_the_record_is_read_when_a_message_claims_and_again_after_later_calls():
     ep.start()
     ep.apply(Say("Checking the vans now."))
     evaluate_checklist(ep)
-    rec = reports._record(ep)
+    rec = report_claims._record(ep)
     assert rec.seen == 0 and rec.matcher is None  # nothing claimed: no call was read
     claim = "I have assigned TRK-9 to the insulin."
     ep.apply(Reply("ok"))
@@ -173,24 +173,24 @@ def test_under_a_key_unchanged_since_the_start_the_mappings_are_found_where_the_
     the first found them in the initial state: its own mappings (not the task's), the same ones
     a walk finds; a key changed since is walked anew."""
     loaded = load_task(INSULIN)
-    reports._INITIAL_FOUND.pop(id(loaded.task), None)
+    report_facts._INITIAL_FOUND.pop(id(loaded.task), None)
     first, second = (Episode(loaded.task, loaded.env_cls) for _ in range(2))
     for ep in (first, second):
         ep.start()
         assert ep._from_initial
     assert "sites" not in second._key_versions and "inventory" not in second._key_versions
-    reports._tables(first.env.state, "HUB-NORTH", reports._record(first).kept)
-    initial = reports._INITIAL_FOUND[id(loaded.task)][1]
+    report_facts._tables(first.env.state, "HUB-NORTH", report_claims._record(first).kept)
+    initial = report_facts._INITIAL_FOUND[id(loaded.task)][1]
     assert initial[("sites", False, "HUB-NORTH")] == [()]  # where the first episode found them
     state = second.env.state
-    got = reports._tables(state, "HUB-NORTH", reports._record(second).kept)
-    want = list(reports._walk(state, lambda d: "HUB-NORTH" in d))
+    got = report_facts._tables(state, "HUB-NORTH", report_claims._record(second).kept)
+    want = list(report_facts._walk(state, lambda d: "HUB-NORTH" in d))
     assert len(got) == len(want) >= 2 and all(g is w for g, w in zip(got, want, strict=True))
     state["vehicles"]["TRK-9"]["status"] = "in_use"
     del state["vehicles"]["TRK-7"]  # (a mapping under the changed key no longer holds its id)
     assert second._sync()
-    got = reports._tables(state, "TRK-7", reports._record(second).kept)
-    want = list(reports._walk(state, lambda d: "TRK-7" in d))
+    got = report_facts._tables(state, "TRK-7", report_claims._record(second).kept)
+    want = list(report_facts._walk(state, lambda d: "TRK-7" in d))
     assert all(g is w for g, w in zip(got, want, strict=True)) and len(got) == len(want)
 
 
@@ -199,29 +199,29 @@ def test_under_a_changed_key_the_mappings_are_read_once_for_every_value_looked_f
     read once (``_walk``'s order kept): the same lists a walk per value finds, one walk in all,
     and read again after the next change."""
     ep = _insulin()
-    rec = reports._record(ep)
+    rec = report_claims._record(ep)
     assert rec.kept is not None
     state = ep.env.state
     state["shipments"]["SHP-1"]["TRK-9"] = "noted"
     assert ep._sync()
     walks = []
-    walk = reports._walk
+    walk = report_facts._walk
 
     def counted(value: Any, holds: Any, depth: int = 4) -> Any:
         walks.append(depth)
         return walk(value, holds, depth)
 
-    monkeypatch.setattr(reports, "_walk", counted)
+    monkeypatch.setattr(report_facts, "_walk", counted)
     for looked in ("TRK-9", "SHP-1", "trk9", "nothing-here"):
-        got = reports._tables(state, looked, rec.kept)
-        monkeypatch.setattr(reports, "_walk", walk)
-        assert got == reports._tables(state, looked)  # (no kept: walked afresh)
-        monkeypatch.setattr(reports, "_walk", counted)
+        got = report_facts._tables(state, looked, rec.kept)
+        monkeypatch.setattr(report_facts, "_walk", walk)
+        assert got == report_facts._tables(state, looked)  # (no kept: walked afresh)
+        monkeypatch.setattr(report_facts, "_walk", counted)
     changed = [k for k in ep._key_versions if isinstance(state.get(k), dict)]
     assert "shipments" in changed
     assert walks.count(3) == len(changed)  # each changed key once, whatever was looked for; the rest as at the start
     state["shipments"]["SHP-2"] = {"TRK-9": "also"}
     assert ep._sync()
-    got = reports._tables(state, "TRK-9", rec.kept)
-    monkeypatch.setattr(reports, "_walk", walk)
-    assert got == reports._tables(state, "TRK-9") and walks.count(3) == len(changed) + 1
+    got = report_facts._tables(state, "TRK-9", rec.kept)
+    monkeypatch.setattr(report_facts, "_walk", walk)
+    assert got == report_facts._tables(state, "TRK-9") and walks.count(3) == len(changed) + 1

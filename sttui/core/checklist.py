@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from sttui.core import events as ev
-from sttui.core import reports, statements
+from sttui.core import reports, statement_words, statements
 from sttui.core import state as st
 
 if TYPE_CHECKING:
@@ -16,8 +16,8 @@ if TYPE_CHECKING:
     from sttui.core.settings import RunSettings
     from sttui.core.task import ChecklistItem, SttTask
 
-DEFAULT_PHRASES = statements.INFEASIBLE
-DEFAULT_CLAIMS = statements.CLAIMS
+DEFAULT_PHRASES = statement_words.INFEASIBLE
+DEFAULT_CLAIMS = statement_words.CLAIMS
 
 
 @dataclass(frozen=True)

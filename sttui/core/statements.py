@@ -10,6 +10,8 @@ they stand for (:data:`SPELLINGS`: "cant" is "can't", "bc" is "because").
 Statements, not word lists: a question states nothing, a negated or hypothetical "cannot" is
 no statement, and a claim of completion is a past or perfect verb of completion on one of
 the task's objects (:func:`find_completions`), with a list of set phrases as the fallback.
+
+The rules are here; the words they read by are in ``core.statement_words``.
 """
 
 from __future__ import annotations
@@ -19,41 +21,36 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from sttui.core.statement_words import (
+    ASIDES,
+    AUXILIARIES,
+    BACK,
+    COMPLETING,
+    CONDITIONALS,
+    GOT,
+    GOT_ON,
+    HEDGES,
+    IDIOMS,
+    INTERROGATIVES,
+    LATER,
+    NEGATORS,
+    NOT_COMPLETING,
+    NOT_DONE_BEFORE,
+    OBJECT_PRONOUNS,
+    PARTIAL,
+    PERCEIVING,
+    PROBLEMS,
+    REPORTING_AFTER,
+    REST,
+    SPELLINGS,
+    SUBJECTS,
+    TAG_AUXILIARIES,
+    TAG_SUBJECTS,
+    TEMPORALS,
+    TEMPORALS_BEFORE,
+)
+
 _TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
-# hurried spellings, read as the words they stand for (messages and terms alike)
-SPELLINGS = {
-    "cant": "can't",
-    "cnt": "can't",
-    "cannt": "cannot",
-    "wont": "won't",
-    "isnt": "isn't",
-    "arent": "aren't",
-    "couldnt": "couldn't",
-    "wouldnt": "wouldn't",
-    "shouldnt": "shouldn't",
-    "dont": "don't",
-    "doesnt": "doesn't",
-    "didnt": "didn't",
-    "wasnt": "wasn't",
-    "werent": "weren't",
-    "havent": "haven't",
-    "hasnt": "hasn't",
-    "im": "i'm",
-    "ive": "i've",
-    "youre": "you're",
-    "u": "you",
-    "ur": "your",
-    "r": "are",
-    "bc": "because",
-    "cuz": "because",
-    "coz": "because",
-    "cos": "because",
-    "tmrw": "tomorrow",
-    "tmr": "tomorrow",
-    "tmw": "tomorrow",
-    "pls": "please",
-    "plz": "please",
-}
 _SLASHED = (
     (re.compile(r"\bb/c\b"), "because"),
     (re.compile(r"\bw/o\b"), "without"),
@@ -64,387 +61,13 @@ _TERM_TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?\*?")
 # dashes and brackets, and the words that turn a sentence ("but", "however", ...)
 _CLAUSE = re.compile(r"[.!?;,:]+(?=\s|$)|\s[-–—]+\s|[()\[\]\n]")
 _TURNS = frozenset({"but", "however", "although", "though", "so", "whereas", "while"})
-
-# The goal cannot be met: the default infeasibility phrases.
-INFEASIBLE = (
-    "cannot",
-    "can't",
-    "can not",
-    "unable to",
-    "not able to",
-    "won't be able",
-    "will not be able",
-    "not be able",
-    "not possible",
-    "isn't possible",
-    "impossible",
-    "infeasible",
-    "not feasible",
-    "no way to",
-    "no way of",
-    "can no longer",
-    "won't make it",
-    "will not make it",
-    "not going to make it",
-    "won't get there",
-    "will not get there",
-    "couldn't",
-    "could not",
-    "wouldn't be able",
-    "no longer possible",
-    "won't be possible",
-    "not doable",
-    "not happening",
-    "no chance",
-)
-# The goal was met: the default claims of completion.
-CLAIMS = (
-    "all set",
-    "all done",
-    "all sorted",
-    "all booked",
-    "all arranged",
-    "all confirmed",
-    "all good",
-    "everything is booked",
-    "everything's booked",
-    "everything is arranged",
-    "everything's arranged",
-    "everything is sorted",
-    "everything's sorted",
-    "everything is confirmed",
-    "everything is in order",
-    "everything is fine",
-    "everything is on track",
-    "is booked",
-    "are booked",
-    "you're booked",
-    "is confirmed",
-    "are confirmed",
-    "you're confirmed",
-    "is arranged",
-    "are arranged",
-    "is done",
-    "it's done",
-    "that's done",
-    "taken care of",
-    "good to go",
-    "on its way",
-    "on his way",
-    "on her way",
-    "on their way",
-    "on your way",
-    "on track",
-    "on schedule",
-    "has been booked",
-    "have been booked",
-    "is rebooked",
-    "has been rebooked",
-    "you're rebooked",
-    "will be delivered",
-    "has been delivered",
-    "checked in",
-    "arrive in time",
-    "arrives in time",
-    "arrive on time",
-    "arrives on time",
-    "get there in time",
-    "be there in time",
-    "make it in time",
-    "will make it",
-    "no problem",
-    "nothing to worry",
-    "successfully booked",
-    "successfully rebooked",
-    "successfully arranged",
-    "successfully scheduled",
-    "successfully dispatched",
-    "successfully delivered",
-)
-# A phrase is negated by one of these in the four words before it, in the same clause
-# ("there is nothing here I cannot handle", "your flight is not booked", "it cannot be rebooked").
-NEGATORS = frozenset(
-    {"no", "not", "nothing", "never", "none", "nobody", "neither", "nor", "without", "hardly", "cannot"}
-)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+# A phrase is negated by one of ``NEGATORS`` in this many words before it, in the same clause.
 NEGATION_WINDOW = 4
-# "can't wait", "cannot believe", "couldn't agree more": idioms, not statements about the goal
-IDIOMS = frozenset(
-    {"wait", "believe", "thank", "stress", "emphasise", "emphasize", "overstate", "complain", "agree", "care"}
-)
-# A statement hedged in its own clause is not a statement that the goal cannot be met.
-HEDGES = (
-    "seem",
-    "seems",
-    "seemed",
-    "appear",
-    "appears",
-    "appeared",
-    "yet",
-    "try",
-    "trying",
-    "try again",
-    "maybe",
-    "perhaps",
-    "might",
-    "probably",
-    "temporarily",
-    "right now",
-    "at the moment",
-    "for now",
-    "at this time",
-    "looking into",
-    "working on",
-)
 # A word of this many letters or more in an infeasibility phrase also matches with one typo
 # ("impossble", "imposible", "infeasable"); a word ending in -ly never does ("impossibly").
 TYPO_MIN = 8
-
-# -- questions ---------------------------------------------------------------------------
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
-# A sentence without a final . ! or ? (hurried text) asks when it opens with an auxiliary and
-# a subject ("is it impossible because of the ash"), optionally after a wh-word ("why is
-# it…"), or closes with a tag ("…isn't it").
-AUXILIARIES = frozenset(
-    [
-        "is",
-        "isn't",
-        "are",
-        "aren't",
-        "am",
-        "was",
-        "wasn't",
-        "were",
-        "weren't",
-        "do",
-        "does",
-        "did",
-        "don't",
-        "doesn't",
-        "didn't",
-        "can",
-        "can't",
-        "could",
-        "couldn't",
-        "will",
-        "won't",
-        "would",
-        "wouldn't",
-        "shall",
-        "should",
-        "shouldn't",
-        "has",
-        "hasn't",
-        "have",
-        "haven't",
-        "had",
-        "may",
-        "might",
-        "must",
-    ]
-)
-SUBJECTS = frozenset(
-    [
-        "i",
-        "you",
-        "it",
-        "we",
-        "they",
-        "he",
-        "she",
-        "there",
-        "this",
-        "that",
-        "these",
-        "those",
-        "the",
-        "my",
-        "your",
-        "his",
-        "her",
-        "our",
-        "their",
-        "anyone",
-        "anything",
-        "everything",
-        "everyone",
-        "all",
-    ]
-)
-INTERROGATIVES = frozenset(["why", "how", "what", "when", "where", "which", "who", "whose"])
-# a tag: a negative contraction or a form of be, then a pronoun ("…isn't it", "…are they"); not
-# "do it" or "have it", which end statements ("cnt do it")
-TAG_AUXILIARIES = frozenset({a for a in AUXILIARIES if a.endswith("n't")} | {"is", "are", "was", "were", "am"})
-TAG_SUBJECTS = frozenset(["i", "you", "it", "we", "they", "he", "she", "there"])
-
-# -- hypotheticals ---------------------------------------------------------------------------
-# A phrase in a clause with one of these (or right after a clause that opens with one, as in
-# "if the bridge were closed, we couldn't…") is hypothetical; "even if" is not a condition,
-# and asides ("if I'm honest", "if you like") are not either.
-CONDITIONALS = frozenset({"if", "unless", "suppose", "supposing", "assuming", "provided", "imagine"})
-ASIDES = ("i'm honest", "i am honest", "i'm being honest", "you ask me", "you like", "you want", "you'd like")
-# A claim is not made in a clause about a later moment: one of these anywhere in its clause
-# ("booked for the first sailing once the crossings resume"), or after/before ahead of the verb
-# ("once the bridge reopens, …", "after the bridge reopens it is booked").
-TEMPORALS = frozenset({"once", "until", "till", "when", "whenever", "soon"})
-TEMPORALS_BEFORE = frozenset({"after", "before"})
-
-# -- negated infeasibility: "I cannot see any problem" -----------------------------------------
-# An infeasibility phrase followed by a verb of seeing or finding and, within three words,
-# a word for a problem says there is no problem: the opposite of a statement that it cannot be done.
-PERCEIVING = frozenset({"see", "find", "spot", "think", "identify", "foresee", "detect", "notice", "imagine"})
-PROBLEMS = frozenset(
-    [
-        "problem",
-        "problems",
-        "issue",
-        "issues",
-        "obstacle",
-        "obstacles",
-        "reason",
-        "reasons",
-        "difficulty",
-        "difficulties",
-        "trouble",
-        "concern",
-        "concerns",
-        "hitch",
-        "snag",
-        "snags",
-        "fault",
-        "faults",
-        "wrong",
-        "why",
-    ]
-)
-
-# -- completion claims -----------------------------------------------------------------------------
-# Verbs of completion. A task adds the verbs of its operation tools (book_flight: book,
-# check_in: check in), except those that undo, prepare or only tell (NOT_COMPLETING).
-COMPLETING = (
-    "book",
-    "rebook",
-    "reserve",
-    "confirm",
-    "arrange",
-    "sort",
-    "schedule",
-    "reschedule",
-    "dispatch",
-    "deliver",
-    "ship",
-    "assign",
-    "secure",
-    "restore",
-    "reconnect",
-    "fix",
-    "repair",
-    "resolve",
-    "reroute",
-    "transfer",
-    "move",
-    "switch",
-    "organise",
-    "organize",
-    "complete",
-    "finish",
-    "ticket",
-    "load",
-    "check in",
-)
-NOT_COMPLETING = frozenset(
-    [
-        "cancel",
-        "add",
-        "issue",
-        "notify",
-        "request",
-        "create",
-        "pack",
-        "plan",
-        "wait",
-        "get",
-        "list",
-        "find",
-        "search",
-        "check",
-        "set",
-        "update",
-        "send",
-        "remove",
-        "delete",
-        "release",
-        "hold",
-        "log",
-        "message",
-        "call",
-        "contact",
-        "unassign",
-        "refund",
-        "void",
-        "reject",
-        "decline",
-    ]
-)
-# "got you on", "got him onto": getting someone onto something
-GOT = frozenset({"you", "him", "her", "them", "everyone", "everybody", "it", "us"})
-GOT_ON = frozenset({"on", "onto", "in", "into", "a", "booked", "sorted", "there", "through"})
-# The word before a past form that makes it no claim of completion: a past state (was/were/
-# had, "stays booked"), an adjective ("the booked van") or a future or modal ("be rebooked").
-NOT_DONE_BEFORE = frozenset(
-    [
-        "was",
-        "were",
-        "had",
-        "stays",
-        "stay",
-        "stayed",
-        "remains",
-        "remain",
-        "remained",
-        "kept",
-        "left",
-        "the",
-        "a",
-        "an",
-        "your",
-        "my",
-        "his",
-        "her",
-        "their",
-        "our",
-        "this",
-        "be",
-        "being",
-    ]
-)
-# A completion verb followed by one of these reports what was checked ("confirmed that …").
-REPORTING_AFTER = frozenset({"that", "whether", "with"})
-# Words for the people and things a claim is about, besides the task's own words.
-OBJECT_PRONOUNS = frozenset(
-    ["you're", "you've", "you'll", "he's", "she's", "it's", "they're", "they've", "we've"]
-) | frozenset(["you", "him", "her", "them", "it", "that", "everything", "everyone", "everybody", "all"])
-# A claim about a later day is an alternative, not a claim that the goal was met.
-LATER = (
-    "tomorrow",
-    "tomorrow's",
-    "next",
-    "another day",
-    "another date",
-    "monday",
-    "tuesday",
-    "wednesday",
-    "thursday",
-    "friday",
-    "saturday",
-    "sunday",
-)
-# A claim about part of the goal ("part of Marsh End is back on") or beside "the rest" that
-# cannot be done is a partial claim: it counts wherever it stands in the stating message.
-PARTIAL = ("part of", "some of", "partly", "partially", "half", "most of", "a few", "several", "the first")
-REST = ("the rest", "the remainder", "the others", "remaining")
 _NUMBER_WORDS = frozenset(["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"])
-# Set phrases of being back in service, claims of the goal in any domain.
-BACK = ("back on", "back up", "back in service", "up and running")
 
 
 def tokens(text: str, stems: bool = False) -> list[str]:

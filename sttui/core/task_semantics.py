@@ -13,7 +13,7 @@ from sttui.core.env import Environment
 from sttui.core.evidence import generic_term
 from sttui.core.expect import Expect
 from sttui.core.problems import Loc, did_you_mean
-from sttui.core.reports import read_fact
+from sttui.core.report_facts import read_fact
 from sttui.core.review.graph import graph_problems
 from sttui.core.review.model import Milestone, Minefield, best_share
 from sttui.core.schema import check_args

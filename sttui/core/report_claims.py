@@ -1,0 +1,303 @@
+"""The claims of the agent's messages against the record (``RULE_CLAIMS`` in ``core.reports``).
+
+A clause in the first person or to "you" with a past form of an operation tool's verb claims
+that operation; it is unsupported when no successful call of a tool with that verb names the
+ids it names. What the record shows is kept per episode (``_Record``, ``_RECORDS``) and brought
+up to date only when a message claims something: reading every call is most of what a ``tell``
+item costs, and most reports claim nothing.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import weakref
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from sttui.core import facts, statements
+from sttui.core.caches import evict_oldest
+from sttui.core.report_facts import Resolved, _Kept
+
+if TYPE_CHECKING:
+    from sttui.core.episode import Episode
+    from sttui.core.reports import _Msg
+    from sttui.core.task import ChecklistItem
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """One thing a report got wrong: a fact stated with a conflicting value (``said``), or
+    never stated (``said`` None), or an unsupported claim (``kind`` "claim")."""
+
+    fact: str
+    expected: str
+    said: str | None
+    seq: int | None
+    kind: str
+
+
+def _tell_items(episode: Episode) -> list[ChecklistItem]:
+    """The episode's ``tell`` items (their facts' alias words name ids in a claim too)."""
+    from sttui.core.checklist import checklist_for
+
+    return [item for item in checklist_for(episode.task, episode.settings) if item.tell]
+
+
+_SUBJECTS = frozenset({"i", "i've", "i'd", "we", "we've", "you", "you're", "you've", "you'd"})
+_CONDITIONAL = frozenset(
+    {"if", "unless", "once", "would", "could", "should", "might", "will", "shall", "whether", "can", "cannot", "may"}
+)
+_IRREGULAR = {"send": ("sent",), "hold": ("held",), "make": ("made",), "put": ("put",), "set": ("set",),
+              "give": ("gave", "given"), "take": ("took", "taken"), "get": ("got", "gotten"), "pay": ("paid",),
+              "buy": ("bought",), "find": ("found",), "leave": ("left",), "run": ("ran",)}  # fmt: skip
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def past_forms(verb: str) -> set[str]:
+    """The past forms of a verb a report might use: regular -ed/-d/-ied, a doubled final
+    consonant (cancelled, planned), the common irregular ones."""
+    out = set(_IRREGULAR.get(verb, ()))
+    if verb.endswith("e"):
+        out.add(verb + "d")
+    elif verb.endswith("y") and len(verb) > 2 and verb[-2] not in "aeiou":
+        out.add(verb[:-1] + "ied")
+    else:
+        out.add(verb + "ed")
+        if verb[-1] not in "aeiouwxy":
+            out.add(verb + verb[-1] + "ed")
+    return out
+
+
+def claim_verbs(tools: dict[str, Any]) -> dict[str, set[str]]:
+    """Past form -> the operation tools it claims (the verb is the tool name's first word,
+    with or without a "re": "booked" claims book_flight and rebook)."""
+    out: dict[str, set[str]] = {}
+    for name, spec in tools.items():
+        if getattr(spec, "kind", "operation") != "operation":
+            continue
+        verb = name.split("_", 1)[0].lower()
+        stems = {verb, "re" + verb} | ({verb[2:]} if verb.startswith("re") and len(verb) > 4 else set())
+        for stem in stems:
+            for form in past_forms(stem):
+                out.setdefault(form, set()).add(name)
+    return out
+
+
+def _claim_verbs_of(tools: dict[str, Any]) -> _Verbs:
+    """:func:`claim_verbs`, made once per set of tool names and kinds (every episode of a task
+    would otherwise make it again); shared: read it, never change it."""
+    return _claim_verbs_cached(tuple((name, getattr(spec, "kind", "operation")) for name, spec in tools.items()))
+
+
+@functools.lru_cache(maxsize=256)
+def _claim_verbs_cached(named: tuple[tuple[str, Any], ...]) -> _Verbs:
+    return _Verbs(claim_verbs({name: _Kind(kind) for name, kind in named}))
+
+
+class _Verbs(dict[str, set[str]]):
+    """Claim verbs (past form -> tools), with what each message text was read to claim in
+    their terms (``_candidates``): shared by every episode with the same tools."""
+
+    def __init__(self, verbs: dict[str, set[str]]):
+        super().__init__(verbs)
+        self.clauses: dict[str, list[tuple[list[str], set[str]]]] = {}
+
+
+@dataclass(frozen=True)
+class _Kind:
+    kind: Any
+
+
+def _ids_in(value: Any, out: set[str]) -> set[str]:
+    """The canonical ids among the strings in ``value`` (keys included, at any depth), added to
+    ``out``. A loop over a stack, not a call per value: every result the agent is shown is read."""
+    stack = [value]
+    pop, push, add = stack.pop, stack.append, out.add
+    while stack:
+        v = pop()
+        if isinstance(v, str):
+            c = _canon_if_id(v)
+            if c is not None:
+                add(c)
+        elif isinstance(v, dict):
+            push(list(v))
+            push(list(v.values()))
+        elif isinstance(v, list | tuple):
+            stack.extend(v)
+    return out
+
+
+@functools.lru_cache(maxsize=65536)
+def _canon_if_id(text: str) -> str | None:
+    return facts.canon_id(text) if facts.is_id(text) else None
+
+
+_INITIAL_IDS: dict[int, tuple[Any, frozenset[str]]] = {}
+
+
+def _initial_ids(task: Any) -> frozenset[str]:
+    """The ids in a task's initial state, read once per task (the task is held, so the id it
+    is filed under stays its own)."""
+    found = _INITIAL_IDS.get(id(task))
+    if found is None or found[0] is not task:
+        found = _INITIAL_IDS[id(task)] = (task, frozenset(_ids_in(task.initial_state, set())))
+        evict_oldest(_INITIAL_IDS, 256)
+    return found[1]
+
+
+class _Record:
+    """What the record shows, brought up to date (:meth:`update`) only when a message claims
+    something: ids known (the state's at the start, and every call's), and the ids each
+    successful operation named. Reading every call's arguments and result is most of what a
+    ``tell`` item costs, and most reports claim nothing (``_candidates``)."""
+
+    def __init__(self, episode: Episode):
+        self.known: set[str] = set(_initial_ids(episode.task))
+        self.done: dict[str, set[str]] = {}  # tool -> ids a successful call of it named
+        self.seen = 0  # view items read
+        self.verbs = _claim_verbs_of(episode.tools)
+        self.words = f"{episode.task.query}\n{episode.task.user.goal}"
+        self.matcher: facts.IdMatcher | None = None
+        self.version: Any = None
+        self.parsed: dict[str, list[tuple[str, set[str], set[object]]]] = {}  # message text -> its claims
+        self.clauses = self.verbs.clauses  # message text -> its claiming clauses
+        self.support = 0  # moves on whenever what the record supports may have changed
+        self.unsupported: tuple[int, int, list[Mismatch]] = (-1, 0, [])  # (support, messages read, claims)
+        self.facts: dict[tuple[str, int], Resolved] = {}
+        self.kept = _Kept(episode) if hasattr(episode, "_key_versions") else None  # (an engine episode)
+        # the alias words of the tell facts ("crew 8" names CREW-8 in a claim too)
+        self.aliases: dict[str, str] = {
+            w: p for item in _tell_items(episode) for fact in item.tell or [] for w, p in fact.aliases.items()
+        }
+
+    def update(self, episode: Episode) -> None:
+        view = episode.view
+        args: dict[str, Any] = {}
+        grew = False
+        for item in view[self.seen :]:
+            if item.get("type") == "tool_call":
+                args[item.get("id", "")] = item.get("args")
+                grew = True
+            elif item.get("type") == "tool_result":
+                named = _ids_in(args.get(item.get("id", ""), {}), set()) | _ids_in(item.get("result"), set())
+                self.known |= named
+                result = item.get("result")
+                tool = item.get("tool", "")
+                spec = episode.tools.get(tool)
+                if isinstance(result, dict) and result.get("success") and getattr(spec, "kind", "") == "operation":
+                    done = self.done.setdefault(tool, set())
+                    if not named <= done:
+                        done.update(named)
+                        self.support += 1
+        self.seen = len(view)
+        if self.matcher is None or (grew and len(self.known) != len(self.matcher.ids)):
+            self.matcher = facts.IdMatcher(self.known, self.aliases)
+            self.parsed.clear()
+            self.support += 1
+
+
+_RECORDS: weakref.WeakKeyDictionary[Any, _Record] = weakref.WeakKeyDictionary()
+
+
+def _record(episode: Episode) -> _Record:
+    """The episode's record, as last brought up to date (:func:`_synced` reads what is new)."""
+    rec = _RECORDS.get(episode)
+    if rec is None:
+        rec = _RECORDS[episode] = _Record(episode)
+    return rec
+
+
+def _synced(episode: Episode) -> _Record:
+    rec = _record(episode)
+    rec.update(episode)
+    return rec
+
+
+def _candidates(rec: _Record, text: str) -> list[tuple[list[str], set[str]]]:
+    """The clauses of a message that claim an operation, before any id is looked for in them:
+    (the clause's words, the tools claimed). A function of the text and the tools' verbs only,
+    so read once per text and set of tools; a message with none claims nothing, whatever the
+    record holds."""
+    found = rec.clauses.get(text)
+    if found is not None:
+        return found
+    out: list[tuple[list[str], set[str]]] = []
+    for sentence in _SENTENCE.split(facts.fold(text)):
+        if not sentence.strip() or sentence.strip().endswith("?"):
+            continue
+        for clause in statements.clauses(sentence):
+            verbs = [(i, rec.verbs[t]) for i, t in enumerate(clause) if t in rec.verbs]
+            if not verbs or any(t in _CONDITIONAL or t.endswith("'ll") for t in clause):
+                continue
+            claimed: set[str] = set()
+            for at, tools in verbs:
+                if not any(t in _SUBJECTS for t in clause[:at]) or statements._negated(clause, at):
+                    continue
+                claimed |= tools
+            if claimed:
+                out.append((clause, claimed))
+    rec.clauses[text] = out
+    while len(rec.clauses) > 4096:
+        rec.clauses.pop(next(iter(rec.clauses)))
+    return out
+
+
+def _claimed(rec: _Record, text: str) -> list[tuple[str, set[str], set[object]]]:
+    """The clauses of a message that claim an operation: (words, tools claimed, ids named)."""
+    assert rec.matcher is not None
+    out = []
+    for clause, claimed in _candidates(rec, text):
+        ids = {v for f in rec.matcher.find(" ".join(clause)) for v in f.values}
+        if ids:
+            out.append((" ".join(clause), claimed, ids))
+    return out
+
+
+def claims(episode: Episode, text: str, seq: int | None = None) -> list[Mismatch]:
+    """The unsupported claims of one agent message (``RULE_CLAIMS``). What a message claims is
+    read once while the known ids stay the same; only the record's support is checked again.
+    A message with no claiming clause is answered without reading the record."""
+    if not _candidates(_record(episode), text):
+        return []
+    return _unsupported(_synced(episode), text, seq)
+
+
+def all_claims(episode: Episode, messages: list[_Msg]) -> list[Mismatch]:
+    """The unsupported claims of all ``messages`` (the agent's, in order): only the messages
+    new since the last call are read while the record's support stays the same, so asking after
+    every step of a long episode does not read its every message again. While no message has a
+    claiming clause there is none, and the record is not read."""
+    rec = _record(episode)
+    if not any(_candidates(rec, m.text) for m in messages):
+        return []
+    rec.update(episode)
+    support, read, found = rec.unsupported
+    if support != rec.support or read > len(messages):
+        read, found = 0, []
+    found = found + [c for m in messages[read:] for c in _unsupported(rec, m.text, m.seq)]
+    rec.unsupported = (rec.support, len(messages), found)
+    return list(found)
+
+
+def _unsupported(rec: _Record, text: str, seq: int | None) -> list[Mismatch]:
+    found = rec.parsed.get(text)
+    if found is None:
+        found = rec.parsed[text] = _claimed(rec, text)
+        while len(rec.parsed) > 4096:
+            rec.parsed.pop(next(iter(rec.parsed)))
+    out: list[Mismatch] = []
+    for words, claimed, ids in found:
+        if any(ids & rec.done.get(tool, set()) for tool in claimed):
+            continue
+        shown = ", ".join(sorted(map(str, ids)))
+        out.append(
+            Mismatch(
+                f"claim '{words if len(words) <= 80 else words[:79] + '…'}'",
+                f"a successful {' or '.join(sorted(claimed))} call naming {shown}",
+                None,
+                seq,
+                "claim",
+            )
+        )
+    return out

@@ -1,0 +1,316 @@
+"""The facts of ``tell`` checklist items as of the current state (``core.reports`` judges them).
+
+A fact is read from its path (or literal) in the state, with its kind and its rivals: the other
+ids of its table, the other names of its list. It is resolved again at every change of state,
+so what a resolution finds is kept while the state under it is unchanged (``_Kept``) and what a
+text states is remembered (``_FOUND``): a long episode would otherwise walk its state and read
+its messages again and again.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from sttui.core import facts
+from sttui.core import state as st
+from sttui.core.caches import evict_oldest
+from sttui.core.expect import is_records
+
+if TYPE_CHECKING:
+    from sttui.core.episode import Episode
+    from sttui.core.task import Fact
+
+# (sig, text) -> the values of a kind the text states (see ``Resolved.found``)
+_FOUND: dict[tuple[Any, str], list[facts.Found]] = {}
+
+
+@dataclass
+class Resolved:
+    """A fact read from the current state: its kind, the expected value, how it is shown, and
+    how values of its kind are found in text; ``problem`` when it cannot be read."""
+
+    name: str
+    kind: str
+    expected: Any = None
+    shown: str = ""
+    problem: str | None = None
+    rivals: list[Any] = field(default_factory=list)  # ids, surnames or phrases of the same list
+    excused: list[Any] = field(default_factory=list)  # times or dates not counted against it
+    _ids: facts.IdMatcher | None = None
+    sig: Any = None  # what ``found`` depends on besides the text (equal across state versions)
+
+    def found(self, text: str) -> list[facts.Found]:
+        """The values of the fact's kind that ``text`` states. Remembered by (``sig``, text): the
+        fact is resolved anew at each change of state, and the last report is looked for after
+        every step, so without it a long episode would read its every message again and again."""
+        key = (self.sig, text)
+        hit = _FOUND.get(key)
+        if hit is None:
+            hit = _FOUND[key] = self._find(text)
+            evict_oldest(_FOUND, 20_000)
+        return hit
+
+    def _find(self, text: str) -> list[facts.Found]:
+        if self.kind == "id":
+            return self._ids.find(text) if self._ids is not None else []
+        if self.kind == "time":
+            return facts.find_times(text)
+        if self.kind == "date":
+            return facts.find_dates(text)
+        ws = facts.words(text)
+        if self.kind == "person":
+            return [facts.Found(frozenset({r}), r) for r in self.rivals if r in ws]
+        return [facts.Found(frozenset({" ".join(r)}), " ".join(r)) for r in self.rivals if facts.phrase_in(r, ws)]
+
+    def matches(self, f: facts.Found) -> bool:
+        if self.kind == "date":
+            return any(facts.same_date(v, self.expected) for v in f.values)
+        if self.kind == "text":
+            return " ".join(self.expected) in f.values
+        return self.expected in f.values
+
+    def excuses(self, f: facts.Found) -> bool:
+        if self.kind == "date":
+            return any(facts.same_date(v, x) for v in f.values for x in self.excused)
+        return bool(f.values & set(self.excused))
+
+
+def read_fact(value: Any, kind: str) -> tuple[Any, str] | None:
+    """(comparable value, as shown) of a state or literal value of ``kind``, or None."""
+    if value is None or isinstance(value, dict | list | bool):
+        return None
+    if kind == "time":
+        t = facts.time_of(value)
+        return None if t is None else (t, facts.show_time(t))
+    if kind == "date":
+        d = facts.date_of(value)
+        return None if d is None else (d, facts.show_date(d))
+    text = str(value)
+    if kind == "id":
+        c = facts.canon_id(text)
+        return (c, text) if c else None
+    if kind == "person":
+        s = facts.surname(text)
+        return (s, text) if s else None
+    ws = facts.words(text)
+    return (ws, text) if ws else None
+
+
+def _walk(state: Any, holds: Any, depth: int = 4) -> Iterator[dict[str, Any]]:
+    if not isinstance(state, dict) or depth == 0:
+        return
+    if holds(state):
+        yield state
+    for v in state.values():
+        if isinstance(v, dict):
+            yield from _walk(v, holds, depth - 1)
+
+
+def _tables(state: Any, value: str, kept: _Kept | None = None) -> list[dict[str, Any]]:
+    """Mappings in ``state`` (four levels deep) with ``value`` as a key: written exactly, or
+    else of the same canonical form (a literal ``trk9`` finds ``vehicles``' ``TRK-9``).
+    ``kept``: what was found under each top-level key, kept while its value is unchanged."""
+    found = _tables_by(state, value, False, kept)
+    if found:
+        return found
+    return _tables_by(state, value, True, kept)
+
+
+def _tables_by(state: Any, value: str, canon: bool, kept: _Kept | None) -> list[dict[str, Any]]:
+    if canon:
+        key = facts.canon_id(value)
+
+        def holds(d: dict[Any, Any]) -> bool:
+            return any(isinstance(k, str) and facts.canon_id(k) == key for k in d)
+    else:
+
+        def holds(d: dict[Any, Any]) -> bool:
+            return value in d
+
+    if kept is None or not isinstance(state, dict):
+        return list(_walk(state, holds))
+    # ``_walk``'s order: the state itself, then under each top-level key in turn
+    out = [state] if holds(state) else []
+    for k, v in state.items():
+        if isinstance(v, dict):
+            out += kept.under(k, v, canon, value, holds)
+    return out
+
+
+class _Kept:
+    """The mappings found under each top-level key of an episode's state (``_tables``), kept
+    while the engine has seen no change under that key (``Episode._key_versions``) and the
+    value there is the same object: a ``tell`` fact is resolved again after every change of
+    state, and most changes leave most of the state as it was. (Like the engine's own record of
+    change, this sees values, not the order of keys: a mapping only reordered is no change.)
+    Under a key unchanged since an episode began at the task's initial state, the mappings are
+    found where they were found in that state (``_INITIAL_FOUND``), for every episode of the task."""
+
+    def __init__(self, episode: Episode):
+        self.versions: dict[Any, int] = episode._key_versions
+        self.found: dict[tuple[Any, bool, str], tuple[int, Any, list[dict[str, Any]]]] = {}
+        # every mapping under a key (``_walk``'s order), read once per change of it: each value
+        # looked for there is then a filter over them, not a walk of its own
+        self.nodes: dict[Any, tuple[int, Any, list[dict[str, Any]]]] = {}
+        self.task = episode.task
+        self.initial = _initial_found(episode.task) if episode._from_initial else None
+
+    def under(self, key: Any, value: dict[Any, Any], canon: bool, looked: str, holds: Any) -> list[dict[str, Any]]:
+        at = (key, canon, looked)
+        version = self.versions.get(key, 0)
+        hit = self.found.get(at)
+        if hit is not None and hit[0] == version and hit[1] is value:
+            return hit[2]
+        if self.initial is not None and key not in self.versions:  # as it began: where it was found then
+            paths = self.initial.get(at)
+            if paths is None:
+                paths = self.initial[at] = [p for p, _ in _walk_paths(self.task.initial_state[key], holds, 3, ())]
+                while len(self.initial) > 4096:
+                    self.initial.pop(next(iter(self.initial)))
+            found = [_follow(value, p) for p in paths]
+        else:
+            found = [d for d in self._nodes(key, value, version) if holds(d)]
+        self.found[at] = (version, value, found)  # (the value held: ``is`` compares this object)
+        while len(self.found) > 4096:
+            self.found.pop(next(iter(self.found)))
+        return found
+
+    def _nodes(self, key: Any, value: dict[Any, Any], version: int) -> list[dict[str, Any]]:
+        hit = self.nodes.get(key)
+        if hit is not None and hit[0] == version and hit[1] is value:
+            return hit[2]
+        nodes = list(_walk(value, _every, 3))
+        self.nodes[key] = (version, value, nodes)
+        while len(self.nodes) > 4096:
+            self.nodes.pop(next(iter(self.nodes)))
+        return nodes
+
+
+def _every(_: Any) -> bool:
+    return True
+
+
+def _walk_paths(state: Any, holds: Any, depth: int, path: tuple[Any, ...]) -> Iterator[tuple[tuple[Any, ...], Any]]:
+    """``_walk`` with the keys that lead to each mapping."""
+    if not isinstance(state, dict) or depth == 0:
+        return
+    if holds(state):
+        yield path, state
+    for k, v in state.items():
+        if isinstance(v, dict):
+            yield from _walk_paths(v, holds, depth - 1, (*path, k))
+
+
+def _follow(value: Any, path: tuple[Any, ...]) -> Any:
+    for k in path:
+        value = value[k]
+    return value
+
+
+# per task (held, so the id it is filed under stays its own): (top-level key, canonical?, value
+# looked for) -> the key paths of the mappings ``_tables`` finds under that key of its initial
+# state; every episode that begins there finds them at the same places while the key is unchanged
+_INITIAL_FOUND: dict[int, tuple[Any, dict[tuple[Any, bool, str], list[tuple[Any, ...]]]]] = {}
+
+
+def _initial_found(task: Any) -> dict[tuple[Any, bool, str], list[tuple[Any, ...]]]:
+    found = _INITIAL_FOUND.get(id(task))
+    if found is None or found[0] is not task:
+        found = _INITIAL_FOUND[id(task)] = (task, {})
+        evict_oldest(_INITIAL_FOUND, 256)
+    return found[1]
+
+
+def _named_record(state: Any, value: str, kept: _Kept | None = None) -> tuple[str, list[str]] | None:
+    """When ``value`` is the key of a record with a ``name`` (a clinician's id): its name and
+    the names of the records beside it."""
+    for table in _tables(state, value, kept):
+        if is_records(table):
+            for k, rec in table.items():
+                if facts.canon_id(k) == facts.canon_id(value) and isinstance(rec.get("name"), str):
+                    return rec["name"], [r["name"] for r in table.values() if isinstance(r.get("name"), str)]
+    return None
+
+
+def _record_of(state: Any, value: Any, kept: _Kept | None = None) -> dict[str, Any] | None:
+    """The record whose key is ``value`` (an id) in a mapping of records of the state."""
+    if not isinstance(value, str) or not facts.canon_id(value):
+        return None
+    key = facts.canon_id(value)
+    for table in _tables(state, value, kept):
+        if is_records(table):
+            for k, rec in table.items():
+                if facts.canon_id(k) == key:
+                    return rec
+    return None
+
+
+def _siblings(state: Any, path: str) -> list[Any]:
+    """The same field of the records beside the fact's record (``shipments.*.vehicle`` for
+    ``shipments.SHP-1.vehicle``)."""
+    parts = st.split(path)
+    if len(parts) < 3:
+        return []
+    table = st.lookup(state, ".".join(parts[:-2]), None)
+    if not is_records(table):
+        return []
+    return [r[parts[-1]] for r in table.values() if r.get(parts[-1]) is not None]
+
+
+def resolve(fact: Fact, state: Any, task_words: str, kept: _Kept | None = None) -> Resolved:
+    """The fact as of ``state``: its value from its path (or literal), its kind, its rivals.
+    ``kept``: the episode's mappings found so far (``_Kept``), for a state the engine tracks."""
+    raw = fact.value if fact.path is None else st.lookup(state, fact.path, None)
+    where = f"{fact.path}" if fact.path is not None else "its value"
+    if fact.path is not None:
+        gone = st.missing(state, fact.path)
+        if gone is not None:
+            return Resolved(fact.fact, fact.kind or "text", problem=f"{fact.path}: {gone}")
+    siblings = _siblings(state, fact.path) if fact.path is not None else []
+    if fact.field is not None:
+        record = _record_of(state, raw, kept)
+        if record is None or fact.field not in record:
+            what = "no record" if record is None else f"no field '{fact.field}' in the record"
+            return Resolved(fact.fact, fact.kind or "text", problem=f"{where} holds {raw!r}: {what}")
+        raw, siblings = record[fact.field], []
+    kind = fact.kind or facts.infer_kind(raw)
+    if kind == "person" and isinstance(raw, str) and fact.path is not None:
+        named = _named_record(state, raw, kept)
+        if named is not None:
+            raw, siblings = named[0], named[1] + siblings
+    got = read_fact(raw, kind)
+    if got is None:
+        return Resolved(
+            fact.fact, kind, problem=f"{where} holds {raw!r}, not {'an' if kind[0] in 'aeiou' else 'a'} {kind}"
+        )
+    expected, shown = got
+    out = Resolved(fact.fact, kind, expected, shown, sig=(kind,))
+    if kind == "id":
+        rivals = {expected}
+        for table in _tables(state, str(raw), kept):
+            rivals |= {facts.canon_id(k) for k in table if isinstance(k, str)}
+        rivals |= {facts.canon_id(str(s)) for s in siblings if isinstance(s, str)}
+        out.rivals = sorted(r for r in rivals if r)
+        out._ids = facts.IdMatcher(out.rivals, fact.aliases)
+        out.sig = (kind, tuple(out.rivals), tuple(sorted(fact.aliases.items())))
+    elif kind in ("person", "text"):
+        if kind == "text" and isinstance(raw, str):  # a key of a table (a site): the other keys
+            siblings = siblings + [k for t in _tables(state, raw, kept) for k in t if isinstance(k, str)]
+        read = [read_fact(s, kind) for s in siblings]
+        listed = [expected] + [r[0] for r in read if r is not None and r[0] != expected]
+        out.rivals = [r for i, r in enumerate(listed) if r not in listed[:i]]
+        out.sig = (kind, repr(out.rivals))
+    else:
+        out.excused = list(_excused(kind, task_words))
+    return out
+
+
+@functools.lru_cache(maxsize=1024)
+def _excused(kind: str, task_words: str) -> tuple[Any, ...]:
+    """The times (or dates) the user's own request states: the same for every fact and state
+    of a task, so read once."""
+    finder = facts.find_times if kind == "time" else facts.find_dates
+    return tuple(v for f in finder(task_words) for v in f.values)
