@@ -256,3 +256,63 @@ async def test_the_god_view_redraws_only_what_an_event_changed_and_its_opening_i
             "create_shipment(goods=insulin, quantity=500, origin=HUB-NORTH, destination=CLINIC-DOWNTOWN, deadline=2024-08-15T10:00:00)",
         )
         assert canonical(screen.episode.env.state) != state and rebuilt == [1]  # a write: the tree shows it
+
+
+async def test_the_heap_is_frozen_while_a_seat_screen_shows_and_given_back_when_it_closes(tmp_path):
+    """What is alive when a play screen opens (the episode so far, the modules, the record) is
+    kept out of the cyclic collector's full collections while the person plays, so a key press
+    does not pay for a walk over all of it; leaving the screen gives the objects back, and an
+    app that ends with the screen open gives them back too."""
+    import gc
+
+    assert gc.get_freeze_count() == 0
+    app = SttuiApp(Launch.build(ROOT / "tasks", db_url=f"sqlite:///{tmp_path / 'r.db'}", human="ana"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_play(pilot, INSULIN, "agent", "PlayScreen")
+        episode = screen.episode
+        assert gc.get_freeze_count() > 0
+        assert not any(o is episode for o in gc.get_objects(generation=2))  # frozen: out of a full collection's walk
+        screen.session.leave("suspended")
+        app.switch_screen(app.base_screen())
+        await wait_for(pilot, lambda: type(app.screen).__name__ != "PlayScreen")
+        await wait_for(pilot, lambda: gc.get_freeze_count() == 0)
+    async with play_alone(f"sqlite:///{tmp_path / 'p.db'}", INSULIN).run_test(size=(120, 40)) as pilot:
+        await started(pilot, "PlayScreen")
+        assert gc.get_freeze_count() > 0
+    assert gc.get_freeze_count() == 0  # the app ended with the screen open
+
+
+async def test_a_call_is_painted_in_the_frame_that_lays_it_out_scrollbar_included(tmp_path, monkeypatch):
+    """The layout that places a call's items paints them, the result that folds and the pane's
+    moved scrollbar in its own frame: no second frame repaints what the first just drew (the
+    new result, the scrollbar). The scrollbar's cells are among those that frame repaints."""
+    from textual._compositor import Compositor
+    from textual.geometry import Region
+
+    async with play_alone(f"sqlite:///{tmp_path / 'p.db'}", INSULIN).run_test(size=(120, 40)) as pilot:
+        screen = await started(pilot, "PlayScreen")
+        await pilot.press("f5")
+        for _ in range(12):  # enough items for the pane to scroll
+            await _call(pilot, screen, "get_vehicle_status(vehicle_id=TRK-7)")
+        conversation = screen.query_one("#conversation")
+        bar = conversation.vertical_scrollbar
+        assert conversation.show_vertical_scrollbar
+        painted: list[list[Region]] = []
+        render = Compositor.render_update
+
+        def record(self, *a, **k):  # the regions each frame repaints
+            painted.append([self.size.region] if k.get("full") else list(self._dirty_regions))
+            return render(self, *a, **k)
+
+        position = (bar.window_virtual_size, bar.position)
+        await _call(  # from the press of enter on
+            pilot,
+            screen,
+            "get_vehicle_status(vehicle_id=TRK-9)",
+            lambda: monkeypatch.setattr(Compositor, "render_update", record),
+        )
+        assert (bar.window_virtual_size, bar.position) != position  # the scrollbar moved
+        frames = [regions for regions in painted if regions]
+        assert len(frames) == 1, frames
+        cells = {(x, y) for region in frames[0] for y in region.line_range for x in range(region.x, region.right)}
+        assert all((x, y) in cells for y in bar.region.line_range for x in range(bar.region.x, bar.region.right))

@@ -35,7 +35,7 @@ from sttui.controllers.oversight import Decision
 from sttui.core.actions import Action, Say, ToolCall, action_payload
 from sttui.core.callsyntax import CallSyntaxError, format_call, parse_call
 from sttui.core.schema import check_args
-from sttui.tui.lifecycle import while_shown
+from sttui.tui.lifecycle import freeze_heap, release_heap, while_shown
 from sttui.tui.screen import SttuiScreen
 
 if TYPE_CHECKING:
@@ -359,6 +359,10 @@ class SeatScreen(SttuiScreen[None]):
             self.preload_models()
         if self.session.time_limit is not None:
             self.set_interval(1, self._check_limit)
+        freeze_heap()  # what the episode holds so far is long-lived: key presses stay short
+
+    def on_unmount(self) -> None:
+        release_heap()
 
     def _check_limit(self) -> None:
         """A study's time limit, checked on the clock's tick (``PlaySession.check_limit``)."""

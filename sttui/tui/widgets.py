@@ -192,11 +192,26 @@ class LaidOutOnce(_WidgetBase):
     a call and its result lays the screen out and paints it once, not twice. (A scrollbar that
     appears still lays it out again: the content is narrower.)
 
+    Nor a second frame: a widget whose size the layout changed (a new item, the result that
+    folds) is painted whole in the layout's own frame (its region is among the regions that
+    frame repaints), so a repaint it asked for before the layout is already on screen; and the
+    pane's scrollbar, which the layout moves, is painted in that frame too, not in one of its own.
+
     A mixin, listed before the widget class: Textual takes a widget's styles from its first
     widget base, which must stay the widget (a Static, a VerticalScroll)."""
 
     def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
-        return super()._size_updated(size, virtual_size, container_size, layout=False)
+        resized = self._size != size
+        changed = super()._size_updated(size, virtual_size, container_size, layout=False)
+        if resized:
+            self._repaint_required = False
+        for bar in (self._vertical_scrollbar, self._horizontal_scrollbar):
+            if bar is not None and bar._repaint_required:
+                shown = self.screen._compositor.visible_widgets.get(bar)
+                if shown is not None:
+                    self.screen._compositor._dirty_regions.add(shown[0].intersection(shown[1]))
+                    bar._repaint_required = False
+        return changed
 
 
 class Transcript(LaidOutOnce, VerticalScroll):
