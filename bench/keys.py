@@ -57,7 +57,8 @@ Minimal().run()
 """
 
 # The play screen with 500 events already in the episode, as bench/tui.py builds it; a byte on
-# READY_FD each time the person's controller waits for an action.
+# READY_FD each time the person's controller is asked for an action after new events (from the
+# seat itself: a poll running in the measured process would be counted as sttui's CPU).
 STTUI = """
 import os, sys, threading
 from pathlib import Path
@@ -74,30 +75,38 @@ ready = int(os.environ["READY_FD"])
 loaded = load_task(Path("tasks/stt/logistics/insulin-reefer-fault-st2-easy.yaml"))
 loaded.task = loaded.task.model_copy(update={"max_steps": 10_000})
 
+class Asked(HumanController):
+    # the person's seat, saying "ready" on READY_FD whenever it is asked for an action after new
+    # events (the press's events are in): as the minimal app says it from its own handler, with
+    # no poll running in the measured process
+
+    events = None
+    was = -1
+
+    async def act(self, view):
+        n = len(self.events)
+        if n != self.was:
+            self.was = n
+            os.write(ready, b"r")
+        return await super().act(view)
+
 class Keys(SttuiApp):
     def on_mount(self):
         super().on_mount()
         self.with_record(lambda: None)  # (plain home opens the record when first needed: now)
-        self.set_interval(0.02, self.setup)
-        self._set = False
-        self._was = -1
+        self._poll = self.set_interval(0.02, self.setup)  # until the record is open; then stopped
     def setup(self):
-        if self._set or self.store is None:
-            if self._set:  # ready again once the press's events are in and the person is asked again
-                n = len(self._bench_session.episode.events)
-                if self._bench_human.waiting and n != self._was:
-                    self._was = n
-                    os.write(ready, b"r")
+        if self.store is None:
             return
-        self._set = True
-        human = HumanController("bench")
+        self._poll.stop()
+        human = Asked("bench")
         session = PlaySession(self.store, loaded, human, ScriptedUser())
         session.episode.start()
         session.episode.start = lambda: None
         while len(session.episode.events) < 500:
             session.episode.apply(ToolCall("get_vehicle_status", {"vehicle_id": "TRK-9"}), human.name)
         session.writer.flush()
-        self._bench_human, self._bench_session = human, session
+        human.events = session.episode.events
         self.push_screen(PlayScreen(session, human))
         session.clock.start()
 
