@@ -148,3 +148,34 @@ def test_a_review_plan_is_made_again_when_the_minefields_change():
     mines.pop()
     after = tracker._plan_of(review.graph, mines)
     assert after is not before and len(after.mines_before) + len(after.mines_after) == len(mines)
+
+
+def test_an_unrecorded_explore_episode_is_the_same_without_its_state_hashes():
+    """The explore engine too: stepped with no recorder, its probe results, batch feedback and
+    assessments carry no state hash, and everything else is as a recorded run has it."""
+    from sttui.bridges.episodes import Stepper
+
+    loaded = select_tasks("explore")[0]
+    actions, _ = baseline_actions(loaded, "oracle", loaded.task.seed)
+
+    def play(recorded: bool) -> tuple[list[Any], list[Any]]:
+        heard: list[Any] = []
+        stepper = Stepper(loaded, loaded.task.seed, on_event=heard.append if recorded else None)
+        stepper.reset()
+        views = [stepper.explore_view()]
+        for a in actions:
+            if stepper.done:
+                break
+            stepper.step(a)
+            views.append(json.dumps(stepper.explore_view(), default=repr))
+        assert stepper.episode is not None and stepper.episode.hashes is recorded
+        events = [[e.seq, e.type, e.actor, dict(e.payload)] for e in stepper.episode.events]
+        return [*views, stepper.verdict()], events
+
+    plain, plain_events = play(False)
+    hashed, hashed_events = play(True)
+    assert sum("state_hash" in e[3] for e in hashed_events) > 5
+    assert not any("state_hash" in e[3] for e in plain_events)
+    for e in hashed_events:
+        e[3].pop("state_hash", None)
+    assert (plain, plain_events) == (hashed, hashed_events)

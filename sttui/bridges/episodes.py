@@ -256,8 +256,8 @@ class Stepper:
     """One episode whose agent seat is stepped from outside, through sttui's runner.
 
     ``user``: the user seat's controller spec (None: the scripted user; stt only, as in ``run``).
-    ``on_event``: every engine event as it happens (a recorder). Without one, the stt engine's
-    events carry no state hash (``Episode.hashes``): nothing reads them, and the record, when
+    ``on_event``: every engine event as it happens (a recorder). Without one, the engine's
+    events carry no state hash (``hashes`` on either engine): nothing reads them, and the record, when
     there is one, gets every hash as ``sttui run`` records it."""
 
     loaded: LoadedTask
@@ -290,7 +290,7 @@ class Stepper:
         self.episode = open_episode(self.loaded, self.seed, actors, settings=self.settings)
         if self.on_event is not None:
             self.episode.listeners.append(self.on_event)
-        elif isinstance(self.episode, Episode):  # nobody records it: its events need no state hash
+        else:  # nobody records it: its events need no state hash
             self.episode.hashes = False
         self.episode.start()
         self._coro = drive(self.episode, _AgentFromOutside(self.agent_name, seat_user), make_judge("rule"))

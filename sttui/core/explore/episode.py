@@ -88,6 +88,9 @@ class ExploreEpisode:
         self.assessments: dict[str, dict[str, Any]] = {}
         self.events: list[ev.Event] = []
         self.listeners: list[Callable[[ev.Event], object]] = []  # what a listener returns is ignored
+        # False: events carry no ``state_hash`` (an in-process episode nobody records: the hash
+        # reads every probe and choice so far, after each one); :meth:`state_hash` still answers
+        self.hashes = True
         self.lineage: str | None = None  # the episode this one was forked from (``recording.rebuild``)
         self.steps = 0
         self.turn = "agent"
@@ -189,7 +192,7 @@ class ExploreEpisode:
         record = {"window": self.batch + 1, "cases": cases, "utilities": utilities}
         self._emit(PROBE, actor, payload)
         self.probes.append({**record, "changed": rule is not self.pre_rule})
-        self._emit(PROBE_RESULT, "environment", {**record, "state_hash": self.state_hash()})
+        self._emit(PROBE_RESULT, "environment", self._hashed({**record}))
         return {"success": True, **record}
 
     def check_case(self, case: Any) -> tuple[str | None, rl.Case]:
@@ -269,7 +272,7 @@ class ExploreEpisode:
         self._emit(
             BATCH_FEEDBACK,
             "environment",
-            {"batch": finished, "utilities": realised, "total": sum(realised), "state_hash": self.state_hash()},
+            self._hashed({"batch": finished, "utilities": realised, "total": sum(realised)}),
         )
         return {"success": True, "batch": finished, "utilities": realised, "total": sum(realised)}
 
@@ -313,7 +316,7 @@ class ExploreEpisode:
         self.assessments[which] = {"relevant": dict(action.relevant), "changes": list(changes) if final else None}
         if not final:
             self.phase = "window"
-        self._emit(ASSESSMENT, actor, {"which": which, **self.assessments[which], "state_hash": self.state_hash()})
+        self._emit(ASSESSMENT, actor, self._hashed({"which": which, **self.assessments[which]}))
         if final:
             self._end("complete", "all batches played and assessed", "system")
         else:
@@ -331,6 +334,12 @@ class ExploreEpisode:
         self.events.append(event)
         for listener in self.listeners:
             listener(event)
+
+    def _hashed(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """``payload`` with the state hash last, when this episode's events carry one."""
+        if self.hashes:
+            payload["state_hash"] = self.state_hash()
+        return payload
 
     def state_hash(self) -> str:
         """Hash of everything the protocol has accumulated: where it is and what was done."""
