@@ -9,9 +9,11 @@ import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import insert
 
+from sttui.store import peek as peek_module
 from sttui.store.peek import SESSIONS_SQL, Peek, schema_head, sqlite_file
 from sttui.store.store import Store
 from sttui.store.tables import EpisodeRow, EventRow
@@ -19,7 +21,7 @@ from tests.conftest import ROOT
 from tests.test_scale_store import _fill, _varied
 
 
-def _compiled_listing(store: Store) -> str:
+def _compiled_listing(store: Store, **page: Any) -> str:
     """Store.summaries()'s query for SQLite, its parameters bound as literals."""
     captured = []
 
@@ -28,7 +30,7 @@ def _compiled_listing(store: Store) -> str:
         return iter(())
 
     store._stream = keep  # type: ignore[method-assign]
-    list(store.summaries())
+    list(store.summaries(**page))
     del store._stream
     sql = str(captured[0].compile(dialect=store.engine.dialect, compile_kwargs={"literal_binds": True}))
     return " ".join(sql.split())
@@ -38,6 +40,10 @@ def test_the_query_is_the_stores_own(tmp_path):
     """Change the store's listing and this fails until peek's copy is changed with it."""
     store = Store(f"sqlite:///{tmp_path / 'r.db'}")
     assert " ".join(SESSIONS_SQL.split()) == _compiled_listing(store)
+    # and the page after a (started_at, id) is the store's page after it
+    after = peek_module.SESSIONS_SQL.replace(peek_module._ORDER, f"{peek_module._AFTER} {peek_module._ORDER}")
+    bound = after.replace("?", "1.5", 2).replace("?", "'x'", 1)
+    assert " ".join(bound.split()) == _compiled_listing(store, after=(1.5, "x"))
 
 
 def _record(tmp_path: Path) -> tuple[str, Store]:
@@ -70,11 +76,18 @@ def test_pages_are_the_stores_rows(tmp_path):
     url, store = _record(tmp_path)
     peek = Peek.open(url)
     assert peek is not None
-    for limit, offset in ((200, 0), (10, 0), (10, 10), (25, 50), (10, 60)):
+    listed = list(store.summaries())
+    ties = [r for r in listed if sum(o.started_at == r.started_at for o in listed) > 1]
+    assert ties  # a page that ends inside a run of equal start times: the id decides
+    afters = [None, *((r.started_at, r.id) for r in (listed[0], listed[9], listed[49], ties[0], listed[-1]))]
+    for limit, after in ((200, None), *((10, a) for a in afters), (25, afters[3])):
         mine, theirs = (
-            list(peek.summaries(limit=limit, offset=offset)),
-            list(store.summaries(limit=limit, offset=offset)),
+            list(peek.summaries(limit=limit, after=after)),
+            list(store.summaries(limit=limit, after=after)),
         )
+        if after is not None and after != afters[-1]:
+            start = next(i for i, r in enumerate(listed) if r.id == after[1]) + 1
+            assert [r.id for r in theirs] == [r.id for r in listed[start : start + limit]]
         assert [r.id for r in mine] == [r.id for r in theirs]
         for a, b in zip(mine, theirs, strict=True):
             for name in b.__slots__:  # every field, with its type (booleans as booleans)
@@ -119,6 +132,7 @@ def test_home_lists_sessions_without_sqlalchemy_or_pydantic(tmp_path):
     script = f"""
 import json, os, sys
 from pathlib import Path
+from typing import Any
 from sttui.tui.app import SttuiApp
 from sttui.tui.launch import Launch
 class Probe(SttuiApp):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 
 import pytest
 from click.testing import CliRunner
@@ -183,6 +184,37 @@ def test_summaries_read_like_full_records(db_url):
     assert [(r.outcome or {}).get("passed") for r in plain] == [(r.outcome or {}).get("passed") for r in light]
 
 
+def _pages(store: Store, meanwhile: Callable[[int], None] = lambda n: None) -> list[list[str]]:
+    """The newest-first listing, ten at a time, each page after the last one's (started_at, id);
+    ``meanwhile(n)`` runs after the n-th page."""
+    pages: list[list[str]] = []
+    after = None
+    while page := list(store.summaries(limit=10, after=after)):
+        pages.append([r.id for r in page])
+        after = (page[-1].started_at, page[-1].id)
+        meanwhile(len(pages))
+    return pages
+
+
+def test_an_episode_recorded_between_pages_neither_shifts_nor_repeats_a_row(db_url):
+    """Paging by where the last page ended: an episode recorded while someone pages starts
+    later than every row shown, so the next pages hold exactly the rows that were left."""
+    store = Store(db_url)
+    rows = _varied(35)
+    for r in rows[8:13]:
+        r["started_at"] = 1_800_000_000.0  # a run of equal start times across a page's end
+    _fill(store, rows)
+    before = [r.id for r in store.iter_episodes()]
+
+    def record(n: int) -> None:
+        if n == 1:
+            _fill(store, [{**_varied(1)[0], "id": "recorded-meanwhile", "started_at": 1_900_000_000.0}])
+
+    pages = _pages(store, record)
+    assert [i for page in pages for i in page] == before
+    assert next(r.id for r in store.iter_episodes()) == "recorded-meanwhile"
+
+
 def test_pages_follow_each_other_without_overlap(db_url):
     store = Store(db_url)
     rows = _varied(45)
@@ -190,7 +222,8 @@ def test_pages_follow_each_other_without_overlap(db_url):
         r["started_at"] = 1_800_000_000.0  # ties on the start time: the id decides
     _fill(store, rows)
     everything = [r.id for r in store.iter_episodes()]
-    pages = [[r.id for r in store.summaries(limit=10, offset=o)] for o in range(0, 50, 10)]
+    pages = _pages(store)
+    assert [len(p) for p in pages] == [10, 10, 10, 10, 5]
     assert [i for page in pages for i in page] == everything and len(set(everything)) == 45
     assert store.count_episodes() == 45 and store.count_episodes(status="running") == sum(
         1 for r in rows if r["status"] == "running"

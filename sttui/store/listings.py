@@ -43,10 +43,13 @@ class Filters(TypedDict, total=False):
 
 
 class Page(Filters, total=False):
-    """Filters, and which page of the newest-first listing."""
+    """Filters, and which page of the newest-first listing: at most ``limit`` episodes, listed
+    ``after`` the (started_at, id) of the last one already shown. A page found by where the last
+    one ended, not by counting (an offset), costs the same at the 50,000th episode as at the
+    first, and an episode recorded meanwhile neither shifts nor repeats a row."""
 
     limit: int | None
-    offset: int | None
+    after: tuple[float, str] | None
 
 
 def _filtered(query: Any, filters: Filters) -> Any:
@@ -92,12 +95,14 @@ def _listing(columns: list[Any], page: Page) -> Any:
     steps = table_of(EpisodeRow).c.steps
     columns = [_steps_so_far() if c is steps else c for c in columns]
     query = _filtered(select(*columns), page)
-    limit, offset = page.get("limit"), page.get("offset")
+    limit, after = page.get("limit"), page.get("after")
+    if after is not None:  # (the index on started_at finds where the page starts)
+        started, last = after
+        at = col(EpisodeRow.started_at)
+        query = query.where(or_(at < started, and_(at == started, col(EpisodeRow.id) < last)))
     query = query.order_by(col(EpisodeRow.started_at).desc(), col(EpisodeRow.id).desc())
     if limit:
         query = query.limit(limit)
-    if offset:
-        query = query.offset(offset)
     return query
 
 

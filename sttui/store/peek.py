@@ -57,6 +57,10 @@ SESSIONS_SQL = (
     'json_extract(episodes.scores, \'$."review"."stop"."steps_saved"\') AS json_extract_12 '
     "FROM episodes ORDER BY episodes.started_at DESC, episodes.id DESC"
 )
+_ORDER = "ORDER BY episodes.started_at DESC, episodes.id DESC"
+# the page after a (started_at, id), as ``listings._listing`` writes it
+_AFTER = "WHERE episodes.started_at < ? OR episodes.started_at = ? AND episodes.id < ?"
+assert SESSIONS_SQL.endswith(f"FROM episodes {_ORDER}")
 # the columns SQLAlchemy hands back as booleans (clean_baseline, and the two "is {}" tests)
 _BOOLEANS = (14, 16, 19)
 
@@ -147,10 +151,16 @@ class Peek:
         with self._lock:
             self.conn.close()
 
-    def summaries(self, limit: int | None = None, offset: int | None = None) -> Iterator[Summary]:
-        """A page of ``Store.summaries()``: the same rows, in the same order, as the same objects."""
+    def summaries(self, limit: int | None = None, after: tuple[float, str] | None = None) -> Iterator[Summary]:
+        """A page of ``Store.summaries()``: the same rows, in the same order, as the same objects
+        (``after``: the (started_at, id) the page follows, as ``listings.Page`` has it)."""
         light = summary_reader()
-        for row in self._all(f"{SESSIONS_SQL} LIMIT ? OFFSET ?", (-1 if limit is None else limit, offset or 0)):
+        query = f"{SESSIONS_SQL} LIMIT ?"
+        params: list[Any] = [-1 if limit is None else limit]
+        if after is not None:
+            query = SESSIONS_SQL.replace(_ORDER, f"{_AFTER} {_ORDER}") + " LIMIT ?"
+            params = [after[0], after[0], after[1], *params]
+        for row in self._all(query, tuple(params)):
             values = list(row)
             for i in _BOOLEANS:
                 if values[i] is not None:

@@ -370,14 +370,16 @@ class HomeScreen(SttuiScreen[None]):
         store = self.app.sessions_reader()
         if store is None:
             return
-        more = list(store.summaries(limit=SESSIONS_PAGE, offset=len(self.sessions)))
+        last = self.sessions[-1] if self.sessions else None
+        after = (last.started_at, last.id) if last is not None else None
+        more = list(store.summaries(limit=SESSIONS_PAGE, after=after))
         if more:
             self.post_message(self.SessionsLoaded(more, {}, _forks(store, more), first=False))
 
     def add_sessions(self, records: list[Any], forks: dict[str, dict[str, Any]] | None = None) -> None:
         table = self.sessions_table()
         shown = {r.id for r in self.sessions}
-        fresh = [r for r in records if r.id not in shown]  # (an episode recorded meanwhile shifts the pages)
+        fresh = [r for r in records if r.id not in shown]  # (a row already shown is never shown twice)
         self.sessions = [*self.sessions, *fresh]
         for r in fresh:
             table.add_row(*_session_cells(r, forks), key=r.id)
