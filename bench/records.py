@@ -83,6 +83,46 @@ def lookups(url: str, n: int) -> None:
     store.close()
 
 
+def pages(url: str) -> None:
+    """Home's sessions pane reading its next page deep in the record (500 episodes after the
+    50,000th): through ``Store.summaries(after=…)`` as home does, against the same page read by
+    OFFSET (how it was read before), in the same run."""
+    from sqlalchemy import text
+
+    from sttui.store.store import Store
+
+    store = Store(url)
+    with store.engine.connect() as conn:
+        total = conn.execute(text("SELECT count(*) FROM episodes")).scalar_one()
+    if total < 50_500:
+        store.close()
+        return
+    deep = total // 2
+    if url.startswith("sqlite"):  # home's query on SQLite as it was, by OFFSET
+        from sttui.store.peek import SESSIONS_SQL
+
+        before, what = SESSIONS_SQL, "the same query"
+    else:
+        before, what = "SELECT id FROM episodes ORDER BY started_at DESC, id DESC", "ids only"
+    first = next(store.summaries(limit=1, after=None))
+    last = list(store.summaries(limit=deep))[-1]
+    keyset, offset = [], []
+    for _ in range(3):
+        t0 = time.perf_counter()
+        page = list(store.summaries(limit=500, after=(last.started_at, last.id)))
+        keyset.append(time.perf_counter() - t0)
+        with store.engine.connect() as conn:
+            t0 = time.perf_counter()
+            conn.execute(text(f"{before} LIMIT 500 OFFSET :n"), {"n": deep}).all()
+            offset.append(time.perf_counter() - t0)
+    assert page and first.id != page[0].id
+    print(
+        f"   home's next page of 500 after the {deep:,}th episode: {median(keyset) * 1e3:.0f} ms "
+        f"(by where the last page ended); the same page by OFFSET {median(offset) * 1e3:.0f} ms ({what})"
+    )
+    store.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("url")
@@ -116,6 +156,7 @@ def main() -> None:
             )
     if not args.no_lookups:
         lookups(args.url, args.lookups)
+        pages(args.url)
 
 
 if __name__ == "__main__":
