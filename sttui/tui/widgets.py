@@ -215,7 +215,13 @@ class LaidOutOnce(_WidgetBase):
 
 
 class Transcript(LaidOutOnce, VerticalScroll):
-    """A seat's conversation pane: its items, newest last."""
+    """A seat's conversation pane: its items, newest last.
+
+    ``BLANK`` (Textual's switch for a container with no border and no content of its own): its
+    background is drawn as plain blank lines, not through the styles cache, which every item
+    mounted clears; at every key press that redrew each line of the pane beneath its items."""
+
+    BLANK = True
 
 
 class TranscriptText(LaidOutOnce, Static):
