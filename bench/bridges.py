@@ -5,7 +5,8 @@ bundled stt task's oracle actions, replayed episode after episode.
    as dicts, as a trainer gets them) and through the bare ``Stepper`` (sttui's runner stepped
    from outside), against the bare engine in the same rounds (``Episode.apply`` for the same
    agent actions, the scripted user's turns in between; and with the verdict computed at the
-   end, which the reward needs). Target: 10,000 steps/s.
+   end, which the reward needs). Target: 10,000 steps/s. Also GymEnv over every bundled explore
+   task's oracle (no target of its own).
 2. Over HTTP on 127.0.0.1: ``sttui rl serve`` in a child process and 16 WebSocket sessions
    (openenv-core's client) playing at once for a fixed time, in wall-clock steps per second.
    Target: 1,000 steps/s on 2 cores (the clients share the machine with the server).
@@ -40,10 +41,10 @@ from sttui.core.settings import RunSettings
 from sttui.running.runner import open_episode
 
 
-def scripted() -> list[tuple]:
-    """(task, its oracle's agent actions, the same as dicts) for every bundled stt task."""
+def scripted(kind: str = "stt") -> list[tuple]:
+    """(task, its oracle's agent actions, the same as dicts) for every bundled task of ``kind``."""
     out = []
-    for t in select_tasks("stt", folder=ROOT / "tasks" / "stt"):
+    for t in select_tasks(kind, folder=ROOT / "tasks" / kind):
         actions, _ = baseline_actions(t, "oracle", t.task.seed)
         out.append((t, actions, [action_data(a) for a in actions]))
     return out
@@ -145,6 +146,13 @@ def in_process(rounds: int) -> dict[str, float]:
     print(f"  gym / engine: {rates['gym'] / rates['engine']:.2f}x the bare engine's rate")
     print(f"  gym / engine + verdict: {rates['gym'] / rates['scored']:.2f}x")
     print(f"  target >= 10,000 steps/s in-process: {verdict(rates['gym'] >= 10_000)}")
+    explore = scripted("explore")
+    xenv = GymEnv(ServeConfig([p[0] for p in explore]))
+    xrate = paired({"explore": side("explore", lambda: gym_round(explore, xenv))}, rounds)["explore"]
+    print(
+        f"  GymEnv on explore tasks ({len(explore)} tasks' oracle, {counts['explore']} steps a round)"
+        f"    {1 / median(xrate):>9,.0f} steps/s CPU  ({1 / max(xrate):,.0f}-{1 / min(xrate):,.0f})"
+    )
     return rates
 
 
