@@ -112,3 +112,28 @@ def test_a_lock_message_names_the_right_kind_of_database(url, kind):
     for text in ("database is locked", "canceling statement due to lock timeout"):
         message = str(explain(Exception(text), url))
         assert message.startswith(f"{kind} ") and "locked by another process" in message, message
+
+
+def test_a_stored_value_that_is_not_json_is_called_damaged_by_both_readers(tmp_path):
+    """An event payload edited by hand into broken JSON: the store and home's read-only reader
+    both say the record is damaged and what to do, in one line, not a JSONDecodeError."""
+    import sqlite3
+
+    from sttui.errors import StoreError
+    from sttui.store.peek import Peek
+    from sttui.store.store import Store
+
+    db = tmp_path / "r.db"
+    url = f"sqlite:///{db}"
+    assert sttui("--db", url, "run", TASK).returncode == 0
+    with sqlite3.connect(db) as conn:
+        (episode,) = conn.execute("SELECT id FROM episodes").fetchone()
+        conn.execute("UPDATE events SET payload = '{not json' WHERE episode_id = ? AND seq = 1", (episode,))
+    store, peek = Store(url), Peek.open(url)
+    assert peek is not None
+    for reader in (store, peek):
+        with pytest.raises(StoreError, match=r"is damaged: a stored value is not valid JSON .*keep a copy"):
+            reader.events(episode, 1, 1)
+    assert len(store.events(episode, 2)) > 1  # the rest reads as before
+    store.close()
+    peek.close()

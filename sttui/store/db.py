@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -13,7 +14,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, OperationalError
 
 from sttui.errors import StoreError
-from sttui.store.peek import DEFAULT_URL, resolve_url
+from sttui.store.peek import DEFAULT_URL, damaged_value, resolve_url
 from sttui.store.peek import schema_head as _head_from_files
 
 if TYPE_CHECKING:  # alembic is imported only when a database needs migrating
@@ -148,8 +149,16 @@ def _sqlite_engine(url: str, db: str | None, create: bool = True) -> Engine:
     return engine
 
 
+# what a read turns into a StoreError through ``explain``: the driver's errors, and a stored value
+# that is not JSON
+READ_ERRORS = (OperationalError, DBAPIError, json.JSONDecodeError)
+
+
 def explain(exc: Exception, url: str) -> StoreError:
-    """Turn a driver error into a message that says what to check."""
+    """Turn a driver error (or a stored value that will not decode) into a message that says
+    what to check."""
+    if isinstance(exc, json.JSONDecodeError):
+        return damaged_value(describe(url), exc)
     text = str(getattr(exc, "orig", exc)).strip().splitlines()[0] if str(exc) else type(exc).__name__
     where = describe(url)
     if "readonly" in text or "read-only" in text:

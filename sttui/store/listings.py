@@ -10,11 +10,10 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypedDict, TypeVar, Unpack
 
 from sqlalchemy import String, and_, case, cast, func, or_, select
-from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlmodel import col
 
 from sttui.store import runs
-from sttui.store.db import explain
+from sttui.store.db import READ_ERRORS, explain
 from sttui.store.summaries import (
     _SUMMARY_COLUMNS,
     _SUMMARY_JSON,
@@ -223,5 +222,5 @@ class EpisodeListings:
                 result = conn.execution_options(yield_per=_BATCH).execute(query)
                 for row in result:
                     yield convert(row)
-        except (OperationalError, DBAPIError) as exc:
+        except READ_ERRORS as exc:
             raise explain(exc, self.url) from None

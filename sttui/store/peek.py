@@ -60,11 +60,19 @@ SESSIONS_SQL = (
 _ORDER = "ORDER BY episodes.started_at DESC, episodes.id DESC"
 # the page after a (started_at, id), as ``listings._listing`` writes it
 _AFTER = "WHERE episodes.started_at < ? OR episodes.started_at = ? AND episodes.id < ?"
-assert SESSIONS_SQL.endswith(f"FROM episodes {_ORDER}")
 # the columns SQLAlchemy hands back as booleans (clean_baseline, and the two "is {}" tests)
 _BOOLEANS = (14, 16, 19)
 
 _HEAD: str | None = None
+
+
+def damaged_value(where: str, exc: json.JSONDecodeError) -> StoreError:
+    """What a stored value that is not JSON says (a record edited or cut short by hand): the
+    store and this reader word it alike."""
+    return StoreError(
+        f"the record {where} is damaged: a stored value is not valid JSON ({exc}); keep a copy, and "
+        "record into a new file (--db) while you look at it"
+    )
 
 
 def schema_head() -> str | None:
@@ -155,12 +163,10 @@ class Peek:
         """A page of ``Store.summaries()``: the same rows, in the same order, as the same objects
         (``after``: the (started_at, id) the page follows, as ``listings.Page`` has it)."""
         light = summary_reader()
-        query = f"{SESSIONS_SQL} LIMIT ?"
-        params: list[Any] = [-1 if limit is None else limit]
+        sql, params = SESSIONS_SQL, [-1 if limit is None else limit]  # type: str, list[Any]
         if after is not None:
-            query = SESSIONS_SQL.replace(_ORDER, f"{_AFTER} {_ORDER}") + " LIMIT ?"
-            params = [after[0], after[0], after[1], *params]
-        for row in self._all(query, tuple(params)):
+            sql, params = sql.replace(_ORDER, f"{_AFTER} {_ORDER}"), [after[0], after[0], after[1], *params]
+        for row in self._all(f"{sql} LIMIT ?", tuple(params)):
             values = list(row)
             for i in _BOOLEANS:
                 if values[i] is not None:
@@ -188,7 +194,10 @@ class Peek:
             query += " AND seq <= ?"
             args.append(last)
         rows = self._all(query + " ORDER BY seq", args)
-        return [
-            Event(seq, kind, actor, {} if payload is None else json.loads(payload), sim, wall)
-            for seq, kind, actor, payload, sim, wall in rows
-        ]
+        try:
+            return [
+                Event(seq, kind, actor, {} if payload is None else json.loads(payload), sim, wall)
+                for seq, kind, actor, payload, sim, wall in rows
+            ]
+        except json.JSONDecodeError as exc:
+            raise damaged_value(self.url, exc) from None

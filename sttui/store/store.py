@@ -27,7 +27,7 @@ from sttui.core.events import Event
 from sttui.store import runs
 from sttui.store.annotations import AnnotationRecords
 from sttui.store.appends import INSERT_EVENTS, EventAppender
-from sttui.store.db import StoreError, describe, explain, in_batches, make_engine, migrate, resolve_url
+from sttui.store.db import READ_ERRORS, StoreError, describe, explain, in_batches, make_engine, migrate, resolve_url
 from sttui.store.listings import EpisodeListings, Page, _listing
 from sttui.store.secrets import scrub, scrub_json, scrub_stored, scrub_text, secret_values
 from sttui.store.stage_judgements import StageJudgements
@@ -157,7 +157,7 @@ class Store(TaskVersions, StageJudgements, AnnotationRecords, EpisodeListings):
         try:
             with Session(self.engine) as session:
                 return fn(session)
-        except (OperationalError, DBAPIError) as exc:
+        except READ_ERRORS as exc:
             raise explain(exc, self.url) from None
 
     # -- episodes and events -----------------------------------------------------------
@@ -411,7 +411,7 @@ class Store(TaskVersions, StageJudgements, AnnotationRecords, EpisodeListings):
         try:
             with self.engine.connect() as conn:
                 return fn(conn)
-        except (OperationalError, DBAPIError) as exc:
+        except READ_ERRORS as exc:
             raise explain(exc, self.url) from None
 
     def events(self, episode_id: str, first: int | None = None, last: int | None = None) -> list[Event]:
