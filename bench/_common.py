@@ -22,6 +22,11 @@ ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
 STTUI = str(Path(PYTHON).with_name("sttui"))
 
+# The figures are for an installed, warm sttui, whose bytecode Python has cached on first use.
+# A shell that forbids writing bytecode would have every child compile sttui from source again
+# (about 1 s of a launch), so children of a benchmark may write it.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
 
 def loadavg() -> str:
     try:

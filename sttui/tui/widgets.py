@@ -18,6 +18,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.geometry import Region, Size
 from textual.reactive import reactive
+from textual.scrollbar import ScrollBar
 from textual.suggester import Suggester
 from textual.widget import Widget
 from textual.widgets import Input, Static
@@ -25,6 +26,7 @@ from textual.widgets import Input, Static
 from sttui.core.callsyntax import complete
 from sttui.core.env import ToolSpec
 from sttui.tui.safetable import DataTable
+from sttui.tui.scrollbars import steady_vertical_scrollbar
 
 FOLD_LINES = 8
 
@@ -222,6 +224,12 @@ class Transcript(LaidOutOnce, VerticalScroll):
     mounted clears; at every key press that redrew each line of the pane beneath its items."""
 
     BLANK = True
+
+    @property
+    def vertical_scrollbar(self) -> ScrollBar:
+        """A ``SteadyScrollBar``: the pane grows at every key press, its thumb mostly does not
+        move."""
+        return steady_vertical_scrollbar(self)
 
 
 class TranscriptText(LaidOutOnce, Static):
