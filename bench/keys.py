@@ -145,6 +145,19 @@ class Pty:
         os.close(ready_w)
 
     def cpu(self) -> float:
+        """CPU seconds of the child's threads so far, to the nanosecond (the sum of
+        ``/proc/PID/task/*/schedstat``). A thread that has ended drops out of the sum: ``main``
+        compares the whole run's CPU with the process's own count in clock ticks."""
+        total = 0
+        for task in os.listdir(f"/proc/{self.proc.pid}/task"):
+            try:
+                with open(f"/proc/{self.proc.pid}/task/{task}/schedstat") as f:
+                    total += int(f.read().split()[0])
+            except (FileNotFoundError, ProcessLookupError):  # (a thread that ended just now)
+                continue
+        return total / 1e9
+
+    def ticks(self) -> float:
         with open(f"/proc/{self.proc.pid}/stat") as f:
             fields = f.read().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / TICK
@@ -219,6 +232,7 @@ def main() -> None:
         for app in apps.values():
             app.wait_ready()
             app.drain(quiet=0.3)
+        begun = {n: (app.cpu(), app.ticks()) for n, app in apps.items()}
         lat: dict[str, list[float]] = {n: [] for n in apps}
         cpu: dict[str, list[float]] = {n: [] for n in apps}
         typed: dict[str, list[float]] = {n: [] for n in apps}
@@ -232,11 +246,16 @@ def main() -> None:
                     typing += t
                 cpu[name].append(spent / args.presses)
                 typed[name].append(typing / args.presses)
+        # the threads' sum against the process's own count over the whole run: a thread that
+        # ran and ended (dropping out of the sum) would show as a gap
+        whole = {n: (app.cpu() - begun[n][0], app.ticks() - begun[n][1]) for n, app in apps.items()}
     finally:
         for app in apps.values():
             app.close()
     for name in apps:
         print(f"   {name:<8} latency {fmt(lat[name])}  CPU per press {fmt(cpu[name])}")
+    for name, (threads, ticks) in whole.items():
+        print(f"   {name:<8} whole run: threads' CPU {threads:.2f} s, process's own count {ticks:.2f} s")
     for name in apps:
         print(f"   {name:<8} CPU per key typed, one at a time {fmt(typed[name])}")
     ours, ref = median(lat["sttui"]) * 1000, median(lat["minimal"]) * 1000
