@@ -5,6 +5,7 @@ line again."""
 
 from __future__ import annotations
 
+import pytest
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.geometry import Offset, Region
@@ -43,13 +44,18 @@ def cells(bar: ScrollBar) -> list[list[tuple[str, object]]]:
     return [[(segment.text, segment.style) for segment in strip] for strip in lines]
 
 
-async def test_the_steady_scrollbar_draws_what_textuals_draws_in_every_state():
+@pytest.mark.parametrize("no_color", [False, True])
+async def test_the_steady_scrollbar_draws_what_textuals_draws_in_every_state(monkeypatch, no_color):
+    """In colour, and under NO_COLOR (the app's Monochrome line filter takes the colours out)."""
+    if no_color:
+        monkeypatch.setenv("NO_COLOR", "1")  # (Textual reads it once, as the app is made)
     app = Twins()
     async with app.run_test(size=(60, 20)) as pilot:
         await pilot.pause()
         steady, plain = app.query_one("#steady"), app.query_one("#plain")
         assert type(steady.vertical_scrollbar) is SteadyScrollBar
         assert type(plain.vertical_scrollbar) is ScrollBar
+        assert bool(app.get_line_filters()) and any(type(f).__name__ == "Monochrome" for f in app._filters) is no_color
 
         async def both(change) -> None:
             for pane in (steady, plain):

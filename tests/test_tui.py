@@ -11,7 +11,7 @@ from sttui.store.store import Store
 from sttui.tui.app import SttuiApp
 from sttui.tui.launch import Launch
 from tests.conftest import FIXTURES, ROOT
-from tests.tui_helpers import open_play, ready, type_text, wait_for
+from tests.tui_helpers import open_play, ready, screen_text, type_text, wait_for
 
 STT = ROOT / "tasks" / "stt" / "logistics" / "insulin-reefer-fault-st2-easy.yaml"
 EXPLORE = ROOT / "tasks" / "explore" / "finance" / "additive-1.yaml"
@@ -212,6 +212,12 @@ async def test_window_too_small_says_so(db):
     async with app_for(db).run_test(size=(60, 20)) as pilot:
         await pilot.pause(0.2)
         assert "too small" in str(pilot.app.screen.query_one("#too-small").render())
+        shown = " ".join(" ".join(line.strip(" █▀▄").split()) for line in screen_text(pilot.app))
+        assert "(now 60×20)" in shown and "nothing is lost meanwhile" in shown  # wrapped, not cut off
+        await pilot.resize_terminal(34, 12)
+        await pilot.pause(0.2)
+        shown = " ".join(" ".join(line.strip(" █▀▄").split()) for line in screen_text(pilot.app))
+        assert "(now 34×12)" in shown and "nothing is lost meanwhile" in shown
         await pilot.resize_terminal(100, 30)
         await pilot.pause(0.2)
         assert type(pilot.app.screen).__name__ == "HomeScreen"
