@@ -167,3 +167,22 @@ async def test_the_play_screens_conversation_has_the_steady_scrollbar(tmp_path):
     async with play_alone(f"sqlite:///{tmp_path / 'p.db'}", INSULIN).run_test(size=(80, 24)) as pilot:
         screen = await started(pilot, "PlayScreen")
         assert type(screen.query_one("#conversation").vertical_scrollbar) is SteadyScrollBar
+
+
+async def test_a_new_line_is_drawn_from_the_state_its_key_was_read_from():
+    """A state Textual has not been told of yet (a reactive set without a repaint) still draws
+    the bar afresh: lines Textual kept from the earlier state are not filed under the new one."""
+    app = Twins()
+    async with app.run_test(size=(60, 20)) as pilot:
+        await pilot.pause()
+        steady, plain = app.query_one("#steady"), app.query_one("#plain")
+        steady.scroll_end(animate=False)
+        plain.scroll_home(animate=False)
+        await pilot.pause()
+        app.theme = "nord"  # new lines for the bar at the end: Textual draws them, and keeps them
+        await pilot.pause()
+        bar = steady.vertical_scrollbar
+        at_end = cells(bar)
+        bar.set_reactive(ScrollBar.position, 0)  # (no refresh: Textual's caches still hold the end)
+        at_top = cells(bar)
+        assert at_top == cells(plain.vertical_scrollbar) and at_top != at_end

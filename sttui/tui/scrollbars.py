@@ -65,6 +65,12 @@ class SteadyScrollBar(ScrollBar):
         known = self._lines
         lines = [known.get(key) for key in keys]
         if len(lines) != self.size.height or None in lines:
+            # drawn afresh, from the state the keys were read from: a line Textual kept from
+            # an earlier state must not be filed under this one's key
+            self._layout_cache.clear()  # (the visual Textual made of the bar last time)
+            self._rich_style_cache.clear()
+            self._styles_cache.clear()
+            self._dirty_regions.add(self.size.region)
             drawn = super().render_lines(self.size.region)
             if len(known) + len(keys) > self.KEPT:
                 known.clear()
