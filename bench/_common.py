@@ -24,7 +24,7 @@ STTUI = str(Path(PYTHON).with_name("sttui"))
 
 # The figures are for an installed, warm sttui, whose bytecode Python has cached on first use.
 # A shell that forbids writing bytecode would have every child compile sttui from source again
-# (about 1 s of a launch), so children of a benchmark may write it.
+# (about half a second of a launch), so children of a benchmark may write it.
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 

@@ -48,7 +48,7 @@ class TooSmall(ModalScreen[None]):
     def _text(width: int, height: int) -> str:
         return (
             f"The window is too small: sttui needs at least {MIN_SIZE[0]}×{MIN_SIZE[1]} (now {width}×{height}).\n"
-            "Make it larger to go on; nothing is lost meanwhile."  # (wrapped to the window: max-width)
+            "Make it larger to go on; nothing is lost meanwhile."
         )
 
     def update(self, width: int, height: int) -> None:

@@ -63,20 +63,19 @@ class SteadyScrollBar(ScrollBar):
         setting = self.setting()
         keys = [(line, setting) for line in self.segment_lines()]
         known = self._lines
-        lines = [known.get(key) for key in keys]
-        if len(lines) != self.size.height or None in lines:
+        whole = [known[key] for key in keys if key in known]
+        if len(whole) != len(keys) or len(keys) != self.size.height:
             # drawn afresh, from the state the keys were read from: a line Textual kept from
             # an earlier state must not be filed under this one's key
             self._layout_cache.clear()  # (the visual Textual made of the bar last time)
             self._rich_style_cache.clear()
             self._styles_cache.clear()
             self._dirty_regions.add(self.size.region)
-            drawn = super().render_lines(self.size.region)
-            if len(known) + len(keys) > self.KEPT:
+            whole = super().render_lines(self.size.region)
+            seen = dict(zip(keys, whole, strict=False))  # (a bar's lines repeat: a few distinct)
+            if len(known) + len(seen) > self.KEPT:
                 known.clear()
-            known.update(zip(keys, drawn, strict=False))
-            lines = list(drawn)
-        whole: list[Strip] = lines  # type: ignore[assignment]  # (no None left)
+            known.update(seen)
         if crop == self.size.region:
             return whole
         x1, x2 = crop.column_span
