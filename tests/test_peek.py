@@ -5,16 +5,18 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sqlite3
 import subprocess
 import sys
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import insert
 
 from sttui.store import peek as peek_module
-from sttui.store.peek import SESSIONS_SQL, Peek, schema_head, sqlite_file
+from sttui.store.peek import SESSIONS_SQL, Peek, listing_query, schema_head, sqlite_file
 from sttui.store.store import Store
 from sttui.store.tables import EpisodeRow, EventRow
 from tests.conftest import ROOT
@@ -174,3 +176,233 @@ def test_a_damaged_record_is_one_line(tmp_path):
     assert peek is not None
     with pytest.raises(StoreError, match=r"cannot read the record .*: malformed JSON; the file may be damaged"):
         list(peek.summaries(limit=10))
+
+
+def _literal(value: Any) -> str:
+    """A parameter as SQLAlchemy writes it with literal binds (SQLite)."""
+    return "'" + value.replace("'", "''") + "'" if isinstance(value, str) else repr(value)
+
+
+def _compiled(store: Store, method: str, **filters: Any) -> str:
+    """One of the store's streamed listings' query for SQLite, its parameters bound as literals."""
+    captured = []
+
+    def keep(query, convert):
+        captured.append(query)
+        return iter(())
+
+    store._stream = keep  # type: ignore[method-assign]
+    list(getattr(store, method)(**filters))
+    del store._stream
+    sql = str(captured[0].compile(dialect=store.engine.dialect, compile_kwargs={"literal_binds": True}))
+    return " ".join(sql.split())
+
+
+# the filters ``sttui sessions`` takes, alone and together (a quote and LIKE's wildcards among them)
+SESSIONS_FILTERS: list[dict[str, Any]] = [
+    {},
+    {"task": "task-3"},
+    {"task": "it's_%"},
+    {"controller": "agent1"},
+    {"controller": "scripted"},
+    {"status": "running"},
+    {"since": datetime(2023, 11, 14, 22, 14)},
+    {"until": datetime(2023, 11, 14, 22, 14)},
+    {"limit": 7},
+    {"task": "task", "controller": "agent", "status": "completed", "since": datetime(2020, 1, 1), "limit": 3},
+    {"task": "task-1", "until": datetime(2030, 1, 1), "since": datetime(2023, 11, 14, 22, 13, 40)},
+]
+
+
+def test_the_sessions_listing_is_the_stores_own(tmp_path):
+    """``sttui sessions``' query on the standard-library reader, under every filter, is the text
+    of the store's own (change ``listings._listing`` or ``_filtered`` and this fails until
+    ``peek.LISTING_SQL`` or ``_FILTERS`` is changed with it)."""
+    store = Store(f"sqlite:///{tmp_path / 'r.db'}")
+    for filters in SESSIONS_FILTERS:
+        sql, params = listing_query(**filters)
+        values = iter(params)
+        mine = " ".join(re.sub(r"\?", lambda _, given=values: _literal(next(given)), sql).split())
+        assert mine == _compiled(store, "listing_rows", **filters), filters
+
+
+def test_the_sessions_listing_gives_the_stores_rows(tmp_path):
+    url, store = _record(tmp_path)
+    peek = Peek.open(url)
+    assert peek is not None
+    for filters in SESSIONS_FILTERS:
+        mine, theirs = list(peek.listing_rows(**filters)), list(store.listing_rows(**filters))
+        assert [tuple(r) for r in mine] == [tuple(r) for r in theirs], filters
+        assert [[type(v) for v in r] for r in mine] == [[type(v) for v in r] for r in theirs]
+    assert len(list(peek.listing_rows())) == 60 and len(list(peek.listing_rows(limit=7))) == 7
+    assert {r[0] for r in peek.listing_rows(status="running")} == {r[0] for r in store.listing_rows(status="running")}
+    for kind in ("forked", "seat_changed"):
+        assert peek.episodes_with_event(kind) == store.episodes_with_event(kind)
+    assert peek.episodes_with_event("forked")
+
+
+def test_sessions_reads_through_peek_and_prints_what_the_store_would(tmp_path, monkeypatch):
+    """``sttui sessions`` on a plain SQLite record: the standard-library reader, and exactly the
+    table the full store gives (forks marked, seat changes counted from the events)."""
+    from click.testing import CliRunner
+
+    from sttui.cli import main
+
+    url, store = _record(tmp_path)
+    with store.engine.begin() as conn:  # a seat change recorded before control summaries were kept
+        handed = next(r.id for r in store.summaries() if r.status == "completed" and "control" not in (r.scores or {}))
+        events = [
+            {"episode_id": handed, "seq": 1, "type": "tool_call", "payload": {"name": "x"}, "actor": "human:ana"},
+            {"episode_id": handed, "seq": 2, "type": "seat_changed", "payload": {"seat": "agent", "to": "model:m"}},
+            {"episode_id": handed, "seq": 3, "type": "tool_call", "payload": {"name": "y"}, "actor": "model:m"},
+        ]
+        conn.execute(
+            insert(EventRow.__table__), [{"wall_time": 0.0, "sim_time": "", "actor": "system", **e} for e in events]
+        )  # type: ignore[arg-type]
+    store.engine.dispose()
+    opened: list[str] = []
+    real_open = Peek.open
+
+    def spy(cls: Any, url: str) -> Peek | None:
+        found = real_open(url)
+        opened.append("peek" if found is not None else "store")
+        return found
+
+    args_list = [["sessions"], ["sessions", "--task", "task-3"], ["sessions", "--controller", "agent1", "--limit", "4"]]
+    args_list += [["sessions", "--status", "running"], ["sessions", "--since", "2023-11-14 22:14:00"]]
+    for args in args_list:
+        monkeypatch.setattr(Peek, "open", classmethod(spy))
+        through_peek = CliRunner().invoke(main, ["--db", url, *args])
+        monkeypatch.setattr(Peek, "open", classmethod(lambda cls, url: None))
+        through_store = CliRunner().invoke(main, ["--db", url, *args])
+        assert through_peek.exit_code == through_store.exit_code == 0, through_peek.output + through_store.output
+        assert through_peek.output == through_store.output, args
+    assert opened == ["peek"] * len(args_list)
+    table = CliRunner().invoke(main, ["--db", url, "sessions"]).output
+    assert "(fork of " in table and "60 episode(s)" in table
+    row = next(line for line in table.splitlines() if line.startswith(handed))
+    assert "mixed (human:ana 1, model:m 1)" in row  # counted from its events, on the reader's lookup
+
+
+def test_sessions_loads_neither_sqlalchemy_nor_pydantic(tmp_path):
+    url, store = _record(tmp_path)
+    store.engine.dispose()
+    script = """
+import sys
+from sttui.cli import main
+try:
+    main(["--db", sys.argv[1], "sessions", "--limit", "5"])
+except SystemExit as exit:
+    assert not exit.code, exit.code
+print(sorted({m.split(".")[0] for m in sys.modules} & {"sqlalchemy", "sqlmodel", "pydantic", "textual", "asyncio"}))
+"""
+    env = {**os.environ, "HOME": str(tmp_path), "STTUI_CACHE_DIR": str(tmp_path / "cache")}
+    done = subprocess.run(
+        [sys.executable, "-c", script, url], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stdout.splitlines()
+    assert lines[-1] == "[]" and lines[-2] == "5 episode(s)", done.stdout
+
+
+def test_sessions_on_a_damaged_record_is_one_line(tmp_path):
+    from click.testing import CliRunner
+
+    from sttui.cli import main
+
+    url, store = _record(tmp_path)
+    store.engine.dispose()
+    with sqlite3.connect(tmp_path / "r.db") as conn:
+        conn.execute("UPDATE episodes SET scores = '{not json' WHERE id = (SELECT max(id) FROM episodes)")
+    done = CliRunner().invoke(main, ["--db", url, "sessions"])
+    assert done.exit_code == 2 and "Traceback" not in done.output
+    assert "error: cannot read the record" in done.output and "malformed JSON" in done.output
+
+
+def test_the_report_query_is_the_stores_own(tmp_path):
+    store = Store(f"sqlite:///{tmp_path / 'r.db'}")
+    for status in ("completed", "errored"):
+        mine = " ".join(peek_module.REPORT_SQL.replace("?", _literal(status)).split())
+        assert mine == _compiled(store, "report_rows", statuses=(status,))
+
+
+def _reported(tmp_path: Path) -> tuple[str, Store]:
+    """``_record``, with a seat change recorded before control summaries were kept, and stored
+    versions of some tasks (the report's level and conflict columns)."""
+    from sttui.store.tables import TaskRow
+
+    url, store = _record(tmp_path)
+    with store.engine.begin() as conn:
+        handed = next(r.id for r in store.summaries() if r.status == "completed" and "control" not in (r.scores or {}))
+        events = [
+            {"episode_id": handed, "seq": 1, "type": "tool_call", "payload": {"name": "x"}, "actor": "human:ana"},
+            {"episode_id": handed, "seq": 2, "type": "seat_changed", "payload": {"seat": "agent", "to": "model:m"}},
+            {"episode_id": handed, "seq": 3, "type": "tool_call", "payload": {"name": "y"}, "actor": "model:m"},
+        ]
+        base = {"wall_time": 0.0, "sim_time": "", "actor": "system"}
+        conn.execute(insert(EventRow.__table__), [{**base, **e} for e in events])  # type: ignore[arg-type]
+        versions = [
+            {"task_id": f"task-{i}", "content_hash": f"h{i % 3}", "meta": {"level": i % 4 + 1, "conflict": f"c{i}"}}
+            for i in range(5)
+        ]
+        versions.append({"task_id": "task-5", "content_hash": "other", "meta": {"level": 2, "conflict": "x"}})
+        common = {"kind": "stt", "title": "t", "source": "s", "created_at": 0.0}
+        conn.execute(insert(TaskRow.__table__), [{**common, **v} for v in versions])  # type: ignore[arg-type]
+    store.engine.dispose()
+    return url, store
+
+
+def test_the_report_reads_the_stores_rows(tmp_path):
+    url, store = _reported(tmp_path)
+    peek = Peek.open(url)
+    assert peek is not None
+    statuses = ("completed", "errored")
+    mine, theirs = list(peek.report_rows(statuses)), list(store.report_rows(statuses))
+    assert mine and [tuple(r) for r in mine] == [tuple(r) for r in theirs]
+    assert [[type(v) for v in r] for r in mine] == [[type(v) for v in r] for r in theirs]
+    for status in (None, "running", statuses, ("stopped",)):
+        assert peek.count_episodes(status=status) == store.count_episodes(status=status)
+    wanted = [(f"task-{i}", f"h{i % 3}") for i in range(7)] + [("task-5", "other"), ("task-1", "h0")]
+    assert peek.task_metas(wanted) == store.task_metas(wanted) != {}
+
+
+def test_report_through_peek_is_the_stores_report(tmp_path, monkeypatch):
+    """``sttui report`` on a plain SQLite record reads it through the standard-library reader,
+    and prints exactly what the full store gives: as text, as JSON, with forks counted."""
+    from click.testing import CliRunner
+
+    from sttui.cli import main
+
+    url, _ = _reported(tmp_path)
+    opened: list[bool] = []
+    real_open = Peek.open
+    for args in (["report"], ["report", "--json"], ["report", "--with-forks", "--json"]):
+        monkeypatch.setattr(Peek, "open", classmethod(lambda cls, url: opened.append(True) or real_open(url)))
+        through_peek = CliRunner().invoke(main, ["--db", url, *args])
+        monkeypatch.setattr(Peek, "open", classmethod(lambda cls, url: None))
+        through_store = CliRunner().invoke(main, ["--db", url, *args])
+        assert through_peek.exit_code == through_store.exit_code == 0, through_peek.output + through_store.output
+        assert through_peek.output == through_store.output, args
+    assert len(opened) == 3
+    figures = json.loads(CliRunner().invoke(main, ["--db", url, "report", "--json"]).output)
+    assert any(r["controller"] == "mixed" for r in figures["controllers"])  # the seat change, from its events
+    assert figures["common_stt_tasks"]
+
+
+def test_report_loads_neither_sqlalchemy_nor_pydantic(tmp_path):
+    url, _ = _reported(tmp_path)
+    script = """
+import sys
+from sttui.cli import main
+try:
+    main(["--db", sys.argv[1], "report"])
+except SystemExit as exit:
+    assert not exit.code, exit.code
+print(sorted({m.split(".")[0] for m in sys.modules} & {"sqlalchemy", "sqlmodel", "pydantic", "textual"}))
+"""
+    env = {**os.environ, "HOME": str(tmp_path), "STTUI_CACHE_DIR": str(tmp_path / "cache")}
+    done = subprocess.run(
+        [sys.executable, "-c", script, url], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.splitlines()[-1] == "[]" and "controller" in done.stdout, done.stdout

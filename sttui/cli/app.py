@@ -174,6 +174,18 @@ def main(ctx: click.Context, db_url: str | None, durable: bool) -> None:
         run_app(db_url=db_url)
 
 
+def open_listing(ctx: click.Context | None = None) -> Any:
+    """A reader for a listing of the record: on a plain SQLite file at this version's schema,
+    the standard-library reader home uses (``sttui.store.peek``: no SQLAlchemy or pydantic to
+    load, most of a second sooner); otherwise the full store, which migrates, explains or
+    refuses as ``open_store`` does."""
+    from sttui.store.peek import Peek, resolve_url
+
+    ctx = ctx or click.get_current_context()
+    peek = Peek.open(resolve_url((ctx.find_root().obj or {}).get("db")))
+    return peek if peek is not None else open_store(ctx)
+
+
 def open_store(ctx: click.Context | None = None, write: bool = False) -> Any:
     """The store named by --db / STTUI_DB, or a clear message and exit 2. ``write``: the
     command records, so a database that can only be read is refused before anything runs."""

@@ -3,7 +3,6 @@ cli/exports.py, report in cli/report.py)."""
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from collections.abc import Iterator
 from datetime import datetime
@@ -12,7 +11,7 @@ from typing import Any
 
 import click
 
-from sttui.cli.app import echo_json, echo_json_list, main, open_store
+from sttui.cli.app import echo_json, echo_json_list, main, open_listing, open_store
 from sttui.cli.listing import (
     _control_fields,
     _outcome,
@@ -94,14 +93,15 @@ def sessions(
     A fork's id is followed by ``(fork of EP@SEQ)``, the episode and row it was taken from;
     with --json every record has ``forked_from`` ({episode, seq}, or null). --tree shows the
     family tree: each fork and refinement indented under the episode it came from."""
-    store = open_store()
     # streamed, never held whole: the JSON as the records come, the table from light rows
     filters = {"task": task, "controller": controller, "status": status, "since": since, "until": until, "limit": limit}
     if tree:
+        store = open_store()
         for line in family_tree(store, list(store.iter_episodes(**filters))):
             click.echo(line)
         return
     if as_json:
+        store = open_store()
         echo_json_list(
             {
                 **r.as_dict(),
@@ -117,6 +117,7 @@ def sessions(
     from sttui.lineage.forks import forks_among
     from sttui.textout import echo_lines, table_lines
 
+    store = open_listing()  # (the table's rows, forks and seat changes, without the full store when it can)
     # forks and seat changes are few and have their own indexes: found once, not per chunk
     forked, handed = store.episodes_with_event("forked"), store.episodes_with_event("seat_changed")
     seen: dict[tuple[Any, ...], tuple[Any, tuple[str, str]]] = {}
@@ -230,6 +231,8 @@ def resume(
         user_c = make_user(user or record.user, models, seed=record.seed) if wants_user else None
     except ControllerSpecError as exc:
         _fail(str(exc), 2)
+    import asyncio  # (here: listing the record never needs an event loop)
+
     rebuilt, result = asyncio.run(resume_episode(store, record, agent_c, user_c, loaded=loaded))
     if result is None:
         _fail(

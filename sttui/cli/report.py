@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from sttui.cli.app import echo_json, main, open_store
+from sttui.cli.app import echo_json, main, open_listing, open_store
 from sttui.cli.records import JUDGE_STAGES_HELP, _fail
 
 
@@ -71,7 +71,9 @@ def report(run_id: str | None, judge_stages: str | None, trust: bool, with_forks
 
     Forks (``sttui fork``) are left out: part of each was played by whoever made the original,
     so they are never baselines. --with-forks counts them (then they show as mixed rows)."""
-    store = open_store()
+    # the finished episodes, forks and task versions read without the full store when it can; a
+    # run's items and a re-judge need the store
+    store = open_store() if run_id is not None or judge_stages is not None else open_listing()
     if run_id is not None:
         _run_state(store, run_id)
     result, forks = _report_result(store, run_id, judge_stages, trust, with_forks)

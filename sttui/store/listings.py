@@ -14,6 +14,7 @@ from sqlmodel import col
 
 from sttui.store import runs
 from sttui.store.db import READ_ERRORS, explain
+from sttui.store.indexed import INDEXED_EVENTS
 from sttui.store.summaries import (
     _SUMMARY_COLUMNS,
     _SUMMARY_JSON,
@@ -24,7 +25,7 @@ from sttui.store.summaries import (
     report_row,
     summary_reader,
 )
-from sttui.store.tables import INDEXED_EVENTS, EpisodeRow, EventRow, table_of
+from sttui.store.tables import EpisodeRow, EventRow, table_of
 
 T = TypeVar("T")
 

@@ -1,13 +1,16 @@
-"""Home's look at a SQLite record through the standard library alone: the sessions pane's pages
-and their forks, read-only, with neither SQLAlchemy nor pydantic loaded. Home is where people
-sit longest, and those libraries are a third of its memory; the full record (``Store``) opens
-when an action first needs it: play, resume, replay, annotate.
+"""A look at a SQLite record through the standard library alone, read-only, with neither
+SQLAlchemy nor pydantic loaded: home's sessions pane (its pages and their forks), and what
+``sttui sessions`` and ``sttui report`` read (the listing; the finished episodes, their forks
+and seat changes, the task versions' levels). Home is where people sit longest, and those
+libraries are a third of its memory; the full record (``Store``) opens when an action first
+needs it: play, resume, replay, annotate. For the two commands, loading them was most of a
+second of every call: a quarter of ``sessions`` on 100,000 episodes, nearly all of it on a few.
 
 ``Peek.open`` answers None whenever the full store must open instead: not a plain SQLite file
 URL, no file there yet (the store makes it, or says what is wrong with the path), a schema
 other than this version's newest (the store migrates it), or any error from SQLite (the store
-explains it). The query is the store's own listing, compiled for SQLite; a test checks the two
-are the same text, and that both give the same rows."""
+explains it). Each query is the store's own, compiled for SQLite; tests check the two are the
+same text, and that both give the same rows (and the commands the same output)."""
 
 from __future__ import annotations
 
@@ -17,12 +20,14 @@ import re
 import sqlite3
 import threading
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from sttui.core.events import Event
 from sttui.errors import StoreError
-from sttui.store.summaries import Summary, summary_reader
+from sttui.store.indexed import INDEXED_EVENTS
+from sttui.store.summaries import Summary, listing_row, report_row, summary_reader
 
 DEFAULT_URL = "sqlite:///sessions/sttui.db"
 MIGRATIONS = Path(__file__).parent / "migrations"
@@ -58,6 +63,71 @@ SESSIONS_SQL = (
     "FROM episodes ORDER BY episodes.started_at DESC, episodes.id DESC"
 )
 _ORDER = "ORDER BY episodes.started_at DESC, episodes.id DESC"
+# Store.listing_rows() for SQLite (what ``sttui sessions`` lists), its constant parameters bound
+# as literals; the filters' WHERE and the limit are appended (``_FILTERS``, as ``listings._filtered``
+# writes them). tests/test_peek.py fails when the two differ.
+LISTING_SQL = (
+    "SELECT episodes.id, episodes.task_id, episodes.status, episodes.agent, episodes.user, CASE WHEN "
+    "(episodes.status = 'running') THEN (SELECT count(*) AS count_1 FROM events WHERE events.episode_id = "
+    "episodes.id AND (events.type IN ('tool_call', 'probe', 'batch_submitted', 'assessment', 'refused') OR "
+    "events.type = 'message' AND CAST(JSON_EXTRACT(events.payload, '$.\"from\"') AS VARCHAR) = 'agent')) ELSE "
+    "episodes.steps END AS steps, episodes.started_at, episodes.outcome IS NOT NULL AND "
+    "trim(CAST(episodes.outcome AS VARCHAR)) != 'null' AS anon_1, json_extract(episodes.outcome, "
+    "'$.\"passed\"') AS json_extract_1, json_extract(episodes.scores, '$.\"calibrated_accuracy\"') AS "
+    "json_extract_2, json_quote(json_extract(episodes.scores, '$.\"control\"')) AS json_quote_1, "
+    'json_extract(episodes.scores, \'$."user_verdict"."verdict"\') AS json_extract_3 FROM episodes'
+)
+# each filter of ``listings.Filters`` as the store's query writes it, in the store's order
+_FILTERS = (
+    ("task", "(episodes.task_id LIKE '%' || ? || '%')"),
+    ("controller", "(episodes.agent LIKE '%' || ? || '%') OR (episodes.user LIKE '%' || ? || '%')"),
+    ("status", "episodes.status = ?"),
+    ("since", "episodes.started_at >= ?"),
+    ("until", "episodes.started_at < ?"),
+)
+_BATCH = 2000  # rows fetched at a time by a streamed listing
+# Store.report_rows() for SQLite (what ``sttui report`` reads of each finished episode), for one
+# status (bound as a parameter); tests/test_peek.py fails when the two differ.
+REPORT_SQL = (
+    "SELECT episodes.id, episodes.task_id, episodes.task_hash, episodes.kind, episodes.setting, "
+    "episodes.status, episodes.agent, episodes.steps, episodes.started_at, episodes.clean_baseline, "
+    "json_extract(episodes.outcome, '$.\"passed\"') AS json_extract_1, json_quote(json_extract(episodes.scores, "
+    "'$.\"control\"')) AS json_quote_1, json_extract(episodes.scores, '$.\"calibrated_accuracy\"') AS "
+    'json_extract_2, json_extract(episodes.scores, \'$."user_verdict"."verdict"\') AS json_extract_3, '
+    "json_extract(episodes.scores, '$.\"incomplete\"') AS json_extract_4, json_extract(episodes.scores, "
+    '\'$."human_active_seconds"\') AS json_extract_5, json_extract(episodes.scores, \'$."review"."score"\') '
+    'AS json_extract_6, json_extract(episodes.scores, \'$."review"."completion"\') AS json_extract_7, '
+    'json_extract(episodes.scores, \'$."review"."stop"."steps_saved"\') AS json_extract_8, '
+    'json_quote(json_extract(episodes.scores, \'$."review"."judges"\')) AS json_quote_2 FROM episodes '
+    "WHERE episodes.status = ? ORDER BY episodes.started_at DESC, episodes.id DESC"
+)
+
+
+def listing_query(
+    task: str | None = None,
+    controller: str | None = None,
+    status: str | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    limit: int | None = None,
+) -> tuple[str, tuple[Any, ...]]:
+    """``Store.listing_rows``' query for these filters, and its parameters, as the store's query
+    reads them (``listings._filtered``: each filter given is a condition, in the same order)."""
+    given = {"task": task, "controller": controller, "status": status, "since": since, "until": until}
+    where, params = [], []  # type: list[str], list[Any]
+    for name, clause in _FILTERS:
+        value = given[name]
+        if value:  # (as the store's: an empty text is no filter)
+            where.append(clause)
+            params.extend([value.timestamp() if isinstance(value, datetime) else value] * clause.count("?"))
+    if len(where) > 1:  # (the OR in parentheses beside others, as SQLAlchemy writes it)
+        where = [f"({c})" if " OR " in c else c for c in where]
+    sql = LISTING_SQL + (" WHERE " + " AND ".join(where) if where else "") + f" {_ORDER}"
+    if limit:
+        sql, params = sql + " LIMIT ? OFFSET 0", [*params, limit]
+    return sql, tuple(params)
+
+
 # the page after a (started_at, id), as ``listings._listing`` writes it
 _AFTER = "WHERE episodes.started_at < ? OR episodes.started_at = ? AND episodes.id < ?"
 # the columns SQLAlchemy hands back as booleans (clean_baseline, and the two "is {}" tests)
@@ -172,6 +242,75 @@ class Peek:
                 if values[i] is not None:
                     values[i] = bool(values[i])
             yield light(values)
+
+    def listing_rows(self, **filters: Any) -> Iterator[tuple[Any, ...]]:
+        """``Store.listing_rows`` (``listings.Filters`` and ``limit``): the same rows, in the
+        same order, as the same plain tuples, streamed a batch at a time (a listing of 100,000
+        episodes holds one batch)."""
+        for row in self._stream(*listing_query(**filters)):
+            yield listing_row(row)
+
+    def report_rows(self, statuses: tuple[str, ...], run_id: None = None) -> Iterator[tuple[Any, ...]]:
+        """``Store.report_rows`` (not for a run: the store reads those): the same rows, in the
+        same order, as the same plain tuples, streamed a batch at a time."""
+        if run_id is not None:
+            raise ValueError("a run's episodes are read by the store")
+        for status in statuses:
+            for row in self._stream(REPORT_SQL, (status,)):
+                values = list(row)
+                if values[9] is not None:  # clean_baseline: SQLAlchemy gives a boolean
+                    values[9] = bool(values[9])
+                yield report_row(values)
+
+    def count_episodes(self, status: str | tuple[str, ...] | None = None) -> int:
+        """``Store.count_episodes`` by status alone (all, one, or any of several)."""
+        statuses = (status,) if isinstance(status, str) else status
+        if not statuses:
+            return int(self._all("SELECT count(*) FROM episodes")[0][0])
+        marks = ",".join("?" * len(statuses))
+        return int(self._all(f"SELECT count(*) FROM episodes WHERE status IN ({marks})", statuses)[0][0])
+
+    def task_metas(self, versions: list[tuple[str, str]]) -> dict[tuple[str, str], Any]:
+        """``Store.task_metas``: the ``meta`` of each stored task version named."""
+        out: dict[tuple[str, str], Any] = {}
+        wanted = list(dict.fromkeys(versions))
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            ids = sorted({t for t, _ in chunk})
+            keep = set(chunk)
+            query = f"SELECT task_id, content_hash, meta FROM tasks WHERE task_id IN ({','.join('?' * len(ids))})"
+            for task_id, content_hash, meta in self._all(query, ids):
+                if (task_id, content_hash) in keep:
+                    try:
+                        out[(task_id, content_hash)] = None if meta is None else json.loads(meta)
+                    except json.JSONDecodeError as exc:
+                        raise damaged_value(self.url, exc) from None
+        return out
+
+    def episodes_with_event(self, event_type: str) -> set[str]:
+        """``Store.episodes_with_event``: every episode holding an event of one of the rare types
+        with their own partial index, its condition written as the index's own."""
+        if event_type not in INDEXED_EVENTS:
+            raise ValueError(f"{event_type!r} has no index of its own; use episode_ids_with")
+        return {r[0] for r in self._all(f"SELECT DISTINCT episode_id FROM events WHERE type = '{event_type}'")}
+
+    def _stream(self, query: str, args: tuple[Any, ...]) -> Iterator[Any]:
+        """``query``'s rows a batch at a time; the lock is held for each batch's read only, so the
+        reader of the rows may look up events between them."""
+        try:
+            with self._lock:
+                cursor = self.conn.execute(query, args)
+            while True:
+                with self._lock:
+                    batch = cursor.fetchmany(_BATCH)
+                if not batch:
+                    return
+                yield from batch
+                del batch  # (let go before the next is read: one batch held, not two)
+        except sqlite3.Error as exc:
+            raise StoreError(
+                f"cannot read the record {self.url}: {exc}; the file may be damaged, or written by another program"
+            ) from None
 
     def episode_ids_with(self, event_type: str, among: list[str]) -> set[str]:
         """Which of the episodes ``among`` hold an event of ``event_type`` (``Store.episode_ids_with``)."""

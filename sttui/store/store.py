@@ -28,15 +28,11 @@ from sttui.store import runs
 from sttui.store.annotations import AnnotationRecords
 from sttui.store.appends import INSERT_EVENTS, EventAppender
 from sttui.store.db import READ_ERRORS, StoreError, describe, explain, in_batches, make_engine, migrate, resolve_url
+from sttui.store.indexed import INDEXED_EVENTS
 from sttui.store.listings import EpisodeListings, Page, _listing
 from sttui.store.secrets import scrub, scrub_json, scrub_stored, scrub_text, secret_values
 from sttui.store.stage_judgements import StageJudgements
-from sttui.store.tables import (
-    INDEXED_EVENTS,
-    EpisodeRow,
-    EventRow,
-    table_of,
-)
+from sttui.store.tables import EpisodeRow, EventRow, table_of
 from sttui.store.task_versions import TaskVersion, TaskVersions, _save_version
 
 STATUSES = ("running", "completed", "stopped", "errored", "abandoned")

@@ -9,6 +9,8 @@ from sqlalchemy import JSON, Column, Index, String, Table, Text, UniqueConstrain
 from sqlalchemy import inspect as sa_inspect
 from sqlmodel import Field, SQLModel
 
+from sttui.store.indexed import INDEXED_EVENTS
+
 
 class TaskRow(SQLModel, table=True):
     """One version of a task: its file and environment source are kept for replay.
@@ -62,9 +64,6 @@ class EpisodeRow(SQLModel, table=True):
     started_at: float
     ended_at: float | None = None
     clean_baseline: bool = True
-
-
-INDEXED_EVENTS = ("forked", "seat_changed")  # (migration 0009 makes their indexes)
 
 
 class EventRow(SQLModel, table=True):
