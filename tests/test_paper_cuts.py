@@ -160,3 +160,37 @@ def test_sessions_count_the_steps_of_a_running_episode(db_url):
     code, out, err = cli(db_url, "sessions", "--json")
     assert code == 0, err
     assert [r["steps"] for r in json.loads(out)] == [taken]
+
+
+def test_a_listing_piped_into_a_reader_that_stops_ends_quietly(tmp_path):
+    """``sttui sessions | head`` (the reader gone before the listing is written): no error line,
+    the status a shell gives a tool stopped by SIGPIPE; a broken pipe anywhere else is reported."""
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    assert cli(db, "run", str(CLINIC), "--agent", "baseline:naive")[0] == 0
+    env = {**os.environ, "HOME": str(tmp_path), "STTUI_CACHE_DIR": str(tmp_path / "cache")}
+    for args in (["sessions"], ["sessions", "--json"], ["report"]):
+        read, write = os.pipe()
+        os.close(read)  # (the reader is gone before a line is written)
+        try:
+            done = subprocess.run(
+                [sys.executable, "-m", "sttui", "--db", db, *args],
+                stdout=write,
+                stderr=subprocess.PIPE,
+                env=env,
+                cwd=tmp_path,
+                timeout=120,
+            )
+        finally:
+            os.close(write)
+        assert done.returncode == 141 and done.stderr == b"", (args, done.stderr)
+
+
+def test_a_broken_pipe_that_is_not_the_output_is_an_error(tmp_path, monkeypatch):
+    import sttui.cli.records as records
+
+    def broken(*_a: object, **_k: object) -> None:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(records, "open_listing", broken)
+    code, _, err = cli(f"sqlite:///{tmp_path / 'r.db'}", "sessions")
+    assert code == 1 and "error: BrokenPipeError" in err

@@ -3,6 +3,7 @@ guard on every way out (no secret printed, no traceback)."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import os
@@ -100,11 +101,34 @@ class GuardedGroup(click.Group):
             click.echo(f"error: {scrub_text(str(exc))}", err=True)
             ctx.exit(2)
         except Exception as exc:
+            if isinstance(exc, BrokenPipeError) and _output_gone():  # the reader went away (`sttui
+                # sessions | head`): stop quietly, as other tools do, with the status a shell gives
+                # them (128 + SIGPIPE); what is still buffered goes nowhere, not into a second error
+                with contextlib.suppress(OSError):
+                    os.dup2(os.open(os.devnull, os.O_WRONLY), _output_fd())
+                ctx.exit(141)
             if os.environ.get("STTUI_DEBUG"):
                 click.echo(scrub_text("".join(traceback.format_exception(exc))), err=True, nl=False)
             message = " ".join(f"{type(exc).__name__}: {exc}".split())
             click.echo(f"error: {scrub_text(message)} (STTUI_DEBUG=1 shows where)", err=True)
             ctx.exit(1)
+
+
+def _output_fd() -> int:
+    return sys.__stdout__.fileno() if sys.__stdout__ is not None else 1
+
+
+def _output_gone() -> bool:
+    """Whether standard output's reader has gone (the other end of its pipe closed): a broken
+    pipe anywhere else (a model's connection, a child process) is an error to report."""
+    import select
+
+    try:
+        poller = select.poll()
+        poller.register(_output_fd(), select.POLLOUT)
+        return any(events & (select.POLLERR | select.POLLHUP) for _, events in poller.poll(0))
+    except (OSError, ValueError, AttributeError):  # (no poll here, or no descriptor)
+        return False
 
 
 def checked_name(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
