@@ -241,6 +241,32 @@ def test_the_sessions_listing_gives_the_stores_rows(tmp_path):
     assert peek.episodes_with_event("forked")
 
 
+def _reported(tmp_path: Path) -> tuple[str, str]:
+    """``_record``, with a seat change recorded before control summaries were kept, and stored
+    versions of some tasks (the report's level and conflict columns)."""
+    from sttui.store.tables import TaskRow
+
+    url, store = _record(tmp_path)
+    with store.engine.begin() as conn:
+        handed = next(r.id for r in store.summaries() if r.status == "completed" and "control" not in (r.scores or {}))
+        events = [
+            {"episode_id": handed, "seq": 1, "type": "tool_call", "payload": {"name": "x"}, "actor": "human:ana"},
+            {"episode_id": handed, "seq": 2, "type": "seat_changed", "payload": {"seat": "agent", "to": "model:m"}},
+            {"episode_id": handed, "seq": 3, "type": "tool_call", "payload": {"name": "y"}, "actor": "model:m"},
+        ]
+        base = {"wall_time": 0.0, "sim_time": "", "actor": "system"}
+        conn.execute(insert(EventRow.__table__), [{**base, **e} for e in events])  # type: ignore[arg-type]
+        versions = [
+            {"task_id": f"task-{i}", "content_hash": f"h{i % 3}", "meta": {"level": i % 4 + 1, "conflict": f"c{i}"}}
+            for i in range(5)
+        ]
+        versions.append({"task_id": "task-5", "content_hash": "other", "meta": {"level": 2, "conflict": "x"}})
+        common = {"kind": "stt", "title": "t", "source": "s", "created_at": 0.0}
+        conn.execute(insert(TaskRow.__table__), [{**common, **v} for v in versions])  # type: ignore[arg-type]
+    store.engine.dispose()
+    return url, handed
+
+
 def test_sessions_reads_through_peek_and_prints_what_the_store_would(tmp_path, monkeypatch):
     """``sttui sessions`` on a plain SQLite record: the standard-library reader, and exactly the
     table the full store gives (forks marked, seat changes counted from the events)."""
@@ -248,18 +274,7 @@ def test_sessions_reads_through_peek_and_prints_what_the_store_would(tmp_path, m
 
     from sttui.cli import main
 
-    url, store = _record(tmp_path)
-    with store.engine.begin() as conn:  # a seat change recorded before control summaries were kept
-        handed = next(r.id for r in store.summaries() if r.status == "completed" and "control" not in (r.scores or {}))
-        events = [
-            {"episode_id": handed, "seq": 1, "type": "tool_call", "payload": {"name": "x"}, "actor": "human:ana"},
-            {"episode_id": handed, "seq": 2, "type": "seat_changed", "payload": {"seat": "agent", "to": "model:m"}},
-            {"episode_id": handed, "seq": 3, "type": "tool_call", "payload": {"name": "y"}, "actor": "model:m"},
-        ]
-        conn.execute(
-            insert(EventRow.__table__), [{"wall_time": 0.0, "sim_time": "", "actor": "system", **e} for e in events]
-        )  # type: ignore[arg-type]
-    store.engine.dispose()
+    url, handed = _reported(tmp_path)
     opened: list[str] = []
     real_open = Peek.open
 
@@ -326,35 +341,9 @@ def test_the_report_query_is_the_stores_own(tmp_path):
         assert mine == _compiled(store, "report_rows", statuses=(status,))
 
 
-def _reported(tmp_path: Path) -> tuple[str, Store]:
-    """``_record``, with a seat change recorded before control summaries were kept, and stored
-    versions of some tasks (the report's level and conflict columns)."""
-    from sttui.store.tables import TaskRow
-
-    url, store = _record(tmp_path)
-    with store.engine.begin() as conn:
-        handed = next(r.id for r in store.summaries() if r.status == "completed" and "control" not in (r.scores or {}))
-        events = [
-            {"episode_id": handed, "seq": 1, "type": "tool_call", "payload": {"name": "x"}, "actor": "human:ana"},
-            {"episode_id": handed, "seq": 2, "type": "seat_changed", "payload": {"seat": "agent", "to": "model:m"}},
-            {"episode_id": handed, "seq": 3, "type": "tool_call", "payload": {"name": "y"}, "actor": "model:m"},
-        ]
-        base = {"wall_time": 0.0, "sim_time": "", "actor": "system"}
-        conn.execute(insert(EventRow.__table__), [{**base, **e} for e in events])  # type: ignore[arg-type]
-        versions = [
-            {"task_id": f"task-{i}", "content_hash": f"h{i % 3}", "meta": {"level": i % 4 + 1, "conflict": f"c{i}"}}
-            for i in range(5)
-        ]
-        versions.append({"task_id": "task-5", "content_hash": "other", "meta": {"level": 2, "conflict": "x"}})
-        common = {"kind": "stt", "title": "t", "source": "s", "created_at": 0.0}
-        conn.execute(insert(TaskRow.__table__), [{**common, **v} for v in versions])  # type: ignore[arg-type]
-    store.engine.dispose()
-    return url, store
-
-
 def test_the_report_reads_the_stores_rows(tmp_path):
-    url, store = _reported(tmp_path)
-    peek = Peek.open(url)
+    url, _ = _reported(tmp_path)
+    store, peek = Store(url), Peek.open(url)
     assert peek is not None
     statuses = ("completed", "errored")
     mine, theirs = list(peek.report_rows(statuses)), list(store.report_rows(statuses))

@@ -14,7 +14,7 @@ from sqlmodel import col
 
 from sttui.store import runs
 from sttui.store.db import READ_ERRORS, explain
-from sttui.store.indexed import INDEXED_EVENTS
+from sttui.store.indexed import episodes_with_event_sql
 from sttui.store.summaries import (
     _SUMMARY_COLUMNS,
     _SUMMARY_JSON,
@@ -171,10 +171,7 @@ class EpisodeListings:
     def episodes_with_event(self, event_type: str) -> set[str]:
         """Every episode holding an event of ``event_type``, one of the rare types with their own
         partial index (``INDEXED_EVENTS``): one query that reads only that index."""
-        if event_type not in INDEXED_EVENTS:
-            raise ValueError(f"{event_type!r} has no index of its own; use episode_ids_with")
-        # the condition is the index's own, written out: SQLite uses a partial index only then
-        query = f"SELECT DISTINCT episode_id FROM events WHERE type = '{event_type}'"
+        query = episodes_with_event_sql(event_type)
         return set(self._read_core(lambda conn: conn.exec_driver_sql(query).scalars().all()))
 
     def count_episodes(self, **filters: Unpack[Filters]) -> int:

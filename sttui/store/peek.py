@@ -26,7 +26,7 @@ from typing import Any
 
 from sttui.core.events import Event
 from sttui.errors import StoreError
-from sttui.store.indexed import INDEXED_EVENTS
+from sttui.store.indexed import episodes_with_event_sql
 from sttui.store.summaries import Summary, listing_row, report_row, summary_reader
 
 DEFAULT_URL = "sqlite:///sessions/sttui.db"
@@ -199,9 +199,7 @@ class Peek:
             try:
                 return self.conn.execute(query, args).fetchall()
             except sqlite3.Error as exc:  # (one line, as the store says it: never a traceback)
-                raise StoreError(
-                    f"cannot read the record {self.url}: {exc}; the file may be damaged, or written by another program"
-                ) from None
+                raise self._unreadable(exc) from None
 
     @classmethod
     def open(cls, url: str) -> Peek | None:
@@ -290,9 +288,7 @@ class Peek:
     def episodes_with_event(self, event_type: str) -> set[str]:
         """``Store.episodes_with_event``: every episode holding an event of one of the rare types
         with their own partial index, its condition written as the index's own."""
-        if event_type not in INDEXED_EVENTS:
-            raise ValueError(f"{event_type!r} has no index of its own; use episode_ids_with")
-        return {r[0] for r in self._all(f"SELECT DISTINCT episode_id FROM events WHERE type = '{event_type}'")}
+        return {r[0] for r in self._all(episodes_with_event_sql(event_type))}
 
     def _stream(self, query: str, args: tuple[Any, ...]) -> Iterator[Any]:
         """``query``'s rows a batch at a time; the lock is held for each batch's read only, so the
@@ -308,9 +304,12 @@ class Peek:
                 yield from batch
                 del batch  # (let go before the next is read: one batch held, not two)
         except sqlite3.Error as exc:
-            raise StoreError(
-                f"cannot read the record {self.url}: {exc}; the file may be damaged, or written by another program"
-            ) from None
+            raise self._unreadable(exc) from None
+
+    def _unreadable(self, exc: sqlite3.Error) -> StoreError:
+        return StoreError(
+            f"cannot read the record {self.url}: {exc}; the file may be damaged, or written by another program"
+        )
 
     def episode_ids_with(self, event_type: str, among: list[str]) -> set[str]:
         """Which of the episodes ``among`` hold an event of ``event_type`` (``Store.episode_ids_with``)."""
