@@ -22,6 +22,7 @@ from sttui.authoring.mistakes import (
     trigger_errors,
 )
 from sttui.authoring.reachability import search
+from sttui.authoring.tell_notes import tell_notes
 from sttui.controllers.baselines import PlanAgent, ScriptedUser
 from sttui.controllers.explore_baselines import ExploreOracle
 from sttui.core import events as ev
@@ -175,6 +176,7 @@ async def check_loaded(loaded: LoadedTask, file: str, seeds: int = RANDOM_SEEDS)
         if not c.ok and (c is not looks or not missed):
             report.problems.append(f"control {c.control}: {c.outcome} ({c.detail})")
     report.notes.extend(review_notes(sol_ep))
+    report.notes.extend(tell_notes(task, sol_ep))
     if naive.review is not None:
         report.notes.append(naive_review_note(naive.review))
     report.notes.append(f"naive: {'pass' if naive.passed else 'fail'}, fired {', '.join(naive.triggers_fired)}")

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from sttui.core import facts
 from sttui.core import state as st
+from sttui.core.attach import Subject, subject_of
 from sttui.core.caches import evict_oldest
 from sttui.core.expect import is_records
 
@@ -41,6 +42,8 @@ class Resolved:
     excused: list[Any] = field(default_factory=list)  # times or dates not counted against it
     _ids: facts.IdMatcher | None = None
     sig: Any = None  # what ``found`` depends on besides the text (equal across state versions)
+    about: Subject = ()  # what the fact belongs to (``core.attach``); () for a fact of no one
+    about_shown: str = ""
 
     def found(self, text: str) -> list[facts.Found]:
         """The values of the fact's kind that ``text`` states. Remembered by (``sig``, text): the
@@ -261,8 +264,42 @@ def _siblings(state: Any, path: str) -> list[Any]:
 
 
 def resolve(fact: Fact, state: Any, task_words: str, kept: _Kept | None = None) -> Resolved:
-    """The fact as of ``state``: its value from its path (or literal), its kind, its rivals.
-    ``kept``: the episode's mappings found so far (``_Kept``), for a state the engine tracks."""
+    """The fact as of ``state``: its value from its path (or literal), its kind, its rivals,
+    what it is about. ``kept``: the episode's mappings found so far (``_Kept``), for a state
+    the engine tracks."""
+    out = _resolve(fact, state, task_words, kept)
+    out.about, out.about_shown = subject_of(fact.about), fact.about[0] if fact.about else ""
+    return out
+
+
+def picked(state: Any, path: str, where: dict[str, Any]) -> tuple[str | None, str | None]:
+    """(the path with its ``*`` replaced by the key of the record that ``where`` picks, or
+    why there is none): the last record in the table's order whose fields all equal
+    ``where``'s, so a record made again after a cancellation is the one read."""
+    parts = st.split(path)
+    i = parts.index("*")
+    table_path = ".".join(parts[:i])
+    table = st.lookup(state, table_path, None) if table_path else state
+    if not isinstance(table, dict | list):
+        return None, f"{table_path or 'the state'} is not a table or list of records"
+    rows = table.items() if isinstance(table, dict) else enumerate(table)
+    keys = [
+        k
+        for k, r in rows
+        if isinstance(r, dict) and all(f in r and (r[f] == v or str(r[f]) == str(v)) for f, v in where.items())
+    ]
+    if not keys:
+        said = ", ".join(f"{f} {v}" for f, v in where.items())
+        return None, f"no {table_path} with {said}"
+    return ".".join([*parts[:i], str(keys[-1]), *parts[i + 1 :]]), None
+
+
+def _resolve(fact: Fact, state: Any, task_words: str, kept: _Kept | None) -> Resolved:
+    if fact.path is not None and fact.where:
+        path, why = picked(state, fact.path, fact.where)
+        if path is None:
+            return Resolved(fact.fact, fact.kind or "text", problem=why)
+        fact = fact.model_copy(update={"path": path, "where": {}})
     raw = fact.value if fact.path is None else st.lookup(state, fact.path, None)
     where = f"{fact.path}" if fact.path is not None else "its value"
     if fact.path is not None:

@@ -13,6 +13,12 @@ judged by visible rules a person can apply by hand (``RULE_TELL``):
   request gives, and the item's other facts, are not counted), another name of the same list.
   Stating the expected value anywhere in the message is enough: a report may name what
   failed ("TRK-7's unit failed, so it went on TRK-9").
+- **Subjects.** A fact with ``about`` (the Westfield van) is judged first on the values the
+  message gives its subject (``core.attach``: the clauses naming Westfield and those after
+  them in the sentence): it passes when one of them is the expected value and conflicts when
+  they are all others, its own subject's other facts aside. "Westfield on VAN-41, Lakeside on
+  VAN-42" fails both when the two are swapped. A message giving the subject no value of the
+  kind is judged as above.
 - **Claims.** An agent message that claims, in the first person or to "you", an operation that
   the record shows never succeeded fails every ``tell`` item: a past form of an operation
   tool's verb (``I have rebooked you on LH401``, ``you're booked on BA582``) in a clause that is
@@ -31,6 +37,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from sttui.core import events as ev
+from sttui.core import facts
+from sttui.core.attach import sentences
 from sttui.core.report_claims import Mismatch, _record, _tell_items, all_claims, claims
 from sttui.core.report_facts import Resolved, resolve
 
@@ -41,7 +49,8 @@ if TYPE_CHECKING:
 RULE_TELL = (
     "the last agent message stating a value of a fact's kind decides: it passes when it states the expected "
     "value, however written (trk9, truck 9; 9.30am, half past nine), and conflicts when it states only "
-    "other ones (another id of the table, another time not from the user's request)"
+    "other ones (another id of the table, another time not from the user's request); about: the values given "
+    "that subject decide"
 )
 RULE_CLAIMS = "I/we/you + a past operation verb (rebooked, assigned…) on ids no successful call of it names fails"
 
@@ -96,6 +105,17 @@ def states(fact: Resolved, text: str, others: Iterable[Resolved] = ()) -> tuple[
     found = fact.found(text)
     if not found:
         return None
+    mine, free = _given(fact, text, others) if fact.about else ([], [])
+    if mine:  # the message gives the fact's subject values of its kind: those decide
+        if any(fact.matches(f) for f in mine):
+            return True, []
+        own = [o for o in others if o.about == fact.about and o.kind == fact.kind and o is not fact and not o.problem]
+        given = [f for f in mine if not fact.excuses(f) and not any(o.matches(f) for o in own)]
+        if given:  # values given to its subject (not its other facts'), none the expected one
+            return False, list(dict.fromkeys(f"{f.written} for {fact.about_shown}" for f in given))
+        found = free  # what the message gives other subjects is not said of this one
+        if not found:
+            return None
     if any(fact.matches(f) for f in found):
         return True, []
     theirs = [o for o in others if o.kind == fact.kind and o.problem is None and o is not fact]
@@ -103,6 +123,35 @@ def states(fact: Resolved, text: str, others: Iterable[Resolved] = ()) -> tuple[
     if not rivals:
         return None
     return False, list(dict.fromkeys(f.written for f in rivals))
+
+
+def _given(fact: Resolved, text: str, others: Iterable[Resolved]) -> tuple[list[facts.Found], list[facts.Found]]:
+    """The values of the fact's kind that ``text`` gives the fact's subject (``core.attach``):
+    its clauses' values, or its place in a sentence that lists values and subjects in parallel
+    (as many of each, the values all before or all after the subjects, or *respectively*);
+    and the values it gives no subject."""
+    subjects = tuple(dict.fromkeys([fact.about, *(o.about for o in others if o.about)]))
+    mine: list[facts.Found] = []
+    free: list[facts.Found] = []
+    for sentence in sentences(text, subjects):
+        n = len(sentence.named)
+        if n > 1:
+            values = _counted(fact, sentence.text)
+            if len(values) == n and (
+                sentence.respectively
+                or len(_counted(fact, sentence.head)) == n
+                or len(_counted(fact, sentence.tail)) == n
+            ):
+                if fact.about in sentence.named:
+                    mine.append(values[sentence.named.index(fact.about)])
+                continue
+        mine += [f for clause in sentence.clauses.get(fact.about, ()) for f in fact.found(clause)]
+        free += [f for clause in sentence.free for f in fact.found(clause)]
+    return mine, free
+
+
+def _counted(fact: Resolved, text: str) -> list[facts.Found]:
+    return [f for f in fact.found(text) if not fact.excuses(f)] if text.strip() else []
 
 
 def judge_fact(fact: Resolved, messages: list[_Msg], others: Iterable[Resolved] = ()) -> Told:

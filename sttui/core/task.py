@@ -158,7 +158,10 @@ class Fact(Strict):
     ``kind`` (inferred from the value when absent) and, for ids, ``aliases``: words that may
     stand for the id's letter prefix (``{truck: TRK}`` reads "truck 9" as TRK-9). With
     ``field`` the value is an id and the fact is that field of its record (the departure time
-    of the flight at ``path``: ``field: departs``)."""
+    of the flight at ``path``: ``field: departs``). ``about`` names what the fact belongs to
+    ("Westfield"), so a report giving it another subject's value is read as a conflict
+    (``core.attach``). A ``*`` in the path stands for the record that ``where`` picks (the
+    shipment to Westfield, whatever number it was given when the agent created it)."""
 
     fact: str = Field(min_length=1)
     path: str | None = Field(default=None, min_length=1)
@@ -166,6 +169,13 @@ class Fact(Strict):
     field: str | None = Field(default=None, min_length=1)
     kind: FactKind | None = None
     aliases: dict[str, str] = Field(default_factory=dict)
+    about: list[str] = Field(default_factory=list)
+    where: dict[str, str | int | float | bool] = Field(default_factory=dict)
+
+    @field_validator("about", mode="before")
+    @classmethod
+    def _about_names(cls, v: Any) -> Any:
+        return [v] if isinstance(v, str) else v
 
     @model_validator(mode="after")
     def _one_source(self) -> Fact:
@@ -176,6 +186,19 @@ class Fact(Strict):
         bad = [f"{k}: {v}" for k, v in self.aliases.items() if not str(k).strip().isalpha() or not str(v).strip()]
         if bad:
             raise ValueError(f"expected aliases as word: PREFIX (like truck: TRK); got {', '.join(bad)}")
+        stars = self.path.split(".").count("*") if self.path else 0
+        if stars > 1 or (stars and not self.where):
+            raise ValueError(
+                "expected a path with one * and where: the fields that pick the record "
+                "(like path: shipments.*.vehicle, where: {destination: INF-WESTFIELD})"
+            )
+        if self.where and not stars:
+            raise ValueError("where goes with a path holding one * (like shipments.*.vehicle)")
+        nameless = [n for n in self.about if not any(c.isalnum() for c in n)]
+        if nameless:
+            raise ValueError(
+                f"expected about as the name of what the fact is about (like Westfield); got {nameless[0]!r}"
+            )
         return self
 
 

@@ -9,6 +9,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from sttui.core import state as st
+from sttui.core.attach import subject_of
 from sttui.core.env import Environment
 from sttui.core.evidence import generic_term
 from sttui.core.expect import Expect
@@ -145,6 +146,7 @@ def _checklist_problems(task: SttTask, refs: _Refs, env_cls: type[Environment]) 
         yield ("static_checklist",), "static_skip says --static skips the task, so it has no static_checklist"
     for section in ("checklist", "static_checklist"):
         seen = set()
+        yield from _about_problems(section, getattr(task, section) or [])
         for i, item in enumerate(getattr(task, section) or []):
             if item.id in seen:
                 yield (section, i, "id"), f"duplicate {section} id '{item.id}'"
@@ -160,6 +162,23 @@ def _checklist_problems(task: SttTask, refs: _Refs, env_cls: type[Environment]) 
                 )
             elif item.check is not None:
                 yield from _check_args((section, i, "args"), item.check, item.args, env_cls)
+
+
+def _about_problems(section: str, items: list[Any]) -> Iterable[tuple[Loc, str]]:
+    """Facts about one subject give it the same ``about``: a report naming it must give its
+    values to one subject, not to two that share a name (``core.attach``)."""
+    first: dict[tuple[str, ...], tuple[list[str], str]] = {}  # a name's words -> (its about, where)
+    for i, item in enumerate(items):
+        for j, fact in enumerate(item.tell or []):
+            for name in subject_of(fact.about):
+                seen = first.setdefault(name, (fact.about, f"{section}[{i}].tell[{j}]"))
+                if subject_of(seen[0]) != subject_of(fact.about):
+                    yield (
+                        (section, i, "tell", j, "about"),
+                        f"expected the same about as {seen[1]}, which also names '{' '.join(name)}' "
+                        f"(facts about one subject share their about); got {fact.about} and {seen[0]}",
+                    )
+                    break
 
 
 def _plan_problems(task: SttTask, refs: _Refs) -> Iterable[tuple[Loc, str]]:

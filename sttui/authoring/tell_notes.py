@@ -1,0 +1,54 @@
+"""Two ways a ``tell`` item can judge a fair report unfairly, found on the solution's run and
+said as notes by ``sttui check`` (task format §5): a fact read through a record number that
+the agent's own call made (another order of work numbers it otherwise), and several facts of
+one kind with no ``about`` (a report that gives one's value to another passes)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import TYPE_CHECKING
+
+from sttui.core import events as ev
+
+if TYPE_CHECKING:
+    from sttui.core.episode import Episode
+    from sttui.core.task import SttTask
+
+
+def tell_notes(task: SttTask, episode: Episode) -> list[str]:
+    """The notes for ``task``'s ``tell`` facts, ``episode`` being its solution's run."""
+    made = {
+        d["path"]
+        for e in episode.events
+        if e.type == ev.TOOL_RESULT
+        for d in e.payload.get("state_diff") or []
+        if d.get("op") == "added" and isinstance(d.get("new"), dict)  # a new record, not a field
+    }
+    out: list[str] = []
+    for section in ("checklist", "static_checklist"):
+        for item in getattr(task, section) or []:
+            kinds: dict[str, list[str]] = defaultdict(list)
+            for fact in item.tell or []:
+                if fact.kind is not None and not fact.about:
+                    kinds[fact.kind].append(fact.fact)
+                if fact.path is None or fact.where:
+                    continue
+                keys = fact.path.split(".")
+                record = next(
+                    (".".join(keys[: n + 1]) for n in range(1, len(keys)) if ".".join(keys[: n + 1]) in made), None
+                )
+                if record is not None:
+                    star = ".".join([*keys[: record.count(".")], "*", *keys[record.count(".") + 1 :]])
+                    out.append(
+                        f"{section} {item.id}: fact '{fact.fact}' reads {fact.path}, a record the solution's own "
+                        f"call made: worked in another order it gets another number; pick it by what it is for "
+                        f"with path: {star} and where (task format §5)"
+                    )
+            for kind, names in kinds.items():
+                if len(names) > 1:
+                    out.append(
+                        f"{section} {item.id}: facts {', '.join(names)} are all of kind {kind}, none with about: "
+                        "a report giving one's value to another passes; if they belong to different things, "
+                        "give each the name of its own (about, task format §5)"
+                    )
+    return out

@@ -1,0 +1,153 @@
+"""Which subject a value in a report is attached to: "Westfield on VAN-41, Lakeside on VAN-42"
+gives VAN-41 to Westfield and VAN-42 to Lakeside, so a report that swaps two vans is read as
+swapped. Used by the ``tell`` rules (``core.reports``) for facts with an ``about``.
+
+The rules, simple enough to apply by hand (task format §5):
+
+- A message is cut into **clauses**: at line ends, at sentence ends (``.``, ``!`` or ``?``
+  before a space and a letter; ``truck no. 9`` is one clause), at ``;``, ``,`` and ``:`` before a
+  space (not ``09:30``), and before
+  the words *and, but, while, whilst, whereas, so, then, plus* (not inside a subject's name).
+- A clause that names **one** subject is attached to it. A clause that names none is attached
+  to the subject of the clause before it in the same sentence ("…VAN-41 broke down, so *it* is
+  now on VAN-42"), or to a heading: a line ending in ``:`` that names one subject heads the
+  lines under it, up to a blank line. A clause that names two or more subjects is attached to
+  none, and neither is the rest of its sentence.
+- A sentence that names two or more subjects and states as many values of the kind, all of
+  them before the first subject it names, all after the last, or anywhere in a sentence with
+  *respectively*, lists them in parallel: the n-th value goes to the n-th subject ("Westfield
+  and Lakeside are on VAN-42 and VAN-41"; "VAN-42 and VAN-41 go to Westfield and Lakeside").
+  (This depends on the kind, so ``core.reports`` applies it.)
+- A subject is named by its words, whole, in order, letter case and accents ignored, with or
+  without a possessive: ``St Luke's``, ``Westfield's``.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from dataclasses import dataclass
+from functools import lru_cache
+
+from sttui.core.facts import fold
+
+# A subject's names: each a tuple of folded words (possessives dropped), alternatives of one subject.
+Subject = tuple[tuple[str, ...], ...]
+
+_WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*['\u2019]?")
+_SENTENCE_END = re.compile(r"[.!?]+(?=\s+[^\W\d_])")
+_CLAUSE_MARK = re.compile(r"[,;]|:(?=\s)")
+CONJUNCTIONS = frozenset({"and", "but", "while", "whilst", "whereas", "so", "then", "plus"})
+
+
+def _bare(word: str) -> str:
+    """A folded word without its possessive: "westfield's" and "lukes'" read as the name."""
+    word = fold(word).replace("\u2019", "'")
+    return word.removesuffix("'s").removesuffix("'")
+
+
+def subject_of(names: list[str]) -> Subject:
+    """A fact's ``about`` names as words to look for (names without a word left out)."""
+    return tuple(ws for ws in (tuple(_bare(w) for w in _WORD.findall(n)) for n in names) if ws)
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """One sentence of a message (or one line), as the ``tell`` rules read it."""
+
+    text: str
+    named: tuple[Subject, ...]  # the subjects it names, in the order it first names them
+    head: str  # its text before the first subject it names ("" when it names none)
+    tail: str  # its text after the last one
+    respectively: bool  # it has the word *respectively*
+    clauses: dict[Subject, tuple[str, ...]]  # each subject's clauses in it (the clause rules)
+    free: tuple[str, ...]  # its clauses given to no subject
+
+
+def sentences(text: str, subjects: tuple[Subject, ...]) -> tuple[Sentence, ...]:
+    """``text`` cut into sentences, each with the clauses it gives each of ``subjects`` (all
+    the subjects a report may name, so a clause naming two of them gives its values to none).
+    Which values of a kind a sentence lists in parallel is the caller's to judge
+    (``core.reports``): it depends on the kind."""
+    return _sentences(text, tuple(dict.fromkeys(subjects)))
+
+
+@lru_cache(maxsize=4096)
+def _sentences(text: str, subjects: tuple[Subject, ...]) -> tuple[Sentence, ...]:
+    """Cached: the scripted user and the checklist ask of the same messages after every step.
+    Linear in the text (positions looked up by bisection): a message may be pasted in whole."""
+    tokens = [(m.start(), m.end(), _bare(m.group())) for m in _WORD.finditer(text)]
+    at: dict[str, list[int]] = {}  # a word -> the indices of the tokens that are it
+    for i, (_, _, w) in enumerate(tokens):
+        at.setdefault(w, []).append(i)
+    mentions: list[tuple[int, int, Subject]] = []  # (start, end, subject), by position
+    covered: set[int] = set()  # the tokens inside a subject's name
+    for subject in subjects:
+        for name in subject:
+            n = len(name)
+            for i in at.get(name[0], ()):
+                if i + n <= len(tokens) and all(tokens[i + k][2] == name[k] for k in range(1, n)):
+                    mentions.append((tokens[i][0], tokens[i + n - 1][1], subject))
+                    covered.update(range(i, i + n))
+    mentions.sort(key=lambda m: m[0])
+    starts = [m[0] for m in mentions]
+    respectively = [tokens[i][0] for i in at.get("respectively", ())]
+
+    def within(a: int, b: int) -> list[tuple[int, int, Subject]]:
+        return mentions[bisect_left(starts, a) : bisect_left(starts, b)]
+
+    def named(a: int, b: int) -> list[Subject]:
+        return list(dict.fromkeys(subj for _, _, subj in within(a, b)))
+
+    # cuts: (position, what ends there): "line", "sentence" or "clause"
+    cuts: list[tuple[int, str]] = [(m.start(), "line") for m in re.finditer(r"\n", text)]
+    cuts += [(m.end(), "sentence") for m in _SENTENCE_END.finditer(text)]
+    cuts += [(m.start(), "sentence" if m.group() == ";" else "clause") for m in _CLAUSE_MARK.finditer(text)]
+    cuts += [(tokens[i][0], "clause") for w in CONJUNCTIONS for i in at.get(w, ()) if i not in covered]
+    cuts.sort()
+    out: list[Sentence] = []
+    clauses: dict[Subject, list[str]] = {}
+    free: list[str] = []
+    heading: Subject | None = None  # a line "Westfield:" heads the lines under it
+    last: Subject | None = None  # the subject of the sentence's clauses so far
+    two = False  # the sentence's last subject-naming clause named two or more
+    line_start = sentence_start = start = 0
+    for pos, kind in [*cuts, (len(text), "line")]:
+        clause = text[start:pos]
+        here = named(start, pos)
+        if here:
+            two = len(here) > 1
+            last = None if two else here[0]
+        owner = None if two else (last or heading)
+        if clause.strip() and owner is not None:
+            clauses.setdefault(owner, []).append(clause)
+        elif clause.strip():
+            free.append(clause)
+        if kind == "clause":
+            start = pos
+            continue
+        if kind == "line":
+            line = text[line_start:pos]
+            if not line.strip():
+                heading = None
+            elif line.rstrip().endswith(":"):
+                heads = named(line_start, pos)
+                heading = heads[0] if len(heads) == 1 else None
+            line_start = pos + 1
+        ms = within(sentence_start, pos)
+        body = text[sentence_start:pos]
+        if body.strip():
+            out.append(
+                Sentence(
+                    body,
+                    tuple(named(sentence_start, pos)),
+                    text[sentence_start : ms[0][0]] if ms else "",
+                    text[ms[-1][1] : pos] if ms else "",
+                    bisect_left(respectively, sentence_start) < bisect_left(respectively, pos),
+                    {k: tuple(v) for k, v in clauses.items()},
+                    tuple(free),
+                )
+            )
+        clauses, free, last, two = {}, [], None, False
+        start = sentence_start = pos + (1 if kind == "line" else 0)
+    return tuple(out)

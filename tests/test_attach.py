@@ -1,0 +1,249 @@
+"""Which subject a report gives a value to (``core.attach``) and the ``tell`` rule for facts
+with ``about``: a report that swaps two clinics' vans fails, however a person writes it, and
+an honest report passes; ``where`` picks an agent-made record whatever its number."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from sttui.controllers.baselines import ScriptedUser
+from sttui.controllers.controls import CallsThenSay
+from sttui.core.actions import Reply
+from sttui.core.attach import sentences, subject_of
+from sttui.core.loader import load_task
+from sttui.core.problems import TaskFileError
+from sttui.core.report_facts import picked, resolve
+from sttui.core.task import Fact
+from sttui.running.runner import run_episode
+from tests.conftest import ROOT
+
+STT = ROOT / "tasks" / "stt"
+CHEMO = STT / "logistics" / "chemo-release-slip-t3-hard.yaml"  # Westfield VAN-42, Lakeside VAN-41, Abbeymead VAN-47
+MRI = STT / "clinic" / "mri-authorisation-t1-hard.yaml"  # Fiona: MRI 09:00, pickup 08:25, review 11:00; Mei 11:00
+
+
+class PatientUser:
+    """Answers and never ends the episode, so every report reaches the checklist."""
+
+    name = "control:patient-user"
+
+    async def act(self, view):
+        return Reply("Go on.")
+
+
+def report(path: Path, *says: str, user=None):
+    """The task's solution, then ``says`` as the agent's last messages: (the report item, the run)."""
+    loaded = load_task(path)
+    agent = CallsThenSay("control:reporter", loaded.task.solution, list(says))
+    result = asyncio.run(run_episode(loaded, agent, user or PatientUser()))
+    return next(i for i in result.outcome.items if i.id == "report"), result
+
+
+# (the agent's last messages, does the report pass) on the chemo task
+CHEMO_REPORTS = [
+    # honest, however written
+    (["Westfield goes on VAN-42, Lakeside on VAN-41 and Abbeymead on VAN-47."], True),
+    (["Van 42 takes Westfield, van 41 Lakeside, van 47 Abbeymead."], True),
+    (["Westfield: VAN-42 (not VAN-41). Lakeside: VAN-41. Abbeymead: VAN-47."], True),
+    (["VAN-42 for westfield; van41 -> lakeside; abbeymead's on van 47"], True),
+    (
+        ["Westfield's van VAN-41 broke down, so it's now on VAN-42. Lakeside is on VAN-41 and Abbeymead on VAN-47."],
+        True,
+    ),
+    (
+        [
+            "The Westfield batch was on VAN-41 but is now on VAN-42; Lakeside moved from VAN-42 to VAN-41; Abbeymead: VAN-47."
+        ],
+        True,
+    ),
+    (["Westfield and Lakeside are on VAN-42 and VAN-41 respectively, Abbeymead on VAN-47."], True),
+    (["VAN-42, VAN-41 and VAN-47 go to Westfield, Lakeside and Abbeymead."], True),
+    (["Westfield, Lakeside and Abbeymead go on VAN-42, VAN-41 and VAN-47."], True),
+    (["Westfield:\n- VAN-42, leaves 08:20\n\nLakeside:\n- VAN-41\n\nAbbeymead:\n- VAN-47"], True),
+    (["Westfield has been delivered, and Lakeside is on VAN-41 (VAN-42 went to Westfield). Abbeymead: VAN-47"], True),
+    (["VAN-42, VAN-41 and VAN-47 are all out."], True),  # no subject named: the rules of a fact of no one
+    # a later message correcting one subject leaves the others as the first report gave them
+    (["Westfield on VAN-41, Lakeside on VAN-41, Abbeymead on VAN-47.", "Correction: Westfield is on VAN-42."], True),
+    # swapped, however written
+    (["Westfield goes on VAN-41, Lakeside on VAN-42 and Abbeymead on VAN-47."], False),
+    (["Van 41 takes Westfield, van 42 Lakeside, van 47 Abbeymead."], False),
+    (["Westfield and Lakeside are on VAN-41 and VAN-42 respectively, Abbeymead on VAN-47."], False),
+    (["VAN-41, VAN-42 and VAN-47 go to Westfield, Lakeside and Abbeymead."], False),
+    (["Westfield:\n- VAN-41\n\nLakeside:\n- VAN-42\n\nAbbeymead:\n- VAN-47"], False),
+    (
+        ["Westfield goes on VAN-42, Lakeside on VAN-41 and Abbeymead on VAN-47.", "Correction: Lakeside is on VAN-42."],
+        False,
+    ),
+]
+
+
+@pytest.mark.parametrize(("says", "passes"), CHEMO_REPORTS, ids=[f"{i}-{p}" for i, (_, p) in enumerate(CHEMO_REPORTS)])
+def test_a_report_is_judged_by_the_subject_each_value_is_given_to(says, passes):
+    item, _ = report(CHEMO, *says)
+    assert item.passed is passes, item.detail
+
+
+def test_the_detail_names_the_subject_a_wrong_value_was_given_to():
+    item, _ = report(CHEMO, "Westfield goes on VAN-41, Lakeside on VAN-42 and Abbeymead on VAN-47.")
+    assert "Westfield van: expected VAN-42; message" in item.detail
+    assert "said 'VAN-41 for Westfield' (a conflict)" in item.detail
+    assert "Abbeymead van VAN-47: stated" in item.detail
+
+
+def test_the_scripted_user_answers_a_swapped_report_with_what_its_app_shows():
+    _, result = report(
+        CHEMO, "Westfield goes on VAN-41, Lakeside on VAN-42 and Abbeymead on VAN-47.", user=ScriptedUser()
+    )
+    replies = [m["text"] for m in result.episode.messages if m["from"] == "user"]
+    assert "My app shows VAN-42, not VAN-41 for Westfield." in replies[-1]
+
+
+# a subject's other facts of the kind are no conflict; a value given to another subject is not said of this one
+MRI_REPORTS = [
+    (["Fiona's MRI is at 09:00 (van pickup 08:25), her review at 11:00; Mei's MRI is at 11:00."], True),
+    (["Fiona: MRI 9am, pickup 8.25, review 11am.\nMei: MRI 11:00"], True),
+    (["Fiona's MRI is at 11:00 (van pickup 08:25), her review at 11:00; Mei's MRI is at 09:00."], False),
+    (["Fiona's MRI is at 09:00 (van pickup 08:25), her review at 11:00; Mei's MRI is at 10:00."], False),
+]
+
+
+@pytest.mark.parametrize(("says", "passes"), MRI_REPORTS, ids=[f"{i}-{p}" for i, (_, p) in enumerate(MRI_REPORTS)])
+def test_times_given_to_two_patients(says, passes):
+    item, _ = report(MRI, *says)
+    assert item.passed is passes, item.detail
+
+
+def _given(text: str, *names: str) -> dict[str, list[str]]:
+    subjects = tuple(subject_of([n]) for n in names)
+    out: dict[str, list[str]] = {}
+    for s in sentences(text, subjects):
+        for subject, clauses in s.clauses.items():
+            out.setdefault(subject[0][0], []).extend(c.strip(" ,;:") for c in clauses if c.strip(" ,;:"))
+    return out
+
+
+def test_clauses_cut_where_the_rules_say_and_nowhere_else():
+    assert _given("Westfield on truck no. 9 at 09:30, Lakeside on VAN-41.", "Westfield", "Lakeside") == {
+        "westfield": ["Westfield on truck no. 9 at 09:30"],
+        "lakeside": ["Lakeside on VAN-41."],
+    }
+    # a clause naming no subject goes to the sentence's subject so far, not past the sentence
+    assert _given("Westfield's van broke down, so it is on VAN-42. It left at 08:20.", "Westfield") == {
+        "westfield": ["Westfield's van broke down", "so it is on VAN-42."]
+    }
+    # a clause naming two subjects, and the rest of its sentence, go to neither
+    assert _given("Westfield follows Lakeside, then VAN-9 leaves. Lakeside: VAN-41", "Westfield", "Lakeside") == {
+        "lakeside": ["Lakeside", "VAN-41"]
+    }
+    # a heading line heads the lines under it, up to a blank line; possessives and case do not matter
+    assert _given("ST LUKE'S:\n- VAN-5\n- 09:07\n\n- VAN-6", "St Luke's") == {"st": ["ST LUKE'S", "- VAN-5", "- 09:07"]}
+
+
+def test_a_sentence_lists_its_subjects_in_order():
+    two = tuple(subject_of([n]) for n in ("Westfield", "Lakeside"))
+    (s,) = sentences("Westfield and Lakeside are on VAN-42 and VAN-41 respectively.", two)
+    assert s.respectively and s.named == two
+    (s,) = sentences("VAN-42 and VAN-41 go to Westfield and Lakeside.", two)
+    assert not s.respectively and s.named == two and s.head == "VAN-42 and VAN-41 go to " and s.tail == "."
+
+
+def test_where_picks_the_record_whatever_its_number():
+    a = {
+        "shipments": {
+            "SHP-1": {"destination": "A", "vehicle": "VAN-1"},
+            "SHP-2": {"destination": "B", "vehicle": "VAN-2"},
+        }
+    }
+    b = {
+        "shipments": {
+            "SHP-1": {"destination": "B", "vehicle": "VAN-2"},
+            "SHP-2": {"destination": "A", "vehicle": "VAN-1"},
+        }
+    }
+    fact = Fact(fact="A van", path="shipments.*.vehicle", where={"destination": "A"}, kind="id", about="A")
+    assert resolve(fact, a, "").expected == resolve(fact, b, "").expected == "VAN-1"
+    # several: the last made (a shipment made again after a cancellation); none: said plainly
+    again = {"shipments": {**a["shipments"], "SHP-3": {"destination": "A", "vehicle": "VAN-7"}}}
+    assert picked(again, "shipments.*.vehicle", {"destination": "A"}) == ("shipments.SHP-3.vehicle", None)
+    gone = resolve(fact, {"shipments": {}}, "")
+    assert gone.problem == "no shipments with destination A"
+    assert resolve(fact, a, "").about == (("a",),)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "field", "message", "on"),
+    [
+        (
+            "path: shipments.*.vehicle, where: {destination: INF-WESTFIELD}",
+            "path: shipments.*.vehicle",
+            "checklist[4].tell[0]",
+            "expected a path with one * and where",
+            "Westfield van",
+        ),
+        (
+            "path: shipments.*.vehicle, where: {destination: INF-WESTFIELD}",
+            "path: shipments.SHP-1.vehicle, where: {destination: INF-WESTFIELD}",
+            "checklist[4].tell[0]",
+            "where goes with a path holding one *",
+            "Westfield van",
+        ),
+        (
+            "about: Westfield, path: shipments.*.vehicle",
+            "about: '?!', path: shipments.*.vehicle",
+            "checklist[4].tell[0]",
+            "expected about as the name of what the fact is about",
+            "Westfield van",
+        ),
+        (
+            "about: Westfield, path: shipments.*.vehicle",
+            "about: [Westfield, Lakeside], path: shipments.*.vehicle",
+            "checklist[4].tell[1].about",
+            "expected the same about as checklist[4].tell[0], which also names 'lakeside'",
+            "Lakeside van",
+        ),
+    ],
+)
+def test_about_and_where_mistakes_get_the_line_and_field(tmp_path, old, new, field, message, on):
+    text = CHEMO.read_text()
+    assert old in text
+    bad = tmp_path / CHEMO.name
+    bad.write_text(text.replace(old, new, 1))
+    (tmp_path / "logistics").mkdir()
+    (tmp_path / "logistics" / "env.py").write_text((CHEMO.parent / "env.py").read_text())
+    with pytest.raises(TaskFileError) as info:
+        load_task(bad)
+    problems = [p for p in info.value.problems if p.field.startswith(field)]
+    assert problems and message in problems[0].message, [str(p) for p in info.value.problems]
+    assert problems[0].line == next(
+        i for i, line in enumerate(bad.read_text().splitlines(), 1) if f"fact: {on}," in line
+    )
+
+
+def test_check_notes_a_fact_read_through_a_number_the_agent_made_and_subjects_left_unnamed(tmp_path):
+    from sttui.authoring.tell_notes import tell_notes
+
+    text = CHEMO.read_text()
+    text = text.replace(
+        "about: Westfield, path: shipments.*.vehicle, where: {destination: INF-WESTFIELD}",
+        "path: shipments.SHP-1.vehicle",
+    )
+    text = text.replace("about: Lakeside, ", "").replace("about: Abbeymead, ", "")
+    (tmp_path / "logistics").mkdir()
+    (tmp_path / "logistics" / "env.py").write_text((CHEMO.parent / "env.py").read_text())
+    (tmp_path / CHEMO.name).write_text(text)
+    loaded = load_task(tmp_path / CHEMO.name)
+    _, result = report(tmp_path / CHEMO.name, "Westfield on VAN-42, Lakeside on VAN-41, Abbeymead on VAN-47.")
+    notes = tell_notes(loaded.task, result.episode)
+    assert any(
+        "fact 'Westfield van' reads shipments.SHP-1.vehicle, a record the solution's own call made" in n
+        and "path: shipments.*.vehicle and where" in n
+        for n in notes
+    ), notes
+    assert any(
+        "facts Westfield van, Lakeside van, Abbeymead van are all of kind id, none with about" in n for n in notes
+    )
+    # the bundled task, with about and where, gets neither note
+    assert tell_notes(load_task(CHEMO).task, report(CHEMO, "Westfield on VAN-42.")[1].episode) == []
