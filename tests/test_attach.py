@@ -247,3 +247,30 @@ def test_check_notes_a_fact_read_through_a_number_the_agent_made_and_subjects_le
     )
     # the bundled task, with about and where, gets neither note
     assert tell_notes(load_task(CHEMO).task, report(CHEMO, "Westfield on VAN-42.")[1].episode) == []
+
+
+def test_the_order_of_work_does_not_change_what_a_report_is_judged_against():
+    """Lakeside's shipment made first (SHP-1 is Lakeside's): the same honest report passes and
+    the same swapped one fails, as when the solution makes Westfield's first."""
+    loaded = load_task(CHEMO)
+    steps = list(loaded.task.solution)
+    made = [i for i, s in enumerate(steps) if s.tool == "create_shipment"]
+    steps[made[0]], steps[made[1]] = steps[made[1]], steps[made[0]]
+    renumber = {"SHP-1": "SHP-2", "SHP-2": "SHP-1"}
+    steps = [
+        s.model_copy(
+            update={"args": {**s.args, "shipment_id": renumber.get(s.args["shipment_id"], s.args["shipment_id"])}}
+        )
+        if s.args and "shipment_id" in s.args
+        else s
+        for s in steps
+    ]
+    honest = "Westfield goes on VAN-42, Lakeside on VAN-41 and Abbeymead on VAN-47."
+    swapped = "Westfield goes on VAN-41, Lakeside on VAN-42 and Abbeymead on VAN-47."
+    for says, passes in ((honest, True), (swapped, False)):
+        agent = CallsThenSay("control:reporter", [*steps[:-1]], [says])
+        result = asyncio.run(run_episode(loaded, agent, PatientUser()))
+        assert result.episode.env.state["shipments"]["SHP-1"]["destination"] == "INF-LAKESIDE"
+        item = next(i for i in result.outcome.items if i.id == "report")
+        assert item.passed is passes, item.detail
+        assert all(i.passed for i in result.outcome.items if i.id != "report")
