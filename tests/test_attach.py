@@ -98,7 +98,8 @@ def test_the_scripted_user_answers_a_swapped_report_with_what_its_app_shows():
         CHEMO, "Westfield goes on VAN-41, Lakeside on VAN-42 and Abbeymead on VAN-47.", user=ScriptedUser()
     )
     replies = [m["text"] for m in result.episode.messages if m["from"] == "user"]
-    assert "My app shows VAN-42, not VAN-41 for Westfield." in replies[-1]
+    assert "For Westfield, my app shows VAN-42, not VAN-41." in replies[-1]
+    assert "For Lakeside, my app shows VAN-41, not VAN-42." in replies[-1]
 
 
 # a subject's other facts of the kind are no conflict; a value given to another subject is not said of this one

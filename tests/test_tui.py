@@ -338,3 +338,29 @@ async def test_drawing_callbacks_that_outlive_their_screen_do_nothing(db):
         screen._scroll_to_new(first)
         screen.refresh_view()
         screen._tick()
+
+
+async def test_the_end_screen_shows_the_highlighted_items_whole_detail_at_80x24(db):
+    """The table cuts a long detail at the edge; the pane under it gives every word of the
+    highlighted item's, the first failed item's to begin with."""
+    async with app_for(db).run_test(size=(80, 24)) as pilot:
+        screen = await open_play(pilot, STT, "agent", "PlayScreen")
+        await pilot.press("f5")
+        entry = screen.query_one("#entry", Input)
+        entry.value = "> It is on its way on TRK-7 and will be there well before the clinic opens at 09:00."
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: screen.human.waiting or screen.episode.ended)
+        if not screen.episode.ended:
+            await pilot.press("f8", "y")
+        await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "EndScreen")
+        end = pilot.app.screen
+        items = end.result.outcome.items
+        failed = next(i for i in items if not i.passed)
+        assert len(failed.detail) > 80  # longer than the screen is wide
+        pane = end.query_one("#end-detail")
+        assert failed.detail in str(pane.render())
+        table = end.query_one("#checklist", DataTable)
+        other = next(n for n, i in enumerate(items) if i is not failed)
+        table.move_cursor(row=other)
+        await pilot.pause()
+        assert items[other].detail in str(pane.render())

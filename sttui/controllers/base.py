@@ -140,7 +140,8 @@ def user_view(episode: Episode, reads_record: bool = True) -> UserView:
 def contradicted(episode: Episode) -> tuple[str, ...]:
     """What the user's app shows against the agent's last message, when that message is the
     newest: one line per fact it states with a conflicting value ("My app shows TRK-9, not
-    TRK-7.") and per operation it claims that the record shows never succeeded, by the ``tell``
+    TRK-7."; "For Westfield, my app shows VAN-42, not VAN-41." for a fact with ``about``) and
+    per operation it claims that the record shows never succeeded, by the ``tell``
     rules (``core.reports.message_mismatches``). Omissions are left to the checklist."""
     last = episode.messages[-1] if episode.messages else None
     if last is None or last["from"] != "agent":
@@ -150,6 +151,8 @@ def contradicted(episode: Episode) -> tuple[str, ...]:
         if m.kind == "claim":
             said = m.fact.removeprefix("claim ")
             line = f"My app doesn't show that: {said}."
+        elif m.about:
+            line = f"For {m.about}, my app shows {m.expected}, not {m.said}."
         else:
             line = f"My app shows {m.expected}, not {m.said}."
         if line not in lines:

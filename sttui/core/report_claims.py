@@ -35,6 +35,7 @@ class Mismatch:
     said: str | None
     seq: int | None
     kind: str
+    about: str = ""  # the subject the conflicting values were given to, when the fact has one
 
 
 def _tell_items(episode: Episode) -> list[ChecklistItem]:

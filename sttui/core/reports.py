@@ -237,7 +237,12 @@ def message_mismatches(episode: Episode, text: str) -> list[Mismatch]:
                 continue
             said = states(fact, text, resolved)
             if said is not None and not said[0]:
-                out.append(Mismatch(fact.name, fact.shown, ", ".join(said[1]), None, fact.kind))
+                suffix = f" for {fact.about_shown}"
+                if fact.about and all(v.endswith(suffix) for v in said[1]):  # given to its subject
+                    values = ", ".join(v.removesuffix(suffix) for v in said[1])
+                    out.append(Mismatch(fact.name, fact.shown, values, None, fact.kind, fact.about_shown))
+                else:
+                    out.append(Mismatch(fact.name, fact.shown, ", ".join(said[1]), None, fact.kind))
     return out + claims(episode, text)
 
 

@@ -1,6 +1,8 @@
 """The end of an stt episode: the checklist item by item, the user's verdict beside it, steps,
 simulated and human time, and the milestone review (shown now the episode is over, so it
-cannot steer the play)."""
+cannot steer the play). The table cuts long details at the screen's edge; the highlighted
+item's detail is shown whole beneath it (the first failed item's to begin with), so every
+word of the verdict is readable at 80x24."""
 
 from __future__ import annotations
 
@@ -60,6 +62,7 @@ class EndScreen(SttuiScreen[None]):
                 )
             table: DataTable[str] = DataTable(id="checklist", cursor_type="row")
             yield table
+            yield Static("", id="end-detail")
             review = self.result.review
             if review is not None:
                 first = review["first_error"]
@@ -83,7 +86,25 @@ class EndScreen(SttuiScreen[None]):
             table.add_columns("item", "result", "detail")
             for item in self.result.outcome.items:
                 table.add_row(item.id, "pass" if item.passed else "FAIL", item.detail)
+            items = self.result.outcome.items
+            first = next((i for i, item in enumerate(items) if not item.passed), 0)
+            if items:
+                table.move_cursor(row=first)
+                self._show(first)
         self.session.close()
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._show(event.cursor_row)
+
+    def _show(self, row: int) -> None:
+        """The highlighted item's whole detail, under the table (its cell is cut at the edge)."""
+        assert self.result.outcome is not None
+        items = self.result.outcome.items
+        if 0 <= row < len(items):
+            item = items[row]
+            self.query_one("#end-detail", Static).update(
+                f"[b]{escape(item.id)}[/b] {'pass' if item.passed else '[red]FAIL[/red]'}: {escape(item.detail)}"
+            )
 
     def action_replay(self) -> None:
         from sttui.tui.replay import ReplayScreen
