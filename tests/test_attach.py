@@ -200,6 +200,20 @@ def test_where_picks_the_record_whatever_its_number():
         ),
         (
             "about: Westfield, path: shipments.*.vehicle",
+            "about: 5, path: shipments.*.vehicle",
+            "checklist[4].tell[0].about",
+            "expected about as a name or a list of names (like Westfield); got 5",
+            "Westfield van",
+        ),
+        (
+            "where: {destination: INF-WESTFIELD}",
+            "where: {destination: [1, 2]}",
+            "checklist[4].tell[0].where",
+            "expected where as field: value, each value text or a number; got destination: [1, 2]",
+            "Westfield van",
+        ),
+        (
+            "about: Westfield, path: shipments.*.vehicle",
             "about: [Westfield, Lakeside], path: shipments.*.vehicle",
             "checklist[4].tell[1].about",
             "expected the same about as checklist[4].tell[0], which also names 'lakeside'",

@@ -170,12 +170,24 @@ class Fact(Strict):
     kind: FactKind | None = None
     aliases: dict[str, str] = Field(default_factory=dict)
     about: list[str] = Field(default_factory=list)
-    where: dict[str, str | int | float | bool] = Field(default_factory=dict)
+    where: dict[str, Any] = Field(default_factory=dict)
 
     @field_validator("about", mode="before")
     @classmethod
     def _about_names(cls, v: Any) -> Any:
-        return [v] if isinstance(v, str) else v
+        if isinstance(v, str):
+            return [v]
+        if not isinstance(v, list):
+            raise ValueError(f"expected about as a name or a list of names (like Westfield); got {v!r}")
+        return v
+
+    @field_validator("where")
+    @classmethod
+    def _where_values(cls, v: dict[str, Any]) -> dict[str, Any]:
+        odd = [f"{k}: {x!r}" for k, x in v.items() if x is None or isinstance(x, dict | list)]
+        if odd:
+            raise ValueError(f"expected where as field: value, each value text or a number; got {', '.join(odd)}")
+        return v
 
     @model_validator(mode="after")
     def _one_source(self) -> Fact:
