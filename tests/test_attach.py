@@ -65,6 +65,14 @@ CHEMO_REPORTS = [
     (["Westfield:\n- VAN-42, leaves 08:20\n\nLakeside:\n- VAN-41\n\nAbbeymead:\n- VAN-47"], True),
     (["Westfield has been delivered, and Lakeside is on VAN-41 (VAN-42 went to Westfield). Abbeymead: VAN-47"], True),
     (["VAN-42, VAN-41 and VAN-47 are all out."], True),  # no subject named: the rules of a fact of no one
+    (["Westfield, Lakeside and Abbeymead: vans 42, 41 and 47 respectively."], True),  # numbers after "vans"
+    (["Westfield and Lakeside go on vans 42 and 41, Abbeymead on van 47."], True),
+    (["Westfield, Lakeside and Abbeymead: VAN-42, VAN-41 and VAN-47."], True),
+    # a subject with other words is no list of names: VAN-42 goes with Lakeside's clause
+    (
+        ["Westfield was delayed, Lakeside is on VAN-41 and VAN-42 is spare. Abbeymead on VAN-47, Westfield on VAN-42."],
+        True,
+    ),
     # a later message correcting one subject leaves the others as the first report gave them
     (["Westfield on VAN-41, Lakeside on VAN-41, Abbeymead on VAN-47.", "Correction: Westfield is on VAN-42."], True),
     # swapped, however written
@@ -72,6 +80,10 @@ CHEMO_REPORTS = [
     (["Van 41 takes Westfield, van 42 Lakeside, van 47 Abbeymead."], False),
     (["Westfield and Lakeside are on VAN-41 and VAN-42 respectively, Abbeymead on VAN-47."], False),
     (["VAN-41, VAN-42 and VAN-47 go to Westfield, Lakeside and Abbeymead."], False),
+    (["Westfield, Lakeside and Abbeymead: vans 41, 42 and 47 respectively."], False),
+    (["Westfield and Lakeside go on vans 41 and 42, Abbeymead on van 47."], False),
+    (["Westfield and Lakeside are on VAN-41 and VAN-42, Abbeymead on VAN-47."], False),
+    (["Westfield, Lakeside and Abbeymead: VAN-41, VAN-42 and VAN-47."], False),
     (["Westfield:\n- VAN-41\n\nLakeside:\n- VAN-42\n\nAbbeymead:\n- VAN-47"], False),
     (
         ["Westfield goes on VAN-42, Lakeside on VAN-41 and Abbeymead on VAN-47.", "Correction: Lakeside is on VAN-42."],
@@ -143,12 +155,17 @@ def test_clauses_cut_where_the_rules_say_and_nowhere_else():
     assert _given("ST LUKE'S:\n- VAN-5\n- 09:07\n\n- VAN-6", "St Luke's") == {"st": ["ST LUKE'S", "- VAN-5", "- 09:07"]}
 
 
-def test_a_sentence_lists_its_subjects_in_order():
+def test_a_sentence_lists_its_subjects_in_order_and_marks_bare_names():
     two = tuple(subject_of([n]) for n in ("Westfield", "Lakeside"))
     (s,) = sentences("Westfield and Lakeside are on VAN-42 and VAN-41 respectively.", two)
     assert s.respectively and s.named == two
-    (s,) = sentences("VAN-42 and VAN-41 go to Westfield and Lakeside.", two)
-    assert not s.respectively and s.named == two and s.head == "VAN-42 and VAN-41 go to " and s.tail == "."
+    (s,) = sentences("Westfield and Lakeside go on VAN-42 and VAN-41.", two)
+    assert [(p.text, p.bare) for p in s.parts] == [
+        ("Westfield ", True),
+        ("and Lakeside go on VAN-42 and VAN-41.", False),
+    ]
+    (s,) = sentences("Westfield was delayed, Lakeside is on VAN-41.", two)
+    assert [p.bare for p in s.parts] == [False, False]
 
 
 def test_where_picks_the_record_whatever_its_number():
@@ -289,3 +306,23 @@ def test_the_order_of_work_does_not_change_what_a_report_is_judged_against():
         item = next(i for i in result.outcome.items if i.id == "report")
         assert item.passed is passes, item.detail
         assert all(i.passed for i in result.outcome.items if i.id != "report")
+
+
+def test_numbers_listed_after_a_plural_alias_word_are_ids_of_its_prefix():
+    from sttui.core.facts import IdMatcher
+
+    vans = IdMatcher(["VAN-41", "VAN-42", "VAN-47", "TRK-9"], {"van": "VAN", "truck": "TRK"})
+
+    def read(text: str) -> list[str]:
+        return [next(iter(f.values)) for f in vans.find(text)]
+
+    assert read("vans 42, 41 and 47") == ["VAN-42", "VAN-41", "VAN-47"]
+    assert read("vans 42 & 41, or 47") == ["VAN-42", "VAN-41", "VAN-47"]
+    assert read("van 42 and 41") == ["VAN-42"]  # singular: one van
+    assert read("vans 42 and 9 pallets") == ["VAN-42"]  # 9 is no van: the list stops
+    assert read("vans 42 and 41-b") == ["VAN-42"]
+    assert read("trucks 9 and vans 41") == ["TRK-9", "VAN-41"]
+    # and the list is one clause: "vans 42 and 41" is not cut between its numbers
+    two = tuple(subject_of([n]) for n in ("Westfield", "Lakeside"))
+    (s,) = sentences("Westfield and Lakeside go on vans 42 and 41.", two)
+    assert s.clauses[two[1]] == ("and Lakeside go on vans 42 and 41.",)

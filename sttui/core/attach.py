@@ -5,19 +5,21 @@ swapped. Used by the ``tell`` rules (``core.reports``) for facts with an ``about
 The rules, simple enough to apply by hand (task format §5):
 
 - A message is cut into **clauses**: at line ends, at sentence ends (``.``, ``!`` or ``?``
-  before a space and a letter; ``truck no. 9`` is one clause), at ``;``, ``,`` and ``:`` before a
-  space (not ``09:30``), and before
-  the words *and, but, while, whilst, whereas, so, then, plus* (not inside a subject's name).
+  before a space and a letter; ``truck no. 9`` is one clause), at ``;``, ``,`` and a ``:``
+  before a space (not ``09:30``), and before the words *and, but, while, whilst, whereas, so,
+  then, plus*; not inside a subject's name, nor between the values of a list ("vans 42, 41
+  and 47", "VAN-42 and VAN-41", "09:00 and 11:00" each stay in one clause).
 - A clause that names **one** subject is attached to it. A clause that names none is attached
   to the subject of the clause before it in the same sentence ("…VAN-41 broke down, so *it* is
   now on VAN-42"), or to a heading: a line ending in ``:`` that names one subject heads the
   lines under it, up to a blank line. A clause that names two or more subjects is attached to
-  none, and neither is the rest of its sentence.
-- A sentence that names two or more subjects and states as many values of the kind, all of
-  them before the first subject it names, all after the last, or anywhere in a sentence with
-  *respectively*, lists them in parallel: the n-th value goes to the n-th subject ("Westfield
-  and Lakeside are on VAN-42 and VAN-41"; "VAN-42 and VAN-41 go to Westfield and Lakeside").
-  (This depends on the kind, so ``core.reports`` applies it.)
+  none, nor are the clauses after it in its sentence that name none.
+- Lists in parallel give the n-th value to the n-th subject: clauses that are each only a
+  subject's name, then a clause naming one more subject, or none, that states one value of
+  the kind for each ("Westfield and Lakeside go on vans 42 and 41"; "Westfield, Lakeside and
+  Abbeymead: VAN-42, VAN-41 and VAN-47"); the mirror of that ("VAN-42 and VAN-41 go to
+  Westfield and Lakeside"); and a sentence with *respectively* that states as many values as
+  it names subjects. (Values depend on the kind, so ``core.reports`` applies these.)
 - A subject is named by its words, whole, in order, letter case and accents ignored, with or
   without a possessive: ``St Luke's``, ``Westfield's``.
 """
@@ -57,11 +59,34 @@ class Sentence:
 
     text: str
     named: tuple[Subject, ...]  # the subjects it names, in the order it first names them
-    head: str  # its text before the first subject it names ("" when it names none)
-    tail: str  # its text after the last one
     respectively: bool  # it has the word *respectively*
-    clauses: dict[Subject, tuple[str, ...]]  # each subject's clauses in it (the clause rules)
-    free: tuple[str, ...]  # its clauses given to no subject
+    parts: tuple[Clause, ...]  # its clauses, in order
+
+    @property
+    def clauses(self) -> dict[Subject, tuple[str, ...]]:
+        """Each subject's clauses in it, by the clause rules."""
+        out: dict[Subject, list[str]] = {}
+        for part in self.parts:
+            if part.owner is not None:
+                out.setdefault(part.owner, []).append(part.text)
+        return {k: tuple(v) for k, v in out.items()}
+
+    @property
+    def free(self) -> tuple[str, ...]:
+        """Its clauses given to no subject."""
+        return tuple(p.text for p in self.parts if p.owner is None)
+
+
+@dataclass(frozen=True)
+class Clause:
+    """One clause: its text, the subject it gives its values to (None: no one), the subject
+    it names when it names one, and ``bare``: it is that subject's name and nothing else but
+    joining words ("Westfield" in "Westfield and Lakeside go on vans 42 and 41")."""
+
+    text: str
+    owner: Subject | None
+    names: Subject | None
+    bare: bool
 
 
 def sentences(text: str, subjects: tuple[Subject, ...]) -> tuple[Sentence, ...]:
@@ -72,7 +97,7 @@ def sentences(text: str, subjects: tuple[Subject, ...]) -> tuple[Sentence, ...]:
     return _sentences(text, tuple(dict.fromkeys(subjects)))
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=1024)
 def _sentences(text: str, subjects: tuple[Subject, ...]) -> tuple[Sentence, ...]:
     """Cached: the scripted user and the checklist ask of the same messages after every step.
     Linear in the text (positions looked up by bisection): a message may be pasted in whole."""
@@ -102,12 +127,31 @@ def _sentences(text: str, subjects: tuple[Subject, ...]) -> tuple[Sentence, ...]
     # cuts: (position, what ends there): "line", "sentence" or "clause"
     cuts: list[tuple[int, str]] = [(m.start(), "line") for m in re.finditer(r"\n", text)]
     cuts += [(m.end(), "sentence") for m in _SENTENCE_END.finditer(text)]
-    cuts += [(m.start(), "sentence" if m.group() == ";" else "clause") for m in _CLAUSE_MARK.finditer(text)]
-    cuts += [(tokens[i][0], "clause") for w in CONJUNCTIONS for i in at.get(w, ()) if i not in covered]
+    token_starts = [t[0] for t in tokens]
+
+    def in_numbers(before: int, after: int) -> bool:
+        """Between two values of a list ("vans 42, 41 and 47", "VAN-42 and VAN-41", "09:00 and
+        11:00"): a number before, and after a number or a code (letters joined to digits)."""
+        if before < 0 or after >= len(tokens) or not tokens[before][2].isdigit():
+            return False
+        if tokens[after][2].isdigit():
+            return True
+        code = after + 1 < len(tokens) and tokens[after + 1][2].isdigit()
+        return code and text[tokens[after][1] : tokens[after + 1][0]] in ("", "-", "_", "#")
+
+    for m in _CLAUSE_MARK.finditer(text):
+        after = bisect_left(token_starts, m.end())
+        if m.group() == ";" or not in_numbers(after - 1, after):
+            cuts.append((m.start(), "sentence" if m.group() == ";" else "clause"))
+    cuts += [
+        (tokens[i][0], "clause")
+        for w in CONJUNCTIONS
+        for i in at.get(w, ())
+        if i not in covered and not in_numbers(i - 1, i + 1)
+    ]
     cuts.sort()
     out: list[Sentence] = []
-    clauses: dict[Subject, list[str]] = {}
-    free: list[str] = []
+    parts: list[Clause] = []
     heading: Subject | None = None  # a line "Westfield:" heads the lines under it
     last: Subject | None = None  # the subject of the sentence's clauses so far
     two = False  # the sentence's last subject-naming clause named two or more
@@ -119,10 +163,10 @@ def _sentences(text: str, subjects: tuple[Subject, ...]) -> tuple[Sentence, ...]
             two = len(here) > 1
             last = None if two else here[0]
         owner = None if two else (last or heading)
-        if clause.strip() and owner is not None:
-            clauses.setdefault(owner, []).append(clause)
-        elif clause.strip():
-            free.append(clause)
+        if clause.strip():
+            lo, hi = bisect_left(token_starts, start), bisect_left(token_starts, pos)
+            bare = len(here) == 1 and all(tokens[n][2] in CONJUNCTIONS or n in covered for n in range(lo, hi))
+            parts.append(Clause(clause, owner, here[0] if len(here) == 1 else None, bare))
         if kind == "clause":
             start = pos
             continue
@@ -134,20 +178,16 @@ def _sentences(text: str, subjects: tuple[Subject, ...]) -> tuple[Sentence, ...]
                 heads = named(line_start, pos)
                 heading = heads[0] if len(heads) == 1 else None
             line_start = pos + 1
-        ms = within(sentence_start, pos)
         body = text[sentence_start:pos]
         if body.strip():
             out.append(
                 Sentence(
                     body,
                     tuple(named(sentence_start, pos)),
-                    text[sentence_start : ms[0][0]] if ms else "",
-                    text[ms[-1][1] : pos] if ms else "",
                     bisect_left(respectively, sentence_start) < bisect_left(respectively, pos),
-                    {k: tuple(v) for k, v in clauses.items()},
-                    tuple(free),
+                    tuple(parts),
                 )
             )
-        clauses, free, last, two = {}, [], None, False
+        parts, last, two = [], None, False
         start = sentence_start = pos + (1 if kind == "line" else 0)
     return tuple(out)

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from sttui.core import events as ev
 from sttui.core import facts
-from sttui.core.attach import sentences
+from sttui.core.attach import Clause, sentences
 from sttui.core.report_claims import Mismatch, _record, _tell_items, all_claims, claims
 from sttui.core.report_facts import Resolved, resolve
 
@@ -127,27 +127,67 @@ def states(fact: Resolved, text: str, others: Iterable[Resolved] = ()) -> tuple[
 
 def _given(fact: Resolved, text: str, others: Iterable[Resolved]) -> tuple[list[facts.Found], list[facts.Found]]:
     """The values of the fact's kind that ``text`` gives the fact's subject (``core.attach``):
-    its clauses' values, or its place in a sentence that lists values and subjects in parallel
-    (as many of each, the values all before or all after the subjects, or *respectively*);
-    and the values it gives no subject."""
+    its clauses' values, or its place in a list of subjects and values in parallel; and the
+    values it gives no subject."""
     subjects = tuple(dict.fromkeys([fact.about, *(o.about for o in others if o.about)]))
     mine: list[facts.Found] = []
     free: list[facts.Found] = []
     for sentence in sentences(text, subjects):
         n = len(sentence.named)
-        if n > 1:
+        if n > 1 and sentence.respectively:
             values = _counted(fact, sentence.text)
-            if len(values) == n and (
-                sentence.respectively
-                or len(_counted(fact, sentence.head)) == n
-                or len(_counted(fact, sentence.tail)) == n
-            ):
+            if len(values) == n:
                 if fact.about in sentence.named:
                     mine.append(values[sentence.named.index(fact.about)])
                 continue
-        mine += [f for clause in sentence.clauses.get(fact.about, ()) for f in fact.found(clause)]
-        free += [f for clause in sentence.free for f in fact.found(clause)]
+        listed = _listed(fact, sentence.parts)
+        for i, part in enumerate(sentence.parts):
+            if i in listed:
+                subject, value = listed[i]
+                if subject == fact.about:
+                    mine.append(value)
+                continue
+            values = fact.found(part.text)
+            if part.owner == fact.about:
+                mine += values
+            elif part.owner is None:
+                free += values
     return mine, free
+
+
+def _listed(fact: Resolved, parts: tuple[Clause, ...]) -> dict[int, tuple[Any, facts.Found]]:
+    """Clauses that list subjects and values in parallel: {clause index: (its subject, the
+    value it gets)}. Clauses that are each only a subject's name, then one naming one more
+    subject or none that states a value of the kind for each ("Westfield and Lakeside go on
+    vans 42 and 41"); or the mirror, one clause naming a subject and stating the values, then
+    the other subjects' names ("VAN-42 and VAN-41 go to Westfield and Lakeside")."""
+    out: dict[int, tuple[Any, facts.Found]] = {}
+
+    def pair(first: int, names: list[Any], values: list[facts.Found]) -> bool:
+        if len(names) < 2 or len(values) != len(names) or len(set(names)) != len(names):
+            return False
+        out.update({first + n: p for n, p in enumerate(zip(names, values, strict=True))})
+        return True
+
+    i = 0
+    while i < len(parts):
+        k = i
+        while k < len(parts) and parts[k].bare:
+            k += 1
+        if k > i and k < len(parts):  # the names first, then the values
+            last = [parts[k].names] if parts[k].names is not None else []
+            if pair(i, [p.names for p in parts[i:k]] + last, _counted(fact, parts[k].text)):
+                i = k + 1
+                continue
+        if k == i and parts[i].names is not None:  # the values first, in a clause naming a subject
+            k = i + 1
+            while k < len(parts) and parts[k].bare:
+                k += 1
+            if pair(i, [p.names for p in parts[i:k]], _counted(fact, parts[i].text)):
+                i = k
+                continue
+        i = max(k, i + 1)
+    return out
 
 
 def _counted(fact: Resolved, text: str) -> list[facts.Found]:
