@@ -62,20 +62,6 @@ class Sentence:
     respectively: bool  # it has the word *respectively*
     parts: tuple[Clause, ...]  # its clauses, in order
 
-    @property
-    def clauses(self) -> dict[Subject, tuple[str, ...]]:
-        """Each subject's clauses in it, by the clause rules."""
-        out: dict[Subject, list[str]] = {}
-        for part in self.parts:
-            if part.owner is not None:
-                out.setdefault(part.owner, []).append(part.text)
-        return {k: tuple(v) for k, v in out.items()}
-
-    @property
-    def free(self) -> tuple[str, ...]:
-        """Its clauses given to no subject."""
-        return tuple(p.text for p in self.parts if p.owner is None)
-
 
 @dataclass(frozen=True)
 class Clause:
