@@ -327,3 +327,24 @@ def test_numbers_listed_after_a_plural_alias_word_are_ids_of_its_prefix():
     two = tuple(subject_of([n]) for n in ("Westfield", "Lakeside"))
     (s,) = sentences("Westfield and Lakeside go on vans 42 and 41.", two)
     assert [p.text for p in s.parts if p.owner == two[1]] == ["and Lakeside go on vans 42 and 41."]
+
+
+def test_a_shipment_cancelled_and_made_again_is_the_one_reported_on():
+    """The insulin task's vehicle fact read ``SHP-1`` once: an agent that cancelled its first
+    shipment and made it again (SHP-2, delivered on TRK-9) failed, the fact 'cannot be read'."""
+    from sttui.core.task import Step
+
+    loaded = load_task(STT / "logistics" / "insulin-reefer-fault-st2-easy.yaml")
+    sol = [s for s in loaded.task.solution if s.tool]
+    made = next(s for s in sol if s.tool == "create_shipment")
+    steps = [
+        *sol[: sol.index(made) + 1],
+        Step(tool="cancel_shipment", args={"shipment_id": "SHP-1"}),
+        made,
+        Step(tool="assign_vehicle", args={"shipment_id": "SHP-2", "vehicle_id": "TRK-9"}),
+        Step(tool="dispatch", args={"shipment_id": "SHP-2"}),
+    ]
+    agent = CallsThenSay("control:reporter", steps, ["The 500 doses are on reefer van TRK-9, delivered cold."])
+    result = asyncio.run(run_episode(loaded, agent, PatientUser()))
+    assert result.episode.env.state["shipments"]["SHP-1"]["status"] == "cancelled"
+    assert result.passed, [(i.id, i.detail) for i in result.outcome.items]
