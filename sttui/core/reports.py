@@ -49,8 +49,8 @@ if TYPE_CHECKING:
 RULE_TELL = (
     "the last agent message stating a value of a fact's kind decides: it passes when it states the expected "
     "value, however written (trk9, truck 9; 9.30am, half past nine), and conflicts when it states only "
-    "other ones (another id of the table, another time not from the user's request); about: the values given "
-    "that subject decide"
+    "other ones (another id of the table, another time not from the user's request); with about, the values "
+    "given that subject decide"
 )
 RULE_CLAIMS = "I/we/you + a past operation verb (rebooked, assigned…) on ids no successful call of it names fails"
 

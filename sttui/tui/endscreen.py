@@ -102,9 +102,9 @@ class EndScreen(SttuiScreen[None]):
         items = self.result.outcome.items
         if 0 <= row < len(items):
             item = items[row]
-            self.query_one("#end-detail", Static).update(
-                f"[b]{escape(item.id)}[/b] {'pass' if item.passed else '[red]FAIL[/red]'}: {escape(item.detail)}"
-            )
+            said = item.detail.lower().startswith(("pass:", "fail:"))  # (a tell item's detail says it)
+            status = "" if said else ("pass: " if item.passed else "[red]FAIL[/red]: ")
+            self.query_one("#end-detail", Static).update(f"[b]{escape(item.id)}[/b]  {status}{escape(item.detail)}")
 
     def action_replay(self) -> None:
         from sttui.tui.replay import ReplayScreen
