@@ -34,9 +34,8 @@ def tell_notes(task: SttTask, episode: Episode) -> list[str]:
                 if fact.path is None or fact.where:
                     continue
                 keys = fact.path.split(".")
-                record = next(
-                    (".".join(keys[: n + 1]) for n in range(1, len(keys)) if ".".join(keys[: n + 1]) in made), None
-                )
+                records = (".".join(keys[:n]) for n in range(2, len(keys)))  # table.key, deeper; not the field
+                record = next((r for r in records if r in made), None)
                 if record is not None:
                     star = ".".join([*keys[: record.count(".")], "*", *keys[record.count(".") + 1 :]])
                     out.append(

@@ -99,30 +99,31 @@ class Told:
     at: int | None = None  # the deciding message's index among the agent's messages
 
 
-def states(fact: Resolved, text: str, others: Iterable[Resolved] = ()) -> tuple[bool, list[str]] | None:
+def states(fact: Resolved, text: str, others: Iterable[Resolved] = ()) -> tuple[bool, list[str], str] | None:
     """What one message says of a fact: None when it states no value of the fact's kind, else
-    (states the expected value, the other values it states as written)."""
+    (states the expected value, the other values it states as written, and the subject it
+    gave them to, "" when they were not given to the fact's own subject)."""
     found = fact.found(text)
     if not found:
         return None
     mine, free = _given(fact, text, others) if fact.about else ([], [])
     if mine:  # the message gives the fact's subject values of its kind: those decide
         if any(fact.matches(f) for f in mine):
-            return True, []
+            return True, [], ""
         own = [o for o in others if o.about == fact.about and o.kind == fact.kind and o is not fact and not o.problem]
         given = [f for f in mine if not fact.excuses(f) and not any(o.matches(f) for o in own)]
         if given:  # values given to its subject (not its other facts'), none the expected one
-            return False, list(dict.fromkeys(f"{f.written} for {fact.about_shown}" for f in given))
+            return False, list(dict.fromkeys(f.written for f in given)), fact.about_shown
         found = free  # what the message gives other subjects is not said of this one
         if not found:
             return None
     if any(fact.matches(f) for f in found):
-        return True, []
+        return True, [], ""
     theirs = [o for o in others if o.kind == fact.kind and o.problem is None and o is not fact]
     rivals = [f for f in found if not fact.excuses(f) and not any(o.matches(f) for o in theirs)]
     if not rivals:
         return None
-    return False, list(dict.fromkeys(f.written for f in rivals))
+    return False, list(dict.fromkeys(f.written for f in rivals)), ""
 
 
 def _given(fact: Resolved, text: str, others: Iterable[Resolved]) -> tuple[list[facts.Found], list[facts.Found]]:
@@ -200,8 +201,9 @@ def judge_fact(fact: Resolved, messages: list[_Msg], others: Iterable[Resolved] 
         said = states(fact, messages[i].text, others)
         if said is None:
             continue
-        ok, rivals = said
-        return Told(ok, messages[i].seq, fact.shown if ok else ", ".join(rivals), i)
+        ok, rivals, subject = said
+        conflict = ", ".join(rivals) + (f" for {subject}" if subject else "")
+        return Told(ok, messages[i].seq, fact.shown if ok else conflict, i)
     return Told(False, None, None)
 
 
@@ -277,12 +279,7 @@ def message_mismatches(episode: Episode, text: str) -> list[Mismatch]:
                 continue
             said = states(fact, text, resolved)
             if said is not None and not said[0]:
-                suffix = f" for {fact.about_shown}"
-                if fact.about and all(v.endswith(suffix) for v in said[1]):  # given to its subject
-                    values = ", ".join(v.removesuffix(suffix) for v in said[1])
-                    out.append(Mismatch(fact.name, fact.shown, values, None, fact.kind, fact.about_shown))
-                else:
-                    out.append(Mismatch(fact.name, fact.shown, ", ".join(said[1]), None, fact.kind))
+                out.append(Mismatch(fact.name, fact.shown, ", ".join(said[1]), None, fact.kind, said[2]))
     return out + claims(episode, text)
 
 
