@@ -22,6 +22,7 @@ from sttui.tui.screen import SttuiScreen
 
 
 class EndScreen(SttuiScreen[None]):
+    AUTO_FOCUS = "#checklist"  # the arrow keys walk the items (the page scrolls with pgup/pgdn)
     BINDINGS = [
         Binding("r", "replay", "Replay it", id="end.replay"),
         Binding("escape,enter", "home", "Home", id="end.home"),
@@ -95,6 +96,9 @@ class EndScreen(SttuiScreen[None]):
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self._show(event.cursor_row)
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        self.action_home()  # enter on the focused table goes home, as it does on the screen
 
     def _show(self, row: int) -> None:
         """The highlighted item's whole detail, under the table (its cell is cut at the edge)."""
