@@ -287,10 +287,45 @@ def test_sessions_streams_the_same_text_as_before(db_url, monkeypatch):
         for r in records
     ]  # (no forks)
     assert '"verdict": "not_satisfied"' in out.output
-    expected = json.dumps(expected, indent=2, default=str) + "\n"
     assert '"agent_holder": "mixed"' in out.output  # (scores.control read by the light rows too)
-    assert out.output == expected
+    # to a pipe: one compact line an item, the same JSON (indented only on a terminal, below)
+    assert out.output == "[\n" + ",\n".join(json.dumps(e, default=str) for e in expected) + "\n]\n"
+    assert json.loads(out.output) == json.loads(json.dumps(expected, default=str))
     assert runner.invoke(main, ["--db", db_url, "sessions", "--json", "--task", "none"]).output == "[]\n"
+
+
+def test_sessions_json_is_indented_on_a_terminal_and_one_line_an_item_in_a_pipe(tmp_path):
+    """A person at a terminal reads the list indented; a pipe gets one compact line an item
+    (the C encoder: 100,000 records in a fifth of the time). Both parse to the same list."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+    _fill(Store(url), _varied(12))
+    args = [sys.executable, "-m", "sttui", "--db", url, "sessions", "--json"]
+    env = {**os.environ, "HOME": str(tmp_path), "COLUMNS": "200", "NO_COLOR": "1"}
+    piped = subprocess.run(args, capture_output=True, text=True, env=env, timeout=60, check=True).stdout
+    main_fd, child_fd = pty.openpty()
+    child = subprocess.Popen(args, stdout=child_fd, stderr=child_fd, env=env)
+    os.close(child_fd)
+    chunks = []
+    while True:
+        try:
+            data = os.read(main_fd, 65536)
+        except OSError:  # the child closed the terminal
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(main_fd)
+    assert child.wait(timeout=60) == 0
+    shown = b"".join(chunks).decode().replace("\r\n", "\n")
+    items = json.loads(piped)
+    assert len(items) == 12 and json.loads(shown) == items
+    assert shown == json.dumps(items, indent=2) + "\n"
+    assert piped.splitlines()[1:-1] == [json.dumps(i) + ("," if n < 11 else "") for n, i in enumerate(items)]
 
 
 def test_sessions_memory_does_not_grow_with_the_record(tmp_path):

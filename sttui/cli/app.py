@@ -14,23 +14,33 @@ from typing import Any
 
 import click
 
-from sttui.store.secrets import ScrubbingStream, scrub, scrub_stored, scrub_text, secret_values
+from sttui.store.secrets import ScrubbingStream, scrub, scrub_json, scrub_stored, scrub_text, secret_values
 
 
 def echo_json(data: Any) -> None:
     click.echo(json.dumps(scrub(data), indent=2, default=str))
 
 
-def echo_json_list(items: Iterable[Any]) -> int:
-    """``echo_json(list(items))``, written as the items come (a chunk of them at a time), so a
-    listing of any length is never held whole; the text is the same. Returns how many."""
+def echo_json_list(items: Iterable[Any], pretty: bool | None = None) -> int:
+    """``items`` as one JSON list, written as they come (a chunk at a time), so a listing of any
+    length is never held whole. ``pretty`` (default: when stdout is a terminal) gives
+    ``echo_json(list(items))``'s text, indented; otherwise each item is one compact line, as
+    ``gh --json`` writes for a pipe: the same JSON (ASCII, as indented), from the C encoder (an indented
+    dump is pure Python). Returns how many."""
+    if pretty is None:
+        pretty = sys.stdout.isatty()
     n = 0
     chunk: list[str] = []
     secrets = secret_values()  # (once: read from the environment, not once an item)
     for item in items:
-        # scrub_stored: scrub's value, found from the item's JSON text, walked only where it
-        # holds a key's shape, a secret's value or a secret-named field
-        text = "  " + json.dumps(scrub_stored(item, secrets), indent=2, default=str).replace("\n", "\n  ")
+        # scrub_stored and scrub_json: scrub's value and text, found from the item's JSON text,
+        # walked only where it holds a key's shape, a secret's value or a secret-named field
+        if pretty:
+            text = "  " + json.dumps(scrub_stored(item, secrets), indent=2, default=str).replace("\n", "\n  ")
+        else:
+            text = scrub_json(item, secrets)
+            if not text.isascii():  # escaped as the indented form is: no raw control or bidi character
+                text = json.dumps(json.loads(text))
         if len(chunk) >= 200:  # more follow: this chunk ends with the comma before the next
             click.echo(",\n".join(chunk) + ",")
             chunk.clear()
