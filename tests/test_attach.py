@@ -309,7 +309,7 @@ def test_the_order_of_work_does_not_change_what_a_report_is_judged_against():
         assert all(i.passed for i in result.outcome.items if i.id != "report")
 
 
-def test_numbers_listed_after_a_plural_alias_word_are_ids_of_its_prefix():
+def test_numbers_listed_after_an_alias_words_id_are_ids_of_its_prefix():
     from sttui.core.facts import IdMatcher
 
     vans = IdMatcher(["VAN-41", "VAN-42", "VAN-47", "TRK-9"], {"van": "VAN", "truck": "TRK"})
@@ -319,7 +319,8 @@ def test_numbers_listed_after_a_plural_alias_word_are_ids_of_its_prefix():
 
     assert read("vans 42, 41 and 47") == ["VAN-42", "VAN-41", "VAN-47"]
     assert read("vans 42 & 41, or 47") == ["VAN-42", "VAN-41", "VAN-47"]
-    assert read("van 42 and 41") == ["VAN-42"]  # singular: one van
+    assert read("van 42 and 41") == ["VAN-42", "VAN-41"]  # as a person writes it, singular too
+    assert read("van 42 and 3 crates") == ["VAN-42"]
     assert read("vans 42 and 9 pallets") == ["VAN-42"]  # 9 is no van: the list stops
     assert read("vans 42 and 41-b") == ["VAN-42"]
     assert read("trucks 9 and vans 41") == ["TRK-9", "VAN-41"]

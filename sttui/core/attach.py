@@ -8,7 +8,8 @@ The rules, simple enough to apply by hand (task format §5):
   before a space and a letter; ``truck no. 9`` is one clause), at ``;``, ``,`` and a ``:``
   before a space (not ``09:30``), and before the words *and, but, while, whilst, whereas, so,
   then, plus*; not inside a subject's name, nor between the values of a list ("vans 42, 41
-  and 47", "VAN-42 and VAN-41", "09:00 and 11:00" each stay in one clause).
+  and 47", "VAN-42 and VAN-41", "van 42 and van 41", "09:00 and 11:00" each stay in one
+  clause).
 - A clause that names **one** subject is attached to it. A clause that names none is attached
   to the subject of the clause before it in the same sentence ("…VAN-41 broke down, so *it* is
   now on VAN-42"), or to a heading: a line ending in ``:`` that names one subject heads the
@@ -117,13 +118,16 @@ def _sentences(text: str, subjects: tuple[Subject, ...]) -> tuple[Sentence, ...]
 
     def in_numbers(before: int, after: int) -> bool:
         """Between two values of a list ("vans 42, 41 and 47", "VAN-42 and VAN-41", "09:00 and
-        11:00"): a number before, and after a number or a code (letters joined to digits)."""
+        11:00", "van 41 and van 42"): a number before, and after a number, a code (letters
+        joined to digits) or the word before the first number again, with its number."""
         if before < 0 or after >= len(tokens) or not tokens[before][2].isdigit():
             return False
         if tokens[after][2].isdigit():
             return True
         code = after + 1 < len(tokens) and tokens[after + 1][2].isdigit()
-        return code and text[tokens[after][1] : tokens[after + 1][0]] in ("", "-", "_", "#")
+        gap = text[tokens[after][1] : tokens[after + 1][0]] if code else ""
+        again = before > 0 and tokens[after][2].rstrip("s") == tokens[before - 1][2].rstrip("s") and not gap.strip()
+        return code and (gap in ("", "-", "_", "#") or (again and after not in covered))
 
     for m in _CLAUSE_MARK.finditer(text):
         after = bisect_left(token_starts, m.end())

@@ -7,8 +7,8 @@ Pure functions over strings, so the rules can be read, tested and applied by han
   letter and digit runs upper-cased, leading zeros dropped, joined by ``-``. In text a run may
   be followed by a space, ``-``, ``_``, ``.``, ``/`` or ``#`` or by nothing: ``trk9``, ``TRK 9``,
   ``TRK-09`` are all ``TRK-9``. An alias word may stand for the first letter run
-  (``truck 9`` with ``{truck: TRK}``), and after a plural one the numbers listed go with it
-  (``trucks 9, 4 and 7``). Whole runs only: ``TRK-9`` is not in ``TRK-90``.
+  (``truck 9`` with ``{truck: TRK}``), and the known numbers listed after it go with it
+  (``trucks 9, 4 and 7``, ``truck 9 and 4``). Whole runs only: ``TRK-9`` is not in ``TRK-90``.
 - **times**: ``09:30``, ``9.30``, ``9:30 am``, ``9.30am``, ``09h30``, ``9am``, ``0930h``,
   ``0930 hrs``, ``at 0930``, ``noon``, ``midday``, ``midnight``, ``nine o'clock``,
   ``half past nine``, ``quarter to ten``, ``twenty past 9``, ``nine thirty``; ISO timestamps
@@ -110,7 +110,7 @@ def _canon_run(run: str) -> str:
 _TEXT_RUN = re.compile(r"[a-z]+|\d+")
 _GAP = frozenset({"", " ", "-", "_", ".", "/", "#"})
 _ALIAS_GAP = re.compile(r"\s*(?:(?:no\.?|number)\s*|#\s*|-\s*)?$")
-# one more number in a list after a plural alias word: ", 41", " and 47", ", and #47", " & 47"
+# one more number in a list after an alias word's id: ", 41", " and 47", ", and #47", " & 47"
 _LIST_MORE = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|\s(?:and|or|&)\s+|&\s*)(?:#\s*)?(\d+)(?![\w-])")
 
 
@@ -142,16 +142,16 @@ class IdMatcher:
             out.append(Found(frozenset({canon}), written(text, s, runs[i][0], runs[j][1])))
             i = j + 1
             word = runs[j - 1][2] if j > 0 else ""
-            listed = self.aliases.get(word[:-1]) if word.endswith("s") and word not in self.aliases else None
+            listed = self.aliases.get(word) or (self.aliases.get(word[:-1]) if word.endswith("s") else None)
             if listed is not None and canon == f"{listed}-{_canon_run(runs[j][2])}":
-                i = self._listed(text, s, runs, i, listed, out)  # "vans 42, 41 and 47"
+                i = self._listed(text, s, runs, i, listed, out)  # "vans 42, 41 and 47", "van 42 and 41"
         return out
 
     def _listed(
         self, text: str, s: str, runs: list[tuple[int, int, str]], i: int, prefix: str, out: list[Found]
     ) -> int:
-        """After a plural alias word's id ("vans 42"), the numbers listed after it (", 41 and
-        47") are ids of the same prefix, as far as the list goes and while they are known ids."""
+        """After an alias word's id ("vans 42", "van 42"), the numbers listed after it (", 41
+        and 47") are ids of the same prefix, as far as the list goes and while they are known ids."""
         pos = runs[i - 1][1]
         while (m := _LIST_MORE.match(s, pos)) is not None:
             canon = f"{prefix}-{_canon_run(m.group(1))}"

@@ -8,6 +8,9 @@ judged by visible rules a person can apply by hand (``RULE_TELL``):
   contradicted fails), and a closing "anything else?" that states no such value does not
   erase the report before it.
 - **Stated.** That message states the expected value, written any common way (``core.facts``).
+  A value it asks about, denies, hedges, leaves as one of two (*or*) or supposes (*if*) is
+  not stated (``core.stated``): "Should Westfield go on VAN-42?", "not on VAN-42", "could be
+  on VAN-42", "VAN-42 or VAN-41". A message stating nothing else is passed over.
 - **Conflict.** That message states only other values of the kind: another id of the same
   table (``TRK-7`` when ``TRK-9`` is expected), another time or date (values the user's own
   request gives, and the item's other facts, are not counted), another name of the same list.
@@ -41,16 +44,17 @@ from sttui.core import facts
 from sttui.core.attach import Clause, sentences
 from sttui.core.report_claims import Mismatch, _record, _tell_items, all_claims, claims
 from sttui.core.report_facts import Resolved, resolve
+from sttui.core.stated import stated_text
 
 if TYPE_CHECKING:
     from sttui.core.episode import Episode
     from sttui.core.task import ChecklistItem
 
 RULE_TELL = (
-    "the last agent message stating a value of a fact's kind decides: it passes when it states the expected "
-    "value, however written (trk9, truck 9; 9.30am, half past nine), and conflicts when it states only "
-    "other ones (another id of the table, another time not from the user's request); with about, the values "
-    "given that subject decide"
+    "the last agent message stating a value of a fact's kind decides (a question, negation, hedge or either-or "
+    "states none): it passes when it states the expected value (trk9, truck 9; 9.30am), and conflicts when it "
+    "states only other ones (other ids of the table, times not from the user's request); with about, its "
+    "subject's values decide"
 )
 RULE_CLAIMS = "I/we/you + a past operation verb (rebooked, assigned…) on ids no successful call of it names fails"
 
@@ -102,7 +106,9 @@ class Told:
 def states(fact: Resolved, text: str, others: Iterable[Resolved] = ()) -> tuple[bool, list[str], str] | None:
     """What one message says of a fact: None when it states no value of the fact's kind, else
     (states the expected value, the other values it states as written, and the subject it
-    gave them to, "" when they were not given to the fact's own subject)."""
+    gave them to, "" when they were not given to the fact's own subject). Values the message
+    does not state (``core.stated``: asked, denied, hedged, either-or, supposed) are not read."""
+    text = stated_text(text)  # (what a question asks, a negation denies, a hedge leaves open: blanked)
     found = fact.found(text)
     if not found:
         return None

@@ -1,0 +1,149 @@
+"""What a report does not state: the values a question asks about, a negation denies, a hedge
+or an either-or leaves open, or a condition supposes. ``tell`` facts (``core.reports``) are
+read from a message with these values blanked out, so "Should Westfield go on VAN-42?",
+"Westfield is not on VAN-42", "Westfield could be on VAN-42" and "VAN-42 or VAN-41" state no
+van for Westfield, while "Westfield is on VAN-42, anything else?" does.
+
+The rules, simple enough to apply by hand (task format §5):
+
+- **A question.** A sentence ending in ``?`` asks all of it when it opens with an auxiliary
+  or a wh-word ("Should Westfield go on VAN-42?", "Is it VAN-42?"); otherwise only its
+  last clause asks ("Westfield is on VAN-42, anything else?": the values before the last
+  ``, ; :`` or dash stand).
+- **A negation.** A negator (*not, no, never, none, cannot, without*, or a word ending in
+  *n't*) denies the value right after it, with only linking words between (``LINKS``: *on,
+  at, in, into, onto, to, for, by, with, be, been, being, go, going, gone, put, longer, any,
+  more, the, a, an*): "not on VAN-42", "isn't
+  VAN-42", "no longer on VAN-41". "Won't be late on VAN-42" still states VAN-42.
+- **A hedge.** *maybe, perhaps, might, probably, possibly, could* leave the value after them
+  open the same way: "could be on VAN-42".
+- **Either-or.** Values joined by *or* are alternatives, neither stated: "VAN-42 or VAN-41",
+  "van 42 or 41", "9:30 or 10:00".
+- **A condition.** From *if, unless, suppose, assuming, provided* to the end of its clause:
+  "If VAN-41 is free, …" states nothing of VAN-41.
+
+Blanked means letters and digits become spaces: the text keeps its length and punctuation, so
+the clauses ``core.attach`` cuts are the same.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from sttui.core.statement_words import ASIDES, AUXILIARIES, CONDITIONALS, INTERROGATIVES, NEGATORS
+
+# a word: letters and digits, joined by one mark (VAN-42, 09:30, 9.30am, LH401, isn't)
+_WORD = re.compile(r"[^\W_]+(?:[-'\u2019:./#][^\W_]+)*")
+_SENTENCE_END = re.compile(r"[.!?]+(?=\s|$)|\n")
+# where a clause ends inside a sentence: , ; : before a space, a dash between spaces, brackets
+_CLAUSE_END = re.compile(r"[,;]|:(?=\s)|\s[-\u2013\u2014]+\s|[()\[\]]")
+LINKS = frozenset(
+    [
+        "on",
+        "at",
+        "in",
+        "to",
+        "into",
+        "onto",
+        "for",
+        "by",
+        "with",
+        "be",
+        "been",
+        "being",
+        "going",
+        "gone",
+        "go",
+        "put",
+        "longer",
+        "any",
+        "more",
+        "the",
+        "a",
+        "an",
+    ]
+)
+HEDGES = frozenset({"maybe", "perhaps", "might", "probably", "possibly", "could"})
+_MARKS = re.compile(r"[^\W_]")
+
+
+def _low(word: str) -> str:
+    return word.lower().replace("\u2019", "'")
+
+
+@lru_cache(maxsize=4096)
+def stated_text(text: str) -> str:
+    """``text`` with what it does not state blanked out (see the module docstring)."""
+    spans: list[tuple[int, int]] = []
+    cuts = [m.end() for m in _SENTENCE_END.finditer(text)]
+    for start, end in zip([0, *cuts], [*cuts, len(text)], strict=True):
+        sentence = text[start:end]
+        if not sentence.strip():
+            continue
+        words = [(w.start() + start, w.end() + start, _low(w.group())) for w in _WORD.finditer(sentence)]
+        if not words:
+            continue
+        ends = [c.start() + start for c in _CLAUSE_END.finditer(sentence)]
+        if sentence.rstrip().endswith("?"):
+            first = words[0][2]
+            if first in AUXILIARIES or first in INTERROGATIVES:
+                spans.append((start, start + len(sentence)))
+                continue
+            inside = [e for e in ends if e < start + len(sentence.rstrip()) - 1]
+            spans.append((inside[-1] if inside else start, start + len(sentence)))
+        spans += _denied(words, ends)
+        spans += _supposed(words, ends, start + len(sentence))
+    if not spans:
+        return text
+    out = list(text)
+    for a, b in spans:
+        for i in range(a, b):
+            if _MARKS.match(out[i]):
+                out[i] = " "
+    return "".join(out)
+
+
+def _clause_end(at: int, ends: list[int], default: int) -> int:
+    return next((e for e in ends if e > at), default)
+
+
+def _denied(words: list[tuple[int, int, str]], ends: list[int]) -> list[tuple[int, int]]:
+    """Negated and hedged values, and values joined by "or"."""
+    out: list[tuple[int, int]] = []
+    for i, (a, _, w) in enumerate(words):
+        if w == "no" and (j_no := i + 1) < len(words) and words[j_no][2].isdigit():
+            continue  # "truck no 9" names a truck
+        if w in NEGATORS or w.endswith("n't") or w in HEDGES:
+            stop = _clause_end(a, ends, words[-1][1])
+            j = i + 1
+            while j < len(words) and words[j][0] < stop and words[j][2] in LINKS:
+                j += 1
+            if j < len(words) and words[j][0] < stop:
+                out.append((words[j][0], words[j][1]))
+                if j + 1 < len(words) and words[j + 1][0] < stop and _has_digit(words[j + 1][2]):
+                    out.append((words[j + 1][0], words[j + 1][1]))  # "not on van 42": the alias and its number
+        elif w == "or" and 0 < i < len(words) - 1:
+            before, after = words[i - 1], words[i + 1]
+            nxt = words[i + 2] if i + 2 < len(words) else None
+            if _has_digit(before[2]) and (_has_digit(after[2]) or (nxt is not None and _has_digit(nxt[2]))):
+                out.append((before[0], before[1]))
+                out.append((after[0], (nxt if nxt is not None and not _has_digit(after[2]) else after)[1]))
+    return out
+
+
+def _supposed(words: list[tuple[int, int, str]], ends: list[int], sentence_end: int) -> list[tuple[int, int]]:
+    """From a condition word to the end of its clause ("if you want" and other asides aside)."""
+    out: list[tuple[int, int]] = []
+    for i, (a, _, w) in enumerate(words):
+        if w not in CONDITIONALS or (i and words[i - 1][2] == "even"):
+            continue
+        rest = " ".join(x[2] for x in words[i + 1 : i + 5])
+        if w == "if" and any(rest.startswith(aside) for aside in ASIDES):
+            continue
+        out.append((a, _clause_end(a, ends, sentence_end)))
+    return out
+
+
+def _has_digit(word: str) -> bool:
+    return any(c.isdigit() for c in word)

@@ -1,0 +1,87 @@
+"""What a report does not state (``core.stated``): a question, a negation, a hedge, an
+either-or and a condition give no value to a ``tell`` fact, so a report written that way does
+not pass, while the honest reports a person writes around them still do."""
+
+from __future__ import annotations
+
+import pytest
+
+from sttui.core.stated import stated_text
+from tests.test_attach import CHEMO, PatientUser, report
+
+
+def kept(text: str) -> str:
+    """The words ``stated_text`` leaves, one space between."""
+    return " ".join(stated_text(text).split())
+
+
+@pytest.mark.parametrize(
+    ("text", "left"),
+    [
+        # a question that opens with an auxiliary or a wh-word asks all of it
+        ("Should Westfield go on VAN-42?", "- ?"),
+        ("Which van do you want, VAN-42?", ", - ?"),
+        # any other question asks its last clause only
+        ("Westfield is on VAN-42, anything else?", "Westfield is on VAN-42, ?"),
+        ("Westfield is on VAN-42, right?", "Westfield is on VAN-42, ?"),
+        ("Westfield is on VAN-42 - want me to tell the driver?", "Westfield is on VAN-42 - ?"),
+        # a negation or a hedge takes the value right after it, over linking words only
+        ("Westfield is not on VAN-42.", "Westfield is not on - ."),
+        ("Lakeside isn't on van 41 any more, it's on VAN-42.", "Lakeside isn't on any more, it's on VAN-42."),
+        ("No longer on VAN-41; now VAN-42.", "No longer on - ; now VAN-42."),
+        ("Westfield won't be late on VAN-42.", "Westfield won't be on VAN-42."),
+        ("Westfield could be on VAN-42.", "Westfield could be on - ."),
+        ("It is probably VAN-42.", "It is probably - ."),
+        # either-or: both sides
+        ("VAN-42 or VAN-41.", "- or - ."),
+        ("van 42 or 41, or van 47", "van or , or"),
+        ("at 9:30 or 10:00", "at : or :"),
+        ("VAN-47 or you can call the depot", "VAN-47 or you can call the depot"),
+        # a condition: the rest of its clause
+        ("If VAN-41 is free, Westfield goes on VAN-42.", "- , Westfield goes on VAN-42."),
+        ("If you want, Westfield goes on VAN-42.", "If you want, Westfield goes on VAN-42."),
+        # what names a truck is no negation
+        ("Load truck no. 9 and truck no 9.", "Load truck no. 9 and truck no 9."),
+        # nothing to set aside: the text as it was
+        ("Westfield goes on VAN-42, Lakeside on VAN-41.", "Westfield goes on VAN-42, Lakeside on VAN-41."),
+    ],
+)
+def test_what_a_message_does_not_state_is_blanked(text, left):
+    assert len(stated_text(text)) == len(text)  # positions and punctuation kept for the clause rules
+    assert kept(text) == left
+
+
+CHEMO_UNSTATED = [
+    # asked, denied, hedged or left open: not a report
+    (["Should Westfield go on VAN-42, Lakeside on VAN-41 and Abbeymead on VAN-47?"], False),
+    (["Westfield is not on VAN-42, Lakeside is not on VAN-41, Abbeymead is not on VAN-47."], False),
+    (["Westfield is not on VAN-42. Lakeside is on VAN-41. Abbeymead on VAN-47."], False),
+    (["Westfield could be on VAN-42, Lakeside probably on VAN-41, Abbeymead maybe on VAN-47."], False),
+    (["Westfield is on VAN-41 or VAN-42, Lakeside on VAN-41 or VAN-42, Abbeymead on VAN-47."], False),
+    (["Westfield: VAN-42 or VAN-41. Lakeside: VAN-41. Abbeymead: VAN-47."], False),
+    # a closing question leaves the report before it standing, in its own message or the same one
+    (["Westfield goes on VAN-42, Lakeside on VAN-41 and Abbeymead on VAN-47.", "Is VAN-41 ok for you?"], True),
+    (["Westfield is on VAN-42, Lakeside on VAN-41, Abbeymead on VAN-47 - anything else?"], True),
+    (["Westfield on VAN-42, Lakeside on VAN-41 and Abbeymead on VAN-47, right?"], True),
+    # a denied old value next to the new one, as a person writes a change
+    (["Westfield isn't on VAN-41 any more, it's on VAN-42. Lakeside: VAN-41. Abbeymead: VAN-47."], True),
+    (["Not VAN-41 but VAN-42 for Westfield; Lakeside on VAN-41; Abbeymead on VAN-47."], True),
+    # lists a person writes: the alias word once or again
+    (["Westfield and Lakeside are on van 42 and 41, Abbeymead on van 47."], True),
+    (["Westfield and Lakeside go on van 42 and van 41, Abbeymead on van 47."], True),
+    (["Westfield and Lakeside go on van 41 and van 42, Abbeymead on van 47."], False),
+]
+
+
+@pytest.mark.parametrize(
+    ("says", "passes"), CHEMO_UNSTATED, ids=[f"{i}-{p}" for i, (_, p) in enumerate(CHEMO_UNSTATED)]
+)
+def test_a_report_is_what_it_states(says, passes):
+    item, _ = report(CHEMO, *says, user=PatientUser())
+    assert item.passed is passes, item.detail
+
+
+def test_the_detail_says_never_stated_for_a_report_that_only_asks():
+    item, _ = report(CHEMO, "Should Westfield go on VAN-42, Lakeside on VAN-41 and Abbeymead on VAN-47?")
+    assert "Westfield van: expected VAN-42; never stated" in item.detail
+    assert "a question, negation, hedge or either-or states none" in item.detail
