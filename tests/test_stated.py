@@ -85,3 +85,10 @@ def test_the_detail_says_never_stated_for_a_report_that_only_asks():
     item, _ = report(CHEMO, "Should Westfield go on VAN-42, Lakeside on VAN-41 and Abbeymead on VAN-47?")
     assert "Westfield van: expected VAN-42; never stated" in item.detail
     assert "a question, negation, hedge or either-or states none" in item.detail
+
+
+def test_hostile_text_keeps_its_length_and_never_raises():
+    page = "not on VAN-41, if x, a or 4 or 5, " * 2000  # one long sentence: read by bisection, not rescans
+    for odd in (page, "?" * 5000, "or " * 5000, "no " * 5000, "\x00\ufeff not ‑ VAN‑9?", "", " ", "\n\n?", "if"):
+        assert len(stated_text(odd)) == len(odd)
+    assert "41" not in stated_text(page) and "4 or 5" not in stated_text(page)

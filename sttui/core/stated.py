@@ -29,6 +29,7 @@ the clauses ``core.attach`` cuts are the same.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from functools import lru_cache
 
 from sttui.core.statement_words import ASIDES, AUXILIARIES, CONDITIONALS, INTERROGATIVES, NEGATORS
@@ -90,8 +91,8 @@ def stated_text(text: str) -> str:
             if first in AUXILIARIES or first in INTERROGATIVES:
                 spans.append((start, start + len(sentence)))
                 continue
-            inside = [e for e in ends if e < start + len(sentence.rstrip()) - 1]
-            spans.append((inside[-1] if inside else start, start + len(sentence)))
+            inside = bisect_left(ends, start + len(sentence.rstrip()) - 1)  # the clause ends before the ?
+            spans.append((ends[inside - 1] if inside else start, start + len(sentence)))
         spans += _denied(words, ends)
         spans += _supposed(words, ends, start + len(sentence))
     if not spans:
@@ -105,7 +106,10 @@ def stated_text(text: str) -> str:
 
 
 def _clause_end(at: int, ends: list[int], default: int) -> int:
-    return next((e for e in ends if e > at), default)
+    """Where the clause holding position ``at`` ends (``ends`` sorted: a bisection, so a
+    pasted page of one long sentence is read in linear time)."""
+    i = bisect_right(ends, at)
+    return ends[i] if i < len(ends) else default
 
 
 def _denied(words: list[tuple[int, int, str]], ends: list[int]) -> list[tuple[int, int]]:
