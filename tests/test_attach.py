@@ -187,6 +187,15 @@ def test_where_picks_the_record_whatever_its_number():
     # several: the last made (a shipment made again after a cancellation); none: said plainly
     again = {"shipments": {**a["shipments"], "SHP-3": {"destination": "A", "vehicle": "VAN-7"}}}
     assert picked(again, "shipments.*.vehicle", {"destination": "A"}) == ("shipments.SHP-3.vehicle", None)
+    # a match whose status says it is gone is passed over, unless every match is
+    mistake = {
+        "shipments": {**again["shipments"], "SHP-4": {"destination": "A", "vehicle": "VAN-9", "status": "Cancelled"}}
+    }
+    assert picked(mistake, "shipments.*.vehicle", {"destination": "A"}) == ("shipments.SHP-3.vehicle", None)
+    only = {"shipments": {"SHP-4": mistake["shipments"]["SHP-4"]}}
+    assert picked(only, "shipments.*.vehicle", {"destination": "A"}) == ("shipments.SHP-4.vehicle", None)
+    listed = [{"destination": "A", "vehicle": "VAN-1"}, {"destination": "A", "vehicle": "VAN-2", "status": "void"}]
+    assert picked({"runs": listed}, "runs.*.vehicle", {"destination": "A"}) == ("runs.0.vehicle", None)
     gone = resolve(fact, {"shipments": {}}, "")
     assert gone.problem == "no shipments with destination A"
     assert resolve(fact, a, "").about == (("a",),)
@@ -349,3 +358,26 @@ def test_a_shipment_cancelled_and_made_again_is_the_one_reported_on():
     result = asyncio.run(run_episode(loaded, agent, PatientUser()))
     assert result.episode.env.state["shipments"]["SHP-1"]["status"] == "cancelled"
     assert result.passed, [(i.id, i.detail) for i in result.outcome.items]
+
+
+def test_a_second_shipment_made_by_mistake_and_cancelled_does_not_change_what_is_reported():
+    """The agent ships the insulin on TRK-9 (SHP-1), makes a second shipment to the clinic by
+    mistake (SHP-2) and cancels it: the report of TRK-9 is judged against SHP-1, the one that
+    stands, not the last one made."""
+    from sttui.core.task import Step
+
+    loaded = load_task(STT / "logistics" / "insulin-reefer-fault-st2-easy.yaml")
+    sol = [s for s in loaded.task.solution if s.tool]
+    made = next(s for s in sol if s.tool == "create_shipment")
+    steps = [
+        *sol,
+        Step(tool="create_shipment", args={**made.args, "quantity": 10}),  # SHP-2, by mistake
+        Step(tool="assign_vehicle", args={"shipment_id": "SHP-2", "vehicle_id": "TRK-7"}),
+        Step(tool="cancel_shipment", args={"shipment_id": "SHP-2"}),
+    ]
+    agent = CallsThenSay("control:reporter", steps, ["The 500 doses are on reefer van TRK-9."])
+    result = asyncio.run(run_episode(loaded, agent, PatientUser()))
+    shipments = result.episode.env.state["shipments"]
+    assert shipments["SHP-2"]["status"] == "cancelled" and shipments["SHP-1"]["vehicle"] == "TRK-9"
+    item = next(i for i in result.outcome.items if i.id == "report")
+    assert item.passed, item.detail

@@ -275,7 +275,9 @@ def resolve(fact: Fact, state: Any, task_words: str, kept: _Kept | None = None) 
 def picked(state: Any, path: str, where: dict[str, Any]) -> tuple[str | None, str | None]:
     """(the path with its ``*`` replaced by the key of the record that ``where`` picks, or
     why there is none): the last record in the table's order whose fields all equal
-    ``where``'s, so a record made again after a cancellation is the one read."""
+    ``where``'s and whose ``status`` does not say it is gone (``GONE``: cancelled, void…), so
+    a record made again after a cancellation is the one read, and so is the first of two
+    when the second was made by mistake and cancelled. When every match is gone, the last."""
     parts = st.split(path)
     i = parts.index("*")
     table_path = ".".join(parts[:i])
@@ -291,7 +293,13 @@ def picked(state: Any, path: str, where: dict[str, Any]) -> tuple[str | None, st
     if not keys:
         said = ", ".join(f"{f} {v}" for f, v in where.items())
         return None, f"no {table_path} with {said}"
-    return ".".join([*parts[:i], str(keys[-1]), *parts[i + 1 :]]), None
+    table_rows = table if isinstance(table, dict) else dict(enumerate(table))
+    live = [k for k in keys if str(table_rows[k].get("status", "")).strip().lower() not in GONE]
+    return ".".join([*parts[:i], str((live or keys)[-1]), *parts[i + 1 :]]), None
+
+
+# a record's ``status`` that says it no longer stands: ``where`` reads another match first
+GONE = frozenset({"cancelled", "canceled", "void", "voided", "withdrawn", "deleted"})
 
 
 def _resolve(fact: Fact, state: Any, task_words: str, kept: _Kept | None) -> Resolved:
