@@ -37,6 +37,7 @@ def kept(text: str) -> str:
         ("van 42 or 41, or van 47", "van or , or"),
         ("at 9:30 or 10:00", "at : or :"),
         ("VAN-47 or you can call the depot", "VAN-47 or you can call the depot"),
+        ("pickup 08:25 (or 08:30 at the latest)", "pickup 08:25 (or 08:30 at the latest)"),
         # a condition: the rest of its clause
         ("If VAN-41 is free, Westfield goes on VAN-42.", "- , Westfield goes on VAN-42."),
         ("If you want, Westfield goes on VAN-42.", "If you want, Westfield goes on VAN-42."),

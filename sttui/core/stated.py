@@ -17,8 +17,9 @@ The rules, simple enough to apply by hand (task format §5):
   VAN-42", "no longer on VAN-41". "Won't be late on VAN-42" still states VAN-42.
 - **A hedge.** *maybe, perhaps, might, probably, possibly, could* leave the value after them
   open the same way: "could be on VAN-42".
-- **Either-or.** Values joined by *or* are alternatives, neither stated: "VAN-42 or VAN-41",
-  "van 42 or 41", "9:30 or 10:00".
+- **Either-or.** Values joined by *or* (spaces or a comma between, not a bracket) are
+  alternatives, neither stated: "VAN-42 or VAN-41", "van 42 or 41", "9:30 or 10:00"; "08:25
+  (or 08:30 at the latest)" states 08:25.
 - **A condition.** From *if, unless, suppose, assuming, provided* to the end of its clause:
   "If VAN-41 is free, …" states nothing of VAN-41.
 
@@ -93,7 +94,7 @@ def stated_text(text: str) -> str:
                 continue
             inside = bisect_left(ends, start + len(sentence.rstrip()) - 1)  # the clause ends before the ?
             spans.append((ends[inside - 1] if inside else start, start + len(sentence)))
-        spans += _denied(words, ends)
+        spans += _denied(text, words, ends)
         spans += _supposed(words, ends, start + len(sentence))
     if not spans:
         return text
@@ -112,8 +113,9 @@ def _clause_end(at: int, ends: list[int], default: int) -> int:
     return ends[i] if i < len(ends) else default
 
 
-def _denied(words: list[tuple[int, int, str]], ends: list[int]) -> list[tuple[int, int]]:
-    """Negated and hedged values, and values joined by "or"."""
+def _denied(text: str, words: list[tuple[int, int, str]], ends: list[int]) -> list[tuple[int, int]]:
+    """Negated and hedged values, and values joined by "or" (by spaces or ", or" alone: "08:25
+    (or 08:30 at the latest)" offers no alternative to 08:25)."""
     out: list[tuple[int, int]] = []
     for i, (a, _, w) in enumerate(words):
         if w == "no" and (j_no := i + 1) < len(words) and words[j_no][2].isdigit():
@@ -130,7 +132,8 @@ def _denied(words: list[tuple[int, int, str]], ends: list[int]) -> list[tuple[in
         elif w == "or" and 0 < i < len(words) - 1:
             before, after = words[i - 1], words[i + 1]
             nxt = words[i + 2] if i + 2 < len(words) else None
-            if _has_digit(before[2]) and (_has_digit(after[2]) or (nxt is not None and _has_digit(nxt[2]))):
+            joined = text[before[1] : a].strip() in ("", ",") and not text[words[i][1] : after[0]].strip()
+            if joined and _has_digit(before[2]) and (_has_digit(after[2]) or (nxt is not None and _has_digit(nxt[2]))):
                 out.append((before[0], before[1]))
                 out.append((after[0], (nxt if nxt is not None and not _has_digit(after[2]) else after)[1]))
     return out
