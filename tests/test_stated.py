@@ -32,6 +32,11 @@ def kept(text: str) -> str:
         ("Westfield won't be late on VAN-42.", "Westfield won't be on VAN-42."),
         ("Westfield could be on VAN-42.", "Westfield could be on - ."),
         ("It is probably VAN-42.", "It is probably - ."),
+        # a title and its name, and a participle between ("booked", "assigned"...)
+        ("It is not with Dr. Okafor; Dr Mensah sees you.", "It is not with . ; Dr Mensah sees you."),
+        ("It might be Dr Okafor.", "It might be ."),
+        ("Westfield isn't assigned to VAN-41, Lakeside is.", "Westfield isn't assigned to - , Lakeside is."),
+        ("You're not booked on LH401 any more.", "You're not booked on any more."),
         # either-or: both sides
         ("VAN-42 or VAN-41.", "- or - ."),
         ("van 42 or 41, or van 47", "van or , or"),

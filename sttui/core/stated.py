@@ -13,7 +13,8 @@ The rules, simple enough to apply by hand (task format §5):
 - **A negation.** A negator (*not, no, never, none, cannot, without*, or a word ending in
   *n't*) denies the value right after it, with only linking words between (``LINKS``: *on,
   at, in, into, onto, to, for, by, with, be, been, being, go, going, gone, put, longer, any,
-  more, the, a, an*): "not on VAN-42", "isn't
+  more, the, a, an, assigned, booked, rebooked, scheduled, confirmed, loaded, placed*); a
+  title denies the name after it too ("not Dr Okafor"): "not on VAN-42", "isn't
   VAN-42", "no longer on VAN-41". "Won't be late on VAN-42" still states VAN-42.
 - **A hedge.** *maybe, perhaps, might, probably, possibly, could* leave the value after them
   open the same way: "could be on VAN-42".
@@ -64,9 +65,18 @@ LINKS = frozenset(
         "the",
         "a",
         "an",
+        "assigned",
+        "booked",
+        "rebooked",
+        "scheduled",
+        "confirmed",
+        "loaded",
+        "placed",
     ]
 )
 HEDGES = frozenset({"maybe", "perhaps", "might", "probably", "possibly", "could"})
+# a title names the person after it: a negation or hedge over "Dr" is over "Dr Okafor"
+TITLES = frozenset({"dr", "doctor", "mr", "mrs", "ms", "miss", "mx", "prof", "professor", "nurse", "sister", "sr"})
 _MARKS = re.compile(r"[^\W_]")
 
 
@@ -78,7 +88,7 @@ def _low(word: str) -> str:
 def stated_text(text: str) -> str:
     """``text`` with what it does not state blanked out (see the module docstring)."""
     spans: list[tuple[int, int]] = []
-    cuts = [m.end() for m in _SENTENCE_END.finditer(text)]
+    cuts = [m.end() for m in _SENTENCE_END.finditer(text) if not _abbreviation(text, m)]
     for start, end in zip([0, *cuts], [*cuts, len(text)], strict=True):
         sentence = text[start:end]
         if not sentence.strip():
@@ -106,6 +116,17 @@ def stated_text(text: str) -> str:
     return "".join(out)
 
 
+_LAST_WORD = re.compile(r"[^\W\d_]+$")
+
+
+def _abbreviation(text: str, end: re.Match[str]) -> bool:
+    """A full stop after a title or "no" ("Dr. Okafor", "truck no. 9") ends no sentence."""
+    if end.group() != ".":
+        return False
+    word = _LAST_WORD.search(text, max(0, end.start() - 12), end.start())
+    return word is not None and word.group().lower() in TITLES | {"no", "st"}
+
+
 def _clause_end(at: int, ends: list[int], default: int) -> int:
     """Where the clause holding position ``at`` ends (``ends`` sorted: a bisection, so a
     pasted page of one long sentence is read in linear time)."""
@@ -127,8 +148,9 @@ def _denied(text: str, words: list[tuple[int, int, str]], ends: list[int]) -> li
                 j += 1
             if j < len(words) and words[j][0] < stop:
                 out.append((words[j][0], words[j][1]))
-                if j + 1 < len(words) and words[j + 1][0] < stop and _has_digit(words[j + 1][2]):
-                    out.append((words[j + 1][0], words[j + 1][1]))  # "not on van 42": the alias and its number
+                nxt = words[j + 1] if j + 1 < len(words) and words[j + 1][0] < stop else None
+                if nxt is not None and (_has_digit(nxt[2]) or words[j][2].rstrip(".") in TITLES):
+                    out.append((nxt[0], nxt[1]))  # "not on van 42", "not Dr Okafor": the word and its number or name
         elif w == "or" and 0 < i < len(words) - 1:
             before, after = words[i - 1], words[i + 1]
             nxt = words[i + 2] if i + 2 < len(words) else None
