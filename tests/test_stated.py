@@ -1,5 +1,5 @@
 """What a report does not state (``core.stated``): a question, a negation, a hedge, an
-either-or and a condition give no value to a ``tell`` fact, so a report written that way does
+either-or, a condition and a proposal give no value to a ``tell`` fact, so a report written that way does
 not pass, while the honest reports a person writes around them still do."""
 
 from __future__ import annotations
@@ -46,6 +46,24 @@ def kept(text: str) -> str:
         # a condition: the rest of its clause
         ("If VAN-41 is free, Westfield goes on VAN-42.", "- , Westfield goes on VAN-42."),
         ("If you want, Westfield goes on VAN-42.", "If you want, Westfield goes on VAN-42."),
+        # a proposal: from an offer with "would", "'d" or a verb of proposing to the end of its sentence
+        ("I would put Westfield on VAN-42, Lakeside on VAN-41.", "- , - ."),
+        ("I'd go with VAN-42. Lakeside is on VAN-41.", "' - . Lakeside is on VAN-41."),
+        ("We recommend VAN-42 for Westfield.", "- ."),
+        # waiting on the person's word: from the first "I will", "I can"… on, or all of it
+        ("I will put Westfield on VAN-42 once you confirm.", "- ."),
+        ("Once you confirm, I'll put Westfield on VAN-42.", "Once you confirm, ' - ."),
+        ("Westfield goes on VAN-42 if you agree.", "- ."),
+        ("Pending your approval: Westfield on VAN-42.", ": - ."),
+        ("I can move Westfield to VAN-42 if you like.", "- ."),
+        ("Westfield is on VAN-42, and once you confirm I'll tell the driver.", "Westfield is on VAN-42, and once you confirm ' ."),
+        # not a proposal: a report, an aside, a question about consent, a past approval
+        ("Westfield is on VAN-42 - let me know if you agree.", "Westfield is on VAN-42 - let me know ."),
+        ("I would like to confirm Westfield is on VAN-42.", "I would like to confirm Westfield is on VAN-42."),
+        ("I'll say it again: Westfield is on VAN-42.", "I'll say it again: Westfield is on VAN-42."),
+        ("I can confirm VAN-42 if you want to check.", "I can confirm VAN-42 if you want to check."),
+        ("When you confirmed, I booked VAN-42.", "When you confirmed, I booked VAN-42."),
+        ("Westfield is on VAN-42, as you suggested.", "Westfield is on VAN-42, as you suggested."),
         # what names a truck is no negation
         ("Load truck no. 9 and truck no 9.", "Load truck no. 9 and truck no 9."),
         # nothing to set aside: the text as it was
@@ -76,6 +94,13 @@ CHEMO_UNSTATED = [
     (["Westfield and Lakeside are on van 42 and 41, Abbeymead on van 47."], True),
     (["Westfield and Lakeside go on van 42 and van 41, Abbeymead on van 47."], True),
     (["Westfield and Lakeside go on van 41 and van 42, Abbeymead on van 47."], False),
+    # proposed, not reported: the person has not been told where the batches are
+    (["I would put Westfield on VAN-42, Lakeside on VAN-41, Abbeymead on VAN-47."], False),
+    (["I will put Westfield on VAN-42, Lakeside on VAN-41, Abbeymead on VAN-47 once you confirm."], False),
+    (["If you like, I can move Westfield to VAN-42, Lakeside to VAN-41 and Abbeymead to VAN-47."], False),
+    # a report that asks for agreement, or was made with it, is still a report
+    (["Westfield is on VAN-42, Lakeside on VAN-41, Abbeymead on VAN-47 - let me know if you approve."], True),
+    (["When you confirmed, I booked Westfield on VAN-42, Lakeside on VAN-41, Abbeymead on VAN-47."], True),
 ]
 
 
@@ -90,11 +115,13 @@ def test_a_report_is_what_it_states(says, passes):
 def test_the_detail_says_never_stated_for_a_report_that_only_asks():
     item, _ = report(CHEMO, "Should Westfield go on VAN-42, Lakeside on VAN-41 and Abbeymead on VAN-47?")
     assert "Westfield van: expected VAN-42; never stated" in item.detail
-    assert "a question, negation, hedge or either-or states none" in item.detail
+    assert "a question, negation, hedge, either-or or proposal states none" in item.detail
 
 
 def test_hostile_text_keeps_its_length_and_never_raises():
     page = "not on VAN-41, if x, a or 4 or 5, " * 2000  # one long sentence: read by bisection, not rescans
-    for odd in (page, "?" * 5000, "or " * 5000, "no " * 5000, "\x00\ufeff not ‑ VAN‑9?", "", " ", "\n\n?", "if"):
+    offers = ("I would put ", "once you ", "pending your ", "I'd ", "we ")
+    hostile = ("?" * 5000, "or " * 5000, "no " * 5000, "\x00\ufeff not ‑ VAN‑9?", "", " ", "\n\n?", "if", "I", "we'd")
+    for odd in (page, *hostile, *(o * 3000 for o in offers)):
         assert len(stated_text(odd)) == len(odd)
     assert "41" not in stated_text(page) and "4 or 5" not in stated_text(page)

@@ -51,9 +51,9 @@ if TYPE_CHECKING:
     from sttui.core.task import ChecklistItem
 
 RULE_TELL = (
-    "the last agent message stating a value of a fact's kind decides (a question, negation, hedge or either-or "
-    "states none): it passes when it states the expected value (trk9, truck 9; 9.30am), and conflicts when it "
-    "states only other ones (other ids of the table, times not from the user's request); with about, its "
+    "the last agent message stating a value of a fact's kind decides (a question, negation, hedge, "
+    "either-or or proposal states none): it passes when it states the expected value (trk9, truck 9; 9.30am), conflicts when it "
+    "states only others (other ids of the table, times not from the user's request); with about, its "
     "subject's values decide"
 )
 RULE_CLAIMS = "I/we/you + a past operation verb (rebooked, assigned…) on ids no successful call of it names fails"

@@ -23,6 +23,15 @@ The rules, simple enough to apply by hand (task format §5):
   (or 08:30 at the latest)" states 08:25.
 - **A condition.** From *if, unless, suppose, assuming, provided* to the end of its clause:
   "If VAN-41 is free, …" states nothing of VAN-41.
+- **A proposal.** The writer offers and the person decides. An offer is *I* or *we*, then
+  *would*, *'d*, *will*, *'ll*, *can* or *could* (or nothing), then a verb of doing or proposing
+  (``OFFER_VERBS``, ``PROPOSING``): "I would put", "I'd suggest", "we'll move", "I recommend".
+  From an offer made with *would*, *'d* or a verb of proposing to the end of its sentence, no
+  value is stated: "I would put Westfield on VAN-42, Lakeside on VAN-41." A sentence waiting
+  on the person's word ("once you confirm", "if you agree", "pending your approval", "subject
+  to your approval", or *if you like* with an offer) states nothing from the writer's first
+  *I will*, *I'd*, *I can*… on, or at all when there is none: "I will put Westfield on VAN-42
+  once you confirm." "Let me know if you agree" asks; it waits on nothing.
 
 Blanked means letters and digits become spaces: the text keeps its length and punctuation, so
 the clauses ``core.attach`` cuts are the same.
@@ -106,6 +115,9 @@ def stated_text(text: str) -> str:
             spans.append((ends[inside - 1] if inside else start, start + len(sentence)))
         spans += _denied(text, words, ends)
         spans += _supposed(words, ends, start + len(sentence))
+        offered = _proposed(words)
+        if offered is not None:
+            spans.append((offered, start + len(sentence)))
     if not spans:
         return text
     out = list(text)
@@ -172,6 +184,60 @@ def _supposed(words: list[tuple[int, int, str]], ends: list[int], sentence_end: 
             continue
         out.append((a, _clause_end(a, ends, sentence_end)))
     return out
+
+
+FIRST_PERSON = frozenset({"i", "we"})
+OFFER_MODALS = frozenset({"would", "will", "can", "could"})
+# "I'd", "we'll": the subject and its modal in one word; "'d" is "would"
+_JOINED = {"i'd": "would", "we'd": "would", "i'll": "will", "we'll": "will"}
+PROPOSING = frozenset({"suggest", "recommend", "propose", "advise"})
+OFFER_VERBS = frozenset(
+    {"put", "move", "assign", "book", "rebook", "schedule", "reschedule", "place", "send", "use"}
+    | {"pick", "choose", "go", "switch", "swap", "keep", "get", "set", "arrange", "reserve", "give", "say"}
+)
+_ADVERBS = frozenset({"strongly", "rather", "still", "also", "just", "then", "happily", "gladly"})
+CONSENT = frozenset({"confirm", "approve", "agree", "accept", "ok", "okay", "authorise", "authorize"})
+CONSENT_NOUNS = frozenset(
+    {"approval", "confirmation", "permission", "ok", "okay", "go-ahead", "consent", "agreement", "say-so"}
+)
+_WAITING = frozenset({"if", "once", "when", "after", "soon"})  # ("as soon as you confirm")
+_ASKING = frozenset({"know", "me", "ask", "asking", "check", "wonder", "see", "whether"})
+
+
+def _proposed(words: list[tuple[int, int, str]]) -> int | None:
+    """Where a proposal starts in a sentence (its words), or None: see "A proposal" above."""
+    strong: int | None = None  # an offer with "would" or a verb of proposing
+    offer: int | None = None  # an offer: "I can move", "we'll book"
+    first: int | None = None  # what the writer will do: "I'll tell the drivers"
+    waits = likes = False
+    for i, (a, _, w) in enumerate(words):
+        if w in FIRST_PERSON or w in _JOINED:
+            modal = _JOINED.get(w)
+            j = i + 1
+            if modal is None and j < len(words) and words[j][2] in OFFER_MODALS:
+                modal, j = words[j][2], j + 1
+            while j < len(words) and words[j][2] in _ADVERBS:
+                j += 1
+            verb = words[j][2] if j < len(words) else ""
+            if verb in PROPOSING or (modal is not None and verb in OFFER_VERBS):
+                offer = a if offer is None else offer
+                if strong is None and (verb in PROPOSING or modal == "would"):
+                    strong = a
+            if modal is not None or verb in PROPOSING:  # what the writer will do (on the person's word)
+                first = a if first is None else first
+        elif w in _WAITING and i + 2 < len(words) and words[i + 1][2] == "you":
+            asked = i > 0 and words[i - 1][2] in _ASKING  # "let me know if you agree" asks
+            nxt = words[i + 2][2]
+            waits = waits or (not asked and nxt in CONSENT)
+            likes = likes or (not asked and nxt in ("like", "want", "prefer"))
+        elif w in ("pending", "awaiting", "to") and i + 2 < len(words) and words[i + 1][2] == "your":
+            # "pending your approval", "subject to your confirmation"
+            waits = waits or (
+                words[i + 2][2] in CONSENT_NOUNS and (w != "to" or (i > 0 and words[i - 1][2] == "subject"))
+            )
+    if waits:
+        return words[0][0] if first is None else first
+    return offer if likes and offer is not None else strong
 
 
 def _has_digit(word: str) -> bool:
