@@ -56,7 +56,10 @@ def kept(text: str) -> str:
         ("Westfield goes on VAN-42 if you agree.", "- ."),
         ("Pending your approval: Westfield on VAN-42.", ": - ."),
         ("I can move Westfield to VAN-42 if you like.", "- ."),
-        ("Westfield is on VAN-42, and once you confirm I'll tell the driver.", "Westfield is on VAN-42, and once you confirm ' ."),
+        (
+            "Westfield is on VAN-42, and once you confirm I'll tell the driver.",
+            "Westfield is on VAN-42, and once you confirm ' .",
+        ),
         # not a proposal: a report, an aside, a question about consent, a past approval
         ("Westfield is on VAN-42 - let me know if you agree.", "Westfield is on VAN-42 - let me know ."),
         ("I would like to confirm Westfield is on VAN-42.", "I would like to confirm Westfield is on VAN-42."),
