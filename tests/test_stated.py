@@ -56,6 +56,7 @@ def kept(text: str) -> str:
         ("Westfield goes on VAN-42 if you agree.", "- ."),
         ("Pending your approval: Westfield on VAN-42.", ": - ."),
         ("I can move Westfield to VAN-42 if you like.", "- ."),
+        ("If you'd like, we can switch Westfield to VAN-42.", "If you'd like, - ."),
         (
             "Westfield is on VAN-42, and once you confirm I'll tell the driver.",
             "Westfield is on VAN-42, and once you confirm ' .",

@@ -179,8 +179,7 @@ def _supposed(words: list[tuple[int, int, str]], ends: list[int], sentence_end: 
     for i, (a, _, w) in enumerate(words):
         if w not in CONDITIONALS or (i and words[i - 1][2] == "even"):
             continue
-        rest = " ".join(x[2] for x in words[i + 1 : i + 5])
-        if w == "if" and any(rest.startswith(aside) for aside in ASIDES):
+        if w == "if" and _aside(words, i):
             continue
         out.append((a, _clause_end(a, ends, sentence_end)))
     return out
@@ -225,11 +224,12 @@ def _proposed(words: list[tuple[int, int, str]]) -> int | None:
                     strong = a
             if modal is not None or verb in PROPOSING:  # what the writer will do (on the person's word)
                 first = a if first is None else first
+        elif w == "if" and _aside(words, i, to_person=True):  # "if you'd like", with an offer
+            likes = likes or not (i > 0 and words[i - 1][2] in _ASKING)
         elif w in _WAITING and i + 2 < len(words) and words[i + 1][2] == "you":
             asked = i > 0 and words[i - 1][2] in _ASKING  # "let me know if you agree" asks
             nxt = words[i + 2][2]
             waits = waits or (not asked and nxt in CONSENT)
-            likes = likes or (not asked and nxt in ("like", "want", "prefer"))
         elif w in ("pending", "awaiting", "to") and i + 2 < len(words) and words[i + 1][2] == "your":
             # "pending your approval", "subject to your confirmation"
             waits = waits or (
@@ -238,6 +238,13 @@ def _proposed(words: list[tuple[int, int, str]]) -> int | None:
     if waits:
         return words[0][0] if first is None else first
     return offer if likes and offer is not None else strong
+
+
+def _aside(words: list[tuple[int, int, str]], i: int, to_person: bool = False) -> bool:
+    """Whether "if" at ``i`` opens one of ``ASIDES`` ("if you want", "if I'm honest");
+    ``to_person``: one said to the person ("if you like", "if you'd like")."""
+    rest = " ".join(x[2] for x in words[i + 1 : i + 5])
+    return any(rest.startswith(aside) for aside in ASIDES if not to_person or aside.startswith("you"))
 
 
 def _has_digit(word: str) -> bool:
