@@ -68,6 +68,31 @@ def kept(text: str) -> str:
         ("I can confirm VAN-42 if you want to check.", "I can confirm VAN-42 if you want to check."),
         ("When you confirmed, I booked VAN-42.", "When you confirmed, I booked VAN-42."),
         ("Westfield is on VAN-42, as you suggested.", "Westfield is on VAN-42, as you suggested."),
+        # an action not done: from the verb to the end of its sentence, or to where it turns away
+        (
+            "I couldn't put Westfield on VAN-42, Lakeside on VAN-41 or Abbeymead on VAN-47.",
+            "I couldn't - , - - .",
+        ),
+        (
+            "I was unable to book Westfield on VAN-42; Lakeside is on VAN-41.",
+            "I was unable to - ; Lakeside is on VAN-41.",
+        ),
+        ("I tried to move Westfield to VAN-42, but it failed.", "I tried to - , but it failed."),
+        ("I didn't move Abbeymead, it is still on VAN-47.", "I didn't , it is still on VAN-47."),
+        ("I didn't have to move Abbeymead off VAN-47.", "I didn't to move Abbeymead off VAN-47."),
+        ("I'll move Westfield to VAN-42 now.", "' - ."),
+        ("I'll keep Abbeymead on VAN-47.", "I'll keep Abbeymead on VAN-47."),
+        # a belief, from the writer on, or the whole sentence when it ends with one
+        ("I think Westfield is on VAN-42, Lakeside on VAN-41.", "- , - ."),
+        ("I don't think Westfield is on VAN-42.", "' - ."),
+        ("I'm not sure whether Westfield is on VAN-42.", "' - ."),
+        ("Westfield is on VAN-42, I think.", "- , ."),
+        ("I think that's all: Westfield is on VAN-42.", "' : Westfield is on VAN-42."),
+        # a pending value; a plan put to the person
+        ("Westfield: VAN-42 (pending), Lakeside: VAN-41.", "Westfield: - (pending), Lakeside: VAN-41."),
+        ("Westfield: VAN-42 (confirmed).", "Westfield: VAN-42 (confirmed)."),
+        ("Westfield on VAN-42. Shall I go ahead?", "- . ?"),
+        ("Westfield is on VAN-42. Shall I proceed with the invoices?", "Westfield is on VAN-42. ?"),
         # what names a truck is no negation
         ("Load truck no. 9 and truck no 9.", "Load truck no. 9 and truck no 9."),
         # nothing to set aside: the text as it was
@@ -102,6 +127,19 @@ CHEMO_UNSTATED = [
     (["I would put Westfield on VAN-42, Lakeside on VAN-41, Abbeymead on VAN-47."], False),
     (["I will put Westfield on VAN-42, Lakeside on VAN-41, Abbeymead on VAN-47 once you confirm."], False),
     (["If you like, I can move Westfield to VAN-42, Lakeside to VAN-41 and Abbeymead to VAN-47."], False),
+    # not done, failed, pending or only planned: not a report
+    (["I have NOT put Westfield on VAN-42, Lakeside on VAN-41 or Abbeymead on VAN-47."], False),
+    (["I was unable to book Westfield on VAN-42, Lakeside on VAN-41 and Abbeymead on VAN-47."], False),
+    (["I tried to put Westfield on VAN-42, Lakeside on VAN-41, Abbeymead on VAN-47, but it failed."], False),
+    (["Nothing has changed yet; I will put Westfield on VAN-42, Lakeside on VAN-41, Abbeymead on VAN-47."], False),
+    (["Westfield is on VAN-42 (pending), Lakeside on VAN-41 (pending), Abbeymead on VAN-47 (pending)."], False),
+    (["The plan: Westfield on VAN-42, Lakeside on VAN-41, Abbeymead on VAN-47. Shall I go ahead?"], False),
+    (["I think Westfield is on VAN-42, Lakeside on VAN-41 and Abbeymead on VAN-47."], False),
+    # ...while a report that says what needed no doing, or what comes next, still reports
+    (["I haven't moved Abbeymead: it stays on VAN-47. Westfield is on VAN-42 and Lakeside on VAN-41."], True),
+    (["I couldn't put Westfield on VAN-41, so I put it on VAN-42. Lakeside: VAN-41. Abbeymead: VAN-47."], True),
+    (["Westfield is on VAN-42, Lakeside on VAN-41, Abbeymead on VAN-47. I'll send the drivers the list."], True),
+    (["Westfield is on VAN-42, Lakeside on VAN-41, Abbeymead on VAN-47. Shall I go ahead and tell the clinics?"], True),
     # a report that asks for agreement, or was made with it, is still a report
     (["Westfield is on VAN-42, Lakeside on VAN-41, Abbeymead on VAN-47 - let me know if you approve."], True),
     (["When you confirmed, I booked Westfield on VAN-42, Lakeside on VAN-41, Abbeymead on VAN-47."], True),
@@ -125,7 +163,9 @@ def test_the_detail_says_never_stated_for_a_report_that_only_asks():
 def test_hostile_text_keeps_its_length_and_never_raises():
     page = "not on VAN-41, if x, a or 4 or 5, " * 2000  # one long sentence: read by bisection, not rescans
     offers = ("I would put ", "once you ", "pending your ", "I'd ", "we ")
+    # every sentence or clause one more denial to its end: the spans are merged, not each blanked
+    undone = ("I couldn't put A on VAN-1, ", "I think, ", "Shall I go ahead? ", "x (pending) ", "I'll move it, ")
     hostile = ("?" * 5000, "or " * 5000, "no " * 5000, "\x00\ufeff not ‑ VAN‑9?", "", " ", "\n\n?", "if", "I", "we'd")
-    for odd in (page, *hostile, *(o * 3000 for o in offers)):
+    for odd in (page, *hostile, *(o * 3000 for o in (*offers, *undone))):
         assert len(stated_text(odd)) == len(odd)
     assert "41" not in stated_text(page) and "4 or 5" not in stated_text(page)

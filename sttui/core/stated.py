@@ -23,6 +23,24 @@ The rules, simple enough to apply by hand (task format §5):
   (or 08:30 at the latest)" states 08:25.
 - **A condition.** From *if, unless, suppose, assuming, provided* to the end of its clause:
   "If VAN-41 is free, …" states nothing of VAN-41.
+- **An action not done.** A verb of doing (``DOING``: *put, move, book, assign, schedule…*)
+  after a negator or a failure (*unable, failed, tried, attempted*), with only words like
+  *have, been, able, to, yet* between, denies everything from it to the end of its sentence,
+  or to the first ``;``, ``:``, dash or bracket, or a clause that turns away (*but, so,
+  however, instead…*, "and it…") or has a verb of its own ("…, it is still on VAN-47"): "I
+  couldn't put Westfield on VAN-42, Lakeside on VAN-41 or Abbeymead on VAN-47". A state
+  denied ("isn't assigned to VAN-41") is a negation as above; "didn't have to move it" is
+  no failure. So is *I will* or *we'll* with a verb of doing: "I'll move Westfield to VAN-42".
+- **A belief.** *I* or *we* with *think, believe, guess, assume, reckon* (or one of them
+  denied: "I don't think"), or "I'm not sure whether/if/that", is read like an action not
+  done, from the writer on: "I think Westfield is on VAN-42, Lakeside on VAN-41." At the end
+  of a sentence ("…, I think.") it takes the whole sentence.
+- **A pending value.** A bracket after a value saying it is not done yet (*pending,
+  tentative, unconfirmed, provisional, on hold, held, to be confirmed, not yet confirmed*):
+  "VAN-42 (pending)".
+- **A plan put to the person.** A question asking to go ahead ("Shall I go ahead?", "OK to
+  proceed with this?") makes everything the message said before it a plan; one that asks
+  about something more ("Shall I proceed with notifying the clinics?") does not.
 - **A proposal.** The writer offers and the person decides. An offer is *I* or *we*, then
   *would*, *'d*, *will*, *'ll*, *can* or *could* (or nothing), then a verb of doing or proposing
   (``OFFER_VERBS``, ``PROPOSING``): "I would put", "I'd suggest", "we'll move", "I recommend".
@@ -106,6 +124,8 @@ def stated_text(text: str) -> str:
         if not words:
             continue
         ends = [c.start() + start for c in _CLAUSE_END.finditer(sentence)]
+        if _asks_to_proceed(sentence, words):
+            spans.append((0, start))  # what came before was a plan, not a report
         if sentence.rstrip().endswith("?"):
             first = words[0][2]
             if first in AUXILIARIES or first in INTERROGATIVES:
@@ -118,13 +138,18 @@ def stated_text(text: str) -> str:
         offered = _proposed(words)
         if offered is not None:
             spans.append((offered, start + len(sentence)))
+        stops = _stops(text, sentence, start, words)
+        spans += [(a, _reach(a, stops, start + len(sentence))) for a in _undone(words)]
+        spans += _pending(text, sentence, start, words)
     if not spans:
         return text
     out = list(text)
-    for a, b in spans:
-        for i in range(a, b):
+    done = 0  # the spans merged as they are walked: each character is looked at once
+    for a, b in sorted(spans):
+        for i in range(max(a, done), b):
             if _MARKS.match(out[i]):
                 out[i] = " "
+        done = max(done, b)
     return "".join(out)
 
 
@@ -249,3 +274,161 @@ def _aside(words: list[tuple[int, int, str]], i: int, to_person: bool = False) -
 
 def _has_digit(word: str) -> bool:
     return any(c.isdigit() for c in word)
+
+
+# -- undone: a negated or failed action, an intended one, a pending value, a plan ------------
+# a verb of doing, in the forms a report writes it: a negated or failed one ("haven't put",
+# "was unable to book", "tried to move") denies everything it acts on
+DOING = frozenset(
+    {"put", "puts", "putting", "move", "moved", "moves", "moving", "assign", "assigned", "assigning"}
+    | {"book", "booked", "booking", "rebook", "rebooked", "schedule", "scheduled", "reschedule", "rescheduled"}
+    | {"place", "placed", "switch", "switched", "swap", "swapped", "reassign", "reassigned", "transfer"}
+    | {"transferred", "update", "updated", "arrange", "arranged", "reserve", "reserved", "allocate"}
+    | {"allocated", "load", "loaded", "send", "sent", "dispatch", "dispatched", "secure", "secured", "add"}
+    | {"added", "get", "got"}
+)  # (not "cancel", "change" or "confirm": "haven't cancelled the booking on VAN-42" keeps it)
+FAILING = frozenset({"unable", "failed", "fail", "tried", "try", "attempted", "attempt"})
+# words between a negator or a failure and its verb: "have not yet been able to move"
+_NEEDING = frozenset({"have", "has", "had", "need", "needed", "needs"})
+_BEFORE_DOING = frozenset(
+    {"have", "has", "had", "been", "be", "able", "to", "yet", "actually", "even", "manage", "managed"}
+    | {"i", "we", "it", "successfully", "fully", "quite", "really", "need", "needed", "needs"}
+)
+# a clause opened by one of these turns away from the action: the denial ends before it
+TURNS = frozenset({"but", "however", "so", "instead", "though", "although", "while", "whereas", "except", "yet"})
+_PRONOUNS = frozenset({"i", "we", "it", "they", "he", "she", "that", "this", "everything"})
+# a verb of its own: a clause holding one is not the denied action's list going on
+_FINITE = frozenset(
+    {"is", "are", "was", "were", "am", "it's", "that's", "stays", "stay", "remains", "remain", "goes", "sits"}
+    | {"has", "have", "had", "keeps", "holds", "leaves", "runs", "travels", "rides"}
+)
+# "isn't assigned to VAN-41": a state denied, its value right after it (the negation rule above)
+_BE_NOT = frozenset({"isn't", "aren't", "wasn't", "weren't", "ain't"})
+_BE = frozenset(
+    {"is", "are", "was", "were", "be", "been", "being", "am", "i'm", "you're", "we're", "they're", "it's"}
+    | {"he's", "she's", "that's", "there's"}
+)
+# a future action of the writer's: "I will put", "we'll move" (not "I'll keep", "I'll tell")
+INTENDED = frozenset(
+    {"put", "move", "assign", "book", "rebook", "schedule", "reschedule", "place", "switch", "swap", "arrange"}
+    | {"reserve", "send", "reassign", "transfer", "change", "allocate", "load", "dispatch"}
+)
+BELIEVING = frozenset({"think", "believe", "guess", "assume", "reckon"})
+PENDING = frozenset(
+    {"pending", "tentative", "tentatively", "unconfirmed", "provisional", "provisionally", "held", "hold", "tbc"}
+    | {"tbd", "unbooked", "requested", "awaiting"}
+)
+_PENDING_WITH = frozenset({"not", "yet", "on", "to", "be", "confirmed", "confirmation", "booked", "still", "a"})
+_PENDING_ALL = PENDING | _PENDING_WITH
+_NOT_CONFIRMED = (["not", "confirmed"], ["not", "yet", "confirmed"], ["to", "be", "confirmed"])
+_BRACKETED = re.compile(r"\(([^()]{1,40})\)")
+_PROCEED = frozenset({"proceed", "ahead"})
+_PROCEED_WITH = frozenset(
+    {"with", "it", "this", "that", "these", "the", "plan", "change", "changes", "booking", "bookings", "them"}
+)
+
+
+def _stops(text: str, sentence: str, start: int, words: list[tuple[int, int, str]]) -> list[int]:
+    """Where a denial or an intention stops inside a sentence: a ``;``, a ``:`` before a space, a
+    dash between spaces or a bracket; and a comma (or "and") before a clause that turns away
+    ("…, but Lakeside is on VAN-41"; "…, and it stays on VAN-47") or has a verb of its own
+    ("…, Lakeside is on VAN-41"). Linear in the sentence's words (bisections)."""
+    out: list[int] = []
+    marks = [(c.start() + start, c.group()) for c in _CLAUSE_END.finditer(sentence)]
+    starts = [w[0] for w in words]
+    sentence_end = start + len(sentence)
+    for k, (at, mark) in enumerate(marks):
+        if mark != ",":
+            out.append(at)
+            continue
+        n = bisect_right(starts, at)
+        if n == len(words):
+            continue
+        until = bisect_left(starts, marks[k + 1][0] if k + 1 < len(marks) else sentence_end)
+        if _turns(words, n) or any(words[m][2] in _FINITE for m in range(n, until)):
+            out.append(at)
+    out += [a for n, (a, _, w) in enumerate(words) if n and w == "and" and _turns(words, n)]
+    return sorted(out)
+
+
+def _turns(words: list[tuple[int, int, str]], n: int) -> bool:
+    w = words[n][2]
+    return w in TURNS or (w == "and" and n + 1 < len(words) and words[n + 1][2] in _PRONOUNS)
+
+
+def _reach(at: int, stops: list[int], sentence_end: int) -> int:
+    i = bisect_right(stops, at)
+    return stops[i] if i < len(stops) else sentence_end
+
+
+def _undone(words: list[tuple[int, int, str]]) -> list[int]:
+    """Where an action the writer says was not done, failed or is yet to be done starts: the
+    verb after a negator or a failure ("haven't put", "unable to book", "tried to move"),
+    and "I will"/"we'll" with a verb of doing ("I'll move Westfield to VAN-42")."""
+    out: list[int] = []
+    for i, (_, _, w) in enumerate(words):
+        if w in NEGATORS or w in FAILING or (w.endswith("n't") and w not in ("won't", "wouldn't")):
+            be = w in _BE_NOT or (w == "not" and i > 0 and words[i - 1][2] in _BE)
+            if be and not (i + 1 < len(words) and words[i + 1][2] == "able"):
+                continue
+            j = i + 1
+            while j < len(words) and j - i <= 5 and words[j][2] in _BEFORE_DOING:
+                if words[j][2] == "to" and words[j - 1][2] in _NEEDING:
+                    break  # "didn't have to move it": nothing needed doing, not a failure
+                j += 1
+            if j < len(words) and words[j][2] in DOING:
+                out.append(words[j][0])
+        elif (w in FIRST_PERSON and _believes(words, i + 1)) or (w in ("i'm", "we're") and _unsure(words, i + 1)):
+            # "I think Westfield is on VAN-42", "I'm not sure whether…": a belief, not a report;
+            # "…, I think." at the end: all of the sentence
+            out.append(words[0][0] if i + 2 >= len(words) else words[i][0])
+        elif (w in FIRST_PERSON and i + 2 < len(words) and words[i + 1][2] == "will") or _JOINED.get(w) == "will":
+            j = i + (2 if w in FIRST_PERSON else 1)
+            while j < len(words) and words[j][2] in _ADVERBS:
+                j += 1
+            if j < len(words) and words[j][2] in INTENDED:
+                out.append(words[i][0])
+    return out
+
+
+def _believes(words: list[tuple[int, int, str]], j: int) -> bool:
+    """Whether the words from ``j`` on open a belief: "think", "believe", "guess", "assume",
+    "reckon", or one of them denied ("don't think"), or "not sure if/whether/that"."""
+    if j < len(words) and (words[j][2].endswith("n't") or words[j][2] == "do"):
+        j += 1 + (words[j][2] == "do" and j + 1 < len(words) and words[j + 1][2] == "not")
+    if j < len(words) and words[j][2] in BELIEVING:
+        return True
+    return j < len(words) and words[j][2] == "am" and _unsure(words, j + 1)
+
+
+def _unsure(words: list[tuple[int, int, str]], j: int) -> bool:
+    """ "not sure" or "not certain", then "whether", "if" or "that"."""
+    rest = [x[2] for x in words[j : j + 3]]
+    return rest[:2] in (["not", "sure"], ["not", "certain"]) and rest[2:] in (["whether"], ["if"], ["that"])
+
+
+def _pending(text: str, sentence: str, start: int, words: list[tuple[int, int, str]]) -> list[tuple[int, int]]:
+    """A value marked as not yet done by a bracket after it: "VAN-42 (pending)", "09:30
+    (tentative)", "VAN-41 (not yet confirmed)"."""
+    out: list[tuple[int, int]] = []
+    ends = [w[1] for w in words]
+    for m in _BRACKETED.finditer(sentence):
+        inside = [_low(w.group()) for w in _WORD.finditer(m.group(1))]
+        marked = bool(inside) and any(w in PENDING for w in inside) and all(w in _PENDING_ALL for w in inside)
+        if not marked and inside not in _NOT_CONFIRMED:
+            continue
+        n = bisect_right(ends, m.start() + start)  # the words that end before it
+        if n:
+            out.append((words[n - 1][0], words[n - 1][1]))
+    return out
+
+
+def _asks_to_proceed(sentence: str, words: list[tuple[int, int, str]]) -> bool:
+    """A question asking to go ahead ("Shall I go ahead?", "OK to proceed with this?"): what
+    the message said before it was a plan."""
+    if not sentence.rstrip().endswith("?"):
+        return False
+    for i, (_, _, w) in enumerate(words):
+        if w in _PROCEED and (w == "proceed" or (i and words[i - 1][2] == "go")):
+            return all(x[2] in _PROCEED_WITH for x in words[i + 1 :])
+    return False
