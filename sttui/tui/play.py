@@ -239,7 +239,7 @@ class PlayScreen(SeatScreen):
         margin more for each item that leaves."""
         height = conversation.virtual_size.height
         if fold:
-            height -= sum(w.outer_size.height - 1 for w in conversation.query(ResultFold) if not w.collapsed)
+            height -= sum(w.outer_size.height - 1 for w in _results(conversation) if not w.collapsed)
         items = [w for w in conversation.children if w.id != "earlier"]
         extra = len(items) + adding - self._live_limit
         if extra >= TRIM_BATCH:
@@ -265,7 +265,7 @@ class PlayScreen(SeatScreen):
     def fold_results(conversation: VerticalScroll, keep_last: bool = True) -> None:
         """The newest tool result unfolded (or, ``keep_last`` false, none: a newer one is
         coming), the older ones folded to their one-line summary."""
-        results = list(conversation.query(ResultFold))
+        results = _results(conversation)
         for widget in results[:-1] if keep_last else results:
             widget.collapsed = True
         if results and keep_last:
@@ -476,3 +476,9 @@ class PlayScreen(SeatScreen):
         self.app.push_screen(
             Confirm("End the episode now? It will be scored as it stands.", "End it", "Keep going"), end
         )
+
+
+def _results(conversation: VerticalScroll) -> list[ResultFold]:
+    """The results in the conversation, oldest first: its own children (a transcript item is
+    never nested), read without a CSS query, which walks and matches every node at each press."""
+    return [w for w in conversation.children if isinstance(w, ResultFold)]
