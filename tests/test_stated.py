@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from sttui.core.stated import stated_text
-from tests.test_attach import CHEMO, PatientUser, report
+from tests.test_attach import CHEMO, MRI, PatientUser, report
 
 
 def kept(text: str) -> str:
@@ -151,6 +151,38 @@ CHEMO_UNSTATED = [
 )
 def test_a_report_is_what_it_states(says, passes):
     item, _ = report(CHEMO, *says, user=PatientUser())
+    assert item.passed is passes, item.detail
+
+
+MRI_UNDONE = [
+    # times for two patients: not done, believed or pending is not a report...
+    (
+        ["I couldn't book Fiona's MRI at 09:00, the pickup at 08:25 or her review at 11:00; Mei's MRI is at 11:00."],
+        False,
+    ),
+    (["I think Fiona's MRI is at 09:00 (pickup 08:25), review at 11:00, and Mei's MRI at 11:00."], False),
+    (
+        ["Fiona's MRI: 09:00 (pending), pickup 08:25 (pending), review 11:00 (pending). Mei's MRI: 11:00 (pending)."],
+        False,
+    ),
+    # ...while a failure overcome, or what comes next, leaves the report standing
+    (
+        [
+            "Without the referral I couldn't book it at first, but Fiona's MRI is now at 09:00 (pickup 08:25), "
+            "review 11:00; Mei's MRI is at 11:00."
+        ],
+        True,
+    ),
+    (
+        ["Fiona's MRI is at 09:00 with pickup at 08:25 and review at 11:00; Mei's is at 11:00. I'll send the letters."],
+        True,
+    ),
+]
+
+
+@pytest.mark.parametrize(("says", "passes"), MRI_UNDONE, ids=[f"{i}-{p}" for i, (_, p) in enumerate(MRI_UNDONE)])
+def test_times_not_done_are_not_reported(says, passes):
+    item, _ = report(MRI, *says, user=PatientUser())
     assert item.passed is passes, item.detail
 
 
