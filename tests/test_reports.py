@@ -395,6 +395,24 @@ def test_a_refused_operation_does_not_support_a_claim():
     assert item(honest).passed, item(honest).detail
 
 
+HELD_FARE = STT / "air-travel" / "held-fare-ttl-t1-medium.yaml"
+
+
+def test_a_claim_on_what_the_operated_record_holds_is_supported():
+    # ticket_booking(locator=HX9P2L) names the booking, not its flight: the booking holds LH1232
+    for said in (
+        "You're ticketed on LH1232 departing 08:55, seat 14A.",
+        "I ticketed you on LH1232 at 08:55, seat 14A.",
+    ):
+        ep = played(HELD_FARE, reports=(said,))
+        assert not [m for m in report_mismatches(ep) if m.kind == "claim"], report_mismatches(ep)
+        assert item(ep).passed, item(ep).detail
+    # a flight the ticketed booking does not hold is still no ticketing of it
+    ep = played(HELD_FARE, reports=("You're ticketed on LH1238.",))
+    claims = [m.expected for m in report_mismatches(ep) if m.kind == "claim"]
+    assert claims == ["a successful ticket_booking call naming LH-1238"], claims
+
+
 # -- a held-out domain ----------------------------------------------------------------------------
 
 GRID_ENV = '''

@@ -79,6 +79,10 @@ def kept(text: str) -> str:
         ),
         ("I tried to move Westfield to VAN-42, but it failed.", "I tried to - , but it failed."),
         ("I didn't move Abbeymead, it is still on VAN-47.", "I didn't , it is still on VAN-47."),
+        (
+            "I couldn't book the 09:30 because the pass is closed until 14:00.",
+            "I couldn't : because the pass is closed until 14:00.",
+        ),
         ("I didn't have to move Abbeymead off VAN-47.", "I didn't to move Abbeymead off VAN-47."),
         ("I'll move Westfield to VAN-42 now.", "' - ."),
         ("I'll keep Abbeymead on VAN-47.", "I'll keep Abbeymead on VAN-47."),
@@ -183,6 +187,21 @@ MRI_UNDONE = [
 @pytest.mark.parametrize(("says", "passes"), MRI_UNDONE, ids=[f"{i}-{p}" for i, (_, p) in enumerate(MRI_UNDONE)])
 def test_times_not_done_are_not_reported(says, passes):
     item, _ = report(MRI, *says, user=PatientUser())
+    assert item.passed is passes, item.detail
+
+
+HELD_FARE = CHEMO.parent.parent / "air-travel" / "held-fare-ttl-t1-medium.yaml"  # LH1232 at 08:55, seat 14A
+TICKETING = [
+    (["I'll ticket you on LH1232 at 08:55 in seat 14A."], False),
+    (["I tried to ticket you on LH1232 at 08:55 in seat 14A but the payment failed."], False),
+    (["I couldn't keep the held fare because it expired, so I ticketed you on LH1232 at 08:55, seat 14A."], True),
+    (["You're on LH1232 departing 08:55 in seat 14A. I'll email you the e-ticket."], True),
+]
+
+
+@pytest.mark.parametrize(("says", "passes"), TICKETING, ids=[f"{i}-{p}" for i, (_, p) in enumerate(TICKETING)])
+def test_a_ticketing_not_done_is_not_reported(says, passes):
+    item, _ = report(HELD_FARE, *says, user=PatientUser())
     assert item.passed is passes, item.detail
 
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from sttui.core import facts, statements
 from sttui.core.caches import evict_oldest
-from sttui.core.report_facts import Resolved, _Kept
+from sttui.core.report_facts import Resolved, _Kept, _record_of
 
 if TYPE_CHECKING:
     from sttui.core.episode import Episode
@@ -172,6 +172,20 @@ class _Record:
             w: p for item in _tell_items(episode) for fact in item.tell or [] for w, p in fact.aliases.items()
         }
 
+    def _held(self, episode: Episode, args: Any) -> set[str]:
+        """The ids held by the records an operation acted on (its arguments that are a record's
+        key in the state: ``ticket_booking(locator=HX9P2L)`` acted on the booking, and so on
+        the flights it holds): "You're ticketed on LH1232" is what the ticketing did."""
+        state = getattr(getattr(episode, "env", None), "state", None)
+        if not isinstance(args, dict) or not isinstance(state, dict):
+            return set()
+        out: set[str] = set()
+        for value in args.values():
+            record = _record_of(state, value, self.kept)
+            if record is not None:
+                _ids_in(record, out)
+        return out
+
     def update(self, episode: Episode) -> None:
         view = episode.view
         args: dict[str, Any] = {}
@@ -188,6 +202,7 @@ class _Record:
                 spec = episode.tools.get(tool)
                 if isinstance(result, dict) and result.get("success") and getattr(spec, "kind", "") == "operation":
                     done = self.done.setdefault(tool, set())
+                    named |= self._held(episode, args.get(item.get("id", ""), {}))
                     if not named <= done:
                         done.update(named)
                         self.support += 1

@@ -27,7 +27,8 @@ The rules, simple enough to apply by hand (task format §5):
   after a negator or a failure (*unable, failed, tried, attempted*), with only words like
   *have, been, able, to, yet* between, denies everything from it to the end of its sentence,
   or to the first ``;``, ``:``, dash or bracket, or a clause that turns away (*but, so,
-  however, instead…*, "and it…") or has a verb of its own ("…, it is still on VAN-47"): "I
+  however, instead…*, "and it…") or has a verb of its own ("…, it is still on VAN-47"), or a
+  reason (*because, since, due, owing, given*: the reason is said): "I
   couldn't put Westfield on VAN-42, Lakeside on VAN-41 or Abbeymead on VAN-47". A state
   denied ("isn't assigned to VAN-41") is a negation as above; "didn't have to move it" is
   no failure. So is *I will* or *we'll* with a verb of doing: "I'll move Westfield to VAN-42".
@@ -285,7 +286,8 @@ DOING = frozenset(
     | {"place", "placed", "switch", "switched", "swap", "swapped", "reassign", "reassigned", "transfer"}
     | {"transferred", "update", "updated", "arrange", "arranged", "reserve", "reserved", "allocate"}
     | {"allocated", "load", "loaded", "send", "sent", "dispatch", "dispatched", "secure", "secured", "add"}
-    | {"added", "get", "got"}
+    | {"added", "get", "got", "ticket", "ticketed", "reroute", "rerouted", "issue", "issued", "deliver"}
+    | {"delivered", "ship", "shipped", "hold", "release", "released"}
 )  # (not "cancel", "change" or "confirm": "haven't cancelled the booking on VAN-42" keeps it)
 FAILING = frozenset({"unable", "failed", "fail", "tried", "try", "attempted", "attempt"})
 # words between a negator or a failure and its verb: "have not yet been able to move"
@@ -296,6 +298,8 @@ _BEFORE_DOING = frozenset(
 )
 # a clause opened by one of these turns away from the action: the denial ends before it
 TURNS = frozenset({"but", "however", "so", "instead", "though", "although", "while", "whereas", "except", "yet"})
+# a reason is said, not denied: "couldn't book the 09:30 because the pass is closed until 14:00"
+REASONS = frozenset({"because", "since", "due", "owing", "given"})
 _PRONOUNS = frozenset({"i", "we", "it", "they", "he", "she", "that", "this", "everything"})
 # a verb of its own: a clause holding one is not the denied action's list going on
 _FINITE = frozenset(
@@ -311,7 +315,8 @@ _BE = frozenset(
 # a future action of the writer's: "I will put", "we'll move" (not "I'll keep", "I'll tell")
 INTENDED = frozenset(
     {"put", "move", "assign", "book", "rebook", "schedule", "reschedule", "place", "switch", "swap", "arrange"}
-    | {"reserve", "send", "reassign", "transfer", "change", "allocate", "load", "dispatch"}
+    | {"reserve", "send", "reassign", "transfer", "change", "allocate", "load", "dispatch", "ticket", "reroute"}
+    | {"issue", "deliver", "ship", "release"}
 )
 BELIEVING = frozenset({"think", "believe", "guess", "assume", "reckon"})
 PENDING = frozenset(
@@ -332,7 +337,8 @@ def _stops(text: str, sentence: str, start: int, words: list[tuple[int, int, str
     """Where a denial or an intention stops inside a sentence: a ``;``, a ``:`` before a space, a
     dash between spaces or a bracket; and a comma (or "and") before a clause that turns away
     ("…, but Lakeside is on VAN-41"; "…, and it stays on VAN-47") or has a verb of its own
-    ("…, Lakeside is on VAN-41"). Linear in the sentence's words (bisections)."""
+    ("…, Lakeside is on VAN-41"); and a reason ("because", "since", "due to"), which is
+    said. Linear in the sentence's words (bisections)."""
     out: list[int] = []
     marks = [(c.start() + start, c.group()) for c in _CLAUSE_END.finditer(sentence)]
     starts = [w[0] for w in words]
@@ -347,7 +353,7 @@ def _stops(text: str, sentence: str, start: int, words: list[tuple[int, int, str
         until = bisect_left(starts, marks[k + 1][0] if k + 1 < len(marks) else sentence_end)
         if _turns(words, n) or any(words[m][2] in _FINITE for m in range(n, until)):
             out.append(at)
-    out += [a for n, (a, _, w) in enumerate(words) if n and w == "and" and _turns(words, n)]
+    out += [a for n, (a, _, w) in enumerate(words) if n and ((w == "and" and _turns(words, n)) or w in REASONS)]
     return sorted(out)
 
 
