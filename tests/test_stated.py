@@ -97,6 +97,9 @@ def kept(text: str) -> str:
         ("Westfield: VAN-42 (confirmed).", "Westfield: VAN-42 (confirmed)."),
         ("Westfield on VAN-42. Shall I go ahead?", "- . ?"),
         ("Westfield is on VAN-42. Shall I proceed with the invoices?", "Westfield is on VAN-42. ?"),
+        ("Westfield on VAN-42. Shall I book them?", "- . ?"),
+        ("Westfield on VAN-42. Shall I go ahead and book it now?", "- . ?"),
+        ("Westfield is on VAN-42. Shall I send it to the driver?", "Westfield is on VAN-42. ?"),
         # what names a truck is no negation
         ("Load truck no. 9 and truck no 9.", "Load truck no. 9 and truck no 9."),
         # nothing to set aside: the text as it was
@@ -138,6 +141,7 @@ CHEMO_UNSTATED = [
     (["Nothing has changed yet; I will put Westfield on VAN-42, Lakeside on VAN-41, Abbeymead on VAN-47."], False),
     (["Westfield is on VAN-42 (pending), Lakeside on VAN-41 (pending), Abbeymead on VAN-47 (pending)."], False),
     (["The plan: Westfield on VAN-42, Lakeside on VAN-41, Abbeymead on VAN-47. Shall I go ahead?"], False),
+    (["Westfield on VAN-42, Lakeside on VAN-41, Abbeymead on VAN-47. Want me to book them?"], False),
     (["I think Westfield is on VAN-42, Lakeside on VAN-41 and Abbeymead on VAN-47."], False),
     # ...while a report that says what needed no doing, or what comes next, still reports
     (["I haven't moved Abbeymead: it stays on VAN-47. Westfield is on VAN-42 and Lakeside on VAN-41."], True),

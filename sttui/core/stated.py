@@ -40,8 +40,10 @@ The rules, simple enough to apply by hand (task format §5):
   tentative, unconfirmed, provisional, on hold, held, to be confirmed, not yet confirmed*):
   "VAN-42 (pending)".
 - **A plan put to the person.** A question asking to go ahead ("Shall I go ahead?", "OK to
-  proceed with this?") makes everything the message said before it a plan; one that asks
-  about something more ("Shall I proceed with notifying the clinics?") does not.
+  proceed with this?"), or ending in a verb of booking and a word pointing back ("Shall I
+  book them?", "Want me to move it now?"), makes everything the message said before it a
+  plan; one that asks about something more ("Shall I proceed with notifying the clinics?",
+  "Shall I send it to the driver?") does not.
 - **A proposal.** The writer offers and the person decides. An offer is *I* or *we*, then
   *would*, *'d*, *will*, *'ll*, *can* or *could* (or nothing), then a verb of doing or proposing
   (``OFFER_VERBS``, ``PROPOSING``): "I would put", "I'd suggest", "we'll move", "I recommend".
@@ -328,6 +330,14 @@ _PENDING_ALL = PENDING | _PENDING_WITH
 _NOT_CONFIRMED = (["not", "confirmed"], ["not", "yet", "confirmed"], ["to", "be", "confirmed"])
 _BRACKETED = re.compile(r"\(([^()]{1,40})\)")
 _PROCEED = frozenset({"proceed", "ahead"})
+# a question ending in one of these verbs and a word pointing back ("book them?") asks to do
+# what the message set out before it
+_DO_PLAN = frozenset(
+    {"book", "rebook", "assign", "schedule", "reschedule", "reserve", "move", "switch", "swap", "put", "place"}
+    | {"arrange", "allocate", "confirm", "finalise", "finalize", "do", "ticket", "make"}
+)
+_BACK = frozenset({"it", "them", "this", "that", "these", "those", "everything", "all"})
+_THEN = frozenset({"now", "then", "for", "you", "please", "today"})
 _PROCEED_WITH = frozenset(
     {"with", "it", "this", "that", "these", "the", "plan", "change", "changes", "booking", "bookings", "them"}
 )
@@ -436,5 +446,16 @@ def _asks_to_proceed(sentence: str, words: list[tuple[int, int, str]]) -> bool:
         return False
     for i, (_, _, w) in enumerate(words):
         if w in _PROCEED and (w == "proceed" or (i and words[i - 1][2] == "go")):
-            return all(x[2] in _PROCEED_WITH for x in words[i + 1 :])
-    return False
+            if all(x[2] in _PROCEED_WITH for x in words[i + 1 :]):
+                return True
+            break
+    # "Shall I book them?", "Want me to move it now?": the plan's action, on what came before
+    rest = [x[2] for x in words]
+    while rest and rest[-1] in _THEN:
+        rest.pop()
+    return (
+        len(rest) >= 3
+        and rest[-1] in _BACK
+        and rest[-2] in _DO_PLAN
+        and (rest[-3] in ("i", "we", "to") or (rest[-3] == "and" and "i" in rest[:-3]))
+    )
