@@ -138,11 +138,18 @@ async def test_a_study_in_the_user_seat_opens_the_user_screen_paused(tmp_path):
     assert isinstance(sitting, Sitting) and sitting.plan.seat == "user"
     app = StudyApp(db, sitting, Config())
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_for(pilot, lambda: screen_name(pilot) == "UserSimScreen")  # acknowledged before: no intro
+        # acknowledged before: no intro; mounted (its episode started) before the app is left
+        await wait_for(pilot, lambda: screen_name(pilot) == "UserSimScreen" and pilot.app.screen.is_mounted)
         session = pilot.app.screen.session
         assert session.episode_id == sitting.assignment.episode_id
         assert session.user.name == "human:ana" and session.agent.name == "baseline:oracle"
         assert not session.clock.running
+        # a mount handled after the screen's children went (the app quitting at once) is no crash
+        screen = pilot.app.screen
+        listeners = len(session.listeners)
+        await screen.query_one("#debug-pane").remove()
+        screen.start_episode("#reply")
+        assert len(session.listeners) == listeners  # nothing started twice
 
 
 async def test_back_between_tasks_the_participant_withdraws_and_their_episode_is_kept(tmp_path):

@@ -35,7 +35,7 @@ from sttui.controllers.oversight import Decision
 from sttui.core.actions import Action, Say, ToolCall, action_payload
 from sttui.core.callsyntax import CallSyntaxError, format_call, parse_call
 from sttui.core.schema import check_args
-from sttui.tui.lifecycle import freeze_heap, release_heap, while_shown
+from sttui.tui.lifecycle import freeze_heap, gone, release_heap, while_shown
 from sttui.tui.screen import SttuiScreen
 
 if TYPE_CHECKING:
@@ -306,7 +306,10 @@ class SeatScreen(SttuiScreen[None]):
     # -- the episode, the same on every seat screen ----------------------------------------
     def start_episode(self, focus: str) -> None:
         """Hide the debug pane, hear the episode's events, tick the status line each second,
-        focus ``focus`` and run the episode."""
+        focus ``focus`` and run the episode. Nothing when the screen is already on its way out
+        (the app quit before its mount was handled: its children may be gone)."""
+        if gone(self) or not self.query("#debug-pane"):
+            return
         self.query_one("#debug-pane").display = False
         self.session.listeners.append(self.on_episode_event)
         self.set_interval(1, self._tick)
