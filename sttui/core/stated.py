@@ -126,7 +126,8 @@ def stated_text(text: str) -> str:
         words = [(w.start() + start, w.end() + start, _low(w.group())) for w in _WORD.finditer(sentence)]
         if not words:
             continue
-        ends = [c.start() + start for c in _CLAUSE_END.finditer(sentence)]
+        marks = [(c.start() + start, c.group()) for c in _CLAUSE_END.finditer(sentence)]
+        ends = [at for at, _ in marks]
         if _asks_to_proceed(sentence, words):
             spans.append((0, start))  # what came before was a plan, not a report
         if sentence.rstrip().endswith("?"):
@@ -141,9 +142,12 @@ def stated_text(text: str) -> str:
         offered = _proposed(words)
         if offered is not None:
             spans.append((offered, start + len(sentence)))
-        stops = _stops(text, sentence, start, words)
-        spans += [(a, _reach(a, stops, start + len(sentence))) for a in _undone(words)]
-        spans += _pending(text, sentence, start, words)
+        undone = _undone(words)
+        if undone:
+            stops = _stops(marks, words, start + len(sentence))
+            spans += [(a, _reach(a, stops, start + len(sentence))) for a in undone]
+        if "(" in sentence:
+            spans += _pending(sentence, start, words)
     if not spans:
         return text
     out = list(text)
@@ -343,16 +347,14 @@ _PROCEED_WITH = frozenset(
 )
 
 
-def _stops(text: str, sentence: str, start: int, words: list[tuple[int, int, str]]) -> list[int]:
-    """Where a denial or an intention stops inside a sentence: a ``;``, a ``:`` before a space, a
-    dash between spaces or a bracket; and a comma (or "and") before a clause that turns away
-    ("…, but Lakeside is on VAN-41"; "…, and it stays on VAN-47") or has a verb of its own
-    ("…, Lakeside is on VAN-41"); and a reason ("because", "since", "due to"), which is
-    said. Linear in the sentence's words (bisections)."""
+def _stops(marks: list[tuple[int, str]], words: list[tuple[int, int, str]], sentence_end: int) -> list[int]:
+    """Where a denial or an intention stops inside a sentence (``marks``: its clause ends, at
+    where and which): a ``;``, a ``:`` before a space, a dash between spaces or a bracket; a
+    comma (or "and") before a clause that turns away ("…, but Lakeside is on VAN-41"; "…, and
+    it stays on VAN-47") or has a verb of its own ("…, Lakeside is on VAN-41"); and a reason
+    ("because", "since", "due to"), which is said. Linear in the sentence's words."""
     out: list[int] = []
-    marks = [(c.start() + start, c.group()) for c in _CLAUSE_END.finditer(sentence)]
     starts = [w[0] for w in words]
-    sentence_end = start + len(sentence)
     for k, (at, mark) in enumerate(marks):
         if mark != ",":
             out.append(at)
@@ -423,7 +425,7 @@ def _unsure(words: list[tuple[int, int, str]], j: int) -> bool:
     return rest[:2] in (["not", "sure"], ["not", "certain"]) and rest[2:] in (["whether"], ["if"], ["that"])
 
 
-def _pending(text: str, sentence: str, start: int, words: list[tuple[int, int, str]]) -> list[tuple[int, int]]:
+def _pending(sentence: str, start: int, words: list[tuple[int, int, str]]) -> list[tuple[int, int]]:
     """A value marked as not yet done by a bracket after it: "VAN-42 (pending)", "09:30
     (tentative)", "VAN-41 (not yet confirmed)"."""
     out: list[tuple[int, int]] = []
