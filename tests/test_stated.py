@@ -98,6 +98,8 @@ def kept(text: str) -> str:
         ("Westfield on VAN-42. Shall I go ahead?", "- . ?"),
         ("Westfield is on VAN-42. Shall I proceed with the invoices?", "Westfield is on VAN-42. ?"),
         ("Westfield on VAN-42. Shall I book them?", "- . ?"),
+        ("ill put Westfield on VAN-42, want me to do it?", "- , ?"),  # typed in a hurry, one sentence
+        ("She is ill. Westfield is on VAN-42.", "She is ill. Westfield is on VAN-42."),
         ("Westfield on VAN-42. Shall I go ahead and book it now?", "- . ?"),
         ("Westfield is on VAN-42. Shall I send it to the driver?", "Westfield is on VAN-42. ?"),
         # what names a truck is no negation
@@ -197,6 +199,7 @@ def test_times_not_done_are_not_reported(says, passes):
 HELD_FARE = CHEMO.parent.parent / "air-travel" / "held-fare-ttl-t1-medium.yaml"  # LH1232 at 08:55, seat 14A
 TICKETING = [
     (["I'll ticket you on LH1232 at 08:55 in seat 14A."], False),
+    (["ill ticket her on lh1232 at 08:55 seat 14a, want me to do it?"], False),  # as a person typed it at 80x24
     (["I tried to ticket you on LH1232 at 08:55 in seat 14A but the payment failed."], False),
     (["I couldn't keep the held fare because it expired, so I ticketed you on LH1232 at 08:55, seat 14A."], True),
     (["You're on LH1232 departing 08:55 in seat 14A. I'll email you the e-ticket."], True),

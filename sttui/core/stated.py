@@ -31,7 +31,8 @@ The rules, simple enough to apply by hand (task format §5):
   reason (*because, since, due, owing, given*: the reason is said): "I
   couldn't put Westfield on VAN-42, Lakeside on VAN-41 or Abbeymead on VAN-47". A state
   denied ("isn't assigned to VAN-41") is a negation as above; "didn't have to move it" is
-  no failure. So is *I will* or *we'll* with a verb of doing: "I'll move Westfield to VAN-42".
+  no failure. So is *I will* or *we'll* with a verb of doing: "I'll move Westfield to VAN-42"
+  (and "ill move", as typed in a hurry).
 - **A belief.** *I* or *we* with *think, believe, guess, assume, reckon* (or one of them
   denied: "I don't think"), or "I'm not sure whether/if/that", is read like an action not
   done, from the writer on: "I think Westfield is on VAN-42, Lakeside on VAN-41." At the end
@@ -42,7 +43,8 @@ The rules, simple enough to apply by hand (task format §5):
 - **A plan put to the person.** A question asking to go ahead ("Shall I go ahead?", "OK to
   proceed with this?"), or ending in a verb of booking and a word pointing back ("Shall I
   book them?", "Want me to move it now?"), makes everything the message said before it a
-  plan; one that asks about something more ("Shall I proceed with notifying the clinics?",
+  plan, and its own sentence with it ("I'll ticket her on LH1232, want me to do it?"); one
+  that asks about something more ("Shall I proceed with notifying the clinics?",
   "Shall I send it to the driver?") does not.
 - **A proposal.** The writer offers and the person decides. An offer is *I* or *we*, then
   *would*, *'d*, *will*, *'ll*, *can* or *could* (or nothing), then a verb of doing or proposing
@@ -129,7 +131,7 @@ def stated_text(text: str) -> str:
         marks = [(c.start() + start, c.group()) for c in _CLAUSE_END.finditer(sentence)]
         ends = [at for at, _ in marks]
         if _asks_to_proceed(sentence, words):
-            spans.append((0, start))  # what came before was a plan, not a report
+            spans.append((0, start + len(sentence)))  # what came before it, its own sentence too, was a plan
         if sentence.rstrip().endswith("?"):
             first = words[0][2]
             if first in AUXILIARIES or first in INTERROGATIVES:
@@ -221,6 +223,8 @@ FIRST_PERSON = frozenset({"i", "we"})
 OFFER_MODALS = frozenset({"would", "will", "can", "could"})
 # "I'd", "we'll": the subject and its modal in one word; "'d" is "would"
 _JOINED = {"i'd": "would", "we'd": "would", "i'll": "will", "we'll": "will"}
+# typed in a hurry: "ill move it" (read so only before a verb of doing: "she is ill" is not)
+_WILL = {**_JOINED, "ill": "will"}
 PROPOSING = frozenset({"suggest", "recommend", "propose", "advise"})
 OFFER_VERBS = frozenset(
     {"put", "move", "assign", "book", "rebook", "schedule", "reschedule", "place", "send", "use"}
@@ -400,7 +404,7 @@ def _undone(words: list[tuple[int, int, str]]) -> list[int]:
             # "I think Westfield is on VAN-42", "I'm not sure whether…": a belief, not a report;
             # "…, I think." at the end: all of the sentence
             out.append(words[0][0] if i + 2 >= len(words) else words[i][0])
-        elif (w in FIRST_PERSON and i + 2 < len(words) and words[i + 1][2] == "will") or _JOINED.get(w) == "will":
+        elif (w in FIRST_PERSON and i + 2 < len(words) and words[i + 1][2] == "will") or _WILL.get(w) == "will":
             j = i + (2 if w in FIRST_PERSON else 1)
             while j < len(words) and words[j][2] in _ADVERBS:
                 j += 1
