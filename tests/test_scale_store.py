@@ -17,7 +17,7 @@ from sttui.running.recording import run_recorded
 from sttui.store.db import StoreError
 from sttui.store.store import Store
 from sttui.store.tables import EpisodeRow
-from sttui.textout import table
+from sttui.textout import table, table_lines
 
 
 def _row(eid: str, i: int, **over: object) -> dict[str, object]:
@@ -292,6 +292,16 @@ def test_sessions_streams_the_same_text_as_before(db_url, monkeypatch):
     assert out.output == "[\n" + ",\n".join(json.dumps(e, default=str) for e in expected) + "\n]\n"
     assert json.loads(out.output) == json.loads(json.dumps(expected, default=str))
     assert runner.invoke(main, ["--db", db_url, "sessions", "--json", "--task", "none"]).output == "[]\n"
+
+
+def test_streamed_table_lines_are_the_table_whatever_the_cells_hold():
+    """Cells that look like format fields, numbers, None, control characters, wide text, and more
+    rows than a spooled chunk: the streamed lines are ``table``'s, line for line."""
+    cells = ["{}", "{0}", "{x:>9}", "}{", 12, 3.5, None, "a\x1b[2Jb", "日本語", "", "  padded  "]
+    columns = ["id", "{name}", "n"]
+    rows = [{"id": f"ep{i}", "{name}": cells[i % len(cells)], "n": cells[(i * 7) % len(cells)]} for i in range(2500)]
+    rows.append({"id": "missing cells"})
+    assert list(table_lines(iter(rows), columns)) == table(rows, columns).split("\n")
 
 
 def test_sessions_json_is_indented_on_a_terminal_and_one_line_an_item_in_a_pipe(tmp_path):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from typing import Any
 
 import pytest
 from textual import events
@@ -378,6 +379,65 @@ async def test_the_reveal_shows_ea_for_every_reference_and_explains_negative_ca(
         ea = next(line for line in scores.splitlines() if "exact accuracy" in line)
         assert re.search(r"100%\s+25%\s+\d+%\s+100%", ea), ea  # you, random, stale, oracle
         assert "below 0 is worse than random" in scores
+
+
+async def _ended(db: str) -> tuple[Any, Any, Any]:
+    """A finished episode of the insulin task (the naive plan, the scripted user): its store,
+    session and result, for the screens shown at the end."""
+    from sttui.running.session import PlaySession
+
+    loaded = load_task(INSULIN)
+    store = Store(db)
+    session = PlaySession(store, loaded, PlanAgent("baseline:naive", loaded.task.naive_plan), ScriptedUser())
+    return store, session, await session.run()
+
+
+async def test_an_episode_ending_while_the_person_types_lets_its_keys_wait_for_a_pause(db, monkeypatch):
+    """The rest of a message typed into the end screen ("…ready to go" and enter) neither
+    replays the episode nor goes home; the first key after a pause does."""
+    from sttui.tui import episode_over
+    from sttui.tui.endscreen import EndScreen
+
+    monkeypatch.setattr(episode_over, "QUIET_SECONDS", 0.4)
+    store, session, result = await _ended(db)
+    async with ScreenApp(lambda: EndScreen(session, result, typing=True), store=store).run_test(size=(80, 24)) as pilot:
+        screen = await started(pilot, "EndScreen")
+        footer = footer_text(pilot.app)
+        assert "Replay it" in footer  # (shown, dimmed while held)
+        for key in [*"ready to go", "enter", "escape", "r"]:
+            await pilot.press(key)
+            assert pilot.app.screen is screen, key
+        assert screen.holding
+        assert episode_over.HELD_NOTICE in [n.message for n in pilot.app._notifications]
+        await wait_for(pilot, lambda: not screen.holding)
+        await pilot.press("r")
+        await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "ReplayScreen")
+
+
+async def test_an_episode_ending_with_nothing_typed_answers_its_keys_at_once(db, monkeypatch):
+    from sttui.tui import episode_over
+    from sttui.tui.endscreen import EndScreen
+
+    monkeypatch.setattr(episode_over, "QUIET_SECONDS", 30.0)  # (a hold would outlast the test)
+    store, session, result = await _ended(db)
+    async with ScreenApp(lambda: EndScreen(session, result), store=store).run_test(size=(80, 24)) as pilot:
+        await started(pilot, "EndScreen")
+        await pilot.press("r")
+        await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "ReplayScreen")
+
+
+@pytest.mark.parametrize("typed", ["", "assign_vehicle(shipment_id=SHP-1, vehi"])
+async def test_the_play_screen_says_whether_its_entry_held_unsent_text_when_the_episode_ended(db, typed):
+    async with play_alone(db, INSULIN).run_test(size=(80, 24)) as pilot:
+        screen = await started(pilot, "PlayScreen")
+        await pilot.press("f5")
+        await wait_for(pilot, lambda: screen.human.waiting)
+        screen.query_one("#entry", Input).value = typed
+        await pilot.press("f8")
+        await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "Confirm")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "EndScreen")
+        assert pilot.app.screen.typing is bool(typed)
 
 
 # -- home ------------------------------------------------------------------------------------

@@ -15,22 +15,16 @@ from textual.widgets import Footer, Static
 from sttui.core import verdicts
 from sttui.core.control import holders_text, is_mixed
 from sttui.core.episode import Episode
-from sttui.running.runner import EpisodeResult
-from sttui.running.session import PlaySession
+from sttui.tui.episode_over import EpisodeOverScreen
 from sttui.tui.safetable import DataTable
-from sttui.tui.screen import SttuiScreen
 
 
-class EndScreen(SttuiScreen[None]):
+class EndScreen(EpisodeOverScreen):
     AUTO_FOCUS = "#checklist"  # the arrow keys walk the items (the page scrolls with pgup/pgdn)
     BINDINGS = [
         Binding("r", "replay", "Replay it", id="end.replay"),
         Binding("escape,enter", "home", "Home", id="end.home"),
     ]
-
-    def __init__(self, session: PlaySession, result: EpisodeResult):
-        super().__init__()
-        self.session, self.result = session, result
 
     def compose(self) -> ComposeResult:
         ep = self.result.episode
@@ -98,7 +92,8 @@ class EndScreen(SttuiScreen[None]):
         self._show(event.cursor_row)
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
-        self.action_home()  # enter on the focused table goes home, as it does on the screen
+        if self.check_action("home", ()):  # enter on the focused table goes home, as it does on the screen
+            self.action_home()
 
     def _show(self, row: int) -> None:
         """The highlighted item's whole detail, under the table (its cell is cut at the edge)."""
@@ -109,11 +104,3 @@ class EndScreen(SttuiScreen[None]):
             said = item.detail.lower().startswith(("pass:", "fail:"))  # (a tell item's detail says it)
             status = "" if said else ("pass: " if item.passed else "[red]FAIL[/red]: ")
             self.query_one("#end-detail", Static).update(f"[b]{escape(item.id)}[/b]  {status}{escape(item.detail)}")
-
-    def action_replay(self) -> None:
-        from sttui.tui.replay import ReplayScreen
-
-        self.app.switch_screen(ReplayScreen(self.session.store, self.session.episode_id))
-
-    def action_home(self) -> None:
-        self.app.pop_to_home()

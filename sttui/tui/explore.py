@@ -280,9 +280,10 @@ class ExploreScreen(SeatScreen):
         return case
 
     def end_screen(self, result: Any) -> Screen[Any]:
+        from sttui.tui.episode_over import typing_on
         from sttui.tui.reveal import RevealScreen
 
-        return RevealScreen(self.session, result)
+        return RevealScreen(self.session, result, typing=typing_on(self))
 
     def status_text(self) -> Text:
         return status_line(self.session) + self._phase_text()

@@ -336,8 +336,9 @@ class SeatScreen(SttuiScreen[None]):
 
     def end_screen(self, result: Any) -> Screen[Any]:
         from sttui.tui.endscreen import EndScreen
+        from sttui.tui.episode_over import typing_on
 
-        return EndScreen(self.session, result)
+        return EndScreen(self.session, result, typing=typing_on(self))
 
     @work(exclusive=True, group="episode", exit_on_error=False)
     async def play(self) -> None:

@@ -13,9 +13,7 @@ from textual.widgets import Footer, Static
 from sttui.controllers.explore_baselines import ExploreStale
 from sttui.core.explore.episode import ExploreEpisode
 from sttui.core.explore.metrics import metrics
-from sttui.running.runner import EpisodeResult
-from sttui.running.session import PlaySession
-from sttui.tui.screen import SttuiScreen
+from sttui.tui.episode_over import EpisodeOverScreen
 
 
 def rule_text(rule: dict[str, Any]) -> str:
@@ -64,16 +62,12 @@ def references(ep: ExploreEpisode) -> dict[str, dict[str, float] | None]:
     return out
 
 
-class RevealScreen(SttuiScreen[None]):
+class RevealScreen(EpisodeOverScreen):
     HELP_TITLE = "the reveal"
     BINDINGS = [
         Binding("r", "replay", "Replay it", id="reveal.replay"),
         Binding("escape,enter", "home", "Home", id="reveal.home"),
     ]
-
-    def __init__(self, session: PlaySession, result: EpisodeResult):
-        super().__init__()
-        self.session, self.result = session, result
 
     def compose(self) -> ComposeResult:
         ep = self.result.episode
@@ -122,11 +116,3 @@ class RevealScreen(SttuiScreen[None]):
 
     def on_mount(self) -> None:
         self.session.close()
-
-    def action_replay(self) -> None:
-        from sttui.tui.replay import ReplayScreen
-
-        self.app.switch_screen(ReplayScreen(self.session.store, self.session.episode_id))
-
-    def action_home(self) -> None:
-        self.app.pop_to_home()

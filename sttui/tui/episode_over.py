@@ -1,0 +1,87 @@
+"""What the end screen and the reveal share: the episode is over, ``r`` replays it and escape or
+enter goes home; and those keys wait while the person is still typing.
+
+An episode can end under a person's fingers: the user seat's model ends it while they type a
+reply, the time limit runs out mid-message, a model user answers a report with "thanks, that's
+all" as they start the next one. The screen that replaces theirs then has single-letter keys,
+and enter goes home, so the rest of the message would replay the episode or leave its verdict
+unseen. When the screen it replaces held unsent text, every key is dropped until the typing
+stops (``QUIET_SECONDS`` without a key); the first key after that pause works, as does every key
+when nobody was typing."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from textual import events
+from textual.timer import Timer
+
+from sttui.running.runner import EpisodeResult
+from sttui.running.session import PlaySession
+from sttui.tui.screen import SttuiScreen
+
+QUIET_SECONDS = 0.6  # a pause this long ends the typing (a person types a key every 0.1-0.3 s)
+HELD_NOTICE = "The episode ended while you were typing: its keys work once you pause."
+
+
+class EpisodeOverScreen(SttuiScreen[None]):
+    """A screen shown when an episode ends, on the seat screen it replaces."""
+
+    def __init__(self, session: PlaySession, result: EpisodeResult, typing: bool = False):
+        """``typing``: the seat screen held unsent text when the episode ended."""
+        super().__init__()
+        self.session, self.result = session, result
+        self.typing = typing
+        self._held_until = time.monotonic() + QUIET_SECONDS if typing else 0.0
+        self._release: Timer | None = None
+        self._told = False
+
+    @property
+    def holding(self) -> bool:
+        """Whether keys are being dropped now (the person was typing a moment ago)."""
+        return time.monotonic() < self._held_until
+
+    def on_mount(self) -> None:
+        if self.holding:  # the footer shows the keys dimmed until the pause
+            self._release = self.set_timer(QUIET_SECONDS, self._released)
+
+    def on_key(self, event: events.Key) -> None:
+        """A key while holding: dropped (not passed on to any binding) and the pause starts again."""
+        if not self.holding:
+            return
+        event.stop()
+        event.prevent_default()
+        self._held_until = time.monotonic() + QUIET_SECONDS
+        if self._release is not None:
+            self._release.reset()
+        if not self._told:
+            self._told = True
+            self.notify(HELD_NOTICE, timeout=4)
+
+    def _released(self) -> None:
+        if self.holding:  # a key came since the timer was set: wait for the rest of the pause
+            self._release = self.set_timer(self._held_until - time.monotonic(), self._released)
+            return
+        self._release = None
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("replay", "home") and self.holding:
+            return None  # shown dimmed
+        return super().check_action(action, parameters)
+
+    def action_replay(self) -> None:
+        from sttui.tui.replay import ReplayScreen
+
+        self.app.switch_screen(ReplayScreen(self.session.store, self.session.episode_id))
+
+    def action_home(self) -> None:
+        self.app.pop_to_home()
+
+
+def typing_on(screen: Any) -> bool:
+    """Whether a screen's text entries hold text the person has not sent."""
+    from textual.widgets import Input, TextArea
+
+    return any(w.value.strip() for w in screen.query(Input)) or any(w.text.strip() for w in screen.query(TextArea))
