@@ -15,7 +15,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
-from textual.widgets import Button, Footer, Input, Label, ProgressBar, SelectionList, Static
+from textual.widgets import Button, Input, Label, ProgressBar, SelectionList, Static
 
 from sttui.annotate.blinding import blind_events, seat_labels
 from sttui.annotate.dimensions import FAILURE_MODES
@@ -23,6 +23,7 @@ from sttui.annotate.queue import Item, Queue
 from sttui.annotate.verdicts import verdict_body
 from sttui.core import verdicts
 from sttui.core.replaying import seq_of_step
+from sttui.tui.footer import Footer
 from sttui.tui.lifecycle import while_shown
 from sttui.tui.modals import Dialog, EditValue
 from sttui.tui.replay import detail, reviewed, summary

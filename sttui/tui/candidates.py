@@ -15,10 +15,11 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Static, TextArea
+from textual.widgets import Static, TextArea
 
 from sttui.drafting.review import Review
 from sttui.tui.app import Placeholder, SttuiApp
+from sttui.tui.footer import Footer
 from sttui.tui.launch import Launch
 from sttui.tui.safetable import DataTable
 from sttui.tui.screen import SttuiScreen

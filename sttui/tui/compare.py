@@ -11,9 +11,10 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Header, Static
 
 from sttui.tui.app import SttuiApp
+from sttui.tui.footer import Footer
 from sttui.tui.launch import Launch
 from sttui.tui.screen import SttuiScreen
 

@@ -19,7 +19,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from sttui.config import Config
 from sttui.core.loader import LoadedTask
@@ -27,6 +27,7 @@ from sttui.core.review import consensus as cs
 from sttui.core.review.model import Milestone, Minefield
 from sttui.drafting import record as rec
 from sttui.tui.app import Placeholder, SttuiApp
+from sttui.tui.footer import Footer
 from sttui.tui.launch import Launch
 from sttui.tui.modals import Confirm, EditValue
 from sttui.tui.safetable import DataTable

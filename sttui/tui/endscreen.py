@@ -10,12 +10,13 @@ from rich.markup import escape
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from sttui.core import verdicts
 from sttui.core.control import holders_text, is_mixed
 from sttui.core.episode import Episode
 from sttui.tui.episode_over import EpisodeOverScreen
+from sttui.tui.footer import Footer
 from sttui.tui.safetable import DataTable
 
 

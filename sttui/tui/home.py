@@ -17,10 +17,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
-from textual.widgets import ContentSwitcher, Footer, Header, Input, Static
+from textual.widgets import ContentSwitcher, Header, Input, Static
 
 from sttui.core.problems import display_path
 from sttui.core.taxonomy import LEVELS
+from sttui.tui.footer import Footer
 from sttui.tui.safetable import DataTable
 from sttui.tui.screen import SttuiScreen
 

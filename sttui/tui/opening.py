@@ -9,8 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from textual.app import ComposeResult
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
+from sttui.tui.footer import Footer
 from sttui.tui.screen import SttuiScreen
 
 

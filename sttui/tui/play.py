@@ -19,7 +19,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.reactive import reactive
-from textual.widgets import Footer, OptionList, Static, Tree
+from textual.widgets import OptionList, Static, Tree
 from textual.widgets.option_list import Option
 
 from sttui.controllers.human import HumanController
@@ -28,6 +28,7 @@ from sttui.core.checklist import evaluate_checklist
 from sttui.core.episode import Episode
 from sttui.core.state import canonical
 from sttui.running.session import PlaySession
+from sttui.tui.footer import Footer
 from sttui.tui.handoff import SeatScreen
 from sttui.tui.lifecycle import gone, while_shown
 from sttui.tui.modals import Confirm, ToolForm, type_words

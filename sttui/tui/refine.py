@@ -13,7 +13,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 from textual.worker import Worker, WorkerState
 
 from sttui.core.actions import Say
@@ -22,6 +22,7 @@ from sttui.core.checklist import checklist_for
 from sttui.core.task import SttTask
 from sttui.lineage.refining import Edit, EditError, Refinement, Step, Verification, save, step_text, verify
 from sttui.running.recording import recorded_settings
+from sttui.tui.footer import Footer
 from sttui.tui.modals import Confirm
 from sttui.tui.safetable import DataTable
 from sttui.tui.screen import SttuiScreen

@@ -14,7 +14,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from sttui.core.events import Event
 from sttui.core.replaying import seq_of_step, step_of_events
@@ -22,6 +22,7 @@ from sttui.core.review.tracker import Review
 from sttui.exports.versions import load_version
 from sttui.running.recording import rebuild
 from sttui.store.store import Store
+from sttui.tui.footer import Footer
 from sttui.tui.modals import EditValue
 from sttui.tui.review import frontier_text, signal_line, timeline_text
 from sttui.tui.safetable import DataTable

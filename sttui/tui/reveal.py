@@ -8,12 +8,13 @@ from typing import Any
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from sttui.controllers.explore_baselines import ExploreStale
 from sttui.core.explore.episode import ExploreEpisode
 from sttui.core.explore.metrics import metrics
 from sttui.tui.episode_over import EpisodeOverScreen
+from sttui.tui.footer import Footer
 
 
 def rule_text(rule: dict[str, Any]) -> str:

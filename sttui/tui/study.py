@@ -17,9 +17,10 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Header, Markdown, Static
+from textual.widgets import Button, Header, Markdown, Static
 
 from sttui.tui.app import SttuiApp
+from sttui.tui.footer import Footer
 from sttui.tui.launch import Launch
 from sttui.tui.modals import Confirm, Dialog
 from sttui.tui.screen import SttuiScreen

@@ -10,12 +10,13 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 
 from sttui.controllers.human import HumanController
 from sttui.core.actions import GaveUp, NotSatisfied, Reply, Satisfied
 from sttui.core.episode import Episode
 from sttui.running.session import PlaySession
+from sttui.tui.footer import Footer
 from sttui.tui.handoff import SeatScreen
 from sttui.tui.lifecycle import while_shown
 from sttui.tui.modals import Confirm, EditValue
