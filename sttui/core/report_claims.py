@@ -181,10 +181,7 @@ class _Record:
             return set()
         out: set[str] = set()
         for value in args.values():
-            # (a key of the same canonical form only for an id: a name or a time an operation
-            # took was written as the tool accepted it, and looking for its other forms walks
-            # every mapping of the state)
-            record = _record_of(state, value, self.kept, loose=isinstance(value, str) and facts.is_id(value))
+            record = _record_of(state, value, self.kept)
             if record is not None:
                 _ids_in(record, out)
         return out

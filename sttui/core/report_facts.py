@@ -238,13 +238,12 @@ def _named_record(state: Any, value: str, kept: _Kept | None = None) -> tuple[st
     return None
 
 
-def _record_of(state: Any, value: Any, kept: _Kept | None = None, loose: bool = True) -> dict[str, Any] | None:
-    """The record whose key is ``value`` (an id) in a mapping of records of the state.
-    ``loose``: a key of the same canonical form counts when none is written exactly (``_tables``)."""
+def _record_of(state: Any, value: Any, kept: _Kept | None = None) -> dict[str, Any] | None:
+    """The record whose key is ``value`` (an id) in a mapping of records of the state."""
     if not isinstance(value, str) or not facts.canon_id(value):
         return None
     key = facts.canon_id(value)
-    for table in _tables(state, value, kept) if loose else _tables_by(state, value, False, kept):
+    for table in _tables(state, value, kept):
         if is_records(table):
             for k, rec in table.items():
                 if facts.canon_id(k) == key:
