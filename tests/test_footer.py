@@ -75,3 +75,47 @@ async def test_a_compact_footer_is_left_as_textual_makes_it():
     assert all("-compact" in c for c in ours_classes)
     ours, _, _ = await _shown(Footer, compact=True)
     assert max(ours.values()) == 1
+
+
+async def _burst(footer: type[TextualFooter]) -> tuple[int, list[str]]:
+    """How often ``footer`` composes its keys again after five changes of a screen's keys in one
+    handler (the last one hides a key); and the keys it shows after them."""
+
+    class Counted(footer):  # type: ignore[valid-type,misc]
+        composed = 0
+
+        def compose(self) -> ComposeResult:
+            type(self).composed += 1
+            yield from super().compose()
+
+    class Changing(Keys):
+        hidden = False
+
+        def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+            return not (self.hidden and action == "a1")
+
+    class Host(App[None]):
+        async def on_mount(self) -> None:
+            screen = Changing(Counted)
+            await self.push_screen(screen)
+            while len(screen.query(FooterKey)) < 9:
+                await asyncio.sleep(0.005)
+            await asyncio.sleep(0.05)
+            before = Counted.composed
+            for i in range(5):
+                screen.hidden = i == 4
+                screen.refresh_bindings()
+            await asyncio.sleep(0.2)
+            self.exit((Counted.composed - before, [str(k.render()) for k in screen.query(FooterKey)]))
+
+    result = await Host().run_async(headless=True, size=(120, 10))
+    assert result is not None
+    return result
+
+
+async def test_a_burst_of_key_changes_composes_the_footer_once_with_the_last_keys():
+    ours, ours_keys = await _burst(Footer)
+    theirs, theirs_keys = await _burst(TextualFooter)
+    assert theirs == 5 and ours == 1
+    assert ours_keys == theirs_keys
+    assert not any("Action 1" in k for k in ours_keys) and any("Action 2" in k for k in ours_keys)
