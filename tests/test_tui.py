@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from textual.widgets import DataTable, Input, Select
 
@@ -354,6 +356,9 @@ async def test_the_end_screen_shows_the_highlighted_items_whole_detail_at_80x24(
             await pilot.press("f8", "y")
         await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "EndScreen")
         end = pilot.app.screen
+        lines = screen_text(pilot.app)  # each figure on the line of its name (none cut at the edge)
+        assert any(re.search(r"steps \d+ +· +tool calls \d+ +· +simulated time \d+ min", line) for line in lines)
+        assert any(re.search(r"your working time \d\d:\d\d +· +episode [0-9a-f]{12}", line) for line in lines)
         items = end.result.outcome.items
         failed = next(i for i in items if not i.passed)
         assert len(failed.detail) > 80  # longer than the screen is wide

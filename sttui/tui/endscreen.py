@@ -34,16 +34,18 @@ class EndScreen(EpisodeOverScreen):
         verdict = "[b green]PASSED[/]" if outcome.passed else "[b red]FAILED[/]"
         sim = (ep.now - ep.task.clock.start).total_seconds() / 60
         clock = self.session.clock
-        human = f"{int(clock.active_seconds) // 60}m {int(clock.active_seconds) % 60:02d}s" if clock else "-"
+        # as the play screen's clock shows it (mm:ss): one word, never cut in two at the edge
+        secs = int(clock.active_seconds) if clock else 0
+        human = f"{secs // 60:02d}:{secs % 60:02d}" if clock else "-"
         with VerticalScroll(id="end"):
             yield Static(
                 f"{escape(ep.task.title)}\n{verdict}  judged by {outcome.judged_by}  ·  {escape(self.result.end_reason)}",
                 id="end-title",
             )
-            yield Static(
-                f"steps {ep.steps}  ·  tool calls {ep.tool_calls}  ·  simulated time {sim:.0f} min  ·  "
+            yield Static(  # (lines that fit 80 columns: a figure is never cut from its name)
+                f"steps {ep.steps}  ·  tool calls {ep.tool_calls}  ·  simulated time {sim:.0f} min\n"
                 f"your working time {human}  ·  episode {self.session.episode_id}"
-                + ("  ·  [red]not a clean baseline (god view used)[/red]" if self.session.peeked else ""),
+                + ("\n[red]not a clean baseline (god view used)[/red]" if self.session.peeked else ""),
                 id="end-stats",
             )
             user = self.result.user_verdict
