@@ -99,6 +99,8 @@ async def play_locally(db: str, store: Store, name: str, plan: str) -> None:
             await pilot_wait(pilot, lambda: screen_name(pilot) == "PlayScreen", timeout=30)
             await play_screen(pilot, pilot.app.screen, plan)
             await pilot_wait(pilot, lambda: screen_name(pilot) == "EndScreen", timeout=30)
+            # (its last message was typed a moment ago: the end screen's keys wait for a pause)
+            await pilot_wait(pilot, lambda: not pilot.app.screen.holding)
             await pilot.press("escape")
             await pilot_wait(pilot, lambda: screen_name(pilot) == "StudyHome")
             await pilot_wait(pilot, lambda: "Task done" in str(pilot.app.screen.query_one("#study-status").render()))

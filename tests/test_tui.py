@@ -366,6 +366,8 @@ async def test_the_end_screen_shows_the_highlighted_items_whole_detail_at_80x24(
         assert failed.detail in str(pane.render())
         table = end.query_one("#checklist", DataTable)
         assert table.has_focus  # the arrow keys walk the items
+        assert end.typing  # (the report was sent a moment ago: its keys wait for a pause first)
+        await wait_for(pilot, lambda: not end.holding)
         start = table.cursor_row
         await pilot.press("up" if start else "down")
         await pilot.pause()

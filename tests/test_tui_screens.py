@@ -426,18 +426,34 @@ async def test_an_episode_ending_with_nothing_typed_answers_its_keys_at_once(db,
         await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "ReplayScreen")
 
 
-@pytest.mark.parametrize("typed", ["", "assign_vehicle(shipment_id=SHP-1, vehi"])
-async def test_the_play_screen_says_whether_its_entry_held_unsent_text_when_the_episode_ended(db, typed):
+@pytest.mark.parametrize(
+    ("typed", "sent", "typing"),
+    [
+        ("", False, False),  # nothing typed: the end screen's keys work at once
+        ("assign_vehicle(shipment_id=SHP-1, vehi", False, True),  # half a call not sent
+        ("> On its way on TRK-9.", True, True),  # a message sent a moment before the end
+    ],
+)
+async def test_the_play_screen_says_whether_its_person_was_typing_when_the_episode_ended(
+    db, monkeypatch, typed, sent, typing
+):
+    from sttui.tui import episode_over
+
+    monkeypatch.setattr(episode_over, "QUIET_SECONDS", 30.0)  # (a "moment" that outlasts the test's steps)
     async with play_alone(db, INSULIN).run_test(size=(80, 24)) as pilot:
         screen = await started(pilot, "PlayScreen")
         await pilot.press("f5")
         await wait_for(pilot, lambda: screen.human.waiting)
-        screen.query_one("#entry", Input).value = typed
+        if typed:
+            screen.query_one("#entry", Input).value = typed
+        if sent:
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: screen.human.waiting and not screen.query_one("#entry", Input).value)
         await pilot.press("f8")
         await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "Confirm")
         await pilot.press("y")
         await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "EndScreen")
-        assert pilot.app.screen.typing is bool(typed)
+        assert pilot.app.screen.typing is typing
 
 
 # -- home ------------------------------------------------------------------------------------

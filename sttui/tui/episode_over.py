@@ -5,9 +5,10 @@ An episode can end under a person's fingers: the user seat's model ends it while
 reply, the time limit runs out mid-message, a model user answers a report with "thanks, that's
 all" as they start the next one. The screen that replaces theirs then has single-letter keys,
 and enter goes home, so the rest of the message would replay the episode or leave its verdict
-unseen. When the screen it replaces held unsent text, every key is dropped until the typing
-stops (``QUIET_SECONDS`` without a key); the first key after that pause works, as does every key
-when nobody was typing."""
+unseen. When the person was typing on the screen it replaces (unsent text, or a key into an
+entry in the last moment: the enter that sent the report among them), every key is dropped
+until the typing stops (``QUIET_SECONDS`` without a key); the first key after that pause
+works, as does every key when nobody was typing."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from typing import Any
 
 from textual import events
 from textual.timer import Timer
+from textual.widgets import Input, TextArea
 
 from sttui.running.runner import EpisodeResult
 from sttui.running.session import PlaySession
@@ -81,7 +83,9 @@ class EpisodeOverScreen(SttuiScreen[None]):
 
 
 def typing_on(screen: Any) -> bool:
-    """Whether a screen's text entries hold text the person has not sent."""
-    from textual.widgets import Input, TextArea
-
+    """Whether the person was typing on a screen when its episode ended: one of its entries
+    holds text not sent, or they typed into one (or sent from it) within ``QUIET_SECONDS``. A
+    message sent a moment before the end is typing too: the next one often follows at once."""
+    if time.monotonic() - getattr(screen, "typed_at", 0.0) < QUIET_SECONDS:
+        return True
     return any(w.value.strip() for w in screen.query(Input)) or any(w.text.strip() for w in screen.query(TextArea))

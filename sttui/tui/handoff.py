@@ -292,6 +292,13 @@ class SeatScreen(SttuiScreen[None]):
     ]
     seat = "agent"
     oversees = False  # the screen offers oversight of a model in its seat (F7)
+    typed_at = 0.0  # when the person last typed into, or sent from, an entry here (monotonic)
+
+    def on_input_changed(self, _event: Input.Changed) -> None:
+        self.typed_at = time.monotonic()
+
+    def on_input_submitted(self, _event: Input.Submitted) -> None:
+        self.typed_at = time.monotonic()
 
     class SeatsChanged(Message):
         """A seat changed hands: the usable keys changed."""
