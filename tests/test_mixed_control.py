@@ -138,3 +138,22 @@ async def test_home_sessions_pane_names_a_mixed_seat_as_sessions_does(mixed_db):
         table = home.sessions_table()
         row = [str(c) for c in table.get_row_at(0)]
         assert "mixed (model:x 5, human:dana 2)" in row
+
+
+@pytest.mark.parametrize("command", [["sessions"], ["sessions", "--json"], ["report"], ["report", "--json"]])
+def test_a_control_summary_with_one_seat_lists(tmp_path, command):
+    """A stored control summary may name one seat only (an imported or hand-made record: a
+    summary is valid without the other); listings read the missing seat as nobody's turns
+    (before: ``error: KeyError: 'user_turns'``)."""
+    from tests.test_scale_store import _fill, _row
+
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+    store = Store(url)
+    _fill(store, [_row("aa01", 1, scores={"control": {"agent_steps": {"human:ana": 2}}})])
+    _fill(store, [_row("aa02", 2, scores={"control": {"user_turns": {"human:bo": 1}}})])
+    store.close()
+    done = CliRunner().invoke(main, ["--db", url, *command])
+    assert done.exit_code == 0, done.output
+    if command == ["sessions"]:
+        assert "human:ana (from baseline:agent1)" in done.output
+        assert "human:bo (from baseline:scripted-user)" in done.output

@@ -132,6 +132,6 @@ def _control_fields(record: Any, controls: dict[str, dict[str, Any]]) -> dict[st
     return {
         "control": control,
         "agent_holder": holder(record, controls, control),
-        "agent_label": seat_label(record.agent, control["agent_steps"] if control else None),
-        "user_label": seat_label(record.user, control["user_turns"] if control else None),
+        "agent_label": seat_label(record.agent, control.get("agent_steps") if control else None),
+        "user_label": seat_label(record.user, control.get("user_turns") if control else None),
     }

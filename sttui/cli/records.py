@@ -130,8 +130,8 @@ def sessions(
         if hit is not None and hit[0] is control:
             return hit[1]
         found = (
-            seat_label(agent, control["agent_steps"] if control else None),
-            seat_label(user, control["user_turns"] if control else None),
+            seat_label(agent, control.get("agent_steps") if control else None),
+            seat_label(user, control.get("user_turns") if control else None),
         )
         if len(seen) < 50_000:
             seen[key] = (control, found)  # (the summary kept alive, so its id is never reused)

@@ -28,6 +28,7 @@ from sttui.store import runs
 from sttui.store.annotations import AnnotationRecords
 from sttui.store.appends import INSERT_EVENTS, EventAppender
 from sttui.store.db import READ_ERRORS, StoreError, describe, explain, in_batches, make_engine, migrate, resolve_url
+from sttui.store.finite import finite
 from sttui.store.indexed import INDEXED_EVENTS
 from sttui.store.listings import EpisodeListings, Page, _listing
 from sttui.store.secrets import scrub, scrub_json, scrub_stored, scrub_text, secret_values
@@ -367,6 +368,9 @@ class Store(TaskVersions, StageJudgements, AnnotationRecords, EpisodeListings):
         for key in ("outcome", "scores", "end_reason"):  # (values only stored: scrub_stored)
             if values.get(key) is not None:
                 values[key] = scrub_stored(values[key], self._secrets)
+        for key in ("outcome", "scores"):
+            if values.get(key) is not None:
+                values[key] = finite(values[key])
         return values
 
     def finish_episode(self, episode_id: str, status: str, **values: Any) -> None:
@@ -500,7 +504,9 @@ class Store(TaskVersions, StageJudgements, AnnotationRecords, EpisodeListings):
                 if conn.execute(select(col(EpisodeRow.id)).where(col(EpisodeRow.id) == record.id)).first():
                     skipped += 1
                     continue
-                conn.execute(insert(EpisodeRow).values(**scrub(record.as_dict(), self._secrets)))
+                row = scrub(record.as_dict(), self._secrets)
+                row.update({key: finite(row.get(key)) for key in ("outcome", "scores")})
+                conn.execute(insert(EpisodeRow).values(**row))
                 if events:
                     conn.execute(insert(EventRow), [self._event_row(record.id, e) for e in events])
                 added += 1
