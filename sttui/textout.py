@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import itertools
 import pickle
 import tempfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from sttui.safetext import control_free, visible
@@ -21,26 +22,30 @@ def table(rows: list[dict[str, Any]], columns: list[str]) -> str:
 
 
 def table_lines(rows: Iterable[dict[str, Any]], columns: list[str]) -> Iterator[str]:
-    """``table`` line by line, from rows read once as they come: their cells are spooled (in
-    memory up to a few MB, then to a private temporary file) while the column widths are found,
-    then written out. The lines are ``table``'s for the same rows; memory stays bounded
-    whatever the listing's length."""
-    widths = [len(c) for c in columns]
+    """``table`` line by line, from rows read once as they come (``cell_lines``, each row's cells
+    in the order of ``columns``, a missing one blank)."""
     blanks = [""] * len(columns)
+    return cell_lines((tuple(map(r.get, columns, blanks)) for r in rows), columns)
+
+
+def cell_lines(rows: Iterable[Sequence[Any]], columns: list[str]) -> Iterator[str]:
+    """``table``'s lines for rows given as their cells, one per column in order: the cells are
+    spooled (in memory up to a few MB, then to a private temporary file) while the column widths
+    are found, then written out. Memory stays bounded whatever the listing's length. The checks
+    run a chunk of rows at a time (the widths by ``max`` over each column, anything a terminal
+    would obey by one search of the chunk's text): a listing of 100,000 rows is not 900,000
+    steps of Python."""
+    widths = [len(c) for c in columns]
     with tempfile.SpooledTemporaryFile(max_size=16 << 20) as spool:
         chunk: list[tuple[str, ...]] = []
         chunks = 0
         for r in rows:
-            cells = tuple(c if type(c) is str else str(c) for c in map(r.get, columns, blanks))
-            if not control_free("".join(cells)):  # (one search a row; almost every row has nothing to escape)
-                cells = tuple(visible(c) for c in cells)
-            for i, cell in enumerate(cells):
-                if len(cell) > widths[i]:
-                    widths[i] = len(cell)
-            chunk.append(cells)
-            if len(chunk) >= 1000:
+            chunk.append(tuple(c if type(c) is str else str(c) for c in r))
+            if len(chunk) >= _CHUNK:
+                _settle(chunk, widths)
                 pickle.dump(chunk, spool, pickle.HIGHEST_PROTOCOL)
                 chunk, chunks = [], chunks + 1
+        _settle(chunk, widths)
         # each row through one format call (a cell padded as ``str.ljust`` pads it): a listing of
         # 100,000 rows writes them in half the time of a join per row
         line = "  ".join(f"{{:<{w}}}" for w in widths).format
@@ -52,6 +57,24 @@ def table_lines(rows: Iterable[dict[str, Any]], columns: list[str]) -> Iterator[
                 yield line(*cells).rstrip()
         for cells in chunk:
             yield line(*cells).rstrip()
+
+
+_CHUNK = 1000  # rows checked and spooled at a time
+
+
+def _settle(chunk: list[tuple[str, ...]], widths: list[int]) -> None:
+    """A chunk's cells made visible (``visible``, in the rows that need it) and its columns'
+    widths taken into ``widths``."""
+    if not chunk:
+        return
+    if not control_free("".join(itertools.chain.from_iterable(chunk))):  # (almost no chunk has any)
+        for i, cells in enumerate(chunk):
+            if not control_free("".join(cells)):
+                chunk[i] = tuple(visible(c) for c in cells)
+    for i, column in enumerate(zip(*chunk, strict=True)):
+        widest = max(map(len, column))
+        if widest > widths[i]:
+            widths[i] = widest
 
 
 def echo_lines(lines: Iterable[str], echo: Callable[[str], Any], chunk: int = 500) -> int:

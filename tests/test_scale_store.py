@@ -511,3 +511,28 @@ def test_a_start_time_names_the_minute_datetime_names():
     cases += [int(rng.uniform(1, 4e9)) + 0.9999995 + rng.random() * 5e-7 for _ in range(5_000)]
     for ts in cases:
         assert _when(ts) == (datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M") if ts else "-"), ts
+
+
+@pytest.mark.parametrize("zone", ["UTC", "Europe/Berlin", "Asia/Kathmandu", "America/St_Johns"])
+def test_a_listings_start_minute_is_the_one_datetime_names(monkeypatch, zone):
+    """``sessions`` names each start's local minute once per minute (a cache of minutes): the
+    same text ``datetime`` gives, across a change of clocks, in zones 45 and 30 minutes off the
+    hour, at the end of a minute, and where microseconds round up into the next one."""
+    import time
+    from datetime import datetime
+
+    from sttui.cli import listing
+
+    monkeypatch.setenv("TZ", zone)
+    time.tzset()
+    listing._minute.cache_clear()
+    try:
+        spring = 1_711_846_800.0  # 2024-03-31 01:00 UTC: clocks change in Europe that night
+        stamps = [spring + k * 37.25 for k in range(-400, 400)]
+        stamps += [spring + 59.9999996, spring + 3599.99999, 1_700_000_000.5, 59.0, 1.0]
+        for ts in stamps:
+            assert listing._when(ts) == datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M"), ts
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+        listing._minute.cache_clear()

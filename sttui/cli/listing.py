@@ -4,6 +4,7 @@ time, so a listing of any length is never held whole."""
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Iterable, Iterator
 from datetime import datetime
@@ -19,8 +20,16 @@ def _when(ts: float | None) -> str:
     if not ts:
         return "-"
     if ts >= 0 and ts - int(ts) < 0.9999995:
-        return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))
+        return _minute(int(ts) // 60)
     return datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M")
+
+
+@functools.lru_cache(maxsize=4096)
+def _minute(minute: int) -> str:
+    """The local minute that starts ``minute`` minutes after the epoch (every offset a zone has
+    used is whole minutes, so each second of that minute names it): episodes that start in the
+    same minute, as a batch run's do, are named once."""
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(minute * 60))
 
 
 def _outcome(rec: Any) -> str:

@@ -115,7 +115,7 @@ def sessions(
     from sttui.core import verdicts
     from sttui.core.control import control_summary, seat_label
     from sttui.lineage.forks import forks_among
-    from sttui.textout import echo_lines, table_lines
+    from sttui.textout import cell_lines, echo_lines
 
     store = open_listing()  # (the table's rows, forks and seat changes, without the full store when it can)
     # forks and seat changes are few and have their own indexes: found once, not per chunk
@@ -137,7 +137,7 @@ def sessions(
             seen[key] = (control, found)  # (the summary kept alive, so its id is never reused)
         return found
 
-    def rows() -> Iterator[dict[str, Any]]:
+    def rows() -> Iterator[tuple[Any, ...]]:
         for (
             episode_id,
             task,
@@ -156,21 +156,19 @@ def sessions(
                 control = control_summary(store.events(episode_id))
             fork = forks_among(store, [episode_id], forked).get(episode_id) if episode_id in forked else None
             agent_label, user_label = labels(agent, user, control)
-            yield {
-                "id": episode_id + (f" (fork of {fork['episode']}@{fork['seq']})" if fork else ""),
-                "task": task,
-                "status": status,
-                "outcome": ("pass" if passed else "fail") if outcome else "-" if ca is None else f"CA {ca:.0%}",
-                "agent": agent_label,
-                "user": user_label,
-                "user verdict": verdicts.LABELS[said] if said in verdicts.VERDICTS else "-",
-                "steps": steps,
-                "started": _when(started),
-            }
+            yield (
+                episode_id + (f" (fork of {fork['episode']}@{fork['seq']})" if fork else ""),
+                task,
+                status,
+                ("pass" if passed else "fail") if outcome else "-" if ca is None else f"CA {ca:.0%}",
+                agent_label,
+                user_label,
+                verdicts.LABELS[said] if said in verdicts.VERDICTS else "-",
+                steps,
+                _when(started),
+            )
 
-    lines = table_lines(
-        rows(), ["id", "task", "status", "outcome", "agent", "user", "user verdict", "steps", "started"]
-    )
+    lines = cell_lines(rows(), ["id", "task", "status", "outcome", "agent", "user", "user verdict", "steps", "started"])
     count = echo_lines(lines, click.echo) - 2  # (the header and its rule)
     click.echo(f"\n{count} episode(s)")
 
