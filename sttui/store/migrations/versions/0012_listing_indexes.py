@@ -86,7 +86,7 @@ def upgrade() -> None:
     if bind.dialect.name != "sqlite" or bind.exec_driver_sql(_DAMAGED).first() is not None:
         return
     for name, columns in INDEXES.items():
-        bind.exec_driver_sql(f"CREATE INDEX {name} ON episodes ({', '.join(columns)})")
+        bind.exec_driver_sql(f"CREATE INDEX IF NOT EXISTS {name} ON episodes ({', '.join(columns)})")
 
 
 def downgrade() -> None:
