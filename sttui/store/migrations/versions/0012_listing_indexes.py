@@ -9,8 +9,8 @@ ends), so a value that is not JSON cannot be stored in ``outcome`` or ``scores``
 refuses the write ("malformed JSON"). A record that already holds one keeps its plain indexes:
 these are not made, and both commands read it as before (and say it is damaged).
 
-PostgreSQL's JSON is parsed once on the way in (``JSON`` there is text, but its functions are fast
-and the server works on its own cores); it keeps the indexes it has.
+On PostgreSQL nothing changes: an index there cannot hand back an expression's value (the rows
+are read anyway), and the JSON work is the server's, on its own cores.
 
 Revision ID: 0012_listing_indexes
 Revises: 0011_event_indexes
