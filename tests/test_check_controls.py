@@ -402,6 +402,9 @@ def test_a_broken_graph_does_not_hide_what_the_plans_reveal(tmp_path):
     [
         ("The insulin is on its way on TRK-7.", False),  # the wrong truck
         ("TRK-7's refrigeration failed, so the insulin went on TRK-9.", True),
+        # typed in a hurry (at 80x24 this passed the checklist and missed the milestone: stage
+        # score 0.67, "first error at step 6")
+        ("dne, insulin went on trk 9, arived 6:59", True),
     ],
 )
 def test_a_report_naming_the_wrong_truck_fails_the_checklist_and_does_not_settle_told_user(say, told):

@@ -498,3 +498,23 @@ def test_a_fatal_minefield_is_a_stopping_signal_and_a_warning_is_not(early_stop)
     fatal = mine(2, "cancelled", "fatal", "the order is cancelled", False)
     assert r.stopping() == (fatal if early_stop else None)
     assert r.summary(5, 20)["would_stop"] == fatal | {"steps_saved": 3}
+
+
+@pytest.mark.parametrize(
+    ("text", "want", "found"),
+    [
+        ("dne, insulin went on trk 9", "TRK-9", True),  # an id as people write ids (core.facts)
+        ("trk9 left at 6", "TRK-9", True),
+        ("moved to TRK-09", "TRK-9", True),
+        ("rebooked on kl 1189", "KL1189", True),
+        ("on trk 90", "TRK-9", False),  # whole runs only
+        ("on TRK-90", "TRK-9", True),  # (the text as written contains it: as before)
+        ("the reefer's refrigeration failed", "refrigerat", True),  # not an id: text in text
+        ("the reefer failed", "refrigerat", False),
+        ("at 0930", "09:30", False),  # a time is not an id (and not read as one)
+    ],
+)
+def test_contains_finds_an_id_in_text_as_people_write_it(text, want, found):
+    from sttui.core.review.operators import contains
+
+    assert contains(text, want) is found

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -10,6 +11,7 @@ from typing import Any
 
 from sttui.core import state as st
 from sttui.core.expect import is_records
+from sttui.core.facts import IdMatcher, is_id
 from sttui.core.review.model import Constraint
 
 MISSING: Any = object()
@@ -113,12 +115,12 @@ def holds(c: Constraint, ctx: Context) -> bool:
 
 
 def contains(actual: Any, want: Any) -> bool:
-    """Text contains text (case-insensitive), a list holds an item (text also: a mapping item
-    with a text value containing it), a mapping holds a key or
-    the given key-value pairs, and a mapping of records (every value a mapping) holds a record
-    with them: ``state.patients contains {ward: 7}`` looks into each patient."""
+    """Text contains text (case-insensitive; an id as people write ids too, ``_names_id``), a
+    list holds an item (text also: a mapping item with a text value containing it), a mapping
+    holds a key or the given key-value pairs, and a mapping of records (every value a mapping)
+    holds a record with them: ``state.patients contains {ward: 7}`` looks into each patient."""
     if isinstance(actual, str):
-        return str(want).lower() in actual.lower()
+        return str(want).lower() in actual.lower() or _names_id(actual, want)
     if isinstance(actual, list):
         if isinstance(want, str):  # a text search also looks into the text values of mapping items
             low = want.lower()
@@ -135,6 +137,19 @@ def contains(actual: Any, want: Any) -> bool:
             return is_records(actual) and any(subsumes(r, want) for r in actual.values())
         return want in actual
     return False
+
+
+def _names_id(text: str, want: Any) -> bool:
+    """An id wanted in a text (``TRK-9``, ``KL1189``) is there written as the checklist's
+    ``tell`` items read ids (``core.facts``): ``trk 9``, ``TRK9``, ``trk-09``, ``KL 1189``, whole
+    runs only (``trk 90`` is not TRK-9). A person's report that passes the checklist for naming
+    the truck then also reaches the milestone that asks for it."""
+    return is_id(want) and bool(_id_matcher(want).find(text))
+
+
+@functools.lru_cache(maxsize=1024)
+def _id_matcher(want: str) -> IdMatcher:
+    return IdMatcher([want])
 
 
 def subsumes(actual: Any, want: Any) -> bool:
