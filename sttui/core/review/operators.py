@@ -11,7 +11,7 @@ from typing import Any
 
 from sttui.core import state as st
 from sttui.core.expect import is_records
-from sttui.core.facts import IdMatcher, is_id
+from sttui.core.facts import IdMatcher, canon_id, is_id
 from sttui.core.review.model import Constraint
 
 MISSING: Any = object()
@@ -144,12 +144,18 @@ def _names_id(text: str, want: Any) -> bool:
     ``tell`` items read ids (``core.facts``): ``trk 9``, ``TRK9``, ``trk-09``, ``KL 1189``, whole
     runs only (``trk 90`` is not TRK-9). A person's report that passes the checklist for naming
     the truck then also reaches the milestone that asks for it."""
-    return is_id(want) and bool(_id_matcher(want).find(text))
+    if not is_id(want):
+        return False
+    runs, matcher = _id_matcher(want)
+    low = text.lower()  # (each run of the id is in the text as written, or it is not there at all)
+    return all(run in low for run in runs) and bool(matcher.find(text))
 
 
 @functools.lru_cache(maxsize=1024)
-def _id_matcher(want: str) -> IdMatcher:
-    return IdMatcher([want])
+def _id_matcher(want: str) -> tuple[tuple[str, ...], IdMatcher]:
+    """The id's letter and digit runs as they must appear in any text naming it (``trk``, ``9``),
+    and its matcher."""
+    return tuple(canon_id(want).lower().split("-")), IdMatcher([want])
 
 
 def subsumes(actual: Any, want: Any) -> bool:
