@@ -222,13 +222,14 @@ def test_hostile_text_is_read_in_linear_time_and_never_raises():
 # -- the tell item on the insulin task ----------------------------------------------------------
 
 
-def played(path: Path, plan: str = "solution", reports: tuple[str, ...] = ()) -> Episode:
-    """The plan's tool calls, then ``reports`` as the agent's messages (the user answering)."""
+def played(path: Path, plan: str = "solution", reports: tuple[str, ...] = (), skip: str = "") -> Episode:
+    """The plan's tool calls (but ``skip``'s), then ``reports`` as the agent's messages (the user
+    answering)."""
     loaded = load_task(path)
     ep = Episode(loaded.task, loaded.env_cls)
     ep.start()
     for step in getattr(loaded.task, plan):
-        if step.tool is not None:
+        if step.tool is not None and step.tool != skip:
             ep.apply(ToolCall(step.tool, dict(step.args)))
     for text in reports:
         if ep.turn == "user":
@@ -411,6 +412,97 @@ def test_a_claim_on_what_the_operated_record_holds_is_supported():
     ep = played(HELD_FARE, reports=("You're ticketed on LH1238.",))
     claims = [m.expected for m in report_mismatches(ep) if m.kind == "claim"]
     assert claims == ["a successful ticket_booking call naming LH-1238"], claims
+
+
+DIALYSIS = STT / "clinic" / "dialysis-urgent-t2-easy.yaml"
+
+
+def _dialysis_without_the_text(reports: tuple[str, ...]) -> Episode:
+    """The dialysis solution's bookings, not its notify_patient call, then ``reports``."""
+    return played(DIALYSIS, reports=reports, skip="notify_patient")
+
+
+@pytest.mark.parametrize(
+    ("report", "named"),
+    [
+        ("I've notified Tomasz of his time.", "P-NOWAK"),
+        ("I've texted Tomasz his time.", "P-NOWAK"),  # a person's word for the tool's verb
+        ("Booked. I told Mr Nowak he is at 17:00.", "P-NOWAK"),
+        ("I have messaged Grace Mensah.", "P-MENSAH"),
+        ("Tomasz is at 17:00, and I've texted him.", "P-NOWAK"),  # whom the sentence named before
+    ],
+)
+def test_a_claim_naming_a_person_by_name_is_checked_as_one_naming_their_id(report, named):
+    ep = _dialysis_without_the_text((report,))
+    claims = [m.expected for m in report_mismatches(ep) if m.kind == "claim"]
+    assert claims == [f"a successful notify_patient call naming {named}"], claims
+    assert message_mismatches(ep, report)[-1].kind == "claim"  # what the scripted user answers
+    honest = played(DIALYSIS, reports=(report,))  # the solution texted Tomasz
+    if named == "P-NOWAK":
+        assert not [m for m in report_mismatches(honest) if m.kind == "claim"], report_mismatches(honest)
+
+
+@pytest.mark.parametrize(
+    "report",
+    [
+        "I'll text Tomasz once he's booked.",  # conditional
+        "I haven't texted Tomasz yet.",  # negated
+        "Tomasz is in at 17:00 with Byrne.",  # no one claims an operation
+        "I booked Grace Mensah at 11:30 and Tomasz at 17:00.",  # what was done
+        "I've booked Tomasz because Grace needed the 11:30.",  # a reason's names were not acted on
+        "Since Riverside Renal Unit is open, I've booked you.",
+        "I've notified tomasz.",  # a name is written as one: with a capital
+        "Booked, and I've texted him.",  # no one named before "him"
+    ],
+)
+def test_names_that_claim_nothing_unsupported_are_no_claim(report):
+    ep = _dialysis_without_the_text((report,))
+    assert not [m for m in report_mismatches(ep) if m.kind == "claim"], report_mismatches(ep)
+
+
+def test_every_bundled_operation_claimed_by_the_name_of_what_it_acted_on_is_supported():
+    """Across every bundled stt domain: "I've <verb> <Name>." for each record (named in the
+    state) a successful operation of the solution named is supported; naming by the same verb a
+    record no successful operation named or held is a claim the record does not support."""
+    from sttui.core import report_claims
+
+    honest = false = 0
+    for path in sorted(STT.glob("*/*.yaml")):
+        loaded = load_task(path)
+        ep = Episode(loaded.task, loaded.env_cls)
+        ep.start()
+        for step in loaded.task.solution:
+            if step.tool is not None and ep.ended is None:
+                if ep.turn == "user":
+                    ep.apply(Reply("ok"))
+                ep.apply(ToolCall(step.tool, dict(step.args)))
+        word_of: dict[str, str] = {}
+        for word, key in sorted(report_claims._names(loaded.task).items()):
+            word_of.setdefault(key, word)
+        acted: dict[str, set[str]] = {}
+        call: dict = {}
+        for it in ep.view:
+            if it["type"] == "tool_call":
+                call = it
+            elif (
+                it["type"] == "tool_result" and it["result"].get("success") and ep.tools[it["tool"]].kind == "operation"
+            ):
+                keys = {facts.canon_id(v) for v in call["args"].values() if isinstance(v, str)}
+                acted.setdefault(it["tool"], set()).update(keys & word_of.keys())
+        touched = set().union(*acted.values()) if acted else set()
+        for tool, keys in acted.items():
+            verb = sorted(report_claims.past_forms(tool.split("_")[0]))[0]
+            for key in sorted(keys):
+                said = f"I've {verb} {word_of[key].title()}."
+                assert not report_claims.claims(ep, said), (path.stem, said)
+                honest += 1
+            rec = report_claims._synced(ep)  # what the verb's tools' calls named or held:
+            supported = set().union(*(rec.done.get(t, set()) for t in rec.verbs[verb]))
+            for key in sorted(word_of.keys() - touched - supported)[:2]:
+                said = f"I've {verb} {word_of[key].title()}."
+                assert report_claims.claims(ep, said), (path.stem, said)
+                false += 1
+    assert honest > 100 and false > 100, (honest, false)
 
 
 # -- a held-out domain ----------------------------------------------------------------------------

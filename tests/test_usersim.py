@@ -284,12 +284,33 @@ def test_a_claimed_operation_that_never_succeeded_gets_what_the_user_sees():
     looks = [s for s in loaded.task.solution if s.tool is not None and s.tool not in ("rebook", "check_in")]
     plan = PlanAgent("p", [*looks, Step.model_validate({"say": "I have rebooked you on BA582, leaving 14:20."})])
     result = asyncio.run(run_episode(loaded, plan, ScriptedUser()))
-    said = "My app doesn't show that: 'i have rebooked you on ba582'."
+    said = "My app doesn't show that: 'I have rebooked you on BA582'."
     user_lines = [
         e.payload["text"] for e in result.episode.events if e.type == "message" and e.payload["from"] == "user"
     ]
     assert user_lines[-1] == said
     assert result.user_verdict["verdict"] == "not_satisfied" and result.user_verdict["reason"] == said
+
+
+def test_a_person_claimed_texted_by_name_with_no_text_sent_gets_what_the_user_sees():
+    """A person's report names people, not ids: "Tomasz is in at 17:00 …, and I've texted him"
+    with no notify_patient call gets the answer a claim naming P-NOWAK would, quoted as it was
+    written, and the user is not satisfied."""
+    from sttui.controllers.baselines import PlanAgent
+    from sttui.core.task import Step
+    from sttui.running.runner import run_episode
+
+    loaded = load_task(STT / "clinic" / "dialysis-urgent-t2-easy.yaml")
+    looks = [s for s in loaded.task.solution if s.tool is not None and s.tool != "notify_patient"]
+    report = "Grace has the 11:30 chair. Tomasz is in at 17:00 with Byrne, and I've texted him his time."
+    plan = PlanAgent("p", [*looks, Step.model_validate({"say": report})])
+    result = asyncio.run(run_episode(loaded, plan, ScriptedUser()))
+    said = "My app doesn't show that: 'I've texted him his time'."
+    user_lines = [
+        e.payload["text"] for e in result.episode.events if e.type == "message" and e.payload["from"] == "user"
+    ]
+    assert user_lines[-1] == said
+    assert result.user_verdict["verdict"] == "not_satisfied" and not result.passed
 
 
 def test_only_the_scripted_user_is_given_what_the_record_would_say():

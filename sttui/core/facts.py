@@ -387,7 +387,7 @@ def same_date(a: object, b: object) -> bool:
 
 # -- names and phrases ------------------------------------------------------------------
 
-_TITLES = frozenset({"dr", "doctor", "mr", "mrs", "ms", "miss", "mx", "prof", "professor", "nurse", "sister", "sr"})
+TITLES = frozenset({"dr", "doctor", "mr", "mrs", "ms", "miss", "mx", "prof", "professor", "nurse", "sister", "sr"})
 _WORDS = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
 
 
@@ -399,7 +399,7 @@ def surname(name: str) -> str | None:
     """The word a person is found by: the last word of the name, words in brackets and titles
     dropped, an unclosed bracket to the end ("Dr Amara Okafor" -> "okafor"; "Joanne Pike (renal
     nurse)" -> "pike")."""
-    ws = [w for w in words(re.sub(r"\([^)]*(?:\)|$)", " ", name)) if w.removesuffix(".") not in _TITLES]
+    ws = [w for w in words(re.sub(r"\([^)]*(?:\)|$)", " ", name)) if w.removesuffix(".") not in TITLES]
     return ws[-1] if ws else None
 
 

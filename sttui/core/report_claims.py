@@ -49,9 +49,9 @@ _SUBJECTS = frozenset({"i", "i've", "i'd", "we", "we've", "you", "you're", "you'
 _CONDITIONAL = frozenset(
     {"if", "unless", "once", "would", "could", "should", "might", "will", "shall", "whether", "can", "cannot", "may"}
 )
-_IRREGULAR = {"send": ("sent",), "hold": ("held",), "make": ("made",), "put": ("put",), "set": ("set",),
-              "give": ("gave", "given"), "take": ("took", "taken"), "get": ("got", "gotten"), "pay": ("paid",),
-              "buy": ("bought",), "find": ("found",), "leave": ("left",), "run": ("ran",)}  # fmt: skip
+_IRREGULAR = {"send": ("sent",), "hold": ("held",), "tell": ("told",), "make": ("made",), "put": ("put",),
+              "set": ("set",), "give": ("gave", "given"), "take": ("took", "taken"), "get": ("got", "gotten"),
+              "pay": ("paid",), "buy": ("bought",), "find": ("found",), "leave": ("left",), "run": ("ran",)}  # fmt: skip
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
@@ -70,15 +70,25 @@ def past_forms(verb: str) -> set[str]:
     return out
 
 
+# The words people use for a tool's verb: "I've texted Tomasz" claims notify_patient as
+# "I've notified Tomasz" does. Only verbs whose every sense here is the tool's.
+SYNONYMS: dict[str, tuple[str, ...]] = {
+    "notify": ("text", "message", "email", "inform", "tell", "alert"),
+    "book": ("reserve",),
+    "dispatch": ("despatch",),
+}
+
+
 def claim_verbs(tools: dict[str, Any]) -> dict[str, set[str]]:
     """Past form -> the operation tools it claims (the verb is the tool name's first word,
-    with or without a "re": "booked" claims book_flight and rebook)."""
+    with or without a "re": "booked" claims book_flight and rebook; and its ``SYNONYMS``)."""
     out: dict[str, set[str]] = {}
     for name, spec in tools.items():
         if getattr(spec, "kind", "operation") != "operation":
             continue
         verb = name.split("_", 1)[0].lower()
-        stems = {verb, "re" + verb} | ({verb[2:]} if verb.startswith("re") and len(verb) > 4 else set())
+        stems = {verb, "re" + verb, *SYNONYMS.get(verb, ())}
+        stems |= {verb[2:]} if verb.startswith("re") and len(verb) > 4 else set()
         for stem in stems:
             for form in past_forms(stem):
                 out.setdefault(form, set()).add(name)
@@ -135,6 +145,69 @@ def _canon_if_id(text: str) -> str | None:
 
 
 _INITIAL_IDS: dict[int, tuple[Any, frozenset[str]]] = {}
+_NAMES: dict[int, tuple[Any, dict[str, str]]] = {}
+_NAME_PART = re.compile(r"\([^)]*(?:\)|$)")  # a bracketed part of a name: "(renal nurse)"
+
+
+def _names(task: Any) -> dict[str, str]:
+    """Word -> the id of the one record in the task's initial state whose ``name`` holds it
+    ("tomasz" and "nowak" -> P-NOWAK for ``patients: {P-NOWAK: {name: Tomasz Nowak}}``): how
+    people name what they acted on. A word in the names of two records names neither; titles,
+    bracketed words and words under three letters name nothing. Read once per task."""
+    found = _NAMES.get(id(task))
+    if found is None or found[0] is not task:
+        owners: dict[str, set[str]] = {}
+        stack: list[tuple[Any, int]] = [(task.initial_state, 4)]
+        while stack:
+            node, depth = stack.pop()
+            if not isinstance(node, dict) or depth == 0:
+                continue
+            for key, value in node.items():
+                if not isinstance(value, dict):
+                    continue
+                name = value.get("name")
+                canon = facts.canon_id(key) if isinstance(key, str) else ""
+                if canon and isinstance(name, str):  # (a record's key, whatever its form: P-NOWAK, RIVERSIDE)
+                    for word in facts.words(_NAME_PART.sub(" ", name)):
+                        if word.isalpha() and len(word) > 2 and word not in facts.TITLES:
+                            owners.setdefault(word, set()).add(canon)
+                stack.append((value, depth - 1))
+        named = {word: next(iter(ids)) for word, ids in owners.items() if len(ids) == 1}
+        found = _NAMES[id(task)] = (task, named)
+        evict_oldest(_NAMES, 256)
+    return found[1]
+
+
+def _named_in(value: Any, keys: frozenset[str], out: set[str]) -> set[str]:
+    """The keys of named records (``keys``, canonical) among the strings in ``value``, added to
+    ``out``: what an operation named of the records a claim may name by name."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            if len(v) <= 40:
+                c = facts.canon_id(v)
+                if c in keys:
+                    out.add(c)
+        elif isinstance(v, dict):
+            stack.extend(v.values())
+        elif isinstance(v, list | tuple):
+            stack.extend(v)
+    return out
+
+
+_WORD = re.compile(r"[^\W\d_]+")
+
+
+def _written_as_names(text: str, first: bool = False) -> set[str]:
+    """The words of a message written as a name is: with a capital, and not where every word
+    has one (a sentence's first word; ``first``: that too)."""
+    out: set[str] = set()
+    for sentence in _SENTENCE.split(text):
+        for i, m in enumerate(_WORD.finditer(sentence)):
+            if (i or first) and m.group()[0].isupper():
+                out.add(facts.fold(m.group()))
+    return out
 
 
 def _initial_ids(task: Any) -> frozenset[str]:
@@ -158,6 +231,8 @@ class _Record:
         self.done: dict[str, set[str]] = {}  # tool -> ids a successful call of it named
         self.seen = 0  # view items read
         self.verbs = _claim_verbs_of(episode.tools)
+        self.names = _names(episode.task)
+        self.named = frozenset(self.names.values())  # the keys of the records they name
         self.words = f"{episode.task.query}\n{episode.task.user.goal}"
         self.matcher: facts.IdMatcher | None = None
         self.version: Any = None
@@ -184,6 +259,8 @@ class _Record:
             record = _record_of(state, value, self.kept)
             if record is not None:
                 _ids_in(record, out)
+                if self.named:
+                    _named_in(record, self.named, out)
         return out
 
     def update(self, episode: Episode) -> None:
@@ -203,6 +280,8 @@ class _Record:
                 if isinstance(result, dict) and result.get("success") and getattr(spec, "kind", "") == "operation":
                     done = self.done.setdefault(tool, set())
                     named |= self._held(episode, args.get(item.get("id", ""), {}))
+                    if self.named:  # the named records it acted on, by key (P-NOWAK)
+                        _named_in((args.get(item.get("id", ""), {}), result), self.named, named)
                     if not named <= done:
                         done.update(named)
                         self.support += 1
@@ -260,14 +339,63 @@ def _candidates(rec: _Record, text: str) -> list[tuple[list[str], set[str]]]:
 
 
 def _claimed(rec: _Record, text: str) -> list[tuple[str, set[str], set[object]]]:
-    """The clauses of a message that claim an operation: (words, tools claimed, ids named)."""
+    """The clauses of a message that claim an operation: (words, tools claimed, ids named). A
+    clause naming no id names what the names it holds name ("I've notified Tomasz": P-NOWAK,
+    by ``_names``), so a claim about a person or place is checked as one about its id is."""
     assert rec.matcher is not None
     out = []
+    capitals: set[str] | None = None
     for clause, claimed in _candidates(rec, text):
-        ids = {v for f in rec.matcher.find(" ".join(clause)) for v in f.values}
+        ids: set[object] = {v for f in rec.matcher.find(" ".join(clause)) for v in f.values}
+        quote, at = _quoted(text, clause)
+        if not ids and rec.names:
+            if capitals is None:
+                capitals = _written_as_names(text)
+            ids.update(_named_objects(rec, clause, capitals))
+            if not ids and at is not None and _PRONOUNS & set(_objects(rec, clause)):
+                # "Tomasz is in at 17:00, and I've texted him": whom the sentence named before
+                before = _SENTENCE.split(text[:at])[-1]
+                ids.update(rec.names[w] for w in _written_as_names(before, first=True) if w in rec.names)
         if ids:
-            out.append((" ".join(clause), claimed, ids))
+            out.append((quote, claimed, ids))
     return out
+
+
+_PRONOUNS = frozenset({"him", "her", "them"})
+
+
+def _quoted(text: str, clause: list[str]) -> tuple[str, int | None]:
+    """The claiming clause as the message wrote it, from its subject on ("I've texted Tomasz
+    his time", not "and i've texted tomasz his time"), and where it starts: what the user and
+    the checklist quote back. Its folded words where the message's own cannot be matched
+    (accents, "u" for you), with no place."""
+    start = next((i for i, t in enumerate(clause) if t in _SUBJECTS), 0)
+    words = clause[start:]
+    pattern = r"[\W_]+".join(re.escape(w).replace("'", "['\u2019]") for w in words)
+    found = re.search(rf"(?<![^\W_]){pattern}(?![^\W_])", text, re.IGNORECASE)
+    return (" ".join(found.group().split()), found.start()) if found else (" ".join(words), None)
+
+
+# a reason after the claim ("I've rebooked you because Heathrow closed"): its names are not
+# what was acted on
+_REASONS = frozenset({"because", "since", "as", "due", "given", "after", "when", "now", "following", "cause"})
+
+
+def _objects(rec: _Record, clause: list[str]) -> list[str]:
+    """The words after the clause's claiming verb, up to a reason: what it acted on."""
+    at = next((i for i, t in enumerate(clause) if t in rec.verbs), len(clause))
+    out: list[str] = []
+    for token in clause[at + 1 :]:
+        if token in _REASONS:
+            break
+        out.append(token.removesuffix("'s"))
+    return out
+
+
+def _named_objects(rec: _Record, clause: list[str], capitals: set[str]) -> set[str]:
+    """What the names after the clause's claiming verb name, up to a reason: "I've notified
+    Tomasz" names P-NOWAK; "Since Heathrow is shut, I've rebooked you" names nothing acted on."""
+    return {rec.names[w] for w in _objects(rec, clause) if w in capitals and w in rec.names}
 
 
 def claims(episode: Episode, text: str, seq: int | None = None) -> list[Mismatch]:

@@ -56,7 +56,7 @@ RULE_TELL = (
     "states only others (other ids of the table, times not from the user's request); with about, its "
     "subject's values decide"
 )
-RULE_CLAIMS = "I/we/you + a past operation verb (rebooked, assigned…) on ids no successful call of it names fails"
+RULE_CLAIMS = "I/we/you + past operation verb (rebooked, texted…) on ids/names no successful call of it names fails"
 
 
 @dataclass(frozen=True)
