@@ -107,7 +107,9 @@ async def play_locally(db: str, store: Store, name: str, plan: str) -> None:
             assert f"{played + 1} of {PER_PERSON} scored" in str(pilot.app.screen.query_one("#study-status").render())
             await pilot.press("enter")
         await pilot_wait(pilot, lambda: app.phase == "done", timeout=30)
-        assert "are done. Thank you!" in str(pilot.app.screen.query_one("#study-status").render())
+        assert "That was your last task of study e2e. Thank you!" in str(
+            pilot.app.screen.query_one("#study-status").render()
+        )
 
 
 class InBrowser:

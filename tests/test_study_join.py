@@ -225,6 +225,24 @@ async def test_a_participant_plays_alone_no_god_view_no_model_in_the_seat(tmp_pa
         assert "god_view" not in events and "seat_changed" not in events
 
 
+async def end_it_and_go_back(pilot):
+    """Start the clock, end the task (F8, yes), and escape from its end screen to the study's
+    screen, which the footer and the hint name; the study's status, once it tells the task done."""
+    await pilot.press("f5", "f8")
+    await wait_for(pilot, lambda: screen_name(pilot) == "Confirm")
+    await pilot.press("y")
+    await wait_for(pilot, lambda: screen_name(pilot) == "EndScreen", timeout=30)
+    # escape leads to the study's screen, never home: the footer and the hint say so
+    assert pilot.app.screen.active_bindings["escape"].binding.description == "Study"
+    hints = [str(w.render()) for w in pilot.app.screen.query("Static.muted")]
+    assert any("escape goes back to the study." in h for h in hints), hints
+    await pilot.press("escape")
+    await wait_for(pilot, lambda: screen_name(pilot) == "StudyHome")
+    status = pilot.app.screen.query_one("#study-status")
+    await wait_for(pilot, lambda: "Task done" in str(status.render()))
+    return status
+
+
 async def test_a_break_is_offered_between_tasks_when_due(tmp_path):
     text = (
         STUDY.replace("practice: [logistics-pembrolizumab-goods-in-t1-easy]\n", "") + "breaks: {every: 1, minutes: 3}\n"
@@ -235,20 +253,35 @@ async def test_a_break_is_offered_between_tasks_when_due(tmp_path):
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: screen_name(pilot) == "PlayScreen")
         first = pilot.app.screen.session.episode_id
-        await pilot.press("f5", "f8")
-        await wait_for(pilot, lambda: screen_name(pilot) == "Confirm")
-        await pilot.press("y")
-        await wait_for(pilot, lambda: screen_name(pilot) == "EndScreen", timeout=30)
-        await pilot.press("escape")
-        await wait_for(pilot, lambda: screen_name(pilot) == "StudyHome")
-        status = pilot.app.screen.query_one("#study-status")
-        await wait_for(pilot, lambda: "Task done" in str(status.render()))
+        status = await end_it_and_go_back(pilot)
         assert "Task done: 1 of 2 scored." in str(status.render())
         assert "Time for a break of about 3 minutes" in str(status.render())
         await pilot.press("enter")  # the next task, the same workbench
         await wait_for(pilot, lambda: screen_name(pilot) == "PlayScreen", timeout=30)
         assert pilot.app.screen.session.episode_id != first
         assert pilot.app.screen.session.loaded.id == "logistics-insulin-reefer-st2-easy"
+
+
+async def test_after_the_last_task_the_study_screen_thanks_them_and_offers_no_next_task(tmp_path):
+    text = STUDY.replace("practice: [logistics-pembrolizumab-goods-in-t1-easy]\n", "").replace(
+        "tasks: [clinic-dialysis-urgent-t2-easy, logistics-insulin-reefer-st2-easy]",
+        "tasks: [clinic-dialysis-urgent-t2-easy]",
+    )
+    db, store = setup(tmp_path, text)
+    Studies(store).acknowledge("pilot", "ana")
+    app = StudyApp(db, next_sitting(store, "pilot", "ana"), Config(), study_id="pilot", name="ana")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: screen_name(pilot) == "PlayScreen")
+        status = await end_it_and_go_back(pilot)
+        assert "Task done: 1 of 1 scored." in str(status.render())
+        assert "That was your last task of study pilot. Thank you!" in str(status.render())
+        assert str(pilot.app.screen.query_one("#study-keys").render()) == "w: withdraw from the study  ·  ctrl+q: leave"
+        bindings = pilot.app.screen.active_bindings
+        assert "enter" not in bindings or not bindings["enter"].enabled
+        assert bindings["w"].enabled  # one who finished may still take their data out
+        await pilot.press("enter")  # nothing is next
+        await pilot.pause(0.3)
+        assert screen_name(pilot) == "StudyHome" and "Thank you!" in str(status.render())
 
 
 async def test_a_browser_session_shows_why_it_cannot_go_on(tmp_path):

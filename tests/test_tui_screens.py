@@ -424,6 +424,8 @@ async def test_an_episode_ending_with_nothing_typed_answers_its_keys_at_once(db,
     store, session, result = await _ended(db)
     async with ScreenApp(lambda: EndScreen(session, result), store=store).run_test(size=(80, 24)) as pilot:
         await started(pilot, "EndScreen")
+        assert pilot.app.screen.active_bindings["escape"].binding.description == "Home"  # (a study's says Study)
+        assert any("escape goes home." in str(w.render()) for w in pilot.app.screen.query("Static.muted"))
         await pilot.press("r")
         await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "ReplayScreen")
 

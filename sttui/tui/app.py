@@ -119,6 +119,7 @@ class SttuiApp(ReportsWorkerFailures, RecordAccess, App[None]):
     ]
     # where a suspended episode is taken up again, as the leave dialog and its notice say
     resume_hint = "r in home's Sessions tab (F6), or `sttui resume`, goes on with it"
+    home_label = "Home"  # where escape goes back to from an episode's end (a study's own screen in a study)
     WORKERS: ClassVar[dict[str, str]] = {
         "store": "open the record",
         "annotate": "open the annotation queue",

@@ -74,7 +74,7 @@ class EndScreen(EpisodeOverScreen):
                     ),
                     id="end-review",
                 )
-            yield Static("r replays this episode step by step; escape goes home.", classes="muted")
+            yield Static(f"r replays this episode step by step; escape goes {self.home_words}.", classes="muted")
         yield Footer()
 
     def on_mount(self) -> None:

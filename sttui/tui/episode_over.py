@@ -13,6 +13,7 @@ works, as does every key when nobody was typing."""
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import Any
 
 from textual import events
@@ -38,6 +39,18 @@ class EpisodeOverScreen(SttuiScreen[None]):
         self._held_until = time.monotonic() + QUIET_SECONDS if typing else 0.0
         self._release: Timer | None = None
         self._told = False
+        label = self.app.home_label
+        if label != "Home":  # escape leads to the study's screen, and the footer says so
+            for key, found in self._bindings.key_to_bindings.items():
+                self._bindings.key_to_bindings[key] = [
+                    replace(b, description=label) if b.action == "home" else b for b in found
+                ]
+
+    @property
+    def home_words(self) -> str:
+        """Where escape goes, in a sentence ("home", "back to the study")."""
+        label = self.app.home_label
+        return "home" if label == "Home" else f"back to the {label.lower()}"
 
     @property
     def holding(self) -> bool:

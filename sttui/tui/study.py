@@ -83,6 +83,12 @@ class StudyHome(SttuiScreen[None]):
         if isinstance(app, StudyApp):
             app.came_home()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        app = self.app
+        if isinstance(app, StudyApp) and action in ("next", "withdraw") and not app.offers(action):
+            return False  # (hidden from the footer: nothing is next, or they withdrew)
+        return super().check_action(action, parameters)
+
     def show(self, status: str, keys: str) -> None:
         self.query_one("#study-status", Static).update(status)
         self.query_one("#study-keys", Static).update(keys)
@@ -109,6 +115,7 @@ class StudyApp(SttuiApp):
     ``next_sitting`` either way."""
 
     resume_hint = "enter on the study's screen goes back to it, where you left it"
+    home_label = "Study"
     WORKERS: ClassVar[dict[str, str]] = {
         **SttuiApp.WORKERS,
         "study": "reach the study in the record",
@@ -224,7 +231,7 @@ class StudyApp(SttuiApp):
             self._show_home(
                 f"{escape(found.participant)}: all {found.total} task(s) of study {escape(found.study_id)} are done. "
                 "Thank you!",
-                "ctrl+q: leave",
+                "w: withdraw from the study  ·  ctrl+q: leave",
             )
             return
         self.sitting = found
@@ -295,6 +302,13 @@ class StudyApp(SttuiApp):
         what = "Practice task done (it is not scored)." if practice else f"Task done: {done} of {a.total} scored."
         s = self.sitting.study
         rest = ""
+        if not practice and done >= a.total:  # the last one: nothing is next, so enter offers nothing
+            self.phase = "done"
+            self._show_home(
+                f"{what}\n\nThat was your last task of study {escape(s.id)}. Thank you!",
+                "w: withdraw from the study  ·  ctrl+q: leave",
+            )
+            return
         if s.breaks is not None and not practice and done and done < a.total and done % s.breaks.every == 0:
             rest = f"\n\nTime for a break of about {s.breaks.minutes:g} minutes; your next task waits for you."
         self._show_home(what + rest, KEYS_BETWEEN)
@@ -303,6 +317,15 @@ class StudyApp(SttuiApp):
         home = next((s for s in self.screen_stack if isinstance(s, StudyHome)), None)
         if home is not None and home.is_mounted:
             home.show(status, keys)
+            home.refresh_bindings()  # the footer offers what this phase allows
+
+    def offers(self, action: str) -> bool:
+        """Whether the study's screen offers ``action`` now: no next task once every task is
+        done or they withdrew (after a problem, enter tries again); withdrawing until they
+        have (a participant who finished may still take their data out of the report)."""
+        if action == "next":
+            return self.phase not in ("done", "withdrawn")
+        return self.phase != "withdrawn"
 
     # -- withdrawing -------------------------------------------------------------------------
     def ask_withdraw(self) -> None:
