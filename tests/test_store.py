@@ -129,8 +129,27 @@ def test_locked_sqlite_file_gets_a_clear_message(tmp_path, monkeypatch, stt_task
 
 
 def test_bad_url():
-    with pytest.raises(StoreError, match="is not a database URL"):
+    with pytest.raises(StoreError, match=r"is not a database URL.*named by a path ending \.db"):
         Store("not a url at all")
+
+
+def test_a_sqlite_file_may_be_named_by_its_path(tmp_path, monkeypatch):
+    """``--db runs/pilot.db`` as Prodigy and Datasette take it: a path with a SQLite suffix, or
+    an existing file; a bare word stays a URL, so a typo is an error, not a new record."""
+    from sttui.store.peek import resolve_url
+
+    monkeypatch.chdir(tmp_path)
+    store = Store("pilot.db")
+    assert store.url == "sqlite:///pilot.db" and (tmp_path / "pilot.db").is_file()
+    store.engine.dispose()
+    (tmp_path / "pilot.db").rename(tmp_path / "record")  # an existing file, whatever its name
+    assert resolve_url("record") == "sqlite:///record"
+    assert resolve_url(str(tmp_path / "x.sqlite3")) == f"sqlite:///{tmp_path / 'x.sqlite3'}"
+    assert resolve_url("postgres://lab@db/sttui") == "postgresql+psycopg://lab@db/sttui"
+    for word in ("recrod", "a?b.db"):
+        with pytest.raises(StoreError, match="is not a database URL"):
+            Store(word)
+    assert not (tmp_path / "recrod").exists()
 
 
 def test_secrets_never_reach_the_record_or_exports(db_url, stt_task, monkeypatch, tmp_path):

@@ -182,7 +182,8 @@ def _guard_streams(ctx: click.Context) -> None:
     envvar="STTUI_DB",
     default=None,
     metavar="URL",
-    help="SQLAlchemy URL of the record (env STTUI_DB; default sqlite:///sessions/sttui.db).",
+    help="SQLAlchemy URL of the record, or a SQLite file's path ending .db (env STTUI_DB; default "
+    "sqlite:///sessions/sttui.db).",
 )
 @click.option(
     "--durable",

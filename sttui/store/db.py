@@ -54,7 +54,7 @@ def make_engine(url: str, create: bool = True) -> Engine:
     except ArgumentError:
         raise StoreError(
             f"'{url}' is not a database URL; expected e.g. sqlite:///sessions/sttui.db or "
-            "postgresql+psycopg://user@host/db"
+            "postgresql+psycopg://user@host/db (a SQLite file may also be named by a path ending .db)"
         ) from None
     backend = parsed.get_backend_name()
     if backend not in BACKENDS:

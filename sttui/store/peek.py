@@ -164,9 +164,19 @@ def schema_head() -> str | None:
     return _HEAD or None
 
 
+SQLITE_SUFFIXES = (".db", ".sqlite", ".sqlite3", ".db3")
+
+
 def resolve_url(url: str | None = None) -> str:
-    """``--db`` first, then ``STTUI_DB``, then the default SQLite file."""
+    """``--db`` first, then ``STTUI_DB``, then the default SQLite file. A SQLite file may be
+    named by its path (``--db runs/pilot.db``), as Prodigy and Datasette take one: a path with
+    a SQLite suffix, or an existing file (anything else stays a URL, so a mistyped URL is an
+    error, not a new empty record)."""
     url = url or os.environ.get("STTUI_DB") or DEFAULT_URL
+    if "://" not in url and not set("?%#") & set(url):
+        path = os.path.expanduser(url)
+        if path.lower().endswith(SQLITE_SUFFIXES) or os.path.isfile(path):
+            return "sqlite:///" + path
     if url.startswith(("postgresql://", "postgres://")):
         url = "postgresql+psycopg://" + url.split("://", 1)[1]
     return url
