@@ -620,6 +620,10 @@ async def test_the_batch_table_reaches_its_last_column_in_a_few_presses_at_80x24
             await pilot.pause()
             presses += 1
         assert batch.scroll_x == batch.max_scroll_x and presses <= 4, presses
+        # scrolled to the last field, the case's number and the action chosen stay in sight
+        header = "".join(seg.text for seg in batch.render_line(0))
+        last = str(batch.ordered_columns[-1].label)
+        assert header.split()[:2] == ["#", "action"] and last in header, header
         await pilot.press("left")
         await pilot.pause()
         assert batch.scroll_x == max(0, batch.max_scroll_x - batch._page())

@@ -259,6 +259,9 @@ class ExploreScreen(SeatScreen):
         batch.add_column("action", key="action", width=longest)  # room for any choice, made later
         for name in names:
             batch.add_column(name, key=name)
+        # scrolled right to a case's last fields, its number and the action chosen stay in sight
+        batch.fixed_columns = 2
+        self.query_one("#probe-results", DataTable).fixed_columns = 2  # (the window and the case)
         self.query_one("#history", DataTable).add_columns("batch", "total", "per case")
         legend = "  ".join(f"{i}={a['id']}" for i, a in enumerate(v["actions"], 1))
         self.query_one("#probe-title", Static).update(

@@ -340,7 +340,9 @@ class WideTable(DataTable):
     ]
 
     def _page(self) -> int:
-        return max(8, self.scrollable_content_region.width * 2 // 3)
+        """Two thirds of what scrolls: the width less the fixed columns (none has row labels)."""
+        fixed = sum(c.get_render_width(self) for c in self.ordered_columns[: self.fixed_columns])
+        return max(8, (self.scrollable_content_region.width - fixed) * 2 // 3)
 
     def action_page_right(self) -> None:
         self.scroll_to(x=self.scroll_x + self._page(), animate=False)
