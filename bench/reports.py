@@ -1,10 +1,14 @@
 """What judging the agent's reports costs: one checklist evaluation (the ``tell`` item with its
 claims check) as the scripted user and the live views call it, on an episode that grows to
-many messages, and one message checked alone (``message_mismatches``).
+many messages, and one message checked alone (``message_mismatches``). Then one long message
+of N sentences that each claim an operation (by an id, a person's name, "him" after a name, an
+accented name the quote cannot match): its claims must cost in proportion to its length (each
+clause is looked for from where the last was found, within a window), so the per-sentence
+cost at the largest N over the smallest is printed, about 1 when linear.
 
 Figures are CPU time, medians with their range over rounds (bench/_common.py).
 
-    .venv/bin/python bench/reports.py [--messages 10 100 1000] [--rounds 7]
+    .venv/bin/python bench/reports.py [--messages 10 100 1000] [--rounds 7] [--sentences 500 2000 8000]
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from sttui.core.actions import Reply, Say, ToolCall  # noqa: E402
 from sttui.core.checklist import evaluate_checklist  # noqa: E402
 from sttui.core.episode import Episode  # noqa: E402
 from sttui.core.loader import load_task  # noqa: E402
-from sttui.core.reports import message_mismatches  # noqa: E402
+from sttui.core.reports import message_mismatches, report_mismatches  # noqa: E402
 
 TASK = ROOT / "tasks/stt/air-travel/bergen-reaccommodation-t2-hard.yaml"  # five facts, many flights
 CHATTER = (
@@ -73,6 +77,27 @@ def big_state(vehicles: int) -> list[float]:
     return out
 
 
+DIALYSIS = ROOT / "tasks/stt/clinic/dialysis-urgent-t2-easy.yaml"
+CLAIMS = {
+    "a name": "I've texted Tomasz his time. ",
+    "him, after a name": "Tomasz is fine and I've texted him. ",
+    "an id": "I've booked APT-2 for him. ",
+    "an accented name": "I've texted José. ",
+}
+
+
+def claiming(message: str) -> Episode:
+    """The dialysis solution's bookings, no text sent, then ``message``: its claims unsupported."""
+    loaded = load_task(DIALYSIS)
+    ep = Episode(loaded.task, loaded.env_cls)
+    ep.start()
+    for step in loaded.task.solution:
+        if step.tool is not None and step.tool != "notify_patient":
+            ep.apply(ToolCall(step.tool, dict(step.args)))
+    ep.apply(Say(message))
+    return ep
+
+
 def timed(fn, rounds: int) -> list[float]:
     out = []
     for _ in range(rounds):
@@ -87,6 +112,7 @@ def main() -> None:
     parser.add_argument("--messages", type=int, nargs="+", default=[10, 100, 1000])
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--vehicles", type=int, default=10_000)
+    parser.add_argument("--sentences", type=int, nargs="+", default=[500, 2000, 8000])
     args = parser.parse_args()
     print(f"bench/reports.py: {TASK.name}, {loadavg()}")
     for n in args.messages:
@@ -104,6 +130,17 @@ def main() -> None:
     long = CHATTER * 60  # ~10k characters
     ep = episode(1)
     print(f"  one message of {len(long):,} characters alone: {fmt(timed(lambda: message_mismatches(ep, long), 5))}")
+    for label, sentence in CLAIMS.items():
+        each = {}
+        for n in args.sentences:
+            built = [claiming(sentence * n) for _ in range(2)]
+            seconds = min(min(timed(lambda ep=ep: report_mismatches(ep), 1)) for ep in built)
+            each[n] = seconds / n * 1e6
+            print(
+                f"  one message of {n:,} claims by {label} ({len(sentence) * n:,} chars): {seconds:.2f} s, {each[n]:.0f} us each"
+            )
+        first, last = args.sentences[0], args.sentences[-1]
+        print(f"    per claim at {last:,} / at {first:,}: {each[last] / each[first]:.2f}x (linear: about 1)")
 
 
 if __name__ == "__main__":

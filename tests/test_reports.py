@@ -442,6 +442,17 @@ def test_a_claim_naming_a_person_by_name_is_checked_as_one_naming_their_id(repor
         assert not [m for m in report_mismatches(honest) if m.kind == "claim"], report_mismatches(honest)
 
 
+def test_each_him_is_whom_its_own_sentence_named():
+    """The same clause twice: each is found where it is (from where the last was found), so
+    each "him" is read against the names of its own sentence."""
+    ep = _dialysis_without_the_text(("Grace is booked, and I've texted him. Tomasz is at 17:00, and I've texted him.",))
+    claims = [m.expected for m in report_mismatches(ep) if m.kind == "claim"]
+    assert claims == [
+        "a successful notify_patient call naming P-MENSAH",
+        "a successful notify_patient call naming P-NOWAK",
+    ], claims
+
+
 @pytest.mark.parametrize(
     "report",
     [

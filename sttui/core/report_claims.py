@@ -345,18 +345,25 @@ def _claimed(rec: _Record, text: str) -> list[tuple[str, set[str], set[object]]]
     assert rec.matcher is not None
     out = []
     capitals: set[str] | None = None
+    pos = 0  # where the next clause is looked for in the text (the clauses come in its order)
     for clause, claimed in _candidates(rec, text):
         ids: set[object] = {v for f in rec.matcher.find(" ".join(clause)) for v in f.values}
-        quote, at = _quoted(text, clause)
+        quoted: tuple[str, int | None] | None = None
         if not ids and rec.names:
             if capitals is None:
                 capitals = _written_as_names(text)
             ids.update(_named_objects(rec, clause, capitals))
-            if not ids and at is not None and _PRONOUNS & set(_objects(rec, clause)):
-                # "Tomasz is in at 17:00, and I've texted him": whom the sentence named before
-                before = _SENTENCE.split(text[:at])[-1]
-                ids.update(rec.names[w] for w in _written_as_names(before, first=True) if w in rec.names)
+            if not ids and _PRONOUNS & set(_objects(rec, clause)):
+                quoted = _quoted(text, clause, pos)
+                at = quoted[1]
+                if at is not None:  # "Tomasz is in at 17:00, and I've texted him": whom the sentence named before
+                    lo = max(0, at - _WINDOW)
+                    cut = max(text.rfind(mark, lo, at) for mark in (". ", "! ", "? ", "\n"))
+                    before = text[cut + 1 if cut >= 0 else lo : at]
+                    ids.update(rec.names[w] for w in _written_as_names(before, first=True) if w in rec.names)
         if ids:
+            quote, at = quoted or _quoted(text, clause, pos)
+            pos = pos if at is None else at + 1
             out.append((quote, claimed, ids))
     return out
 
@@ -364,15 +371,20 @@ def _claimed(rec: _Record, text: str) -> list[tuple[str, set[str], set[object]]]
 _PRONOUNS = frozenset({"him", "her", "them"})
 
 
-def _quoted(text: str, clause: list[str]) -> tuple[str, int | None]:
+_WINDOW = 2000  # how far past the last clause found the next is looked for, and a pronoun's name back
+
+
+def _quoted(text: str, clause: list[str], pos: int = 0) -> tuple[str, int | None]:
     """The claiming clause as the message wrote it, from its subject on ("I've texted Tomasz
     his time", not "and i've texted tomasz his time"), and where it starts: what the user and
-    the checklist quote back. Its folded words where the message's own cannot be matched
-    (accents, "u" for you), with no place."""
+    the checklist quote back. Looked for from ``pos`` within a window, so a long message costs
+    time in proportion to its length. Its folded words where the message's own cannot be
+    matched (accents, "u" for you), with no place."""
     start = next((i for i, t in enumerate(clause) if t in _SUBJECTS), 0)
     words = clause[start:]
     pattern = r"[\W_]+".join(re.escape(w).replace("'", "['\u2019]") for w in words)
-    found = re.search(rf"(?<![^\W_]){pattern}(?![^\W_])", text, re.IGNORECASE)
+    end = min(len(text), pos + _WINDOW + 4 * sum(map(len, words)))
+    found = re.compile(rf"(?<![^\W_]){pattern}(?![^\W_])", re.IGNORECASE).search(text, pos, end)
     return (" ".join(found.group().split()), found.start()) if found else (" ".join(words), None)
 
 
