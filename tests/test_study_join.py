@@ -225,9 +225,10 @@ async def test_a_participant_plays_alone_no_god_view_no_model_in_the_seat(tmp_pa
         assert "god_view" not in events and "seat_changed" not in events
 
 
-async def end_it_and_go_back(pilot):
-    """Start the clock, end the task (F8, yes), and escape from its end screen to the study's
-    screen, which the footer and the hint name; the study's status, once it tells the task done."""
+async def end_it_and_go_back(pilot, via_replay: bool = False):
+    """Start the clock, end the task (F8, yes), and escape from its end screen (``via_replay``:
+    from its replay) to the study's screen, which the footer and the hint name; the study's
+    status, once it tells the task done."""
     await pilot.press("f5", "f8")
     await wait_for(pilot, lambda: screen_name(pilot) == "Confirm")
     await pilot.press("y")
@@ -236,6 +237,10 @@ async def end_it_and_go_back(pilot):
     assert pilot.app.screen.active_bindings["escape"].binding.description == "Study"
     hints = [str(w.render()) for w in pilot.app.screen.query("Static.muted")]
     assert any("escape goes back to the study." in h for h in hints), hints
+    if via_replay:
+        await pilot.press("r")
+        await wait_for(pilot, lambda: screen_name(pilot) == "ReplayScreen")
+        assert pilot.app.screen.active_bindings["escape"].binding.description == "Study"
     await pilot.press("escape")
     await wait_for(pilot, lambda: screen_name(pilot) == "StudyHome")
     status = pilot.app.screen.query_one("#study-status")
@@ -272,7 +277,7 @@ async def test_after_the_last_task_the_study_screen_thanks_them_and_offers_no_ne
     app = StudyApp(db, next_sitting(store, "pilot", "ana"), Config(), study_id="pilot", name="ana")
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: screen_name(pilot) == "PlayScreen")
-        status = await end_it_and_go_back(pilot)
+        status = await end_it_and_go_back(pilot, via_replay=True)
         assert "Task done: 1 of 1 scored." in str(status.render())
         assert "That was your last task of study pilot. Thank you!" in str(status.render())
         assert str(pilot.app.screen.query_one("#study-keys").render()) == "w: withdraw from the study  ·  ctrl+q: leave"

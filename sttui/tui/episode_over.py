@@ -13,7 +13,6 @@ works, as does every key when nobody was typing."""
 from __future__ import annotations
 
 import time
-from dataclasses import replace
 from typing import Any
 
 from textual import events
@@ -39,12 +38,6 @@ class EpisodeOverScreen(SttuiScreen[None]):
         self._held_until = time.monotonic() + QUIET_SECONDS if typing else 0.0
         self._release: Timer | None = None
         self._told = False
-        label = self.app.home_label
-        if label != "Home":  # escape leads to the study's screen, and the footer says so
-            for key, found in self._bindings.key_to_bindings.items():
-                self._bindings.key_to_bindings[key] = [
-                    replace(b, description=label) if b.action == "home" else b for b in found
-                ]
 
     @property
     def home_words(self) -> str:

@@ -4,7 +4,8 @@ a worker that fails becomes a notice (``sttui.tui.workers``), never the app's en
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TypeVar
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from textual.screen import Screen
 
@@ -22,3 +23,17 @@ class SttuiScreen(ReportsWorkerFailures, Screen[ResultType]):
         from sttui.tui.app import SttuiApp
 
         app = getters.app(SttuiApp)
+
+    HOME_ACTIONS = frozenset({"home", "app.pop_to_home"})  # bindings that lead to where the app began
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        try:
+            label = getattr(self.app, "home_label", "Home")  # (a study's own screen in a study)
+        except RuntimeError:  # (made before any app runs: textual's NoActiveAppError)
+            label = "Home"
+        if label != "Home":  # the footer names where escape leads
+            for key, found in self._bindings.key_to_bindings.items():
+                self._bindings.key_to_bindings[key] = [
+                    replace(b, description=label) if b.action in self.HOME_ACTIONS else b for b in found
+                ]
