@@ -146,6 +146,8 @@ def test_a_sqlite_file_may_be_named_by_its_path(tmp_path, monkeypatch):
     assert resolve_url("record") == "sqlite:///record"
     assert resolve_url(str(tmp_path / "x.sqlite3")) == f"sqlite:///{tmp_path / 'x.sqlite3'}"
     assert resolve_url("postgres://lab@db/sttui") == "postgresql+psycopg://lab@db/sttui"
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert resolve_url("~/runs/p ilot.db") == f"sqlite:///{tmp_path / 'runs' / 'p ilot.db'}"  # ~ and a space
     for word in ("recrod", "a?b.db"):
         with pytest.raises(StoreError, match="is not a database URL"):
             Store(word)
