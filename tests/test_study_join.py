@@ -287,6 +287,42 @@ async def test_after_the_last_task_the_study_screen_thanks_them_and_offers_no_ne
         await pilot.press("enter")  # nothing is next
         await pilot.pause(0.3)
         assert screen_name(pilot) == "StudyHome" and "Thank you!" in str(status.render())
+        await pilot.press("w")  # one who finished may still withdraw
+        await wait_for(pilot, lambda: screen_name(pilot) == "Confirm")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: "You have withdrawn" in str(status.render()))
+    assert Studies(store).people("pilot")[0].status == "withdrawn"
+
+
+async def test_one_who_joins_by_token_with_every_task_done_may_still_withdraw(tmp_path):
+    """An anonymous participant whose tasks are all done joins again by their token: the study's
+    screen thanks them, and w withdraws them (their name is known only from the finished study)."""
+    text = STUDY.replace("practice: [logistics-pembrolizumab-goods-in-t1-easy]\n", "")
+    text = text.replace(
+        "tasks: [clinic-dialysis-urgent-t2-easy, logistics-insulin-reefer-st2-easy]",
+        "tasks: [clinic-dialysis-urgent-t2-easy]",
+    )
+    text = text.replace("participants: [ana]", "participants: {anonymous: 1}")
+    db = f"sqlite:///{tmp_path / 'study.db'}"
+    (tmp_path / "study.yaml").write_text(text, encoding="utf-8")
+    store = Store(db)
+    [token] = start(store, tmp_path / "study.yaml", TASKS).tokens.values()
+    app = StudyApp(db, None, Config(), study_id="pilot", token=token)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: screen_name(pilot) == "StudyIntro", timeout=30)
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: screen_name(pilot) == "PlayScreen", timeout=30)
+        await end_it_and_go_back(pilot)
+    again = StudyApp(db, None, Config(), study_id="pilot", token=token)
+    async with again.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: again.phase == "done", timeout=30)
+        status = pilot.app.screen.query_one("#study-status")
+        assert "are done. Thank you!" in str(status.render())
+        await pilot.press("w")
+        await wait_for(pilot, lambda: screen_name(pilot) == "Confirm")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: "You have withdrawn" in str(status.render()))
+    assert Studies(store).people("pilot")[0].status == "withdrawn"
 
 
 async def test_a_browser_session_shows_why_it_cannot_go_on(tmp_path):

@@ -331,7 +331,11 @@ class StudyApp(SttuiApp):
     def ask_withdraw(self) -> None:
         if self.phase in ("withdrawn", "joining", "joining_now") or self.store is None:
             return
-        participant = self.sitting.assignment.participant if self.sitting is not None else self.join_name
+        participant = (
+            self.sitting.assignment.participant
+            if self.sitting is not None
+            else getattr(self.finished, "participant", None) or self.join_name  # (all done when they joined)
+        )
         if participant is None:
             return
 
