@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import re
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -154,28 +155,27 @@ def _names(task: Any) -> dict[str, str]:
     ("tomasz" and "nowak" -> P-NOWAK for ``patients: {P-NOWAK: {name: Tomasz Nowak}}``): how
     people name what they acted on. A word in the names of two records names neither; titles,
     bracketed words and words under three letters name nothing. Read once per task."""
-    found = _NAMES.get(id(task))
-    if found is None or found[0] is not task:
-        owners: dict[str, set[str]] = {}
-        stack: list[tuple[Any, int]] = [(task.initial_state, 4)]
-        while stack:
-            node, depth = stack.pop()
-            if not isinstance(node, dict) or depth == 0:
+    return _per_task(_NAMES, task, _read_names)
+
+
+def _read_names(task: Any) -> dict[str, str]:
+    owners: dict[str, set[str]] = {}
+    stack: list[tuple[Any, int]] = [(task.initial_state, 4)]
+    while stack:
+        node, depth = stack.pop()
+        if not isinstance(node, dict) or depth == 0:
+            continue
+        for key, value in node.items():
+            if not isinstance(value, dict):
                 continue
-            for key, value in node.items():
-                if not isinstance(value, dict):
-                    continue
-                name = value.get("name")
-                canon = facts.canon_id(key) if isinstance(key, str) else ""
-                if canon and isinstance(name, str):  # (a record's key, whatever its form: P-NOWAK, RIVERSIDE)
-                    for word in facts.words(_NAME_PART.sub(" ", name)):
-                        if word.isalpha() and len(word) > 2 and word not in facts.TITLES:
-                            owners.setdefault(word, set()).add(canon)
-                stack.append((value, depth - 1))
-        named = {word: next(iter(ids)) for word, ids in owners.items() if len(ids) == 1}
-        found = _NAMES[id(task)] = (task, named)
-        evict_oldest(_NAMES, 256)
-    return found[1]
+            name = value.get("name")
+            canon = facts.canon_id(key) if isinstance(key, str) else ""
+            if canon and isinstance(name, str):  # (a record's key, whatever its form: P-NOWAK, RIVERSIDE)
+                for word in facts.words(_NAME_PART.sub(" ", name)):
+                    if word.isalpha() and len(word) > 2 and word not in facts.TITLES:
+                        owners.setdefault(word, set()).add(canon)
+            stack.append((value, depth - 1))
+    return {word: next(iter(ids)) for word, ids in owners.items() if len(ids) == 1}
 
 
 def _named_in(value: Any, keys: frozenset[str], out: set[str]) -> set[str]:
@@ -213,10 +213,16 @@ def _written_as_names(text: str, first: bool = False) -> set[str]:
 def _initial_ids(task: Any) -> frozenset[str]:
     """The ids in a task's initial state, read once per task (the task is held, so the id it
     is filed under stays its own)."""
-    found = _INITIAL_IDS.get(id(task))
+    return _per_task(_INITIAL_IDS, task, lambda t: frozenset(_ids_in(t.initial_state, set())))
+
+
+def _per_task(cache: dict[int, tuple[Any, Any]], task: Any, read: Callable[[Any], Any]) -> Any:
+    """``read(task)``, once per task: filed under the task's id with the task held, so the id
+    stays its own (the 256 newest tasks kept)."""
+    found = cache.get(id(task))
     if found is None or found[0] is not task:
-        found = _INITIAL_IDS[id(task)] = (task, frozenset(_ids_in(task.initial_state, set())))
-        evict_oldest(_INITIAL_IDS, 256)
+        found = cache[id(task)] = (task, read(task))
+        evict_oldest(cache, 256)
     return found[1]
 
 
@@ -352,8 +358,9 @@ def _claimed(rec: _Record, text: str) -> list[tuple[str, set[str], set[object]]]
         if not ids and rec.names:
             if capitals is None:
                 capitals = _written_as_names(text)
-            ids.update(_named_objects(rec, clause, capitals))
-            if not ids and _PRONOUNS & set(_objects(rec, clause)):
+            objects = _objects(rec, clause)
+            ids.update(rec.names[w] for w in objects if w in capitals and w in rec.names)
+            if not ids and _PRONOUNS.intersection(objects):
                 quoted = _quoted(text, clause, pos)
                 at = quoted[1]
                 if at is not None:  # "Tomasz is in at 17:00, and I've texted him": whom the sentence named before
@@ -402,12 +409,6 @@ def _objects(rec: _Record, clause: list[str]) -> list[str]:
             break
         out.append(token.removesuffix("'s"))
     return out
-
-
-def _named_objects(rec: _Record, clause: list[str], capitals: set[str]) -> set[str]:
-    """What the names after the clause's claiming verb name, up to a reason: "I've notified
-    Tomasz" names P-NOWAK; "Since Heathrow is shut, I've rebooked you" names nothing acted on."""
-    return {rec.names[w] for w in _objects(rec, clause) if w in capitals and w in rec.names}
 
 
 def claims(episode: Episode, text: str, seq: int | None = None) -> list[Mismatch]:
