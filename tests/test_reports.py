@@ -442,6 +442,25 @@ def test_a_claim_naming_a_person_by_name_is_checked_as_one_naming_their_id(repor
         assert not [m for m in report_mismatches(honest) if m.kind == "claim"], report_mismatches(honest)
 
 
+def test_names_are_read_only_from_names():
+    """Non-text names and keys, a name too long to be one, a record too deep: none names anyone."""
+    from types import SimpleNamespace
+
+    from sttui.core.report_claims import _names
+
+    state = {
+        "people": {
+            1: {"name": "Int Key"},
+            "P-A": {"name": None},
+            "P-B": {"name": {"first": "Dict"}},
+            "P-C": {"name": "Long " * 100},
+            "P-D": {"name": "Ada Lovelace (engineer)"},
+        },
+        "a": {"b": {"c": {"d": {"P-E": {"name": "Too Deep"}}}}},
+    }
+    assert _names(SimpleNamespace(initial_state=state)) == {"ada": "P-D", "lovelace": "P-D"}
+
+
 def test_each_him_is_whom_its_own_sentence_named():
     """The same clause twice: each is found where it is (from where the last was found), so
     each "him" is read against the names of its own sentence."""

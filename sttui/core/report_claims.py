@@ -147,6 +147,7 @@ def _canon_if_id(text: str) -> str | None:
 
 _INITIAL_IDS: dict[int, tuple[Any, frozenset[str]]] = {}
 _NAMES: dict[int, tuple[Any, dict[str, str]]] = {}
+_NAME_MAX = 200  # longer text in a ``name`` field is no one's name
 _NAME_PART = re.compile(r"\([^)]*(?:\)|$)")  # a bracketed part of a name: "(renal nurse)"
 
 
@@ -170,7 +171,8 @@ def _read_names(task: Any) -> dict[str, str]:
                 continue
             name = value.get("name")
             canon = facts.canon_id(key) if isinstance(key, str) else ""
-            if canon and isinstance(name, str):  # (a record's key, whatever its form: P-NOWAK, RIVERSIDE)
+            # (a record's key, whatever its form: P-NOWAK, RIVERSIDE; a name, not a description)
+            if canon and isinstance(name, str) and len(name) <= _NAME_MAX:
                 for word in facts.words(_NAME_PART.sub(" ", name)):
                     if word.isalpha() and len(word) > 2 and word not in facts.TITLES:
                         owners.setdefault(word, set()).add(canon)
