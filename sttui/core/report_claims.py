@@ -1,7 +1,7 @@
 """The claims of the agent's messages against the record (``RULE_CLAIMS`` in ``core.reports``).
 
 A clause in the first person or to "you" with a past form of an operation tool's verb claims
-that operation; it is unsupported when no successful call of a tool with that verb names the
+that operation, as does one that opens with it and has no subject ("Rebooked you on BA582"); it is unsupported when no successful call of a tool with that verb names the
 ids it names. What the record shows is kept per episode (``_Record``, ``_RECORDS``) and brought
 up to date only when a message claims something: reading every call is most of what a ``tell``
 item costs, and most reports claim nothing.
@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import re
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -54,6 +54,31 @@ _IRREGULAR = {"send": ("sent",), "hold": ("held",), "tell": ("told",), "make": (
               "set": ("set",), "give": ("gave", "given"), "take": ("took", "taken"), "get": ("got", "gotten"),
               "pay": ("paid",), "buy": ("bought",), "find": ("found",), "leave": ("left",), "run": ("ran",)}  # fmt: skip
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+# words a report may open a subjectless clause with before its verb ("just texted Tomasz",
+# "have rebooked you"): the writer is its subject, as in "I just texted Tomasz"
+_LEAD_INS = frozenset(
+    {"and", "also", "then", "just", "already", "now", "have", "has", "successfully", "finally", "both", "all"}
+)
+
+
+# past verbs a report opens a subjectless clause with besides the operations' own ("Checked
+# TRK-7 and dispatched SHP-1 on TRK-9"): a word that merely ends in -ed (United, Ahmed) is not one
+_REPORT_VERBS = frozenset(
+    {"checked", "confirmed", "verified", "found", "looked", "called", "contacted", "arranged", "sorted", "updated",
+     "added", "moved", "spoke", "asked", "got", "sent", "made", "put"}
+)  # fmt: skip
+
+
+def _implied_subject(clause: list[str], verbs: Mapping[str, object]) -> bool:
+    """Whether the clause opens with a past verb and no subject, as reports do ("Dispatched
+    SHP-1 on TRK-9", "Cancelled BA123 and rebooked you on BA582"): the writer did it. Not when
+    the verb is followed by "by" ("cancelled by the airline": done to it, not by the writer)."""
+    at = 0
+    while at < len(clause) and clause[at] in _LEAD_INS:
+        at += 1
+    if at == len(clause) or (clause[at] not in verbs and clause[at] not in _REPORT_VERBS):
+        return False
+    return clause[at + 1 : at + 2] != ["by"]
 
 
 def past_forms(verb: str) -> set[str]:
@@ -104,16 +129,35 @@ def _claim_verbs_of(tools: dict[str, Any]) -> _Verbs:
 
 @functools.lru_cache(maxsize=256)
 def _claim_verbs_cached(named: tuple[tuple[str, Any], ...]) -> _Verbs:
-    return _Verbs(claim_verbs({name: _Kind(kind) for name, kind in named}))
+    return _Verbs(claim_verbs({name: _Kind(kind) for name, kind in named}), _needs(name for name, _ in named))
+
+
+# verbs whose plain sense is no operation ("I checked BA582": looked at it; "I confirmed it
+# leaves at 9"): a tool named by one claims only with its next word after the verb ("checked
+# you in", "checked your bags", "confirmed the hold")
+_AMBIGUOUS_VERBS = frozenset({"check", "confirm"})
+
+
+def _needs(names: Iterable[str]) -> dict[str, frozenset[str]]:
+    """Tool -> the words one of which a claim of it must hold after its verb (``_AMBIGUOUS_VERBS``)."""
+    out = {}
+    for name in names:
+        verb, _, rest = name.lower().partition("_")
+        if verb in _AMBIGUOUS_VERBS and rest:
+            word = rest.split("_", 1)[0]
+            out[name] = frozenset({word, word.removesuffix("s"), word + "s"})
+    return out
 
 
 class _Verbs(dict[str, set[str]]):
     """Claim verbs (past form -> tools), with what each message text was read to claim in
-    their terms (``_candidates``): shared by every episode with the same tools."""
+    their terms (``_candidates``): shared by every episode with the same tools. ``needs``: the
+    tools named by an ambiguous verb, and the words that make it theirs."""
 
-    def __init__(self, verbs: dict[str, set[str]]):
+    def __init__(self, verbs: dict[str, set[str]], needs: dict[str, frozenset[str]]):
         super().__init__(verbs)
-        self.clauses: dict[str, list[tuple[list[str], set[str]]]] = {}
+        self.needs = needs
+        self.clauses: dict[str, list[tuple[list[str], set[str], bool]]] = {}
 
 
 @dataclass(frozen=True)
@@ -317,15 +361,17 @@ def _synced(episode: Episode) -> _Record:
     return rec
 
 
-def _candidates(rec: _Record, text: str) -> list[tuple[list[str], set[str]]]:
-    """The clauses of a message that claim an operation, before any id is looked for in them:
-    (the clause's words, the tools claimed). A function of the text and the tools' verbs only,
-    so read once per text and set of tools; a message with none claims nothing, whatever the
-    record holds."""
+def _candidates(rec: _Record, text: str) -> list[tuple[list[str], set[str], bool]]:
+    """The claims of a message, before any id is looked for in them: (the words of one claiming
+    verb with its objects, the tools claimed, whether the claim is quoted from its first word
+    rather than from its subject). A clause with two claiming verbs makes two claims, each with
+    its own objects ("I booked Tomasz and texted him": the text is claimed of him, not only the
+    booking). A function of the text and the tools' verbs only, so read once per text and set
+    of tools; a message with none claims nothing, whatever the record holds."""
     found = rec.clauses.get(text)
     if found is not None:
         return found
-    out: list[tuple[list[str], set[str]]] = []
+    out: list[tuple[list[str], set[str], bool]] = []
     for sentence in _SENTENCE.split(facts.fold(text)):
         if not sentence.strip() or sentence.strip().endswith("?"):
             continue
@@ -333,13 +379,29 @@ def _candidates(rec: _Record, text: str) -> list[tuple[list[str], set[str]]]:
             verbs = [(i, rec.verbs[t]) for i, t in enumerate(clause) if t in rec.verbs]
             if not verbs or any(t in _CONDITIONAL or t.endswith("'ll") for t in clause):
                 continue
-            claimed: set[str] = set()
+            implied = _implied_subject(clause, rec.verbs)
+            claiming: list[tuple[int, set[str]]] = []
             for at, tools in verbs:
-                if not any(t in _SUBJECTS for t in clause[:at]) or statements._negated(clause, at):
+                subject = implied or any(t in _SUBJECTS for t in clause[:at])
+                if not subject or statements._negated(clause, at) or clause[at + 1 : at + 2] == ["by"]:
                     continue
-                claimed |= tools
-            if claimed:
-                out.append((clause, claimed))
+                after = clause[at + 1 :]
+                claimed = {t for t in tools if t not in rec.verbs.needs or rec.verbs.needs[t].intersection(after)}
+                if claimed:
+                    claiming.append((at, claimed))
+            # the first claim holds the clause's subject; each later one starts at its verb
+            lo, carried = 0, set[str]()
+            for k, (at, claimed) in enumerate(claiming):
+                hi = claiming[k + 1][0] if k + 1 < len(claiming) else len(clause)
+                end = hi
+                while end > at + 1 and clause[end - 1] in _LEAD_INS:  # "… Byrne and" | "texted him"
+                    end -= 1
+                claimed = claimed | carried
+                if end == at + 1 and hi < len(clause):  # "ticketed and checked in on LH1232": one object
+                    carried = claimed
+                    continue
+                out.append((clause[lo:end], claimed, lo > 0 or implied))
+                lo, carried = hi, set()
     rec.clauses[text] = out
     while len(rec.clauses) > 4096:
         rec.clauses.pop(next(iter(rec.clauses)))
@@ -354,7 +416,7 @@ def _claimed(rec: _Record, text: str) -> list[tuple[str, set[str], set[object]]]
     out = []
     capitals: set[str] | None = None
     pos = 0  # where the next clause is looked for in the text (the clauses come in its order)
-    for clause, claimed in _candidates(rec, text):
+    for clause, claimed, from_start in _candidates(rec, text):
         ids: set[object] = {v for f in rec.matcher.find(" ".join(clause)) for v in f.values}
         quoted: tuple[str, int | None] | None = None
         if not ids and rec.names:
@@ -363,7 +425,7 @@ def _claimed(rec: _Record, text: str) -> list[tuple[str, set[str], set[object]]]
             objects = _objects(rec, clause)
             ids.update(rec.names[w] for w in objects if w in capitals and w in rec.names)
             if not ids and _PRONOUNS.intersection(objects):
-                quoted = _quoted(text, clause, pos)
+                quoted = _quoted(text, clause, pos, from_start)
                 at = quoted[1]
                 if at is not None:  # "Tomasz is in at 17:00, and I've texted him": whom the sentence named before
                     lo = max(0, at - _WINDOW)
@@ -371,7 +433,7 @@ def _claimed(rec: _Record, text: str) -> list[tuple[str, set[str], set[object]]]
                     before = text[cut + 1 if cut >= 0 else lo : at]
                     ids.update(rec.names[w] for w in _written_as_names(before, first=True) if w in rec.names)
         if ids:
-            quote, at = quoted or _quoted(text, clause, pos)
+            quote, at = quoted or _quoted(text, clause, pos, from_start)
             pos = pos if at is None else at + 1
             out.append((quote, claimed, ids))
     return out
@@ -383,13 +445,14 @@ _PRONOUNS = frozenset({"him", "her", "them"})
 _WINDOW = 2000  # how far past the last clause found the next is looked for, and a pronoun's name back
 
 
-def _quoted(text: str, clause: list[str], pos: int = 0) -> tuple[str, int | None]:
+def _quoted(text: str, clause: list[str], pos: int = 0, from_start: bool = False) -> tuple[str, int | None]:
     """The claiming clause as the message wrote it, from its subject on ("I've texted Tomasz
-    his time", not "and i've texted tomasz his time"), and where it starts: what the user and
+    his time", not "and i've texted tomasz his time"; from its first word when ``from_start``:
+    it has no subject), and where it starts: what the user and
     the checklist quote back. Looked for from ``pos`` within a window, so a long message costs
     time in proportion to its length. Its folded words where the message's own cannot be
     matched (accents, "u" for you), with no place."""
-    start = next((i for i, t in enumerate(clause) if t in _SUBJECTS), 0)
+    start = 0 if from_start else next((i for i, t in enumerate(clause) if t in _SUBJECTS), 0)
     words = clause[start:]
     pattern = r"[\W_]+".join(re.escape(w).replace("'", "['\u2019]") for w in words)
     end = min(len(text), pos + _WINDOW + 4 * sum(map(len, words)))
