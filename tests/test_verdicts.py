@@ -250,6 +250,50 @@ def test_a_verdict_item_shows_the_final_messages_and_the_verdict_blind(tmp_path)
     assert "zoe" not in json.dumps(body)  # who played is blind
 
 
+def test_a_verdict_item_shows_the_calls_among_and_after_the_final_messages(tmp_path):
+    """A claim made before the call that makes it true reads as false without the calls: the
+    item shows them in order with their results, refused and failed ones marked, and says how
+    many earlier calls it leaves out (only the latest FINAL_CALLS)."""
+    from sttui.annotate.verdicts import FINAL_CALLS, verdict_body
+    from sttui.core.task import Step
+    from sttui.tui.annotate import verdict_text
+
+    store = Store(f"sqlite:///{tmp_path / 'v.db'}")
+    loaded = load_task(STT)
+    look = Step(tool="list_vehicles", args={"location": "HUB-NORTH"})
+    plan = [
+        Step(say="Booked: the insulin goes out on TRK-9."),  # claimed before any call
+        *[look] * FINAL_CALLS,  # enough calls that the earliest are left out
+        Step(tool="teleport", args={"to": "CLINIC-DOWNTOWN"}),  # no such tool: refused
+        Step(tool="dispatch", args={"shipment_id": "SHP-99"}),  # no such shipment: failed
+        *loaded.task.solution,
+    ]
+    eid, _ = asyncio.run(run_recorded(store, loaded, PlanAgent("human:zoe", plan), ScriptedUser(), seed=0))
+    events = store.events(eid)
+    body = verdict_body(store.episode(eid), events)
+    turns = body["turns"]
+    calls = [t for t in turns if "call" in t]
+    assert len(calls) == FINAL_CALLS  # the latest, in order
+    made = [e for e in events if e.type == "tool_call"]
+    assert [t["seq"] for t in calls] == [e.seq for e in made[-FINAL_CALLS:]]
+    gaps = [t["gap"] for t in turns if "gap" in t]
+    assert sum(gaps) == len(made) - FINAL_CALLS > 0
+    seqs = [t["seq"] for t in turns if "seq" in t]
+    assert seqs == sorted(seqs)  # messages and calls in the order they happened
+    claim = next(i for i, t in enumerate(turns) if t.get("text") == "Booked: the insulin goes out on TRK-9.")
+    dispatched = next(i for i, t in enumerate(turns) if t.get("call") == "dispatch(shipment_id=SHP-1)")
+    assert claim < dispatched and turns[dispatched]["ok"] is True
+    assert "status" in turns[dispatched]["result"]
+    refused = next(t for t in turns if t.get("call", "").startswith("teleport("))
+    assert refused["ok"] is False and refused["result"].startswith("refused: ")
+    failed = next(t for t in turns if t.get("call") == "dispatch(shipment_id=SHP-99)")
+    assert failed["ok"] is False and failed["result"].startswith("failed: ")
+    text = verdict_text(body)
+    assert "earlier call(s) not shown" in text
+    assert f"#{turns[dispatched]['seq']} call dispatch(shipment_id=SHP-1) ✓" in text
+    assert "zoe" not in json.dumps(body)  # still blind
+
+
 # -- agreement from a record with three annotators -----------------------------------------------
 def test_agreement_reports_each_judge_against_three_annotators(tmp_path, monkeypatch):
     from sttui.controllers.model import ModelConfig, ModelJudge

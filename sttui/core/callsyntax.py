@@ -263,3 +263,20 @@ def entry_action(text: str, tools: dict[str, Any]) -> tuple[str | None, Any]:
     if problem:
         return problem, None
     return None, ToolCall(name, args)
+
+
+def result_summary(result: dict[str, Any], width: int = 90) -> str:
+    """A folded result in one line: its top-level plain values (``status cancelled``), then
+    how many lists and objects it holds, so folding hides no headline."""
+    if not result.get("success"):
+        return f"failed: {result.get('error', '')}"
+    plain, nested = [], []
+    for key, value in result.items():
+        if key == "success":
+            continue
+        if isinstance(value, dict | list):
+            nested.append(f"{key} ({len(value)})")
+        else:
+            plain.append(f"{key} {value}")
+    text = ", ".join(plain + nested) or "ok"
+    return text if len(text) <= width else text[: width - 1] + "…"

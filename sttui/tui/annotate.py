@@ -81,17 +81,18 @@ def item_text(item: Item) -> str:
 
 
 def verdict_text(body: dict[str, Any]) -> str:
-    """A verdict item: the final messages, how the episode ended, and the judge's verdict with
-    the detail of each item (``annotate.verdicts.verdict_body``, already blind)."""
+    """A verdict item: the final messages with the calls among and after them, how the episode
+    ended, and the judge's verdict with the detail of each item (``annotate.verdicts.verdict_body``,
+    already blind)."""
     earlier = f" ({body['earlier_messages']} earlier not shown)" if body["earlier_messages"] else ""
     lines = [
         f"[b]The judge's verdict on episode {body['episode']}[/b] of task {escape(body['task'])}",
         "",
-        f"[b]Final messages[/b]{earlier}",
+        f"[b]Final messages, and the calls among them[/b]{earlier}",
     ]
     if not body["messages"]:
         lines.append("  (no messages between agent and user)")
-    lines += [f"  #{m['seq']} {escape(m['from'])}: {escape(m['text'])}" for m in body["messages"]]
+    lines += [turn_line(t) for t in body["turns"]]
     lines.append(f"\nended: {escape(body['end_reason'] or '-')}")
     uv = body.get("user_verdict")
     if uv:
@@ -100,6 +101,17 @@ def verdict_text(body: dict[str, Any]) -> str:
     lines.append(f"\n[b]Verdict: {'PASS' if body['passed'] else 'FAIL'}[/b]  judged by {escape(body['judged_by'])}")
     lines += [f"  {'✓' if i['passed'] else '✗'} {escape(i['id'])}: {escape(i['detail'])}" for i in body["items"]]
     return "\n".join(lines)
+
+
+def turn_line(turn: dict[str, Any]) -> str:
+    """One line of a verdict item's final turns: a message, a call with its result, or how many
+    earlier calls are left out."""
+    if "gap" in turn:
+        return f"  [dim]… {turn['gap']} earlier call(s) not shown[/dim]"
+    if "call" in turn:
+        mark = "✓" if turn["ok"] else "✗"
+        return f"  #{turn['seq']} call {escape(turn['call'])} {mark} {escape(turn['result'])}"
+    return f"  #{turn['seq']} {escape(turn['from'])}: {escape(turn['text'])}"
 
 
 class TagList(SelectionList[str]):

@@ -23,7 +23,7 @@ from textual.suggester import Suggester
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
-from sttui.core.callsyntax import complete
+from sttui.core.callsyntax import complete, result_summary
 from sttui.core.env import ToolSpec
 from sttui.tui.safetable import DataTable
 from sttui.tui.scrollbars import steady_vertical_scrollbar
@@ -166,23 +166,6 @@ def fields_text(fields: dict[str, Any], depth: int = 0) -> Text:
         elif value is not None and value != {}:
             out.append(": " + field_value(value))
     return out
-
-
-def result_summary(result: dict[str, Any], width: int = 90) -> str:
-    """A folded result in one line: its top-level plain values (``status cancelled``), then
-    how many lists and objects it holds, so folding hides no headline."""
-    if not result.get("success"):
-        return f"failed: {result.get('error', '')}"
-    plain, nested = [], []
-    for key, value in result.items():
-        if key == "success":
-            continue
-        if isinstance(value, dict | list):
-            nested.append(f"{key} ({len(value)})")
-        else:
-            plain.append(f"{key} {value}")
-    text = ", ".join(plain + nested) or "ok"
-    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 class LaidOutOnce(_WidgetBase):
