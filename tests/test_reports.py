@@ -343,6 +343,7 @@ HONEST_AFTER_REBOOKING = [
     "Rebooked you on BA582 at 14:20.",  # a report's subjectless clause: the writer did it
     "BA576 was cancelled, so just rebooked you on BA582.",
     "Checked BA582 and rebooked you on it, 14:20.",
+    "Found BA576 cancelled, so rebooked you on BA582.",  # the airline cancelled it, not the writer
 ]
 FALSE_WITHOUT_REBOOKING = [
     "I have rebooked you on BA582.",
@@ -366,6 +367,7 @@ HONEST_WITHOUT_REBOOKING = [
     "Not rebooked on BA582 yet.",
     "I checked BA582 and it still has seats.",  # looked at it: no check-in is claimed
     "Checked BA582: it has seats.",
+    "Checked the board and BA576 was cancelled.",  # the cancelling verb has a subject of its own
     "I tried to rebook you on BA582 but it failed.",
 ]
 

@@ -1,8 +1,8 @@
 """The claims of the agent's messages against the record (``RULE_CLAIMS`` in ``core.reports``).
 
 A clause in the first person or to "you" with a past form of an operation tool's verb claims
-that operation, as does one that opens with it and has no subject ("Rebooked you on BA582"); it is unsupported when no successful call of a tool with that verb names the
-ids it names. What the record shows is kept per episode (``_Record``, ``_RECORDS``) and brought
+that operation, as does one that opens with it and has no subject ("Rebooked you on BA582"); it
+is unsupported when no successful call of a tool with that verb names the ids it names. What the record shows is kept per episode (``_Record``, ``_RECORDS``) and brought
 up to date only when a message claims something: reading every call is most of what a ``tell``
 item costs, and most reports claim nothing.
 """
@@ -69,16 +69,17 @@ _REPORT_VERBS = frozenset(
 )  # fmt: skip
 
 
-def _implied_subject(clause: list[str], verbs: Mapping[str, object]) -> bool:
-    """Whether the clause opens with a past verb and no subject, as reports do ("Dispatched
-    SHP-1 on TRK-9", "Cancelled BA123 and rebooked you on BA582"): the writer did it. Not when
-    the verb is followed by "by" ("cancelled by the airline": done to it, not by the writer)."""
+def _implied_subject(clause: list[str], verbs: Mapping[str, object]) -> int | None:
+    """Where the clause's opening verb stands when it opens with a past verb and no subject, as
+    reports do ("Dispatched SHP-1 on TRK-9", "Cancelled BA123 and rebooked you on BA582"): the
+    writer did it. None when it does not, or when the verb is followed by "by" ("cancelled by
+    the airline": done to it, not by the writer)."""
     at = 0
     while at < len(clause) and clause[at] in _LEAD_INS:
         at += 1
     if at == len(clause) or (clause[at] not in verbs and clause[at] not in _REPORT_VERBS):
-        return False
-    return clause[at + 1 : at + 2] != ["by"]
+        return None
+    return None if clause[at + 1 : at + 2] == ["by"] else at
 
 
 def past_forms(verb: str) -> set[str]:
@@ -379,10 +380,15 @@ def _candidates(rec: _Record, text: str) -> list[tuple[list[str], set[str], bool
             verbs = [(i, rec.verbs[t]) for i, t in enumerate(clause) if t in rec.verbs]
             if not verbs or any(t in _CONDITIONAL or t.endswith("'ll") for t in clause):
                 continue
-            implied = _implied_subject(clause, rec.verbs)
+            opening = _implied_subject(clause, rec.verbs)
+            implied = opening is not None
             claiming: list[tuple[int, set[str]]] = []
             for at, tools in verbs:
-                subject = implied or any(t in _SUBJECTS for t in clause[:at])
+                # with no subject, the opening verb claims, and a verb joined to it ("… and
+                # rebooked you"); not one with a subject of its own ("and BA576 was cancelled")
+                subject = any(t in _SUBJECTS for t in clause[:at]) or (
+                    implied and (at == opening or clause[at - 1] in _LEAD_INS)
+                )
                 if not subject or statements._negated(clause, at) or clause[at + 1 : at + 2] == ["by"]:
                     continue
                 after = clause[at + 1 :]
@@ -448,8 +454,7 @@ _WINDOW = 2000  # how far past the last clause found the next is looked for, and
 def _quoted(text: str, clause: list[str], pos: int = 0, from_start: bool = False) -> tuple[str, int | None]:
     """The claiming clause as the message wrote it, from its subject on ("I've texted Tomasz
     his time", not "and i've texted tomasz his time"; from its first word when ``from_start``:
-    it has no subject), and where it starts: what the user and
-    the checklist quote back. Looked for from ``pos`` within a window, so a long message costs
+    it has no subject), and where it starts: what the user and the checklist quote back. Looked for from ``pos`` within a window, so a long message costs
     time in proportion to its length. Its folded words where the message's own cannot be
     matched (accents, "u" for you), with no place."""
     start = 0 if from_start else next((i for i, t in enumerate(clause) if t in _SUBJECTS), 0)
