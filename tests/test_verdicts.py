@@ -294,6 +294,22 @@ def test_a_verdict_item_shows_the_calls_among_and_after_the_final_messages(tmp_p
     assert "zoe" not in json.dumps(body)  # still blind
 
 
+def test_a_call_whose_result_never_came_says_so():
+    """A record that stopped between a call and its result (a kill): the call is shown, marked
+    as having no result, and the message after it still follows."""
+    from sttui.annotate.verdicts import _turns
+    from sttui.core.events import Event
+
+    events = [
+        Event(1, "message", "agent", {"from": "agent", "text": "On it."}, ""),
+        Event(2, "tool_call", "agent", {"tool": "dispatch", "args": {"shipment_id": "SHP-1"}}, ""),
+        Event(3, "message", "agent", {"from": "agent", "text": "Done."}, ""),
+    ]
+    turns = _turns(events, 1)
+    assert [t.get("text") or t.get("call") for t in turns] == ["On it.", "dispatch(shipment_id=SHP-1)", "Done."]
+    assert turns[1]["ok"] is False and turns[1]["result"] == "no result recorded"
+
+
 # -- agreement from a record with three annotators -----------------------------------------------
 def test_agreement_reports_each_judge_against_three_annotators(tmp_path, monkeypatch):
     from sttui.controllers.model import ModelConfig, ModelJudge

@@ -1,8 +1,9 @@
 """Verdict items: the judge's verdict on a recorded episode, put before annotators so people
 can check the judge. An item shows what the judge read (the episode's final messages between
-agent and user, with the calls made among and after them, how it ended) and what it decided (pass or fail, who judged: ``checklist``,
-``rule``, ``model:M`` or ``human``, and the detail of each item). Controllers are blinded to
-their seats, as on every episode item. Plain data in, plain data out."""
+agent and user, with the calls made among and after them, how it ended) and what it decided
+(pass or fail, who judged: ``checklist``, ``rule``, ``model:M`` or ``human``, and the detail of
+each item). Controllers are blinded to their seats, as on every episode item. Plain data in,
+plain data out."""
 
 from __future__ import annotations
 
@@ -83,7 +84,7 @@ def _turns(events: list[Event], since: int | None) -> list[dict[str, Any]]:
             pending = {
                 "seq": e.seq,
                 "call": text if len(text) <= CALL_TEXT else text[: CALL_TEXT - 1] + "…",
-                "result": "",
+                "result": "no result recorded",  # (the episode stopped before it came)
                 "ok": False,
             }
             calls.append(len(turns))
