@@ -63,6 +63,11 @@ def verdict_body(record: Any, events: Iterable[Event]) -> dict[str, Any] | None:
     }
 
 
+def _cut(text: str) -> str:
+    """``text`` in at most ``CALL_TEXT`` characters, an ellipsis marking a cut."""
+    return text if len(text) <= CALL_TEXT else text[: CALL_TEXT - 1] + "…"
+
+
 def _turns(events: list[Event], since: int | None) -> list[dict[str, Any]]:
     """The final messages with the calls among and after them, in order: ``{seq, from, text}``
     for a message, ``{seq, call, result, ok}`` for a call with its result in one line, and
@@ -83,7 +88,7 @@ def _turns(events: list[Event], since: int | None) -> list[dict[str, Any]]:
             text = format_call(str(e.payload.get("tool", "?")), args if isinstance(args, dict) else {})
             pending = {
                 "seq": e.seq,
-                "call": text if len(text) <= CALL_TEXT else text[: CALL_TEXT - 1] + "…",
+                "call": _cut(text),
                 "result": "no result recorded",  # (the episode stopped before it came)
                 "ok": False,
             }
@@ -99,7 +104,7 @@ def _turns(events: list[Event], since: int | None) -> list[dict[str, Any]]:
             else:
                 summary = result_summary(result)
             pending["ok"] = isinstance(result, dict) and bool(result.get("success")) and not refused
-            pending["result"] = summary if len(summary) <= CALL_TEXT else summary[: CALL_TEXT - 1] + "…"
+            pending["result"] = _cut(summary)
             pending = None
     drop = set(calls[: max(0, len(calls) - FINAL_CALLS)])
     out: list[dict[str, Any]] = []

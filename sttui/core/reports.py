@@ -23,10 +23,11 @@ judged by visible rules a person can apply by hand (``RULE_TELL``):
   VAN-42" fails both when the two are swapped. A message giving the subject no value of the
   kind is judged as above.
 - **Claims.** An agent message that claims, in the first person, to "you" or with no subject
-  ("Rebooked you on LH401"), an operation that the record shows never succeeded fails every ``tell`` item: a past form of an operation
-  tool's verb (``I have rebooked you on LH401``, ``you're booked on BA582``) in a clause that is
-  not a question, not negated and not conditional, naming known ids none of which a
-  successful call of a tool with that verb names (``RULE_CLAIMS``).
+  ("Rebooked you on LH401"), an operation that the record shows never succeeded fails every
+  ``tell`` item: a past form of an operation tool's verb (``I have rebooked you on LH401``,
+  ``you're booked on BA582``) in a clause that is not a question, not negated and not
+  conditional, naming known ids none of which a successful call of a tool with that verb
+  names (``RULE_CLAIMS``).
 
 The facts are read from the state in ``core.report_facts``, the claims checked against the
 record in ``core.report_claims``; this module judges them and holds the public checks.
