@@ -83,6 +83,8 @@ CLAIMS = {
     "him, after a name": "Tomasz is fine and I've texted him. ",
     "an id": "I've booked APT-2 for him. ",
     "an accented name": "I've texted José. ",
+    "the passive": "Tomasz has been texted, and APT-2 is booked. ",
+    "you": "I've texted you. ",
 }
 
 

@@ -25,16 +25,19 @@ def kept(text: str) -> str:
         ("Westfield is on VAN-42, anything else?", "Westfield is on VAN-42, ?"),
         ("Westfield is on VAN-42, right?", "Westfield is on VAN-42, ?"),
         ("Westfield is on VAN-42 - want me to tell the driver?", "Westfield is on VAN-42 - ?"),
-        # a negation or a hedge takes the value right after it, over linking words only
+        # a negation takes the value right after it, over linking words only; a hedge, its clause
         ("Westfield is not on VAN-42.", "Westfield is not on - ."),
         ("Lakeside isn't on van 41 any more, it's on VAN-42.", "Lakeside isn't on any more, it's on VAN-42."),
         ("No longer on VAN-41; now VAN-42.", "No longer on - ; now VAN-42."),
         ("Westfield won't be late on VAN-42.", "Westfield won't be on VAN-42."),
-        ("Westfield could be on VAN-42.", "Westfield could be on - ."),
+        ("Westfield could be on VAN-42.", "Westfield could - ."),
         ("It is probably VAN-42.", "It is probably - ."),
         # a title and its name, and a participle between ("booked", "assigned"...)
         ("It is not with Dr. Okafor; Dr Mensah sees you.", "It is not with . ; Dr Mensah sees you."),
-        ("It might be Dr Okafor.", "It might be ."),
+        ("It might be Dr Okafor.", "It might ."),
+        # a hedge leaves open all it hedges, to its clause's end
+        ("Room 305 will probably be ready at 15:00, key at the desk.", "Room 305 will probably : , key at the desk."),
+        ("Hopefully it's ready at 15:00.", "Hopefully ' : ."),
         ("Westfield isn't assigned to VAN-41, Lakeside is.", "Westfield isn't assigned to - , Lakeside is."),
         ("You're not booked on LH401 any more.", "You're not booked on any more."),
         # either-or: both sides

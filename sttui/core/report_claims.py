@@ -1,10 +1,12 @@
 """The claims of the agent's messages against the record (``RULE_CLAIMS`` in ``core.reports``).
 
 A clause in the first person or to "you" with a past form of an operation tool's verb claims
-that operation, as does one that opens with it and has no subject ("Rebooked you on BA582"); it
-is unsupported when no successful call of a tool with that verb names the ids it names. What the record shows is kept per episode (``_Record``, ``_RECORDS``) and brought
-up to date only when a message claims something: reading every call is most of what a ``tell``
-item costs, and most reports claim nothing.
+that operation, as does one that opens with it and has no subject ("Rebooked you on BA582") and
+one where it is passive ("SHP-1 has been dispatched"); it is unsupported when no successful call
+of a tool with that verb names the ids it names (a passive one, nor the world: a trigger, or the
+record's own word). What the record shows is kept per episode (``_Record``, ``_RECORDS``) and
+brought up to date only when a message claims something: reading every call is most of what a
+``tell`` item costs, and most reports claim nothing.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from sttui.core import facts, statements
 from sttui.core.caches import evict_oldest
+from sttui.core.events import TRIGGER_FIRED
 from sttui.core.report_facts import Resolved, _Kept, _record_of
 
 if TYPE_CHECKING:
@@ -61,6 +64,21 @@ _LEAD_INS = frozenset(
 )
 
 
+# the forms of "be" before a past verb that make a passive claim ("Your insulin has been
+# dispatched on TRK-9", "Grace is booked at 11:30"), and the words that may stand between
+# ("are both booked", "is now confirmed"); not "be" ("due to be dispatched" claims nothing)
+_BE = frozenset({"is", "are", "was", "were", "been", "it's", "that's", "they're", "he's", "she's"})
+_BETWEEN = frozenset({"both", "all", "now", "already", "just", "also", "successfully", "finally"})
+
+
+def _passive(clause: list[str], at: int) -> bool:
+    """Whether the verb at ``at`` is passive: a form of "be" before it, a few adverbs between."""
+    at -= 1
+    while at >= 0 and clause[at] in _BETWEEN:
+        at -= 1
+    return at >= 0 and clause[at] in _BE
+
+
 # past verbs a report opens a subjectless clause with besides the operations' own ("Checked
 # TRK-7 and dispatched SHP-1 on TRK-9"): a word that merely ends in -ed (United, Ahmed) is not one
 _REPORT_VERBS = frozenset(
@@ -100,7 +118,7 @@ def past_forms(verb: str) -> set[str]:
 # The words people use for a tool's verb: "I've texted Tomasz" claims notify_patient as
 # "I've notified Tomasz" does. Only verbs whose every sense here is the tool's.
 SYNONYMS: dict[str, tuple[str, ...]] = {
-    "notify": ("text", "message", "email", "inform", "tell", "alert"),
+    "notify": ("text", "message", "email", "inform", "tell", "alert", "send"),
     "book": ("reserve",),
     "dispatch": ("despatch",),
 }
@@ -133,6 +151,13 @@ def _claim_verbs_cached(named: tuple[tuple[str, Any], ...]) -> _Verbs:
     return _Verbs(claim_verbs({name: _Kind(kind) for name, kind in named}), _needs(name for name, _ in named))
 
 
+# verbs that claim a tool only with one of these words after them: "sent you a text" notifies,
+# "sent the insulin on TRK-9" does not
+_VERB_NEEDS = {
+    "sent": frozenset({"text", "texts", "sms", "message", "messages", "email", "emails", "confirmation"}),
+}
+
+
 # verbs whose plain sense is no operation ("I checked BA582": looked at it; "I confirmed it
 # leaves at 9"): a tool named by one claims only with its next word after the verb ("checked
 # you in", "checked your bags", "confirmed the hold")
@@ -158,7 +183,12 @@ class _Verbs(dict[str, set[str]]):
     def __init__(self, verbs: dict[str, set[str]], needs: dict[str, frozenset[str]]):
         super().__init__(verbs)
         self.needs = needs
-        self.clauses: dict[str, list[tuple[list[str], set[str], bool]]] = {}
+        self.clauses: dict[str, list[_Clause]] = {}
+
+
+# a claim of a message before ids are looked for: its words, the tools claimed, whether it is
+# quoted from its first word, whether it is passive ("Your insulin has been dispatched")
+_Clause = tuple[list[str], set[str], bool, bool]
 
 
 @dataclass(frozen=True)
@@ -225,6 +255,34 @@ def _read_names(task: Any) -> dict[str, str]:
     return {word: next(iter(ids)) for word, ids in owners.items() if len(ids) == 1}
 
 
+_ID_NAMES: dict[int, tuple[Any, dict[str, str]]] = {}
+
+
+def _id_names(task: Any) -> dict[str, str]:
+    """A record's id-shaped name, canonical -> its key ("Chair 2" -> RIV-CH2 for ``rooms:
+    {RIV-CH2: {name: Chair 2}}``): a claim naming "Chair 2" names that record. Read once per task."""
+    return _per_task(_ID_NAMES, task, _read_id_names)
+
+
+def _read_id_names(task: Any) -> dict[str, str]:
+    owners: dict[str, set[str]] = {}
+    stack: list[tuple[Any, int]] = [(task.initial_state, 4)]
+    while stack:
+        node, depth = stack.pop()
+        if not isinstance(node, dict) or depth == 0:
+            continue
+        for key, value in node.items():
+            if not isinstance(value, dict):
+                continue
+            name = value.get("name")
+            if isinstance(key, str) and isinstance(name, str) and len(name) <= 40:
+                named, canon = _canon_if_id(name), facts.canon_id(key)
+                if named and canon and named != canon:
+                    owners.setdefault(named, set()).add(canon)
+            stack.append((value, depth - 1))
+    return {name: next(iter(keys)) for name, keys in owners.items() if len(keys) == 1}
+
+
 def _named_in(value: Any, keys: frozenset[str], out: set[str]) -> set[str]:
     """The keys of named records (``keys``, canonical) among the strings in ``value``, added to
     ``out``: what an operation named of the records a claim may name by name."""
@@ -285,16 +343,24 @@ class _Record:
         self.seen = 0  # view items read
         self.verbs = _claim_verbs_of(episode.tools)
         self.names = _names(episode.task)
+        self.id_names = _id_names(episode.task)
         self.named = frozenset(self.names.values())  # the keys of the records they name
         self.words = f"{episode.task.query}\n{episode.task.user.goal}"
         self.matcher: facts.IdMatcher | None = None
         self.version: Any = None
-        self.parsed: dict[str, list[tuple[str, set[str], set[object]]]] = {}  # message text -> its claims
+        self.parsed: dict[str, list[tuple[str, set[str], set[object], set[object] | None]]] = {}  # text -> claims
         self.clauses = self.verbs.clauses  # message text -> its claiming clauses
         self.support = 0  # moves on whenever what the record supports may have changed
         self.unsupported: tuple[int, int, list[Mismatch]] = (-1, 0, [])  # (support, messages read, claims)
         self.facts: dict[tuple[str, int], Resolved] = {}
         self.kept = _Kept(episode) if hasattr(episode, "_key_versions") else None  # (an engine episode)
+        # what a passive claim may be supported by besides a call ("BA576 was cancelled"): the
+        # ids of the records the fired triggers changed, and the state now
+        self.world: set[str] = set()
+        self.events_read = 0
+        self.state: Any = None
+        self.state_version: Any = None
+        self.passive = False  # a message read so far makes a passive claim: it reads the state
         # the alias words of the tell facts ("crew 8" names CREW-8 in a claim too)
         self.aliases: dict[str, str] = {
             w: p for item in _tell_items(episode) for fact in item.tell or [] for w, p in fact.aliases.items()
@@ -316,7 +382,50 @@ class _Record:
                     _named_in(record, self.named, out)
         return out
 
+    def happened(self, subject: set[object], ids: set[object], claimed: set[str]) -> bool:
+        """Whether a passive claim is what the world did, not said to be anyone's doing: a fired
+        trigger changed the record of what it is said of (``subject``; of any of ``ids`` when it
+        names none), or the record of one of ``ids`` holds a word that claims the operation
+        (``status: cancelled`` for "BA576 was cancelled", ``booked`` for "… is booked on TR-4")."""
+        if self.world.intersection(map(str, subject or ids)):
+            return True
+        for i in ids | subject:
+            record = _record_of(self.state, str(i), self.kept)
+            if not isinstance(record, dict):
+                continue
+            for value in record.values():
+                if isinstance(value, str) and len(value) <= 200:
+                    for word in _WORD.findall(facts.fold(value)):
+                        if claimed.intersection(self.verbs.get(word, ())):
+                            return True
+        return False
+
+    def _read_world(self, episode: Episode) -> bool:
+        """The ids of the records changed by triggers fired since the last look; whether any is new."""
+        events = getattr(episode, "events", None) or []
+        grew = False
+        for e in events[self.events_read :]:
+            if e.type != TRIGGER_FIRED or not isinstance(e.payload, dict):
+                continue
+            for change in e.payload.get("diff") or []:
+                path = change.get("path") if isinstance(change, dict) else None
+                for part in path.split(".") if isinstance(path, str) else ():
+                    # a record's key: id-shaped (BA576) or written as keys are (CL-ADEYEMI)
+                    c = _canon_if_id(part) or (facts.canon_id(part) if part[:1].isupper() else None)
+                    if c and c not in self.world:
+                        self.world.add(c)
+                        grew = True
+        self.events_read = len(events)
+        return grew
+
     def update(self, episode: Episode) -> None:
+        self.state = getattr(getattr(episode, "env", None), "state", None)
+        if self._read_world(episode):
+            self.support += 1
+        version = getattr(episode, "_state_version", None)
+        if self.passive and version != self.state_version:  # a passive claim reads the state
+            self.support += 1
+        self.state_version = version
         view = episode.view
         args: dict[str, Any] = {}
         grew = False
@@ -331,11 +440,12 @@ class _Record:
                 tool = item.get("tool", "")
                 spec = episode.tools.get(tool)
                 if isinstance(result, dict) and result.get("success") and getattr(spec, "kind", "") == "operation":
+                    first = tool not in self.done  # (a claim naming nothing needs one success)
                     done = self.done.setdefault(tool, set())
                     named |= self._held(episode, args.get(item.get("id", ""), {}))
                     if self.named:  # the named records it acted on, by key (P-NOWAK)
                         _named_in((args.get(item.get("id", ""), {}), result), self.named, named)
-                    if not named <= done:
+                    if first or not named <= done:
                         done.update(named)
                         self.support += 1
         self.seen = len(view)
@@ -362,17 +472,17 @@ def _synced(episode: Episode) -> _Record:
     return rec
 
 
-def _candidates(rec: _Record, text: str) -> list[tuple[list[str], set[str], bool]]:
+def _candidates(rec: _Record, text: str) -> list[_Clause]:
     """The claims of a message, before any id is looked for in them: (the words of one claiming
     verb with its objects, the tools claimed, whether the claim is quoted from its first word
-    rather than from its subject). A clause with two claiming verbs makes two claims, each with
+    rather than from its subject, whether it is passive). A clause with two claiming verbs makes two claims, each with
     its own objects ("I booked Tomasz and texted him": the text is claimed of him, not only the
     booking). A function of the text and the tools' verbs only, so read once per text and set
     of tools; a message with none claims nothing, whatever the record holds."""
     found = rec.clauses.get(text)
     if found is not None:
         return found
-    out: list[tuple[list[str], set[str], bool]] = []
+    out: list[_Clause] = []
     for sentence in _SENTENCE.split(facts.fold(text)):
         if not sentence.strip() or sentence.strip().endswith("?"):
             continue
@@ -382,54 +492,114 @@ def _candidates(rec: _Record, text: str) -> list[tuple[list[str], set[str], bool
                 continue
             opening = _implied_subject(clause, rec.verbs)
             implied = opening is not None
-            claiming: list[tuple[int, set[str]]] = []
+            claiming: list[tuple[int, set[str], bool]] = []
             for at, tools in verbs:
                 # with no subject, the opening verb claims, and a verb joined to it ("… and
                 # rebooked you"); not one with a subject of its own ("and BA576 was cancelled")
                 subject = any(t in _SUBJECTS for t in clause[:at]) or (
                     implied and (at == opening or clause[at - 1] in _LEAD_INS)
                 )
-                if not subject or statements._negated(clause, at) or clause[at + 1 : at + 2] == ["by"]:
+                # passive: "SHP-1 was dispatched", "Grace is booked and notified"
+                passive = not subject and (
+                    _passive(clause, at) or bool(claiming and claiming[-1][2] and clause[at - 1] in ("and", "then"))
+                )
+                if not (subject or passive) or statements._negated(clause, at) or clause[at + 1 : at + 2] == ["by"]:
                     continue
                 after = clause[at + 1 :]
+                if clause[at] in _VERB_NEEDS and not _VERB_NEEDS[clause[at]].intersection(after):
+                    continue
                 claimed = {t for t in tools if t not in rec.verbs.needs or rec.verbs.needs[t].intersection(after)}
                 if claimed:
-                    claiming.append((at, claimed))
-            # the first claim holds the clause's subject; each later one starts at its verb
-            lo, carried = 0, set[str]()
-            for k, (at, claimed) in enumerate(claiming):
-                hi = claiming[k + 1][0] if k + 1 < len(claiming) else len(clause)
+                    claiming.append((at, claimed, passive))
+            # each claim runs from its subject (or its verb) to where the next one begins
+            starts = [
+                _claim_start(clause, at, passive, implied and at == opening, claiming[k - 1][0] if k else -1)
+                for k, (at, _, passive) in enumerate(claiming)
+            ]
+            carried, begun = set[str](), -1
+            for k, (at, claimed, passive) in enumerate(claiming):
+                lo = starts[k] if begun < 0 else begun
+                hi = starts[k + 1] if k + 1 < len(claiming) else len(clause)
                 end = hi
-                while end > at + 1 and clause[end - 1] in _LEAD_INS:  # "… Byrne and" | "texted him"
+                while end > at + 1 and clause[end - 1] in _TRAILING:  # "… Byrne and" | "texted him"
                     end -= 1
                 claimed = claimed | carried
                 if end == at + 1 and hi < len(clause):  # "ticketed and checked in on LH1232": one object
-                    carried = claimed
+                    carried, begun = claimed, lo
                     continue
-                out.append((clause[lo:end], claimed, lo > 0 or implied))
-                lo, carried = hi, set()
+                out.append((clause[lo:end], claimed, True, passive))
+                carried, begun = set(), -1
     rec.clauses[text] = out
     while len(rec.clauses) > 4096:
         rec.clauses.pop(next(iter(rec.clauses)))
     return out
 
 
-def _claimed(rec: _Record, text: str) -> list[tuple[str, set[str], set[object]]]:
-    """The clauses of a message that claim an operation: (words, tools claimed, ids named). A
-    clause naming no id names what the names it holds name ("I've notified Tomasz": P-NOWAK,
-    by ``_names``), so a claim about a person or place is checked as one about its id is."""
+_JOINS = frozenset({"and", "then", "&"})
+# what may stand between a subject and its verb ("I've also texted him", "we then rebooked you")
+_NEAR = _LEAD_INS | _BETWEEN | _BE | {"had"}
+_TRAILING = _LEAD_INS | _BE | _BETWEEN  # not part of a claim's objects: "… and has been" | "told"
+
+
+def _claim_start(clause: list[str], at: int, passive: bool, opening: bool, prev: int) -> int:
+    """Where the claim of the verb at ``at`` begins, after the previous claim's verb ``prev``:
+    the clause's start for a subjectless clause's opening verb; the words a passive verb is
+    said of ("… and Tomasz has been texted": at Tomasz); the subject just before the verb
+    ("Ben is in suite 312 and I've texted him": at "I've", so suite 312 is not what was
+    texted); else the verb itself."""
+    if opening:  # from its lead-in ("Just dispatched …"), but not a joining "and"
+        i = 0
+        while i < at and clause[i] in _JOINS:
+            i += 1
+        return i
+    if passive:
+        i = at - 1
+        while i > prev and clause[i] in _BETWEEN:
+            i -= 1
+        if i <= prev or clause[i] not in _BE:  # joined to a passive verb before it ("booked and notified")
+            return at
+        while i - 1 > prev and clause[i - 1] not in _JOINS:
+            i -= 1
+        return i
+    for i in range(at - 1, prev, -1):
+        if clause[i] in _SUBJECTS:
+            return i
+        if clause[i] not in _NEAR:
+            break
+    return at
+
+
+def _claimed(rec: _Record, text: str) -> list[tuple[str, set[str], set[object], set[object] | None]]:
+    """The clauses of a message that claim an operation: (words, tools claimed, ids named, and
+    for a passive claim the ids of what it is said of, else None). A clause naming no id names
+    what the names it holds name ("I've notified Tomasz": P-NOWAK, by ``_names``), so a claim
+    about a person or place is checked as one about its id is. One naming nothing but the user
+    or a pronoun ("I've texted you", "texted him") claims that a call of the tool succeeded; any other naming nothing
+    claims nothing ("so I re-planned"; "your flight was cancelled": the world may have)."""
     assert rec.matcher is not None
-    out = []
+    out: list[tuple[str, set[str], set[object], set[object] | None]] = []
     capitals: set[str] | None = None
+    firsts: set[str] | None = None  # (both read once a message: not once a clause)
     pos = 0  # where the next clause is looked for in the text (the clauses come in its order)
-    for clause, claimed, from_start in _candidates(rec, text):
-        ids: set[object] = {v for f in rec.matcher.find(" ".join(clause)) for v in f.values}
+    for clause, claimed, from_start, passive in _candidates(rec, text):
+        ids = _ids_named(rec, clause)
         quoted: tuple[str, int | None] | None = None
+        verb = next((i for i, t in enumerate(clause) if t in rec.verbs), len(clause))
+        subject: set[object] | None = None
+        if passive:  # what it is said of: "Margaret" in "Margaret is booked with Dr Okafor"
+            head = clause[:verb]
+            subject = _ids_named(rec, head)
+            if not subject and rec.names:
+                if firsts is None:
+                    firsts = _written_as_names(text, first=True)
+                subject = {rec.names[w] for t in head if (w := t.removesuffix("'s")) in firsts and w in rec.names}
         if not ids and rec.names:
             if capitals is None:
                 capitals = _written_as_names(text)
-            objects = _objects(rec, clause)
+            objects = _objects(rec, clause, passive)
             ids.update(rec.names[w] for w in objects if w in capitals and w in rec.names)
+            if subject:
+                ids.update(subject)
             if not ids and _PRONOUNS.intersection(objects):
                 quoted = _quoted(text, clause, pos, from_start)
                 at = quoted[1]
@@ -438,11 +608,27 @@ def _claimed(rec: _Record, text: str) -> list[tuple[str, set[str], set[object]]]
                     cut = max(text.rfind(mark, lo, at) for mark in (". ", "! ", "? ", "\n"))
                     before = text[cut + 1 if cut >= 0 else lo : at]
                     ids.update(rec.names[w] for w in _written_as_names(before, first=True) if w in rec.names)
-        if ids:
+        # naming no record: a claim of it done to the user ("texted you"), when made by the writer
+        to_you = not passive and clause[verb + 1 : verb + 2] in _TO_YOU and clause[verb] not in _SAID
+        if ids or to_you:
             quote, at = quoted or _quoted(text, clause, pos, from_start)
             pos = pos if at is None else at + 1
-            out.append((quote, claimed, ids))
+            out.append((quote, claimed, ids, subject))
     return out
+
+
+def _ids_named(rec: _Record, words: list[str]) -> set[object]:
+    """The ids ``words`` name: as written, or by a record's id-shaped name ("Chair 2")."""
+    assert rec.matcher is not None
+    ids: set[object] = {v for f in rec.matcher.find(" ".join(words)) for v in f.values}
+    ids.update([rec.id_names[i] for i in ids if isinstance(i, str) and i in rec.id_names])
+    return ids
+
+
+# a claim's first object naming no record: the user, or someone no name names ("texted him")
+_TO_YOU = (["you"], ["your"], ["him"], ["her"], ["them"])
+# verbs of conversation, too: "as I told you" is about the chat, not a message sent
+_SAID = frozenset({"told", "informed"})
 
 
 _PRONOUNS = frozenset({"him", "her", "them"})
@@ -470,14 +656,22 @@ def _quoted(text: str, clause: list[str], pos: int = 0, from_start: bool = False
 _REASONS = frozenset({"because", "since", "as", "due", "given", "after", "when", "now", "following", "cause"})
 
 
-def _objects(rec: _Record, clause: list[str]) -> list[str]:
-    """The words after the clause's claiming verb, up to a reason: what it acted on."""
+# a name just after one of these is where, not what was acted on ("checked in through to
+# Barbados", "booked Grace at Riverside")
+_PLACES = frozenset({"to", "at", "in", "from", "via", "through", "into", "near", "towards"})
+
+
+def _objects(rec: _Record, clause: list[str], passive: bool = False) -> list[str]:
+    """The words after the clause's claiming verb, up to a reason, but for a place's name: what
+    it acted on (and, when it is passive, the words before it: "Tomasz has been texted")."""
     at = next((i for i, t in enumerate(clause) if t in rec.verbs), len(clause))
-    out: list[str] = []
-    for token in clause[at + 1 :]:
+    out: list[str] = [t.removesuffix("'s") for t in clause[:at]] if passive else []
+    for i in range(at + 1, len(clause)):
+        token = clause[i]
         if token in _REASONS:
             break
-        out.append(token.removesuffix("'s"))
+        if clause[i - 1] not in _PLACES:
+            out.append(token.removesuffix("'s"))
     return out
 
 
@@ -511,17 +705,22 @@ def _unsupported(rec: _Record, text: str, seq: int | None) -> list[Mismatch]:
     found = rec.parsed.get(text)
     if found is None:
         found = rec.parsed[text] = _claimed(rec, text)
+        rec.passive = rec.passive or any(c[3] is not None for c in found)
         while len(rec.parsed) > 4096:
             rec.parsed.pop(next(iter(rec.parsed)))
     out: list[Mismatch] = []
-    for words, claimed, ids in found:
-        if any(ids & rec.done.get(tool, set()) for tool in claimed):
+    for words, claimed, ids, subject in found:
+        if ids and any(ids & rec.done.get(tool, set()) for tool in claimed):
+            continue
+        if not ids and any(tool in rec.done for tool in claimed):  # "I've texted you": one was sent
+            continue
+        if subject is not None and rec.happened(subject, ids, claimed):  # not said to be the writer's doing
             continue
         shown = ", ".join(sorted(map(str, ids)))
         out.append(
             Mismatch(
                 f"claim '{words if len(words) <= 80 else words[:79] + '…'}'",
-                f"a successful {' or '.join(sorted(claimed))} call naming {shown}",
+                f"a successful {' or '.join(sorted(claimed))} call" + (f" naming {shown}" if ids else ""),
                 None,
                 seq,
                 "claim",

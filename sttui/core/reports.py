@@ -22,8 +22,9 @@ judged by visible rules a person can apply by hand (``RULE_TELL``):
   they are all others, its own subject's other facts aside. "Westfield on VAN-41, Lakeside on
   VAN-42" fails both when the two are swapped. A message giving the subject no value of the
   kind is judged as above.
-- **Claims.** An agent message that claims, in the first person, to "you" or with no subject
-  ("Rebooked you on LH401"), an operation that the record shows never succeeded fails every
+- **Claims.** An agent message that claims, in the first person, to "you", with no subject
+  ("Rebooked you on LH401") or in the passive ("SHP-1 has been dispatched": not when a
+  trigger did it), an operation that the record shows never succeeded fails every
   ``tell`` item: a past form of an operation tool's verb (``I have rebooked you on LH401``,
   ``you're booked on BA582``) in a clause that is not a question, not negated and not
   conditional, naming known ids none of which a successful call of a tool with that verb
@@ -57,7 +58,7 @@ RULE_TELL = (
     "states only others (other ids of the table, times not from the user's request); with about, its "
     "subject's values decide"
 )
-RULE_CLAIMS = "I/we/you/no subject + past operation verb (rebooked…) on ids/names no successful call of it names fails"
+RULE_CLAIMS = "I/we/you/no subject/passive + past operation verb (rebooked) on ids/names no successful call names fails"
 
 
 @dataclass(frozen=True)

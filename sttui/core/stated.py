@@ -16,8 +16,9 @@ The rules, simple enough to apply by hand (task format §5):
   more, the, a, an, assigned, booked, rebooked, scheduled, confirmed, loaded, placed*); a
   title denies the name after it too ("not Dr Okafor"): "not on VAN-42", "isn't
   VAN-42", "no longer on VAN-41". "Won't be late on VAN-42" still states VAN-42.
-- **A hedge.** *maybe, perhaps, might, probably, possibly, could* leave the value after them
-  open the same way: "could be on VAN-42".
+- **A hedge.** *maybe, perhaps, might, probably, possibly, could, hopefully* leave open what
+  follows them to the end of their clause: "could be on VAN-42", "will probably be ready at
+  15:00" (the scripted user asks for a clear answer to these too).
 - **Either-or.** Values joined by *or* (spaces or a comma between, not a bracket) are
   alternatives, neither stated: "VAN-42 or VAN-41", "van 42 or 41", "9:30 or 10:00"; "08:25
   (or 08:30 at the latest)" states 08:25.
@@ -106,7 +107,7 @@ LINKS = frozenset(
         "placed",
     ]
 )
-HEDGES = frozenset({"maybe", "perhaps", "might", "probably", "possibly", "could"})
+HEDGES = frozenset({"maybe", "perhaps", "might", "probably", "possibly", "could", "hopefully"})
 # a title names the person after it: a negation or hedge over "Dr" is over "Dr Okafor"
 TITLES = frozenset({"dr", "doctor", "mr", "mrs", "ms", "miss", "mx", "prof", "professor", "nurse", "sister", "sr"})
 _MARKS = re.compile(r"[^\W_]")
@@ -187,7 +188,12 @@ def _denied(text: str, words: list[tuple[int, int, str]], ends: list[int]) -> li
     for i, (a, _, w) in enumerate(words):
         if w == "no" and (j_no := i + 1) < len(words) and words[j_no][2].isdigit():
             continue  # "truck no 9" names a truck
-        if w in NEGATORS or w.endswith("n't") or w in HEDGES:
+        if w in HEDGES:  # "will probably be ready at 15:00": all it hedges, to its clause's end
+            stop = _clause_end(a, ends, words[-1][1])
+            if i + 1 < len(words) and words[i + 1][0] < stop:
+                out.append((words[i + 1][0], stop))
+            continue
+        if w in NEGATORS or w.endswith("n't"):
             stop = _clause_end(a, ends, words[-1][1])
             j = i + 1
             while j < len(words) and words[j][0] < stop and words[j][2] in LINKS:
