@@ -19,3 +19,20 @@ class StoreError(Exception):
 
 class MissingExtra(Exception):
     """An optional feature whose libraries are not installed; the message says how to install them."""
+
+
+def where_raised(exc: BaseException) -> str:
+    """What went wrong in one line, and where in code that is neither sttui's nor an installed
+    library's (a task's own module: "at env.py line 26"), the last such frame: what a task
+    author needs to find it."""
+    import sys
+    import traceback
+    from pathlib import Path
+
+    where = ""
+    ours = (Path(__file__).resolve().parent, Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve())
+    for frame in traceback.extract_tb(exc.__traceback__):
+        path = Path(frame.filename).resolve()
+        if not frame.filename.startswith("<") and not any(p == path or p in path.parents for p in ours):
+            where = f" at {path.name} line {frame.lineno}"
+    return " ".join(f"{type(exc).__name__}: {exc}".split()) + where

@@ -44,7 +44,9 @@ def test_one_failing_item_fails_the_episode(mini_task):
         (False, False, "crate_at()"),
         ((True, "it is there"), True, "crate_at(): it is there"),
         ((False, "not yet"), False, "crate_at(): not yet"),
-        ((0, ""), False, "crate_at()"),
+        ((0, ""), False, "crate_at(): returned (0, ''), not (True or False, why)"),
+        ("ok", False, "crate_at(): returned 'ok', not (True or False, why)"),  # a bug in the check: no pass
+        (None, False, "crate_at(): returned None, not (True or False, why)"),
         (RuntimeError("boom"), False, "crate_at(): check raised RuntimeError: boom"),
     ],
 )

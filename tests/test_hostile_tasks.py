@@ -282,3 +282,19 @@ async def test_home_survives_hostile_task_files_with_a_notice_naming_each(tmp_pa
         shown = " ".join(str(n.message) for n in app._notifications)
         for name in ("bomb.yaml", "dup.yaml", "deep.yaml"):
             assert name in shown, shown
+
+
+def test_an_unquoted_time_of_day_is_the_time_written_not_yaml_base_60():
+    """YAML 1.1 reads ``ready_at: 15:00`` as 900 (minutes and seconds in base 60): a task author
+    means a time. Other numbers are read as YAML reads them."""
+    data, _ = load_with_lines("ready_at: 15:00\nlong: 1:30:00\npart: 1:30.5\nn: 900\nm: -1_000\nx: 1.5\nq: '15:00'\n")
+    assert data == {
+        "ready_at": "15:00",
+        "long": "1:30:00",
+        "part": "1:30.5",
+        "n": 900,
+        "m": -1000,
+        "x": 1.5,
+        "q": "15:00",
+    }
+    assert yaml.safe_load("ready_at: 15:00") == {"ready_at": 900}  # (what plain YAML does)

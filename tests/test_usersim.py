@@ -333,3 +333,20 @@ def test_only_the_scripted_user_is_given_what_the_record_would_say():
     assert seen == [(False, False, (), ())]
     scripted = asyncio.run(run_episode(loaded, PlanAgent("p", loaded.task.solution), ScriptedUser()))
     assert scripted.user_verdict["verdict"] == "satisfied"  # (its view said the record passes)
+
+
+def test_a_value_said_at_a_sentences_end_is_quoted_back_with_one_full_stop():
+    """ "leaving at 4pm." is read as "4pm." with its full stop: the user's line ends once."""
+    from sttui.controllers.base import contradicted
+    from sttui.core.actions import Say, ToolCall
+    from sttui.core.episode import Episode
+
+    loaded = load_task(STT / "air-travel" / "linate-closure-s2-easy.yaml")
+    for said, line in (("4pm.", "My app shows 14:20, not 4pm."), ("4 p.m.", "My app shows 14:20, not 4 p.m.")):
+        ep = Episode(loaded.task, loaded.env_cls)
+        ep.start()
+        for step in loaded.task.solution:
+            if step.tool is not None:
+                ep.apply(ToolCall(step.tool, dict(step.args)))
+        ep.apply(Say(f"You're rebooked on BA582, leaving at {said}"))
+        assert contradicted(ep) == (line,), contradicted(ep)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
+import os
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -20,6 +21,7 @@ from sttui.authoring.mistakes import (
     never_holding,
     static_findings,
     trigger_errors,
+    unreadable_facts,
 )
 from sttui.authoring.reachability import search
 from sttui.authoring.tell_notes import tell_notes
@@ -35,6 +37,7 @@ from sttui.core.loader import REVIEW_SECTIONS, LoadedTask, discover, load_catalo
 from sttui.core.problems import Problem, TaskFileError, display_path, format_loc
 from sttui.core.task import SttTask
 from sttui.core.yamlio import line_of, load_with_lines, read_text
+from sttui.errors import where_raised
 from sttui.running.runner import EpisodeResult, Seats, drive, open_episode, run_episode
 
 
@@ -142,6 +145,8 @@ async def check_loaded(loaded: LoadedTask, file: str, seeds: int = RANDOM_SEEDS)
     assert prober is not None
     found.extend(prober.problems(skip=impure))
     found.extend(missing_checklist_paths(task, {"naive_plan": naive_ep.env.state, "solution": sol_ep.env.state}))
+    if task.level != "impossible":
+        found.extend(unreadable_facts(task, sol_ep.env.state))
     states = [s for _, s in naive_ep.history] + [s for _, s in sol_ep.history]
     never, maybe = never_holding(task, states)
     found.extend(never)
@@ -194,10 +199,14 @@ def raised(episode: Episode, plan: str) -> list[Finding]:
         files = {inspect.getsourcefile(c) for c in (method, env_cls) if c is not None}
         frame = next((f for f in reversed(err.frames) if f.filename in files), None)
         message = f"{err.message} (in {plan} step {err.step}); the agent is told only that"
+        where: tuple[str, int] | None = None
         if frame is not None and frame.lineno is not None:
-            out.append(
-                Finding(message, where=(display_path(frame.filename), frame.lineno, f"{env_cls.__name__}.{err.tool}"))
-            )
+            where = (frame.filename, frame.lineno)
+        elif not err.frames and method is not None:  # it returned what is no result: the tool itself
+            with contextlib.suppress(OSError, TypeError):
+                where = (inspect.getsourcefile(method) or "", inspect.getsourcelines(method)[1])
+        if where is not None and where[0]:
+            out.append(Finding(message, where=(display_path(where[0]), where[1], f"{env_cls.__name__}.{err.tool}")))
         else:
             out.append(Finding(message, tool=err.tool))
     return out
@@ -514,10 +523,15 @@ def check_paths(paths: list[str | Path], seeds: int = RANDOM_SEEDS) -> list[Task
                         report.notes = [*played.notes, f"played without {left}: fix the problems there to check them"]
                 reports.append(report)
                 continue
-            if loaded.kind == "explore":
-                report = await check_explore(loaded, name)
-            else:
-                report = await check_loaded(loaded, name, seeds)
+            try:
+                if loaded.kind == "explore":
+                    report = await check_explore(loaded, name)
+                else:
+                    report = await check_loaded(loaded, name, seeds)
+            except Exception as exc:  # the environment's own code broke the play: said, and the rest checked
+                if os.environ.get("STTUI_DEBUG"):  # (the traceback, for a bug of sttui's own)
+                    raise
+                report = TaskCheck(name, loaded.id, [f"{name}: the task could not be played: {where_raised(exc)}"])
             if loaded.id in seen:
                 report.problems.append(f"duplicate task id '{loaded.id}' (also in {seen[loaded.id]})")
             seen.setdefault(loaded.id, name)

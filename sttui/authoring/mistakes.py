@@ -177,6 +177,28 @@ def missing_checklist_paths(task: SttTask, ends: dict[str, Any]) -> list[Finding
     return out
 
 
+def unreadable_facts(task: SttTask, state: Any) -> list[Finding]:
+    """``tell`` facts that cannot be read from the solution's final state (a typo in a path's
+    key or a field, a ``where`` that picks nothing), each at its fact: the report item fails
+    whatever the report says."""
+    from sttui.core.report_facts import resolve
+
+    words = f"{task.query}\n{task.user.goal}"
+    out = []
+    for i, item in enumerate(task.checklist):
+        for j, fact in enumerate(item.tell or []):
+            problem = resolve(fact, state, words).problem
+            if problem is not None:
+                out.append(
+                    Finding(
+                        f"checklist {item.id}: fact '{fact.fact}' cannot be read at the end of the solution "
+                        f"({problem}); fix its path, field or where",
+                        ("checklist", i, "tell", j),
+                    )
+                )
+    return out
+
+
 def static_findings(task: SttTask, naive: list[ItemResult], idle: dict[str, list[ItemResult]]) -> list[Finding]:
     """Under the static setting the naive plan (the right plan when nothing changes) must pass
     the checklist in force, and each idle control must fail it. ``naive`` and ``idle`` are

@@ -119,8 +119,9 @@ class GuardedGroup(click.Group):
                 ctx.exit(141)
             if os.environ.get("STTUI_DEBUG"):
                 click.echo(scrub_text("".join(traceback.format_exception(exc))), err=True, nl=False)
-            message = " ".join(f"{type(exc).__name__}: {exc}".split())
-            click.echo(f"error: {scrub_text(message)} (STTUI_DEBUG=1 shows where)", err=True)
+            from sttui.errors import where_raised
+
+            click.echo(f"error: {scrub_text(where_raised(exc))} (STTUI_DEBUG=1 shows where)", err=True)
             ctx.exit(1)
 
 

@@ -152,9 +152,10 @@ def contradicted(episode: Episode) -> tuple[str, ...]:
             said = m.fact.removeprefix("claim ")
             line = f"My app doesn't show that: {said}."
         elif m.about:
-            line = f"For {m.about}, my app shows {m.expected}, not {m.said}."
+            line = f"For {m.about}, my app shows {m.expected}, not {m.said}"
         else:
-            line = f"My app shows {m.expected}, not {m.said}."
+            line = f"My app shows {m.expected}, not {m.said}"
+        line += "" if line.endswith(".") else "."  # ("not 4pm.", not "not 4pm..")
         if line not in lines:
             lines.append(line)
     return tuple(lines)

@@ -58,10 +58,22 @@ def evaluate_checklist(episode: Episode) -> list[ItemResult]:
                 got = getattr(episode.env, item.check)(**item.args)  # type: ignore[arg-type]  # args as the task file gives them
             except Exception as exc:  # a check that crashes is a failed check, with the reason
                 got = (False, f"check raised {type(exc).__name__}: {exc}")
-            ok, detail = (bool(got[0]), str(got[1])) if isinstance(got, tuple) else (bool(got), "")
+            ok, detail = _check_result(got)
             detail = f"{item.check}(): {detail}" if detail else f"{item.check}()"
         out.append(ItemResult(item.id, ok, detail))
     return out
+
+
+def _check_result(got: Any) -> tuple[bool, str]:
+    """A check's ``(passed, why)``, or a bare ``passed``; anything else fails, saying what came
+    back (a check returning "ok" is a bug in it, not a pass)."""
+    if isinstance(got, tuple) and len(got) == 2 and isinstance(got[0], bool):
+        return got[0], str(got[1])
+    if isinstance(got, bool):
+        return got, ""
+    shown = repr(got)
+    shown = shown if len(shown) <= 80 else shown[:79] + "…"
+    return False, f"returned {shown}, not (True or False, why)"
 
 
 class Judge(Protocol):

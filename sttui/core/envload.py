@@ -7,8 +7,10 @@ and the check runs before anything is imported.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
+import inspect
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -111,4 +113,25 @@ def import_env(ref: str, task_file: Path, module_file: Path | None = None) -> tu
         raise EnvImportError(f"no class '{cls_name}' in {path.name}{did_you_mean(cls_name, classes)}")
     if not (isinstance(cls, type) and issubclass(cls, Environment)):
         raise EnvImportError(f"{cls_name} in {path.name} is not a subclass of sttui.core.env.Environment")
+    _check_init(cls, path)
     return cls, path
+
+
+def _check_init(cls: type[Environment], path: Path) -> None:
+    """The engine makes an environment as ``cls(state, now, seed)``: an ``__init__`` that cannot
+    take those is said here, at the ``env:`` line, not as a TypeError when an episode starts."""
+    init = cls.__init__
+    if init is Environment.__init__:
+        return
+    try:
+        inspect.signature(cls).bind({}, None, 0)
+    except TypeError as exc:
+        line = ""
+        with contextlib.suppress(OSError, TypeError):
+            line = f" (line {inspect.getsourcelines(init)[1]})"
+        raise EnvImportError(
+            f"{cls.__name__}.__init__ in {path.name}{line} cannot take the engine's arguments: {exc}; "
+            "it must accept (state, now, seed) and call super().__init__(state, now, seed)"
+        ) from None
+    except ValueError:  # (no signature to read: a builtin's; left to the episode)
+        return

@@ -385,6 +385,7 @@ class Episode:
     ) -> Result:
         if not isinstance(result, dict) or "success" not in result:
             result = Environment.fail(f"internal error in {name}: tool returned {result!r}")
+            self.internal_errors.append(InternalError(self.steps, name, result["error"], []))  # (`sttui check` says it)
         result = st.copy_state(result)  # tools may return live state; what was seen must not change later
         payload: dict[str, Any] = {"tool": name, "result": result, "state_diff": diff}
         if self.hashes:

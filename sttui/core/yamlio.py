@@ -72,7 +72,8 @@ def load_with_lines(text: str) -> tuple[Any, dict[Loc, int]]:
 
 class _Constructor(yaml.SafeLoader):
     """The safe constructor, with a value YAML cannot build (Feb 30th, hour 25) reported at its
-    line like any other YAML error instead of escaping as a bare ValueError."""
+    line like any other YAML error instead of escaping as a bare ValueError, and an unquoted
+    time of day (``ready_at: 15:00``) kept as the text written: YAML 1.1 reads it as 900."""
 
     def construct_yaml_timestamp(self, node: yaml.ScalarNode) -> Any:
         try:
@@ -82,8 +83,20 @@ class _Constructor(yaml.SafeLoader):
                 None, None, f"{node.value!r} is not a real date or time ({exc})", node.start_mark
             ) from None
 
+    def construct_yaml_int(self, node: yaml.ScalarNode) -> Any:
+        if ":" in node.value:  # 15:00 is a time of day here, not YAML 1.1's base 60 (900)
+            return node.value
+        return super().construct_yaml_int(node)
+
+    def construct_yaml_float(self, node: yaml.ScalarNode) -> Any:
+        if ":" in node.value:  # (the same for 15:30.5)
+            return node.value
+        return super().construct_yaml_float(node)
+
 
 _Constructor.add_constructor("tag:yaml.org,2002:timestamp", _Constructor.construct_yaml_timestamp)
+_Constructor.add_constructor("tag:yaml.org,2002:int", _Constructor.construct_yaml_int)
+_Constructor.add_constructor("tag:yaml.org,2002:float", _Constructor.construct_yaml_float)
 
 
 def _compose(text: str) -> yaml.Node | None:
