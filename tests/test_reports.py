@@ -18,7 +18,7 @@ from sttui.core.episode import Episode
 from sttui.core.loader import load_task
 from sttui.core.problems import TaskFileError
 from sttui.core.report_claims import Mismatch
-from sttui.core.reports import message_mismatches, report_mismatches
+from sttui.core.reports import _all_facts, message_mismatches, report_mismatches, states
 from sttui.running.runner import run_episode
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -929,3 +929,36 @@ def test_a_date_fact_in_the_held_out_domain(grid, report, passed, said):
     assert item(ep).passed is passed, item(ep).detail
     day = [m for m in report_mismatches(ep) if m.fact == "day"]
     assert [m.said for m in day] == ([] if passed else [said])
+
+
+DERW = STT / "grid" / "derw-bridge-landslip-s3-hard.yaml"
+
+
+@pytest.mark.parametrize(
+    ("said", "passed"),
+    [
+        ("the 60 kVA trailer set", True),  # GEN-32's name
+        ("GEN-32", True),
+        ("the 80 kVA trailer set", False),  # GEN-31's name: a conflict
+        ("the 80kva set", None),  # no record's name: states nothing
+    ],
+)
+def test_an_id_fact_is_stated_by_the_name_of_its_record(said, passed):
+    """People name a generator, a room or a van by what it is called: a record's ``name``
+    states its id, another record's name conflicts."""
+    ep = played(DERW)
+    fact = next(r for _, rs in _all_facts(ep) for r in rs if r.name == "surgery generator")
+    others = [r for _, rs in _all_facts(ep) for r in rs]
+    got = states(fact, f"The surgery has {said} now.", others)
+    assert (got[0] if got else None) is passed, got
+
+
+def test_a_field_that_holds_no_value_of_the_kind_is_said_of_the_field_not_the_path():
+    """``path: …flight, field: departs``: when ``departs`` holds no time, the problem names the
+    field of the record the path gave (before, it said the path itself held the field's value)."""
+    from sttui.core.report_facts import resolve
+    from sttui.core.task import Fact
+
+    state = {"bookings": {"B1": {"flight": "LH1"}}, "flights": {"LH1": {"departs": 900}}}
+    fact = Fact.model_validate({"fact": "departure", "path": "bookings.B1.flight", "field": "departs", "kind": "time"})
+    assert resolve(fact, state, "").problem == "bookings.B1.flight → LH1.departs holds 900, not a time"

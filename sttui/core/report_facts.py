@@ -10,6 +10,7 @@ its messages again and again.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -41,6 +42,8 @@ class Resolved:
     rivals: list[Any] = field(default_factory=list)  # ids, surnames or phrases of the same list
     excused: list[Any] = field(default_factory=list)  # times or dates not counted against it
     _ids: facts.IdMatcher | None = None
+    _names: re.Pattern[str] | None = None  # (id) the records' names: "the Harbour Suite" is R-312
+    _named: dict[str, str] = field(default_factory=dict)  # folded name -> canonical id
     sig: Any = None  # what ``found`` depends on besides the text (equal across state versions)
     about: Subject = ()  # what the fact belongs to (``core.attach``); () for a fact of no one
     about_shown: str = ""
@@ -58,7 +61,8 @@ class Resolved:
 
     def _find(self, text: str) -> list[facts.Found]:
         if self.kind == "id":
-            return self._ids.find(text) if self._ids is not None else []
+            found = self._ids.find(text) if self._ids is not None else []
+            return found + _by_name(self._names, self._named, text) if self._names is not None else found
         if self.kind == "time":
             return facts.find_times(text)
         if self.kind == "date":
@@ -320,6 +324,7 @@ def _resolve(fact: Fact, state: Any, task_words: str, kept: _Kept | None) -> Res
         if record is None or fact.field not in record:
             what = "no record" if record is None else f"no field '{fact.field}' in the record"
             return Resolved(fact.fact, fact.kind or "text", problem=f"{where} holds {raw!r}: {what}")
+        where = f"{where} → {raw}.{fact.field}"  # (what "holds" below is said of: the field, not the path)
         raw, siblings = record[fact.field], []
     kind = fact.kind or facts.infer_kind(raw)
     if kind == "person" and isinstance(raw, str) and fact.path is not None:
@@ -340,7 +345,9 @@ def _resolve(fact: Fact, state: Any, task_words: str, kept: _Kept | None) -> Res
         rivals |= {facts.canon_id(str(s)) for s in siblings if isinstance(s, str)}
         out.rivals = sorted(r for r in rivals if r)
         out._ids = facts.IdMatcher(out.rivals, fact.aliases)
-        out.sig = (kind, tuple(out.rivals), tuple(sorted(fact.aliases.items())))
+        out._named = _record_names(state, str(raw), set(out.rivals), kept)
+        out._names = _names_pattern(tuple(sorted(out._named)))
+        out.sig = (kind, tuple(out.rivals), tuple(sorted(fact.aliases.items())), tuple(sorted(out._named.items())))
     elif kind in ("person", "text"):
         if kind == "text" and isinstance(raw, str):  # a key of a table (a site): the other keys
             siblings = siblings + [k for t in _tables(state, raw, kept) for k in t if isinstance(k, str)]
@@ -350,6 +357,50 @@ def _resolve(fact: Fact, state: Any, task_words: str, kept: _Kept | None) -> Res
         out.sig = (kind, repr(out.rivals))
     else:
         out.excused = list(_excused(kind, task_words))
+    return out
+
+
+_BRACKETED = re.compile(r"\([^)]*(?:\)|$)")
+_NAME_MAX = 60  # longer text in a ``name`` field is a description, not what people call it
+
+
+def _record_names(state: Any, value: str, ids: set[str], kept: _Kept | None) -> dict[str, str]:
+    """Folded name -> canonical id, for the records of ``value``'s tables whose ``name`` is how
+    people call them ("Harbour Suite" for ``R-312: {name: Harbour Suite}``): a name of two
+    records, or of four letters or fewer in all, names neither."""
+    owners: dict[str, set[str]] = {}
+    for table in _tables(state, value, kept):
+        if not is_records(table):
+            continue
+        for key, record in table.items():
+            name = record.get("name") if isinstance(key, str) else None
+            canon = facts.canon_id(key) if isinstance(key, str) else ""
+            if canon in ids and isinstance(name, str) and len(name) <= _NAME_MAX:
+                whole = " ".join(facts.fold(name).split())
+                for folded in {whole, " ".join(_BRACKETED.sub(" ", whole).split())}:  # and without "(Dean Marsh)"
+                    if sum(c.isalnum() for c in folded) > 4 and facts.canon_id(folded) != canon:
+                        owners.setdefault(folded, set()).add(canon)
+    return {name: next(iter(keys)) for name, keys in owners.items() if len(keys) == 1}
+
+
+@functools.lru_cache(maxsize=1024)
+def _names_pattern(names: tuple[str, ...]) -> re.Pattern[str] | None:
+    if not names:
+        return None
+    words = sorted(names, key=len, reverse=True)  # the longest first: "harbour suite east" before "harbour suite"
+    return re.compile(
+        r"(?<![^\W_])(?:" + "|".join(r"\s+".join(map(re.escape, n.split())) for n in words) + r")(?![^\W_])"
+    )
+
+
+def _by_name(pattern: re.Pattern[str], named: dict[str, str], text: str) -> list[facts.Found]:
+    """The records named in ``text`` by their names, each as the id it names."""
+    folded = facts.fold(text)
+    out = []
+    for m in pattern.finditer(folded):
+        canon = named.get(" ".join(m.group().split()))
+        if canon is not None:
+            out.append(facts.Found(frozenset({canon}), facts.written(text, folded, m.start(), m.end())))
     return out
 
 
