@@ -79,6 +79,26 @@ def _passive(clause: list[str], at: int) -> bool:
     return at >= 0 and clause[at] in _BE
 
 
+# what may follow a passive verb without its "be" ("texted to him", "rerouted onto AA1100",
+# "booked for 17:00"); anything else is the object of an active verb
+_AFTER_PASSIVE = frozenset(
+    {"to", "onto", "on", "for", "at", "in", "into", "with", "via", "too", "already", "as", "today", "now", "and"}
+)
+
+
+def _reduced(clause: list[str], at: int, verbs: Mapping[str, object]) -> bool:
+    """Whether the verb at ``at`` is a passive without its "be", after a few words naming what
+    it is said of: "Marta notified.", "bag AA604417 re-routed onto AA1100"."""
+    head = [t for t in clause[:at] if t != "re"]
+    after = clause[at + 1 : at + 2]
+    if after and after[0] not in _AFTER_PASSIVE:  # an object: "United rebooked you" is active
+        return False
+    return 0 < len(head) <= 6 and not any(
+        t in _SUBJECTS or t in _BE or t in _REPORT_VERBS or t in verbs or t in _LEAD_INS or t in _CONDITIONAL
+        for t in head
+    )
+
+
 # past verbs a report opens a subjectless clause with besides the operations' own ("Checked
 # TRK-7 and dispatched SHP-1 on TRK-9"): a word that merely ends in -ed (United, Ahmed) is not one
 _REPORT_VERBS = frozenset(
@@ -501,7 +521,9 @@ def _candidates(rec: _Record, text: str) -> list[_Clause]:
                 )
                 # passive: "SHP-1 was dispatched", "Grace is booked and notified"
                 passive = not subject and (
-                    _passive(clause, at) or bool(claiming and claiming[-1][2] and clause[at - 1] in ("and", "then"))
+                    _passive(clause, at)
+                    or bool(claiming and claiming[-1][2] and clause[at - 1] in ("and", "then"))
+                    or (not claiming and _reduced(clause, at, rec.verbs))
                 )
                 if not (subject or passive) or statements._negated(clause, at) or clause[at + 1 : at + 2] == ["by"]:
                     continue
@@ -574,18 +596,21 @@ def _claimed(rec: _Record, text: str) -> list[tuple[str, set[str], set[object], 
     for a passive claim the ids of what it is said of, else None). A clause naming no id names
     what the names it holds name ("I've notified Tomasz": P-NOWAK, by ``_names``), so a claim
     about a person or place is checked as one about its id is. One naming nothing but the user
-    or a pronoun ("I've texted you", "texted him") claims that a call of the tool succeeded; any other naming nothing
+    or a pronoun ("I've texted you", "texted him", "You're checked in", "she's been told")
+    claims that a call of the tool succeeded; any other naming nothing
     claims nothing ("so I re-planned"; "your flight was cancelled": the world may have)."""
     assert rec.matcher is not None
     out: list[tuple[str, set[str], set[object], set[object] | None]] = []
     capitals: set[str] | None = None
     firsts: set[str] | None = None  # (both read once a message: not once a clause)
     pos = 0  # where the next clause is looked for in the text (the clauses come in its order)
+    last: set[object] = set()  # what the previous passive claim was said of
     for clause, claimed, from_start, passive in _candidates(rec, text):
         ids = _ids_named(rec, clause)
         quoted: tuple[str, int | None] | None = None
         verb = next((i for i, t in enumerate(clause) if t in rec.verbs), len(clause))
         subject: set[object] | None = None
+        unnamed = False  # said of someone no word here names: "she's been told", "… and has been texted"
         if passive:  # what it is said of: "Margaret" in "Margaret is booked with Dr Okafor"
             head = clause[:verb]
             subject = _ids_named(rec, head)
@@ -593,6 +618,11 @@ def _claimed(rec: _Record, text: str) -> list[tuple[str, set[str], set[object], 
                 if firsts is None:
                     firsts = _written_as_names(text, first=True)
                 subject = {rec.names[w] for t in head if (w := t.removesuffix("'s")) in firsts and w in rec.names}
+            words = [t for t in head if t not in _NEAR]
+            if not subject and not words and last:  # "Tomasz is booked … and has been texted": Tomasz
+                subject = set(last)
+            unnamed = not subject and all(t in _PRONOUN_SUBJECTS for t in words)
+            last = set(subject) if subject else last
         if not ids and rec.names:
             if capitals is None:
                 capitals = _written_as_names(text)
@@ -600,7 +630,7 @@ def _claimed(rec: _Record, text: str) -> list[tuple[str, set[str], set[object], 
             ids.update(rec.names[w] for w in objects if w in capitals and w in rec.names)
             if subject:
                 ids.update(subject)
-            if not ids and _PRONOUNS.intersection(objects):
+            if not ids and (unnamed or _PRONOUNS.intersection(objects)):
                 quoted = _quoted(text, clause, pos, from_start)
                 at = quoted[1]
                 if at is not None:  # "Tomasz is in at 17:00, and I've texted him": whom the sentence named before
@@ -610,7 +640,9 @@ def _claimed(rec: _Record, text: str) -> list[tuple[str, set[str], set[object], 
                     ids.update(rec.names[w] for w in _written_as_names(before, first=True) if w in rec.names)
         # naming no record: a claim of it done to the user ("texted you"), when made by the writer
         to_you = not passive and clause[verb + 1 : verb + 2] in _TO_YOU and clause[verb] not in _SAID
-        if ids or to_you:
+        # … or of the user, or of someone no name explains ("You're checked in."; "She's been texted.")
+        anyone = unnamed or (any(t in _YOU for t in clause[:verb]) and clause[verb : verb + 1] != ["told"])
+        if ids or to_you or anyone:
             quote, at = quoted or _quoted(text, clause, pos, from_start)
             pos = pos if at is None else at + 1
             out.append((quote, claimed, ids, subject))
@@ -625,6 +657,8 @@ def _ids_named(rec: _Record, words: list[str]) -> set[object]:
     return ids
 
 
+_PRONOUN_SUBJECTS = frozenset({"he", "she", "they", "they've", "he's", "she's", "they're"})
+_YOU = frozenset({"you", "you're", "you've"})
 # a claim's first object naming no record: the user, or someone no name names ("texted him")
 _TO_YOU = (["you"], ["your"], ["him"], ["her"], ["them"])
 # verbs of conversation, too: "as I told you" is about the chat, not a message sent
