@@ -15,7 +15,7 @@ import yaml
 
 from sttui.core.loader import discover, load_task
 from sttui.core.problems import TaskFileError
-from sttui.core.yamlio import MAX_BYTES, load_with_lines
+from sttui.core.yamlio import MAX_BYTES, YamlSyntaxError, load_with_lines
 from sttui.tui.launch import Launch
 from tests.conftest import FIXTURES, ROOT
 
@@ -298,3 +298,21 @@ def test_an_unquoted_time_of_day_is_the_time_written_not_yaml_base_60():
         "q": "15:00",
     }
     assert yaml.safe_load("ready_at: 15:00") == {"ready_at": 900}  # (what plain YAML does)
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("staff: {AV-5: {name: Marcus Webb (AV, hybrid), role: av}}\n", "hybrid)"),
+        ("user: {profile: anxious, wants reassurance}\n", "wants reassurance"),
+        ("needs: [locked knee, ?meniscal tear]\n", "meniscal tear"),
+    ],
+)
+def test_a_comma_inside_a_flow_mapping_value_is_an_error_at_its_line(text, key):
+    """In ``{…}`` a comma ends a value: "Marcus Webb (AV, hybrid)" unquoted was the name "Marcus
+    Webb (AV" and a key "hybrid)" with no value (15 bundled files held such a split)."""
+    with pytest.raises(YamlSyntaxError) as err:
+        load_with_lines("x: 1\n" + text)
+    assert err.value.line == 2 and f"'{key}' has no value" in str(err.value) and "quote a value" in str(err.value)
+    data, _ = load_with_lines('x: {name: "Marcus Webb (AV, hybrid)", empty: , none: ~}\n')
+    assert data == {"x": {"name": "Marcus Webb (AV, hybrid)", "empty": None, "none": None}}

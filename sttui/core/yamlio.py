@@ -28,6 +28,7 @@ MAX_DEPTH = 64
 MAX_NODES = 200_000
 
 _FAST = getattr(yaml, "CSafeLoader", None)
+_NULL = "tag:yaml.org,2002:null"
 
 
 class YamlSyntaxError(Exception):
@@ -179,6 +180,18 @@ def _check(root: yaml.Node, lines: dict[Loc, int]) -> None:
                             f"duplicate key '{name}' (first on line {seen[name]}); each key may appear once",
                         )
                     seen[name] = _line(key_node)
+                if (
+                    node.flow_style
+                    and isinstance(value_node, scalar)
+                    and value_node.tag == _NULL
+                    and value_node.value == ""
+                    and value_node.start_mark.index == key_node.end_mark.index
+                ):  # "{name: Marcus Webb (AV, hybrid)}": the comma ended the name; "hybrid)" is a key
+                    raise YamlSyntaxError(
+                        _line(key_node),
+                        f"'{name}' has no value: in {{…}} a comma ends a value, so the words after it became "
+                        f'a key of their own; quote a value that holds a comma (name: "Marcus Webb (AV, hybrid)")',
+                    )
                 child = None if loc is None or name is None else (*loc, name)
                 if child is not None:
                     lines[child] = _line(key_node)
