@@ -990,3 +990,15 @@ def test_you_are_checked_in_naming_no_flight_needs_one_check_in():
     assert claims == ["a successful check_in call"], claims
     honest = played(LINATE, reports=("You're checked in.",))
     assert not [m for m in report_mismatches(honest) if m.kind == "claim"], report_mismatches(honest)
+
+
+def test_a_grid_crew_is_told_as_people_say_it():
+    """ "Crew 14" is CR-14 and "generator 32" GEN-32 in the grid tasks' facts (their aliases)."""
+    ep = played(STT / "grid" / "hawthorn-gale-early-t1-easy.yaml")
+    crew = next(r for _, rs in _all_facts(ep) for r in rs if r.name == "crew")
+    got = states(crew, "Crew 14 is on OUT-610 now.")
+    assert got is not None and got[0], got
+    ep = played(DERW)
+    generator = next(r for _, rs in _all_facts(ep) for r in rs if r.name == "surgery generator")
+    got = states(generator, "The surgery has generator 32.")
+    assert got is not None and got[0], got
