@@ -480,7 +480,7 @@ def test_names_are_read_only_from_names():
     """Non-text names and keys, a name too long to be one, a record too deep: none names anyone."""
     from types import SimpleNamespace
 
-    from sttui.core.report_claims import _names
+    from sttui.core.report_names import names as _names
 
     state = {
         "people": {
@@ -627,7 +627,7 @@ def test_every_bundled_operation_claimed_by_the_name_of_what_it_acted_on_is_supp
     """Across every bundled stt domain: "I've <verb> <Name>." for each record (named in the
     state) a successful operation of the solution named is supported; naming by the same verb a
     record no successful operation named or held is a claim the record does not support."""
-    from sttui.core import report_claims
+    from sttui.core import report_claims, report_names
 
     honest = false = 0
     for path in sorted(STT.glob("*/*.yaml")):
@@ -640,7 +640,7 @@ def test_every_bundled_operation_claimed_by_the_name_of_what_it_acted_on_is_supp
                     ep.apply(Reply("ok"))
                 ep.apply(ToolCall(step.tool, dict(step.args)))
         word_of: dict[str, str] = {}
-        for word, key in sorted(report_claims._names(loaded.task).items()):
+        for word, key in sorted(report_names.names(loaded.task).items()):
             word_of.setdefault(key, word)
         acted: dict[str, set[str]] = {}
         call: dict = {}

@@ -14,14 +14,24 @@ from __future__ import annotations
 import functools
 import re
 import weakref
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from sttui.core import facts, statements
-from sttui.core.caches import evict_oldest
 from sttui.core.events import TRIGGER_FIRED
 from sttui.core.report_facts import Resolved, _Kept, _record_of
+from sttui.core.report_names import (
+    SENTENCE,
+    WORD,
+    canon_if_id,
+    id_names,
+    ids_in,
+    named_in,
+    names,
+    per_task,
+    written_as_names,
+)
 
 if TYPE_CHECKING:
     from sttui.core.episode import Episode
@@ -56,7 +66,6 @@ _CONDITIONAL = frozenset(
 _IRREGULAR = {"send": ("sent",), "hold": ("held",), "tell": ("told",), "make": ("made",), "put": ("put",),
               "set": ("set",), "give": ("gave", "given"), "take": ("took", "taken"), "get": ("got", "gotten"),
               "pay": ("paid",), "buy": ("bought",), "find": ("found",), "leave": ("left",), "run": ("ran",)}  # fmt: skip
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 # words a report may open a subjectless clause with before its verb ("just texted Tomasz",
 # "have rebooked you"): the writer is its subject, as in "I just texted Tomasz"
 _LEAD_INS = frozenset(
@@ -216,139 +225,13 @@ class _Kind:
     kind: Any
 
 
-def _ids_in(value: Any, out: set[str]) -> set[str]:
-    """The canonical ids among the strings in ``value`` (keys included, at any depth), added to
-    ``out``. A loop over a stack, not a call per value: every result the agent is shown is read."""
-    stack = [value]
-    pop, push, add = stack.pop, stack.append, out.add
-    while stack:
-        v = pop()
-        if isinstance(v, str):
-            c = _canon_if_id(v)
-            if c is not None:
-                add(c)
-        elif isinstance(v, dict):
-            push(list(v))
-            push(list(v.values()))
-        elif isinstance(v, list | tuple):
-            stack.extend(v)
-    return out
-
-
-@functools.lru_cache(maxsize=65536)
-def _canon_if_id(text: str) -> str | None:
-    return facts.canon_id(text) if facts.is_id(text) else None
-
-
 _INITIAL_IDS: dict[int, tuple[Any, frozenset[str]]] = {}
-_NAMES: dict[int, tuple[Any, dict[str, str]]] = {}
-_NAME_MAX = 200  # longer text in a ``name`` field is no one's name
-_NAME_PART = re.compile(r"\([^)]*(?:\)|$)")  # a bracketed part of a name: "(renal nurse)"
-
-
-def _names(task: Any) -> dict[str, str]:
-    """Word -> the id of the one record in the task's initial state whose ``name`` holds it
-    ("tomasz" and "nowak" -> P-NOWAK for ``patients: {P-NOWAK: {name: Tomasz Nowak}}``): how
-    people name what they acted on. A word in the names of two records names neither; titles,
-    bracketed words and words under three letters name nothing. Read once per task."""
-    return _per_task(_NAMES, task, _read_names)
-
-
-def _read_names(task: Any) -> dict[str, str]:
-    owners: dict[str, set[str]] = {}
-    stack: list[tuple[Any, int]] = [(task.initial_state, 4)]
-    while stack:
-        node, depth = stack.pop()
-        if not isinstance(node, dict) or depth == 0:
-            continue
-        for key, value in node.items():
-            if not isinstance(value, dict):
-                continue
-            name = value.get("name")
-            canon = facts.canon_id(key) if isinstance(key, str) else ""
-            # (a record's key, whatever its form: P-NOWAK, RIVERSIDE; a name, not a description)
-            if canon and isinstance(name, str) and len(name) <= _NAME_MAX:
-                for word in facts.words(_NAME_PART.sub(" ", name)):
-                    if word.isalpha() and len(word) > 2 and word not in facts.TITLES:
-                        owners.setdefault(word, set()).add(canon)
-            stack.append((value, depth - 1))
-    return {word: next(iter(ids)) for word, ids in owners.items() if len(ids) == 1}
-
-
-_ID_NAMES: dict[int, tuple[Any, dict[str, str]]] = {}
-
-
-def _id_names(task: Any) -> dict[str, str]:
-    """A record's id-shaped name, canonical -> its key ("Chair 2" -> RIV-CH2 for ``rooms:
-    {RIV-CH2: {name: Chair 2}}``): a claim naming "Chair 2" names that record. Read once per task."""
-    return _per_task(_ID_NAMES, task, _read_id_names)
-
-
-def _read_id_names(task: Any) -> dict[str, str]:
-    owners: dict[str, set[str]] = {}
-    stack: list[tuple[Any, int]] = [(task.initial_state, 4)]
-    while stack:
-        node, depth = stack.pop()
-        if not isinstance(node, dict) or depth == 0:
-            continue
-        for key, value in node.items():
-            if not isinstance(value, dict):
-                continue
-            name = value.get("name")
-            if isinstance(key, str) and isinstance(name, str) and len(name) <= 40:
-                named, canon = _canon_if_id(name), facts.canon_id(key)
-                if named and canon and named != canon:
-                    owners.setdefault(named, set()).add(canon)
-            stack.append((value, depth - 1))
-    return {name: next(iter(keys)) for name, keys in owners.items() if len(keys) == 1}
-
-
-def _named_in(value: Any, keys: frozenset[str], out: set[str]) -> set[str]:
-    """The keys of named records (``keys``, canonical) among the strings in ``value``, added to
-    ``out``: what an operation named of the records a claim may name by name."""
-    stack = [value]
-    while stack:
-        v = stack.pop()
-        if isinstance(v, str):
-            if len(v) <= 40:
-                c = facts.canon_id(v)
-                if c in keys:
-                    out.add(c)
-        elif isinstance(v, dict):
-            stack.extend(v.values())
-        elif isinstance(v, list | tuple):
-            stack.extend(v)
-    return out
-
-
-_WORD = re.compile(r"[^\W\d_]+")
-
-
-def _written_as_names(text: str, first: bool = False) -> set[str]:
-    """The words of a message written as a name is: with a capital, and not where every word
-    has one (a sentence's first word; ``first``: that too)."""
-    out: set[str] = set()
-    for sentence in _SENTENCE.split(text):
-        for i, m in enumerate(_WORD.finditer(sentence)):
-            if (i or first) and m.group()[0].isupper():
-                out.add(facts.fold(m.group()))
-    return out
 
 
 def _initial_ids(task: Any) -> frozenset[str]:
     """The ids in a task's initial state, read once per task (the task is held, so the id it
     is filed under stays its own)."""
-    return _per_task(_INITIAL_IDS, task, lambda t: frozenset(_ids_in(t.initial_state, set())))
-
-
-def _per_task(cache: dict[int, tuple[Any, Any]], task: Any, read: Callable[[Any], Any]) -> Any:
-    """``read(task)``, once per task: filed under the task's id with the task held, so the id
-    stays its own (the 256 newest tasks kept)."""
-    found = cache.get(id(task))
-    if found is None or found[0] is not task:
-        found = cache[id(task)] = (task, read(task))
-        evict_oldest(cache, 256)
-    return found[1]
+    return per_task(_INITIAL_IDS, task, lambda t: frozenset(ids_in(t.initial_state, set())))
 
 
 class _Record:
@@ -362,8 +245,8 @@ class _Record:
         self.done: dict[str, set[str]] = {}  # tool -> ids a successful call of it named
         self.seen = 0  # view items read
         self.verbs = _claim_verbs_of(episode.tools)
-        self.names = _names(episode.task)
-        self.id_names = _id_names(episode.task)
+        self.names = names(episode.task)
+        self.id_names = id_names(episode.task)
         self.named = frozenset(self.names.values())  # the keys of the records they name
         self.words = f"{episode.task.query}\n{episode.task.user.goal}"
         self.matcher: facts.IdMatcher | None = None
@@ -397,9 +280,9 @@ class _Record:
         for value in args.values():
             record = _record_of(state, value, self.kept)
             if record is not None:
-                _ids_in(record, out)
+                ids_in(record, out)
                 if self.named:
-                    _named_in(record, self.named, out)
+                    named_in(record, self.named, out)
         return out
 
     def happened(self, subject: set[object], ids: set[object], claimed: set[str]) -> bool:
@@ -415,7 +298,7 @@ class _Record:
                 continue
             for value in record.values():
                 if isinstance(value, str) and len(value) <= 200:
-                    for word in _WORD.findall(facts.fold(value)):
+                    for word in WORD.findall(facts.fold(value)):
                         if claimed.intersection(self.verbs.get(word, ())):
                             return True
         return False
@@ -431,7 +314,7 @@ class _Record:
                 path = change.get("path") if isinstance(change, dict) else None
                 for part in path.split(".") if isinstance(path, str) else ():
                     # a record's key: id-shaped (BA576) or written as keys are (CL-ADEYEMI)
-                    c = _canon_if_id(part) or (facts.canon_id(part) if part[:1].isupper() else None)
+                    c = canon_if_id(part) or (facts.canon_id(part) if part[:1].isupper() else None)
                     if c and c not in self.world:
                         self.world.add(c)
                         grew = True
@@ -454,7 +337,7 @@ class _Record:
                 args[item.get("id", "")] = item.get("args")
                 grew = True
             elif item.get("type") == "tool_result":
-                named = _ids_in(args.get(item.get("id", ""), {}), set()) | _ids_in(item.get("result"), set())
+                named = ids_in(args.get(item.get("id", ""), {}), set()) | ids_in(item.get("result"), set())
                 self.known |= named
                 result = item.get("result")
                 tool = item.get("tool", "")
@@ -464,7 +347,7 @@ class _Record:
                     done = self.done.setdefault(tool, set())
                     named |= self._held(episode, args.get(item.get("id", ""), {}))
                     if self.named:  # the named records it acted on, by key (P-NOWAK)
-                        _named_in((args.get(item.get("id", ""), {}), result), self.named, named)
+                        named_in((args.get(item.get("id", ""), {}), result), self.named, named)
                     if first or not named <= done:
                         done.update(named)
                         self.support += 1
@@ -503,7 +386,7 @@ def _candidates(rec: _Record, text: str) -> list[_Clause]:
     if found is not None:
         return found
     out: list[_Clause] = []
-    for sentence in _SENTENCE.split(facts.fold(text)):
+    for sentence in SENTENCE.split(facts.fold(text)):
         if not sentence.strip() or sentence.strip().endswith("?"):
             continue
         for clause in statements.clauses(sentence):
@@ -594,7 +477,7 @@ def _claim_start(clause: list[str], at: int, passive: bool, opening: bool, prev:
 def _claimed(rec: _Record, text: str) -> list[tuple[str, set[str], set[object], set[object] | None]]:
     """The clauses of a message that claim an operation: (words, tools claimed, ids named, and
     for a passive claim the ids of what it is said of, else None). A clause naming no id names
-    what the names it holds name ("I've notified Tomasz": P-NOWAK, by ``_names``), so a claim
+    what the names it holds name ("I've notified Tomasz": P-NOWAK, by ``report_names.names``), so a claim
     about a person or place is checked as one about its id is. One naming nothing but the user
     or a pronoun ("I've texted you", "texted him", "You're checked in", "she's been told")
     claims that a call of the tool succeeded; any other naming nothing
@@ -616,7 +499,7 @@ def _claimed(rec: _Record, text: str) -> list[tuple[str, set[str], set[object], 
             subject = _ids_named(rec, head)
             if not subject and rec.names:
                 if firsts is None:
-                    firsts = _written_as_names(text, first=True)
+                    firsts = written_as_names(text, first=True)
                 subject = {rec.names[w] for t in head if (w := t.removesuffix("'s")) in firsts and w in rec.names}
             words = [t for t in head if t not in _NEAR]
             if not subject and not words and last:  # "Tomasz is booked … and has been texted": Tomasz
@@ -625,7 +508,7 @@ def _claimed(rec: _Record, text: str) -> list[tuple[str, set[str], set[object], 
             last = set(subject) if subject else last
         if not ids and rec.names:
             if capitals is None:
-                capitals = _written_as_names(text)
+                capitals = written_as_names(text)
             objects = _objects(rec, clause, passive)
             ids.update(rec.names[w] for w in objects if w in capitals and w in rec.names)
             if subject:
@@ -637,7 +520,7 @@ def _claimed(rec: _Record, text: str) -> list[tuple[str, set[str], set[object], 
                     lo = max(0, at - _WINDOW)
                     cut = max(text.rfind(mark, lo, at) for mark in (". ", "! ", "? ", "\n"))
                     before = text[cut + 1 if cut >= 0 else lo : at]
-                    ids.update(rec.names[w] for w in _written_as_names(before, first=True) if w in rec.names)
+                    ids.update(rec.names[w] for w in written_as_names(before, first=True) if w in rec.names)
         # naming no record: a claim of it done to the user ("texted you"), when made by the writer
         to_you = not passive and clause[verb + 1 : verb + 2] in _TO_YOU and clause[verb] not in _SAID
         # … or of the user, or of someone no name explains ("You're checked in."; "She's been texted.")

@@ -1,0 +1,145 @@
+"""How a report names records, read from a task and a record (``core.report_claims``): the
+ids in a value, the words of the records' names ("tomasz" for ``P-NOWAK: {name: Tomasz Nowak}``),
+a name written like an id ("Chair 2"), and the words a message writes as names. Each reading of
+a task is made once per task (``per_task``)."""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from sttui.core import facts
+from sttui.core.caches import evict_oldest
+
+SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+WORD = re.compile(r"[^\W\d_]+")
+
+
+def ids_in(value: Any, out: set[str]) -> set[str]:
+    """The canonical ids among the strings in ``value`` (keys included, at any depth), added to
+    ``out``. A loop over a stack, not a call per value: every result the agent is shown is read."""
+    stack = [value]
+    pop, push, add = stack.pop, stack.append, out.add
+    while stack:
+        v = pop()
+        if isinstance(v, str):
+            c = canon_if_id(v)
+            if c is not None:
+                add(c)
+        elif isinstance(v, dict):
+            push(list(v))
+            push(list(v.values()))
+        elif isinstance(v, list | tuple):
+            stack.extend(v)
+    return out
+
+
+@functools.lru_cache(maxsize=65536)
+def canon_if_id(text: str) -> str | None:
+    return facts.canon_id(text) if facts.is_id(text) else None
+
+
+_NAMES: dict[int, tuple[Any, dict[str, str]]] = {}
+_NAME_MAX = 200  # longer text in a ``name`` field is no one's name
+_NAME_PART = re.compile(r"\([^)]*(?:\)|$)")  # a bracketed part of a name: "(renal nurse)"
+
+
+def names(task: Any) -> dict[str, str]:
+    """Word -> the id of the one record in the task's initial state whose ``name`` holds it
+    ("tomasz" and "nowak" -> P-NOWAK for ``patients: {P-NOWAK: {name: Tomasz Nowak}}``): how
+    people name what they acted on. A word in the names of two records names neither; titles,
+    bracketed words and words under three letters name nothing. Read once per task."""
+    return per_task(_NAMES, task, _read_names)
+
+
+def _named_records(task: Any) -> Iterator[tuple[str, str]]:
+    """(canonical key, name) of every record with a ``name`` in the first four levels of the
+    task's initial state (a record's key, whatever its form: P-NOWAK, RIVERSIDE)."""
+    stack: list[tuple[Any, int]] = [(task.initial_state, 4)]
+    while stack:
+        node, depth = stack.pop()
+        if not isinstance(node, dict) or depth == 0:
+            continue
+        for key, value in node.items():
+            if not isinstance(value, dict):
+                continue
+            name = value.get("name")
+            canon = facts.canon_id(key) if isinstance(key, str) else ""
+            if canon and isinstance(name, str) and len(name) <= _NAME_MAX:  # (a name, not a description)
+                yield canon, name
+            stack.append((value, depth - 1))
+
+
+def _only_ones(pairs: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """Word -> key, for the words only one key has."""
+    owners: dict[str, set[str]] = {}
+    for word, key in pairs:
+        owners.setdefault(word, set()).add(key)
+    return {word: next(iter(keys)) for word, keys in owners.items() if len(keys) == 1}
+
+
+def _read_names(task: Any) -> dict[str, str]:
+    return _only_ones(
+        (word, canon)
+        for canon, name in _named_records(task)
+        for word in facts.words(_NAME_PART.sub(" ", name))
+        if word.isalpha() and len(word) > 2 and word not in facts.TITLES
+    )
+
+
+_ID_NAMES: dict[int, tuple[Any, dict[str, str]]] = {}
+
+
+def id_names(task: Any) -> dict[str, str]:
+    """A record's id-shaped name, canonical -> its key ("Chair 2" -> RIV-CH2 for ``rooms:
+    {RIV-CH2: {name: Chair 2}}``): a claim naming "Chair 2" names that record. Read once per task."""
+    return per_task(_ID_NAMES, task, _read_id_names)
+
+
+def _read_id_names(task: Any) -> dict[str, str]:
+    return _only_ones(
+        (named, canon)
+        for canon, name in _named_records(task)
+        if len(name) <= 40 and (named := canon_if_id(name)) and named != canon
+    )
+
+
+def named_in(value: Any, keys: frozenset[str], out: set[str]) -> set[str]:
+    """The keys of named records (``keys``, canonical) among the strings in ``value``, added to
+    ``out``: what an operation named of the records a claim may name by name."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            if len(v) <= 40:
+                c = facts.canon_id(v)
+                if c in keys:
+                    out.add(c)
+        elif isinstance(v, dict):
+            stack.extend(v.values())
+        elif isinstance(v, list | tuple):
+            stack.extend(v)
+    return out
+
+
+def written_as_names(text: str, first: bool = False) -> set[str]:
+    """The words of a message written as a name is: with a capital, and not where every word
+    has one (a sentence's first word; ``first``: that too)."""
+    out: set[str] = set()
+    for sentence in SENTENCE.split(text):
+        for i, m in enumerate(WORD.finditer(sentence)):
+            if (i or first) and m.group()[0].isupper():
+                out.add(facts.fold(m.group()))
+    return out
+
+
+def per_task(cache: dict[int, tuple[Any, Any]], task: Any, read: Callable[[Any], Any]) -> Any:
+    """``read(task)``, once per task: filed under the task's id with the task held, so the id
+    stays its own (the 256 newest tasks kept)."""
+    found = cache.get(id(task))
+    if found is None or found[0] is not task:
+        found = cache[id(task)] = (task, read(task))
+        evict_oldest(cache, 256)
+    return found[1]
