@@ -908,6 +908,37 @@ def test_a_clinician_site_and_time_report(report, failed):
     assert failed in item(ep).detail
 
 
+HYBRID = STT / "venues" / "hybrid-tech-pulled-st1-easy.yaml"
+
+
+@pytest.mark.parametrize(
+    ("report", "passed", "said"),
+    [
+        ("Leah's been pulled to Riverside, so Marcus is covering the hybrid kit.", True, None),
+        ("Marcus is on the kit for Halden's board at 14:00.", True, None),
+        ("Marcus Webb is on the kit.", True, None),
+        ("Leah is on the kit for Halden's board at 14:00.", False, "Leah"),  # another's first name
+        ("Leah's on the kit.", False, "Leah"),
+        ("marcus is on the kit.", False, None),  # not written as a name
+    ],
+)
+def test_a_person_is_told_by_a_first_name_no_one_else_has(report, passed, said):
+    """People name a colleague by first name ("Marcus is covering"): written with a capital,
+    a first name of one person of the fact's list tells that person."""
+    ep = played(HYBRID, reports=(report,))
+    assert item(ep).passed is passed, item(ep).detail
+    assert [m.said for m in report_mismatches(ep) if m.fact == "technician"] == ([] if passed else [said])
+
+
+def test_a_first_name_shared_or_a_word_is_no_ones():
+    from sttui.core.report_facts import _first_names
+
+    names = ["Marcus Webb", "Marcus Hale (AV)", "Will Grant", "Dr Ann Lee", "Webb Jones", "Jo Park", "Madonna"]
+    surnames = ["webb", "hale", "grant", "lee", "jones", "park", "madonna"]
+    # two Marcuses: neither; "will" opens sentences; "webb" is someone's surname; "jo" too short
+    assert _first_names(names, surnames) == {"ann": "lee"}
+
+
 @pytest.mark.parametrize(
     ("report", "passed", "said"),
     [

@@ -19,7 +19,8 @@ Pure functions over strings, so the rules can be read, tested and applied by han
   ``15/08/2024`` and ``15/8`` (day/month or month/day: both readings count), ``15.08.2024``.
   Compared by month and day (and year when both sides give one).
 - **names**: a person's surname (the last word, titles such as Dr and words in brackets
-  dropped) as a whole word, letter case and accents ignored: ``Dr Okafor``, ``okafor``.
+  dropped) as a whole word, letter case and accents ignored: ``Dr Okafor``, ``okafor``; or a
+  first name of one person alone, written with a capital (``report_facts``): ``Amara``.
 - **text**: the phrase's words in order as whole words, letter case, accents and punctuation
   ignored.
 """
@@ -399,8 +400,48 @@ def surname(name: str) -> str | None:
     """The word a person is found by: the last word of the name, words in brackets and titles
     dropped, an unclosed bracket to the end ("Dr Amara Okafor" -> "okafor"; "Joanne Pike (renal
     nurse)" -> "pike")."""
-    ws = [w for w in words(re.sub(r"\([^)]*(?:\)|$)", " ", name)) if w.removesuffix(".") not in TITLES]
+    ws = _name_words(name)
     return ws[-1] if ws else None
+
+
+def _name_words(name: str) -> list[str]:
+    return [w for w in words(re.sub(r"\([^)]*(?:\)|$)", " ", name)) if w.removesuffix(".") not in TITLES]
+
+
+def first_name(name: str) -> str | None:
+    """The first word of a name of two words or more, titles and words in brackets dropped
+    ("Dr Amara Okafor" -> "amara"): how people name a colleague ("Marcus is covering")."""
+    ws = _name_words(name)
+    return ws[0] if len(ws) >= 2 else None
+
+
+# first names that are also words a sentence or a date opens with ("Will you…", "June 5")
+NOT_FIRST_NAMES = frozenset(
+    [
+        "will",
+        "may",
+        "can",
+        "mark",
+        "june",
+        "april",
+        "august",
+        "march",
+        "january",
+        "february",
+        "july",
+        "september",
+        "october",
+        "november",
+        "december",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+    ]
+)
 
 
 def phrase_in(phrase: str | list[str], text_words: list[str]) -> bool:

@@ -44,6 +44,7 @@ class Resolved:
     _ids: facts.IdMatcher | None = None
     _names: re.Pattern[str] | None = None  # (id) the records' names: "the Harbour Suite" is R-312
     _named: dict[str, str] = field(default_factory=dict)  # folded name -> canonical id
+    _first: dict[str, str] = field(default_factory=dict)  # (person) folded first name -> surname
     sig: Any = None  # what ``found`` depends on besides the text (equal across state versions)
     about: Subject = ()  # what the fact belongs to (``core.attach``); () for a fact of no one
     about_shown: str = ""
@@ -69,7 +70,8 @@ class Resolved:
             return facts.find_dates(text)
         ws = facts.words(text)
         if self.kind == "person":
-            return [facts.Found(frozenset({r}), r) for r in self.rivals if r in ws]
+            found = [facts.Found(frozenset({r}), r) for r in self.rivals if r in ws]
+            return found + _by_first_name(self._first, text) if self._first else found
         return [facts.Found(frozenset({" ".join(r)}), " ".join(r)) for r in self.rivals if facts.phrase_in(r, ws)]
 
     def matches(self, f: facts.Found) -> bool:
@@ -354,9 +356,49 @@ def _resolve(fact: Fact, state: Any, task_words: str, kept: _Kept | None) -> Res
         read = [read_fact(s, kind) for s in siblings]
         listed = [expected] + [r[0] for r in read if r is not None and r[0] != expected]
         out.rivals = [r for i, r in enumerate(listed) if r not in listed[:i]]
-        out.sig = (kind, repr(out.rivals))
+        if kind == "person":
+            out._first = _first_names([raw, *siblings], out.rivals)
+        out.sig = (kind, repr(out.rivals), tuple(sorted(out._first.items())))
     else:
         out.excused = list(_excused(kind, task_words))
+    return out
+
+
+def _first_names(names: list[Any], surnames: list[Any]) -> dict[str, str]:
+    """Folded first name -> surname, for the people of a fact's list whose first name is theirs
+    alone: not another's first name or surname, three letters or more, and not a word a
+    sentence or a date opens with ("Will", "June")."""
+    owners: dict[str, set[str]] = {}
+    for name in names:
+        if isinstance(name, str):
+            first, last = facts.first_name(name), facts.surname(name)
+            if first is not None and last is not None and last in surnames:
+                owners.setdefault(first, set()).add(last)
+    return {
+        first: next(iter(last))
+        for first, last in owners.items()
+        if len(last) == 1 and len(first) >= 3 and first not in surnames and first not in facts.NOT_FIRST_NAMES
+    }
+
+
+_TOKEN = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
+
+
+def _by_first_name(first: dict[str, str], text: str) -> list[facts.Found]:
+    """The people ``text`` names by a first name written with a capital ("Marcus is covering";
+    not "marcus", not "Marcus Webb", which its surname finds)."""
+    out: list[facts.Found] = []
+    tokens = list(_TOKEN.finditer(text))
+    for i, m in enumerate(tokens):
+        word = m.group()
+        if not word[0].isupper():
+            continue
+        last = first.get(facts.fold(word).removesuffix("'s"))
+        if last is None:
+            continue
+        after = facts.fold(tokens[i + 1].group()).removesuffix("'s") if i + 1 < len(tokens) else ""
+        if after != last:
+            out.append(facts.Found(frozenset({last}), word.removesuffix("'s")))
     return out
 
 
