@@ -166,6 +166,32 @@ def test_ids_are_found_however_people_write_them(text, found):
     assert [next(iter(f.values)) for f in TRUCKS.find(text)] == found
 
 
+SEATS = facts.IdMatcher(["33G", "33H", "33J", "R-12A", "R-12B"])
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("seats 33G/H together", [("33-G", "33G"), ("33-H", "33H")]),
+        ("33g/h/j", [("33-G", "33g"), ("33-H", "33h"), ("33-J", "33j")]),
+        ("rooms R-12A/B", [("R-12-A", "R-12A"), ("R-12-B", "R-12B")]),
+        ("33G/K", [("33-G", "33G")]),  # 33K is none of the ids
+        ("33G / H", [("33-G", "33G")]),  # a slash between words, not a seat shared out
+        ("Vans A/H", []),
+        ("33GG/H", []),
+    ],
+)
+def test_a_letter_after_a_slash_shares_the_digits_before_it(text, found):
+    """ "33G/H" is how people write two seats of a row: 33G and 33H."""
+    assert [(next(iter(f.values)), f.written) for f in SEATS.find(text)] == found
+
+
+def test_seats_written_as_a_row_and_letters_are_told():
+    swap = STT / "air-travel" / "aircraft-swap-seats-st1-easy.yaml"
+    ep = played(swap, reports=("You're both checked in on UA901, seats 33G/H together.",))
+    assert item(ep).passed, item(ep).detail
+
+
 @pytest.mark.parametrize(
     ("value", "canon"),
     [("TRK-9", "TRK-9"), ("trk09", "TRK-9"), ("TR-0912-04", "TR-912-4"), ("LH401", "LH-401"), ("CL-PIKE", "CL-PIKE")],

@@ -137,6 +137,9 @@ class IdMatcher:
         while i < len(runs):
             hit = self._at(s, runs, i)
             if hit is None:
+                shared = self._shared_digits(text, s, runs, i)  # the "H" of "33G/H"
+                if shared is not None:
+                    out.append(shared)
                 i += 1
                 continue
             j, canon = hit
@@ -163,6 +166,27 @@ class IdMatcher:
         while i < len(runs) and runs[i][0] < pos:
             i += 1
         return i
+
+    def _shared_digits(self, text: str, s: str, runs: list[tuple[int, int, str]], i: int) -> Found | None:
+        """One letter after a slash that follows digits and a letter ("33G/H", "33G/H/J") is the
+        id of those digits with that letter, when it is one: seats and rooms shared out."""
+        k = i
+        while k >= 2 and len(runs[k][2]) == 1 and s[runs[k - 1][1] : runs[k][0]] == "/" and len(runs[k - 1][2]) == 1:
+            k -= 1  # back over "/H", "/G" to the first letter, which follows the digits
+        if k == i or not runs[i][2].isalpha() or not runs[k - 1][2].isdigit() or runs[k - 1][1] != runs[k][0]:
+            return None
+        digits = _canon_run(runs[k - 1][2])
+        heads = [(digits, k - 1)]
+        if k >= 2 and s[runs[k - 2][1] : runs[k - 1][0]] in _GAP:  # "R-12A/B": R-12B
+            heads.insert(0, (f"{_canon_run(runs[k - 2][2])}-{digits}", k - 2))
+        for head, start in heads:
+            canon = f"{head}-{runs[i][2].upper()}"
+            if canon in self.ids:  # shown as written, the letter after the digits ("33H")
+                return Found(
+                    frozenset({canon}),
+                    written(text, s, runs[start][0], runs[k - 1][1]) + written(text, s, *runs[i][:2]),
+                )
+        return None
 
     def _at(self, s: str, runs: list[tuple[int, int, str]], i: int) -> tuple[int, str] | None:
         """The longest id starting at run ``i``: (its last run, canonical form)."""
