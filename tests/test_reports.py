@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from sttui.controllers.base import contradicted
 from sttui.controllers.baselines import ScriptedUser
 from sttui.controllers.controls import CallsThenSay
 from sttui.core import facts
@@ -304,11 +305,43 @@ def test_on_its_way_on_trk7_fails_while_the_state_items_pass():
 def test_the_last_report_stating_a_vehicle_counts():
     corrected = played(INSULIN, reports=("On its way on TRK-7.", "Correction: it is on TRK-9."))
     assert item(corrected).passed
-    contradicted = played(INSULIN, reports=("It is on TRK-9.", "Sorry, it is on TRK-7 after all."))
-    assert not item(contradicted).passed
+    overturned = played(INSULIN, reports=("It is on TRK-9.", "Sorry, it is on TRK-7 after all."))
+    assert not item(overturned).passed
     # a closing message that states no vehicle does not erase the report before it
     closing = played(INSULIN, reports=("It is on TRK-9.", "Anything else I can help with?"))
     assert item(closing).passed
+
+
+@pytest.mark.parametrize(
+    ("reports", "passed", "user_sees"),
+    [
+        # a remark about another truck after the report: the report stands, the user agrees
+        (("The insulin went on TRK-9.", "FYI TRK-7 is out of service with a failed fridge unit."), True, False),
+        (("The insulin went on TRK-9.", "Also, I've flagged TRK-7 to the workshop."), True, False),
+        (("The insulin went on TRK-7.", "FYI TRK-9 is out of service."), False, False),
+        # a new report: the truck given a place (on, it's, sorry, I meant)
+        (("The insulin went on TRK-9.", "Correction: it went on truck 7."), False, True),
+        (("The insulin went on TRK-9.", "Sorry, TRK-7."), False, True),
+        (("On its way on TRK-7.", "Sorry, I meant TRK-9."), True, False),
+        # the first message stating a truck counts whatever its words
+        (("TRK-7 is out of service.",), False, True),
+    ],
+)
+def test_a_remark_about_another_id_after_a_report_is_no_new_report(reports, passed, user_sees):
+    """A later message that only remarks on an id (no *on, to, with, is, sorry, meant*… before
+    it) leaves the report before it to decide, and the scripted user does not answer it with
+    what its app shows."""
+    ep = played(INSULIN, reports=reports)
+    assert item(ep).passed is passed, item(ep).detail
+    assert bool(contradicted(ep)) is user_sees, contradicted(ep)
+
+
+def test_a_crew_standing_by_after_the_report_is_a_remark():
+    ep = played(
+        STT / "grid" / "hawthorn-gale-early-t1-easy.yaml",
+        reports=("CR-14 is on Hawthorn, back on at 11:19.", "CR-12 is standing by at the depot in case you need it."),
+    )
+    assert item(ep).passed, item(ep).detail
 
 
 def test_before_the_work_the_facts_cannot_be_read_and_say_so_once():
@@ -581,8 +614,6 @@ def test_a_passive_claim_of_what_was_never_done_fails_and_the_user_says_so(repor
     ep = played(INSULIN, "naive_plan", reports=(report,))
     claims = [m.expected for m in report_mismatches(ep) if m.kind == "claim"]
     assert expected in claims, claims
-    from sttui.controllers.base import contradicted
-
     assert any(line.startswith("My app doesn't show that: ") for line in contradicted(ep)), contradicted(ep)
 
 

@@ -36,6 +36,8 @@ record in ``core.report_claims``; this module judges them and holds the public c
 
 from __future__ import annotations
 
+import functools
+import re
 import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -117,7 +119,7 @@ def states(fact: Resolved, text: str, others: Iterable[Resolved] = ()) -> tuple[
     mine, free = _given(fact, text, others) if fact.about else ([], [])
     if mine:  # the message gives the fact's subject values of its kind: those decide
         if any(fact.matches(f) for f in mine):
-            return True, [], ""
+            return True, [], fact.about_shown
         own = [o for o in others if o.about == fact.about and o.kind == fact.kind and o is not fact and not o.problem]
         given = [f for f in mine if not fact.excuses(f) and not any(o.matches(f) for o in own)]
         if given:  # values given to its subject (not its other facts'), none the expected one
@@ -204,15 +206,65 @@ def _counted(fact: Resolved, text: str) -> list[facts.Found]:
 
 
 def judge_fact(fact: Resolved, messages: list[_Msg], others: Iterable[Resolved] = ()) -> Told:
+    """The last message that states a value of the fact decides. A later message's remark
+    about a value (``_placed``: "FYI TRK-7 is out of service") is no report: the message before
+    it that states one decides; the first message stating any decides whatever its words."""
     others = list(others)
+    first: Told | None = None
     for i in range(len(messages) - 1, -1, -1):
         said = states(fact, messages[i].text, others)
         if said is None:
             continue
         ok, rivals, subject = said
         conflict = ", ".join(rivals) + (f" for {subject}" if subject else "")
-        return Told(ok, messages[i].seq, fact.shown if ok else conflict, i)
-    return Told(False, None, None)
+        first = Told(ok, messages[i].seq, fact.shown if ok else conflict, i)
+        if subject or _placed(fact, messages[i].text, ok, rivals):
+            return first
+    return first or Told(False, None, None)
+
+
+def _stated_before(fact: Resolved, messages: list[_Msg], others: list[Resolved]) -> bool:
+    """Whether a message before the last states a value of the fact."""
+    return any(states(fact, m.text, others) is not None for m in messages[:-1])
+
+
+# the words that give the id after them a place in the report ("went on TRK-7", "it's TRK-7",
+# "moved to seat 12C", "sorry, TRK-7"); what else comes before an id is a remark about it
+# ("FYI TRK-7 is out of service", "I've flagged TRK-7 to the workshop")
+_PLACING = frozenset({"on", "onto", "in", "into", "to", "with", "by", "via", "aboard", "at", "for", "from", "is", "s",
+                      "are", "was", "were", "be", "been", "now", "meant", "instead", "actually", "correction",
+                      "sorry", "rather"})  # fmt: skip
+_BEFORE_VALUE = frozenset({"the", "a", "an", "number", "no", "nr"})  # (between a placing word and its value)
+_WORD_BEFORE = re.compile(r"([^\W\d_]+)[^\w]*$")
+
+
+def _placed(fact: Resolved, text: str, ok: bool, rivals: list[str]) -> bool:
+    """Whether a message states the value it gives the fact (the expected one when ``ok``,
+    else ``rivals``) as the fact's: written after one of ``_PLACING`` (with an article, an alias
+    word or "number" between), not only remarked on. Ids only: a time, a date or a name is
+    given a place in more ways than a few words can say ("runs 14:30", "Jun Park")."""
+    if fact.kind != "id" or fact._ids is None:
+        return True
+    aliases = set(fact._ids.aliases)
+    stated = stated_text(text)
+    folded = facts.fold(stated)
+    if ok:
+        rivals = [f.written for f in fact.found(stated) if fact.matches(f)]
+    for written in rivals:
+        w = facts.fold(written)
+        start = folded.find(w)
+        while start >= 0:
+            before = folded[max(0, start - 80) : start]  # (a few words back: not the whole message again)
+            for _ in range(3):  # back over "the", "truck", "no."
+                m = _WORD_BEFORE.search(before)
+                if m is None or (m.group(1) not in _BEFORE_VALUE and m.group(1) not in aliases):
+                    break
+                before = before[: m.start()]
+            m = _WORD_BEFORE.search(before)
+            if m is not None and m.group(1) in _PLACING:
+                return True
+            start = folded.find(w, start + 1)
+    return False
 
 
 # -- the checklist item and the public checks ----------------------------------------------
@@ -281,13 +333,17 @@ def message_mismatches(episode: Episode, text: str) -> list[Mismatch]:
     out: list[Mismatch] = []
     everything = _all_facts(episode)
     resolved = [r for _, rs in everything for r in rs]
+    messages = functools.partial(agent_messages, episode)
     for _, rs in everything:
         for fact in rs:
             if fact.problem is not None:
                 continue
             said = states(fact, text, resolved)
-            if said is not None and not said[0]:
-                out.append(Mismatch(fact.name, fact.shown, ", ".join(said[1]), None, fact.kind, said[2]))
+            if said is None or said[0]:
+                continue
+            if not said[2] and not _placed(fact, text, False, said[1]) and _stated_before(fact, messages(), resolved):
+                continue  # a remark about another value after a report ("FYI TRK-7 is out of service")
+            out.append(Mismatch(fact.name, fact.shown, ", ".join(said[1]), None, fact.kind, said[2]))
     return out + claims(episode, text)
 
 
