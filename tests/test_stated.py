@@ -32,6 +32,11 @@ def kept(text: str) -> str:
         ("Westfield won't be late on VAN-42.", "Westfield won't be on VAN-42."),
         ("Westfield could be on VAN-42.", "Westfield could - ."),
         ("It is probably VAN-42.", "It is probably - ."),
+        # instead of, rather than, in place of: the value after them, like a negator
+        ("Insulin went on TRK-7 instead of TRK-9.", "Insulin went on TRK-7 instead of - ."),
+        ("Rather than VAN-41, it is on VAN-42.", "Rather than - , it is on VAN-42."),
+        ("Dr Okafor sees you in place of Dr Feld.", "Dr Okafor sees you in place of ."),
+        ("Instead of waiting, I moved it to VAN-42.", "Instead of , I moved it to VAN-42."),
         # a title and its name, and a participle between ("booked", "assigned"...)
         ("It is not with Dr. Okafor; Dr Mensah sees you.", "It is not with . ; Dr Mensah sees you."),
         ("It might be Dr Okafor.", "It might ."),

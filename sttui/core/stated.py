@@ -16,6 +16,8 @@ The rules, simple enough to apply by hand (task format §5):
   more, the, a, an, assigned, booked, rebooked, scheduled, confirmed, loaded, placed*); a
   title denies the name after it too ("not Dr Okafor"): "not on VAN-42", "isn't
   VAN-42", "no longer on VAN-41". "Won't be late on VAN-42" still states VAN-42.
+  *Instead of*, *rather than* and *in place of* deny the value after them the same way
+  ("on TRK-7 instead of TRK-9" states TRK-7 only).
 - **A hedge.** *maybe, perhaps, might, probably, possibly, could, hopefully* leave open what
   follows them to the end of their clause: "could be on VAN-42", "will probably be ready at
   15:00" (the scripted user asks for a clear answer to these too).
@@ -193,9 +195,10 @@ def _denied(text: str, words: list[tuple[int, int, str]], ends: list[int]) -> li
             if i + 1 < len(words) and words[i + 1][0] < stop:
                 out.append((words[i + 1][0], stop))
             continue
-        if w in NEGATORS or w.endswith("n't"):
+        instead = _instead_of(words, i)
+        if w in NEGATORS or w.endswith("n't") or instead:
             stop = _clause_end(a, ends, words[-1][1])
-            j = i + 1
+            j = i + 1 + instead
             while j < len(words) and words[j][0] < stop and words[j][2] in LINKS:
                 j += 1
             if j < len(words) and words[j][0] < stop:
@@ -211,6 +214,18 @@ def _denied(text: str, words: list[tuple[int, int, str]], ends: list[int]) -> li
                 out.append((before[0], before[1]))
                 out.append((after[0], (nxt if nxt is not None and not _has_digit(after[2]) else after)[1]))
     return out
+
+
+_INSTEAD = (("instead", "of"), ("rather", "than"), ("in", "place", "of"))
+
+
+def _instead_of(words: list[tuple[int, int, str]], i: int) -> int:
+    """How many more words make a phrase that denies the value after it, like a negator:
+    "on TRK-7 instead of TRK-9", "rather than VAN-41", "in place of Dr Feld" (0: none)."""
+    for phrase in _INSTEAD:
+        if tuple(w for _, _, w in words[i : i + len(phrase)]) == phrase:
+            return len(phrase) - 1
+    return 0
 
 
 def _supposed(words: list[tuple[int, int, str]], ends: list[int], sentence_end: int) -> list[tuple[int, int]]:
