@@ -600,6 +600,38 @@ def test_a_claim_is_of_what_follows_its_subject_not_of_the_sentence_before():
     assert claims == [("claim 'I've texted him'", "a successful notify_patient call naming P-NOWAK")], claims
 
 
+MUSEUM = STT / "venues" / "museum-fire-panel-st2-medium.yaml"
+SWAP = STT / "air-travel" / "aircraft-swap-seats-st1-easy.yaml"
+MOVED_LECTURE = "The Great Gallery only holds 110, so I've moved the lecture to the Wren Lecture Theatre."
+MOVED_SEATS = "The swap split you up, so I moved you to 33G and 33H, side by side."
+
+
+@pytest.mark.parametrize(
+    ("path", "plan", "skip", "report", "claimed"),
+    [
+        # moved, put, switched: a change any operation may be, but a check-in, confirmation or message
+        (MUSEUM, "solution", "assign_room", MOVED_LECTURE, "naming R-WREN-THEATRE"),
+        (MUSEUM, "solution", "", MOVED_LECTURE, None),
+        (SWAP, "naive_plan", "", MOVED_SEATS, "or rebook or"),  # only a check-in was done
+        (SWAP, "solution", "", MOVED_SEATS, None),
+        (SWAP, "solution", "", "I've switched you both to 33G and 33H.", None),
+        (SWAP, "naive_plan", "", "I've put you in 33G and 33H.", "or rebook or"),
+        # it moved; nobody moved it
+        (STT / "grid" / "hawthorn-gale-early-t1-easy.yaml", "solution", "", "Gale stand-down moved to 11:30 and "
+         "CR-12 wouldn't finish in time, so crew 14 from Sarn is on it: Hawthorn back on 11:19.", None),
+    ],
+)  # fmt: skip
+def test_a_move_is_claimed_by_moved_put_or_switched(path, plan, skip, report, claimed):
+    """People say they moved, put or switched what an assign, a rebooking or a reschedule
+    changed: such a claim is supported by any operation's success naming what it names."""
+    ep = played(path, plan, reports=(report,), skip=skip)
+    claims = [m.expected for m in report_mismatches(ep) if m.kind == "claim"]
+    if claimed is None:
+        assert claims == [], claims
+    else:
+        assert len(claims) == 1 and claimed in claims[0], claims
+
+
 PASSIVE_FALSE = [
     ("The insulin has been dispatched on TRK-9.", "a successful dispatch call naming TRK-9"),
     ("Your insulin is dispatched on TRK-9.", "a successful dispatch call naming TRK-9"),

@@ -98,6 +98,8 @@ _AFTER_PASSIVE = frozenset(
 def _reduced(clause: list[str], at: int, verbs: Mapping[str, object]) -> bool:
     """Whether the verb at ``at`` is a passive without its "be", after a few words naming what
     it is said of: "Marta notified.", "bag AA604417 re-routed onto AA1100"."""
+    if clause[at] in _CHANGED:  # "the stand-down moved to 11:30": it moved, nobody moved it
+        return False
     head = [t for t in clause[:at] if t != "re"]
     after = clause[at + 1 : at + 2]
     if after and after[0] not in _AFTER_PASSIVE:  # an object: "United rebooked you" is active
@@ -151,17 +153,26 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "book": ("reserve",),
     "dispatch": ("despatch",),
 }
+# verbs of change that any operation may be ("I've moved the lecture to the Wren Theatre" is an
+# assign_room, "moved her car to 09:50" a transfer booked again, "put you on KL643" a rebooking):
+# a claim of one is supported by any operation's success naming what it names, but a check-in,
+# a confirmation's or a message's ("I moved you to 33G" after only a check-in is unsupported)
+ANY_OPERATION = ("move", "put", "switch", "swap", "shift")
+_NO_CHANGE = frozenset({"check", "confirm", "notify"})
+_CHANGED = frozenset(form for verb in ANY_OPERATION for form in past_forms(verb))
 
 
 def claim_verbs(tools: dict[str, Any]) -> dict[str, set[str]]:
     """Past form -> the operation tools it claims (the verb is the tool name's first word,
-    with or without a "re": "booked" claims book_flight and rebook; and its ``SYNONYMS``)."""
+    with or without a "re": "booked" claims book_flight and rebook; its ``SYNONYMS``; and
+    ``ANY_OPERATION``'s verbs claim every operation but a check, a confirmation or a message)."""
     out: dict[str, set[str]] = {}
     for name, spec in tools.items():
         if getattr(spec, "kind", "operation") != "operation":
             continue
         verb = name.split("_", 1)[0].lower()
         stems = {verb, "re" + verb, *SYNONYMS.get(verb, ())}
+        stems |= set(ANY_OPERATION) if verb not in _NO_CHANGE else set()
         stems |= {verb[2:]} if verb.startswith("re") and len(verb) > 4 else set()
         for stem in stems:
             for form in past_forms(stem):
@@ -191,6 +202,7 @@ _VERB_NEEDS = {
 # leaves at 9"): a tool named by one claims only with its next word after the verb ("checked
 # you in", "checked your bags", "confirmed the hold")
 _AMBIGUOUS_VERBS = frozenset({"check", "confirm"})
+_AMBIGUOUS_FORMS = frozenset(form for verb in _AMBIGUOUS_VERBS for form in past_forms(verb) | past_forms("re" + verb))
 
 
 def _needs(names: Iterable[str]) -> dict[str, frozenset[str]]:
@@ -413,7 +425,8 @@ def _candidates(rec: _Record, text: str) -> list[_Clause]:
                 after = clause[at + 1 :]
                 if clause[at] in _VERB_NEEDS and not _VERB_NEEDS[clause[at]].intersection(after):
                     continue
-                claimed = {t for t in tools if t not in rec.verbs.needs or rec.verbs.needs[t].intersection(after)}
+                needs = rec.verbs.needs if clause[at] in _AMBIGUOUS_FORMS else {}  # ("moved" needs no "in")
+                claimed = {t for t in tools if t not in needs or needs[t].intersection(after)}
                 if claimed:
                     claiming.append((at, claimed, passive))
             # each claim runs from its subject (or its verb) to where the next one begins
