@@ -632,6 +632,28 @@ def test_a_move_is_claimed_by_moved_put_or_switched(path, plan, skip, report, cl
         assert len(claims) == 1 and claimed in claims[0], claims
 
 
+HAWTHORN = STT / "grid" / "hawthorn-gale-early-t1-easy.yaml"
+SENT_CREW = "CR-12 wouldn't finish in time, so I've sent CR-14 from Sarn: Hawthorn back on at 11:19."
+
+
+@pytest.mark.parametrize(
+    ("plan", "report", "claimed"),
+    [
+        ("solution", SENT_CREW, None),
+        ("naive_plan", SENT_CREW, "dispatch_crew call naming CR-14"),  # no crew was sent
+        ("naive_plan", "I've sent you the details.", None),  # no text word: no message claimed, no crew named
+    ],
+)
+def test_sent_claims_a_dispatch(plan, report, claimed):
+    """ "Sent" claims a crew or a generator sent out (and a message only with a text word after it)."""
+    ep = played(HAWTHORN, plan, reports=(report,))
+    claims = [m.expected for m in report_mismatches(ep) if m.kind == "claim"]
+    if claimed is None:
+        assert claims == [], claims
+    else:
+        assert len(claims) == 1 and claimed in claims[0], claims
+
+
 PASSIVE_FALSE = [
     ("The insulin has been dispatched on TRK-9.", "a successful dispatch call naming TRK-9"),
     ("Your insulin is dispatched on TRK-9.", "a successful dispatch call naming TRK-9"),

@@ -151,7 +151,10 @@ def past_forms(verb: str) -> set[str]:
 SYNONYMS: dict[str, tuple[str, ...]] = {
     "notify": ("text", "message", "email", "inform", "tell", "alert", "send"),
     "book": ("reserve",),
-    "dispatch": ("despatch",),
+    "dispatch": ("despatch", "send"),  # "I've sent CR-14 from Sarn"
+    "deploy": ("send",),  # "I've sent GEN-5 over the bridge"
+    "reposition": ("send",),
+    "reroute": ("send",),  # "your bag is sent through to ORD"
 }
 # verbs of change that any operation may be ("I've moved the lecture to the Wren Theatre" is an
 # assign_room, "moved her car to 09:50" a transfer booked again, "put you on KL643" a rebooking):
@@ -191,10 +194,11 @@ def _claim_verbs_cached(named: tuple[tuple[str, Any], ...]) -> _Verbs:
     return _Verbs(claim_verbs({name: _Kind(kind) for name, kind in named}), _needs(name for name, _ in named))
 
 
-# verbs that claim a tool only with one of these words after them: "sent you a text" notifies,
-# "sent the insulin on TRK-9" does not
+# verbs that claim the tools of some verbs only with one of these words after them: "sent you a
+# text" notifies, "sent the insulin on TRK-9" does not (it dispatches: "sent CR-14 to Hawthorn")
+_PERSONS = frozenset({"you", "him", "her", "them", "me", "us"})
 _VERB_NEEDS = {
-    "sent": frozenset({"text", "texts", "sms", "message", "messages", "email", "emails", "confirmation"}),
+    "sent": ({"notify"}, frozenset({"text", "texts", "sms", "message", "messages", "email", "emails", "confirmation"})),
 }
 
 
@@ -423,8 +427,11 @@ def _candidates(rec: _Record, text: str) -> list[_Clause]:
                 if not (subject or passive) or statements._negated(clause, at) or clause[at + 1 : at + 2] == ["by"]:
                     continue
                 after = clause[at + 1 :]
-                if clause[at] in _VERB_NEEDS and not _VERB_NEEDS[clause[at]].intersection(after):
-                    continue
+                if clause[at] in _VERB_NEEDS and not _VERB_NEEDS[clause[at]][1].intersection(after):
+                    if after[:1] and after[0] in _PERSONS:  # "sent you the details": no crew sent
+                        continue
+                    of = _VERB_NEEDS[clause[at]][0]
+                    tools = {t for t in tools if t.split("_", 1)[0].lower() not in of}
                 needs = rec.verbs.needs if clause[at] in _AMBIGUOUS_FORMS else {}  # ("moved" needs no "in")
                 claimed = {t for t in tools if t not in needs or needs[t].intersection(after)}
                 if claimed:
