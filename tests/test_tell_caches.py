@@ -181,7 +181,7 @@ def test_under_a_key_unchanged_since_the_start_the_mappings_are_found_where_the_
     assert "sites" not in second._key_versions and "inventory" not in second._key_versions
     report_facts._tables(first.env.state, "HUB-NORTH", report_claims._record(first).kept)
     initial = report_facts._INITIAL_FOUND[id(loaded.task)][1]
-    assert initial[("sites", False, "HUB-NORTH")] == [()]  # where the first episode found them
+    assert initial["sites"][0]["HUB-NORTH"] == [()]  # where the first episode found them (by the key they hold)
     state = second.env.state
     got = report_facts._tables(state, "HUB-NORTH", report_claims._record(second).kept)
     want = list(report_facts._walk(state, lambda d: "HUB-NORTH" in d))
@@ -195,9 +195,9 @@ def test_under_a_key_unchanged_since_the_start_the_mappings_are_found_where_the_
 
 
 def test_under_a_changed_key_the_mappings_are_read_once_for_every_value_looked_for(monkeypatch):
-    """After a change under a key, each value looked for there is a filter over the mappings
-    read once (``_walk``'s order kept): the same lists a walk per value finds, one walk in all,
-    and read again after the next change."""
+    """After a change under a key, each value looked for there is a lookup in the mappings
+    read once and filed by the keys they hold (``_walk``'s order kept): the same lists a walk per
+    value finds, one walk in all, and read again after the next change."""
     ep = _insulin()
     rec = report_claims._record(ep)
     assert rec.kept is not None

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -145,8 +145,29 @@ def _tables_by(state: Any, value: str, canon: bool, kept: _Kept | None) -> list[
     out = [state] if holds(state) else []
     for k, v in state.items():
         if isinstance(v, dict):
-            out += kept.under(k, v, canon, value, holds)
+            out += kept.under(k, v, canon, value)
     return out
+
+
+# the mappings under a top-level key by the keys they hold: (key -> them, canonical key -> them),
+# each list in ``_walk``'s order; of the mappings themselves, or of their key paths
+_Index = tuple[dict[Any, list[Any]], dict[str, list[Any]]]
+
+
+def _index(pairs: Iterable[tuple[Any, dict[Any, Any]]]) -> _Index:
+    """``pairs``: (what to file, the mapping whose keys file it), in ``_walk``'s order."""
+    exact: dict[Any, list[Any]] = {}
+    canonical: dict[str, list[Any]] = {}
+    for item, d in pairs:
+        seen: set[str] = set()
+        for k in d:
+            exact.setdefault(k, []).append(item)
+            if isinstance(k, str):
+                c = facts.canon_id(k)
+                if c not in seen:  # (a mapping holding TRK-9 and trk9 is found once)
+                    seen.add(c)
+                    canonical.setdefault(c, []).append(item)
+    return exact, canonical
 
 
 class _Kept:
@@ -156,46 +177,48 @@ class _Kept:
     state, and most changes leave most of the state as it was. (Like the engine's own record of
     change, this sees values, not the order of keys: a mapping only reordered is no change.)
     Under a key unchanged since an episode began at the task's initial state, the mappings are
-    found where they were found in that state (``_INITIAL_FOUND``), for every episode of the task."""
+    found where they were found in that state (``_INITIAL_FOUND``), for every episode of the task.
+    Either way they are filed by the keys they hold (``_index``), so a value looked for is a
+    lookup, not a walk: the claims look up every argument of every operation."""
 
     def __init__(self, episode: Episode):
         self.versions: dict[Any, int] = episode._key_versions
         self.found: dict[tuple[Any, bool, str], tuple[int, Any, list[dict[str, Any]]]] = {}
-        # every mapping under a key (``_walk``'s order), read once per change of it: each value
-        # looked for there is then a filter over them, not a walk of its own
-        self.nodes: dict[Any, tuple[int, Any, list[dict[str, Any]]]] = {}
+        # the mappings under a key by the keys they hold, made once per change of it
+        self.indexes: dict[Any, tuple[int, Any, _Index]] = {}
         self.task = episode.task
         self.initial = _initial_found(episode.task) if episode._from_initial else None
 
-    def under(self, key: Any, value: dict[Any, Any], canon: bool, looked: str, holds: Any) -> list[dict[str, Any]]:
+    def under(self, key: Any, value: dict[Any, Any], canon: bool, looked: str) -> list[dict[str, Any]]:
         at = (key, canon, looked)
         version = self.versions.get(key, 0)
         hit = self.found.get(at)
         if hit is not None and hit[0] == version and hit[1] is value:
             return hit[2]
         if self.initial is not None and key not in self.versions:  # as it began: where it was found then
-            paths = self.initial.get(at)
+            paths = self.initial.get(key)
             if paths is None:
-                paths = self.initial[at] = [p for p, _ in _walk_paths(self.task.initial_state[key], holds, 3, ())]
-                while len(self.initial) > 4096:
-                    self.initial.pop(next(iter(self.initial)))
-            found = [_follow(value, p) for p in paths]
+                paths = self.initial[key] = _index(_walk_paths(self.task.initial_state[key], _every, 3, ()))
+            exact, canonical = paths
+            got = canonical.get(facts.canon_id(looked), ()) if canon else exact.get(looked, ())
+            found = [_follow(value, p) for p in got]
         else:
-            found = [d for d in self._nodes(key, value, version) if holds(d)]
+            exact, canonical = self._index(key, value, version)
+            found = list(canonical.get(facts.canon_id(looked), ()) if canon else exact.get(looked, ()))
         self.found[at] = (version, value, found)  # (the value held: ``is`` compares this object)
         while len(self.found) > 4096:
             self.found.pop(next(iter(self.found)))
         return found
 
-    def _nodes(self, key: Any, value: dict[Any, Any], version: int) -> list[dict[str, Any]]:
-        hit = self.nodes.get(key)
+    def _index(self, key: Any, value: dict[Any, Any], version: int) -> _Index:
+        hit = self.indexes.get(key)
         if hit is not None and hit[0] == version and hit[1] is value:
             return hit[2]
-        nodes = list(_walk(value, _every, 3))
-        self.nodes[key] = (version, value, nodes)
-        while len(self.nodes) > 4096:
-            self.nodes.pop(next(iter(self.nodes)))
-        return nodes
+        index = _index((d, d) for d in _walk(value, _every, 3))
+        self.indexes[key] = (version, value, index)
+        while len(self.indexes) > 4096:
+            self.indexes.pop(next(iter(self.indexes)))
+        return index
 
 
 def _every(_: Any) -> bool:
@@ -219,13 +242,13 @@ def _follow(value: Any, path: tuple[Any, ...]) -> Any:
     return value
 
 
-# per task (held, so the id it is filed under stays its own): (top-level key, canonical?, value
-# looked for) -> the key paths of the mappings ``_tables`` finds under that key of its initial
-# state; every episode that begins there finds them at the same places while the key is unchanged
-_INITIAL_FOUND: dict[int, tuple[Any, dict[tuple[Any, bool, str], list[tuple[Any, ...]]]]] = {}
+# per task (held, so the id it is filed under stays its own): top-level key -> the key paths of
+# the mappings under that key of its initial state, by the keys they hold (``_index``); every
+# episode that begins there finds them at the same places while the key is unchanged
+_INITIAL_FOUND: dict[int, tuple[Any, dict[Any, _Index]]] = {}
 
 
-def _initial_found(task: Any) -> dict[tuple[Any, bool, str], list[tuple[Any, ...]]]:
+def _initial_found(task: Any) -> dict[Any, _Index]:
     found = _INITIAL_FOUND.get(id(task))
     if found is None or found[0] is not task:
         found = _INITIAL_FOUND[id(task)] = (task, {})

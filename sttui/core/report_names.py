@@ -21,18 +21,19 @@ def ids_in(value: Any, out: set[str]) -> set[str]:
     """The canonical ids among the strings in ``value`` (keys included, at any depth), added to
     ``out``. A loop over a stack, not a call per value: every result the agent is shown is read."""
     stack = [value]
-    pop, push, add = stack.pop, stack.append, out.add
+    pop, extend, add = stack.pop, stack.extend, out.add
     while stack:
         v = pop()
-        if isinstance(v, str):
+        t = type(v)  # (the exact types first: JSON's, and a type check is cheaper than isinstance)
+        if t is str or (t is not dict and t is not list and isinstance(v, str)):
             c = canon_if_id(v)
             if c is not None:
                 add(c)
-        elif isinstance(v, dict):
-            push(list(v))
-            push(list(v.values()))
-        elif isinstance(v, list | tuple):
-            stack.extend(v)
+        elif t is dict or isinstance(v, dict):
+            extend(v)
+            extend(v.values())
+        elif t is list or isinstance(v, list | tuple):
+            extend(v)
     return out
 
 
