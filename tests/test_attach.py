@@ -75,7 +75,12 @@ CHEMO_REPORTS = [
     ),
     # a later message correcting one subject leaves the others as the first report gave them
     (["Westfield on VAN-41, Lakeside on VAN-41, Abbeymead on VAN-47.", "Correction: Westfield is on VAN-42."], True),
+    # a clause after "after", "because", "since", "although" has a subject of its own
+    (["Westfield went on VAN-42 after QA moved Lakeside to VAN-41; Abbeymead is on VAN-47."], True),
+    (["Westfield is on VAN-42 because Lakeside needed VAN-41; Abbeymead on VAN-47."], True),
     # swapped, however written
+    (["Westfield went on VAN-41 after QA moved Lakeside to VAN-42; Abbeymead is on VAN-47."], False),
+    (["Westfield is on VAN-41 since Lakeside took VAN-42; Abbeymead on VAN-47."], False),
     (["Westfield goes on VAN-41, Lakeside on VAN-42 and Abbeymead on VAN-47."], False),
     (["Van 41 takes Westfield, van 42 Lakeside, van 47 Abbeymead."], False),
     (["Westfield and Lakeside are on VAN-41 and VAN-42 respectively, Abbeymead on VAN-47."], False),
@@ -151,6 +156,11 @@ def test_clauses_cut_where_the_rules_say_and_nowhere_else():
     # a clause naming two subjects, and the rest of its sentence, go to neither
     assert _given("Westfield follows Lakeside, then VAN-9 leaves. Lakeside: VAN-41", "Westfield", "Lakeside") == {
         "lakeside": ["Lakeside", "VAN-41"]
+    }
+    # before "after", "because", "since", "although", "though" too
+    assert _given("Westfield went on VAN-42 after QA moved Lakeside to VAN-41.", "Westfield", "Lakeside") == {
+        "westfield": ["Westfield went on VAN-42"],
+        "lakeside": ["after QA moved Lakeside to VAN-41."],
     }
     # a heading line heads the lines under it, up to a blank line; possessives and case do not matter
     assert _given("ST LUKE'S:\n- VAN-5\n- 09:07\n\n- VAN-6", "St Luke's") == {"st": ["ST LUKE'S", "- VAN-5", "- 09:07"]}

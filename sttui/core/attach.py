@@ -7,7 +7,7 @@ The rules, simple enough to apply by hand (task format §5):
 - A message is cut into **clauses**: at line ends, at sentence ends (``.``, ``!`` or ``?``
   before a space and a letter; ``truck no. 9`` is one clause), at ``;``, ``,`` and a ``:``
   before a space (not ``09:30``), and before the words *and, but, while, whilst, whereas, so,
-  then, plus*; not inside a subject's name, nor between the values of a list ("vans 42, 41
+  then, plus, after, because, since, although, though*; not inside a subject's name, nor between the values of a list ("vans 42, 41
   and 47", "VAN-42 and VAN-41", "van 42 and van 41", "09:00 and 11:00" each stay in one
   clause).
 - A clause that names **one** subject is attached to it. A clause that names none is attached
@@ -41,6 +41,9 @@ _WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*['\u2019]?")
 _SENTENCE_END = re.compile(r"[.!?]+(?=\s+[^\W\d_])")
 _CLAUSE_MARK = re.compile(r"[,;]|:(?=\s)")
 CONJUNCTIONS = frozenset({"and", "but", "while", "whilst", "whereas", "so", "then", "plus"})
+# the words that open a clause of its own inside a sentence ("Westfield went on VAN-41 after QA
+# moved Lakeside to VAN-42": two clauses, one subject each)
+SUBORDINATORS = frozenset({"after", "because", "since", "although", "though"})
 
 
 def _bare(word: str) -> str:
@@ -135,7 +138,7 @@ def _sentences(text: str, subjects: tuple[Subject, ...]) -> tuple[Sentence, ...]
             cuts.append((m.start(), "sentence" if m.group() == ";" else "clause"))
     cuts += [
         (tokens[i][0], "clause")
-        for w in CONJUNCTIONS
+        for w in CONJUNCTIONS | SUBORDINATORS
         for i in at.get(w, ())
         if i not in covered and not in_numbers(i - 1, i + 1)
     ]
