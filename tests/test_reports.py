@@ -67,6 +67,8 @@ def hm(*times: str) -> frozenset[object]:
         ("13:00-14:30", [hm("13:00"), hm("14:30")]),
         ("11:30, 12:00 and 9am", [hm("11:30"), hm("12:00"), hm("09:00")]),
         ("Ｔhe van at ９:３０", [hm("09:30", "21:30")]),  # full-width digits fold to plain ones
+        ("at half two", [hm("02:30", "14:30")]),  # British: half past two
+        ("half eleven pm", [hm("23:30")]),
         # not times
         ("TRK-9 at 9", []),
         ("at 9", []),
@@ -80,6 +82,9 @@ def hm(*times: str) -> frozenset[object]:
         ("TRK-9.30", []),
         ("", []),
         ("in 2024", []),
+        ("half an hour", []),
+        ("half 2 hours", []),
+        ("half of them", []),
     ],
 )
 def test_times_are_found_however_people_write_them(text, found):
@@ -325,6 +330,11 @@ def test_the_last_report_stating_a_vehicle_counts():
         (("On its way on TRK-7.", "Sorry, I meant TRK-9."), True, False),
         # the first message stating a truck counts whatever its words
         (("TRK-7 is out of service.",), False, True),
+        # an id given a place: by a verb of doing before it, "instead" or a verb of carrying after it
+        (("TRK-7's fridge is broken.", "Used TRK-9 instead."), True, False),
+        (("TRK-7's fridge is broken.", "TRK-9 has it."), True, False),
+        (("The insulin went on TRK-9.", "TRK-7 has it now, sorry."), False, True),
+        (("The insulin went on TRK-9.", "TRK-7 is in the workshop."), True, False),
     ],
 )
 def test_a_remark_about_another_id_after_a_report_is_no_new_report(reports, passed, user_sees):
@@ -334,6 +344,18 @@ def test_a_remark_about_another_id_after_a_report_is_no_new_report(reports, pass
     ep = played(INSULIN, reports=reports)
     assert item(ep).passed is passed, item(ep).detail
     assert bool(contradicted(ep)) is user_sees, contradicted(ep)
+
+
+def test_a_report_after_an_explanation_decides_whatever_its_words():
+    """No message places its van: the last one that states one decides, as before."""
+    ep = played(
+        STT / "clinic" / "discharge-handoff-st3-easy.yaml",
+        reports=(
+            "The original handover didn't happen - VAN-2 left for an emergency call.",
+            "VAN-5 picks him up at 12:10.",
+        ),
+    )
+    assert item(ep).passed, item(ep).detail
 
 
 def test_a_crew_standing_by_after_the_report_is_a_remark():
@@ -1031,6 +1053,10 @@ HYBRID = STT / "venues" / "hybrid-tech-pulled-st1-easy.yaml"
         ("Leah is on the kit for Halden's board at 14:00.", False, "Leah"),  # another's first name
         ("Leah's on the kit.", False, "Leah"),
         ("marcus is on the kit.", False, None),  # not written as a name
+        # a surname with 's, a possessive or "is"
+        ("Confirmed - Webb's doing the kit, Grant's been moved.", True, None),
+        ("Marcus Webb's on the kit as Leah got moved.", True, None),
+        ("Grant's on the kit.", False, "grant"),
     ],
 )
 def test_a_person_is_told_by_a_first_name_no_one_else_has(report, passed, said):

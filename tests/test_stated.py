@@ -32,6 +32,11 @@ def kept(text: str) -> str:
         ("Westfield won't be late on VAN-42.", "Westfield won't be on VAN-42."),
         ("Westfield could be on VAN-42.", "Westfield could - ."),
         ("It is probably VAN-42.", "It is probably - ."),
+        # a failure is its own clause's: after a comma, a new action is the writer's and stands
+        ("TRK-7 fridge failed, sent on TRK-9.", "TRK-7 fridge failed, sent on TRK-9."),
+        ("Couldn't get you into Linate, rebooked BA582 to Malpensa.", "Couldn't , rebooked BA582 to Malpensa."),
+        ("CR-8 can't get through, CR-9 going from Garth.", "CR-8 can't , CR-9 going from Garth."),
+        ("I failed to book VAN-42.", "I failed to - ."),
         # instead of, rather than, in place of: the value after them, like a negator
         ("Insulin went on TRK-7 instead of TRK-9.", "Insulin went on TRK-7 instead of - ."),
         ("Rather than VAN-41, it is on VAN-42.", "Rather than - , it is on VAN-42."),

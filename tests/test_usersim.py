@@ -97,6 +97,10 @@ REPORT = "TRK-9 delivered the 500 doses to the downtown clinic at 06:59, cold ch
         ("It should be fine, TRK-9 left at 06:20.", True, True, (), Reply(CLEAR_ANSWER)),
         ("Hopefully it gets there in time.", False, True, (), Reply(CLEAR_ANSWER)),
         ("I think it's done.", False, False, (), Reply(CLEAR_ANSWER)),
+        # a sign-off or advice is no hedge of the report: the record decides
+        (REPORT + " I hope that helps!", True, True, (), Satisfied(DONE)),
+        (REPORT + " Probably worth a heads-up to the clinic.", True, True, (), Satisfied(DONE)),
+        (REPORT + " I hope it stays cold.", True, True, (), Reply(CLEAR_ANSWER)),  # of the outcome: a hedge
         # a second hedge is taken as the report it is: the record decides
         ("I think it's done.", True, True, ("Should be fine.",), Satisfied(DONE)),
         ("I think it's done.", False, True, ("Should be fine.",), Reply(NOTED)),

@@ -11,8 +11,8 @@ Pure functions over strings, so the rules can be read, tested and applied by han
   (``trucks 9, 4 and 7``, ``truck 9 and 4``). Whole runs only: ``TRK-9`` is not in ``TRK-90``.
 - **times**: ``09:30``, ``9.30``, ``9:30 am``, ``9.30am``, ``09h30``, ``9am``, ``0930h``,
   ``0930 hrs``, ``at 0930``, ``noon``, ``midday``, ``midnight``, ``nine o'clock``,
-  ``half past nine``, ``quarter to ten``, ``twenty past 9``, ``nine thirty``; ISO timestamps
-  give their time. A 12-hour time without am/pm (``9:30``, ``half past nine``) stands for both
+  ``half past nine``, ``half nine`` (British: half past), ``quarter to ten``, ``twenty past 9``,
+  ``nine thirty``; ISO timestamps give their time. A 12-hour time without am/pm (``9:30``, ``half past nine``) stands for both
   09:30 and 21:30; a two-digit 24-hour hour (``09:30``, ``21:30``) for itself. Not times: a bare
   number (``at 9``), decimals with a unit (``2.5 hours``, ``9.30 EUR``), a code (``KL1112``).
 - **dates**: ``2024-08-15``, ``15 August (2024)``, ``15th of Aug``, ``August 15``, ``Aug 15th``,
@@ -249,6 +249,10 @@ _PAST_TO = re.compile(
     r"\b(a quarter|quarter|half|twenty-five|twenty five|twenty|ten|five)\s+(past|after|to|before)\s+" + _HOUR_WORD
     + r"(?![\w:])" + _MER
 )  # fmt: skip
+# British "half two": half past two (not "half an hour", "half 2 hours", "half of")
+_HALF = re.compile(
+    r"\bhalf\s+" + _HOUR_WORD + r"(?![\w:])(?!\s*(?:hours?|hrs?|h\b|minutes?|mins?|of\b|%|kg|km|miles))" + _MER
+)
 _OCLOCK = re.compile(r"\b" + _HOUR_WORD + r"\s*o'?\s?clock\b" + _MER)
 _SPOKEN = re.compile(
     r"\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+(fifteen|thirty|forty-five|forty five|oh five)\b"
@@ -310,6 +314,8 @@ def find_times(text: str) -> list[Found]:
         if m[2] in ("to", "before"):
             hour, minutes = (hour - 1) % 12 or 12, 60 - minutes
         add(m, _twelve(hour, minutes, m[4], m[5]))
+    for m in _HALF.finditer(s):
+        add(m, _twelve(_hour(m[1]), 30, m[2], m[3]))
     for m in _SPOKEN.finditer(s):
         add(m, _twelve(_hour(m[1]), _AFTER_WORDS[m[2]], m[3], m[4]))
     for m in _OCLOCK.finditer(s):

@@ -69,8 +69,9 @@ class Resolved:
         if self.kind == "date":
             return facts.find_dates(text)
         ws = facts.words(text)
-        if self.kind == "person":
-            found = [facts.Found(frozenset({r}), r) for r in self.rivals if r in ws]
+        if self.kind == "person":  # (a possessive too: "Webb's on the kit", "Qureshi's list")
+            owned = {w.removesuffix("'s") for w in ws if w.endswith("'s")}
+            found = [facts.Found(frozenset({r}), r) for r in self.rivals if r in ws or r in owned]
             return found + _by_first_name(self._first, text) if self._first else found
         return [facts.Found(frozenset({" ".join(r)}), " ".join(r)) for r in self.rivals if facts.phrase_in(r, ws)]
 

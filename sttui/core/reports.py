@@ -48,7 +48,7 @@ from sttui.core import facts
 from sttui.core.attach import Clause, sentences
 from sttui.core.report_claims import Mismatch, _record, _tell_items, all_claims, claims
 from sttui.core.report_facts import Resolved, resolve
-from sttui.core.stated import stated_text
+from sttui.core.stated import DOING, stated_text
 
 if TYPE_CHECKING:
     from sttui.core.episode import Episode
@@ -206,26 +206,31 @@ def _counted(fact: Resolved, text: str) -> list[facts.Found]:
 
 
 def judge_fact(fact: Resolved, messages: list[_Msg], others: Iterable[Resolved] = ()) -> Told:
-    """The last message that states a value of the fact decides. A later message's remark
-    about a value (``_placed``: "FYI TRK-7 is out of service") is no report: the message before
-    it that states one decides; the first message stating any decides whatever its words."""
+    """The last message that states a value of the fact decides. But a later message's remark
+    about a value (not ``_placed``: "FYI TRK-7 is out of service") is no report when an earlier
+    message placed one: that earlier message decides."""
     others = list(others)
-    first: Told | None = None
+    last: Told | None = None
     for i in range(len(messages) - 1, -1, -1):
         said = states(fact, messages[i].text, others)
         if said is None:
             continue
         ok, rivals, subject = said
         conflict = ", ".join(rivals) + (f" for {subject}" if subject else "")
-        first = Told(ok, messages[i].seq, fact.shown if ok else conflict, i)
+        told = Told(ok, messages[i].seq, fact.shown if ok else conflict, i)
         if subject or _placed(fact, messages[i].text, ok, rivals):
-            return first
-    return first or Told(False, None, None)
+            return told
+        last = last or told
+    return last or Told(False, None, None)
 
 
-def _stated_before(fact: Resolved, messages: list[_Msg], others: list[Resolved]) -> bool:
-    """Whether a message before the last states a value of the fact."""
-    return any(states(fact, m.text, others) is not None for m in messages[:-1])
+def _placed_before(fact: Resolved, messages: list[_Msg], others: list[Resolved]) -> bool:
+    """Whether a message before the last places a value of the fact (``_placed``)."""
+    for m in messages[:-1]:
+        said = states(fact, m.text, others)
+        if said is not None and (said[2] or _placed(fact, m.text, said[0], said[1])):
+            return True
+    return False
 
 
 # the words that give the id after them a place in the report ("went on TRK-7", "it's TRK-7",
@@ -233,19 +238,28 @@ def _stated_before(fact: Resolved, messages: list[_Msg], others: list[Resolved])
 # ("FYI TRK-7 is out of service", "I've flagged TRK-7 to the workshop")
 _PLACING = frozenset({"on", "onto", "in", "into", "to", "with", "by", "via", "aboard", "at", "for", "from", "is", "s",
                       "are", "was", "were", "be", "been", "now", "meant", "instead", "actually", "correction",
-                      "sorry", "rather"})  # fmt: skip
-_BEFORE_VALUE = frozenset({"the", "a", "an", "number", "no", "nr"})  # (between a placing word and its value)
-_WORD_BEFORE = re.compile(r"([^\W\d_]+)[^\w]*$")
+                      "sorry", "rather", "used", "using", "took", "taking", "chose", "picked", "has", "have"}
+                     | DOING)  # fmt: skip
+_CLAUSE_MARK = re.compile(r"[;:.!?()]|\s[-\u2013\u2014]\s")
+_WORDS = re.compile(r"[^\W\d_]+")
+# after the id: "instead" within its clause, or a verb of carrying it out ("CR-14 is on Hawthorn",
+# "VAN-5 picks him up", "TRK-9 has it"; not "is standing by", "is out of service", "left for")
+_PLACING_AFTER = re.compile(
+    r"(?:(?:\s+[^\W\d_]+){0,4}?\s+instead\b"
+    r"|\s*(?:'s|\s+is|\s+are|\s+was|\s+will|\s+now|\s+also)*\s+(?:on|onto|aboard|with|has|have|had|took|takes|"
+    r"taking|picks|picked|collects|collected|carries|carried|carrying|covers|covered|covering|runs|running|goes|"
+    r"going|went|heading|gets|got|brings|bringing|does|doing|did)\b)"
+)
 
 
 def _placed(fact: Resolved, text: str, ok: bool, rivals: list[str]) -> bool:
     """Whether a message states the value it gives the fact (the expected one when ``ok``,
-    else ``rivals``) as the fact's: written after one of ``_PLACING`` (with an article, an alias
-    word or "number" between), not only remarked on. Ids only: a time, a date or a name is
-    given a place in more ways than a few words can say ("runs 14:30", "Jun Park")."""
+    else ``rivals``) as the fact's: one of ``_PLACING`` among the three words before it in its
+    clause ("on TRK-7", "to the nonstop AA1100"), or a verb of carrying it out after it
+    (``_PLACING_AFTER``), not only remarked on. Ids only: a time, a date or a name is given a
+    place in more ways than a few words can say ("runs 14:30", "Jun Park")."""
     if fact.kind != "id" or fact._ids is None:
         return True
-    aliases = set(fact._ids.aliases)
     stated = stated_text(text)
     folded = facts.fold(stated)
     if ok:
@@ -254,14 +268,10 @@ def _placed(fact: Resolved, text: str, ok: bool, rivals: list[str]) -> bool:
         w = facts.fold(written)
         start = folded.find(w)
         while start >= 0:
-            before = folded[max(0, start - 80) : start]  # (a few words back: not the whole message again)
-            for _ in range(3):  # back over "the", "truck", "no."
-                m = _WORD_BEFORE.search(before)
-                if m is None or (m.group(1) not in _BEFORE_VALUE and m.group(1) not in aliases):
-                    break
-                before = before[: m.start()]
-            m = _WORD_BEFORE.search(before)
-            if m is not None and m.group(1) in _PLACING:
+            before = _CLAUSE_MARK.split(folded[max(0, start - 80) : start])[-1]  # (its clause, a few words back)
+            if not _PLACING.isdisjoint(_WORDS.findall(before)[-3:]):  # "on TRK-7", "to the nonstop AA1100"
+                return True
+            if _PLACING_AFTER.match(folded, start + len(w)):  # "TRK-9 took it instead", "CR-14 is on Hawthorn"
                 return True
             start = folded.find(w, start + 1)
     return False
@@ -341,7 +351,7 @@ def message_mismatches(episode: Episode, text: str) -> list[Mismatch]:
             said = states(fact, text, resolved)
             if said is None or said[0]:
                 continue
-            if not said[2] and not _placed(fact, text, False, said[1]) and _stated_before(fact, messages(), resolved):
+            if not said[2] and not _placed(fact, text, False, said[1]) and _placed_before(fact, messages(), resolved):
                 continue  # a remark about another value after a report ("FYI TRK-7 is out of service")
             out.append(Mismatch(fact.name, fact.shown, ", ".join(said[1]), None, fact.kind, said[2]))
     return out + claims(episode, text)

@@ -147,7 +147,7 @@ def stated_text(text: str) -> str:
         offered = _proposed(words)
         if offered is not None:
             spans.append((offered, start + len(sentence)))
-        undone = _undone(words)
+        undone = _undone(words, text)
         if undone:
             stops = _stops(marks, words, start + len(sentence))
             spans += [(a, _reach(a, stops, start + len(sentence))) for a in undone]
@@ -336,7 +336,12 @@ _PRONOUNS = frozenset({"i", "we", "it", "they", "he", "she", "that", "this", "ev
 _FINITE = frozenset(
     {"is", "are", "was", "were", "am", "it's", "that's", "stays", "stay", "remains", "remain", "goes", "sits"}
     | {"has", "have", "had", "keeps", "holds", "leaves", "runs", "travels", "rides"}
+    | {"going", "heading", "coming", "taking", "carrying", "covering", "running", "travelling", "traveling"}
 )
+# the past forms among the verbs of doing: a clause after a comma that opens with one is a new
+# action of the writer's, not the denied one's list going on ("Couldn't get you into Linate,
+# rebooked BA582 to Malpensa")
+_DONE = frozenset(w for w in DOING if w.endswith("ed") or w in ("put", "sent", "got"))
 # "isn't assigned to VAN-41": a state denied, its value right after it (the negation rule above)
 _BE_NOT = frozenset({"isn't", "aren't", "wasn't", "weren't", "ain't"})
 _BE = frozenset(
@@ -388,8 +393,8 @@ def _stops(marks: list[tuple[int, str]], words: list[tuple[int, int, str]], sent
         if n == len(words):
             continue
         until = bisect_left(starts, marks[k + 1][0] if k + 1 < len(marks) else sentence_end)
-        if _turns(words, n) or any(words[m][2] in _FINITE for m in range(n, until)):
-            out.append(at)
+        if _turns(words, n) or words[n][2] in _DONE or any(words[m][2] in _FINITE for m in range(n, until)):
+            out.append(at)  # (a clause opening with a thing done is the writer's new action: "…, rebooked BA582")
     out += [a for n, (a, _, w) in enumerate(words) if n and ((w == "and" and _turns(words, n)) or w in REASONS)]
     return sorted(out)
 
@@ -404,9 +409,10 @@ def _reach(at: int, stops: list[int], sentence_end: int) -> int:
     return stops[i] if i < len(stops) else sentence_end
 
 
-def _undone(words: list[tuple[int, int, str]]) -> list[int]:
+def _undone(words: list[tuple[int, int, str]], text: str) -> list[int]:
     """Where an action the writer says was not done, failed or is yet to be done starts: the
-    verb after a negator or a failure ("haven't put", "unable to book", "tried to move"),
+    verb after a negator or a failure ("haven't put", "unable to book", "tried to move"), with
+    no clause mark between ("TRK-7's fridge failed, sent on TRK-9": the failure is the fridge's),
     and "I will"/"we'll" with a verb of doing ("I'll move Westfield to VAN-42")."""
     out: list[int] = []
     for i, (_, _, w) in enumerate(words):
@@ -419,7 +425,7 @@ def _undone(words: list[tuple[int, int, str]]) -> list[int]:
                 if words[j][2] == "to" and words[j - 1][2] in _NEEDING:
                     break  # "didn't have to move it": nothing needed doing, not a failure
                 j += 1
-            if j < len(words) and words[j][2] in DOING:
+            if j < len(words) and words[j][2] in DOING and not _cut(text, words, i, j):
                 out.append(words[j][0])
         elif (w in FIRST_PERSON and _believes(words, i + 1)) or (w in ("i'm", "we're") and _unsure(words, i + 1)):
             # "I think Westfield is on VAN-42", "I'm not sure whether…": a belief, not a report;
@@ -432,6 +438,14 @@ def _undone(words: list[tuple[int, int, str]]) -> list[int]:
             if j < len(words) and words[j][2] in INTENDED:
                 out.append(words[i][0])
     return out
+
+
+_CUT_BETWEEN = re.compile(r"[,;:()]|\s[-\u2013\u2014]\s")
+
+
+def _cut(text: str, words: list[tuple[int, int, str]], i: int, j: int) -> bool:
+    """Whether a clause mark stands between the words ``i`` and ``j``."""
+    return any(_CUT_BETWEEN.search(text, words[k][1], words[k + 1][0]) for k in range(i, j))
 
 
 def _believes(words: list[tuple[int, int, str]], j: int) -> bool:

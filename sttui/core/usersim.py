@@ -234,6 +234,17 @@ def announces_more_work(message: str) -> bool:
 
 @functools.lru_cache(maxsize=4096)
 def hedge(message: str) -> str | None:
-    """The first hedge marker the message contains (whole words), or None."""
-    text = normalise(message)
+    """The first hedge marker the message contains (whole words), or None. A sign-off or a
+    piece of advice is no hedge of the report (``NOT_HEDGES``: "I hope that helps!",
+    "Probably worth a heads-up to Halden.")."""
+    text = NOT_HEDGES.sub(" ", normalise(message))
     return next((m for m in HEDGE_MARKERS if _has(text, m)), None)
+
+
+# what hedge markers say in sign-offs and advice, not of the report
+NOT_HEDGES = re.compile(
+    r"(?<!\w)(?:(?:i )?hope (?:that|this|it) helps"
+    r"|i hope (?:you|you're|you are|all is|that's (?:ok|okay|alright|all right|fine))"
+    r"|(?:probably|maybe|perhaps|might be|may be|could be) worth"
+    r"|i think (?:that's|that is) (?:everything|all|it))(?!\w)"
+)
