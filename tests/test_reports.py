@@ -676,6 +676,41 @@ def test_sent_claims_a_dispatch(plan, report, claimed):
         assert len(claims) == 1 and claimed in claims[0], claims
 
 
+AIR = STT / "air-travel"
+
+
+@pytest.mark.parametrize(
+    ("path", "plan", "skip", "report", "claimed"),
+    [
+        # a passive without its be is said of the words before it: the world may have done it
+        (AIR / "linate-closure-s2-easy.yaml", "solution", "", "BA576 cancelled (Linate closed for fog).", None),
+        (INSULIN, "naive_plan", "", "TRK-9 dispatched at 06:20.", "a successful dispatch call naming TRK-9"),
+        # … and of what no record is: a call of the tool must have succeeded
+        (AIR / "held-fare-ttl-t1-medium.yaml", "solution", "add_frequent_flyer", "Miles & More number added.",
+         "a successful add_frequent_flyer call"),
+        (AIR / "held-fare-ttl-t1-medium.yaml", "solution", "", "Miles & More number added.", None),
+        # a passive's subject is its own, and a clause with a verb of its own is no claim's object
+        (AIR / "dfw-crew-timeout-st2-medium.yaml", "solution", "",
+         "Switched to AA1100, you're checked in and bag AA604417 is rerouted too.", None),
+        (AIR / "dfw-crew-timeout-st2-medium.yaml", "solution", "", "You're checked in and bag AA604417 goes with you.",
+         None),
+        # what a message was about is not whom it went to
+        (AIR / "kilimanjaro-interline-st3-hard.yaml", "solution", "",
+         "I've texted Michael about his bag BA731456 which never left JFK.", None),
+    ],
+)  # fmt: skip
+def test_a_claim_is_of_its_own_words(path, plan, skip, report, claimed):
+    ep = played(path, plan, reports=(report,), skip=skip)
+    claims = [m.expected for m in report_mismatches(ep) if m.kind == "claim"]
+    assert claims == ([] if claimed is None else [claimed]), claims
+
+
+def test_the_letters_of_an_id_are_no_name():
+    from sttui.core.report_names import written_as_names
+
+    assert written_as_names("The old Elm Park van is off and VAN-3 collects her.") == {"elm", "park"}
+
+
 PASSIVE_FALSE = [
     ("The insulin has been dispatched on TRK-9.", "a successful dispatch call naming TRK-9"),
     ("Your insulin is dispatched on TRK-9.", "a successful dispatch call naming TRK-9"),

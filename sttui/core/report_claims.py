@@ -412,17 +412,22 @@ def _candidates(rec: _Record, text: str) -> list[_Clause]:
             opening = _implied_subject(clause, rec.verbs)
             implied = opening is not None
             claiming: list[tuple[int, set[str], bool]] = []
-            for at, tools in verbs:
+            heads: set[int] = set()  # the verbs of passives without their be
+            for n, (at, tools) in enumerate(verbs):
                 # with no subject, the opening verb claims, and a verb joined to it ("… and
-                # rebooked you"); not one with a subject of its own ("and BA576 was cancelled")
-                subject = any(t in _SUBJECTS for t in clause[:at]) or (
+                # rebooked you"); not one with a subject of its own ("and BA576 was cancelled");
+                # a passive's subject is its own, not a subject before an earlier verb ("you're
+                # checked in and bag AA604417 is rerouted": the bag is)
+                since = verbs[n - 1][0] + 1 if n and _passive(clause, at) else 0
+                subject = any(t in _SUBJECTS for t in clause[since:at]) or (
                     implied and (at == opening or clause[at - 1] in _LEAD_INS)
                 )
                 # passive: "SHP-1 was dispatched", "Grace is booked and notified"
+                reduced = not subject and not claiming and _reduced(clause, at, rec.verbs)
                 passive = not subject and (
                     _passive(clause, at)
                     or bool(claiming and claiming[-1][2] and clause[at - 1] in ("and", "then"))
-                    or (not claiming and _reduced(clause, at, rec.verbs))
+                    or reduced
                 )
                 if not (subject or passive) or statements._negated(clause, at) or clause[at + 1 : at + 2] == ["by"]:
                     continue
@@ -436,16 +441,20 @@ def _candidates(rec: _Record, text: str) -> list[_Clause]:
                 claimed = {t for t in tools if t not in needs or needs[t].intersection(after)}
                 if claimed:
                     claiming.append((at, claimed, passive))
+                    if reduced:
+                        heads.add(at)
             # each claim runs from its subject (or its verb) to where the next one begins
             starts = [
-                _claim_start(clause, at, passive, implied and at == opening, claiming[k - 1][0] if k else -1)
+                0
+                if at in heads  # a passive without its be: from the words it is said of ("BA576 cancelled")
+                else _claim_start(clause, at, passive, implied and at == opening, claiming[k - 1][0] if k else -1)
                 for k, (at, _, passive) in enumerate(claiming)
             ]
             carried, begun = set[str](), -1
             for k, (at, claimed, passive) in enumerate(claiming):
                 lo = starts[k] if begun < 0 else begun
                 hi = starts[k + 1] if k + 1 < len(claiming) else len(clause)
-                end = hi
+                end = _own_end(clause, at, hi, at in heads)
                 while end > at + 1 and clause[end - 1] in _TRAILING:  # "… Byrne and" | "texted him"
                     end -= 1
                 claimed = claimed | carried
@@ -461,6 +470,28 @@ def _candidates(rec: _Record, text: str) -> list[_Clause]:
 
 
 _JOINS = frozenset({"and", "then", "&"})
+# what a message is about, not whom it went to ("texted Michael about his bag BA731456")
+_ABOUT = frozenset({"about", "re", "regarding", "concerning"})
+# a verb of a clause of its own after "and" ("You're checked in and bag AA604417 goes with you")
+_OWN_VERBS = frozenset(
+    {"is", "are", "was", "were", "goes", "go", "stays", "remains", "leaves", "arrives", "lands", "has", "have"}
+    | {"runs", "travels", "will", "can", "gets", "takes", "comes", "sits", "it's", "that's", "he's", "she's"}
+    | {"they're", "there's", "isn't", "aren't", "wasn't"}
+)
+
+
+def _own_end(clause: list[str], at: int, hi: int, reduced: bool = False) -> int:
+    """Where the claim of the verb at ``at`` ends, before ``hi``: at what a message is about
+    (``_ABOUT``), or at an "and", "but" or "so" that opens a clause with a verb of its own; a
+    passive without its be ("old van cancelled and VAN-3 collects her") at any of them."""
+    for j in range(at + 1, hi):
+        if clause[j] in _ABOUT:
+            return j
+        if clause[j] in ("and", "but", "so") and (reduced or any(t in _OWN_VERBS for t in clause[j + 1 : hi])):
+            return j
+    return hi
+
+
 # what may stand between a subject and its verb ("I've also texted him", "we then rebooked you")
 _NEAR = _LEAD_INS | _BETWEEN | _BE | {"had"}
 _TRAILING = _LEAD_INS | _BE | _BETWEEN  # not part of a claim's objects: "… and has been" | "told"
@@ -522,9 +553,15 @@ def _claimed(rec: _Record, text: str) -> list[tuple[str, set[str], set[object], 
                     firsts = written_as_names(text, first=True)
                 subject = {rec.names[w] for t in head if (w := t.removesuffix("'s")) in firsts and w in rec.names}
             words = [t for t in head if t not in _NEAR]
-            if not subject and not words and last:  # "Tomasz is booked … and has been texted": Tomasz
-                subject = set(last)
-            unnamed = not subject and all(t in _PRONOUN_SUBJECTS for t in words)
+            if firsts is None:
+                firsts = written_as_names(text, first=True)
+            if not subject and last and firsts.isdisjoint(words):  # "Tomasz is booked … and has been
+                subject = set(last)  # texted", "Tomasz booked, details texted to him": Tomasz
+            # said of no one, or (without its be) of what no record is: "Miles & More number added"
+            unnamed = not subject and (
+                all(t in _PRONOUN_SUBJECTS for t in words)
+                or (not _passive(clause, verb) and not _ids_named(rec, clause))
+            )
             last = set(subject) if subject else last
         if not ids and rec.names:
             if capitals is None:

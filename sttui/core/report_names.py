@@ -126,14 +126,17 @@ def named_in(value: Any, keys: frozenset[str], out: set[str]) -> set[str]:
 
 
 def written_as_names(text: str, first: bool = False) -> set[str]:
-    """The words of a message written as a name is: with a capital, and not where every word
-    has one (a sentence's first word; ``first``: that too)."""
+    """The words of a message written as a name is: with a capital, not the letters of an id,
+    and not where every word has one (a sentence's first word; ``first``: that too)."""
     out: set[str] = set()
     for sentence in SENTENCE.split(text):
         for i, m in enumerate(WORD.finditer(sentence)):
-            if (i or first) and m.group()[0].isupper():
+            if (i or first) and m.group()[0].isupper() and not _IN_ID.match(sentence, m.end()):
                 out.add(facts.fold(m.group()))
     return out
+
+
+_IN_ID = re.compile(r"[-_/#]?\d")  # the letters of an id ("VAN" of VAN-3) are no name
 
 
 def per_task(cache: dict[int, tuple[Any, Any]], task: Any, read: Callable[[Any], Any]) -> Any:
