@@ -694,6 +694,11 @@ AIR = STT / "air-travel"
          "Switched to AA1100, you're checked in and bag AA604417 is rerouted too.", None),
         (AIR / "dfw-crew-timeout-st2-medium.yaml", "solution", "", "You're checked in and bag AA604417 goes with you.",
          None),
+        # "she" is a person: not the Keynote named before it
+        (STT / "venues" / "keynote-train-late-t3-easy.yaml", "solution", "",
+         "Train's late, moved her car to 09:50. Keynote confirmed 10:30, she's been told.", None),
+        (STT / "venues" / "keynote-train-late-t3-easy.yaml", "solution", "notify",
+         "Train's late, moved her car to 09:50. Keynote confirmed 10:30, she's been told.", "a successful notify call"),
         # what a message was about is not whom it went to
         (AIR / "kilimanjaro-interline-st3-hard.yaml", "solution", "",
          "I've texted Michael about his bag BA731456 which never left JFK.", None),

@@ -29,6 +29,7 @@ from sttui.core.report_names import (
     ids_in,
     named_in,
     names,
+    people,
     per_task,
     written_as_names,
 )
@@ -262,6 +263,7 @@ class _Record:
         self.seen = 0  # view items read
         self.verbs = _claim_verbs_of(episode.tools)
         self.names = names(episode.task)
+        self.people = people(episode.task)
         self.id_names = id_names(episode.task)
         self.named = frozenset(self.names.values())  # the keys of the records they name
         self.words = f"{episode.task.query}\n{episode.task.user.goal}"
@@ -577,7 +579,10 @@ def _claimed(rec: _Record, text: str) -> list[tuple[str, set[str], set[object], 
                     lo = max(0, at - _WINDOW)
                     cut = max(text.rfind(mark, lo, at) for mark in (". ", "! ", "? ", "\n"))
                     before = text[cut + 1 if cut >= 0 else lo : at]
-                    ids.update(rec.names[w] for w in written_as_names(before, first=True) if w in rec.names)
+                    named = [rec.names[w] for w in written_as_names(before, first=True) if w in rec.names]
+                    if _PERSONAL.intersection(clause):  # he, she, him, her: a person ("Keynote confirmed, she's…")
+                        named = [i for i in named if i in rec.people]
+                    ids.update(named)
         # naming no record: a claim of it done to the user ("texted you"), when made by the writer
         to_you = not passive and clause[verb + 1 : verb + 2] in _TO_YOU and clause[verb] not in _SAID
         # … or of the user, or of someone no name explains ("You're checked in."; "She's been texted.")
@@ -598,6 +603,7 @@ def _ids_named(rec: _Record, words: list[str]) -> set[object]:
 
 
 _PRONOUN_SUBJECTS = frozenset({"he", "she", "they", "they've", "he's", "she's", "they're"})
+_PERSONAL = frozenset({"he", "she", "he's", "she's", "him", "her", "his"})
 _YOU = frozenset({"you", "you're", "you've"})
 # a claim's first object naming no record: the user, or someone no name names ("texted him")
 _TO_YOU = (["you"], ["your"], ["him"], ["her"], ["them"])

@@ -90,6 +90,27 @@ def _read_names(task: Any) -> dict[str, str]:
     )
 
 
+_PEOPLE: dict[int, tuple[Any, frozenset[str]]] = {}
+_NAME_WORD = re.compile(r"[^\W\d_]+(?:['\u2019-][^\W\d_]+)*")  # O'Neill, Smith-Jones
+
+
+def people(task: Any) -> frozenset[str]:
+    """The keys of the records whose name is a person's: with a title ("Dr Funmi Adeyemi"), or
+    two or three words each with a capital and no digit ("Kwame Osei"); not "Open Data Summit -
+    opening keynote". What *he* and *she* may stand for. Read once per task."""
+    return per_task(_PEOPLE, task, _read_people)
+
+
+def _read_people(task: Any) -> frozenset[str]:
+    out = set()
+    for canon, name in _named_records(task):
+        words = _NAME_PART.sub(" ", name).split()
+        titled = any(w.lower().rstrip(".") in facts.TITLES for w in words)
+        if titled or (2 <= len(words) <= 3 and all(w[:1].isupper() and _NAME_WORD.fullmatch(w) for w in words)):
+            out.add(canon)
+    return frozenset(out)
+
+
 _ID_NAMES: dict[int, tuple[Any, dict[str, str]]] = {}
 
 
