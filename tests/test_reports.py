@@ -677,6 +677,7 @@ def test_sent_claims_a_dispatch(plan, report, claimed):
 
 
 AIR = STT / "air-travel"
+LOGISTICS = STT / "logistics"
 
 
 @pytest.mark.parametrize(
@@ -699,6 +700,26 @@ AIR = STT / "air-travel"
          "Train's late, moved her car to 09:50. Keynote confirmed 10:30, she's been told.", None),
         (STT / "venues" / "keynote-train-late-t3-easy.yaml", "solution", "notify",
          "Train's late, moved her car to 09:50. Keynote confirmed 10:30, she's been told.", "a successful notify call"),
+        # the world tells no one: a passive of a message needs the message sent
+        (STT / "venues" / "keynote-train-late-t3-easy.yaml", "solution", "notify",
+         "Car moved to 09:50. Keynote confirmed for 10:30 and Dr Adeyemi has been told.",
+         "a successful notify call naming SP-ADEYEMI"),
+        # "all three", "both": people no name names, as "you" is
+        (STT / "clinic" / "kings-bridge-closure-s3-hard.yaml", "solution", "notify_patient", "I've texted all three.",
+         "a successful notify_patient call"),
+        (STT / "clinic" / "kings-bridge-closure-s3-hard.yaml", "solution", "notify_patient",
+         "All three residents have been texted.", "a successful notify_patient call"),
+        (STT / "grid" / "derw-bridge-landslip-s3-hard.yaml", "solution", "",
+         "Hafod: CR-122 from Nant (Derw Bridge and the mountain road are both closed), back at 11:24.", None),
+        # a verb alone, its subject the writer's, or one it is joined to
+        (AIR / "held-fare-ttl-t1-medium.yaml", "solution", "", "Ticketed, checked in, 14A window on LH1232.", None),
+        (AIR / "held-fare-ttl-t1-medium.yaml", "solution", "ticket_booking", "Ticketed.",
+         "a successful ticket_booking call"),
+        (AIR / "linate-closure-s2-easy.yaml", "solution", "check_in", "You're on BA582 at 14:20 and checked in.",
+         "a successful check_in call naming BA-582"),
+        (AIR / "linate-closure-s2-easy.yaml", "solution", "", "You're on BA582 at 14:20 and checked in.", None),
+        (LOGISTICS / "chemo-release-slip-t3-hard.yaml", "solution", "", "QA pushed all releases back, so I re-planned.",
+         None),
         # what a message was about is not whom it went to
         (AIR / "kilimanjaro-interline-st3-hard.yaml", "solution", "",
          "I've texted Michael about his bag BA731456 which never left JFK.", None),

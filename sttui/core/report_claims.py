@@ -495,7 +495,7 @@ def _own_end(clause: list[str], at: int, hi: int, reduced: bool = False) -> int:
 
 
 # what may stand between a subject and its verb ("I've also texted him", "we then rebooked you")
-_NEAR = _LEAD_INS | _BETWEEN | _BE | {"had"}
+_NEAR = _LEAD_INS | _BETWEEN | _BE | {"had", "re"}  # ("re" of "re-planned", written with its hyphen)
 _TRAILING = _LEAD_INS | _BE | _BETWEEN  # not part of a claim's objects: "… and has been" | "told"
 
 
@@ -524,6 +524,8 @@ def _claim_start(clause: list[str], at: int, passive: bool, opening: bool, prev:
             return i
         if clause[i] not in _NEAR:
             break
+    if prev < 0 and at and clause[at - 1] in _JOINS:  # "You're on BA582 and checked in": of its subject
+        return next((i for i in range(at) if clause[i] in _SUBJECTS), at)
     return at
 
 
@@ -562,6 +564,7 @@ def _claimed(rec: _Record, text: str) -> list[tuple[str, set[str], set[object], 
             # said of no one, or (without its be) of what no record is: "Miles & More number added"
             unnamed = not subject and (
                 all(t in _PRONOUN_SUBJECTS for t in words)
+                or not _EVERYONE.isdisjoint(head[: next((i for i, t in enumerate(head) if t in _HAVE_BE), len(head))])
                 or (not _passive(clause, verb) and not _ids_named(rec, clause))
             )
             last = set(subject) if subject else last
@@ -583,8 +586,10 @@ def _claimed(rec: _Record, text: str) -> list[tuple[str, set[str], set[object], 
                     if _PERSONAL.intersection(clause):  # he, she, him, her: a person ("Keynote confirmed, she's…")
                         named = [i for i in named if i in rec.people]
                     ids.update(named)
-        # naming no record: a claim of it done to the user ("texted you"), when made by the writer
+        # naming no record: a claim of it done to the user ("texted you"), when made by the writer,
+        # or with nothing after its verb when the writer is its only subject ("Ticketed, checked in")
         to_you = not passive and clause[verb + 1 : verb + 2] in _TO_YOU and clause[verb] not in _SAID
+        to_you = to_you or (not passive and _bare(clause, verb))
         # … or of the user, or of someone no name explains ("You're checked in."; "She's been texted.")
         anyone = unnamed or (any(t in _YOU for t in clause[:verb]) and clause[verb : verb + 1] != ["told"])
         if ids or to_you or anyone:
@@ -592,6 +597,11 @@ def _claimed(rec: _Record, text: str) -> list[tuple[str, set[str], set[object], 
             pos = pos if at is None else at + 1
             out.append((quote, claimed, ids, subject))
     return out
+
+
+def _bare(clause: list[str], verb: int) -> bool:
+    """A subjectless verb with nothing after it but a particle: "Ticketed", "checked in"."""
+    return all(t in _LEAD_INS for t in clause[:verb]) and all(t in ("in", "out", "up") for t in clause[verb + 1 :])
 
 
 def _ids_named(rec: _Record, words: list[str]) -> set[object]:
@@ -606,7 +616,10 @@ _PRONOUN_SUBJECTS = frozenset({"he", "she", "they", "they've", "he's", "she's", 
 _PERSONAL = frozenset({"he", "she", "he's", "she's", "him", "her", "his"})
 _YOU = frozenset({"you", "you're", "you've"})
 # a claim's first object naming no record: the user, or someone no name names ("texted him")
-_TO_YOU = (["you"], ["your"], ["him"], ["her"], ["them"])
+_TO_YOU = (["you"], ["your"], ["him"], ["her"], ["them"], ["all"], ["both"], ["everyone"], ["everybody"], ["each"])
+# words that say a claim is of several people no name names ("All three residents have been texted")
+_EVERYONE = frozenset({"all", "both", "everyone", "everybody", "each", "every"})  # (before the verb's be or have:
+_HAVE_BE = _BE | {"have", "has", "had"}  # "the road and the bridge are both closed" is of the road)
 # verbs of conversation, too: "as I told you" is about the chat, not a message sent
 _SAID = frozenset({"told", "informed"})
 
@@ -694,7 +707,8 @@ def _unsupported(rec: _Record, text: str, seq: int | None) -> list[Mismatch]:
             continue
         if not ids and any(tool in rec.done for tool in claimed):  # "I've texted you": one was sent
             continue
-        if subject is not None and rec.happened(subject, ids, claimed):  # not said to be the writer's doing
+        told = all(t.split("_", 1)[0].lower() == "notify" for t in claimed)  # (the world tells no one)
+        if subject is not None and not told and rec.happened(subject, ids, claimed):  # not the writer's doing
             continue
         shown = ", ".join(sorted(map(str, ids)))
         out.append(
