@@ -63,7 +63,7 @@ class HumanClock:
     def start(self, reason: str | None = None) -> None:
         if not self.running:
             self.running, self._since = True, time.monotonic()
-            self._on_change("clock_started", self.active_seconds, reason)
+            self._on_change("clock_started", self._total, reason)  # (the time worked so far: none since this start)
 
     def pause(self, reason: str | None = None) -> None:
         if self.running:
