@@ -821,7 +821,7 @@ def test_every_bundled_operation_claimed_by_the_name_of_what_it_acted_on_is_supp
     """Across every bundled stt domain: "I've <verb> <Name>." for each record (named in the
     state) a successful operation of the solution named is supported; naming by the same verb a
     record no successful operation named or held is a claim the record does not support."""
-    from sttui.core import report_claims, report_names
+    from sttui.core import claim_verbs, report_claims, report_names
 
     honest = false = 0
     for path in sorted(STT.glob("*/*.yaml")):
@@ -849,9 +849,9 @@ def test_every_bundled_operation_claimed_by_the_name_of_what_it_acted_on_is_supp
         touched = set().union(*acted.values()) if acted else set()
         for tool, keys in acted.items():
             first, _, rest = tool.partition("_")
-            verb = sorted(report_claims.past_forms(first))[0]
+            verb = sorted(claim_verbs.past_forms(first))[0]
             # an ambiguous verb claims with its tool's next word after it ("checked Ana in")
-            tail = f" {rest.split('_')[0]}" if first in report_claims._AMBIGUOUS_VERBS else ""
+            tail = f" {rest.split('_')[0]}" if first in claim_verbs._AMBIGUOUS_VERBS else ""
             for key in sorted(keys):
                 said = f"I've {verb} {word_of[key].title()}{tail}."
                 assert not report_claims.claims(ep, said), (path.stem, said)

@@ -230,10 +230,10 @@ def test_an_items_dict_is_dataclasses_asdict():
 def test_the_claim_verbs_made_once_are_those_made_afresh():
     """The record's verbs of completion (``tell`` items' unsupported claims) are made once per
     set of tools: the same as ``claim_verbs`` on every bundled environment's tools."""
-    from sttui.core import report_claims
+    from sttui.core import claim_verbs
 
     assert len({t.env_cls for t in _TASKS}) >= 5
     for loaded in _TASKS:
         tools = loaded.env_cls.tool_specs
-        assert report_claims._claim_verbs_of(tools) == report_claims.claim_verbs(tools), loaded.id
-        assert report_claims._claim_verbs_of(tools) is report_claims._claim_verbs_of(tools)
+        assert claim_verbs._claim_verbs_of(tools) == claim_verbs.claim_verbs(tools), loaded.id
+        assert claim_verbs._claim_verbs_of(tools) is claim_verbs._claim_verbs_of(tools)

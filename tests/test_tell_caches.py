@@ -19,7 +19,7 @@ import pytest
 
 from sttui.bridges.episodes import Stepper, baseline_actions, select_tasks
 from sttui.controllers.base import contradicted
-from sttui.core import report_claims, report_facts, report_names, reports
+from sttui.core import claim_verbs, report_claims, report_facts, report_names, reports
 from sttui.core.actions import EndEpisode, Reply, Say, ToolCall
 from sttui.core.checklist import evaluate_checklist
 from sttui.core.episode import Episode
@@ -38,7 +38,7 @@ def afresh(ep: Episode, work: Callable[[], T]) -> T:
     found, initial = dict(report_facts._FOUND), dict(report_facts._INITIAL_FOUND)
     report_facts._FOUND.clear()
     report_facts._INITIAL_FOUND.clear()
-    for cached in (report_claims._claim_verbs_cached, report_facts._excused, report_names.canon_if_id):
+    for cached in (claim_verbs._claim_verbs_cached, report_facts._excused, report_names.canon_if_id):
         cached.cache_clear()
     try:
         return work()

@@ -11,14 +11,21 @@ brought up to date only when a message claims something: reading every call is m
 
 from __future__ import annotations
 
-import functools
 import re
 import weakref
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from sttui.core import facts, statements
+from sttui.core.claim_verbs import (
+    _AMBIGUOUS_FORMS,
+    _CHANGED,
+    _PERSONS,
+    _VERB_NEEDS,
+    _claim_verbs_of,
+    _Clause,
+)
 from sttui.core.events import TRIGGER_FIRED
 from sttui.core.report_facts import Resolved, _Kept, _record_of
 from sttui.core.report_names import (
@@ -64,9 +71,6 @@ _SUBJECTS = frozenset({"i", "i've", "i'd", "we", "we've", "you", "you're", "you'
 _CONDITIONAL = frozenset(
     {"if", "unless", "once", "would", "could", "should", "might", "will", "shall", "whether", "can", "cannot", "may"}
 )
-_IRREGULAR = {"send": ("sent",), "hold": ("held",), "tell": ("told",), "make": ("made",), "put": ("put",),
-              "set": ("set",), "give": ("gave", "given"), "take": ("took", "taken"), "get": ("got", "gotten"),
-              "pay": ("paid",), "buy": ("bought",), "find": ("found",), "leave": ("left",), "run": ("ran",)}  # fmt: skip
 # words a report may open a subjectless clause with before its verb ("just texted Tomasz",
 # "have rebooked you"): the writer is its subject, as in "I just texted Tomasz"
 _LEAD_INS = frozenset(
@@ -130,116 +134,6 @@ def _implied_subject(clause: list[str], verbs: Mapping[str, object]) -> int | No
     if at == len(clause) or (clause[at] not in verbs and clause[at] not in _REPORT_VERBS):
         return None
     return None if clause[at + 1 : at + 2] == ["by"] else at
-
-
-def past_forms(verb: str) -> set[str]:
-    """The past forms of a verb a report might use: regular -ed/-d/-ied, a doubled final
-    consonant (cancelled, planned), the common irregular ones."""
-    out = set(_IRREGULAR.get(verb, ()))
-    if verb.endswith("e"):
-        out.add(verb + "d")
-    elif verb.endswith("y") and len(verb) > 2 and verb[-2] not in "aeiou":
-        out.add(verb[:-1] + "ied")
-    else:
-        out.add(verb + "ed")
-        if verb[-1] not in "aeiouwxy":
-            out.add(verb + verb[-1] + "ed")
-    return out
-
-
-# The words people use for a tool's verb: "I've texted Tomasz" claims notify_patient as
-# "I've notified Tomasz" does. Only verbs whose every sense here is the tool's.
-SYNONYMS: dict[str, tuple[str, ...]] = {
-    "notify": ("text", "message", "email", "inform", "tell", "alert", "send"),
-    "book": ("reserve",),
-    "dispatch": ("despatch", "send"),  # "I've sent CR-14 from Sarn"
-    "deploy": ("send",),  # "I've sent GEN-5 over the bridge"
-    "reposition": ("send",),
-    "reroute": ("send",),  # "your bag is sent through to ORD"
-}
-# verbs of change that any operation may be ("I've moved the lecture to the Wren Theatre" is an
-# assign_room, "moved her car to 09:50" a transfer booked again, "put you on KL643" a rebooking):
-# a claim of one is supported by any operation's success naming what it names, but a check-in,
-# a confirmation's or a message's ("I moved you to 33G" after only a check-in is unsupported)
-ANY_OPERATION = ("move", "put", "switch", "swap", "shift")
-_NO_CHANGE = frozenset({"check", "confirm", "notify"})
-_CHANGED = frozenset(form for verb in ANY_OPERATION for form in past_forms(verb))
-
-
-def claim_verbs(tools: dict[str, Any]) -> dict[str, set[str]]:
-    """Past form -> the operation tools it claims (the verb is the tool name's first word,
-    with or without a "re": "booked" claims book_flight and rebook; its ``SYNONYMS``; and
-    ``ANY_OPERATION``'s verbs claim every operation but a check, a confirmation or a message)."""
-    out: dict[str, set[str]] = {}
-    for name, spec in tools.items():
-        if getattr(spec, "kind", "operation") != "operation":
-            continue
-        verb = name.split("_", 1)[0].lower()
-        stems = {verb, "re" + verb, *SYNONYMS.get(verb, ())}
-        stems |= set(ANY_OPERATION) if verb not in _NO_CHANGE else set()
-        stems |= {verb[2:]} if verb.startswith("re") and len(verb) > 4 else set()
-        for stem in stems:
-            for form in past_forms(stem):
-                out.setdefault(form, set()).add(name)
-    return out
-
-
-def _claim_verbs_of(tools: dict[str, Any]) -> _Verbs:
-    """:func:`claim_verbs`, made once per set of tool names and kinds (every episode of a task
-    would otherwise make it again); shared: read it, never change it."""
-    return _claim_verbs_cached(tuple((name, getattr(spec, "kind", "operation")) for name, spec in tools.items()))
-
-
-@functools.lru_cache(maxsize=256)
-def _claim_verbs_cached(named: tuple[tuple[str, Any], ...]) -> _Verbs:
-    return _Verbs(claim_verbs({name: _Kind(kind) for name, kind in named}), _needs(name for name, _ in named))
-
-
-# verbs that claim the tools of some verbs only with one of these words after them: "sent you a
-# text" notifies, "sent the insulin on TRK-9" does not (it dispatches: "sent CR-14 to Hawthorn")
-_PERSONS = frozenset({"you", "him", "her", "them", "me", "us"})
-_VERB_NEEDS = {
-    "sent": ({"notify"}, frozenset({"text", "texts", "sms", "message", "messages", "email", "emails", "confirmation"})),
-}
-
-
-# verbs whose plain sense is no operation ("I checked BA582": looked at it; "I confirmed it
-# leaves at 9"): a tool named by one claims only with its next word after the verb ("checked
-# you in", "checked your bags", "confirmed the hold")
-_AMBIGUOUS_VERBS = frozenset({"check", "confirm"})
-_AMBIGUOUS_FORMS = frozenset(form for verb in _AMBIGUOUS_VERBS for form in past_forms(verb) | past_forms("re" + verb))
-
-
-def _needs(names: Iterable[str]) -> dict[str, frozenset[str]]:
-    """Tool -> the words one of which a claim of it must hold after its verb (``_AMBIGUOUS_VERBS``)."""
-    out = {}
-    for name in names:
-        verb, _, rest = name.lower().partition("_")
-        if verb in _AMBIGUOUS_VERBS and rest:
-            word = rest.split("_", 1)[0]
-            out[name] = frozenset({word, word.removesuffix("s"), word + "s"})
-    return out
-
-
-class _Verbs(dict[str, set[str]]):
-    """Claim verbs (past form -> tools), with what each message text was read to claim in
-    their terms (``_candidates``): shared by every episode with the same tools. ``needs``: the
-    tools named by an ambiguous verb, and the words that make it theirs."""
-
-    def __init__(self, verbs: dict[str, set[str]], needs: dict[str, frozenset[str]]):
-        super().__init__(verbs)
-        self.needs = needs
-        self.clauses: dict[str, list[_Clause]] = {}
-
-
-# a claim of a message before ids are looked for: its words, the tools claimed, whether it is
-# quoted from its first word, whether it is passive ("Your insulin has been dispatched")
-_Clause = tuple[list[str], set[str], bool, bool]
-
-
-@dataclass(frozen=True)
-class _Kind:
-    kind: Any
 
 
 _INITIAL_IDS: dict[int, tuple[Any, frozenset[str]]] = {}
