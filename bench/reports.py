@@ -4,7 +4,8 @@ many messages, and one message checked alone (``message_mismatches``). Then one 
 of N sentences that each claim an operation (by an id, a person's name, "him" after a name, an
 accented name the quote cannot match): its claims must cost in proportion to its length (each
 clause is looked for from where the last was found, within a window), so the per-sentence
-cost at the largest N over the smallest is printed, about 1 when linear.
+cost at the largest N over the smallest is printed, about 1 when linear. Last, one message of
+100 and 400 KB of times given to five subjects (the per-KB cost ratio, about 1 when linear).
 
 Figures are CPU time, medians with their range over rounds (bench/_common.py).
 
@@ -143,6 +144,31 @@ def main() -> None:
             )
         first, last = args.sentences[0], args.sentences[-1]
         print(f"    per claim at {last:,} / at {first:,}: {each[last] / each[first]:.2f}x (linear: about 1)")
+    # a long message of times and people for five facts with subjects (each time found is checked
+    # against the times found before it: linear only when that is a lookup, not a scan)
+    sizes = {}
+    for kb in (100, 400):
+        runs = [many_times(kb * 1000, nonce) for nonce in range(3)]  # (a text of its own each: nothing cached)
+        sizes[kb] = min(timed(lambda ep=ep: evaluate_checklist(ep), 1)[0] for ep in runs)
+        print(f"  one message of {kb} KB of times for five subjects ({MANY.name}): {sizes[kb]:.2f} s")
+    print(f"    per KB at 400 / at 100: {sizes[400] / 4 / sizes[100]:.2f}x (linear: about 1)")
+
+
+MANY = ROOT / "tasks/stt/clinic/kings-bridge-closure-s3-hard.yaml"
+TIMES = "Leonard: VAN-2 collects him at 08:40. Eileen's review is moved to 11:30, VAN-1 collects her at 10:00. "
+
+
+def many_times(size: int, nonce: int = 0) -> Episode:
+    loaded = load_task(MANY)
+    ep = Episode(loaded.task, loaded.env_cls)
+    ep.start()
+    for step in loaded.task.solution:
+        if step.tool is not None:
+            ep.apply(ToolCall(step.tool, dict(step.args)))
+    if ep.turn == "user":
+        ep.apply(Reply("ok"))
+    ep.apply(Say(f"Run {nonce}. " + (TIMES * (size // len(TIMES) + 1))[:size]))
+    return ep
 
 
 if __name__ == "__main__":

@@ -91,6 +91,20 @@ def test_times_are_found_however_people_write_them(text, found):
     assert [f.values for f in facts.find_times(text)] == found
 
 
+def test_values_found_never_overlap_and_come_in_the_texts_order():
+    """``find_times``/``find_dates`` keep the first reading of a place and drop any overlapping
+    it, checking a new one against its neighbours only (a long message stays linear:
+    ``bench/reports.py``)."""
+    hits = facts._Hits()
+    for a, b in [(10, 15), (0, 5), (20, 25), (12, 14), (4, 8), (5, 10), (25, 30), (9, 21)]:
+        if hits.free(a, b):
+            hits.add(a, b, facts.Found(frozenset({a}), str(a)))
+    assert [f.written for f in hits.found] == ["0", "5", "10", "20", "25"]
+    text = "Leonard at 08:40, Eileen on 15 August at half past nine. " * 2000
+    assert [f.written for f in facts.find_times(text)][:2] == ["08:40", "half past nine"]
+    assert len(facts.find_times(text)) == 4000 and len(facts.find_dates(text)) == 2000
+
+
 @pytest.mark.parametrize(
     ("value", "minutes"),
     [
