@@ -12,7 +12,7 @@ Pure functions over strings, so the rules can be read, tested and applied by han
 - **times**: ``09:30``, ``9.30``, ``9:30 am``, ``9.30am``, ``09h30``, ``9am``, ``0930h``,
   ``0930 hrs``, ``at 0930``, ``noon``, ``midday``, ``midnight``, ``nine o'clock``,
   ``half past nine``, ``half nine`` (British: half past), ``quarter to ten``, ``twenty past 9``,
-  ``nine thirty``; ISO timestamps give their time. A 12-hour time without am/pm (``9:30``, ``half past nine``) stands for both
+  ``nine thirty``, ``five pm``; ISO timestamps give their time. A 12-hour time without am/pm (``9:30``, ``half past nine``) stands for both
   09:30 and 21:30; a two-digit 24-hour hour (``09:30``, ``21:30``) for itself. Not times: a bare
   number (``at 9``), decimals with a unit (``2.5 hours``, ``9.30 EUR``), a code (``KL1112``).
 - **dates**: ``2024-08-15``, ``15 August (2024)``, ``15th of Aug``, ``August 15``, ``Aug 15th``,
@@ -241,7 +241,10 @@ _CLOCK = re.compile(
     + _MER
     + r"(?![\w:]|[.,]\d)"
 )
-_HOUR_ONLY = re.compile(r"(?<![\w:.,£$€-])(1[0-2]|0?[1-9])\s*(a\.?m\.?|p\.?m\.?)(?![a-z])")
+_HOUR_ONLY = re.compile(
+    r"(?<![\w:.,£$€-])(1[0-2]|0?[1-9]|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+    r"\s*(a\.?m\.?|p\.?m\.?)(?![a-z])"
+)  # "5pm", "five pm"
 _FOUR = re.compile(
     r"(?<![\w:.,-])([01]\d|2[0-3])([0-5]\d)\s*(?:h|hrs|hours)(?![a-z])|\bat\s+([01]\d|2[0-3])([0-5]\d)(?![\w:.,])"
 )
@@ -335,7 +338,7 @@ def find_times(text: str) -> list[Found]:
         h, mi = (m[1], m[2]) if m[1] else (m[3], m[4])
         add(m, frozenset({int(h) * 60 + int(mi)}))
     for m in _HOUR_ONLY.finditer(s):
-        add(m, _twelve(int(m[1]), 0, m[2], None))
+        add(m, _twelve(_hour(m[1]), 0, m[2], None))
     for m in _NAMED.finditer(s):
         add(m, frozenset({0 if m[1] == "midnight" else 12 * 60}))
     return hits.found

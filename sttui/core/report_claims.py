@@ -86,11 +86,17 @@ _BETWEEN = frozenset({"both", "all", "now", "already", "just", "also", "successf
 
 
 def _passive(clause: list[str], at: int) -> bool:
-    """Whether the verb at ``at`` is passive: a form of "be" before it, a few adverbs between."""
+    """Whether the verb at ``at`` is passive: a form of "be" before it, a few adverbs between
+    (and the "re" of "is re-routed")."""
+    return _be_at(clause, at) is not None
+
+
+def _be_at(clause: list[str], at: int) -> int | None:
+    """Where the form of "be" that makes the verb at ``at`` passive stands, or None."""
     at -= 1
-    while at >= 0 and clause[at] in _BETWEEN:
+    while at >= 0 and (clause[at] in _BETWEEN or clause[at] == "re"):
         at -= 1
-    return at >= 0 and clause[at] in _BE
+    return at if at >= 0 and clause[at] in _BE else None
 
 
 # what may follow a passive verb without its "be" ("texted to him", "rerouted onto AA1100",
@@ -110,7 +116,12 @@ def _reduced(clause: list[str], at: int, verbs: Mapping[str, object]) -> bool:
     if after and after[0] not in _AFTER_PASSIVE:  # an object: "United rebooked you" is active
         return False
     return 0 < len(head) <= 6 and not any(
-        t in _SUBJECTS or t in _BE or t in _REPORT_VERBS or t in verbs or t in _LEAD_INS or t in _CONDITIONAL
+        t in _SUBJECTS
+        or t in _BE
+        or t in _REPORT_VERBS
+        or t in verbs
+        or (t in _LEAD_INS and t not in ("all", "both"))  # ("All three dispatched.", "Both speakers told.")
+        or t in _CONDITIONAL
         for t in head
     )
 
@@ -309,15 +320,18 @@ def _candidates(rec: _Record, text: str) -> list[_Clause]:
             implied = opening is not None
             claiming: list[tuple[int, set[str], bool]] = []
             heads: set[int] = set()  # the verbs of passives without their be
-            for n, (at, tools) in enumerate(verbs):
+            for at, tools in verbs:
                 # with no subject, the opening verb claims, and a verb joined to it ("… and
                 # rebooked you"); not one with a subject of its own ("and BA576 was cancelled");
-                # a passive's subject is its own, not a subject before an earlier verb ("you're
-                # checked in and bag AA604417 is rerouted": the bag is)
-                since = verbs[n - 1][0] + 1 if n and _passive(clause, at) else 0
-                subject = any(t in _SUBJECTS for t in clause[since:at]) or (
-                    implied and (at == opening or clause[at - 1] in _LEAD_INS)
-                )
+                # a passive's subject is the words before its be, not a subject before them ("you're
+                # on AA1100 and your bag is re-routed", "… checked in and bag AA604417 is rerouted")
+                be = _be_at(clause, at)
+                if be is not None:
+                    subject = be > 0 and clause[be - 1] in _SUBJECTS  # ("we were rebooked")
+                else:
+                    subject = any(t in _SUBJECTS for t in clause[:at]) or (
+                        implied and (at == opening or clause[at - 1] in _LEAD_INS)
+                    )
                 # passive: "SHP-1 was dispatched", "Grace is booked and notified"
                 reduced = not subject and not claiming and _reduced(clause, at, rec.verbs)
                 passive = not subject and (
@@ -405,14 +419,12 @@ def _claim_start(clause: list[str], at: int, passive: bool, opening: bool, prev:
             i += 1
         return i
     if passive:
-        i = at - 1
-        while i > prev and clause[i] in _BETWEEN:
-            i -= 1
-        if i <= prev or clause[i] not in _BE:  # joined to a passive verb before it ("booked and notified")
+        be = _be_at(clause, at)
+        if be is None or be <= prev:  # joined to a passive verb before it ("booked and notified")
             return at
-        while i - 1 > prev and clause[i - 1] not in _JOINS:
-            i -= 1
-        return i
+        while be - 1 > prev and clause[be - 1] not in _JOINS:
+            be -= 1
+        return be
     for i in range(at - 1, prev, -1):
         if clause[i] in _SUBJECTS:
             return i
@@ -458,7 +470,10 @@ def _claimed(rec: _Record, text: str) -> list[tuple[str, set[str], set[object], 
             # said of no one, or (without its be) of what no record is: "Miles & More number added"
             unnamed = not subject and (
                 all(t in _PRONOUN_SUBJECTS for t in words)
-                or not _EVERYONE.isdisjoint(head[: next((i for i, t in enumerate(head) if t in _HAVE_BE), len(head))])
+                or not _EVERYONE.isdisjoint(
+                    t.removesuffix("'s")
+                    for t in head[: next((i for i, t in enumerate(head) if t in _HAVE_BE), len(head))]
+                )
                 or (not _passive(clause, verb) and not _ids_named(rec, clause))
             )
             last = set(subject) if subject else last
@@ -510,7 +525,8 @@ _PRONOUN_SUBJECTS = frozenset({"he", "she", "they", "they've", "he's", "she's", 
 _PERSONAL = frozenset({"he", "she", "he's", "she's", "him", "her", "his"})
 _YOU = frozenset({"you", "you're", "you've"})
 # a claim's first object naming no record: the user, or someone no name names ("texted him")
-_TO_YOU = (["you"], ["your"], ["him"], ["her"], ["them"], ["all"], ["both"], ["everyone"], ["everybody"], ["each"])
+_TO_YOU = (["you"], ["your"], ["him"], ["her"], ["them"], ["it"], ["all"], ["both"], ["everyone"], ["everybody"],
+           ["each"])  # fmt: skip
 # words that say a claim is of several people no name names ("All three residents have been texted")
 _EVERYONE = frozenset({"all", "both", "everyone", "everybody", "each", "every"})  # (before the verb's be or have:
 _HAVE_BE = _BE | {"have", "has", "had"}  # "the road and the bridge are both closed" is of the road)

@@ -281,16 +281,32 @@ def _record_of(state: Any, value: Any, kept: _Kept | None = None) -> dict[str, A
     return None
 
 
-def _siblings(state: Any, path: str) -> list[Any]:
+def _siblings(state: Any, path: str, kept: _Kept | None = None) -> list[Any]:
     """The same field of the records beside the fact's record (``shipments.*.vehicle`` for
-    ``shipments.SHP-1.vehicle``)."""
+    ``shipments.SHP-1.vehicle``); or, in a mapping keyed by records' keys, the values beside
+    the fact's (``seats: {P-HG: 31A, P-MG: 31B}``: Michael's 31B beside Hannah's 31A)."""
     parts = st.split(path)
+    if len(parts) < 2:
+        return []
+    parent = st.lookup(state, ".".join(parts[:-1]), None)
+    if _keyed_by_records(state, parent, kept):
+        return [v for k, v in parent.items() if k != parts[-1] and v is not None]
     if len(parts) < 3:
         return []
     table = st.lookup(state, ".".join(parts[:-2]), None)
     if not is_records(table):
         return []
     return [r[parts[-1]] for r in table.values() if r.get(parts[-1]) is not None]
+
+
+def _keyed_by_records(state: Any, mapping: Any, kept: _Kept | None) -> bool:
+    """A mapping of two or more plain values whose keys are all the keys of records elsewhere
+    in the state (passengers' seats by passenger): its values are alike, one per record."""
+    if not isinstance(mapping, dict) or len(mapping) < 2 or len(mapping) > 200:
+        return False
+    if any(isinstance(v, dict | list) or not isinstance(k, str) for k, v in mapping.items()):
+        return False
+    return all(any(t is not mapping and is_records(t) for t in _tables(state, k, kept)) for k in mapping)
 
 
 def resolve(fact: Fact, state: Any, task_words: str, kept: _Kept | None = None) -> Resolved:
@@ -344,7 +360,7 @@ def _resolve(fact: Fact, state: Any, task_words: str, kept: _Kept | None) -> Res
         gone = st.missing(state, fact.path)
         if gone is not None:
             return Resolved(fact.fact, fact.kind or "text", problem=f"{fact.path}: {gone}")
-    siblings = _siblings(state, fact.path) if fact.path is not None else []
+    siblings = _siblings(state, fact.path, kept) if fact.path is not None else []
     if fact.field is not None:
         record = _record_of(state, raw, kept)
         if record is None or fact.field not in record:

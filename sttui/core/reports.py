@@ -207,8 +207,8 @@ def _counted(fact: Resolved, text: str) -> list[facts.Found]:
 
 def judge_fact(fact: Resolved, messages: list[_Msg], others: Iterable[Resolved] = ()) -> Told:
     """The last message that states a value of the fact decides. But a later message's remark
-    about a value (not ``_placed``: "FYI TRK-7 is out of service") is no report when an earlier
-    message placed one: that earlier message decides."""
+    about a value (not ``_placed``: "I've flagged TRK-7"; or opening as one, ``_REMARK``: "FYI
+    …") is no report when an earlier message placed one: that earlier message decides."""
     others = list(others)
     last: Told | None = None
     for i in range(len(messages) - 1, -1, -1):
@@ -218,7 +218,7 @@ def judge_fact(fact: Resolved, messages: list[_Msg], others: Iterable[Resolved] 
         ok, rivals, subject = said
         conflict = ", ".join(rivals) + (f" for {subject}" if subject else "")
         told = Told(ok, messages[i].seq, fact.shown if ok else conflict, i)
-        if subject or _placed(fact, messages[i].text, ok, rivals):
+        if not _REMARK.match(messages[i].text) and (subject or _placed(fact, messages[i].text, ok, rivals)):
             return told
         last = last or told
     return last or Told(False, None, None)
@@ -228,9 +228,13 @@ def _placed_before(fact: Resolved, messages: list[_Msg], others: list[Resolved])
     """Whether a message before the last places a value of the fact (``_placed``)."""
     for m in messages[:-1]:
         said = states(fact, m.text, others)
-        if said is not None and (said[2] or _placed(fact, m.text, said[0], said[1])):
+        if said is not None and not _REMARK.match(m.text) and (said[2] or _placed(fact, m.text, said[0], said[1])):
             return True
     return False
+
+
+# a message that opens as a side remark, of any fact's kind: "FYI Grace took the 11:30 slot"
+_REMARK = re.compile(r"\W*(?:fyi|btw|p\.?s\.?|by the way|just so you know|side note|just a note)\b", re.IGNORECASE)
 
 
 # the words that give the id after them a place in the report ("went on TRK-7", "it's TRK-7",
@@ -248,7 +252,8 @@ _PLACING_AFTER = re.compile(
     r"(?:(?:\s+[^\W\d_]+){0,4}?\s+instead\b"
     r"|\s*(?:'s|\s+is|\s+are|\s+was|\s+will|\s+now|\s+also)*\s+(?:on|onto|aboard|with|has|have|had|took|takes|"
     r"taking|picks|picked|collects|collected|carries|carried|carrying|covers|covered|covering|runs|running|goes|"
-    r"going|went|heading|gets|got|brings|bringing|does|doing|did)\b)"
+    r"going|went|heading|gets|got|brings|bringing|does|doing|did|delivers|delivering|delivered)\b"
+    r"(?!\s+(?:no|not|nothing|none)\b))"  # ("CAR-4 has no driver": a remark)
 )
 
 
@@ -351,7 +356,8 @@ def message_mismatches(episode: Episode, text: str) -> list[Mismatch]:
             said = states(fact, text, resolved)
             if said is None or said[0]:
                 continue
-            if not said[2] and not _placed(fact, text, False, said[1]) and _placed_before(fact, messages(), resolved):
+            remark = _REMARK.match(text) or (not said[2] and not _placed(fact, text, False, said[1]))
+            if remark and _placed_before(fact, messages(), resolved):
                 continue  # a remark about another value after a report ("FYI TRK-7 is out of service")
             out.append(Mismatch(fact.name, fact.shown, ", ".join(said[1]), None, fact.kind, said[2]))
     return out + claims(episode, text)
