@@ -127,13 +127,46 @@ def states(fact: Resolved, text: str, others: Iterable[Resolved] = ()) -> tuple[
         found = free  # what the message gives other subjects is not said of this one
         if not found:
             return None
-    if any(fact.matches(f) for f in found):
-        return True, [], ""
     theirs = [o for o in others if o.kind == fact.kind and o.problem is None and o is not fact]
+    if any(fact.matches(f) for f in found):
+        used = _used_instead(fact, text, theirs)
+        return (False, used, "") if used else (True, [], "")
     rivals = [f for f in found if not fact.excuses(f) and not any(o.matches(f) for o in theirs)]
     if not rivals:
         return None
     return False, list(dict.fromkeys(f.written for f in rivals)), ""
+
+
+# what says a record failed or could not be used ("TRK-9 broke down", "VAN-4 is too heavy for the
+# bridge", "Dr Okafor is off sick"): a value named in such a clause is what failed
+_FAILED = re.compile(
+    r"\b(?:broke|broken|breaks|failed|fails|failure|fault|faulty|defective|stuck|unavailable|cancell?ed|"
+    r"closed|too (?:heavy|big|wide|tall|long|far|slow|late)|out of (?:service|action|hours)|off sick|sick|"
+    r"pulled|grounded|refused|declined|full|taken|unsafe|flooded|blocked)\b"
+)
+
+
+def _used_instead(fact: Resolved, text: str, theirs: list[Resolved]) -> list[str]:
+    """For an id, when the message names the expected value only as what failed ("TRK-9 broke
+    down, so it went on TRK-7"), the other values it places in clauses saying no failure: the
+    ones it says were used instead. Empty when the expected value is named anywhere else."""
+    if fact.kind != "id":
+        return []
+    used: list[str] = []
+    for sentence in sentences(text, ()):
+        for part in sentence.parts:
+            values = fact.found(part.text)
+            if not values:
+                continue
+            failed = _FAILED.search(facts.fold(part.text)) is not None
+            if any(fact.matches(f) for f in values) and not failed:
+                return []
+            if not failed:
+                others = [f.written for f in values if not fact.matches(f) and not fact.excuses(f)]
+                others = [w for w in others if not any(o.matches(f) for o in theirs for f in values if f.written == w)]
+                if others and _placed(fact, part.text, False, others):
+                    used += others
+    return list(dict.fromkeys(used))
 
 
 def _given(fact: Resolved, text: str, others: Iterable[Resolved]) -> tuple[list[facts.Found], list[facts.Found]]:
