@@ -300,13 +300,14 @@ def _siblings(state: Any, path: str, kept: _Kept | None = None) -> list[Any]:
 
 
 def _keyed_by_records(state: Any, mapping: Any, kept: _Kept | None) -> bool:
-    """A mapping of two or more plain values whose keys are all the keys of records elsewhere
-    in the state (passengers' seats by passenger): its values are alike, one per record."""
+    """A mapping of two or more plain values whose keys are all keys of one table of records
+    elsewhere in the state (passengers' seats by passenger): its values are alike, one per record."""
     if not isinstance(mapping, dict) or len(mapping) < 2 or len(mapping) > 200:
         return False
-    if any(isinstance(v, dict | list) or not isinstance(k, str) for k, v in mapping.items()):
-        return False
-    return all(any(t is not mapping and is_records(t) for t in _tables(state, k, kept)) for k in mapping)
+    if any(isinstance(v, dict | list) or not isinstance(k, str) or k.islower() for k, v in mapping.items()):
+        return False  # (a record's fields are lower-case names: goods, vehicle; records' keys are not)
+    first = next(iter(mapping))  # (one lookup: the table of the first key must hold them all)
+    return any(t is not mapping and is_records(t) and all(k in t for k in mapping) for t in _tables(state, first, kept))
 
 
 def resolve(fact: Fact, state: Any, task_words: str, kept: _Kept | None = None) -> Resolved:
