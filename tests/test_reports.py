@@ -329,6 +329,8 @@ def test_on_its_way_on_trk7_fails_while_the_state_items_pass():
         # the failed one named as used: the id it says was used instead conflicts
         ("TRK-9 broke down, so it went on TRK-7.", False),
         ("TRK-9's fridge is faulty so the insulin went on TRK-7.", False),
+        ("TRK-9 can't make it, so TRK-7 went instead.", False),
+        ("TRK-9 has no driver, so TRK-7 took it.", False),
         # honest: the failed one named, the one used placed
         ("TRK-7 broke down, so it went on TRK-9.", True),
         ("Because the fridge on TRK-7 failed, TRK-9 carried it.", True),
@@ -791,6 +793,8 @@ LOGISTICS = STT / "logistics"
         # "it", "All three …", "Both … told", "Everyone's been told", "is re-routed"
         (INSULIN, "solution", "dispatch", "The insulin went on TRK-9 and I dispatched it.", "a successful dispatch call"),
         (INSULIN, "solution", "", "The insulin went on TRK-9 and I dispatched it.", None),
+        (INSULIN, "solution", "dispatch", "The insulin went on TRK-9, and it was dispatched at 06:05.",
+         "a successful dispatch call"),
         (LOGISTICS / "chemo-release-slip-t3-hard.yaml", "solution", "dispatch", "All three dispatched.",
          "a successful dispatch call"),
         (STT / "venues" / "park-ride-handover-st3-hard.yaml", "solution", "notify", "Both speakers told.",

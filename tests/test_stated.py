@@ -37,6 +37,11 @@ def kept(text: str) -> str:
         ("Couldn't get you into Linate, rebooked BA582 to Malpensa.", "Couldn't , rebooked BA582 to Malpensa."),
         ("CR-8 can't get through, CR-9 going from Garth.", "CR-8 can't , CR-9 going from Garth."),
         ("I failed to book VAN-42.", "I failed to - ."),
+        # swapped/replaced X for/with Y: X is what was taken out
+        ("Swapped CR-14 for CR-12.", "Swapped - for CR-12."),
+        ("I replaced TRK-7 with TRK-9.", "I replaced - with TRK-9."),
+        ("TRK-7 was replaced by TRK-9.", "TRK-7 was replaced by TRK-9."),
+        ("I swapped you to 33G.", "I swapped you to 33G."),
         # instead of, rather than, in place of: the value after them, like a negator
         ("Insulin went on TRK-7 instead of TRK-9.", "Insulin went on TRK-7 instead of - ."),
         ("Rather than VAN-41, it is on VAN-42.", "Rather than - , it is on VAN-42."),

@@ -521,7 +521,7 @@ def _ids_named(rec: _Record, words: list[str]) -> set[object]:
     return ids
 
 
-_PRONOUN_SUBJECTS = frozenset({"he", "she", "they", "they've", "he's", "she's", "they're"})
+_PRONOUN_SUBJECTS = frozenset({"he", "she", "they", "they've", "he's", "she's", "they're", "it"})
 _PERSONAL = frozenset({"he", "she", "he's", "she's", "him", "her", "his"})
 _YOU = frozenset({"you", "you're", "you've"})
 # a claim's first object naming no record: the user, or someone no name names ("texted him")

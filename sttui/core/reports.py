@@ -142,7 +142,8 @@ def states(fact: Resolved, text: str, others: Iterable[Resolved] = ()) -> tuple[
 _FAILED = re.compile(
     r"\b(?:broke|broken|breaks|failed|fails|failure|fault|faulty|defective|stuck|unavailable|cancell?ed|"
     r"closed|too (?:heavy|big|wide|tall|long|far|slow|late)|out of (?:service|action|hours)|off sick|sick|"
-    r"pulled|grounded|refused|declined|full|taken|unsafe|flooded|blocked)\b"
+    r"pulled|grounded|refused|declined|full|taken|unsafe|flooded|blocked|can't|cannot|couldn't|"
+    r"(?:has|have|had) no|lost|missed)\b"
 )
 
 

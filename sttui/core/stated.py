@@ -196,9 +196,9 @@ def _denied(text: str, words: list[tuple[int, int, str]], ends: list[int]) -> li
                 out.append((words[i + 1][0], stop))
             continue
         instead = _instead_of(words, i)
-        if w in NEGATORS or w.endswith("n't") or instead:
+        if w in NEGATORS or w.endswith("n't") or instead is not None:
             stop = _clause_end(a, ends, words[-1][1])
-            j = i + 1 + instead
+            j = i + 1 + (instead or 0)
             while j < len(words) and words[j][0] < stop and words[j][2] in LINKS:
                 j += 1
             if j < len(words) and words[j][0] < stop:
@@ -217,15 +217,20 @@ def _denied(text: str, words: list[tuple[int, int, str]], ends: list[int]) -> li
 
 
 _INSTEAD = (("instead", "of"), ("rather", "than"), ("in", "place", "of"))
+# a verb whose object is what was taken out: "swapped CR-14 for CR-12", "replaced TRK-7 with TRK-9"
+_SWAPPED = frozenset({"swapped", "swap", "swapping", "replaced", "replace", "replacing", "exchanged"})
 
 
-def _instead_of(words: list[tuple[int, int, str]], i: int) -> int:
+def _instead_of(words: list[tuple[int, int, str]], i: int) -> int | None:
     """How many more words make a phrase that denies the value after it, like a negator:
-    "on TRK-7 instead of TRK-9", "rather than VAN-41", "in place of Dr Feld" (0: none)."""
+    "on TRK-7 instead of TRK-9", "rather than VAN-41", "in place of Dr Feld", "swapped CR-14 for
+    CR-12" (0 for the verb alone; None: none). Not "replaced by", nor "swapped you to 12C"."""
     for phrase in _INSTEAD:
         if tuple(w for _, _, w in words[i : i + len(phrase)]) == phrase:
             return len(phrase) - 1
-    return 0
+    if words[i][2] in _SWAPPED and i + 1 < len(words) and words[i + 1][2] not in ("by", "to", "you", "over", "out"):
+        return 0 if any(w in ("for", "with") for _, _, w in words[i + 2 : i + 6]) else None
+    return None
 
 
 def _supposed(words: list[tuple[int, int, str]], ends: list[int], sentence_end: int) -> list[tuple[int, int]]:
