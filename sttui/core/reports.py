@@ -37,7 +37,6 @@ record in ``core.report_claims``; this module judges them and holds the public c
 from __future__ import annotations
 
 import functools
-import re
 import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -48,7 +47,8 @@ from sttui.core import facts
 from sttui.core.attach import Clause, sentences
 from sttui.core.report_claims import Mismatch, _record, _tell_items, all_claims, claims
 from sttui.core.report_facts import Resolved, resolve
-from sttui.core.stated import DOING, stated_text
+from sttui.core.report_places import REMARK, placed, used_instead
+from sttui.core.stated import stated_text
 
 if TYPE_CHECKING:
     from sttui.core.episode import Episode
@@ -129,45 +129,12 @@ def states(fact: Resolved, text: str, others: Iterable[Resolved] = ()) -> tuple[
             return None
     theirs = [o for o in others if o.kind == fact.kind and o.problem is None and o is not fact]
     if any(fact.matches(f) for f in found):
-        used = _used_instead(fact, text, theirs)
+        used = used_instead(fact, text, theirs)
         return (False, used, "") if used else (True, [], "")
     rivals = [f for f in found if not fact.excuses(f) and not any(o.matches(f) for o in theirs)]
     if not rivals:
         return None
     return False, list(dict.fromkeys(f.written for f in rivals)), ""
-
-
-# what says a record failed or could not be used ("TRK-9 broke down", "VAN-4 is too heavy for the
-# bridge", "Dr Okafor is off sick"): a value named in such a clause is what failed
-_FAILED = re.compile(
-    r"\b(?:broke|broken|breaks|failed|fails|failure|fault|faulty|defective|stuck|unavailable|cancell?ed|"
-    r"closed|too (?:heavy|big|wide|tall|long|far|slow|late)|out of (?:service|action|hours)|off sick|sick|"
-    r"pulled|grounded|refused|declined|full|taken|unsafe|flooded|blocked|can't|cannot|couldn't|"
-    r"(?:has|have|had) no|lost|missed)\b"
-)
-
-
-def _used_instead(fact: Resolved, text: str, theirs: list[Resolved]) -> list[str]:
-    """For an id, when the message names the expected value only as what failed ("TRK-9 broke
-    down, so it went on TRK-7"), the other values it places in clauses saying no failure: the
-    ones it says were used instead. Empty when the expected value is named anywhere else."""
-    if fact.kind != "id":
-        return []
-    used: list[str] = []
-    for sentence in sentences(text, ()):
-        for part in sentence.parts:
-            values = fact.found(part.text)
-            if not values:
-                continue
-            failed = _FAILED.search(facts.fold(part.text)) is not None
-            if any(fact.matches(f) for f in values) and not failed:
-                return []
-            if not failed:
-                others = [f.written for f in values if not fact.matches(f) and not fact.excuses(f)]
-                others = [w for w in others if not any(o.matches(f) for o in theirs for f in values if f.written == w)]
-                if others and _placed(fact, part.text, False, others):
-                    used += others
-    return list(dict.fromkeys(used))
 
 
 def _given(fact: Resolved, text: str, others: Iterable[Resolved]) -> tuple[list[facts.Found], list[facts.Found]]:
@@ -241,8 +208,8 @@ def _counted(fact: Resolved, text: str) -> list[facts.Found]:
 
 def judge_fact(fact: Resolved, messages: list[_Msg], others: Iterable[Resolved] = ()) -> Told:
     """The last message that states a value of the fact decides. But a later message's remark
-    about a value (not ``_placed``: "I've flagged TRK-7"; or opening as one, ``_REMARK``: "FYI
-    …") is no report when an earlier message placed one: that earlier message decides."""
+    about a value (not ``report_places.placed``: "I've flagged TRK-7"; or opening as one,
+    ``REMARK``: "FYI …") is no report when an earlier message placed one: that one decides."""
     others = list(others)
     last: Told | None = None
     for i in range(len(messages) - 1, -1, -1):
@@ -252,67 +219,18 @@ def judge_fact(fact: Resolved, messages: list[_Msg], others: Iterable[Resolved] 
         ok, rivals, subject = said
         conflict = ", ".join(rivals) + (f" for {subject}" if subject else "")
         told = Told(ok, messages[i].seq, fact.shown if ok else conflict, i)
-        if not _REMARK.match(messages[i].text) and (subject or _placed(fact, messages[i].text, ok, rivals)):
+        if not REMARK.match(messages[i].text) and (subject or placed(fact, messages[i].text, ok, rivals)):
             return told
         last = last or told
     return last or Told(False, None, None)
 
 
 def _placed_before(fact: Resolved, messages: list[_Msg], others: list[Resolved]) -> bool:
-    """Whether a message before the last places a value of the fact (``_placed``)."""
+    """Whether a message before the last places a value of the fact (``report_places.placed``)."""
     for m in messages[:-1]:
         said = states(fact, m.text, others)
-        if said is not None and not _REMARK.match(m.text) and (said[2] or _placed(fact, m.text, said[0], said[1])):
+        if said is not None and not REMARK.match(m.text) and (said[2] or placed(fact, m.text, said[0], said[1])):
             return True
-    return False
-
-
-# a message that opens as a side remark, of any fact's kind: "FYI Grace took the 11:30 slot"
-_REMARK = re.compile(r"\W*(?:fyi|btw|p\.?s\.?|by the way|just so you know|side note|just a note)\b", re.IGNORECASE)
-
-
-# the words that give the id after them a place in the report ("went on TRK-7", "it's TRK-7",
-# "moved to seat 12C", "sorry, TRK-7"); what else comes before an id is a remark about it
-# ("FYI TRK-7 is out of service", "I've flagged TRK-7 to the workshop")
-_PLACING = frozenset({"on", "onto", "in", "into", "to", "with", "by", "via", "aboard", "at", "for", "from", "is", "s",
-                      "are", "was", "were", "be", "been", "now", "meant", "instead", "actually", "correction",
-                      "sorry", "rather", "used", "using", "took", "taking", "chose", "picked", "has", "have"}
-                     | DOING)  # fmt: skip
-_CLAUSE_MARK = re.compile(r"[;:.!?()]|\s[-\u2013\u2014]\s")
-_WORDS = re.compile(r"[^\W\d_]+")
-# after the id: "instead" within its clause, or a verb of carrying it out ("CR-14 is on Hawthorn",
-# "VAN-5 picks him up", "TRK-9 has it"; not "is standing by", "is out of service", "left for")
-_PLACING_AFTER = re.compile(
-    r"(?:(?:\s+[^\W\d_]+){0,4}?\s+instead\b"
-    r"|\s*(?:'s|\s+is|\s+are|\s+was|\s+will|\s+now|\s+also)*\s+(?:on|onto|aboard|with|has|have|had|took|takes|"
-    r"taking|picks|picked|collects|collected|carries|carried|carrying|covers|covered|covering|runs|running|goes|"
-    r"going|went|heading|gets|got|brings|bringing|does|doing|did|delivers|delivering|delivered)\b"
-    r"(?!\s+(?:no|not|nothing|none)\b))"  # ("CAR-4 has no driver": a remark)
-)
-
-
-def _placed(fact: Resolved, text: str, ok: bool, rivals: list[str]) -> bool:
-    """Whether a message states the value it gives the fact (the expected one when ``ok``,
-    else ``rivals``) as the fact's: one of ``_PLACING`` among the three words before it in its
-    clause ("on TRK-7", "to the nonstop AA1100"), or a verb of carrying it out after it
-    (``_PLACING_AFTER``), not only remarked on. Ids only: a time, a date or a name is given a
-    place in more ways than a few words can say ("runs 14:30", "Jun Park")."""
-    if fact.kind != "id" or fact._ids is None:
-        return True
-    stated = stated_text(text)
-    folded = facts.fold(stated)
-    if ok:
-        rivals = [f.written for f in fact.found(stated) if fact.matches(f)]
-    for written in rivals:
-        w = facts.fold(written)
-        start = folded.find(w)
-        while start >= 0:
-            before = _CLAUSE_MARK.split(folded[max(0, start - 80) : start])[-1]  # (its clause, a few words back)
-            if not _PLACING.isdisjoint(_WORDS.findall(before)[-3:]):  # "on TRK-7", "to the nonstop AA1100"
-                return True
-            if _PLACING_AFTER.match(folded, start + len(w)):  # "TRK-9 took it instead", "CR-14 is on Hawthorn"
-                return True
-            start = folded.find(w, start + 1)
     return False
 
 
@@ -390,7 +308,7 @@ def message_mismatches(episode: Episode, text: str) -> list[Mismatch]:
             said = states(fact, text, resolved)
             if said is None or said[0]:
                 continue
-            remark = _REMARK.match(text) or (not said[2] and not _placed(fact, text, False, said[1]))
+            remark = REMARK.match(text) or (not said[2] and not placed(fact, text, False, said[1]))
             if remark and _placed_before(fact, messages(), resolved):
                 continue  # a remark about another value after a report ("FYI TRK-7 is out of service")
             out.append(Mismatch(fact.name, fact.shown, ", ".join(said[1]), None, fact.kind, said[2]))

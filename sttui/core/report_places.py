@@ -1,0 +1,98 @@
+"""Where a report places a value (``core.reports``): given to the fact ("went on TRK-7", "CR-14
+is on Hawthorn"), only remarked on ("FYI TRK-7 is out of service", "I've flagged TRK-7"), or
+named as what failed ("TRK-9 broke down, so it went on TRK-7"). The rules, word rules a person
+can apply by hand, are in task format §5 ("Which message counts", "The conflict rule")."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from sttui.core import facts
+from sttui.core.attach import sentences
+from sttui.core.stated import DOING, stated_text
+
+if TYPE_CHECKING:
+    from sttui.core.report_facts import Resolved
+
+
+# a message that opens as a side remark, of any fact's kind: "FYI Grace took the 11:30 slot"
+REMARK = re.compile(r"\W*(?:fyi|btw|p\.?s\.?|by the way|just so you know|side note|just a note)\b", re.IGNORECASE)
+
+
+# the words that give the id after them a place in the report ("went on TRK-7", "it's TRK-7",
+# "moved to seat 12C", "sorry, TRK-7"); what else comes before an id is a remark about it
+# ("FYI TRK-7 is out of service", "I've flagged TRK-7 to the workshop")
+_PLACING = frozenset({"on", "onto", "in", "into", "to", "with", "by", "via", "aboard", "at", "for", "from", "is", "s",
+                      "are", "was", "were", "be", "been", "now", "meant", "instead", "actually", "correction",
+                      "sorry", "rather", "used", "using", "took", "taking", "chose", "picked", "has", "have"}
+                     | DOING)  # fmt: skip
+_CLAUSE_MARK = re.compile(r"[;:.!?()]|\s[-\u2013\u2014]\s")
+_WORDS = re.compile(r"[^\W\d_]+")
+# after the id: "instead" within its clause, or a verb of carrying it out ("CR-14 is on Hawthorn",
+# "VAN-5 picks him up", "TRK-9 has it"; not "is standing by", "is out of service", "left for")
+_PLACING_AFTER = re.compile(
+    r"(?:(?:\s+[^\W\d_]+){0,4}?\s+instead\b"
+    r"|\s*(?:'s|\s+is|\s+are|\s+was|\s+will|\s+now|\s+also)*\s+(?:on|onto|aboard|with|has|have|had|took|takes|"
+    r"taking|picks|picked|collects|collected|carries|carried|carrying|covers|covered|covering|runs|running|goes|"
+    r"going|went|heading|gets|got|brings|bringing|does|doing|did|delivers|delivering|delivered)\b"
+    r"(?!\s+(?:no|not|nothing|none)\b))"  # ("CAR-4 has no driver": a remark)
+)
+
+
+def placed(fact: Resolved, text: str, ok: bool, rivals: list[str]) -> bool:
+    """Whether a message states the value it gives the fact (the expected one when ``ok``,
+    else ``rivals``) as the fact's: one of ``_PLACING`` among the three words before it in its
+    clause ("on TRK-7", "to the nonstop AA1100"), or a verb of carrying it out after it
+    (``_PLACING_AFTER``), not only remarked on. Ids only: a time, a date or a name is given a
+    place in more ways than a few words can say ("runs 14:30", "Jun Park")."""
+    if fact.kind != "id" or fact._ids is None:
+        return True
+    stated = stated_text(text)
+    folded = facts.fold(stated)
+    if ok:
+        rivals = [f.written for f in fact.found(stated) if fact.matches(f)]
+    for written in rivals:
+        w = facts.fold(written)
+        start = folded.find(w)
+        while start >= 0:
+            before = _CLAUSE_MARK.split(folded[max(0, start - 80) : start])[-1]  # (its clause, a few words back)
+            if not _PLACING.isdisjoint(_WORDS.findall(before)[-3:]):  # "on TRK-7", "to the nonstop AA1100"
+                return True
+            if _PLACING_AFTER.match(folded, start + len(w)):  # "TRK-9 took it instead", "CR-14 is on Hawthorn"
+                return True
+            start = folded.find(w, start + 1)
+    return False
+
+
+# what says a record failed or could not be used ("TRK-9 broke down", "VAN-4 is too heavy for the
+# bridge", "Dr Okafor is off sick"): a value named in such a clause is what failed
+_FAILED = re.compile(
+    r"\b(?:broke|broken|breaks|failed|fails|failure|fault|faulty|defective|stuck|unavailable|cancell?ed|"
+    r"closed|too (?:heavy|big|wide|tall|long|far|slow|late)|out of (?:service|action|hours)|off sick|sick|"
+    r"pulled|grounded|refused|declined|full|taken|unsafe|flooded|blocked|can't|cannot|couldn't|"
+    r"(?:has|have|had) no|lost|missed)\b"
+)
+
+
+def used_instead(fact: Resolved, text: str, theirs: list[Resolved]) -> list[str]:
+    """For an id, when the message names the expected value only as what failed ("TRK-9 broke
+    down, so it went on TRK-7"), the other values it places in clauses saying no failure: the
+    ones it says were used instead. Empty when the expected value is named anywhere else."""
+    if fact.kind != "id":
+        return []
+    used: list[str] = []
+    for sentence in sentences(text, ()):
+        for part in sentence.parts:
+            values = fact.found(part.text)
+            if not values:
+                continue
+            failed = _FAILED.search(facts.fold(part.text)) is not None
+            if any(fact.matches(f) for f in values) and not failed:
+                return []
+            if not failed:
+                others = [f.written for f in values if not fact.matches(f) and not fact.excuses(f)]
+                others = [w for w in others if not any(o.matches(f) for o in theirs for f in values if f.written == w)]
+                if others and placed(fact, part.text, False, others):
+                    used += others
+    return list(dict.fromkeys(used))
