@@ -201,6 +201,7 @@ SEATS = facts.IdMatcher(["33G", "33H", "33J", "R-12A", "R-12B"])
         ("33G / H", [("33-G", "33G")]),  # a slash between words, not a seat shared out
         ("Vans A/H", []),
         ("33GG/H", []),
+        ("33G" + "/H" * 100, [("33-G", "33G")] + [("33-H", "33H")] * 26),  # hostile: 26 letters back at most
     ],
 )
 def test_a_letter_after_a_slash_shares_the_digits_before_it(text, found):

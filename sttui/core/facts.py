@@ -172,7 +172,13 @@ class IdMatcher:
         """One letter after a slash that follows digits and a letter ("33G/H", "33G/H/J") is the
         id of those digits with that letter, when it is one: seats and rooms shared out."""
         k = i
-        while k >= 2 and len(runs[k][2]) == 1 and s[runs[k - 1][1] : runs[k][0]] == "/" and len(runs[k - 1][2]) == 1:
+        while (
+            k >= 2
+            and i - k < 26  # (a row has so many seats: a hostile "/H/H/H…" is not walked back whole each time)
+            and len(runs[k][2]) == 1
+            and s[runs[k - 1][1] : runs[k][0]] == "/"
+            and len(runs[k - 1][2]) == 1
+        ):
             k -= 1  # back over "/H", "/G" to the first letter, which follows the digits
         if k == i or not runs[i][2].isalpha() or not runs[k - 1][2].isdigit() or runs[k - 1][1] != runs[k][0]:
             return None

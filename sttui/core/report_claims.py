@@ -179,6 +179,8 @@ class _Record:
         self.support = 0  # moves on whenever what the record supports may have changed
         self.unsupported: tuple[int, int, list[Mismatch]] = (-1, 0, [])  # (support, messages read, claims)
         self.facts: dict[tuple[str, int], Resolved] = {}
+        # (state version, fact, its reading) -> (agent messages read, whether one placed a value)
+        self.placed: dict[tuple[Any, str, Any], tuple[int, bool]] = {}
         self.kept = _Kept(episode) if hasattr(episode, "_key_versions") else None  # (an engine episode)
         # what a passive claim may be supported by besides a call ("BA576 was cancelled"): the
         # ids of the records the fired triggers changed, and the state now

@@ -225,13 +225,22 @@ def judge_fact(fact: Resolved, messages: list[_Msg], others: Iterable[Resolved] 
     return last or Told(False, None, None)
 
 
-def _placed_before(fact: Resolved, messages: list[_Msg], others: list[Resolved]) -> bool:
-    """Whether a message before the last places a value of the fact (``report_places.placed``)."""
-    for m in messages[:-1]:
+def _placed_before(episode: Episode, fact: Resolved, messages: list[_Msg], others: list[Resolved]) -> bool:
+    """Whether a message before the last places a value of the fact (``report_places.placed``).
+    Read on from where the last look stopped, while the state is unchanged: the scripted user
+    asks after every message, and a look back over all of them each time would be quadratic."""
+    rec = _record(episode)
+    key = (rec.version, fact.name, fact.sig)
+    seen, hit = rec.placed.get(key, (0, False))
+    for m in messages[seen : max(seen, len(messages) - 1)]:
         said = states(fact, m.text, others)
         if said is not None and not REMARK.match(m.text) and (said[2] or placed(fact, m.text, said[0], said[1])):
-            return True
-    return False
+            hit = True
+            break
+    rec.placed[key] = (max(seen, len(messages) - 1), hit)
+    while len(rec.placed) > 4096:
+        rec.placed.pop(next(iter(rec.placed)))
+    return hit
 
 
 # -- the checklist item and the public checks ----------------------------------------------
@@ -309,7 +318,7 @@ def message_mismatches(episode: Episode, text: str) -> list[Mismatch]:
             if said is None or said[0]:
                 continue
             remark = REMARK.match(text) or (not said[2] and not placed(fact, text, False, said[1]))
-            if remark and _placed_before(fact, messages(), resolved):
+            if remark and _placed_before(episode, fact, messages(), resolved):
                 continue  # a remark about another value after a report ("FYI TRK-7 is out of service")
             out.append(Mismatch(fact.name, fact.shown, ", ".join(said[1]), None, fact.kind, said[2]))
     return out + claims(episode, text)
