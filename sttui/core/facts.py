@@ -35,6 +35,8 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from functools import lru_cache
 
+from sttui.core.statement_words import WEEKDAYS
+
 KINDS = ("id", "time", "date", "person", "text")
 
 # -- shared -----------------------------------------------------------------------------
@@ -477,32 +479,7 @@ def first_name(name: str) -> str | None:
 
 
 # first names that are also words a sentence or a date opens with ("Will you…", "June 5")
-NOT_FIRST_NAMES = frozenset(
-    [
-        "will",
-        "may",
-        "can",
-        "mark",
-        "june",
-        "april",
-        "august",
-        "march",
-        "january",
-        "february",
-        "july",
-        "september",
-        "october",
-        "november",
-        "december",
-        "monday",
-        "tuesday",
-        "wednesday",
-        "thursday",
-        "friday",
-        "saturday",
-        "sunday",
-    ]
-)
+NOT_FIRST_NAMES = frozenset({"will", "may", "can", "mark", *(m for m in _MONTHS if len(m) > 3), *WEEKDAYS})
 
 
 def phrase_in(phrase: str | list[str], text_words: list[str]) -> bool:

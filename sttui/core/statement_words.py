@@ -395,20 +395,8 @@ OBJECT_PRONOUNS = frozenset(
     ["you're", "you've", "you'll", "he's", "she's", "it's", "they're", "they've", "we've"]
 ) | frozenset(["you", "him", "her", "them", "it", "that", "everything", "everyone", "everybody", "all"])
 # A claim about a later day is an alternative, not a claim that the goal was met.
-LATER = (
-    "tomorrow",
-    "tomorrow's",
-    "next",
-    "another day",
-    "another date",
-    "monday",
-    "tuesday",
-    "wednesday",
-    "thursday",
-    "friday",
-    "saturday",
-    "sunday",
-)
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+LATER = ("tomorrow", "tomorrow's", "next", "another day", "another date", *WEEKDAYS)
 # A claim about part of the goal ("part of Marsh End is back on") or beside "the rest" that
 # cannot be done is a partial claim: it counts wherever it stands in the stating message.
 PARTIAL = ("part of", "some of", "partly", "partially", "half", "most of", "a few", "several", "the first")
