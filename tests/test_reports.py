@@ -907,7 +907,7 @@ def test_every_bundled_operation_claimed_by_the_name_of_what_it_acted_on_is_supp
     """Across every bundled stt domain: "I've <verb> <Name>." for each record (named in the
     state) a successful operation of the solution named is supported; naming by the same verb a
     record no successful operation named or held is a claim the record does not support."""
-    from sttui.core import claim_verbs, report_claims, report_names
+    from sttui.core import claim_record, claim_verbs, report_claims, report_names
 
     honest = false = 0
     for path in sorted(STT.glob("*/*.yaml")):
@@ -942,7 +942,7 @@ def test_every_bundled_operation_claimed_by_the_name_of_what_it_acted_on_is_supp
                 said = f"I've {verb} {word_of[key].title()}{tail}."
                 assert not report_claims.claims(ep, said), (path.stem, said)
                 honest += 1
-            rec = report_claims._synced(ep)  # what the verb's tools' calls named or held:
+            rec = claim_record._synced(ep)  # what the verb's tools' calls named or held:
             supported = set().union(*(rec.done.get(t, set()) for t in rec.verbs[verb]))
             for key in sorted(word_of.keys() - touched - supported)[:2]:
                 said = f"I've {verb} {word_of[key].title()}{tail}."

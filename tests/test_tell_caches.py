@@ -1,5 +1,5 @@
 """What a ``tell`` item keeps between asks (issue 27's throughput) changes no result: the record
-of calls read only once a message claims something (``report_claims._Record``, ``_candidates``), each
+of calls read only once a message claims something (``claim_record._Record``, ``_candidates``), each
 message's claiming clauses read once per text and set of tools, the mappings found under each
 top-level key of the state kept while the engine sees no change there, and found where the task's
 initial state has them under a key unchanged since the start (``report_facts._Kept``), and
@@ -19,7 +19,7 @@ import pytest
 
 from sttui.bridges.episodes import Stepper, baseline_actions, select_tasks
 from sttui.controllers.base import contradicted
-from sttui.core import claim_verbs, report_claims, report_facts, report_names, reports
+from sttui.core import claim_record, claim_verbs, report_facts, report_names, reports
 from sttui.core.actions import EndEpisode, Reply, Say, ToolCall
 from sttui.core.checklist import evaluate_checklist
 from sttui.core.episode import Episode
@@ -34,7 +34,7 @@ INSULIN = Path(ROOT) / "tasks" / "stt" / "logistics" / "insulin-reefer-fault-st2
 def afresh(ep: Episode, work: Callable[[], T]) -> T:
     """``work`` with nothing kept: a new record for the episode and every cache of the tell items empty;
     what the episode kept is put back after, so the kept path goes on as it would have."""
-    kept = report_claims._RECORDS.pop(ep, None), reports._MESSAGES.pop(ep, None)
+    kept = claim_record._RECORDS.pop(ep, None), reports._MESSAGES.pop(ep, None)
     found, initial = dict(report_facts._FOUND), dict(report_facts._INITIAL_FOUND)
     report_facts._FOUND.clear()
     report_facts._INITIAL_FOUND.clear()
@@ -43,10 +43,10 @@ def afresh(ep: Episode, work: Callable[[], T]) -> T:
     try:
         return work()
     finally:
-        report_claims._RECORDS.pop(ep, None)
+        claim_record._RECORDS.pop(ep, None)
         reports._MESSAGES.pop(ep, None)
         if kept[0] is not None:
-            report_claims._RECORDS[ep] = kept[0]
+            claim_record._RECORDS[ep] = kept[0]
         if kept[1] is not None:
             reports._MESSAGES[ep] = kept[1]
         report_facts._FOUND.update(found)
@@ -115,7 +115,7 @@ def test_a_record_added_under_a_key_already_read_is_a_rival_of_the_fact():
 
 def test_the_mappings_under_an_unchanged_key_are_kept_and_a_changed_key_read_again():
     ep = _insulin()
-    rec = report_claims._record(ep)
+    rec = claim_record._record(ep)
     assert rec.kept is not None
     state = ep.env.state
 
@@ -145,7 +145,7 @@ def test_the_record_is_read_when_a_message_claims_and_again_after_later_calls():
     ep.start()
     ep.apply(Say("Checking the vans now."))
     evaluate_checklist(ep)
-    rec = report_claims._record(ep)
+    rec = claim_record._record(ep)
     assert rec.seen == 0 and rec.matcher is None  # nothing claimed: no call was read
     claim = "I have assigned TRK-9 to the insulin."
     ep.apply(Reply("ok"))
@@ -179,17 +179,17 @@ def test_under_a_key_unchanged_since_the_start_the_mappings_are_found_where_the_
         ep.start()
         assert ep._from_initial
     assert "sites" not in second._key_versions and "inventory" not in second._key_versions
-    report_facts._tables(first.env.state, "HUB-NORTH", report_claims._record(first).kept)
+    report_facts._tables(first.env.state, "HUB-NORTH", claim_record._record(first).kept)
     initial = report_facts._INITIAL_FOUND[id(loaded.task)][1]
     assert initial["sites"][0]["HUB-NORTH"] == [()]  # where the first episode found them (by the key they hold)
     state = second.env.state
-    got = report_facts._tables(state, "HUB-NORTH", report_claims._record(second).kept)
+    got = report_facts._tables(state, "HUB-NORTH", claim_record._record(second).kept)
     want = list(report_facts._walk(state, lambda d: "HUB-NORTH" in d))
     assert len(got) == len(want) >= 2 and all(g is w for g, w in zip(got, want, strict=True))
     state["vehicles"]["TRK-9"]["status"] = "in_use"
     del state["vehicles"]["TRK-7"]  # (a mapping under the changed key no longer holds its id)
     assert second._sync()
-    got = report_facts._tables(state, "TRK-7", report_claims._record(second).kept)
+    got = report_facts._tables(state, "TRK-7", claim_record._record(second).kept)
     want = list(report_facts._walk(state, lambda d: "TRK-7" in d))
     assert all(g is w for g, w in zip(got, want, strict=True)) and len(got) == len(want)
 
@@ -199,7 +199,7 @@ def test_under_a_changed_key_the_mappings_are_read_once_for_every_value_looked_f
     read once and filed by the keys they hold (``_walk``'s order kept): the same lists a walk per
     value finds, one walk in all, and read again after the next change."""
     ep = _insulin()
-    rec = report_claims._record(ep)
+    rec = claim_record._record(ep)
     assert rec.kept is not None
     state = ep.env.state
     state["shipments"]["SHP-1"]["TRK-9"] = "noted"

@@ -45,7 +45,8 @@ from typing import TYPE_CHECKING, Any
 from sttui.core import events as ev
 from sttui.core import facts
 from sttui.core.attach import Clause, sentences
-from sttui.core.report_claims import Mismatch, _record, _tell_items, all_claims, claims
+from sttui.core.claim_record import _record, _tell_items
+from sttui.core.report_claims import Mismatch, all_claims, claims
 from sttui.core.report_facts import Resolved, resolve
 from sttui.core.report_places import REMARK, placed, used_instead
 from sttui.core.stated import stated_text

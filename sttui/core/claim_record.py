@@ -1,0 +1,181 @@
+"""What the record shows, for the claims of the agent's messages (``core.report_claims``): per
+episode, which operations succeeded and the ids their calls named or the records they acted on
+held, the ids known so far, what the fired triggers changed, and the state a passive claim may
+be supported by. Kept per episode (``_RECORDS``) and brought up to date only when a message
+claims something: reading every call is most of what a ``tell`` item costs."""
+
+from __future__ import annotations
+
+import weakref
+from typing import TYPE_CHECKING, Any
+
+from sttui.core import facts
+from sttui.core.claim_verbs import _claim_verbs_of
+from sttui.core.events import TRIGGER_FIRED
+from sttui.core.report_facts import Resolved, _Kept, _record_of
+from sttui.core.report_names import WORD, canon_if_id, id_names, ids_in, named_in, names, people, per_task
+
+if TYPE_CHECKING:
+    from sttui.core.episode import Episode
+    from sttui.core.report_claims import Mismatch
+    from sttui.core.task import ChecklistItem
+
+
+def _tell_items(episode: Episode) -> list[ChecklistItem]:
+    """The episode's ``tell`` items (their facts' alias words name ids in a claim too)."""
+    from sttui.core.checklist import checklist_for
+
+    return [item for item in checklist_for(episode.task, episode.settings) if item.tell]
+
+
+_INITIAL_IDS: dict[int, tuple[Any, frozenset[str]]] = {}
+
+
+def _initial_ids(task: Any) -> frozenset[str]:
+    """The ids in a task's initial state, read once per task (the task is held, so the id it
+    is filed under stays its own)."""
+    return per_task(_INITIAL_IDS, task, lambda t: frozenset(ids_in(t.initial_state, set())))
+
+
+class _Record:
+    """What the record shows, brought up to date (:meth:`update`) only when a message claims
+    something: ids known (the state's at the start, and every call's), and the ids each
+    successful operation named. Reading every call's arguments and result is most of what a
+    ``tell`` item costs, and most reports claim nothing (``_candidates``)."""
+
+    def __init__(self, episode: Episode):
+        self.known: set[str] = set(_initial_ids(episode.task))
+        self.done: dict[str, set[str]] = {}  # tool -> ids a successful call of it named
+        self.seen = 0  # view items read
+        self.verbs = _claim_verbs_of(episode.tools)
+        self.names = names(episode.task)
+        self.people = people(episode.task)
+        self.id_names = id_names(episode.task)
+        self.named = frozenset(self.names.values())  # the keys of the records they name
+        self.words = f"{episode.task.query}\n{episode.task.user.goal}"
+        self.matcher: facts.IdMatcher | None = None
+        self.version: Any = None
+        self.parsed: dict[str, list[tuple[str, set[str], set[object], set[object] | None]]] = {}  # text -> claims
+        self.clauses = self.verbs.clauses  # message text -> its claiming clauses
+        self.support = 0  # moves on whenever what the record supports may have changed
+        self.unsupported: tuple[int, int, list[Mismatch]] = (-1, 0, [])  # (support, messages read, claims)
+        self.facts: dict[tuple[str, int], Resolved] = {}
+        # (state version, fact, its reading) -> (agent messages read, whether one placed a value)
+        self.placed: dict[tuple[Any, str, Any], tuple[int, bool]] = {}
+        self.kept = _Kept(episode) if hasattr(episode, "_key_versions") else None  # (an engine episode)
+        # what a passive claim may be supported by besides a call ("BA576 was cancelled"): the
+        # ids of the records the fired triggers changed, and the state now
+        self.world: set[str] = set()
+        self.events_read = 0
+        self.state: Any = None
+        self.state_version: Any = None
+        self.passive = False  # a message read so far makes a passive claim: it reads the state
+        # the alias words of the tell facts ("crew 8" names CREW-8 in a claim too)
+        self.aliases: dict[str, str] = {
+            w: p for item in _tell_items(episode) for fact in item.tell or [] for w, p in fact.aliases.items()
+        }
+
+    def _held(self, episode: Episode, args: Any) -> set[str]:
+        """The ids held by the records an operation acted on (its arguments that are a record's
+        key in the state: ``ticket_booking(locator=HX9P2L)`` acted on the booking, and so on
+        the flights it holds): "You're ticketed on LH1232" is what the ticketing did."""
+        state = getattr(getattr(episode, "env", None), "state", None)
+        if not isinstance(args, dict) or not isinstance(state, dict):
+            return set()
+        out: set[str] = set()
+        for value in args.values():
+            record = _record_of(state, value, self.kept)
+            if record is not None:
+                ids_in(record, out)
+                if self.named:
+                    named_in(record, self.named, out)
+        return out
+
+    def happened(self, subject: set[object], ids: set[object], claimed: set[str]) -> bool:
+        """Whether a passive claim is what the world did, not said to be anyone's doing: a fired
+        trigger changed the record of what it is said of (``subject``; of any of ``ids`` when it
+        names none), or the record of one of ``ids`` holds a word that claims the operation
+        (``status: cancelled`` for "BA576 was cancelled", ``booked`` for "… is booked on TR-4")."""
+        if self.world.intersection(map(str, subject or ids)):
+            return True
+        for i in ids | subject:
+            record = _record_of(self.state, str(i), self.kept)
+            if not isinstance(record, dict):
+                continue
+            for value in record.values():
+                if isinstance(value, str) and len(value) <= 200:
+                    for word in WORD.findall(facts.fold(value)):
+                        if claimed.intersection(self.verbs.get(word, ())):
+                            return True
+        return False
+
+    def _read_world(self, episode: Episode) -> bool:
+        """The ids of the records changed by triggers fired since the last look; whether any is new."""
+        events = getattr(episode, "events", None) or []
+        grew = False
+        for e in events[self.events_read :]:
+            if e.type != TRIGGER_FIRED or not isinstance(e.payload, dict):
+                continue
+            for change in e.payload.get("diff") or []:
+                path = change.get("path") if isinstance(change, dict) else None
+                for part in path.split(".") if isinstance(path, str) else ():
+                    # a record's key: id-shaped (BA576) or written as keys are (CL-ADEYEMI)
+                    c = canon_if_id(part) or (facts.canon_id(part) if part[:1].isupper() else None)
+                    if c and c not in self.world:
+                        self.world.add(c)
+                        grew = True
+        self.events_read = len(events)
+        return grew
+
+    def update(self, episode: Episode) -> None:
+        self.state = getattr(getattr(episode, "env", None), "state", None)
+        if self._read_world(episode):
+            self.support += 1
+        version = getattr(episode, "_state_version", None)
+        if self.passive and version != self.state_version:  # a passive claim reads the state
+            self.support += 1
+        self.state_version = version
+        view = episode.view
+        args: dict[str, Any] = {}
+        grew = False
+        for item in view[self.seen :]:
+            if item.get("type") == "tool_call":
+                args[item.get("id", "")] = item.get("args")
+                grew = True
+            elif item.get("type") == "tool_result":
+                named = ids_in(args.get(item.get("id", ""), {}), set()) | ids_in(item.get("result"), set())
+                self.known |= named
+                result = item.get("result")
+                tool = item.get("tool", "")
+                spec = episode.tools.get(tool)
+                if isinstance(result, dict) and result.get("success") and getattr(spec, "kind", "") == "operation":
+                    first = tool not in self.done  # (a claim naming nothing needs one success)
+                    done = self.done.setdefault(tool, set())
+                    named |= self._held(episode, args.get(item.get("id", ""), {}))
+                    if self.named:  # the named records it acted on, by key (P-NOWAK)
+                        named_in((args.get(item.get("id", ""), {}), result), self.named, named)
+                    if first or not named <= done:
+                        done.update(named)
+                        self.support += 1
+        self.seen = len(view)
+        if self.matcher is None or (grew and len(self.known) != len(self.matcher.ids)):
+            self.matcher = facts.IdMatcher(self.known, self.aliases)
+            self.parsed.clear()
+            self.support += 1
+
+
+_RECORDS: weakref.WeakKeyDictionary[Any, _Record] = weakref.WeakKeyDictionary()
+
+
+def _record(episode: Episode) -> _Record:
+    """The episode's record, as last brought up to date (:func:`_synced` reads what is new)."""
+    rec = _RECORDS.get(episode)
+    if rec is None:
+        rec = _RECORDS[episode] = _Record(episode)
+    return rec
+
+
+def _synced(episode: Episode) -> _Record:
+    rec = _record(episode)
+    rec.update(episode)
+    return rec
