@@ -69,9 +69,19 @@ def hm(*times: str) -> frozenset[object]:
         ("Ｔhe van at ９:３０", [hm("09:30", "21:30")]),  # full-width digits fold to plain ones
         ("at half two", [hm("02:30", "14:30")]),  # British: half past two
         ("half eleven pm", [hm("23:30")]),
+        # an hour alone after "at", where its phrase ends: both readings
+        ("TRK-9 at 9", [hm("09:00", "21:00")]),
+        ("at 9", [hm("09:00", "21:00")]),
+        ("Orla at 2, Imran at half two.", [hm("02:00", "14:00"), hm("02:30", "14:30")]),
+        ("picked up at ten.", [hm("10:00", "22:00")]),
+        ("back at ten) and", [hm("10:00", "22:00")]),
         # not times
-        ("TRK-9 at 9", []),
-        ("at 9", []),
+        ("at 9 Elm Street", []),
+        ("at 3 sites", []),
+        ("battery at 10%", []),
+        ("at 10.5", []),
+        ("seat at 12C", []),
+        ("TRK-9 9", []),
         ("KL1112 lands", []),
         ("2.5 hours", []),
         ("9.30 EUR", []),
@@ -91,6 +101,15 @@ def hm(*times: str) -> frozenset[object]:
 )
 def test_times_are_found_however_people_write_them(text, found):
     assert [f.values for f in facts.find_times(text)] == found
+
+
+@pytest.mark.parametrize(("orla", "passes"), [("at 2", True), ("at 3", False), ("at 2 Elm Street", False)])
+def test_an_hour_alone_after_at_tells_a_time(orla, passes):
+    """A person writes "Orla at 2"; her 14:00 is told, and another hour is a conflict."""
+    report = f"Both at Westbrook with Tariq Aziz - Orla {orla}, Imran at half two. Texted both."
+    result = item(played(STT / "clinic" / "ultrasound-reassigned-st1-medium.yaml", reports=(report,)))
+    assert result.passed is passes, result.detail
+    assert ("Orla's time 14:00: stated" in result.detail) is passes
 
 
 def test_values_found_never_overlap_and_come_in_the_texts_order():

@@ -13,8 +13,10 @@ Pure functions over strings, so the rules can be read, tested and applied by han
   ``0930 hrs``, ``at 0930``, ``noon``, ``midday``, ``midnight``, ``nine o'clock``,
   ``half past nine``, ``half nine`` (British: half past), ``quarter to ten``, ``twenty past 9``,
   ``nine thirty``, ``five pm``; ISO timestamps give their time. A 12-hour time without am/pm (``9:30``, ``half past nine``) stands for both
-  09:30 and 21:30; a two-digit 24-hour hour (``09:30``, ``21:30``) for itself. Not times: a bare
-  number (``at 9``), decimals with a unit (``2.5 hours``, ``9.30 EUR``), a code (``KL1112``).
+  09:30 and 21:30; a two-digit 24-hour hour (``09:30``, ``21:30``) for itself. An hour alone
+  after *at* where its phrase ends (``Orla at 2,``, ``back at ten.``) is a time, both readings.
+  Not times: a number before a noun (``at 9 Elm Street``), decimals with a unit (``2.5 hours``,
+  ``9.30 EUR``), a code (``KL1112``).
 - **dates**: ``2024-08-15``, ``15 August (2024)``, ``15th of Aug``, ``August 15``, ``Aug 15th``,
   ``15/08/2024`` and ``15/8`` (day/month or month/day: both readings count), ``15.08.2024``.
   Compared by month and day (and year when both sides give one).
@@ -271,6 +273,13 @@ _SPOKEN = re.compile(
     + _MER
 )
 _NAMED = re.compile(r"\b(noon|midday|midnight)\b")
+# "Orla at 2, Imran at half two", "back at ten.": an hour alone after "at", where its phrase
+# ends (a stop, a comma, a bracket, the end, or a word that joins a clause), not "at 2 Elm
+# Street", "at 3 sites", "at 10%"
+_AT_HOUR = re.compile(
+    r"\bat\s+(1[0-2]|0?[1-9]|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+    r"(?=\s*(?:$|[,;:!?)\]]|\.(?!\d)|\s(?:and|but|so|then|with|for|on|in|at|sharp|today|tomorrow|tonight|instead|now)\b))"
+)
 
 
 def _hour(word: str) -> int:
@@ -349,6 +358,8 @@ def find_times(text: str) -> list[Found]:
         add(m, _twelve(_hour(m[1]), 0, m[2], None))
     for m in _NAMED.finditer(s):
         add(m, frozenset({0 if m[1] == "midnight" else 12 * 60}))
+    for m in _AT_HOUR.finditer(s):
+        add(m, _twelve(_hour(m[1]), 0, None, None))
     return hits.found
 
 
