@@ -13,7 +13,7 @@ from sttui.core import facts
 from sttui.core.claim_verbs import _claim_verbs_of
 from sttui.core.events import TRIGGER_FIRED
 from sttui.core.report_facts import Resolved, _Kept, _record_of
-from sttui.core.report_names import WORD, canon_if_id, id_names, ids_in, named_in, names, people, per_task
+from sttui.core.report_names import WORD, canon_if_id, id_names, ids_in, name_words, named_in, names, people, per_task
 
 if TYPE_CHECKING:
     from sttui.core.episode import Episode
@@ -49,6 +49,7 @@ class _Record:
         self.seen = 0  # view items read
         self.verbs = _claim_verbs_of(episode.tools)
         self.names = names(episode.task)
+        self.name_words = name_words(episode.task)
         self.people = people(episode.task)
         self.id_names = id_names(episode.task)
         self.named = frozenset(self.names.values())  # the keys of the records they name

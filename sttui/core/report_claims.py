@@ -23,6 +23,7 @@ from sttui.core.claim_verbs import (
     _PERSONS,
     _VERB_NEEDS,
     _Clause,
+    past_forms,
 )
 from sttui.core.report_names import (
     SENTENCE,
@@ -83,6 +84,7 @@ def _be_at(clause: list[str], at: int) -> int | None:
 # "booked for 17:00"); anything else is the object of an active verb
 _AFTER_PASSIVE = frozenset(
     {"to", "onto", "on", "for", "at", "in", "into", "with", "via", "too", "already", "as", "today", "now", "and"}
+    | {"through"}  # ("bags checked through")
 )
 
 
@@ -110,7 +112,9 @@ def _reduced(clause: list[str], at: int, verbs: Mapping[str, object]) -> bool:
 # TRK-7 and dispatched SHP-1 on TRK-9"): a word that merely ends in -ed (United, Ahmed) is not one
 _REPORT_VERBS = frozenset(
     {"checked", "confirmed", "verified", "found", "looked", "called", "contacted", "arranged", "sorted", "updated",
-     "added", "moved", "spoke", "asked", "got", "sent", "made", "put"}
+     "added", "moved", "spoke", "asked", "got", "sent", "made", "put", "brought", "took", "drove", "picked",
+     "pulled", "grabbed", "loaded", "rang", "phoned", "handled", "organised", "organized", "fixed", "booked",
+     "swapped", "switched", "managed", "lined"}
 )  # fmt: skip
 
 
@@ -177,7 +181,12 @@ def _candidates(rec: _Record, text: str) -> list[_Clause]:
                     of = _VERB_NEEDS[clause[at]][0]
                     tools = {t for t in tools if t.split("_", 1)[0].lower() not in of}
                 needs = rec.verbs.needs if clause[at] in _AMBIGUOUS_FORMS else {}  # ("moved" needs no "in")
-                claimed = {t for t in tools if t not in needs or needs[t].intersection(after)}
+                # a passive may name the tool's word before it ("bags checked through"), or what
+                # it is said of ("the board meeting is confirmed", "it is confirmed"): ``_claimed``
+                # keeps it only when it does
+                claimed = {t for t in tools if t not in needs or needs[t].intersection(after) or passive}
+                if clause[at] in _CONFIRMED and after in (["it"], ["them"], ["both"], ["all"]):
+                    claimed = set(tools)  # "… and confirmed it.": the thing just named, not a check
                 if claimed:
                     claiming.append((at, claimed, passive))
                     if reduced:
@@ -296,6 +305,8 @@ def _claimed(rec: _Record, text: str) -> list[tuple[str, set[str], set[object], 
                 firsts = written_as_names(text, first=True)
             if not subject and last and firsts.isdisjoint(words):  # "Tomasz is booked … and has been
                 subject = set(last)  # texted", "Tomasz booked, details texted to him": Tomasz
+                if _PERSONAL.intersection(head):  # "Keynote confirmed …, she's been texted": not the keynote
+                    subject = {i for i in subject if i in rec.people}
             # said of no one, or (without its be) of what no record is: "Miles & More number added"
             unnamed = not subject and (
                 all(t in _PRONOUN_SUBJECTS for t in words)
@@ -306,6 +317,21 @@ def _claimed(rec: _Record, text: str) -> list[tuple[str, set[str], set[object], 
                 or (not _passive(clause, verb) and not _ids_named(rec, clause))
             )
             last = set(subject) if subject else last
+        if passive and _vague(rec, clause, verb, claimed):
+            if subject or all(t in _PRONOUN_SUBJECTS for t in words):  # "the gala is confirmed", "it is"
+                unnamed = not subject
+            elif bagged := {t for t in claimed if rec.verbs.needs.get(t, frozenset()).intersection(head)}:
+                # "Bags checked through": of the state's bags, if it has any, else of any (not a
+                # check-in); an operation on them of another verb ("reroute_bag") bears it out too
+                needed = {w for t in bagged for w in rec.verbs.needs[t]}
+                tools = {t for ts in rec.verbs.values() for t in ts}
+                claimed, unnamed = bagged | {t for t in tools if needed.intersection(t.lower().split("_"))}, True
+                held = [rec.state.get(w) for w in head] if isinstance(rec.state, dict) else []
+                subject = {facts.canon_id(k) for table in held if isinstance(table, dict) for k in table} or None
+            elif any(t.removesuffix("'s") in rec.name_words for t in words):  # "the lunch …" (of two lunches)
+                unnamed = True
+            else:  # "your time is confirmed": a check, not the tool
+                continue
         if not ids and rec.names:
             if capitals is None:
                 capitals = written_as_names(text)
@@ -335,6 +361,19 @@ def _claimed(rec: _Record, text: str) -> list[tuple[str, set[str], set[object], 
             pos = pos if at is None else at + 1
             out.append((quote, claimed, ids, subject))
     return out
+
+
+_CONFIRMED = frozenset(past_forms("confirm") | past_forms("reconfirm"))
+
+
+def _vague(rec: _Record, clause: list[str], verb: int, claimed: set[str]) -> bool:
+    """Whether a passive's verb is one of two senses (``_AMBIGUOUS_FORMS``: confirmed, checked)
+    with none of its tools' words after it: the tool's only when it is said of what the tool
+    acts on."""
+    if verb >= len(clause) or clause[verb] not in _AMBIGUOUS_FORMS:
+        return False
+    after = set(clause[verb + 1 :])
+    return not any(rec.verbs.needs[t].intersection(after) for t in claimed if t in rec.verbs.needs)
 
 
 def _bare(clause: list[str], verb: int) -> bool:

@@ -82,12 +82,30 @@ def _only_ones(pairs: Iterable[tuple[str, str]]) -> dict[str, str]:
 
 
 def _read_names(task: Any) -> dict[str, str]:
-    return _only_ones(
-        (word, canon)
-        for canon, name in _named_records(task)
-        for word in facts.words(_NAME_PART.sub(" ", name))
-        if word.isalpha() and len(word) > 2 and word not in facts.TITLES
-    )
+    return _only_ones(_name_words(task))
+
+
+def _name_words(task: Any) -> Iterator[tuple[str, str]]:
+    """(word, canonical key) for every word that may name a record, of every record's ``name``."""
+    for canon, name in _named_records(task):
+        for word in facts.words(_NAME_PART.sub(" ", name)):
+            if word.isalpha() and len(word) > 2 and word not in facts.TITLES and word not in _FUNCTION_WORDS:
+                yield word, canon
+
+
+_SHARED: dict[int, tuple[Any, frozenset[str]]] = {}
+
+
+def name_words(task: Any) -> frozenset[str]:
+    """Every word of a record's name, those of several records' too ("lunch" of two lunches):
+    a word that says which kind of thing is meant, if not which one. Read once per task."""
+    return per_task(_SHARED, task, lambda t: frozenset(word for word, _ in _name_words(t)))
+
+
+# words of a name that name nothing: "The Pavilion" is not named by every sentence's "The"
+_FUNCTION_WORDS = frozenset(
+    {"the", "and", "for", "with", "from", "into", "onto", "over", "under", "via", "its", "our", "your", "their"}
+)
 
 
 _PEOPLE: dict[int, tuple[Any, frozenset[str]]] = {}
