@@ -101,6 +101,18 @@ REPORT = "TRK-9 delivered the 500 doses to the downtown clinic at 06:59, cold ch
         (REPORT + " I hope that helps!", True, True, (), Satisfied(DONE)),
         (REPORT + " Probably worth a heads-up to the clinic.", True, True, (), Satisfied(DONE)),
         (REPORT + " I hope it stays cold.", True, True, (), Reply(CLEAR_ANSWER)),  # of the outcome: a hedge
+        (REPORT + " I believe that's everything.", True, True, (), Satisfied(DONE)),
+        (REPORT + " Touch wood that's it for today!", True, True, (), Satisfied(DONE)),
+        (REPORT + " Hopefully the fog clears for your next trip!", True, True, (), Satisfied(DONE)),
+        # the commonest sign-off announces no work
+        (REPORT + " Let me know if you need anything else.", True, True, (), Satisfied(DONE)),
+        (REPORT + " Any questions, let us know!", True, True, (), Satisfied(DONE)),
+        # a hedge before a courtesy question is still a hedge; before a real question it is not asked about
+        (REPORT + " Should be fine, hopefully. Anything else?", True, True, (), Reply(CLEAR_ANSWER)),
+        (REPORT + " Should be fine. Anything else you need from me?", True, True, (), Reply(CLEAR_ANSWER)),
+        ("It's likely on TRK-9, arriving about 06:59.", True, True, (), Reply(CLEAR_ANSWER)),
+        ("All being well it's on TRK-9.", True, True, (), Reply(CLEAR_ANSWER)),
+        ("Presumably TRK-9 has it.", True, True, (), Reply(CLEAR_ANSWER)),
         # a second hedge is taken as the report it is: the record decides
         ("I think it's done.", True, True, ("Should be fine.",), Satisfied(DONE)),
         ("I think it's done.", False, True, ("Should be fine.",), Reply(NOTED)),

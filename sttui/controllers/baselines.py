@@ -113,7 +113,8 @@ class ScriptedUser:
             return Reply(" ".join(view.contradicted))
         more_work = us.announces_more_work(last)
         asking = bool(us.asking_sentences(last))
-        if not (more_work or asking) and us.hedge(last) and not _asked_for_clarity(view):
+        courtesy = asking and us.only_courtesy(last)  # ("… should be fine. Anything else?": a hedge)
+        if not (more_work or (asking and not courtesy)) and us.hedge(last) and not _asked_for_clarity(view):
             return Reply(CLEAR_ANSWER)
         if view.solvable and view.accepted:
             return Reply(AFTER_DONE_MORE_WORK) if more_work else Satisfied(DONE)

@@ -9,8 +9,8 @@ A baseline, not a language model: the rules are small, fixed and documented (tas
   lightly stemmed (:func:`stem`), in any order.
 - **Cannot.** A message says the goal cannot be reached when it contains an infeasibility
   phrase (the rule judge's default list).
-- **More work.** A message announces more work when it contains a marker like "let me" or
-  "I'll check": it is not a final report.
+- **More work.** A message announces more work when it contains a marker like "let me" (not
+  the sign-off "let me know") or "I'll check": it is not a final report.
 - **Hedge.** A report hedges when it contains a hedge marker ("I can't promise", "should be
   fine", "hopefully", "I think", …) as whole words: the user asks once for a clear answer.
 
@@ -121,6 +121,10 @@ HEDGE_MARKERS = (
     "if all goes well",
     "touch wood",
     "in theory",
+    "likely",
+    "presumably",
+    "all being well",
+    "touch and go",
 )
 _SUFFIXES = (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""))
 _WORD = re.compile(r"[^\W_]+")
@@ -228,8 +232,13 @@ def says_cannot(message: str, phrases: Iterable[str] = DEFAULT_PHRASES) -> bool:
 
 @functools.lru_cache(maxsize=4096)
 def announces_more_work(message: str) -> bool:
-    text = normalise(message)
+    """Whether the message says work is still to come ("let me check", "I'll try"); a sign-off
+    is not ("Let me know if you need anything else": the commonest of all)."""
+    text = SIGN_OFFS.sub(" ", normalise(message))
     return any(_has(text, m) for m in MORE_WORK_MARKERS)
+
+
+SIGN_OFFS = re.compile(r"(?<!\w)let (?:me|us) know(?!\w)")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -246,5 +255,21 @@ NOT_HEDGES = re.compile(
     r"(?<!\w)(?:(?:i )?hope (?:that|this|it) helps"
     r"|i hope (?:you|you're|you are|all is|that's (?:ok|okay|alright|all right|fine))"
     r"|(?:probably|maybe|perhaps|might be|may be|could be) worth"
-    r"|i think (?:that's|that is) (?:everything|all|it))(?!\w)"
+    r"|(?:i think|i believe|touch wood,?) (?:that's|that is) (?:everything|all|it)"
+    r"|(?:hopefully|fingers crossed|i hope)[^.!?]{0,60}?(?:next (?:trip|time|visit|flight)|rest of (?:your|the) \w+"
+    r"|enjoy))(?!\w)"
 )
+
+
+# what a closing question asks of courtesy ("Anything else?", "Any questions?"): none of it asks
+# for a detail or an approval, so a hedge before it is still a hedge
+_COURTESY = frozenset(
+    words("anything else is there do you need can i we help with any other questions more for all good that ok okay"
+          " want me to sort out from get today just now at the moment else")
+)  # fmt: skip
+
+
+def only_courtesy(message: str) -> bool:
+    """Whether every question the message asks is a closing courtesy ("Anything else?")."""
+    asked = asking_sentences(message)
+    return bool(asked) and all(set(words(s)) <= _COURTESY and ("anything" in s or "question" in s) for s in asked)
