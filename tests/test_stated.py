@@ -36,6 +36,12 @@ def kept(text: str) -> str:
         ("TRK-7 fridge failed, sent on TRK-9.", "TRK-7 fridge failed, sent on TRK-9."),
         ("Couldn't get you into Linate, rebooked BA582 to Malpensa.", "Couldn't , rebooked BA582 to Malpensa."),
         ("CR-8 can't get through, CR-9 going from Garth.", "CR-8 can't , CR-9 going from Garth."),
+        # … and ends at a turn or a reason with no comma before it, as people type
+        ("TRK-7 can't go so TRK-9 took it.", "TRK-7 can't go so TRK-9 took it."),
+        ("CR-8 can't get over the ford so CR-9 went.", "CR-8 can't so CR-9 went."),
+        ("Couldn't send TRK-7 as its fridge failed, TRK-9 took it.", "Couldn't - as its fridge failed, TRK-9 took it."),
+        ("Couldn't book it as a double on VAN-42.", "Couldn't - ."),
+        ("I couldn't move it to VAN-42 but VAN-41 is fine.", "I couldn't - but VAN-41 is fine."),
         ("I failed to book VAN-42.", "I failed to - ."),
         # swapped/replaced X for/with Y: X is what was taken out
         ("Swapped CR-14 for CR-12.", "Swapped - for CR-12."),

@@ -201,7 +201,8 @@ def _denied(text: str, words: list[tuple[int, int, str]], ends: list[int]) -> li
             j = i + 1 + (instead or 0)
             while j < len(words) and words[j][0] < stop and words[j][2] in LINKS:
                 j += 1
-            if j < len(words) and words[j][0] < stop:
+            # not past a word that turns away or gives a reason: "TRK-7 can't go so TRK-9 took it"
+            if j < len(words) and words[j][0] < stop and words[j][2] not in TURNS and words[j][2] not in REASONS:
                 out.append((words[j][0], words[j][1]))
                 nxt = words[j + 1] if j + 1 < len(words) and words[j + 1][0] < stop else None
                 if nxt is not None and (_has_digit(nxt[2]) or words[j][2].rstrip(".") in TITLES):
@@ -400,8 +401,26 @@ def _stops(marks: list[tuple[int, str]], words: list[tuple[int, int, str]], sent
         until = bisect_left(starts, marks[k + 1][0] if k + 1 < len(marks) else sentence_end)
         if _turns(words, n) or words[n][2] in _DONE or any(words[m][2] in _FINITE for m in range(n, until)):
             out.append(at)  # (a clause opening with a thing done is the writer's new action: "…, rebooked BA582")
-    out += [a for n, (a, _, w) in enumerate(words) if n and ((w == "and" and _turns(words, n)) or w in REASONS)]
+    out += [
+        a
+        for n, (a, _, w) in enumerate(words)
+        if n and ((w == "and" and _turns(words, n)) or w in REASONS or w in _TURN_STOPS or _as_reason(words, n))
+    ]
     return sorted(out)
+
+
+# the words that turn away with no comma before them, as people type ("CR-8 can't get over the
+# ford so CR-9 went from Garth")
+_TURN_STOPS = frozenset({"so", "but", "however", "yet", "whereas"})
+_CLAUSE_OPENERS = frozenset(
+    {"its", "it", "it's", "the", "he", "she", "they", "we", "i", "there", "his", "her", "their", "our", "that"}
+    | {"dr", "mr", "mrs", "ms"}
+)
+
+
+def _as_reason(words: list[tuple[int, int, str]], n: int) -> bool:
+    """ "as" opening a reason ("couldn't send TRK-7 as its fridge failed"), not "as a double"."""
+    return words[n][2] == "as" and n + 1 < len(words) and words[n + 1][2] in _CLAUSE_OPENERS
 
 
 def _turns(words: list[tuple[int, int, str]], n: int) -> bool:
