@@ -69,6 +69,11 @@ def hm(*times: str) -> frozenset[object]:
         ("Ｔhe van at ９:３０", [hm("09:30", "21:30")]),  # full-width digits fold to plain ones
         ("at half two", [hm("02:30", "14:30")]),  # British: half past two
         ("half eleven pm", [hm("23:30")]),
+        # four digits as ops staff write them: a leading zero, or after a word of when; HH:MM hrs
+        ("BA1433 dep 0735", [hm("07:35")]),
+        ("Gorse back 1000, Heather back 10:54hrs", [hm("10:00"), hm("10:54")]),
+        ("0820", [hm("08:20")]),
+        ("10:00 hours", [hm("10:00")]),
         # an hour alone after "at", where its phrase ends: both readings
         ("TRK-9 at 9", [hm("09:00", "21:00")]),
         ("at 9", [hm("09:00", "21:00")]),
@@ -84,6 +89,11 @@ def hm(*times: str) -> frozenset[object]:
         ("TRK-9 9", []),
         ("KL1112 lands", []),
         ("2.5 hours", []),
+        ("1:30 hours", []),
+        ("1000 doses", []),
+        ("BA 0735", []),
+        ("TRK-0735", []),
+        ("07355", []),
         ("9.30 EUR", []),
         ("3.25 kg", []),
         ("15.08.2024", []),

@@ -10,7 +10,7 @@ Pure functions over strings, so the rules can be read, tested and applied by han
   (``truck 9`` with ``{truck: TRK}``), and the known numbers listed after it go with it
   (``trucks 9, 4 and 7``, ``truck 9 and 4``). Whole runs only: ``TRK-9`` is not in ``TRK-90``.
 - **times**: ``09:30``, ``9.30``, ``9:30 am``, ``9.30am``, ``09h30``, ``9am``, ``0930h``,
-  ``0930 hrs``, ``at 0930``, ``noon``, ``midday``, ``midnight``, ``nine o'clock``,
+  ``0930 hrs``, ``at 0930``, ``0735``, ``dep 0855``, ``back 1000``, ``10:00hrs``, ``noon``, ``midday``, ``midnight``, ``nine o'clock``,
   ``half past nine``, ``half nine`` (British: half past), ``quarter to ten``, ``twenty past 9``,
   ``nine thirty``, ``five pm``; ISO timestamps give their time. A 12-hour time without am/pm (``9:30``, ``half past nine``) stands for both
   09:30 and 21:30; a two-digit 24-hour hour (``09:30``, ``21:30``) for itself. An hour alone
@@ -258,6 +258,15 @@ _HOUR_ONLY = re.compile(
 _FOUR = re.compile(
     r"(?<![\w:.,-])([01]\d|2[0-3])([0-5]\d)\s*(?:h|hrs|hours)(?![a-z])|\bat\s+([01]\d|2[0-3])([0-5]\d)(?![\w:.,])"
 )
+# four digits as ops and airline staff write a time: with a leading zero anywhere ("0735"), or
+# after a word of when ("dep 0855", "back 1000"); "HH:MM hrs" ("10:00hrs") is a time too
+_FOUR_ZERO = re.compile(r"(?<![\w:.,/£$€#-])(0\d)([0-5]\d)(?![\w:/%]|[.,]\d)")
+_FOUR_AFTER = re.compile(
+    r"\b(?:dep|arr|departs?|departing|departure|leaves?|leaving|lands?|landing|arrives?|arriving|back|eta|etd"
+    r"|until|till|pickup|pick-up|due|ready)\.?:?\s+([01]\d|2[0-3])([0-5]\d)(?![\w:]|[.,]\d)"
+)
+_CLOCK_HRS = re.compile(r"(?<![\w:.,£$€])([01]\d|2[0-3]):([0-5]\d)\s?(?:hrs|hours|h)(?![a-z])")
+_CODE_BEFORE = re.compile(r"[A-Z]{2,3}\s?$")  # "BA 0735": a flight's number, not a time
 _ISO = re.compile(r"\d{4}-\d{2}-\d{2}[t ]([01]\d|2[0-3]):([0-5]\d)")
 _PAST_TO = re.compile(
     r"\b(a quarter|quarter|half|twenty-five|twenty five|twenty|ten|five)\s+(past|after|to|before)\s+" + _HOUR_WORD
@@ -354,6 +363,12 @@ def find_times(text: str) -> list[Found]:
     for m in _FOUR.finditer(s):
         h, mi = (m[1], m[2]) if m[1] else (m[3], m[4])
         add(m, frozenset({int(h) * 60 + int(mi)}))
+    for m in _CLOCK_HRS.finditer(s):
+        add(m, frozenset({int(m[1]) * 60 + int(m[2])}))
+    for pattern in (_FOUR_AFTER, _FOUR_ZERO):
+        for m in pattern.finditer(s):
+            if not _CODE_BEFORE.search(text[max(0, m.start(1) - 4) : m.start(1)]):
+                add(m, frozenset({int(m[1]) * 60 + int(m[2])}))
     for m in _HOUR_ONLY.finditer(s):
         add(m, _twelve(_hour(m[1]), 0, m[2], None))
     for m in _NAMED.finditer(s):
