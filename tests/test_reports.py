@@ -1425,6 +1425,8 @@ def test_claims_of_a_confirmation_a_check_or_a_dispatch_people_write(task, skip,
             "venues/keynote-train-late-t3-easy",
             "Keynote confirmed for half ten. Dr Adeyemi's car now ten to ten at Central (train's late). She's been texted.",
         ),
+        # what was left is not what a change acted on
+        ("logistics/insulin-reefer-fault-st2-easy", "The insulin is on TRK-9 (switched over from TRK-7)."),
         # "The" of "The Pavilion" names no record: "The gala is confirmed" is of the gala
         ("venues/gala-expo-overrun-t3-hard", "The gala is confirmed."),
         # a bag the passenger checked before the episode, rerouted by the agent
@@ -1434,3 +1436,20 @@ def test_claims_of_a_confirmation_a_check_or_a_dispatch_people_write(task, skip,
 def test_passives_of_check_and_confirm_that_claim_nothing_unsupported(task, report):
     ep = played(STT / f"{task}.yaml", reports=(report,))
     assert [m for m in report_mismatches(ep) if m.kind == "claim"] == []
+
+
+@pytest.mark.parametrize(
+    "report",
+    [
+        "Moved the insulin from TRK-9 to TRK-7.",
+        "TRK-9 was stood down, so the insulin went on TRK-7.",
+        "TRK-9 replaced by TRK-7 for the insulin run.",
+        "The insulin went on TRK-7 (which took over from TRK-9).",
+        "The insulin is on TRK-7. TRK-9 was released for other work.",
+    ],
+)
+def test_a_report_naming_the_expected_truck_only_as_the_one_left_conflicts(report):
+    """An outside tester's false reports: each named TRK-9 and passed."""
+    result = item(played(INSULIN, reports=(report,)))
+    assert not result.passed
+    assert "vehicle: expected TRK-9; message" in result.detail and "(a conflict)" in result.detail

@@ -46,7 +46,17 @@ def kept(text: str) -> str:
         # swapped/replaced X for/with Y: X is what was taken out
         ("Swapped CR-14 for CR-12.", "Swapped - for CR-12."),
         ("I replaced TRK-7 with TRK-9.", "I replaced - with TRK-9."),
-        ("TRK-7 was replaced by TRK-9.", "TRK-7 was replaced by TRK-9."),
+        ("TRK-7 was replaced by TRK-9.", "- was replaced by TRK-9."),
+        # the value taken out of use before "stood down", "withdrawn", "released" (not "released to")
+        ("TRK-9 was stood down, so it went on TRK-7.", "- was stood down, so it went on TRK-7."),
+        ("TRK-7 has it; TRK-9 was released for other work.", "TRK-7 has it; - was released for other work."),
+        ("Insulin released to TRK-9.", "Insulin released to TRK-9."),
+        ("TRK-9 standing by.", "TRK-9 standing by."),
+        # "from" after a change: the value left ("moved … from TRK-9 to TRK-7"); not a range
+        ("Moved the insulin from TRK-9 to TRK-7.", "Moved the insulin from - to TRK-7."),
+        ("TRK-7 (which took over from TRK-9).", "TRK-7 (which took over from - )."),
+        ("I moved her car from 09:50 to 10:20.", "I moved her car from : to 10:20."),
+        ("The lecture runs from 10:00 to 12:00.", "The lecture runs from 10:00 to 12:00."),
         ("I swapped you to 33G.", "I swapped you to 33G."),
         # instead of, rather than, in place of: the value after them, like a negator
         ("Insulin went on TRK-7 instead of TRK-9.", "Insulin went on TRK-7 instead of - ."),

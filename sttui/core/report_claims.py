@@ -288,7 +288,7 @@ def _claimed(rec: _Record, text: str) -> list[tuple[str, set[str], set[object], 
     pos = 0  # where the next clause is looked for in the text (the clauses come in its order)
     last: set[object] = set()  # what the previous passive claim was said of
     for clause, claimed, from_start, passive in _candidates(rec, text):
-        ids = _ids_named(rec, clause)
+        ids = _ids_named(rec, _left_out(clause))
         quoted: tuple[str, int | None] | None = None
         verb = next((i for i, t in enumerate(clause) if t in rec.verbs), len(clause))
         subject: set[object] | None = None
@@ -364,6 +364,23 @@ def _claimed(rec: _Record, text: str) -> list[tuple[str, set[str], set[object], 
 
 
 _CONFIRMED = frozenset(past_forms("confirm") | past_forms("reconfirm"))
+
+
+def _left_out(clause: list[str]) -> list[str]:
+    """The clause without what it says was left ("switched over from TRK-7", "moved you from
+    33G to 12C": from "from" to the next "to"): no call of the change names the one left."""
+    if "from" not in clause:
+        return clause
+    out: list[str] = []
+    skipping = False
+    for t in clause:
+        if t == "from":
+            skipping = True
+        elif skipping and t in ("to", "onto", "into", "and"):
+            skipping = False
+        if not skipping:
+            out.append(t)
+    return out
 
 
 def _vague(rec: _Record, clause: list[str], verb: int, claimed: set[str]) -> bool:

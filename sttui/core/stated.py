@@ -195,7 +195,16 @@ def _denied(text: str, words: list[tuple[int, int, str]], ends: list[int]) -> li
             if i + 1 < len(words) and words[i + 1][0] < stop:
                 out.append((words[i + 1][0], stop))
             continue
+        if w in _OUSTED and _ousted(words, i):  # "TRK-9 was stood down", "TRK-9 replaced by TRK-7"
+            k = i - 1
+            while k >= 0 and words[k][2] in _BE_HAD:
+                k -= 1
+            if k >= 0 and _has_digit(words[k][2]):
+                out.append((words[k][0], words[k][1]))
+                continue
         instead = _instead_of(words, i)
+        if w == "from" and any(words[k][2] in _CHANGE for k in range(max(0, i - 6), i)):
+            instead = 0  # "moved the insulin from TRK-9 to TRK-7", "took over from TRK-9": the one left
         if w in NEGATORS or w.endswith("n't") or instead is not None:
             stop = _clause_end(a, ends, words[-1][1])
             j = i + 1 + (instead or 0)
@@ -218,6 +227,28 @@ def _denied(text: str, words: list[tuple[int, int, str]], ends: list[int]) -> li
 
 
 _INSTEAD = (("instead", "of"), ("rather", "than"), ("in", "place", "of"))
+# a change before "from": the value after it is the one left ("rebooked you from BA576 to BA582")
+_CHANGE = frozenset(
+    {"moved", "move", "moving", "switched", "switch", "switching", "changed", "changing", "swapped", "shifted"}
+    | {"transferred", "rescheduled", "pushed", "reassigned", "rebooked", "rerouted", "over", "brought"}
+)
+# what says the value just before it was taken out of use: "TRK-9 was stood down", "TRK-9
+# replaced by TRK-7", "CR-12 withdrawn", "TRK-9 was released for other work"
+_OUSTED = frozenset({"replaced", "withdrawn", "released", "stood", "stands", "standing", "taken", "removed"})
+_BE_HAD = frozenset({"is", "are", "was", "were", "been", "being", "has", "have", "had", "got", "gets", "now", "then"})
+
+
+def _ousted(words: list[tuple[int, int, str]], i: int) -> bool:
+    """ "stood down", "taken off", "removed", "replaced", "withdrawn", "released": not "stood by",
+    "taken to", "released to TRK-9" (given to it), "replaced TRK-7" (the writer's doing)."""
+    w, nxt = words[i][2], words[i + 1][2] if i + 1 < len(words) else ""
+    if w in ("stood", "stands", "standing"):
+        return nxt == "down"
+    if w == "taken":
+        return nxt in ("off", "out")
+    return nxt not in ("to", "onto", "into", "on", "for") or (w == "released" and nxt == "for")
+
+
 # a verb whose object is what was taken out: "swapped CR-14 for CR-12", "replaced TRK-7 with TRK-9"
 _SWAPPED = frozenset({"swapped", "swap", "swapping", "replaced", "replace", "replacing", "exchanged"})
 
