@@ -1453,3 +1453,18 @@ def test_a_report_naming_the_expected_truck_only_as_the_one_left_conflicts(repor
     result = item(played(INSULIN, reports=(report,)))
     assert not result.passed
     assert "vehicle: expected TRK-9; message" in result.detail and "(a conflict)" in result.detail
+
+
+@pytest.mark.parametrize(
+    ("remark", "passes"),
+    [
+        ("FYI TRK-7 is out of service.", True),
+        ("BTW, TRK-7 is back at the depot.", True),
+        ("FYI the insulin actually ended up on TRK-7.", False),
+        ("FYI, one last change: it's now on TRK-7.", False),
+        ("PS - sorry, TRK-7, not TRK-9.", False),
+    ],
+)
+def test_a_side_remark_after_the_report_leaves_it_to_decide_unless_it_corrects_it(remark, passes):
+    result = item(played(INSULIN, reports=("TRK-9 has it, delivered 06:59.", remark)))
+    assert result.passed is passes, result.detail

@@ -18,6 +18,18 @@ if TYPE_CHECKING:
 
 # a message that opens as a side remark, of any fact's kind: "FYI Grace took the 11:30 slot"
 REMARK = re.compile(r"\W*(?:fyi|btw|p\.?s\.?|by the way|just so you know|side note|just a note)\b", re.IGNORECASE)
+# … unless it corrects the report: "FYI the insulin actually ended up on TRK-7", "FYI, one last
+# change: Daniel's seat is now 27E"
+_CORRECTING = re.compile(
+    r"\b(?:actually|correction|in fact|ended up|instead|sorry|my mistake|scratch that|i meant|meant to say"
+    r"|change|changed|update|updated|(?:is|are|'s) now|now (?:on|at|in|with))\b",
+    re.IGNORECASE,
+)
+
+
+def is_remark(text: str) -> bool:
+    """Whether a message opens as a side remark (``REMARK``) and corrects nothing."""
+    return REMARK.match(text) is not None and _CORRECTING.search(text) is None
 
 
 # the words that give the id after them a place in the report ("went on TRK-7", "it's TRK-7",

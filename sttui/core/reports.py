@@ -48,7 +48,7 @@ from sttui.core.attach import Clause, sentences
 from sttui.core.claim_record import _record, _tell_items
 from sttui.core.report_claims import Mismatch, all_claims, claims
 from sttui.core.report_facts import Resolved, resolve
-from sttui.core.report_places import REMARK, placed, used_instead
+from sttui.core.report_places import is_remark, placed, used_instead
 from sttui.core.stated import stated_text
 
 if TYPE_CHECKING:
@@ -210,7 +210,7 @@ def _counted(fact: Resolved, text: str) -> list[facts.Found]:
 def judge_fact(fact: Resolved, messages: list[_Msg], others: Iterable[Resolved] = ()) -> Told:
     """The last message that states a value of the fact decides. But a later message's remark
     about a value (not ``report_places.placed``: "I've flagged TRK-7"; or opening as one,
-    ``REMARK``: "FYI …") is no report when an earlier message placed one: that one decides."""
+    ``is_remark``: "FYI …") is no report when an earlier message placed one: that one decides."""
     others = list(others)
     last: Told | None = None
     for i in range(len(messages) - 1, -1, -1):
@@ -220,7 +220,7 @@ def judge_fact(fact: Resolved, messages: list[_Msg], others: Iterable[Resolved] 
         ok, rivals, subject = said
         conflict = ", ".join(rivals) + (f" for {subject}" if subject else "")
         told = Told(ok, messages[i].seq, fact.shown if ok else conflict, i)
-        if not REMARK.match(messages[i].text) and (subject or placed(fact, messages[i].text, ok, rivals)):
+        if not is_remark(messages[i].text) and (subject or placed(fact, messages[i].text, ok, rivals)):
             return told
         last = last or told
     return last or Told(False, None, None)
@@ -235,7 +235,7 @@ def _placed_before(episode: Episode, fact: Resolved, messages: list[_Msg], other
     seen, hit = rec.placed.get(key, (0, False))
     for m in messages[seen : max(seen, len(messages) - 1)]:
         said = states(fact, m.text, others)
-        if said is not None and not REMARK.match(m.text) and (said[2] or placed(fact, m.text, said[0], said[1])):
+        if said is not None and not is_remark(m.text) and (said[2] or placed(fact, m.text, said[0], said[1])):
             hit = True
             break
     rec.placed[key] = (max(seen, len(messages) - 1), hit)
@@ -318,7 +318,7 @@ def message_mismatches(episode: Episode, text: str) -> list[Mismatch]:
             said = states(fact, text, resolved)
             if said is None or said[0]:
                 continue
-            remark = REMARK.match(text) or (not said[2] and not placed(fact, text, False, said[1]))
+            remark = is_remark(text) or (not said[2] and not placed(fact, text, False, said[1]))
             if remark and _placed_before(episode, fact, messages(), resolved):
                 continue  # a remark about another value after a report ("FYI TRK-7 is out of service")
             out.append(Mismatch(fact.name, fact.shown, ", ".join(said[1]), None, fact.kind, said[2]))
