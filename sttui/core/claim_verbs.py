@@ -50,6 +50,20 @@ _NO_CHANGE = frozenset({"check", "confirm", "notify"})
 _CHANGED = frozenset(form for verb in ANY_OPERATION for form in past_forms(verb))
 
 
+# what an agent may claim to have done in the world beyond the task's tools ("I've also phoned
+# the site", "texted the clinic manager", "refunded you"): with no tool of the task doing it, a
+# claim of it is one no call can bear out. The made-up tool names are in brackets.
+OUTSIDE: dict[str, tuple[str, ...]] = {
+    "(a message)": ("texted", "emailed", "messaged", "notified", "phoned", "rang", "rung"),
+    "(a refund)": ("refunded", "compensated", "reimbursed"),
+}
+
+
+def outside(tool: str) -> bool:
+    """Whether a claimed tool is one of ``OUTSIDE``'s: none of the task's tools does it."""
+    return tool.startswith("(")
+
+
 def claim_verbs(tools: dict[str, Any]) -> dict[str, set[str]]:
     """Past form -> the operation tools it claims (the verb is the tool name's first word,
     with or without a "re": "booked" claims book_flight and rebook; its ``SYNONYMS``; and
@@ -65,6 +79,11 @@ def claim_verbs(tools: dict[str, Any]) -> dict[str, set[str]]:
         for stem in stems:
             for form in past_forms(stem):
                 out.setdefault(form, set()).add(name)
+    for made_up, forms in OUTSIDE.items():
+        # a task's own tools for it claim every form ("phoned her" is borne out by its message tool)
+        own = set().union(*(out[form] for form in forms if form in out))
+        for form in forms:
+            out[form] = out.get(form) or own or {made_up}
     return out
 
 

@@ -23,6 +23,7 @@ from sttui.core.claim_verbs import (
     _PERSONS,
     _VERB_NEEDS,
     _Clause,
+    outside,
     past_forms,
 )
 from sttui.core.report_names import (
@@ -354,6 +355,7 @@ def _claimed(rec: _Record, text: str) -> list[tuple[str, set[str], set[object], 
         # or with nothing after its verb when the writer is its only subject ("Ticketed, checked in")
         to_you = not passive and clause[verb + 1 : verb + 2] in _TO_YOU and clause[verb] not in _SAID
         to_you = to_you or (not passive and _bare(clause, verb))
+        to_you = to_you or all(outside(t) for t in claimed)  # no tool does it: of anyone ("phoned the site")
         # … or of the user, or of someone no name explains ("You're checked in."; "She's been texted.")
         anyone = unnamed or (any(t in _YOU for t in clause[:verb]) and clause[verb : verb + 1] != ["told"])
         if ids or to_you or anyone:
@@ -509,7 +511,9 @@ def _unsupported(rec: _Record, text: str, seq: int | None) -> list[Mismatch]:
         out.append(
             Mismatch(
                 f"claim '{words if len(words) <= 80 else words[:79] + '…'}'",
-                f"a successful {' or '.join(sorted(claimed))} call" + (f" naming {shown}" if ids else ""),
+                f"a successful {' or '.join(sorted(claimed))} call" + (f" naming {shown}" if ids else "")
+                if not all(outside(t) for t in claimed)
+                else f"a tool for {' or '.join(t.strip('()') for t in sorted(claimed))} (this task has none)",
                 None,
                 seq,
                 "claim",
