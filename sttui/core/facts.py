@@ -287,7 +287,7 @@ _NAMED = re.compile(r"\b(noon|midday|midnight)\b")
 # Street", "at 3 sites", "at 10%"
 _AT_HOUR = re.compile(
     r"\bat\s+(1[0-2]|0?[1-9]|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
-    r"(?=\s*(?:$|[,;:!?)\]]|\.(?!\d)|\s(?:and|but|so|then|with|for|on|in|at|sharp|today|tomorrow|tonight|instead|now)\b))"
+    r"(?=\s*(?:$|[,;:!?)\]]|\.(?!\d)|\s(?:and|but|so|then|with|for|on|in|at|sharp|today|tomorrow|tonight|this|instead|now)\b))"
 )
 
 

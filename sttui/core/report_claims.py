@@ -186,6 +186,8 @@ def _candidates(rec: _Record, text: str) -> list[_Clause]:
                 # it is said of ("the board meeting is confirmed", "it is confirmed"): ``_claimed``
                 # keeps it only when it does
                 claimed = {t for t in tools if t not in needs or needs[t].intersection(after) or passive}
+                if after[:1] and (after[0] in _PERSONS or after[0] in facts.TITLES):  # "rerouted you through
+                    claimed = {t for t in claimed if t.partition("_")[2] not in _THINGS}  # Munich": not a bag
                 if clause[at] in _CONFIRMED and after in (["it"], ["them"], ["both"], ["all"]):
                     claimed = set(tools)  # "… and confirmed it.": the thing just named, not a check
                 if claimed:
@@ -231,9 +233,15 @@ _SOFT = [
     (re.compile(r"\b(he|she|they) knows?\b"), r"\1 has been notified"),
     (re.compile(r"\b(he|she|they|\w+) (?:has|have|'s got|has got|got) (?:the details|a text|an email|a message|"
                 r"the new times?|(?:his|her|their) (?:new )?times?)(?: by (?:sms|text|email))?"), r"\1 has been notified"),
+    (re.compile(r"\bpacked (?:in|up on (?:me|us))\b"), "broke down"),  # "the fridge packed in": it failed
     (re.compile(r"\b(?:is|are|'s) out for delivery\b|\b(?:has|have|'s) (?:now )?(?:gone out|left the (?:hub|depot|"
                 r"store|pharmacy|warehouse|yard))\b"), "was dispatched"),
 ]  # fmt: skip
+
+
+# what a tool acts on that is no person: "rerouted you", "transferred Mr Clarke" claim no
+# reroute_bag or transfer_referral
+_THINGS = frozenset({"bag", "bags", "luggage", "passive", "passives", "referral", "referrals", "shipment", "parcel"})
 
 
 def _plainly(text: str) -> str:

@@ -41,11 +41,13 @@ _PLACING = frozenset({"on", "onto", "in", "into", "to", "with", "by", "via", "ab
                      | DOING)  # fmt: skip
 _CLAUSE_MARK = re.compile(r"[;:.!?()]|\s[-\u2013\u2014]\s")
 _WORDS = re.compile(r"[^\W\d_]+")
-# after the id: "instead" within its clause, or a verb of carrying it out ("CR-14 is on Hawthorn",
+# after the id (and where it came from: "CR-14 from Sarn is on Hawthorn"): "instead" within its
+# clause, or a verb of carrying it out ("CR-14 is on Hawthorn",
 # "VAN-5 picks him up", "TRK-9 has it"; not "is standing by", "is out of service", "left for")
 _PLACING_AFTER = re.compile(
     r"(?:(?:\s+[^\W\d_]+){0,4}?\s+instead\b"
-    r"|\s*(?:'s|\s+is|\s+are|\s+was|\s+will|\s+now|\s+also)*\s+(?:on|onto|aboard|with|has|have|had|took|takes|"
+    r"|(?:\s+from(?:\s+[^\W\d_]+){1,3}?(?=\s+(?:is|are|was|will|now|also|on|has|took|went|going|heading)\b))?"
+    r"\s*(?:'s|\s+is|\s+are|\s+was|\s+will|\s+now|\s+also)*\s+(?:on|onto|aboard|with|has|have|had|took|takes|"
     r"taking|picks|picked|collects|collected|carries|carried|carrying|covers|covered|covering|runs|running|goes|"
     r"going|went|heading|gets|got|brings|bringing|does|doing|did|delivers|delivering|delivered)\b"
     r"(?!\s+(?:no|not|nothing|none)\b))"  # ("CAR-4 has no driver": a remark)
