@@ -57,6 +57,12 @@ def kept(text: str) -> str:
         ("TRK-7 (which took over from TRK-9).", "TRK-7 (which took over from - )."),
         ("I moved her car from 09:50 to 10:20.", "I moved her car from : to 10:20."),
         ("The lecture runs from 10:00 to 12:00.", "The lecture runs from 10:00 to 12:00."),
+        # what a value was before the change: its whole clause
+        ("Her train was due 09:35 originally.", ": ."),
+        ("Originally booked for 10:00, now 11:30.", ": , now 11:30."),
+        ("It was on TRK-7 at first, now on TRK-9.", "- , now on TRK-9."),
+        ("You two are on the earlier BA1433 at 7.35.", "You two are on the earlier BA1433 at 7.35."),
+        ("Couldn't send CR-12 in time, CR-14 went from Sarn.", "Couldn't - , CR-14 went from Sarn."),
         ("I swapped you to 33G.", "I swapped you to 33G."),
         # instead of, rather than, in place of: the value after them, like a negator
         ("Insulin went on TRK-7 instead of TRK-9.", "Insulin went on TRK-7 instead of - ."),

@@ -143,6 +143,7 @@ def stated_text(text: str) -> str:
             inside = bisect_left(ends, start + len(sentence.rstrip()) - 1)  # the clause ends before the ?
             spans.append((ends[inside - 1] if inside else start, start + len(sentence)))
         spans += _denied(text, words, ends)
+        spans += _former(words, ends, start, start + len(sentence))
         spans += _supposed(words, ends, start + len(sentence))
         offered = _proposed(words)
         if offered is not None:
@@ -236,6 +237,21 @@ _CHANGE = frozenset(
 # replaced by TRK-7", "CR-12 withdrawn", "TRK-9 was released for other work"
 _OUSTED = frozenset({"replaced", "withdrawn", "released", "stood", "stands", "standing", "taken", "removed"})
 _BE_HAD = frozenset({"is", "are", "was", "were", "been", "being", "has", "have", "had", "got", "gets", "now", "then"})
+
+
+# what a value was before the change, said of its whole clause: "Her train was due 09:35
+# originally", "previously booked for 10:00", "it had been TRK-7 at first"
+_FORMER = frozenset({"originally", "previously", "formerly", "initially"})  # (not "the earlier BA1433")
+
+
+def _former(words: list[tuple[int, int, str]], ends: list[int], start: int, end: int) -> list[tuple[int, int]]:
+    """The clauses saying what a value used to be (``_FORMER``): all of each."""
+    out: list[tuple[int, int]] = []
+    for i, (a, _, w) in enumerate(words):
+        if w in _FORMER or (w == "first" and i and words[i - 1][2] == "at"):
+            k = bisect_right(ends, a)
+            out.append((ends[k - 1] if k else start, ends[k] if k < len(ends) else end))
+    return out
 
 
 def _ousted(words: list[tuple[int, int, str]], i: int) -> bool:
@@ -374,6 +390,7 @@ _FINITE = frozenset(
     {"is", "are", "was", "were", "am", "it's", "that's", "stays", "stay", "remains", "remain", "goes", "sits"}
     | {"has", "have", "had", "keeps", "holds", "leaves", "runs", "travels", "rides"}
     | {"going", "heading", "coming", "taking", "carrying", "covering", "running", "travelling", "traveling"}
+    | {"went", "came", "took", "arrived", "drove", "collected", "picked"}  # ("…, CR-14 went from Sarn")
 )
 # the past forms among the verbs of doing: a clause after a comma that opens with one is a new
 # action of the writer's, not the denied one's list going on ("Couldn't get you into Linate,
