@@ -154,6 +154,7 @@ def _candidates(rec: _Record, text: str) -> list[_Clause]:
             implied = opening is not None
             claiming: list[tuple[int, set[str], bool]] = []
             heads: set[int] = set()  # the verbs of passives without their be
+            first_subject = next((i for i, t in enumerate(clause) if t in _SUBJECTS), len(clause))
             for at, tools in verbs:
                 # with no subject, the opening verb claims, and a verb joined to it ("… and
                 # rebooked you"); not one with a subject of its own ("and BA576 was cancelled");
@@ -163,9 +164,7 @@ def _candidates(rec: _Record, text: str) -> list[_Clause]:
                 if be is not None:
                     subject = be > 0 and clause[be - 1] in _SUBJECTS  # ("we were rebooked")
                 else:
-                    subject = any(t in _SUBJECTS for t in clause[:at]) or (
-                        implied and (at == opening or clause[at - 1] in _LEAD_INS)
-                    )
+                    subject = first_subject < at or (implied and (at == opening or clause[at - 1] in _LEAD_INS))
                 # passive: "SHP-1 was dispatched", "Grace is booked and notified"
                 reduced = not subject and not claiming and _reduced(clause, at, rec.verbs)
                 passive = not subject and (
@@ -265,10 +264,11 @@ def _own_end(clause: list[str], at: int, hi: int, reduced: bool = False) -> int:
     """Where the claim of the verb at ``at`` ends, before ``hi``: at what a message is about
     (``_ABOUT``), or at an "and", "but" or "so" that opens a clause with a verb of its own; a
     passive without its be ("old van cancelled and VAN-3 collects her") at any of them."""
-    for j in range(at + 1, hi):
+    last_own = next((i for i in range(hi - 1, at, -1) if clause[i] in _OWN_VERBS), -1)  # (once: a long clause
+    for j in range(at + 1, hi):  # of many claims was quadratic)
         if clause[j] in _ABOUT:
             return j
-        if clause[j] in ("and", "but", "so") and (reduced or any(t in _OWN_VERBS for t in clause[j + 1 : hi])):
+        if clause[j] in ("and", "but", "so") and (reduced or last_own > j):
             return j
     return hi
 
