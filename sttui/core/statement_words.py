@@ -321,6 +321,10 @@ COMPLETING = (
     "ticket",
     "load",
     "check in",
+    "put",  # "I've gone ahead and put everything on FI523 anyway"
+    "lock in",  # "it's all locked in on FI523"
+    "square away",
+    "manage",  # "managed to get it all going on FI523 after all"
 )
 NOT_COMPLETING = frozenset(
     [
