@@ -1425,6 +1425,15 @@ def test_claims_of_a_confirmation_a_check_or_a_dispatch_people_write(task, skip,
             "venues/keynote-train-late-t3-easy",
             "Keynote confirmed for half ten. Dr Adeyemi's car now ten to ten at Central (train's late). She's been texted.",
         ),
+        # "them" after one name in its sentence: the people named before it, or after it
+        (
+            "clinic/ultrasound-reassigned-st1-medium",
+            "Orla is on 14:00 and Imran on 14:30. I booked both at Westbrook with Tariq Aziz and texted them both.",
+        ),
+        (
+            "clinic/ultrasound-reassigned-st1-medium",
+            "I booked both at Westbrook with Tariq Aziz and texted them both: Orla at 14:00, Imran at 14:30.",
+        ),
         # what was left is not what a change acted on
         ("logistics/insulin-reefer-fault-st2-easy", "The insulin is on TRK-9 (switched over from TRK-7)."),
         # "The" of "The Pavilion" names no record: "The gala is confirmed" is of the gala

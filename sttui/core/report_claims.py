@@ -382,6 +382,8 @@ def _claimed(rec: _Record, text: str) -> list[tuple[str, set[str], set[object], 
                     named = [rec.names[w] for w in written_as_names(before, first=True) if w in rec.names]
                     if _PERSONAL.intersection(clause):  # he, she, him, her: a person ("Keynote confirmed, she's…")
                         named = [i for i in named if i in rec.people]
+                    if "them" in clause and len({i for i in named if i in rec.people}) < 2:
+                        named += _plural(rec, text, lo, cut, at)
                     ids.update(named)
         # naming no record: a claim of it done to the user ("texted you"), when made by the writer,
         # or with nothing after its verb when the writer is its only subject ("Ticketed, checked in")
@@ -425,6 +427,19 @@ def _vague(rec: _Record, clause: list[str], verb: int, claimed: set[str]) -> boo
         return False
     after = set(clause[verb + 1 :])
     return not any(rec.verbs.needs[t].intersection(after) for t in claimed if t in rec.verbs.needs)
+
+
+def _plural(rec: _Record, text: str, lo: int, cut: int, at: int) -> list[str]:
+    """The people "them" stands for when its own sentence names fewer than two before it: those
+    of the sentence before ("Orla is on 14:00 and Imran on 14:30. I booked both with Tariq Aziz
+    and texted them"), and those named after it in its sentence ("… texted them both: Orla at
+    14:00, Imran at 14:30")."""
+    end = min(len(text), at + _WINDOW)
+    stop = [i for mark in (". ", "! ", "? ", "\n") if (i := text.find(mark, at, end)) >= 0]
+    after = text[at : min(stop) if stop else end]
+    prev = text[max(lo, text.rfind(". ", lo, cut) + 1) : cut] if cut > lo else ""
+    return [rec.names[w] for part in (prev, after) for w in written_as_names(part, first=True)
+            if w in rec.names and rec.names[w] in rec.people]  # fmt: skip
 
 
 def _bare(clause: list[str], verb: int) -> bool:
