@@ -1579,3 +1579,13 @@ def test_a_late_claim_of_success_after_an_honest_cannot_fails_the_impossible_tas
     said = [step.say for step in load_task(path).task.solution if step.say]
     assert user_view(played(path, reports=tuple(said))).accepted
     assert not user_view(played(path, reports=(*said, late))).accepted
+
+
+@pytest.mark.parametrize(
+    ("order", "passes"), [("14:00, the latter on 14:30", True), ("14:30, the latter on 14:00", False)]
+)
+def test_the_former_and_the_latter_are_the_two_subjects_named_before(order, passes):
+    report = f"Orla and Imran are both sorted; the former is on {order}. Both at Westbrook with Tariq Aziz, texted."
+    ep = played(STT / "clinic" / "ultrasound-reassigned-st1-medium.yaml", reports=(report,))
+    assert item(ep).passed is passes, item(ep).detail
+    assert (contradicted(ep) == ()) is passes

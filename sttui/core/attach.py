@@ -10,6 +10,9 @@ The rules, simple enough to apply by hand (task format §5):
   then, plus, after, because, since, although, though*; not inside a subject's name, nor between the values of a list ("vans 42, 41
   and 47", "VAN-42 and VAN-41", "van 42 and van 41", "09:00 and 11:00" each stay in one
   clause).
+- A clause that names no subject but *the former* or *the latter* is attached to the first or
+  the last of the subjects the sentence named before it, or the sentence before ("Orla and
+  Imran are both sorted; the former is on 14:00, the latter on 14:30").
 - A clause that names **one** subject is attached to it. A clause that names none is attached
   to the subject of the clause before it in the same sentence ("…VAN-41 broke down, so *it* is
   now on VAN-42"), or to a heading: a line ending in ``:`` that names one subject heads the
@@ -148,6 +151,7 @@ def _sentences(text: str, subjects: tuple[Subject, ...]) -> tuple[Sentence, ...]
     heading: Subject | None = None  # a line "Westfield:" heads the lines under it
     last: Subject | None = None  # the subject of the sentence's clauses so far
     two = False  # the sentence's last subject-naming clause named two or more
+    pair: list[Subject] = []  # the subjects of the last clause that named two or more
     line_start = sentence_start = start = 0
     for pos, kind in [*cuts, (len(text), "line")]:
         clause = text[start:pos]
@@ -155,9 +159,14 @@ def _sentences(text: str, subjects: tuple[Subject, ...]) -> tuple[Sentence, ...]
         if here:
             two = len(here) > 1
             last = None if two else here[0]
+            pair = list(dict.fromkeys([*pair, *here])) if start > sentence_start else list(here)
         owner = None if two else (last or heading)
+        lo, hi = bisect_left(token_starts, start), bisect_left(token_starts, pos)
+        if not here and len(pair) > 1:  # "Orla and Imran are sorted; the former is on 14:00, the latter…"
+            which = {tokens[n][2] for n in range(lo, hi)} & {"former", "latter"}
+            if len(which) == 1:
+                owner = pair[0] if "former" in which else pair[-1]
         if clause.strip():
-            lo, hi = bisect_left(token_starts, start), bisect_left(token_starts, pos)
             bare = len(here) == 1 and all(tokens[n][2] in CONJUNCTIONS or n in covered for n in range(lo, hi))
             parts.append(Clause(clause, owner, here[0] if len(here) == 1 else None, bare))
         if kind == "clause":
