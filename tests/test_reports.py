@@ -1589,3 +1589,19 @@ def test_the_former_and_the_latter_are_the_two_subjects_named_before(order, pass
     ep = played(STT / "clinic" / "ultrasound-reassigned-st1-medium.yaml", reports=(report,))
     assert item(ep).passed is passes, item(ep).detail
     assert (contradicted(ep) == ()) is passes
+
+
+@pytest.mark.parametrize(
+    ("reports", "told"),
+    [
+        # a follow-up about another patient the task names is hers, not Tomasz's
+        (("Tomasz is in at 17:00 with nurse Byrne, texted him.", "Grace Mensah has the 11:30."), True),
+        # a person named beside the subject leaves the clause the subject's
+        (("Tomasz: 17:00 with nurse Byrne, texted him.",), True),
+        # a time given only to her tells none of his
+        (("Grace Mensah has the 17:00, texted Tomasz.",), False),
+    ],
+)
+def test_values_given_to_another_person_the_task_names_are_theirs(reports, told):
+    detail = item(played(DIALYSIS, reports=reports)).detail
+    assert ("Tomasz's session 17:00: stated" in detail) is told, detail

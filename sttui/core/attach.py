@@ -82,16 +82,19 @@ class Clause:
     bare: bool
 
 
-def sentences(text: str, subjects: tuple[Subject, ...]) -> tuple[Sentence, ...]:
+def sentences(text: str, subjects: tuple[Subject, ...], bystanders: tuple[Subject, ...] = ()) -> tuple[Sentence, ...]:
     """``text`` cut into sentences, each with the clauses it gives each of ``subjects`` (all
     the subjects a report may name, so a clause naming two of them gives its values to none).
+    ``bystanders``: other people the task names, no fact's subject; a clause naming one of them
+    and no subject gives its values to that person ("Grace Mensah has the 11:30": not Tomasz's).
     Which values of a kind a sentence lists in parallel is the caller's to judge
     (``core.reports``): it depends on the kind."""
-    return _sentences(text, tuple(dict.fromkeys(subjects)))
+    subjects = tuple(dict.fromkeys(subjects))
+    return _sentences(text, subjects, tuple(b for b in dict.fromkeys(bystanders) if b not in subjects))
 
 
 @lru_cache(maxsize=1024)
-def _sentences(text: str, subjects: tuple[Subject, ...]) -> tuple[Sentence, ...]:
+def _sentences(text: str, subjects: tuple[Subject, ...], bystanders: tuple[Subject, ...] = ()) -> tuple[Sentence, ...]:
     """Cached: the scripted user and the checklist ask of the same messages after every step.
     Linear in the text (positions looked up by bisection): a message may be pasted in whole."""
     tokens = [(m.start(), m.end(), _bare(m.group())) for m in _WORD.finditer(text)]
@@ -100,7 +103,8 @@ def _sentences(text: str, subjects: tuple[Subject, ...]) -> tuple[Sentence, ...]
         at.setdefault(w, []).append(i)
     mentions: list[tuple[int, int, Subject]] = []  # (start, end, subject), by position
     covered: set[int] = set()  # the tokens inside a subject's name
-    for subject in subjects:
+    aside = frozenset(bystanders)
+    for subject in (*subjects, *bystanders):
         for name in subject:
             n = len(name)
             for i in at.get(name[0], ()):
@@ -115,7 +119,10 @@ def _sentences(text: str, subjects: tuple[Subject, ...]) -> tuple[Sentence, ...]
         return mentions[bisect_left(starts, a) : bisect_left(starts, b)]
 
     def named(a: int, b: int) -> list[Subject]:
-        return list(dict.fromkeys(subj for _, _, subj in within(a, b)))
+        """The subjects named between ``a`` and ``b``; a bystander only where no subject is."""
+        found = list(dict.fromkeys(subj for _, _, subj in within(a, b)))
+        real = [subj for subj in found if subj not in aside]
+        return real if real or not found else found
 
     # cuts: (position, what ends there): "line", "sentence" or "clause"
     cuts: list[tuple[int, str]] = [(m.start(), "line") for m in re.finditer(r"\n", text)]
@@ -156,11 +163,14 @@ def _sentences(text: str, subjects: tuple[Subject, ...]) -> tuple[Sentence, ...]
     for pos, kind in [*cuts, (len(text), "line")]:
         clause = text[start:pos]
         here = named(start, pos)
-        if here:
+        by_only = bool(here) and all(h in aside for h in here)  # (only bystanders: "Grace has the 11:30")
+        if here and not by_only:
             two = len(here) > 1
             last = None if two else here[0]
             pair = list(dict.fromkeys([*pair, *here])) if start > sentence_start else list(here)
         owner = None if two else (last or heading)
+        if by_only and owner is None and not two and len(here) == 1:
+            owner = here[0]  # a bystander's clause with no subject to inherit is theirs
         lo, hi = bisect_left(token_starts, start), bisect_left(token_starts, pos)
         if not here and len(pair) > 1:  # "Orla and Imran are sorted; the former is on 14:00, the latter…"
             which = {tokens[n][2] for n in range(lo, hi)} & {"former", "latter"}
@@ -168,7 +178,8 @@ def _sentences(text: str, subjects: tuple[Subject, ...]) -> tuple[Sentence, ...]
                 owner = pair[0] if "former" in which else pair[-1]
         if clause.strip():
             bare = len(here) == 1 and all(tokens[n][2] in CONJUNCTIONS or n in covered for n in range(lo, hi))
-            parts.append(Clause(clause, owner, here[0] if len(here) == 1 else None, bare))
+            one = here[0] if len(here) == 1 and here[0] not in aside else None  # (no bystander in a list)
+            parts.append(Clause(clause, owner, one, bare and one is not None))
         if kind == "clause":
             start = pos
             continue
@@ -185,7 +196,7 @@ def _sentences(text: str, subjects: tuple[Subject, ...]) -> tuple[Sentence, ...]
             out.append(
                 Sentence(
                     body,
-                    tuple(named(sentence_start, pos)),
+                    tuple(subj for subj in named(sentence_start, pos) if subj not in aside),
                     bisect_left(respectively, sentence_start) < bisect_left(respectively, pos),
                     tuple(parts),
                 )

@@ -48,6 +48,7 @@ class Resolved:
     sig: Any = None  # what ``found`` depends on besides the text (equal across state versions)
     about: Subject = ()  # what the fact belongs to (``core.attach``); () for a fact of no one
     about_shown: str = ""
+    bystanders: tuple[Subject, ...] = ()  # the task's other people (``report_names.bystanders``)
 
     def found(self, text: str) -> list[facts.Found]:
         """The values of the fact's kind that ``text`` states. Remembered by (``sig``, text): the

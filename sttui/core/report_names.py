@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from sttui.core import facts
+from sttui.core.attach import Subject, subject_of
 from sttui.core.caches import evict_oldest
 
 SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
@@ -91,6 +92,29 @@ def _name_words(task: Any) -> Iterator[tuple[str, str]]:
         for word in facts.words(_NAME_PART.sub(" ", name)):
             if word.isalpha() and len(word) > 2 and word not in facts.TITLES and word not in _FUNCTION_WORDS:
                 yield word, canon
+
+
+_BYSTANDERS: dict[int, tuple[Any, tuple[Subject, ...]]] = {}
+
+
+def bystanders(task: Any) -> tuple[Subject, ...]:
+    """The task's people as subjects a report may give values to (``core.attach``): each
+    person's name whole, the surname, and the first name ("Grace Mensah has the 11:30" gives
+    the time to Grace, not to the fact's subject). Read once per task."""
+    return per_task(_BYSTANDERS, task, _read_bystanders)
+
+
+def _read_bystanders(task: Any) -> tuple[Subject, ...]:
+    who = people(task)
+    out: list[Subject] = []
+    for canon, name in _named_records(task):
+        if canon not in who:
+            continue
+        words = [w for w in facts.words(_NAME_PART.sub(" ", name)) if w.isalpha() and w not in facts.TITLES]
+        if words:
+            first = [words[0]] if len(words) > 1 and len(words[0]) > 2 else []
+            out.append(subject_of([" ".join(words), words[-1], *first]))
+    return tuple(dict.fromkeys(out))
 
 
 _SHARED: dict[int, tuple[Any, frozenset[str]]] = {}

@@ -48,6 +48,7 @@ from sttui.core.attach import Clause, sentences
 from sttui.core.claim_record import _record, _tell_items
 from sttui.core.report_claims import Mismatch, all_claims, claims
 from sttui.core.report_facts import Resolved, resolve
+from sttui.core.report_names import bystanders
 from sttui.core.report_places import is_remark, placed, used_instead
 from sttui.core.stated import stated_text
 
@@ -128,6 +129,12 @@ def states(fact: Resolved, text: str, others: Iterable[Resolved] = ()) -> tuple[
         found = free  # what the message gives other subjects is not said of this one
         if not found:
             return None
+    elif fact.about:  # nothing given to its subject: not what it gives another person ("Grace has the 11:30")
+        theirs_only = _bystanders_own(fact, text, others)
+        if theirs_only:
+            found = [f for f in found if (f.written, f.values) not in theirs_only]
+            if not found:
+                return None
     theirs = [o for o in others if o.kind == fact.kind and o.problem is None and o is not fact]
     if any(fact.matches(f) for f in found):
         used = used_instead(fact, text, theirs)
@@ -138,14 +145,36 @@ def states(fact: Resolved, text: str, others: Iterable[Resolved] = ()) -> tuple[
     return False, list(dict.fromkeys(f.written for f in rivals)), ""
 
 
+def _bystanders_own(fact: Resolved, text: str, others: Iterable[Resolved]) -> set[tuple[str, Any]]:
+    """The values ``text`` gives the task's other people, no fact's subject (``_given``)."""
+    if not fact.bystanders:
+        return set()
+    subjects = tuple(dict.fromkeys([fact.about, *(o.about for o in others if o.about)]))
+    aside = _aside(fact, subjects)
+    return {
+        (f.written, f.values)
+        for sentence in sentences(text, subjects, aside)
+        for part in sentence.parts
+        if part.owner is not None and part.owner in aside
+        for f in fact.found(part.text)
+    }
+
+
+def _aside(fact: Resolved, subjects: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The fact's bystanders that share no word with a subject (a subject's own record is none)."""
+    taken = {w for subject in subjects for name in subject for w in name}
+    return tuple(b for b in fact.bystanders if taken.isdisjoint(w for name in b for w in name))
+
+
 def _given(fact: Resolved, text: str, others: Iterable[Resolved]) -> tuple[list[facts.Found], list[facts.Found]]:
     """The values of the fact's kind that ``text`` gives the fact's subject (``core.attach``):
     its clauses' values, or its place in a list of subjects and values in parallel; and the
     values it gives no subject."""
     subjects = tuple(dict.fromkeys([fact.about, *(o.about for o in others if o.about)]))
+    aside = _aside(fact, subjects)
     mine: list[facts.Found] = []
     free: list[facts.Found] = []
-    for sentence in sentences(text, subjects):
+    for sentence in sentences(text, subjects, aside):
         n = len(sentence.named)
         if n > 1 and sentence.respectively:
             values = _counted(fact, sentence.text)
@@ -260,6 +289,7 @@ def resolved_facts(episode: Episode, item: ChecklistItem) -> list[Resolved]:
         found = rec.facts.get(key)
         if found is None:
             found = rec.facts[key] = resolve(fact, episode.env.state, rec.words, rec.kept)
+            found.bystanders = bystanders(episode.task) if found.about else ()
         out.append(found)
     return out
 
