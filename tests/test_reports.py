@@ -231,6 +231,12 @@ SEATS = facts.IdMatcher(["33G", "33H", "33J", "R-12A", "R-12B"])
         ("Vans A/H", []),
         ("33GG/H", []),
         ("33G" + "/H" * 100, [("33-G", "33G")] + [("33-H", "33H")] * 26),  # hostile: 26 letters back at most
+        # the last letter after "and" or "&", and digits a space before the letters
+        ("together in 33G and H.", [("33-G", "33G"), ("33-H", "33H")]),
+        ("33G & H", [("33-G", "33G"), ("33-H", "33H")]),
+        ("seats 33 G/H", [("33-G", "33 G"), ("33-H", "33H")]),
+        ("33G and Hannah", [("33-G", "33G")]),
+        ("33G and K", [("33-G", "33G")]),
     ],
 )
 def test_a_letter_after_a_slash_shares_the_digits_before_it(text, found):

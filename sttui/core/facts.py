@@ -173,9 +173,25 @@ class IdMatcher:
         return i
 
     def _shared_digits(self, text: str, s: str, runs: list[tuple[int, int, str]], i: int) -> Found | None:
-        """One letter after a slash that follows digits and a letter ("33G/H", "33G/H/J") is the
-        id of those digits with that letter, when it is one: seats and rooms shared out."""
+        """One letter after a slash that follows digits and a letter ("33G/H", "33G/H/J", "33 G/H"),
+        or after "and" or "&" ("33G and H"), is the id of those digits with that letter, when it
+        is one: seats and rooms shared out."""
         k = i
+        if (  # "33G and H", "33G & H": the last of the letters after "and" or "&"
+            i >= 3
+            and len(runs[i][2]) == 1
+            and runs[i - 1][2] == "and"
+            and s[runs[i - 2][1] : runs[i - 1][0]] == " "
+            and len(runs[i - 2][2]) == 1
+        ):
+            k = i - 2
+        elif (
+            i >= 2
+            and len(runs[i][2]) == 1
+            and s[runs[i - 1][1] : runs[i][0]].strip() == "&"
+            and len(runs[i - 1][2]) == 1
+        ):
+            k = i - 1
         while (
             k >= 2
             and i - k < 26  # (a row has so many seats: a hostile "/H/H/H…" is not walked back whole each time)
@@ -184,7 +200,12 @@ class IdMatcher:
             and len(runs[k - 1][2]) == 1
         ):
             k -= 1  # back over "/H", "/G" to the first letter, which follows the digits
-        if k == i or not runs[i][2].isalpha() or not runs[k - 1][2].isdigit() or runs[k - 1][1] != runs[k][0]:
+        if (
+            k == i
+            or not runs[i][2].isalpha()
+            or not runs[k - 1][2].isdigit()
+            or s[runs[k - 1][1] : runs[k][0]] not in ("", " ")  # ("33G/H", "33 G/H")
+        ):
             return None
         digits = _canon_run(runs[k - 1][2])
         heads = [(digits, k - 1)]
