@@ -1252,7 +1252,11 @@ HYBRID = STT / "venues" / "hybrid-tech-pulled-st1-easy.yaml"
         ("Marcus Webb is on the kit.", True, None),
         ("Leah is on the kit for Halden's board at 14:00.", False, "Leah"),  # another's first name
         ("Leah's on the kit.", False, "Leah"),
-        ("marcus is on the kit.", False, None),  # not written as a name
+        (
+            "Confirmed: marcus is on the kit.",
+            False,
+            None,
+        ),  # (a message with capitals: its names have theirs)  # not written as a name
         # a surname with 's, a possessive or "is"
         ("Confirmed - Webb's doing the kit, Grant's been moved.", True, None),
         ("Marcus Webb's on the kit as Leah got moved.", True, None),
@@ -1611,3 +1615,17 @@ def test_the_former_and_the_latter_are_the_two_subjects_named_before(order, pass
 def test_values_given_to_another_person_the_task_names_are_theirs(reports, told):
     detail = item(played(DIALYSIS, reports=reports)).detail
     assert ("Tomasz's session 17:00: stated" in detail) is told, detail
+
+
+@pytest.mark.parametrize(
+    ("report", "passes"),
+    [
+        ("marcus on the kit (leah pulled to riverside). confirmed for 2", True),
+        ("leah on the kit, confirmed for 2", False),
+        # one capital in the message: a first name needs its own
+        ("Confirmed for 2, marcus on the kit.", False),
+    ],
+)
+def test_a_first_name_in_a_message_typed_all_in_lower_case(report, passes):
+    result = item(played(STT / "venues" / "hybrid-tech-pulled-st1-easy.yaml", reports=(report,)))
+    assert result.passed is passes, result.detail

@@ -428,12 +428,14 @@ _TOKEN = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 
 def _by_first_name(first: dict[str, str], text: str) -> list[facts.Found]:
     """The people ``text`` names by a first name written with a capital ("Marcus is covering";
-    not "marcus", not "Marcus Webb", which its surname finds)."""
+    not "marcus", not "Marcus Webb", which its surname finds), or in a message typed all in
+    lower case, where no word has one ("marcus on the kit")."""
     out: list[facts.Found] = []
     tokens = list(_TOKEN.finditer(text))
+    lower = not any(c.isupper() for c in text)  # typed all in lower case: "marcus on the kit"
     for i, m in enumerate(tokens):
         word = m.group()
-        if not word[0].isupper():
+        if not (word[0].isupper() or lower):
             continue
         last = first.get(facts.fold(word).removesuffix("'s"))
         if last is None:
