@@ -1252,11 +1252,7 @@ HYBRID = STT / "venues" / "hybrid-tech-pulled-st1-easy.yaml"
         ("Marcus Webb is on the kit.", True, None),
         ("Leah is on the kit for Halden's board at 14:00.", False, "Leah"),  # another's first name
         ("Leah's on the kit.", False, "Leah"),
-        (
-            "Confirmed: marcus is on the kit.",
-            False,
-            None,
-        ),  # (a message with capitals: its names have theirs)  # not written as a name
+        ("Confirmed: marcus is on the kit.", False, None),  # not written as a name (the message has capitals)
         # a surname with 's, a possessive or "is"
         ("Confirmed - Webb's doing the kit, Grant's been moved.", True, None),
         ("Marcus Webb's on the kit as Leah got moved.", True, None),
