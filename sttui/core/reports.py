@@ -118,7 +118,7 @@ def states(fact: Resolved, text: str, others: Iterable[Resolved] = ()) -> tuple[
     found = fact.found(text)
     if not found:
         return None
-    mine, free = _given(fact, text, others) if fact.about else ([], [])
+    mine, free, aside = _given(fact, text, others) if fact.about else ([], [], [])
     if mine:  # the message gives the fact's subject values of its kind: those decide
         if any(fact.matches(f) for f in mine):
             return True, [], fact.about_shown
@@ -129,12 +129,10 @@ def states(fact: Resolved, text: str, others: Iterable[Resolved] = ()) -> tuple[
         found = free  # what the message gives other subjects is not said of this one
         if not found:
             return None
-    elif fact.about:  # nothing given to its subject: not what it gives another person ("Grace has the 11:30")
-        theirs_only = _bystanders_own(fact, text, others)
-        if theirs_only:
-            found = [f for f in found if (f.written, f.values) not in theirs_only]
-            if not found:
-                return None
+    elif aside:  # nothing given to its subject: not what it gives another person ("Grace has the 11:30")
+        found = [f for f in found if f not in aside]
+        if not found:
+            return None
     theirs = [o for o in others if o.kind == fact.kind and o.problem is None and o is not fact]
     if any(fact.matches(f) for f in found):
         used = used_instead(fact, text, theirs)
@@ -145,36 +143,25 @@ def states(fact: Resolved, text: str, others: Iterable[Resolved] = ()) -> tuple[
     return False, list(dict.fromkeys(f.written for f in rivals)), ""
 
 
-def _bystanders_own(fact: Resolved, text: str, others: Iterable[Resolved]) -> set[tuple[str, Any]]:
-    """The values ``text`` gives the task's other people, no fact's subject (``_given``)."""
-    if not fact.bystanders:
-        return set()
-    subjects = tuple(dict.fromkeys([fact.about, *(o.about for o in others if o.about)]))
-    aside = _aside(fact, subjects)
-    return {
-        (f.written, f.values)
-        for sentence in sentences(text, subjects, aside)
-        for part in sentence.parts
-        if part.owner is not None and part.owner in aside
-        for f in fact.found(part.text)
-    }
-
-
 def _aside(fact: Resolved, subjects: tuple[Any, ...]) -> tuple[Any, ...]:
     """The fact's bystanders that share no word with a subject (a subject's own record is none)."""
     taken = {w for subject in subjects for name in subject for w in name}
     return tuple(b for b in fact.bystanders if taken.isdisjoint(w for name in b for w in name))
 
 
-def _given(fact: Resolved, text: str, others: Iterable[Resolved]) -> tuple[list[facts.Found], list[facts.Found]]:
+_Given = tuple[list[facts.Found], list[facts.Found], list[facts.Found]]
+
+
+def _given(fact: Resolved, text: str, others: Iterable[Resolved]) -> _Given:
     """The values of the fact's kind that ``text`` gives the fact's subject (``core.attach``):
-    its clauses' values, or its place in a list of subjects and values in parallel; and the
-    values it gives no subject."""
+    its clauses' values, or its place in a list of subjects and values in parallel; the values
+    it gives no subject; and those it gives another person of the task, no fact's subject."""
     subjects = tuple(dict.fromkeys([fact.about, *(o.about for o in others if o.about)]))
-    aside = _aside(fact, subjects)
+    others_people = _aside(fact, subjects)
     mine: list[facts.Found] = []
     free: list[facts.Found] = []
-    for sentence in sentences(text, subjects, aside):
+    theirs: list[facts.Found] = []
+    for sentence in sentences(text, subjects, others_people):
         n = len(sentence.named)
         if n > 1 and sentence.respectively:
             values = _counted(fact, sentence.text)
@@ -194,7 +181,9 @@ def _given(fact: Resolved, text: str, others: Iterable[Resolved]) -> tuple[list[
                 mine += values
             elif part.owner is None:
                 free += values
-    return mine, free
+            elif part.owner in others_people:
+                theirs += values
+    return mine, free, theirs
 
 
 def _listed(fact: Resolved, parts: tuple[Clause, ...]) -> dict[int, tuple[Any, facts.Found]]:
