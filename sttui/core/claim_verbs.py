@@ -1,12 +1,15 @@
 """The verbs that claim an operation in a report (``core.report_claims``): a tool's own verb in
 its past forms ("rebooked" for ``rebook``), the words people use for it (``SYNONYMS``: "texted"
 for ``notify_patient``), the verbs of change any operation may be (``ANY_OPERATION``: "moved"),
-and the verbs that claim a tool only with a word after them ("sent" a text, "checked" you in).
+and the verbs that claim a tool only with a word after them ("sent" a text, "checked" you in);
+the claims made in the world beyond the task's tools (``OUTSIDE``: "phoned the site"), and the
+phrases that stand for a verb (``plainly``: "let her know" is "notified her").
 Made once per set of tools and shared by every episode with them."""
 
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -143,3 +146,38 @@ _Clause = tuple[list[str], set[str], bool, bool]
 @dataclass(frozen=True)
 class _Kind:
     kind: Any
+
+
+# the past forms of confirm: "… and confirmed it." claims the confirmation of what was named
+_CONFIRMED = frozenset(past_forms("confirm") | past_forms("reconfirm"))
+
+
+# how people say a message went or a load left without the tool's verb, said plainly: "I've let
+# her know" is "I've notified her", "it's out for delivery" "it was dispatched" (a claim only
+# where the task has that verb's tool); the quote is then of the plain words
+_SOFT = [
+    (re.compile(r"\blet (him|her|them|\w+) know\b"), r"notified \1"),
+    (re.compile(r"\bgave (him|her|them|\w+) a (?:ring|call|bell|buzz)\b"), r"phoned \1"),
+    (re.compile(r"\bpassed (?:it|this|that|the (?:change|news|details|update|message)) on to (him|her|them|\w+)\b"),
+     r"notified \1"),
+    (re.compile(r"\b(he|she|they)(?:'s| is| are|'re) (?:now |also |fully )?(?:aware|in the loop|up to speed)\b"),
+     r"\1 has been notified"),
+    (re.compile(r"\b(he|she|they) knows?\b"), r"\1 has been notified"),
+    (re.compile(r"\b(he|she|they|\w+) (?:has|have|'s got|has got|got) (?:the details|a text|an email|a message|"
+                r"the new times?|(?:his|her|their) (?:new )?times?)(?: by (?:sms|text|email))?"), r"\1 has been notified"),
+    (re.compile(r"\bpacked (?:in|up on (?:me|us))\b"), "broke down"),  # "the fridge packed in": it failed
+    (re.compile(r"\b(?:is|are|'s) out for delivery\b|\b(?:has|have|'s) (?:now )?(?:gone out|left the (?:hub|depot|"
+                r"store|pharmacy|warehouse|yard))\b"), "was dispatched"),
+]  # fmt: skip
+
+
+# what a tool acts on that is no person: "rerouted you", "transferred Mr Clarke" claim no
+# reroute_bag or transfer_referral
+_THINGS = frozenset({"bag", "bags", "luggage", "passive", "passives", "referral", "referrals", "shipment", "parcel"})
+
+
+def plainly(text: str) -> str:
+    """``text`` (folded) with the phrases of ``_SOFT`` said in the verbs they stand for."""
+    for pattern, plain in _SOFT:
+        text = pattern.sub(plain, text)
+    return text

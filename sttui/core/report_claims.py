@@ -20,11 +20,13 @@ from sttui.core.claim_record import _Record, _record, _synced
 from sttui.core.claim_verbs import (
     _AMBIGUOUS_FORMS,
     _CHANGED,
+    _CONFIRMED,
     _PERSONS,
+    _THINGS,
     _VERB_NEEDS,
     _Clause,
     outside,
-    past_forms,
+    plainly,
 )
 from sttui.core.report_names import (
     SENTENCE,
@@ -143,7 +145,7 @@ def _candidates(rec: _Record, text: str) -> list[_Clause]:
     if found is not None:
         return found
     out: list[_Clause] = []
-    for sentence in SENTENCE.split(_plainly(facts.fold(text))):
+    for sentence in SENTENCE.split(plainly(facts.fold(text))):
         if not sentence.strip() or sentence.strip().endswith("?"):
             continue
         for clause in statements.clauses(sentence):
@@ -217,36 +219,6 @@ def _candidates(rec: _Record, text: str) -> list[_Clause]:
     while len(rec.clauses) > 4096:
         rec.clauses.pop(next(iter(rec.clauses)))
     return out
-
-
-# how people say a message went or a load left without the tool's verb, said plainly: "I've let
-# her know" is "I've notified her", "it's out for delivery" "it was dispatched" (a claim only
-# where the task has that verb's tool); the quote is then of the plain words
-_SOFT = [
-    (re.compile(r"\blet (him|her|them|\w+) know\b"), r"notified \1"),
-    (re.compile(r"\bgave (him|her|them|\w+) a (?:ring|call|bell|buzz)\b"), r"phoned \1"),
-    (re.compile(r"\bpassed (?:it|this|that|the (?:change|news|details|update|message)) on to (him|her|them|\w+)\b"),
-     r"notified \1"),
-    (re.compile(r"\b(he|she|they)(?:'s| is| are|'re) (?:now |also |fully )?(?:aware|in the loop|up to speed)\b"),
-     r"\1 has been notified"),
-    (re.compile(r"\b(he|she|they) knows?\b"), r"\1 has been notified"),
-    (re.compile(r"\b(he|she|they|\w+) (?:has|have|'s got|has got|got) (?:the details|a text|an email|a message|"
-                r"the new times?|(?:his|her|their) (?:new )?times?)(?: by (?:sms|text|email))?"), r"\1 has been notified"),
-    (re.compile(r"\bpacked (?:in|up on (?:me|us))\b"), "broke down"),  # "the fridge packed in": it failed
-    (re.compile(r"\b(?:is|are|'s) out for delivery\b|\b(?:has|have|'s) (?:now )?(?:gone out|left the (?:hub|depot|"
-                r"store|pharmacy|warehouse|yard))\b"), "was dispatched"),
-]  # fmt: skip
-
-
-# what a tool acts on that is no person: "rerouted you", "transferred Mr Clarke" claim no
-# reroute_bag or transfer_referral
-_THINGS = frozenset({"bag", "bags", "luggage", "passive", "passives", "referral", "referrals", "shipment", "parcel"})
-
-
-def _plainly(text: str) -> str:
-    for pattern, plain in _SOFT:
-        text = pattern.sub(plain, text)
-    return text
 
 
 _JOINS = frozenset({"and", "then", "&"})
@@ -397,9 +369,6 @@ def _claimed(rec: _Record, text: str) -> list[tuple[str, set[str], set[object], 
             pos = pos if at is None else at + 1
             out.append((quote, claimed, ids, subject))
     return out
-
-
-_CONFIRMED = frozenset(past_forms("confirm") | past_forms("reconfirm"))
 
 
 def _left_out(clause: list[str]) -> list[str]:
