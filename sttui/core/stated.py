@@ -17,7 +17,9 @@ The rules, simple enough to apply by hand (task format §5):
   title denies the name after it too ("not Dr Okafor"): "not on VAN-42", "isn't
   VAN-42", "no longer on VAN-41". "Won't be late on VAN-42" still states VAN-42.
   *Instead of*, *rather than* and *in place of* deny the value after them the same way
-  ("on TRK-7 instead of TRK-9" states TRK-7 only).
+  ("on TRK-7 instead of TRK-9" states TRK-7 only), and so does all a report names as the
+  one replaced or as what a value used to be (``core.replaced``: "moved it from TRK-9 to
+  TRK-7", "TRK-9 was stood down", "due 09:35 originally").
 - **A hedge.** *maybe, perhaps, might, probably, possibly, could, hopefully* leave open what
   follows them to the end of their clause: "could be on VAN-42", "will probably be ready at
   15:00" (the scripted user asks for a clear answer to these too).
@@ -69,6 +71,7 @@ import re
 from bisect import bisect_left, bisect_right
 from functools import lru_cache
 
+from sttui.core.replaced import former, instead_of, ousted_before
 from sttui.core.statement_words import ASIDES, AUXILIARIES, CONDITIONALS, INTERROGATIVES, NEGATORS
 
 # a word: letters and digits, joined by one mark (VAN-42, 09:30, 9.30am, LH401, isn't)
@@ -143,7 +146,7 @@ def stated_text(text: str) -> str:
             inside = bisect_left(ends, start + len(sentence.rstrip()) - 1)  # the clause ends before the ?
             spans.append((ends[inside - 1] if inside else start, start + len(sentence)))
         spans += _denied(text, words, ends)
-        spans += _former(words, ends, start, start + len(sentence))
+        spans += former(words, ends, start, start + len(sentence))
         spans += _supposed(words, ends, start + len(sentence))
         offered = _proposed(words)
         if offered is not None:
@@ -196,16 +199,11 @@ def _denied(text: str, words: list[tuple[int, int, str]], ends: list[int]) -> li
             if i + 1 < len(words) and words[i + 1][0] < stop:
                 out.append((words[i + 1][0], stop))
             continue
-        if w in _OUSTED and _ousted(words, i):  # "TRK-9 was stood down", "TRK-9 replaced by TRK-7"
-            k = i - 1
-            while k >= 0 and words[k][2] in _BE_HAD:
-                k -= 1
-            if k >= 0 and _has_digit(words[k][2]):
-                out.append((words[k][0], words[k][1]))
-                continue
-        instead = _instead_of(words, i)
-        if w == "from" and any(words[k][2] in _CHANGE for k in range(max(0, i - 6), i)):
-            instead = 0  # "moved the insulin from TRK-9 to TRK-7", "took over from TRK-9": the one left
+        gone = ousted_before(words, i)  # "TRK-9 was stood down", "TRK-9 replaced by TRK-7"
+        if gone is not None:
+            out.append(gone)
+            continue
+        instead = instead_of(words, i)  # "instead of TRK-9", "moved … from TRK-9 to TRK-7"
         if w in NEGATORS or w.endswith("n't") or instead is not None:
             stop = _clause_end(a, ends, words[-1][1])
             j = i + 1 + (instead or 0)
@@ -225,60 +223,6 @@ def _denied(text: str, words: list[tuple[int, int, str]], ends: list[int]) -> li
                 out.append((before[0], before[1]))
                 out.append((after[0], (nxt if nxt is not None and not _has_digit(after[2]) else after)[1]))
     return out
-
-
-_INSTEAD = (("instead", "of"), ("rather", "than"), ("in", "place", "of"))
-# a change before "from": the value after it is the one left ("rebooked you from BA576 to BA582")
-_CHANGE = frozenset(
-    {"moved", "move", "moving", "switched", "switch", "switching", "changed", "changing", "swapped", "shifted"}
-    | {"transferred", "rescheduled", "pushed", "reassigned", "rebooked", "rerouted", "over", "brought"}
-)
-# what says the value just before it was taken out of use: "TRK-9 was stood down", "TRK-9
-# replaced by TRK-7", "CR-12 withdrawn", "TRK-9 was released for other work"
-_OUSTED = frozenset({"replaced", "withdrawn", "released", "stood", "stands", "standing", "taken", "removed"})
-_BE_HAD = frozenset({"is", "are", "was", "were", "been", "being", "has", "have", "had", "got", "gets", "now", "then"})
-
-
-# what a value was before the change, said of its whole clause: "Her train was due 09:35
-# originally", "previously booked for 10:00", "it had been TRK-7 at first"
-_FORMER = frozenset({"originally", "previously", "formerly", "initially"})  # (not "the earlier BA1433")
-
-
-def _former(words: list[tuple[int, int, str]], ends: list[int], start: int, end: int) -> list[tuple[int, int]]:
-    """The clauses saying what a value used to be (``_FORMER``): all of each."""
-    out: list[tuple[int, int]] = []
-    for i, (a, _, w) in enumerate(words):
-        if w in _FORMER or (w == "first" and i and words[i - 1][2] == "at"):
-            k = bisect_right(ends, a)
-            out.append((ends[k - 1] if k else start, ends[k] if k < len(ends) else end))
-    return out
-
-
-def _ousted(words: list[tuple[int, int, str]], i: int) -> bool:
-    """ "stood down", "taken off", "removed", "replaced", "withdrawn", "released": not "stood by",
-    "taken to", "released to TRK-9" (given to it), "replaced TRK-7" (the writer's doing)."""
-    w, nxt = words[i][2], words[i + 1][2] if i + 1 < len(words) else ""
-    if w in ("stood", "stands", "standing"):
-        return nxt == "down"
-    if w == "taken":
-        return nxt in ("off", "out")
-    return nxt not in ("to", "onto", "into", "on", "for") or (w == "released" and nxt == "for")
-
-
-# a verb whose object is what was taken out: "swapped CR-14 for CR-12", "replaced TRK-7 with TRK-9"
-_SWAPPED = frozenset({"swapped", "swap", "swapping", "replaced", "replace", "replacing", "exchanged"})
-
-
-def _instead_of(words: list[tuple[int, int, str]], i: int) -> int | None:
-    """How many more words make a phrase that denies the value after it, like a negator:
-    "on TRK-7 instead of TRK-9", "rather than VAN-41", "in place of Dr Feld", "swapped CR-14 for
-    CR-12" (0 for the verb alone; None: none). Not "replaced by", nor "swapped you to 12C"."""
-    for phrase in _INSTEAD:
-        if tuple(w for _, _, w in words[i : i + len(phrase)]) == phrase:
-            return len(phrase) - 1
-    if words[i][2] in _SWAPPED and i + 1 < len(words) and words[i + 1][2] not in ("by", "to", "you", "over", "out"):
-        return 0 if any(w in ("for", "with") for _, _, w in words[i + 2 : i + 6]) else None
-    return None
 
 
 def _supposed(words: list[tuple[int, int, str]], ends: list[int], sentence_end: int) -> list[tuple[int, int]]:

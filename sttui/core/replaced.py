@@ -1,0 +1,85 @@
+"""The value a report names as the one replaced, which it does not state: after *instead of*,
+*rather than*, *in place of* or a swap ("swapped CR-14 for CR-12"); after *from* following a
+change ("moved the insulin from TRK-9 to TRK-7", "took over from TRK-9"); before *stood down,
+replaced, withdrawn, removed, released* ("TRK-9 was stood down"); and in a clause saying what a
+value used to be ("due 09:35 originally"). Read by ``core.stated`` on a message's words
+(start, end, folded word); the rules are in task format §5."""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+
+Words = list[tuple[int, int, str]]
+
+_INSTEAD = (("instead", "of"), ("rather", "than"), ("in", "place", "of"))
+# a change before "from": the value after it is the one left ("rebooked you from BA576 to BA582")
+_CHANGE = frozenset(
+    {"moved", "move", "moving", "switched", "switch", "switching", "changed", "changing", "swapped", "shifted"}
+    | {"transferred", "rescheduled", "pushed", "reassigned", "rebooked", "rerouted", "over", "brought"}
+)
+# what says the value just before it was taken out of use: "TRK-9 was stood down", "TRK-9
+# replaced by TRK-7", "CR-12 withdrawn", "TRK-9 was released for other work"
+_OUSTED = frozenset({"replaced", "withdrawn", "released", "stood", "stands", "standing", "taken", "removed"})
+_BE_HAD = frozenset({"is", "are", "was", "were", "been", "being", "has", "have", "had", "got", "gets", "now", "then"})
+
+
+# what a value was before the change, said of its whole clause: "Her train was due 09:35
+# originally", "previously booked for 10:00", "it had been TRK-7 at first"
+_FORMER = frozenset({"originally", "previously", "formerly", "initially"})  # (not "the earlier BA1433")
+
+
+def former(words: Words, ends: list[int], start: int, end: int) -> list[tuple[int, int]]:
+    """The clauses saying what a value used to be (``_FORMER``): all of each (``ends``: where
+    the sentence's clauses end; ``start``, ``end``: the sentence's own)."""
+    out: list[tuple[int, int]] = []
+    for i, (a, _, w) in enumerate(words):
+        if w in _FORMER or (w == "first" and i and words[i - 1][2] == "at"):
+            k = bisect_right(ends, a)
+            out.append((ends[k - 1] if k else start, ends[k] if k < len(ends) else end))
+    return out
+
+
+def _ousted(words: Words, i: int) -> bool:
+    """ "stood down", "taken off", "removed", "replaced", "withdrawn", "released": not "stood by",
+    "taken to", "released to TRK-9" (given to it), "replaced TRK-7" (the writer's doing)."""
+    w, nxt = words[i][2], words[i + 1][2] if i + 1 < len(words) else ""
+    if w in ("stood", "stands", "standing"):
+        return nxt == "down"
+    if w == "taken":
+        return nxt in ("off", "out")
+    return nxt not in ("to", "onto", "into", "on", "for") or (w == "released" and nxt == "for")
+
+
+# a verb whose object is what was taken out: "swapped CR-14 for CR-12", "replaced TRK-7 with TRK-9"
+_SWAPPED = frozenset({"swapped", "swap", "swapping", "replaced", "replace", "replacing", "exchanged"})
+
+
+def _instead_of(words: Words, i: int) -> int | None:
+    """How many more words make a phrase that denies the value after it, like a negator:
+    "on TRK-7 instead of TRK-9", "rather than VAN-41", "in place of Dr Feld", "swapped CR-14 for
+    CR-12" (0 for the verb alone; None: none). Not "replaced by", nor "swapped you to 12C"."""
+    for phrase in _INSTEAD:
+        if tuple(w for _, _, w in words[i : i + len(phrase)]) == phrase:
+            return len(phrase) - 1
+    if words[i][2] in _SWAPPED and i + 1 < len(words) and words[i + 1][2] not in ("by", "to", "you", "over", "out"):
+        return 0 if any(w in ("for", "with") for _, _, w in words[i + 2 : i + 6]) else None
+    return None
+
+
+def instead_of(words: Words, i: int) -> int | None:
+    """How many more words after the word ``i`` make a phrase that denies the value after them,
+    as a negator does (``_instead_of``; 0 for *from* after a change, the one left), or None."""
+    if words[i][2] == "from" and any(words[k][2] in _CHANGE for k in range(max(0, i - 6), i)):
+        return 0
+    return _instead_of(words, i)
+
+
+def ousted_before(words: Words, i: int) -> tuple[int, int] | None:
+    """Where the value taken out of use before the word ``i`` stands ("TRK-9 was stood down"),
+    past a form of *be* or *have*; None when ``i`` says no such thing or no value is there."""
+    if words[i][2] not in _OUSTED or not _ousted(words, i):
+        return None
+    k = i - 1
+    while k >= 0 and words[k][2] in _BE_HAD:
+        k -= 1
+    return (words[k][0], words[k][1]) if k >= 0 and any(c.isdigit() for c in words[k][2]) else None
