@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from rich.text import Text
+from textual.geometry import Region
 from textual.screen import Screen
 from textual.widgets import DataTable, Input, Static
 
@@ -287,7 +288,6 @@ async def test_a_call_is_painted_in_the_frame_that_lays_it_out_scrollbar_include
     moved scrollbar in its own frame: no second frame repaints what the first just drew (the
     new result, the scrollbar). The scrollbar's cells are among those that frame repaints."""
     from textual._compositor import Compositor
-    from textual.geometry import Region
 
     async with play_alone(f"sqlite:///{tmp_path / 'p.db'}", INSULIN).run_test(size=(120, 40)) as pilot:
         screen = await started(pilot, "PlayScreen")
@@ -316,3 +316,99 @@ async def test_a_call_is_painted_in_the_frame_that_lays_it_out_scrollbar_include
         assert len(frames) == 1, frames
         cells = {(x, y) for region in frames[0] for y in region.line_range for x in range(region.x, region.right)}
         assert all((x, y) in cells for y in bar.region.line_range for x in range(bar.region.x, bar.region.right))
+
+
+# -- play: a frame renders only what changed, and a result is rendered once per width (issue 26) ----
+
+
+async def test_a_partial_update_renders_only_the_widgets_that_changed_and_writes_the_same(tmp_path, monkeypatch):
+    """A key press changes the status line (the top row), the conversation and the call entry
+    (the bottom rows): their bounding box is the whole screen, yet the tool pane, clear of every
+    changed region, is not rendered for the frame. What the frame writes to the terminal is, byte
+    for byte, what Textual's own partial update writes, for the regions a press changes and for
+    regions that touch the tool pane."""
+    from textual._compositor import Compositor
+    from textual.widgets import OptionList
+
+    from sttui.tui.compositor import SparseCompositor
+
+    async with play_alone(f"sqlite:///{tmp_path / 'p.db'}", INSULIN).run_test(size=(120, 40)) as pilot:
+        screen = await started(pilot, "PlayScreen")
+        await pilot.press("f5")
+        for vehicle in ("TRK-7", "TRK-9", "TRK-7"):
+            await _call(pilot, screen, f"get_vehicle_status(vehicle_id={vehicle})")
+        compositor = screen._compositor
+        assert isinstance(compositor, SparseCompositor)
+        tools = screen.query_one("#tools", OptionList)
+        rendered: list[object] = []
+        render_lines = OptionList.render_lines
+        monkeypatch.setattr(
+            OptionList, "render_lines", lambda self, crop: (rendered.append(self), render_lines(self, crop))[1]
+        )
+        conversation = screen.query_one("#conversation").region
+        entry = screen.query_one("#entry").region
+        status = screen.query_one("#status-bar").region
+        cases = [
+            {status, conversation, entry},  # a key press
+            {conversation.intersection(Region(0, 5, 120, 3))},
+            {tools.region},  # the tool pane itself
+            {Region(0, 3, 120, 2), Region(100, 30, 5, 5)},  # across it, and inside it
+        ]
+        for changed in cases:
+            compositor._dirty_regions.update(changed)
+            compositor._cuts = None  # (as after a layout: the frame works them out again)
+            ours = compositor.render_partial_update()
+            kept = compositor.cuts
+            compositor._cuts = None
+            assert compositor.cuts == kept  # what later frames use is of every widget, not only those rendered
+            compositor._dirty_regions.update(changed)
+            textuals = Compositor.render_partial_update(compositor)  # (every widget in the box)
+            assert ours is not None and textuals is not None
+            assert ours.render_segments(app_console := screen.app.console) == textuals.render_segments(app_console)
+        rendered.clear()
+        compositor._dirty_regions.update(cases[0])
+        compositor.render_partial_update()
+        assert rendered == []  # the tool pane was not rendered for the key press's frame
+        compositor._dirty_regions.update(cases[0])
+        Compositor.render_partial_update(compositor)
+        assert rendered == [tools]  # (Textual's own renders it)
+
+
+async def test_a_result_is_measured_and_painted_from_the_lines_it_keeps(tmp_path, monkeypatch):
+    """An unfolded result's body is rendered once for its width: its height is counted from those
+    lines and its paint takes them, not a rendering of the whole body for each (a long result was
+    rendered twice at every key press that added it). The strips are Textual's own, focused or
+    not, folded or not, at any width."""
+    from textual.widget import Widget
+
+    from sttui.tui.widgets import RenderedOnce
+
+    async with play_alone(f"sqlite:///{tmp_path / 'p.db'}", INSULIN).run_test(size=(120, 40)) as pilot:
+        screen = await started(pilot, "PlayScreen")
+        await pilot.press("f5")
+        renders: list[int] = []
+        render_lines = RenderedOnce.lines
+        monkeypatch.setattr(
+            RenderedOnce,
+            "lines",
+            lambda self, c, o: (renders.append(self._width == o.max_width), render_lines(self, c, o))[1],
+        )
+        await _call(pilot, screen, "get_vehicle_status(vehicle_id=TRK-7)")
+        assert renders and renders.count(False) == 1  # measured and painted from one rendering
+        for size in ((120, 40), (80, 24)):
+            await pilot.resize_terminal(*size)
+            await pilot.pause(0.2)
+            for fold in screen.query(ResultFold):
+                for focused in (False, True):
+                    if focused:
+                        fold.focus()
+                        await pilot.pause(0.05)
+                    width = fold.size.width
+                    assert fold.get_content_height(fold.size, fold.size, width) == fold._render().get_height(
+                        fold.styles, width
+                    )
+                    fold._layout_cache.clear()
+                    fold._render_content()
+                    ours = [list(strip) for strip in fold._render_cache.lines]
+                    Widget._render_content(fold)
+                    assert ours == [list(strip) for strip in fold._render_cache.lines]

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from textual.screen import Screen
 
+from sttui.tui.compositor import SparseCompositor
 from sttui.tui.workers import ReportsWorkerFailures
 
 ResultType = TypeVar("ResultType")
@@ -28,6 +29,7 @@ class SttuiScreen(ReportsWorkerFailures, Screen[ResultType]):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self._compositor = SparseCompositor()  # (a partial update renders only what it changes)
         try:
             label = getattr(self.app, "home_label", "Home")  # (a study's own screen in a study)
         except RuntimeError:  # (made before any app runs: textual's NoActiveAppError)

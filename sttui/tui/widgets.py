@@ -19,8 +19,10 @@ from textual.containers import VerticalScroll
 from textual.geometry import Region, Size
 from textual.reactive import reactive
 from textual.scrollbar import ScrollBar
+from textual.strip import Strip
 from textual.suggester import Suggester
-from textual.widget import Widget
+from textual.visual import Visual, visualize
+from textual.widget import Widget, _RenderCache
 from textual.widgets import Input, Static
 
 from sttui.core.callsyntax import complete, result_summary
@@ -241,6 +243,13 @@ class RenderedOnce:
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
         return Measurement.get(console, options, self.renderable)
 
+    def lines(self, console: Console, options: ConsoleOptions) -> list[list[Segment]]:
+        """Its lines at ``options.max_width``, rendered once for that width."""
+        if options.max_width != self._width:
+            self._lines = console.render_lines(self.renderable, options.update(height=None), pad=False)
+            self._width = options.max_width
+        return self._lines
+
     def forget(self) -> None:
         """Let the lines go (a folded result keeps none: a long one's are megabytes)."""
         self._width, self._lines = -1, []
@@ -267,13 +276,40 @@ class ResultFold(LaidOutOnce, Widget, can_focus=True):
         self.body = RenderedOnce(Padding(WrappedJSON(result), (1, 1, 0, 4)))  # (where Collapsible's contents sat)
         self.set_reactive(ResultFold.collapsed, collapsed)
 
-    def render(self) -> RenderableType:
+    def render_title(self) -> Text:
         symbol = "▶" if self.collapsed else "▼"
         style = self.get_component_rich_style("result-fold--title")
-        title = Text(
-            f" {symbol} {self.title} ", style=style, no_wrap=True, overflow="ellipsis"
-        )  # (the body has it all)
+        return Text(f" {symbol} {self.title} ", style=style, no_wrap=True, overflow="ellipsis")  # (the body has it all)
+
+    def render(self) -> RenderableType:
+        """(What the paint shows, as one renderable: ``_render_content`` paints it line by line.)"""
+        title = self.render_title()
         return Group(title) if self.collapsed else Group(title, self.body)  # (rich lays out the title: one line)
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        """The title's line, and unfolded the body's lines: counted from the lines the body
+        keeps for its width, not by rendering it whole to count them (Textual's way), which
+        rendered a long result once more at every key press that adds one."""
+        if not width:
+            return 0
+        return 1 if self.collapsed else 1 + len(self._body_lines(width))
+
+    def _body_lines(self, width: int) -> list[list[Segment]]:
+        app = self.app
+        return self.body.lines(app.console, app.console_options.update(highlight=False, width=width, height=None))
+
+    def _render_content(self) -> None:
+        """Its strips for the paint: the title rendered as Textual renders it, the body's
+        lines taken as kept, each under the widget's style (as ``Visual.to_strips`` gives
+        them, without splitting a rendering of the whole body into lines again)."""
+        width = self.size.width
+        base = self.visual_style.rich_style
+        visual = visualize(self, Group(self.render_title()), markup=False)  # (as rich lays it out)
+        strips = Visual.to_strips(self, visual, width, 1, self.visual_style)
+        if not self.collapsed:
+            strips += [Strip(list(Segment.apply_style(line, base))) for line in self._body_lines(width)]
+        self._render_cache = _RenderCache(self.size, strips)
+        self._dirty_regions.clear()
 
     def watch_collapsed(self, collapsed: bool) -> None:
         if collapsed:
