@@ -1606,11 +1606,19 @@ def test_the_former_and_the_latter_are_the_two_subjects_named_before(order, pass
         (("Tomasz: 17:00 with nurse Byrne, texted him.",), True),
         # a time given only to her tells none of his
         (("Grace Mensah has the 17:00, texted Tomasz.",), False),
+        # a clause that opens with her, after his in the same sentence, is hers: his 11:30 conflicts
+        (("Tomasz has the 11:30 with nurse Byrne, Grace Mensah has the 17:00.",), False),
+        (("Tomasz is on 11:30 with nurse Byrne, and Grace Mensah is on 17:00.",), False),
+        (("Tomasz has the 17:00 with nurse Byrne, and Grace Mensah the 11:30.",), True),
     ],
 )
 def test_values_given_to_another_person_the_task_names_are_theirs(reports, told):
-    detail = item(played(DIALYSIS, reports=reports)).detail
+    ep = played(DIALYSIS, reports=reports)
+    detail = item(ep).detail
     assert ("Tomasz's session 17:00: stated" in detail) is told, detail
+    assert item(ep).passed is told and ("For Tomasz, my app shows 17:00, not 11:30." in contradicted(ep)) is (
+        "11:30 with" in reports[0]
+    )
 
 
 @pytest.mark.parametrize(

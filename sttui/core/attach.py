@@ -124,6 +124,12 @@ def _sentences(text: str, subjects: tuple[Subject, ...], bystanders: tuple[Subje
         real = [subj for subj in found if subj not in aside]
         return real if real or not found else found
 
+    def opens(lo: int, hi: int, who: Subject) -> bool:
+        """Whether the clause of tokens ``lo``..``hi`` opens with ``who``'s name, after its
+        joining words ("…, and Grace Mensah has the 17:00"; not "…, review with Dr Adeyemi")."""
+        first = next((n for n in range(lo, hi) if tokens[n][2] not in CONJUNCTIONS), None)
+        return first is not None and any(a == tokens[first][0] and subj == who for a, _, subj in within(start, pos))
+
     # cuts: (position, what ends there): "line", "sentence" or "clause"
     cuts: list[tuple[int, str]] = [(m.start(), "line") for m in re.finditer(r"\n", text)]
     cuts += [(m.end(), "sentence") for m in _SENTENCE_END.finditer(text)]
@@ -169,9 +175,9 @@ def _sentences(text: str, subjects: tuple[Subject, ...], bystanders: tuple[Subje
             last = None if two else here[0]
             pair = list(dict.fromkeys([*pair, *here])) if start > sentence_start else list(here)
         owner = None if two else (last or heading)
-        if by_only and owner is None and not two and len(here) == 1:
-            owner = here[0]  # a bystander's clause with no subject to inherit is theirs
         lo, hi = bisect_left(token_starts, start), bisect_left(token_starts, pos)
+        if by_only and not two and len(here) == 1 and (owner is None or opens(lo, hi, here[0])):
+            owner = here[0]  # a bystander's clause with no subject to inherit, or that opens with them, is theirs
         if not here and len(pair) > 1:  # "Orla and Imran are sorted; the former is on 14:00, the latter…"
             which = {tokens[n][2] for n in range(lo, hi)} & {"former", "latter"}
             if len(which) == 1:
