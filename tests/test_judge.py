@@ -340,6 +340,12 @@ COMPLETION = st.Completion.of(
         ("I confirmed with Meridian.", [], ["reports a check ('confirmed with')"]),
         ("I've rebooked you on tomorrow's flight.", [], ["about a later day ('tomorrow's')"]),
         ("Booked.", [], ["names none of the task's objects"]),
+        # a past that is its plain form counts only where it is said as done
+        ("I've gone ahead and put everything on VAN-OB2 anyway.", ["put"], []),
+        ("I put you on the transfer.", ["put"], []),
+        ("I'll put you on the transfer.", [], ["not said as done ('put')"]),
+        ("Let me put everything on VAN-OB2.", [], ["not said as done ('put')"]),
+        ("I can put everything on VAN-OB2.", [], ["not said as done ('put')"]),
     ],
 )
 def test_completion_claims_by_verb(text, claims, void):

@@ -18,6 +18,7 @@ from sttui.controllers.baselines import (
     KEEP_TRYING,
     NO_SUCH_DETAIL,
     NOTED,
+    WHICH_IS_IT,
     ScriptedUser,
 )
 from sttui.core import usersim as us
@@ -72,6 +73,7 @@ def test_a_plain_value_is_asked_for_by_its_key_words():
 
 
 INSULIN = "logistics/insulin-reefer-fault-st2-easy"
+CANNOT = "I'm sorry, I cannot get the insulin there in time: no cold van can reach it."
 REPORT = "TRK-9 delivered the 500 doses to the downtown clinic at 06:59, cold chain intact."
 
 
@@ -133,6 +135,14 @@ REPORT = "TRK-9 delivered the 500 doses to the downtown clinic at 06:59, cold ch
         ("I cannot see the van yet; let me check the depot.", False, False, (), Reply(GO_AHEAD)),
         # the same words when the judge would fail the episode (no cause named, a later claim…)
         ("I'm sorry, I cannot get the insulin there in time.", False, False, (), Reply(KEEP_TRYING)),
+        # a later message that takes back an earlier "cannot" on an impossible task is asked which it is
+        ("Good news: managed to get it all going on TRK-9 after all.", False, False, (CANNOT,), Reply(WHICH_IS_IT)),
+        ("PS I've put everything on TRK-9 anyway.", False, False, (CANNOT,), Reply(WHICH_IS_IT)),
+        # not on a task that can be done, nor before anything was said to be impossible
+        ("Good news: managed to get it all going on TRK-9 after all.", False, True, (CANNOT,), Reply(NOTED)),
+        ("Good news: managed to get it all going on TRK-9 after all.", False, False, (), Reply(NOTED)),
+        # nor once the judge would pass it (what came after the "cannot" claimed nothing)
+        ("Thanks for your patience.", True, False, (CANNOT,), Satisfied(ACCEPT_INFEASIBLE)),
     ],
 )
 def test_replies_and_completion(text, accepted, solvable, earlier, expected):

@@ -380,7 +380,7 @@ class Completion:
         forms: dict[tuple[str, ...], str] = {}
         for verb in dict.fromkeys(verbs):
             head, *rest = verb.split()
-            for past in past_forms(head):
+            for past in past_forms(head) | ({head} if head in SAME_PAST else set()):
                 forms[(past, *rest)] = verb
         words = {t for text in texts for t in tokens(text) if (len(t) >= 3 or t.isdigit()) and t not in _COMMON}
         return cls(forms, frozenset(words) | OBJECT_PRONOUNS)
@@ -436,6 +436,24 @@ _COMMON = frozenset(
 )
 
 
+# verbs whose past is their plain form ("I've put everything on FI523"): a completion only
+# where the clause says it was done (``_said_done``), not "I'll put", "to put", "let me put"
+SAME_PAST = frozenset({"put"})
+_PERFECT = frozenset({"i've", "we've", "ive", "weve", "have", "has", "gone", "went", "just"})
+_NOT_YET = frozenset(
+    {"will", "i'll", "we'll", "ill", "to", "can", "could", "would", "shall", "should", "might", "may", "let",
+     "i'd", "we'd", "must", "going", "please", "if", "you"}
+)  # fmt: skip
+
+
+def _said_done(clause: Sequence[str], at: int) -> bool:
+    """Whether the plain form at ``at`` is said as done: after "I've", "have", "gone ahead and",
+    or straight after "I" or "we", with no modal, "to" or "let" just before."""
+    if _NOT_YET.intersection(clause[max(0, at - 3) : at]):
+        return False
+    return bool(_PERFECT.intersection(clause[:at])) or (at > 0 and clause[at - 1] in ("i", "we"))
+
+
 def find_completions(clause_list: Sequence[Sequence[str]], completion: Completion) -> list[Found]:
     """Each claim of completion by verb: a past form of a completion verb ("booked",
     "rebooked", "checked in") or "got you on", in a clause that names one of the task's objects
@@ -479,5 +497,7 @@ def find_completions(clause_list: Sequence[Sequence[str]], completion: Completio
                 void = f"about a later day ('{later}')"
             elif not any(t in completion.objects for t in others):
                 void = "names none of the task's objects"
+            elif clause[at] in SAME_PAST and not _said_done(clause, at):
+                void = f"not said as done ('{words}')"
             out.append(Found(ci, words, void, at, _partial(clause_list, ci)))
     return sorted(out, key=lambda f: (f.clause, f.at))
