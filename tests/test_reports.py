@@ -1641,3 +1641,34 @@ def test_values_given_to_another_person_the_task_names_are_theirs(reports, told)
 def test_a_first_name_in_a_message_typed_all_in_lower_case(report, passes):
     result = item(played(STT / "venues" / "hybrid-tech-pulled-st1-easy.yaml", reports=(report,)))
     assert result.passed is passes, result.detail
+
+
+CARDIOLOGY = STT / "clinic" / "cardiology-rota-s1-easy.yaml"
+OKAFOR = (
+    "Dr Okafor turned out to be covering Westbrook today (Dr Feld is at Harbourside), so I booked Margaret "
+    "with Dr Okafor at Westbrook Health Centre at 14:30 and texted her the details."
+)
+
+
+@pytest.mark.parametrize(
+    ("reports", "passes"),
+    [
+        # the time of the user's own request, given as the time now: it conflicts
+        ((OKAFOR, "FYI, one last change: Margaret's appointment is now 14:00."), False),
+        ((OKAFOR, "One last change: I've moved it to 14:00."), False),
+        # named as what it was, it is still left out of the count
+        (
+            (
+                "Your 14:00 slot with Dr Feld is off, so I moved you to Dr Okafor at Westbrook Health Centre, now at 14:30; "
+                "texted you the details.",
+            ),
+            True,
+        ),
+        (("Dr Okafor at Westbrook Health Centre, 14:30 (your 14:00 is now off); texted.",), True),
+        ((OKAFOR, "Dr Okafor at Westbrook: I moved it to 14:30 rather than 14:00."), True),
+    ],
+)
+def test_a_time_of_the_users_request_counts_when_given_as_the_time_now(reports, passes):
+    ep = played(CARDIOLOGY, reports=reports)
+    assert item(ep).passed is passes, item(ep).detail
+    assert (contradicted(ep) == ()) is passes

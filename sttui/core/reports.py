@@ -37,6 +37,7 @@ record in ``core.report_claims``; this module judges them and holds the public c
 from __future__ import annotations
 
 import functools
+import re
 import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -123,7 +124,7 @@ def states(fact: Resolved, text: str, others: Iterable[Resolved] = ()) -> tuple[
         if any(fact.matches(f) for f in mine):
             return True, [], fact.about_shown
         own = [o for o in others if o.about == fact.about and o.kind == fact.kind and o is not fact and not o.problem]
-        given = [f for f in mine if not fact.excuses(f) and not any(o.matches(f) for o in own)]
+        given = [f for f in mine if not _excused(fact, f, text) and not any(o.matches(f) for o in own)]
         if given:  # values given to its subject (not its other facts'), none the expected one
             return False, list(dict.fromkeys(f.written for f in given)), fact.about_shown
         found = free  # what the message gives other subjects is not said of this one
@@ -137,10 +138,33 @@ def states(fact: Resolved, text: str, others: Iterable[Resolved] = ()) -> tuple[
     if any(fact.matches(f) for f in found):
         used = used_instead(fact, text, theirs)
         return (False, used, "") if used else (True, [], "")
-    rivals = [f for f in found if not fact.excuses(f) and not any(o.matches(f) for o in theirs)]
+    rivals = [f for f in found if not _excused(fact, f, text) and not any(o.matches(f) for o in theirs)]
     if not rivals:
         return None
     return False, list(dict.fromkeys(f.written for f in rivals)), ""
+
+
+# what gives the value after it as the one in force now: "is now 14:00", "moved to 14:00"
+_AS_NEW = re.compile(
+    r"(?:\b(?:is|are|s)\s+now|\bnow\s+(?:at|for|on)|\b(?:moved|changed|switched|rescheduled|brought\s+forward|"
+    r"pushed(?:\s+back)?|put\s+back)\s+(?:it\s+|them\s+)?(?:to|for)|\bnew\s+(?:time|slot)\s+(?:is|of))\s*$"
+)
+
+
+def _excused(fact: Resolved, f: facts.Found, text: str) -> bool:
+    """Whether a value of the user's own request is left out of the count: it is, unless the
+    message gives it as the value now ("Margaret's appointment is now 14:00", where 14:00 was
+    the time she asked about)."""
+    if not fact.excuses(f):
+        return False
+    folded = facts.fold(text)
+    w = facts.fold(f.written)
+    start = folded.find(w)
+    while start >= 0:
+        if _AS_NEW.search(folded[max(0, start - 40) : start].rstrip()):
+            return False
+        start = folded.find(w, start + 1)
+    return True
 
 
 def _aside(fact: Resolved, subjects: tuple[Any, ...]) -> tuple[Any, ...]:
