@@ -244,10 +244,32 @@ def test_a_letter_after_a_slash_shares_the_digits_before_it(text, found):
     assert [(next(iter(f.values)), f.written) for f in SEATS.find(text)] == found
 
 
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("You're sat together in row 33, seats G and H.", [("33-G", "33G"), ("33-H", "33H")]),
+        ("Row 33: G & H", [("33-G", "33G"), ("33-H", "33H")]),
+        ("seats g and j in row 33", [("33-G", "33G"), ("33-J", "33J")]),
+        ("row 33 seat G, then 33H", [("33-G", "33G"), ("33-H", "33H")]),  # in the order of the text
+        ("row 33 A and G", [("33-G", "33G")]),  # once, as the runs read it; 33A is none of the ids
+        ("in row 33, g and h", []),  # lower-case letters with no "seat" are words
+        ("row 33, and Hannah", []),
+        ("row 34, seats G and H", []),  # none of the ids
+    ],
+)
+def test_seats_given_as_a_row_and_its_letters(text, found):
+    """ "row 33, seats G and H" is how people write two seats of a row too."""
+    assert [(next(iter(f.values)), f.written) for f in SEATS.find(text)] == found
+
+
 def test_seats_written_as_a_row_and_letters_are_told():
     swap = STT / "air-travel" / "aircraft-swap-seats-st1-easy.yaml"
     ep = played(swap, reports=("You're both checked in on UA901, seats 33G/H together.",))
     assert item(ep).passed, item(ep).detail
+    ep = played(swap, reports=("All done! You're checked in on UA901 and sat together in row 33, seats G and H.",))
+    assert item(ep).passed, item(ep).detail
+    ep = played(swap, reports=("All done! You're checked in on UA901 and sat together in row 27, seats G and H.",))
+    assert not item(ep).passed
 
 
 @pytest.mark.parametrize(

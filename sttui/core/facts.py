@@ -120,6 +120,26 @@ _ALIAS_GAP = re.compile(r"\s*(?:(?:no\.?|number)\s*|#\s*|-\s*)?$")
 _LIST_MORE = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|\s(?:and|or|&)\s+|&\s*)(?:#\s*)?(\d+)(?![\w-])")
 
 
+def _merged(s: str, found: list[Found], more: list[tuple[int, Found]]) -> list[Found]:
+    """``found`` (in the order of the text) and ``more`` (at their positions) in the order of the text."""
+    placed: list[tuple[int, Found]] = []
+    cursor = 0
+    for f in found:
+        at = s.find(fold(f.written), cursor)
+        cursor = at + 1 if at >= 0 else cursor
+        placed.append((at if at >= 0 else cursor, f))
+    return [f for _, f in sorted(placed + more, key=lambda p: p[0])]
+
+
+# seats by row: "row 33, seats G and H", "row 33 seat G", "seats G and H in row 33"
+_LETTERS = r"(?P<letters>[a-z](?:\s*(?:,|/|&|\band\b)\s*[a-z]){0,25})(?![\w-])"
+_ROW_SEATS = re.compile(
+    rf"\brow\s+(?P<row>\d{{1,3}})\s*[,:]?\s*(?:seats?\s+)?{_LETTERS}"
+    rf"|\bseats?\s+{_LETTERS.replace('letters', 'letters2')}\s+(?:in|on)\s+row\s+(?P<row2>\d{{1,3}})\b"
+)
+_SEAT_LETTER = re.compile(r"(?<![a-z])[a-z](?![a-z])")
+
+
 class IdMatcher:
     """Finds any of a set of ids (by canonical form) in text, with alias words for prefixes.
 
@@ -154,6 +174,25 @@ class IdMatcher:
             listed = self.aliases.get(word) or (self.aliases.get(word[:-1]) if word.endswith("s") else None)
             if listed is not None and canon == f"{listed}-{_canon_run(runs[j][2])}":
                 i = self._listed(text, s, runs, i, listed, out)  # "vans 42, 41 and 47", "van 42 and 41"
+        if "row" in s:
+            known = {v for f in out for v in f.values}  # (what the runs gave already: "row 33 A and G")
+            if rows := [(at, f) for at, f in self._rows(text, s) if not f.values <= known]:
+                return _merged(s, out, rows)
+        return out
+
+    def _rows(self, text: str, s: str) -> list[tuple[int, Found]]:
+        """Seats given by row and letter ("row 33, seats G and H", "seats G and H in row 33",
+        "row 33 seat G"): the ids of that row's digits with each letter, when they are ids."""
+        out: list[tuple[int, Found]] = []
+        for m in _ROW_SEATS.finditer(s):
+            row, group = (m.group("row"), "letters") if m.group("row") else (m.group("row2"), "letters2")
+            start, said_seat = m.start(group), "seat" in m.group()
+            for letter in _SEAT_LETTER.finditer(m.group(group)):
+                canon = f"{_canon_run(row)}-{letter.group().upper()}"
+                at = start + letter.start()
+                shown = written(text, s, at, at + 1)
+                if canon in self.ids and (said_seat or shown.isupper()):  # ("row 33 a bit cramped": no seat)
+                    out.append((at, Found(frozenset({canon}), f"{row}{shown.upper()}")))  # as a seat is written
         return out
 
     def _listed(
