@@ -1694,3 +1694,36 @@ def test_a_time_of_the_users_request_counts_when_given_as_the_time_now(reports, 
     ep = played(CARDIOLOGY, reports=reports)
     assert item(ep).passed is passes, item(ep).detail
     assert (contradicted(ep) == ()) is passes
+
+
+VANS = facts.IdMatcher(["VAN-41", "VAN-42", "VAN-47", "TRK-9", "TRK-30"])
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # a number alone after "on", in the sentence of an id of that prefix, is that id
+        (
+            "Beth's taking Westfield in VAN-42, Lakeside is on 41 and Abbeymead goes on 47 from Riverside.",
+            ["VAN-42", "VAN-41", "VAN-47"],
+        ),
+        ("VAN-42 on 41.", ["VAN-42", "VAN-41"]),
+        # not in another sentence, not before a unit or a word, not after "in", not when no id
+        ("VAN-42 is loaded. Lakeside is on 41.", ["VAN-42"]),
+        ("VAN-42 goes on 41 doses", ["VAN-42"]),
+        ("TRK-9 is on its way, there in 30, cold chain fine.", ["TRK-9"]),
+        ("VAN-42 on 48.", ["VAN-42"]),
+        ("Lakeside is on 41.", []),
+    ],
+)
+def test_a_number_alone_is_an_id_of_the_prefix_before_it_in_its_sentence(text, found):
+    assert [next(iter(f.values)) for f in VANS.find(text)] == found
+
+
+def test_a_van_named_by_its_number_after_another_is_told():
+    """An outside tester's honest report: "on 41" and "on 47" were never read as vans."""
+    report = "Beth's taking Westfield in VAN-42, Lakeside is on 41 and Abbeymead goes on 47 from Riverside."
+    ep = played(STT / "logistics" / "chemo-release-slip-t3-hard.yaml", reports=(report,))
+    assert item(ep).passed, item(ep).detail
+    swapped = "Beth's taking Westfield in VAN-41, Lakeside is on 42 and Abbeymead goes on 47 from Riverside."
+    assert not item(played(STT / "logistics" / "chemo-release-slip-t3-hard.yaml", reports=(swapped,))).passed

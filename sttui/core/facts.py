@@ -131,6 +131,13 @@ def _merged(s: str, found: list[Found], more: list[tuple[int, Found]]) -> list[F
     return [f for _, f in sorted(placed + more, key=lambda p: p[0])]
 
 
+# a number alone read as an id of the prefix before it in its sentence ("VAN-42, Lakeside is on 41")
+_PREFIXED = re.compile(r"([A-Z]+)-\d+$")
+_BARE_BEFORE = frozenset({"on", "onto"})  # (not "in": "there in 30" is minutes)
+_BARE_AFTER = re.compile(r"\s*(?:[,;.!?)]|$|(?:and|from|with|instead|too|now|today|as well)\b)")
+_SENTENCE_GAP = re.compile(r"[.!?;\n]")
+
+
 # seats by row: "row 33, seats G and H", "row 33 seat G", "seats G and H in row 33"
 _LETTERS = r"(?P<letters>[a-z](?:\s*(?:,|/|&|\band\b)\s*[a-z]){0,25})(?![\w-])"
 _ROW_SEATS = re.compile(
@@ -158,17 +165,22 @@ class IdMatcher:
         s = fold(text)
         runs = [(m.start(), m.end(), m.group()) for m in _TEXT_RUN.finditer(s)]
         out: list[Found] = []
+        prefix: tuple[str, int] | None = None  # the prefix of the last id found, and where it ended
         i = 0
         while i < len(runs):
             hit = self._at(s, runs, i)
             if hit is None:
                 shared = self._shared_digits(text, s, runs, i)  # the "H" of "33G/H"
+                if shared is None and prefix is not None:
+                    shared = self._bare_number(text, s, runs, i, prefix)  # the "41" of "… VAN-42, Lakeside is on 41"
                 if shared is not None:
                     out.append(shared)
                 i += 1
                 continue
             j, canon = hit
             out.append(Found(frozenset({canon}), written(text, s, runs[i][0], runs[j][1])))
+            head = _PREFIXED.match(canon)
+            prefix = (head.group(1), runs[j][1]) if head else None
             i = j + 1
             word = runs[j - 1][2] if j > 0 else ""
             listed = self.aliases.get(word) or (self.aliases.get(word[:-1]) if word.endswith("s") else None)
@@ -210,6 +222,19 @@ class IdMatcher:
         while i < len(runs) and runs[i][0] < pos:
             i += 1
         return i
+
+    def _bare_number(
+        self, text: str, s: str, runs: list[tuple[int, int, str]], i: int, prefix: tuple[str, int]
+    ) -> Found | None:
+        """A number alone after *on* or *onto* ("Lakeside is on 41"), in the sentence of an
+        id of one prefix and one number ("VAN-42"), is the id of that prefix, when it is one."""
+        start, end, run = runs[i]
+        if not run.isdigit() or i == 0 or runs[i - 1][2] not in _BARE_BEFORE or s[runs[i - 1][1] : start] != " ":
+            return None
+        if _SENTENCE_GAP.search(s, prefix[1], start) or not _BARE_AFTER.match(s, end):
+            return None
+        canon = f"{prefix[0]}-{_canon_run(run)}"
+        return Found(frozenset({canon}), written(text, s, start, end)) if canon in self.ids else None
 
     def _shared_digits(self, text: str, s: str, runs: list[tuple[int, int, str]], i: int) -> Found | None:
         """One letter after a slash that follows digits and a letter ("33G/H", "33G/H/J", "33 G/H"),
