@@ -165,6 +165,17 @@ _SOFT = [
     (re.compile(r"\b(he|she|they) knows?\b"), r"\1 has been notified"),
     (re.compile(r"\b(he|she|they|\w+) (?:has|have|'s got|has got|got) (?:the details|a text|an email|a message|"
                 r"the new times?|(?:his|her|their) (?:new )?times?)(?: by (?:sms|text|email))?"), r"\1 has been notified"),
+    # a refund or a call said as a thing done ("arranged a refund for the disruption")
+    (re.compile(r"\b(?:arranged|issued|processed|sorted|organised|organized|put through|raised) "
+                r"(?:(?:him|her|them|you) )?(?:a |the |your |their |his |her )?(?:full |partial )?refund\b"
+                r"(?! (?:form|request|claim|policy|details|link|application|process|option)s?\b)"),
+     "refunded"),  # (not "the refund form")
+    (re.compile(r"\b(?:made|placed) (?:a |the )?(?:phone )?call to\b"), "phoned"),
+    (re.compile(r"\b(?:sent|dropped|fired off) (?:a |an )?(?:text|sms) to\b"), "texted"),
+    (re.compile(r"\b(?:sent|dropped|fired off) (?:a |an )?(?:email|e-mail) to\b"), "emailed"),
+    (re.compile(r"\b(?:sent|dropped|fired off) (him|her|them|you|(?:the |your |their |his )?(?!an?\b)\w+) "
+                r"(?:a |an )?(?:text|sms|email|e-mail|message)\b"),
+     r"texted \1"),
     (re.compile(r"\bpacked (?:in|up on (?:me|us))\b"), "broke down"),  # "the fridge packed in": it failed
     (re.compile(r"\b(?:is|are|'s) out for delivery\b|\b(?:has|have|'s) (?:now )?(?:gone out|left the (?:hub|depot|"
                 r"store|pharmacy|warehouse|yard))\b"), "was dispatched"),
