@@ -1740,3 +1740,36 @@ def test_a_van_named_by_its_number_after_another_is_told():
     assert item(ep).passed, item(ep).detail
     swapped = "Beth's taking Westfield in VAN-41, Lakeside is on 42 and Abbeymead goes on 47 from Riverside."
     assert not item(played(STT / "logistics" / "chemo-release-slip-t3-hard.yaml", reports=(swapped,))).passed
+
+
+@pytest.mark.parametrize(
+    ("task", "report", "passes"),
+    [
+        # names with their titles, then the values: a list in parallel ("Dr" is of the name)
+        ("venues/park-ride-handover-st3-hard", "Dr Dubois and Dr Reyes: 11:30 and 10:00.", False),
+        ("venues/park-ride-handover-st3-hard", "Dr Dubois and Dr Reyes: 10:00 and 11:30.", True),
+        # the two times are the user's own (excused alone), yet listed they are given
+        ("clinic/ultrasound-reassigned-st1-medium", "Orla and Imran: 14:30 and 14:00.", False),
+        ("clinic/ultrasound-reassigned-st1-medium", "Orla and Imran: 14:00 and 14:30.", True),
+    ],
+)
+def test_times_of_the_users_request_listed_in_parallel_are_given(task, report, passes):
+    lead = {
+        "venues/park-ride-handover-st3-hard": (
+            "Both talks are in the Dome and confirmed, and Dr Reyes's car meets her at North Park & Ride at 09:10."
+        ),
+        "clinic/ultrasound-reassigned-st1-medium": "Both at Westbrook with Tariq Aziz, texted them both.",
+    }[task]
+    ep = played(STT / f"{task}.yaml", reports=(f"{lead} {report}",))
+    assert item(ep).passed is passes, item(ep).detail
+    assert (contradicted(ep) == ()) is passes
+
+
+def test_them_with_no_one_named_around_it_stands_for_the_people_of_the_next_sentence():
+    """ "Both at Westbrook with Tariq Aziz, texted them both. Orla and Imran: …": the two patients
+    were texted, not the clinician; with no text sent, the claim names them."""
+    path = STT / "clinic" / "ultrasound-reassigned-st1-medium.yaml"
+    report = "Both at Westbrook with Tariq Aziz, texted them both. Orla and Imran: 14:00 and 14:30."
+    assert [m for m in report_mismatches(played(path, reports=(report,))) if m.kind == "claim"] == []
+    unsent = [m.expected for m in report_mismatches(played(path, reports=(report,), skip="notify_patient"))]
+    assert unsent == ["a successful notify_patient call naming P-FITZGERALD, P-HUSSAIN"]

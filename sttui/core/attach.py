@@ -35,7 +35,7 @@ from bisect import bisect_left
 from dataclasses import dataclass
 from functools import lru_cache
 
-from sttui.core.facts import fold
+from sttui.core.facts import TITLES, fold
 
 # A subject's names: each a tuple of folded words (possessives dropped), alternatives of one subject.
 Subject = tuple[tuple[str, ...], ...]
@@ -183,7 +183,9 @@ def _sentences(text: str, subjects: tuple[Subject, ...], bystanders: tuple[Subje
             if len(which) == 1:
                 owner = pair[0] if "former" in which else pair[-1]
         if clause.strip():
-            bare = len(here) == 1 and all(tokens[n][2] in CONJUNCTIONS or n in covered for n in range(lo, hi))
+            bare = len(here) == 1 and all(  # ("Dr Dubois and Dr Reyes: 11:30 and 10:00": a title is of the name)
+                tokens[n][2] in CONJUNCTIONS or n in covered or tokens[n][2] in TITLES for n in range(lo, hi)
+            )
             one = here[0] if len(here) == 1 and here[0] not in aside else None  # (no bystander in a list)
             parts.append(Clause(clause, owner, one, bare and one is not None))
         if kind == "clause":

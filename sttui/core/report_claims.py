@@ -355,7 +355,10 @@ def _claimed(rec: _Record, text: str) -> list[tuple[str, set[str], set[object], 
                     if _PERSONAL.intersection(clause):  # he, she, him, her: a person ("Keynote confirmed, she's…")
                         named = [i for i in named if i in rec.people]
                     if "them" in clause and len({i for i in named if i in rec.people}) < 2:
-                        named += _plural(rec, text, lo, cut, at)
+                        group = _plural(rec, text, lo, cut, at)
+                        if len(set(group)) >= 2:  # the two or more it stands for, not the one before it
+                            named = [i for i in named if i not in rec.people]
+                        named += group
                     ids.update(named)
         # naming no record: a claim of it done to the user ("texted you"), when made by the writer,
         # or with nothing after its verb when the writer is its only subject ("Ticketed, checked in")
@@ -402,13 +405,20 @@ def _plural(rec: _Record, text: str, lo: int, cut: int, at: int) -> list[str]:
     """The people "them" stands for when its own sentence names fewer than two before it: those
     of the sentence before ("Orla is on 14:00 and Imran on 14:30. I booked both with Tariq Aziz
     and texted them"), and those named after it in its sentence ("… texted them both: Orla at
-    14:00, Imran at 14:30")."""
+    14:00, Imran at 14:30"); or, when neither names anyone, in the sentence after it ("Both at
+    Westbrook with Tariq Aziz, texted them both. Orla and Imran: 14:00 and 14:30.")."""
     end = min(len(text), at + _WINDOW)
     stop = [i for mark in (". ", "! ", "? ", "\n") if (i := text.find(mark, at, end)) >= 0]
     after = text[at : min(stop) if stop else end]
     prev = text[max(lo, text.rfind(". ", lo, cut) + 1) : cut] if cut > lo else ""
-    return [rec.names[w] for part in (prev, after) for w in written_as_names(part, first=True)
-            if w in rec.names and rec.names[w] in rec.people]  # fmt: skip
+    found = [rec.names[w] for part in (prev, after) for w in written_as_names(part, first=True)
+             if w in rec.names and rec.names[w] in rec.people]  # fmt: skip
+    if not found and stop:  # the sentence after it ("… texted them both. Orla and Imran: 14:00 and 14:30.")
+        start = min(stop) + 1
+        more = [i for mark in (". ", "! ", "? ", "\n") if (i := text.find(mark, start, end)) >= 0]
+        found = [rec.names[w] for w in written_as_names(text[start : min(more) if more else end], first=True)
+                 if w in rec.names and rec.names[w] in rec.people]  # fmt: skip
+    return found
 
 
 def _bare(clause: list[str], verb: int) -> bool:

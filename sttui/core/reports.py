@@ -119,12 +119,14 @@ def states(fact: Resolved, text: str, others: Iterable[Resolved] = ()) -> tuple[
     found = fact.found(text)
     if not found:
         return None
-    mine, free, aside = _given(fact, text, others) if fact.about else ([], [], [])
+    mine, free, aside, paired = _given(fact, text, others) if fact.about else ([], [], [], [])
     if mine:  # the message gives the fact's subject values of its kind: those decide
         if any(fact.matches(f) for f in mine):
             return True, [], fact.about_shown
         own = [o for o in others if o.about == fact.about and o.kind == fact.kind and o is not fact and not o.problem]
-        given = [f for f in mine if not _excused(fact, f, text) and not any(o.matches(f) for o in own)]
+        given = [
+            f for f in mine if (f in paired or not _excused(fact, f, text)) and not any(o.matches(f) for o in own)
+        ]  # (a value of the user's request given the subject in a list in parallel counts)
         if given:  # values given to its subject (not its other facts'), none the expected one
             return False, list(dict.fromkeys(f.written for f in given)), fact.about_shown
         found = free  # what the message gives other subjects is not said of this one
@@ -173,18 +175,20 @@ def _aside(fact: Resolved, subjects: tuple[Any, ...]) -> tuple[Any, ...]:
     return tuple(b for b in fact.bystanders if taken.isdisjoint(w for name in b for w in name))
 
 
-_Given = tuple[list[facts.Found], list[facts.Found], list[facts.Found]]
+_Given = tuple[list[facts.Found], list[facts.Found], list[facts.Found], list[facts.Found]]
 
 
 def _given(fact: Resolved, text: str, others: Iterable[Resolved]) -> _Given:
     """The values of the fact's kind that ``text`` gives the fact's subject (``core.attach``):
     its clauses' values, or its place in a list of subjects and values in parallel; the values
-    it gives no subject; and those it gives another person of the task, no fact's subject."""
+    it gives no subject; those it gives another person of the task, no fact's subject; and, of
+    the first, those a list in parallel gives it."""
     subjects = tuple(dict.fromkeys([fact.about, *(o.about for o in others if o.about)]))
     others_people = _aside(fact, subjects)
     mine: list[facts.Found] = []
     free: list[facts.Found] = []
     theirs: list[facts.Found] = []
+    paired: list[facts.Found] = []
     for sentence in sentences(text, subjects, others_people):
         n = len(sentence.named)
         if n > 1 and sentence.respectively:
@@ -199,6 +203,7 @@ def _given(fact: Resolved, text: str, others: Iterable[Resolved]) -> _Given:
                 subject, value = listed[i]
                 if subject == fact.about:
                     mine.append(value)
+                    paired.append(value)
                 continue
             values = fact.found(part.text)
             if part.owner == fact.about:
@@ -207,7 +212,7 @@ def _given(fact: Resolved, text: str, others: Iterable[Resolved]) -> _Given:
                 free += values
             elif part.owner in others_people:
                 theirs += values
-    return mine, free, theirs
+    return mine, free, theirs, paired
 
 
 def _listed(fact: Resolved, parts: tuple[Clause, ...]) -> dict[int, tuple[Any, facts.Found]]:
@@ -218,8 +223,13 @@ def _listed(fact: Resolved, parts: tuple[Clause, ...]) -> dict[int, tuple[Any, f
     the other subjects' names ("VAN-42 and VAN-41 go to Westfield and Lakeside")."""
     out: dict[int, tuple[Any, facts.Found]] = {}
 
-    def pair(first: int, names: list[Any], values: list[facts.Found]) -> bool:
-        if len(names) < 2 or len(values) != len(names) or len(set(names)) != len(names):
+    def pair(first: int, names: list[Any], text: str) -> bool:
+        if len(names) < 2 or len(set(names)) != len(names):
+            return False
+        values = _counted(fact, text)
+        if len(values) != len(names):  # the values of the user's request too ("Orla and Imran: 14:30 and 14:00")
+            values = fact.found(text)
+        if len(values) != len(names):
             return False
         out.update({first + n: p for n, p in enumerate(zip(names, values, strict=True))})
         return True
@@ -231,14 +241,14 @@ def _listed(fact: Resolved, parts: tuple[Clause, ...]) -> dict[int, tuple[Any, f
             k += 1
         if k > i and k < len(parts):  # the names first, then the values
             last = [parts[k].names] if parts[k].names is not None else []
-            if pair(i, [p.names for p in parts[i:k]] + last, _counted(fact, parts[k].text)):
+            if pair(i, [p.names for p in parts[i:k]] + last, parts[k].text):
                 i = k + 1
                 continue
         if k == i and parts[i].names is not None:  # the values first, in a clause naming a subject
             k = i + 1
             while k < len(parts) and parts[k].bare:
                 k += 1
-            if pair(i, [p.names for p in parts[i:k]], _counted(fact, parts[i].text)):
+            if pair(i, [p.names for p in parts[i:k]], parts[i].text):
                 i = k
                 continue
         i = max(k, i + 1)
