@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from sttui.core import facts, statements
+from sttui.core.claim_pronouns import PERSONAL, PRONOUNS, WINDOW, whom
 from sttui.core.claim_record import _Record, _record, _synced
 from sttui.core.claim_verbs import (
     _AMBIGUOUS_FORMS,
@@ -310,7 +311,7 @@ def _claimed(rec: _Record, text: str) -> list[tuple[str, set[str], set[object], 
                 firsts = written_as_names(text, first=True)
             if not subject and last and firsts.isdisjoint(words):  # "Tomasz is booked … and has been
                 subject = set(last)  # texted", "Tomasz booked, details texted to him": Tomasz
-                if _PERSONAL.intersection(head):  # "Keynote confirmed …, she's been texted": not the keynote
+                if PERSONAL.intersection(head):  # "Keynote confirmed …, she's been texted": not the keynote
                     subject = {i for i in subject if i in rec.people}
             # said of no one, or (without its be) of what no record is: "Miles & More number added"
             unnamed = not subject and (
@@ -344,22 +345,10 @@ def _claimed(rec: _Record, text: str) -> list[tuple[str, set[str], set[object], 
             ids.update(rec.names[w] for w in objects if w in capitals and w in rec.names)
             if subject:
                 ids.update(subject)
-            if not ids and (unnamed or _PRONOUNS.intersection(objects)):
+            if not ids and (unnamed or PRONOUNS.intersection(objects)):
                 quoted = _quoted(text, clause, pos, from_start)
-                at = quoted[1]
-                if at is not None:  # "Tomasz is in at 17:00, and I've texted him": whom the sentence named before
-                    lo = max(0, at - _WINDOW)
-                    cut = max(text.rfind(mark, lo, at) for mark in (". ", "! ", "? ", "\n"))
-                    before = text[cut + 1 if cut >= 0 else lo : at]
-                    named = [rec.names[w] for w in written_as_names(before, first=True) if w in rec.names]
-                    if _PERSONAL.intersection(clause):  # he, she, him, her: a person ("Keynote confirmed, she's…")
-                        named = [i for i in named if i in rec.people]
-                    if "them" in clause and len({i for i in named if i in rec.people}) < 2:
-                        group = _plural(rec, text, lo, cut, at)
-                        if len(set(group)) >= 2:  # the two or more it stands for, not the one before it
-                            named = [i for i in named if i not in rec.people]
-                        named += group
-                    ids.update(named)
+                if quoted[1] is not None:  # "Tomasz is in at 17:00, and I've texted him"
+                    ids.update(whom(rec, text, clause, quoted[1]))
         # naming no record: a claim of it done to the user ("texted you"), when made by the writer,
         # or with nothing after its verb when the writer is its only subject ("Ticketed, checked in")
         to_you = not passive and clause[verb + 1 : verb + 2] in _TO_YOU and clause[verb] not in _SAID
@@ -401,26 +390,6 @@ def _vague(rec: _Record, clause: list[str], verb: int, claimed: set[str]) -> boo
     return not any(rec.verbs.needs[t].intersection(after) for t in claimed if t in rec.verbs.needs)
 
 
-def _plural(rec: _Record, text: str, lo: int, cut: int, at: int) -> list[str]:
-    """The people "them" stands for when its own sentence names fewer than two before it: those
-    of the sentence before ("Orla is on 14:00 and Imran on 14:30. I booked both with Tariq Aziz
-    and texted them"), and those named after it in its sentence ("… texted them both: Orla at
-    14:00, Imran at 14:30"); or, when neither names anyone, in the sentence after it ("Both at
-    Westbrook with Tariq Aziz, texted them both. Orla and Imran: 14:00 and 14:30.")."""
-    end = min(len(text), at + _WINDOW)
-    stop = [i for mark in (". ", "! ", "? ", "\n") if (i := text.find(mark, at, end)) >= 0]
-    after = text[at : min(stop) if stop else end]
-    prev = text[max(lo, text.rfind(". ", lo, cut) + 1) : cut] if cut > lo else ""
-    found = [rec.names[w] for part in (prev, after) for w in written_as_names(part, first=True)
-             if w in rec.names and rec.names[w] in rec.people]  # fmt: skip
-    if not found and stop:  # the sentence after it ("… texted them both. Orla and Imran: 14:00 and 14:30.")
-        start = min(stop) + 1
-        more = [i for mark in (". ", "! ", "? ", "\n") if (i := text.find(mark, start, end)) >= 0]
-        found = [rec.names[w] for w in written_as_names(text[start : min(more) if more else end], first=True)
-                 if w in rec.names and rec.names[w] in rec.people]  # fmt: skip
-    return found
-
-
 def _bare(clause: list[str], verb: int) -> bool:
     """A subjectless verb with nothing after it but a particle: "Ticketed", "checked in"."""
     return all(t in _LEAD_INS for t in clause[:verb]) and all(t in ("in", "out", "up") for t in clause[verb + 1 :])
@@ -435,7 +404,6 @@ def _ids_named(rec: _Record, words: list[str]) -> set[object]:
 
 
 _PRONOUN_SUBJECTS = frozenset({"he", "she", "they", "they've", "he's", "she's", "they're", "it"})
-_PERSONAL = frozenset({"he", "she", "he's", "she's", "him", "her", "his"})
 _YOU = frozenset({"you", "you're", "you've"})
 # a claim's first object naming no record: the user, or someone no name names ("texted him")
 _TO_YOU = (["you"], ["your"], ["him"], ["her"], ["them"], ["it"], ["all"], ["both"], ["everyone"], ["everybody"],
@@ -447,12 +415,6 @@ _HAVE_BE = _BE | {"have", "has", "had"}  # "the road and the bridge are both clo
 _SAID = frozenset({"told", "informed"})
 
 
-_PRONOUNS = frozenset({"him", "her", "them"})
-
-
-_WINDOW = 2000  # how far past the last clause found the next is looked for, and a pronoun's name back
-
-
 def _quoted(text: str, clause: list[str], pos: int = 0, from_start: bool = False) -> tuple[str, int | None]:
     """The claiming clause as the message wrote it, from its subject on ("I've texted Tomasz
     his time", not "and i've texted tomasz his time"; from its first word when ``from_start``:
@@ -462,7 +424,7 @@ def _quoted(text: str, clause: list[str], pos: int = 0, from_start: bool = False
     start = 0 if from_start else next((i for i, t in enumerate(clause) if t in _SUBJECTS), 0)
     words = clause[start:]
     pattern = r"[\W_]+".join(re.escape(w).replace("'", "['\u2019]") for w in words)
-    end = min(len(text), pos + _WINDOW + 4 * sum(map(len, words)))
+    end = min(len(text), pos + WINDOW + 4 * sum(map(len, words)))
     found = re.compile(rf"(?<![^\W_]){pattern}(?![^\W_])", re.IGNORECASE).search(text, pos, end)
     return (" ".join(found.group().split()), found.start()) if found else (" ".join(words), None)
 
