@@ -125,7 +125,7 @@ def states(fact: Resolved, text: str, others: Iterable[Resolved] = ()) -> tuple[
             return True, [], fact.about_shown
         own = [o for o in others if o.about == fact.about and o.kind == fact.kind and o is not fact and not o.problem]
         given = [
-            f for f in mine if (f in paired or not _excused(fact, f, text)) and not any(o.matches(f) for o in own)
+            f for f in mine if (f in paired or not _the_users_own(fact, f, text)) and not any(o.matches(f) for o in own)
         ]  # (a value of the user's request given the subject in a list in parallel counts)
         if given:  # values given to its subject (not its other facts'), none the expected one
             return False, list(dict.fromkeys(f.written for f in given)), fact.about_shown
@@ -140,7 +140,7 @@ def states(fact: Resolved, text: str, others: Iterable[Resolved] = ()) -> tuple[
     if any(fact.matches(f) for f in found):
         used = used_instead(fact, text, theirs)
         return (False, used, "") if used else (True, [], "")
-    rivals = [f for f in found if not _excused(fact, f, text) and not any(o.matches(f) for o in theirs)]
+    rivals = [f for f in found if not _the_users_own(fact, f, text) and not any(o.matches(f) for o in theirs)]
     if not rivals:
         return None
     return False, list(dict.fromkeys(f.written for f in rivals)), ""
@@ -153,7 +153,7 @@ _AS_NEW = re.compile(
 )
 
 
-def _excused(fact: Resolved, f: facts.Found, text: str) -> bool:
+def _the_users_own(fact: Resolved, f: facts.Found, text: str) -> bool:
     """Whether a value of the user's own request is left out of the count: it is, unless the
     message gives it as the value now ("Margaret's appointment is now 14:00", where 14:00 was
     the time she asked about)."""

@@ -232,11 +232,8 @@ class RenderedOnce:
         self._lines: list[list[Segment]] = []
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        if options.max_width != self._width:  # (whole: whoever renders it crops it to its height)
-            self._lines = console.render_lines(self.renderable, options.update(height=None), pad=False)
-            self._width = options.max_width
         line_end = Segment.line()
-        for line in self._lines:
+        for line in self.lines(console, options):
             yield from line
             yield line_end
 
@@ -244,7 +241,8 @@ class RenderedOnce:
         return Measurement.get(console, options, self.renderable)
 
     def lines(self, console: Console, options: ConsoleOptions) -> list[list[Segment]]:
-        """Its lines at ``options.max_width``, rendered once for that width."""
+        """Its lines at ``options.max_width``, rendered once for that width (whole: whoever
+        renders it crops it to its height)."""
         if options.max_width != self._width:
             self._lines = console.render_lines(self.renderable, options.update(height=None), pad=False)
             self._width = options.max_width
