@@ -1773,3 +1773,17 @@ def test_them_with_no_one_named_around_it_stands_for_the_people_of_the_next_sent
     assert [m for m in report_mismatches(played(path, reports=(report,))) if m.kind == "claim"] == []
     unsent = [m.expected for m in report_mismatches(played(path, reports=(report,), skip="notify_patient"))]
     assert unsent == ["a successful notify_patient call naming P-FITZGERALD, P-HUSSAIN"]
+
+
+def test_a_message_repeating_the_users_time_is_read_once_per_value():
+    """Hostile: the user's 14:00 written 3,000 times. Whether it is given as the time now is
+    worked out once for the message and the value, not once per mention (that was quadratic:
+    191 s for 8,000 mentions)."""
+    from sttui.core.reports import _given_as_now
+
+    report = "Dr Okafor at Westbrook Health Centre, texted. " + "your 14:00 is off, " * 3000
+    before = _given_as_now.cache_info()
+    ep = played(CARDIOLOGY, reports=(report,))
+    assert not item(ep).passed and "time: expected 14:30; never stated" in item(ep).detail
+    after = _given_as_now.cache_info()
+    assert after.misses - before.misses <= 2 and after.hits - before.hits >= 3000

@@ -171,8 +171,12 @@ class IdMatcher:
             hit = self._at(s, runs, i)
             if hit is None:
                 shared = self._shared_digits(text, s, runs, i)  # the "H" of "33G/H"
-                if shared is None and prefix is not None:
-                    shared = self._bare_number(text, s, runs, i, prefix)  # the "41" of "… VAN-42, Lakeside is on 41"
+                if shared is None and prefix is not None:  # the "41" of "… VAN-42, Lakeside is on 41"
+                    if _SENTENCE_GAP.search(s, prefix[1], runs[i][0]):
+                        prefix = None  # (a sentence ended since the id)
+                    else:
+                        prefix = (prefix[0], runs[i][0])  # (read on from here: the text is walked once)
+                        shared = self._bare_number(text, s, runs, i, prefix[0])
                 if shared is not None:
                     out.append(shared)
                 i += 1
@@ -223,17 +227,15 @@ class IdMatcher:
             i += 1
         return i
 
-    def _bare_number(
-        self, text: str, s: str, runs: list[tuple[int, int, str]], i: int, prefix: tuple[str, int]
-    ) -> Found | None:
+    def _bare_number(self, text: str, s: str, runs: list[tuple[int, int, str]], i: int, prefix: str) -> Found | None:
         """A number alone after *on* or *onto* ("Lakeside is on 41"), in the sentence of an
         id of one prefix and one number ("VAN-42"), is the id of that prefix, when it is one."""
         start, end, run = runs[i]
         if not run.isdigit() or i == 0 or runs[i - 1][2] not in _BARE_BEFORE or s[runs[i - 1][1] : start] != " ":
             return None
-        if _SENTENCE_GAP.search(s, prefix[1], start) or not _BARE_AFTER.match(s, end):
+        if not _BARE_AFTER.match(s, end):
             return None
-        canon = f"{prefix[0]}-{_canon_run(run)}"
+        canon = f"{prefix}-{_canon_run(run)}"
         return Found(frozenset({canon}), written(text, s, start, end)) if canon in self.ids else None
 
     def _shared_digits(self, text: str, s: str, runs: list[tuple[int, int, str]], i: int) -> Found | None:

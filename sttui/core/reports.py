@@ -147,9 +147,9 @@ def states(fact: Resolved, text: str, others: Iterable[Resolved] = ()) -> tuple[
 
 
 # what gives the value after it as the one in force now: "is now 14:00", "moved to 14:00"
-_AS_NEW = re.compile(
+_AS_NEW_AT = re.compile(
     r"(?:\b(?:is|are|s)\s+now|\bnow\s+(?:at|for|on)|\b(?:moved|changed|switched|rescheduled|brought\s+forward|"
-    r"pushed(?:\s+back)?|put\s+back)\s+(?:it\s+|them\s+)?(?:to|for)|\bnew\s+(?:time|slot)\s+(?:is|of))\s*$"
+    r"pushed(?:\s+back)?|put\s+back)\s+(?:it\s+|them\s+)?(?:to|for)|\bnew\s+(?:time|slot)\s+(?:is|of))\s*"
 )
 
 
@@ -157,16 +157,27 @@ def _the_users_own(fact: Resolved, f: facts.Found, text: str) -> bool:
     """Whether a value of the user's own request is left out of the count: it is, unless the
     message gives it as the value now ("Margaret's appointment is now 14:00", where 14:00 was
     the time she asked about)."""
-    if not fact.excuses(f):
-        return False
+    return fact.excuses(f) and not _given_as_now(text, facts.fold(f.written))
+
+
+@functools.lru_cache(maxsize=1024)
+def _given_as_now(text: str, written: str) -> bool:
+    """Whether ``written`` (folded) follows one of ``_AS_NEW_AT``'s phrases somewhere in ``text``.
+    Once per message and value: a message may repeat one value thousands of times."""
+    starts = _now_ends(text)
     folded = facts.fold(text)
-    w = facts.fold(f.written)
-    start = folded.find(w)
-    while start >= 0:
-        if _AS_NEW.search(folded[max(0, start - 40) : start].rstrip()):
-            return False
-        start = folded.find(w, start + 1)
-    return True
+    at = folded.find(written)
+    while at >= 0:
+        if at in starts:
+            return True
+        at = folded.find(written, at + 1)
+    return False
+
+
+@functools.lru_cache(maxsize=256)
+def _now_ends(text: str) -> frozenset[int]:
+    """Where a value may start right after one of ``_AS_NEW_AT``'s phrases in ``text`` (folded)."""
+    return frozenset(m.end() for m in _AS_NEW_AT.finditer(facts.fold(text)))
 
 
 def _aside(fact: Resolved, subjects: tuple[Any, ...]) -> tuple[Any, ...]:
