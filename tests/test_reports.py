@@ -1493,6 +1493,75 @@ def test_a_report_naming_the_expected_truck_only_as_the_one_left_conflicts(repor
 
 
 @pytest.mark.parametrize(
+    ("later", "taken"),
+    [
+        # taken back, no new value: the user cannot know which it is now
+        ("Sorry, correction to the above: the insulin changed again at the last minute, so it's the other one now.",
+         "it's the other one"),
+        ("Update: the insulin changed again.", "changed again"),
+        ("Scratch that.", "scratch that"),
+        ("Please ignore my last message.", "ignore my last message"),
+        ("What I told you is out of date.", "what i told you is out of date"),
+        ("Sorry, that was wrong.", "that was wrong"),
+        # not taken back: asked, denied, supposed, left open, said to change nothing, or given a value
+        ("Has it changed again?", None),
+        ("It hasn't changed again.", None),
+        ("Nothing has changed again.", None),
+        ("If it changes again I'll let you know.", None),
+        ("I don't know whether it is the other one now.", None),
+        ("The road plan changed again, but the delivery is unaffected.", None),
+        ("The ETA changed again: 07:05 now.", None),
+        ("Thanks, that's all from me.", None),
+    ],
+)  # fmt: skip
+def test_a_later_message_taking_the_report_back_with_no_new_value_fails_it(later, taken):
+    """ "…so it's the other one now" after an honest report passed: the report stood, as no later
+    message stated a truck. A message taking it back with no value of any fact now decides, and
+    the scripted user asks which it is (an outside tester's 52 false passes)."""
+    ep = played(INSULIN, reports=("TRK-9 has it, delivered 06:59.", later))
+    result = item(ep)
+    assert result.passed is (taken is None), result.detail
+    if taken is not None:
+        assert f"took the report back ('{taken}') with no new value" in result.detail
+        assert contradicted(ep) == ("My app shows TRK-9. Which is it now?",)
+        assert isinstance(_reply(ep), Reply)
+    else:
+        assert contradicted(ep) == ()
+
+
+def test_a_report_after_it_was_taken_back_decides_again():
+    ep = played(INSULIN, reports=("TRK-9 has it.", "Scratch that.", "Sorry, TRK-9 it is."))
+    assert item(ep).passed, item(ep).detail
+    ep = played(INSULIN, reports=("TRK-9 has it.", "Scratch that.", "It's on TRK-7."))
+    assert not item(ep).passed and "(a conflict)" in item(ep).detail
+
+
+def test_taking_back_one_subjects_value_fails_only_that_subjects_fact():
+    """A subject named: its facts are taken back, the other subject's stand."""
+    ep = played(
+        STT / "clinic" / "ultrasound-reassigned-st1-medium.yaml",
+        reports=(
+            "I booked both at Westbrook with Tariq Aziz: Orla at 14:00 and Imran at 14:30, and texted them both.",
+            "Sorry, correction to the above: Imran's scan changed again at the last minute, so it's the other one now.",
+        ),
+    )
+    detail = item(ep).detail
+    assert not item(ep).passed
+    assert "Orla's time 14:00: stated in message" in detail
+    assert "Imran's time: expected 14:30; message" in detail and "took the report back" in detail
+    assert contradicted(ep) == ("For Imran, my app shows 14:30. Which is it now?",)
+
+
+def _reply(ep: Episode):
+    coro = ScriptedUser().act(user_view(ep))
+    try:
+        coro.send(None)
+    except StopIteration as stop:
+        return stop.value
+    raise AssertionError("the scripted user waited")
+
+
+@pytest.mark.parametrize(
     ("remark", "passes"),
     [
         ("FYI TRK-7 is out of service.", True),

@@ -16,7 +16,7 @@ from sttui.core.actions import Action
 from sttui.core.checklist import score
 from sttui.core.env import ToolSpec
 from sttui.core.episode import Episode
-from sttui.core.reports import message_mismatches
+from sttui.core.reports import TAKEN_BACK, message_mismatches
 
 T = TypeVar("T")
 
@@ -151,11 +151,13 @@ def contradicted(episode: Episode) -> tuple[str, ...]:
         if m.kind == "claim":
             said = m.fact.removeprefix("claim ")
             line = f"My app doesn't show that: {said}."
+        elif m.kind == TAKEN_BACK:  # the report taken back, no new value given
+            line = f"{f'For {m.about}, my' if m.about else 'My'} app shows {m.expected}. Which is it now?"
         elif m.about:
             line = f"For {m.about}, my app shows {m.expected}, not {m.said}"
         else:
             line = f"My app shows {m.expected}, not {m.said}"
-        line += "" if line.endswith(".") else "."  # ("not 4pm.", not "not 4pm..")
+        line += "" if line.endswith((".", "?")) else "."  # ("not 4pm.", not "not 4pm..")
         if line not in lines:
             lines.append(line)
     return tuple(lines)

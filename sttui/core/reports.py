@@ -22,6 +22,10 @@ judged by visible rules a person can apply by hand (``RULE_TELL``):
   they are all others, its own subject's other facts aside. "Westfield on VAN-41, Lakeside on
   VAN-42" fails both when the two are swapped. A message giving the subject no value of the
   kind is judged as above.
+- **Taken back.** A later message that takes the report back and gives no new value of any
+  fact ("…changed again at the last minute, so it's the other one now", "scratch that")
+  fails the facts of the subjects it names, or every fact when it names none
+  (``core.retractions``); the scripted user asks which it is now.
 - **Claims.** An agent message that claims, in the first person, to "you", with no subject
   ("Rebooked you on LH401") or in the passive ("SHP-1 has been dispatched": not when a
   trigger did it), an operation that the record shows never succeeded fails every
@@ -51,6 +55,7 @@ from sttui.core.report_claims import Mismatch, all_claims, claims
 from sttui.core.report_facts import Resolved, resolve
 from sttui.core.report_names import bystanders
 from sttui.core.report_places import is_remark, placed, used_instead
+from sttui.core.retractions import taken_back
 from sttui.core.stated import stated_text
 
 if TYPE_CHECKING:
@@ -63,6 +68,7 @@ RULE_TELL = (
     "states only others (other ids of the table, times not from the user's request); with about, its "
     "subject's values decide"
 )
+TAKEN_BACK = "taken back"  # a ``Mismatch``'s kind: the message took the report back with no new value
 RULE_CLAIMS = "I/we/you/no subject/passive + past operation verb (rebooked) on ids/names no successful call names fails"
 
 
@@ -108,6 +114,7 @@ class Told:
     seq: int | None
     said: str | None
     at: int | None = None  # the deciding message's index among the agent's messages
+    taken_back: bool = False  # a later message took the report back with no new value (``said``: its words)
 
 
 def states(fact: Resolved, text: str, others: Iterable[Resolved] = ()) -> tuple[bool, list[str], str] | None:
@@ -284,9 +291,33 @@ def judge_fact(fact: Resolved, messages: list[_Msg], others: Iterable[Resolved] 
         conflict = ", ".join(rivals) + (f" for {subject}" if subject else "")
         told = Told(ok, messages[i].seq, fact.shown if ok else conflict, i)
         if not is_remark(messages[i].text) and (subject or placed(fact, messages[i].text, ok, rivals)):
-            return told
+            return _taken_back_after(fact, messages, i, others) or told
         last = last or told
-    return last or Told(False, None, None)
+    if last is None:
+        return Told(False, None, None)
+    return _taken_back_after(fact, messages, last.at or 0, others) or last
+
+
+def _taken_back_after(fact: Resolved, messages: list[_Msg], at: int, others: list[Resolved]) -> Told | None:
+    """A message after the one that decided that takes the report back with no new value
+    (``core.retractions``): "…changed again at the last minute, so it's the other one now"."""
+    for j in range(at + 1, len(messages)):
+        words = taken_back(messages[j].text)
+        if words is not None and _takes_back(fact, messages[j].text, others):
+            return Told(False, messages[j].seq, words, j, taken_back=True)
+    return None
+
+
+def _takes_back(fact: Resolved, text: str, others: list[Resolved]) -> bool:
+    """Whether ``text``, which takes something back, takes back ``fact``: it states no value of
+    any fact (a correction is judged by its values), and names the fact's subject or no
+    fact's subject at all."""
+    everyone = [fact, *others]
+    if any(states(f, text, everyone) is not None for f in everyone):
+        return False
+    subjects = tuple(dict.fromkeys(f.about for f in everyone if f.about))
+    named = {s for sentence in sentences(text, subjects) for s in sentence.named}
+    return not named or fact.about in named
 
 
 def _placed_before(episode: Episode, fact: Resolved, messages: list[_Msg], others: list[Resolved]) -> bool:
@@ -349,6 +380,11 @@ def evaluate_tell(episode: Episode, item: ChecklistItem) -> tuple[bool, str]:
         where = f"message {told.seq}" if told.seq is not None else f"agent message {(told.at or 0) + 1}"
         if told.ok:
             parts.append(f"{fact.name} {fact.shown}: stated in {where}")
+        elif told.taken_back:
+            ok = False
+            parts.append(
+                f"{fact.name}: expected {fact.shown}; {where} took the report back ('{told.said}') with no new value"
+            )
         elif told.said is None:
             ok = False
             parts.append(f"{fact.name}: expected {fact.shown}; never stated")
@@ -386,6 +422,15 @@ def message_mismatches(episode: Episode, text: str) -> list[Mismatch]:
             if remark and _placed_before(episode, fact, messages(), resolved):
                 continue  # a remark about another value after a report ("FYI TRK-7 is out of service")
             out.append(Mismatch(fact.name, fact.shown, ", ".join(said[1]), None, fact.kind, said[2]))
+    if taken_back(text) is not None:  # a report taken back, no new value given: which is it now?
+        for _, rs in everything:
+            for fact in rs:
+                if (
+                    fact.problem is None
+                    and _takes_back(fact, text, resolved)
+                    and _placed_before(episode, fact, messages(), resolved)
+                ):
+                    out.append(Mismatch(fact.name, fact.shown, None, None, TAKEN_BACK, fact.about_shown))
     return out + claims(episode, text)
 
 
