@@ -1834,6 +1834,29 @@ def test_times_of_the_users_request_listed_in_parallel_are_given(task, report, p
     assert (contradicted(ep) == ()) is passes
 
 
+@pytest.mark.parametrize(
+    ("task", "report", "passes"),
+    [
+        # seats (a number and a letter) listed in parallel after the names
+        ("air-travel/kilimanjaro-interline-st3-hard",
+         "You're both rebooked on BA430 at 08:40 and KL569, checked in. Hannah and Michael: 31B and 31A.", False),
+        ("air-travel/kilimanjaro-interline-st3-hard",
+         "You're both rebooked on BA430 at 08:40 and KL569, checked in. Hannah and Michael: 31A and 31B.", True),
+        # each seat given to its person (the task's seats are each one's: ``about``)
+        ("air-travel/aircraft-swap-seats-st1-easy",
+         "You're both checked in on UA901, side by side: Daniel in 33H and Hannah in 33G.", False),
+        ("air-travel/aircraft-swap-seats-st1-easy",
+         "You're both checked in on UA901, side by side: Daniel in 33G and Hannah in 33H.", True),
+    ],
+)  # fmt: skip
+def test_seats_given_to_the_wrong_people_conflict(task, report, passes):
+    """Two outside testers' swaps that passed: a list of seats was cut at its *and*, and the
+    aircraft-swap task's seats were no one's."""
+    ep = played(STT / f"{task}.yaml", reports=(report,))
+    assert item(ep).passed is passes, item(ep).detail
+    assert (contradicted(ep) == ()) is passes
+
+
 def test_them_with_no_one_named_around_it_stands_for_the_people_of_the_next_sentence():
     """ "Both at Westbrook with Tariq Aziz, texted them both. Orla and Imran: …": the two patients
     were texted, not the clinician; with no text sent, the claim names them."""

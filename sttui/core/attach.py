@@ -55,6 +55,11 @@ def _bare(word: str) -> str:
     return word.removesuffix("'s").removesuffix("'")
 
 
+def _numbered(word: str) -> bool:
+    """A number, or a number and one letter (a seat: "31b")."""
+    return word.isdigit() or (len(word) > 1 and word[:-1].isdigit() and word[-1].isalpha())
+
+
 def subject_of(names: list[str]) -> Subject:
     """A fact's ``about`` names as words to look for (names without a word left out)."""
     return tuple(ws for ws in (tuple(_bare(w) for w in _WORD.findall(n)) for n in names) if ws)
@@ -137,11 +142,11 @@ def _sentences(text: str, subjects: tuple[Subject, ...], bystanders: tuple[Subje
 
     def in_numbers(before: int, after: int) -> bool:
         """Between two values of a list ("vans 42, 41 and 47", "VAN-42 and VAN-41", "09:00 and
-        11:00", "van 41 and van 42"): a number before, and after a number, a code (letters
+        11:00", "van 41 and van 42", "31B and 31A"): a number (or a seat) before, and after a number, a code (letters
         joined to digits) or the word before the first number again, with its number."""
-        if before < 0 or after >= len(tokens) or not tokens[before][2].isdigit():
+        if before < 0 or after >= len(tokens) or not _numbered(tokens[before][2]):
             return False
-        if tokens[after][2].isdigit():
+        if _numbered(tokens[after][2]):
             return True
         code = after + 1 < len(tokens) and tokens[after + 1][2].isdigit()
         gap = text[tokens[after][1] : tokens[after + 1][0]] if code else ""
