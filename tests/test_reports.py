@@ -1857,6 +1857,60 @@ def test_seats_given_to_the_wrong_people_conflict(task, report, passes):
     assert (contradicted(ep) == ()) is passes
 
 
+MARKET = STT / "grid" / "market-street-evacuated-s2-medium.yaml"
+
+
+@pytest.mark.parametrize(
+    ("report", "states_tie"),
+    [
+        # the place after an id says where that id is: it names no other tie
+        ("CR-50 is closing TIE-21 at Riverside Walk for Abbey Gate, back on at 08:51.", False),
+        ("CR-50 is closing TIE-21 (switched over from TIE-23) at Riverside Walk for Abbey Gate.", False),
+        ("CR-50 is closing TIE-23 at Riverside Walk for Abbey Gate, back on at 08:51.", True),
+        # the tie named by its place alone is still named
+        ("CR-50 is closing the Riverside Walk tie for Abbey Gate, back on at 08:51.", True),
+    ],
+)
+def test_a_place_after_an_id_names_no_other_record(report, states_tie):
+    """An outside tester's swaps passed: "closing TIE-21 at Riverside Walk" named TIE-23 by
+    its place's name, so the expected tie was stated."""
+    ep = played(MARKET, reports=(report,))
+    tie = next(r for _, rs in _all_facts(ep) for r in rs if r.name == "Abbey Gate tie")
+    said = states(tie, report, [tie])
+    assert said is not None and said[0] is states_tie, said
+
+
+FORUM = STT / "venues" / "forum-hybrid-crew-st1-hard.yaml"
+
+
+@pytest.mark.parametrize(
+    ("said", "passes"),
+    [
+        ("open banking at 14:30-15:30 in Room B", True),
+        ("open banking from 14:30 until 15:30 in Room B", True),
+        # a start is a range's first time: its end is no start
+        ("open banking at 13:30-14:30 in Room B", False),
+        ("open banking 13:30 to 14:30 in Room B", False),
+    ],
+)
+def test_a_start_is_the_first_time_of_a_range(said, passes):
+    report = (
+        f"Ola Brandt is the only hybrid technician, so payments run at 13:00 in Room A, {said}. The pitches "
+        "moved to Room C at 14:30-16:00. All three are confirmed."
+    )
+    ep = played(FORUM, reports=(report,))
+    assert item(ep).passed is passes, item(ep).detail
+
+
+def test_a_range_given_to_its_subject_counts_though_its_start_is_the_users_own_time():
+    """The user asked about 14:30; with the naive plan open banking starts at 13:00, and a
+    report giving it 14:30-15:30 conflicts (the start of a range is given as the time now)."""
+    report = "Payments at 13:00 in Room A, open banking at 14:30-15:30 in Room B, the pitches in Room C at 14:30-16:00."
+    ep = played(FORUM, plan="naive_plan", reports=(report,))
+    assert not item(ep).passed
+    assert "open banking start: expected 13:00; message" in item(ep).detail
+
+
 def test_them_with_no_one_named_around_it_stands_for_the_people_of_the_next_sentence():
     """ "Both at Westbrook with Tariq Aziz, texted them both. Orla and Imran: …": the two patients
     were texted, not the clinician; with no text sent, the claim names them."""

@@ -160,10 +160,14 @@ _AS_NEW_AT = re.compile(
 )
 
 
+# a range of times, given as a schedule: "open banking at 14:30-15:30" gives 14:30 as its time
+_RANGE_START = re.compile(r"\b\d{1,2}[:.]\d{2}(?=\s*(?:-|\u2013|\u2014|to|until|till)\s*\d{1,2}[:.]\d{2}\b)")
+
+
 def _the_users_own(fact: Resolved, f: facts.Found, text: str) -> bool:
     """Whether a value of the user's own request is left out of the count: it is, unless the
     message gives it as the value now ("Margaret's appointment is now 14:00", where 14:00 was
-    the time she asked about)."""
+    the time she asked about) or as the start of a range ("open banking at 14:30-15:30")."""
     return fact.excuses(f) and not _given_as_now(text, facts.fold(f.written))
 
 
@@ -184,7 +188,8 @@ def _given_as_now(text: str, written: str) -> bool:
 @functools.lru_cache(maxsize=256)
 def _now_ends(text: str) -> frozenset[int]:
     """Where a value may start right after one of ``_AS_NEW_AT``'s phrases in ``text`` (folded)."""
-    return frozenset(m.end() for m in _AS_NEW_AT.finditer(facts.fold(text)))
+    folded = facts.fold(text)
+    return frozenset(m.end() for m in _AS_NEW_AT.finditer(folded)) | {m.start() for m in _RANGE_START.finditer(folded)}
 
 
 def _aside(fact: Resolved, subjects: tuple[Any, ...]) -> tuple[Any, ...]:
