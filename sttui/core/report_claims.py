@@ -211,7 +211,9 @@ def _candidates(rec: _Record, text: str) -> list[_Clause]:
                 while end > at + 1 and clause[end - 1] in _TRAILING:  # "… Byrne and" | "texted him"
                     end -= 1
                 claimed = claimed | carried
-                if end == at + 1 and hi < len(clause):  # "ticketed and checked in on LH1232": one object
+                # "ticketed and checked in on LH1232": one object (not "confirmed and he has been
+                # told": the next claim has a subject of its own)
+                if end == at + 1 and hi < len(clause) and starts[k + 1] == claiming[k + 1][0]:
                     carried, begun = claimed, lo
                     continue
                 out.append((clause[lo:end], claimed, True, passive))
@@ -351,7 +353,8 @@ def _claimed(rec: _Record, text: str) -> list[tuple[str, set[str], set[object], 
                     ids.update(whom(rec, text, clause, quoted[1]))
         # naming no record: a claim of it done to the user ("texted you"), when made by the writer,
         # or with nothing after its verb when the writer is its only subject ("Ticketed, checked in")
-        to_you = not passive and clause[verb + 1 : verb + 2] in _TO_YOU and clause[verb] not in _SAID
+        to_you = not passive and clause[verb + 1 : verb + 2] in _TO_YOU
+        to_you = to_you and (clause[verb] not in _SAID or clause[verb + 1 : verb + 2] not in (["you"], ["your"]))
         to_you = to_you or (not passive and _bare(clause, verb))
         to_you = to_you or all(outside(t) for t in claimed)  # no tool does it: of anyone ("phoned the site")
         # … or of the user, or of someone no name explains ("You're checked in."; "She's been texted.")
@@ -411,7 +414,8 @@ _TO_YOU = (["you"], ["your"], ["him"], ["her"], ["them"], ["it"], ["all"], ["bot
 # words that say a claim is of several people no name names ("All three residents have been texted")
 _EVERYONE = frozenset({"all", "both", "everyone", "everybody", "each", "every"})  # (before the verb's be or have:
 _HAVE_BE = _BE | {"have", "has", "had"}  # "the road and the bridge are both closed" is of the road)
-# verbs of conversation, too: "as I told you" is about the chat, not a message sent
+# verbs of conversation, too: "as I told you" is about the chat, not a message sent ("I've told
+# him" is one)
 _SAID = frozenset({"told", "informed"})
 
 
