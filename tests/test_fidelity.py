@@ -36,7 +36,7 @@ from sttui.tui.app import SttuiApp
 from sttui.tui.launch import Launch
 from sttui.tui.play import LIVE_ITEMS, PlayScreen
 from sttui.tui.usersim import UserSimScreen
-from sttui.tui.widgets import ResultFold, fields_text, result_text
+from sttui.tui.widgets import ResultFold, WrappedJSON, fields_text, result_text
 from tests.conftest import ROOT
 from tests.tui_helpers import ScreenApp, open_play, play_alone, started, steady, wait_for
 
@@ -268,6 +268,35 @@ def test_a_result_wraps_under_its_key_and_folds_a_word_longer_than_the_line():
     assert bare("".join(lines)) == bare(json.dumps(result, ensure_ascii=False))
     note = next(i for i, line in enumerate(lines) if '"note"' in line)
     assert lines[note + 1].startswith("      word")  # a wrapped line keeps its key's indentation
+
+
+@pytest.mark.parametrize("width", [8, 13, 24, 40, 80])
+def test_a_result_line_that_fits_is_drawn_as_wrapping_would_draw_it(width):
+    """A line that fits its width is drawn without being divided (the costlier part of drawing
+    a result): the same segments, styles included, as ``Text.wrap`` gives, with wide
+    characters and lines that fit exactly."""
+    from rich.console import Console
+    from rich.segment import Segment
+    from rich.text import Text
+
+    def wrapped_always(data: Any):  # what every line went through before
+        for line in json.dumps(data, indent=2, ensure_ascii=False).splitlines():
+            body = line.lstrip(" ")
+            indent = min(len(line) - len(body), width // 2)
+            text = WrappedJSON.highlighter(Text(body, overflow="fold", no_wrap=False))
+            for row in text.wrap(console, width - indent, overflow="fold"):
+                if indent:
+                    yield Segment(" " * indent)
+                yield from row.render(console)
+                yield Segment.line()
+
+    console = Console(width=width, force_terminal=True, color_system="truecolor")
+    options = console.options.update(width=width)
+    results = [{"a": "x" * n, "n": n, "ok": n % 2 == 0, "none": None} for n in range(width + 3)] + [
+        {"城市": "東京" * k, "emoji": "🚚" * k} for k in range(width)
+    ]
+    for result in results:
+        assert list(WrappedJSON(result).__rich_console__(console, options)) == list(wrapped_always(result))
 
 
 def test_a_deeply_nested_result_keeps_every_character_in_a_narrow_pane():

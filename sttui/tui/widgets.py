@@ -123,7 +123,9 @@ class WrappedJSON:
             body = line.lstrip(" ")
             indent = min(len(line) - len(body), width // 2)
             text = self.highlighter(Text(body, overflow="fold", no_wrap=False))
-            for row in text.wrap(console, width - indent, overflow="fold"):
+            # a line that fits is its own row: as ``wrap`` gives it, without dividing it
+            rows = [text] if cell_len(body) <= width - indent else text.wrap(console, width - indent, overflow="fold")
+            for row in rows:
                 if indent:
                     yield Segment(" " * indent)
                 yield from row.render(console)
