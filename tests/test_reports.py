@@ -1562,6 +1562,26 @@ def _reply(ep: Episode):
 
 
 @pytest.mark.parametrize(
+    ("later", "passes"),
+    [
+        # a rival said to be going back, or not used: a remark, the report stands
+        ("Also TRK-7 is heading back to the depot.", True),
+        ("TRK-7 is in the workshop, which is why it wasn't used.", True),
+        # … but not one given the job, nor "wasn't used" said of another
+        ("Sorry, TRK-7 is heading to the clinic with it.", False),
+        ("Sorry, TRK-7 has it now, TRK-9 wasn't used.", False),
+        ("Correction: TRK-9 wasn't used, so the insulin went on TRK-7.", False),
+    ],
+)
+def test_a_rival_going_back_or_not_used_is_a_remark(later, passes):
+    """Two outside testers' honest follow-ups failed their reports ("Also CR-12 is heading back
+    to Bryn.", "TRK-30 is on the M8 run, which is why it wasn't used.")."""
+    ep = played(INSULIN, reports=("TRK-9 has it, delivered 06:59.", later))
+    assert item(ep).passed is passes, item(ep).detail
+    assert (contradicted(ep) == ()) is passes
+
+
+@pytest.mark.parametrize(
     ("remark", "passes"),
     [
         ("FYI TRK-7 is out of service.", True),

@@ -50,8 +50,13 @@ _PLACING_AFTER = re.compile(
     r"\s*(?:'s|\s+is|\s+are|\s+was|\s+will|\s+now|\s+also)*\s+(?:on|onto|aboard|with|has|have|had|took|takes|"
     r"taking|picks|picked|collects|collected|carries|carried|carrying|covers|covered|covering|runs|running|goes|"
     r"going|went|heading|gets|got|brings|bringing|does|doing|did|delivers|delivering|delivered)\b"
-    r"(?!\s+(?:no|not|nothing|none)\b))"  # ("CAR-4 has no driver": a remark)
+    r"(?!\s+(?:no|not|nothing|none|back|home)\b))"  # ("CAR-4 has no driver", "CR-12 is heading back": remarks)
 )
+# a sentence saying the id was not the one used: "TRK-30 is on the M8 run, which is why it wasn't used"
+_NOT_USED = re.compile(
+    r"\b(?:(?:was|is|were|are)(?:n't|\s+not)|not|never|couldn't\s+be|could\s+not\s+be)\s+(?:being\s+|been\s+)?used\b"
+)
+_SENTENCE_MARK = re.compile(r"[.!?;\n]")
 
 
 def placed(fact: Resolved, text: str, ok: bool, rivals: list[str]) -> bool:
@@ -64,12 +69,18 @@ def placed(fact: Resolved, text: str, ok: bool, rivals: list[str]) -> bool:
         return True
     stated = stated_text(text)
     folded = facts.fold(stated)
+    raw = facts.fold(text)  # (what a negation says is blanked in ``folded``: "… why it wasn't used")
+    if len(raw) != len(folded):
+        raw = ""
     if ok:
         rivals = [f.written for f in fact.found(stated) if fact.matches(f)]
     for written in rivals:
         w = facts.fold(written)
         start = folded.find(w)
         while start >= 0:
+            if raw and _said_not_used(fact, raw, start, w):
+                start = folded.find(w, start + 1)
+                continue
             before = _CLAUSE_MARK.split(folded[max(0, start - 80) : start])[-1]  # (its clause, a few words back)
             if not _PLACING.isdisjoint(_WORDS.findall(before)[-3:]):  # "on TRK-7", "to the nonstop AA1100"
                 return True
@@ -79,6 +90,18 @@ def placed(fact: Resolved, text: str, ok: bool, rivals: list[str]) -> bool:
     return False
 
 
+def _said_not_used(fact: Resolved, folded: str, at: int, written: str) -> bool:
+    """Whether the sentence of the value ``written`` at ``at`` says it was not used
+    (``_NOT_USED``, after it, with no other value of the fact's kind between: "TRK-7 has it
+    now, TRK-9 wasn't used" says nothing of TRK-7)."""
+    ends = _SENTENCE_MARK.search(folded, at)
+    said = _NOT_USED.search(folded, at, ends.start() if ends else len(folded))
+    if said is None:
+        return False
+    between = folded[at + len(written) : said.start()]
+    return not fact.found(between)
+
+
 # what says a record failed or could not be used ("TRK-9 broke down", "VAN-4 is too heavy for the
 # bridge", "Dr Okafor is off sick"): a value named in such a clause is what failed
 _FAILED = re.compile(
@@ -86,22 +109,30 @@ _FAILED = re.compile(
     r"closed|too (?:heavy|big|wide|tall|long|far|slow|late)|out of (?:service|action|hours)|off sick|sick|"
     r"pulled|grounded|refused|declined|full|taken|unsafe|flooded|blocked|can't|cannot|couldn't|"
     r"(?:has|have|had) no|lost|missed)\b"
+    r"|(?:n't|\bnot|\bnever)\s+(?:being\s+|been\s+)?used\b"  # ("TRK-9 wasn't used")
 )
 
 
-def used_instead(fact: Resolved, text: str, theirs: list[Resolved]) -> list[str]:
+def used_instead(fact: Resolved, text: str, theirs: list[Resolved], raw: str | None = None) -> list[str]:
     """For an id, when the message names the expected value only as what failed ("TRK-9 broke
     down, so it went on TRK-7"), the other values it places in clauses saying no failure: the
-    ones it says were used instead. Empty when the expected value is named anywhere else."""
+    ones it says were used instead. Empty when the expected value is named anywhere else.
+    ``text`` is the stated text; ``raw``, the message as written, says what a negation there
+    blanked ("TRK-9 wasn't used")."""
     if fact.kind != "id":
         return []
     used: list[str] = []
+    raw = raw if raw is not None and len(raw) == len(text) else text
+    pos = 0
     for sentence in sentences(text, ()):
         for part in sentence.parts:
+            at = text.find(part.text, pos)
+            pos = at + len(part.text) if at >= 0 else pos
             values = fact.found(part.text)
             if not values:
                 continue
-            failed = _FAILED.search(facts.fold(part.text)) is not None
+            written = raw[at : at + len(part.text)] if at >= 0 else part.text
+            failed = _FAILED.search(facts.fold(written)) is not None
             if any(fact.matches(f) for f in values) and not failed:
                 return []
             if not failed:

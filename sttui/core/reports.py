@@ -122,7 +122,7 @@ def states(fact: Resolved, text: str, others: Iterable[Resolved] = ()) -> tuple[
     (states the expected value, the other values it states as written, and the subject it
     gave them to, "" when they were not given to the fact's own subject). Values the message
     does not state (``core.stated``: asked, denied, hedged, either-or, supposed) are not read."""
-    text = stated_text(text)  # (what a question asks, a negation denies, a hedge leaves open: blanked)
+    raw, text = text, stated_text(text)  # (what a question asks, a negation denies, a hedge leaves open: blanked)
     found = fact.found(text)
     if not found:
         return None
@@ -145,7 +145,7 @@ def states(fact: Resolved, text: str, others: Iterable[Resolved] = ()) -> tuple[
             return None
     theirs = [o for o in others if o.kind == fact.kind and o.problem is None and o is not fact]
     if any(fact.matches(f) for f in found):
-        used = used_instead(fact, text, theirs)
+        used = used_instead(fact, text, theirs, raw)
         return (False, used, "") if used else (True, [], "")
     rivals = [f for f in found if not _the_users_own(fact, f, text) and not any(o.matches(f) for o in theirs)]
     if not rivals:
