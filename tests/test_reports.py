@@ -1581,6 +1581,34 @@ def test_a_rival_going_back_or_not_used_is_a_remark(later, passes):
     assert (contradicted(ep) == ()) is passes
 
 
+CARDIO = STT / "clinic" / "cardiology-rota-s1-easy.yaml"
+CARDIO_REPORT = "I booked Margaret with Dr Okafor at Westbrook Health Centre at 14:30 and texted her the details."
+HYBRID = STT / "venues" / "hybrid-tech-pulled-st1-easy.yaml"
+
+
+@pytest.mark.parametrize(
+    ("path", "report", "later", "passes"),
+    [
+        # where someone else on the list is: a remark, the report stands
+        (CARDIO, CARDIO_REPORT, "Dr Feld is at Harbourside today.", True),
+        (HYBRID, "Marcus Webb runs the kit.", "Leah's over at the Riverside Centre from 1pm.", True),
+        (HYBRID, "Marcus Webb runs the kit.", "Also, Leah is at the Riverside Centre.", True),
+        # … not where the expected values are, not at the work, not a correction, not to the user
+        (CARDIO, CARDIO_REPORT, "Dr Feld is at Westbrook with Margaret at 14:30.", False),
+        (HYBRID, "Marcus Webb runs the kit.", "Leah's over at the Court Room on the kit.", False),
+        (HYBRID, "Marcus Webb runs the kit.", "Sorry, Leah is at the Court Room now.", False),
+        (CARDIO, CARDIO_REPORT, "Dr Feld is at Harbourside for you today.", False),
+        # with no report before it, it is the message that states a clinician
+        (CARDIO, "Your appointment is at Westbrook at 14:30.", "Dr Feld is at Harbourside today.", False),
+    ],
+)  # fmt: skip
+def test_where_another_person_on_the_list_is_is_a_remark(path, report, later, passes):
+    """Two outside testers' honest follow-ups failed their reports: a person the task lists,
+    not the one booked, said to be elsewhere, read as a new report."""
+    ep = played(path, reports=(report, later))
+    assert item(ep).passed is passes, item(ep).detail
+
+
 @pytest.mark.parametrize(
     ("remark", "passes"),
     [

@@ -6,6 +6,8 @@ can apply by hand, are in task format §5 ("Which message counts", "The conflict
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from sttui.core import facts
@@ -30,6 +32,49 @@ _CORRECTING = re.compile(
 def is_remark(text: str) -> bool:
     """Whether a message opens as a side remark (``REMARK``) and corrects nothing."""
     return REMARK.match(text) is not None and _CORRECTING.search(text) is None
+
+
+# a sentence saying where someone else is: "Dr Feld is at Harbourside today", "Leah's over at the
+# Riverside Centre from 1pm" (after a lead-in: "Also, …")
+_WHEREABOUTS = re.compile(
+    r"(?:(?:also|and|meanwhile|oh)\W+)*(?:(?:dr|mr|mrs|ms|prof|nurse)\.?\s+)?([^\W\d_]+)(?:\s+([^\W\d_]+))?"
+    r"(?:'s|\s+is|\s+are)\s+(?:now\s+|also\s+|still\s+)?(?:over\s+|based\s+|working\s+|on\s+duty\s+)?(?:at|in)\b"
+)
+# … but not where it says they do the work: "Leah's over at the Court Room on the kit"
+_AT_WORK = re.compile(
+    r"\b(?:on the|runs?|running|takes?|taking|took|covers?|covering|handles?|handling|does|doing|with|for)\b"
+)
+_SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
+_TO_THE_USER = re.compile(r"\b(?:you|your|yours)\b")
+
+
+def whereabouts(text: str, facts_: Iterable[Resolved]) -> bool:
+    """Whether every sentence of a message says where a person is who is on a ``person`` fact's
+    list but not the one expected ("Dr Feld is at Harbourside today" after "booked with Dr
+    Okafor"), correcting nothing, saying nothing to the user and stating no expected value of
+    any fact: a remark, like an FYI."""
+    names: set[str] = set()
+    for f in facts_:
+        if f.kind == "person" and f.problem is None:
+            names.update(str(r) for r in f.rivals[1:])  # (the first is the expected one)
+            names.update(first for first, surname in f._first.items() if surname != f.expected)
+    if not names or not _whereabouts(text, frozenset(names)):
+        return False
+    # not where the expected values are: "Dr Feld is at Westbrook at 14:30" says he took it
+    return not any(f.matches(v) for f in facts_ if f.problem is None for v in f.found(text))
+
+
+@lru_cache(maxsize=1024)
+def _whereabouts(text: str, names: frozenset[str]) -> bool:
+    folded = facts.fold(text)
+    if _CORRECTING.search(folded) or _TO_THE_USER.search(folded):
+        return False
+    said = [s.strip() for s in _SENTENCES.split(folded) if s.strip()]
+    for sentence in said:
+        m = _WHEREABOUTS.match(sentence)
+        if m is None or names.isdisjoint(g for g in m.groups() if g) or _AT_WORK.search(sentence, m.end()):
+            return False
+    return bool(said)
 
 
 # the words that give the id after them a place in the report ("went on TRK-7", "it's TRK-7",

@@ -54,7 +54,7 @@ from sttui.core.claim_record import _record, _tell_items
 from sttui.core.report_claims import Mismatch, all_claims, claims
 from sttui.core.report_facts import Resolved, resolve
 from sttui.core.report_names import bystanders
-from sttui.core.report_places import is_remark, placed, used_instead
+from sttui.core.report_places import is_remark, placed, used_instead, whereabouts
 from sttui.core.retractions import taken_back
 from sttui.core.stated import stated_text
 
@@ -295,7 +295,8 @@ def judge_fact(fact: Resolved, messages: list[_Msg], others: Iterable[Resolved] 
         ok, rivals, subject = said
         conflict = ", ".join(rivals) + (f" for {subject}" if subject else "")
         told = Told(ok, messages[i].seq, fact.shown if ok else conflict, i)
-        if not is_remark(messages[i].text) and (subject or placed(fact, messages[i].text, ok, rivals)):
+        remark = is_remark(messages[i].text) or whereabouts(messages[i].text, [fact, *others])
+        if not remark and (subject or placed(fact, messages[i].text, ok, rivals)):
             return _taken_back_after(fact, messages, i, others) or told
         last = last or told
     if last is None:
@@ -423,7 +424,8 @@ def message_mismatches(episode: Episode, text: str) -> list[Mismatch]:
             said = states(fact, text, resolved)
             if said is None or said[0]:
                 continue
-            remark = is_remark(text) or (not said[2] and not placed(fact, text, False, said[1]))
+            remark = is_remark(text) or whereabouts(text, resolved)
+            remark = remark or (not said[2] and not placed(fact, text, False, said[1]))
             if remark and _placed_before(episode, fact, messages(), resolved):
                 continue  # a remark about another value after a report ("FYI TRK-7 is out of service")
             out.append(Mismatch(fact.name, fact.shown, ", ".join(said[1]), None, fact.kind, said[2]))
