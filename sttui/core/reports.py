@@ -335,7 +335,8 @@ def _placed_before(episode: Episode, fact: Resolved, messages: list[_Msg], other
     seen, hit = rec.placed.get(key, (0, False))
     for m in messages[seen : max(seen, len(messages) - 1)]:
         said = states(fact, m.text, others)
-        if said is not None and not is_remark(m.text) and (said[2] or placed(fact, m.text, said[0], said[1])):
+        remark = said is None or is_remark(m.text) or whereabouts(m.text, others)
+        if not remark and said is not None and (said[2] or placed(fact, m.text, said[0], said[1])):
             hit = True
             break
     rec.placed[key] = (max(seen, len(messages) - 1), hit)
