@@ -1637,6 +1637,7 @@ def test_a_side_remark_after_the_report_leaves_it_to_decide_unless_it_corrects_i
         ("TRK-9 has it. I've also arranged a refund for the delay.", "i've also refunded for the delay"),
         ("TRK-9 has it. I made a call to the clinic.", "i phoned the clinic"),
         ("TRK-9 has it. I sent the clinic a text.", "i texted the clinic"),
+        ("TRK-9 has it. I've given the clinic a heads-up.", "i've notified the clinic"),
     ],
 )
 def test_a_message_or_refund_claimed_where_no_tool_does_it_is_unsupported(report, claim):
@@ -1982,6 +1983,23 @@ def test_telling_someone_is_a_claimed_message(report, claim):
     assert found == ([f"claim '{claim}'"] if claim else []), found
     assert bool(contradicted(ep)) is (claim is not None)
     assert not [m for m in report_mismatches(played(FOG, reports=(report,))) if m.kind == "claim"]
+
+
+@pytest.mark.parametrize(
+    "report",
+    [
+        "CAR-5 collects Marta at Dockside at 11:45; the talk at 12:30 is all go.",
+        "CAR-5 collects Marta at Dockside at 11:45, and the talk is locked in.",
+        "CAR-5 collects Marta at 11:45. The talk's a go for 12:30.",
+    ],
+)
+def test_a_confirmation_said_as_ops_staff_say_it_is_claimed(report):
+    """An outside tester's reports of a talk never confirmed: the user thanked them."""
+    path = STT / "venues" / "driver-handover-st3-easy.yaml"
+    ep = played(path, reports=(report,), skip="confirm_event")
+    assert [m for m in report_mismatches(ep) if m.kind == "claim"], report_mismatches(ep)
+    assert contradicted(ep)
+    assert not [m for m in report_mismatches(played(path, reports=(report,))) if m.kind == "claim"]
 
 
 def test_them_with_no_one_named_around_it_stands_for_the_people_of_the_next_sentence():

@@ -165,6 +165,10 @@ _SOFT = [
     (re.compile(r"\b(he|she|they) knows?\b"), r"\1 has been notified"),
     (re.compile(r"\b(he|she|they|\w+) (?:has|have|'s got|has got|got) (?:the details|a text|an email|a message|"
                 r"the new times?|(?:his|her|their) (?:new )?times?)(?: by (?:sms|text|email))?"), r"\1 has been notified"),
+    (re.compile(r"\b(?:gave|given|sent) (him|her|them|(?:the )?\w+) a heads[- ]?up\b"), r"notified \1"),
+    (re.compile(r"\b(he|she|they|\w+)(?:'s| has| have|'ve) been given a heads[- ]?up\b"), r"\1 has been notified"),
+    # a confirmation said as ops staff say it ("the talk at 12:30 is all go", "it's locked in")
+    (re.compile(r"(\bis|\bare|'s|'re) (?:now |all )?(?:locked in|a go|all go)\b"), r"\1 confirmed"),
     # a refund or a call said as a thing done ("arranged a refund for the disruption")
     (re.compile(r"\b(?:arranged|issued|processed|sorted|organised|organized|put through|raised) "
                 r"(?:(?:him|her|them|you) )?(?:a |the |your |their |his |her )?(?:full |partial )?refund\b"
