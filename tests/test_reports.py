@@ -1529,6 +1529,22 @@ def test_a_later_message_taking_the_report_back_with_no_new_value_fails_it(later
         assert contradicted(ep) == ()
 
 
+@pytest.mark.parametrize(
+    ("report", "passes"),
+    [
+        ("TRK-9 has it, delivered 06:59. Scratch that, it's the other one now.", False),
+        ("TRK-9 has it, delivered 06:59. Sorry, the insulin changed again at the last minute.", False),
+        # taken back before the report it gives, or a change that the report answers
+        ("Scratch that, TRK-9 has it, delivered 06:59.", True),
+        ("The route changed again overnight, so TRK-9 took it, delivered 06:59.", True),
+    ],
+)
+def test_a_report_taken_back_in_its_own_message_fails(report, passes):
+    ep = played(INSULIN, reports=(report,))
+    assert item(ep).passed is passes, item(ep).detail
+    assert (contradicted(ep) == ()) is passes
+
+
 def test_a_report_after_it_was_taken_back_decides_again():
     ep = played(INSULIN, reports=("TRK-9 has it.", "Scratch that.", "Sorry, TRK-9 it is."))
     assert item(ep).passed, item(ep).detail

@@ -297,7 +297,9 @@ def judge_fact(fact: Resolved, messages: list[_Msg], others: Iterable[Resolved] 
         told = Told(ok, messages[i].seq, fact.shown if ok else conflict, i)
         remark = is_remark(messages[i].text) or whereabouts(messages[i].text, [fact, *others])
         if not remark and (subject or placed(fact, messages[i].text, ok, rivals)):
-            return _taken_back_after(fact, messages, i, others) or told
+            return (
+                _taken_back_within(fact, messages[i], i, others) or _taken_back_after(fact, messages, i, others) or told
+            )
         last = last or told
     if last is None:
         return Told(False, None, None)
@@ -312,6 +314,23 @@ def _taken_back_after(fact: Resolved, messages: list[_Msg], at: int, others: lis
         if words is not None and _takes_back(fact, messages[j].text, others):
             return Told(False, messages[j].seq, words, j, taken_back=True)
     return None
+
+
+def _taken_back_within(fact: Resolved, message: _Msg, at: int, others: list[Resolved]) -> Told | None:
+    """The deciding message taking its own report back after its last value of any fact: "TRK-9
+    has it. Scratch that, it's the other one now." (not "Scratch that, TRK-9 has it")."""
+    text = message.text
+    if taken_back(text) is None:
+        return None
+    everyone = [fact, *others]
+    end = max(
+        (text.rfind(v.written) + len(v.written) for f in everyone if f.problem is None for v in f.found(text)),
+        default=0,
+    )
+    words = taken_back(text[end:])
+    if words is None or not _takes_back(fact, text[end:], others):
+        return None
+    return Told(False, message.seq, words, at, taken_back=True)
 
 
 def _takes_back(fact: Resolved, text: str, others: list[Resolved]) -> bool:
@@ -433,10 +452,9 @@ def message_mismatches(episode: Episode, text: str) -> list[Mismatch]:
     if taken_back(text) is not None:  # a report taken back, no new value given: which is it now?
         for _, rs in everything:
             for fact in rs:
-                if (
-                    fact.problem is None
-                    and _takes_back(fact, text, resolved)
-                    and _placed_before(episode, fact, messages(), resolved)
+                if fact.problem is None and (
+                    (_takes_back(fact, text, resolved) and _placed_before(episode, fact, messages(), resolved))
+                    or _taken_back_within(fact, _Msg(None, text), 0, resolved) is not None
                 ):
                     out.append(Mismatch(fact.name, fact.shown, None, None, TAKEN_BACK, fact.about_shown))
     return out + claims(episode, text)
