@@ -20,6 +20,8 @@ from sttui.core import state as st
 from sttui.core.attach import Subject, subject_of
 from sttui.core.caches import evict_oldest
 from sttui.core.expect import is_records
+from sttui.core.report_names import by_name
+from sttui.core.time_ranges import STARTS, first_of_ranges
 
 if TYPE_CHECKING:
     from sttui.core.episode import Episode
@@ -67,10 +69,10 @@ class Resolved:
             found = self._ids.find(text) if self._ids is not None else []
             if self._names is None:
                 return found
-            return found + _by_name(self._names, self._named, text, self._ids)
+            return found + by_name(self._names, self._named, text, self._ids)
         if self.kind == "time":
             found = facts.find_times(text)
-            return _not_range_ends(text, found) if self.starts else found
+            return first_of_ranges(text, found) if self.starts else found
         if self.kind == "date":
             return facts.find_dates(text)
         ws = facts.words(text)
@@ -413,30 +415,6 @@ def _resolve(fact: Fact, state: Any, task_words: str, kept: _Kept | None) -> Res
     return out
 
 
-STARTS = frozenset({"start", "starts", "start_time", "starts_at", "start_at", "begins"})
-# between the two times of a range: "13:30-14:30", "13:30 to 14:30", "from 13:30 until 14:30"
-_RANGE_GAP = re.compile(r"\s*(?:-|\u2013|\u2014|to|until|till|through)\s*", re.IGNORECASE)
-
-
-def _not_range_ends(text: str, found: list[facts.Found]) -> list[facts.Found]:
-    """``found`` (times, in the text's order) without the second time of each range: a start
-    is the first ("open banking at 13:30-14:30" starts at 13:30, not at 14:30)."""
-    out: list[facts.Found] = []
-    pos, prev_end = 0, -1
-    for f in found:
-        at = text.find(f.written, pos)
-        if at < 0:  # (not found as written: kept)
-            out.append(f)
-            continue
-        pos = at + len(f.written)
-        if prev_end >= 0 and _RANGE_GAP.fullmatch(text, prev_end, at):
-            prev_end = -1  # a range's end; a time after it starts anew
-            continue
-        out.append(f)
-        prev_end = pos
-    return out
-
-
 def _first_names(names: list[Any], surnames: list[Any]) -> dict[str, str]:
     """Folded first name -> surname, for the people of a fact's list whose first name is theirs
     alone: not another's first name or surname, three letters or more, and not a word a
@@ -508,31 +486,6 @@ def _names_pattern(names: tuple[str, ...]) -> re.Pattern[str] | None:
     return re.compile(
         r"(?<![^\W_])(?:" + "|".join(r"\s+".join(map(re.escape, n.split())) for n in words) + r")(?![^\W_])"
     )
-
-
-# an id, perhaps a bracketed aside, then where it is: "TIE-21 at Riverside Walk", "TIE-21 (…) at the Quay"
-_ID_AT = re.compile(r"([a-z]+[-_ ]?\d+[a-z]?)\s*(?:\([^()]{0,80}\)\s*)?(?:at|in|on|near|by)\s+(?:the\s+)?$")
-
-
-def _by_name(
-    pattern: re.Pattern[str], named: dict[str, str], text: str, ids: facts.IdMatcher | None = None
-) -> list[facts.Found]:
-    """The records named in ``text`` by their names, each as the id it names. Not a name that
-    says where an id of the table just before it is ("closing TIE-21 at Riverside Walk": the
-    id names the record; the place, another record's name, names none)."""
-    folded = facts.fold(text)
-    out = []
-    for m in pattern.finditer(folded):
-        canon = named.get(" ".join(m.group().split()))
-        if canon is None:
-            continue
-        at = _ID_AT.search(folded, max(0, m.start() - 120), m.start()) if ids is not None else None
-        if at is not None and ids is not None:
-            there = {v for f in ids.find(at.group(1)) for v in f.values}
-            if there and canon not in there:
-                continue
-        out.append(facts.Found(frozenset({canon}), facts.written(text, folded, m.start(), m.end())))
-    return out
 
 
 @functools.lru_cache(maxsize=1024)

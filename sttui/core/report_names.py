@@ -210,3 +210,28 @@ def per_task(cache: dict[int, tuple[Any, Any]], task: Any, read: Callable[[Any],
         found = cache[id(task)] = (task, read(task))
         evict_oldest(cache, 256)
     return found[1]
+
+
+# an id, perhaps a bracketed aside, then where it is: "TIE-21 at Riverside Walk", "TIE-21 (…) at the Quay"
+_ID_AT = re.compile(r"([a-z]+[-_ ]?\d+[a-z]?)\s*(?:\([^()]{0,80}\)\s*)?(?:at|in|on|near|by)\s+(?:the\s+)?$")
+
+
+def by_name(
+    pattern: re.Pattern[str], named: dict[str, str], text: str, ids: facts.IdMatcher | None = None
+) -> list[facts.Found]:
+    """The records named in ``text`` by their names, each as the id it names. Not a name that
+    says where an id of the table just before it is ("closing TIE-21 at Riverside Walk": the
+    id names the record; the place, another record's name, names none)."""
+    folded = facts.fold(text)
+    out = []
+    for m in pattern.finditer(folded):
+        canon = named.get(" ".join(m.group().split()))
+        if canon is None:
+            continue
+        at = _ID_AT.search(folded, max(0, m.start() - 120), m.start()) if ids is not None else None
+        if at is not None and ids is not None:
+            there = {v for f in ids.find(at.group(1)) for v in f.values}
+            if there and canon not in there:
+                continue
+        out.append(facts.Found(frozenset({canon}), facts.written(text, folded, m.start(), m.end())))
+    return out

@@ -57,6 +57,7 @@ from sttui.core.report_names import bystanders
 from sttui.core.report_places import is_remark, placed, used_instead, whereabouts
 from sttui.core.retractions import taken_back
 from sttui.core.stated import stated_text
+from sttui.core.time_ranges import range_starts
 
 if TYPE_CHECKING:
     from sttui.core.episode import Episode
@@ -160,10 +161,6 @@ _AS_NEW_AT = re.compile(
 )
 
 
-# a range of times, given as a schedule: "open banking at 14:30-15:30" gives 14:30 as its time
-_RANGE_START = re.compile(r"\b\d{1,2}[:.]\d{2}(?=\s*(?:-|\u2013|\u2014|to|until|till)\s*\d{1,2}[:.]\d{2}\b)")
-
-
 def _the_users_own(fact: Resolved, f: facts.Found, text: str) -> bool:
     """Whether a value of the user's own request is left out of the count: it is, unless the
     message gives it as the value now ("Margaret's appointment is now 14:00", where 14:00 was
@@ -189,7 +186,7 @@ def _given_as_now(text: str, written: str) -> bool:
 def _now_ends(text: str) -> frozenset[int]:
     """Where a value may start right after one of ``_AS_NEW_AT``'s phrases in ``text`` (folded)."""
     folded = facts.fold(text)
-    return frozenset(m.end() for m in _AS_NEW_AT.finditer(folded)) | {m.start() for m in _RANGE_START.finditer(folded)}
+    return frozenset(m.end() for m in _AS_NEW_AT.finditer(folded)) | range_starts(folded)
 
 
 def _aside(fact: Resolved, subjects: tuple[Any, ...]) -> tuple[Any, ...]:
