@@ -1648,12 +1648,12 @@ def test_a_side_remark_after_the_report_leaves_it_to_decide_unless_it_corrects_i
             "I've also texted the clinic manager",
         ),
         ("TRK-9 has it. I phoned the clinic and refunded the courier fee.", "I phoned the clinic"),
-        # said as a thing done: a refund arranged, a call made, a text sent (quoted in the verb
-        # they stand for, as every claim said without its verb is)
-        ("TRK-9 has it. I've also arranged a refund for the delay.", "i've also refunded for the delay"),
-        ("TRK-9 has it. I made a call to the clinic.", "i phoned the clinic"),
-        ("TRK-9 has it. I sent the clinic a text.", "i texted the clinic"),
-        ("TRK-9 has it. I've given the clinic a heads-up.", "i've notified the clinic"),
+        # said as a thing done: a refund arranged, a call made, a text sent, a heads-up given
+        # (quoted as written, from the claim's first words to its clause's end)
+        ("TRK-9 has it. I've also arranged a refund for the delay.", "I've also arranged a refund for the delay"),
+        ("TRK-9 has it. I made a call to the clinic.", "I made a call to the clinic"),
+        ("TRK-9 has it. I sent the clinic a text.", "I sent the clinic a text"),
+        ("TRK-9 has it. I've given the clinic a heads-up.", "I've given the clinic a heads-up"),
     ],
 )
 def test_a_message_or_refund_claimed_where_no_tool_does_it_is_unsupported(report, claim):
