@@ -10,13 +10,13 @@ up to date only when a message claims something: most reports claim nothing.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from sttui.core import facts, statements
-from sttui.core.claim_pronouns import PERSONAL, PRONOUNS, WINDOW, whom
+from sttui.core.claim_pronouns import PERSONAL, PRONOUNS, whom
+from sttui.core.claim_quotes import SUBJECTS, quoted_claim
 from sttui.core.claim_record import _Record, _record, _synced
 from sttui.core.claim_verbs import (
     _AMBIGUOUS_FORMS,
@@ -52,7 +52,6 @@ class Mismatch:
     about: str = ""  # the subject the conflicting values were given to, when the fact has one
 
 
-_SUBJECTS = frozenset({"i", "i've", "i'd", "we", "we've", "you", "you're", "you've", "you'd"})
 _CONDITIONAL = frozenset(
     {"if", "unless", "once", "would", "could", "should", "might", "will", "shall", "whether", "can", "cannot", "may"}
 )
@@ -102,7 +101,7 @@ def _reduced(clause: list[str], at: int, verbs: Mapping[str, object]) -> bool:
     if after and after[0] not in _AFTER_PASSIVE:  # an object: "United rebooked you" is active
         return False
     return 0 < len(head) <= 6 and not any(
-        t in _SUBJECTS
+        t in SUBJECTS
         or t in _BE
         or t in _REPORT_VERBS
         or t in verbs
@@ -157,7 +156,7 @@ def _candidates(rec: _Record, text: str) -> list[_Clause]:
             implied = opening is not None
             claiming: list[tuple[int, set[str], bool]] = []
             heads: set[int] = set()  # the verbs of passives without their be
-            first_subject = next((i for i, t in enumerate(clause) if t in _SUBJECTS), len(clause))
+            first_subject = next((i for i, t in enumerate(clause) if t in SUBJECTS), len(clause))
             for at, tools in verbs:
                 # with no subject, the opening verb claims, and a verb joined to it ("… and
                 # rebooked you"); not one with a subject of its own ("and BA576 was cancelled");
@@ -165,7 +164,7 @@ def _candidates(rec: _Record, text: str) -> list[_Clause]:
                 # on AA1100 and your bag is re-routed", "… checked in and bag AA604417 is rerouted")
                 be = _be_at(clause, at)
                 if be is not None:
-                    subject = be > 0 and clause[be - 1] in _SUBJECTS  # ("we were rebooked")
+                    subject = be > 0 and clause[be - 1] in SUBJECTS  # ("we were rebooked")
                 else:
                     subject = first_subject < at or (implied and (at == opening or clause[at - 1] in _LEAD_INS))
                 # passive: "SHP-1 was dispatched", "Grace is booked and notified"
@@ -272,12 +271,12 @@ def _claim_start(clause: list[str], at: int, passive: bool, opening: bool, prev:
             be -= 1
         return be
     for i in range(at - 1, prev, -1):
-        if clause[i] in _SUBJECTS:
+        if clause[i] in SUBJECTS:
             return i
         if clause[i] not in _NEAR:
             break
     if prev < 0 and at and clause[at - 1] in _JOINS:  # "You're on BA582 and checked in": of its subject
-        return next((i for i in range(at) if clause[i] in _SUBJECTS), at)
+        return next((i for i in range(at) if clause[i] in SUBJECTS), at)
     return at
 
 
@@ -348,7 +347,7 @@ def _claimed(rec: _Record, text: str) -> list[tuple[str, set[str], set[object], 
             if subject:
                 ids.update(subject)
             if not ids and (unnamed or PRONOUNS.intersection(objects)):
-                quoted = _quoted(text, clause, pos, from_start)
+                quoted = quoted_claim(text, clause, pos, from_start)
                 if quoted[1] is not None:  # "Tomasz is in at 17:00, and I've texted him"
                     ids.update(whom(rec, text, clause, quoted[1]))
         # naming no record: a claim of it done to the user ("texted you"), when made by the writer,
@@ -360,7 +359,7 @@ def _claimed(rec: _Record, text: str) -> list[tuple[str, set[str], set[object], 
         # … or of the user, or of someone no name explains ("You're checked in."; "She's been texted.")
         anyone = unnamed or (any(t in _YOU for t in clause[:verb]) and clause[verb : verb + 1] != ["told"])
         if ids or to_you or anyone:
-            quote, at = quoted or _quoted(text, clause, pos, from_start)
+            quote, at = quoted or quoted_claim(text, clause, pos, from_start)
             pos = pos if at is None else at + 1
             out.append((quote, claimed, ids, subject))
     return out
@@ -417,38 +416,6 @@ _HAVE_BE = _BE | {"have", "has", "had"}  # "the road and the bridge are both clo
 # verbs of conversation, too: "as I told you" is about the chat, not a message sent ("I've told
 # him" is one)
 _SAID = frozenset({"told", "informed"})
-
-
-def _quoted(text: str, clause: list[str], pos: int = 0, from_start: bool = False) -> tuple[str, int | None]:
-    """The claiming clause as the message wrote it, from its subject on ("I've texted Tomasz
-    his time", not "and i've texted tomasz his time"; from its first word when ``from_start``:
-    it has no subject), and where it starts: what the user and the checklist quote back. Looked for from ``pos`` within a window, so a long message costs
-    time in proportion to its length. A claim said without its verb ("the talk is all go": *is
-    confirmed*) is quoted from its first words as written to the end of its clause, with no
-    place (it was not found whole); its folded words where the message's own cannot be matched
-    at all."""
-    start = 0 if from_start else next((i for i, t in enumerate(clause) if t in _SUBJECTS), 0)
-    words = clause[start:]
-    end = min(len(text), pos + WINDOW + 4 * sum(map(len, words)))
-    found = _written(words, text, pos, end)
-    if found is not None:
-        return " ".join(found.group().split()), found.start()
-    for k in range(len(words) - 1, 0, -1):  # said without the verb ("… is all go"): from its first
-        found = _written(words[:k], text, pos, end)  # words as written to the end of its clause
-        if found is not None:
-            stop = _QUOTE_END.search(text, found.end(), min(len(text), found.end() + 160))
-            return " ".join(text[found.start() : stop.start() if stop else found.end()].split()), None
-    return " ".join(words), None
-
-
-# where a claim quoted from its first words ends: its clause's end
-_QUOTE_END = re.compile(r"[.;!?\n]|,\s|\s(?:and|but|so|then)\s")
-
-
-def _written(words: list[str], text: str, pos: int, end: int) -> re.Match[str] | None:
-    """``words`` (folded) as ``text`` writes them, between ``pos`` and ``end``."""
-    pattern = r"[\W_]+".join(re.escape(w).replace("'", "['\u2019]") for w in words)
-    return re.compile(rf"(?<![^\W_]){pattern}(?![^\W_])", re.IGNORECASE).search(text, pos, end)
 
 
 # a reason after the claim ("I've rebooked you because Heathrow closed"): its names are not
