@@ -102,6 +102,7 @@ _NOT_USED = re.compile(
     r"\b(?:(?:was|is|were|are)(?:n't|\s+not)|not|never|couldn't\s+be|could\s+not\s+be)\s+(?:being\s+|been\s+)?used\b"
 )
 _SENTENCE_MARK = re.compile(r"[.!?;\n]")
+_USED = re.compile(r"used", re.IGNORECASE)
 
 
 def placed(fact: Resolved, text: str, ok: bool, rivals: list[str]) -> bool:
@@ -114,7 +115,9 @@ def placed(fact: Resolved, text: str, ok: bool, rivals: list[str]) -> bool:
         return True
     stated = stated_text(text)
     folded = facts.fold(stated)
-    raw = facts.fold(text)  # (what a negation says is blanked in ``folded``: "… why it wasn't used")
+    # what a negation says is blanked in ``folded`` ("… why it wasn't used"): read from the text
+    # as written, folded only when it has the word at all (this runs for every stating message)
+    raw = facts.fold(text) if _USED.search(text) else ""
     if len(raw) != len(folded):
         raw = ""
     if ok:
