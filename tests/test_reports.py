@@ -1500,6 +1500,7 @@ def test_a_report_naming_the_expected_truck_only_as_the_one_left_conflicts(repor
          "it's the other one"),
         ("Update: the insulin changed again.", "changed again"),
         ("Scratch that.", "scratch that"),
+        ("sorry its the other one", "its the other one"),  # (typed in a hurry)
         ("Please ignore my last message.", "ignore my last message"),
         ("What I told you is out of date.", "what i told you is out of date"),
         ("Sorry, that was wrong.", "that was wrong"),

@@ -8,7 +8,8 @@ scripted user asks which it is now (task format §5, *Taken back*).
 A message takes a report back when, in what it states (``core.stated``: not in a question, a
 negation or a supposition), it says
 
-- the value is *the other one* ("it's the other one now", "the other one instead");
+- the value is *the other one* ("it's the other one now", typed "its the other one", "the
+  other one instead");
 - something *changed again*, in a sentence that gives no value (no digit, no id: "the gate
   changed again, now C27" gives one);
 - *scratch that*, *ignore* or *disregard that* (or *my last message*, *what I said*), or that
@@ -28,7 +29,7 @@ from sttui.core.facts import fold
 from sttui.core.stated import stated_text
 
 _OTHER_ONE = re.compile(
-    r"\b(?:it|that|this|they|she|he)(?:'s|'re| is| are| was)\s+(?:now\s+)?the\s+other\s+(?:one|ones)\b"
+    r"(?:\b(?:it|that|this|they|she|he)(?:'s|'re| is| are| was)|\bits)\s+(?:now\s+)?the\s+other\s+(?:one|ones)\b"
     r"|\bthe\s+other\s+(?:one|ones)\s+(?:now|instead)\b"
 )
 _SCRATCH = re.compile(
