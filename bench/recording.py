@@ -6,7 +6,8 @@ through ``run_batch``, as ``sttui run`` does: recorded (every event durable befo
 action, creation and finishing included) into one SQLite file that grows round by round, as a
 lab's record does (the warm-up round stores the task versions; ``--fresh`` records each round
 into a new file instead), or not recorded. Figures:
-CPU time of the process (every thread: the writer's too) and wall time per round, and
+CPU time of the process (every thread: a writer thread's too, where one runs; on SQLite a
+headless run commits in its event loop, sttui/store/loop_writer.py) and wall time per round, and
 episodes per second. Target: recorded within 2x of --no-record.
 
     python bench/recording.py [--rounds 5] [--trials 3] [--db-dir DIR] [--pg URL]

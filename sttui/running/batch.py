@@ -19,11 +19,12 @@ from sttui.core.review.summary import totals
 from sttui.core.scoring import pass_at_1
 from sttui.core.stats import by_unit, pass_at_k, pass_at_k_table, pass_hat_k, pooled_interval
 from sttui.running.plan import RunPlan, Trial
-from sttui.running.recording import Recorder, Writer, finish_items
+from sttui.running.recording import Recorder, finish_items
 from sttui.running.runner import AnyEpisode, Seats, drive, open_episode
+from sttui.store.loop_writer import headless_writer
 from sttui.store.runs import Claim
 from sttui.store.store import Store, new_episode_id
-from sttui.store.writer import mark_unrecorded
+from sttui.store.writer import Committer, mark_unrecorded
 
 __all__ = ["pass_at_k", "pass_at_k_table", "pass_hat_k", "report", "run_batch"]
 
@@ -42,7 +43,7 @@ async def run_batch(
     stops: trials not started yet are not started (they have no record; the caller sees fewer
     records than planned), so a full disk costs one deadline, not one per trial."""
     gate = asyncio.Semaphore(plan.concurrency)
-    writer = Writer(store) if store is not None else None
+    writer = headless_writer(store) if store is not None else None
     chosen_judge = judge if judge is not None else make_judge(plan.judge, plan.models)
     judge_cache = JudgeCache(store=store)  # the stage judges' answers, shared by the run's episodes
 
@@ -97,7 +98,7 @@ async def _run_trial(
     plan: RunPlan,
     trial: Trial,
     store: Store | None,
-    writer: Writer | None,
+    writer: Committer | None,
     judge: Any,
     claim: Claim | None = None,
     judge_cache: JudgeCache | None = None,
@@ -192,7 +193,7 @@ def _claimed(claim: Claim | None, items: list[tuple[Any, ...]]) -> list[tuple[An
     ]
 
 
-def _record_failures(records: list[dict[str, Any]], writer: Writer, marked: Set[str] = frozenset()) -> None:
+def _record_failures(records: list[dict[str, Any]], writer: Committer, marked: Set[str] = frozenset()) -> None:
     """An episode whose record stopped is errored here too, whatever it did: the run reports
     no success over a lost write. ``marked``: those the record itself now says are errored
     (``mark_unrecorded``); the others stay ``running`` there."""

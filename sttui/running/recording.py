@@ -27,7 +27,7 @@ from sttui.running.plan import NO_REVIEW_OPTIONS, ReviewPlan
 from sttui.running.runner import AnyEpisode, EpisodeResult, Seats, drive, open_episode, run_episode
 from sttui.store.secrets import scrub
 from sttui.store.store import EpisodeRecord, Store
-from sttui.store.writer import WriteFailed, Writer
+from sttui.store.writer import Committer, WriteFailed, Writer
 
 __all__ = [
     "Recorder",
@@ -44,11 +44,12 @@ __all__ = [
 
 class Recorder:
     """An episode listener that numbers each event as the record's and commits it: at once, or
-    through a ``Writer`` thread (which commits within milliseconds) where a UI or many episodes
-    must not wait on the disk. ``durable()`` returns once every event so far is committed: the
-    runner awaits it before asking for the next action."""
+    through a writer (a ``Writer`` thread, which commits within milliseconds, where a UI must
+    not wait on the disk; a ``LoopWriter`` in a headless run), whose commits group many events.
+    ``durable()`` returns once every event so far is committed: the runner awaits it before
+    asking for the next action."""
 
-    def __init__(self, store: Store, episode_id: str, next_seq: int = 1, writer: Writer | None = None):
+    def __init__(self, store: Store, episode_id: str, next_seq: int = 1, writer: Committer | None = None):
         self.store = store
         self.episode_id = episode_id
         self.seq = next_seq

@@ -30,9 +30,10 @@ from sttui.controllers.registry import make_judge
 from sttui.errors import StoreError
 from sttui.running.batch import _record_failures, _run_trial
 from sttui.running.plan import PlanError, RunPlan, Trial
+from sttui.store.loop_writer import headless_writer
 from sttui.store.runs import Claim, Shard
 from sttui.store.store import Store
-from sttui.store.writer import WRITE_DEADLINE, WriteFailed, Writer
+from sttui.store.writer import WRITE_DEADLINE, WriteFailed
 
 RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$")
 
@@ -178,7 +179,7 @@ async def run_worker(
     await _patient(store.open_run, run_id, digest, spec, items)
     tasks = {t.id: t for t in plan.tasks}
     judge = make_judge(plan.judge, plan.models)
-    writer = Writer(store)
+    writer = headless_writer(store)
 
     async def slot() -> list[dict[str, Any]]:
         mine: list[dict[str, Any]] = []

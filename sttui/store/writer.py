@@ -1,11 +1,15 @@
-"""The writer thread: store writes in submission order, off the event loop, with a stated bound
-on what a kill can lose and no silent loss at all.
+"""The writers: store writes in submission order, with a stated bound on what a kill can lose
+and no silent loss at all. ``Writer`` commits on a thread of its own (the workbench, serve, a
+record across a network); ``LoopWriter`` (sttui/store/loop_writer.py) in the event loop itself
+(headless runs on SQLite, where a commit costs only CPU, and a hand-off to a thread cost as much
+as the writing). Both share ``Committer``: the same commits, retries and failures.
 
 - **Group commit.** Events waiting together are committed in one transaction, so a busy run
   never falls behind. The writer commits once someone waits for durability (``durable``: after
   the other episodes ready to run on that event loop have taken their steps, so theirs share the
-  commit; ``flush``, ``close``: at once), and otherwise within ``COALESCE`` seconds of the first
-  waiting write: the events of a step are committed together, not one by one as they come. Creating and finishing an
+  commit; ``flush``, ``close``: at once), and otherwise soon after the first waiting write (the
+  thread within ``COALESCE`` seconds, the loop once the steps ready to run have run): the events
+  of a step are committed together, not one by one as they come. Creating and finishing an
   episode (``submit_write``) go into the same transactions as the events around them, in order.
 - **Durable before the next action.** Every submission gets a ticket; ``await durable(t)``
   returns once everything up to ``t`` is committed. The runner awaits it before asking any
@@ -53,27 +57,25 @@ class _Job:
     items: Callable[[], list[tuple[Any, ...]]] | None = None  # builds store writes (Store.write's items)
 
 
-class Writer:
+class Committer:
+    """What both writers share: jobs taken in submission order, committed together in one
+    transaction per group, retried for a while when the record may come back, and failed per
+    episode when it will not. The writers differ only in where the commits run: ``Writer`` in
+    a thread of its own, ``LoopWriter`` (sttui/store/loop_writer.py) in the event loop."""
+
     def __init__(self, store: Any = None, deadline: float | None = None) -> None:
         self.store = store
         self.deadline = WRITE_DEADLINE if deadline is None else deadline
         self.errors: list[str] = []
         self.failed: dict[str, str] = {}  # episode id -> why its record stopped
-        # the jobs, in submission order: a deque the writer empties, woken by ``_ready`` (cheaper
-        # per event than a queue.Queue, whose every put and get takes a lock and a condition)
+        # the jobs, in submission order (a deque: cheaper per event than a queue.Queue)
         self._jobs: deque[_Job | None] = deque()
-        self._ready = threading.Event()  # set whenever jobs may be waiting and the writer may sleep
         self._lock = threading.Lock()
         self._tickets = 0
-        self._put_count = 0  # jobs put (the stop marker too) ...
-        self._tried = 0  # ... and tried by the writer: ``flush`` waits for the one to reach the other
-        self._tried_changed = threading.Condition()
-        self._done = 0
+        self._put_count = 0  # jobs put (a thread writer's stop marker too)
+        self._done = 0  # every ticket up to this one is committed (or failed)
         self._waiters: list[tuple[int, str | None, asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
         self._synced = time.monotonic()
-        self._wanted = threading.Event()  # someone waits for durability: commit now
-        self._thread = threading.Thread(target=self._loop, name="sttui-writer", daemon=True)
-        self._thread.start()
 
     # -- submitting ----------------------------------------------------------------------
     def _put(
@@ -88,20 +90,23 @@ class Writer:
             ticket = self._tickets
             self._put_count += 1
             self._jobs.append(_Job(ticket, episode, event, fn, items))
-        if not self._ready.is_set():
-            self._ready.set()
+        self._queued()
         return ticket
 
+    def _queued(self) -> None:
+        """A job is waiting: see that it is committed soon."""
+        raise NotImplementedError
+
     def submit(self, job: Callable[[], Any], episode: str | None = None) -> int:
-        """Run ``job`` on the writer thread, in order; ``episode`` names whose record it is."""
+        """Run ``job`` where the writer commits, in order; ``episode`` names whose record it is."""
         return self._put(episode, fn=job)
 
     def submit_event(self, episode_id: str, event: Event) -> int:
         return self._put(episode_id, event=event)
 
     def submit_write(self, items: Callable[[], list[tuple[Any, ...]]], episode: str | None = None) -> int:
-        """Writes for ``Store.write`` (an episode's row, its end), built on the writer thread and
-        committed in order, in the same transaction as the events waiting with them."""
+        """Writes for ``Store.write`` (an episode's row, its end), built where the writer commits
+        and committed in order, in the same transaction as the events waiting with them."""
         return self._put(episode, items=items)
 
     @property
@@ -110,84 +115,24 @@ class Writer:
         with self._lock:
             return self._tickets
 
-    # -- waiting -------------------------------------------------------------------------
     async def durable(self, ticket: int, episode: str | None = None) -> None:
         """Return once everything up to ``ticket`` is committed; raise WriteFailed if this
         episode's record has stopped."""
-        loop = asyncio.get_running_loop()
-        with self._lock:
-            if self._done >= ticket:
-                self._raise_if_failed(episode)
-                return
-            future: asyncio.Future[None] = loop.create_future()
-            self._waiters.append((ticket, episode, loop, future))
-        # commit once the episodes ready to run have taken their steps too: their events then
-        # share this commit (the callback runs after the tasks already scheduled on this loop)
-        loop.call_soon(self._want)
-        await future
+        raise NotImplementedError
 
-    def _want(self) -> None:
-        if not self._wanted.is_set():  # (set already by another waiter this round: no lock taken)
-            self._wanted.set()
+    def flush(self) -> None:
+        """Wait until everything submitted so far has been tried (committed or failed)."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Flush, sync the last commits to the disk, and take no more."""
+        raise NotImplementedError
 
     def _raise_if_failed(self, episode: str | None) -> None:
         if episode is not None and episode in self.failed:
             raise WriteFailed(self.failed[episode])
 
-    def flush(self) -> None:
-        """Wait until everything submitted so far has been tried (committed or failed)."""
-        with self._lock:
-            target = self._put_count
-        self._wanted.set()
-        with self._tried_changed:
-            self._tried_changed.wait_for(lambda: self._tried >= target)
-
-    def close(self) -> None:
-        with self._lock:
-            self._put_count += 1
-            self._jobs.append(None)
-        self._ready.set()
-        self._wanted.set()
-        self._thread.join(timeout=self.deadline + 10)
-
-    # -- the thread ----------------------------------------------------------------------
-    def _loop(self) -> None:
-        while True:
-            first = self._take()
-            if first is not None:  # let the rest of the step join this commit, unless someone waits
-                self._wanted.wait(COALESCE)
-            self._wanted.clear()
-            jobs = [first]
-            pending = self._jobs
-            while pending:
-                jobs.append(pending.popleft())
-            stop = None in jobs
-            work = [j for j in jobs if j is not None]
-            try:
-                self._write(work)
-            except Exception as exc:  # a fault must fail these writes, not end the thread: flush and
-                # every waiter would then wait forever, and a run would hang instead of failing
-                self._fail([j.episode for j in work], f"{type(exc).__name__}: {exc}")
-            if work:
-                self._maybe_sync()
-                self._finish(max(j.ticket for j in work))
-            if stop:  # the last commits are synced too, not left to the OS for a power cut to take
-                self._maybe_sync(now=True)
-            with self._tried_changed:
-                self._tried += len(jobs)
-                self._tried_changed.notify_all()
-            if stop:
-                return
-
-    def _take(self) -> _Job | None:
-        """The first job waiting, once there is one. (A submitter appends, then sets ``_ready``
-        unless it is set: cleared here before the jobs are looked at, so none is missed.)"""
-        pending = self._jobs
-        while not pending:
-            self._ready.wait()
-            self._ready.clear()
-        return pending.popleft()
-
+    # -- committing (on whichever thread the writer commits) ----------------------------
     def _write(self, work: list[_Job]) -> None:
         """The jobs taken together, in order: the writes before a function are committed first."""
         events: list[_Job] = []
@@ -282,6 +227,98 @@ class Writer:
             self._synced = at
             with contextlib.suppress(Exception):  # the commits stay in the OS's hands; the next sync retries
                 self.store.sync()
+
+
+class Writer(Committer):
+    """The writer thread: commits off the event loop, for a UI that must never wait on the
+    disk, and for a record across a network (PostgreSQL), whose round trips other episodes'
+    steps then overlap."""
+
+    def __init__(self, store: Any = None, deadline: float | None = None) -> None:
+        super().__init__(store, deadline)
+        self._ready = threading.Event()  # set whenever jobs may be waiting and the writer may sleep
+        self._tried = 0  # jobs tried by the writer: ``flush`` waits for it to reach ``_put_count``
+        self._tried_changed = threading.Condition()
+        self._wanted = threading.Event()  # someone waits for durability: commit now
+        self._thread = threading.Thread(target=self._loop, name="sttui-writer", daemon=True)
+        self._thread.start()
+
+    def _queued(self) -> None:
+        if not self._ready.is_set():
+            self._ready.set()
+
+    # -- waiting -------------------------------------------------------------------------
+    async def durable(self, ticket: int, episode: str | None = None) -> None:
+        """Return once everything up to ``ticket`` is committed; raise WriteFailed if this
+        episode's record has stopped."""
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            if self._done >= ticket:
+                self._raise_if_failed(episode)
+                return
+            future: asyncio.Future[None] = loop.create_future()
+            self._waiters.append((ticket, episode, loop, future))
+        # commit once the episodes ready to run have taken their steps too: their events then
+        # share this commit (the callback runs after the tasks already scheduled on this loop)
+        loop.call_soon(self._want)
+        await future
+
+    def _want(self) -> None:
+        if not self._wanted.is_set():  # (set already by another waiter this round: no lock taken)
+            self._wanted.set()
+
+    def flush(self) -> None:
+        with self._lock:
+            target = self._put_count
+        self._wanted.set()
+        with self._tried_changed:
+            self._tried_changed.wait_for(lambda: self._tried >= target)
+
+    def close(self) -> None:
+        with self._lock:
+            self._put_count += 1
+            self._jobs.append(None)
+        self._ready.set()
+        self._wanted.set()
+        self._thread.join(timeout=self.deadline + 10)
+
+    # -- the thread ----------------------------------------------------------------------
+    def _loop(self) -> None:
+        while True:
+            first = self._take()
+            if first is not None:  # let the rest of the step join this commit, unless someone waits
+                self._wanted.wait(COALESCE)
+            self._wanted.clear()
+            jobs = [first]
+            pending = self._jobs
+            while pending:
+                jobs.append(pending.popleft())
+            stop = None in jobs
+            work = [j for j in jobs if j is not None]
+            try:
+                self._write(work)
+            except Exception as exc:  # a fault must fail these writes, not end the thread: flush and
+                # every waiter would then wait forever, and a run would hang instead of failing
+                self._fail([j.episode for j in work], f"{type(exc).__name__}: {exc}")
+            if work:
+                self._maybe_sync()
+                self._finish(max(j.ticket for j in work))
+            if stop:  # the last commits are synced too, not left to the OS for a power cut to take
+                self._maybe_sync(now=True)
+            with self._tried_changed:
+                self._tried += len(jobs)
+                self._tried_changed.notify_all()
+            if stop:
+                return
+
+    def _take(self) -> _Job | None:
+        """The first job waiting, once there is one. (A submitter appends, then sets ``_ready``
+        unless it is set: cleared here before the jobs are looked at, so none is missed.)"""
+        pending = self._jobs
+        while not pending:
+            self._ready.wait()
+            self._ready.clear()
+        return pending.popleft()
 
     def _finish(self, ticket: int) -> None:
         with self._lock:
