@@ -240,3 +240,27 @@ def test_events_from_many_threads_are_committed_in_ticket_order():
     assert len(committed) == 800 and set(committed) == set(ticket_of)
     assert [ticket_of[e] for e in committed] == sorted(ticket_of.values())
     writer.close()
+
+
+def test_a_run_judged_by_a_person_at_the_terminal_commits_on_the_writer_thread(tmp_path):
+    """The person's answer blocks the loop; what other episodes did meanwhile is committed all
+    the same, by the thread."""
+    from sttui.core.checklist import HumanJudge
+    from sttui.core.loader import load_task
+    from sttui.running.batch import run_batch
+    from sttui.running.plan import RunPlan
+
+    before = set(threading.enumerate())
+    seen: list[list[str]] = []
+
+    def ask(episode: Any, item_id: str, question: str) -> tuple[bool, str]:
+        seen.append([t.name for t in threading.enumerate() if t not in before])
+        return True, ""
+
+    store = Store(f"sqlite:///{tmp_path / 'r.db'}")
+    loaded = load_task(ROOT / "tasks" / "stt" / "clinic" / "petct-authorisation-t1-impossible.yaml")
+    plan = RunPlan.build([loaded], agent="baseline:oracle", trials=2, seed=3, judge="human")
+    records = asyncio.run(run_batch(plan, store=store, judge=HumanJudge(ask)))
+    assert len(records) == 2 and all(r["status"] == "completed" for r in records)
+    assert seen and all("sttui-writer" in names for names in seen)
+    store.close()

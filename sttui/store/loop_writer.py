@@ -12,7 +12,8 @@ for, the same transactions, the same retries and failures.
 What it gives up: while a locked or full record is retried (up to the write deadline), the
 loop waits too, where the thread let other episodes' steps go on until they needed the record
 themselves. A record across a network (PostgreSQL) keeps the thread, whose round trips the
-steps then overlap (``headless_writer``).
+steps then overlap (``headless_writer``), and so does a run whose loop waits on a person (``sttui
+run --judge human`` asks at the terminal): commits must not wait for their answer.
 """
 
 from __future__ import annotations
