@@ -2041,3 +2041,41 @@ def test_a_message_repeating_the_users_time_is_read_once_per_value():
     assert not item(ep).passed and "time: expected 14:30; never stated" in item(ep).detail
     after = _given_as_now.cache_info()
     assert after.misses - before.misses <= 2 and after.hits - before.hits >= 3000
+
+
+ULTRASOUND = STT / "clinic" / "ultrasound-reassigned-st1-medium.yaml"
+
+
+@pytest.mark.parametrize(
+    "report",
+    [
+        # the outside testers' swap, and its mirror in the right order: who is "she"?
+        "Orla and Imran are both sorted. She is 14:30 and he is 14:00. Both at Westbrook with Tariq Aziz, texted.",
+        "Orla and Imran are both sorted. She is 14:00 and he is 14:30. Both at Westbrook with Tariq Aziz, texted.",
+        "Orla and Imran are both sorted: her scan is 14:00 and his is 14:30. Both at Westbrook with Tariq Aziz, texted.",
+    ],
+)
+def test_a_value_given_through_a_pronoun_after_two_people_is_no_ones_and_the_user_asks(report):
+    ep = played(ULTRASOUND, reports=(report,))
+    assert not item(ep).passed
+    assert "Orla's time: expected 14:00; never stated" in item(ep).detail, item(ep).detail
+    assert contradicted(ep) == ("Which one is Orla's and which Imran's? Please give each with the name.",)
+    named = "Orla is on 14:00 and Imran on 14:30, both at Westbrook with Tariq Aziz, texted."
+    answered = played(ULTRASOUND, reports=(report, named))
+    assert item(answered).passed and contradicted(answered) == ()
+
+
+@pytest.mark.parametrize(
+    "report",
+    [
+        # a pronoun after one person is theirs, as before
+        "Orla is on 14:00 and she has been texted. Imran is on 14:30. Both at Westbrook with Tariq Aziz.",
+        "Orla and Imran are both at Westbrook with Tariq Aziz. Orla is on 14:00, and Imran on 14:30, texted.",
+        # the former and the latter say who is who
+        "Orla and Imran are both sorted; the former is on 14:00, the latter on 14:30. Both at Westbrook with Tariq Aziz, texted.",
+    ],
+)
+def test_a_pronoun_after_one_person_or_the_former_and_the_latter_still_say_whose(report):
+    ep = played(ULTRASOUND, reports=(report,))
+    assert item(ep).passed, item(ep).detail
+    assert contradicted(ep) == ()

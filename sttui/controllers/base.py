@@ -16,7 +16,7 @@ from sttui.core.actions import Action
 from sttui.core.checklist import score
 from sttui.core.env import ToolSpec
 from sttui.core.episode import Episode
-from sttui.core.reports import TAKEN_BACK, message_mismatches
+from sttui.core.reports import TAKEN_BACK, UNCLEAR, message_mismatches
 
 T = TypeVar("T")
 
@@ -147,7 +147,11 @@ def contradicted(episode: Episode) -> tuple[str, ...]:
     if last is None or last["from"] != "agent":
         return ()
     lines: list[str] = []
+    unclear: list[str] = []  # whose value a pronoun left open ("She is 14:30 and he is 14:00")
     for m in message_mismatches(episode, last["text"]):
+        if m.kind == UNCLEAR:
+            unclear += [m.about] if m.about not in unclear else []
+            continue
         if m.kind == "claim":
             said = m.fact.removeprefix("claim ")
             line = f"My app doesn't show that: {said}."
@@ -160,6 +164,9 @@ def contradicted(episode: Episode) -> tuple[str, ...]:
         line += "" if line.endswith((".", "?")) else "."  # ("not 4pm.", not "not 4pm..")
         if line not in lines:
             lines.append(line)
+    if unclear:  # (asked once for all of them, without the values: the app's are not given away)
+        whose = " and which ".join(f"{who}'s" for who in unclear)
+        lines.append(f"Which one is {whose}? Please give each with the name.")
     return tuple(lines)
 
 

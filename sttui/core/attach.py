@@ -17,7 +17,13 @@ The rules, simple enough to apply by hand (task format §5):
   to the subject of the clause before it in the same sentence ("…VAN-41 broke down, so *it* is
   now on VAN-42"), or to a heading: a line ending in ``:`` that names one subject heads the
   lines under it, up to a blank line. A clause that names two or more subjects is attached to
-  none, nor are the clauses after it in its sentence that name none.
+  none, nor is one that names one subject right after a clause that is only another's name
+  (*and Imran are both sorted* in "Orla and Imran are both sorted"), nor are the clauses after
+  either in its sentence that name none.
+- A clause that names no subject and is attached to none, opening with *she, he, it, her,
+  his, hers, its, theirs* or *the other*, when the last sentence that named subjects named two
+  or more, is **ambiguous**: its values are given to no one, and are not read as any subject's ("Orla and Imran are both sorted. She is 14:30 and he is 14:00"
+  states neither time: a person would have to know who is who).
 - Lists in parallel give the n-th value to the n-th subject: clauses that are each only a
   subject's name, then a clause naming one more subject, or none, that states one value of
   the kind for each ("Westfield and Lakeside go on vans 42 and 41"; "Westfield, Lakeside and
@@ -47,6 +53,13 @@ CONJUNCTIONS = frozenset({"and", "but", "while", "whilst", "whereas", "so", "the
 # the words that open a clause of its own inside a sentence ("Westfield went on VAN-41 after QA
 # moved Lakeside to VAN-42": two clauses, one subject each)
 SUBORDINATORS = frozenset({"after", "because", "since", "although", "though"})
+# a clause that opens (after its joining words) with a pronoun for one of several: "she is 14:30",
+# "its van is VAN-41 and theirs is VAN-42", "…, the other TIE-23"
+_ONE_OF_THEM = re.compile(
+    r"^\W*(?:(?:and|but|while|whilst|whereas|so|then|plus)\s+)*(?:she|he|it|her|his|hers|its|theirs|the\s+other)\b"
+    r"(?!\s+(?:(?:and|or)\s+)?(?:both|all|two|three)\b)",
+    re.IGNORECASE,
+)
 
 
 def _bare(word: str) -> str:
@@ -79,12 +92,14 @@ class Sentence:
 class Clause:
     """One clause: its text, the subject it gives its values to (None: no one), the subject
     it names when it names one, and ``bare``: it is that subject's name and nothing else but
-    joining words ("Westfield" in "Westfield and Lakeside go on vans 42 and 41")."""
+    joining words ("Westfield" in "Westfield and Lakeside go on vans 42 and 41"); ``ambiguous``:
+    it opens with a pronoun that could stand for any of two or more subjects just named."""
 
     text: str
     owner: Subject | None
     names: Subject | None
     bare: bool
+    ambiguous: bool = False  # a pronoun after two or more subjects: its values are no one's
 
 
 def sentences(text: str, subjects: tuple[Subject, ...], bystanders: tuple[Subject, ...] = ()) -> tuple[Sentence, ...]:
@@ -175,8 +190,11 @@ def _sentences(text: str, subjects: tuple[Subject, ...], bystanders: tuple[Subje
         clause = text[start:pos]
         here = named(start, pos)
         by_only = bool(here) and all(h in aside for h in here)  # (only bystanders: "Grace has the 11:30")
+        ambiguous = False
         if here and not by_only:
-            two = len(here) > 1
+            # (a name alone, then a clause naming another: "Orla and Imran are sorted", both of them)
+            joint = len(here) == 1 and bool(parts) and parts[-1].bare and parts[-1].names not in (None, here[0])
+            two = len(here) > 1 or joint
             last = None if two else here[0]
             pair = list(dict.fromkeys([*pair, *here])) if start > sentence_start else list(here)
         owner = None if two else (last or heading)
@@ -187,12 +205,14 @@ def _sentences(text: str, subjects: tuple[Subject, ...], bystanders: tuple[Subje
             which = {tokens[n][2] for n in range(lo, hi)} & {"former", "latter"}
             if len(which) == 1:
                 owner = pair[0] if "former" in which else pair[-1]
+        if owner is None and not here and len(pair) > 1:  # "Orla and Imran are sorted. She is 14:30"
+            ambiguous = _ONE_OF_THEM.match(clause) is not None
         if clause.strip():
             bare = len(here) == 1 and all(  # ("Dr Dubois and Dr Reyes: 11:30 and 10:00": a title is of the name)
                 tokens[n][2] in CONJUNCTIONS or n in covered or tokens[n][2] in TITLES for n in range(lo, hi)
             )
             one = here[0] if len(here) == 1 and here[0] not in aside else None  # (no bystander in a list)
-            parts.append(Clause(clause, owner, one, bare and one is not None))
+            parts.append(Clause(clause, owner, one, bare and one is not None, ambiguous))
         if kind == "clause":
             start = pos
             continue

@@ -70,6 +70,7 @@ RULE_TELL = (
     "subject's values decide"
 )
 TAKEN_BACK = "taken back"  # a ``Mismatch``'s kind: the message took the report back with no new value
+UNCLEAR = "unclear"  # a ``Mismatch``'s kind: the value given only through a pronoun for one of several
 RULE_CLAIMS = "I/we/you/no subject/passive + past operation verb (rebooked) on ids/names no successful call names fails"
 
 
@@ -228,11 +229,23 @@ def _given(fact: Resolved, text: str, others: Iterable[Resolved]) -> _Given:
             values = fact.found(part.text)
             if part.owner == fact.about:
                 mine += values
+            elif part.ambiguous:  # ("…Orla and Imran. She is 14:30": no one's, and not free either)
+                theirs += values
             elif part.owner is None:
                 free += values
             elif part.owner in others_people:
                 theirs += values
     return mine, free, theirs, paired
+
+
+def _unclear(fact: Resolved, text: str, others: Iterable[Resolved]) -> bool:
+    """Whether ``text`` names the fact's subject and gives a value of its kind through a pronoun
+    that could stand for it or another subject (``core.attach``: an ambiguous clause)."""
+    subjects = tuple(dict.fromkeys([fact.about, *(o.about for o in others if o.about)]))
+    split = sentences(text, subjects, _aside(fact, subjects))
+    return any(fact.about in s.named for s in split) and any(
+        part.ambiguous and fact.found(part.text) for s in split for part in s.parts
+    )
 
 
 def _listed(fact: Resolved, parts: tuple[Clause, ...]) -> dict[int, tuple[Any, facts.Found]]:
@@ -446,6 +459,14 @@ def message_mismatches(episode: Episode, text: str) -> list[Mismatch]:
             if remark and _placed_before(episode, fact, messages(), resolved):
                 continue  # a remark about another value after a report ("FYI TRK-7 is out of service")
             out.append(Mismatch(fact.name, fact.shown, ", ".join(said[1]), None, fact.kind, said[2]))
+    for fact in resolved:  # "Orla and Imran are sorted. She is 14:30 and he is 14:00": whose is whose?
+        if (
+            fact.about
+            and fact.problem is None
+            and _unclear(fact, stated_text(text), resolved)
+            and states(fact, text, resolved) is None
+        ):
+            out.append(Mismatch(fact.name, fact.shown, None, None, UNCLEAR, fact.about_shown))
     if taken_back(text) is not None:  # a report taken back, no new value given: which is it now?
         for _, rs in everything:
             for fact in rs:
