@@ -2073,6 +2073,9 @@ def test_a_value_given_through_a_pronoun_after_two_people_is_no_ones_and_the_use
         "Orla and Imran are both at Westbrook with Tariq Aziz. Orla is on 14:00, and Imran on 14:30, texted.",
         # the former and the latter say who is who
         "Orla and Imran are both sorted; the former is on 14:00, the latter on 14:30. Both at Westbrook with Tariq Aziz, texted.",
+        # a pronoun's clause that names the person is theirs
+        "Orla and Imran: done. Her time is 14:00 (Orla) and his is 14:30 (Imran), Westbrook with Tariq Aziz, texted.",
+        "Orla and Imran are both booked at Westbrook with Tariq Aziz. It is 14:00 for Orla and 14:30 for Imran, texted.",
     ],
 )
 def test_a_pronoun_after_one_person_or_the_former_and_the_latter_still_say_whose(report):
