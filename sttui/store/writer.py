@@ -125,7 +125,7 @@ class Committer:
         raise NotImplementedError
 
     def close(self) -> None:
-        """Flush, sync the last commits to the disk, and take no more."""
+        """Flush, and sync the last commits to the disk: the end of the writer's use."""
         raise NotImplementedError
 
     def _raise_if_failed(self, episode: str | None) -> None:
