@@ -2082,3 +2082,16 @@ def test_a_pronoun_after_one_person_or_the_former_and_the_latter_still_say_whose
     ep = played(ULTRASOUND, reports=(report,))
     assert item(ep).passed, item(ep).detail
     assert contradicted(ep) == ()
+
+
+@pytest.mark.parametrize("joined", ["; the", ". The"])
+def test_a_claim_with_no_word_for_someone_borrows_no_one_from_the_clause_before(joined):
+    """An outside tester's form: after "…to collect Marta…;", "the talk at 12:30 is confirmed"
+    was read as said of Marta, whose booking bore it out. No word of it stands for her."""
+    path = STT / "venues" / "driver-handover-st3-easy.yaml"
+    report = f"I've booked CAR-5 to collect Marta at Dockside at 11:45 instead{joined} talk at 12:30 is confirmed."
+    skipped = played(path, reports=(report,), skip="confirm_event")
+    assert not item(skipped).passed
+    assert contradicted(skipped) == (f"My app doesn't show that: '{report.split(joined[0] + ' ')[1][:-1]}'.",)
+    done = played(path, reports=(report,))
+    assert item(done).passed and contradicted(done) == ()

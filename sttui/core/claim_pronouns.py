@@ -13,6 +13,10 @@ if TYPE_CHECKING:
 
 PERSONAL = frozenset({"he", "she", "he's", "she's", "him", "her", "his"})  # a person, not a thing
 PRONOUNS = frozenset({"him", "her", "them"})  # the objects that stand for someone named elsewhere
+# the words by which a claim stands for what its sentence named before it: without one, it
+# borrows no one ("…to collect Marta at 11:45; the talk at 12:30 is confirmed": not of Marta)
+STANDS_FOR = PERSONAL | PRONOUNS | {"they", "they've", "they're", "it", "its", "their"}
+STANDS_FOR |= {"all", "both", "everyone", "everybody", "each", "every"}
 WINDOW = 2000  # how far back (and on) a pronoun's name is looked for
 _STOPS = (". ", "! ", "? ", "\n")
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from sttui.core import facts, statements
-from sttui.core.claim_pronouns import PERSONAL, PRONOUNS, whom
+from sttui.core.claim_pronouns import PERSONAL, PRONOUNS, STANDS_FOR, whom
 from sttui.core.claim_quotes import SUBJECTS, quoted_claim
 from sttui.core.claim_record import _Record, _record, _synced
 from sttui.core.claim_verbs import (
@@ -348,7 +348,7 @@ def _claimed(rec: _Record, text: str) -> list[tuple[str, set[str], set[object], 
                 ids.update(subject)
             if not ids and (unnamed or PRONOUNS.intersection(objects)):
                 quoted = quoted_claim(text, clause, pos, from_start)
-                if quoted[1] is not None:  # "Tomasz is in at 17:00, and I've texted him"
+                if quoted[1] is not None and not STANDS_FOR.isdisjoint(clause):  # "…, and I've texted him"
                     ids.update(whom(rec, text, clause, quoted[1]))
         # naming no record: a claim of it done to the user ("texted you"), when made by the writer,
         # or with nothing after its verb when the writer is its only subject ("Ticketed, checked in")
