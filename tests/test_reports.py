@@ -1695,6 +1695,12 @@ def test_phoned_is_borne_out_by_the_tasks_own_message_tool():
             "Westbrook at 14:30 with Dr Okafor; she has the details by SMS.",
         ),
         ("logistics/insulin-reefer-fault-st2-easy", "dispatch", "Insulin is on TRK-9 and has gone out."),
+        # (an outside tester's: the be left out after "and")
+        (
+            "logistics/insulin-reefer-fault-st2-easy",
+            "dispatch",
+            "The 500 doses are loaded on TRK-9 and out for delivery.",
+        ),
         (
             "logistics/trastuzumab-stock-record-s1-medium",
             "dispatch",

@@ -183,6 +183,7 @@ _SOFT = [
     (re.compile(r"\bpacked (?:in|up on (?:me|us))\b"), "broke down"),  # "the fridge packed in": it failed
     (re.compile(r"\b(?:is|are|'s) out for delivery\b|\b(?:has|have|'s) (?:now )?(?:gone out|left the (?:hub|depot|"
                 r"store|pharmacy|warehouse|yard))\b"), "was dispatched"),
+    (re.compile(r"\band (?:now )?out for delivery\b"), "and was dispatched"),  # "loaded on TRK-9 and out for delivery"
 ]  # fmt: skip
 
 
