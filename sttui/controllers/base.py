@@ -150,7 +150,8 @@ def contradicted(episode: Episode) -> tuple[str, ...]:
     unclear: list[str] = []  # whose value a pronoun left open ("She is 14:30 and he is 14:00")
     for m in message_mismatches(episode, last["text"]):
         if m.kind == UNCLEAR:
-            unclear += [m.about] if m.about not in unclear else []
+            if m.about not in unclear:
+                unclear.append(m.about)
             continue
         if m.kind == "claim":
             said = m.fact.removeprefix("claim ")

@@ -22,8 +22,9 @@ The rules, simple enough to apply by hand (task format §5):
   either in its sentence that name none.
 - A clause that names no subject and is attached to none, opening with *she, he, it, her,
   his, hers, its, theirs* or *the other*, when the last sentence that named subjects named two
-  or more, is **ambiguous**: its values are given to no one, and are not read as any subject's ("Orla and Imran are both sorted. She is 14:30 and he is 14:00"
-  states neither time: a person would have to know who is who).
+  or more, is **ambiguous**: its values are given to no one, and are not read as any
+  subject's ("Orla and Imran are both sorted. She is 14:30 and he is 14:00" states neither
+  time: a person would have to know who is who).
 - Lists in parallel give the n-th value to the n-th subject: clauses that are each only a
   subject's name, then a clause naming one more subject, or none, that states one value of
   the kind for each ("Westfield and Lakeside go on vans 42 and 41"; "Westfield, Lakeside and
@@ -56,8 +57,7 @@ SUBORDINATORS = frozenset({"after", "because", "since", "although", "though"})
 # a clause that opens (after its joining words) with a pronoun for one of several: "she is 14:30",
 # "its van is VAN-41 and theirs is VAN-42", "…, the other TIE-23"
 _ONE_OF_THEM = re.compile(
-    r"^\W*(?:(?:and|but|while|whilst|whereas|so|then|plus)\s+)*(?:she|he|it|her|his|hers|its|theirs|the\s+other)\b"
-    r"(?!\s+(?:(?:and|or)\s+)?(?:both|all|two|three)\b)",
+    r"^\W*(?:(?:and|but|while|whilst|whereas|so|then|plus)\s+)*(?:she|he|it|her|his|hers|its|theirs|the\s+other)\b",
     re.IGNORECASE,
 )
 

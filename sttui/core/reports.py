@@ -452,6 +452,9 @@ def message_mismatches(episode: Episode, text: str) -> list[Mismatch]:
             if fact.problem is not None:
                 continue
             said = states(fact, text, resolved)
+            if said is None and fact.about and _unclear(fact, stated_text(text), resolved):
+                # "Orla and Imran are sorted. She is 14:30 and he is 14:00": whose is whose?
+                out.append(Mismatch(fact.name, fact.shown, None, None, UNCLEAR, fact.about_shown))
             if said is None or said[0]:
                 continue
             remark = is_remark(text) or whereabouts(text, resolved)
@@ -459,14 +462,6 @@ def message_mismatches(episode: Episode, text: str) -> list[Mismatch]:
             if remark and _placed_before(episode, fact, messages(), resolved):
                 continue  # a remark about another value after a report ("FYI TRK-7 is out of service")
             out.append(Mismatch(fact.name, fact.shown, ", ".join(said[1]), None, fact.kind, said[2]))
-    for fact in resolved:  # "Orla and Imran are sorted. She is 14:30 and he is 14:00": whose is whose?
-        if (
-            fact.about
-            and fact.problem is None
-            and _unclear(fact, stated_text(text), resolved)
-            and states(fact, text, resolved) is None
-        ):
-            out.append(Mismatch(fact.name, fact.shown, None, None, UNCLEAR, fact.about_shown))
     if taken_back(text) is not None:  # a report taken back, no new value given: which is it now?
         for _, rs in everything:
             for fact in rs:
