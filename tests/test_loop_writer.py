@@ -84,6 +84,9 @@ def test_the_writer_for_a_record_across_a_network_keeps_its_thread(tmp_path):
     writer.close()
     local = Store(f"sqlite:///{tmp_path / 'r.db'}")
     assert isinstance(headless_writer(local), LoopWriter)
+    waiting = headless_writer(local, waits_on_a_person=True)  # (the loop blocks on their answer)
+    assert isinstance(waiting, Writer)
+    waiting.close()
     local.close()
 
 

@@ -24,7 +24,7 @@ from sttui.running.runner import AnyEpisode, Seats, drive, open_episode
 from sttui.store.loop_writer import headless_writer
 from sttui.store.runs import Claim
 from sttui.store.store import Store, new_episode_id
-from sttui.store.writer import Committer, Writer, mark_unrecorded
+from sttui.store.writer import Committer, mark_unrecorded
 
 __all__ = ["pass_at_k", "pass_at_k_table", "pass_hat_k", "report", "run_batch"]
 
@@ -43,9 +43,7 @@ async def run_batch(
     stops: trials not started yet are not started (they have no record; the caller sees fewer
     records than planned), so a full disk costs one deadline, not one per trial."""
     gate = asyncio.Semaphore(plan.concurrency)
-    # a person judging at the terminal blocks the loop while they think: commits then go on in
-    # the writer thread, so what the other episodes did meanwhile is not left waiting on them
-    writer = (Writer(store) if judge is not None else headless_writer(store)) if store is not None else None
+    writer = headless_writer(store, waits_on_a_person=judge is not None) if store is not None else None
     chosen_judge = judge if judge is not None else make_judge(plan.judge, plan.models)
     judge_cache = JudgeCache(store=store)  # the stage judges' answers, shared by the run's episodes
 

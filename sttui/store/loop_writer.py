@@ -120,10 +120,12 @@ class LoopWriter(Committer):
                     loop.call_soon_threadsafe(_settle, future, reason)
 
 
-def headless_writer(store: Any) -> Committer:
+def headless_writer(store: Any, waits_on_a_person: bool = False) -> Committer:
     """The writer for a headless run into ``store``: in the loop on SQLite (a commit is CPU
-    alone), on a thread across a network (PostgreSQL: other episodes' steps overlap the trips)."""
+    alone), on a thread across a network (PostgreSQL: other episodes' steps overlap the trips)
+    or when the run's loop waits on a person (``sttui run --judge human`` asks at the terminal,
+    and what other episodes did meanwhile must not wait for the answer)."""
     engine = getattr(store, "engine", None)
-    if engine is not None and engine.url.get_backend_name() == "sqlite":
+    if not waits_on_a_person and engine is not None and engine.url.get_backend_name() == "sqlite":
         return LoopWriter(store)
     return Writer(store)
