@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -398,9 +399,10 @@ async def test_an_episode_ending_while_the_person_types_lets_its_keys_wait_for_a
     from sttui.tui import episode_over
     from sttui.tui.endscreen import EndScreen
 
-    # (long enough that a loaded machine mounts the screen and takes the keys within it: the hold
-    # starts when the episode ends, and a key arriving after it is a key after a pause)
-    monkeypatch.setattr(episode_over, "QUIET_SECONDS", 1.5)
+    # (the screen's clock is the test's: a loaded machine may take seconds between two presses,
+    # which to a real clock is a pause; here time passes only when the test says so)
+    now = [1000.0]
+    monkeypatch.setattr(episode_over, "time", SimpleNamespace(monotonic=lambda: now[0]))
     store, session, result = await _ended(db)
     async with ScreenApp(lambda: EndScreen(session, result, typing=True), store=store).run_test(size=(80, 24)) as pilot:
         screen = await started(pilot, "EndScreen")
@@ -411,7 +413,11 @@ async def test_an_episode_ending_while_the_person_types_lets_its_keys_wait_for_a
             assert pilot.app.screen is screen, key
         assert screen.holding
         assert episode_over.HELD_NOTICE in [n.message for n in pilot.app._notifications]
-        await wait_for(pilot, lambda: not screen.holding)
+        now[0] += episode_over.QUIET_SECONDS / 2  # (half a pause: still held)
+        await pilot.press("r")
+        assert pilot.app.screen is screen and screen.holding
+        now[0] += episode_over.QUIET_SECONDS + 0.01  # the pause after that key
+        assert not screen.holding
         await pilot.press("r")
         await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "ReplayScreen")
 
