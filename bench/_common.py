@@ -8,10 +8,13 @@ time, and every comparison runs its two sides in alternating rounds.
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -26,6 +29,14 @@ STTUI = str(Path(PYTHON).with_name("sttui"))
 # A shell that forbids writing bytecode would have every child compile sttui from source again
 # (about half a second of a launch), so children of a benchmark may write it.
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
+
+def scratch(prefix: str, dir: Path | None = None) -> Path:
+    """A new temporary folder, removed when the benchmark exits: its records and caches are
+    megabytes, and a run of ``all.py`` makes dozens of them."""
+    path = Path(tempfile.mkdtemp(prefix=prefix, dir=dir))
+    atexit.register(shutil.rmtree, path, ignore_errors=True)
+    return path
 
 
 def loadavg() -> str:

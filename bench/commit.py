@@ -23,13 +23,12 @@ import argparse
 import json
 import sqlite3
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import ROOT, cpu, fmt, header, median, result
+from _common import ROOT, cpu, fmt, header, median, result, scratch
 
 TASK = ROOT / "tasks" / "stt" / "logistics" / "insulin-reefer-fault-st2-easy.yaml"
 
@@ -125,7 +124,7 @@ def main() -> None:
     header("durable event commits: the store against a bare sqlite3 loop")
     from sttui.core.loader import load_task
 
-    tmp = Path(tempfile.mkdtemp(prefix="sttui-bench-commit-"))
+    tmp = scratch("sttui-bench-commit-")
     loaded = load_task(TASK)
     for sync in ("NORMAL", "FULL"):
         side_by_side(sync, args.events if sync == "NORMAL" else args.full_events, args.rounds, loaded, tmp)

@@ -18,13 +18,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import PYTHON, fmt, header, median, result, run_child
+from _common import PYTHON, fmt, header, median, result, run_child, scratch
 
 MINIMAL = """
 import json, os, time
@@ -84,7 +83,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
     header("home: first paint and peak memory")
-    work = Path(tempfile.mkdtemp(prefix="sttui-bench-home-"))
+    work = scratch("sttui-bench-home-")
     minimal, home = work / "minimal.py", work / "home.py"
     minimal.write_text(MINIMAL)
     home.write_text(HOME)

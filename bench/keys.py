@@ -25,14 +25,13 @@ import select
 import struct
 import subprocess
 import sys
-import tempfile
 import termios
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import PYTHON, ROOT, fmt, header, median, result
+from _common import PYTHON, ROOT, fmt, header, median, result, scratch
 
 CALL = b"get_vehicle_status(vehicle_id=TRK-9)"
 ONE_BY_ONE = 8  # its first characters are typed one at a time, each let settle
@@ -223,7 +222,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
     header("key press to rendered result, real pseudo-terminal")
-    work = Path(tempfile.mkdtemp(prefix="sttui-bench-keys-"))
+    work = scratch("sttui-bench-keys-")
     apps = {
         "minimal": Pty(MINIMAL, [], work, "minimal"),
         "sttui": Pty(STTUI, [f"sqlite:///{work / 'keys.db'}"], work, "sttui"),

@@ -18,12 +18,11 @@ import argparse
 import asyncio
 import json
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import PYTHON, cpu, fmt, header, median, run_child, verdict
+from _common import PYTHON, cpu, fmt, header, median, run_child, scratch, verdict
 from _long import CyclicAgent
 
 REPLAY = """
@@ -93,7 +92,7 @@ def main() -> None:
 
     from sttui.core.loader import load_task
 
-    loaded = load_task(long_task(Path(tempfile.mkdtemp(prefix="sttui-long-")), args.steps))
+    loaded = load_task(long_task(scratch("sttui-long-"), args.steps))
     per_step_round(loaded)  # warm: the review's graph, imports
     early, late = [], []
     for _ in range(args.rounds):
@@ -109,7 +108,7 @@ def main() -> None:
     )
     if not (args.db and args.episode):
         return
-    work = Path(tempfile.mkdtemp(prefix="sttui-bench-replay-"))
+    work = scratch("sttui-bench-replay-")
     script, empty = work / "replay.py", work / "tasks"
     script.write_text(REPLAY)
     empty.mkdir()

@@ -15,13 +15,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import PYTHON, fmt, header, median, result, run_child
+from _common import PYTHON, fmt, header, median, result, run_child, scratch
 
 MINIMAL = """
 import json, os, sys, time
@@ -83,7 +82,7 @@ def main() -> None:
     parser.add_argument("--task", default="logistics-insulin-reefer-st2-easy")
     args = parser.parse_args()
     header("open and play")
-    work = Path(tempfile.mkdtemp(prefix="sttui-bench-play-"))
+    work = scratch("sttui-bench-play-")
     minimal, play = work / "minimal.py", work / "play.py"
     minimal.write_text(MINIMAL)
     play.write_text(PLAY)

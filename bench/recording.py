@@ -18,13 +18,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import ROOT, cpu, fmt, header, median, paired, result
+from _common import ROOT, cpu, fmt, header, median, paired, result, scratch
 
 
 def main() -> None:
@@ -59,7 +58,7 @@ def main() -> None:
         models={},
     )
     episodes = len(plan.tasks) * plan.trials
-    folder = Path(args.db_dir or tempfile.mkdtemp(prefix="sttui-bench-rec-"))
+    folder = Path(args.db_dir) if args.db_dir else scratch("sttui-bench-rec-")
     walls: dict[str, list[float]] = {"recorded": [], "unrecorded": []}
     made = [0]
 

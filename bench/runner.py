@@ -18,12 +18,13 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from _common import scratch  # noqa: E402
 
 from sttui.config import model_aliases  # noqa: E402
 from sttui.controllers.model import END_TOOL, litellm_module  # noqa: E402
@@ -70,7 +71,7 @@ def main() -> None:
         for i, s in enumerate(loaded.task.solution, 1)
     ]
     steps.append(calls(tool_call("end_episode", {"reason": "done"}, "call_end")))
-    plan = Path(tempfile.mkdtemp(prefix="sttui-bench-")) / "plan.json"
+    plan = scratch("sttui-bench-") / "plan.json"
     plan.write_text(json.dumps(steps))
     # The stub runs in a process of its own, so its work never competes with the runner's.
     server = subprocess.Popen(
@@ -107,7 +108,7 @@ def main() -> None:
         rounds = []
         for _ in range(args.rounds):  # alternate the halves: this machine's noise hits both alike
             bare_time = asyncio.run(bare_all()) / per_client
-            store = Store(f"sqlite:///{tempfile.mkdtemp(prefix='sttui-bench-')}/runner.db")
+            store = Store(f"sqlite:///{scratch('sttui-bench-')}/runner.db")
             run_plan = RunPlan.build(
                 [loaded], agent="model:stub", trials=args.episodes, concurrency=CONCURRENCY, models=models
             )

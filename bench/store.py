@@ -14,10 +14,10 @@ from __future__ import annotations
 import argparse
 import json
 import sqlite3
-import tempfile
 import time
 from pathlib import Path
 
+from _common import scratch
 from sqlalchemy import insert
 
 from sttui.core.events import Event
@@ -42,7 +42,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--events", type=int, default=2000)
     args = parser.parse_args()
-    tmp = Path(tempfile.mkdtemp(prefix="sttui-bench-"))
+    tmp = scratch("sttui-bench-")
     loaded = load_task(TASK)
     n = args.events
 

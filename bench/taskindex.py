@@ -20,13 +20,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import PYTHON, ROOT, STTUI, fmt, header, median, paired, ratio_line, run_child, verdict
+from _common import PYTHON, ROOT, STTUI, fmt, header, median, paired, ratio_line, run_child, scratch, verdict
 
 HOME = """
 import json, os, sys, time
@@ -90,7 +89,7 @@ def main() -> None:
     parser.add_argument("--skip-home", action="store_true")
     args = parser.parse_args()
     header("task index")
-    work = Path(tempfile.mkdtemp(prefix="sttui-bench-index-"))
+    work = scratch("sttui-bench-index-")
     warm_cache = work / "warm-cache"
     bundled = ROOT / "tasks"
     folders = [bundled] + ([args.big] if args.big else [])
@@ -110,7 +109,7 @@ def main() -> None:
         print("   " + ratio_line("warm tasks / --help", res["warm"], res["help"], target=3))
 
         def cold(folder: Path = folder) -> float:
-            fresh = Path(tempfile.mkdtemp(prefix="cache-", dir=work))
+            fresh = scratch("cache-", dir=work)
             cpu = cli(["tasks", str(folder)], fresh)
             return cpu
 
@@ -149,7 +148,7 @@ def main() -> None:
     results: dict[str, list[dict[str, list[float]]]] = {"warm": [], "cold": []}
     for i in range(max(3, args.rounds // 2)):
         results["warm"].append(run_home(big_cache))
-        results["cold"].append(run_home(Path(tempfile.mkdtemp(prefix="cache-", dir=work))))
+        results["cold"].append(run_home(scratch("cache-", dir=work)))
         print(f"   home round {i + 1}: warm {results['warm'][-1]}, cold {results['cold'][-1]}", flush=True)
     n = count_files(args.big)
     for kind in ("warm", "cold"):

@@ -23,12 +23,11 @@ import argparse
 import json
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import fmt, header, median, paired, verdict
+from _common import fmt, header, median, paired, scratch, verdict
 from step import bare_round, replay_round, tasks
 
 TAU2 = """
@@ -72,7 +71,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
     header("an engine step against tau2-bench's get_response")
-    script = Path(tempfile.mkdtemp(prefix="sttui-bench-tau2-")) / "tau2_round.py"
+    script = scratch("sttui-bench-tau2-") / "tau2_round.py"
     script.write_text(TAU2)
     stt = tasks()
     replay_round(stt, True)

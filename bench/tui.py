@@ -16,9 +16,10 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
+
+from _common import scratch
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -58,7 +59,7 @@ FirstPaint(Launch.build(Path("tasks"), db_url=sys.argv[1])).run(headless=True, s
 
 
 def cold(code: str, *args: str, runs: int) -> float:
-    script = Path(tempfile.mkdtemp(prefix="sttui-bench-")) / "start.py"
+    script = scratch("sttui-bench-") / "start.py"
     script.write_text(code)
     painted = script.with_name("painted")
     env = {**os.environ, "PAINTED": str(painted)}
@@ -83,7 +84,7 @@ async def presses(n: int) -> list[float]:
 
     loaded = load_task(ROOT / "tasks" / "stt" / "logistics" / "insulin-reefer-fault-st2-easy.yaml")
     loaded.task = loaded.task.model_copy(update={"max_steps": 10_000})
-    db = f"sqlite:///{tempfile.mkdtemp(prefix='sttui-bench-')}/tui.db"
+    db = f"sqlite:///{scratch('sttui-bench-')}/tui.db"
     app = SttuiApp(Launch.build(ROOT / "tasks", db_url=db, human="bench"))
     out = []
     async with app.run_test(size=(120, 40)) as pilot:
@@ -130,7 +131,7 @@ def main() -> None:
     parser.add_argument("--starts", type=int, default=5)
     parser.add_argument("--presses", type=int, default=30)
     args = parser.parse_args()
-    db = f"sqlite:///{tempfile.mkdtemp(prefix='sttui-bench-')}/cold.db"
+    db = f"sqlite:///{scratch('sttui-bench-')}/cold.db"
     minimal = cold(MINIMAL, runs=args.starts)
     ours = cold(STTUI, db, runs=args.starts)
     print(
