@@ -273,6 +273,63 @@ def test_seats_written_as_a_row_and_letters_are_told():
 
 
 @pytest.mark.parametrize(
+    ("report", "passed", "said"),
+    [
+        # 27E is the seat the equipment change gave Daniel; the solution then moved him to 33G
+        ("You're both checked in on UA901, side by side in 27E and 33H.", False, "My app shows 33G, not 27E."),
+        (
+            "The system split you up (27E and 38A), so I moved you to 27E and 33H. 33G was released.",
+            False,
+            "My app shows 33G, not 27E.",
+        ),
+        ("Checked in on UA901: Daniel was moved from 27E to 33G and Hannah from 38A to 33H.", True, None),
+        ("The system split you up (27E and 38A), so I moved you to 33G and 33H, side by side.", True, None),
+    ],
+)
+def test_an_id_the_facts_own_path_held_before_is_a_conflict(report, passed, said):
+    """A seat the record shows the passenger held before (a trigger's ``diff``) and no longer
+    holds is no other passenger's and no key of a table, yet naming it alone states the seat."""
+    ep = played(SWAP, reports=(report,))
+    assert item(ep).passed is passed, item(ep).detail
+    assert (said in contradicted(ep)) if said else contradicted(ep) == ()
+
+
+def test_a_correction_to_the_seat_held_before_takes_the_report_back():
+    ep = played(SWAP, reports=(MOVED_SEATS, "FYI, one last change: Daniel's seat is now 27E."))
+    assert not item(ep).passed
+    assert "27E" in item(ep).detail
+
+
+def test_what_a_path_held_is_read_from_calls_and_triggers_and_from_a_record_put_in_whole():
+    from types import SimpleNamespace
+
+    from sttui.core.claim_record import _Record
+    from sttui.core.events import Event
+
+    def event(seq: int, kind: str, payload: dict) -> Event:
+        return Event(seq, kind, "x", payload, "2024-01-01T00:00")
+
+    rec = _Record.__new__(_Record)  # (only its history: the rest reads a task)
+    rec.history, rec.diffs_read = {}, 0
+    events = [
+        event(0, "trigger_fired", {"diff": [{"op": "changed", "path": "b.S.P-1", "old": "32A", "new": "27E"}]}),
+        event(1, "tool_result", {"state_diff": [{"op": "added", "path": "apts.A-1", "new": {"start": "14:00"}}]}),
+        event(
+            2,
+            "tool_result",
+            {"state_diff": [{"op": "changed", "path": "apts.A-1.start", "old": "14:00", "new": "15:00"}]},
+        ),
+        event(3, "message", {"diff": [{"op": "changed", "path": "b.S.P-1", "old": "9Z", "new": "9Y"}]}),  # (no change)
+    ]
+    episode = SimpleNamespace(events=events[:1])
+    assert rec.held(episode, "b.S.P-1") == {"32A", "27E"}
+    episode.events = events
+    assert rec.held(episode, "b.S.P-1") == {"32A", "27E"}  # (the events read once, as they come)
+    assert rec.held(episode, "apts.A-1.start") == {"14:00", "15:00"}
+    assert rec.held(episode, "apts.A-2.start") == set()
+
+
+@pytest.mark.parametrize(
     ("value", "canon"),
     [("TRK-9", "TRK-9"), ("trk09", "TRK-9"), ("TR-0912-04", "TR-912-4"), ("LH401", "LH-401"), ("CL-PIKE", "CL-PIKE")],
 )

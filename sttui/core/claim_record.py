@@ -10,8 +10,9 @@ import weakref
 from typing import TYPE_CHECKING, Any
 
 from sttui.core import facts
+from sttui.core import state as st
 from sttui.core.claim_verbs import _claim_verbs_of
-from sttui.core.events import TRIGGER_FIRED
+from sttui.core.events import TOOL_RESULT, TRIGGER_FIRED
 from sttui.core.report_facts import Resolved, _Kept, _record_of
 from sttui.core.report_names import WORD, canon_if_id, id_names, ids_in, name_words, named_in, names, people, per_task
 
@@ -68,6 +69,8 @@ class _Record:
         # ids of the records the fired triggers changed, and the state now
         self.world: set[str] = set()
         self.events_read = 0
+        self.history: dict[str, set[Any]] = {}  # a changed path -> the values it held (``held``)
+        self.diffs_read = 0
         self.state: Any = None
         self.state_version: Any = None
         self.passive = False  # a message read so far makes a passive claim: it reads the state
@@ -128,6 +131,30 @@ class _Record:
         self.events_read = len(events)
         return grew
 
+    def held(self, episode: Episode, path: str) -> set[Any]:
+        """The scalar values ``path`` held before and after each change the episode made to it
+        (a call's ``state_diff``, a trigger's ``diff``): what it was, as the events say."""
+        events = getattr(episode, "events", None) or []
+        for e in events[self.diffs_read :]:
+            payload = e.payload if isinstance(e.payload, dict) else {}
+            diff = payload.get("state_diff") if e.type == TOOL_RESULT else payload.get("diff")
+            for change in diff if e.type in (TOOL_RESULT, TRIGGER_FIRED) and isinstance(diff, list) else ():
+                if isinstance(change, dict) and isinstance(change.get("path"), str):
+                    values = self.history.setdefault(change["path"], set())
+                    for side in ("old", "new", "value"):
+                        value = change.get(side)
+                        values.add(value if not isinstance(value, dict | list) else _Whole(value))
+        self.diffs_read = len(events)
+        out = {v for v in self.history.get(path, ()) if not isinstance(v, _Whole)}
+        parts = st.split(path)
+        for i in range(1, len(parts)):  # a record (or list) holding it, put in place or taken away whole
+            whole = self.history.get(".".join(parts[:i]))
+            if whole:
+                rest = ".".join(parts[i:])
+                out |= {st.lookup(w.value, rest, None) for w in whole if isinstance(w, _Whole)}
+        out.discard(None)
+        return out
+
     def update(self, episode: Episode) -> None:
         self.state = getattr(getattr(episode, "env", None), "state", None)
         if self._read_world(episode):
@@ -163,6 +190,15 @@ class _Record:
             self.matcher = facts.IdMatcher(self.known, self.aliases)
             self.parsed.clear()
             self.support += 1
+
+
+class _Whole:
+    """A record or list a change put in place or took away, kept whole (unhashable as it is)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any):
+        self.value = value
 
 
 _RECORDS: weakref.WeakKeyDictionary[Any, _Record] = weakref.WeakKeyDictionary()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -317,11 +317,13 @@ def _keyed_by_records(state: Any, mapping: Any, kept: _Kept | None) -> bool:
     return any(t is not mapping and is_records(t) and all(k in t for k in mapping) for t in _tables(state, first, kept))
 
 
-def resolve(fact: Fact, state: Any, task_words: str, kept: _Kept | None = None) -> Resolved:
+def resolve(fact: Fact, state: Any, task_words: str, kept: _Kept | None = None, held: Held | None = None) -> Resolved:
     """The fact as of ``state``: its value from its path (or literal), its kind, its rivals,
     what it is about. ``kept``: the episode's mappings found so far (``_Kept``), for a state
-    the engine tracks."""
-    out = _resolve(fact, state, task_words, kept)
+    the engine tracks. ``held``: the values a path held earlier in the episode; an id the
+    fact's own path held is one of its rivals ("I moved you to 27E", the seat the change gave
+    Daniel before he was moved to 33G, states his seat, and not the one his app shows)."""
+    out = _resolve(fact, state, task_words, kept, held)
     out.about, out.about_shown = subject_of(fact.about), fact.about[0] if fact.about else ""
     return out
 
@@ -356,7 +358,11 @@ def picked(state: Any, path: str, where: dict[str, Any]) -> tuple[str | None, st
 GONE = frozenset({"cancelled", "canceled", "void", "voided", "withdrawn", "deleted"})
 
 
-def _resolve(fact: Fact, state: Any, task_words: str, kept: _Kept | None) -> Resolved:
+# a path -> the values it held earlier in the episode (``claim_record._Record.held``)
+Held = Callable[[str], Iterable[Any]]
+
+
+def _resolve(fact: Fact, state: Any, task_words: str, kept: _Kept | None, held: Held | None) -> Resolved:
     if fact.path is not None and fact.where:
         path, why = picked(state, fact.path, fact.where)
         if path is None:
@@ -393,6 +399,8 @@ def _resolve(fact: Fact, state: Any, task_words: str, kept: _Kept | None) -> Res
         for table in _tables(state, str(raw), kept):
             rivals |= {facts.canon_id(k) for k in table if isinstance(k, str)}
         rivals |= {facts.canon_id(str(s)) for s in siblings if isinstance(s, str)}
+        if held is not None and fact.path is not None and fact.field is None:
+            rivals |= {facts.canon_id(v) for v in held(fact.path) if isinstance(v, str)}
         out.rivals = sorted(r for r in rivals if r)
         out._ids = facts.IdMatcher(out.rivals, fact.aliases)
         out._named = _record_names(state, str(raw), set(out.rivals), kept)

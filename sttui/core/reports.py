@@ -65,9 +65,9 @@ if TYPE_CHECKING:
 
 RULE_TELL = (
     "the last agent message stating a value of a fact's kind decides (a question, negation, hedge, "
-    "either-or or proposal states none): it passes when it states the expected value (trk9, truck 9; 9.30am), conflicts when it "
-    "states only others (other ids of the table, times not from the user's request); with about, its "
-    "subject's values decide"
+    "either-or or proposal states none): it passes when it states the expected value (trk9; 9.30am), conflicts when it "
+    "states only others (ids of the table or held before, times not from the user's request); "
+    "with about, its subject's values decide"
 )
 TAKEN_BACK = "taken back"  # a ``Mismatch``'s kind: the message took the report back with no new value
 UNCLEAR = "unclear"  # a ``Mismatch``'s kind: the value given only through a pronoun for one of several
@@ -385,11 +385,15 @@ def resolved_facts(episode: Episode, item: ChecklistItem) -> list[Resolved]:
         rec.facts.clear()
         rec.version = version
     out = []
+
+    def held(path: str) -> set[Any]:
+        return rec.held(episode, path)
+
     for i, fact in enumerate(item.tell or []):
         key = (item.id, i)
         found = rec.facts.get(key)
         if found is None:
-            found = rec.facts[key] = resolve(fact, episode.env.state, rec.words, rec.kept)
+            found = rec.facts[key] = resolve(fact, episode.env.state, rec.words, rec.kept, held)
             found.bystanders = bystanders(episode.task) if found.about else ()
         out.append(found)
     return out
