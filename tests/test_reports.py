@@ -294,6 +294,32 @@ def test_an_id_the_facts_own_path_held_before_is_a_conflict(report, passed, said
     assert (said in contradicted(ep)) if said else contradicted(ep) == ()
 
 
+CARDIOLOGY = STT / "clinic" / "cardiology-rota-s1-easy.yaml"  # she asked for any time from 14:00; booked 14:30
+
+
+@pytest.mark.parametrize(
+    ("report", "passed", "said"),
+    [
+        (
+            "I booked Margaret with Dr Okafor at Westbrook Health Centre at 14:00.",
+            False,
+            "My app shows 14:30, not 14:00.",
+        ),
+        ("Margaret's review is at 14:00 at Westbrook with Dr Okafor.", False, "My app shows 14:30, not 14:00."),
+        ("Margaret's at 14:00 with Dr Okafor at Westbrook.", False, "My app shows 14:30, not 14:00."),
+        ("Margaret is booked with Dr Okafor at Westbrook at 14:30, as you wanted something from 14:00.", True, None),
+        ("Margaret's review is at 14:30 at Westbrook with Dr Okafor, since nothing was free for 14:00.", True, None),
+        ("Margaret's review at 14:00 with Dr Feld is off; Dr Okafor sees her at Westbrook.", False, None),
+    ],
+)
+def test_the_users_own_time_given_as_what_was_booked_is_stated(report, passed, said):
+    """A time the user's request gives ("any time from 14:00") is no conflict when echoed,
+    but it is one when the report books it ("booked … at 14:00", "is at 14:00")."""
+    ep = played(CARDIOLOGY, reports=(report,))
+    assert item(ep).passed is passed, item(ep).detail
+    assert (said in contradicted(ep)) if said else contradicted(ep) == ()
+
+
 def test_a_correction_to_the_seat_held_before_takes_the_report_back():
     ep = played(SWAP, reports=(MOVED_SEATS, "FYI, one last change: Daniel's seat is now 27E."))
     assert not item(ep).passed

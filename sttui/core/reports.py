@@ -162,10 +162,35 @@ _AS_NEW_AT = re.compile(
 )
 
 
+# after a value's "at" or "for", what in its clause gives the value as what was booked: a verb of
+# booking or being ("booked Margaret with Dr Okafor at Westbrook at 14:00", "her review is at 14:00")
+# (or "'s" right before it: "she's at 14:00"; not a possessive: "Margaret's review at 14:00")
+_BOOKED = re.compile(r"\b(?:booked|rebooked|scheduled|confirmed|is|are|will\s+be)\b|'s\s*$")
+# ... and what says it is not: a bound of the request, a negation, the value before ("after 14:00")
+_NOT_BOOKED = re.compile(
+    r"\b(?:after|from|since|before|by|until|till|between|earliest|latest|asked|wanted|requested|"
+    r"not|no|never|instead|rather|originally|previously|was|were|old|used\s+to)\b|n't\b"
+)
+_AT = re.compile(r"\b(?:at|for)\s+")
+
+
+def _booked_ends(folded: str) -> frozenset[int]:
+    """Where a value may start right after an "at" or "for" whose clause books it (``_BOOKED``)
+    and says nothing against that (``_NOT_BOOKED``)."""
+    out = set()
+    for m in _AT.finditer(folded):
+        clause = re.split(r"[.;:!?()]", folded[: m.start()])[-1]
+        if _BOOKED.search(clause) and not _NOT_BOOKED.search(clause):
+            out.add(m.end())
+    return frozenset(out)
+
+
 def _the_users_own(fact: Resolved, f: facts.Found, text: str) -> bool:
     """Whether a value of the user's own request is left out of the count: it is, unless the
     message gives it as the value now ("Margaret's appointment is now 14:00", where 14:00 was
-    the time she asked about) or as the start of a range ("open banking at 14:30-15:30")."""
+    the time she asked about), as what was booked ("I booked Margaret … at 14:00", "her review
+    is at 14:00", when she asked for any time from 14:00) or as the start of a range ("open
+    banking at 14:30-15:30")."""
     return fact.excuses(f) and not _given_as_now(text, facts.fold(f.written))
 
 
@@ -187,7 +212,7 @@ def _given_as_now(text: str, written: str) -> bool:
 def _now_ends(text: str) -> frozenset[int]:
     """Where a value may start right after one of ``_AS_NEW_AT``'s phrases in ``text`` (folded)."""
     folded = facts.fold(text)
-    return frozenset(m.end() for m in _AS_NEW_AT.finditer(folded)) | range_starts(folded)
+    return frozenset(m.end() for m in _AS_NEW_AT.finditer(folded)) | range_starts(folded) | _booked_ends(folded)
 
 
 def _aside(fact: Resolved, subjects: tuple[Any, ...]) -> tuple[Any, ...]:
