@@ -901,6 +901,13 @@ LOGISTICS = STT / "logistics"
         (AIR / "held-fare-ttl-t1-medium.yaml", "solution", "add_frequent_flyer", "Miles & More number added.",
          "a successful add_frequent_flyer call"),
         (AIR / "held-fare-ttl-t1-medium.yaml", "solution", "", "Miles & More number added.", None),
+        # a clause after "then" opening with a verb of the writer's ("gave") is the writer's, as
+        # is the claim joined to it
+        (AIR / "held-fare-ttl-t1-medium.yaml", "solution", "add_frequent_flyer",
+         "I checked her in straight away, then gave her window seat 14A and added her Miles & More number.",
+         "a successful add_frequent_flyer call"),
+        (AIR / "held-fare-ttl-t1-medium.yaml", "solution", "",
+         "I checked her in straight away, then gave her window seat 14A and added her Miles & More number.", None),
         # a passive's subject is its own, and a clause with a verb of its own is no claim's object
         (AIR / "dfw-crew-timeout-st2-medium.yaml", "solution", "",
          "Switched to AA1100, you're checked in and bag AA604417 is rerouted too.", None),

@@ -117,7 +117,7 @@ _REPORT_VERBS = frozenset(
     {"checked", "confirmed", "verified", "found", "looked", "called", "contacted", "arranged", "sorted", "updated",
      "added", "moved", "spoke", "asked", "got", "sent", "made", "put", "brought", "took", "drove", "picked",
      "pulled", "grabbed", "loaded", "rang", "phoned", "handled", "organised", "organized", "fixed", "booked",
-     "swapped", "switched", "managed", "lined"}
+     "swapped", "switched", "managed", "lined", "gave", "assigned", "seated", "reserved", "secured", "issued"}
 )  # fmt: skip
 
 
