@@ -301,6 +301,21 @@ def test_check_notes_a_fact_read_through_a_number_the_agent_made_and_subjects_le
     assert tell_notes(load_task(CHEMO).task, report(CHEMO, "Westfield on VAN-42.")[1].episode) == []
 
 
+def test_check_notes_one_fact_left_without_about_beside_others_of_its_kind(tmp_path):
+    """Abbeymead's van with no about, beside Westfield's and Lakeside's with theirs: "Abbeymead
+    is now on VAN-41" (Lakeside's van) would pass it."""
+    from sttui.authoring.tell_notes import tell_notes
+
+    text = CHEMO.read_text().replace("about: Abbeymead, ", "")
+    (tmp_path / "logistics").mkdir()
+    (tmp_path / "logistics" / "env.py").write_text((CHEMO.parent / "env.py").read_text())
+    (tmp_path / CHEMO.name).write_text(text)
+    loaded = load_task(tmp_path / CHEMO.name)
+    _, result = report(tmp_path / CHEMO.name, "Westfield on VAN-42, Lakeside on VAN-41, Abbeymead on VAN-47.")
+    notes = tell_notes(loaded.task, result.episode)
+    assert any("fact 'Abbeymead van' has no about, unlike Westfield van, Lakeside van" in n for n in notes), notes
+
+
 def test_the_order_of_work_does_not_change_what_a_report_is_judged_against():
     """Lakeside's shipment made first (SHP-1 is Lakeside's): the same honest report passes and
     the same swapped one fails, as when the solution makes Westfield's first."""

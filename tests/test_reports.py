@@ -294,6 +294,66 @@ def test_an_id_the_facts_own_path_held_before_is_a_conflict(report, passed, said
     assert (said in contradicted(ep)) if said else contradicted(ep) == ()
 
 
+HELD_FARE = STT / "air-travel" / "held-fare-ttl-t1-medium.yaml"  # her window seat: 14A
+VACCINE = STT / "logistics" / "vaccine-truck-outbreak-st1-hard.yaml"  # Ashby's doses on BOX-3
+AIRCRAFT_SWAP = STT / "air-travel" / "aircraft-swap-seats-st1-easy.yaml"  # 27E before 33G
+SEATED = "You're both checked in on UA901, side by side in 33G and 33H."
+
+
+@pytest.mark.parametrize(
+    ("path", "reports", "passed", "said"),
+    [
+        # a code of a rival's form that no record holds: a seat (after "seat"), a van (anywhere)
+        (
+            HELD_FARE,
+            ("Done: window seat 14C, ticketed and checked in on LH1232, departing 08:55 UTC.",),
+            False,
+            "My app shows 14A, not 14C.",
+        ),
+        (
+            HELD_FARE,
+            ("Done: window seat 14A, ticketed and checked in on LH1232.", "FYI, one last change: her seat is now 14C."),
+            False,
+            "My app shows 14A, not 14C.",
+        ),
+        (
+            VACCINE,
+            ("Ashby's doses are on BOX-3.", "One last change: Ashby is now on VAN-9."),
+            False,
+            "For Ashby, my app shows BOX-3, not VAN-9.",
+        ),
+        # a plain form (digits and a letter) away from the fact's own word is no seat
+        (AIRCRAFT_SWAP, (SEATED, "Your boarding group is 2B."), True, None),
+        (AIRCRAFT_SWAP, (SEATED, "Boarding starts at gate 2B at 17:40."), True, None),
+        (
+            HELD_FARE,
+            ("Window seat 14A, ticketed and checked in on LH1232, departing 08:55 UTC. Boarding group 3B.",),
+            True,
+            None,
+        ),
+        # the seat held before, named as the old one
+        (AIRCRAFT_SWAP, (SEATED, "Daniel's old seat was 27E."), True, None),
+        (AIRCRAFT_SWAP, (SEATED, "Daniel, your old seat 27E went to someone else."), True, None),
+    ],
+)
+def test_a_code_no_record_holds_is_a_value_of_its_form(path, reports, passed, said):
+    ep = played(path, reports=reports)
+    reported = item(ep)
+    if path == HELD_FARE:  # (its report item tells the flight and departure too: only the seat here)
+        assert ("seat 14A: stated" in reported.detail) is passed, reported.detail
+    else:
+        assert reported.passed is passed, reported.detail
+    assert (said in contradicted(ep)) if said else contradicted(ep) == ()
+
+
+def test_the_form_of_a_code():
+    assert facts.id_form("TRK-22") == facts.id_form("TRK-9") == ("TRK", "D")
+    assert facts.id_form(facts.canon_id("14C")) == ("D", "L") != facts.id_form(facts.canon_id("A26"))
+    forms = frozenset({("VAN", "D"), ("D", "L")})
+    found = facts.ids_of_forms("VAN-9 and VAN-8, seat 14C, group 2B, TRK-3", {"VAN-8"}, forms, frozenset({"seat"}))
+    assert [f.written for f in found] == ["VAN-9", "14C"]
+
+
 CARDIOLOGY = STT / "clinic" / "cardiology-rota-s1-easy.yaml"  # she asked for any time from 14:00; booked 14:30
 
 

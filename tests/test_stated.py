@@ -142,6 +142,12 @@ def kept(text: str) -> str:
         ("She is ill. Westfield is on VAN-42.", "She is ill. Westfield is on VAN-42."),
         ("Westfield on VAN-42. Shall I go ahead and book it now?", "- . ?"),
         ("Westfield is on VAN-42. Shall I send it to the driver?", "Westfield is on VAN-42. ?"),
+        # the value a word or two after "old" or "previous", in its clause: what it was
+        ("Daniel's old seat was 27E.", "Daniel's old seat was ."),
+        ("Your previous truck TRK-7 is at the depot.", "Your previous truck - is at the depot."),
+        ("The old van, VAN-41, is back; VAN-42 has it.", "The old van, VAN-41, is back; VAN-42 has it."),
+        ("The old timetable is gone; she leaves at 08:55.", "The old timetable is gone; she leaves at 08:55."),
+        ("The former on 14:30, the latter on 14:00.", "The former on 14:30, the latter on 14:00."),
         # what names a truck is no negation
         ("Load truck no. 9 and truck no 9.", "Load truck no. 9 and truck no 9."),
         # nothing to set aside: the text as it was

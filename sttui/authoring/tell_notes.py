@@ -1,7 +1,8 @@
 """Two ways a ``tell`` item can judge a fair report unfairly, found on the solution's run and
 said as notes by ``sttui check`` (task format §5): a fact read through a record number that
 the agent's own call made (another order of work numbers it otherwise), and several facts of
-one kind with no ``about`` (a report that gives one's value to another passes)."""
+one kind with no ``about``, or one with none beside others of its kind with theirs (a report that
+gives one's value to another passes)."""
 
 from __future__ import annotations
 
@@ -28,9 +29,12 @@ def tell_notes(task: SttTask, episode: Episode) -> list[str]:
     for section in ("checklist", "static_checklist"):
         for item in getattr(task, section) or []:
             kinds: dict[str, list[str]] = defaultdict(list)
+            owned: dict[str, list[str]] = defaultdict(list)  # kind -> the facts with about
             for fact in item.tell or []:
                 if fact.kind is not None and not fact.about:
                     kinds[fact.kind].append(fact.fact)
+                elif fact.kind is not None:
+                    owned[fact.kind].append(fact.fact)
                 if fact.path is None or fact.where:
                     continue
                 keys = fact.path.split(".")
@@ -44,7 +48,13 @@ def tell_notes(task: SttTask, episode: Episode) -> list[str]:
                         f"with path: {star} and where (task format §5)"
                     )
             for kind, names in kinds.items():
-                if len(names) > 1:
+                if len(names) == 1 and owned[kind]:
+                    out.append(
+                        f"{section} {item.id}: fact '{names[0]}' has no about, unlike {', '.join(owned[kind])} of "
+                        f"kind {kind}: a report giving it another's value (said of its name) passes; give it the "
+                        "name of its own (about, task format §5)"
+                    )
+                elif len(names) > 1:
                     out.append(
                         f"{section} {item.id}: facts {', '.join(names)} are all of kind {kind}, none with about: "
                         "a report giving one's value to another passes; if they belong to different things, "

@@ -2,7 +2,8 @@
 *rather than*, *in place of* or a swap ("swapped CR-14 for CR-12"); after *from* following a
 change ("moved the insulin from TRK-9 to TRK-7", "took over from TRK-9"); before *stood down,
 replaced, withdrawn, removed, released* ("TRK-9 was stood down"); and in a clause saying what a
-value used to be ("due 09:35 originally"). Read by ``core.stated`` on a message's words
+value used to be ("due 09:35 originally"), or the value right after *old* or *previous* and a
+word or two ("Daniel's old seat was 27E"). Read by ``core.stated`` on a message's words
 (start, end, folded word); the rules are in task format §5."""
 
 from __future__ import annotations
@@ -26,6 +27,32 @@ _BE_HAD = frozenset({"is", "are", "was", "were", "been", "being", "has", "have",
 # what a value was before the change, said of its whole clause: "Her train was due 09:35
 # originally", "previously booked for 10:00", "it had been TRK-7 at first"
 _FORMER = frozenset({"originally", "previously", "formerly", "initially"})  # (not "the earlier BA1433")
+
+
+# what names the value after it, a word or two on, as what was before: "Daniel's old seat was
+# 27E", "your previous truck TRK-7"
+_BYGONE = frozenset({"old", "previous"})  # (not "former": "the former on 14:30")
+_BYGONE_BE = frozenset({"was", "were", "is", "are", "had", "been", "of", "at", "in", "on", "for"})
+
+
+def bygone(words: Words, i: int, stop: int) -> tuple[int, int] | None:
+    """Where the value stands that the word ``i`` names as the one before (``_BYGONE``): after
+    at most two words of no digit and a form of *be* or a preposition, before ``stop`` (the
+    clause's end); None when ``i`` is no such word or no value follows."""
+    if words[i][2] not in _BYGONE:
+        return None
+    j, nouns = i + 1, 0
+    while j < len(words) and words[j][0] < stop and not any(c.isdigit() for c in words[j][2]):
+        if words[j][2] in _BYGONE_BE:
+            j += 1
+            continue
+        nouns += 1
+        if nouns > 2:
+            return None
+        j += 1
+    if j < len(words) and words[j][0] < stop:
+        return words[j][0], words[j][1]
+    return None
 
 
 def former(words: Words, ends: list[int], start: int, end: int) -> list[tuple[int, int]]:

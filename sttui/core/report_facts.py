@@ -44,6 +44,8 @@ class Resolved:
     rivals: list[Any] = field(default_factory=list)  # ids, surnames or phrases of the same list
     excused: list[Any] = field(default_factory=list)  # times or dates not counted against it
     _ids: facts.IdMatcher | None = None
+    _forms: frozenset[tuple[str, ...]] = frozenset()  # (id) the forms of its rivals: an unknown code of one is one too
+    _cues: frozenset[str] = frozenset()  # (id) the words it is named by ("seat"), before a code of a plain form
     _names: re.Pattern[str] | None = None  # (id) the records' names: "the Harbour Suite" is R-312
     _named: dict[str, str] = field(default_factory=dict)  # folded name -> canonical id
     _first: dict[str, str] = field(default_factory=dict)  # (person) folded first name -> surname
@@ -67,6 +69,8 @@ class Resolved:
     def _find(self, text: str) -> list[facts.Found]:
         if self.kind == "id":
             found = self._ids.find(text) if self._ids is not None else []
+            if self._ids is not None and self._forms:
+                found = found + facts.ids_of_forms(text, self._ids.ids, self._forms, self._cues)
             if self._names is None:
                 return found
             return found + by_name(self._names, self._named, text, self._ids)
@@ -403,6 +407,8 @@ def _resolve(fact: Fact, state: Any, task_words: str, kept: _Kept | None, held: 
             rivals |= {facts.canon_id(v) for v in held(fact.path) if isinstance(v, str)}
         out.rivals = sorted(r for r in rivals if r)
         out._ids = facts.IdMatcher(out.rivals, fact.aliases)
+        out._forms = frozenset(facts.id_form(r) for r in out.rivals)
+        out._cues = _cues(fact)
         out._named = _record_names(state, str(raw), set(out.rivals), kept)
         out._names = _names_pattern(tuple(sorted(out._named)))
         out.sig = (kind, tuple(out.rivals), tuple(sorted(fact.aliases.items())), tuple(sorted(out._named.items())))
@@ -421,6 +427,16 @@ def _resolve(fact: Fact, state: Any, task_words: str, kept: _Kept | None, held: 
         out.starts = kind == "time" and last.lower() in STARTS
         out.sig = (kind, out.starts)
     return out
+
+
+def _cues(fact: Fact) -> frozenset[str]:
+    """The words an id fact is named by, singular: its name's ("Daniel's seat": seat) but those
+    of what it is about, and its path's last word (``….seats.P-DW``: seat)."""
+    about = {w for name in fact.about for w in facts.words(name)}
+    words = {w.removesuffix("'s") for w in facts.words(fact.fact)} - about
+    last = next((p for p in reversed(st.split(fact.path or "")) if p.isalpha()), "")
+    words |= set(facts.words(last))
+    return frozenset(w.removesuffix("s") for w in words if len(w) >= 3)
 
 
 def _first_names(names: list[Any], surnames: list[Any]) -> dict[str, str]:

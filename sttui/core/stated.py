@@ -71,7 +71,7 @@ import re
 from bisect import bisect_left, bisect_right
 from functools import lru_cache
 
-from sttui.core.replaced import former, instead_of, ousted_before
+from sttui.core.replaced import bygone, former, instead_of, ousted_before
 from sttui.core.statement_words import ASIDES, AUXILIARIES, CONDITIONALS, INTERROGATIVES, NEGATORS
 
 # a word: letters and digits, joined by one mark (VAN-42, 09:30, 9.30am, LH401, isn't)
@@ -200,6 +200,8 @@ def _denied(text: str, words: list[tuple[int, int, str]], ends: list[int]) -> li
                 out.append((words[i + 1][0], stop))
             continue
         gone = ousted_before(words, i)  # "TRK-9 was stood down", "TRK-9 replaced by TRK-7"
+        if gone is None:  # "Daniel's old seat was 27E"
+            gone = bygone(words, i, _clause_end(a, ends, words[-1][1]))
         if gone is not None:
             out.append(gone)
             continue
