@@ -961,6 +961,23 @@ LOGISTICS = STT / "logistics"
         (AIR / "held-fare-ttl-t1-medium.yaml", "solution", "add_frequent_flyer", "Miles & More number added.",
          "a successful add_frequent_flyer call"),
         (AIR / "held-fare-ttl-t1-medium.yaml", "solution", "", "Miles & More number added.", None),
+        # a person updated, a hotel sorted, a frequent-flyer number on the booking: what the tools do
+        (STT / "clinic" / "endoscopy-overrun-t3-medium.yaml", "solution", "notify_patient",
+         "I moved his gastroscopy to 11:00. Arthur's been updated with the new times.",
+         "a successful notify_patient call naming P-BELL"),
+        (STT / "clinic" / "endoscopy-overrun-t3-medium.yaml", "solution", "",
+         "I moved his gastroscopy to 11:00. Arthur's been updated with the new times.", None),
+        (AIR / "bergen-reaccommodation-t2-hard.yaml", "solution", "issue_voucher",
+         "Pieter waits for KL1183 tomorrow 07:05, and his hotel is sorted.", "a successful issue_voucher call"),
+        (AIR / "bergen-reaccommodation-t2-hard.yaml", "solution", "",
+         "Pieter waits for KL1183 tomorrow 07:05, and his hotel is sorted.", None),
+        (AIR / "bergen-reaccommodation-t2-hard.yaml", "solution", "issue_voucher",
+         "Pieter waits for KL1183 tomorrow 07:05; his hotel is arranged by the airline.", None),
+        (AIR / "held-fare-ttl-t1-medium.yaml", "solution", "add_frequent_flyer",
+         "Checked in, window seat 14A, and her Miles & More number is on the booking.",
+         "a successful add_frequent_flyer call"),
+        (AIR / "held-fare-ttl-t1-medium.yaml", "solution", "",
+         "Checked in, window seat 14A, and her Miles & More number is on the booking.", None),
         # a clause after "then" opening with a verb of the writer's ("gave") is the writer's, as
         # is the claim joined to it
         (AIR / "held-fare-ttl-t1-medium.yaml", "solution", "add_frequent_flyer",

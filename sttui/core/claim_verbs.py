@@ -152,10 +152,14 @@ class _Kind:
 _CONFIRMED = frozenset(past_forms("confirm") | past_forms("reconfirm"))
 
 
+# the subject a possessive stands for ("his hotel is sorted": he has been issued one)
+_SUBJECT_OF: dict[str, str] = {"his": "he", "her": "she", "their": "they", "your": "you"}
+
+
 # how people say a message went or a load left without the tool's verb, said plainly: "I've let
 # her know" is "I've notified her", "it's out for delivery" "it was dispatched" (a claim only
 # where the task has that verb's tool); the quote is then of the plain words
-_SOFT = [
+_SOFT: list[tuple[re.Pattern[str], Any]] = [
     (re.compile(r"\blet (him|her|them|\w+) know\b"), r"notified \1"),
     (re.compile(r"\bgave (him|her|them|\w+) a (?:ring|call|bell|buzz)\b"), r"phoned \1"),
     (re.compile(r"\bpassed (?:it|this|that|the (?:change|news|details|update|message)) on to (him|her|them|\w+)\b"),
@@ -166,6 +170,12 @@ _SOFT = [
     (re.compile(r"\b(he|she|they|\w+) (?:has|have|'s got|has got|got) (?:the details|a text|an email|a message|"
                 r"the new times?|(?:his|her|their) (?:new )?times?)(?: by (?:sms|text|email))?"), r"\1 has been notified"),
     (re.compile(r"\b(?:gave|given|sent) (him|her|them|(?:the )?\w+) a heads[- ]?up\b"), r"notified \1"),
+    # "Arthur's been updated with the new times", "I've updated her on the change": a person told
+    (re.compile(r"\b(he|she|they)(?:'s| has| have|'ve) been (?:updated|briefed|filled in)\b"), r"\1 has been notified"),
+    (re.compile(r"\b(\w+)(?:'s| has| have|'ve) been (?:updated|briefed|filled in) (?:with|on|about) (?:the |all the )?"
+                r"(?:new |latest |changed )?(?:times?|details|plan|changes?|arrangements?)\b"), r"\1 has been notified"),
+    (re.compile(r"\b(?:updated|briefed|filled in) (him|her|them|\w+) (?:with|on|about) (?:the |all the )?"
+                r"(?:new |latest |changed )?(?:times?|details|plan|changes?|arrangements?)\b"), r"notified \1"),
     (re.compile(r"\b(he|she|they|\w+)(?:'s| has| have|'ve) been given a heads[- ]?up\b"), r"\1 has been notified"),
     # a confirmation said as ops staff say it ("the talk at 12:30 is all go", "it's locked in")
     (re.compile(r"(\bis|\bare|'s|'re) (?:now |all )?(?:locked in|a go|all go)\b"), r"\1 confirmed"),
@@ -184,6 +194,13 @@ _SOFT = [
     (re.compile(r"\b(?:is|are|'s) out for delivery\b|\b(?:has|have|'s) (?:now )?(?:gone out|left the (?:hub|depot|"
                 r"store|pharmacy|warehouse|yard))\b"), "was dispatched"),
     (re.compile(r"\band (?:now )?out for delivery\b"), "and was dispatched"),  # "loaded on TRK-9 and out for delivery"
+    # a hotel voucher and a frequent-flyer number said as what the traveller now has
+    # ("his hotel is sorted": the writer issued it; "her Miles & More number is on the booking": added it)
+    (re.compile(r"\b(his|her|their|your) (?:hotel|accommodation|overnight stay)(?: voucher)? (?:is|'s|has been|was) "
+                r"(?:now |all )?(?:sorted|arranged|covered|taken care of)\b(?! by\b)"), lambda m: f"{_SUBJECT_OF[m[1]]} has been issued a hotel voucher"),
+    (re.compile(r"\b(his|her|their|your) (?:miles & more|miles and more|frequent[- ]flyer|loyalty|flying blue|avios|"
+                r"skywards)(?: card)?(?: number)? (?:is|'s) (?:now )?(?:on|in|attached to) (?:the|her|his|their|your) "
+                r"(?:booking|reservation|file|record|ticket)\b"), r"added \1 frequent flyer number"),
 ]  # fmt: skip
 
 
