@@ -5,7 +5,8 @@ of N sentences that each claim an operation (by an id, a person's name, "him" af
 accented name the quote cannot match): its claims must cost in proportion to its length (each
 clause is looked for from where the last was found, within a window), so the per-sentence
 cost at the largest N over the smallest is printed, about 1 when linear. Last, one message of
-100 and 400 KB of times given to five subjects (the per-KB cost ratio, about 1 when linear).
+100 and 400 KB of times given to five subjects, and one echoing the user's own time, never the
+booked one (the per-KB cost ratio of each, about 1 when linear).
 
 Figures are CPU time, medians with their range over rounds (bench/_common.py).
 
@@ -152,14 +153,19 @@ def main() -> None:
         sizes[kb] = min(timed(lambda ep=ep: evaluate_checklist(ep), 1)[0] for ep in runs)
         print(f"  one message of {kb} KB of times for five subjects ({MANY.name}): {sizes[kb]:.2f} s")
     print(f"    per KB at 400 / at 100: {sizes[400] / 4 / sizes[100]:.2f}x (linear: about 1)")
+    for kb in (100, 400):
+        runs = [many_times(kb * 1000, nonce, ECHOES, ECHO) for nonce in range(3)]
+        sizes[kb] = min(timed(lambda ep=ep: evaluate_checklist(ep), 1)[0] for ep in runs)
+        print(f"  one message of {kb} KB echoing the user's own time ({ECHOES.name}): {sizes[kb]:.2f} s")
+    print(f"    per KB at 400 / at 100: {sizes[400] / 4 / sizes[100]:.2f}x (linear: about 1)")
 
 
 MANY = ROOT / "tasks/stt/clinic/kings-bridge-closure-s3-hard.yaml"
 TIMES = "Leonard: VAN-2 collects him at 08:40. Eileen's review is moved to 11:30, VAN-1 collects her at 10:00. "
 
 
-def many_times(size: int, nonce: int = 0) -> Episode:
-    loaded = load_task(MANY)
+def many_times(size: int, nonce: int = 0, task: Path = MANY, text: str = TIMES) -> Episode:
+    loaded = load_task(task)
     ep = Episode(loaded.task, loaded.env_cls)
     ep.start()
     for step in loaded.task.solution:
@@ -167,8 +173,14 @@ def many_times(size: int, nonce: int = 0) -> Episode:
             ep.apply(ToolCall(step.tool, dict(step.args)))
     if ep.turn == "user":
         ep.apply(Reply("ok"))
-    ep.apply(Say(f"Run {nonce}. " + (TIMES * (size // len(TIMES) + 1))[:size]))
+    ep.apply(Say(f"Run {nonce}. " + (text * (size // len(text) + 1))[:size]))
     return ep
+
+
+# the user's own time ("any time from 14:00") echoed, never the booked one: each echo is read for
+# whether its clause books it (linear only when the clauses are read in one pass)
+ECHOES = ROOT / "tasks/stt/clinic/cardiology-rota-s1-easy.yaml"
+ECHO = "Margaret sees Dr Okafor at Westbrook as you wanted, something from 14:00 "
 
 
 if __name__ == "__main__":

@@ -380,6 +380,16 @@ def test_the_users_own_time_given_as_what_was_booked_is_stated(report, passed, s
     assert (said in contradicted(ep)) if said else contradicted(ep) == ()
 
 
+def test_where_a_clause_books_the_value_after_its_at():
+    from sttui.core.reports import _booked_ends
+
+    text = "she is booked at 09:30 and at 14:00. after 14:00 at 15:00; margaret's at 16:00 (not at 17:00)"
+    ends = sorted(_booked_ends(text))
+    starts = [text[e : e + 5] for e in ends]
+    # (the colon of 09:30 ends no clause; "after" stands against booking; "'s" books what follows)
+    assert starts == ["09:30", "14:00", "16:00"], starts
+
+
 def test_a_correction_to_the_seat_held_before_takes_the_report_back():
     ep = played(SWAP, reports=(MOVED_SEATS, "FYI, one last change: Daniel's seat is now 27E."))
     assert not item(ep).passed

@@ -165,7 +165,8 @@ _AS_NEW_AT = re.compile(
 # after a value's "at" or "for", what in its clause gives the value as what was booked: a verb of
 # booking or being ("booked Margaret with Dr Okafor at Westbrook at 14:00", "her review is at 14:00")
 # (or "'s" right before it: "she's at 14:00"; not a possessive: "Margaret's review at 14:00")
-_BOOKED = re.compile(r"\b(?:booked|rebooked|scheduled|confirmed|is|are|will\s+be)\b|'s\s*$")
+_BOOKED = re.compile(r"\b(?:booked|rebooked|scheduled|confirmed|is|are|will\s+be)\b")
+_IS_BEFORE = re.compile(r"'s\s*$")
 # ... and what says it is not: a bound of the request, a negation, the value before ("after 14:00")
 _NOT_BOOKED = re.compile(
     r"\b(?:after|from|since|before|by|until|till|between|earliest|latest|asked|wanted|requested|"
@@ -174,14 +175,30 @@ _NOT_BOOKED = re.compile(
 _AT = re.compile(r"\b(?:at|for)\s+")
 
 
+_CLAUSE_BREAK = re.compile(r"[;!?()]|[.:](?=\s|$)")  # (not the colon of 14:00, the stop of 7.35)
+
+
 def _booked_ends(folded: str) -> frozenset[int]:
     """Where a value may start right after an "at" or "for" whose clause books it (``_BOOKED``)
-    and says nothing against that (``_NOT_BOOKED``)."""
+    and says nothing against that (``_NOT_BOOKED``) before it. One pass over the text, the
+    marks of each kind taken in order (a long message costs in proportion to its length)."""
+    marks = sorted(
+        [(m.start(), 0, m.end()) for m in _CLAUSE_BREAK.finditer(folded)]
+        + [(m.start(), 1, m.end()) for m in _BOOKED.finditer(folded)]
+        + [(m.start(), 2, m.end()) for m in _NOT_BOOKED.finditer(folded)]
+        + [(m.start(), 3, m.end()) for m in _AT.finditer(folded)]
+    )
     out = set()
-    for m in _AT.finditer(folded):
-        clause = re.split(r"[.;:!?()]", folded[: m.start()])[-1]
-        if _BOOKED.search(clause) and not _NOT_BOOKED.search(clause):
-            out.add(m.end())
+    booked = against = False
+    for start, kind, end in marks:
+        if kind == 0:  # a new clause
+            booked = against = False
+        elif kind == 1:
+            booked = True
+        elif kind == 2:
+            against = True
+        elif not against and (booked or _IS_BEFORE.search(folded, max(0, start - 12), start)):
+            out.add(end)
     return frozenset(out)
 
 
