@@ -225,3 +225,33 @@ def test_under_a_changed_key_the_mappings_are_read_once_for_every_value_looked_f
     got = report_facts._tables(state, "TRK-9", rec.kept)
     monkeypatch.setattr(report_facts, "_walk", walk)
     assert got == report_facts._tables(state, "TRK-9") and walks.count(3) == len(changed) + 1
+
+
+def test_messages_found_to_claim_nothing_are_not_read_again(monkeypatch):
+    """Asked after every message of a long chat that claims nothing, the claims check reads each
+    message once (not all of them at every ask); a later claim is still found, and the list of
+    messages read is checked to be the one read before."""
+    from sttui.core import report_claims
+
+    ep = _insulin()
+    read: list[str] = []
+    candidates = report_claims._candidates
+
+    def counted(rec: Any, text: str) -> Any:
+        read.append(text)
+        return candidates(rec, text)
+
+    monkeypatch.setattr(report_claims, "_candidates", counted)
+    for i in range(30):
+        if ep.turn == "user":
+            ep.apply(Reply("ok"))
+        ep.apply(Say(f"Still looking at the options ({i})."))
+        assert report_claims.all_claims(ep, reports.agent_messages(ep)) == []
+    assert len(read) == 30  # each message once
+    ep.apply(Reply("ok"))
+    ep.apply(Say("I cancelled SHP-1."))
+    assert [m.kind for m in report_claims.all_claims(ep, reports.agent_messages(ep))] == ["claim"]
+    other = reports.agent_messages(ep)[5:]  # (another list: read whole)
+    read.clear()
+    report_claims.all_claims(ep, other)
+    assert read[0] == other[0].text

@@ -61,6 +61,7 @@ class _Record:
         self.clauses = self.verbs.clauses  # message text -> its claiming clauses
         self.support = 0  # moves on whenever what the record supports may have changed
         self.unsupported: tuple[int, int, list[Mismatch]] = (-1, 0, [])  # (support, messages read, claims)
+        self.quiet: tuple[int, Any] = (0, None)  # (how many of the agent's messages claim nothing, the last)
         self.facts: dict[tuple[str, int], Resolved] = {}
         # (state version, fact, its reading) -> (agent messages read, whether one placed a value)
         self.placed: dict[tuple[Any, str, Any], tuple[int, bool]] = {}

@@ -455,9 +455,14 @@ def all_claims(episode: Episode, messages: list[_Msg]) -> list[Mismatch]:
     """The unsupported claims of all ``messages`` (the agent's, in order): only the messages
     new since the last call are read while the record's support stays the same, so asking after
     every step of a long episode does not read its every message again. While no message has a
-    claiming clause there is none, and the record is not read."""
+    claiming clause there is none, and the record is not read (and the messages found so are
+    not looked at again)."""
     rec = _record(episode)
-    if not any(_candidates(rec, m.text) for m in messages):
+    quiet, last = rec.quiet  # the first messages, read before and found to claim nothing
+    if quiet > len(messages) or (quiet and messages[quiet - 1] is not last):
+        quiet = 0  # (another list of messages: read it all)
+    if not any(_candidates(rec, m.text) for m in messages[quiet:]):
+        rec.quiet = (len(messages), messages[-1] if messages else None)
         return []
     rec.update(episode)
     support, read, found = rec.unsupported
