@@ -116,9 +116,9 @@ def ids_of_forms(
 ) -> list[Found]:
     """The codes in ``text`` that are none of ``known`` (canonical) but have one of ``forms``
     (``id_form``): a VAN-3 that no record holds is still a van. A form of digits and single
-    letters alone (a seat's 14C, but a boarding group's 2B too) counts only after one of
-    ``cues``, the words the fact is named by, within three words ("window seat 14C", "her
-    seat is now 14C")."""
+    letters alone (a seat's 14C, but a boarding group's 2B too) counts only when the last word
+    before it, past linking words, is one of ``cues``, the words the fact is named by ("window
+    seat 14C", "her seat is now 14C")."""
     out = []
     for m in _ID_TOKEN.finditer(text):
         written = m.group()

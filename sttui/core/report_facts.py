@@ -411,7 +411,13 @@ def _resolve(fact: Fact, state: Any, task_words: str, kept: _Kept | None, held: 
         out._cues = _cues(fact)
         out._named = _record_names(state, str(raw), set(out.rivals), kept)
         out._names = _names_pattern(tuple(sorted(out._named)))
-        out.sig = (kind, tuple(out.rivals), tuple(sorted(fact.aliases.items())), tuple(sorted(out._named.items())))
+        out.sig = (
+            kind,
+            tuple(out.rivals),
+            tuple(sorted(fact.aliases.items())),
+            tuple(sorted(out._named.items())),
+            tuple(sorted(out._cues)),
+        )
     elif kind in ("person", "text"):
         if kind == "text" and isinstance(raw, str):  # a key of a table (a site): the other keys
             siblings = siblings + [k for t in _tables(state, raw, kept) for k in t if isinstance(k, str)]

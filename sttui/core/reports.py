@@ -227,7 +227,8 @@ def _given_as_now(text: str, written: str) -> bool:
 
 @functools.lru_cache(maxsize=256)
 def _now_ends(text: str) -> frozenset[int]:
-    """Where a value may start right after one of ``_AS_NEW_AT``'s phrases in ``text`` (folded)."""
+    """Where a value may start in ``text`` (folded) as the value now: right after one of
+    ``_AS_NEW_AT``'s phrases, as a range's start, or after an "at" or "for" whose clause books it."""
     folded = facts.fold(text)
     return frozenset(m.end() for m in _AS_NEW_AT.finditer(folded)) | range_starts(folded) | _booked_ends(folded)
 

@@ -19,7 +19,7 @@ The rules, simple enough to apply by hand (task format §5):
   *Instead of*, *rather than* and *in place of* deny the value after them the same way
   ("on TRK-7 instead of TRK-9" states TRK-7 only), and so does all a report names as the
   one replaced or as what a value used to be (``core.replaced``: "moved it from TRK-9 to
-  TRK-7", "TRK-9 was stood down", "due 09:35 originally").
+  TRK-7", "TRK-9 was stood down", "due 09:35 originally", "Daniel's old seat was 27E").
 - **A hedge.** *maybe, perhaps, might, probably, possibly, could, hopefully* leave open what
   follows them to the end of their clause: "could be on VAN-42", "will probably be ready at
   15:00" (the scripted user asks for a clear answer to these too).
