@@ -107,6 +107,11 @@ _PERSONS = frozenset({"you", "him", "her", "them", "me", "us"})
 _VERB_NEEDS = {
     "sent": ({"notify"}, frozenset({"text", "texts", "sms", "message", "messages", "email", "emails", "confirmation"})),
 }
+# … and, sent to someone but the person written to, what a message holds: "sent Arthur the new
+# times" (not "sent you the details": this message is them)
+_TO_ANOTHER = {
+    "sent": frozenset({"times", "details", "update", "updates", "info", "information"}),
+}
 
 
 # verbs whose plain sense is no operation ("I checked BA582": looked at it; "I confirmed it
@@ -194,6 +199,11 @@ _SOFT: list[tuple[re.Pattern[str], Any]] = [
     (re.compile(r"\b(?:is|are|'s) out for delivery\b|\b(?:has|have|'s) (?:now )?(?:gone out|left the (?:hub|depot|"
                 r"store|pharmacy|warehouse|yard))\b"), "was dispatched"),
     (re.compile(r"\band (?:now )?out for delivery\b"), "and was dispatched"),  # "loaded on TRK-9 and out for delivery"
+    (re.compile(r"\b(?:is|are|'s|'re) (?:now |already )?(?:on (?:its|their) way|en route)\b"), "was sent"),
+    (re.compile(r"\band (?:now |already )?(?:on (?:its|their) way|en route)\b"), "and was sent"),
+    # a boarding pass in the traveller's hands: they were checked in
+    (re.compile(r"\b(?:your |the |her |his |their )?boarding pass(?:es)? (?:is|are|'s|has been|have been) (?:now )?"
+                r"(?:in (?:your|the) app|on (?:your|her|his|their) phone|sent|issued|ready)\b"), "you're checked in"),
     # a hotel voucher and a frequent-flyer number said as what the traveller now has
     # ("his hotel is sorted": the writer issued it; "her Miles & More number is on the booking": added it)
     (re.compile(r"\b(his|her|their|your) (?:hotel|accommodation|overnight stay)(?: voucher)? (?:is|'s|has been|was) "

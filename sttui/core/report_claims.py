@@ -24,6 +24,7 @@ from sttui.core.claim_verbs import (
     _CONFIRMED,
     _PERSONS,
     _THINGS,
+    _TO_ANOTHER,
     _VERB_NEEDS,
     _Clause,
     outside,
@@ -177,7 +178,10 @@ def _candidates(rec: _Record, text: str) -> list[_Clause]:
                 if not (subject or passive) or statements._negated(clause, at) or clause[at + 1 : at + 2] == ["by"]:
                     continue
                 after = clause[at + 1 :]
-                if clause[at] in _VERB_NEEDS and not _VERB_NEEDS[clause[at]][1].intersection(after):
+                if clause[at] in _VERB_NEEDS and not (
+                    _VERB_NEEDS[clause[at]][1].intersection(after)
+                    or (after[:1] not in (["you"], ["me"], ["us"]) and _TO_ANOTHER[clause[at]].intersection(after))
+                ):
                     if after[:1] and after[0] in _PERSONS:  # "sent you the details": no crew sent
                         continue
                     of = _VERB_NEEDS[clause[at]][0]
