@@ -390,6 +390,21 @@ def test_where_a_clause_books_the_value_after_its_at():
     assert starts == ["09:30", "14:00", "16:00"], starts
 
 
+@pytest.mark.parametrize(
+    "report",
+    [
+        "The 500 doses are loaded on TRK-9 and out for delivery.",
+        "TRK-9 is on its way to the clinic.",
+        "Six units are on TRK-9 and on their way to the clinic",
+        "TRK-9 has left the depot with the insulin.",
+    ],
+)
+def test_a_claim_said_without_its_verb_is_quoted_as_written(report):
+    """The user quotes the writer's words back, not the verb they stand for ('was dispatched')."""
+    ep = played(INSULIN, reports=(report,), skip="dispatch")
+    assert contradicted(ep) == (f"My app doesn't show that: '{report.rstrip('.')}'.",)
+
+
 def test_a_correction_to_the_seat_held_before_takes_the_report_back():
     ep = played(SWAP, reports=(MOVED_SEATS, "FYI, one last change: Daniel's seat is now 27E."))
     assert not item(ep).passed

@@ -196,11 +196,12 @@ _SOFT: list[tuple[re.Pattern[str], Any]] = [
                 r"(?:a |an )?(?:text|sms|email|e-mail|message)\b"),
      r"texted \1"),
     (re.compile(r"\bpacked (?:in|up on (?:me|us))\b"), "broke down"),  # "the fridge packed in": it failed
-    (re.compile(r"\b(?:is|are|'s) out for delivery\b|\b(?:has|have|'s) (?:now )?(?:gone out|left the (?:hub|depot|"
-                r"store|pharmacy|warehouse|yard))\b"), "was dispatched"),
-    (re.compile(r"\band (?:now )?out for delivery\b"), "and was dispatched"),  # "loaded on TRK-9 and out for delivery"
-    (re.compile(r"\b(?:is|are|'s|'re) (?:now |already )?(?:on (?:its|their) way|en route)\b"), "was sent"),
-    (re.compile(r"\band (?:now |already )?(?:on (?:its|their) way|en route)\b"), "and was sent"),
+    (re.compile(r"\b(?:is|are|'s) (out for delivery)\b|\b(?:has|have|'s) (?:now )?(gone out|left the (?:hub|depot|"
+                r"store|pharmacy|warehouse|yard))\b"), lambda m: f"was dispatched {m[1] or m[2]}"),
+    (re.compile(r"\band (?:now )?(out for delivery)\b"), r"and was dispatched \1"),  # "loaded on TRK-9 and out for delivery"
+    # (the words kept after the verb, so the claim is quoted as written: "… and on their way to Mull")
+    (re.compile(r"\b(?:is|are|'s|'re) (?:now |already )?(on (?:its|their) way|en route)\b"), r"was sent \1"),
+    (re.compile(r"\band (?:now |already )?(on (?:its|their) way|en route)\b"), r"and was sent \1"),
     # a boarding pass in the traveller's hands: they were checked in
     (re.compile(r"\b(?:your |the |her |his |their )?boarding pass(?:es)? (?:is|are|'s|has been|have been) (?:now )?"
                 r"(?:in (?:your|the) app|on (?:your|her|his|their) phone|sent|issued|ready)\b"), "you're checked in"),
