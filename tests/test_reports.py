@@ -346,6 +346,20 @@ def test_a_code_no_record_holds_is_a_value_of_its_form(path, reports, passed, sa
     assert (said in contradicted(ep)) if said else contradicted(ep) == ()
 
 
+def test_a_value_given_to_another_subject_is_not_said_of_one_the_message_never_names():
+    """ "One last change: Ashby is now on VAN-9" corrects Ashby's van alone: Greenhill's and
+    Portview's vans, never named, keep what the report said of them."""
+    ep = played(
+        VACCINE,
+        reports=("Greenhill on TRK-22, Portview on VAN-8, Ashby on BOX-3.", "One last change: Ashby is now on VAN-9."),
+    )
+    assert contradicted(ep) == ("For Ashby, my app shows BOX-3, not VAN-9.",)
+    detail = item(ep).detail
+    assert "Greenhill vehicle TRK-22: stated in message" in detail and "Portview vehicle VAN-8: stated" in detail, (
+        detail
+    )
+
+
 def test_the_form_of_a_code():
     assert facts.id_form("TRK-22") == facts.id_form("TRK-9") == ("TRK", "D")
     assert facts.id_form(facts.canon_id("14C")) == ("D", "L") != facts.id_form(facts.canon_id("A26"))

@@ -245,15 +245,20 @@ _Given = tuple[list[facts.Found], list[facts.Found], list[facts.Found], list[fac
 def _given(fact: Resolved, text: str, others: Iterable[Resolved]) -> _Given:
     """The values of the fact's kind that ``text`` gives the fact's subject (``core.attach``):
     its clauses' values, or its place in a list of subjects and values in parallel; the values
-    it gives no subject; those it gives another person of the task, no fact's subject; and, of
-    the first, those a list in parallel gives it."""
+    it gives no subject; those it gives another person of the task, no fact's subject (and
+    another fact's subject, when the message never names this one: "One last change: Ashby is
+    now on VAN-9" says nothing of Greenhill's van); and, of the first, those a list in parallel
+    gives it."""
     subjects = tuple(dict.fromkeys([fact.about, *(o.about for o in others if o.about)]))
     others_people = _aside(fact, subjects)
     mine: list[facts.Found] = []
     free: list[facts.Found] = []
     theirs: list[facts.Found] = []
     paired: list[facts.Found] = []
+    elsewhere: list[facts.Found] = []  # given to another fact's subject
+    named = False  # whether a sentence names the fact's subject
     for sentence in sentences(text, subjects, others_people):
+        named = named or fact.about in sentence.named
         n = len(sentence.named)
         if n > 1 and sentence.respectively:
             values = _counted(fact, sentence.text)
@@ -278,6 +283,10 @@ def _given(fact: Resolved, text: str, others: Iterable[Resolved]) -> _Given:
                 free += values
             elif part.owner in others_people:
                 theirs += values
+            else:
+                elsewhere += values
+    if not named:  # (but its own value: one van may serve two clinics, "van 5 did eastside then st lukes")
+        theirs += [v for v in elsewhere if not fact.matches(v)]
     return mine, free, theirs, paired
 
 
