@@ -148,6 +148,17 @@ def kept(text: str) -> str:
         ("The old van, VAN-41, is back; VAN-42 has it.", "The old van, VAN-41, is back; VAN-42 has it."),
         ("The old timetable is gone; she leaves at 08:55.", "The old timetable is gone; she leaves at 08:55."),
         ("The former on 14:30, the latter on 14:00.", "The former on 14:30, the latter on 14:00."),
+        # where something was before a change ("was in … before the swap"), not a move made then
+        ("Daniel was in 27E before the swap.", "Daniel was in before the swap."),
+        (
+            "You were in 27E and 38A before the aircraft change; now 33G and 33H.",
+            "You were in and before the aircraft change; now 33G and 33H.",
+        ),
+        ("Daniel was moved to 33G before the swap.", "Daniel was moved to 33G before the swap."),
+        (
+            "The van was loaded at 06:20 before the clinic opened.",
+            "The van was loaded at 06:20 before the clinic opened.",
+        ),
         # what names a truck is no negation
         ("Load truck no. 9 and truck no 9.", "Load truck no. 9 and truck no 9."),
         # nothing to set aside: the text as it was

@@ -3,7 +3,8 @@
 change ("moved the insulin from TRK-9 to TRK-7", "took over from TRK-9"); before *stood down,
 replaced, withdrawn, removed, released* ("TRK-9 was stood down"); and in a clause saying what a
 value used to be ("due 09:35 originally"), or the value right after *old* or *previous* and a
-word or two ("Daniel's old seat was 27E"). Read by ``core.stated`` on a message's words
+word or two ("Daniel's old seat was 27E"), or where something was before a change ("was in 27E
+before the swap"). Read by ``core.stated`` on a message's words
 (start, end, folded word); the rules are in task format §5."""
 
 from __future__ import annotations
@@ -53,6 +54,27 @@ def bygone(words: Words, i: int, stop: int) -> tuple[int, int] | None:
     if j < len(words) and words[j][0] < stop:
         return words[j][0], words[j][1]
     return None
+
+
+# "Daniel was in 27E before the swap": where a passenger or load was, before a change
+_CHANGES = frozenset({"swap", "change", "switch", "move", "reshuffle", "split", "rebooking", "reassignment"})
+_WAS_AT = frozenset({"in", "on", "at"})
+
+
+def before_the_change(words: Words, i: int, start: int) -> list[tuple[int, int]]:
+    """The values that *was in … before the swap* (``_CHANGES``, the word ``i`` being *before*)
+    names as where something was: every one between *was* or *were* and a preposition (*in,
+    on, at*) right after it and *before*, in the clause from ``start`` ("You were in 27E and
+    38A before the aircraft change"); none when ``i`` says no such thing ("was moved to 33G
+    before the swap" is a move)."""
+    if words[i][2] != "before" or i + 2 >= len(words) or words[i + 1][2] != "the":
+        return []
+    if words[i + 2][2] not in _CHANGES and not (i + 3 < len(words) and words[i + 3][2] in _CHANGES):
+        return []
+    was = next((j for j in range(i - 1, -1, -1) if words[j][0] >= start and words[j][2] in ("was", "were")), None)
+    if was is None or was + 1 >= i or words[was + 1][2] not in _WAS_AT:
+        return []
+    return [(a, b) for a, b, w in words[was + 2 : i] if any(c.isdigit() for c in w)]
 
 
 def former(words: Words, ends: list[int], start: int, end: int) -> list[tuple[int, int]]:

@@ -19,7 +19,8 @@ The rules, simple enough to apply by hand (task format §5):
   *Instead of*, *rather than* and *in place of* deny the value after them the same way
   ("on TRK-7 instead of TRK-9" states TRK-7 only), and so does all a report names as the
   one replaced or as what a value used to be (``core.replaced``: "moved it from TRK-9 to
-  TRK-7", "TRK-9 was stood down", "due 09:35 originally", "Daniel's old seat was 27E").
+  TRK-7", "TRK-9 was stood down", "due 09:35 originally", "Daniel's old seat was 27E",
+  "was in 27E before the swap").
 - **A hedge.** *maybe, perhaps, might, probably, possibly, could, hopefully* leave open what
   follows them to the end of their clause: "could be on VAN-42", "will probably be ready at
   15:00" (the scripted user asks for a clear answer to these too).
@@ -71,7 +72,7 @@ import re
 from bisect import bisect_left, bisect_right
 from functools import lru_cache
 
-from sttui.core.replaced import bygone, former, instead_of, ousted_before
+from sttui.core.replaced import before_the_change, bygone, former, instead_of, ousted_before
 from sttui.core.statement_words import ASIDES, AUXILIARIES, CONDITIONALS, INTERROGATIVES, NEGATORS
 
 # a word: letters and digits, joined by one mark (VAN-42, 09:30, 9.30am, LH401, isn't)
@@ -202,6 +203,12 @@ def _denied(text: str, words: list[tuple[int, int, str]], ends: list[int]) -> li
         gone = ousted_before(words, i)  # "TRK-9 was stood down", "TRK-9 replaced by TRK-7"
         if gone is None:  # "Daniel's old seat was 27E"
             gone = bygone(words, i, _clause_end(a, ends, words[-1][1]))
+        if gone is None:  # "Daniel was in 27E before the swap"
+            k = bisect_right(ends, a)
+            was_at = before_the_change(words, i, ends[k - 1] if k else 0)
+            if was_at:
+                out += was_at
+                continue
         if gone is not None:
             out.append(gone)
             continue
