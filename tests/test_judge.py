@@ -108,6 +108,7 @@ def test_cause_terms_match_whole_words_with_simple_inflections(term, text, found
         ("Sorry, no: it is impossible today.", ["impossible"], []),
         ("It is not possible to land there.", ["not possible"], []),
         ("I cannot book it right now.", [], ["hedged by 'right now'"]),
+        ("It looks like I can't get you to Inverness tonight.", [], ["hedged by 'looks like'"]),
     ],
 )
 def test_infeasibility_statements(text, valid, void):

@@ -154,6 +154,8 @@ HEDGES = (
     "appear",
     "appears",
     "appeared",
+    "looks like",  # ("it looks like I can't get you there", as "it seems I can't")
+    "looked like",
     "yet",
     "try",
     "trying",
