@@ -360,6 +360,29 @@ def test_a_value_given_to_another_subject_is_not_said_of_one_the_message_never_n
     )
 
 
+BARBADOS = STT / "air-travel" / "barbados-lhr-switch-s1-hard.yaml"  # Callum and Isla: BA1433; Mairi: BA1437
+
+
+@pytest.mark.parametrize(
+    ("report", "passed", "said"),
+    [
+        ("Mairi's on the 08:20 BA1437, you two are on the earlier BA1433 at 7.35. All checked in.", True, None),
+        ("Callum and Isla: BA1433 at 07:35. Mairi: BA1437 at 08:20. All checked in.", True, None),
+        (
+            "You two are on BA1437 at 08:20 and Mairi on BA1433 at 07:35. All checked in.",
+            False,
+            "For Callum, my app shows BA1433, not BA1437.",
+        ),
+    ],
+)
+def test_the_two_flights_of_a_split_family_are_each_their_own(report, passed, said):
+    """Callum and Isla's flight has its subject ("you two" the user and Isla), as Mairi's has:
+    the two flights the other way round fail both."""
+    ep = played(BARBADOS, reports=(report,))
+    assert item(ep).passed is passed, item(ep).detail
+    assert (said in contradicted(ep)) if said else contradicted(ep) == ()
+
+
 def test_the_form_of_a_code():
     assert facts.id_form("TRK-22") == facts.id_form("TRK-9") == ("TRK", "D")
     assert facts.id_form(facts.canon_id("14C")) == ("D", "L") != facts.id_form(facts.canon_id("A26"))
