@@ -61,17 +61,17 @@ _CHANGES = frozenset({"swap", "change", "switch", "move", "reshuffle", "split", 
 _WAS_AT = frozenset({"in", "on", "at"})
 
 
-def before_the_change(words: Words, i: int, start: int) -> list[tuple[int, int]]:
+def before_the_change(words: Words, i: int, was: int | None) -> list[tuple[int, int]] | None:
     """The values that *was in … before the swap* (``_CHANGES``, the word ``i`` being *before*)
-    names as where something was: every one between *was* or *were* and a preposition (*in,
-    on, at*) right after it and *before*, in the clause from ``start`` ("You were in 27E and
-    38A before the aircraft change"); none when ``i`` says no such thing ("was moved to 33G
-    before the swap" is a move)."""
+    names as where something was: every one between *was* or *were* (the last in the clause,
+    at ``was``; the caller keeps it as it reads, so a long message stays linear) and a
+    preposition (*in, on, at*) right after it, and *before* ("You were in 27E and 38A before
+    the aircraft change"); none when it names none ("was moved to 33G before the swap" is a
+    move); None when ``i`` is no *before the swap* (the caller's *was* is then still open)."""
     if words[i][2] != "before" or i + 2 >= len(words) or words[i + 1][2] != "the":
-        return []
+        return None
     if words[i + 2][2] not in _CHANGES and not (i + 3 < len(words) and words[i + 3][2] in _CHANGES):
-        return []
-    was = next((j for j in range(i - 1, -1, -1) if words[j][0] >= start and words[j][2] in ("was", "were")), None)
+        return None
     if was is None or was + 1 >= i or words[was + 1][2] not in _WAS_AT:
         return []
     return [(a, b) for a, b, w in words[was + 2 : i] if any(c.isdigit() for c in w)]

@@ -192,6 +192,7 @@ def _denied(text: str, words: list[tuple[int, int, str]], ends: list[int]) -> li
     """Negated and hedged values, and values joined by "or" (by spaces or ", or" alone: "08:25
     (or 08:30 at the latest)" offers no alternative to 08:25)."""
     out: list[tuple[int, int]] = []
+    in_clause, was = -1, None
     for i, (a, _, w) in enumerate(words):
         if w == "no" and (j_no := i + 1) < len(words) and words[j_no][2].isdigit():
             continue  # "truck no 9" names a truck
@@ -203,9 +204,15 @@ def _denied(text: str, words: list[tuple[int, int, str]], ends: list[int]) -> li
         gone = ousted_before(words, i)  # "TRK-9 was stood down", "TRK-9 replaced by TRK-7"
         if gone is None:  # "Daniel's old seat was 27E"
             gone = bygone(words, i, _clause_end(a, ends, words[-1][1]))
+        clause = bisect_right(ends, a)
+        if clause != in_clause:  # (the last "was" or "were" of the clause, kept as the words are read)
+            in_clause, was = clause, None
+        if w in ("was", "were"):
+            was = i
         if gone is None:  # "Daniel was in 27E before the swap"
-            k = bisect_right(ends, a)
-            was_at = before_the_change(words, i, ends[k - 1] if k else 0)
+            was_at = before_the_change(words, i, was)
+            if was_at is not None:  # (its "was" read: each is read once)
+                was = None
             if was_at:
                 out += was_at
                 continue
