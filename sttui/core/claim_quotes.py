@@ -31,7 +31,7 @@ def quoted_claim(text: str, clause: list[str], pos: int = 0, from_start: bool = 
         if found is not None:
             stop = _QUOTE_END.search(text, found.end(), min(len(text), found.end() + 160))
             return " ".join(text[found.start() : stop.start() if stop else found.end()].split()), None
-    for k in range(1, len(words) - 1):  # its verb said otherwise before its last words ("… and on
+    for k in range(max(1, len(words) - 8), len(words) - 1):  # its verb said otherwise before its last words ("… and on
         found = _written(words[k:], text, pos, end)  # their way to Mull"): its clause as written
         if found is not None:
             begin = max(text.rfind(c, max(0, found.start() - 160), found.start()) for c in ".;!?\n")

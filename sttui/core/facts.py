@@ -128,7 +128,7 @@ def ids_of_forms(
         form = id_form(c)
         if c in known or form not in forms:
             continue
-        if _GENERIC.issuperset(form) and not _cued(text[: m.start()], cues):
+        if _GENERIC.issuperset(form) and not _cued(text[max(0, m.start() - 80) : m.start()], cues):
             continue
         out.append(Found(frozenset({c}), written))
     return out
@@ -143,7 +143,7 @@ _CUE_LINKS = frozenset(
 
 def _cued(before: str, cues: frozenset[str]) -> bool:
     """Whether the last word before a code, past linking words (``_CUE_LINKS``), is a cue."""
-    for w in reversed(_PLAIN_WORD.findall(fold(before[-80:]))):  # (not the letter of a code: the C of "14C")
+    for w in reversed(_PLAIN_WORD.findall(fold(before))):  # (not the letter of a code: the C of "14C")
         if w not in _CUE_LINKS:
             return w in cues or w.removesuffix("s") in cues
     return False
