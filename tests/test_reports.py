@@ -384,10 +384,12 @@ def test_the_two_flights_of_a_split_family_are_each_their_own(report, passed, sa
 
 
 def test_the_form_of_a_code():
-    assert facts.id_form("TRK-22") == facts.id_form("TRK-9") == ("TRK", "D")
-    assert facts.id_form(facts.canon_id("14C")) == ("D", "L") != facts.id_form(facts.canon_id("A26"))
+    from sttui.core.id_forms import id_form, ids_of_forms
+
+    assert id_form("TRK-22") == id_form("TRK-9") == ("TRK", "D")
+    assert id_form(facts.canon_id("14C")) == ("D", "L") != id_form(facts.canon_id("A26"))
     forms = frozenset({("VAN", "D"), ("D", "L")})
-    found = facts.ids_of_forms("VAN-9 and VAN-8, seat 14C, group 2B, TRK-3", {"VAN-8"}, forms, frozenset({"seat"}))
+    found = ids_of_forms("VAN-9 and VAN-8, seat 14C, group 2B, TRK-3", {"VAN-8"}, forms, frozenset({"seat"}))
     assert [f.written for f in found] == ["VAN-9", "14C"]
 
 

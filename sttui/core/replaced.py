@@ -36,7 +36,7 @@ _BYGONE = frozenset({"old", "previous"})  # (not "former": "the former on 14:30"
 _BYGONE_BE = frozenset({"was", "were", "is", "are", "had", "been", "of", "at", "in", "on", "for"})
 
 
-def bygone(words: Words, i: int, stop: int) -> tuple[int, int] | None:
+def _bygone(words: Words, i: int, stop: int) -> tuple[int, int] | None:
     """Where the value stands that the word ``i`` names as the one before (``_BYGONE``): after
     at most two words of no digit and a form of *be* or a preposition, before ``stop`` (the
     clause's end); None when ``i`` is no such word or no value follows."""
@@ -61,13 +61,13 @@ _CHANGES = frozenset({"swap", "change", "switch", "move", "reshuffle", "split", 
 _WAS_AT = frozenset({"in", "on", "at"})
 
 
-def before_the_change(words: Words, i: int, was: int | None) -> list[tuple[int, int]] | None:
+def _before_the_change(words: Words, i: int, was: int | None) -> list[tuple[int, int]] | None:
     """The values that *was in … before the swap* (``_CHANGES``, the word ``i`` being *before*)
     names as where something was: every one between *was* or *were* (the last in the clause,
-    at ``was``; the caller keeps it as it reads, so a long message stays linear) and a
+    at ``was``; ``former`` keeps it as it reads, so a long message stays linear) and a
     preposition (*in, on, at*) right after it, and *before* ("You were in 27E and 38A before
     the aircraft change"); none when it names none ("was moved to 33G before the swap" is a
-    move); None when ``i`` is no *before the swap* (the caller's *was* is then still open)."""
+    move); None when ``i`` is no *before the swap* (its *was* is then still open)."""
     if words[i][2] != "before" or i + 2 >= len(words) or words[i + 1][2] != "the":
         return None
     if words[i + 2][2] not in _CHANGES and not (i + 3 < len(words) and words[i + 3][2] in _CHANGES):
@@ -78,13 +78,29 @@ def before_the_change(words: Words, i: int, was: int | None) -> list[tuple[int, 
 
 
 def former(words: Words, ends: list[int], start: int, end: int) -> list[tuple[int, int]]:
-    """The clauses saying what a value used to be (``_FORMER``): all of each (``ends``: where
-    the sentence's clauses end; ``start``, ``end``: the sentence's own)."""
+    """What a sentence names as what a value used to be, in one pass over its words (``ends``:
+    where its clauses end; ``start``, ``end``: the sentence's own): all of a clause saying so
+    (``_FORMER``); the value after *old* or *previous* (``_bygone``); where something *was in*
+    before a change (``_before_the_change``)."""
     out: list[tuple[int, int]] = []
+    in_clause, was = -1, None  # the last "was" or "were" of the clause read so far
     for i, (a, _, w) in enumerate(words):
+        k = bisect_right(ends, a)
+        if k != in_clause:
+            in_clause, was = k, None
+        if w in ("was", "were"):
+            was = i
         if w in _FORMER or (w == "first" and i and words[i - 1][2] == "at"):
-            k = bisect_right(ends, a)
             out.append((ends[k - 1] if k else start, ends[k] if k < len(ends) else end))
+        elif w in _BYGONE:
+            old = _bygone(words, i, ends[k] if k < len(ends) else end)
+            if old is not None:
+                out.append(old)
+        elif w == "before":
+            was_at = _before_the_change(words, i, was)
+            if was_at is not None:  # (its "was" read: each is read once)
+                was = None
+                out += was_at
     return out
 
 

@@ -20,6 +20,7 @@ from sttui.core import state as st
 from sttui.core.attach import Subject, subject_of
 from sttui.core.caches import evict_oldest
 from sttui.core.expect import is_records
+from sttui.core.id_forms import cues_of, id_form, ids_of_forms
 from sttui.core.report_names import by_name
 from sttui.core.time_ranges import STARTS, first_of_ranges
 
@@ -70,7 +71,7 @@ class Resolved:
         if self.kind == "id":
             found = self._ids.find(text) if self._ids is not None else []
             if self._ids is not None and self._forms:
-                found = found + facts.ids_of_forms(text, self._ids.ids, self._forms, self._cues)
+                found = found + ids_of_forms(text, self._ids.ids, self._forms, self._cues)
             if self._names is None:
                 return found
             return found + by_name(self._names, self._named, text, self._ids)
@@ -407,8 +408,8 @@ def _resolve(fact: Fact, state: Any, task_words: str, kept: _Kept | None, held: 
             rivals |= {facts.canon_id(v) for v in held(fact.path) if isinstance(v, str)}
         out.rivals = sorted(r for r in rivals if r)
         out._ids = facts.IdMatcher(out.rivals, fact.aliases)
-        out._forms = frozenset(facts.id_form(r) for r in out.rivals)
-        out._cues = _cues(fact)
+        out._forms = frozenset(id_form(r) for r in out.rivals)
+        out._cues = cues_of(fact.fact, fact.about, fact.path)
         out._named = _record_names(state, str(raw), set(out.rivals), kept)
         out._names = _names_pattern(tuple(sorted(out._named)))
         out.sig = (
@@ -433,16 +434,6 @@ def _resolve(fact: Fact, state: Any, task_words: str, kept: _Kept | None, held: 
         out.starts = kind == "time" and last.lower() in STARTS
         out.sig = (kind, out.starts)
     return out
-
-
-def _cues(fact: Fact) -> frozenset[str]:
-    """The words an id fact is named by, singular: its name's ("Daniel's seat": seat) but those
-    of what it is about, and its path's last word (``….seats.P-DW``: seat)."""
-    about = {w for name in fact.about for w in facts.words(name)}
-    words = {w.removesuffix("'s") for w in facts.words(fact.fact)} - about
-    last = next((p for p in reversed(st.split(fact.path or "")) if p.isalpha()), "")
-    words |= set(facts.words(last))
-    return frozenset(w.removesuffix("s") for w in words if len(w) >= 3)
 
 
 def _first_names(names: list[Any], surnames: list[Any]) -> dict[str, str]:

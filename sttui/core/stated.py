@@ -72,7 +72,7 @@ import re
 from bisect import bisect_left, bisect_right
 from functools import lru_cache
 
-from sttui.core.replaced import before_the_change, bygone, former, instead_of, ousted_before
+from sttui.core.replaced import former, instead_of, ousted_before
 from sttui.core.statement_words import ASIDES, AUXILIARIES, CONDITIONALS, INTERROGATIVES, NEGATORS
 
 # a word: letters and digits, joined by one mark (VAN-42, 09:30, 9.30am, LH401, isn't)
@@ -192,7 +192,6 @@ def _denied(text: str, words: list[tuple[int, int, str]], ends: list[int]) -> li
     """Negated and hedged values, and values joined by "or" (by spaces or ", or" alone: "08:25
     (or 08:30 at the latest)" offers no alternative to 08:25)."""
     out: list[tuple[int, int]] = []
-    in_clause, was = -1, None
     for i, (a, _, w) in enumerate(words):
         if w == "no" and (j_no := i + 1) < len(words) and words[j_no][2].isdigit():
             continue  # "truck no 9" names a truck
@@ -202,20 +201,6 @@ def _denied(text: str, words: list[tuple[int, int, str]], ends: list[int]) -> li
                 out.append((words[i + 1][0], stop))
             continue
         gone = ousted_before(words, i)  # "TRK-9 was stood down", "TRK-9 replaced by TRK-7"
-        if gone is None:  # "Daniel's old seat was 27E"
-            gone = bygone(words, i, _clause_end(a, ends, words[-1][1]))
-        clause = bisect_right(ends, a)
-        if clause != in_clause:  # (the last "was" or "were" of the clause, kept as the words are read)
-            in_clause, was = clause, None
-        if w in ("was", "were"):
-            was = i
-        if gone is None:  # "Daniel was in 27E before the swap"
-            was_at = before_the_change(words, i, was)
-            if was_at is not None:  # (its "was" read: each is read once)
-                was = None
-            if was_at:
-                out += was_at
-                continue
         if gone is not None:
             out.append(gone)
             continue
