@@ -274,6 +274,19 @@ def test_about_and_where_mistakes_get_the_line_and_field(tmp_path, old, new, fie
     )
 
 
+def _notes_on_edited_chemo(tmp_path: Path, text: str) -> list[str]:
+    """``sttui check``'s tell notes on the chemo task written as ``text``, its solution's run
+    reporting the three vans right."""
+    from sttui.authoring.tell_notes import tell_notes
+
+    (tmp_path / "logistics").mkdir()
+    (tmp_path / "logistics" / "env.py").write_text((CHEMO.parent / "env.py").read_text())
+    (tmp_path / CHEMO.name).write_text(text)
+    loaded = load_task(tmp_path / CHEMO.name)
+    _, result = report(tmp_path / CHEMO.name, "Westfield on VAN-42, Lakeside on VAN-41, Abbeymead on VAN-47.")
+    return tell_notes(loaded.task, result.episode)
+
+
 def test_check_notes_a_fact_read_through_a_number_the_agent_made_and_subjects_left_unnamed(tmp_path):
     from sttui.authoring.tell_notes import tell_notes
 
@@ -283,12 +296,7 @@ def test_check_notes_a_fact_read_through_a_number_the_agent_made_and_subjects_le
         "path: shipments.SHP-1.vehicle",
     )
     text = text.replace("about: Lakeside, ", "").replace("about: Abbeymead, ", "")
-    (tmp_path / "logistics").mkdir()
-    (tmp_path / "logistics" / "env.py").write_text((CHEMO.parent / "env.py").read_text())
-    (tmp_path / CHEMO.name).write_text(text)
-    loaded = load_task(tmp_path / CHEMO.name)
-    _, result = report(tmp_path / CHEMO.name, "Westfield on VAN-42, Lakeside on VAN-41, Abbeymead on VAN-47.")
-    notes = tell_notes(loaded.task, result.episode)
+    notes = _notes_on_edited_chemo(tmp_path, text)
     assert any(
         "fact 'Westfield van' reads shipments.SHP-1.vehicle, a record the solution's own call made" in n
         and "path: shipments.*.vehicle and where" in n
@@ -304,15 +312,7 @@ def test_check_notes_a_fact_read_through_a_number_the_agent_made_and_subjects_le
 def test_check_notes_one_fact_left_without_about_beside_others_of_its_kind(tmp_path):
     """Abbeymead's van with no about, beside Westfield's and Lakeside's with theirs: "Abbeymead
     is now on VAN-41" (Lakeside's van) would pass it."""
-    from sttui.authoring.tell_notes import tell_notes
-
-    text = CHEMO.read_text().replace("about: Abbeymead, ", "")
-    (tmp_path / "logistics").mkdir()
-    (tmp_path / "logistics" / "env.py").write_text((CHEMO.parent / "env.py").read_text())
-    (tmp_path / CHEMO.name).write_text(text)
-    loaded = load_task(tmp_path / CHEMO.name)
-    _, result = report(tmp_path / CHEMO.name, "Westfield on VAN-42, Lakeside on VAN-41, Abbeymead on VAN-47.")
-    notes = tell_notes(loaded.task, result.episode)
+    notes = _notes_on_edited_chemo(tmp_path, CHEMO.read_text().replace("about: Abbeymead, ", ""))
     assert any("fact 'Abbeymead van' has no about, unlike Westfield van, Lakeside van" in n for n in notes), notes
 
 
