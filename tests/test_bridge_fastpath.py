@@ -15,6 +15,7 @@ pytest.importorskip("openenv")
 
 from sttui.bridges.episodes import action_data, baseline_actions, select_tasks
 from sttui.bridges.openenv_env import GymEnv, ServeConfig, SttuiAction, SttuiEnvironment, SttuiObservation
+from sttui.controllers.model import MAX_ANSWER_CHARS, too_long
 
 
 def _dump(obs: SttuiObservation) -> dict[str, Any]:
@@ -261,3 +262,22 @@ def test_the_encoders_made_once_write_what_json_dumps_writes():
     for value in plain:  # a call's arguments (plain JSON: no default)
         got = texts([{"type": "tool_call", "tool": "t", "args": value}])
         assert got == f"call t {json.dumps(value, ensure_ascii=False)}"
+
+
+def test_a_message_longer_than_a_models_answer_may_be_is_refused_unsent():
+    """A client's runaway message is refused as ``sttui run`` refuses a model's answer of that
+    length (judging it would hold the served episode's event loop for seconds): nothing is sent,
+    and the episode goes on."""
+    [loaded] = select_tasks("stt", task="air-ams-connection-t3-easy")
+    env = GymEnv(ServeConfig([loaded]))
+    env.reset()
+    runaway = "I rebooked you on KL1183. " * (MAX_ANSWER_CHARS // 26 + 1)
+    got, reward, done, *_ = env.step({"message": runaway})
+    assert got["error"] == too_long(len(runaway)) and "200,000" in got["error"]
+    assert (got["steps"], got["items"], done, reward) == (0, [], False, 0.0)
+    got, *_ = env.step({"message": runaway[: MAX_ANSWER_CHARS - 1]})  # at the limit: sent
+    assert (
+        got["error"] is None
+        and got["steps"] == 1
+        and got["items"][0]["text"] == runaway[: MAX_ANSWER_CHARS - 1].strip()
+    )

@@ -129,7 +129,15 @@ def test_oracle_gets_1_and_naive_0_over_websocket_and_http(server):
                 break
         assert out["done"] and out["reward"] == reward
         gone = _post(url, "/step", {"action": {"message": "more", "episode_id": eid}})
-        assert gone["observation"]["error"] == f"no live episode '{eid}'"
+        assert gone["observation"]["error"] == f"no live episode '{eid}' (it ended, or was never begun here)"
+        # the id beside the action, where a request's own fields go, finds the episode too
+        eid = _post(url, "/reset", {"task": TASK})["observation"]["episode_id"]
+        for a in actions:
+            out = _post(url, "/step", {"action": action_data(a), "episode_id": eid})
+            assert out["observation"]["error"] is None and out["observation"]["episode_id"] == eid
+            if out["done"]:
+                break
+        assert out["done"] and out["reward"] == reward
 
 
 def test_explore_reward_is_the_calibrated_accuracy(server):
@@ -176,7 +184,11 @@ def test_bad_input_gets_error_observations_not_a_dropped_session(server):
         "no task 'air-ams-connection-t3-eas' is served here (2 are) (did you mean air-ams-connection-t3-easy?)"
     )
     bad = _post(url, "/step", {"action": {"message": "hi", "episode_id": "nope"}})
-    assert bad["observation"]["error"] == "no live episode 'nope'"
+    assert bad["observation"]["error"] == "no live episode 'nope' (it ended, or was never begun here)"
+    nameless = _post(url, "/step", {"action": {"message": "hi"}})  # HTTP keeps no episode between requests
+    assert nameless["observation"]["error"] == (
+        "no episode: reset first (over HTTP, each step names the episode_id its reset returned)"
+    )
 
 
 def test_killing_the_server_mid_episode_gives_the_client_a_clear_error(own_server):

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from sttui.config import ModelAlias
-from sttui.controllers.model import _parse_explore, _parse_stt
+from sttui.controllers.model import MAX_ANSWER_CHARS, _parse_explore, _parse_stt, too_long
 from sttui.controllers.registry import make_judge, make_user
 from sttui.core.actions import Action, EndEpisode, ToolCall
 from sttui.core.callsyntax import MAX_NESTING
@@ -149,6 +149,8 @@ def parse_action(kind: str, data: Any) -> Action | str:
     else:
         if not isinstance(message, str):
             return "message must be text"
+        if len(message) > MAX_ANSWER_CHARS:  # (as a model's answer in ``sttui run`` is refused)
+            return too_long(len(message))
         if kind == "explore":
             return "explore episodes take tool calls only: probe, submit_batch or answer_assessment"
         answer = {"content": message}

@@ -311,7 +311,11 @@ class SttuiEnvironment(Environment[SttuiAction, SttuiObservation, SttuiState]):
         """The action's episode and the sttui action, or an error observation (or its fields)."""
         session = self.config.find(episode_id) if episode_id else self.session
         if session is None:
-            what = f"no live episode '{episode_id}'" if episode_id else "no episode: reset first"
+            what = (
+                f"no live episode '{episode_id}' (it ended, or was never begun here)"
+                if episode_id
+                else "no episode: reset first (over HTTP, each step names the episode_id its reset returned)"
+            )
             return None, SttuiObservation(episode_id=episode_id or "", error=what, done=True, reward=0.0)
         if session.stepper.done:
             return None, SttuiObservation(
@@ -327,8 +331,12 @@ class SttuiEnvironment(Environment[SttuiAction, SttuiObservation, SttuiState]):
             return None, session.fields(error=parsed)
         return session, parsed
 
-    def step(self, action: SttuiAction, timeout_s: float | None = None, **_: Any) -> SttuiObservation:
-        return _observation(self.step_fields(_action_data(action), action.episode_id))
+    def step(
+        self, action: SttuiAction, timeout_s: float | None = None, episode_id: str | None = None, **_: Any
+    ) -> SttuiObservation:
+        """``episode_id``: the request's own, beside the action (``{"action": …, "episode_id": …}``),
+        when the action names none: HTTP passes a step request's other fields on as arguments."""
+        return _observation(self.step_fields(_action_data(action), action.episode_id or episode_id))
 
     def step_fields(self, data: dict[str, Any], episode_id: str | None = None) -> dict[str, Any] | SttuiObservation:
         """:meth:`step` on the action's fields (tool, args, message: those not None), its
@@ -342,8 +350,10 @@ class SttuiEnvironment(Environment[SttuiAction, SttuiObservation, SttuiState]):
             return session.fields(error=str(exc))
         return self._stepped(session)
 
-    async def step_async(self, action: SttuiAction, timeout_s: float | None = None, **_: Any) -> SttuiObservation:
-        session, parsed = self._prepare(action.episode_id, _action_data(action))
+    async def step_async(
+        self, action: SttuiAction, timeout_s: float | None = None, episode_id: str | None = None, **_: Any
+    ) -> SttuiObservation:
+        session, parsed = self._prepare(action.episode_id or episode_id, _action_data(action))
         if session is None:
             return _observation(parsed)
         try:

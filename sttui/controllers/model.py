@@ -253,7 +253,15 @@ class ModelClient:
 
 
 MAX_ANSWER_CHARS = 200_000  # an answer's text and arguments; beyond this it is cut and refused
+
 MAX_RETRY_AFTER = 120.0  # seconds: a provider asking for longer is treated as down
+
+
+def too_long(size: int) -> str:
+    """The refusal of an answer over ``MAX_ANSWER_CHARS`` (a model's, or a bridge client's message)."""
+    return (
+        f"Your answer was {size:,} characters long; answers are limited to {MAX_ANSWER_CHARS:,}. Nothing was executed."
+    )
 
 
 _NO_CREDENTIALS = ("missing credentials", "api_key client option must be set", "no api key", "api key not found")
@@ -361,14 +369,7 @@ class _ModelSeat:
         for _ in range(PROTOCOL_REPAIRS):
             self.last_messages = list(messages)
             message = await self.client.complete(messages, tools)
-            outcome = (
-                parse(message)
-                if "truncated" not in message
-                else (
-                    f"Your answer was {message['truncated']:,} characters long; answers are limited to "
-                    f"{MAX_ANSWER_CHARS:,}. Nothing was executed."
-                )
-            )
+            outcome = parse(message) if "truncated" not in message else too_long(message["truncated"])
             if not isinstance(outcome, str):
                 return outcome
             kept = message if "truncated" not in message else {"truncated": message["truncated"]}
