@@ -334,6 +334,20 @@ SEATED = "You're both checked in on UA901, side by side in 33G and 33H."
         # the seat held before, named as the old one
         (AIRCRAFT_SWAP, (SEATED, "Daniel's old seat was 27E."), True, None),
         (AIRCRAFT_SWAP, (SEATED, "Daniel, your old seat 27E went to someone else."), True, None),
+        (AIRCRAFT_SWAP, (SEATED, "Daniel's original seat was 27E."), True, None),
+        # where it was until the change, however a person writes it
+        (AIRCRAFT_SWAP, (SEATED, "Daniel was in 27E until the swap."), True, None),
+        (AIRCRAFT_SWAP, (SEATED, "Until the swap Daniel was in 27E."), True, None),
+        (AIRCRAFT_SWAP, (SEATED, "Before the aircraft change, Daniel was in 27E."), True, None),
+        (AIRCRAFT_SWAP, (SEATED, "Daniel had 27E up to the aircraft change."), True, None),
+        # ... and not where it is now
+        (AIRCRAFT_SWAP, (SEATED, "Since the swap Daniel is in 27E."), False, "For Daniel, my app shows 33G, not 27E."),
+        (
+            AIRCRAFT_SWAP,
+            (SEATED, "Daniel was moved to 27E until the swap."),
+            False,
+            "For Daniel, my app shows 33G, not 27E.",
+        ),
     ],
 )
 def test_a_code_no_record_holds_is_a_value_of_its_form(path, reports, passed, said):

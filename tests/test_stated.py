@@ -61,6 +61,11 @@ def kept(text: str) -> str:
         ("Her train was due 09:35 originally.", ": ."),
         ("Originally booked for 10:00, now 11:30.", ": , now 11:30."),
         ("It was on TRK-7 at first, now on TRK-9.", "- , now on TRK-9."),
+        # ... to a turn ("but", "now"), and the clause before when it stands alone
+        ("It was originally on TRK-7 but is on TRK-9 now.", "- but is on TRK-9 now."),
+        ("It is on TRK-9 now, originally TRK-7.", "It is on TRK-9 now, - ."),
+        ("It was on TRK-7, originally.", "- , originally."),
+        ("Originally, it was on TRK-7; now TRK-9.", "Originally, - ; now TRK-9."),
         ("You two are on the earlier BA1433 at 7.35.", "You two are on the earlier BA1433 at 7.35."),
         ("Couldn't send CR-12 in time, CR-14 went from Sarn.", "Couldn't - , CR-14 went from Sarn."),
         ("I swapped you to 33G.", "I swapped you to 33G."),
@@ -155,6 +160,16 @@ def kept(text: str) -> str:
             "You were in and before the aircraft change; now 33G and 33H.",
         ),
         ("Daniel was moved to 33G before the swap.", "Daniel was moved to 33G before the swap."),
+        ("Daniel was in 27E until the swap.", "Daniel was in until the swap."),
+        ("Daniel had 27E up to the aircraft change.", "Daniel had up to the aircraft change."),
+        ("Daniel had been in 27E till the swap.", "Daniel had been in till the swap."),
+        ("Until the swap Daniel was in 27E, now 33G.", "Until the swap Daniel was in , now 33G."),
+        ("Before the swap, you were in 27E and 38A.", "Before the swap, you were in and ."),
+        ("Daniel had been moved to 33G until the swap.", "Daniel had been moved to 33G until the swap."),
+        ("Until the swap is done, Daniel stays in 27E.", "Until the swap is done, Daniel stays in 27E."),
+        # "original" names what was only past a "was": "your original booking on BA582 stands"
+        ("The insulin's original truck was TRK-7.", "The insulin's original truck was - ."),
+        ("Your original booking on BA582 stands.", "Your original booking on BA582 stands."),
         (
             "The van was loaded at 06:20 before the clinic opened.",
             "The van was loaded at 06:20 before the clinic opened.",

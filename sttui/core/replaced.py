@@ -2,9 +2,9 @@
 *rather than*, *in place of* or a swap ("swapped CR-14 for CR-12"); after *from* following a
 change ("moved the insulin from TRK-9 to TRK-7", "took over from TRK-9"); before *stood down,
 replaced, withdrawn, removed, released* ("TRK-9 was stood down"); and in a clause saying what a
-value used to be ("due 09:35 originally"), or the value right after *old* or *previous* and a
-word or two ("Daniel's old seat was 27E"), or where something was before a change ("was in 27E
-before the swap"). Read by ``core.stated`` on a message's words
+value used to be ("due 09:35 originally", up to a *but* or *now*), or the value right after
+*old*, *previous* (or *original* past a *was*) and a word or two ("Daniel's old seat was 27E"),
+or where something was before a change ("was in 27E before the swap", "until the swap"). Read by ``core.stated`` on a message's words
 (start, end, folded word); the rules are in task format §5."""
 
 from __future__ import annotations
@@ -31,9 +31,11 @@ _FORMER = frozenset({"originally", "previously", "formerly", "initially"})  # (n
 
 
 # what names the value after it, a word or two on, as what was before: "Daniel's old seat was
-# 27E", "your previous truck TRK-7"
-_BYGONE = frozenset({"old", "previous"})  # (not "former": "the former on 14:30")
+# 27E", "your previous truck TRK-7"; *original* only past a *was* ("the insulin's original truck
+# was TRK-7", not "your original booking on BA582 stands")
+_BYGONE = frozenset({"old", "previous", "original"})  # (not "former": "the former on 14:30")
 _BYGONE_BE = frozenset({"was", "were", "is", "are", "had", "been", "of", "at", "in", "on", "for"})
+_PAST = frozenset({"was", "were", "had"})
 
 
 def _bygone(words: Words, i: int, stop: int) -> tuple[int, int] | None:
@@ -42,39 +44,69 @@ def _bygone(words: Words, i: int, stop: int) -> tuple[int, int] | None:
     clause's end); None when ``i`` is no such word or no value follows."""
     if words[i][2] not in _BYGONE:
         return None
-    j, nouns = i + 1, 0
+    j, nouns, past = i + 1, 0, False
     while j < len(words) and words[j][0] < stop and not any(c.isdigit() for c in words[j][2]):
         if words[j][2] in _BYGONE_BE:
+            past = past or words[j][2] in _PAST
             j += 1
             continue
         nouns += 1
         if nouns > 2:
             return None
         j += 1
-    if j < len(words) and words[j][0] < stop:
+    if j < len(words) and words[j][0] < stop and (past or words[i][2] != "original"):
         return words[j][0], words[j][1]
     return None
 
 
-# "Daniel was in 27E before the swap": where a passenger or load was, before a change
+# "Daniel was in 27E before the swap": where a passenger or load was, before a change (or until
+# it, or up to it)
 _CHANGES = frozenset({"swap", "change", "switch", "move", "reshuffle", "split", "rebooking", "reassignment"})
 _WAS_AT = frozenset({"in", "on", "at"})
+_UNTIL = frozenset({"before", "until", "till"})
+
+
+def _the_change(words: Words, i: int) -> bool:
+    """Whether the words from ``i`` are *before, until, till* or *up to*, then *the* and a
+    change (``_CHANGES``), maybe a word before it ("the aircraft change")."""
+    j = (
+        i + 1
+        if words[i][2] in _UNTIL
+        else i + 2
+        if words[i][2] == "up" and i + 1 < len(words) and words[i + 1][2] == "to"
+        else None
+    )
+    if j is None or j + 1 >= len(words) or words[j][2] != "the":
+        return False
+    return words[j + 1][2] in _CHANGES or (j + 2 < len(words) and words[j + 2][2] in _CHANGES)
+
+
+def _was_there(words: Words, was: int) -> int | None:
+    """Where the values start that the *was* (*were*, *been*, *had*) at ``was`` says something
+    was at: past *in, on, at* right after it, or right after *had* ("had 27E"); None: it says no
+    such thing ("was moved to 33G")."""
+    if was + 1 >= len(words):
+        return None
+    nxt = words[was + 1][2]
+    if nxt in _WAS_AT:
+        return was + 2
+    return was + 1 if words[was][2] == "had" and any(c.isdigit() for c in nxt) else None
 
 
 def _before_the_change(words: Words, i: int, was: int | None) -> list[tuple[int, int]] | None:
-    """The values that *was in … before the swap* (``_CHANGES``, the word ``i`` being *before*)
-    names as where something was: every one between *was* or *were* (the last in the clause,
-    at ``was``; ``former`` keeps it as it reads, so a long message stays linear) and a
-    preposition (*in, on, at*) right after it, and *before* ("You were in 27E and 38A before
-    the aircraft change"); none when it names none ("was moved to 33G before the swap" is a
-    move); None when ``i`` is no *before the swap* (its *was* is then still open)."""
-    if words[i][2] != "before" or i + 2 >= len(words) or words[i + 1][2] != "the":
+    """The values that *was in … before the swap* (``_CHANGES``, the word ``i`` being *before*,
+    *until*, *till* or *up to*) names as where something was: every one between *was* or *were*
+    (the last in the clause, at ``was``; ``former`` keeps it as it reads, so a long message stays
+    linear) and a preposition (*in, on, at*) right after it, and *before* ("You were in 27E and
+    38A before the aircraft change", "Daniel had 27E up to the swap"); none when it names none
+    ("was moved to 33G before the swap" is a move); None when ``i`` is no *before the swap* (its
+    *was* is then still open)."""
+    if not _the_change(words, i):
         return None
-    if words[i + 2][2] not in _CHANGES and not (i + 3 < len(words) and words[i + 3][2] in _CHANGES):
-        return None
-    if was is None or was + 1 >= i or words[was + 1][2] not in _WAS_AT:
+    there = None if was is None else _was_there(words, was)
+    if there is None or there >= i:
         return []
-    return [(a, b) for a, b, w in words[was + 2 : i] if any(c.isdigit() for c in w)]
+    return [(a, b) for a, b, w in words[there:i] if any(c.isdigit() for c in w)]
 
 
 def former(words: Words, ends: list[int], start: int, end: int) -> list[tuple[int, int]]:
@@ -84,24 +116,76 @@ def former(words: Words, ends: list[int], start: int, end: int) -> list[tuple[in
     before a change (``_before_the_change``)."""
     out: list[tuple[int, int]] = []
     in_clause, was = -1, None  # the last "was" or "were" of the clause read so far
-    for i, (a, _, w) in enumerate(words):
+    lead: tuple[int, int] | None = (
+        None  # "Until the swap, …": (its clause, where values start), once a "was in" is read
+    )
+    led = False  # the sentence began with "before the swap"
+    cut = _cuts(words, ends, end)
+    seg = 0  # the first word of the clause, or its last ``_TURNS`` word read so far
+    for i, (a, b, w) in enumerate(words):
         k = bisect_right(ends, a)
         if k != in_clause:
-            in_clause, was = k, None
-        if w in ("was", "were"):
+            in_clause, was, seg = k, None, i
+            lead = None if lead is None or lead[0] != k else lead
+        if w in _TURNS:
+            seg = i
+        if w in ("was", "were", "been", "had"):
             was = i
+            if led and lead is None and (there := _was_there(words, i)) is not None:
+                lead, led = (k, there), False
+        if lead is not None and i >= lead[1] and any(c.isdigit() for c in w):
+            out.append((a, b))
         if w in _FORMER or (w == "first" and i and words[i - 1][2] == "at"):
-            out.append((ends[k - 1] if k else start, ends[k] if k < len(ends) else end))
+            out.append(_former_span(words, ends, i, k, seg, start, end, cut))
         elif w in _BYGONE:
             old = _bygone(words, i, ends[k] if k < len(ends) else end)
             if old is not None:
                 out.append(old)
-        elif w == "before":
+        elif w in _UNTIL or w == "up":
             was_at = _before_the_change(words, i, was)
             if was_at is not None:  # (its "was" read: each is read once)
                 was = None
                 out += was_at
+                led = led or i == 0 or (i == 1 and words[0][2] in ("right", "just"))
     return out
+
+
+# words that end what *originally* (``_FORMER``) says of its clause: "originally on TRK-7 but on
+# TRK-9 now", "previously booked for 10:00 and now 11:30"
+_TURNS = frozenset({"but", "now", "whereas", "however"})
+
+
+def _cuts(words: Words, ends: list[int], end: int) -> list[int]:
+    """Per word, where the next clause end or ``_TURNS`` word after it starts (one backward pass)."""
+    out = [end] * len(words)
+    nxt = end
+    k = len(ends) - 1
+    for i in range(len(words) - 1, -1, -1):
+        a = words[i][0]
+        while k >= 0 and ends[k] > a:
+            nxt = min(nxt, ends[k])
+            k -= 1
+        out[i] = nxt
+        if words[i][2] in _TURNS:
+            nxt = a
+    return out
+
+
+def _former_span(
+    words: Words, ends: list[int], i: int, k: int, seg: int, start: int, end: int, cut: list[int]
+) -> tuple[int, int]:
+    """What the word ``i`` (``_FORMER``, or *first* of *at first*) says was before: its clause
+    from the word ``seg`` (its first, or the last ``_TURNS`` word before ``i``) to the next
+    ``_TURNS`` word after it; or, when that holds nothing but the word itself ("It was on TRK-7,
+    originally."), the clause before it (or after it, for "Originally, …")."""
+    lo = words[seg][0]
+    hi = cut[i]
+    alone = (i == seg or (i == seg + 1 and words[seg][2] == "at")) and (i + 1 >= len(words) or words[i + 1][0] >= hi)
+    if not alone:
+        return lo, hi
+    if k:  # the clause before it
+        return (ends[k - 2] if k > 1 else start), ends[k - 1]
+    return hi, (cut[i + 1] if i + 1 < len(words) else end)
 
 
 def _ousted(words: Words, i: int) -> bool:
