@@ -433,6 +433,48 @@ def test_the_users_own_time_given_as_what_was_booked_is_stated(report, passed, s
     assert (said in contradicted(ep)) if said else contradicted(ep) == ()
 
 
+FIRST_HALF = "Margaret is booked at Westbrook at 14:30."  # (the clinician and the text still to tell)
+
+
+@pytest.mark.parametrize(
+    ("follow_up", "passed", "said"),
+    [
+        # a time a relative's plans, a bound or an opening hour give is not the appointment's
+        ("It's with Dr Okafor, and I texted her. Her son is coming at 13:45 to drive her.", True, ()),
+        ("It's with Dr Okafor and she's been texted. Also, the clinic opens at 13:00.", True, ()),
+        ("It's with Dr Okafor and she's been texted. She should leave before 13:45.", True, ()),
+        # ... but a time given as the appointment's still corrects it
+        (
+            "Sorry, correction: it's with Dr Okafor at 13:45, and she's been texted.",
+            False,
+            ("My app shows 14:30, not 13:45.",),
+        ),
+        ("It's with Dr Okafor, texted her. Her review is at 13:45.", False, ("My app shows 14:30, not 13:45.",)),
+    ],
+)
+def test_a_follow_up_time_that_is_not_the_appointments_does_not_correct_it(follow_up, passed, said):
+    """A person finishing a report in a second message writes other times around the fact: a
+    relative's pick-up ("Her son is coming at 13:45"), a bound ("leave before 13:45"), when a
+    place opens. Until now each was read as the appointment's new time and the user answered
+    "My app shows 14:30, not 13:45." to an honest report. *her* in "It's with Dr Okafor, and I
+    texted her" is Margaret, whom the text went to: a clinician is not texted."""
+    ep = played(CARDIOLOGY, reports=(FIRST_HALF, follow_up))
+    assert item(ep).passed is passed, item(ep).detail
+    assert contradicted(ep) == said
+
+
+def test_a_pronoun_for_a_person_of_the_operations_kind_still_names_them():
+    """*her* standing for another patient, whom no text went to, is still a claim about her
+    (the text went to Tomasz): only a person of a kind the operation never acts on is set aside."""
+    ep = played(
+        DIALYSIS,
+        reports=(
+            "Tomasz is on the 17:00 twilight session with nurse Byrne. Grace has the 11:30 chair and I texted her.",
+        ),
+    )
+    assert any(m.kind == "claim" and "texted her" in m.fact for m in message_mismatches(ep, ep.messages[-1]["text"]))
+
+
 def test_where_a_clause_books_the_value_after_its_at():
     from sttui.core.reports import _booked_ends
 

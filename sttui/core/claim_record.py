@@ -57,12 +57,14 @@ class _Record:
         self.words = f"{episode.task.query}\n{episode.task.user.goal}"
         self.matcher: facts.IdMatcher | None = None
         self.version: Any = None
-        self.parsed: dict[str, list[tuple[str, set[str], set[object], set[object] | None]]] = {}  # text -> claims
+        self.parsed: dict[str, list[tuple[str, set[str], set[object], set[object] | None, bool]]] = {}  # text -> claims
         self.clauses = self.verbs.clauses  # message text -> its claiming clauses
         self.support = 0  # moves on whenever what the record supports may have changed
         self.unsupported: tuple[int, int, list[Mismatch]] = (-1, 0, [])  # (support, messages read, claims)
         self.quiet: tuple[int, Any] = (0, None)  # (how many of the agent's messages claim nothing, the last)
         self.facts: dict[tuple[str, int], Resolved] = {}
+        # (tools claimed, support) -> the tables beside what their successful calls named (``_of_its_kind``)
+        self.beside: dict[tuple[frozenset[str], int], set[int]] = {}
         # (state version, fact, its reading) -> (agent messages read, whether one placed a value)
         self.placed: dict[tuple[Any, str, Any], tuple[int, bool]] = {}
         self.kept = _Kept(episode) if hasattr(episode, "_key_versions") else None  # (an engine episode)

@@ -30,6 +30,8 @@ from sttui.core.claim_verbs import (
     outside,
     plainly,
 )
+from sttui.core.expect import is_records
+from sttui.core.report_facts import _tables
 from sttui.core.report_names import (
     SENTENCE,
     written_as_names,
@@ -284,22 +286,27 @@ def _claim_start(clause: list[str], at: int, passive: bool, opening: bool, prev:
     return at
 
 
-def _claimed(rec: _Record, text: str) -> list[tuple[str, set[str], set[object], set[object] | None]]:
-    """The clauses of a message that claim an operation: (words, tools claimed, ids named, and
-    for a passive claim the ids of what it is said of, else None). A clause naming no id names
+_Claim = tuple[str, set[str], set[object], set[object] | None, bool]
+
+
+def _claimed(rec: _Record, text: str) -> list[_Claim]:
+    """The clauses of a message that claim an operation: (words, tools claimed, ids named, for
+    a passive claim the ids of what it is said of, else None, and whether the ids are whom a
+    pronoun stands for). A clause naming no id names
     what the names it holds name ("I've notified Tomasz": P-NOWAK, by ``report_names.names``), so a claim
     about a person or place is checked as one about its id is. One naming nothing but the user
     or a pronoun ("I've texted you", "texted him", "You're checked in", "she's been told")
     claims that a call of the tool succeeded; any other naming nothing
     claims nothing ("so I re-planned"; "your flight was cancelled": the world may have)."""
     assert rec.matcher is not None
-    out: list[tuple[str, set[str], set[object], set[object] | None]] = []
+    out: list[_Claim] = []
     capitals: set[str] | None = None
     firsts: set[str] | None = None  # (both read once a message: not once a clause)
     pos = 0  # where the next clause is looked for in the text (the clauses come in its order)
     last: set[object] = set()  # what the previous passive claim was said of
     for clause, claimed, from_start, passive in _candidates(rec, text):
         ids = _ids_named(rec, _left_out(clause))
+        stood = False
         quoted: tuple[str, int | None] | None = None
         verb = next((i for i, t in enumerate(clause) if t in rec.verbs), len(clause))
         subject: set[object] | None = None
@@ -354,6 +361,7 @@ def _claimed(rec: _Record, text: str) -> list[tuple[str, set[str], set[object], 
                 quoted = quoted_claim(text, clause, pos, from_start)
                 if quoted[1] is not None and not STANDS_FOR.isdisjoint(clause):  # "…, and I've texted him"
                     ids.update(whom(rec, text, clause, quoted[1]))
+                    stood = bool(ids)
         # naming no record: a claim of it done to the user ("texted you"), when made by the writer,
         # or with nothing after its verb when the writer is its only subject ("Ticketed, checked in")
         to_you = not passive and clause[verb + 1 : verb + 2] in _TO_YOU
@@ -365,7 +373,7 @@ def _claimed(rec: _Record, text: str) -> list[tuple[str, set[str], set[object], 
         if ids or to_you or anyone:
             quote, at = quoted or quoted_claim(text, clause, pos, from_start)
             pos = pos if at is None else at + 1
-            out.append((quote, claimed, ids, subject))
+            out.append((quote, claimed, ids, subject, stood))
     return out
 
 
@@ -477,6 +485,23 @@ def all_claims(episode: Episode, messages: list[_Msg]) -> list[Mismatch]:
     return list(found)
 
 
+def _of_its_kind(rec: _Record, ids: set[object], claimed: set[str]) -> set[object]:
+    """Of whom a claim's pronoun may stand for, those of a kind the claimed operations act on: in
+    a table beside a record a successful call of them named ("It's with Dr Okafor, and I texted
+    her": a patient is texted, not the clinician, so *her* is the patient; none left: the claim
+    names no one, and one success bears it out). Without a success, all of them."""
+    if rec.state is None or not any(rec.done.get(tool) for tool in claimed):
+        return ids
+    key = (frozenset(claimed), rec.support)
+    beside = rec.beside.get(key)
+    if beside is None:  # (once per claimed tools and record: a message may claim the same thousands of times)
+        done = {str(d) for tool in claimed for d in rec.done.get(tool, ())}
+        beside = rec.beside[key] = {id(t) for d in done for t in _tables(rec.state, d, rec.kept) if is_records(t)}
+        while len(rec.beside) > 64:
+            rec.beside.pop(next(iter(rec.beside)))
+    return {i for i in ids if any(id(t) in beside for t in _tables(rec.state, str(i), rec.kept))}
+
+
 def _unsupported(rec: _Record, text: str, seq: int | None) -> list[Mismatch]:
     found = rec.parsed.get(text)
     if found is None:
@@ -485,7 +510,8 @@ def _unsupported(rec: _Record, text: str, seq: int | None) -> list[Mismatch]:
         while len(rec.parsed) > 4096:
             rec.parsed.pop(next(iter(rec.parsed)))
     out: list[Mismatch] = []
-    for words, claimed, ids, subject in found:
+    for words, claimed, found_ids, subject, stood in found:
+        ids = _of_its_kind(rec, found_ids, claimed) if stood else found_ids
         if ids and any(ids & rec.done.get(tool, set()) for tool in claimed):
             continue
         if not ids and any(tool in rec.done for tool in claimed):  # "I've texted you": one was sent
