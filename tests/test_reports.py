@@ -443,6 +443,7 @@ FIRST_HALF = "Margaret is booked at Westbrook at 14:30."  # (the clinician and t
         ("It's with Dr Okafor, and I texted her. Her son is coming at 13:45 to drive her.", True, ()),
         ("It's with Dr Okafor and she's been texted. Also, the clinic opens at 13:00.", True, ()),
         ("It's with Dr Okafor and she's been texted. She should leave before 13:45.", True, ()),
+        ("It's with Dr Okafor and she's been texted, before the 13:45 cut-off.", True, ()),
         # ... but a time given as the appointment's still corrects it
         (
             "Sorry, correction: it's with Dr Okafor at 13:45, and she's been texted.",
@@ -2415,3 +2416,39 @@ def test_a_claim_with_no_word_for_someone_borrows_no_one_from_the_clause_before(
     assert contradicted(skipped) == (f"My app doesn't show that: '{report.split(joined[0] + ' ')[1][:-1]}'.",)
     done = played(path, reports=(report,))
     assert item(done).passed and contradicted(done) == ()
+
+
+PLASMA_BRIDGE = STT / "logistics" / "plasma-bridge-limit-s3-easy.yaml"  # TRK-30 can't cross; VAN-4 delivers
+DRIVER_HANDOVER = STT / "venues" / "driver-handover-st3-easy.yaml"  # CAR-4 has no driver; CAR-5 collects
+
+
+@pytest.mark.parametrize(
+    ("path", "explained", "reported"),
+    [
+        (LINATE, "BA576 is cancelled, Linate is shut for fog until 22:00 UTC.", None),
+        (INSULIN, "TRK-7's fridge failed.", None),
+        (DRIVER_HANDOVER, "CAR-4's driver handover fell through.", None),
+        (
+            PLASMA_BRIDGE,
+            "Kingsway Bridge has a 3.5 t limit now, so TRK-30 (12 t) can't use it.",
+            "VAN-4 (3.2 t) came over from Quayside and delivered the 40 FFP units at 06:31, frozen.",
+        ),
+    ],
+)
+def test_a_person_explaining_what_broke_first_is_not_contradicted(path, explained, reported):
+    """A person often says what went wrong before what they did: "BA576 is cancelled …", then
+    the new flight. The value that broke down is not the value now, so the user does not answer
+    "My app shows BA582, not BA576." to the explanation, and the report after it decides (until
+    now "so TRK-30 … can't use it" even outweighed the report after it, and the episode failed)."""
+    ep = played(path, reports=(explained,))
+    assert contradicted(ep) == ()
+    if reported is not None:
+        ep = played(path, reports=(explained, reported))
+        assert item(ep).passed, item(ep).detail
+        assert contradicted(ep) == ()
+
+
+def test_a_report_of_the_broken_value_as_the_one_now_still_conflicts():
+    """The rule reads what broke down, not every value near a word of failure."""
+    ep = played(LINATE, reports=("You're on BA576; the first flight failed to get a slot, so I kept you on it.",))
+    assert contradicted(ep) == ("My app shows BA582, not BA576.",)

@@ -35,10 +35,18 @@ def kept(text: str) -> str:
         # a failure is its own clause's: after a comma, a new action is the writer's and stands
         ("TRK-7 fridge failed, sent on TRK-9.", "TRK-7 fridge failed, sent on TRK-9."),
         ("Couldn't get you into Linate, rebooked BA582 to Malpensa.", "Couldn't , rebooked BA582 to Malpensa."),
-        ("CR-8 can't get through, CR-9 going from Garth.", "CR-8 can't , CR-9 going from Garth."),
+        ("CR-8 can't get through, CR-9 going from Garth.", "- can't , CR-9 going from Garth."),
         # … and ends at a turn or a reason with no comma before it, as people type
-        ("TRK-7 can't go so TRK-9 took it.", "TRK-7 can't go so TRK-9 took it."),
-        ("CR-8 can't get over the ford so CR-9 went.", "CR-8 can't so CR-9 went."),
+        ("TRK-7 can't go so TRK-9 took it.", "- can't go so TRK-9 took it."),
+        # what broke down or cannot serve is not the value now (past a possessive's noun or two, a bracket)
+        ("BA576 is cancelled, Linate is shut.", "is cancelled, Linate is shut."),
+        ("TRK-7's fridge failed.", "- ' fridge failed."),
+        ("CAR-4's driver handover fell through.", "- ' driver handover fell through."),
+        ("KL641 won't work.", "won't work."),
+        ("So TRK-30 (12 t) can't use the bridge.", "So - (12 t) can't use the bridge."),
+        ("KL1112 is delayed 70 minutes.", "KL1112 is delayed 70 minutes."),
+        ("I failed to book VAN-42.", "I failed to - ."),
+        ("CR-8 can't get over the ford so CR-9 went.", "- can't so CR-9 went."),
         ("Couldn't send TRK-7 as its fridge failed, TRK-9 took it.", "Couldn't - as its fridge failed, TRK-9 took it."),
         ("Couldn't book it as a double on VAN-42.", "Couldn't - ."),
         ("I couldn't move it to VAN-42 but VAN-41 is fine.", "I couldn't - but VAN-41 is fine."),

@@ -223,12 +223,53 @@ def instead_of(words: Words, i: int) -> int | None:
     return _instead_of(words, i)
 
 
-def ousted_before(words: Words, i: int) -> tuple[int, int] | None:
+# what says the value before it broke down or cannot serve: "BA576 is cancelled", "TRK-7's fridge
+# failed", "CAR-4's driver handover fell through", "KL641 won't work" (not "delayed": a delayed
+# flight may still be flown)
+_BROKE = frozenset(
+    {"cancelled", "canceled", "failed", "fell", "broke", "can't", "cant", "cannot", "couldn't", "won't", "wont"}
+)
+
+
+def _broke(words: Words, i: int) -> bool:
+    w, nxt = words[i][2], words[i + 1][2] if i + 1 < len(words) else ""
+    if w == "fell":
+        return nxt == "through"
+    if w == "broke":
+        return nxt == "down"
+    if w in ("cancelled", "canceled", "failed"):
+        return nxt != "to"  # ("failed to book VAN-42": the writer's failure, a denial)
+    return True
+
+
+def _digit(word: str) -> bool:
+    return any(c.isdigit() for c in word)
+
+
+def ousted_before(words: Words, i: int, text: str = "") -> tuple[int, int] | None:
     """Where the value taken out of use before the word ``i`` stands ("TRK-9 was stood down"),
-    past a form of *be* or *have*; None when ``i`` says no such thing or no value is there."""
-    if words[i][2] not in _OUSTED or not _ousted(words, i):
+    past a form of *be* or *have*, or said to have broken down or to be unable to serve ("BA576
+    is cancelled"; past a possessive's noun or two: "TRK-7's fridge failed"); None when ``i``
+    says no such thing or no value is there. ``text``: the message, for a bracket between the
+    value and a word of breaking ("TRK-30 (12 t) can't use it")."""
+    w = words[i][2]
+    if not ((w in _OUSTED and _ousted(words, i)) or (w in _BROKE and _broke(words, i))):
         return None
     k = i - 1
     while k >= 0 and words[k][2] in _BE_HAD:
         k -= 1
-    return (words[k][0], words[k][1]) if k >= 0 and any(c.isdigit() for c in words[k][2]) else None
+    if k < 0:
+        return None
+    if w in _BROKE and text and ")" in text[words[k][1] : words[k + 1][0]]:  # past "(12 t)", a few words long
+        opened = text.rfind("(", max(0, words[k][0] - 40), words[k][0])
+        while k >= 0 and words[k][0] > opened >= 0:
+            k -= 1
+        if opened < 0 or k < 0:
+            return None
+    if _digit(words[k][2]):
+        return words[k][0], words[k][1]
+    if w in _BROKE:  # "TRK-7's fridge failed", "CAR-4's driver handover fell through"
+        for j in range(k - 1, max(-1, k - 3), -1):
+            if words[j][2].endswith(("'s", "\u2019s")) and _digit(words[j][2]):
+                return words[j][0], words[j][1]
+    return None

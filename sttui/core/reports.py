@@ -217,7 +217,7 @@ def _booked_ends(folded: str) -> frozenset[int]:
 # before 13:45", "the clinic opens at 13:00" (not "by": "the power will be back by 15:30" is the
 # restoration time)
 _BOUND_AT = re.compile(
-    r"\b(?:before|after|until|till|since|no\s+later\s+than|(?:opens|closes|shuts|opening|closing)(?:\s+at)?)\s+"
+    r"\b(?:(?:before|after|until|till|since|no\s+later\s+than)(?:\s+the)?|(?:opens|closes|shuts|opening|closing)(?:\s+at)?)\s+"
 )
 # a person of the user's own, not a record: what their clause gives is theirs ("Her son is coming
 # at 13:45 to drive her")

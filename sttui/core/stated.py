@@ -200,7 +200,7 @@ def _denied(text: str, words: list[tuple[int, int, str]], ends: list[int]) -> li
             if i + 1 < len(words) and words[i + 1][0] < stop:
                 out.append((words[i + 1][0], stop))
             continue
-        gone = ousted_before(words, i)  # "TRK-9 was stood down", "TRK-9 replaced by TRK-7"
+        gone = ousted_before(words, i, text)  # "TRK-9 was stood down", "TRK-9 replaced by TRK-7", "BA576 is cancelled"
         if gone is not None:
             out.append(gone)
             continue
