@@ -2368,6 +2368,24 @@ ULTRASOUND = STT / "clinic" / "ultrasound-reassigned-st1-medium.yaml"
 
 
 @pytest.mark.parametrize(
+    ("report", "said"),
+    [
+        ("Orla and Imran are both at Westbrook with Tariq Aziz, 14:00 and 14:30 respectively, texted.", ()),
+        (
+            "Orla and Imran are both at Westbrook with Tariq Aziz, 14:30 and 14:00 respectively, texted.",
+            ("For Orla, my app shows 14:00, not 14:30.", "For Imran, my app shows 14:30, not 14:00."),
+        ),
+    ],
+)
+def test_respectively_pairs_values_of_the_users_request_too(report, said):
+    """Orla asked for 2pm: her 14:00 was left out of the count of values *respectively* pairs
+    with the two names, so the two no longer matched, and the swapped report passed."""
+    ep = played(ULTRASOUND, reports=(report,))
+    assert item(ep).passed is (said == ()), item(ep).detail
+    assert contradicted(ep) == said
+
+
+@pytest.mark.parametrize(
     "report",
     [
         # the outside testers' swap, and its mirror in the right order: who is "she"?

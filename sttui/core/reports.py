@@ -327,9 +327,14 @@ def _given(fact: Resolved, text: str, others: Iterable[Resolved]) -> _Given:
         n = len(sentence.named)
         if n > 1 and sentence.respectively:
             values = _counted(fact, sentence.text)
+            if (
+                len(values) != n
+            ):  # the values of the user's request too ("Orla ideally 2pm": 14:30 and 14:00 respectively)
+                values = fact.found(sentence.text)
             if len(values) == n:
                 if fact.about in sentence.named:
                     mine.append(values[sentence.named.index(fact.about)])
+                    paired.append(values[sentence.named.index(fact.about)])
                 continue
         listed = _listed(fact, sentence.parts)
         for i, part in enumerate(sentence.parts):
