@@ -90,6 +90,12 @@ CHEMO_REPORTS = [
     (["Westfield and Lakeside are on VAN-41 and VAN-42, Abbeymead on VAN-47."], False),
     (["Westfield, Lakeside and Abbeymead: VAN-41, VAN-42 and VAN-47."], False),
     (["Westfield:\n- VAN-41\n\nLakeside:\n- VAN-42\n\nAbbeymead:\n- VAN-47"], False),
+    # the value before its subject's name, one subject a sentence (the clause before the name is its)
+    (["VAN-41: Westfield. VAN-42: Lakeside. VAN-47: Abbeymead."], False),
+    (["VAN-42: Westfield. VAN-41: Lakeside. VAN-47: Abbeymead."], True),
+    # a time, then another kind's code: a new clause, not a list ("… 08:55, VAN-41 on Lakeside")
+    (["VAN-42 on Westfield arriving 08:55, VAN-41 on Lakeside arriving 09:30, VAN-47 on Abbeymead."], True),
+    (["VAN-41 on Westfield arriving 08:55, VAN-42 on Lakeside arriving 09:30, VAN-47 on Abbeymead."], False),
     (
         ["Westfield goes on VAN-42, Lakeside on VAN-41 and Abbeymead on VAN-47.", "Correction: Lakeside is on VAN-42."],
         False,
@@ -161,6 +167,17 @@ def test_clauses_cut_where_the_rules_say_and_nowhere_else():
     assert _given("Westfield went on VAN-42 after QA moved Lakeside to VAN-41.", "Westfield", "Lakeside") == {
         "westfield": ["Westfield went on VAN-42"],
         "lakeside": ["after QA moved Lakeside to VAN-41."],
+    }
+    # a code after a time (or after a code of other letters) opens a clause; after its own letters, a list
+    assert _given("CR-90 on Gorse back 10:00, CR-91 on Heather.", "Gorse", "Heather") == {
+        "gorse": ["CR-90 on Gorse back 10:00"],
+        "heather": ["CR-91 on Heather."],
+    }
+    assert _given("Gorse is on VAN-42, VAN-41 spare.", "Gorse") == {"gorse": ["Gorse is on VAN-42, VAN-41 spare."]}
+    # before a sentence's one subject is named, its clauses are that subject's
+    assert _given("VAN-41: Westfield. VAN-42: Lakeside.", "Westfield", "Lakeside") == {
+        "westfield": ["VAN-41", "Westfield."],
+        "lakeside": ["VAN-42", "Lakeside."],
     }
     # a heading line heads the lines under it, up to a blank line; possessives and case do not matter
     assert _given("ST LUKE'S:\n- VAN-5\n- 09:07\n\n- VAN-6", "St Luke's") == {"st": ["ST LUKE'S", "- VAN-5", "- 09:07"]}

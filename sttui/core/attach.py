@@ -9,14 +9,15 @@ The rules, simple enough to apply by hand (task format §5):
   before a space (not ``09:30``), and before the words *and, but, while, whilst, whereas, so,
   then, plus, after, because, since, although, though*; not inside a subject's name, nor between the values of a list ("vans 42, 41
   and 47", "VAN-42 and VAN-41", "van 42 and van 41", "09:00 and 11:00" each stay in one
-  clause).
+  clause; a code after a time or after a code of other letters is no list: "back 10:00, CR-91").
 - A clause that names no subject but *the former* or *the latter* is attached to the first or
   the last of the subjects the sentence named before it, or the sentence before ("Orla and
   Imran are both sorted; the former is on 14:00, the latter on 14:30").
 - A clause that names **one** subject is attached to it. A clause that names none is attached
   to the subject of the clause before it in the same sentence ("…VAN-41 broke down, so *it* is
   now on VAN-42"), or to a heading: a line ending in ``:`` that names one subject heads the
-  lines under it, up to a blank line. A clause that names two or more subjects is attached to
+  lines under it, up to a blank line; in a sentence that names one subject, the clauses before
+  its name are attached to it ("VAN-42: Westfield."). A clause that names two or more subjects is attached to
   none, nor is one that names one subject right after a clause that is only another's name
   (*and Imran are both sorted* in "Orla and Imran are both sorted"), nor are the clauses after
   either in its sentence that name none.
@@ -166,7 +167,10 @@ def _sentences(text: str, subjects: tuple[Subject, ...], bystanders: tuple[Subje
         code = after + 1 < len(tokens) and tokens[after + 1][2].isdigit()
         gap = text[tokens[after][1] : tokens[after + 1][0]] if code else ""
         again = before > 0 and tokens[after][2].rstrip("s") == tokens[before - 1][2].rstrip("s") and not gap.strip()
-        return code and (gap in ("", "-", "_", "#") or (again and after not in covered))
+        # a code after a code of the same letters ("VAN-42, VAN-41"), not after a time or another
+        # kind's code ("back 10:00, CR-91 on Heather" cuts: a new clause)
+        same = before > 0 and tokens[after][2] == tokens[before - 1][2]
+        return code and ((gap in ("", "-", "_", "#") and same) or (again and after not in covered))
 
     for m in _CLAUSE_MARK.finditer(text):
         after = bisect_left(token_starts, m.end())
@@ -226,10 +230,19 @@ def _sentences(text: str, subjects: tuple[Subject, ...], bystanders: tuple[Subje
             line_start = pos + 1
         body = text[sentence_start:pos]
         if body.strip():
+            subjects_here = tuple(subj for subj in named(sentence_start, pos) if subj not in aside)
+            if len(subjects_here) == 1:  # the clauses before its one subject's name are its too ("VAN-42: Westfield.")
+                one = subjects_here[0]
+                parts = [
+                    Clause(p.text, one, p.names, p.bare)
+                    if p.owner is None and not p.ambiguous and p.names is None
+                    else p
+                    for p in parts
+                ]
             out.append(
                 Sentence(
                     body,
-                    tuple(subj for subj in named(sentence_start, pos) if subj not in aside),
+                    subjects_here,
                     bisect_left(respectively, sentence_start) < bisect_left(respectively, pos),
                     tuple(parts),
                 )
