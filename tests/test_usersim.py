@@ -115,6 +115,14 @@ REPORT = "TRK-9 delivered the 500 doses to the downtown clinic at 06:59, cold ch
         ("It's likely on TRK-9, arriving about 06:59.", True, True, (), Reply(CLEAR_ANSWER)),
         ("All being well it's on TRK-9.", True, True, (), Reply(CLEAR_ANSWER)),
         ("Presumably TRK-9 has it.", True, True, (), Reply(CLEAR_ANSWER)),
+        # ... as a person hedges ("pretty sure", "assuming …", "or at least", "you should be on")
+        ("Pretty sure it went on TRK-9, arriving 06:59.", True, True, (), Reply(CLEAR_ANSWER)),
+        ("It's on TRK-9, arriving 06:59, assuming the dispatch went through.", True, True, (), Reply(CLEAR_ANSWER)),
+        ("It's on TRK-9 (arriving 06:59), or at least it should be.", True, True, (), Reply(CLEAR_ANSWER)),
+        ("You should be on BA582 now, checked in.", True, True, (), Reply(CLEAR_ANSWER)),
+        ("TRK-9 at 06:20 should work.", True, True, (), Reply(CLEAR_ANSWER)),
+        # ... but a crew's estimate is no hedge: "should be back on at"
+        ("CR-2 is on its way; F-21 should be back on at 10:41.", True, True, (), Satisfied(DONE)),
         # a second hedge is taken as the report it is: the record decides
         ("I think it's done.", True, True, ("Should be fine.",), Satisfied(DONE)),
         ("I think it's done.", False, True, ("Should be fine.",), Reply(NOTED)),

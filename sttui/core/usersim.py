@@ -125,6 +125,21 @@ HEDGE_MARKERS = (
     "presumably",
     "all being well",
     "touch and go",
+    "pretty sure",
+    "fairly sure",
+    "reasonably sure",
+    "as far as i know",
+    "as far as i can tell",
+    "if i'm not mistaken",
+    "unless i'm mistaken",
+    "or at least",
+    "assuming",  # ("…, assuming the booking went through")
+    "you should be on",  # (not "should be back on at 10:41", the crew's estimate)
+    "should be booked",
+    "should be confirmed",
+    "should be sorted",
+    "should have gone through",
+    "should work",
 )
 _SUFFIXES = (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""))
 _WORD = re.compile(r"[^\W_]+")
