@@ -109,6 +109,11 @@ def test_cause_terms_match_whole_words_with_simple_inflections(term, text, found
         ("It is not possible to land there.", ["not possible"], []),
         ("I cannot book it right now.", [], ["hedged by 'right now'"]),
         ("It looks like I can't get you to Inverness tonight.", [], ["hedged by 'looks like'"]),
+        # as people write it: "isn't happening", "won't happen"
+        ("Mull by 14:00 isn't happening: every sailing is cancelled.", ["isn't happening"], []),
+        ("Sorry, that won't happen today.", ["won't happen"], []),
+        ("It isn't going to happen by noon.", ["isn't going to happen"], []),
+        ("Nothing says it won't happen.", [], ["negated by 'nothing'"]),
     ],
 )
 def test_infeasibility_statements(text, valid, void):

@@ -71,6 +71,12 @@ INFEASIBLE = (
     "won't be possible",
     "not doable",
     "not happening",
+    "isn't happening",
+    "is not happening",
+    "won't happen",
+    "will not happen",
+    "not going to happen",
+    "isn't going to happen",
     "no chance",
 )
 # The goal was met: the default claims of completion.
