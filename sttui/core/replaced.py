@@ -4,8 +4,9 @@ change ("moved the insulin from TRK-9 to TRK-7", "took over from TRK-9"); before
 replaced, withdrawn, removed, released* ("TRK-9 was stood down"); and in a clause saying what a
 value used to be ("due 09:35 originally", up to a *but* or *now*), or the value right after
 *old*, *previous* (or *original* past a *was*) and a word or two ("Daniel's old seat was 27E"),
-or where something was before a change ("was in 27E before the swap", "until the swap"). Read by ``core.stated`` on a message's words
-(start, end, folded word); the rules are in task format §5."""
+or where something was before a change ("was in 27E before the swap", "until the swap"); and
+before a word of breaking down ("BA576 is cancelled", "TRK-7's fridge failed"). Read by
+``core.stated`` on a message's words (start, end, folded word); the rules are in task format §5."""
 
 from __future__ import annotations
 
@@ -69,14 +70,13 @@ _UNTIL = frozenset({"before", "until", "till"})
 def _the_change(words: Words, i: int) -> bool:
     """Whether the words from ``i`` are *before, until, till* or *up to*, then *the* and a
     change (``_CHANGES``), maybe a word before it ("the aircraft change")."""
-    j = (
-        i + 1
-        if words[i][2] in _UNTIL
-        else i + 2
-        if words[i][2] == "up" and i + 1 < len(words) and words[i + 1][2] == "to"
-        else None
-    )
-    if j is None or j + 1 >= len(words) or words[j][2] != "the":
+    if words[i][2] in _UNTIL:
+        j = i + 1
+    elif words[i][2] == "up" and i + 1 < len(words) and words[i + 1][2] == "to":
+        j = i + 2
+    else:
+        return False
+    if j + 1 >= len(words) or words[j][2] != "the":
         return False
     return words[j + 1][2] in _CHANGES or (j + 2 < len(words) and words[j + 2][2] in _CHANGES)
 
@@ -116,10 +116,9 @@ def former(words: Words, ends: list[int], start: int, end: int) -> list[tuple[in
     before a change (``_before_the_change``)."""
     out: list[tuple[int, int]] = []
     in_clause, was = -1, None  # the last "was" or "were" of the clause read so far
-    lead: tuple[int, int] | None = (
-        None  # "Until the swap, …": (its clause, where values start), once a "was in" is read
-    )
-    led = False  # the sentence began with "before the swap"
+    # "Until the swap, Daniel was in 27E": (the clause, where its values start) once its "was in" is read
+    lead: tuple[int, int] | None = None
+    led = False  # the sentence began with "before the swap" (or "until", "up to")
     cut = _cuts(words, ends, end)
     seg = 0  # the first word of the clause, or its last ``_TURNS`` word read so far
     for i, (a, b, w) in enumerate(words):

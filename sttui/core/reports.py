@@ -233,15 +233,15 @@ def _bound_or_kin_marks(text: str) -> tuple[frozenset[int], list[int], list[int]
     starts and ends, in order) after a ``_KIN`` phrase, in ``text`` folded."""
     folded = facts.fold(text)
     starts = frozenset(m.end() for m in _BOUND_AT.finditer(folded))
-    los: list[int] = []
-    his: list[int] = []
+    kin_from: list[int] = []
+    kin_to: list[int] = []
     for m in _KIN.finditer(folded):
-        if his and m.start() < his[-1]:
+        if kin_to and m.start() < kin_to[-1]:
             continue  # (within the clause already taken)
         brk = _CLAUSE_BREAK.search(folded, m.end())
-        los.append(m.end())
-        his.append(brk.start() if brk else len(folded))
-    return starts, los, his
+        kin_from.append(m.end())
+        kin_to.append(brk.start() if brk else len(folded))
+    return starts, kin_from, kin_to
 
 
 _TIMES = ("time", "date")  # the kinds a bound or a relative's plans give values of
@@ -252,15 +252,15 @@ def _bound_or_kin(text: str, written: str) -> bool:
     """Whether every place ``text`` gives ``written`` is a bound's or another person's (``_BOUND_AT``,
     ``_KIN``): not a value of the fact that could conflict with it ("before 13:45" is no time
     booked). Once per message and value: a message may repeat one value thousands of times."""
-    starts, los, his = _bound_or_kin_marks(text)
-    if not starts and not los:
+    starts, kin_from, kin_to = _bound_or_kin_marks(text)
+    if not starts and not kin_from:
         return False
     folded, w = facts.fold(text), facts.fold(written)
     at = folded.find(w)
     seen = False
     while at >= 0:
-        k = bisect.bisect_right(los, at) - 1
-        if at not in starts and not (k >= 0 and at < his[k]):
+        k = bisect.bisect_right(kin_from, at) - 1
+        if at not in starts and not (k >= 0 and at < kin_to[k]):
             return False
         seen = True
         at = folded.find(w, at + 1)
