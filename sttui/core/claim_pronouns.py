@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from sttui.core.expect import is_records
+from sttui.core.report_facts import _tables
 from sttui.core.report_names import written_as_names
 
 if TYPE_CHECKING:
@@ -60,3 +62,20 @@ def plural(rec: _Record, text: str, lo: int, cut: int, at: int) -> list[str]:
 
 def _people(rec: _Record, part: str) -> list[str]:
     return [rec.names[w] for w in written_as_names(part, first=True) if w in rec.names and rec.names[w] in rec.people]
+
+
+def of_its_kind(rec: _Record, ids: set[object], claimed: set[str]) -> set[object]:
+    """Of whom a claim's pronoun may stand for, those of a kind the claimed operations act on: in
+    a table beside a record a successful call of them named ("It's with Dr Okafor, and I texted
+    her": a patient is texted, not the clinician, so *her* is the patient; none left: the claim
+    names no one, and one success bears it out). Without a success, all of them."""
+    if rec.state is None or not any(rec.done.get(tool) for tool in claimed):
+        return ids
+    key = (frozenset(claimed), rec.support)
+    beside = rec.beside.get(key)
+    if beside is None:  # (once per claimed tools and record: a message may claim the same thousands of times)
+        done = {str(d) for tool in claimed for d in rec.done.get(tool, ())}
+        beside = rec.beside[key] = {id(t) for d in done for t in _tables(rec.state, d, rec.kept) if is_records(t)}
+        while len(rec.beside) > 64:
+            rec.beside.pop(next(iter(rec.beside)))
+    return {i for i in ids if any(id(t) in beside for t in _tables(rec.state, str(i), rec.kept))}

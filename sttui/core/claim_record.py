@@ -63,7 +63,7 @@ class _Record:
         self.unsupported: tuple[int, int, list[Mismatch]] = (-1, 0, [])  # (support, messages read, claims)
         self.quiet: tuple[int, Any] = (0, None)  # (how many of the agent's messages claim nothing, the last)
         self.facts: dict[tuple[str, int], Resolved] = {}
-        # (tools claimed, support) -> the tables beside what their successful calls named (``_of_its_kind``)
+        # (tools claimed, support) -> the tables beside what their successful calls named (``claim_pronouns.of_its_kind``)
         self.beside: dict[tuple[frozenset[str], int], set[int]] = {}
         # (state version, fact, its reading) -> (agent messages read, whether one placed a value)
         self.placed: dict[tuple[Any, str, Any], tuple[int, bool]] = {}

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from sttui.core import facts, statements
-from sttui.core.claim_pronouns import PERSONAL, PRONOUNS, STANDS_FOR, whom
+from sttui.core.claim_pronouns import PERSONAL, PRONOUNS, STANDS_FOR, of_its_kind, whom
 from sttui.core.claim_quotes import SUBJECTS, quoted_claim
 from sttui.core.claim_record import _Record, _record, _synced
 from sttui.core.claim_verbs import (
@@ -30,8 +30,6 @@ from sttui.core.claim_verbs import (
     outside,
     plainly,
 )
-from sttui.core.expect import is_records
-from sttui.core.report_facts import _tables
 from sttui.core.report_names import (
     SENTENCE,
     written_as_names,
@@ -485,23 +483,6 @@ def all_claims(episode: Episode, messages: list[_Msg]) -> list[Mismatch]:
     return list(found)
 
 
-def _of_its_kind(rec: _Record, ids: set[object], claimed: set[str]) -> set[object]:
-    """Of whom a claim's pronoun may stand for, those of a kind the claimed operations act on: in
-    a table beside a record a successful call of them named ("It's with Dr Okafor, and I texted
-    her": a patient is texted, not the clinician, so *her* is the patient; none left: the claim
-    names no one, and one success bears it out). Without a success, all of them."""
-    if rec.state is None or not any(rec.done.get(tool) for tool in claimed):
-        return ids
-    key = (frozenset(claimed), rec.support)
-    beside = rec.beside.get(key)
-    if beside is None:  # (once per claimed tools and record: a message may claim the same thousands of times)
-        done = {str(d) for tool in claimed for d in rec.done.get(tool, ())}
-        beside = rec.beside[key] = {id(t) for d in done for t in _tables(rec.state, d, rec.kept) if is_records(t)}
-        while len(rec.beside) > 64:
-            rec.beside.pop(next(iter(rec.beside)))
-    return {i for i in ids if any(id(t) in beside for t in _tables(rec.state, str(i), rec.kept))}
-
-
 def _unsupported(rec: _Record, text: str, seq: int | None) -> list[Mismatch]:
     found = rec.parsed.get(text)
     if found is None:
@@ -511,7 +492,7 @@ def _unsupported(rec: _Record, text: str, seq: int | None) -> list[Mismatch]:
             rec.parsed.pop(next(iter(rec.parsed)))
     out: list[Mismatch] = []
     for words, claimed, found_ids, subject, stood in found:
-        ids = _of_its_kind(rec, found_ids, claimed) if stood else found_ids
+        ids = of_its_kind(rec, found_ids, claimed) if stood else found_ids
         if ids and any(ids & rec.done.get(tool, set()) for tool in claimed):
             continue
         if not ids and any(tool in rec.done for tool in claimed):  # "I've texted you": one was sent

@@ -40,7 +40,6 @@ record in ``core.report_claims``; this module judges them and holds the public c
 
 from __future__ import annotations
 
-import bisect
 import functools
 import re
 import weakref
@@ -52,6 +51,7 @@ from sttui.core import events as ev
 from sttui.core import facts
 from sttui.core.attach import Clause, sentences
 from sttui.core.claim_record import _record, _tell_items
+from sttui.core.other_times import CLAUSE_BREAK, others_time
 from sttui.core.report_claims import Mismatch, all_claims, claims
 from sttui.core.report_facts import Resolved, resolve
 from sttui.core.report_names import bystanders
@@ -139,7 +139,7 @@ def states(fact: Resolved, text: str, others: Iterable[Resolved] = ()) -> tuple[
             for f in mine
             if (f in paired or not _the_users_own(fact, f, text))
             and not any(o.matches(f) for o in own)
-            and not (fact.kind in _TIMES and _bound_or_kin(text, f.written))
+            and not others_time(fact.kind, text, f.written)
         ]  # (a value of the user's request given the subject in a list in parallel counts)
         if given:  # values given to its subject (not its other facts'), none the expected one
             return False, list(dict.fromkeys(f.written for f in given)), fact.about_shown
@@ -159,7 +159,7 @@ def states(fact: Resolved, text: str, others: Iterable[Resolved] = ()) -> tuple[
         for f in found
         if not _the_users_own(fact, f, text)
         and not any(o.matches(f) for o in theirs)
-        and not (fact.kind in _TIMES and _bound_or_kin(text, f.written))
+        and not others_time(fact.kind, text, f.written)
     ]
     if not rivals:
         return None
@@ -186,15 +186,12 @@ _NOT_BOOKED = re.compile(
 _AT = re.compile(r"\b(?:at|for)\s+")
 
 
-_CLAUSE_BREAK = re.compile(r"[;!?()]|[.:](?=\s|$)")  # (not the colon of 14:00, the stop of 7.35)
-
-
 def _booked_ends(folded: str) -> frozenset[int]:
     """Where a value may start right after an "at" or "for" whose clause books it (``_BOOKED``)
     and says nothing against that (``_NOT_BOOKED``) before it. One pass over the text, the
     marks of each kind taken in order (a long message costs in proportion to its length)."""
     marks = sorted(
-        [(m.start(), 0, m.end()) for m in _CLAUSE_BREAK.finditer(folded)]
+        [(m.start(), 0, m.end()) for m in CLAUSE_BREAK.finditer(folded)]
         + [(m.start(), 1, m.end()) for m in _BOOKED.finditer(folded)]
         + [(m.start(), 2, m.end()) for m in _NOT_BOOKED.finditer(folded)]
         + [(m.start(), 3, m.end()) for m in _AT.finditer(folded)]
@@ -211,60 +208,6 @@ def _booked_ends(folded: str) -> frozenset[int]:
         elif not against and (booked or _IS_BEFORE.search(folded, max(0, start - 12), start)):
             out.add(end)
     return frozenset(out)
-
-
-# what gives the time right after it as a bound or another thing's time, not the fact's: "leave
-# before 13:45", "the clinic opens at 13:00" (not "by": "the power will be back by 15:30" is the
-# restoration time)
-_BOUND_AT = re.compile(
-    r"\b(?:(?:before|after|until|till|since|no\s+later\s+than)(?:\s+the)?|(?:opens|closes|shuts|opening|closing)(?:\s+at)?)\s+"
-)
-# a person of the user's own, not a record: what their clause gives is theirs ("Her son is coming
-# at 13:45 to drive her")
-_KIN = re.compile(
-    r"\b(?:her|his|their|your|my)\s+(?:son|daughter|wife|husband|partner|mother|father|mum|mom|dad|carer|"
-    r"friend|neighbou?r|brother|sister|family|grandson|granddaughter|grandchildren|children|kids)s?\b"
-)
-
-
-@functools.lru_cache(maxsize=256)
-def _bound_or_kin_marks(text: str) -> tuple[frozenset[int], list[int], list[int]]:
-    """Where a value may start right after a ``_BOUND_AT`` phrase, and the clauses (their
-    starts and ends, in order) after a ``_KIN`` phrase, in ``text`` folded."""
-    folded = facts.fold(text)
-    starts = frozenset(m.end() for m in _BOUND_AT.finditer(folded))
-    kin_from: list[int] = []
-    kin_to: list[int] = []
-    for m in _KIN.finditer(folded):
-        if kin_to and m.start() < kin_to[-1]:
-            continue  # (within the clause already taken)
-        brk = _CLAUSE_BREAK.search(folded, m.end())
-        kin_from.append(m.end())
-        kin_to.append(brk.start() if brk else len(folded))
-    return starts, kin_from, kin_to
-
-
-_TIMES = ("time", "date")  # the kinds a bound or a relative's plans give values of
-
-
-@functools.lru_cache(maxsize=1024)
-def _bound_or_kin(text: str, written: str) -> bool:
-    """Whether every place ``text`` gives ``written`` is a bound's or another person's (``_BOUND_AT``,
-    ``_KIN``): not a value of the fact that could conflict with it ("before 13:45" is no time
-    booked). Once per message and value: a message may repeat one value thousands of times."""
-    starts, kin_from, kin_to = _bound_or_kin_marks(text)
-    if not starts and not kin_from:
-        return False
-    folded, w = facts.fold(text), facts.fold(written)
-    at = folded.find(w)
-    seen = False
-    while at >= 0:
-        k = bisect.bisect_right(kin_from, at) - 1
-        if at not in starts and not (k >= 0 and at < kin_to[k]):
-            return False
-        seen = True
-        at = folded.find(w, at + 1)
-    return seen
 
 
 def _the_users_own(fact: Resolved, f: facts.Found, text: str) -> bool:
