@@ -2444,6 +2444,7 @@ DRIVER_HANDOVER = STT / "venues" / "driver-handover-st3-easy.yaml"  # CAR-4 has 
     ("path", "explained", "reported"),
     [
         (LINATE, "BA576 is cancelled, Linate is shut for fog until 22:00 UTC.", None),
+        (LINATE, "ba576 is cancelled, linate shut w fog til 22:00 utc", None),  # typed in a hurry
         (INSULIN, "TRK-7's fridge failed.", None),
         (DRIVER_HANDOVER, "CAR-4's driver handover fell through.", None),
         (

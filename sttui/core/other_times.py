@@ -1,4 +1,4 @@
-"""Times a message gives something other than a fact's own time: a bound ("leave before 13:45",
+"""Times a message gives something other than a fact's own time: a bound ("leave before 13:45", "shut w fog til 22:00",
 "before the 13:45 cut-off"), a place's hours ("the clinic opens at 13:00") or the plans of one
 of the user's relatives ("Her son is coming at 13:45 to drive her"). Such a time is no rival of
 an appointment's: a person finishing a report in a second message writes them around the fact
@@ -16,7 +16,7 @@ from sttui.core import facts
 CLAUSE_BREAK = re.compile(r"[;!?()]|[.:](?=\s|$)")
 
 _BOUND_AT = re.compile(
-    r"\b(?:(?:before|after|until|till|since|no\s+later\s+than)(?:\s+the)?"
+    r"\b(?:(?:before|after|until|till|til|since|no\s+later\s+than)(?:\s+the)?"
     r"|(?:opens|closes|shuts|opening|closing)(?:\s+at)?)\s+"
 )
 _KIN = re.compile(
