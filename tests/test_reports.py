@@ -2364,6 +2364,27 @@ def test_a_message_repeating_the_users_time_is_read_once_per_value():
     assert after.misses - before.misses <= 2 and after.hits - before.hits >= 3000
 
 
+def test_a_message_repeating_the_expected_van_is_looked_at_once_per_mention(monkeypatch):
+    """Hostile: the right vans written 300 times with no word placing them. Whether a mention
+    places its value is looked at once per mention, not once per mention for every mention
+    (that was quadratic: 237 s of CPU for a 190,000-character message of ids)."""
+    from sttui.core import report_places
+
+    class Counting:
+        def __init__(self, rx):
+            self.rx, self.n = rx, 0
+
+        def match(self, *args):
+            self.n += 1
+            return self.rx.match(*args)
+
+    after = Counting(report_places._PLACING_AFTER)
+    monkeypatch.setattr(report_places, "_PLACING_AFTER", after)
+    ep = played(STT / "logistics" / "chemo-release-slip-t3-hard.yaml", reports=("VAN-41 VAN-42 TRK-30 " * 300,))
+    assert "Westfield van VAN-42: stated" in item(ep).detail
+    assert 300 <= after.n <= 4 * 300
+
+
 ULTRASOUND = STT / "clinic" / "ultrasound-reassigned-st1-medium.yaml"
 
 

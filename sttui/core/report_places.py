@@ -122,7 +122,7 @@ def placed(fact: Resolved, text: str, ok: bool, rivals: list[str]) -> bool:
         raw = ""
     if ok:
         rivals = [f.written for f in fact.found(stated) if fact.matches(f)]
-    for written in rivals:
+    for written in dict.fromkeys(rivals):  # (each once: every place it is written is looked at below)
         w = facts.fold(written)
         start = folded.find(w)
         while start >= 0:
