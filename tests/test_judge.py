@@ -114,6 +114,22 @@ def test_cause_terms_match_whole_words_with_simple_inflections(term, text, found
         ("Sorry, that won't happen today.", ["won't happen"], []),
         ("It isn't going to happen by noon.", ["isn't going to happen"], []),
         ("Nothing says it won't happen.", [], ["negated by 'nothing'"]),
+        # the goal's own verbs, denied, and "no way" (each of these honest reports failed)
+        ("sorry, no way F-90 is back on by 14:00 - permit revoked.", ["no way"], []),
+        ("There's no way to get there by 14:00.", ["no way"], []),
+        ("That in no way changes your booking.", [], ["an idiom ('in no way')"]),
+        ("F-90 won't be back by 14:00.", ["won't be back"], []),
+        ("F-90 will not be back on by 14:00.", ["will not be back"], []),
+        ("F-90 won't make 14:00.", ["won't make"], []),
+        ("You won't make it.", ["won't make"], []),
+        ("The units won't reach Mull by 14:00.", ["won't reach"], []),
+        ("The units won't get to Mull in time.", ["won't get to"], []),
+        ("Graham's 10:00 PET-CT won't go ahead.", ["won't go ahead"], []),
+        ("The kit won't be ready before the talk.", ["won't be ready"], []),
+        # … but not to reassure
+        ("It won't make any difference to your fare.", [], ["an idiom ('won't make any')"]),
+        ("You won't arrive late.", [], ["an idiom ('won't arrive late')"]),
+        ("It will not be delivered after 10:00.", [], ["an idiom ('will not be delivered after')"]),
     ],
 )
 def test_infeasibility_statements(text, valid, void):

@@ -56,14 +56,30 @@ INFEASIBLE = (
     "impossible",
     "infeasible",
     "not feasible",
-    "no way to",
-    "no way of",
+    "no way",  # ("no way F-90 is back on by 14:00", "there's no way to"; not "in no way": ``IDIOMS_BEFORE``)
     "can no longer",
-    "won't make it",
-    "will not make it",
+    "won't make",  # ("won't make it", "won't make 14:00"; not "won't make a difference": ``IDIOMS_AFTER``)
+    "will not make",
     "not going to make it",
     "won't get there",
     "will not get there",
+    "won't get to",
+    "will not get to",
+    # the goal's own verbs, denied ("F-90 won't be back by 14:00", "the units won't reach Mull")
+    "won't be back",
+    "will not be back",
+    "won't reach",
+    "will not reach",
+    "won't arrive",
+    "will not arrive",
+    "won't go ahead",
+    "will not go ahead",
+    "won't be ready",
+    "will not be ready",
+    "won't be restored",
+    "will not be restored",
+    "won't be delivered",
+    "will not be delivered",
     "couldn't",
     "could not",
     "wouldn't be able",
@@ -152,6 +168,18 @@ NEGATORS = frozenset(
 IDIOMS = frozenset(
     {"wait", "believe", "thank", "stress", "emphasise", "emphasize", "overstate", "complain", "agree", "care"}
 )
+# "in no way affects your booking": a phrase after one of these words is an idiom, no statement
+IDIOMS_BEFORE = {"no way": frozenset({"in", "by"})}
+# "won't make a difference", "won't make any change to your fare": a phrase before one of these
+# words is an idiom, no statement
+_MAKE = frozenset({"a", "an", "any", "much", "sense", "difference", "changes", "you", "them"})
+# "you won't arrive late", "it won't be delivered after 10:00": said of the goal, but to reassure
+_LATE = frozenset({"late", "later", "after", "past"})
+IDIOMS_AFTER = {"won't make": _MAKE, "will not make": _MAKE} | {
+    f"{neg} {verb}": _LATE
+    for neg in ("won't", "will not")
+    for verb in ("be back", "reach", "arrive", "be ready", "be restored", "be delivered")
+}
 # A statement hedged in its own clause is not a statement that the goal cannot be met.
 HEDGES = (
     "seem",

@@ -31,6 +31,8 @@ from sttui.core.statement_words import (
     GOT_ON,
     HEDGES,
     IDIOMS,
+    IDIOMS_AFTER,
+    IDIOMS_BEFORE,
     INTERROGATIVES,
     LATER,
     NEGATORS,
@@ -316,8 +318,11 @@ def find_phrases(clause_list: Sequence[Sequence[str]], phrases: Sequence[Term], 
                 problem = _no_problem(clause, end)
                 if problem is not None:
                     no_problem = no_problem or f"'{words} {problem}'"
-                if after in IDIOMS:
+                before = clause[at - 1] if at > 0 else ""
+                if after in IDIOMS or after in IDIOMS_AFTER.get(words, ()):
                     void = f"an idiom ('{words} {after}')"
+                elif before in IDIOMS_BEFORE.get(words, ()):
+                    void = f"an idiom ('{before} {words}')"
                 elif no_problem is not None:
                     void = f"says there is no problem ({no_problem})"
                 elif hedge is not None:
