@@ -138,6 +138,50 @@ def test_infeasibility_statements(text, valid, void):
     assert [f.void for f in found if f.void] == void
 
 
+MAELOR = st.goal_of(
+    "Maelor Community Hospital has power - a mobile generator or its feeder back - by 12:00.",
+    "The hospital at Maelor lost its feed.",
+    ["Maelor Community Hospital"],
+)
+
+
+def test_a_goals_names_are_its_capitalised_words_that_name_something():
+    """Capitalised to open a sentence ("Land in Inverness …", "Be in Reykjavik …") is no name;
+    capitalised in the query's own sentences, or in the task's records, is."""
+    assert [t.text for t in MAELOR.names] == ["Community", "Hospital", "Maelor"]
+    keflavik = st.goal_of("Be in Reykjavik tonight (landing at KEF or RKV today).", "She needs Reykjavik.")
+    assert [t.text for t in keflavik.names] == ["KEF", "RKV", "Reykjavik"]
+    ceiriog = st.goal_of("The Ceiriog spur (F-90, OUT-801) is back on by 14:00.")
+    assert [t.text for t in ceiriog.names] == ["Ceiriog", "F-90", "OUT-801"]
+    assert [t.text for t in MAELOR.due][:2] == ["12:00", "today"]
+
+
+@pytest.mark.parametrize(
+    ("text", "valid", "void"),
+    [
+        # the goal denied in its own words: a negation near one of its names, and when it is due
+        ("Maelor won't have power by 12:00.", ["maelor won't"], []),
+        ("There's no generator that can power Maelor by 12:00.", ["no generator that can power maelor"], []),
+        ("Nothing will reach Maelor today.", ["nothing will reach maelor"], []),
+        ("Maelor's off till 16:00 today.", ["maelor's off"], []),
+        # not when it is no denial
+        ("Maelor won't have power.", [], []),  # (not when it is due)
+        ("The feeder is not back, so the generator goes to Maelor by 12:00.", [], []),  # (too far apart)
+        ("Maelor has power by 12:00 with no delay.", [], []),  # (a problem denied)
+        ("Don't worry, Maelor has power by 12:00.", [], []),
+        ("Nothing will stop Maelor having power by 12:00.", [], []),
+        ("Maelor won't be off by 12:00.", [], ["a double negative ('won't … off')"]),
+        ("Won't Maelor have power by 12:00?", [], ["a question"]),
+        ("If the lorry breaks down, Maelor won't have power by 12:00.", [], ["hypothetical ('if')"]),
+        ("Maelor probably won't have power by 12:00.", [], ["hedged by 'probably'"]),
+    ],
+)
+def test_the_goal_denied_in_its_own_words(text, valid, void):
+    found = st.find_denials(st.clauses(text), MAELOR)
+    assert [f.words for f in found if f.void is None] == valid
+    assert [f.void for f in found if f.void] == void
+
+
 @pytest.mark.parametrize(
     ("text", "claims"),
     [

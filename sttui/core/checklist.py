@@ -91,7 +91,10 @@ RULE_STATED = (
     "punctuation opens with an auxiliary and a subject or ends with a tag), not negated by a "
     "no/not/nothing/never… in the four words before it ('nothing I cannot handle'), not hypothetical "
     "(if/unless… in its clause or opening the clause before), not hedged in its clause (seems, yet, right "
-    "now…), not an idiom ('can't wait'), not 'cannot see any problem'"
+    "now…), not an idiom ('can't wait'), not 'cannot see any problem'; or, in a clause with no phrase, "
+    "the goal denied in its own words: a no/not/nothing/n't (or 'is off') within five words of one of "
+    "the goal's names, with when it is due (its time, today, tonight, in time: 'You won't be in "
+    "Reykjavik tonight'), neither a double negative nor a problem denied ('no delay', 'won't stop')"
 )
 RULE_CLAIM = (
     "a claim that the goal was met is a past or perfect verb of completion (booked, rebooked, dispatched, "
@@ -143,9 +146,13 @@ class _Reading:
         claims: list[statements.Term],
         completion: statements.Completion,
         causes: list[statements.Term],
+        goal: statements.Goal | None = None,
     ):
         self.clauses = statements.clauses(text)
         self.phrases = statements.find_phrases(self.clauses, phrases, statement=True)
+        if goal is not None:  # the goal denied in its own words, in a clause with no phrase
+            denials = statements.find_denials(self.clauses, goal, skip={f.clause for f in self.phrases})
+            self.phrases = sorted(self.phrases + denials, key=lambda f: (f.clause, f.at))
         found = statements.find_phrases(self.clauses, claims, statement=False)
         found += statements.find_completions(self.clauses, completion)
         self.claims = sorted((f for f in found if not f.void), key=lambda f: (f.clause, f.at))
@@ -175,6 +182,7 @@ _READINGS_MAX = 4096  # message readings kept per task, environment and judge sp
 class _PerEnv:
     completion: statements.Completion
     readings: dict[tuple[Any, ...], dict[str, _Reading]]
+    goal: statements.Goal  # the user's goal, as a denial of it is read (``statements.find_denials``)
 
 
 def _forgetter(key: int) -> Callable[[weakref.ref[Any]], None]:
@@ -202,8 +210,30 @@ def _per_env(episode: Episode) -> _PerEnv:
     env_cls = type(episode.env)
     found = per_env.get(env_cls)
     if found is None:
-        found = per_env[env_cls] = _PerEnv(_completion(task, getattr(env_cls, "tool_specs", {})), {})
+        found = per_env[env_cls] = _PerEnv(
+            _completion(task, getattr(env_cls, "tool_specs", {})),
+            {},
+            statements.goal_of(task.user.goal, task.query, _strings(task.initial_state)),
+        )
     return found
+
+
+def _strings(value: Any) -> list[str]:
+    """The string values of a state, in order."""
+    out: list[str] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, dict):
+            for v in value.values():
+                walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+        elif isinstance(value, str):
+            out.append(value)
+
+    walk(value)
+    return out
 
 
 def _completion(task: SttTask, specs: dict[str, Any]) -> statements.Completion:
@@ -275,7 +305,7 @@ class RuleJudge:
                 continue
             reading = memo.get(text) if memo is not None else None
             if reading is None:
-                reading = _Reading(text, phrases, claims, completion, causes)
+                reading = _Reading(text, phrases, claims, completion, causes, per_env.goal)
                 if memo is not None:
                     if len(memo) >= _READINGS_MAX:
                         memo.pop(next(iter(memo)))

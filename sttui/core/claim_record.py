@@ -98,14 +98,16 @@ class _Record:
                     named_in(record, self.named, out)
         return out
 
-    def happened(self, subject: set[object], ids: set[object], claimed: set[str]) -> bool:
+    def happened(self, subject: set[object], ids: set[object], claimed: set[str], words: str = "") -> bool:
         """Whether a passive claim is what the world did, not said to be anyone's doing: a fired
         trigger changed the record of what it is said of (``subject``; of any of ``ids`` when it
         names none), or the record of one of ``ids`` holds a word that claims the operation
-        (``status: cancelled`` for "BA576 was cancelled", ``booked`` for "… is booked on TR-4")."""
+        (``status: cancelled`` for "BA576 was cancelled", ``booked`` for "… is booked on TR-4").
+        A claim said of no record ("both evening flights are cancelled") may be said of the
+        records the fired triggers changed in a table its ``words`` name (``flights``)."""
         if self.world.intersection(map(str, subject or ids)):
             return True
-        for i in ids | subject:
+        for i in ids | subject | (set() if subject else self._world_in(words)):
             record = _record_of(self.state, str(i), self.kept)
             if not isinstance(record, dict):
                 continue
@@ -115,6 +117,18 @@ class _Record:
                         if claimed.intersection(self.verbs.get(word, ())):
                             return True
         return False
+
+    def _world_in(self, words: str) -> set[str]:
+        """The records the fired triggers changed that are in a top-level table ``words`` name
+        ("flights", "flight"): "both evening flights are cancelled" is said of them."""
+        said = set(WORD.findall(facts.fold(words)))
+        if not self.world or not isinstance(self.state, dict):
+            return set()
+        out: set[str] = set()
+        for name, table in self.state.items():
+            if isinstance(name, str) and isinstance(table, dict) and {name, name.removesuffix("s")} & said:
+                out.update(i for i in self.world if any(facts.canon_id(k) == i for k in table if isinstance(k, str)))
+        return out
 
     def _read_world(self, episode: Episode) -> bool:
         """The ids of the records changed by triggers fired since the last look; whether any is new."""

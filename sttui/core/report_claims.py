@@ -498,7 +498,7 @@ def _unsupported(rec: _Record, text: str, seq: int | None) -> list[Mismatch]:
         if not ids and any(tool in rec.done for tool in claimed):  # "I've texted you": one was sent
             continue
         told = all(t.split("_", 1)[0].lower() == "notify" for t in claimed)  # (the world tells no one)
-        if subject is not None and not told and rec.happened(subject, ids, claimed):  # not the writer's doing
+        if subject is not None and not told and rec.happened(subject, ids, claimed, words):  # not the writer's doing
             continue
         shown = ", ".join(sorted(map(str, ids)))
         out.append(

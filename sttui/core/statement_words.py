@@ -94,6 +94,12 @@ INFEASIBLE = (
     "not going to happen",
     "isn't going to happen",
     "no chance",
+    "not gonna happen",
+    "isn't gonna happen",
+    "out of the question",
+    "off the table",
+    "out of options",
+    "called off",
 )
 # The goal was met: the default claims of completion.
 CLAIMS = (

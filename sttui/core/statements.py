@@ -338,6 +338,118 @@ def find_phrases(clause_list: Sequence[Sequence[str]], phrases: Sequence[Term], 
     return sorted(out, key=lambda f: (f.clause, f.at))
 
 
+# -- the goal denied -------------------------------------------------------------------------
+# "You won't be in Reykjavik tonight", "Nothing will reach Ynys Fach by 14:00", "No chair for
+# Ahmed today": a person denies the goal in the goal's own words more often than in a phrase.
+_CAPITALISED = re.compile(r"(?<![\w'-])[A-Z][\w'-]*[\w]|(?<![\w'-])[A-Z]\b")
+_ID_SHAPED = re.compile(
+    r"(?<![\w-])(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+(?![\w-])|\b[A-Z]{2,}\d+\b"
+)
+_CLOCK = re.compile(r"\b\d{1,2}:\d{2}\b")
+# the negation and the goal's name within this many words of each other ("There's no generator
+# that can power Maelor"; not "Meridian's authorisation expires at 09:30 and the scanner isn't free")
+DENIAL_REACH = 5
+# when the goal is due, besides its own times
+DEADLINE_WORDS = ("today", "tonight", "this morning", "this afternoon", "this evening", "in time", "on time")
+# "with no delay", "at no extra cost", "not late", "shouldn't affect the scan", "nothing will stop
+# Victor": a negation of a problem, or of what would be one, is no denial of the goal
+_NO_PROBLEM = PROBLEMS | {
+    "delay", "delays", "charge", "cost", "extra", "fee", "fees", "late", "later", "change",
+    "changes", "affect", "affects", "impact", "matter", "matters", "stop", "stops", "prevent", "worry", "need",
+    "needs", "needed",
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Goal:
+    """The user's goal as the rule judge reads a denial of it: its names (the words written
+    with a capital letter other than to open a sentence, in the goal or the task's query, and
+    the goal's ids: "Reykjavik", "KEF", "F-90") and when it is due (its clock times and
+    ``DEADLINE_WORDS``)."""
+
+    names: tuple[Term, ...]
+    due: tuple[Term, ...]
+
+
+def goal_of(goal: str, context: str = "", records: Iterable[str] = ()) -> Goal:
+    """The :class:`Goal` of a task's goal text. What shows which of its words are names: the
+    ``context`` (its query), where a capital letter that opens no sentence marks a name, and
+    the ``records``' words (the task's state: "Maelor Community Hospital"), capitalised anywhere."""
+    named = {m.group() for text in records for m in _CAPITALISED.finditer(text)}
+    for text in (goal, context):
+        for sentence in _SENTENCE_END.split(text):
+            opening = len(sentence) - len(sentence.lstrip(" \t\"'(["))
+            named |= {m.group() for m in _CAPITALISED.finditer(sentence) if m.start() > opening}
+    words = {w.removesuffix("'s") for w in _CAPITALISED.findall(goal) if w in named}
+    words |= set(_ID_SHAPED.findall(goal))
+    names = [w for w in words if len(w) >= 3 and w.lower() not in _NOT_NAMES]
+    due = [*_CLOCK.findall(goal), *DEADLINE_WORDS]
+    return Goal(tuple(_possessive(w) for w in sorted(names)), tuple(Term.of(d) for d in due))
+
+
+# capitalised mid-sentence, but no name of the goal's ("UTC", "BSL interpreter")
+_NOT_NAMES = frozenset({"utc", "gmt", "bst", "cest", "cet", "the", "and"})
+
+
+def _possessive(name: str) -> Term:
+    """A name's term that also finds its possessive ("Mull's")."""
+    return Term(name, tuple(frozenset({t}) for t in tokens(name)))
+
+
+def find_denials(clause_list: Sequence[Clause], goal: Goal, skip: Iterable[int] = ()) -> list[Found]:
+    """Clauses that deny the goal in its own words: a negation (``NEGATORS`` or a word ending in
+    *n't*, not one of a problem: "with no delay"), one of the goal's names and when it is due,
+    all in one clause ("Mull's not reachable today"). Void as a phrase is (a question, a
+    condition, a hedge). ``skip``: clauses read by the phrases already."""
+    out: list[Found] = []
+    skipped = set(skip)
+    for ci, clause in enumerate(clause_list):
+        if ci in skipped:
+            continue
+        negs = [i for i, t in enumerate(clause) if _denies(clause, i) and not _of_a_problem(clause, i)]
+        if not negs:
+            continue
+        named = [(i, len(n.words)) for n in goal.names for i in n.find(clause)]
+        near = [(abs(i - j), j, (i, n)) for j in negs for i, n in named if abs(i - j) <= DENIAL_REACH]
+        if not near or not any(d.find(clause) for d in goal.due):
+            continue
+        _, neg, (at, n) = min(near)
+        start, end = min(neg, at), max(neg + 1, at + n)
+        words = " ".join(clause[start:end])
+        asks, condition = _where(clause)
+        hedge = next((h.text for h in _HEDGE_TERMS if h.find(clause)), None)
+        twice = [clause[j] for j in negs if abs(j - at) <= DENIAL_REACH]  # ("Penrhos won't be off by 11:00")
+        void = (
+            "a question"
+            if asks
+            else f"hypothetical ('{condition}')"
+            if condition is not None
+            else f"hedged by '{hedge}'"
+            if hedge is not None
+            else f"a double negative ('{twice[0]} … {twice[1]}')"
+            if len(twice) > 1
+            else None
+        )
+        out.append(Found(ci, words, void, start))
+    return out
+
+
+_BE_OFF = frozenset({"is", "are", "was", "be", "stays", "stay", "remains", "remain"})
+
+
+def _denies(clause: Sequence[str], at: int) -> bool:
+    """A negation, or *off* after a *be* ("Adaeze's evening is off tonight", "F-90 stays off")."""
+    t = clause[at]
+    if t in NEGATORS or t.endswith("n't"):
+        return True
+    return t == "off" and at > 0 and (clause[at - 1] in _BE_OFF or clause[at - 1].endswith("'s"))
+
+
+def _of_a_problem(clause: Sequence[str], at: int) -> bool:
+    """Whether the negation at ``at`` is of a problem: "no delay", "without any extra charge"."""
+    return any(t in _NO_PROBLEM for t in clause[at + 1 : at + 4])
+
+
 def _temporal(clause: Sequence[str], at: int) -> str | None:
     return next((t for j, t in enumerate(clause) if t in TEMPORALS or (j < at and t in TEMPORALS_BEFORE)), None)
 
