@@ -352,11 +352,12 @@ DENIAL_REACH = 5
 # when the goal is due, besides its own times
 DEADLINE_WORDS = ("today", "tonight", "this morning", "this afternoon", "this evening", "in time", "on time")
 # "with no delay", "at no extra cost", "not late", "shouldn't affect the scan", "nothing will stop
-# Victor": a negation of a problem, or of what would be one, is no denial of the goal
+# Victor", "won't keep you from Reykjavik": a negation of a problem, or of what would be one, is no
+# denial of the goal
 _NO_PROBLEM = PROBLEMS | {
     "delay", "delays", "charge", "cost", "extra", "fee", "fees", "late", "later", "change",
     "changes", "affect", "affects", "impact", "matter", "matters", "stop", "stops", "prevent", "worry", "need",
-    "needs", "needed",
+    "needs", "needed", "keep", "keeps",
 }  # fmt: skip
 
 
@@ -364,8 +365,8 @@ _NO_PROBLEM = PROBLEMS | {
 class Goal:
     """The user's goal as the rule judge reads a denial of it: its names (the words written
     with a capital letter other than to open a sentence, in the goal or the task's query, and
-    the goal's ids: "Reykjavik", "KEF", "F-90") and when it is due (its clock times and
-    ``DEADLINE_WORDS``)."""
+    the goal's ids: "Reykjavik", "KEF", "F-90"; then the goal's other words its records hold:
+    "forum", "power") and when it is due (its clock times and ``DEADLINE_WORDS``)."""
 
     names: tuple[Term, ...]
     due: tuple[Term, ...]
@@ -383,12 +384,22 @@ def goal_of(goal: str, context: str = "", records: Iterable[str] = ()) -> Goal:
     words = {w.removesuffix("'s") for w in _CAPITALISED.findall(goal) if w in named}
     words |= set(_ID_SHAPED.findall(goal))
     names = [w for w in words if len(w) >= 3 and w.lower() not in _NOT_NAMES]
+    # and what the goal is about, in the records' or the query's own words ("the forum", "the dinner")
+    held = {t for text in (*records, context) for t in tokens(text)}
+    things = {t for t in tokens(goal) if len(t) >= 4 and t.isalpha() and t in held and not _NOT_THINGS.search(t)}
+    things -= {n.lower() for n in names}
     due = [*_CLOCK.findall(goal), *DEADLINE_WORDS]
-    return Goal(tuple(_possessive(w) for w in sorted(names)), tuple(Term.of(d) for d in due))
+    return Goal(tuple(_possessive(w) for w in sorted(names) + sorted(things)), tuple(Term.of(d) for d in due))
 
 
 # capitalised mid-sentence, but no name of the goal's ("UTC", "BSL interpreter")
 _NOT_NAMES = frozenset({"utc", "gmt", "bst", "cest", "cet", "the", "and"})
+# a goal's word in its records that says no thing: a state or a doing ("confirmed", "opening"),
+# a word of place and order ("from", "each"), or of when (``DEADLINE_WORDS``' own)
+_NOT_THINGS = re.compile(
+    r"(?:ed|ing)$|^(?:from|with|into|onto|over|under|each|both|whole|this|that|their|some|back|after|before"
+    r"|today|tonight|tomorrow)$"
+)
 
 
 def _possessive(name: str) -> Term:
@@ -406,7 +417,8 @@ def find_denials(clause_list: Sequence[Clause], goal: Goal, skip: Iterable[int] 
     for ci, clause in enumerate(clause_list):
         if ci in skipped:
             continue
-        negs = [i for i, t in enumerate(clause) if _denies(clause, i) and not _of_a_problem(clause, i)]
+        denials = [i for i, t in enumerate(clause) if _denies(clause, i)]
+        negs = [i for i in denials if not _of_a_problem(clause, i)]
         if not negs:
             continue
         named = [(i, len(n.words)) for n in goal.names for i in n.find(clause)]
@@ -418,7 +430,9 @@ def find_denials(clause_list: Sequence[Clause], goal: Goal, skip: Iterable[int] 
         words = " ".join(clause[start:end])
         asks, condition = _where(clause)
         hedge = next((h.text for h in _HEDGE_TERMS if h.find(clause)), None)
-        twice = [clause[j] for j in negs if abs(j - at) <= DENIAL_REACH]  # ("Penrhos won't be off by 11:00")
+        # a double negative ("Penrhos won't be off by 11:00"), or a problem denied before it ("there's
+        # no reason Maelor won't have power"): it says the goal will be met
+        twice = [j for j in denials if (j != neg and abs(j - neg) <= 3) or (j < neg and j not in negs)]
         void = (
             "a question"
             if asks
@@ -426,8 +440,8 @@ def find_denials(clause_list: Sequence[Clause], goal: Goal, skip: Iterable[int] 
             if condition is not None
             else f"hedged by '{hedge}'"
             if hedge is not None
-            else f"a double negative ('{twice[0]} … {twice[1]}')"
-            if len(twice) > 1
+            else f"a double negative ('{clause[min(twice[0], neg)]} … {clause[max(twice[0], neg)]}')"
+            if twice
             else None
         )
         out.append(Found(ci, words, void, start))
@@ -437,10 +451,14 @@ def find_denials(clause_list: Sequence[Clause], goal: Goal, skip: Iterable[int] 
 _BE_OFF = frozenset({"is", "are", "was", "be", "stays", "stay", "remains", "remain"})
 
 
+_MISS = frozenset({"miss", "misses", "missed", "missing"})
+
+
 def _denies(clause: Sequence[str], at: int) -> bool:
-    """A negation, or *off* after a *be* ("Adaeze's evening is off tonight", "F-90 stays off")."""
+    """A negation, *miss* ("Professor Vance misses the dinner tonight"), or *off* after a *be*
+    ("Adaeze's evening is off tonight", "F-90 stays off")."""
     t = clause[at]
-    if t in NEGATORS or t.endswith("n't"):
+    if t in NEGATORS or t.endswith("n't") or t in _MISS:
         return True
     return t == "off" and at > 0 and (clause[at - 1] in _BE_OFF or clause[at - 1].endswith("'s"))
 
