@@ -156,6 +156,17 @@ def test_a_goals_names_are_its_capitalised_words_that_name_something():
     assert [t.text for t in MAELOR.due][:2] == ["12:00", "today"]
 
 
+def test_the_nearest_denial_and_name_are_paired_in_one_pass():
+    """Each name looks only at the denials either side of it (a hostile clause of thousands of
+    both stays linear: 190,000 characters of "no mull today not mull" judge in about a second)."""
+    assert st._nearest([0, 9], [(4, 1), (12, 1)]) == (9, (12, 1))
+    assert st._nearest([3], [(0, 1), (6, 1)]) == (3, (0, 1))  # (a tie: the first pair)
+    assert st._nearest([0], [(6, 1)]) is None  # (beyond DENIAL_REACH)
+    clause = st.clauses("no Maelor today " * 5000)[0]
+    found = st.find_denials([clause], MAELOR)
+    assert [(f.words, f.void) for f in found] == [("no maelor", "a double negative ('no … no')")]
+
+
 def test_a_goals_things_are_its_words_its_records_or_query_hold_too():
     """ "The forum has no interpreter for 14:00": the goal's words that the task's records or its
     query hold too are what it is about, but not a state ("confirmed") or a time ("today")."""

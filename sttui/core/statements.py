@@ -16,6 +16,7 @@ The rules are here; the words they read by are in ``core.statement_words``.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from collections.abc import Iterable, Sequence
@@ -421,11 +422,11 @@ def find_denials(clause_list: Sequence[Clause], goal: Goal, skip: Iterable[int] 
         negs = [i for i in denials if not _of_a_problem(clause, i)]
         if not negs:
             continue
-        named = [(i, len(n.words)) for n in goal.names for i in n.find(clause)]
-        near = [(abs(i - j), j, (i, n)) for j in negs for i, n in named if abs(i - j) <= DENIAL_REACH]
-        if not near or not any(d.find(clause) for d in goal.due):
+        named = sorted((i, len(n.words)) for n in goal.names for i in n.find(clause))
+        near = _nearest(negs, named)
+        if near is None or not any(d.find(clause) for d in goal.due):
             continue
-        _, neg, (at, n) = min(near)
+        neg, (at, n) = near
         start, end = min(neg, at), max(neg + 1, at + n)
         words = " ".join(clause[start:end])
         asks, condition = _where(clause)
@@ -446,6 +447,20 @@ def find_denials(clause_list: Sequence[Clause], goal: Goal, skip: Iterable[int] 
         )
         out.append(Found(ci, words, void, start))
     return out
+
+
+def _nearest(negs: list[int], named: list[tuple[int, int]]) -> tuple[int, tuple[int, int]] | None:
+    """The denial and the name nearest each other, within ``DENIAL_REACH`` (the first such pair
+    in the clause on a tie), or None. Each name looks at the denials either side of it only: a
+    hostile clause of thousands of both stays linear."""
+    best: tuple[int, int, tuple[int, int]] | None = None
+    for i, n in named:
+        k = bisect.bisect_left(negs, i)
+        for j in negs[max(0, k - 1) : k + 1]:
+            gap = abs(i - j)
+            if gap <= DENIAL_REACH and (best is None or (gap, j) < best[:2]):
+                best = (gap, j, (i, n))
+    return None if best is None else (best[1], best[2])
 
 
 _BE_OFF = frozenset({"is", "are", "was", "be", "stays", "stay", "remains", "remain"})
