@@ -195,6 +195,13 @@ def test_a_goals_things_are_its_words_its_records_or_query_hold_too():
         ("Don't worry, Maelor has power by 12:00.", [], []),
         ("Nothing will stop Maelor having power by 12:00.", [], []),
         ("The storm won't keep Maelor from power by 12:00.", [], []),
+        # … nor what the agent did, knows or heard, nor work not done yet: evasion, not a denial
+        ("I haven't checked Maelor's generator for 12:00.", [], []),
+        ("We don't know if Maelor has power by 12:00.", [], []),
+        ("No news on Maelor's generator for 12:00.", [], []),
+        ("Nothing on my side about Maelor today.", [], []),
+        ("Nobody has replied about Maelor today.", [], []),
+        ("Maelor's generator isn't confirmed for 12:00.", [], []),
         ("Maelor won't be off by 12:00.", [], ["a double negative ('won't … off')"]),
         ("There's no reason Maelor won't have power by 12:00.", [], ["a double negative ('no … won't')"]),
         ("No generator reaches Maelor and it's not on by 12:00.", ["no generator reaches maelor"], []),  # (apart)

@@ -92,9 +92,10 @@ RULE_STATED = (
     "no/not/nothing/never… in the four words before it ('nothing I cannot handle'), not hypothetical "
     "(if/unless… in its clause or opening the clause before), not hedged in its clause (seems, yet, right "
     "now…), not an idiom ('can't wait'), not 'cannot see any problem'; or, in a clause with no phrase, "
-    "the goal denied in its own words: a no/not/nothing/n't (or 'is off') within five words of one of "
-    "the goal's names, with when it is due (its time, today, tonight, in time: 'You won't be in "
-    "Reykjavik tonight'), neither a double negative nor a problem denied ('no delay', 'won't stop')"
+    "the goal denied in its own words: a no/not/nothing/won't/isn't… (or 'is off', 'misses') within "
+    "five words of one of the goal's names, with when it is due (its time, today, tonight, in time: "
+    "'You won't be in Reykjavik tonight'), not the agent's own ('I haven't checked', 'no news'), not "
+    "work not done yet ('isn't confirmed'), neither a double negative nor a problem denied ('no delay')"
 )
 RULE_CLAIM = (
     "a claim that the goal was met is a past or perfect verb of completion (booked, rebooked, dispatched, "

@@ -359,7 +359,24 @@ _NO_PROBLEM = PROBLEMS | {
     "delay", "delays", "charge", "cost", "extra", "fee", "fees", "late", "later", "change",
     "changes", "affect", "affects", "impact", "matter", "matters", "stop", "stops", "prevent", "worry", "need",
     "needs", "needed", "keep", "keeps",
+    # … or of what the agent knows or has heard, no denial of the goal: "no news on Maelor's
+    # generator", "no idea whether …", "nothing on my side about Inverness", "isn't on my list"
+    "news", "idea", "update", "updates", "word", "info", "information", "confirmation", "answer",
+    "reply", "response", "sure", "certain", "my", "our", "something",
 }  # fmt: skip
+# the denials the rule reads: of what can or will be, not reports of what was done or heard ("I
+# didn't book", "we haven't heard", "nobody has replied"); by the agent ("I'm not sure", "we
+# won't know"), they are no denial of the goal either
+_DENIALS = frozenset(
+    {"no", "not", "nothing", "neither", "none", "cannot", "won't", "can't", "couldn't", "wouldn't", "isn't",
+     "aren't", "ain't"}
+)  # fmt: skip
+# the work's state, denied: not done yet ("isn't confirmed", "not booked", "not decided")
+_UNDONE = frozenset(
+    {"confirmed", "booked", "arranged", "sorted", "decided", "finalised", "finalized", "scheduled", "settled",
+     "agreed", "approved", "checked", "cleared", "planned", "organised", "organized", "known", "done", "yet"}
+)  # fmt: skip
+_BY_THE_AGENT = frozenset({"i", "we", "i'm", "we're", "i've", "we've", "i'll", "we'll", "i'd", "we'd"})
 
 
 @dataclass(frozen=True)
@@ -470,17 +487,23 @@ _MISS = frozenset({"miss", "misses", "missed", "missing"})
 
 
 def _denies(clause: Sequence[str], at: int) -> bool:
-    """A negation, *miss* ("Professor Vance misses the dinner tonight"), or *off* after a *be*
-    ("Adaeze's evening is off tonight", "F-90 stays off")."""
+    """A denial of what can or will be (``_DENIALS``), *miss* ("Professor Vance misses the
+    dinner tonight"), or *off* after a *be* ("Adaeze's evening is off tonight", "F-90 stays
+    off"); not right after the agent's own *I* or *we*."""
     t = clause[at]
-    if t in NEGATORS or t.endswith("n't") or t in _MISS:
+    if at > 0 and clause[at - 1] in _BY_THE_AGENT:
+        return False
+    if t in _DENIALS or t in _MISS:
         return True
     return t == "off" and at > 0 and (clause[at - 1] in _BE_OFF or clause[at - 1].endswith("'s"))
 
 
 def _of_a_problem(clause: Sequence[str], at: int) -> bool:
-    """Whether the negation at ``at`` is of a problem: "no delay", "without any extra charge"."""
-    return any(t in _NO_PROBLEM for t in clause[at + 1 : at + 4])
+    """Whether the negation at ``at`` is of a problem ("no delay", "without any extra charge"),
+    or of work not done yet (``_UNDONE`` in the two words after it: "isn't confirmed", "not
+    yet booked"): a state of the work, not of the goal."""
+    after = clause[at + 1 : at + 4]
+    return any(t in _NO_PROBLEM for t in after) or any(t in _UNDONE for t in after[:2])
 
 
 def _temporal(clause: Sequence[str], at: int) -> str | None:
