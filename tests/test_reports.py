@@ -2350,6 +2350,11 @@ def test_a_passive_claim_naming_no_record_may_be_of_what_the_triggers_changed():
     lie = "I'm afraid she won't land in Inverness tonight: both her bookings are cancelled."
     claims = [m for m in report_mismatches(played(path, reports=(lie,))) if m.kind == "claim"]
     assert [m.fact for m in claims] == ["claim 'both her bookings are cancelled'"]
+    # said of "both" alone, after the flights were named: of what the triggers changed
+    both = "BA1484's aircraft is AOG and the crew for BA1486 are stranded, so both are cancelled."
+    assert [m for m in report_mismatches(played(path, reports=(both,))) if m.kind == "claim"] == []
+    rebooked = "BA1484's aircraft is AOG and BA1486's crew are stranded, so both are rebooked."
+    assert [m.kind for m in report_mismatches(played(path, reports=(rebooked,)))].count("claim") == 1
 
 
 def test_them_with_no_one_named_around_it_stands_for_the_people_of_the_next_sentence():

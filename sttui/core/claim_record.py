@@ -6,6 +6,7 @@ claims something: reading every call is most of what a ``tell`` item costs."""
 
 from __future__ import annotations
 
+import re
 import weakref
 from typing import TYPE_CHECKING, Any
 
@@ -120,10 +121,14 @@ class _Record:
 
     def _world_in(self, words: str) -> set[str]:
         """The records the fired triggers changed that are in a top-level table ``words`` name
-        ("flights", "flight"): "both evening flights are cancelled" is said of them."""
-        said = set(WORD.findall(facts.fold(words)))
+        ("flights", "flight"): "both evening flights are cancelled" is said of them. Said of
+        *both* or *all* alone ("…, so both are cancelled"), of any record they changed."""
+        folded = facts.fold(words)
+        said = set(WORD.findall(folded))
         if not self.world or not isinstance(self.state, dict):
             return set()
+        if _QUANTIFIED.match(folded):
+            return set(self.world)
         out: set[str] = set()
         for name, table in self.state.items():
             if isinstance(name, str) and isinstance(table, dict) and {name, name.removesuffix("s")} & said:
@@ -207,6 +212,10 @@ class _Record:
             self.matcher = facts.IdMatcher(self.known, self.aliases)
             self.parsed.clear()
             self.support += 1
+
+
+# a claim said of "both" or "all" and no noun: "both are cancelled", "all were called off"
+_QUANTIFIED = re.compile(r"\s*(?:both|all)\s+(?:of\s+them\s+)?(?:are|were|have|had|got|been)\b")
 
 
 class _Whole:
