@@ -202,6 +202,8 @@ def test_a_goals_things_are_its_words_its_records_or_query_hold_too():
         ("Nothing on my side about Maelor today.", [], []),
         ("Nobody has replied about Maelor today.", [], []),
         ("Maelor's generator isn't confirmed for 12:00.", [], []),
+        ("Not heard from Maelor by 12:00.", [], []),
+        ("No luck reaching Maelor by 12:00.", [], []),
         ("Maelor won't be off by 12:00.", [], ["a double negative ('won't … off')"]),
         ("There's no reason Maelor won't have power by 12:00.", [], ["a double negative ('no … won't')"]),
         ("No generator reaches Maelor and it's not on by 12:00.", ["no generator reaches maelor"], []),  # (apart)

@@ -371,10 +371,12 @@ _DENIALS = frozenset(
     {"no", "not", "nothing", "neither", "none", "cannot", "won't", "can't", "couldn't", "wouldn't", "isn't",
      "aren't", "ain't"}
 )  # fmt: skip
-# the work's state, denied: not done yet ("isn't confirmed", "not booked", "not decided")
+# the work's state, denied: not done or heard of yet ("isn't confirmed", "not booked", "not heard")
 _UNDONE = frozenset(
     {"confirmed", "booked", "arranged", "sorted", "decided", "finalised", "finalized", "scheduled", "settled",
-     "agreed", "approved", "checked", "cleared", "planned", "organised", "organized", "known", "done", "yet"}
+     "agreed", "approved", "checked", "cleared", "planned", "organised", "organized", "known", "done", "yet",
+     # … or not heard of yet ("not heard from Treliske", "not had a chance", "no luck reaching")
+     "heard", "had", "seen", "received", "managed", "reached", "luck"}
 )  # fmt: skip
 _BY_THE_AGENT = frozenset({"i", "we", "i'm", "we're", "i've", "we've", "i'll", "we'll", "i'd", "we'd"})
 
