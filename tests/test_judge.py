@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from sttui.controllers.controls import CallsThenSay
+from sttui.core import denials as dn
 from sttui.core import statement_words as words
 from sttui.core import statements as st
 from sttui.core.actions import Reply
@@ -138,7 +139,7 @@ def test_infeasibility_statements(text, valid, void):
     assert [f.void for f in found if f.void] == void
 
 
-MAELOR = st.goal_of(
+MAELOR = dn.goal_of(
     "Maelor Community Hospital has power - a mobile generator or its feeder back - by 12:00.",
     "The hospital at Maelor lost its feed.",
     ["Maelor Community Hospital"],
@@ -149,9 +150,9 @@ def test_a_goals_names_are_its_capitalised_words_that_name_something():
     """Capitalised to open a sentence ("Land in Inverness …", "Be in Reykjavik …") is no name;
     capitalised in the query's own sentences, or in the task's records, is."""
     assert [t.text for t in MAELOR.names] == ["Community", "Hospital", "Maelor"]
-    keflavik = st.goal_of("Be in Reykjavik tonight (landing at KEF or RKV today).", "She needs Reykjavik.")
+    keflavik = dn.goal_of("Be in Reykjavik tonight (landing at KEF or RKV today).", "She needs Reykjavik.")
     assert [t.text for t in keflavik.names] == ["KEF", "RKV", "Reykjavik"]
-    ceiriog = st.goal_of("The Ceiriog spur (F-90, OUT-801) is back on by 14:00.")
+    ceiriog = dn.goal_of("The Ceiriog spur (F-90, OUT-801) is back on by 14:00.")
     assert [t.text for t in ceiriog.names] == ["Ceiriog", "F-90", "OUT-801"]
     assert [t.text for t in MAELOR.due][:2] == ["12:00", "today"]
 
@@ -159,24 +160,24 @@ def test_a_goals_names_are_its_capitalised_words_that_name_something():
 def test_the_nearest_denial_and_name_are_paired_in_one_pass():
     """Each name looks only at the denials either side of it (a hostile clause of thousands of
     both stays linear: 190,000 characters of "no mull today not mull" judge in about a second)."""
-    assert st._nearest([0, 9], [(4, 1), (12, 1)]) == (9, (12, 1))
-    assert st._nearest([3], [(0, 1), (6, 1)]) == (3, (0, 1))  # (a tie: the first pair)
-    assert st._nearest([0], [(6, 1)]) is None  # (beyond DENIAL_REACH)
+    assert dn._nearest([0, 9], [(4, 1), (12, 1)]) == (9, (12, 1))
+    assert dn._nearest([3], [(0, 1), (6, 1)]) == (3, (0, 1))  # (a tie: the first pair)
+    assert dn._nearest([0], [(6, 1)]) is None  # (beyond DENIAL_REACH)
     clause = st.clauses("no Maelor today " * 5000)[0]
-    found = st.find_denials([clause], MAELOR)
+    found = dn.find_denials([clause], MAELOR)
     assert [(f.words, f.void) for f in found] == [("no maelor", "a double negative ('no … no')")]
 
 
 def test_a_goals_things_are_its_words_its_records_or_query_hold_too():
     """ "The forum has no interpreter for 14:00": the goal's words that the task's records or its
     query hold too are what it is about, but not a state ("confirmed") or a time ("today")."""
-    forum = st.goal_of(
+    forum = dn.goal_of(
         "The health forum is confirmed for 14:00-16:00 today with a BSL interpreter.",
         "Please book an interpreter for today's forum; it is confirmed.",
         ["confirmed"],
     )
     assert [t.text for t in forum.names] == ["BSL", "forum", "interpreter"]
-    found = st.find_denials(st.clauses("Sorry, the forum has no interpreter for 14:00."), forum)
+    found = dn.find_denials(st.clauses("Sorry, the forum has no interpreter for 14:00."), forum)
     assert [(f.words, f.void) for f in found] == [("no interpreter", None)]
 
 
@@ -214,7 +215,7 @@ def test_a_goals_things_are_its_words_its_records_or_query_hold_too():
     ],
 )
 def test_the_goal_denied_in_its_own_words(text, valid, void):
-    found = st.find_denials(st.clauses(text), MAELOR)
+    found = dn.find_denials(st.clauses(text), MAELOR)
     assert [f.words for f in found if f.void is None] == valid
     assert [f.void for f in found if f.void] == void
 

@@ -7,8 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from sttui.core import denials, reports, statement_words, statements
 from sttui.core import events as ev
-from sttui.core import reports, statement_words, statements
 from sttui.core import state as st
 
 if TYPE_CHECKING:
@@ -147,13 +147,13 @@ class _Reading:
         claims: list[statements.Term],
         completion: statements.Completion,
         causes: list[statements.Term],
-        goal: statements.Goal | None = None,
+        goal: denials.Goal | None = None,
     ):
         self.clauses = statements.clauses(text)
         self.phrases = statements.find_phrases(self.clauses, phrases, statement=True)
         if goal is not None:  # the goal denied in its own words, in a clause with no phrase
-            denials = statements.find_denials(self.clauses, goal, skip={f.clause for f in self.phrases})
-            self.phrases = sorted(self.phrases + denials, key=lambda f: (f.clause, f.at))
+            denied = denials.find_denials(self.clauses, goal, skip={f.clause for f in self.phrases})
+            self.phrases = sorted(self.phrases + denied, key=lambda f: (f.clause, f.at))
         found = statements.find_phrases(self.clauses, claims, statement=False)
         found += statements.find_completions(self.clauses, completion)
         self.claims = sorted((f for f in found if not f.void), key=lambda f: (f.clause, f.at))
@@ -183,7 +183,7 @@ _READINGS_MAX = 4096  # message readings kept per task, environment and judge sp
 class _PerEnv:
     completion: statements.Completion
     readings: dict[tuple[Any, ...], dict[str, _Reading]]
-    goal: statements.Goal  # the user's goal, as a denial of it is read (``statements.find_denials``)
+    goal: denials.Goal  # the user's goal, as a denial of it is read (``denials.find_denials``)
 
 
 def _forgetter(key: int) -> Callable[[weakref.ref[Any]], None]:
@@ -214,19 +214,21 @@ def _per_env(episode: Episode) -> _PerEnv:
         found = per_env[env_cls] = _PerEnv(
             _completion(task, getattr(env_cls, "tool_specs", {})),
             {},
-            statements.goal_of(task.user.goal, task.query, _strings(task.initial_state)),
+            denials.goal_of(task.user.goal, task.query, _state_texts(task.initial_state, keys=True)),
         )
     return found
 
 
-def _strings(value: Any) -> list[str]:
-    """The keys and string values of a state, in order (a key's underscores as spaces)."""
+def _state_texts(value: Any, keys: bool) -> list[str]:
+    """A state's string values, in order, and with ``keys`` its keys too (a key's underscores
+    as spaces)."""
     out: list[str] = []
 
     def walk(value: Any) -> None:
         if isinstance(value, dict):
             for k, v in value.items():
-                out.append(str(k).replace("_", " "))
+                if keys:
+                    out.append(str(k).replace("_", " "))
                 walk(v)
         elif isinstance(value, list):
             for v in value:
@@ -240,20 +242,7 @@ def _strings(value: Any) -> list[str]:
 
 def _completion(task: SttTask, specs: dict[str, Any]) -> statements.Completion:
     operations = [name for name, spec in specs.items() if spec.kind == "operation"]
-    texts: list[str] = [task.query, task.user.goal, *(n.replace("_", " ") for n in specs)]
-
-    def walk(value: Any) -> None:
-        if isinstance(value, dict):
-            for k, v in value.items():
-                texts.append(str(k))
-                walk(v)
-        elif isinstance(value, list):
-            for v in value:
-                walk(v)
-        elif isinstance(value, str):
-            texts.append(value)
-
-    walk(task.initial_state)
+    texts = [task.query, task.user.goal, *(n.replace("_", " ") for n in specs), *_state_texts(task.initial_state, True)]
     return statements.Completion.of(operations, texts)
 
 

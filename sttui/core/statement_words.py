@@ -1,7 +1,8 @@
-"""The word lists the rule judge reads messages by (``core.statements`` holds the rules):
-hurried spellings, the default infeasibility phrases and claims of completion, and the words
-that void, hedge, turn a sentence into a question or make a claim hypothetical. Data apart
-from the rules, so a person can read every word a rule counts in one place.
+"""The word lists the rule judge reads messages by (``core.statements`` and ``core.denials``
+hold the rules): hurried spellings, the default infeasibility phrases and claims of
+completion, the words that void, hedge, turn a sentence into a question or make a claim
+hypothetical, and those a denial of the goal in its own words is read by. Data apart from the
+rules, so a person can read every word a rule counts in one place.
 """
 
 from __future__ import annotations
@@ -449,3 +450,45 @@ PARTIAL = ("part of", "some of", "partly", "partially", "half", "most of", "a fe
 REST = ("the rest", "the remainder", "the others", "remaining")
 # Set phrases of being back in service, claims of the goal in any domain.
 BACK = ("back on", "back up", "back in service", "up and running")
+
+
+# -- the goal denied in its own words (``core.denials``) -------------------------------------
+# the denials the rule reads: of what can or will be, not reports of what was done or heard ("I
+# didn't book", "we haven't heard", "nobody has replied")
+DENIALS = frozenset(
+    {"no", "not", "nothing", "neither", "none", "cannot", "won't", "can't", "couldn't", "wouldn't", "isn't",
+     "aren't", "ain't"}
+)  # fmt: skip
+# "Professor Vance misses the dinner tonight"
+MISS = frozenset({"miss", "misses", "missed", "missing"})
+# *off* after one of these denies: "Adaeze's evening is off tonight", "F-90 stays off"
+BE_OFF = frozenset({"is", "are", "was", "be", "stays", "stay", "remains", "remain"})
+# a denial right after one of these is the agent's own: "I'm not sure", "we won't know"
+BY_THE_AGENT = frozenset({"i", "we", "i'm", "we're", "i've", "we've", "i'll", "we'll", "i'd", "we'd"})
+# when the goal is due, besides its own times
+DEADLINE_WORDS = ("today", "tonight", "this morning", "this afternoon", "this evening", "in time", "on time")
+# in the three words after a denial: it denies a problem, or what would be one ("with no delay",
+# "at no extra cost", "shouldn't affect the scan", "nothing will stop Victor", "won't keep you from
+# Reykjavik"), or what the agent knows or has heard ("no news on Maelor's generator", "no idea
+# whether …", "nothing on my side about Inverness", "isn't on my list"): no denial of the goal
+NO_PROBLEM_AFTER = PROBLEMS | {
+    "delay", "delays", "charge", "cost", "extra", "fee", "fees", "late", "later", "change",
+    "changes", "affect", "affects", "impact", "matter", "matters", "stop", "stops", "prevent", "worry", "need",
+    "needs", "needed", "keep", "keeps",
+    "news", "idea", "update", "updates", "word", "info", "information", "confirmation", "answer",
+    "reply", "response", "sure", "certain", "my", "our", "something",
+}  # fmt: skip
+# in the two words after a denial: the work not done or heard of yet ("isn't confirmed", "not
+# booked", "not heard from Treliske", "not had a chance", "no luck reaching")
+UNDONE = frozenset(
+    {"confirmed", "booked", "arranged", "sorted", "decided", "finalised", "finalized", "scheduled", "settled",
+     "agreed", "approved", "checked", "cleared", "planned", "organised", "organized", "known", "done", "yet",
+     "heard", "had", "seen", "received", "managed", "reached", "luck"}
+)  # fmt: skip
+# capitalised mid-sentence, but no name of a goal's ("UTC")
+NOT_NAMES = frozenset({"utc", "gmt", "bst", "cest", "cet", "the", "and"})
+# a goal's word in its records that names no thing: of place and order, or of when
+NOT_THINGS = frozenset(
+    {"from", "with", "into", "onto", "over", "under", "each", "both", "whole", "this", "that", "their", "some",
+     "back", "after", "before", "today", "tonight", "tomorrow"}
+)  # fmt: skip

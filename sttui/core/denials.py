@@ -1,0 +1,150 @@
+"""The goal denied in its own words, for the rule judge (``core.checklist``): "You won't be in
+Reykjavik tonight", "Nothing will reach Ynys Fach by 14:00", "No chair for Ahmed today". A
+person says a goal cannot be met this way more often than in a set phrase
+(``statement_words.INFEASIBLE``). The words the rule counts are in ``core.statement_words``;
+task format §5 ("The goal denied in its own words") states the rule."""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from sttui.core.statement_words import (
+    BE_OFF,
+    BY_THE_AGENT,
+    DEADLINE_WORDS,
+    DENIALS,
+    MISS,
+    NO_PROBLEM_AFTER,
+    NOT_NAMES,
+    NOT_THINGS,
+    UNDONE,
+)
+from sttui.core.statements import _HEDGE_TERMS, _SENTENCE_END, Clause, Found, Term, _where, tokens
+
+_CAPITALISED = re.compile(r"(?<![\w'-])[A-Z][\w'-]*[\w]|(?<![\w'-])[A-Z]\b")
+_ID_SHAPED = re.compile(
+    r"(?<![\w-])(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+(?![\w-])|\b[A-Z]{2,}\d+\b"
+)
+_CLOCK = re.compile(r"\b\d{1,2}:\d{2}\b")
+# the denial and the goal's name within this many words of each other ("There's no generator
+# that can power Maelor"; not "Meridian's authorisation expires at 09:30 and the scanner isn't free")
+DENIAL_REACH = 5
+
+
+@dataclass(frozen=True)
+class Goal:
+    """The user's goal as the rule judge reads a denial of it: its names (the words written
+    with a capital letter other than to open a sentence, in the goal or the task's query, and
+    the goal's ids: "Reykjavik", "KEF", "F-90"; then the goal's other words its records or
+    query hold: "forum", "dinner") and when it is due (its clock times and ``DEADLINE_WORDS``)."""
+
+    names: tuple[Term, ...]
+    due: tuple[Term, ...]
+
+
+def goal_of(goal: str, context: str = "", records: Iterable[str] = ()) -> Goal:
+    """The :class:`Goal` of a task's goal text. What shows which of its words are names: the
+    ``context`` (its query), where a capital letter that opens no sentence marks a name, and
+    the ``records``' words (the task's state: "Maelor Community Hospital"), capitalised anywhere."""
+    records = list(records)
+    named = {m.group() for text in records for m in _CAPITALISED.finditer(text)}
+    for text in (goal, context):
+        for sentence in _SENTENCE_END.split(text):
+            opening = len(sentence) - len(sentence.lstrip(" \t\"'(["))
+            named |= {m.group() for m in _CAPITALISED.finditer(sentence) if m.start() > opening}
+    words = {w.removesuffix("'s") for w in _CAPITALISED.findall(goal) if w in named}
+    words |= set(_ID_SHAPED.findall(goal))
+    names = [w for w in words if len(w) >= 3 and w.lower() not in NOT_NAMES]
+    # and what the goal is about, in the records' or the query's own words ("the forum", "the dinner");
+    # not a state or a doing ("confirmed", "opening")
+    held = {t for text in (*records, context) for t in tokens(text)}
+    things = {
+        t
+        for t in tokens(goal)
+        if len(t) >= 4 and t.isalpha() and t in held and t not in NOT_THINGS and not t.endswith(("ed", "ing"))
+    }
+    things -= {n.lower() for n in names}
+    due = [*_CLOCK.findall(goal), *DEADLINE_WORDS]
+    return Goal(tuple(_possessive(w) for w in sorted(names) + sorted(things)), tuple(Term.of(d) for d in due))
+
+
+def _possessive(name: str) -> Term:
+    """A name's term that also finds its possessive ("Mull's")."""
+    return Term(name, tuple(frozenset({t}) for t in tokens(name)))
+
+
+def find_denials(clause_list: Sequence[Clause], goal: Goal, skip: Iterable[int] = ()) -> list[Found]:
+    """Clauses that deny the goal in its own words: a denial (``_denies``, not of a problem:
+    "with no delay"), one of the goal's names within ``DENIAL_REACH`` words of it, and when the
+    goal is due, all in one clause ("Mull's not reachable today"). Void as a phrase is (a
+    question, a condition, a hedge), and as a double negative. ``skip``: clauses read by the
+    phrases already."""
+    out: list[Found] = []
+    skipped = set(skip)
+    for ci, clause in enumerate(clause_list):
+        if ci in skipped:
+            continue
+        denials = [i for i in range(len(clause)) if _denies(clause, i)]
+        negs = [i for i in denials if not _of_a_problem(clause, i)]
+        if not negs:
+            continue
+        named = sorted((i, len(n.words)) for n in goal.names for i in n.find(clause))
+        near = _nearest(negs, named)
+        if near is None or not any(d.find(clause) for d in goal.due):
+            continue
+        neg, (at, n) = near
+        start, end = min(neg, at), max(neg + 1, at + n)
+        asks, condition = _where(clause)
+        hedge = next((h.text for h in _HEDGE_TERMS if h.find(clause)), None)
+        # a double negative ("Penrhos won't be off by 11:00"), or a problem denied before it ("there's
+        # no reason Maelor won't have power"): it says the goal will be met
+        twice = [j for j in denials if (j != neg and abs(j - neg) <= 3) or (j < neg and j not in negs)]
+        if asks:
+            void: str | None = "a question"
+        elif condition is not None:
+            void = f"hypothetical ('{condition}')"
+        elif hedge is not None:
+            void = f"hedged by '{hedge}'"
+        elif twice:
+            void = f"a double negative ('{clause[min(twice[0], neg)]} … {clause[max(twice[0], neg)]}')"
+        else:
+            void = None
+        out.append(Found(ci, " ".join(clause[start:end]), void, start))
+    return out
+
+
+def _nearest(negs: list[int], named: list[tuple[int, int]]) -> tuple[int, tuple[int, int]] | None:
+    """The denial and the name nearest each other, within ``DENIAL_REACH`` (the first such pair
+    in the clause on a tie), or None. Each name looks at the denials either side of it only: a
+    hostile clause of thousands of both stays linear."""
+    best: tuple[int, int, tuple[int, int]] | None = None
+    for i, n in named:
+        k = bisect.bisect_left(negs, i)
+        for j in negs[max(0, k - 1) : k + 1]:
+            gap = abs(i - j)
+            if gap <= DENIAL_REACH and (best is None or (gap, j) < best[:2]):
+                best = (gap, j, (i, n))
+    return None if best is None else (best[1], best[2])
+
+
+def _denies(clause: Sequence[str], at: int) -> bool:
+    """A denial of what can or will be (``DENIALS``), *miss* ("Professor Vance misses the
+    dinner tonight"), or *off* after a *be* ("Adaeze's evening is off tonight", "F-90 stays
+    off"); not right after the agent's own *I* or *we*."""
+    t = clause[at]
+    if at > 0 and clause[at - 1] in BY_THE_AGENT:
+        return False
+    if t in DENIALS or t in MISS:
+        return True
+    return t == "off" and at > 0 and (clause[at - 1] in BE_OFF or clause[at - 1].endswith("'s"))
+
+
+def _of_a_problem(clause: Sequence[str], at: int) -> bool:
+    """Whether the denial at ``at`` is of a problem or of what the agent knows
+    (``NO_PROBLEM_AFTER`` in the three words after it: "no delay", "no news"), or of work not
+    done or heard of yet (``UNDONE`` in the two after it: "isn't confirmed", "not heard")."""
+    after = clause[at + 1 : at + 4]
+    return any(t in NO_PROBLEM_AFTER for t in after) or any(t in UNDONE for t in after[:2])
