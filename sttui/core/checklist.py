@@ -212,9 +212,9 @@ def _per_env(episode: Episode) -> _PerEnv:
     found = per_env.get(env_cls)
     if found is None:
         found = per_env[env_cls] = _PerEnv(
-            _completion(task, getattr(env_cls, "tool_specs", {})),
+            _completion(task, getattr(env_cls, "tool_specs", {}), texts := _state_texts(task.initial_state, True)),
             {},
-            denials.goal_of(task.user.goal, task.query, _state_texts(task.initial_state, keys=True)),
+            denials.goal_of(task.user.goal, task.query, texts),
         )
     return found
 
@@ -240,9 +240,12 @@ def _state_texts(value: Any, keys: bool) -> list[str]:
     return out
 
 
-def _completion(task: SttTask, specs: dict[str, Any]) -> statements.Completion:
+def _completion(task: SttTask, specs: dict[str, Any], state: list[str] | None = None) -> statements.Completion:
+    """``state``: the initial state's texts (``_state_texts``), when already read."""
     operations = [name for name, spec in specs.items() if spec.kind == "operation"]
-    texts = [task.query, task.user.goal, *(n.replace("_", " ") for n in specs), *_state_texts(task.initial_state, True)]
+    if state is None:
+        state = _state_texts(task.initial_state, True)
+    texts = [task.query, task.user.goal, *(n.replace("_", " ") for n in specs), *state]
     return statements.Completion.of(operations, texts)
 
 

@@ -132,7 +132,7 @@ class _Record:
         out: set[str] = set()
         for name, table in self.state.items():
             if isinstance(name, str) and isinstance(table, dict) and {name, name.removesuffix("s")} & said:
-                out.update(i for i in self.world if any(facts.canon_id(k) == i for k in table if isinstance(k, str)))
+                out |= self.world & {facts.canon_id(k) for k in table if isinstance(k, str)}
         return out
 
     def _read_world(self, episode: Episode) -> bool:
