@@ -154,7 +154,8 @@ def test_a_goals_names_are_its_capitalised_words_that_name_something():
     assert [t.text for t in keflavik.names] == ["KEF", "RKV", "Reykjavik"]
     ceiriog = dn.goal_of("The Ceiriog spur (F-90, OUT-801) is back on by 14:00.")
     assert [t.text for t in ceiriog.names] == ["Ceiriog", "F-90", "OUT-801"]
-    assert [t.text for t in MAELOR.due][:2] == ["12:00", "today"]
+    assert [t.text for t in MAELOR.due][:6] == ["12:00", "12pm", "12 pm", "noon", "midday", "today"]
+    assert [t.text for t in dn.goal_of("Mull by 14:30 today.").due][:3] == ["14:30", "2:30pm", "2:30 pm"]
 
 
 def test_the_nearest_denial_and_name_are_paired_in_one_pass():
@@ -189,6 +190,8 @@ def test_a_goals_things_are_its_words_its_records_or_query_hold_too():
         ("There's no generator that can power Maelor by 12:00.", ["no generator that can power maelor"], []),
         ("Nothing will reach Maelor today.", ["nothing will reach maelor"], []),
         ("Maelor's off till 16:00 today.", ["maelor's off"], []),
+        ("maelor wont have power by noon", ["maelor won't"], []),  # (its 12:00 as a person writes it)
+        ("Maelor won't have power by 12 pm.", ["maelor won't"], []),
         # not when it is no denial
         ("Maelor won't have power.", [], []),  # (not when it is due)
         ("The feeder is not back, so the generator goes to Maelor by 12:00.", [], []),  # (too far apart)

@@ -67,8 +67,21 @@ def goal_of(goal: str, context: str = "", records: Iterable[str] = ()) -> Goal:
         if len(t) >= 4 and t.isalpha() and t in held and t not in NOT_THINGS and not t.endswith(("ed", "ing"))
     }
     things -= {n.lower() for n in names}
-    due = [*_CLOCK.findall(goal), *DEADLINE_WORDS]
+    due = [form for clock in _CLOCK.findall(goal) for form in _clock_forms(clock)] + list(DEADLINE_WORDS)
     return Goal(tuple(_possessive(w) for w in sorted(names) + sorted(things)), tuple(Term.of(d) for d in due))
+
+
+def _clock_forms(clock: str) -> list[str]:
+    """A goal's clock time as a person may write it: "14:00" (or "14.00"), "2pm", "2 pm", "2:30pm",
+    and "noon" or "midnight"."""
+    hours, minutes = (int(part) for part in clock.split(":"))
+    if hours > 23 or minutes > 59:
+        return [clock]
+    half = "am" if hours < 12 else "pm"
+    twelve = hours % 12 or 12
+    at = f"{twelve}" if minutes == 0 else f"{twelve}:{minutes:02d}"
+    named = {(12, 0): ["noon", "midday"], (0, 0): ["midnight"]}.get((hours, minutes), [])
+    return [clock, f"{at}{half}", f"{at} {half}", *named]
 
 
 def _possessive(name: str) -> Term:
