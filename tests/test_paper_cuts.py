@@ -52,10 +52,22 @@ def test_a_writing_command_makes_the_file_but_not_missing_folders(tmp_path):
     assert code == 0 and "1 episode(s)" in out
 
 
-def test_overlapping_selections_run_each_task_once_and_say_so(tmp_path):
-    code, out, err = cli(
-        f"sqlite:///{tmp_path / 'x.db'}", "run", str(CLINIC), PETCT, "--agent", "baseline:naive", "--json"
-    )
+@pytest.mark.parametrize("where", ["root", "elsewhere", "dotted"])
+def test_overlapping_selections_run_each_task_once_and_say_so(tmp_path, monkeypatch, where):
+    """Only the task named twice is said, however the folder and the tasks root are spelled:
+    from the repository (``tasks/stt/clinic`` under ``./tasks``: the same spelling, which once
+    said all twelve were named twice), from elsewhere (both absolute), or with ``STTUI_TASKS``
+    spelled with a ".."."""
+    monkeypatch.delenv("STTUI_TASKS", raising=False)
+    folder = str(CLINIC)
+    if where == "root":
+        monkeypatch.chdir(ROOT)
+        folder = "tasks/stt/clinic"
+    elif where == "elsewhere":
+        monkeypatch.chdir(tmp_path)
+    else:
+        monkeypatch.setenv("STTUI_TASKS", str(ROOT / "tasks" / "stt" / ".."))
+    code, out, err = cli(f"sqlite:///{tmp_path / 'x.db'}", "run", folder, PETCT, "--agent", "baseline:naive", "--json")
     assert code == 0, err
     episodes = json.loads(out)["episodes"]
     tasks = [e["task"] for e in episodes]

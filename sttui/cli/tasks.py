@@ -67,8 +67,9 @@ def _select(selection: tuple[str, ...]) -> list[Any]:
             for i in unknown:
                 click.echo(f"error: no task '{i}' under {root}{did_you_mean(i, by_id)}", err=True)
             sys.exit(1)
-        explicit_files = {str(p) for p in discover(paths[:-1])}
-        explicit = [e for e in chosen if str(e.path) in explicit_files]
+        # (by the file itself: a folder named by its absolute path is also under a relative root)
+        explicit_files = {Path(p).resolve() for p in discover(paths[:-1])}
+        explicit = list({f: e for e in chosen if (f := Path(e.path).resolve()) in explicit_files}.values())
         chosen = explicit + [by_id[i] for i in wanted_ids]
     if errors:
         for e in errors:
