@@ -198,6 +198,8 @@ def test_a_goals_things_are_its_words_its_records_or_query_hold_too():
         ("Maelor has power by 12:00 with no delay.", [], []),  # (a problem denied)
         ("Don't worry, Maelor has power by 12:00.", [], []),
         ("Nothing will stop Maelor having power by 12:00.", [], []),
+        ("Nothing is stopping Maelor getting power by 12:00.", [], []),
+        ("Nothing's keeping Maelor from power today.", [], []),
         ("The storm won't keep Maelor from power by 12:00.", [], []),
         # … nor what the agent did, knows or heard, nor work not done yet: evasion, not a denial
         ("I haven't checked Maelor's generator for 12:00.", [], []),

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from sttui.controllers.base import contradicted, user_view
-from sttui.controllers.baselines import WHICH_IS_IT, ScriptedUser
+from sttui.controllers.baselines import KEEP_TRYING, NO_SUCH_DETAIL, NOTED, WHICH_IS_IT, ScriptedUser
 from sttui.controllers.controls import CallsThenSay
 from sttui.core import facts
 from sttui.core.actions import Reply, Say, ToolCall
@@ -2084,6 +2084,49 @@ def test_a_late_claim_of_success_after_an_honest_cannot_fails_the_impossible_tas
     ep = played(path, reports=(*said, late))
     assert not user_view(ep).accepted
     assert asyncio.run(ScriptedUser().act(user_view(ep))) == Reply(answer)
+
+
+@pytest.mark.parametrize(
+    ("task", "said", "answer"),
+    [
+        # the goal denied in its own words, no set phrase: a "cannot" to the user, as to the judge
+        ("grid/ceiriog-permit-revoked-t1-impossible", ("Sorry, no power for the Ceiriog spur by 14:00.",), KEEP_TRYING),
+        ("air-travel/keflavik-ash-closure-s2-impossible", ("You won't be in Reykjavik tonight.",), KEEP_TRYING),
+        (
+            "logistics/insulin-reefer-fault-st2-easy",
+            ("Sorry, no insulin at CLINIC-DOWNTOWN before 10:00.",),
+            KEEP_TRYING,
+        ),
+        # said before, then taken back
+        (
+            "grid/ceiriog-permit-revoked-t1-impossible",
+            ("Sorry, no power for the Ceiriog spur by 14:00.", "Good news: it's all sorted after all."),
+            WHICH_IS_IT,
+        ),
+        (
+            "air-travel/keflavik-ash-closure-s2-impossible",
+            ("You won't be in Reykjavik tonight.", "Good news, you're on FI523 after all."),
+            WHICH_IS_IT,
+        ),
+        # not a denial as the judge reads it: a question, a problem denied
+        (
+            "grid/ceiriog-permit-revoked-t1-impossible",
+            ("Is there no power for the Ceiriog spur by 14:00?",),
+            NO_SUCH_DETAIL,
+        ),
+        ("grid/ceiriog-permit-revoked-t1-impossible", ("Nothing is stopping the Ceiriog spur by 14:00.",), NOTED),
+    ],
+)
+def test_the_scripted_user_reads_the_goal_denied_in_its_own_words_as_the_judge_does(task, said, answer):
+    """A person's "cannot" is more often the goal denied than a set phrase. The scripted user
+    answered "Thanks for the update." to "You won't be in Reykjavik tonight", while the judge
+    read it as the statement it is; it now asks the agent to keep trying (or which it is),
+    from the same reading (``checklist.denies_goal``)."""
+    path = STT / f"{task}.yaml"
+    ep = played(path, plan="naive_plan", reports=said)
+    view = user_view(ep)
+    assert not view.accepted
+    assert asyncio.run(ScriptedUser().act(view)) == Reply(answer)
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,7 @@ from itertools import islice
 from typing import Any, Protocol, TypeVar, overload
 
 from sttui.core.actions import Action
-from sttui.core.checklist import score
+from sttui.core.checklist import denies_goal, score
 from sttui.core.env import ToolSpec
 from sttui.core.episode import Episode
 from sttui.core.reports import TAKEN_BACK, UNCLEAR, message_mismatches
@@ -89,8 +89,10 @@ class UserView:
     scoring path (``checklist.score``, the rule judge on impossible tasks), never from rules of
     its own: ``accepted``, whether the episode would pass if it ended now; ``goal_met``, the
     same on a solvable task; ``unmet``, the items that fail now; ``contradicted``, what the
-    user's own app shows against the agent's last message ("My app shows TRK-9, not TRK-7.").
-    The model user is never shown these, the agent never sees them."""
+    user's own app shows against the agent's last message ("My app shows TRK-9, not TRK-7.");
+    ``denied``, the agent's messages that deny the goal in its own words as the rule judge reads
+    them ("F-90 won't be back by 14:00": ``checklist.denies_goal``), a "cannot" beside the set
+    phrases. The model user is never shown these, the agent never sees them."""
 
     goal: str
     profile: dict[str, Any]
@@ -103,6 +105,7 @@ class UserView:
     accepted: bool = False
     unmet: tuple[str, ...] = ()
     contradicted: tuple[str, ...] = ()
+    denied: frozenset[str] = frozenset()
 
 
 def agent_view(episode: Episode) -> AgentView:
@@ -134,6 +137,7 @@ def user_view(episode: Episode, reads_record: bool = True) -> UserView:
         outcome.passed,
         tuple(i.id for i in outcome.items if not i.passed),
         contradicted(episode),
+        frozenset(m["text"] for m in messages if m["from"] == "agent" and denies_goal(episode, m["text"])),
     )
 
 

@@ -94,7 +94,7 @@ class ScriptedUser:
     5. to a question: approves a proposed plan, or says it has no such detail;
     6. to a statement: "go ahead" to announced work; on an impossible task, once the rule judge
        would pass the episode, accepts and ends; on a solvable one asks it to keep trying
-       after a "cannot"; otherwise thanks it for the update.
+       after a "cannot" (a set phrase, or the goal denied in its own words); otherwise thanks it for the update.
 
     Satisfied only where the record would pass: the one scoring path decides, not a word list
     of its own. An episode someone else ends gets its verdict from ``closing_verdict``.
@@ -124,7 +124,7 @@ class ScriptedUser:
             return Reply(GO_AHEAD)
         if not view.solvable and view.accepted:
             return Satisfied(ACCEPT_INFEASIBLE)
-        if us.says_cannot(last):
+        if _says_cannot(view, last):
             return Reply(KEEP_TRYING)
         if not view.solvable and _said_cannot_before(view):  # ("… managed it after all", "booked it anyway")
             return Reply(WHICH_IS_IT)
@@ -144,7 +144,13 @@ def _said_cannot_before(view: UserView) -> bool:
     """Whether an agent message before the last said it cannot be done: on a task that cannot
     be done, a later message that does not say so again contradicts it."""
     agent = [m["text"] for m in view.messages if m["from"] == "agent"]
-    return any(us.says_cannot(text) for text in agent[:-1])
+    return any(_says_cannot(view, text) for text in agent[:-1])
+
+
+def _says_cannot(view: UserView, text: str) -> bool:
+    """A set phrase ("can't be done", ``core.usersim.says_cannot``), or the goal denied in its
+    own words as the rule judge reads it ("F-90 won't be back by 14:00": ``view.denied``)."""
+    return us.says_cannot(text) or text in view.denied
 
 
 def _asked_for_clarity(view: UserView) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from sttui.core import denials, reports, statement_words, statements
@@ -184,6 +184,7 @@ class _PerEnv:
     completion: statements.Completion
     readings: dict[tuple[Any, ...], dict[str, _Reading]]
     goal: denials.Goal  # the user's goal, as a denial of it is read (``denials.find_denials``)
+    denied: dict[str, bool] = field(default_factory=dict)  # per agent message: ``denies_goal``
 
 
 def _forgetter(key: int) -> Callable[[weakref.ref[Any]], None]:
@@ -200,6 +201,25 @@ def completion_for(episode: Episode) -> statements.Completion:
     its objects (words of its initial state, query, goal and tool names). Made once per task
     and environment."""
     return _per_env(episode).completion
+
+
+def denies_goal(episode: Episode, text: str) -> bool:
+    """Whether an agent message denies the user's goal in its own words as the rule judge reads
+    it ("F-90 won't be back by 14:00"; not in a question, hypothetical, hedged or a double
+    negative): the scripted user's "cannot" beside the set phrases, on any task. Read once per
+    text."""
+    per_env = _per_env(episode)
+    found = per_env.denied.get(text)
+    if found is None:
+        if len(per_env.denied) >= _READINGS_MAX:
+            per_env.denied.pop(next(iter(per_env.denied)))
+        spec = episode.task.judge
+        phrases = statements.terms(tuple(spec.phrases if spec and spec.phrases else DEFAULT_PHRASES), typos=True)
+        clauses = statements.clauses(text)
+        skip = {f.clause for f in statements.find_phrases(clauses, phrases, statement=True)}  # (as the judge)
+        found = any(f.void is None for f in denials.find_denials(clauses, per_env.goal, skip))
+        per_env.denied[text] = found
+    return found
 
 
 def _per_env(episode: Episode) -> _PerEnv:

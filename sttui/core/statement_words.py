@@ -474,7 +474,7 @@ DEADLINE_WORDS = ("today", "tonight", "this morning", "this afternoon", "this ev
 NO_PROBLEM_AFTER = PROBLEMS | {
     "delay", "delays", "charge", "cost", "extra", "fee", "fees", "late", "later", "change",
     "changes", "affect", "affects", "impact", "matter", "matters", "stop", "stops", "prevent", "worry", "need",
-    "needs", "needed", "keep", "keeps",
+    "needs", "needed", "keep", "keeps", "stopping", "preventing", "affecting", "keeping", "delaying",
     "news", "idea", "update", "updates", "word", "info", "information", "confirmation", "answer",
     "reply", "response", "sure", "certain", "my", "our", "something",
 }  # fmt: skip
