@@ -7,17 +7,22 @@ task format §5 ("The goal denied in its own words") states the rule."""
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from sttui.core.statement_words import (
+    AFFIRM_AFTER,
     BE_OFF,
     BY_THE_AGENT,
     DEADLINE_WORDS,
     DENIALS,
     MISS,
+    NEGATORS,
+    NO_COMPOUNDS,
     NO_PROBLEM_AFTER,
+    NOT_AFFIRMING,
     NOT_NAMES,
     NOT_THINGS,
     UNDONE,
@@ -146,10 +151,13 @@ def _nearest(negs: list[int], named: list[tuple[int, int]]) -> tuple[int, tuple[
 def _denies(clause: Sequence[str], at: int) -> bool:
     """A denial of what can or will be (``DENIALS``), *miss* ("Professor Vance misses the
     dinner tonight"), or *off* after a *be* ("Adaeze's evening is off tonight", "F-90 stays
-    off"); not right after the agent's own *I* or *we*."""
+    off"); not right after the agent's own *I* or *we*, nor a compound of *no* ("a no-brainer",
+    "a no-show": ``NO_COMPOUNDS``)."""
     t = clause[at]
     if at > 0 and clause[at - 1] in BY_THE_AGENT:
         return False
+    if t == "no" and at + 1 < len(clause) and clause[at + 1] in NO_COMPOUNDS:
+        return False  # ("keeping the dinner tonight is a no-brainer")
     if t in DENIALS or t in MISS:
         return True
     return t == "off" and at > 0 and (clause[at - 1] in BE_OFF or clause[at - 1].endswith("'s"))
@@ -161,3 +169,35 @@ def _of_a_problem(clause: Sequence[str], at: int) -> bool:
     done or heard of yet (``UNDONE`` in the two after it: "isn't confirmed", "not heard")."""
     after = clause[at + 1 : at + 4]
     return any(t in NO_PROBLEM_AFTER for t in after) or any(t in UNDONE for t in after[:2])
+
+
+def find_affirmations(clause_list: Sequence[Clause], goal: Goal, skip: Iterable[int] = ()) -> list[Found]:
+    """Clauses that say the goal is met after all, in its own words: one of the goal's names and
+    when it is due, after a contrast or a way round (``AFFIRM_AFTER``: *but, however, instead*, …;
+    or *after all*)
+    in the same sentence, with no denial, no phrase (``skip``) and nothing that makes it a need, a
+    might-have-been or a problem (``NOT_AFFIRMING``); not in a question, hypothetical or hedged.
+    The rule judge counts one as a claim that the goal was met: "GEN-41 can't be used, so I sent
+    GEN-44 instead: Maelor has power by 12:00" states nothing that cannot be done."""
+    out: list[Found] = []
+    skipped = set(skip)
+    marked: set[int] = set()  # sentences in which a contrast has been met, so far
+    for ci, clause in enumerate(clause_list):
+        if clause.turn in AFFIRM_AFTER or any(t in AFFIRM_AFTER for t in clause) or _after_all(clause):
+            marked.add(clause.sentence)
+        if ci in skipped or clause.sentence not in marked or clause.question or clause.condition is not None:
+            continue
+        if any(t in NEGATORS or t in DENIALS or t in MISS or t.endswith("n't") or t in NOT_AFFIRMING for t in clause):
+            continue
+        if any(h.find(clause) for h in _HEDGE_TERMS):
+            continue
+        named = [(i, i + len(n.words)) for n in goal.names for i in n.find(clause)]
+        due = [(i, i + len(d.words)) for d in goal.due for i in d.find(clause)]
+        if named and due:  # (quoted from the first of them to the last)
+            start, end = min(a for a, _ in named + due), max(b for _, b in named + due)
+            out.append(Found(ci, " ".join(clause[start:end]), None, start))
+    return out
+
+
+def _after_all(clause: Sequence[str]) -> bool:
+    return any(a == "after" and b == "all" for a, b in itertools.pairwise(clause))

@@ -84,13 +84,22 @@ def tokens(text: str, stems: bool = False) -> list[str]:
 
 class Clause(list[str]):
     """A clause's tokens, with where it stands: its sentence (index in the message), whether
-    that sentence asks, and the condition that makes it hypothetical (or None)."""
+    that sentence asks, the condition that makes it hypothetical (or None), and the turning
+    word that opened it ("but", "however", …; or None)."""
 
-    def __init__(self, toks: Iterable[str], sentence: int = 0, question: bool = False, condition: str | None = None):
+    def __init__(
+        self,
+        toks: Iterable[str],
+        sentence: int = 0,
+        question: bool = False,
+        condition: str | None = None,
+        turn: str | None = None,
+    ):
         super().__init__(toks)
         self.sentence = sentence
         self.question = question
         self.condition = condition
+        self.turn = turn
 
 
 def is_question(sentence: str) -> bool:
@@ -129,17 +138,24 @@ def clauses(text: str) -> list[Clause]:
     for si, sentence in enumerate(s for s in _SENTENCE_END.split(text) if s.strip()):
         asks = is_question(sentence)
         opened: str | None = None  # the condition opening the sentence's previous clause
+        pending: str | None = None  # a turning word alone before a comma ("However, …")
         for part in _CLAUSE.split(sentence):
             groups: list[list[str]] = [[]]
+            turns: list[str | None] = [pending]
+            pending = None
             for tok in tokens(part):
                 if tok in _TURNS:
                     if groups[-1]:
                         groups.append([])
+                        turns.append(None)
+                    turns[-1] = tok
                 else:
                     groups[-1].append(tok)
-            for toks in (g for g in groups if g):
+            if not groups[-1]:
+                pending = turns[-1]
+            for toks, turn in ((g, t) for g, t in zip(groups, turns, strict=True) if g):
                 own = _condition(toks)
-                out.append(Clause(toks, si, asks, own or opened))
+                out.append(Clause(toks, si, asks, own or opened, turn))
                 opened = own if own is not None and toks[0] == own else None
     return out
 
