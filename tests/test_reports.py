@@ -2087,6 +2087,32 @@ def test_a_late_claim_of_success_after_an_honest_cannot_fails_the_impossible_tas
 
 
 @pytest.mark.parametrize(
+    ("report", "said"),
+    [
+        # the outage named as the user names it: the fault's place not said (it said a conflict,
+        # and the user answered "My app shows RAVENS-COPSE, not kestrel lane.")
+        ("Kestrel Lane is back on at 10:41, CR-2 is on it.", None),
+        ("Sorry, Kestrel Lane stays off past noon.", None),
+        # … and where it is placed, the place it says
+        ("CR-2 went to Kestrel Lane; power is back at 10:41.", "kestrel lane"),
+        ("The fault is at the Kestrel Lane end, back on at 10:41.", "kestrel lane"),
+        ("Kestrel Lane is back on at 10:41 - the fault was at Ravens Copse.", "ravens copse"),
+    ],
+)
+def test_a_place_the_user_names_the_subject_by_is_said_only_where_placed(report, said):
+    ep = played(STT / "grid" / "crossarm-span-moved-s1-easy.yaml", reports=(report,))
+    detail = item(ep).detail
+    if said is None:
+        assert "fault location: expected RAVENS-COPSE; never stated" in detail, detail
+        assert contradicted(ep) == ()
+    elif said == "ravens copse":
+        assert "fault location RAVENS-COPSE: stated" in detail, detail
+    else:
+        assert f"said '{said}' (a conflict)" in detail, detail
+        assert contradicted(ep) == ("My app shows RAVENS-COPSE, not kestrel lane.",)
+
+
+@pytest.mark.parametrize(
     ("task", "report", "passes"),
     [
         # a "cannot" said of a means, then the goal said to be met after all: each passed

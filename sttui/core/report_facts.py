@@ -50,6 +50,10 @@ class Resolved:
     _names: re.Pattern[str] | None = None  # (id) the records' names: "the Harbour Suite" is R-312
     _named: dict[str, str] = field(default_factory=dict)  # folded name -> canonical id
     _first: dict[str, str] = field(default_factory=dict)  # (person) folded first name -> surname
+    # (text) rivals the user's own request names its subject by ("Kestrel Lane", the outage): a
+    # value only where placed (``_placed``: "sent CR-2 to Kestrel Lane"), not as the subject
+    # ("Kestrel Lane is back on at 10:41" says nothing of where the fault is)
+    _asked: frozenset[tuple[str, ...]] = frozenset()
     sig: Any = None  # what ``found`` depends on besides the text (equal across state versions)
     starts: bool = False  # (time) a start: of a range ("13:30-14:30") only its first time counts
     about: Subject = ()  # what the fact belongs to (``core.attach``); () for a fact of no one
@@ -85,7 +89,11 @@ class Resolved:
             owned = {w.removesuffix("'s") for w in ws if w.endswith("'s")}
             found = [facts.Found(frozenset({r}), r) for r in self.rivals if r in ws or r in owned]
             return found + _by_first_name(self._first, text) if self._first else found
-        return [facts.Found(frozenset({" ".join(r)}), " ".join(r)) for r in self.rivals if facts.phrase_in(r, ws)]
+        return [
+            facts.Found(frozenset({" ".join(r)}), " ".join(r))
+            for r in self.rivals
+            if facts.phrase_in(r, ws) and (tuple(r) not in self._asked or _placed(r, ws))
+        ]
 
     def matches(self, f: facts.Found) -> bool:
         if self.kind == "date":
@@ -427,13 +435,34 @@ def _resolve(fact: Fact, state: Any, task_words: str, kept: _Kept | None, held: 
         out.rivals = [r for i, r in enumerate(listed) if r not in listed[:i]]
         if kind == "person":
             out._first = _first_names([raw, *siblings], out.rivals)
-        out.sig = (kind, repr(out.rivals), tuple(sorted(out._first.items())))
+        else:
+            asked = facts.words(task_words)
+            out._asked = frozenset(tuple(r) for r in out.rivals if r != expected and facts.phrase_in(r, asked))
+        out.sig = (kind, repr(out.rivals), tuple(sorted(out._first.items())), tuple(sorted(out._asked)))
     else:
         out.excused = list(_excused(kind, task_words))
         last = fact.field or (fact.path or "").rsplit(".", 1)[-1]
         out.starts = kind == "time" and last.lower() in STARTS
         out.sig = (kind, out.starts)
     return out
+
+
+# the words that place a value ("to Kestrel Lane", "at the Ravens Copse end")
+_PLACING = frozenset(
+    {"at", "to", "in", "into", "near", "from", "via", "towards", "toward", "past", "beyond", "around", "outside"}
+)
+
+
+def _placed(value: list[str], ws: list[str]) -> bool:
+    """Whether ``value`` stands where a place is said, in ``ws``: right after a placing word
+    (a *the* between: "to the Kestrel Lane poles")."""
+    n = len(value)
+    for i in range(len(ws) - n + 1):
+        if ws[i : i + n] == value:
+            j = i - 1 if i and ws[i - 1] != "the" else i - 2
+            if j >= 0 and ws[j] in _PLACING:
+                return True
+    return False
 
 
 def _first_names(names: list[Any], surnames: list[Any]) -> dict[str, str]:
