@@ -2050,6 +2050,15 @@ def test_a_message_or_a_dispatch_said_without_its_verb_is_claimed(task, skip, re
             "clinic/dialysis-urgent-t2-easy",
             ("Grace Mensah went in at 11:30. Tomasz is at 5 this evening with Byrne, texted.",),
         ),
+        # "Northgate General Hospital" is no person: "Northgate MRI 10:30" is Halima's, under her heading
+        (
+            "clinic/mri-quench-cascade-st2-hard",
+            (
+                "Elm Park MRI quenched. Halima: Northgate MRI 10:30, Dr Adeyemi 12:15, VAN-3 picks her up 09:55. "
+                "Kwame's insurer wouldn't move his auth, so he's tomorrow - MRI 12:00, review 13:45 at Elm Park. "
+                "Told them both.",
+            ),
+        ),
         # where a crew came from, then what it does: a report, not left to an earlier one
         (
             "grid/hawthorn-gale-early-t1-easy",
@@ -2084,6 +2093,20 @@ def test_a_late_claim_of_success_after_an_honest_cannot_fails_the_impossible_tas
     ep = played(path, reports=(*said, late))
     assert not user_view(ep).accepted
     assert asyncio.run(ScriptedUser().act(user_view(ep))) == Reply(answer)
+
+
+def test_a_place_or_an_organisation_is_no_person():
+    """A name of two or three capitalised words was taken for a person's, so a value after
+    "Northgate" was given to the hospital as to a person, not to the subject the report was about."""
+    from sttui.core.report_names import _named_records, people
+
+    task = load_task(STT / "clinic" / "mri-quench-cascade-st2-hard.yaml").task
+    who = {name for key, name in _named_records(task) if key in people(task)}
+    assert {"Halima Yusuf", "Kwame Boateng", "Dr. Samuel Adeyemi"} <= who
+    assert not who & {"Northgate General Hospital", "Canal Quarter", "Elm Park Imaging Centre"}
+    air = load_task(STT / "air-travel" / "dfw-crew-timeout-st2-medium.yaml").task
+    who = {name for key, name in _named_records(air) if key in people(air)}
+    assert who == {"Keisha Thompson"}, who
 
 
 @pytest.mark.parametrize(

@@ -148,9 +148,27 @@ def _read_people(task: Any) -> frozenset[str]:
     for canon, name in _named_records(task):
         words = _NAME_PART.sub(" ", name).split()
         titled = any(w.lower().rstrip(".") in facts.TITLES for w in words)
-        if titled or (2 <= len(words) <= 3 and all(w[:1].isupper() and _NAME_WORD.fullmatch(w) for w in words)):
+        if titled or (
+            2 <= len(words) <= 3
+            and all(w[:1].isupper() and _NAME_WORD.fullmatch(w) for w in words)
+            and words[-1].lower() not in PLACE_NOUNS
+        ):
             out.add(canon)
     return frozenset(out)
+
+
+# the last word of a place's or an organisation's name, never a person's: "Northgate General
+# Hospital", "Canal Quarter", "British Airways" (a title still makes a person: "Dr Ruth Hall")
+PLACE_NOUNS = frozenset(
+    {"hospital", "centre", "center", "clinic", "unit", "ward", "surgery", "infirmary", "outpatients",
+     "hotel", "road", "lane", "street", "close", "row", "way", "walk", "drove", "cross", "rise", "copse",
+     "quarter", "hill", "gate", "bridge", "mead", "green", "end", "bank", "park", "square", "station",
+     "airport", "international", "domestic", "airways", "airlines", "states", "kingdom", "hall", "halls",
+     "room", "rooms", "suite", "kitchen", "bakery", "catering", "mill", "exchange", "services", "gallery",
+     "museum", "theatre", "chapel", "nave", "terrace", "library", "forum", "ballroom", "shed", "deck",
+     "house", "court", "chamber", "salon", "floor", "studio", "studios", "works", "observatory", "dome",
+     "loft", "orangery", "guildhall", "boathouse", "abbey", "cloister", "table", "depot", "yard", "store"}
+)  # fmt: skip
 
 
 _ID_NAMES: dict[int, tuple[Any, dict[str, str]]] = {}
