@@ -196,6 +196,21 @@ def test_a_sentence_lists_its_subjects_in_order_and_marks_bare_names():
     assert [p.bare for p in s.parts] == [False, False]
 
 
+def test_a_long_one_word_subject_is_named_by_its_clipped_form():
+    """ "gastro 11am w/ Dr Raman" gave 11:00 to Dr Raman, not to the gastroscopy: an honest
+    hurried report failed as never stating the gastroscopy's time."""
+    subjects = tuple(subject_of([n]) for n in ("gastroscopy", "dietitian", "physiotherapy", "physiology"))
+    raman = subject_of(["Dr Priya Raman", "Raman"])
+    (s,) = sentences("gastro now 11am w/ Dr Raman, dietitian midday.", subjects, (raman,))
+    assert [p.owner for p in s.parts] == [subjects[0], subjects[1]]
+    # too short to clip ("gastr" is; "gast" is not), too little left off, or the start of two names
+    for text in ("gast 11am", "gastroscop 11am", "physio 11am", "dietiti 11am"):
+        (s,) = sentences(text, subjects)
+        assert s.parts[0].owner is None, text
+    (s,) = sentences("gastr 11am", subjects)
+    assert s.parts[0].owner == subjects[0]
+
+
 def test_where_picks_the_record_whatever_its_number():
     a = {
         "shipments": {

@@ -33,7 +33,9 @@ The rules, simple enough to apply by hand (task format §5):
   Westfield and Lakeside"); and a sentence with *respectively* that states as many values as
   it names subjects. (Values depend on the kind, so ``core.reports`` applies these.)
 - A subject is named by its words, whole, in order, letter case and accents ignored, with or
-  without a possessive: ``St Luke's``, ``Westfield's``.
+  without a possessive: ``St Luke's``, ``Westfield's``; a one-word name of eight letters or
+  more also by a clipped form of five letters or more that leaves three or more off and
+  begins no other subject's name ("gastro" for *gastroscopy*).
 """
 
 from __future__ import annotations
@@ -114,6 +116,30 @@ def sentences(text: str, subjects: tuple[Subject, ...], bystanders: tuple[Subjec
     return _sentences(text, subjects, tuple(b for b in dict.fromkeys(bystanders) if b not in subjects))
 
 
+# a subject's one-word name this long or longer is also named by a clipped form of CLIP_MIN letters
+# or more that leaves at least three off ("gastro" for gastroscopy, "physio" for physiotherapy)
+CLIP_NAME, CLIP_MIN = 8, 5
+
+
+@lru_cache(maxsize=256)
+def _clipped(subjects: tuple[Subject, ...]) -> dict[str, str]:
+    """The clipped forms of the subjects' one-word names -> the word; a form two names begin
+    with names neither."""
+    out: dict[str, str] = {}
+    shared: set[str] = set()
+    for subject in subjects:
+        for name in subject:
+            if len(name) != 1 or len(name[0]) < CLIP_NAME:
+                continue
+            word = name[0]
+            for n in range(CLIP_MIN, len(word) - 2):
+                form = word[:n]
+                if out.get(form, word) != word:
+                    shared.add(form)
+                out[form] = word
+    return {k: v for k, v in out.items() if k not in shared}
+
+
 @lru_cache(maxsize=1024)
 def _sentences(text: str, subjects: tuple[Subject, ...], bystanders: tuple[Subject, ...] = ()) -> tuple[Sentence, ...]:
     """Cached: the scripted user and the checklist ask of the same messages after every step.
@@ -125,6 +151,13 @@ def _sentences(text: str, subjects: tuple[Subject, ...], bystanders: tuple[Subje
     mentions: list[tuple[int, int, Subject]] = []  # (start, end, subject), by position
     covered: set[int] = set()  # the tokens inside a subject's name
     aside = frozenset(bystanders)
+    clipped = _clipped(subjects)
+    for word, indices in list(at.items()):
+        whole = clipped.get(word)
+        if whole is not None and whole not in at:  # ("gastro" for "gastroscopy")
+            at.setdefault(whole, []).extend(indices)
+            for i in indices:
+                tokens[i] = (tokens[i][0], tokens[i][1], whole)
     for subject in (*subjects, *bystanders):
         for name in subject:
             n = len(name)
