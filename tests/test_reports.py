@@ -2473,6 +2473,24 @@ def test_a_passive_claim_naming_no_record_may_be_of_what_the_triggers_changed():
     assert [m.kind for m in report_mismatches(played(path, reports=(rebooked,)))].count("claim") == 1
 
 
+@pytest.mark.parametrize(
+    ("said", "claimed"),
+    [
+        ("derw bridge closed", False),  # a trigger closed it: the world's doing
+        ("hafod is cut off: the mountain road closed", False),
+        ("Nant road closed", True),  # no trigger changed it: a close_tie call is claimed
+        ("Cwm road closed", True),
+    ],
+)
+def test_a_passive_claim_of_a_listed_record_a_trigger_changed_is_the_worlds_doing(said, claimed):
+    """ "…cwm: cr121, back 10.46. derw bridge closed": a held-out honest report drew "My app
+    doesn't show that: 'derw bridge closed'". The bridge is an entry of a list (``travel[0]``,
+    named "Derw Bridge"), with no key to be named by, so the trigger that closed it was not seen."""
+    path = STT / "grid" / "derw-bridge-landslip-s3-hard.yaml"
+    found = [m for m in report_mismatches(played(path, reports=(said,))) if m.kind == "claim"]
+    assert bool(found) is claimed, found
+
+
 def test_them_with_no_one_named_around_it_stands_for_the_people_of_the_next_sentence():
     """ "Both at Westbrook with Tariq Aziz, texted them both. Orla and Imran: …": the two patients
     were texted, not the clinician; with no text sent, the claim names them."""

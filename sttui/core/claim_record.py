@@ -72,6 +72,8 @@ class _Record:
         # what a passive claim may be supported by besides a call ("BA576 was cancelled"): the
         # ids of the records the fired triggers changed, and the state now
         self.world: set[str] = set()
+        # … and the names of what they changed, records in a list too ("Derw Bridge", ``travel[0]``)
+        self.world_names: dict[tuple[str, ...], str] = {}  # a changed record's name -> its path
         self.events_read = 0
         self.history: dict[str, set[Any]] = {}  # a changed path -> the values it held (``held``)
         self.diffs_read = 0
@@ -108,15 +110,26 @@ class _Record:
         records the fired triggers changed in a table its ``words`` name (``flights``)."""
         if self.world.intersection(map(str, subject or ids)):
             return True
+        if not subject and not ids and self.world_names:  # said of what a trigger changed, by its name
+            said = WORD.findall(facts.fold(words))
+            said = said[1:] if said[:1] in (["the"], ["a"], ["an"], ["our"], ["your"]) else said
+            for name, path in self.world_names.items():  # (the name it opens with: what it is said of)
+                if tuple(said[: len(name)]) == name and self._holds(st.lookup(self.state, path, None), claimed):
+                    return True
         for i in ids | subject | (set() if subject else self._world_in(words)):
-            record = _record_of(self.state, str(i), self.kept)
-            if not isinstance(record, dict):
-                continue
-            for value in record.values():
-                if isinstance(value, str) and len(value) <= 200:
-                    for word in WORD.findall(facts.fold(value)):
-                        if claimed.intersection(self.verbs.get(word, ())):
-                            return True
+            if self._holds(_record_of(self.state, str(i), self.kept), claimed):
+                return True
+        return False
+
+    def _holds(self, record: Any, claimed: set[str]) -> bool:
+        """Whether a record holds a word that claims one of the operations (``status: cancelled``)."""
+        if not isinstance(record, dict):
+            return False
+        for value in record.values():
+            if isinstance(value, str) and len(value) <= 200:
+                for word in WORD.findall(facts.fold(value)):
+                    if claimed.intersection(self.verbs.get(word, ())):
+                        return True
         return False
 
     def _world_in(self, words: str) -> set[str]:
@@ -144,6 +157,7 @@ class _Record:
                 continue
             for change in e.payload.get("diff") or []:
                 path = change.get("path") if isinstance(change, dict) else None
+                grew = self._name_world(episode, path) or grew
                 for part in path.split(".") if isinstance(path, str) else ():
                     # a record's key: id-shaped (BA576) or written as keys are (CL-ADEYEMI)
                     c = canon_if_id(part) or (facts.canon_id(part) if part[:1].isupper() else None)
@@ -151,6 +165,28 @@ class _Record:
                         self.world.add(c)
                         grew = True
         self.events_read = len(events)
+        return grew
+
+    def _name_world(self, episode: Episode, path: Any) -> bool:
+        """Adds the names of the records along a trigger's changed ``path`` (a list's too, which
+        has no key to be named by); whether any is new."""
+        node = getattr(getattr(episode, "env", None), "state", None)
+        grew = False
+        walked: list[str] = []
+        for part in path.split(".") if isinstance(path, str) else ():
+            if isinstance(node, list) and part.isdigit() and int(part) < len(node):
+                node = node[int(part)]
+            elif isinstance(node, dict):
+                node = node.get(part)
+            else:
+                break
+            walked.append(part)
+            name = node.get("name") if isinstance(node, dict) else None
+            if isinstance(name, str) and len(name) <= 200:
+                words = tuple(WORD.findall(facts.fold(name)))
+                if words and words not in self.world_names:
+                    self.world_names[words] = ".".join(walked)
+                    grew = True
         return grew
 
     def held(self, episode: Episode, path: str) -> set[Any]:
