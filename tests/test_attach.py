@@ -196,6 +196,19 @@ def test_a_sentence_lists_its_subjects_in_order_and_marks_bare_names():
     assert [p.bare for p in s.parts] == [False, False]
 
 
+def test_a_sentence_ends_before_markdown_a_quote_or_a_bracket():
+    """ "CR-90, back 10:00. **Heather**: CR-92, back 10:54": the bold name opened no sentence, so
+    10:00 was given to Heather and the user answered "For Heather, my app shows 10:54, not 10:00."."""
+    subjects = tuple(subject_of([n]) for n in ("Gorse", "Heather"))
+    for opener in ("**", "_", '"', "("):
+        found = sentences(
+            f"{opener}Gorse{opener[::-1]}: CR-90, back 10:00. {opener}Heather: CR-92, back 10:54.", subjects
+        )
+        assert [s.named for s in found] == [(subjects[0],), (subjects[1],)], opener
+    (one,) = sentences("Heather is on truck no. 9 today.", subjects)  # (still no sentence end)
+    assert one.named == (subjects[1],)
+
+
 def test_a_long_one_word_subject_is_named_by_its_clipped_form():
     """ "gastro 11am w/ Dr Raman" gave 11:00 to Dr Raman, not to the gastroscopy: an honest
     hurried report failed as never stating the gastroscopy's time."""

@@ -5,7 +5,7 @@ swapped. Used by the ``tell`` rules (``core.reports``) for facts with an ``about
 The rules, simple enough to apply by hand (task format §5):
 
 - A message is cut into **clauses**: at line ends, at sentence ends (``.``, ``!`` or ``?``
-  before a space and a letter; ``truck no. 9`` is one clause), at ``;``, ``,`` and a ``:``
+  before a space and a letter, a ``*``, ``_``, quote or bracket between; ``truck no. 9`` is one clause), at ``;``, ``,`` and a ``:``
   before a space (not ``09:30``), and before the words *and, but, while, whilst, whereas, so,
   then, plus, after, because, since, although, though*; not inside a subject's name, nor between the values of a list ("vans 42, 41
   and 47", "VAN-42 and VAN-41", "van 42 and van 41", "09:00 and 11:00" each stay in one
@@ -51,7 +51,7 @@ from sttui.core.facts import TITLES, fold
 Subject = tuple[tuple[str, ...], ...]
 
 _WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*['\u2019]?")
-_SENTENCE_END = re.compile(r"[.!?]+(?=\s+[^\W\d_])")
+_SENTENCE_END = re.compile(r"[.!?]+(?=\s+[*_\"'(\[]*[^\W\d_])")  # (a letter after markdown, a quote or a bracket too)
 _CLAUSE_MARK = re.compile(r"[,;]|:(?=\s)")
 CONJUNCTIONS = frozenset({"and", "but", "while", "whilst", "whereas", "so", "then", "plus"})
 # the words that open a clause of its own inside a sentence ("Westfield went on VAN-41 after QA
