@@ -139,6 +139,8 @@ def test_cause_terms_match_whole_words_with_simple_inflections(term, text, found
         ("12:00 for Maelor is out of reach.", ["out of reach"], []),
         ("Graham's PET-CT today isn't achievable.", ["isn't achievable"], []),
         ("Forum at 14:00: not gonna make it.", ["not gonna make"], []),
+        ("Ceiriog by 14:00 - not going to be possible.", ["not going to be possible"], []),
+        ("Victor's angiography today is a lost cause.", ["lost cause"], []),
         # … and where they are no answer
         ("No go-ahead needed from CalMac.", [], ["an idiom ('no go ahead')"]),
         ("Keeping the dinner tonight is a no-brainer.", [], ["an idiom ('is a no brainer')"]),

@@ -87,6 +87,8 @@ INFEASIBLE = (
     "wouldn't be able",
     "no longer possible",
     "won't be possible",
+    "not going to be possible",  # (and "isn't going to be possible")
+    "not gonna be possible",
     "not doable",
     "not happening",
     "isn't happening",
@@ -112,6 +114,7 @@ INFEASIBLE = (
     "not achievable",
     "isn't achievable",
     "unachievable",
+    "lost cause",
 )
 # The goal was met: the default claims of completion.
 CLAIMS = (
