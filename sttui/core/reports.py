@@ -134,10 +134,11 @@ def states(fact: Resolved, text: str, others: Iterable[Resolved] = ()) -> tuple[
         if any(fact.matches(f) for f in mine):
             return True, [], fact.about_shown
         own = [o for o in others if o.about == fact.about and o.kind == fact.kind and o is not fact and not o.problem]
+        in_parallel = set(paired)  # (sets: a long message may give thousands of values)
         given = [
             f
             for f in mine
-            if (f in paired or not _the_users_own(fact, f, text))
+            if (f in in_parallel or not _the_users_own(fact, f, text))
             and not any(o.matches(f) for o in own)
             and not others_time(fact.kind, text, f.written)
         ]  # (a value of the user's request given the subject in a list in parallel counts)
@@ -147,7 +148,8 @@ def states(fact: Resolved, text: str, others: Iterable[Resolved] = ()) -> tuple[
         if not found:
             return None
     elif aside:  # nothing given to its subject: not what it gives another person ("Grace has the 11:30")
-        found = [f for f in found if f not in aside]
+        theirs_only = set(aside)
+        found = [f for f in found if f not in theirs_only]
         if not found:
             return None
     theirs = [o for o in others if o.kind == fact.kind and o.problem is None and o is not fact]
