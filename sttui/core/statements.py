@@ -313,6 +313,7 @@ def find_phrases(clause_list: Sequence[Sequence[str]], phrases: Sequence[Term], 
     later day."""
     hedges = _HEDGE_TERMS if statement else []
     out: list[Found] = []
+    rest: list[int] | None = None  # (the clauses speaking of "the rest": read once)
     for ci, clause in enumerate(clause_list):
         asks, condition = _where(clause)
         spots = sorted(((at, term) for term in phrases for at in term.find(clause)), key=lambda s: s[0])
@@ -350,7 +351,9 @@ def find_phrases(clause_list: Sequence[Sequence[str]], phrases: Sequence[Term], 
                     void = f"hypothetical ('{temporal}')"
                 elif later is not None:
                     void = f"about a later day ('{later}')"
-            out.append(Found(ci, words, void, at, statement is False and _partial(clause_list, ci)))
+            if statement is False and rest is None:
+                rest = the_rest(clause_list)
+            out.append(Found(ci, words, void, at, statement is False and _partial(clause_list, ci, rest or [])))
     return sorted(out, key=lambda f: (f.clause, f.at))
 
 
@@ -358,9 +361,10 @@ def _temporal(clause: Sequence[str], at: int) -> str | None:
     return next((t for j, t in enumerate(clause) if t in TEMPORALS or (j < at and t in TEMPORALS_BEFORE)), None)
 
 
-def _partial(clause_list: Sequence[Sequence[str]], ci: int) -> bool:
+def _partial(clause_list: Sequence[Sequence[str]], ci: int, rest: list[int]) -> bool:
     """A claim in clause ``ci`` is about part of the goal: its clause says which part ("part
-    of", "three of", "the first"), or a clause of the same message speaks of "the rest"."""
+    of", "three of", "the first"), or a clause of the same message speaks of "the rest"
+    (``rest``: :func:`the_rest`)."""
     clause = clause_list[ci]
     if _has(clause, _PARTIAL_TERMS) is not None:
         return True
@@ -369,7 +373,13 @@ def _partial(clause_list: Sequence[Sequence[str]], ci: int) -> bool:
         for i in range(len(clause) - 1)
     ):
         return True
-    return any(_has(c, _REST_TERMS) is not None for j, c in enumerate(clause_list) if j != ci)
+    return any(j != ci for j in rest[:2])
+
+
+def the_rest(clause_list: Sequence[Sequence[str]]) -> list[int]:
+    """The clauses that speak of "the rest" (for ``_partial``): read once per message, not once
+    per claim, which was quadratic in a long message of claims."""
+    return [j for j, c in enumerate(clause_list) if _has(c, _REST_TERMS) is not None]
 
 
 @dataclass(frozen=True)
@@ -482,6 +492,7 @@ def find_completions(clause_list: Sequence[Sequence[str]], completion: Completio
     later moment or day, not a past state or an adjective ("was booked", "stays booked", "the
     booked van") and not reporting what was checked ("confirmed that …")."""
     out: list[Found] = []
+    rest: list[int] | None = None  # (the clauses speaking of "the rest": read once)
     for ci, clause in enumerate(clause_list):
         asks, condition = _where(clause)
         spots: list[tuple[int, int]] = []
@@ -520,5 +531,7 @@ def find_completions(clause_list: Sequence[Sequence[str]], completion: Completio
                 void = "names none of the task's objects"
             elif clause[at] in SAME_PAST and not _said_done(clause, at):
                 void = f"not said as done ('{words}')"
-            out.append(Found(ci, words, void, at, _partial(clause_list, ci)))
+            if rest is None:
+                rest = the_rest(clause_list)
+            out.append(Found(ci, words, void, at, _partial(clause_list, ci, rest)))
     return sorted(out, key=lambda f: (f.clause, f.at))
