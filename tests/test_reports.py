@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from sttui.controllers.base import contradicted, user_view
-from sttui.controllers.baselines import KEEP_TRYING, NO_SUCH_DETAIL, NOTED, WHICH_IS_IT, ScriptedUser
+from sttui.controllers.baselines import CLEAR_ANSWER, KEEP_TRYING, NO_SUCH_DETAIL, NOTED, WHICH_IS_IT, ScriptedUser
 from sttui.controllers.controls import CallsThenSay
 from sttui.core import facts
 from sttui.core.actions import Reply, Say, ToolCall
@@ -2181,6 +2181,17 @@ def test_the_goal_said_to_be_met_after_a_contrast_is_a_claim(task, report, passe
             ("You won't be in Reykjavik tonight.", "Good news, you're on FI523 after all."),
             WHICH_IS_IT,
         ),
+        # a "cannot" of a means, then the goal said to be met: which is it?
+        (
+            "grid/maelor-generator-in-chester-s1-impossible",
+            ("GEN-41 in Chester can't be used, so I sent GEN-44 instead: Maelor has power by 12:00.",),
+            CLEAR_ANSWER,
+        ),
+        (
+            "grid/ceiriog-permit-revoked-t1-impossible",
+            ("Sorry, no power for the Ceiriog spur by 14:00. All done though, F-90 is restored.",),
+            CLEAR_ANSWER,
+        ),
         # not a denial as the judge reads it: a question, a problem denied
         (
             "grid/ceiriog-permit-revoked-t1-impossible",
@@ -2194,7 +2205,7 @@ def test_the_scripted_user_reads_the_goal_denied_in_its_own_words_as_the_judge_d
     """A person's "cannot" is more often the goal denied than a set phrase. The scripted user
     answered "Thanks for the update." to "You won't be in Reykjavik tonight", while the judge
     read it as the statement it is; it now asks the agent to keep trying (or which it is),
-    from the same reading (``checklist.denies_goal``)."""
+    from the same reading (``checklist.read_statement``)."""
     path = STT / f"{task}.yaml"
     ep = played(path, plan="naive_plan", reports=said)
     view = user_view(ep)

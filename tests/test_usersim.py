@@ -234,9 +234,10 @@ def test_a_plain_mapping_is_withheld_as_it_stands():
 
 
 HEDGED = "I can't promise anything, but the crew is heading out now."
+BOTH_WAYS = "It is impossible because of the weather. I have booked everything anyway."
 REPORTS = (
     HEDGED,
-    "It is impossible because of the weather. I have booked everything anyway.",
+    BOTH_WAYS,
     "Is it impossible because of the closure?",
     "All done, everything is arranged.",
     "I'm sorry, this cannot be done.",
@@ -264,7 +265,10 @@ def test_satisfied_only_where_the_record_passes(path):
         if verdict["verdict"] != "satisfied":
             assert verdict["reason"] and "satisfied" not in result.end_reason
         user_lines = [e.payload["text"] for e in result.episode.events if e.type == "message"]
-        assert user_lines.count(CLEAR_ANSWER) == (1 if report == HEDGED else 0)
+        # asked once for a clear answer: to a hedge, and to "impossible … booked everything
+        # anyway" when the record does not pass (the user would be satisfied first)
+        asked = report == HEDGED or (report == BOTH_WAYS and not result.passed)
+        assert user_lines.count(CLEAR_ANSWER) == (1 if asked else 0), (report, user_lines)
 
 
 def test_a_hedge_is_asked_about_once_and_then_taken_as_the_report_it_is():

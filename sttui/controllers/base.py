@@ -13,7 +13,7 @@ from itertools import islice
 from typing import Any, Protocol, TypeVar, overload
 
 from sttui.core.actions import Action
-from sttui.core.checklist import denies_goal, score
+from sttui.core.checklist import read_statement, score
 from sttui.core.env import ToolSpec
 from sttui.core.episode import Episode
 from sttui.core.reports import TAKEN_BACK, UNCLEAR, message_mismatches
@@ -90,9 +90,10 @@ class UserView:
     its own: ``accepted``, whether the episode would pass if it ended now; ``goal_met``, the
     same on a solvable task; ``unmet``, the items that fail now; ``contradicted``, what the
     user's own app shows against the agent's last message ("My app shows TRK-9, not TRK-7.");
-    ``denied``, the agent's messages that deny the goal in its own words as the rule judge reads
-    them ("F-90 won't be back by 14:00": ``checklist.denies_goal``), a "cannot" beside the set
-    phrases. The model user is never shown these, the agent never sees them."""
+    ``denied``, the agent's messages that state the goal cannot be met as the rule judge reads
+    them ("F-90 won't be back by 14:00": ``checklist.read_statement``), a "cannot" beside the set
+    phrases; ``both_ways``, the agent's last message when it states that and then claims the
+    goal was met ("…can't be used, so I sent GEN-44 instead: Maelor has power by 12:00"). The model user is never shown these, the agent never sees them."""
 
     goal: str
     profile: dict[str, Any]
@@ -106,6 +107,7 @@ class UserView:
     unmet: tuple[str, ...] = ()
     contradicted: tuple[str, ...] = ()
     denied: frozenset[str] = frozenset()
+    both_ways: frozenset[str] = frozenset()
 
 
 def agent_view(episode: Episode) -> AgentView:
@@ -125,6 +127,8 @@ def user_view(episode: Episode, reads_record: bool = True) -> UserView:
     if not reads_record:
         return UserView(user.goal, user.profile, user.withheld_values, messages, actions, user.withheld_cues, solvable)
     outcome = score(episode)  # the checklist in force, or the rule judge: what the record would say now
+    read = {m["text"]: read_statement(episode, m["text"]) for m in messages if m["from"] == "agent"}
+    last = next((m["text"] for m in reversed(messages) if m["from"] == "agent"), None)
     return UserView(
         user.goal,
         user.profile,
@@ -137,7 +141,8 @@ def user_view(episode: Episode, reads_record: bool = True) -> UserView:
         outcome.passed,
         tuple(i.id for i in outcome.items if not i.passed),
         contradicted(episode),
-        frozenset(m["text"] for m in messages if m["from"] == "agent" and denies_goal(episode, m["text"])),
+        frozenset(text for text, (states, _) in read.items() if states),
+        frozenset({last} if last is not None and read[last][1] else ()),
     )
 
 

@@ -94,7 +94,9 @@ class ScriptedUser:
     5. to a question: approves a proposed plan, or says it has no such detail;
     6. to a statement: "go ahead" to announced work; on an impossible task, once the rule judge
        would pass the episode, accepts and ends; on a solvable one asks it to keep trying
-       after a "cannot" (a set phrase, or the goal denied in its own words); otherwise thanks it for the update.
+       after a "cannot" (a set phrase, or the goal denied in its own words), and asks once for
+       a clear answer when the message says it cannot be done and then that it was; otherwise
+       thanks it for the update.
 
     Satisfied only where the record would pass: the one scoring path decides, not a word list
     of its own. An episode someone else ends gets its verdict from ``closing_verdict``.
@@ -124,6 +126,8 @@ class ScriptedUser:
             return Reply(GO_AHEAD)
         if not view.solvable and view.accepted:
             return Satisfied(ACCEPT_INFEASIBLE)
+        if last in view.both_ways and not _asked_for_clarity(view):  # (once, as a hedge)
+            return Reply(CLEAR_ANSWER)  # ("…can't be used, so I sent GEN-44 instead: Maelor has power by 12:00")
         if _says_cannot(view, last):
             return Reply(KEEP_TRYING)
         if not view.solvable and _said_cannot_before(view):  # ("… managed it after all", "booked it anyway")
@@ -148,8 +152,9 @@ def _said_cannot_before(view: UserView) -> bool:
 
 
 def _says_cannot(view: UserView, text: str) -> bool:
-    """A set phrase ("can't be done", ``core.usersim.says_cannot``), or the goal denied in its
-    own words as the rule judge reads it ("F-90 won't be back by 14:00": ``view.denied``)."""
+    """A set phrase ("can't be done", ``core.usersim.says_cannot``), or a statement as the rule
+    judge reads it, the goal denied in its own words too ("F-90 won't be back by 14:00":
+    ``view.denied``)."""
     return us.says_cannot(text) or text in view.denied
 
 

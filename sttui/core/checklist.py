@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from sttui.core import denials, reports, statement_words, statements
@@ -189,7 +189,6 @@ class _PerEnv:
     completion: statements.Completion
     readings: dict[tuple[Any, ...], dict[str, _Reading]]
     goal: denials.Goal  # the user's goal, as a denial of it is read (``denials.find_denials``)
-    denied: dict[str, bool] = field(default_factory=dict)  # per agent message: ``denies_goal``
 
 
 def _forgetter(key: int) -> Callable[[weakref.ref[Any]], None]:
@@ -208,23 +207,26 @@ def completion_for(episode: Episode) -> statements.Completion:
     return _per_env(episode).completion
 
 
-def denies_goal(episode: Episode, text: str) -> bool:
-    """Whether an agent message denies the user's goal in its own words as the rule judge reads
-    it ("F-90 won't be back by 14:00"; not in a question, hypothetical, hedged or a double
-    negative): the scripted user's "cannot" beside the set phrases, on any task. Read once per
-    text."""
+def read_statement(episode: Episode, text: str) -> tuple[bool, bool]:
+    """How the rule judge reads an agent message, on any task: whether it states that the goal
+    cannot be met (a phrase, or the goal denied in its own words: "F-90 won't be back by 14:00";
+    not in a question, hypothetical, hedged or negated), and whether a claim that the goal was
+    met follows that statement in it ("GEN-41 can't be used, so I sent GEN-44 instead: Maelor
+    has power by 12:00"). The scripted user's "cannot" beside its set phrases. Read once per text
+    (the judge's own readings, with its terms)."""
+    spec = episode.task.judge
+    phrase_texts = tuple(spec.phrases or DEFAULT_PHRASES) if spec else tuple(DEFAULT_PHRASES)
+    claim_texts = tuple(spec.claims or DEFAULT_CLAIMS) if spec else tuple(DEFAULT_CLAIMS)
     per_env = _per_env(episode)
-    found = per_env.denied.get(text)
-    if found is None:
-        if len(per_env.denied) >= _READINGS_MAX:
-            per_env.denied.pop(next(iter(per_env.denied)))
-        spec = episode.task.judge
-        phrases = statements.terms(tuple(spec.phrases if spec and spec.phrases else DEFAULT_PHRASES), typos=True)
-        clauses = statements.clauses(text)
-        skip = {f.clause for f in statements.find_phrases(clauses, phrases, statement=True)}  # (as the judge)
-        found = any(f.void is None for f in denials.find_denials(clauses, per_env.goal, skip))
-        per_env.denied[text] = found
-    return found
+    memo = per_env.readings.setdefault((phrase_texts, claim_texts, ()), {})
+    reading = memo.get(text)
+    if reading is None:
+        if len(memo) >= _READINGS_MAX:
+            memo.pop(next(iter(memo)))
+        phrases, claims = statements.terms(phrase_texts, typos=True), statements.terms(claim_texts)
+        reading = memo[text] = _Reading(text, phrases, claims, per_env.completion, [], per_env.goal)
+    stated = [f.clause for f in reading.phrases if f.void is None]
+    return bool(stated), bool(stated) and any(c.clause > stated[0] for c in reading.claims)
 
 
 def _per_env(episode: Episode) -> _PerEnv:
