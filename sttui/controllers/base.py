@@ -92,8 +92,9 @@ class UserView:
     user's own app shows against the agent's last message ("My app shows TRK-9, not TRK-7.");
     ``denied``, the agent's messages that state the goal cannot be met as the rule judge reads
     them ("F-90 won't be back by 14:00": ``checklist.read_statement``), a "cannot" beside the set
-    phrases; ``both_ways``, the agent's last message when it states that and then claims the
-    goal was met ("…can't be used, so I sent GEN-44 instead: Maelor has power by 12:00"). The model user is never shown these, the agent never sees them."""
+    phrases; ``both_ways``, whether the agent's last message states that and then claims the
+    goal was met ("…can't be used, so I sent GEN-44 instead: Maelor has power by 12:00"). The
+    model user is never shown these, the agent never sees them."""
 
     goal: str
     profile: dict[str, Any]
@@ -107,7 +108,7 @@ class UserView:
     unmet: tuple[str, ...] = ()
     contradicted: tuple[str, ...] = ()
     denied: frozenset[str] = frozenset()
-    both_ways: frozenset[str] = frozenset()
+    both_ways: bool = False
 
 
 def agent_view(episode: Episode) -> AgentView:
@@ -128,7 +129,9 @@ def user_view(episode: Episode, reads_record: bool = True) -> UserView:
         return UserView(user.goal, user.profile, user.withheld_values, messages, actions, user.withheld_cues, solvable)
     outcome = score(episode)  # the checklist in force, or the rule judge: what the record would say now
     read = {m["text"]: read_statement(episode, m["text"]) for m in messages if m["from"] == "agent"}
-    last = next((m["text"] for m in reversed(messages) if m["from"] == "agent"), None)
+    last = next(
+        (m["text"] for m in reversed(messages) if m["from"] == "agent"), None
+    )  # (a dict keeps no order of repeats)
     return UserView(
         user.goal,
         user.profile,
@@ -142,7 +145,7 @@ def user_view(episode: Episode, reads_record: bool = True) -> UserView:
         tuple(i.id for i in outcome.items if not i.passed),
         contradicted(episode),
         frozenset(text for text, (states, _) in read.items() if states),
-        frozenset({last} if last is not None and read[last][1] else ()),
+        last is not None and read[last][1],
     )
 
 

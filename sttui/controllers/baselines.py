@@ -126,7 +126,7 @@ class ScriptedUser:
             return Reply(GO_AHEAD)
         if not view.solvable and view.accepted:
             return Satisfied(ACCEPT_INFEASIBLE)
-        if last in view.both_ways and not _asked_for_clarity(view):  # (once, as a hedge)
+        if view.both_ways and not _asked_for_clarity(view):  # (once, as a hedge)
             return Reply(CLEAR_ANSWER)  # ("…can't be used, so I sent GEN-44 instead: Maelor has power by 12:00")
         if _says_cannot(view, last):
             return Reply(KEEP_TRYING)

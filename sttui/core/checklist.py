@@ -212,21 +212,45 @@ def read_statement(episode: Episode, text: str) -> tuple[bool, bool]:
     cannot be met (a phrase, or the goal denied in its own words: "F-90 won't be back by 14:00";
     not in a question, hypothetical, hedged or negated), and whether a claim that the goal was
     met follows that statement in it ("GEN-41 can't be used, so I sent GEN-44 instead: Maelor
-    has power by 12:00"). The scripted user's "cannot" beside its set phrases. Read once per text
-    (the judge's own readings, with its terms)."""
-    spec = episode.task.judge
-    phrase_texts = tuple(spec.phrases or DEFAULT_PHRASES) if spec else tuple(DEFAULT_PHRASES)
-    claim_texts = tuple(spec.claims or DEFAULT_CLAIMS) if spec else tuple(DEFAULT_CLAIMS)
-    per_env = _per_env(episode)
-    memo = per_env.readings.setdefault((phrase_texts, claim_texts, ()), {})
-    reading = memo.get(text)
-    if reading is None:
-        if len(memo) >= _READINGS_MAX:
-            memo.pop(next(iter(memo)))
-        phrases, claims = statements.terms(phrase_texts, typos=True), statements.terms(claim_texts)
-        reading = memo[text] = _Reading(text, phrases, claims, per_env.completion, [], per_env.goal)
+    has power by 12:00"). The scripted user's "cannot" beside its set phrases: the judge's own
+    reading, kept per text, so each message is read once whoever asks."""
+    reading = _read(_per_env(episode), _judge_terms(episode.task), text)
     stated = [f.clause for f in reading.phrases if f.void is None]
     return bool(stated), bool(stated) and any(c.clause > stated[0] for c in reading.claims)
+
+
+_Terms = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]
+
+
+def _judge_terms(task: SttTask) -> _Terms:
+    """The rule judge's phrases, claims and causes as written (the defaults on a task with no
+    ``judge``): what a reading depends on besides its text."""
+    spec = task.judge
+    if spec is None:
+        return tuple(DEFAULT_PHRASES), tuple(DEFAULT_CLAIMS), ()
+    return tuple(spec.phrases or DEFAULT_PHRASES), tuple(spec.claims or DEFAULT_CLAIMS), tuple(spec.evidence)
+
+
+def _read(per_env: _PerEnv, terms: _Terms, text: str, cached: bool = True) -> _Reading:
+    """The message's :class:`_Reading`, kept per text and terms (``_READINGS_MAX`` of them, the
+    oldest dropped); ``cached`` False reads it afresh (the reference the cache is tested against)."""
+    memo = per_env.readings.setdefault(terms, {}) if cached else None
+    reading = memo.get(text) if memo is not None else None
+    if reading is None:
+        phrase_texts, claim_texts, evidence = terms
+        reading = _Reading(
+            text,
+            statements.terms(phrase_texts, typos=True),
+            statements.terms(claim_texts),
+            per_env.completion,
+            statements.terms(evidence, inflect=True),
+            per_env.goal,
+        )
+        if memo is not None:
+            if len(memo) >= _READINGS_MAX:
+                memo.pop(next(iter(memo)))
+            memo[text] = reading
+    return reading
 
 
 def _per_env(episode: Episode) -> _PerEnv:
@@ -302,15 +326,8 @@ class RuleJudge:
         task = episode.task
         assert task.judge is not None
         spec = task.judge
-        phrase_texts, claim_texts = tuple(spec.phrases or DEFAULT_PHRASES), tuple(spec.claims or DEFAULT_CLAIMS)
-        phrases = statements.terms(phrase_texts, typos=True)
-        claims = statements.terms(claim_texts)
+        terms = _judge_terms(task)
         per_env = _per_env(episode)
-        completion = per_env.completion
-        causes = statements.terms(spec.evidence, inflect=True)
-        memo: dict[str, _Reading] | None = None
-        if self.cached:  # readings depend on the text and on these terms only
-            memo = per_env.readings.setdefault((phrase_texts, claim_texts, tuple(spec.evidence)), {})
         fired_at: dict[str, int] = {}
         messages: list[tuple[int, str]] = []
         for event in episode.events:
@@ -324,13 +341,7 @@ class RuleJudge:
         for seq, text in messages:
             if seq <= last:
                 continue
-            reading = memo.get(text) if memo is not None else None
-            if reading is None:
-                reading = _Reading(text, phrases, claims, completion, causes, per_env.goal)
-                if memo is not None:
-                    if len(memo) >= _READINGS_MAX:
-                        memo.pop(next(iter(memo)))
-                    memo[text] = reading
+            reading = _read(per_env, terms, text, self.cached)
             later.append(_Message(seq, text, reading))
 
         stated: list[tuple[int, statements.Found]] = []

@@ -173,10 +173,10 @@ def _of_a_problem(clause: Sequence[str], at: int) -> bool:
 
 def find_affirmations(clause_list: Sequence[Clause], goal: Goal, skip: Iterable[int] = ()) -> list[Found]:
     """Clauses that say the goal is met after all, in its own words: one of the goal's names and
-    when it is due, after a contrast or a way round (``AFFIRM_AFTER``: *but, however, instead*, …;
-    or *after all*)
-    in the same sentence, with no denial, no phrase (``skip``) and nothing that makes it a need, a
-    might-have-been or a problem (``NOT_AFFIRMING``); not in a question, hypothetical or hedged.
+    when it is due, after a contrast or a way round in the same sentence (``AFFIRM_AFTER``: *but,
+    however, instead*, …; or *after all*), with no denial, no phrase (``skip``) and nothing that
+    makes it a need, a might-have-been or a problem (``NOT_AFFIRMING``); not in a question,
+    hypothetical or hedged.
     The rule judge counts one as a claim that the goal was met: "GEN-41 can't be used, so I sent
     GEN-44 instead: Maelor has power by 12:00" states nothing that cannot be done."""
     out: list[Found] = []
