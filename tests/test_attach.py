@@ -222,6 +222,9 @@ def test_a_long_one_word_subject_is_named_by_its_clipped_form():
         assert s.parts[0].owner is None, text
     (s,) = sentences("gastr 11am", subjects)
     assert s.parts[0].owner == subjects[0]
+    # the whole word written too, elsewhere in the message
+    first, second = sentences("The gastroscopy overran. gastro now 11am.", subjects)
+    assert first.parts[0].owner == second.parts[0].owner == subjects[0]
 
 
 def test_where_picks_the_record_whatever_its_number():

@@ -154,8 +154,8 @@ def _sentences(text: str, subjects: tuple[Subject, ...], bystanders: tuple[Subje
     clipped = _clipped(subjects)
     for word, indices in list(at.items()):
         whole = clipped.get(word)
-        if whole is not None and whole not in at:  # ("gastro" for "gastroscopy")
-            at.setdefault(whole, []).extend(indices)
+        if whole is not None:  # ("gastro" for "gastroscopy", the whole word written elsewhere too)
+            at[whole] = sorted(at.get(whole, []) + indices)
             for i in indices:
                 tokens[i] = (tokens[i][0], tokens[i][1], whole)
     for subject in (*subjects, *bystanders):
