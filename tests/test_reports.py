@@ -2064,6 +2064,14 @@ def test_a_message_or_a_dispatch_said_without_its_verb_is_claimed(task, skip, re
             "grid/hawthorn-gale-early-t1-easy",
             ("CR-14 from Sarn is on Hawthorn, back 11:19.", "oh and I've told CR-12 to stand by at Bryn"),
         ),
+        # a room named like a person ("Harbour Hall A") took the briefing's 14:00 as a bystander
+        (
+            "venues/flood-briefing-priority-t2-hard",
+            (
+                "Council briefing takes Harbour Hall A at 14:00 (priority). Veridian is in the Foundry Hall "
+                "14:30-16:30, Pavel on hybrid, Bramble catering, Ingrid told.",
+            ),
+        ),
     ],
 )
 def test_honest_reports_an_outside_tester_wrote_pass(task, reports):
@@ -2107,6 +2115,36 @@ def test_a_place_or_an_organisation_is_no_person():
     air = load_task(STT / "air-travel" / "dfw-crew-timeout-st2-medium.yaml").task
     who = {name for key, name in _named_records(air) if key in people(air)}
     assert who == {"Keisha Thompson"}, who
+
+
+@pytest.mark.parametrize(
+    ("task", "someone", "no_one"),
+    [
+        # among the airports, the rooms, the ties: no one, however the name is written
+        ("air-travel/kilimanjaro-interline-st3-hard", set(), {"Amsterdam Schiphol", "London Heathrow"}),
+        ("venues/flood-briefing-priority-t2-hard", set(), {"Harbour Hall A", "Harbour Hall B", "The Foundry"}),
+        ("venues/forum-hybrid-crew-st1-hard", {"Femi Adu (AV, hybrid)", "Rosa Lind"}, {"Room A", "The Lyceum"}),
+        ("grid/huish-flood-levels-s2-hard", set(), {"Aller Drove A", "Curry Rivel", "Huish Gate B"}),
+        ("grid/moorland-storm-early-t1-hard", set(), {"Heather Moss"}),
+        ("clinic/petct-authorisation-t1-impossible", set(), {"FDG PET-CT (staging, includes 60 min uptake)"}),
+        # among the passengers and the staff: someone, though the name looks like a place's
+        ("air-travel/bergen-reaccommodation-t2-hard", {"Pieter de Vries", "Bjorn Aasen"}, set()),
+        (
+            "venues/interpreter-court-call-st1-medium",
+            {"Jun Park (interpreter)", "Tomasz Wolny (booth technician)"},
+            set(),
+        ),
+    ],
+)
+def test_who_is_a_person_is_decided_by_the_table_they_are_in(task, someone, no_one):
+    """Name by name, a hamlet ("Heather Moss"), a room ("Harbour Hall A") or an airport was a
+    person, and "Jun Park" and "Pieter de Vries" were not; a table of people decides it."""
+    from sttui.core.report_names import _named_records, people
+
+    loaded = load_task(STT / f"{task}.yaml").task
+    who = {name for key, name in _named_records(loaded) if key in people(loaded)}
+    assert someone <= who, who
+    assert not who & no_one, who & no_one
 
 
 @pytest.mark.parametrize(

@@ -59,6 +59,12 @@ def names(task: Any) -> dict[str, str]:
 def _named_records(task: Any) -> Iterator[tuple[str, str]]:
     """(canonical key, name) of every record with a ``name`` in the first four levels of the
     task's initial state (a record's key, whatever its form: P-NOWAK, RIVERSIDE)."""
+    for _, canon, name in _named_in_tables(task):
+        yield canon, name
+
+
+def _named_in_tables(task: Any) -> Iterator[tuple[int, str, str]]:
+    """:func:`_named_records` with the table each is in (the mapping holding it, by ``id``)."""
     stack: list[tuple[Any, int]] = [(task.initial_state, 4)]
     while stack:
         node, depth = stack.pop()
@@ -70,7 +76,7 @@ def _named_records(task: Any) -> Iterator[tuple[str, str]]:
             name = value.get("name")
             canon = facts.canon_id(key) if isinstance(key, str) else ""
             if canon and isinstance(name, str) and len(name) <= _NAME_MAX:  # (a name, not a description)
-                yield canon, name
+                yield id(node), canon, name
             stack.append((value, depth - 1))
 
 
@@ -138,23 +144,51 @@ _NAME_WORD = re.compile(r"[^\W\d_]+(?:['\u2019-][^\W\d_]+)*")  # O'Neill, Smith-
 
 def people(task: Any) -> frozenset[str]:
     """The keys of the records whose name is a person's: with a title ("Dr Funmi Adeyemi"), or
-    two or three words each with a capital and no digit ("Kwame Osei"); not "Open Data Summit -
-    opening keynote". What *he* and *she* may stand for. Read once per task."""
+    in a table of people: one where most names look like a person's (two or three words each
+    with a capital and no digit: "Kwame Osei"), and this one could be ("Pieter de Vries").
+    Decided by table, not name by name: "Amsterdam Schiphol" among the airports and "Harbour
+    Hall A" among the rooms are no one, "Jun Park" among the staff is someone. Not "Open Data
+    Summit - opening keynote". What *he* and *she* may stand for. Read once per task."""
     return per_task(_PEOPLE, task, _read_people)
 
 
 def _read_people(task: Any) -> frozenset[str]:
+    tables: dict[int, list[tuple[str, list[str]]]] = {}
+    for table, canon, name in _named_in_tables(task):
+        tables.setdefault(table, []).append((canon, _NAME_PART.sub(" ", name).split()))
     out = set()
-    for canon, name in _named_records(task):
-        words = _NAME_PART.sub(" ", name).split()
-        titled = any(w.lower().rstrip(".") in facts.TITLES for w in words)
-        if titled or (
-            2 <= len(words) <= 3
-            and all(w[:1].isupper() and _NAME_WORD.fullmatch(w) for w in words)
-            and words[-1].lower() not in PLACE_NOUNS
-        ):
-            out.add(canon)
+    for records in tables.values():
+        looks = sum(_looks_like_a_person(words) for _, words in records)
+        of_people = 2 * looks > len(records)
+        for canon, words in records:
+            if _titled(words) or (of_people and _could_be_a_person(words)):
+                out.add(canon)
     return frozenset(out)
+
+
+def _titled(words: list[str]) -> bool:
+    return any(w.lower().rstrip(".") in facts.TITLES for w in words)
+
+
+def _looks_like_a_person(words: list[str]) -> bool:
+    """Two or three words, each with a capital and none in capitals alone (FDG), the last no
+    place's word and no initial."""
+    return _titled(words) or (
+        2 <= len(words) <= 3
+        and all(w[:1].isupper() and not w.isupper() and _NAME_WORD.fullmatch(w) for w in words)
+        and len(words[-1]) > 1
+        and words[-1].lower() not in PLACE_NOUNS
+    )
+
+
+def _could_be_a_person(words: list[str]) -> bool:
+    """Two to four words of letters, the first and last with a capital ("Pieter de Vries")."""
+    return (
+        2 <= len(words) <= 4
+        and all(_NAME_WORD.fullmatch(w) for w in words)
+        and words[0][:1].isupper()
+        and words[-1][:1].isupper()
+    )
 
 
 # the last word of a place's or an organisation's name, never a person's: "Northgate General
