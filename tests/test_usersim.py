@@ -129,6 +129,21 @@ REPORT = "TRK-9 delivered the 500 doses to the downtown clinic at 06:59, cold ch
         # a question or announced work gets its own answer, hedged or not
         ("Probably TRK-9. Shall I send it?", False, True, (), Reply(APPROVE)),
         ("Let me check, I think TRK-9 is free.", False, True, (), Reply(GO_AHEAD)),
+        # work in hand as people announce it (an outside tester's domain got "Thanks for the update.")
+        ("TRK-7's fridge failed. I'm looking into options and will update you.", False, False, (), Reply(GO_AHEAD)),
+        ("Give me a minute to find another cold van.", False, True, (), Reply(GO_AHEAD)),
+        ("TRK-7 is out. I'm working on a replacement.", False, True, (), Reply(GO_AHEAD)),
+        (
+            "Delivered on TRK-9. I'll get back to you with the temperature log.",
+            True,
+            True,
+            (),
+            Reply(AFTER_DONE_MORE_WORK),
+        ),
+        # … but not a sign-off, nor someone else's work
+        (REPORT + " I'll update you if anything changes.", True, True, (), Satisfied(DONE)),
+        (REPORT + " Will get back to you when the clinic signs.", True, True, (), Satisfied(DONE)),
+        ("Engineers are working on TRK-7's fridge.", False, True, (), Reply(NOTED)),
         # an impossible task: the agent says it cannot be done, the judge would pass it: the user
         # accepts and ends
         (

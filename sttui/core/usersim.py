@@ -89,6 +89,25 @@ MORE_WORK_MARKERS = (
     "i'm checking",
     "i am checking",
     "still working",
+    # work in hand, as people announce it ("I'm looking into options and will update you")
+    "i'm looking into",
+    "i am looking into",
+    "i'm looking at",
+    "i am looking at",
+    "i'm working on",
+    "i am working on",
+    "still looking",
+    "checking now",
+    "give me a minute",
+    "give me a moment",
+    "give me a sec",
+    "i'll update you",
+    "i will update you",
+    "will update you",
+    "i'll get back to you",
+    "i will get back to you",
+    "i'll come back to you",
+    "i will come back to you",
 )
 HEDGE_MARKERS = (
     "can't promise",
@@ -253,7 +272,11 @@ def announces_more_work(message: str) -> bool:
     return any(_has(text, m) for m in MORE_WORK_MARKERS)
 
 
-SIGN_OFFS = re.compile(r"(?<!\w)let (?:me|us) know(?!\w)")
+# sign-offs, not work to come: "Let me know if…", "I'll update you if anything changes"
+SIGN_OFFS = re.compile(
+    r"(?<!\w)(?:let (?:me|us) know"
+    r"|(?:update you|get back to you|come back to you) (?:if|when|should|in case)(?!\w))"
+)
 
 
 @functools.lru_cache(maxsize=4096)
