@@ -2118,6 +2118,30 @@ def test_a_place_or_an_organisation_is_no_person():
 
 
 @pytest.mark.parametrize(
+    ("task", "report", "line"),
+    [
+        # a place by its record's name, not its key, and the words as the message wrote them
+        (
+            "grid/crossarm-span-moved-s1-easy",
+            "cr-2 went to KESTREL lane, power back 10:41.",
+            "My app shows Ravens Copse, not KESTREL lane.",
+        ),
+        # a person as written, not folded
+        (
+            "clinic/cardiology-rota-s1-easy",
+            "Margaret is booked with Dr Feld at Westbrook Health Centre at 14:30, texted.",
+            "My app shows Dr. Amara Okafor, not Feld.",
+        ),
+    ],
+)
+def test_the_users_answer_says_values_as_a_person_would(task, report, line):
+    """An outside tester's domain got "My app shows ARDMORE-QUAY, not north pier.": the state's
+    key and the message's words folded, neither as anyone writes them."""
+    ep = played(STT / f"{task}.yaml", reports=(report,))
+    assert contradicted(ep) == (line,)
+
+
+@pytest.mark.parametrize(
     ("task", "someone", "no_one"),
     [
         # among the airports, the rooms, the ties: no one, however the name is written
@@ -2170,7 +2194,7 @@ def test_a_place_the_user_names_the_subject_by_is_said_only_where_placed(report,
         assert "fault location RAVENS-COPSE: stated" in detail, detail
     else:
         assert f"said '{said}' (a conflict)" in detail, detail
-        assert contradicted(ep) == ("My app shows RAVENS-COPSE, not kestrel lane.",)
+        assert contradicted(ep) == ("My app shows Ravens Copse, not Kestrel Lane.",)
 
 
 @pytest.mark.parametrize(

@@ -6,6 +6,7 @@ never sees tool results. Every controller returns the same action objects.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -16,6 +17,7 @@ from sttui.core.actions import Action
 from sttui.core.checklist import read_statement, score
 from sttui.core.env import ToolSpec
 from sttui.core.episode import Episode
+from sttui.core.report_names import key_name
 from sttui.core.reports import TAKEN_BACK, UNCLEAR, message_mismatches
 
 T = TypeVar("T")
@@ -170,10 +172,12 @@ def contradicted(episode: Episode) -> tuple[str, ...]:
             line = f"My app doesn't show that: {said}."
         elif m.kind == TAKEN_BACK:  # the report taken back, no new value given
             line = f"{f'For {m.about}, my' if m.about else 'My'} app shows {m.expected}. Which is it now?"
-        elif m.about:
-            line = f"For {m.about}, my app shows {m.expected}, not {m.said}"
         else:
-            line = f"My app shows {m.expected}, not {m.said}"
+            expected, said = m.expected, m.said or ""
+            if m.kind in ("text", "person"):  # as a person says them: a place's name, the words as written
+                expected = key_name(episode.task, expected)
+                said = ", ".join(as_written(last["text"], s) for s in said.split(", "))
+            line = f"{f'For {m.about}, my' if m.about else 'My'} app shows {expected}, not {said}"
         line += "" if line.endswith((".", "?")) else "."  # ("not 4pm.", not "not 4pm..")
         if line not in lines:
             lines.append(line)
@@ -181,6 +185,16 @@ def contradicted(episode: Episode) -> tuple[str, ...]:
         whose = " and which ".join(f"{who}'s" for who in unclear)
         lines.append(f"Which one is {whose}? Please give each with the name.")
     return tuple(lines)
+
+
+def as_written(text: str, phrase: str) -> str:
+    """``phrase`` (words as the judge reads them: folded) as ``text`` writes it: "Kelp Wharf"
+    for "kelp wharf"; the phrase itself when the text writes it otherwise (accents)."""
+    words = phrase.split()
+    if not words:
+        return phrase
+    found = re.search(r"(?<!\w)" + r"\W+".join(map(re.escape, words)) + r"(?!\w)", text, re.IGNORECASE)
+    return found.group(0) if found else phrase
 
 
 @dataclass(frozen=True)

@@ -205,6 +205,25 @@ PLACE_NOUNS = frozenset(
 )  # fmt: skip
 
 
+_KEY_NAMES: dict[int, tuple[Any, dict[str, str]]] = {}
+
+
+def key_name(task: Any, value: str) -> str:
+    """The name of the record ``value`` is the key of, when that key is no id: how a person
+    says it ("Ardmore Quay" for ARDMORE-QUAY, "Ravens Copse" for RAVENS-COPSE); else ``value``
+    (VAN-42 is said as it is)."""
+    if canon_if_id(value) is not None:
+        return value
+    return per_task(_KEY_NAMES, task, _read_key_names).get(facts.canon_id(value), value)
+
+
+def _read_key_names(task: Any) -> dict[str, str]:
+    named: dict[str, set[str]] = {}
+    for canon, name in _named_records(task):
+        named.setdefault(canon, set()).add(_NAME_PART.sub(" ", name).strip())
+    return {canon: next(iter(ns)) for canon, ns in named.items() if len(ns) == 1 and next(iter(ns))}
+
+
 _ID_NAMES: dict[int, tuple[Any, dict[str, str]]] = {}
 
 
