@@ -2118,6 +2118,53 @@ def test_a_place_or_an_organisation_is_no_person():
 
 
 @pytest.mark.parametrize(
+    ("report", "said"),
+    [
+        # a place by its first word, where the message places it and writes it as a name
+        ("CR-2 is at Ravens, power back at 10:41.", "RAVENS-COPSE"),
+        ("The fault is out at Ravens; back on 10:41.", "RAVENS-COPSE"),
+        ("CR-2 went to Hollow, back 10:41.", "hollow end"),  # the wrong place: a conflict
+        # not unplaced, nor written as a word is, nor a first word another name has too
+        # (Kestrel Lane, the feeder Kestrel Lane 11 kV), nor one a name does not open (Alder depot)
+        ("Ravens had it; back on 10:41.", None),
+        ("cr-2 at ravens, back 10:41", None),
+        ("CR-2 went to Kestrel, back 10:41.", None),
+        ("CR-2 went from the Depot, back 10:41.", None),
+    ],
+)
+def test_a_place_is_named_by_its_first_word_where_placed(report, said):
+    """An outside tester's domain: "Selkie's now going from Ardmore at 14:45" left the berth,
+    Ardmore Quay, never stated."""
+    ep = played(STT / "grid" / "crossarm-span-moved-s1-easy.yaml", reports=(report,))
+    detail = item(ep).detail
+    if said is None:
+        assert "fault location: expected RAVENS-COPSE; never stated" in detail, detail
+    elif said == "RAVENS-COPSE":
+        assert "fault location RAVENS-COPSE: stated" in detail, detail
+    else:
+        assert f"said '{said}' (a conflict)" in detail, detail
+        assert contradicted(ep) == ("My app shows Ravens Copse, not Hollow.",)
+
+
+def test_a_first_word_names_a_place_only_where_no_other_name_has_it():
+    """"to the Wren Seminar Room" stated the Wren Lecture Theatre, the one room of the fact's
+    list, by its first word: a word of three rooms' and a building's names names none."""
+    ep = played(
+        STT / "venues" / "museum-fire-panel-st2-medium.yaml",
+        reports=("Lecture moved to the Wren Seminar Room at 18:30, Dr Kovac's car at 17:45.",),
+    )
+    assert "room: expected Wren Lecture Theatre; never stated" in item(ep).detail
+
+
+def test_only_a_first_word_of_one_place_alone_names_it():
+    from sttui.core.report_facts import _short_names
+
+    rivals = [["ardmore", "quay"], ["kelp", "wharf"], ["north", "pier"], ["north", "quay"], ["slipway", "2"]]
+    rivals += [["hall", "a"], ["pier"], ["elm", "park"], ["harbour", "hall", "a"]]
+    assert _short_names(rivals) == {"ardmore": ("ardmore", "quay"), "kelp": ("kelp", "wharf")}
+
+
+@pytest.mark.parametrize(
     ("task", "report", "line"),
     [
         # a place by its record's name, not its key, and the words as the message wrote them

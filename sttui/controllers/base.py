@@ -189,12 +189,16 @@ def contradicted(episode: Episode) -> tuple[str, ...]:
 
 def as_written(text: str, phrase: str) -> str:
     """``phrase`` (words as the judge reads them: folded) as ``text`` writes it: "Kelp Wharf"
-    for "kelp wharf"; the phrase itself when the text writes it otherwise (accents)."""
+    for "kelp wharf", or "Kelp" where the text names it by its first word alone; the phrase
+    itself when the text writes it otherwise (accents)."""
     words = phrase.split()
     if not words:
         return phrase
-    found = re.search(r"(?<!\w)" + r"\W+".join(map(re.escape, words)) + r"(?!\w)", text, re.IGNORECASE)
-    return found.group(0) if found else phrase
+    for said in (words, words[:1]):  # the phrase whole, or its first word ("to Kestrel": Kestrel Lane)
+        found = re.search(r"(?<!\w)" + r"\W+".join(map(re.escape, said)) + r"(?!\w)", text, re.IGNORECASE)
+        if found:
+            return found.group(0)
+    return phrase
 
 
 @dataclass(frozen=True)

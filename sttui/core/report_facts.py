@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -54,6 +54,8 @@ class Resolved:
     # value only where placed (``_placed``: "sent CR-2 to Kestrel Lane"), not as the subject
     # ("Kestrel Lane is back on at 10:41" says nothing of where the fault is)
     _asked: frozenset[tuple[str, ...]] = frozenset()
+    # (text) a rival's first word where it is the rival's alone: "from Ardmore" is Ardmore Quay
+    _short: dict[str, tuple[str, ...]] = field(default_factory=dict)
     sig: Any = None  # what ``found`` depends on besides the text (equal across state versions)
     starts: bool = False  # (time) a start: of a range ("13:30-14:30") only its first time counts
     about: Subject = ()  # what the fact belongs to (``core.attach``); () for a fact of no one
@@ -89,11 +91,12 @@ class Resolved:
             owned = {w.removesuffix("'s") for w in ws if w.endswith("'s")}
             found = [facts.Found(frozenset({r}), r) for r in self.rivals if r in ws or r in owned]
             return found + _by_first_name(self._first, text) if self._first else found
-        return [
+        found = [
             facts.Found(frozenset({" ".join(r)}), " ".join(r))
             for r in self.rivals
             if facts.phrase_in(r, ws) and (tuple(r) not in self._asked or _placed(r, ws))
         ]
+        return found + _by_short_name(self._short, text, found) if self._short else found
 
     def matches(self, f: facts.Found) -> bool:
         if self.kind == "date":
@@ -330,13 +333,22 @@ def _keyed_by_records(state: Any, mapping: Any, kept: _Kept | None) -> bool:
     return any(t is not mapping and is_records(t) and all(k in t for k in mapping) for t in _tables(state, first, kept))
 
 
-def resolve(fact: Fact, state: Any, task_words: str, kept: _Kept | None = None, held: Held | None = None) -> Resolved:
+def resolve(
+    fact: Fact,
+    state: Any,
+    task_words: str,
+    kept: _Kept | None = None,
+    held: Held | None = None,
+    one_name: Container[str] = (),
+) -> Resolved:
     """The fact as of ``state``: its value from its path (or literal), its kind, its rivals,
     what it is about. ``kept``: the episode's mappings found so far (``_Kept``), for a state
     the engine tracks. ``held``: the values a path held earlier in the episode; an id the
     fact's own path held is one of its rivals ("I moved you to 27E", the seat the change gave
-    Daniel before he was moved to 33G, states his seat, and not the one his app shows)."""
-    out = _resolve(fact, state, task_words, kept, held)
+    Daniel before he was moved to 33G, states his seat, and not the one his app shows).
+    ``one_name``: the first words of records' names that are in no other's
+    (``report_names.first_words``), which may name a place alone ("from Ardmore")."""
+    out = _resolve(fact, state, task_words, kept, held, one_name)
     out.about, out.about_shown = subject_of(fact.about), fact.about[0] if fact.about else ""
     return out
 
@@ -375,7 +387,9 @@ GONE = frozenset({"cancelled", "canceled", "void", "voided", "withdrawn", "delet
 Held = Callable[[str], Iterable[Any]]
 
 
-def _resolve(fact: Fact, state: Any, task_words: str, kept: _Kept | None, held: Held | None) -> Resolved:
+def _resolve(
+    fact: Fact, state: Any, task_words: str, kept: _Kept | None, held: Held | None, one_name: Container[str]
+) -> Resolved:
     if fact.path is not None and fact.where:
         path, why = picked(state, fact.path, fact.where)
         if path is None:
@@ -438,7 +452,14 @@ def _resolve(fact: Fact, state: Any, task_words: str, kept: _Kept | None, held: 
         else:
             asked = facts.words(task_words)
             out._asked = frozenset(tuple(r) for r in out.rivals if r != expected and facts.phrase_in(r, asked))
-        out.sig = (kind, repr(out.rivals), tuple(sorted(out._first.items())), tuple(sorted(out._asked)))
+            out._short = {w: r for w, r in _short_names(out.rivals).items() if w in one_name}
+        out.sig = (
+            kind,
+            repr(out.rivals),
+            tuple(sorted(out._first.items())),
+            tuple(sorted(out._asked)),
+            tuple(sorted(out._short)),
+        )
     else:
         out.excused = list(_excused(kind, task_words))
         last = fact.field or (fact.path or "").rsplit(".", 1)[-1]
@@ -451,6 +472,46 @@ def _resolve(fact: Fact, state: Any, task_words: str, kept: _Kept | None, held: 
 _PLACING = frozenset(
     {"at", "to", "in", "into", "near", "from", "via", "towards", "toward", "past", "beyond", "around", "outside"}
 )
+
+
+# a placing word, then a name's first word as a name is written: "from Ardmore", "to the Kelp"
+_SHORT_PLACED = re.compile(
+    r"(?<![\w'])(?i:" + "|".join(sorted(_PLACING)) + r")\s+(?:(?i:the)\s+)?([A-Z][^\W\d_]{3,})(?![\w'-])"
+    r"(?!\s+[A-Z][a-z])"  # (not the first word of a longer name: "to the Wren Seminar Room")
+)
+
+
+def _short_names(rivals: list[Any]) -> dict[str, tuple[str, ...]]:
+    """First word -> the rival phrase it opens, for a phrase of words (no number, no initial:
+    not "Slipway 2", "Hall A") whose first word is of four letters or more and in no other
+    rival: how people shorten a place's name ("Ardmore" for Ardmore Quay). (``resolve`` keeps
+    those in one record's name alone: "Wren" of three rooms and a building names none.)"""
+    phrases = [tuple(r) for r in rivals if isinstance(r, list | tuple)]
+    out: dict[str, tuple[str, ...]] = {}
+    for r in phrases:
+        first = r[0] if len(r) >= 2 else ""
+        if (
+            len(first) >= 4
+            and first.isalpha()
+            and all(w.isalpha() and len(w) > 1 for w in r)
+            and not any(first in other for other in phrases if other != r)
+        ):
+            out[first] = r
+    return out
+
+
+def _by_short_name(short: dict[str, tuple[str, ...]], text: str, found: list[facts.Found]) -> list[facts.Found]:
+    """The rivals ``text`` names by their first word alone where it places them ("leaves from
+    Ardmore at 14:45"), written with a capital as a name is; not where it names them whole."""
+    have = {f.written for f in found}
+    out: list[facts.Found] = []
+    for m in _SHORT_PLACED.finditer(text):
+        r = short.get(facts.fold(m.group(1)))
+        shown = " ".join(r) if r is not None else ""
+        if r is not None and shown not in have:
+            have.add(shown)
+            out.append(facts.Found(frozenset({shown}), shown))
+    return out
 
 
 def _placed(value: list[str], ws: list[str]) -> bool:

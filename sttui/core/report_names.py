@@ -205,6 +205,26 @@ PLACE_NOUNS = frozenset(
 )  # fmt: skip
 
 
+_FIRST_WORDS: dict[int, tuple[Any, frozenset[str]]] = {}
+
+
+def first_words(task: Any) -> frozenset[str]:
+    """The first words of records' names that are in one record's name alone (``names``):
+    "ardmore" of Ardmore Quay, not "wren" of Wren Lecture Theatre and Wren Seminar Room, nor
+    "depot" of Alder depot. How a place may be named by its first word. Read once per task."""
+    return per_task(_FIRST_WORDS, task, _read_first_words)
+
+
+def _read_first_words(task: Any) -> frozenset[str]:
+    one = names(task)
+    out = set()
+    for canon, name in _named_records(task):
+        words = facts.words(_NAME_PART.sub(" ", name))
+        if words and one.get(words[0]) == canon:
+            out.add(words[0])
+    return frozenset(out)
+
+
 _KEY_NAMES: dict[int, tuple[Any, dict[str, str]]] = {}
 
 

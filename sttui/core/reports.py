@@ -54,7 +54,7 @@ from sttui.core.claim_record import _record, _tell_items
 from sttui.core.other_times import CLAUSE_BREAK, others_time
 from sttui.core.report_claims import Mismatch, all_claims, claims
 from sttui.core.report_facts import Resolved, resolve
-from sttui.core.report_names import bystanders
+from sttui.core.report_names import bystanders, first_words
 from sttui.core.report_places import is_remark, placed, used_instead, whereabouts
 from sttui.core.retractions import taken_back
 from sttui.core.stated import stated_text
@@ -460,7 +460,9 @@ def resolved_facts(episode: Episode, item: ChecklistItem) -> list[Resolved]:
         key = (item.id, i)
         found = rec.facts.get(key)
         if found is None:
-            found = rec.facts[key] = resolve(fact, episode.env.state, rec.words, rec.kept, held)
+            found = rec.facts[key] = resolve(
+                fact, episode.env.state, rec.words, rec.kept, held, first_words(episode.task)
+            )
             found.bystanders = bystanders(episode.task) if found.about else ()
         out.append(found)
     return out
