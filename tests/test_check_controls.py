@@ -142,6 +142,23 @@ def test_the_naive_plan_without_its_lookups_must_fail(tmp_path, when, outcome):
         assert problem == []
 
 
+def test_a_naive_plan_with_no_lookups_that_passes_is_not_blamed_on_looking(tmp_path):
+    """An outside tester's task: a trigger on the operation with a typo in its effect's path
+    (the effect failed, so the naive plan passed). The control said "the change fires only for
+    an agent that looks" of a plan that makes no lookup, and a trigger already on the operation."""
+    effects = [{"set": "crates.CR_1.location", "value": "BAY-B"}]  # (CR-1)
+    triggers = [{"id": "crate-moved", "when": {"tool": "move_crate"}, "effects": effects}]
+    naive = [{"tool": "move_crate", "args": {"crate_id": "CR-1", "to": "DISPATCH"}}]
+    write_task(tmp_path, triggers=triggers, naive_plan=naive)
+    report = check_json(tmp_path, "--random-seeds", "1")
+    control = next(c for c in report["controls"] if c["control"] == "no-lookups")
+    assert (control["outcome"], control["ok"]) == ("passed", False)
+    assert control["detail"].startswith("naive_plan as it is (no lookups to leave out); ")
+    assert "the naive plan itself passes (triggers fired: crate-moved): see why it does above" in control["detail"]
+    assert "fires only for an agent that looks" not in control["detail"]
+    assert any("no such key 'CR_1'" in p for p in report["problems"]), report["problems"]
+
+
 def test_the_bundled_insulin_task_as_it_was_rewards_not_looking(tmp_path):
     """Its reefer fault fired only on get_vehicle_status: the naive plan without that lookup
     put the insulin on TRK-7 with its refrigeration intact and passed."""

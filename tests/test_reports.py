@@ -2147,7 +2147,7 @@ def test_a_place_is_named_by_its_first_word_where_placed(report, said):
 
 
 def test_a_first_word_names_a_place_only_where_no_other_name_has_it():
-    """"to the Wren Seminar Room" stated the Wren Lecture Theatre, the one room of the fact's
+    """ "to the Wren Seminar Room" stated the Wren Lecture Theatre, the one room of the fact's
     list, by its first word: a word of three rooms' and a building's names names none."""
     ep = played(
         STT / "venues" / "museum-fire-panel-st2-medium.yaml",

@@ -127,11 +127,17 @@ async def _no_lookups(loaded: LoadedTask, task: SttTask) -> ControlResult:
     if not result.passed:
         return ControlResult("no-lookups", "failed", True, f"{left}; {_verdict(result)}")
     fired = ", ".join(result.triggers_fired) or "none"
-    hint = (
-        f"the naive plan passes once it stops looking (triggers fired: {fired}): the change fires only for an "
-        "agent that looks (a trigger on a query, or a time or call count only the lookups reach); make it "
-        "happen whether or not anyone looks (when.at: clock.start, or on the operation the plan depends on)"
-    )
+    if not dropped:  # the naive plan itself: whatever lets it pass, looking has nothing to do with it
+        hint = (
+            f"the naive plan itself passes (triggers fired: {fired}): see why it does above (a trigger that "
+            "fires but changes nothing, an effect that failed, a checklist the change does not touch)"
+        )
+    else:
+        hint = (
+            f"the naive plan passes once it stops looking (triggers fired: {fired}): the change fires only for "
+            "an agent that looks (a trigger on a query, or a time or call count only the lookups reach); make it "
+            "happen whether or not anyone looks (when.at: clock.start, or on the operation the plan depends on)"
+        )
     return ControlResult("no-lookups", "passed", False, f"{left}; {_verdict(result)}: {hint}")
 
 
