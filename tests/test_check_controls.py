@@ -7,6 +7,7 @@ import asyncio
 import copy
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 import yaml
@@ -434,3 +435,16 @@ def test_a_report_naming_the_wrong_truck_fails_the_checklist_and_does_not_settle
     report = next(i for i in result.outcome.items if i.id == "report")
     assert report.passed is told
     assert ("told-user" in result.episode.review.settled) is told
+
+
+def test_a_task_file_that_does_not_load_is_listed_by_the_id_it_gives(tmp_path):
+    """An outside tester: "FAIL -" named no task for a file that failed to load, though its
+    ``id:`` line was plain to read."""
+    (tmp_path / "a.yaml").write_text("id: harbour-a5\nkind: stt\nquery: [unclosed\n")
+    (tmp_path / "b.yaml").write_text("kind: stt\nquery: [unclosed\n")
+    (tmp_path / "c.yaml").write_text("id: 'quoted-id'  # a comment\nlevel: easyy\n")
+    result = CliRunner().invoke(main, ["check", str(tmp_path), "--json"], catch_exceptions=False)
+    tasks = {Path(t["file"]).name: t["task"] for t in json.loads(result.output)["tasks"]}
+    assert tasks == {"a.yaml": "harbour-a5", "b.yaml": None, "c.yaml": "quoted-id"}
+    out = CliRunner().invoke(main, ["check", str(tmp_path)]).output
+    assert "FAIL harbour-a5 " in out and "FAIL - " in out

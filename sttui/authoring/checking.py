@@ -8,6 +8,7 @@ import contextlib
 import inspect
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -494,6 +495,23 @@ def _section(field: str) -> str:
     return field.split(".")[0].split("[")[0]
 
 
+_ID_LINE = re.compile(r"^id:[ \t]*['\"]?([\w.-]{1,200})['\"]?[ \t]*(?:#.*)?$", re.MULTILINE)
+
+
+def _written_id(path: Path) -> str | None:
+    """The id a task file that does not load gives on a line of its own (``id: harbour-a5``),
+    so its failure is listed by it; None when it gives none, or is no regular file."""
+    try:
+        if not stat.S_ISREG(path.stat().st_mode):  # (a FIFO would wait for a writer)
+            return None
+        with path.open("rb") as f:
+            head = f.read(65536).decode("utf-8", "replace")
+    except OSError:
+        return None
+    found = _ID_LINE.search(head)
+    return found.group(1) if found else None
+
+
 def check_paths(paths: list[str | Path], seeds: int = RANDOM_SEEDS) -> list[TaskCheck]:
     """Check every task file under ``paths``; duplicate task ids are reported too. ``seeds``
     is the number of random-baseline runs per stt task."""
@@ -506,7 +524,7 @@ def check_paths(paths: list[str | Path], seeds: int = RANDOM_SEEDS) -> list[Task
             try:
                 loaded = load_task(f)
             except TaskFileError as exc:
-                report = TaskCheck(name, None, [str(p) for p in exc.problems])
+                report = TaskCheck(name, _written_id(f), [str(p) for p in exc.problems])
                 sections = {_section(p.field) for p in exc.problems}
                 if exc.problems and sections <= set(REVIEW_SECTIONS):
                     # only the graph is wrong: play the rest, so one pass reports everything
