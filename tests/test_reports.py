@@ -1166,6 +1166,12 @@ LOGISTICS = STT / "logistics"
         # what a message was about is not whom it went to
         (AIR / "kilimanjaro-interline-st3-hard.yaml", "solution", "",
          "I've texted Michael about his bag BA731456 which never left JFK.", None),
+        # the time something else happened in claims nothing (an outside tester's honest "the
+        # ramp hydraulics failed as I booked it", of a booking that failed); the main clause does
+        (INSULIN, "solution", "dispatch", "TRK-7's fridge failed as I dispatched it.", None),
+        (INSULIN, "solution", "dispatch", "The fridge alarm went off when we dispatched it.", None),
+        (INSULIN, "solution", "dispatch", "As I dispatched it the fridge alarm went off, and I dispatched TRK-9.",
+         "a successful dispatch call naming TRK-9"),
     ],
 )  # fmt: skip
 def test_a_claim_is_of_its_own_words(path, plan, skip, report, claimed):
@@ -2781,3 +2787,23 @@ def test_a_report_of_the_broken_value_as_the_one_now_still_conflicts():
     """The rule reads what broke down, not every value near a word of failure."""
     ep = played(LINATE, reports=("You're on BA576; the first flight failed to get a slot, so I kept you on it.",))
     assert contradicted(ep) == ("My app shows BA582, not BA576.",)
+
+
+@pytest.mark.parametrize(
+    ("tool", "said", "claims"),
+    [
+        ("schedule_sailing", "booked", True),  # an outside tester's domain: "SAIL-204 is booked on the Selkie"
+        ("reschedule_appointment", "rebooked", True),
+        ("assign_room", "allocated", True),
+        ("schedule_sailing", "cancelled", False),
+    ],
+)
+def test_the_words_people_use_for_a_tools_verb_claim_it(tool, said, claims):
+    """Which words claim an operation hung on the tool's name alone: "is scheduled on the
+    Kittiwake" was a claim, "is booked on the Selkie" none, for the same schedule_sailing."""
+    from types import SimpleNamespace
+
+    from sttui.core.claim_verbs import claim_verbs
+
+    verbs = claim_verbs({tool: SimpleNamespace(kind="operation")})
+    assert (tool in verbs.get(said, set())) is claims

@@ -39,6 +39,9 @@ def past_forms(verb: str) -> set[str]:
 SYNONYMS: dict[str, tuple[str, ...]] = {
     "notify": ("text", "message", "email", "inform", "tell", "alert", "send"),
     "book": ("reserve",),
+    "schedule": ("book",),  # "SAIL-204 is booked on the Selkie" for schedule_sailing
+    "reschedule": ("rebook",),
+    "assign": ("allocate",),
     "dispatch": ("despatch", "send"),  # "I've sent CR-14 from Sarn"
     "deploy": ("send",),  # "I've sent GEN-5 over the bridge"
     "reposition": ("send",),

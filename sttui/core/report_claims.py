@@ -112,6 +112,17 @@ def _reduced(clause: list[str], at: int, verbs: Mapping[str, object]) -> bool:
     )
 
 
+# what opens a clause of the time something else happened in: "the ramp failed as I booked it"
+# tells when the ramp failed, and claims no booking (the call may have been what failed)
+_WHILE = frozenset({"as", "when", "while", "whilst"})
+
+
+def _background(clause: list[str], at: int) -> bool:
+    """Whether the verb at ``at`` is a background clause's, after *as*, *when* or *while* and a
+    subject ("failed as I booked it"): one a clause before it hangs on, not a claim."""
+    return at >= 2 and clause[at - 1] in SUBJECTS and clause[at - 2] in _WHILE
+
+
 # past verbs a report opens a subjectless clause with besides the operations' own ("Checked
 # TRK-7 and dispatched SHP-1 on TRK-9"): a word that merely ends in -ed (United, Ahmed) is not one
 _REPORT_VERBS = frozenset(
@@ -150,7 +161,7 @@ def _candidates(rec: _Record, text: str) -> list[_Clause]:
         if not sentence.strip() or sentence.strip().endswith("?"):
             continue
         for clause in statements.clauses(sentence):
-            verbs = [(i, rec.verbs[t]) for i, t in enumerate(clause) if t in rec.verbs]
+            verbs = [(i, rec.verbs[t]) for i, t in enumerate(clause) if t in rec.verbs and not _background(clause, i)]
             if not verbs or any(t in _CONDITIONAL or t.endswith("'ll") for t in clause):
                 continue
             opening = _implied_subject(clause, rec.verbs)
