@@ -74,6 +74,10 @@ def hm(*times: str) -> frozenset[object]:
         ("Gorse back 1000, Heather back 10:54hrs", [hm("10:00"), hm("10:54")]),
         ("0820", [hm("08:20")]),
         ("10:00 hours", [hm("10:00")]),
+        # … the word of when in capitals too (an outside tester's "ETD 0747" was taken for a code)
+        ("ETD 0747, ETA WTG-31 0842.", [hm("07:47"), hm("08:42")]),
+        ("DEP 1120", [hm("11:20")]),
+        ("BA 0735", []),
         # an hour alone after "at", where its phrase ends: both readings
         ("TRK-9 at 9", [hm("09:00", "21:00")]),
         ("at 9", [hm("09:00", "21:00")]),
@@ -2807,3 +2811,20 @@ def test_the_words_people_use_for_a_tools_verb_claim_it(tool, said, claims):
 
     verbs = claim_verbs({tool: SimpleNamespace(kind="operation")})
     assert (tool in verbs.get(said, set())) is claims
+
+
+@pytest.mark.parametrize(
+    ("report", "passed"),
+    [
+        # the right clinician named as the one who is off: the report gives the wrong one
+        ("Dr Okafor is off sick, so Margaret is with Dr Feld at Westbrook Health Centre at 14:30, texted.", False),
+        ("Dr Feld is off sick, so Margaret is with Dr Okafor at Westbrook Health Centre at 14:30, texted.", True),
+        ("Dr Feld's on leave today; Margaret's with Dr Okafor at Westbrook Health Centre, 14:30. Texted her.", True),
+    ],
+)
+def test_a_person_said_to_be_off_is_not_the_one_stated(report, passed):
+    """An outside tester's swapped report passed: "Ana Lopes has phoned in sick, so Gethin
+    Pryce is covering", when Ana Lopes was the one on the job, stated her name."""
+    ep = played(STT / "clinic" / "cardiology-rota-s1-easy.yaml", reports=(report,))
+    assert item(ep).passed is passed, item(ep).detail
+    assert bool(contradicted(ep)) is not passed

@@ -39,7 +39,20 @@ def kept(text: str) -> str:
         # … and ends at a turn or a reason with no comma before it, as people type
         ("TRK-7 can't go so TRK-9 took it.", "- can't go so TRK-9 took it."),
         # what broke down or cannot serve is not the value now (past a possessive's noun or two, a bracket)
-        ("BA576 is cancelled, Linate is shut.", "is cancelled, Linate is shut."),
+        ("BA576 is cancelled, Linate is shut.", "is cancelled, is shut."),
+        # … a name too, written with capitals, said to be unwell, away or out of use (an outside
+        # tester's "Ana Lopes has phoned in sick, so Gethin Pryce is covering" stated Ana Lopes)
+        (
+            "Ana Lopes has phoned in sick, so Gethin Pryce is covering.",
+            "has phoned in sick, so Gethin Pryce is covering.",
+        ),
+        ("Seren Glas has an engine fault, so Morfa Star sails.", "has an engine fault, so Morfa Star sails."),
+        ("Kittiwake's laid up so the Guillemot goes.", "' laid up so the Guillemot goes."),
+        ("Rhona was stood down and Morag takes it.", "was stood down and Morag takes it."),
+        ("Mostyn Dock is closed; Amlwch it is.", "is closed; Amlwch it is."),
+        # … not a name not right before it, nor one that cannot do one thing
+        ("Morag, who was off sick yesterday, is skippering.", "Morag, who was off sick yesterday, is skippering."),
+        ("The Solan can't get into Sealock Marina.", "The Solan can't ."),
         ("TRK-7's fridge failed.", "- ' fridge failed."),
         ("CAR-4's driver handover fell through.", "- ' driver handover fell through."),
         ("KL641 won't work.", "won't work."),

@@ -452,10 +452,11 @@ def find_times(text: str) -> list[Found]:
         add(m, frozenset({int(h) * 60 + int(mi)}))
     for m in _CLOCK_HRS.finditer(s):
         add(m, frozenset({int(m[1]) * 60 + int(m[2])}))
-    for pattern in (_FOUR_AFTER, _FOUR_ZERO):
-        for m in pattern.finditer(s):
-            if not _CODE_BEFORE.search(text[max(0, m.start(1) - 4) : m.start(1)]):
-                add(m, frozenset({int(m[1]) * 60 + int(m[2])}))
+    for m in _FOUR_AFTER.finditer(s):  # (its word of when is no code: "ETD 0747")
+        add(m, frozenset({int(m[1]) * 60 + int(m[2])}))
+    for m in _FOUR_ZERO.finditer(s):
+        if not _CODE_BEFORE.search(text[max(0, m.start(1) - 4) : m.start(1)]):
+            add(m, frozenset({int(m[1]) * 60 + int(m[2])}))
     for m in _HOUR_ONLY.finditer(s):
         add(m, _twelve(_hour(m[1]), 0, m[2], None))
     for m in _NAMED.finditer(s):

@@ -271,4 +271,85 @@ def ousted_before(words: Words, i: int, text: str = "") -> tuple[int, int] | Non
         for j in range(k - 1, max(-1, k - 3), -1):
             if words[j][2].endswith(("'s", "\u2019s")) and _digit(words[j][2]):
                 return words[j][0], words[j][1]
+    if w not in _CANNOT:  # a name: "Rhona was stood down", "the Kittiwake broke down"
+        return _name_at(words, k, text)
     return None
+
+
+# of a name, only what says it has broken or gone ("can't" is as often of the one that serves:
+# "the Solan can't get into Sealock, so she sails from North Pier")
+_CANNOT = frozenset({"can't", "cant", "cannot", "couldn't", "won't", "wont"})
+
+
+# words a sentence opens with in capitals that are no name: "I replaced TRK-7", "She is ill"
+_NO_NAME = frozenset(
+    {"i", "i'm", "i've", "i'd", "we", "we've", "you", "you're", "he", "she", "it", "they", "he's", "she's", "it's"}
+    | {"they're", "this", "that", "these", "those", "there", "the", "a", "an", "everything", "everyone", "all"}
+)
+
+
+def _name_at(words: Words, k: int, text: str) -> tuple[int, int] | None:
+    """The name that ends with the word ``k``, as written: that word and at most two before it,
+    each with a capital and nothing but spaces between ("Ana Lopes", "Seren Glas", "Rhona's");
+    None when the word has no capital (she, it, the van)."""
+    if not text or not text[words[k][0]].isupper() or words[k][2] in _NO_NAME:
+        return None
+    j = k
+    while j > 0 and k - j < 2 and text[words[j - 1][0]].isupper() and not text[words[j - 1][1] : words[j][0]].strip():
+        j -= 1
+    return words[j][0], words[k][1]
+
+
+# what says a person or a thing cannot serve, of the value right before it (past a form of *be*
+# or *have* and the words of the phrase): "Ana Lopes is off sick", "Gethin phoned in sick",
+# "Rhona's on leave", "Marta is off shift", "Kittiwake's laid up", "CTV-3 is out of action",
+# "Seren Glas has an engine fault", "Mostyn Dock is closed"; of a name only (an id's first mention
+# counts whatever its words, "TRK-7 is out of service", and "WO-101 closed" is done)
+_UNFIT_AFTER = {
+    "sick": ("off", "in", "phoned", "called", "rang", "rung", "went", "gone", "home", "fallen", "taken"),
+    "ill": ("fallen", "taken", "gone", "went"),
+    "unwell": (),
+    "leave": ("on",),
+    "shift": ("off",),
+    "duty": ("off",),
+    "up": ("laid",),
+    "action": ("out", "of"),
+    "service": ("out", "of"),
+    "commission": ("out", "of"),
+    "closed": (),
+    "shut": (),
+}
+_FAULT = frozenset({"fault", "defect", "breakdown"})  # "has an engine fault", "had a gearbox defect"
+_HAS = frozenset({"has", "had", "have", "got", "developed", "with"})
+
+
+def unfit_before(words: Words, i: int, text: str) -> tuple[int, int] | None:
+    """Where the value stands that the phrase ending at the word ``i`` says cannot serve
+    (``_UNFIT_AFTER``, ``_FAULT``): an id, or a name written with capitals; None when ``i``
+    ends no such phrase or no such value is before it."""
+    w = words[i][2]
+    k = i - 1
+    if w in _FAULT:
+        nouns = 0
+        while k >= 0 and words[k][2] not in _HAS and nouns < 3 and not _digit(words[k][2]):
+            nouns, k = nouns + 1, k - 1
+        if k < 0 or words[k][2] not in _HAS:
+            return None
+        k -= 1
+    elif w in _UNFIT_AFTER:
+        between = _UNFIT_AFTER[w]
+        if w in ("leave", "shift", "duty", "up", "action", "service", "commission") and (
+            k < 0 or words[k][2] not in between
+        ):
+            return None  # ("on leave", "off shift", "laid up", "out of action": not "leave", "up")
+        while k >= 0 and words[k][2] in between:
+            k -= 1
+    else:
+        return None
+    while k >= 0 and words[k][2] in _BE_HAD:
+        k -= 1
+    if k < 0:
+        return None
+    if _digit(words[k][2]):  # (an id said to be out of service is read as the ids are: ``ousted_before``)
+        return None
+    return _name_at(words, k, text)
