@@ -434,3 +434,14 @@ async def test_review_screen_says_none_accepted_yet_and_asks_before_dropping_dec
         assert [i.decision for i in screen.items][:2] == ["accepted", "dropped"]
         await pilot.press("escape", "y")
         await wait_for(pilot, lambda: not app.is_running)
+
+
+def test_a_solution_that_changes_nothing_gives_no_draft_and_says_why(tmp_path):
+    """An outside tester drafted from an impossible task's solution: a draft of no candidate
+    was written, "vote: 0 voter(s), quorum 0", and accept refused it for a quorum."""
+    task = ROOT / "tasks" / "stt" / "air-travel" / "keflavik-ash-closure-s2-impossible.yaml"
+    out = tmp_path / "draft.json"
+    result = CliRunner().invoke(main, ["milestones", "draft", str(task), "--from-solution", "-o", str(out)])
+    assert result.exit_code == 1, result.output
+    assert "the solution changes nothing a milestone can check" in result.output
+    assert "quorum" not in result.output and not out.exists()

@@ -90,13 +90,16 @@ def draft(
 ) -> None:
     """Ask a model for K candidate graphs from what an agent knows, validate them, merge them by
     majority and check the result; everything goes into the draft file."""
+    from sttui.drafting.record import DraftError, summary_lines, write_draft
     from sttui.drafting.record import from_solution as derive
-    from sttui.drafting.record import summary_lines, write_draft
 
     if from_solution == (model_name is not None):
         _fail("give --model M, or --from-solution for the graph derived from the reference solution", 2)
     loaded = _stt_task(task)
-    record = derive(loaded) if from_solution else _ask(loaded, model_name or "", candidates, seed, temperature)
+    try:
+        record = derive(loaded) if from_solution else _ask(loaded, model_name or "", candidates, seed, temperature)
+    except DraftError as exc:
+        _fail(f"{loaded.id}: {exc}; no draft written")
     out = output or Path(f"{loaded.id}.draft.json")
     write_draft(out, record)
     if as_json:

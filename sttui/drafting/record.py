@@ -162,6 +162,12 @@ def from_solution(loaded: LoadedTask) -> dict[str, Any]:
     from sttui.core.review.derive import derive_milestones
 
     milestones = derive_milestones(loaded.task, loaded.env_cls)
+    if not milestones:  # (no candidate, no vote: a draft of nothing would talk of quorums)
+        raise DraftError(
+            "the solution changes nothing a milestone can check (an impossible task's solution looks, "
+            "its operations fail, and it says why): there is no graph to derive. Write its milestones by "
+            "hand (task format, Part 3), or ask a model (--model M), or leave the task without a stage review"
+        )
     raw = json.dumps({"plan": [], "milestones": [cs.dump_rule(m) for m in milestones], "minefields": []}, indent=1)
     return new_draft(
         loaded, [{"seed": None, "raw": raw}], method="solution", model=None, prompt_version=None, seed=None
