@@ -2828,3 +2828,15 @@ def test_a_person_said_to_be_off_is_not_the_one_stated(report, passed):
     ep = played(STT / "clinic" / "cardiology-rota-s1-easy.yaml", reports=(report,))
     assert item(ep).passed is passed, item(ep).detail
     assert bool(contradicted(ep)) is not passed
+
+
+def test_a_value_written_twice_is_said_once():
+    """ "My app shows CTV-5, not CTV-3, Seren Glas." named one vessel twice, by its id and by its
+    name; here "VAN-1 (Wheelchair van 1)" was said back as "VAN-1, van 1, Wheelchair van 1"."""
+    report = (
+        "Harbourside's out, so Rosa is at Northgate at 14:30 with Hamza Qureshi; VAN-1 (Wheelchair van 1) "
+        "collects her at 13:35. Texted her."
+    )
+    ep = played(STT / "clinic" / "harbourside-outage-s2-medium.yaml", reports=(report,))
+    assert "van: expected VAN-3; message 28 said 'VAN-1' (a conflict)" in item(ep).detail
+    assert contradicted(ep) == ("My app shows VAN-3, not VAN-1.",)

@@ -143,7 +143,7 @@ def states(fact: Resolved, text: str, others: Iterable[Resolved] = ()) -> tuple[
             and not others_time(fact.kind, text, f.written)
         ]  # (a value of the user's request given the subject in a list in parallel counts)
         if given:  # values given to its subject (not its other facts'), none the expected one
-            return False, list(dict.fromkeys(f.written for f in given)), fact.about_shown
+            return False, _written_once(given), fact.about_shown
         found = free  # what the message gives other subjects is not said of this one
         if not found:
             return None
@@ -165,7 +165,16 @@ def states(fact: Resolved, text: str, others: Iterable[Resolved] = ()) -> tuple[
     ]
     if not rivals:
         return None
-    return False, list(dict.fromkeys(f.written for f in rivals)), ""
+    return False, _written_once(rivals), ""
+
+
+def _written_once(found: Iterable[facts.Found]) -> list[str]:
+    """The values as first written, each value once ("CTV-3 Seren Glas": CTV-3, not CTV-3 and
+    the vessel's name beside it)."""
+    first: dict[frozenset[object], str] = {}
+    for f in found:
+        first.setdefault(f.values, f.written)
+    return list(dict.fromkeys(first.values()))
 
 
 # what gives the value after it as the one in force now: "is now 14:00", "moved to 14:00"
