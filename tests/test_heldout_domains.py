@@ -11,10 +11,9 @@ import yaml
 from click.testing import CliRunner
 
 from sttui.cli import main
-from sttui.core.actions import Reply, Say, ToolCall
 from sttui.core.checklist import score
-from sttui.core.episode import Episode
 from sttui.core.loader import load_task
+from tests.helpers.played import played
 
 HELDOUT = Path(__file__).parent / "fixtures" / "heldout"
 REPORTS = yaml.safe_load((HELDOUT / "reports.yaml").read_text(encoding="utf-8"))
@@ -29,14 +28,5 @@ def test_the_heldout_domains_pass_check():
 
 @pytest.mark.parametrize("row", REPORTS, ids=[f"{r['task']}:{i}" for i, r in enumerate(REPORTS)])
 def test_a_report_typed_at_the_end_is_judged_as_it_should_be(row):
-    loaded = load_task(FILES[row["task"]])
-    ep = Episode(loaded.task, loaded.env_cls)
-    ep.start()
-    for step in loaded.task.solution:
-        if step.tool is not None:
-            ep.apply(ToolCall(step.tool, dict(step.args)))
-    if ep.turn == "user":
-        ep.apply(Reply("ok"))
-    ep.apply(Say(row["report"]))
-    outcome = score(ep)
+    outcome = score(played(FILES[row["task"]], reports=(row["report"],)))
     assert outcome.passed is row["passes"], [i.detail for i in outcome.items if not i.passed]

@@ -21,6 +21,7 @@ from sttui.core.problems import TaskFileError
 from sttui.core.report_claims import Mismatch
 from sttui.core.reports import _all_facts, message_mismatches, report_mismatches, states
 from sttui.running.runner import run_episode
+from tests.helpers.played import played
 
 ROOT = Path(__file__).resolve().parents[1]
 STT = ROOT / "tasks" / "stt"
@@ -594,22 +595,6 @@ def test_hostile_text_is_read_in_linear_time_and_never_raises():
 
 
 # -- the tell item on the insulin task ----------------------------------------------------------
-
-
-def played(path: Path, plan: str = "solution", reports: tuple[str, ...] = (), skip: str = "") -> Episode:
-    """The plan's tool calls (but ``skip``'s), then ``reports`` as the agent's messages (the user
-    answering)."""
-    loaded = load_task(path)
-    ep = Episode(loaded.task, loaded.env_cls)
-    ep.start()
-    for step in getattr(loaded.task, plan):
-        if step.tool is not None and step.tool != skip:
-            ep.apply(ToolCall(step.tool, dict(step.args)))
-    for text in reports:
-        if ep.turn == "user":
-            ep.apply(Reply("ok"))
-        ep.apply(Say(text))
-    return ep
 
 
 def item(ep: Episode, item_id: str = "report"):
