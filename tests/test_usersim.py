@@ -140,7 +140,20 @@ REPORT = "TRK-9 delivered the 500 doses to the downtown clinic at 06:59, cold ch
             (),
             Reply(AFTER_DONE_MORE_WORK),
         ),
+        # … after the work it names: the user waits (an outside tester's report was taken as final,
+        # and the wrong "correction" after it never read)
+        (
+            REPORT + " I'll double-check the temperature log and get back to you.",
+            True,
+            True,
+            (),
+            Reply(AFTER_DONE_MORE_WORK),
+        ),
+        (REPORT + " I'll confirm with the clinic and update you.", True, True, (), Reply(AFTER_DONE_MORE_WORK)),
+        (REPORT + " I'll ring the driver to confirm and get back to you.", True, True, (), Reply(AFTER_DONE_MORE_WORK)),
         # … but not a sign-off, nor someone else's work
+        ("Just to update you: " + REPORT, True, True, (), Satisfied(DONE)),
+        (REPORT + " I'll let you know if anything changes.", True, True, (), Satisfied(DONE)),
         (REPORT + " I'll update you if anything changes.", True, True, (), Satisfied(DONE)),
         (REPORT + " Will get back to you when the clinic signs.", True, True, (), Satisfied(DONE)),
         ("Engineers are working on TRK-7's fridge.", False, True, (), Reply(NOTED)),

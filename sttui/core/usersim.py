@@ -108,6 +108,21 @@ MORE_WORK_MARKERS = (
     "i will get back to you",
     "i'll come back to you",
     "i will come back to you",
+    # … after the work it names ("I'll double-check the rota and get back to you")
+    "and get back to you",
+    "and come back to you",
+    "and update you",
+    "and let you know",
+    "i'll double-check",
+    "i will double-check",
+    "i'll double check",
+    "i'll confirm with",
+    "i'll ring",
+    "i'll call",
+    "i'll phone",
+    "i'll chase",
+    "i'll find out",
+    "i will find out",
 )
 HEDGE_MARKERS = (
     "can't promise",
@@ -275,7 +290,7 @@ def announces_more_work(message: str) -> bool:
 # sign-offs, not work to come: "Let me know if…", "I'll update you if anything changes"
 SIGN_OFFS = re.compile(
     r"(?<!\w)(?:let (?:me|us) know"
-    r"|(?:update you|get back to you|come back to you) (?:if|when|should|in case)(?!\w))"
+    r"|(?:update you|get back to you|come back to you|let you know) (?:if|when|should|in case)(?!\w))"
 )
 
 
