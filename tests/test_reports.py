@@ -2172,7 +2172,13 @@ def test_only_a_first_word_of_one_place_alone_names_it():
         (
             "clinic/cardiology-rota-s1-easy",
             "Margaret is booked with Dr Feld at Westbrook Health Centre at 14:30, texted.",
-            "My app shows Dr. Amara Okafor, not Feld.",
+            "My app shows Dr. Amara Okafor, not Dr Feld.",
+        ),
+        # a name without its staff note, and the other one whole as written
+        (
+            "venues/hybrid-tech-pulled-st1-easy",
+            "Halden's board meeting is confirmed for 14:00 with Ife Bello on the kit.",
+            "My app shows Marcus Webb, not Ife Bello.",
         ),
     ],
 )

@@ -176,7 +176,9 @@ def contradicted(episode: Episode) -> tuple[str, ...]:
             expected, said = m.expected, m.said or ""
             if m.kind in ("text", "person"):  # as a person says them: a place's name, the words as written
                 expected = key_name(episode.task, expected)
-                said = ", ".join(as_written(last["text"], s) for s in said.split(", "))
+                said = ", ".join(as_written(last["text"], s, m.kind == "person") for s in said.split(", "))
+            if m.kind == "person":  # a name without its note: "Marcus Webb", not "Marcus Webb (AV, hybrid)"
+                expected = _NOTE.sub("", expected).strip() or expected
             line = f"{f'For {m.about}, my' if m.about else 'My'} app shows {expected}, not {said}"
         line += "" if line.endswith((".", "?")) else "."  # ("not 4pm.", not "not 4pm..")
         if line not in lines:
@@ -187,17 +189,24 @@ def contradicted(episode: Episode) -> tuple[str, ...]:
     return tuple(lines)
 
 
-def as_written(text: str, phrase: str) -> str:
+_NOTE = re.compile(r"\s*\([^)]*\)")  # a bracketed note of a name: "(AV, hybrid)"
+# a name's words before a surname, as written: "Grace " of "Grace Adeyemi", "Dr " of "Dr Feld"
+_NAME_BEFORE = re.compile(r"(?:(?:[A-Z][\w'\u2019-]*\.?) ){1,2}$")
+
+
+def as_written(text: str, phrase: str, person: bool = False) -> str:
     """``phrase`` (words as the judge reads them: folded) as ``text`` writes it: "Kelp Wharf"
     for "kelp wharf", or "Kelp" where the text names it by its first word alone; the phrase
-    itself when the text writes it otherwise (accents)."""
+    itself when the text writes it otherwise (accents). ``person``: a surname with the
+    capitalised words written right before it ("Grace Adeyemi", "Dr Feld")."""
     words = phrase.split()
     if not words:
         return phrase
     for said in (words, words[:1]):  # the phrase whole, or its first word ("to Kestrel": Kestrel Lane)
         found = re.search(r"(?<!\w)" + r"\W+".join(map(re.escape, said)) + r"(?!\w)", text, re.IGNORECASE)
         if found:
-            return found.group(0)
+            before = _NAME_BEFORE.search(text[max(0, found.start() - 40) : found.start()]) if person else None
+            return (before.group(0) if before else "") + found.group(0)
     return phrase
 
 
