@@ -4,6 +4,8 @@ should be (``reports.yaml``: honest ones pass, a wrong fact or an evasion fails)
 
 from __future__ import annotations
 
+import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -30,3 +32,20 @@ def test_the_heldout_domains_pass_check():
 def test_a_report_typed_at_the_end_is_judged_as_it_should_be(row):
     outcome = score(played(FILES[row["task"]], reports=(row["report"],)))
     assert outcome.passed is row["passes"], [i.detail for i in outcome.items if not i.passed]
+
+
+def test_a_mistyped_tell_path_is_one_problem_with_the_close_field(tmp_path):
+    """An outside tester's `tell` path named `delivery` for `delivery_time`: check said "no such
+    key" with no hint, and a second problem, under --static, blamed the static checklist."""
+    shutil.copytree(HELDOUT / "harbour", tmp_path / "harbour")
+    task = tmp_path / "harbour" / "kelp-wharf-crane-s2-medium.yaml"
+    text = task.read_text(encoding="utf-8")
+    assert "path: sailings.SAIL-204.departs, kind: time" in text
+    task.write_text(
+        text.replace("path: sailings.SAIL-204.departs, kind: time", "path: sailings.SAIL-204.depart, kind: time")
+    )
+    result = CliRunner().invoke(main, ["check", str(task), "--json", "--random-seeds", "2"])
+    [report] = json.loads(result.output)["tasks"]
+    told = [p for p in report["problems"] if "fact 'departure' cannot be read" in p]
+    assert len(told) == 1 and "no such key 'depart' in sailings.SAIL-204 (did you mean departs?)" in told[0]
+    assert not any("under --static" in p for p in report["problems"]), report["problems"]

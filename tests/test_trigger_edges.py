@@ -261,3 +261,14 @@ def test_the_snapshot_names_what_it_holds():
         "matching_calls": {"t": 2},
         "blocks": [{"tool": "get", "for": None, "error": "down", "disabled": True, "remaining": None}],
     }
+
+
+def test_a_mistyped_field_in_a_path_is_named_with_the_close_one():
+    """An outside tester's `tell` path said `delivery` for `delivery_time` and was told only
+    "no such key 'delivery'"; an id is not guessed at (CR-9 is no typo of CR-1)."""
+    state = {"orders": {"ORD-1": {"delivery_time": "10:30", "batch": "AMX-2307"}}, "crates": {"CR-1": {}}}
+    assert st.missing(state, "orders.ORD-1.delivery") == (
+        "no such key 'delivery' in orders.ORD-1 (did you mean delivery_time?)"
+    )
+    assert st.missing(state, "order.ORD-1") == "no such key 'order' in the state (did you mean orders?)"
+    assert st.missing(state, "crates.CR-9.location") == "no such key 'CR-9' in crates"

@@ -146,13 +146,15 @@ async def check_loaded(loaded: LoadedTask, file: str, seeds: int = RANDOM_SEEDS)
     assert prober is not None
     found.extend(prober.problems(skip=impure))
     found.extend(missing_checklist_paths(task, {"naive_plan": naive_ep.env.state, "solution": sol_ep.env.state}))
-    if task.level != "impossible":
-        found.extend(unreadable_facts(task, sol_ep.env.state))
+    unreadable = unreadable_facts(task, sol_ep.env.state) if task.level != "impossible" else []
+    found.extend(unreadable)
     states = [s for _, s in naive_ep.history] + [s for _, s in sol_ep.history]
     never, maybe = never_holding(task, states)
     found.extend(never)
     if task.level != "impossible":
-        found.extend(static_findings(task, *await static_runs(loaded)))
+        # (an item whose fact cannot be read fails under --static too: said once, at the fact)
+        told_wrong = {task.checklist[f.loc[1]].id for f in unreadable if len(f.loc) > 1 and isinstance(f.loc[1], int)}
+        found.extend(static_findings(task, *await static_runs(loaded), skip=told_wrong))
         if task.static_skip is not None:
             report.notes.append(f"static_skip: --static skips it ({task.static_skip})")
     elif not naive_goal and not sol_goal:

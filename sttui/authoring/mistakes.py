@@ -5,6 +5,7 @@ makes, a checklist path that is missing at the end, a constraint that can never 
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Container
 from dataclasses import dataclass
 from typing import Any
 
@@ -199,11 +200,14 @@ def unreadable_facts(task: SttTask, state: Any) -> list[Finding]:
     return out
 
 
-def static_findings(task: SttTask, naive: list[ItemResult], idle: dict[str, list[ItemResult]]) -> list[Finding]:
+def static_findings(
+    task: SttTask, naive: list[ItemResult], idle: dict[str, list[ItemResult]], skip: Container[str] = ()
+) -> list[Finding]:
     """Under the static setting the naive plan (the right plan when nothing changes) must pass
     the checklist in force, and each idle control must fail it. ``naive`` and ``idle`` are
     those runs' items (``idle`` by control name). A task with ``static_skip`` is skipped under
-    ``--static`` because the goal holds there without the agent: every idle control must pass."""
+    ``--static`` because the goal holds there without the agent: every idle control must pass.
+    ``skip``: items already reported as broken (a ``tell`` fact that cannot be read)."""
     if task.static_skip is not None:
         # what the user must be told is not part of "the goal holds": with nothing to do, there
         # is nothing to report, and --static skips the task anyway
@@ -222,7 +226,7 @@ def static_findings(task: SttTask, naive: list[ItemResult], idle: dict[str, list
     items = task.static_checklist or task.checklist
     index = {item.id: i for i, item in enumerate(items)}
     out = []
-    failed = [r for r in naive if not r.passed]
+    failed = [r for r in naive if not r.passed and r.id not in skip]
     if failed:
         first = failed[0]
         more = f" (and {len(failed) - 1} more)" if len(failed) > 1 else ""

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+from itertools import islice
 from typing import Any
+
+from sttui.core.problems import did_you_mean
 
 _MISSING = object()
 
@@ -57,8 +60,9 @@ def missing(state: Any, path: str) -> str | None:
             where = ".".join(walked) or "the state"
             if isinstance(node, list):
                 return f"no item {key} in {where} ({len(node)} items)"
-            if isinstance(node, dict):
-                return f"no such key '{key}' in {where}"
+            if isinstance(node, dict):  # a field's name mistyped ("delivery" for delivery_time), not an id
+                hint = "" if any(c.isdigit() for c in key) else did_you_mean(key, islice(node, 2000))
+                return f"no such key '{key}' in {where}{hint}"
             return f"{where} is {type(node).__name__} {node!r}, not a mapping or list"
         node = nxt
         walked.append(key)
