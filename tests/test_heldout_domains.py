@@ -1,6 +1,7 @@
-"""Two domains outside testers wrote from the docs alone (``tests/fixtures/heldout``): every
+"""Three domains outside testers wrote from the docs alone (``tests/fixtures/heldout``): every
 task passes ``sttui check``, and the reports people typed at their end are judged as they
-should be (``reports.yaml``: honest ones pass, a wrong fact or an evasion fails)."""
+should be (``reports.yaml``: honest ones pass, a wrong fact or an evasion fails), and so are
+the conversations they held there (``conversations.yaml``)."""
 
 from __future__ import annotations
 
@@ -12,20 +13,25 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
+from sttui.bridges.episodes import Stepper
 from sttui.cli import main
+from sttui.core.actions import EndEpisode, Say, ToolCall
 from sttui.core.checklist import score
 from sttui.core.loader import load_task
+from tests.conftest import ROOT
 from tests.helpers.played import played
 
 HELDOUT = Path(__file__).parent / "fixtures" / "heldout"
 REPORTS = yaml.safe_load((HELDOUT / "reports.yaml").read_text(encoding="utf-8"))
+CONVERSATIONS = yaml.safe_load((HELDOUT / "conversations.yaml").read_text(encoding="utf-8"))
 FILES = {load_task(f).id: f for f in sorted(HELDOUT.glob("*/*.yaml"))}
+BUNDLED = {load_task(f).id: f for f in sorted((ROOT / "tasks" / "stt").glob("*/*.yaml"))}
 
 
 def test_the_heldout_domains_pass_check():
-    result = CliRunner().invoke(main, ["check", str(HELDOUT / "harbour"), str(HELDOUT / "windfarm")])
+    result = CliRunner().invoke(main, ["check", *(str(HELDOUT / d) for d in ("harbour", "windfarm", "pharmacy"))])
     assert result.exit_code == 0, result.output
-    assert "8 of 8 task files pass" in result.output
+    assert "11 of 11 task files pass" in result.output
 
 
 @pytest.mark.parametrize("row", REPORTS, ids=[f"{r['task']}:{i}" for i, r in enumerate(REPORTS)])
@@ -49,3 +55,23 @@ def test_a_mistyped_tell_path_is_one_problem_with_the_close_field(tmp_path):
     told = [p for p in report["problems"] if "fact 'departure' cannot be read" in p]
     assert len(told) == 1 and "no such key 'depart' in sailings.SAIL-204 (did you mean departs?)" in told[0]
     assert not any("under --static" in p for p in report["problems"]), report["problems"]
+
+
+@pytest.mark.parametrize("talk", CONVERSATIONS, ids=[c["name"] for c in CONVERSATIONS])
+def test_a_conversation_at_the_end_is_judged_as_it_should_be(talk):
+    """The agent's messages in turn after the solution's calls, the scripted user answering
+    each as in ``sttui run`` (it may end the episode before the last): a correction counts, and
+    so does a wrong one sent after "I'll double-check … and get back to you"."""
+    loaded = load_task((FILES if talk["tasks"] == "heldout" else BUNDLED)[talk["task"]])
+    stepper = Stepper(loaded, loaded.task.seed)
+    stepper.reset()
+    for step in loaded.task.solution:
+        if step.tool is not None:
+            stepper.step(ToolCall(step.tool, dict(step.args)))
+    for text in talk["messages"]:
+        if stepper.done:
+            break
+        stepper.step(Say(text))
+    if not stepper.done:
+        stepper.step(EndEpisode("done"))
+    assert (stepper.verdict() == 1.0) is talk["passes"], talk["why"]
