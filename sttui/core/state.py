@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from itertools import islice
 from typing import Any
 
 from sttui.core.problems import did_you_mean
@@ -50,6 +49,9 @@ def lookup(state: Any, path: str, default: Any = _MISSING) -> Any:
     return node
 
 
+_GUESS_AMONG = 64  # keys at most, for a "did you mean"
+
+
 def missing(state: Any, path: str) -> str | None:
     """Where ``path`` stops, as a sentence (``no such key 'P-9' in patients``), or None
     when it exists."""
@@ -61,7 +63,10 @@ def missing(state: Any, path: str) -> str | None:
             if isinstance(node, list):
                 return f"no item {key} in {where} ({len(node)} items)"
             if isinstance(node, dict):  # a field's name mistyped ("delivery" for delivery_time), not an id
-                hint = "" if any(c.isdigit() for c in key) else did_you_mean(key, islice(node, 2000))
+                # (a record's fields or the state's tables: a table of records is no place to guess in,
+                # and a path checked after every step may be missing until the agent acts)
+                guess = len(node) <= _GUESS_AMONG and not any(c.isdigit() for c in key)
+                hint = did_you_mean(key, node) if guess else ""
                 return f"no such key '{key}' in {where}{hint}"
             return f"{where} is {type(node).__name__} {node!r}, not a mapping or list"
         node = nxt
