@@ -1600,12 +1600,12 @@ def test_a_person_is_told_by_a_first_name_no_one_else_has(report, passed, said):
 
 
 def test_a_first_name_shared_or_a_word_is_no_ones():
-    from sttui.core.report_facts import _first_names
+    from sttui.core.written_forms import first_names
 
     names = ["Marcus Webb", "Marcus Hale (AV)", "Will Grant", "Dr Ann Lee", "Webb Jones", "Jo Park", "Madonna"]
     surnames = ["webb", "hale", "grant", "lee", "jones", "park", "madonna"]
     # two Marcuses: neither; "will" opens sentences; "webb" is someone's surname; "jo" too short
-    assert _first_names(names, surnames) == {"ann": "lee"}
+    assert first_names(names, surnames) == {"ann": "lee"}
 
 
 @pytest.mark.parametrize(
@@ -2152,11 +2152,11 @@ def test_a_first_word_names_a_place_only_where_no_other_name_has_it():
 
 
 def test_only_a_first_word_of_one_place_alone_names_it():
-    from sttui.core.report_facts import _short_names
+    from sttui.core.written_forms import short_names
 
     rivals = [["ardmore", "quay"], ["kelp", "wharf"], ["north", "pier"], ["north", "quay"], ["slipway", "2"]]
     rivals += [["hall", "a"], ["pier"], ["elm", "park"], ["harbour", "hall", "a"]]
-    assert _short_names(rivals) == {"ardmore": ("ardmore", "quay"), "kelp": ("kelp", "wharf")}
+    assert short_names(rivals) == {"ardmore": ("ardmore", "quay"), "kelp": ("kelp", "wharf")}
 
 
 @pytest.mark.parametrize(

@@ -5,6 +5,11 @@ ids of its table, the other names of its list. It is resolved again at every cha
 so what a resolution finds is kept while the state under it is unchanged (``_Kept``) and what a
 text states is remembered (``_FOUND``): a long episode would otherwise walk its state and read
 its messages again and again.
+
+In order: ``Resolved`` (a fact as read, and the values of its kind a text states); the state's
+mappings found by the keys they hold (``_tables``, ``_Kept``, ``_record_of``, ``_siblings``);
+``resolve`` (a fact read from the state, with its rivals); the records' names a fact's ids go
+by. How a value is written short or placed is ``core.written_forms``.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from sttui.core.expect import is_records
 from sttui.core.id_forms import cues_of, id_form, ids_of_forms
 from sttui.core.report_names import by_name
 from sttui.core.time_ranges import STARTS, first_of_ranges
+from sttui.core.written_forms import by_first_name, by_short_name, first_names, placed, short_names
 
 if TYPE_CHECKING:
     from sttui.core.episode import Episode
@@ -51,7 +57,7 @@ class Resolved:
     _named: dict[str, str] = field(default_factory=dict)  # folded name -> canonical id
     _first: dict[str, str] = field(default_factory=dict)  # (person) folded first name -> surname
     # (text) rivals the user's own request names its subject by ("Kestrel Lane", the outage): a
-    # value only where placed (``_placed``: "sent CR-2 to Kestrel Lane"), not as the subject
+    # value only where placed (``written_forms.placed``: "sent CR-2 to Kestrel Lane"), not as the subject
     # ("Kestrel Lane is back on at 10:41" says nothing of where the fault is)
     _asked: frozenset[tuple[str, ...]] = frozenset()
     # (text) a rival's first word where it is the rival's alone: "from Ardmore" is Ardmore Quay
@@ -90,13 +96,13 @@ class Resolved:
         if self.kind == "person":  # (a possessive too: "Webb's on the kit", "Qureshi's list")
             owned = {w.removesuffix("'s") for w in ws if w.endswith("'s")}
             found = [facts.Found(frozenset({r}), r) for r in self.rivals if r in ws or r in owned]
-            return found + _by_first_name(self._first, text) if self._first else found
+            return found + by_first_name(self._first, text) if self._first else found
         found = [
             facts.Found(frozenset({" ".join(r)}), " ".join(r))
             for r in self.rivals
-            if facts.phrase_in(r, ws) and (tuple(r) not in self._asked or _placed(r, ws))
+            if facts.phrase_in(r, ws) and (tuple(r) not in self._asked or placed(r, ws))
         ]
-        return found + _by_short_name(self._short, text, found) if self._short else found
+        return found + by_short_name(self._short, text, found) if self._short else found
 
     def matches(self, f: facts.Found) -> bool:
         if self.kind == "date":
@@ -448,11 +454,11 @@ def _resolve(
         listed = [expected] + [r[0] for r in read if r is not None and r[0] != expected]
         out.rivals = [r for i, r in enumerate(listed) if r not in listed[:i]]
         if kind == "person":
-            out._first = _first_names([raw, *siblings], out.rivals)
+            out._first = first_names([raw, *siblings], out.rivals)
         else:
             asked = facts.words(task_words)
             out._asked = frozenset(tuple(r) for r in out.rivals if r != expected and facts.phrase_in(r, asked))
-            out._short = {w: r for w, r in _short_names(out.rivals).items() if w in one_name}
+            out._short = {w: r for w, r in short_names(out.rivals).items() if w in one_name}
         out.sig = (
             kind,
             repr(out.rivals),
@@ -465,104 +471,6 @@ def _resolve(
         last = fact.field or (fact.path or "").rsplit(".", 1)[-1]
         out.starts = kind == "time" and last.lower() in STARTS
         out.sig = (kind, out.starts)
-    return out
-
-
-# the words that place a value ("to Kestrel Lane", "at the Ravens Copse end")
-_PLACING = frozenset(
-    {"at", "to", "in", "into", "near", "from", "via", "towards", "toward", "past", "beyond", "around", "outside"}
-)
-
-
-# a placing word, then a name's first word as a name is written: "from Ardmore", "to the Kelp"
-_SHORT_PLACED = re.compile(
-    r"(?<![\w'])(?i:" + "|".join(sorted(_PLACING)) + r")\s+(?:(?i:the)\s+)?([A-Z][^\W\d_]{3,})(?![\w'-])"
-    r"(?!\s+[A-Z][a-z])"  # (not the first word of a longer name: "to the Wren Seminar Room")
-)
-
-
-def _short_names(rivals: list[Any]) -> dict[str, tuple[str, ...]]:
-    """First word -> the rival phrase it opens, for a phrase of words (no number, no initial:
-    not "Slipway 2", "Hall A") whose first word is of four letters or more and in no other
-    rival: how people shorten a place's name ("Ardmore" for Ardmore Quay). (``resolve`` keeps
-    those in one record's name alone: "Wren" of three rooms and a building names none.)"""
-    phrases = [tuple(r) for r in rivals if isinstance(r, list | tuple)]
-    out: dict[str, tuple[str, ...]] = {}
-    for r in phrases:
-        first = r[0] if len(r) >= 2 else ""
-        if (
-            len(first) >= 4
-            and first.isalpha()
-            and all(w.isalpha() and len(w) > 1 for w in r)
-            and not any(first in other for other in phrases if other != r)
-        ):
-            out[first] = r
-    return out
-
-
-def _by_short_name(short: dict[str, tuple[str, ...]], text: str, found: list[facts.Found]) -> list[facts.Found]:
-    """The rivals ``text`` names by their first word alone where it places them ("leaves from
-    Ardmore at 14:45"), written with a capital as a name is; not where it names them whole."""
-    have = {f.written for f in found}
-    out: list[facts.Found] = []
-    for m in _SHORT_PLACED.finditer(text):
-        r = short.get(facts.fold(m.group(1)))
-        shown = " ".join(r) if r is not None else ""
-        if r is not None and shown not in have:
-            have.add(shown)
-            out.append(facts.Found(frozenset({shown}), shown))
-    return out
-
-
-def _placed(value: list[str], ws: list[str]) -> bool:
-    """Whether ``value`` stands where a place is said, in ``ws``: right after a placing word
-    (a *the* between: "to the Kestrel Lane poles")."""
-    n = len(value)
-    for i in range(len(ws) - n + 1):
-        if ws[i : i + n] == value:
-            j = i - 1 if i and ws[i - 1] != "the" else i - 2
-            if j >= 0 and ws[j] in _PLACING:
-                return True
-    return False
-
-
-def _first_names(names: list[Any], surnames: list[Any]) -> dict[str, str]:
-    """Folded first name -> surname, for the people of a fact's list whose first name is theirs
-    alone: not another's first name or surname, three letters or more, and not a word a
-    sentence or a date opens with ("Will", "June")."""
-    owners: dict[str, set[str]] = {}
-    for name in names:
-        if isinstance(name, str):
-            first, last = facts.first_name(name), facts.surname(name)
-            if first is not None and last is not None and last in surnames:
-                owners.setdefault(first, set()).add(last)
-    return {
-        first: next(iter(last))
-        for first, last in owners.items()
-        if len(last) == 1 and len(first) >= 3 and first not in surnames and first not in facts.NOT_FIRST_NAMES
-    }
-
-
-_TOKEN = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
-
-
-def _by_first_name(first: dict[str, str], text: str) -> list[facts.Found]:
-    """The people ``text`` names by a first name written with a capital ("Marcus is covering";
-    not "marcus", not "Marcus Webb", which its surname finds), or in a message typed all in
-    lower case, where no word has one ("marcus on the kit")."""
-    out: list[facts.Found] = []
-    tokens = list(_TOKEN.finditer(text))
-    lower = not any(c.isupper() for c in text)  # typed all in lower case: "marcus on the kit"
-    for i, m in enumerate(tokens):
-        word = m.group()
-        if not (word[0].isupper() or lower):
-            continue
-        last = first.get(facts.fold(word).removesuffix("'s"))
-        if last is None:
-            continue
-        after = facts.fold(tokens[i + 1].group()).removesuffix("'s") if i + 1 < len(tokens) else ""
-        if after != last:
-            out.append(facts.Found(frozenset({last}), word.removesuffix("'s")))
     return out
 
 
