@@ -17,7 +17,7 @@ from sttui.core.actions import Action
 from sttui.core.checklist import read_statement, score
 from sttui.core.env import ToolSpec
 from sttui.core.episode import Episode
-from sttui.core.report_names import key_name
+from sttui.core.report_names import key_name, plain_name
 from sttui.core.reports import TAKEN_BACK, UNCLEAR, message_mismatches
 
 T = TypeVar("T")
@@ -178,7 +178,7 @@ def contradicted(episode: Episode) -> tuple[str, ...]:
                 expected = key_name(episode.task, expected)
                 said = ", ".join(as_written(last["text"], s, m.kind == "person") for s in said.split(", "))
             if m.kind == "person":  # a name without its note: "Marcus Webb", not "Marcus Webb (AV, hybrid)"
-                expected = _NOTE.sub("", expected).strip() or expected
+                expected = plain_name(expected)
             line = f"{f'For {m.about}, my' if m.about else 'My'} app shows {expected}, not {said}"
         line += "" if line.endswith((".", "?")) else "."  # ("not 4pm.", not "not 4pm..")
         if line not in lines:
@@ -189,7 +189,6 @@ def contradicted(episode: Episode) -> tuple[str, ...]:
     return tuple(lines)
 
 
-_NOTE = re.compile(r"\s*\([^)]*\)")  # a bracketed note of a name: "(AV, hybrid)"
 # a name's words before a surname, as written: "Grace " of "Grace Adeyemi", "Dr " of "Dr Feld"
 _NAME_BEFORE = re.compile(r"(?:(?:[A-Z][\w'\u2019-]*\.?) ){1,2}$")
 

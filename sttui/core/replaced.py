@@ -319,14 +319,16 @@ _UNFIT_AFTER = {
     "closed": (),
     "shut": (),
 }
+# words that say it only after theirs: "on leave", "off shift", "laid up", "out of action" (not "up")
+_ONLY_AFTER = frozenset({"leave", "shift", "duty", "up", "action", "service", "commission"})
 _FAULT = frozenset({"fault", "defect", "breakdown"})  # "has an engine fault", "had a gearbox defect"
 _HAS = frozenset({"has", "had", "have", "got", "developed", "with"})
 
 
 def unfit_before(words: Words, i: int, text: str) -> tuple[int, int] | None:
-    """Where the value stands that the phrase ending at the word ``i`` says cannot serve
-    (``_UNFIT_AFTER``, ``_FAULT``): an id, or a name written with capitals; None when ``i``
-    ends no such phrase or no such value is before it."""
+    """Where the name stands, written with capitals, that the phrase ending at the word ``i``
+    says cannot serve (``_UNFIT_AFTER``, ``_FAULT``); None when ``i`` ends no such phrase, or
+    what is before it is no name (an id is read by ``ousted_before``)."""
     w = words[i][2]
     k = i - 1
     if w in _FAULT:
@@ -338,10 +340,8 @@ def unfit_before(words: Words, i: int, text: str) -> tuple[int, int] | None:
         k -= 1
     elif w in _UNFIT_AFTER:
         between = _UNFIT_AFTER[w]
-        if w in ("leave", "shift", "duty", "up", "action", "service", "commission") and (
-            k < 0 or words[k][2] not in between
-        ):
-            return None  # ("on leave", "off shift", "laid up", "out of action": not "leave", "up")
+        if w in _ONLY_AFTER and (k < 0 or words[k][2] not in between):
+            return None
         while k >= 0 and words[k][2] in between:
             k -= 1
     else:

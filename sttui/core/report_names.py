@@ -240,8 +240,14 @@ def key_name(task: Any, value: str) -> str:
 def _read_key_names(task: Any) -> dict[str, str]:
     named: dict[str, set[str]] = {}
     for canon, name in _named_records(task):
-        named.setdefault(canon, set()).add(_NAME_PART.sub(" ", name).strip())
-    return {canon: next(iter(ns)) for canon, ns in named.items() if len(ns) == 1 and next(iter(ns))}
+        named.setdefault(canon, set()).add(plain_name(name))
+    return {canon: ns.pop() for canon, ns in named.items() if len(ns) == 1}
+
+
+def plain_name(name: str) -> str:
+    """A record's name without its bracketed note: "Marcus Webb" for "Marcus Webb (AV,
+    hybrid)"; the name as it is when nothing else is left."""
+    return " ".join(_NAME_PART.sub(" ", name).split()) or name
 
 
 _ID_NAMES: dict[int, tuple[Any, dict[str, str]]] = {}
