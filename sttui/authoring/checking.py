@@ -8,7 +8,6 @@ import contextlib
 import inspect
 import os
 import re
-import stat
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -37,6 +36,7 @@ from sttui.core.explore.task import ExploreTask
 from sttui.core.loader import REVIEW_SECTIONS, LoadedTask, discover, load_catalog, load_task, load_without
 from sttui.core.problems import Problem, TaskFileError, display_path, format_loc
 from sttui.core.task import SttTask
+from sttui.core.taskindex import written_id
 from sttui.core.yamlio import line_of, load_with_lines, read_text
 from sttui.errors import where_raised
 from sttui.running.runner import EpisodeResult, Seats, drive, open_episode, run_episode
@@ -497,23 +497,6 @@ def _section(field: str) -> str:
     return field.split(".")[0].split("[")[0]
 
 
-_ID_LINE = re.compile(r"^id:[ \t]*['\"]?([\w.-]{1,200})['\"]?[ \t]*(?:#.*)?$", re.MULTILINE)
-
-
-def _written_id(path: Path) -> str | None:
-    """The id a task file that does not load gives on a line of its own (``id: harbour-a5``),
-    so its failure is listed by it; None when it gives none, or is no regular file."""
-    try:
-        if not stat.S_ISREG(path.stat().st_mode):  # (a FIFO would wait for a writer)
-            return None
-        with path.open("rb") as f:
-            head = f.read(65536).decode("utf-8", "replace")
-    except OSError:
-        return None
-    found = _ID_LINE.search(head)
-    return found.group(1) if found else None
-
-
 def check_paths(paths: list[str | Path], seeds: int = RANDOM_SEEDS) -> list[TaskCheck]:
     """Check every task file under ``paths``; duplicate task ids are reported too. ``seeds``
     is the number of random-baseline runs per stt task."""
@@ -526,7 +509,7 @@ def check_paths(paths: list[str | Path], seeds: int = RANDOM_SEEDS) -> list[Task
             try:
                 loaded = load_task(f)
             except TaskFileError as exc:
-                report = TaskCheck(name, _written_id(f), [str(p) for p in exc.problems])
+                report = TaskCheck(name, written_id(f), [str(p) for p in exc.problems])
                 sections = {_section(p.field) for p in exc.problems}
                 if exc.problems and sections <= set(REVIEW_SECTIONS):
                     # only the graph is wrong: play the rest, so one pass reports everything

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -341,23 +340,12 @@ def generate_explore(domain: str, family: str, seed: int, output: Path | None) -
         click.echo(f"wrote {output} (drift share {share:.0%})", err=True)
 
 
-_ID_LINE = re.compile(r"""^id:[ \t]*(["']?)([^"'#\s]+)\1[ \t]*(?:#.*)?$""", re.MULTILINE)
-
-
 def find_task_file(task_id: str, root: Path) -> Path | None:
     """The task file under ``root`` whose ``id`` is ``task_id``, found by reading each file's
     top-level ``id:`` line, without loading (validating, importing) any task."""
-    from sttui.core.taskindex import discover
+    from sttui.core.taskindex import discover, written_id
 
-    for path in discover([root]):
-        try:
-            head = path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            continue
-        found = _ID_LINE.search(head)
-        if found and found.group(2) == task_id:
-            return path
-    return None
+    return next((path for path in discover([root]) if written_id(path) == task_id), None)
 
 
 def _play_task(task: str) -> Any:

@@ -24,6 +24,7 @@ import hashlib
 import json
 import os
 import pickle
+import re
 import sqlite3
 import stat
 import sys
@@ -489,6 +490,21 @@ def _read(path: Path) -> bytes:
     if len(data) > MAX_BYTES:
         raise ValueError("too big")
     return data
+
+
+# a task file's top-level ``id:`` line: ``id: harbour-a5``, quoted or not, a comment after
+_ID_LINE = re.compile(rb"""^id:[ \t]*(["']?)([^"'#\s]+)\1[ \t]*(?:#.*)?$""", re.MULTILINE)
+
+
+def written_id(path: Path) -> str | None:
+    """The id a task file gives on its top-level ``id:`` line, read without loading it
+    (validating, importing); None when it gives none or is no task file the loader reads
+    (not a regular file: a FIFO would wait for a writer; too big)."""
+    try:
+        found = _ID_LINE.search(_read(path))
+    except (OSError, ValueError):
+        return None
+    return found.group(2).decode("utf-8", "replace") if found else None
 
 
 def discover(paths: Iterable[str | Path]) -> list[Path]:
