@@ -102,7 +102,6 @@ MORE_WORK_MARKERS = (
     "give me a moment",
     "give me a sec",
     "i'll update you",
-    "i will update you",
     "will update you",
     "i'll get back to you",
     "i will get back to you",
