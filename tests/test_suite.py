@@ -111,3 +111,34 @@ def test_every_bundled_stt_task_has_its_own_milestones_and_minefields():
         assert t.task.minefields, t.id
         ids = [m.id for m in t.task.milestones]
         assert len(set(ids)) == len(ids), t.id
+
+
+def test_a_domain_kind_or_level_named_as_a_task_says_what_to_name(tmp_path, monkeypatch):
+    """`sttui run clinic` names a domain, not a task: the error says which folder to name."""
+    monkeypatch.chdir(ROOT)
+    runner = CliRunner()
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    said = {}
+    for name in ("clinic", "explore", "hard", "no-such-thing"):
+        result = runner.invoke(main, ["--db", db, "run", name, "--no-record"])
+        assert result.exit_code == 1
+        said[name] = result.output.splitlines()
+    assert said["clinic"][0] == "error: no task 'clinic' under tasks"
+    clinic = len(list((ROOT / "tasks" / "stt" / "clinic").glob("*.yaml")))
+    assert (
+        said["clinic"][1]
+        == f"  'clinic' is a domain: its {clinic} task(s) are under tasks/stt/clinic; name that folder"
+    )
+    assert said["explore"][1].startswith("  'explore' is a kind: its ") and said["explore"][1].endswith(
+        "are under tasks/explore; name that folder"
+    )
+    assert (
+        said["hard"][1].startswith("  'hard' is a level of ")
+        and "name the tasks by id, file or folder" in said["hard"][1]
+    )
+    assert said["no-such-thing"] == ["error: no task 'no-such-thing' under tasks"]
+    played = runner.invoke(main, ["--db", db, "play", "clinic"])
+    assert played.exit_code == 1
+    assert played.output.splitlines()[1] == (
+        f"  'clinic' is a domain of {clinic} task(s), not one task: `sttui tasks tasks/stt/clinic` lists their ids"
+    )

@@ -119,7 +119,9 @@ def run(
     as_json: bool,
 ) -> None:
     """Run episodes headless: Pass@1, Pass@k and pass^k for stt tasks, the AdaExploreBench
-    metrics for explore ones, with 95 % bootstrap intervals over tasks."""
+    metrics for explore ones, with 95 % bootstrap intervals over tasks.
+
+    SELECTION: task ids, task files and folders (e.g. tasks/stt/clinic); with none, every bundled task."""
     from sttui.config import ConfigError, load_config
     from sttui.core.settings import RunSettings
     from sttui.running.plan import PlanError, ReviewPlan, RunPlan

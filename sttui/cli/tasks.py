@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -65,6 +66,9 @@ def _select(selection: tuple[str, ...]) -> list[Any]:
 
             for i in unknown:
                 click.echo(f"error: no task '{i}' under {root}{did_you_mean(i, by_id)}", err=True)
+                hint = _group_hint(i, chosen)
+                if hint:
+                    click.echo(f"  {hint}", err=True)
             sys.exit(1)
         # (by the file itself: a folder named by its absolute path is also under a relative root)
         explicit_files = {Path(p).resolve() for p in discover(paths[:-1])}
@@ -76,6 +80,30 @@ def _select(selection: tuple[str, ...]) -> list[Any]:
                 click.echo(f"error: {problem}", err=True)
         sys.exit(1)
     return _unique(chosen)
+
+
+def _group_hint(name: str, entries: list[Any], one: bool = False) -> str | None:
+    """When ``name`` is not a task's id but a domain, a kind or a level of some tasks: what to
+    name instead (a selection is of task ids, files and folders: one way to choose). ``one``:
+    for a command that opens one task (``play``), where to list them."""
+    folded = name.strip().lower()
+    for field in ("domain", "kind", "level"):
+        files = [Path(e.path).resolve() for e in entries if (getattr(e, field) or "").lower() == folded]
+        if not files:
+            continue
+        folder = Path(os.path.commonpath(files))
+        whole = field == "level" or not folder.is_dir() or folder == Path(tasks_root()).resolve()
+        try:
+            shown = folder.relative_to(Path.cwd())
+        except ValueError:
+            shown = folder
+        if one:
+            where = "`sttui tasks`" if whole else f"`sttui tasks {shown}`"
+            return f"'{name}' is a {field} of {len(files)} task(s), not one task: {where} lists their ids"
+        if whole:
+            return f"'{name}' is a {field} of {len(files)} task(s): name the tasks by id, file or folder"
+        return f"'{name}' is a {field}: its {len(files)} task(s) are under {shown}; name that folder"
+    return None
 
 
 def _unique(chosen: list[Any]) -> list[Any]:
@@ -403,8 +431,12 @@ def _indexed_path(task: str) -> Path:
     if entry is None:
         from sttui.core.problems import did_you_mean
 
-        ids = {e.id for e in _select(())}
+        entries = _select(())
+        ids = {e.id for e in entries}
         click.echo(f"error: no task '{task}' under {tasks_root()}{did_you_mean(task, ids)}", err=True)
+        hint = _group_hint(task, entries, one=True)
+        if hint:
+            click.echo(f"  {hint}", err=True)
         sys.exit(1)
     return Path(entry.path)
 
