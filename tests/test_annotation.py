@@ -19,7 +19,7 @@ from sttui.store.store import Store
 from sttui.tui.app import SttuiApp
 from sttui.tui.launch import Launch
 from tests.conftest import ROOT
-from tests.tui_helpers import wait_for
+from tests.tui_helpers import screen_text, wait_for
 
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 
@@ -357,6 +357,53 @@ def test_episode_labels_supersede(tmp_path):
     labels = store.labels(eid)
     assert len(labels) == 1 and labels[0]["tags"] == ["trigger_misdiagnosis", "other"]
     assert labels[0]["first_error_seq"] == 5 and labels[0]["other"] == "ignored the user"
+
+
+async def test_an_episodes_events_are_walked_and_read_whole_by_keys_at_80x24(tmp_path):
+    """At 80×24 an event's row is cut at the edge and the pane under the table is out of sight:
+    the arrows walk the events (not the dimensions, which tab walks), f marks the one
+    highlighted, and enter reads it whole in a reader that escape closes."""
+    import asyncio as _asyncio
+
+    from sttui.controllers.baselines import PlanAgent, ScriptedUser
+    from sttui.core.loader import load_task
+    from sttui.running.recording import run_recorded
+    from sttui.tui.replay import detail
+
+    db = f"sqlite:///{tmp_path / 'e.db'}"
+    store = Store(db)
+    loaded = load_task(ROOT / "tasks/stt/logistics/insulin-reefer-fault-st2-easy.yaml")
+    eid, _ = await _asyncio.to_thread(
+        lambda: _asyncio.run(
+            run_recorded(store, loaded, PlanAgent("baseline:naive", loaded.task.naive_plan), ScriptedUser())
+        )
+    )
+    async with _app(db, "ana", kind="episodes").run_test(size=(80, 24)) as pilot:
+        screen = await _annotating(pilot)
+        await wait_for(pilot, lambda: len(screen.events) > 5)
+        table = screen.query_one("#episode-events")
+        first = next(i for i, e in enumerate(screen.events) if e.type == "message" and e.payload["from"] == "user")
+        dim = screen.dim
+        start = table.cursor_row
+        for _ in range(abs(start - first)):
+            await pilot.press("up" if start > first else "down")
+        assert table.cursor_row == first and start != first
+        assert screen.dim == dim  # the arrows moved through the events only
+        text = screen.events[first].payload["text"]
+        assert len(text) > 40 and text not in " ".join(screen_text(pilot.app))  # cut at 80 columns
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "Reader")
+        shown = str(pilot.app.screen.query_one("#reader-text").render())
+        assert shown == str(detail(screen.events[first])) and text[:30] in shown
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: pilot.app.screen is screen)
+        call = next(i for i, e in enumerate(screen.events) if e.type == "tool_call")
+        for _ in range(abs(call - first)):
+            await pilot.press("down" if call > first else "up")
+        await pilot.press("f")
+        await pilot.press("tab")  # the dimensions move by tab
+        assert screen.dim == (dim + 1) % len(screen.queue.dimensions) or len(screen.queue.dimensions) == 1
+    assert store.labels(eid, "ana")[0]["first_error_seq"] == screen.events[call].seq
 
 
 async def test_rate_an_episode_with_failure_tags_and_the_first_wrong_step(tmp_path):

@@ -216,6 +216,23 @@ def test_annotate_an_episode_blind(snap_compare, db):
     assert snap_compare(app_for(db, annotate=("episodes", None)), terminal_size=LARGE, run_before=run_before)
 
 
+def test_an_episode_event_read_whole_at_80x24(snap_compare, db):
+    """Enter on the highlighted event: the whole of it, where its row is cut at the edge."""
+    record(db, STT, "snapshot0003", agent="baseline:naive")
+
+    async def run_before(pilot):
+        await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "AnnotateScreen")
+        screen = pilot.app.screen
+        await wait_for(pilot, lambda: len(screen.events) > 5)
+        await steady(pilot)
+        screen.query_one("#episode-events").move_cursor(row=1)  # the trigger at the start, with its diff
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "Reader")
+        await steady(pilot)
+
+    assert snap_compare(app_for(db, annotate=("episodes", None)), terminal_size=SMALL, run_before=run_before)
+
+
 def test_oversight_review_at_80x24(snap_compare, db, monkeypatch):
     """A model's proposal under oversight, at the smallest size the workbench supports."""
     from sttui.config import Config

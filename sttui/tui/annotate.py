@@ -25,7 +25,7 @@ from sttui.core import verdicts
 from sttui.core.replaying import seq_of_step
 from sttui.tui.footer import Footer
 from sttui.tui.lifecycle import while_shown
-from sttui.tui.modals import Dialog, EditValue
+from sttui.tui.modals import Dialog, EditValue, Reader
 from sttui.tui.replay import detail, reviewed, summary
 from sttui.tui.safetable import DataTable
 from sttui.tui.screen import SttuiScreen
@@ -162,15 +162,15 @@ class AnnotateScreen(SttuiScreen[None]):
         Binding("4", "rate(4)", "4", show=False, id="annotate.rate4"),
         Binding("5", "rate(5)", "5", show=False, id="annotate.rate5"),
         # the rating pane says "tab moves": the footer keeps its room for the keys below
-        Binding("tab,down", "dimension(1)", "Next dimension", priority=True, show=False, id="annotate.next_dimension"),
+        Binding("tab", "dimension(1)", "Next dimension", priority=True, show=False, id="annotate.next_dimension"),
         Binding(
-            "shift+tab,up",
-            "dimension(-1)",
-            "Previous dimension",
-            priority=True,
-            show=False,
-            id="annotate.prev_dimension",
+            "shift+tab", "dimension(-1)", "Previous dimension", priority=True, show=False, id="annotate.prev_dimension"
         ),
+        # on an episode the arrows move through its events (f marks the one highlighted); else
+        # through the dimensions, as tab does
+        Binding("down", "arrow(1)", "Next event", priority=True, show=False, id="annotate.down"),
+        Binding("up", "arrow(-1)", "Previous event", priority=True, show=False, id="annotate.up"),
+        Binding("enter", "read_event", "Read the event whole", show=False, id="annotate.read_event"),
         Binding("c", "comment", "Comment", id="annotate.comment"),
         Binding("s", "skip", "Skip", id="annotate.skip"),
         Binding("u", "undo", "Undo", id="annotate.undo"),
@@ -319,8 +319,10 @@ class AnnotateScreen(SttuiScreen[None]):
         if suggestion and not marked:
             self.feedback(
                 f"suggested first wrong step: #{suggestion[0]} ({suggestion[1]}); f confirms it, "
-                "or move to another step and press f"
+                "or ↑↓ to another step and f; enter reads an event whole"
             )
+        else:
+            self.feedback("↑↓ move through the events, enter reads one whole, f marks the first wrong step")
 
     def _draw_events(self, cursor_on: int | None = None) -> None:
         """The episode's header and events, blind unless the current dimension needs the controllers."""
@@ -425,6 +427,28 @@ class AnnotateScreen(SttuiScreen[None]):
         if self.item is not None:
             self.dim = (self.dim + delta) % len(self.queue.dimensions)
             self.redraw()
+
+    def action_arrow(self, delta: int) -> None:
+        """Up or down: the episode's events when one is shown, else the dimensions."""
+        table = self.query_one("#episode-events", DataTable)
+        if self.item is None or self.item.kind != "episode" or not table.row_count:
+            self.action_dimension(delta)
+            return
+        table.move_cursor(row=max(0, min(table.cursor_row + delta, table.row_count - 1)))
+
+    def action_read_event(self) -> None:
+        """The highlighted event whole, in a reader: at 80×24 its row is cut at the edge and
+        the pane under the table is out of sight."""
+        table = self.query_one("#episode-events", DataTable)
+        if self.item is None or self.item.kind != "episode" or not self.events:
+            return
+        event = self.events[min(table.cursor_row, len(self.events) - 1)]
+        self.app.push_screen(Reader(f"Episode {self.item.id}, event #{event.seq}", detail(event)))
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        """Enter on the focused table reads the event, as enter elsewhere on the screen does."""
+        event.stop()
+        self.action_read_event()
 
     def action_comment(self) -> None:
         if self.item is None:

@@ -1,4 +1,5 @@
-"""Small dialogs: confirm, a form generated from a tool's JSON Schema, a one-value editor.
+"""Small dialogs: confirm, a form generated from a tool's JSON Schema, a one-value editor, a
+reader for one long text.
 
 Every dialog is a ``Dialog``: centred, its text wrapped (never cut off), its first field
 focused when it opens, and its styles here with it."""
@@ -9,6 +10,7 @@ import json
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from rich.console import RenderableType
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -79,6 +81,33 @@ class Confirm(Dialog[bool]):
 
     def action_answer(self, value: bool) -> None:
         self.dismiss(value)
+
+
+class Reader(Dialog[None]):
+    """One long text to read whole at any size (an event of an episode being rated): the
+    arrows and page keys scroll it; escape or enter closes it."""
+
+    DEFAULT_CSS = """
+    Reader .dialog.reader { width: 100%; max-width: 100%; height: 100%; max-height: 100%; padding: 0 1; }
+    Reader #reader-body { height: 1fr; }
+    Reader .hint { color: $text-muted; }
+    """
+    BINDINGS = [Binding("escape,enter", "close", "Close", id="reader.close")]
+    FIRST = "#reader-body"  # (the text scrolls with the keys from the start)
+
+    def __init__(self, title: str, body: RenderableType):
+        super().__init__()
+        self.title_text, self.body = title, body
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog reader"):
+            yield Label(self.title_text, classes="question", markup=False)
+            with VerticalScroll(id="reader-body"):
+                yield Static(self.body, id="reader-text")
+            yield Label("↑↓ PgUp PgDn scroll · esc or enter closes", classes="hint")
+
+    def action_close(self) -> None:
+        self.dismiss(None)
 
 
 def _coerce(text: str, schema: dict[str, Any]) -> Any:
