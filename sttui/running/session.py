@@ -356,8 +356,11 @@ class PlaySession:
             self.writer.flush()
             raise
         except Exception as exc:
-            reason = f"{type(exc).__name__}: {exc}"
-            self.writer.submit(lambda: self.store.finish_episode(self.episode_id, "errored", end_reason=reason))
+            from sttui.store.writer import WriteFailed, played_elsewhere
+
+            if not (isinstance(exc, WriteFailed) and played_elsewhere(str(exc))):  # (else it is the other's)
+                reason = f"{type(exc).__name__}: {exc}"
+                self.writer.submit(lambda: self.store.finish_episode(self.episode_id, "errored", end_reason=reason))
             self.writer.flush()
             raise
         if self.clock is not None:

@@ -202,7 +202,9 @@ class Committer:
                 time.sleep(wait)
                 wait = min(wait * 2, 2.0)
             except IntegrityError as exc:  # can never succeed
-                reason, permanent = f"the record refused the write: {str(exc.orig).splitlines()[0]}", True
+                said = str(exc.orig).splitlines()[0] if str(exc.orig) else str(exc)
+                reason = PLAYED_ELSEWHERE if _seq_taken(said) else f"the record refused the write: {said}"
+                permanent = True
                 break
             except Exception as exc:
                 reason, permanent = f"{type(exc).__name__}: {exc}", True
@@ -348,12 +350,31 @@ def _settle(future: asyncio.Future[None], reason: str | None) -> None:
         future.set_exception(WriteFailed(reason))
 
 
+# why a write failed when another session wrote the episode's next event first: the same
+# episode open twice (a participant in two terminals, a resume while it is still played)
+PLAYED_ELSEWHERE = "another session is playing this episode: it wrote the episode's next step first"
+
+
+def _seq_taken(said: str) -> bool:
+    """Whether the database refused an event for a place in its episode already taken (the
+    events' unique (episode, seq): SQLite names its columns, PostgreSQL the constraint)."""
+    return "uq_events_episode_seq" in said or "events.episode_id, events.seq" in said
+
+
+def played_elsewhere(reason: str) -> bool:
+    """Whether an episode's recording stopped because another session plays it (its record is
+    whole, and that session's to finish: nobody marks it errored)."""
+    return reason.removeprefix("recording failed: ") == PLAYED_ELSEWHERE
+
+
 def mark_unrecorded(store: Any, failed: dict[str, str]) -> set[str]:
     """After the writer has let go: one attempt to mark each episode whose write failed as
-    ``errored`` with the reason, so the record says what happened rather than ``running``. Its
-    events stop at the last committed step (``sttui fork EP --at N`` goes on from there). The
-    record may still refuse (the lock is held, the disk is full): then the episodes stay
-    ``running`` at that step, resumable, and the caller says so. Returns the ids marked."""
+        ``errored`` with the reason, so the record says what happened rather than ``running``. Its
+        events stop at the last committed step (``sttui fork EP --at N`` goes on from there). The
+        record may still refuse (the lock is held, the disk is full): then the episodes stay
+        ``running`` at that step, resumable, and the caller says so. An episode another session plays
+    (``PLAYED_ELSEWHERE``) is left to it. Returns the ids marked."""
+    failed = {eid: reason for eid, reason in failed.items() if not played_elsewhere(reason)}
     if not failed or store is None:
         return set()
     now = time.time()

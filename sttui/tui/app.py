@@ -478,7 +478,12 @@ class SttuiApp(ReportsWorkerFailures, RecordAccess, App[None]):
         """A write of the episode being played failed past the writer's deadline: the episode
         stops (its record ends at its last committed step, without a gap), the person is told
         why and taken home, and the workbench exits 3 when it closes: no success over a lost write."""
+        from sttui.store.writer import played_elsewhere
+
         episode_id = session.episode_id
+        if played_elsewhere(reason):  # its record is whole: the other session goes on with it
+            self.played_elsewhere(session)
+            return
         self.record_failures.append(f"episode {episode_id}: {reason}")
         self.notify(
             f"{reason}. Episode {episode_id} stopped: its record ends at its last committed step and nothing "
@@ -497,6 +502,21 @@ class SttuiApp(ReportsWorkerFailures, RecordAccess, App[None]):
             mark_unrecorded(session.store, dict(session.writer.failed))
 
         self.run_worker(asyncio.to_thread(let_go), group="recording-failed", exit_on_error=False)
+
+    def played_elsewhere(self, session: Any) -> None:
+        """The episode being played here was opened in another session too, which wrote its next
+        step first: this one stops, writing nothing more (its last step here was not recorded),
+        and the person is taken home; the record is whole and not marked errored."""
+        self.notify(
+            f"Episode {session.episode_id} is open in another window or session, which recorded its next "
+            "step first. It goes on there; this one stops here, and your last step here was not recorded. "
+            "Everything recorded before it is kept.",
+            title="Played elsewhere",
+            severity="warning",
+            timeout=60,
+        )
+        self.pop_to_home()
+        self.run_worker(asyncio.to_thread(session.close), group="recording-failed", exit_on_error=False)
 
     async def action_quit(self) -> None:
         """Quit; while an episode is being played, ask first (it stays running, resumable).

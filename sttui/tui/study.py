@@ -271,6 +271,16 @@ class StudyApp(SttuiApp):
         self._on_screen = True  # back on the study's screen after this, the task was left or ended
         super()._show_session(session, human, seat)
 
+    def played_elsewhere(self, session: Any) -> None:
+        """The participant's task is open in another terminal or browser session too, which went
+        on with it first: this one stops for good (going back would take it over again)."""
+        self.phase = "problem"
+        super().played_elsewhere(session)
+        self._failed(
+            "this task is open in another window or session, which went on with it; go on there. "
+            "Nothing recorded is lost"
+        )
+
     # -- between tasks ---------------------------------------------------------------------
     def came_home(self) -> None:
         """Back on the study's screen from a task: ended (say so, and offer a break when one is
