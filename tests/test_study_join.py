@@ -333,3 +333,29 @@ async def test_a_browser_session_shows_why_it_cannot_go_on(tmp_path):
         shown = str(pilot.app.screen.query_one("#study-status").render())
         assert "Cannot go on: 'zed' is not a participant of study 'pilot'; its participants are: ana" in shown
     assert store.list_episodes() == []
+
+
+async def test_long_instructions_scroll_at_80x24_with_the_buttons_in_sight_and_enter_agrees_to_nothing(tmp_path):
+    steps = "\n".join(f"  {i}. Step {i} of the instructions." for i in range(1, 13))
+    db, store = setup(
+        tmp_path, STUDY.replace("  Play the **agent** seat. Press F5 to start the clock.\n", steps + "\n")
+    )
+    app = StudyApp(db, next_sitting(store, "pilot", "ana"), Config())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: screen_name(pilot) == "StudyIntro")
+        intro = pilot.app.screen
+        await pilot.pause()
+        text = intro.query_one("#study-text")
+        assert text.has_focus  # the keys scroll the text first
+        button = intro.query_one("#study-ack")
+        assert button.region.bottom <= 24 and button.region.height > 0  # in sight without scrolling
+        assert text.max_scroll_y > 0  # longer than its room at 80×24
+        await pilot.press("enter")  # agrees to nothing: the agreement is ctrl+s or the button
+        await pilot.pause()
+        assert screen_name(pilot) == "StudyIntro"
+        for _ in range(4):
+            await pilot.press("pagedown")
+        await pilot.pause()
+        assert text.scroll_y == text.max_scroll_y  # the last step reached by the keys
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: screen_name(pilot) == "PlayScreen")

@@ -31,9 +31,13 @@ class StudyIntro(Dialog[bool]):
     read them, False when they leave (nothing is recorded for the task then)."""
 
     DEFAULT_CSS = """
-    StudyIntro .dialog { width: 90; max-height: 95%; }
-    StudyIntro #study-text { height: auto; max-height: 30; }
+    StudyIntro .dialog { width: 90; max-width: 100%; max-height: 100%; padding: 0 1; }
+    StudyIntro #study-text { height: auto; max-height: 45vh; }
+    StudyIntro #study-text:focus { background-tint: $foreground 4%; }
+    StudyIntro .hint { color: $text-muted; }
     """
+    # the text has the keys first: at 80×24 it scrolls, and no enter can agree unseen
+    FIRST = "#study-text"
     BINDINGS = [
         Binding("ctrl+s", "answer(True)", "I agree, start", id="study.ack"),
         Binding("escape", "answer(False)", "Not now", id="study.leave"),
@@ -51,6 +55,7 @@ class StudyIntro(Dialog[bool]):
                     yield Markdown("## Consent\n\n" + self.consent, id="study-consent")
                 yield Markdown(self.instructions, id="study-instructions")
             yield Static(self.task_note, id="study-next")
+            yield Static("↑↓ PgUp PgDn scroll the text · tab reaches the buttons", classes="hint")
             with Horizontal(classes="buttons"):
                 label = "I agree and have read the instructions" if self.consent else "I have read the instructions"
                 yield Button(f"{label} (ctrl+s)", variant="primary", id="study-ack")
