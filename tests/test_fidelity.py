@@ -353,6 +353,7 @@ def test_a_long_result_wraps_at_80x24(snap_compare, db):
             await pilot.press("enter")
             await wait_for(pilot, lambda: screen.human.waiting)
         await pilot.press("f5")
+        pilot.app.clear_notifications()  # (the lab alert's pop-up: the wrapped note is what is shown here)
         conversation, fold = screen.query_one("#conversation"), screen.query(ResultFold).last()
         top = fold.region.y + 2 - conversation.region.y + conversation.scroll_y  # (its body: under the title)
         conversation.scroll_to(y=top + 4, animate=False)  # the first request's fields
@@ -376,3 +377,22 @@ def test_the_user_seat_brief_as_fields_at_80x24(snap_compare, db):
     assert snap_compare(
         SttuiApp(Launch.build(ROOT / "tasks", db_url=db, human="ana")), terminal_size=SMALL, run_before=run_before
     )
+
+
+async def test_an_announced_notice_under_a_long_result_is_said_where_it_is_seen(tmp_path):
+    """The screen shows a long result from its start, so the notice that follows it lands below
+    the fold; a model has it in its context, so the person is told it too, as it arrives."""
+    from tests.tui_helpers import play_alone, type_text, wait_for
+
+    db = f"sqlite:///{tmp_path / 'n.db'}"
+    task = ROOT / "tasks/stt/clinic/dialysis-urgent-t2-easy.yaml"
+    async with play_alone(db, task).run_test(size=(80, 24)) as pilot:
+        screen = pilot.app.screen
+        await wait_for(pilot, lambda: bool(screen.query("#conversation > *")))
+        await pilot.press("f5")
+        await type_text(pilot, "get_patient(patient_id=P-NOWAK)")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: any(i["type"] == "notice" for i in screen.episode.view))
+        notice = next(i["text"] for i in screen.episode.view if i["type"] == "notice")
+        await wait_for(pilot, lambda: any(n.title == "Notice" for n in pilot.app._notifications))
+        assert [n.message for n in pilot.app._notifications if n.title == "Notice"] == [notice]

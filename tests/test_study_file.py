@@ -79,19 +79,19 @@ def test_errors_name_file_line_and_field(tmp_path):
         (("study: 1", "study: 2"), ":1: study: expected the format version 1; got 2"),
         (
             ("participants: [ana, ben, chen]", "participants: [ana, ana]"),
-            ":5: participants: participant 'ana' is named twice",
+            ":5: participants[1]: participant 'ana' is named twice (both on line 5)",
         ),
         (
             ("participants: [ana, ben, chen]", "participants: {anonymous: 0}"),
-            ":5: participants: expected a list of names, or {anonymous: N} with N >= 1; got {'anonymous': 0}",
+            ":5: participants: expected a list of names, or {anonymous: N} with N from 1 to 10000; got {'anonymous': 0}",
         ),
         (
             ("participants: [ana, ben, chen]", "participants: [ana, 'b c']"),
-            ":5: participants: a participant's name is 1 to 40 letters",
+            ":5: participants[1]: a participant's name is 1 to 40 ASCII letters",
         ),
         (
             ("participants: [ana, ben, chen]", "participants: [ana, 7]"),
-            ":5: participants: a participant's name is 1 to 40 letters",
+            ":5: participants[1]: a participant's name is 1 to 40 ASCII letters",
         ),
         (
             ("participants: [ana, ben, chen]", "participants: lots"),
@@ -256,3 +256,129 @@ def test_each_participant_follows_their_row_of_the_square(tmp_path, blocks):
     for j, name in enumerate(s.names):
         expected = [t for b in rows[j % len(rows)] for t in groups[b]]  # everyone plays everything here
         assert [x.task_id for x in plan.of(name)] == expected
+
+
+def test_one_run_reports_every_problem_it_can_find(tmp_path):
+    """Fixing a file never reveals a further round: bad names (each of them), a task listed
+    twice, an unknown task, a bad block and a missing seed all come in the first run."""
+    text = (
+        GOOD.replace(
+            "logistics-insulin-reefer-st2-easy]",
+            "logistics-insulin-reefer-st2-eazy, clinic-dialysis-urgent-t2-easy]",
+        )
+        .replace("[ana, ben, chen]", "[ana, 'b c', ben, 'd e', chen]")
+        .replace(
+            "time_limit",
+            "order: {design: random-blocks, blocks: [[clinic-dialysis-urgent-t2-easy], [nope]]}\ntime_limit",
+        )
+    )
+    code, _, err = run_check(tmp_path, text, "--no-tasks")
+    assert code == 1
+    for expected in (
+        "study.yaml:3: tasks[1]: no task 'logistics-insulin-reefer-st2-eazy' under",
+        "study.yaml:3: tasks[2]: 'clinic-dialysis-urgent-t2-easy' is listed twice",
+        "study.yaml:5: participants[1]: a participant's name is",
+        "study.yaml:5: participants[3]: a participant's name is",
+        "study.yaml:9: order.seed: random-blocks draws each participant's order from a seed",
+        "study.yaml:9: order.blocks[1][0]: 'nope' is not one of the study's tasks",
+    ):
+        assert expected in err, (expected, err)
+    assert "order.blocks[1]" in err and "eazy' is not one of" not in err  # the typo is reported once, at tasks[1]
+
+
+def test_a_design_that_cannot_be_met_comes_with_the_files_other_problems(tmp_path):
+    text = GOOD.replace("replication: 2", "replication: 4").replace("[ana, ben, chen]", "[ana, ben, 'c d']")
+    found = problems(tmp_path, text)
+    assert any(":4: replication: 2 task(s) × 4 replication(s) needs at least 4 participants" in f for f in found)
+    assert any(":5: participants[2]: a participant's name is" in f for f in found), found
+
+
+@pytest.mark.parametrize(
+    "limit, got",
+    [
+        ("{minutes: 100000000000, warn_at: 99999999999}", "got 1e+11"),
+        ("{minutes: .inf}", "got inf"),
+        ("{minutes: .nan}", "got nan"),
+        ("{minutes: 0}", "got 0"),
+        ("{minutes: 1441}", "got 1441"),
+        ("{minutes: 20, warn_at: 0}", "got 0"),
+    ],
+)
+def test_a_time_limit_is_above_0_and_at_most_a_day(tmp_path, limit, got):
+    found = problems(tmp_path, GOOD.replace("{minutes: 10, warn_at: 8}", limit))
+    expected = f"expected a number of minutes above 0 and at most 1440 (24 hours); {got}"
+    assert any(f.endswith(expected) and ":9: time_limit." in f for f in found), found
+    assert not any(">=" in f for f in found), found
+
+
+def test_a_limit_of_a_day_loads_and_a_break_is_bounded_too(tmp_path):
+    text = GOOD.replace("{minutes: 10, warn_at: 8}", "{minutes: 1440, warn_at: 1439.5}")
+    assert load_study(write(tmp_path, text)).study.time_limit is not None
+    found = problems(tmp_path, text + "breaks: {every: 2, minutes: 2000}\n")
+    assert any(":10: breaks.minutes: expected a number of minutes above 0 and at most 1440" in f for f in found)
+
+
+def test_one_minute_is_singular(tmp_path):
+    found = problems(tmp_path, GOOD.replace("{minutes: 10, warn_at: 8}", "{minutes: 1, warn_at: 2}"))
+    assert any(f.endswith("time_limit: warn_at (2) must come before the limit (1 minute)") for f in found), found
+
+
+def test_a_name_is_ascii_and_the_message_says_so(tmp_path):
+    found = problems(tmp_path, GOOD.replace("[ana, ben, chen]", "[ana, Zoë, chen]"))
+    assert any(
+        ":5: participants[1]: a participant's name is 1 to 40 ASCII letters, digits, '.', '_' or '-'" in f
+        and f.endswith("got 'Zoë' ('Zoe' would do)")
+        for f in found
+    ), found
+
+
+def test_too_many_anonymous_slots_says_the_whole_range(tmp_path):
+    found = problems(tmp_path, GOOD.replace("[ana, ben, chen]", "{anonymous: 100000}"))
+    assert any("{anonymous: N} with N from 1 to 10000; got {'anonymous': 100000}" in f for f in found), found
+
+
+def test_names_that_differ_only_in_case_are_one_name(tmp_path):
+    text = GOOD.replace("participants: [ana, ben, chen]", "participants:\n  - ana\n  - ben\n  - ANA")
+    found = problems(tmp_path, text)
+    assert any(
+        f.endswith(
+            "study.yaml:8: participants[2]: participants 'ana' and 'ANA' are one name (lines 6 and 8): "
+            "names are compared ignoring case"
+        )
+        for f in found
+    ), found
+
+
+def test_random_blocks_need_a_seed_in_the_file(tmp_path):
+    seedless = GOOD.replace("time_limit", "order: {design: random-blocks}\ntime_limit")
+    assert any(
+        ":9: order.seed: random-blocks draws each participant's order from a seed" in f
+        for f in problems(tmp_path, seedless)
+    )
+    seeded = load_study(write(tmp_path, seedless.replace("random-blocks}", "random-blocks, seed: 0}"))).study
+    assert (seeded.order.design, seeded.order.seed) == ("random-blocks", 0)
+    assert load_study(write(tmp_path, GOOD)).study.order.design == "latin-square"  # no seed needed there
+
+
+def test_a_stored_study_is_read_under_the_rules_it_was_started_with():
+    """A study started before a rule was added (a limit over a day, names that differ only in
+    case) is still read back from the record and from a bundle; a file gets every rule."""
+    import pydantic
+
+    from sttui.study.spec import STORED, Study
+
+    spec = {
+        "study": 1,
+        "id": "old",
+        "tasks": ["t"],
+        "participants": ["ana", "ANA"],
+        "instructions": "x",
+        "time_limit": {"minutes": 2000, "warn_at": 1500},
+        "breaks": {"every": 1, "minutes": 2000},
+    }
+    read = Study.model_validate(spec, context=STORED)
+    assert read.participants == ("ana", "ANA") and read.time_limit.minutes == 2000
+    with pytest.raises(pydantic.ValidationError):
+        Study.model_validate(spec)
+    with pytest.raises(pydantic.ValidationError, match="named twice"):
+        Study.model_validate({**spec, "participants": ["ana", "ana"]}, context=STORED)

@@ -109,7 +109,11 @@ async def test_the_time_limit_warns_then_ends_the_episode_as_limit(tmp_path):
         await pilot.press("f5")
         await wait_for(pilot, lambda: screen_name(pilot) == "EndScreen", timeout=20)
         # (the end screen filled in: leaving while it opens closed the app under its mount)
-        await wait_for(pilot, lambda: any(t.row_count for t in pilot.app.screen.query("DataTable#checklist")))
+        await wait_for(pilot, lambda: bool(pilot.app.screen.query("#end-stats")))
+        # the outcome is the researcher's: no verdict, checklist or title to learn from
+        end = pilot.app.screen
+        assert "This task has ended" in str(end.query_one("#end-title").render())
+        assert not end.query("#checklist") and not end.query("#end-review")
     record = store.episode(sitting.assignment.episode_id)
     assert record.status == "completed" and record.end_reason == "time limit of 0.05 minutes reached"
     types = [e.type for e in store.events(record.id)]
@@ -225,10 +229,11 @@ async def test_a_participant_plays_alone_no_god_view_no_model_in_the_seat(tmp_pa
         assert "god_view" not in events and "seat_changed" not in events
 
 
-async def end_it_and_go_back(pilot, via_replay: bool = False):
-    """Start the clock, end the task (F8, yes), and escape from its end screen (``via_replay``:
-    from its replay) to the study's screen, which the footer and the hint name; the study's
-    status, once it tells the task done."""
+async def end_it_and_go_back(pilot, try_replay: bool = False):
+    """Start the clock, end the task (F8, yes), and escape from its end screen to the study's
+    screen, which the footer and the hint name (``try_replay``: r first, which a participant is
+    not offered: the replay shows the state and the silent triggers); the study's status, once
+    it tells the task done."""
     await pilot.press("f5", "f8")
     await wait_for(pilot, lambda: screen_name(pilot) == "Confirm")
     await pilot.press("y")
@@ -237,10 +242,11 @@ async def end_it_and_go_back(pilot, via_replay: bool = False):
     assert pilot.app.screen.active_bindings["escape"].binding.description == "Study"
     hints = [str(w.render()) for w in pilot.app.screen.query("Static.muted")]
     assert any("escape goes back to the study." in h for h in hints), hints
-    if via_replay:
+    if try_replay:
+        assert "r" not in pilot.app.screen.active_bindings or not pilot.app.screen.check_action("replay", ())
         await pilot.press("r")
-        await wait_for(pilot, lambda: screen_name(pilot) == "ReplayScreen")
-        assert pilot.app.screen.active_bindings["escape"].binding.description == "Study"
+        await pilot.pause()
+        assert screen_name(pilot) == "EndScreen"
     await pilot.press("escape")
     await wait_for(pilot, lambda: screen_name(pilot) == "StudyHome")
     status = pilot.app.screen.query_one("#study-status")
@@ -277,7 +283,7 @@ async def test_after_the_last_task_the_study_screen_thanks_them_and_offers_no_ne
     app = StudyApp(db, next_sitting(store, "pilot", "ana"), Config(), study_id="pilot", name="ana")
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: screen_name(pilot) == "PlayScreen")
-        status = await end_it_and_go_back(pilot, via_replay=True)
+        status = await end_it_and_go_back(pilot, try_replay=True)
         assert "Task done: 1 of 1 scored." in str(status.render())
         assert "That was your last task of study pilot. Thank you!" in str(status.render())
         assert str(pilot.app.screen.query_one("#study-keys").render()) == "w: withdraw from the study  ·  ctrl+q: leave"
@@ -359,3 +365,83 @@ async def test_long_instructions_scroll_at_80x24_with_the_buttons_in_sight_and_e
         assert text.scroll_y == text.max_scroll_y  # the last step reached by the keys
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: screen_name(pilot) == "PlayScreen")
+
+
+TIMED = STUDY.replace("practice: [logistics-pembrolizumab-goods-in-t1-easy]\n", "") + (
+    "time_limit: {minutes: 3, warn_at: 0.01}\n"
+)
+
+
+async def test_under_a_time_limit_the_task_is_out_of_sight_while_the_clock_stands(tmp_path):
+    """Reading and thinking count as working time: before F5 and while paused the task is
+    covered; the header shows the limit beside the clock, and not the simulated time or the
+    step budget, which a model is not given; the palette offers no god view or model."""
+    from sttui.tui.app import binding_commands
+    from tests.tui_helpers import screen_text
+
+    db, store = setup(tmp_path, TIMED)
+    app = StudyApp(db, next_sitting(store, "pilot", "ana"), Config())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: screen_name(pilot) == "StudyIntro")
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: screen_name(pilot) == "PlayScreen")
+        play = pilot.app.screen
+        await wait_for(pilot, lambda: play.has_class("-covered"))
+        await pilot.pause()
+        opening = play.session.episode.messages[0]["text"]
+        text = " ".join(screen_text(pilot.app))
+        assert opening[:30] not in text and "F5 starts the clock" in text
+        header = str(play.query_one("#status-bar").render())
+        assert "00:00/03:00" in header and "step 0 " in header
+        assert "sim " not in header and "/40" not in header
+        titles = {c.title for c in binding_commands(play)}
+        assert "God view" not in titles and "Clock" in titles
+        await pilot.press("f5")
+        await wait_for(pilot, lambda: not play.has_class("-covered"))
+        await pilot.pause()
+        assert opening[:30] in " ".join(screen_text(pilot.app))
+        await wait_for(pilot, lambda: "time_warning" in [e.type for e in store.events(play.session.episode_id)])
+        await pilot.press("f5")  # paused again: covered again
+        await wait_for(pilot, lambda: play.has_class("-covered"))
+
+
+def test_a_killed_sessions_working_time_counts_to_its_last_recorded_event():
+    """No pause is recorded when the session is killed with the clock running: the time from
+    the last start to the last event recorded after it still counts."""
+    from sttui.core.events import Event
+    from sttui.running.session import worked_before
+
+    def ev(kind: str, at: float, **payload: float) -> Event:
+        return Event(0, kind, "human:ana", dict(payload), "", at)
+
+    paused = [ev("clock_started", 100.0, active_seconds=0), ev("clock_paused", 228.0, active_seconds=128.0)]
+    assert worked_before(paused) == 128.0
+    killed = [
+        *paused,
+        ev("clock_started", 300.0, active_seconds=128.0),
+        ev("tool_call", 310.0),
+        ev("tool_result", 312.0),
+    ]
+    assert worked_before(killed) == 140.0  # 128 s, and 12 s to the last call's result
+    assert worked_before([*paused, ev("clock_started", 300.0, active_seconds=128.0)]) == 128.0
+    assert worked_before([ev("tool_call", 5.0)]) == 0.0
+
+
+async def test_a_time_warning_given_is_not_given_again_when_the_task_is_resumed(tmp_path):
+    db, store = setup(tmp_path, TIMED)
+    sitting = next_sitting(store, "pilot", "ana")
+    for attempt in range(2):
+        app = StudyApp(db, sitting if attempt == 0 else next_sitting(store, "pilot", "ana"), Config())
+        async with app.run_test(size=(80, 24)) as pilot:
+            if attempt == 0:
+                await wait_for(pilot, lambda: screen_name(pilot) == "StudyIntro")
+                await pilot.press("ctrl+s")
+            await wait_for(pilot, lambda: screen_name(pilot) == "PlayScreen")
+            await pilot.press("f5")
+            eid = pilot.app.screen.session.episode_id
+            if attempt == 0:
+                await wait_for(pilot, lambda e=eid: "time_warning" in [x.type for x in store.events(e)])
+            else:
+                await pilot.pause(1.5)  # (the limit is checked each second)
+            await pilot.press("f5")
+    assert [e.type for e in store.events(eid)].count("time_warning") == 1

@@ -75,6 +75,20 @@ class HumanClock:
         self.pause() if self.running else self.start()
 
 
+def worked_before(recorded: list[Event]) -> float:
+    """A person's working time in an episode's record: as of its last clock event; and when that
+    is a start (the session was killed with the clock running, so no pause was recorded), with
+    the time from that start to the last event recorded after it, the last sign of them at work."""
+    clock = [e for e in recorded if e.type in ("clock_started", "clock_paused")]
+    if not clock or not isinstance(clock[-1].payload.get("active_seconds"), int | float):
+        return 0.0
+    last = clock[-1]
+    worked = float(last.payload["active_seconds"])
+    if last.type == "clock_started" and recorded[-1] is not last:
+        worked += max(0.0, recorded[-1].wall_time - last.wall_time)
+    return worked
+
+
 class PlaySession:
     """An episode in the workbench: seats, recording, the human clock and the god view."""
 
@@ -113,6 +127,7 @@ class PlaySession:
         self._present = asyncio.Event()  # the person has started their clock (or lent their seat) once
         self.rebuilt: Rebuilt | None = None
         self.time_limit: tuple[float, float | None] | None = None  # (seconds, warn at): a study's
+        self.in_study = False  # a study's sitting: the person sees only what a model would be given
         self._warned = False
         if resume is None:
             seed_used = loaded.task.seed if seed is None else seed
@@ -141,9 +156,8 @@ class PlaySession:
         self.episode.listeners.append(self._record)
         self.clock = HumanClock(self._clock_event) if self.humans() else None
         if self.clock is not None and resume is not None:  # the time worked before the episode was left
-            worked = [e.payload.get("active_seconds") for e in recorded if e.type in ("clock_started", "clock_paused")]
-            if worked and isinstance(worked[-1], int | float):
-                self.clock._total = float(worked[-1])
+            self.clock._total = worked_before(recorded)
+            self._warned = any(e.type == "time_warning" for e in recorded)  # (warned once, not once a sitting)
         for controller in (agent, user):
             self._wire(controller)
 

@@ -92,11 +92,11 @@ class _Manifest(BaseModel):
 def check_manifest(obj: dict[str, Any], where: str) -> dict[str, Any]:
     """A bundle's study record, checked before anything is written (ImportProblem otherwise)."""
     from sttui.exports.importing import ImportProblem
-    from sttui.study.spec import Study
+    from sttui.study.spec import STORED, Study
 
     try:
         found = _Manifest.model_validate(obj)
-        Study.model_validate(found.study.get("spec"))
+        Study.model_validate(found.study.get("spec"), context=STORED)
         for key in ("id", "digest", "source", "tasks", "created_at"):
             if key not in found.study:
                 raise ImportProblem(f"{where}: the study record lacks '{key}'")

@@ -15,16 +15,19 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sttui.core.loader import LoadedTask, load_task
 from sttui.core.problems import Problem, TaskFileError, did_you_mean, display_path
-from sttui.core.settings import from_name
+from sttui.core.settings import NAMED, from_name
 from sttui.core.taskindex import discover
-from sttui.study.spec import LoadedStudy, Study
+from sttui.core.yamlio import line_of
+from sttui.study.spec import MAX_ANONYMOUS, MAX_REPLICATION, LoadedStudy, Study
+
+Line = Callable[..., int | None]  # the line of a location in the study file (``LoadedStudy.line``)
 
 
 @dataclass(frozen=True)
@@ -93,10 +96,7 @@ def design(study: Study, task_ids: list[str]) -> Design:
     out = Design()
     p, r = len(names), study.replication
     if p < r:
-        out.problems.append(
-            f"{len(task_ids)} task(s) × {r} replication(s) needs at least {r} participants (each plays a task "
-            f"at most once); the study has {p}"
-        )
+        out.problems.append(too_few(len(task_ids), r, p))
         return out
     mine: dict[str, set[str]] = {n: set() for n in names}
     rep: dict[tuple[str, str], int] = {}
@@ -136,6 +136,13 @@ def design(study: Study, task_ids: list[str]) -> Design:
     return out
 
 
+def too_few(tasks: int, replication: int, people: int) -> str:
+    return (
+        f"{tasks} task(s) × {replication} replication(s) needs at least {replication} participants (each plays "
+        f"a task at most once); the study has {people}"
+    )
+
+
 @dataclass
 class Resolved:
     """The study's scored and practice tasks, loaded (exact versions), in the file's order."""
@@ -154,64 +161,139 @@ class Resolved:
         return {t.id: t for t in [*self.practice, *self.tasks]}
 
 
+@dataclass(frozen=True)
+class Named:
+    """What the task checks read of a study: of a valid one, or the well-formed parts of a file
+    that failed other checks (an entry that is not text is None; a setting or seat that is not
+    one is None and not checked against the tasks; blocks that are not lists of lists, None)."""
+
+    tasks: Sequence[str | None]
+    practice: Sequence[str | None]
+    setting: str | None
+    seat: str | None
+    blocks: Sequence[Sequence[str | None]] | None
+
+    @classmethod
+    def of(cls, study: Study) -> Named:
+        return cls(study.tasks, study.practice, study.setting, study.seat, study.order.blocks)
+
+    @classmethod
+    def written(cls, data: dict[str, Any]) -> Named:
+        order = data.get("order")
+        blocks = order.get("blocks") if isinstance(order, dict) else None
+        if not (isinstance(blocks, list) and all(isinstance(b, list) for b in blocks)):
+            blocks = None
+        setting, seat = data.get("setting", "default"), data.get("seat", "agent")
+        return cls(
+            _texts(data.get("tasks")),
+            _texts(data.get("practice")),
+            setting if isinstance(setting, str) and setting in NAMED else None,
+            seat if seat in ("agent", "user") else None,
+            None if blocks is None else [_texts(b) for b in blocks],
+        )
+
+
+def _texts(value: Any) -> list[str | None]:
+    return [v if isinstance(v, str) else None for v in value] if isinstance(value, list) else []
+
+
 def resolve(loaded: LoadedStudy, tasks_dir: Path) -> Resolved:
     """Load every task the study names (an id under ``tasks_dir``, or a file or folder, relative
     to the study file first); TaskFileError with each problem at its line in the study file."""
+    resolved, problems = _resolve(Named.of(loaded.study), loaded.path, loaded.line, tasks_dir)
+    if problems:
+        raise TaskFileError(problems)
+    return resolved
+
+
+def file_problems(data: dict[str, Any], lines: dict[Any, int], path: Path, tasks_dir: Path) -> list[Problem]:
+    """``resolve``'s problems, and a design that needs more participants than the file names,
+    for a study file that failed its own checks: what it names is well-formed enough to look
+    up, so its author learns of an unknown task in the same run as of a bad name."""
+
+    def line(*loc: str | int) -> int | None:
+        return line_of(lines, loc)
+
+    named = Named.written(data)
+    _, problems = _resolve(named, path, line, tasks_dir)
+    people, replication = _people(data.get("participants")), data.get("replication", 3)
+    tasks = len({t for t in named.tasks if t is not None})
+    if people and type(replication) is int and people < replication <= MAX_REPLICATION:
+        problems.append(
+            Problem(display_path(path), line("replication"), "replication", too_few(tasks, replication, people))
+        )
+    return problems
+
+
+def _people(value: Any) -> int:
+    """How many participants the file names (0 when that is not clear)."""
+    if isinstance(value, list):
+        return len(value)
+    n = value.get("anonymous") if isinstance(value, dict) else None
+    return n if type(n) is int and 1 <= n <= MAX_ANONYMOUS else 0
+
+
+def _resolve(named: Named, path: Path, line: Line, tasks_dir: Path) -> tuple[Resolved, list[Problem]]:
+    """The tasks, and every problem with them: not found, not loading, one task named twice
+    (by two spellings: an entry written twice is the study file's own problem), a setting or
+    seat the task has not, the blocks."""
     from sttui.core.taskindex import index
 
-    study = loaded.study
-    name = display_path(loaded.path)
+    name = display_path(path)
     problems: list[Problem] = []
     found: dict[str, list[LoadedTask]] = {"tasks": [], "practice": []}
     known: list[str] | None = None
+    written: set[str] = set()
+    missing: set[str] = set()  # entries reported here: a block naming one is not reported again
     for section in ("tasks", "practice"):
-        for i, entry in enumerate(getattr(study, section)):
-            line = loaded.line(section, i)
-            path = _as_path(entry, loaded.path.parent)
+        for i, entry in enumerate(getattr(named, section)):
+            if entry is None or entry in written:
+                continue
+            written.add(entry)
+            where = (name, line(section, i), f"{section}[{i}]")
+            target = _as_path(entry, path.parent)
             try:
-                if path is not None:
-                    files = discover([path])
+                if target is not None:
+                    files = discover([target])
                     if not files:
-                        problems.append(Problem(name, line, f"{section}[{i}]", f"no task files under {entry}"))
+                        problems.append(Problem(*where, f"no task files under {entry}"))
+                        missing.add(entry)
                     found[section] += [load_task(f) for f in files]
                     continue
                 hit = index().find(entry, [tasks_dir])
                 if hit is None:
                     if known is None:
                         known = [e.id for e in index().scan([tasks_dir]) if e.id]
-                    problems.append(
-                        Problem(
-                            name,
-                            line,
-                            f"{section}[{i}]",
-                            f"no task '{entry}' under {tasks_dir}{did_you_mean(entry, known)}",
-                        )
-                    )
+                    problems.append(Problem(*where, f"no task '{entry}' under {tasks_dir}{did_you_mean(entry, known)}"))
+                    missing.add(entry)
                     continue
                 found[section].append(load_task(hit.path))
             except TaskFileError as exc:
                 first = exc.problems[0]
                 more = f" (and {len(exc.problems) - 1} more)" if len(exc.problems) > 1 else ""
-                problems.append(Problem(name, line, f"{section}[{i}]", f"the task does not load: {first}{more}"))
+                problems.append(Problem(*where, f"the task does not load: {first}{more}"))
+                missing.add(entry)
     resolved = Resolved(found["tasks"], found["practice"])
-    ids = [t.id for t in resolved.tasks]
+    problems += _task_problems(named, name, line, resolved)
+    problems += _block_problems(named.blocks, name, line, resolved.ids, missing)
+    return resolved, problems
+
+
+def _task_problems(named: Named, name: str, line: Line, resolved: Resolved) -> list[Problem]:
+    out: list[Problem] = []
     seen: set[str] = set()
     for t in [*resolved.tasks, *resolved.practice]:
         if t.id in seen:
-            problems.append(Problem(name, loaded.line("tasks"), "tasks", f"task '{t.id}' is named twice"))
+            out.append(Problem(name, line("tasks"), "tasks", f"task '{t.id}' is named twice"))
         seen.add(t.id)
-        try:
-            from_name(study.setting, t.kind)
-        except ValueError as exc:
-            problems.append(Problem(name, loaded.line("setting"), "setting", f"{t.id}: {exc}"))
-        if study.seat == "user" and t.kind != "stt":
-            problems.append(
-                Problem(name, loaded.line("seat"), "seat", f"{t.id} is an explore task: it has no user seat")
-            )
-    problems += _block_problems(loaded, ids)
-    if problems:
-        raise TaskFileError(problems)
-    return resolved
+        if named.setting is not None:
+            try:
+                from_name(named.setting, t.kind)
+            except ValueError as exc:
+                out.append(Problem(name, line("setting"), "setting", f"{t.id}: {exc}"))
+        if named.seat == "user" and t.kind != "stt":
+            out.append(Problem(name, line("seat"), "seat", f"{t.id} is an explore task: it has no user seat"))
+    return out
 
 
 def _as_path(entry: str, base: Path) -> Path | None:
@@ -224,31 +306,35 @@ def _as_path(entry: str, base: Path) -> Path | None:
     return Path(entry)
 
 
-def _block_problems(loaded: LoadedStudy, ids: list[str]) -> list[Problem]:
-    blocks = loaded.study.order.blocks
+def _block_problems(
+    blocks: Sequence[Sequence[str | None]] | None, name: str, line: Line, ids: list[str], missing: set[str]
+) -> list[Problem]:
+    """Each block entry that is not one of the study's tasks (one already reported as not found
+    is left alone) or is in a block already, and every task left out of the blocks."""
     if blocks is None:
         return []
-    name = display_path(loaded.path)
     out: list[Problem] = []
     placed: dict[str, int] = {}
     for b, block in enumerate(blocks):
         if not block:
-            out.append(Problem(name, loaded.line("order", "blocks", b), f"order.blocks[{b}]", "expected task ids"))
+            out.append(Problem(name, line("order", "blocks", b), f"order.blocks[{b}]", "expected task ids"))
         for j, task in enumerate(block):
-            where = (loaded.line("order", "blocks", b, j), f"order.blocks[{b}][{j}]")
+            if task is None or task in missing:
+                continue
+            where = (line("order", "blocks", b, j), f"order.blocks[{b}][{j}]")
             if task not in ids:
                 out.append(Problem(name, *where, f"'{task}' is not one of the study's tasks{did_you_mean(task, ids)}"))
             elif task in placed:
                 out.append(Problem(name, *where, f"'{task}' is already in block {placed[task]}"))
             placed[task] = b
-    missing = [t for t in ids if t not in placed]
-    if missing:
+    left = [t for t in ids if t not in placed]
+    if left:
         out.append(
             Problem(
                 name,
-                loaded.line("order", "blocks"),
+                line("order", "blocks"),
                 "order.blocks",
-                f"every task must be in a block; missing: {', '.join(missing)}",
+                f"every task must be in a block; missing: {', '.join(left)}",
             )
         )
     return out

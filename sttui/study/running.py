@@ -14,7 +14,7 @@ from sttui.core.loader import LoadedTask
 from sttui.core.problems import TaskFileError
 from sttui.store.studies import Assignment, Studies, StudyProblem, new_token
 from sttui.study.design import Design, Resolved, design, resolve
-from sttui.study.spec import LoadedStudy, Study, load_study
+from sttui.study.spec import STORED, LoadedStudy, Study, load_study
 
 
 @dataclass
@@ -77,7 +77,7 @@ def stored_study(store: Any, study_id: str) -> tuple[Study, Any]:
     row = Studies(store).study(study_id)
     if row is None:
         raise StudyProblem(f"no study '{study_id}' in the record; `sttui study start FILE` starts it")
-    return Study.model_validate(row.spec), row
+    return Study.model_validate(row.spec, context=STORED), row
 
 
 def open_slot(store: Any, assignment: Assignment) -> LoadedTask:

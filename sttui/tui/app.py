@@ -573,9 +573,12 @@ class SttuiApp(ReportsWorkerFailures, RecordAccess, App[None]):
 
 
 def binding_commands(screen: Screen) -> Iterable[SystemCommand]:
-    """A command-palette entry for every binding of a screen that has a description."""
+    """A command-palette entry for every binding of a screen that has a description, and that
+    the screen allows now (a study's participant is not offered the god view or a model)."""
     for binding in screen.BINDINGS:
         if isinstance(binding, Binding) and binding.description:
+            if isinstance(screen, Screen) and screen.check_action(binding.action.split("(")[0], ()) is False:
+                continue
             yield SystemCommand(
                 binding.description,
                 f"{binding.key} · {binding.id or binding.action}",

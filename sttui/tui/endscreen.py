@@ -2,7 +2,8 @@
 simulated and human time, and the milestone review (shown now the episode is over, so it
 cannot steer the play). The table cuts long details at the screen's edge; the highlighted
 item's detail is shown whole beneath it (the first failed item's to begin with), so every
-word of the verdict is readable at 80x24."""
+word of the verdict is readable at 80x24. In a study it says only that the task ended: the
+outcome is the researcher's, and would teach the participant before their next task."""
 
 from __future__ import annotations
 
@@ -37,6 +38,16 @@ class EndScreen(EpisodeOverScreen):
         # as the play screen's clock shows it (mm:ss): one word, never cut in two at the edge
         secs = int(clock.active_seconds) if clock else 0
         human = f"{secs // 60:02d}:{secs % 60:02d}" if clock else "-"
+        if self.session.in_study:  # no verdict, checklist or title: what one task teaches would
+            with VerticalScroll(id="end"):  # carry into the participant's next
+                yield Static("[b]This task has ended.[/b]", id="end-title")
+                yield Static(
+                    f"steps {ep.steps}  ·  your working time {human}\nepisode {self.session.episode_id}",
+                    id="end-stats",
+                )
+                yield Static(f"escape goes {self.home_words}.", classes="muted")
+            yield Footer()
+            return
         with VerticalScroll(id="end"):
             yield Static(
                 f"{escape(ep.task.title)}\n{verdict}  judged by {outcome.judged_by}  ·  {escape(self.result.end_reason)}",

@@ -75,6 +75,8 @@ class EpisodeOverScreen(SttuiScreen[None]):
         self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "replay" and getattr(self.app, "barred", False):
+            return False  # a study's participant: the replay shows the state and the silent triggers
         if action in ("replay", "home") and self.holding:
             return None  # shown dimmed
         return super().check_action(action, parameters)

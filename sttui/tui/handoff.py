@@ -336,7 +336,36 @@ class SeatScreen(SttuiScreen[None]):
         from sttui.tui.widgets import StatusLine
 
         self.query_one("#status-bar", StatusLine).show(self.status_text())
+        self._cover_task(self.covered())
         self.ticked()
+
+    def covered(self) -> bool:
+        """Under a study's time limit the task is out of sight while the person's clock stands
+        (before F5 and when paused): time to read and think counts, as working time."""
+        s = self.session
+        return (
+            s.time_limit is not None
+            and s.clock is not None
+            and not s.clock.running
+            and s.holds(self.seat)
+            and s.episode.ended is None
+        )
+
+    def _cover_task(self, covered: bool) -> None:
+        if covered == self.has_class("-covered"):
+            return
+        if covered and not self.query("#paused-cover"):
+            from textual.widgets import Static
+
+            self.mount(
+                Static(
+                    "The clock is stopped, and the task is out of sight until it runs: the time limit counts "
+                    "the time you spend reading and thinking too.\n\nF5 starts the clock.",
+                    id="paused-cover",
+                ),
+                after=self.query_one("#status-bar"),
+            )
+        self.set_class(covered, "-covered")
 
     def ticked(self) -> None:
         """What else a screen updates each second (nothing by default)."""

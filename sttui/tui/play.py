@@ -43,8 +43,11 @@ def status_line(session: PlaySession) -> Text:
     ep = session.episode
     parts: list[Any] = []
     if isinstance(ep, Episode):
-        parts += [("sim ", "dim"), (ep.now.strftime("%Y-%m-%d %H:%M"), "bold"), "  "]
-        parts += [("step ", "dim"), f"{ep.steps}/{ep.task.max_steps}", "  "]
+        if session.in_study:  # a model is told neither the simulated time nor the step budget
+            parts += [("step ", "dim"), str(ep.steps), "  "]
+        else:
+            parts += [("sim ", "dim"), (ep.now.strftime("%Y-%m-%d %H:%M"), "bold"), "  "]
+            parts += [("step ", "dim"), f"{ep.steps}/{ep.task.max_steps}", "  "]
         if ep.ended is not None:
             parts += [("ended ", "bold"), ep.ended["reason"], "  "]
     parts += [("agent ", "dim"), session.agent.name, "  "]
@@ -61,7 +64,11 @@ def status_line(session: PlaySession) -> Text:
             state = ("⏸ paused while a model holds your seat", "bold yellow")
         else:
             state = ("⏸ paused (F5 starts)", "bold yellow")
-        parts += [("clock ", "dim"), state, f" {secs // 60:02d}:{secs % 60:02d}  "]
+        parts += [("clock ", "dim"), state, f" {secs // 60:02d}:{secs % 60:02d}"]
+        if session.time_limit is not None:  # a study's limit on this clock, in sight all along
+            limit = int(session.time_limit[0])
+            parts += [("/", "dim"), f"{limit // 60:02d}:{limit % 60:02d}"]
+        parts += ["  "]
     if session.peeked:
         parts += ["  ", ("god view used: not a clean baseline", "bold red")]
     return Text.assemble(*parts)
@@ -192,6 +199,7 @@ class PlayScreen(SeatScreen):
         the fold, the mount, the emptied entry, the removal of older items and the status line,
         not once for each (a layout costs more than the rest of a key press)."""
         conversation = self.query_one("#conversation", VerticalScroll)
+        going_on = self._shown > 0
         try:
             async with conversation.batch():
                 if gone(self) or gone(conversation):
@@ -222,6 +230,9 @@ class PlayScreen(SeatScreen):
         finally:
             self._pending -= len(new)
         self.call_after_refresh(self._scroll_to_new, widgets[0])
+        for item in new if going_on else ():  # (under a long result it lands below the fold: said
+            if item["type"] == "notice":  # where it is seen too; not again for a resumed episode's past)
+                self.notify(str(item["text"]), title="Notice", timeout=20, markup=False)
 
     def _redraw_rest(self) -> None:
         """The status line, the debug pane, the session's notices and the god view."""

@@ -273,6 +273,8 @@ class StudyApp(SttuiApp):
 
     def _show_session(self, session: Any, human: Any, seat: str) -> None:
         session.time_limit = self.sitting.plan.time_limit
+        session.in_study = True
+        self.clear_notifications()  # (the last task's "time is up" is not this one's)
         self._on_screen = True  # back on the study's screen after this, the task was left or ended
         super()._show_session(session, human, seat)
 
