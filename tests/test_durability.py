@@ -281,3 +281,25 @@ async def test_a_failed_write_in_the_workbench_stops_the_episode_and_says_so(tmp
     with pytest.raises(SystemExit) as info:
         tui.run_app(db_url=f"sqlite:///{tmp_path / 'x.db'}")
     assert info.value.code == 3
+
+
+def test_resume_headless_of_a_persons_episode_says_whom_to_name_not_waits(tmp_path):
+    """Headless, nobody can answer for the person who held the seat: one line naming the seat to
+    give, at once (it waited for them with no screen, silently, until killed)."""
+    from sttui.core.loader import load_task
+
+    db = f"sqlite:///{tmp_path / 'h.db'}"
+    store = Store(db)
+    eid = store.create_episode(load_task(TASK), 0, "human:ana", "baseline:scripted-user")
+    store.close()
+    result = subprocess.run(
+        [sys.executable, "-m", "sttui", "--db", db, "resume", eid, "--headless"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=ENV,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert result.returncode == 2
+    assert result.stderr.strip() == "error: the recorded agent is a person (human:ana): name --agent"

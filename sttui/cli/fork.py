@@ -117,13 +117,7 @@ def _seat_specs(
 
     has_user = loaded.kind == "stt"
     if headless:
-        if is_human(agent) or is_human(user):
-            _fail("--headless plays the rest without a person; name a model or a baseline", 2)
-        agent_spec = agent or record.agent
-        user_spec = (user or record.user) if has_user else None
-        if is_human(agent_spec) or is_human(user_spec):
-            _fail(f"the recorded {'agent' if is_human(agent_spec) else 'user'} is a person: name --agent/--user", 2)
-        return agent_spec, user_spec
+        return headless_seats(record, loaded, agent, user)
     me = human_name(None, config)
     try:
         plan = PlayPlan.build(loaded, me, agent, user)
@@ -134,6 +128,22 @@ def _seat_specs(
     agent_spec = plan.person if plan.seat == "agent" else (agent or recorded_agent)
     recorded_user = record.user if not is_human(record.user) else None
     user_spec = plan.person if plan.seat == "user" else ((plan.user or recorded_user) if has_user else None)
+    return agent_spec, user_spec
+
+
+def headless_seats(record: Any, loaded: Any, agent: str | None, user: str | None) -> tuple[str, str | None]:
+    """Who holds each seat when the rest is played without the TUI (a fork or a resume): as
+    recorded unless named, and never a person, who would be waited for with no screen to
+    answer on (exits 2 naming the seat to give)."""
+    from sttui.running.session import is_human
+
+    if is_human(agent) or is_human(user):
+        _fail("--headless plays the rest without a person; name a model or a baseline", 2)
+    agent_spec = agent or record.agent
+    user_spec = (user or record.user) if loaded.kind == "stt" else None
+    if is_human(agent_spec) or is_human(user_spec):
+        seat = "agent" if is_human(agent_spec) else "user"
+        _fail(f"the recorded {seat} is a person ({agent_spec if seat == 'agent' else user_spec}): name --{seat}", 2)
     return agent_spec, user_spec
 
 

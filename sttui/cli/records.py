@@ -216,17 +216,18 @@ def resume(
         store.close()
         run_app(db_url=store.url, resume_episode=record.id)
         return
+    from sttui.cli.fork import headless_seats
+
     loaded = opened.loaded
+    agent_spec, user_spec = headless_seats(record, loaded, agent, user)
     try:
         models = load_config().models
     except ConfigError as exc:
         _fail(str(exc), 2)
+    recorded = store.events(record.id)
     try:
-        agent_c = make_agent(
-            agent or record.agent, loaded, record.seed, models, store, recorded_settings(store.events(record.id))
-        )
-        wants_user = loaded.kind == "stt" and record.user
-        user_c = make_user(user or record.user, models, seed=record.seed) if wants_user else None
+        agent_c = make_agent(agent_spec, loaded, record.seed, models, store, recorded_settings(recorded))
+        user_c = make_user(user_spec, models, seed=record.seed) if user_spec else None
     except ControllerSpecError as exc:
         _fail(str(exc), 2)
     import asyncio  # (here: listing the record never needs an event loop)
@@ -243,7 +244,7 @@ def resume(
         echo_json(out)
     else:
         click.echo(
-            f"rebuilt {record.id} from {len(store.events(record.id))} recorded events; state hash "
+            f"rebuilt {record.id} from {len(recorded)} recorded events; state hash "
             f"{rebuilt.replayed_hash[:12]} matches the record"
         )
         click.echo(f"finished: {_outcome(store.episode(record.id))} in {result.steps} steps ({result.end_reason})")
