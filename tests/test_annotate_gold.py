@@ -262,6 +262,22 @@ def test_first_wrong_steps_of_an_unqualified_annotator_do_not_count(tmp_path, st
     assert [x["annotator"] for x in found["gold"]["left_out"]] == ["mallory"]
 
 
+def test_gold_moves_to_another_record_with_list_csv_and_import(tmp_path):
+    """`gold list --csv` writes what `gold import` reads: gold travels with the ratings, and
+    `agreement` on the copy leaves out whom the source leaves out."""
+    src, dst = f"sqlite:///{tmp_path / 's.db'}", f"sqlite:///{tmp_path / 'd.db'}"
+    assert cli(src, "gold", "set", f"task:{INSULIN}", "checklist_correctness", "4-5", "--as", "lead")[0] == 0
+    assert cli(src, "gold", "set", f"task:{INSULIN}", "query_checklist_consistency", "5", "--as", "lead")[0] == 0
+    code, out, _ = cli(src, "gold", "list", "--csv")
+    assert code == 0 and out.splitlines()[0] == "item_kind,item_id,dimension,value,note"
+    moved = tmp_path / "gold.csv"
+    moved.write_text(out)
+    code, out, err = cli(dst, "gold", "import", str(moved), "--as", "lead")
+    assert code == 0, err
+    keep = ("item_kind", "item_id", "dimension", "low", "high", "note")
+    assert [{k: g[k] for k in keep} for g in Store(dst).gold()] == [{k: g[k] for k in keep} for g in Store(src).gold()]
+
+
 def test_a_gold_file_sets_all_its_items_or_none(tmp_path):
     db = f"sqlite:///{tmp_path / 'i.db'}"
     good = tmp_path / "gold.csv"

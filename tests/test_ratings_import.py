@@ -140,3 +140,28 @@ def test_both_backends_refuse_the_same_rows(db_url, tmp_path, changes, reason):
     )
     assert run(db_url, path).exit_code == 0  # a comment may hold line breaks and tabs, on both
     assert sorted(r["annotator"] for r in Store(db_url).ratings()) == ["ana", "ben"]
+
+
+def test_a_file_imported_twice_adds_nothing_and_an_older_rating_does_not_undo_a_newer(tmp_path):
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    path = tmp_path / "in.jsonl"
+    rows = [
+        {**GOOD, "created_at": 1714557600.0, "comment": "tidy"},
+        {**GOOD, "annotator": "ben", "value": 2, "created_at": 1714557700.0},
+        {**GOOD, "annotator": "cai", "value": 3},  # (no time: now, at each import)
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    first = run(db, path)
+    assert first.exit_code == 0 and first.output.strip() == "imported 3 rating(s)"
+    for _ in range(2):
+        again = run(db, path)
+        assert again.exit_code == 0 and again.output.strip() == "imported 0 rating(s); 3 already present"
+    store = Store(db)
+    assert len(store.ratings(include_history=True)) == 3
+    old = tmp_path / "old.jsonl"  # ana's rating from before the one the record holds
+    old.write_text(json.dumps({**GOOD, "value": 1, "created_at": 1000.0}) + "\n")
+    assert run(db, old).exit_code == 0
+    current = {r["annotator"]: r["value"] for r in store.ratings()}
+    assert current == {"ana": 4, "ben": 2, "cai": 3}  # ana's 4 stands; her 1 is history
+    history = [r for r in store.ratings(include_history=True) if r["annotator"] == "ana"]
+    assert sorted((r["value"], r["superseded_by"] is None) for r in history) == [(1, False), (4, True)]

@@ -173,9 +173,24 @@ def unset_cmd(item: str, dimension: str, as_name: str) -> None:
 
 @gold.command("list")
 @click.option("--json", "as_json", is_flag=True)
-def list_cmd(as_json: bool) -> None:
+@click.option(
+    "--csv",
+    "as_csv",
+    is_flag=True,
+    help="As `gold import` reads it (item_kind,item_id,dimension,value,note): gold moves with the ratings.",
+)
+def list_cmd(as_json: bool, as_csv: bool) -> None:
     """The gold in force, with who set it."""
     rows = open_store().gold()
+    if as_csv:
+        import csv
+
+        out = csv.writer(sys.stdout, lineterminator="\n")
+        out.writerow(["item_kind", "item_id", "dimension", "value", "note"])
+        for r in rows:
+            value = str(r["low"]) if r["low"] == r["high"] else f"{r['low']}-{r['high']}"
+            out.writerow([r["item_kind"], r["item_id"], r["dimension"], value, r["note"] or ""])
+        return
     if as_json:
         echo_json(
             [

@@ -328,7 +328,8 @@ def import_ratings(file: Path) -> None:
         holders.setdefault(key, set()).update(names)
     choices = {d.id: d.values for ds in dims.by_kind.values() for d in ds if d.categorical}
     good, refused = check_rows(rows, known, by_kind, holders, dims.cap, choices)
-    if not refused:  # claimed as the queue claims, in the same transaction as the ratings
+    good, present = _not_present(good, store.ratings(include_history=True))
+    if not refused and good:  # claimed as the queue claims, in the same transaction as the ratings
         refused = [Refused(n, why) for n, why in store.import_ratings(good, dims.cap)]
     if refused:
         for r in sorted(refused, key=lambda r: r.row)[:50]:
@@ -341,4 +342,20 @@ def import_ratings(file: Path) -> None:
             err=True,
         )
         sys.exit(1)
-    click.echo(f"imported {len(good)} rating(s)")
+    click.echo(f"imported {len(good)} rating(s)" + (f"; {present} already present" if present else ""))
+
+
+def _not_present(rows: list[dict[str, Any]], held: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
+    """The rows the record does not hold yet, and how many it does: the same annotator, item,
+    dimension, value, comment and time (a file imported twice adds nothing the second time); a
+    row without a time, when it is the annotator's current rating already."""
+
+    def key(r: dict[str, Any], timed: bool = True) -> tuple[Any, ...]:
+        at = r.get("created_at")
+        what = (r["annotator"], r["item_kind"], r["item_id"], r["dimension"], r["value"], r.get("comment") or None)
+        return (*what, None if at is None or not timed else round(float(at), 3))
+
+    have = {key(r) for r in held}
+    current = {key(r, timed=False) for r in held if r.get("superseded_by") is None and not r.get("withdrawn")}
+    fresh = [r for r in rows if key(r) not in have and (r.get("created_at") is not None or key(r) not in current)]
+    return fresh, len(rows) - len(fresh)

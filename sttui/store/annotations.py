@@ -176,20 +176,44 @@ class AnnotationRecords:
                     conn.rollback()
                     return refused
                 for r in rows:
-                    self._insert_rating(
-                        conn,
-                        ids[r["annotator"]],
-                        r["item_kind"],
-                        r["item_id"],
-                        r["dimension"],
-                        r["value"],
-                        r.get("comment"),
-                        created_at=r.get("created_at"),
-                    )
+                    self._insert_imported(conn, ids[r["annotator"]], r)
                 conn.commit()
                 return []
         except (OperationalError, DBAPIError) as exc:
             raise explain(exc, self.url) from None
+
+    def _insert_imported(self, conn: Any, who: int, r: dict[str, Any]) -> None:
+        """An imported rating: current, unless the annotator's current rating of that item and
+        dimension was made later; then it goes into the history under it (an old file loaded
+        after newer ratings does not undo them)."""
+        at = r.get("created_at")
+        current = conn.execute(
+            select(col(RatingRow.id), col(RatingRow.created_at)).where(
+                col(RatingRow.item_kind) == r["item_kind"],
+                col(RatingRow.item_id) == r["item_id"],
+                col(RatingRow.dimension) == r["dimension"],
+                col(RatingRow.annotator_id) == who,
+                col(RatingRow.superseded_by).is_(None),
+            )
+        ).first()
+        if current is None or at is None or current[1] <= at:
+            self._insert_rating(
+                conn, who, r["item_kind"], r["item_id"], r["dimension"], r["value"], r.get("comment"), created_at=at
+            )
+            return
+        conn.execute(
+            insert(RatingRow).values(
+                item_kind=r["item_kind"],
+                item_id=r["item_id"],
+                dimension=r["dimension"],
+                annotator_id=who,
+                value=r["value"],
+                comment=scrub(r["comment"], self._secrets) if r.get("comment") else None,
+                created_at=at,
+                withdrawn=False,
+                superseded_by=current[0],
+            )
+        )
 
     def ratings(
         self, item_kind: str | None = None, item_id: str | None = None, include_history: bool = False
