@@ -396,3 +396,28 @@ async def test_an_announced_notice_under_a_long_result_is_said_where_it_is_seen(
         notice = next(i["text"] for i in screen.episode.view if i["type"] == "notice")
         await wait_for(pilot, lambda: any(n.title == "Notice" for n in pilot.app._notifications))
         assert [n.message for n in pilot.app._notifications if n.title == "Notice"] == [notice]
+
+
+async def test_an_entry_refused_before_the_engine_is_recorded_as_a_models_unusable_answer_is(tmp_path):
+    """A person's call that cannot be a call (its syntax, an unknown tool, its arguments) stays in
+    the entry to fix, costs no step, and is recorded with the reason: error rates of people and
+    models compare ("model_refused" holds a model's)."""
+    from sttui.store.store import Store
+    from tests.tui_helpers import play_alone, type_text, wait_for
+
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    task = ROOT / "tasks/stt/clinic/dialysis-urgent-t2-easy.yaml"
+    async with play_alone(db, task).run_test(size=(80, 24)) as pilot:
+        screen = pilot.app.screen
+        await wait_for(pilot, lambda: bool(screen.query("#conversation > *")))
+        await type_text(pilot, "get_patient()")
+        await pilot.press("enter")  # paused: not the person's input fault, not recorded
+        await pilot.press("f5")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "missing" in str(screen.query_one("#feedback").render()))
+        assert screen.query_one("#entry").value == "get_patient()" and screen.episode.steps == 0
+        screen.session.writer.flush()
+        eid = screen.session.episode_id
+    refused = [e for e in Store(db).events(eid) if e.type == "input_refused"]
+    assert len(refused) == 1 and refused[0].actor == "human:ana"
+    assert refused[0].payload["text"] == "get_patient()" and "missing" in refused[0].payload["reason"]

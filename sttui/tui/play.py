@@ -35,6 +35,7 @@ from sttui.tui.modals import Confirm, ToolForm, type_words
 from sttui.tui.review import frontier_text, signal_line
 from sttui.tui.widgets import CallEntry, CallSuggester, ResultFold, StatusLine, Transcript, transcript_item
 
+MAX_REFUSED_TEXT = 10_000  # of a refused entry, as recorded (a pasted page is not kept whole)
 LIVE_ITEMS = 30  # transcript items kept as widgets; older ones fold into a note
 TRIM_BATCH = 10  # the older items leave together once this many are over: one removal per ten items
 
@@ -341,26 +342,33 @@ class PlayScreen(SeatScreen):
         text = event.value.strip()
         if not text:
             return
-        problem, action = self.check_entry(text)
-        if problem:
-            self.feedback(problem)
+        problem = self.not_now()
+        action = None
+        if problem is None:
+            problem, action = entry_action(text, self.episode.tools)
+            if problem:  # kept in the entry to fix, and recorded, as a model's unusable answer is
+                self.session.meta(
+                    "input_refused", self.human.name, {"reason": problem, "text": text[:MAX_REFUSED_TEXT]}
+                )
+        if problem or action is None:
+            self.feedback(problem or "")
             return
         self.feedback("")
         self._sent = event.value  # the entry empties when the call is shown: one re-layout, not two
         self.human.submit(action)
 
-    def check_entry(self, text: str) -> tuple[str | None, Any]:
-        """(reason it is refused, action): refused input never reaches the episode."""
+    def not_now(self) -> str | None:
+        """Why nothing typed can be taken now (the episode, the clock, the seat, the turn)."""
         ep = self.episode
         if ep.ended is not None:
-            return "the episode has ended", None
+            return "the episode has ended"
         if self.session.clock is not None and not self.session.clock.running:
-            return "the clock is paused: press F5 to start it (your time is only counted while it runs)", None
+            return "the clock is paused: press F5 to start it (your time is only counted while it runs)"
         if self.session.seats["agent"] is not self.human:
-            return f"the agent seat is held by {self.session.agent.name}: F11 takes it back", None
+            return f"the agent seat is held by {self.session.agent.name}: F11 takes it back"
         if ep.turn != "agent" or not self.human.waiting:
-            return "wait: the user is replying", None
-        return entry_action(text, ep.tools)
+            return "wait: the user is replying"
+        return None
 
     # -- actions ------------------------------------------------------------------------
     @on(OptionList.OptionHighlighted, "#tools")
