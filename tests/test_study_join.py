@@ -445,3 +445,18 @@ async def test_a_time_warning_given_is_not_given_again_when_the_task_is_resumed(
                 await pilot.pause(1.5)  # (the limit is checked each second)
             await pilot.press("f5")
     assert [e.type for e in store.events(eid)].count("time_warning") == 1
+
+
+async def test_quitting_mid_task_in_a_study_says_how_to_come_back(tmp_path):
+    """A participant never sees home: the quit question points them to the next join."""
+    db, store = setup(tmp_path)
+    app = StudyApp(db, next_sitting(store, "pilot", "ana"), Config())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: screen_name(pilot) == "StudyIntro")
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: screen_name(pilot) == "PlayScreen")
+        await pilot.press("ctrl+q")
+        await wait_for(pilot, lambda: screen_name(pilot) == "Confirm")
+        asked = str(pilot.app.screen.query_one("#question").render())
+        assert "joining the study again goes back to it" in asked and "home" not in asked
+        await pilot.press("n")

@@ -10,7 +10,7 @@ from sttui.core.settings import from_name
 from sttui.running.session import PlayPlan
 from sttui.store.studies import Assignment, Studies
 from sttui.study.running import open_slot, stored_study
-from sttui.study.spec import Study
+from sttui.study.spec import Study, minutes_text
 
 
 @dataclass
@@ -28,7 +28,7 @@ class Sitting:
         a = self.assignment
         what = "a practice task (not scored)" if slot.get("practice") else f"task {a.done + 1} of {a.total}"
         limit = self.study.time_limit
-        timing = f"; you have {limit.minutes:g} minutes of clock time" if limit else ""
+        timing = f"; you have {minutes_text(limit.minutes)} of clock time" if limit else ""
         return f"Next: {what}{timing}. The clock starts when you press F5 on the task's screen."
 
 

@@ -119,6 +119,7 @@ class SttuiApp(ReportsWorkerFailures, RecordAccess, App[None]):
     ]
     # where a suspended episode is taken up again, as the leave dialog and its notice say
     resume_hint = "r in home's Sessions tab (F6), or `sttui resume`, goes on with it"
+    quit_hint = "r on home resumes it"  # (after quitting: where it is taken up again)
     home_label = "Home"  # where escape goes back to from an episode's end (a study's own screen in a study)
     WORKERS: ClassVar[dict[str, str]] = {
         "store": "open the record",
@@ -537,7 +538,7 @@ class SttuiApp(ReportsWorkerFailures, RecordAccess, App[None]):
                 self.exit()
 
         self._quit_dialog = Confirm(
-            f"Quit? Episode {playing.session.episode_id} stays running; r on home resumes it.", "Quit", "Keep playing"
+            f"Quit? Episode {playing.session.episode_id} stays running; {self.quit_hint}.", "Quit", "Keep playing"
         )
         self.push_screen(self._quit_dialog, answer)
 

@@ -411,7 +411,9 @@ class SeatScreen(SttuiScreen[None]):
         clock = self.session.clock
         if found == "warn" and limit is not None and clock is not None:
             left = max(0, round((limit[0] - clock.active_seconds) / 60, 1))
-            self.notify(f"{left:g} minute(s) left on this task", title="Time", severity="warning", timeout=15)
+            from sttui.study.spec import minutes_text
+
+            self.notify(f"{minutes_text(left)} left on this task", title="Time", severity="warning", timeout=15)
         elif found == "ended":
             self.notify("the time for this task is up", title="Time", severity="warning", timeout=15)
 

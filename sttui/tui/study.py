@@ -120,6 +120,7 @@ class StudyApp(SttuiApp):
     ``next_sitting`` either way."""
 
     resume_hint = "enter on the study's screen goes back to it, where you left it"
+    quit_hint = "joining the study again goes back to it, where you left it"
     home_label = "Study"
     WORKERS: ClassVar[dict[str, str]] = {
         **SttuiApp.WORKERS,
