@@ -54,6 +54,9 @@ async def test_a_participant_acknowledges_then_lands_on_the_practice_task_paused
         assert "Play the **agent** seat" in shown
         assert "research" in pilot.app.screen.query_one("#study-consent").source
         assert "Next: a practice task (not scored)" in str(pilot.app.screen.query_one("#study-next").render())
+        from sttui.prompts import prompt  # the rules a model in the seat is given, word for word
+
+        assert pilot.app.screen.query_one("#study-rules").source == prompt("agent_stt.md")
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: screen_name(pilot) == "PlayScreen")
         play = pilot.app.screen

@@ -43,9 +43,12 @@ class StudyIntro(Dialog[bool]):
         Binding("escape", "answer(False)", "Not now", id="study.leave"),
     ]
 
-    def __init__(self, title: str, instructions: str, consent: str | None, task_note: str):
+    def __init__(self, title: str, instructions: str, consent: str | None, task_note: str, rules: str | None = None):
+        """``rules``: the words a model in the participant's seat is given (its system prompt),
+        which the participant reads too, so the lab need not copy them into the instructions."""
         super().__init__()
         self.title_text, self.instructions, self.consent, self.task_note = title, instructions, consent, task_note
+        self.rules = rules
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
@@ -54,6 +57,9 @@ class StudyIntro(Dialog[bool]):
                 if self.consent:
                     yield Markdown("## Consent\n\n" + self.consent, id="study-consent")
                 yield Markdown(self.instructions, id="study-instructions")
+                if self.rules:
+                    yield Static("The rules a model in your seat is given, word for word:", classes="hint")
+                    yield Markdown(self.rules, id="study-rules")  # (its lines rewrapped to the width)
             yield Static(self.task_note, id="study-next")
             yield Static("↑↓ PgUp PgDn scroll the text · tab reaches the buttons", classes="hint")
             with Horizontal(classes="buttons"):
@@ -247,8 +253,13 @@ class StudyApp(SttuiApp):
         if found.assignment.acknowledged or self.acknowledged:
             self._begin()
             return
+        rules = None
+        if s.seat == "agent":  # (the user seat's brief is on its screen, as fields)
+            from sttui.prompts import prompt
+
+            rules = prompt("agent_stt.md" if found.plan.loaded.kind == "stt" else "agent_explore.md")
         self.push_screen(
-            StudyIntro(s.title or f"Study {s.id}", s.instructions, s.consent, found.note()), self._answered
+            StudyIntro(s.title or f"Study {s.id}", s.instructions, s.consent, found.note(), rules), self._answered
         )
 
     def _answered(self, yes: bool | None) -> None:
