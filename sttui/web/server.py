@@ -272,7 +272,7 @@ class SttuiServer(Server):
         name = self._name(request, request.query.get("name"))
         if name is None:
             given = request.query.get("name")
-            problem = "Letters, digits, '.', '_' or '-', 40 at most." if given else ""
+            problem = "ASCII letters, digits, '.', '_' or '-', 40 at most." if given else ""
             context: dict[str, Any] = {"token": token, "name": given or "", "problem": problem}
             return aiohttp_jinja2.render_template("name.html", request, context, status=400 if given else 200)
         full = self._full(token)
