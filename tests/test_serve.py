@@ -146,7 +146,7 @@ async def test_the_page_asks_a_name_and_passes_it_to_the_session(tmp_path):
                 assert response.status == 200 and 'name="name"' in form and served.token in form
                 assert "Content-Security-Policy" in response.headers and "ws://" not in form
             async with http.get(served.url + "&name=a%20b") as response:
-                assert response.status == 400 and "Letters, digits" in await response.text()
+                assert response.status == 400 and "ASCII letters, digits" in await response.text()
             async with http.get(served.url + "&name=ana") as response:
                 page = await response.text()
                 assert response.status == 200 and f"/ws/{served.token}/ana" in page
