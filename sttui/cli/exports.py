@@ -3,9 +3,13 @@ it. Exports never run a task's code; an import is checked whole before anything 
 
 from __future__ import annotations
 
+import os
 import re
+import secrets
+import stat
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 
@@ -58,13 +62,14 @@ def export_cmd(
     Never runs a task's code: the tools come from the record. Only task versions stored before
     tools were kept are opened, under the same trust rule as replay (--trust, --tasks).
     """
-    from sttui.exports.jsonl import jsonl_lines
+    from sttui.exports.jsonl import encode_lines, jsonl_lines, lone_surrogate_notes
     from sttui.exports.rows import is_demonstration
     from sttui.exports.training import training_lines
 
-    store = open_store()
     if not episodes and not everything and not demonstrations:
         _fail("name episodes to export, or pass --all (or --demonstrations)", 2)
+    _check_folder(output)
+    store = open_store()
     records = [_episode(store, e) for e in episodes] if episodes else store.list_episodes()
     if demonstrations:
         records = [r for r in records if is_demonstration(r.scores)]
@@ -87,17 +92,21 @@ def export_cmd(
     else:
         lines, notes = training_lines(store, records, fmt, trust=trust, task_dirs=_task_dirs(task_dirs))
         written = len(lines)
-    output.parent.mkdir(parents=True, exist_ok=True)
     if fmt != "jsonl" and output.suffix.lower() == ".json":
         # a .json file holds one JSON array (what LLaMA-Factory and most loaders read as json);
         # any other name gets one example per line (jsonl)
-        output.write_text("[\n" + ",\n".join(lines) + "\n]\n", encoding="utf-8")
+        text = "[\n" + ",\n".join(lines) + "\n]\n"
         layout = "a JSON array"
     else:
-        output.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+        text = "".join(line + "\n" for line in lines)
         layout = "one JSON object per line"
         if output.suffix.lower() == ".json":
             notes.append("the full record is always JSON lines (what `sttui import` reads), whatever the name")
+    data, escaped = encode_lines(text)
+    del text
+    if escaped:
+        notes.extend(lone_surrogate_notes(lines))
+    _replace(output, lambda path: path.write_bytes(data))
     for note in notes:
         click.echo(f"note: {note}", err=True)
     click.echo(f"wrote {written} episode(s) to {output} ({fmt}, {layout})", err=True)
@@ -115,18 +124,19 @@ def _export_file(
     from sttui.exports.transcripts import transcripts
 
     found, notes = transcripts(store, records, trust, task_dirs)
-    output.parent.mkdir(parents=True, exist_ok=True)
     try:
         if fmt == "hf":
             from sttui.exports.hf import write_parquet
 
-            written, layout = write_parquet(found, output), "Parquet, one row per episode"
+            written = _replace(output, lambda path: write_parquet(found, path))
+            layout = "Parquet, one row per episode"
         else:
             from sttui.exports.inspect_log import write_inspect_log
 
             if output.suffix != ".eval":
                 notes.append("Inspect reads logs named *.eval; name the file so for `inspect view`")
-            written, layout = write_inspect_log(found, output), "Inspect AI log, one sample per episode"
+            written = _replace(output, lambda path: write_inspect_log(found, path))
+            layout = "Inspect AI log, one sample per episode"
     except MissingExtra as exc:
         _fail(str(exc), 2)
     for note in notes:
@@ -144,6 +154,51 @@ def _export_file(
         click.echo(f"pushed {written} episode(s) and a dataset card to {repo_id}: {url}", err=True)
 
 
+def _check_folder(output: Path) -> None:
+    """Refuse an output whose folder is missing, as ``--db`` does: a mistyped path is an error,
+    not a new folder."""
+    folder = output.absolute().parent
+    if folder.is_dir():
+        return
+    if folder.exists():
+        _fail(f"cannot write {output}: {folder} is not a folder", 2)
+    _fail(
+        f"the folder {folder} for {output} does not exist; check the path, or make the folder first: mkdir -p {folder}",
+        2,
+    )
+
+
+T = TypeVar("T")
+
+
+def _replace(output: Path, write: Callable[[Path], T]) -> T:
+    """``write(path)`` to a temporary file beside ``output``, put in its place only once written
+    whole and on the disk: an export that fails leaves the file it was to replace as it was, and
+    no part of itself. The new file has the mode the old one had (else the umask's), as a file
+    written in place would; a link is followed to its file; a device or a pipe (``-o
+    /dev/stdout``) is written as it is, as it cannot be replaced."""
+    target = Path(os.path.realpath(output))
+    if target.exists() and not target.is_file():
+        return write(target)
+    tmp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.part{target.suffix}")
+    try:
+        result = write(tmp)
+        if target.exists():
+            os.chmod(tmp, stat.S_IMODE(target.stat().st_mode))
+        fd = os.open(tmp, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, target)
+    except BaseException as exc:
+        tmp.unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            _fail(f"cannot write {output}: {exc.strerror or exc}; {output} was left as it was")
+        raise
+    return result
+
+
 @main.command("import")
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @click.option(
@@ -152,7 +207,11 @@ def _export_file(
     help="Vouch for the file's task code: its versions then replay without --trust, with your permissions.",
 )
 def import_cmd(file: Path, trust: bool) -> None:
-    """Read back a jsonl export (episodes, events and their task versions).
+    """Read back a jsonl export (episodes, events and their task versions), all or nothing.
+
+    An episode already in the record is left as it is when the file's copy is the same (or
+    behind it), continued when the file's copy goes on from the record's running one (resumed
+    and finished elsewhere), and refuses the whole file when the two differ otherwise.
 
     The file is data: nothing in it is written to disk or run. Its task versions are kept as
     imported; their code runs only when trusted (see `sttui replay --help`).
@@ -161,7 +220,14 @@ def import_cmd(file: Path, trust: bool) -> None:
 
     store = open_store(write=True)
     try:
-        added, skipped = import_jsonl(store, file, trust=trust)
+        done = import_jsonl(store, file, trust=trust)
     except ImportProblem as exc:
         _fail(f"{exc}; nothing was imported")
-    click.echo(f"imported {added} episode(s); {skipped} already present")
+    for note in done.notes:
+        click.echo(f"note: {note}", err=True)
+    went_on = (
+        f"; {done.continued} continued from the file (its events after the record's, and its end)"
+        if done.continued
+        else ""
+    )
+    click.echo(f"imported {done.added} episode(s); {done.present} already present{went_on}")

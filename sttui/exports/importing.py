@@ -1,19 +1,28 @@
 """Reading a jsonl export back: the whole file is checked before anything is written, and
 then written in one transaction, so an import is all or nothing.
 
-Checked: every line is a JSON object of a known record type with fields of the right types
-and sizes (no NaN, no 10**30 sequence numbers, no 100,000-deep nesting); each episode's
-events are numbered 1, 2, 3, … without a gap or a repeat; an episode id appears once; an
-episode's status agrees with its events (a completed episode's record ends the episode, a
-running one's does not), so a file cut at a line boundary is refused rather than imported
-with its tail missing; and an export that declares its size (a header and a trailer) must
-hold exactly that. Task versions are data: checked against their hash, never run here.
+Checked: the file is a regular file (a FIFO or a device would never end) holding an sttui
+export (not empty; a header, when there is one, of a format and version this sttui reads); every
+line is a JSON object of a known record type with fields of the right types and sizes (no NaN,
+no 10**30 sequence numbers, nothing nested deeper than ``MAX_DEPTH``, no text a record cannot
+store: a NUL or a lone surrogate); each episode's events are numbered 1, 2, 3, … without a gap
+or a repeat; an episode id appears once; an episode's status agrees with its events (a completed
+episode's record ends the episode, a running one's does not), so a file cut at a line boundary
+is refused rather than imported with its tail missing; and an export that declares its size (a
+header and a trailer) must hold exactly that. Task versions are data: checked against their
+hash, never run here.
+
+An episode the record already holds is left as it is when the file's copy is the same, continued
+from the file when the file's copy goes on from the record's (it was resumed and finished
+elsewhere), and refuses the whole file when the two copies differ otherwise.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -29,7 +38,9 @@ MAX_FILE_BYTES = 2_000_000_000
 MAX_LINE_BYTES = 50_000_000
 MAX_SEQ = 10_000_000
 MAX_INT = 2**63 - 1
+MAX_DEPTH = 256  # a line's JSON nesting; scrubbing and checking a value recurse about twice a level
 EXPORT_VERSION = 2
+EXPORT_FORMAT = "sttui-jsonl"
 
 
 class ImportProblem(Exception):
@@ -87,42 +98,86 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a number JSON allows")
 
 
-def _nul_at(value: Any, path: str = "") -> str | None:
-    """Where a NUL character is in a parsed value (a key or a string), or None."""
+_NUL = re.compile("\x00")
+_SURROGATE = re.compile("[\ud800-\udfff]")  # only a \\uXXXX escape makes one: the file is UTF-8
+
+
+def _text_at(value: Any, bad: re.Pattern[str], path: str = "") -> tuple[str, str] | None:
+    """Where a key or a string of a parsed value holds ``bad`` (its path and the character), or
+    None. Called only on lines nested at most ``MAX_DEPTH`` deep."""
     if isinstance(value, str):
-        return (path or "(value)") if "\x00" in value else None
+        found = bad.search(value)
+        return (path or "(value)", found.group()) if found else None
     if isinstance(value, dict):
         for key, item in value.items():
             here = f"{path}.{key}" if path else str(key)
-            if "\x00" in str(key):
-                return here
-            found = _nul_at(item, here)
+            found = bad.search(str(key))
             if found:
-                return found
+                return here, found.group()
+            inner = _text_at(item, bad, here)
+            if inner:
+                return inner
     if isinstance(value, list):
         for i, item in enumerate(value):
-            found = _nul_at(item, f"{path}[{i}]")
-            if found:
-                return found
+            inner = _text_at(item, bad, f"{path}[{i}]")
+            if inner:
+                return inner
     return None
+
+
+def _too_deep(value: Any, line: str) -> bool:
+    """Whether a parsed line nests deeper than ``MAX_DEPTH``, found without recursion (what
+    would fail): a line with no more brackets than that cannot, at the cost of two counts;
+    another's containers are walked with a stack (their number, not the line's size, is the cost)."""
+    if line.count("[") + line.count("{") <= MAX_DEPTH:
+        return False
+    stack = [(value, 1)] if type(value) is dict or type(value) is list else []
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return True
+        for inner in item.values() if type(item) is dict else item:
+            if type(inner) is dict or type(inner) is list:
+                stack.append((inner, depth + 1))
+    return False
+
+
+def _unstorable(value: Any, line: str, where: str) -> None:
+    """Refuse text no record can store, alike on SQLite and PostgreSQL: a NUL (PostgreSQL
+    refuses it in text and JSON), a lone surrogate (half of a UTF-16 pair: no UTF-8 text holds
+    one, and PostgreSQL refuses it in text and fails every query of JSON that holds one). Both
+    come only from an escape, so a line without one is not walked."""
+    if "\\u" not in line:
+        return
+    nul = _text_at(value, _NUL) if "\\u0000" in line else None
+    if nul:
+        raise ImportProblem(f"{where}: {nul[0]} holds a NUL character (\\u0000), which no record can store")
+    lone = _text_at(value, _SURROGATE) if "\\ud" in line or "\\uD" in line else None
+    if lone:
+        field_name = lone[0].encode("utf-8", "backslashreplace").decode()  # (a key may hold it too)
+        raise ImportProblem(
+            f"{where}: {field_name} holds a lone surrogate (\\u{ord(lone[1]):04x}, half of a UTF-16 pair), "
+            "which no record can store; expected text"
+        )
 
 
 def _parse(line: str, where: str) -> Any:
     try:
         value = json.loads(line, parse_constant=_reject_constant)
-        # PostgreSQL cannot store a NUL in text or JSON; refused here, the same on SQLite
-        nul = _nul_at(value) if "\\u0000" in line else None
-        if nul:
-            raise ImportProblem(f"{where}: {nul} holds a NUL character (\\u0000), which no record can store")
-        return value
     except json.JSONDecodeError as exc:
         raise ImportProblem(
             f"{where}: not JSON ({exc.msg} at column {exc.colno}); is this an sttui jsonl export?"
         ) from None
     except ValueError as exc:
         raise ImportProblem(f"{where}: {exc}") from None
-    except RecursionError:
-        raise ImportProblem(f"{where}: nested too deeply to be an sttui export") from None
+    except RecursionError:  # deeper than the parser goes: deeper than MAX_DEPTH as well
+        deep = True
+    else:
+        deep = _too_deep(value, line)
+    if deep:
+        raise ImportProblem(f"{where}: nested too deeply: more than {MAX_DEPTH} levels, the most an import takes")
+    _unstorable(value, line, where)
+    return value
 
 
 def _problem(where: str, what: str, exc: ValidationError) -> ImportProblem:
@@ -132,29 +187,23 @@ def _problem(where: str, what: str, exc: ValidationError) -> ImportProblem:
     shown = repr(got) if not isinstance(got, dict | list) else type(got).__name__
     if len(shown) > 60:
         shown = shown[:57] + "…"
-    return ImportProblem(f"{where}: {what} field {loc}: {err['msg'].lower()} (got {shown})")
+    msg = err["msg"]  # lowercased at its start only: a pattern in it is shown as it is
+    return ImportProblem(f"{where}: {what} field {loc}: {msg[:1].lower()}{msg[1:]} (got {shown})")
 
 
 def read_export(path: Path, trust: bool = False, studies: list[dict[str, Any]] | None = None) -> list[Imported]:
     """Parse and check a whole export; raise ImportProblem naming the first thing wrong.
     ``studies`` collects a study bundle's ``study`` records (``sttui.study.bundle``)."""
     name = str(path)
-    try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise ImportProblem(f"{name}: {size:,} bytes is more than an import takes ({MAX_FILE_BYTES:,})")
-        text = path.read_bytes().decode("utf-8")
-    except OSError as exc:
-        raise ImportProblem(f"{name}: cannot read: {exc.strerror or exc}") from None
-    except UnicodeDecodeError as exc:
-        raise ImportProblem(f"{name}: not UTF-8 text (byte {exc.start})") from None
+    text = _read_text(path, name)
     episodes: list[Imported] = []
     declared: dict[str, Any] | None = None
-    ended = False
+    ended = read = False
     for n, line in enumerate(text.splitlines(), 1):
         where = f"{name}:{n}"
         if not line.strip():
             continue
+        read = True
         if len(line) > MAX_LINE_BYTES:
             raise ImportProblem(f"{where}: a line of {len(line):,} characters is more than an import takes")
         if ended:
@@ -164,7 +213,7 @@ def read_export(path: Path, trust: bool = False, studies: list[dict[str, Any]] |
         if kind == "export":
             if n != 1 or episodes:
                 raise ImportProblem(f"{where}: the export header must be the first line")
-            declared = obj
+            declared = _check_header(obj, where)
         elif kind == "end":
             _check_end(obj, episodes, where)
             ended = True
@@ -178,6 +227,8 @@ def read_export(path: Path, trust: bool = False, studies: list[dict[str, Any]] |
             studies.append(check_manifest(obj, where))
         else:
             raise ImportProblem(f"{where}: expected a record of type 'episode' or 'event', got {str(kind)[:40]!r}")
+    if not read:
+        raise ImportProblem(f"{name}: the file is empty: not an sttui export (its first line is the export header)")
     if declared is not None and not ended:
         raise ImportProblem(f"{name}: the export ends before its end record: the file was cut short")
     seen: dict[str, int] = {}
@@ -189,6 +240,40 @@ def read_export(path: Path, trust: bool = False, studies: list[dict[str, Any]] |
         seen[item.record.id] = item.line
         _check_story(item, name)
     return episodes
+
+
+def _read_text(path: Path, name: str) -> str:
+    """The file's text. Opened without waiting and checked to be a regular file before it is
+    read: a FIFO would wait for a writer and /dev/zero would never end."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                raise ImportProblem(f"{name}: not a regular file (an export is a file, not a device or a pipe)")
+            data = f.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise ImportProblem(f"{name}: cannot read: {exc.strerror or exc}") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise ImportProblem(f"{name}: more than {MAX_FILE_BYTES:,} bytes, more than an import takes")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ImportProblem(f"{name}: not UTF-8 text (byte {exc.start})") from None
+
+
+def _check_header(obj: dict[str, Any], where: str) -> dict[str, Any]:
+    """An export's header: sttui's format, in a version this sttui reads (a newer one may hold
+    what this one would drop or misread)."""
+    fmt, version = obj.get("format"), obj.get("version")
+    if fmt != EXPORT_FORMAT:
+        raise ImportProblem(f"{where}: export format {str(fmt)[:40]!r} is not sttui's; expected {EXPORT_FORMAT!r}")
+    if type(version) is not int or not 1 <= version <= EXPORT_VERSION:
+        newer = type(version) is int and version > EXPORT_VERSION
+        hint = "; upgrade sttui to import it" if newer else ""
+        raise ImportProblem(
+            f"{where}: export version {repr(version)[:20]}; this sttui reads version {EXPORT_VERSION} and earlier{hint}"
+        )
+    return obj
 
 
 def _episode(obj: dict[str, Any], trust: bool, where: str, n: int) -> Imported:
@@ -291,23 +376,103 @@ def _task_version(data: Any, trust: bool, where: str) -> TaskVersion:
     return version
 
 
-def import_jsonl(store: Store, path: Path, trust: bool = False) -> tuple[int, int]:
-    """Load a jsonl export: (episodes imported, episodes already present). The file is checked
-    whole first, then written in one transaction: all of it or none of it."""
+@dataclass
+class Outcome:
+    """What an import did: episodes added, already present (the same, or the file's copy behind
+    the record's), continued from the file (resumed and ended elsewhere), and notes to show."""
+
+    added: int = 0
+    present: int = 0
+    continued: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+# What an episode is: a copy that differs in any of these is another episode under the same id.
+IDENTITY = ("task_id", "task_hash", "kind", "seed", "setting", "agent", "user", "started_at")
+Copy = tuple[dict[str, Any], list[Event]]  # an episode's row and events, as the record stores them
+
+
+@dataclass
+class _Present:
+    """Decides, for each episode the record already holds, what the file's copy is to it."""
+
+    name: str
+    lines: dict[str, int]
+    outcome: Outcome
+
+    def __call__(self, copy: Copy, held: Copy) -> tuple[dict[str, Any], int] | None:
+        """None to leave the record's copy; (the row's new values, events held) to go on from
+        the file's; ImportProblem when neither copy goes on from the other."""
+        (row, events), (kept, kept_events) = copy, held
+        if row == kept and events == kept_events:
+            return None
+        same = all(row[key] == kept[key] for key in IDENTITY)
+        n, m = len(kept_events), len(events)
+        ahead = m > n or row["status"] != "running"  # the file's copy has gone further
+        if same and kept["status"] == "running" and events[:n] == kept_events and ahead:
+            self.outcome.continued += 1
+            return {key: value for key, value in row.items() if key not in IDENTITY and key != "id"}, n
+        if same and row["status"] == "running" and kept_events[:m] == events and n > m:
+            self.outcome.notes.append(
+                f"{row['id']}: the record's copy goes further than the file's ({n} events to {m}); kept the record's"
+            )
+            return None
+        raise ImportProblem(
+            f"{self.name}:{self.lines[row['id']]}: episode {row['id']} is already in the record with other "
+            f"contents ({_differences(copy, held)}), and neither copy goes on from the other: import the file "
+            f"into another record (--db) to keep both; `sttui export {row['id']} -o FILE` writes the record's"
+        )
+
+
+def _differences(copy: Copy, held: Copy) -> str:
+    """How the file's copy of an episode differs from the record's, in a few words."""
+    (row, events), (kept, kept_events) = copy, held
+    said = (
+        [f"status {kept['status']} in the record, {row['status']} in the file"]
+        if row["status"] != kept["status"]
+        else []
+    )
+    said.append(f"{len(kept_events)} events in the record, {len(events)} in the file")
+    first = next((a.seq for a, b in zip(kept_events, events, strict=False) if a != b), None)
+    if first is not None:
+        said.append(f"they differ from event {first}")
+    changed = [key for key in row if key != "status" and row[key] != kept[key]]
+    if changed:
+        said.append(f"fields {', '.join(changed)} differ")
+    return "; ".join(said)
+
+
+def import_jsonl(store: Store, path: Path, trust: bool = False) -> Outcome:
+    """Load a jsonl export. The file is checked whole first, then written in one transaction:
+    all of it or none of it. An episode the record holds is left as it is when the file's copy
+    is the same or behind it, continued when the file's copy goes on from it (resumed and
+    finished elsewhere), and any other copy under its id refuses the file."""
+    from sqlalchemy.exc import IntegrityError
+
     studies: list[dict[str, Any]] = []
     episodes = read_export(path, trust, studies)
-    if studies:  # a study bundle: its manifest and its episodes in one transaction
+    outcome = Outcome()
+    present = _Present(str(path), {i.record.id: i.line for i in episodes}, outcome)
+    items = [(i.record, i.task, i.events) for i in episodes]
+    ids = {i.record.id for i in episodes}
+
+    def manifests(conn: Any) -> None:  # a study bundle's, in the episodes' transaction
         from sttui.study.bundle import write_manifest
 
-        items = [(i.record, i.task, i.events) for i in episodes]
-        ids = {i.record.id for i in episodes}
-        return store.import_episodes(items, also=lambda conn: [write_manifest(conn, s, ids) for s in studies])
-    return store.import_episodes([(i.record, i.task, i.events) for i in episodes])
+        for study in studies:
+            write_manifest(conn, study, ids)
+
+    try:
+        added, outcome.present = store.import_episodes(items, also=manifests if studies else None, present=present)
+    except IntegrityError:  # another session wrote one of these episodes while they were checked
+        raise ImportProblem(f"{path}: the record changed while the file was imported; try again") from None
+    outcome.added = added - outcome.continued
+    return outcome
 
 
 def header() -> dict[str, Any]:
     """An export's first line: which export layout this is."""
-    return {"record": "export", "format": "sttui-jsonl", "version": EXPORT_VERSION}
+    return {"record": "export", "format": EXPORT_FORMAT, "version": EXPORT_VERSION}
 
 
 def trailer(episodes: int, events: int) -> dict[str, Any]:

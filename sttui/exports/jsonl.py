@@ -1,10 +1,17 @@
 """The full record as JSON lines (what ``sttui import`` reads back): a header, each episode with
 its task version and its events, and a trailer with the counts, so an import notices a file cut
-short. Events that changed the state also carry their change as an RFC 6902 JSON Patch."""
+short. Events that changed the state also carry their change as an RFC 6902 JSON Patch.
+
+A lone surrogate (half of a UTF-16 pair, which UTF-8 cannot hold) in a record made before the
+import refused them is written as JSON's own escape (``\\ud800``), so the export never fails
+over one and keeps the text exactly; ``sttui import`` refuses such a line, as no record can
+store one (``sttui.exports.importing``)."""
 
 from __future__ import annotations
 
+import codecs
 import json
+import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -48,3 +55,48 @@ def jsonl_lines(store: Store, records: Iterable[EpisodeRecord]) -> Iterator[str]
                 line["patch"] = patch
             yield dump(line, secrets)
     yield dump(trailer(episodes, events), secrets)
+
+
+_LONE = re.compile("[\ud800-\udfff]")
+ESCAPE_LONE_SURROGATES = "sttui-json-escape"
+
+
+def _escape_lone_surrogates(exc: UnicodeError) -> tuple[str, int]:
+    """A codec error handler: each lone surrogate as its JSON escape. In a line of JSON every one
+    is inside a string (``json.dumps`` writes nothing else but ASCII), so the line still reads
+    back as the same text. Anything else UTF-8 cannot encode is still an error."""
+    if not isinstance(exc, UnicodeEncodeError) or not all(_LONE.match(c) for c in exc.object[exc.start : exc.end]):
+        raise exc
+    return "".join(f"\\u{ord(c):04x}" for c in exc.object[exc.start : exc.end]), exc.end
+
+
+codecs.register_error(ESCAPE_LONE_SURROGATES, _escape_lone_surrogates)
+
+
+def encode_lines(text: str) -> tuple[bytes, bool]:
+    """An export's text as UTF-8, and whether it held a lone surrogate (written escaped). The
+    common case is one plain encode: the escaping costs only the file that needs it."""
+    try:
+        return text.encode("utf-8"), False
+    except UnicodeEncodeError:
+        return text.encode("utf-8", ESCAPE_LONE_SURROGATES), True
+
+
+def lone_surrogate_notes(lines: list[str]) -> list[str]:
+    """Which lines of an export hold a lone surrogate, named by episode and event where they
+    are the record's (read only when ``encode_lines`` met one)."""
+    notes = []
+    for n, line in enumerate(lines, 1):
+        if not _LONE.search(line):
+            continue
+        obj = json.loads(line)
+        where = f"line {n}"
+        if obj.get("record") == "event":
+            where = f"episode {obj['episode_id']} event {obj['seq']}"
+        elif obj.get("record") == "episode":
+            where = f"episode {obj['episode']['id']}"
+        notes.append(
+            f"{where} holds a lone surrogate (half of a UTF-16 pair), written as its JSON escape; "
+            "`sttui import` refuses it (no record can store one): replace it in the file to import it"
+        )
+    return notes

@@ -489,32 +489,69 @@ class Store(TaskVersions, StageJudgements, AnnotationRecords, EpisodeListings):
         return self._stream(query, _record)
 
     def import_episodes(
-        self, items: list[tuple[EpisodeRecord, TaskVersion | None, list[Event]]], also: Any = None
+        self,
+        items: list[tuple[EpisodeRecord, TaskVersion | None, list[Event]]],
+        also: Any = None,
+        present: Any = None,
     ) -> tuple[int, int]:
         """Insert episodes with their task versions and events in one transaction: all or none.
+        An episode the record already holds is left as it is when the copy is the same, and
+        else unless ``present(copy, held)`` (each the episode's row and events as the record
+        stores them, scrubbed) returns the row's new values and how many of the copy's events
+        the record holds: then the rest are added (the copy goes on from the held one). It
+        raises to refuse the whole import.
         ``also(connection)`` writes more in that transaction (a study bundle's manifest).
-        Returns (added, already present)."""
+        Returns (added or continued, already present)."""
         prepared = [(r, self._redacted(t) if t is not None else None, events) for r, t, events in items]
+        table = table_of(EpisodeRow)
 
         def go(conn: Any) -> tuple[int, int]:
             added = skipped = 0
             for record, version, events in prepared:
                 if version is not None:
                     _save_version(conn, version)
-                if conn.execute(select(col(EpisodeRow.id)).where(col(EpisodeRow.id) == record.id)).first():
-                    skipped += 1
-                    continue
-                row = scrub(record.as_dict(), self._secrets)
-                row.update({key: finite(row.get(key)) for key in ("outcome", "scores")})
-                conn.execute(insert(EpisodeRow).values(**row))
-                if events:
-                    conn.execute(insert(EventRow), [self._event_row(record.id, e) for e in events])
+                held = conn.execute(select(table).where(table.c.id == record.id)).first()
+                if held is None:
+                    conn.execute(insert(EpisodeRow).values(**self._as_stored(record.as_dict(), [])[0]))
+                    start = 0
+                else:
+                    change = None
+                    if present is not None:
+                        kept = (_record(held).as_dict(), self._held_events(conn, record.id))
+                        if (record.as_dict(), events) != kept:  # (the same copy, the common case, costs no scrub)
+                            change = present(self._as_stored(record.as_dict(), events), self._as_stored(*kept))
+                    if change is None:
+                        skipped += 1
+                        continue
+                    values, start = change
+                    conn.execute(update(EpisodeRow).where(col(EpisodeRow.id) == record.id).values(**values))
+                if events[start:]:
+                    conn.execute(insert(EventRow), [self._event_row(record.id, e) for e in events[start:]])
                 added += 1
             if also is not None:
                 also(conn)
             return added, skipped
 
-        return self._write(go)
+        return self._serialised(go)  # (SQLite: the write lock first, as it reads what it then writes)
+
+    def _as_stored(self, row: dict[str, Any], events: list[Event]) -> tuple[dict[str, Any], list[Event]]:
+        """An episode's row and events as the record would store them: scrubbed, NaN as null
+        (a copy the record holds too: data from an older sttui may not be scrubbed)."""
+        secrets = self._secrets
+        row = scrub(row, secrets)
+        row.update({key: finite(row.get(key)) for key in ("outcome", "scores")})
+        kept = [
+            Event(e.seq, e.type, scrub(e.actor, secrets), scrub(e.payload, secrets), e.sim_time, e.wall_time)
+            for e in events
+        ]
+        return row, kept
+
+    def _held_events(self, conn: Any, episode_id: str) -> list[Event]:
+        """An episode's events, read in ``conn``'s transaction."""
+        table = table_of(EventRow)
+        columns = (table.c.seq, table.c.type, table.c.actor, table.c.payload, table.c.sim_time, table.c.wall_time)
+        query = select(*columns).where(table.c.episode_id == episode_id).order_by(table.c.seq)
+        return [Event(*row) for row in conn.execute(query)]
 
     # -- runs split across workers (sttui/store/runs.py) ------------------------------
     def _serialised(self, fn: Any) -> Any:
