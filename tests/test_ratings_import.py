@@ -165,3 +165,32 @@ def test_a_file_imported_twice_adds_nothing_and_an_older_rating_does_not_undo_a_
     assert current == {"ana": 4, "ben": 2, "cai": 3}  # ana's 4 stands; her 1 is history
     history = [r for r in store.ratings(include_history=True) if r["annotator"] == "ana"]
     assert sorted((r["value"], r["superseded_by"] is None) for r in history) == [(1, False), (4, True)]
+
+
+def test_export_ratings_and_a_study_bundle_refuse_a_missing_folder_and_write_whole(tmp_path, monkeypatch):
+    """As `sttui export`: a mistyped folder is an error, not a new folder; a file is replaced
+    only by a whole new one, so one that fails leaves the old as it was."""
+    from pathlib import Path
+
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    store = Store(db)
+    store.rate("ana", "task", INSULIN, "checklist_correctness", 4)
+    missing = tmp_path / "nope" / "r.csv"
+    for args in (["export-ratings", "-o", str(missing)], ["study", "export", "any", "-o", str(missing)]):
+        result = CliRunner().invoke(main, ["--db", db, *args])
+        assert result.exit_code == 2 and "does not exist" in result.output, result.output
+        assert not missing.parent.exists()
+    out = tmp_path / "r.csv"
+    out.write_text("the old export\n")
+
+    def full_disk(path, text, encoding=None):  # a write that dies halfway
+        with open(path, "w", encoding=encoding) as f:
+            f.write(text[:5])
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Path, "write_text", full_disk)
+    result = CliRunner().invoke(main, ["--db", db, "export-ratings", "-o", str(out)])
+    assert result.exit_code != 0 and out.read_text() == "the old export\n"
+    monkeypatch.undo()
+    assert CliRunner().invoke(main, ["--db", db, "export-ratings", "-o", str(out)]).exit_code == 0
+    assert out.read_text().startswith("item_kind,item_id,dimension") and not list(tmp_path.glob(".r.csv.*"))

@@ -68,7 +68,7 @@ def export_cmd(
 
     if not episodes and not everything and not demonstrations:
         _fail("name episodes to export, or pass --all (or --demonstrations)", 2)
-    _check_folder(output)
+    check_folder(output)
     store = open_store()
     records = [_episode(store, e) for e in episodes] if episodes else store.list_episodes()
     if demonstrations:
@@ -106,7 +106,7 @@ def export_cmd(
     del text
     if escaped:
         notes.extend(lone_surrogate_notes(lines))
-    _replace(output, lambda path: path.write_bytes(data))
+    write_whole(output, lambda path: path.write_bytes(data))
     for note in notes:
         click.echo(f"note: {note}", err=True)
     click.echo(f"wrote {written} episode(s) to {output} ({fmt}, {layout})", err=True)
@@ -128,14 +128,14 @@ def _export_file(
         if fmt == "hf":
             from sttui.exports.hf import write_parquet
 
-            written = _replace(output, lambda path: write_parquet(found, path))
+            written = write_whole(output, lambda path: write_parquet(found, path))
             layout = "Parquet, one row per episode"
         else:
             from sttui.exports.inspect_log import write_inspect_log
 
             if output.suffix != ".eval":
                 notes.append("Inspect reads logs named *.eval; name the file so for `inspect view`")
-            written = _replace(output, lambda path: write_inspect_log(found, path))
+            written = write_whole(output, lambda path: write_inspect_log(found, path))
             layout = "Inspect AI log, one sample per episode"
     except MissingExtra as exc:
         _fail(str(exc), 2)
@@ -154,7 +154,7 @@ def _export_file(
         click.echo(f"pushed {written} episode(s) and a dataset card to {repo_id}: {url}", err=True)
 
 
-def _check_folder(output: Path) -> None:
+def check_folder(output: Path) -> None:
     """Refuse an output whose folder is missing, as ``--db`` does: a mistyped path is an error,
     not a new folder."""
     folder = output.absolute().parent
@@ -171,7 +171,7 @@ def _check_folder(output: Path) -> None:
 T = TypeVar("T")
 
 
-def _replace(output: Path, write: Callable[[Path], T]) -> T:
+def write_whole(output: Path, write: Callable[[Path], T]) -> T:
     """``write(path)`` to a temporary file beside ``output``, put in its place only once written
     whole and on the disk: an export that fails leaves the file it was to replace as it was, and
     no part of itself. The new file has the mode the old one had (else the umask's), as a file

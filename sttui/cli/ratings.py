@@ -286,10 +286,12 @@ def adjudicate(as_name: str, spread: int) -> None:
 def export_ratings(fmt: str, output: Path) -> None:
     """One row per current rating: item_kind, item_id, dimension, annotator, value, comment, created_at."""
     from sttui.annotate.ratings_io import export_ratings as render
+    from sttui.cli.exports import check_folder, write_whole
 
+    check_folder(output)
     rows = open_store().ratings()
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(render(rows, fmt), encoding="utf-8")
+    text = render(rows, fmt)
+    write_whole(output, lambda path: path.write_text(text, encoding="utf-8"))  # (whole, or the old file as it was)
     click.echo(f"wrote {len(rows)} rating(s) to {output}", err=True)
 
 

@@ -389,15 +389,22 @@ def export_cmd(study_arg: str, output: Path) -> None:
     """One bundle of the study: its manifest (study file, task versions and hashes, settings,
     participants without tokens, slots), its episodes and the other episodes on its tasks.
     `sttui import FILE` elsewhere gives the same `sttui study report`."""
+    from sttui.cli.exports import check_folder, write_whole
     from sttui.study.bundle import bundle_lines
 
+    check_folder(output)
     store = open_store()
     sid = _resolve_study(store, study_arg)
-    n = 0
-    with open(output, "w", encoding="utf-8") as f:
-        for line in bundle_lines(store, sid):
-            f.write(line + "\n")
-            n += 1
+
+    def write(path: Path) -> int:
+        n = 0
+        with open(path, "w", encoding="utf-8") as f:
+            for line in bundle_lines(store, sid):
+                f.write(line + "\n")
+                n += 1
+        return n
+
+    n = write_whole(output, write)  # (a bundle that fails leaves the file it was to replace as it was)
     click.echo(f"wrote study {sid} to {output} ({n} lines)")
 
 
