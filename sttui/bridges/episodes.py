@@ -13,6 +13,7 @@ event loop (the in-process wrapper's speed comes from that); a model user needs
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Generator, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -189,6 +190,86 @@ def _json_copy(value: dict[str, Any]) -> dict[str, Any] | None:
     return out
 
 
+# what no record can keep and no JSON reply can carry: NUL, and a surrogate (half of a UTF-16
+# pair, no character: JSON's "\\ud800" alone reads as one)
+_NUL = "\x00"
+_SURROGATE = re.compile("[\ud800-\udfff]").search
+MAX_TOOL_NAME_CHARS = 200
+
+
+def _bad_char(text: str) -> str | None:
+    """What is wrong with ``text``'s characters, or None (a scan of ASCII text for NUL alone)."""
+    if _NUL in text:
+        return "a NUL character (\\u0000)"
+    if not text.isascii():
+        found = _SURROGATE(text)
+        if found is not None:
+            return f"a lone surrogate (\\u{ord(found.group()):04x}), which is no character"
+    return None
+
+
+def _clean(value: Any) -> bool:
+    """Every string in ``value`` (keys too, through dicts, lists and tuples) is clean text: one
+    scan of each, no copy (this runs on every step)."""
+    t = type(value)
+    if t is str:
+        return _bad_char(value) is None
+    if t is not dict and t is not list and t is not tuple:
+        return not isinstance(value, str) or _bad_char(value) is None
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        for k, x in v.items() if type(v) is dict else enumerate(v):
+            if type(k) is str and (_NUL in k or (not k.isascii() and _bad_char(k))):
+                return False
+            tx = type(x)
+            if tx is str:
+                if _NUL in x or (not x.isascii() and _bad_char(x)):
+                    return False
+            elif tx is dict or tx is list or tx is tuple:
+                stack.append(x)
+            elif isinstance(x, str) and _bad_char(x):
+                return False
+    return True
+
+
+def text_problem(value: Any, where: str) -> str | None:
+    """What makes ``value``'s text unusable (a NUL or a lone surrogate in it or in any string
+    inside it, keys too), with where it is (``where``: its name); None when it is clean."""
+    return None if _clean(value) else _first_bad(value, where)
+
+
+def _first_bad(value: Any, where: str) -> str | None:
+    """Where in ``value`` the first unclean string is, and what is wrong with it (the slow walk,
+    made once ``_clean`` has said there is one)."""
+    if isinstance(value, str):
+        bad = _bad_char(value)
+        return f"{where} holds {bad}" if bad else None
+    if isinstance(value, dict | list | tuple):
+        for k, x in value.items() if isinstance(value, dict) else enumerate(value):
+            here = f"{where}.{k}" if isinstance(value, dict) else f"{where}[{k}]"
+            if isinstance(k, str) and _bad_char(k):
+                return f"a key in {where} holds {_bad_char(k)}"
+            found = _first_bad(x, here)
+            if found:
+                return found
+    return None
+
+
+def action_problem(data: dict[str, Any]) -> str | None:
+    """What makes an action's text unusable (a NUL or a lone surrogate in its tool, message or
+    arguments: a record would refuse it on import, and a reply could not be written), said with
+    where it is; None when the action's text is clean. Checked before anything is executed."""
+    for name in ("tool", "message", "args"):
+        value = data.get(name)
+        if value is not None and not _clean(value):
+            return f"{_first_bad(value, name) or name + ' holds text no record can keep'}; nothing was executed"
+    tool = data.get("tool")
+    if type(tool) is str and len(tool) > MAX_TOOL_NAME_CHARS:
+        return f"tool: a tool's name has at most {MAX_TOOL_NAME_CHARS} characters; got {len(tool):,}"
+    return None
+
+
 def action_of_openai(kind: str, message: dict[str, Any]) -> Action | str:
     """A model's answer in OpenAI message form, read by ``sttui run``'s own parser."""
     return (_parse_explore if kind == "explore" else _parse_stt)(message)
@@ -272,6 +353,7 @@ class Stepper:
     episode: AnyEpisode | None = field(default=None, init=False)
     result: EpisodeResult | None = field(default=None, init=False)
     view: Any = field(default=None, init=False)
+    failed: str | None = field(default=None, init=False)  # why the episode ended in an error, in one line
     _coro: Any = field(default=None, init=False, repr=False)
     _seen: int = field(default=0, init=False, repr=False)
 
@@ -318,6 +400,8 @@ class Stepper:
         await self._aadvance(action)
 
     def _check_open(self) -> None:
+        if self.failed is not None:
+            raise EpisodeOver(f"the episode ended in an error ({self.failed}): reset to start another")
         if self._coro is None:
             raise EpisodeOver("the episode has not started: reset first")
         if self.result is not None:
@@ -329,12 +413,16 @@ class Stepper:
         except StopIteration as stop:
             self.result = stop.value
             return
+        except BaseException as exc:
+            self._fail(exc)
+            raise
         if isinstance(y, _Turn):
             self.view = y.view
             return
         self._coro.close()
         self._coro = None
-        raise NeedsEventLoop("the user seat waits on I/O (a model): step with astep in an event loop")
+        self.failed = "the user seat waits on I/O (a model): step with astep in an event loop"
+        raise NeedsEventLoop(self.failed)
 
     async def _aadvance(self, value: Any) -> None:
         send, arg = self._coro.send, value
@@ -344,6 +432,9 @@ class Stepper:
             except StopIteration as stop:
                 self.result = stop.value
                 return
+            except BaseException as exc:
+                self._fail(exc)
+                raise
             if isinstance(y, _Turn):
                 self.view = y.view
                 return
@@ -351,6 +442,15 @@ class Stepper:
                 arg, send = await _Pass(y), self._coro.send
             except BaseException as exc:  # a cancellation or the wait's error goes into the runner
                 arg, send = exc, self._coro.throw
+
+    def _fail(self, exc: BaseException) -> None:
+        """An error out of the driving coroutine has ended it (it can never be resumed): the
+        episode is over, and every later step says why instead of resuming a finished coroutine."""
+        from sttui.errors import StoreError, where_raised
+
+        self._coro = None
+        said = str(exc) if isinstance(exc, StoreError) else where_raised(exc)
+        self.failed = said if len(said) <= 300 else said[:299] + "…"
 
     def close(self) -> None:
         if self._coro is not None:

@@ -18,6 +18,14 @@ live episodes, each isolated: its own engine, user seat and seed).
   the change it made in the milestone review's stage score (the last step's added to the
   verdict), so the shaping adds up over an episode to its final stage score.
 
+Whatever a client sends is checked before it reaches the engine or the record, the same over
+HTTP and WebSocket, and refused with an error observation in the API's own words: seeds and
+trials within the record's range, episode ids the record's (``EPISODE_ID``), task ids and
+other reset fields of bounded size (never echoed back when they are not), no NUL or lone
+surrogate in an action's text. An error inside a step ends its episode in one line (its
+coroutine cannot be resumed). HTTP episodes are bounded: dropped after ``idle_timeout``
+without a step, and past ``max_episodes`` the one idle longest; a late step hears why.
+
 :class:`GymEnv` is the same episode in-process, without a server, for a trainer in Python.
 openenv-core is imported here only: ``pip install 'sttui[rl]'``.
 """
@@ -25,7 +33,10 @@ openenv-core is imported here only: ``pip install 'sttui[rl]'``.
 from __future__ import annotations
 
 import itertools
+import logging
+import re
 import threading
+import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Mapping
@@ -42,18 +53,30 @@ from pydantic import Field
 from sttui.bridges.episodes import (
     BridgeError,
     EpisodeOver,
+    NeedsEventLoop,
     Stepper,
+    action_data,
+    action_problem,
     parse_action,
     run_plan,
+    text_problem,
     texts,
     tool_schemas,
 )
 from sttui.config import ModelAlias
 from sttui.core.loader import LoadedTask
-from sttui.core.settings import RunSettings
-from sttui.core.task import SttTask
+from sttui.core.settings import EXPLORE_SETTINGS, RunSettings
+from sttui.core.task import MAX_SEED, SttTask
+from sttui.errors import StoreError, where_raised
 
-MAX_LIVE_EPISODES = 4096  # HTTP episodes kept at once; the oldest is dropped past it
+log = logging.getLogger("sttui.rl")
+
+IDLE_TIMEOUT_S = 600.0  # an HTTP episode with no step for this long is dropped (rl serve --idle-timeout)
+MAX_HTTP_EPISODES = 1024  # HTTP episodes kept at once; past it the one idle longest is dropped
+MAX_TASK_ID_CHARS = 200  # as the record keeps task ids (sttui/exports/importing.py)
+MAX_GONE = 4096  # dropped episodes' ids remembered, so that a late step hears why
+EPISODE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")  # the record's episode ids (sttui/exports/importing.py)
+EPISODE_ID_RULE = "1 to 64 letters, digits, '-' or '_' (as the record's ids are)"
 
 
 class SttuiAction(Action):
@@ -100,14 +123,27 @@ class ServeConfig:
     shaped: bool = False
     record: str | None = None
     models: Mapping[str, ModelAlias] = field(default_factory=dict)  # sttui.yaml's models (a model user's alias)
+    idle_timeout: float | None = IDLE_TIMEOUT_S  # seconds; None or 0: never
+    max_episodes: int = MAX_HTTP_EPISODES
+    # HTTP episodes between their requests, the longest idle first
     live: OrderedDict[str, Session] = field(default_factory=OrderedDict, repr=False)
+    # episodes an environment object holds: a WebSocket session's, GymEnv's, an HTTP reset's until its request ends
+    held: dict[str, Session] = field(default_factory=dict, repr=False)
+    gone: OrderedDict[str, str] = field(default_factory=OrderedDict, repr=False)  # dropped id -> why
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    gym_ids: itertools.count = field(default_factory=itertools.count, repr=False)  # GymEnv's episode ids
+    _store: Any = field(default=None, init=False, repr=False)
     # (the served tasks as they were read, task id -> the first of them with it): every reset asks
     _by_id: tuple[tuple[LoadedTask, ...], dict[str, LoadedTask]] | None = field(default=None, init=False, repr=False)
 
-    def task(self, task_id: str | None) -> LoadedTask:
+    def task(self, task_id: Any) -> LoadedTask:
+        """The served task ``task_id`` names (None: the first); a BridgeError says what is wrong,
+        without echoing an id that is not one (nor looking for a near match of a huge one)."""
         if task_id is None:
             return self.tasks[0]
+        problem = _task_id_problem(task_id)
+        if problem is not None:
+            raise BridgeError(problem)
         served = tuple(self.tasks)
         index = self._by_id
         if index is None or index[0] != served:  # (compared item by item, by identity first)
@@ -128,19 +164,95 @@ class ServeConfig:
             f"no task '{task_id}' is served here ({len(served_ids)} are){did_you_mean(task_id, served_ids)}"
         )
 
-    def keep(self, session: Session) -> None:
+    def store(self) -> Any:
+        """The record (``record``), opened once and shared by every episode (a StoreError says
+        why it cannot be opened)."""
         with self.lock:
-            self.live[session.episode_id] = session
-            while len(self.live) > MAX_LIVE_EPISODES:
-                self.live.popitem(last=False)
+            if self._store is None:
+                from sttui.store.store import Store
+
+                self._store = Store(self.record)
+            return self._store
+
+    def in_use(self, episode_id: str) -> bool:
+        with self.lock:
+            return episode_id in self.held or episode_id in self.live
+
+    def hold(self, session: Session) -> None:
+        with self.lock:
+            self.gone.pop(session.episode_id, None)
+            self.held[session.episode_id] = session
+
+    def release(self, session: Session) -> None:
+        """An HTTP reset's request is over: its episode waits in the table for its steps, and
+        the table is kept within its bounds."""
+        now = time.monotonic()
+        with self.lock:
+            if self.held.get(session.episode_id) is session:
+                del self.held[session.episode_id]
+            if not session.stepper.done and session.stepper.failed is None:
+                session.used = now
+                self.live[session.episode_id] = session
+            dropped = self._sweep(now)
+        _end_all(dropped)
 
     def find(self, episode_id: str) -> Session | None:
+        """The live episode with this id (an HTTP one is marked used now), or None."""
+        now = time.monotonic()
         with self.lock:
-            return self.live.get(episode_id)
+            dropped = self._sweep(now) if self.live else []
+            session = self.live.get(episode_id)
+            if session is not None:
+                session.used = now
+                self.live.move_to_end(episode_id)
+            else:
+                session = self.held.get(episode_id)
+        _end_all(dropped)
+        return session
 
-    def drop(self, episode_id: str) -> None:
+    def why_gone(self, episode_id: str) -> str | None:
         with self.lock:
-            self.live.pop(episode_id, None)
+            return self.gone.get(episode_id)
+
+    def forget(self, session: Session) -> None:
+        """Take the episode out of the tables (the one with its id, if it is this one)."""
+        eid = session.episode_id
+        with self.lock:
+            if self.live.get(eid) is session:
+                del self.live[eid]
+            if self.held.get(eid) is session:
+                del self.held[eid]
+
+    def end(self, session: Session, reason: str, status: str = "stopped") -> None:
+        self.forget(session)
+        session.end(reason, status)
+
+    def _sweep(self, now: float) -> list[tuple[Session, str]]:
+        """Under the lock: drop the HTTP episodes idle past the timeout, then the longest idle
+        past the cap (remembering why, for their late steps); the caller ends them unlocked."""
+        live, timeout, dropped = self.live, self.idle_timeout, []
+        while live:
+            eid, first = next(iter(live.items()))
+            if timeout and now - first.used > timeout:
+                why = f"after {timeout:g} s without a step (the server's idle timeout)"
+            elif len(live) > self.max_episodes:
+                why = (
+                    f"to make room: the server keeps at most {self.max_episodes:,} open HTTP episodes, "
+                    "and this one had gone longest without a step"
+                )
+            else:
+                break
+            del live[eid]
+            self.gone[eid] = why
+            dropped.append((first, why))
+        while len(self.gone) > MAX_GONE:
+            self.gone.popitem(last=False)
+        return dropped
+
+
+def _end_all(dropped: list[tuple[Session, str]]) -> None:
+    for session, why in dropped:
+        session.end(f"dropped {why}")
 
 
 class Session:
@@ -149,21 +261,50 @@ class Session:
     def __init__(self, config: ServeConfig, loaded: LoadedTask, seed: int, episode_id: str, settings: RunSettings):
         self.config, self.loaded, self.seed, self.episode_id = config, loaded, seed, episode_id
         self.store: Any = None
+        self.used = 0.0  # when an HTTP step last found it (time.monotonic)
+        self.busy = False  # a step is being taken (it may wait on a model user)
+        self.ended = False
         on_event = None
         if config.record:
             from sttui.running.recording import Recorder
-            from sttui.store.store import Store
 
-            self.store = Store(config.record)
+            self.store = config.store()
             on_event = Recorder(self.store, episode_id)
         self.stepper = Stepper(loaded, seed, settings, user=config.user, on_event=on_event, models=config.models)
         if self.store is not None:  # the episode's row before its first event
-            from sttui.controllers.registry import make_user
-
-            user = make_user(config.user, config.models).name if loaded.kind == "stt" and not settings.no_user else None
-            setting = settings.label(loaded.kind, getattr(loaded.task, "setting", "default"))
-            self.store.write(self.store.episode_items(loaded, seed, self.stepper.agent_name, user, episode_id, setting))
+            self._record_row(settings)
         self.stage = 0.0
+
+    def _record_row(self, settings: RunSettings) -> None:
+        from sqlalchemy.exc import IntegrityError
+
+        from sttui.controllers.registry import make_user
+
+        config, loaded = self.config, self.loaded
+        user = make_user(config.user, config.models).name if loaded.kind == "stt" and not settings.no_user else None
+        setting = settings.label(loaded.kind, getattr(loaded.task, "setting", "default"))
+        items = self.store.episode_items(loaded, self.seed, self.stepper.agent_name, user, self.episode_id, setting)
+        try:
+            self.store.write(items)
+        except IntegrityError:
+            raise BridgeError(f"episode id {self.episode_id} is in use (the record holds an episode with it)") from None
+
+    def end(self, reason: str, status: str = "stopped") -> None:
+        """Close an episode nobody will step again (dropped, replaced, its session gone, failed);
+        an unfinished record says why it stopped. A step under way finishes first (untouched)."""
+        if self.ended or self.busy:
+            return
+        self.ended = True
+        stepper = self.stepper
+        steps = stepper.episode.steps if stepper.episode is not None else 0
+        stepper.close()
+        if self.store is not None and not stepper.done:
+            try:
+                self.store.finish_episode(self.episode_id, status, end_reason=reason, steps=steps)
+            except Exception as exc:  # (the episode is over either way)
+                log.warning(
+                    "sttui rl: episode %s could not be marked %s in the record: %s", self.episode_id, status, exc
+                )
 
     def observation(self, error: str | None = None, first: bool = False) -> SttuiObservation:
         return SttuiObservation(**self.fields(error, first))
@@ -204,21 +345,83 @@ class Session:
         if self.store is not None:
             from sttui.running.recording import finish
 
-            finish(self.store, self.episode_id, r)
+            try:
+                finish(self.store, self.episode_id, r)
+            except StoreError as exc:  # (the reply still carries the outcome)
+                log.warning("sttui rl: episode %s's outcome could not be recorded: %s", self.episode_id, exc)
         out = r.as_dict()
         keep = ("passed", "checklist", "judged_by", "review", "metrics", "end_reason", "steps", "triggers_fired")
         return {k: out[k] for k in keep if k in out}
 
 
-def _settings(config: ServeConfig, static: Any, no_user: Any, setting: Any) -> RunSettings:
-    if static is None and no_user is None and setting is None:
-        return config.settings
+def _settings(
+    config: ServeConfig, loaded: LoadedTask, default: bool, static: Any, no_user: Any, setting: Any
+) -> RunSettings:
+    """The episode's settings: the reset's where it gives them, else the server's, those that
+    apply to the task's kind (a server serving both kinds applies ``--static`` to its stt tasks)."""
+    stt = loaded.kind == "stt"
+    if (not stt and (static or no_user)) or (stt and setting is not None):
+        which = f"task {loaded.id}" + (" (the server's default: the reset names no task)" if default else "")
+        fields = "setting applies to explore tasks" if stt else "static and no_user apply to stt tasks"
+        raise BridgeError(f"{fields}; {which} is an {loaded.kind} task")
     base = config.settings
-    return RunSettings(
-        base.static if static is None else bool(static),
-        base.no_user if no_user is None else bool(no_user),
-        base.explore_setting if setting is None else setting,
+    chosen = (
+        stt and (base.static if static is None else static),
+        stt and (base.no_user if no_user is None else no_user),
+        None if stt else (base.explore_setting if setting is None else setting),
     )
+    if chosen == (base.static, base.no_user, base.explore_setting):
+        return base
+    return RunSettings(*chosen)
+
+
+def _reset_problem(seed: Any, episode_id: Any, trial: Any, static: Any, no_user: Any, setting: Any) -> str | None:
+    """What is wrong with a reset's fields other than its task, in their own names; None if nothing."""
+    for name, value in (("seed", seed), ("trial", trial)):
+        if value is not None and (type(value) is not int or not 0 <= value <= MAX_SEED):
+            return f"{name} must be a whole number within 0..{MAX_SEED}; got {_shown(value)}"
+    if episode_id is not None and (type(episode_id) is not str or not EPISODE_ID.fullmatch(episode_id)):
+        return f"episode_id must be {EPISODE_ID_RULE}"
+    for name, value in (("static", static), ("no_user", no_user)):
+        if value is not None and type(value) is not bool:
+            return f"{name} must be true or false; got {_shown(value)}"
+    if setting is not None and (type(setting) is not str or setting not in EXPLORE_SETTINGS):
+        return f"setting must be one of {', '.join(EXPLORE_SETTINGS)}"
+    return None
+
+
+def _task_id_problem(task_id: Any) -> str | None:
+    if type(task_id) is not str:
+        return f"task: expected a task id (text); got {_shown(task_id)}"
+    if len(task_id) > MAX_TASK_ID_CHARS:
+        return f"task: a task id has at most {MAX_TASK_ID_CHARS} characters; got {len(task_id):,}"
+    return text_problem(task_id, "task")
+
+
+_KINDS = {str: "text", bool: "a boolean", float: "a fraction", list: "a list", dict: "an object"}
+
+
+def _shown(value: Any) -> str:
+    """A refused value as a reply shows it: a short number as it is, anything else by its kind
+    (a huge value is never echoed back)."""
+    if type(value) is int and -(10**20) < value < 10**20:
+        return str(value)
+    if type(value) is int:
+        return "a larger number"
+    if value is None:
+        return "null"
+    return _KINDS.get(type(value), type(value).__name__)
+
+
+def _api_words(said: str) -> str:
+    """A run plan's message in the reset's own words (its fields, not ``sttui run``'s flags)."""
+    return re.sub(r"--(static|no-user|setting|seed)\b", lambda m: m[1].replace("-", "_"), said)
+
+
+def _refused(task: Any, error: str) -> SttuiObservation:
+    """A reset refused: the error, and the task it named when that was a task id to show."""
+    shown = task if type(task) is str and _task_id_problem(task) is None else ""
+    return SttuiObservation(task=shown, error=error, done=True, reward=0.0)
 
 
 class SttuiEnvironment(Environment[SttuiAction, SttuiObservation, SttuiState]):
@@ -231,27 +434,58 @@ class SttuiEnvironment(Environment[SttuiAction, SttuiObservation, SttuiState]):
         super().__init__()
         self.config = config
         self.session: Session | None = None
+        self._requests = 0  # resets and steps served: an HTTP request's object serves one
 
     def _new(
-        self, seed: Any, episode_id: str | None, task: str | None, trial: Any, static: Any, no_user: Any, setting: Any
+        self, seed: Any, episode_id: Any, task: Any, trial: Any, static: Any, no_user: Any, setting: Any
     ) -> Session | SttuiObservation:
+        self._requests += 1
         try:
-            loaded = self.config.task(task)
-            settings = _settings(self.config, static, no_user, setting)
+            loaded, chosen, settings, eid = self._opening(seed, episode_id, task, trial, static, no_user, setting)
+            if self.session is not None:
+                self.config.end(self.session, "a new reset replaced it")
+                self.session = None
+            session = Session(self.config, loaded, chosen, eid, settings)
+        except BridgeError as exc:
+            return _refused(task, str(exc))
+        except StoreError as exc:
+            return _refused(task, f"the episode cannot be recorded: {exc}")
+        self.config.hold(session)
+        self.session = session
+        return session
+
+    def _opening(
+        self, seed: Any, episode_id: Any, task: Any, trial: Any, static: Any, no_user: Any, setting: Any
+    ) -> tuple[LoadedTask, int, RunSettings, str]:
+        """What a reset asks for, checked: its task, seed, settings and episode id (a
+        BridgeError says what is wrong, in the reset's own words)."""
+        problem = _reset_problem(seed, episode_id, trial, static, no_user, setting)
+        if problem is not None:
+            raise BridgeError(problem)
+        config = self.config
+        loaded = config.task(task)
+        settings = _settings(config, loaded, task is None, static, no_user, setting)
+        try:
             plan = run_plan(
                 [loaded],
-                seed=self.config.seed,
+                seed=config.seed,
                 static=settings.static,
                 no_user=settings.no_user,
                 setting=settings.explore_setting,
             )
-            chosen = plan.seed_for(loaded, int(trial or 0)) if seed is None else int(seed)
-        except (BridgeError, ValueError, TypeError) as exc:
-            return SttuiObservation(task=str(task or ""), error=str(exc), done=True, reward=0.0)
-        if self.session is not None:
-            self.session.stepper.close()
-        self.session = Session(self.config, loaded, chosen, episode_id or uuid.uuid4().hex, settings)
-        return self.session
+        except BridgeError as exc:
+            raise BridgeError(_api_words(str(exc))) from None
+        chosen = seed
+        if chosen is None:
+            chosen = plan.seed_for(loaded, trial or 0)
+            if chosen > MAX_SEED:
+                raise BridgeError(
+                    f"trial {trial} plays seed {chosen - trial} + {trial}, past the largest seed, {MAX_SEED}"
+                )
+        eid = episode_id or uuid.uuid4().hex
+        if episode_id and config.in_use(eid):
+            raise BridgeError(f"episode id {eid} is in use")
+        return loaded, chosen, settings, eid
 
     def reset(
         self,
@@ -283,8 +517,11 @@ class SttuiEnvironment(Environment[SttuiAction, SttuiObservation, SttuiState]):
         session = self._new(seed, episode_id, task, trial, static, no_user, setting)
         if isinstance(session, SttuiObservation):
             return session
-        session.stepper.reset()
-        return self._opened(session)
+        try:
+            session.stepper.reset()
+        except Exception as exc:
+            return self._failed(session, exc)
+        return session.fields(first=True)
 
     async def reset_async(
         self,
@@ -300,36 +537,50 @@ class SttuiEnvironment(Environment[SttuiAction, SttuiObservation, SttuiState]):
         session = self._new(seed, episode_id, task, trial, static, no_user, setting)
         if isinstance(session, SttuiObservation):
             return session
-        await session.stepper.areset()
-        return _observation(self._opened(session))
+        failure = await _taken(session, session.stepper.areset())
+        if failure is not None:
+            return self._failed(session, failure)
+        return _observation(session.fields(first=True))
 
-    def _opened(self, session: Session) -> dict[str, Any]:
-        self.config.keep(session)
-        return session.fields(first=True)
-
-    def _prepare(self, episode_id: str | None, data: dict[str, Any]) -> tuple[Session | None, Any]:
+    def _prepare(self, episode_id: Any, data: dict[str, Any]) -> tuple[Session | None, Any]:
         """The action's episode and the sttui action, or an error observation (or its fields)."""
+        self._requests += 1
+        if episode_id is not None and type(episode_id) is not str:
+            return None, _gone("", f"episode_id must be the id its reset returned (text); got {_shown(episode_id)}")
         session = self.config.find(episode_id) if episode_id else self.session
         if session is None:
-            what = (
-                f"no live episode '{episode_id}' (it ended, or was never begun here)"
-                if episode_id
-                else "no episode: reset first (over HTTP, each step names the episode_id its reset returned)"
-            )
-            return None, SttuiObservation(episode_id=episode_id or "", error=what, done=True, reward=0.0)
-        if session.stepper.done:
+            return None, self._missing(episode_id)
+        stepper = session.stepper
+        if stepper.done or stepper.failed is not None:
+            why = f" in an error ({stepper.failed})" if stepper.failed is not None else ""
+            return None, _gone(session, f"the episode has ended{why}: reset to start another")
+        if session.busy:
+            error = "a step of this episode is still being taken: wait for its observation"
             return None, SttuiObservation(
-                episode_id=session.episode_id,
-                task=session.loaded.id,
-                kind=session.loaded.kind,
-                error="the episode has ended: reset to start another",
-                done=True,
-                reward=0.0,
+                episode_id=session.episode_id, task=session.loaded.id, kind=session.loaded.kind, error=error
             )
+        problem = action_problem(data)
+        if problem is not None:
+            return None, session.fields(error=problem)
         parsed = parse_action(session.loaded.kind, data)
         if isinstance(parsed, str):
             return None, session.fields(error=parsed)
+        if type(data.get("args")) is str:  # arguments as JSON text: their escapes are read only now
+            problem = action_problem(action_data(parsed))
+            if problem is not None:
+                return None, session.fields(error=problem)
         return session, parsed
+
+    def _missing(self, episode_id: str | None) -> SttuiObservation:
+        """No episode for the step: none named (and none held), an id that is none, or one gone."""
+        if not episode_id:
+            return _gone("", "no episode: reset first (over HTTP, each step names the episode_id its reset returned)")
+        if not EPISODE_ID.fullmatch(episode_id):
+            return _gone("", f"no live episode with that episode_id: a reset returns ids of {EPISODE_ID_RULE}")
+        why = self.config.why_gone(episode_id)
+        if why is not None:
+            return _gone(episode_id, f"episode {episode_id} was dropped {why}: reset to start another")
+        return _gone(episode_id, f"no live episode '{episode_id}' (it ended, or was never begun here)")
 
     def step(
         self, action: SttuiAction, timeout_s: float | None = None, episode_id: str | None = None, **_: Any
@@ -348,6 +599,10 @@ class SttuiEnvironment(Environment[SttuiAction, SttuiObservation, SttuiState]):
             session.stepper.step(parsed)
         except EpisodeOver as exc:
             return session.fields(error=str(exc))
+        except NeedsEventLoop:
+            raise
+        except Exception as exc:
+            return self._failed(session, exc)
         return self._stepped(session)
 
     async def step_async(
@@ -356,17 +611,28 @@ class SttuiEnvironment(Environment[SttuiAction, SttuiObservation, SttuiState]):
         session, parsed = self._prepare(action.episode_id or episode_id, _action_data(action))
         if session is None:
             return _observation(parsed)
-        try:
-            await session.stepper.astep(parsed)
-        except EpisodeOver as exc:
-            return session.observation(error=str(exc))
+        failure = await _taken(session, session.stepper.astep(parsed))
+        if isinstance(failure, EpisodeOver):
+            return session.observation(error=str(failure))
+        if failure is not None:
+            return self._failed(session, failure)
         return _observation(self._stepped(session))
 
     def _stepped(self, session: Session) -> dict[str, Any]:
         fields = session.fields()
         if fields["done"]:
-            self.config.drop(session.episode_id)
+            self.config.forget(session)
         return fields
+
+    def _failed(self, session: Session, exc: Exception) -> SttuiObservation:
+        """A reset or step that failed inside the engine, the user seat or the record: the
+        episode is over (its stepping coroutine cannot be resumed), said in one line; its
+        record, if any, ends errored."""
+        why = session.stepper.failed or where_raised(exc)
+        log.warning("sttui rl: episode %s ended in an error: %s", session.episode_id, why)
+        log.debug("sttui rl: the error's traceback", exc_info=exc)
+        self.config.end(session, why, status="errored")
+        return _gone(session, f"the episode ended in an error ({why}): reset to start another")
 
     @property
     def state(self) -> SttuiState:
@@ -382,8 +648,46 @@ class SttuiEnvironment(Environment[SttuiAction, SttuiObservation, SttuiState]):
         )
 
     def close(self) -> None:
-        """Called by OpenEnv after every HTTP request and when a WebSocket session ends: an
-        HTTP episode lives on in the table; a WebSocket session's episode ends with it."""
+        """Called by OpenEnv after every HTTP request and when a WebSocket session ends. An HTTP
+        reset's episode (an object that served one request) waits in the table for its steps;
+        a WebSocket session's episode ends with it."""
+        session, self.session = self.session, None
+        if session is None:
+            return
+        if self._requests <= 1:
+            self.config.release(session)
+        else:
+            self.config.end(session, "its WebSocket session closed")
+
+
+async def _taken(session: Session, stepping: Any) -> Exception | None:
+    """Await a reset or step of ``session`` (marked busy meanwhile): the error it raised, if any."""
+    session.busy = True
+    try:
+        await stepping
+    except NeedsEventLoop:
+        raise
+    except Exception as exc:
+        return exc
+    finally:
+        session.busy = False
+    return None
+
+
+def _gone(where: Session | str, error: str) -> SttuiObservation:
+    """An error observation that ends the exchange (no episode to step: none, or over)."""
+    if isinstance(where, str):
+        return SttuiObservation(episode_id=where, error=error, done=True, reward=0.0)
+    ep = where.stepper.episode
+    return SttuiObservation(
+        episode_id=where.episode_id,
+        task=where.loaded.id,
+        kind=where.loaded.kind,
+        error=error,
+        done=True,
+        reward=0.0,
+        steps=ep.steps if ep is not None else 0,
+    )
 
 
 def _action_data(action: SttuiAction) -> dict[str, Any]:
@@ -402,13 +706,35 @@ def _observation(fields: dict[str, Any] | SttuiObservation) -> SttuiObservation:
 
 def make_app(config: ServeConfig, max_sessions: int = 64) -> Any:
     """OpenEnv's FastAPI app serving ``config``'s tasks."""
-    return create_app(
+    app = create_app(
         lambda: SttuiEnvironment(config),
         SttuiAction,
         SttuiObservation,
         env_name="sttui",
         max_concurrent_envs=max_sessions,
     )
+    app.add_middleware(_QuietClose)
+    return app
+
+
+class _QuietClose:
+    """ASGI middleware: a WebSocket client that has gone is no error. openenv-core's session
+    closes the socket once more after the client's own close (or a dropped connection), and
+    Starlette raises ``WebSocketDisconnect`` for that, which the server would log as a
+    60-line traceback for every ordinary close."""
+
+    def __init__(self, app: Any):
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "websocket":
+            return await self.app(scope, receive, send)
+        from starlette.websockets import WebSocketDisconnect
+
+        try:
+            await self.app(scope, receive, send)
+        except WebSocketDisconnect as exc:
+            log.debug("sttui rl: a WebSocket client left (close code %s)", exc.code)
 
 
 class SttuiEnv(EnvClient[SttuiAction, SttuiObservation, SttuiState]):
@@ -446,10 +772,10 @@ class GymEnv:
 
     def __init__(self, config: ServeConfig):
         self.env = SttuiEnvironment(config)
-        self._ids = itertools.count()
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict]:
-        fields = self.env.reset_fields(seed=seed, episode_id=f"gym-{next(self._ids)}", **(options or {}))
+        episode_id = f"gym-{next(self.env.config.gym_ids)}"  # (the config's count: unique among its GymEnvs)
+        fields = self.env.reset_fields(seed=seed, episode_id=episode_id, **(options or {}))
         return _plain(fields), {}
 
     def step(self, action: dict[str, Any]) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:

@@ -3,13 +3,18 @@
 
 from __future__ import annotations
 
+import re
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
 from sttui.cli.app import main
 from sttui.cli.tasks import _load_selection
 from sttui.core.settings import EXPLORE_SETTINGS
+
+if TYPE_CHECKING:
+    from sttui.bridges.openenv_env import ServeConfig
 
 INSTALL_HINT = "pip install 'sttui[rl]'"
 
@@ -34,6 +39,21 @@ def rl() -> None:
 @click.option("--record", "record_url", default=None, metavar="URL", help="Record every episode into this database.")
 @click.option("--max-sessions", type=click.IntRange(min=1), default=64, show_default=True, help="WebSocket sessions.")
 @click.option(
+    "--idle-timeout",
+    type=click.FloatRange(min=0),
+    default=600,
+    show_default=True,
+    metavar="SECONDS",
+    help="Drop an HTTP episode after this long without a step (0: never).",
+)
+@click.option(
+    "--max-episodes",
+    type=click.IntRange(min=1),
+    default=1024,
+    show_default=True,
+    help="Open HTTP episodes kept at once; past it the one idle longest is dropped.",
+)
+@click.option(
     "--ws-compression/--no-ws-compression",
     default=False,
     show_default=True,
@@ -51,6 +71,8 @@ def serve(
     shaped: bool,
     record_url: str | None,
     max_sessions: int,
+    idle_timeout: float,
+    max_episodes: int,
     ws_compression: bool,
 ) -> None:
     """Serve the selected tasks (files, folders or ids; default: all bundled) as an OpenEnv
@@ -76,8 +98,50 @@ def serve(
     except (BridgeError, ControllerSpecError, ConfigError) as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
-    config = ServeConfig(list(plan.tasks), seed, plan.settings, user, shaped, record_url, models)
+    config = ServeConfig(
+        list(plan.tasks),
+        seed,
+        plan.settings,
+        user,
+        shaped,
+        record_url,
+        models,
+        idle_timeout=idle_timeout or None,
+        max_episodes=max_episodes,
+    )
+    if record_url is not None:
+        _check_record(config)
+    port = _free_port(host, port)
     app = make_app(config, max_sessions)
     click.echo(f"sttui rl: {len(config.tasks)} task(s) on http://{host}:{port} (ws://{host}:{port}/ws)", err=True)
     # without compression each message costs no zlib work at either end (a step's is small)
     uvicorn.run(app, host=host, port=port, log_level="warning", ws_per_message_deflate=ws_compression)
+
+
+def _check_record(config: ServeConfig) -> None:
+    """Open the record once before listening, so a bad --record fails here in one line, not in
+    every reset."""
+    from sttui.store.db import StoreError, describe
+
+    try:
+        store = config.store()
+    except StoreError as exc:
+        said = re.sub(r"--db or STTUI_DB|--db\b", "--record", str(exc))
+        click.echo(f"error: --record: {said}", err=True)
+        sys.exit(2)
+    if store.read_only:
+        click.echo(
+            f"error: --record: the database {describe(store.url)} is read-only here; copy it to a writable "
+            "folder, or serve without --record",
+            err=True,
+        )
+        sys.exit(2)
+
+
+def _free_port(host: str, port: int) -> int:
+    """The port to serve on, checked before the URL is printed: one that cannot be listened on
+    is said as ``sttui serve`` says it (exit 2); port 0 becomes the free port found."""
+    from sttui.cli.serve import _bind
+
+    with _bind(host, port) as sock:  # (closed again for uvicorn, which binds it itself)
+        return int(sock.getsockname()[1])
