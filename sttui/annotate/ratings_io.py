@@ -49,11 +49,14 @@ def export_ratings(rows: list[dict[str, Any]], fmt: str) -> str:
 def read_rows(path: Path) -> list[dict[str, Any]]:
     """Rows of a ratings file (``.jsonl``: one JSON object per line; else CSV with a header).
     A line that is not a JSON object becomes a row saying so, to be refused with its number."""
-    if not path.is_file():  # a FIFO or a device would hang the read, or never end
-        raise RatingsFileError(f"{path}: not a regular file")
-    if path.stat().st_size > MAX_FILE_BYTES:
-        raise RatingsFileError(f"{path} is over {MAX_FILE_BYTES:,} bytes; split it")
-    raw = path.read_bytes()
+    from sttui.files import NotRegular, TooBig, read_bounded
+
+    try:
+        raw = read_bounded(path, MAX_FILE_BYTES)
+    except NotRegular:
+        raise RatingsFileError(f"{path}: not a regular file") from None
+    except TooBig:
+        raise RatingsFileError(f"{path} is over {MAX_FILE_BYTES:,} bytes; split it") from None
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

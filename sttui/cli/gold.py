@@ -78,11 +78,14 @@ MAX_GOLD_FILE = 5_000_000  # a gold file lists items an adjudicator settled: far
 def _read(file: Path) -> str:
     """A gold file's text; ValueError saying why it is not one (not a regular file, too big,
     not UTF-8, NUL bytes)."""
-    if not file.is_file():  # a FIFO or a device would hang the read
-        raise ValueError(f"{file}: not a regular file")
-    if file.stat().st_size > MAX_GOLD_FILE:
-        raise ValueError(f"{file}: over {MAX_GOLD_FILE:,} bytes; a gold file is a short CSV")
-    raw = file.read_bytes()
+    from sttui.files import NotRegular, TooBig, read_bounded
+
+    try:
+        raw = read_bounded(file, MAX_GOLD_FILE)
+    except NotRegular:
+        raise ValueError(f"{file}: not a regular file") from None
+    except TooBig:
+        raise ValueError(f"{file}: over {MAX_GOLD_FILE:,} bytes; a gold file is a short CSV") from None
     if b"\0" in raw:
         raise ValueError(f"{file}: holds NUL bytes (binary, or UTF-16); a gold file is UTF-8 CSV")
     try:

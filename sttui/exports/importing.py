@@ -20,9 +20,7 @@ elsewhere), and refuses the whole file when the two copies differ otherwise.
 from __future__ import annotations
 
 import json
-import os
 import re
-import stat
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -245,16 +243,16 @@ def read_export(path: Path, trust: bool = False, studies: list[dict[str, Any]] |
 def _read_text(path: Path, name: str) -> str:
     """The file's text. Opened without waiting and checked to be a regular file before it is
     read: a FIFO would wait for a writer and /dev/zero would never end."""
+    from sttui.files import NotRegular, TooBig, read_bounded
+
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        with os.fdopen(fd, "rb") as f:
-            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-                raise ImportProblem(f"{name}: not a regular file (an export is a file, not a device or a pipe)")
-            data = f.read(MAX_FILE_BYTES + 1)
+        data = read_bounded(path, MAX_FILE_BYTES)
+    except NotRegular:
+        raise ImportProblem(f"{name}: not a regular file (an export is a file, not a device or a pipe)") from None
+    except TooBig:
+        raise ImportProblem(f"{name}: more than {MAX_FILE_BYTES:,} bytes, more than an import takes") from None
     except OSError as exc:
         raise ImportProblem(f"{name}: cannot read: {exc.strerror or exc}") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise ImportProblem(f"{name}: more than {MAX_FILE_BYTES:,} bytes, more than an import takes")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -5,10 +5,8 @@ own; every request but the bundled static files passes through here."""
 from __future__ import annotations
 
 import hmac
-import os
 import re
 import secrets
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -104,23 +102,20 @@ class Tokens:
         return found
 
 
-def _nonblocking(file: str, flags: int) -> int:
-    """Opened without waiting: a FIFO with no writer would block ``open`` itself."""
-    return os.open(file, flags | os.O_NONBLOCK)
-
-
 def _read_token_file(path: Path) -> str:
     """The file's text, or a ``TokenFileError`` saying why it is not a token file."""
+    from sttui.files import NotRegular, TooBig, read_bounded
+
     try:
-        with open(path, "rb", buffering=0, opener=_nonblocking) as handle:
-            info = stat.S_IFMT(os.fstat(handle.fileno()).st_mode)
-            if info != stat.S_IFREG:
-                raise TokenFileError(f"{path}: not a regular file (a token file is a small YAML file)")
-            data = handle.read(MAX_TOKEN_FILE + 1)
+        data = read_bounded(path, MAX_TOKEN_FILE)
+    except NotRegular:
+        raise TokenFileError(f"{path}: not a regular file (a token file is a small YAML file)") from None
+    except TooBig:
+        raise TokenFileError(
+            f"{path}: larger than {MAX_TOKEN_FILE // 1024} KB; a token file is a short YAML mapping"
+        ) from None
     except OSError as exc:
         raise TokenFileError(f"{path}: {exc.strerror or exc}") from None
-    if len(data) > MAX_TOKEN_FILE:
-        raise TokenFileError(f"{path}: larger than {MAX_TOKEN_FILE // 1024} KB; a token file is a short YAML mapping")
     if b"\0" in data:
         raise TokenFileError(f"{path}: holds NUL bytes (binary, or UTF-16); a token file is UTF-8 text")
     try:
