@@ -17,7 +17,7 @@ import pytest
 from tests.conftest import ROOT
 
 PACKAGE = ROOT / "sttui"
-BASE = {"config", "errors", "paths", "safetext", "textout"}
+BASE = {"config", "errors", "files", "paths", "safetext", "textout"}
 SERVICES = {
     "analysis",
     "authoring",
