@@ -403,7 +403,7 @@ def test_no_temp_folders_are_left_behind(exported, tmp_path, monkeypatch):
         ("export jsonl", 0, [db, "export", eid, "-o", tmp_path / "1.jsonl"]),
         ("export openai", 0, [db, "export", eid, "--format", "openai", "-o", tmp_path / "2.jsonl"]),
         ("export sharegpt", 0, [db, "export", eid, "--format", "sharegpt", "-o", tmp_path / "3.jsonl"]),
-        ("export into a file", 1, [db, "export", eid, "-o", tmp_path / "a-file" / "x.jsonl"]),
+        ("export into a file", 2, [db, "export", eid, "-o", tmp_path / "a-file" / "x.jsonl"]),
         ("import", 0, [fresh, "import", exported["file"]]),
         ("import again", 0, [fresh, "import", exported["file"]]),
         ("replay imported", 1, [fresh, "replay", eid]),
