@@ -132,3 +132,6 @@ def test_a_finished_task_is_not_shown_as_being_played(tmp_path):
     )
     ana = json.loads(cli(db, "study", "status", "pilot", "--json")[1])["participants"][0]
     assert (ana["current"], ana["done"], ana["outcomes"]) == (None, 1, {"limit": 1})
+    assert ana["status"] == ("finished" if ana["total"] == 1 else "active")  # (not "active" with nothing left)
+    code, out, _ = cli(db, "study", "tokens", "pilot")  # a named study has no slots' tokens to list
+    assert code == 0 and out.startswith("study pilot names its participants: it has no anonymous slots")

@@ -220,6 +220,14 @@ def tokens_cmd(study_arg: str, reissue: str | None) -> None:
             _fail(str(exc))
         click.echo(f"{reissue}\t{token}")
         return
+    from sttui.study.running import stored_study
+
+    if not stored_study(store, sid)[0].anonymous:  # (each line read "ana\t-\t")
+        click.echo(
+            f"study {sid} names its participants: it has no anonymous slots or study tokens; in a browser, "
+            f"`sttui serve --study {sid} --token-file tokens.yaml` gives each named participant a token"
+        )
+        return
     for p in studies.people(sid):
         click.echo(f"{p.name}\t{'token (hashed)' if p.token else '-'}\t{p.joined_as or ''}")
 

@@ -49,13 +49,15 @@ def progress(study: Study, people: list[Any], slots: list[Any], now: float | Non
                 outcomes[o] = outcomes.get(o, 0) + 1
                 seconds += active_seconds(s) or 0.0
         current = next((s for s in mine if s.status == "assigned" and outcome_of(s) is None), None)
+        done = sum(1 for s in scored if outcome_of(s) is not None)
+        finished = p.status == "active" and scored and done == len(scored)  # (nothing left to play)
         participants.append(
             {
                 "participant": p.name,
                 "joined_as": p.joined_as,
-                "status": p.status,
+                "status": "finished" if finished else p.status,
                 "acknowledged": p.acknowledged_at is not None,
-                "done": sum(1 for s in scored if outcome_of(s) is not None),
+                "done": done,
                 "total": len(scored),
                 "practice_done": all(outcome_of(s) is not None for s in mine if s.practice),
                 "seconds_on_task": round(seconds, 1),
