@@ -22,9 +22,10 @@ def run(db, path):
 @pytest.mark.parametrize(
     ("line", "reason"),
     [
-        ("[1, 2, 3]", "line 2 is a JSON list, not an object"),
-        ("7", "line 2 is a JSON int, not an object"),
-        ('"task"', "line 2 is a JSON str, not an object"),
+        ("[1, 2, 3]", "line 2 is a JSON array, not an object"),
+        ("null", "line 2 is a JSON null, not an object"),
+        ("7", "line 2 is a JSON number, not an object"),
+        ('"task"', "line 2 is a JSON string, not an object"),
         ("{not json", "line 2 is not JSON"),
         ("[" * 100_000 + "]" * 100_000, "line 2 is not JSON"),
         (json.dumps({**GOOD, "value": 3.7}), "score 3.7 is not a whole number"),
@@ -98,7 +99,7 @@ def test_the_load_is_one_transaction_claims_and_ratings_together(db_url):
     ("name", "content", "says"),
     [
         ("noheader.csv", f"task,{INSULIN},checklist_correctness,ana,4,,\n", "in.csv:1: not a ratings file"),
-        ("empty.csv", "", "not a ratings file"),
+        ("empty.csv", "", "in.csv: the file is empty (expected the header item_kind,item_id,"),
         ("onlyheader.csv", "item_kind,item_id,dimension,annotator,value,comment,created_at\n", "holds no ratings"),
         ("empty.jsonl", "\n\n", "holds no ratings"),
     ],

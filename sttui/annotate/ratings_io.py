@@ -73,7 +73,7 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
                 rows.append({"_bad": f"line {n} is not JSON"})
                 continue
             if not isinstance(data, dict):
-                rows.append({"_bad": f"line {n} is a JSON {type(data).__name__}, not an object with the columns"})
+                rows.append({"_bad": f"line {n} is a JSON {_json_kind(data)}, not an object with the columns"})
             else:
                 rows.append(data)
         return rows
@@ -82,15 +82,28 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
         header = reader.fieldnames or []
         missing = [c for c in COLUMNS[:5] if c not in header]
         if missing:  # a header-less file would read its first rating as the header, and load nothing
+            if not text.strip():
+                raise RatingsFileError(f"{path}: the file is empty (expected the header {','.join(COLUMNS)})")
             shown = ", ".join(str(h)[:40] for h in header[:8]) or "nothing"
             raise RatingsFileError(
                 f"{path}:1: not a ratings file: the header must name {', '.join(COLUMNS[:5])} "
-                f"(missing {', '.join(missing)}; row_text 1 holds {shown})"
+                f"(missing {', '.join(missing)}; line 1 holds {shown})"
             )
         rows = [row if None not in row else {"_bad": "more fields than the header has columns"} for row in reader]
     except csv.Error as exc:
         raise RatingsFileError(f"{path}: not a CSV file the reader understands: {exc}") from None
     return rows
+
+
+def _json_kind(value: Any) -> str:
+    """What JSON calls the kind of ``value`` (not Python's name for it: ``NoneType``, ``str``)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    return {"str": "string", "list": "array"}.get(type(value).__name__, type(value).__name__)
 
 
 def require_rows(path: Path, rows: list[dict[str, Any]]) -> None:
