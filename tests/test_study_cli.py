@@ -135,3 +135,24 @@ def test_a_finished_task_is_not_shown_as_being_played(tmp_path):
     assert ana["status"] == ("finished" if ana["total"] == 1 else "active")  # (not "active" with nothing left)
     code, out, _ = cli(db, "study", "tokens", "pilot")  # a named study has no slots' tokens to list
     assert code == 0 and out.startswith("study pilot names its participants: it has no anonymous slots")
+
+
+def test_status_columns_stay_aligned_with_a_long_name():
+    from sttui.study.progress import render
+
+    def person(name, joined, done, total, seconds):
+        return {"participant": name, "joined_as": joined, "outcomes": {}, "seconds_on_task": seconds,
+                "current": None, "status": "active", "done": done, "total": total}  # fmt: skip
+
+    found = {
+        "study": "s",
+        "replication": 1,
+        "participants": [person("ana", None, 1, 1, 90), person("p02", "a-rather-long-name", 10, 12, 1234.5)],
+        "tasks": [],
+        "stuck": [],
+    }
+    header, *rows = render(found)[1:4]
+    for column in ("status", "time"):
+        at = header.index(column) + len(column) if column == "time" else header.index(column)
+        for row in rows:  # each value ends (time) or starts (status) where its heading does
+            assert row[at - 1] != " " if column == "time" else row[at - 1] == " " and row[at] != " ", (column, row)

@@ -97,13 +97,15 @@ def progress(study: Study, people: list[Any], slots: list[Any], now: float | Non
 
 def render(found: dict[str, Any]) -> list[str]:
     lines = [f"study {found['study']}: replication {found['replication']} per task"]
-    lines.append(f"{'participant':<16} {'status':<10} {'done':>7} {'time':>8}  outcomes")
-    for p in found["participants"]:
-        who = p["participant"] + (f" ({p['joined_as']})" if p["joined_as"] else "")
+    people = [(p["participant"] + (f" ({p['joined_as']})" if p["joined_as"] else ""), p) for p in found["participants"]]
+    width = max([16, *(len(who) for who, _ in people)])  # (a long name or joined-as keeps the columns)
+    lines.append(f"{'participant':<{width}} {'status':<10} {'done':>7} {'time':>8}  outcomes")
+    for who, p in people:
         outs = ", ".join(f"{k} {v}" for k, v in sorted(p["outcomes"].items())) or "-"
         mins = p["seconds_on_task"] / 60
         now = f"  now: {p['current']}" if p["current"] else ""
-        lines.append(f"{who:<16} {p['status']:<10} {p['done']:>3}/{p['total']:<3} {mins:>6.1f}m  {outs}{now}")
+        done = f"{p['done']}/{p['total']}"
+        lines.append(f"{who:<{width}} {p['status']:<10} {done:>7} {mins:>7.1f}m  {outs}{now}")
     lines.append("tasks (replication reached / planned):")
     for t in found["tasks"]:
         gone = f", {t['withdrawn']} withdrawn" if t["withdrawn"] else ""
