@@ -384,8 +384,8 @@ CASES: list[Case] = [
     # ratings
     Case("import-ratings: score 3.7", rating(value=3.7), says="not a whole number"),
     Case("import-ratings: score true", rating(value=True), says="not a whole number"),
-    Case("import-ratings: a JSON array line", ratings("[1, 2, 3]"), says="JSON list, not an object"),
-    Case("import-ratings: a bare number", ratings("7"), says="JSON int, not an object"),
+    Case("import-ratings: a JSON array line", ratings("[1, 2, 3]"), says="JSON array, not an object"),
+    Case("import-ratings: a bare number", ratings("7"), says="JSON number, not an object"),
     Case("import-ratings: latin-1 bytes", ratings('{"annotator": "Jos\xe9"}'.encode("latin-1")), says="r.jsonl:2"),
     Case("import-ratings: a 200 KB comment", rating(comment="x" * 200_000), says="at most 10,000"),
     Case("import-ratings: a list id", rating(item_id=[INSULIN]), says="item_id must be text"),
