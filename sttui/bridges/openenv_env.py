@@ -19,10 +19,9 @@ live episodes, each isolated: its own engine, user seat and seed).
   verdict), so the shaping adds up over an episode to its final stage score.
 
 Whatever a client sends is checked before it reaches the engine or the record, the same over
-HTTP and WebSocket, and refused with an error observation in the API's own words: seeds and
-trials within the record's range, episode ids the record's (``EPISODE_ID``), task ids and
-other reset fields of bounded size (never echoed back when they are not), no NUL or lone
-surrogate in an action's text. An error inside a step ends its episode in one line (its
+HTTP and WebSocket, and refused with an error observation in the API's own words: a reset's
+fields in ``bridges.reset_fields``, an action's text (no NUL or lone surrogate) in
+``bridges.episodes.action_problem``. An error inside a step ends its episode in one line (its
 coroutine cannot be resumed). HTTP episodes are bounded: dropped after ``idle_timeout``
 without a step, and past ``max_episodes`` the one idle longest; a late step hears why.
 
@@ -34,7 +33,6 @@ from __future__ import annotations
 
 import itertools
 import logging
-import re
 import threading
 import time
 import uuid
@@ -59,13 +57,20 @@ from sttui.bridges.episodes import (
     action_problem,
     parse_action,
     run_plan,
-    text_problem,
     texts,
     tool_schemas,
 )
+from sttui.bridges.reset_fields import (
+    EPISODE_ID,
+    EPISODE_ID_RULE,
+    api_words,
+    reset_problem,
+    shown,
+    task_id_problem,
+)
 from sttui.config import ModelAlias
 from sttui.core.loader import LoadedTask
-from sttui.core.settings import EXPLORE_SETTINGS, RunSettings
+from sttui.core.settings import RunSettings
 from sttui.core.task import MAX_SEED, SttTask
 from sttui.errors import StoreError, where_raised
 
@@ -73,10 +78,7 @@ log = logging.getLogger("sttui.rl")
 
 IDLE_TIMEOUT_S = 600.0  # an HTTP episode with no step for this long is dropped (rl serve --idle-timeout)
 MAX_HTTP_EPISODES = 1024  # HTTP episodes kept at once; past it the one idle longest is dropped
-MAX_TASK_ID_CHARS = 200  # as the record keeps task ids (sttui/exports/importing.py)
 MAX_GONE = 4096  # dropped episodes' ids remembered, so that a late step hears why
-EPISODE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")  # the record's episode ids (sttui/exports/importing.py)
-EPISODE_ID_RULE = "1 to 64 letters, digits, '-' or '_' (as the record's ids are)"
 
 
 class SttuiAction(Action):
@@ -141,7 +143,7 @@ class ServeConfig:
         without echoing an id that is not one (nor looking for a near match of a huge one)."""
         if task_id is None:
             return self.tasks[0]
-        problem = _task_id_problem(task_id)
+        problem = task_id_problem(task_id)
         if problem is not None:
             raise BridgeError(problem)
         served = tuple(self.tasks)
@@ -375,52 +377,9 @@ def _settings(
     return RunSettings(*chosen)
 
 
-def _reset_problem(seed: Any, episode_id: Any, trial: Any, static: Any, no_user: Any, setting: Any) -> str | None:
-    """What is wrong with a reset's fields other than its task, in their own names; None if nothing."""
-    for name, value in (("seed", seed), ("trial", trial)):
-        if value is not None and (type(value) is not int or not 0 <= value <= MAX_SEED):
-            return f"{name} must be a whole number within 0..{MAX_SEED}; got {_shown(value)}"
-    if episode_id is not None and (type(episode_id) is not str or not EPISODE_ID.fullmatch(episode_id)):
-        return f"episode_id must be {EPISODE_ID_RULE}"
-    for name, value in (("static", static), ("no_user", no_user)):
-        if value is not None and type(value) is not bool:
-            return f"{name} must be true or false; got {_shown(value)}"
-    if setting is not None and (type(setting) is not str or setting not in EXPLORE_SETTINGS):
-        return f"setting must be one of {', '.join(EXPLORE_SETTINGS)}"
-    return None
-
-
-def _task_id_problem(task_id: Any) -> str | None:
-    if type(task_id) is not str:
-        return f"task: expected a task id (text); got {_shown(task_id)}"
-    if len(task_id) > MAX_TASK_ID_CHARS:
-        return f"task: a task id has at most {MAX_TASK_ID_CHARS} characters; got {len(task_id):,}"
-    return text_problem(task_id, "task")
-
-
-_KINDS = {str: "text", bool: "a boolean", float: "a fraction", list: "a list", dict: "an object"}
-
-
-def _shown(value: Any) -> str:
-    """A refused value as a reply shows it: a short number as it is, anything else by its kind
-    (a huge value is never echoed back)."""
-    if type(value) is int and -(10**20) < value < 10**20:
-        return str(value)
-    if type(value) is int:
-        return "a larger number"
-    if value is None:
-        return "null"
-    return _KINDS.get(type(value), type(value).__name__)
-
-
-def _api_words(said: str) -> str:
-    """A run plan's message in the reset's own words (its fields, not ``sttui run``'s flags)."""
-    return re.sub(r"--(static|no-user|setting|seed)\b", lambda m: m[1].replace("-", "_"), said)
-
-
 def _refused(task: Any, error: str) -> SttuiObservation:
     """A reset refused: the error, and the task it named when that was a task id to show."""
-    shown = task if type(task) is str and _task_id_problem(task) is None else ""
+    shown = task if type(task) is str and task_id_problem(task) is None else ""
     return SttuiObservation(task=shown, error=error, done=True, reward=0.0)
 
 
@@ -459,7 +418,7 @@ class SttuiEnvironment(Environment[SttuiAction, SttuiObservation, SttuiState]):
     ) -> tuple[LoadedTask, int, RunSettings, str]:
         """What a reset asks for, checked: its task, seed, settings and episode id (a
         BridgeError says what is wrong, in the reset's own words)."""
-        problem = _reset_problem(seed, episode_id, trial, static, no_user, setting)
+        problem = reset_problem(seed, episode_id, trial, static, no_user, setting)
         if problem is not None:
             raise BridgeError(problem)
         config = self.config
@@ -474,7 +433,7 @@ class SttuiEnvironment(Environment[SttuiAction, SttuiObservation, SttuiState]):
                 setting=settings.explore_setting,
             )
         except BridgeError as exc:
-            raise BridgeError(_api_words(str(exc))) from None
+            raise BridgeError(api_words(str(exc))) from None
         chosen = seed
         if chosen is None:
             chosen = plan.seed_for(loaded, trial or 0)
@@ -546,7 +505,7 @@ class SttuiEnvironment(Environment[SttuiAction, SttuiObservation, SttuiState]):
         """The action's episode and the sttui action, or an error observation (or its fields)."""
         self._requests += 1
         if episode_id is not None and type(episode_id) is not str:
-            return None, _gone("", f"episode_id must be the id its reset returned (text); got {_shown(episode_id)}")
+            return None, _gone("", f"episode_id must be the id its reset returned (text); got {shown(episode_id)}")
         session = self.config.find(episode_id) if episode_id else self.session
         if session is None:
             return None, self._missing(episode_id)
