@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import stat
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -131,3 +132,42 @@ def stt_task():
     from sttui.core.loader import load_task
 
     return load_task(ROOT / "tasks" / "stt" / "logistics" / "insulin-reefer-fault-st2-easy.yaml")
+
+
+def cli(db: str, *args: object) -> Any:
+    """``sttui --db DB ARGS…`` in-process through click's runner; an exception becomes the
+    result's ``exception`` (and a non-zero exit), as a user would see it fail."""
+    from click.testing import CliRunner
+
+    from sttui.cli import main
+
+    return CliRunner().invoke(main, ["--db", db, *map(str, args)])
+
+
+def cli_raising(db: str, *args: object) -> Any:
+    """:func:`cli`, but an exception is raised in the test, with its traceback."""
+    from click.testing import CliRunner
+
+    from sttui.cli import main
+
+    return CliRunner().invoke(main, ["--db", db, *map(str, args)], catch_exceptions=False)
+
+
+@pytest.fixture(scope="session")
+def _two_episodes_jsonl(tmp_path_factory: pytest.TempPathFactory) -> str:
+    folder = tmp_path_factory.mktemp("two-episodes")
+    db = f"sqlite:///{folder / 'src.db'}"
+    assert cli(db, "run", ROOT / "tasks" / "stt" / "logistics" / "insulin-reefer-fault-st2-easy.yaml").exit_code == 0
+    assert cli(db, "run", ROOT / "tasks" / "explore" / "finance" / "additive-1.yaml").exit_code == 0
+    path = folder / "two.jsonl"
+    assert cli(db, "export", "--all", "-o", path).exit_code == 0
+    return path.read_text(encoding="utf-8")
+
+
+@pytest.fixture
+def exported(_two_episodes_jsonl: str) -> list[dict[str, Any]]:
+    """Two finished episodes (an stt one, then an explore one) exported with ``export --all``,
+    as the file's objects: the test's own copy, to change as it likes (made once a session)."""
+    import json
+
+    return [json.loads(line) for line in _two_episodes_jsonl.splitlines()]

@@ -14,6 +14,7 @@ from sttui.cli import main
 from sttui.core.events import Event
 from sttui.store.store import Store
 from tests.conftest import ROOT
+from tests.conftest import cli_raising as cli
 
 STT = ROOT / "tasks" / "stt"
 TASKS = [
@@ -25,10 +26,6 @@ TASKS = [
     ROOT / "tasks" / "explore" / "healthcare" / "conjunctive-1.yaml",
 ]
 MODEL = "model:openai/gpt-4o-mini"
-
-
-def cli(db, *args):
-    return CliRunner().invoke(main, ["--db", db, *map(str, args)], catch_exceptions=False)
 
 
 @pytest.fixture(scope="module")

@@ -6,30 +6,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from click.testing import CliRunner
 
-from sttui.cli import main
 from sttui.store.store import Store
-from tests.conftest import ROOT
-
-TASK = ROOT / "tasks" / "stt" / "logistics" / "insulin-reefer-fault-st2-easy.yaml"
-EXPLORE = ROOT / "tasks" / "explore" / "finance" / "additive-1.yaml"
-
-
-def cli(db, *args):
-    return CliRunner().invoke(main, ["--db", db, *map(str, args)])
-
-
-@pytest.fixture(scope="module")
-def export(tmp_path_factory):
-    """Two episodes exported: an stt one and an explore one."""
-    folder = tmp_path_factory.mktemp("export")
-    db = f"sqlite:///{folder / 'src.db'}"
-    assert cli(db, "run", TASK).exit_code == 0
-    assert cli(db, "run", EXPLORE).exit_code == 0
-    path = folder / "two.jsonl"
-    assert cli(db, "export", "--all", "-o", path).exit_code == 0
-    return [json.loads(line) for line in path.read_text().splitlines()]
+from tests.conftest import cli
 
 
 def second_episode_line(lines):
@@ -53,9 +32,9 @@ def refused(db_url, path, fragment):
     store.close()
 
 
-def test_the_export_imports_whole(export, tmp_path):
+def test_the_export_imports_whole(exported, tmp_path):
     db = f"sqlite:///{tmp_path / 'ok.db'}"
-    out = cli(db, "import", write(tmp_path, export))
+    out = cli(db, "import", write(tmp_path, exported))
     assert out.exit_code == 0 and "imported 2 episode(s)" in out.output
 
 
@@ -77,8 +56,8 @@ def event_of_second(lines, k=2):
         (lambda o: o.update(surplus=1), "extra inputs are not permitted"),
     ],
 )
-def test_a_bad_event_in_the_second_episode_refuses_the_whole_file(export, tmp_path, db_url, change, fragment):
-    lines = [dict(o) for o in export]
+def test_a_bad_event_in_the_second_episode_refuses_the_whole_file(exported, tmp_path, db_url, change, fragment):
+    lines = [dict(o) for o in exported]
     change(lines[event_of_second(lines)])
     refused(db_url, write(tmp_path, lines), fragment)
 
@@ -94,52 +73,52 @@ def test_a_bad_event_in_the_second_episode_refuses_the_whole_file(export, tmp_pa
         ("clean_baseline", "yes", "clean_baseline: input should be a valid boolean"),
     ],
 )
-def test_a_bad_episode_field_refuses_the_whole_file(export, tmp_path, field, value, fragment):
-    lines = [dict(o) for o in export]
+def test_a_bad_episode_field_refuses_the_whole_file(exported, tmp_path, field, value, fragment):
+    lines = [dict(o) for o in exported]
     i = second_episode_line(lines)
     lines[i] = {**lines[i], "episode": {**lines[i]["episode"], field: value}}
     refused(f"sqlite:///{tmp_path / 'x.db'}", write(tmp_path, lines), fragment)
 
 
-def test_nan_and_deep_json_are_refused(export, tmp_path):
-    text = "".join(json.dumps(o) + "\n" for o in export)
+def test_nan_and_deep_json_are_refused(exported, tmp_path):
+    text = "".join(json.dumps(o) + "\n" for o in exported)
     nan = text.replace('"wall_time": ', '"wall_time": NaN, "x": ', 1)
     refused(f"sqlite:///{tmp_path / 'a.db'}", write(tmp_path, [], nan), "NaN is not a number JSON allows")
     deep = text.replace("\n", "\n" + "[" * 100_000 + "]" * 100_000 + "\n", 1)
     refused(f"sqlite:///{tmp_path / 'b.db'}", write(tmp_path, [], deep), "nested too deeply")
 
 
-def test_a_file_cut_at_a_line_boundary_is_refused(export, tmp_path):
-    cut = export[:-3]  # the trailer and the explore episode's last two events are gone
+def test_a_file_cut_at_a_line_boundary_is_refused(exported, tmp_path):
+    cut = exported[:-3]  # the trailer and the explore episode's last two events are gone
     refused(
         f"sqlite:///{tmp_path / 'a.db'}", write(tmp_path, cut), "ends before its end record: the file was cut short"
     )
     # an export from before headers: the completed episode's end is missing, and that is noticed
-    legacy = [o for o in export if o["record"] in ("episode", "event")][:-1]
+    legacy = [o for o in exported if o["record"] in ("episode", "event")][:-1]
     refused(f"sqlite:///{tmp_path / 'b.db'}", write(tmp_path, legacy), "is completed but its events never end it")
     # a trailer that does not match what the file holds
-    lying = [*export[:-1], {**export[-1], "events": 3}]
+    lying = [*exported[:-1], {**exported[-1], "events": 3}]
     refused(f"sqlite:///{tmp_path / 'c.db'}", write(tmp_path, lying), "the export says it holds 2 episode(s) and 3")
 
 
-def test_an_episode_twice_in_one_file_is_refused(export, tmp_path):
-    body = [o for o in export if o["record"] in ("episode", "event")]
-    first = body[: second_episode_line(export) - 1]  # the stt episode and its events
-    header, trailer = export[0], {**export[-1], "episodes": 3, "events": export[-1]["events"] + len(first) - 1}
+def test_an_episode_twice_in_one_file_is_refused(exported, tmp_path):
+    body = [o for o in exported if o["record"] in ("episode", "event")]
+    first = body[: second_episode_line(exported) - 1]  # the stt episode and its events
+    header, trailer = exported[0], {**exported[-1], "episodes": 3, "events": exported[-1]["events"] + len(first) - 1}
     path = write(tmp_path, [header, *body, *first, trailer])
     refused(f"sqlite:///{tmp_path / 'd.db'}", path, "appears twice (first on line 2)")
 
 
-def test_lines_after_the_end_are_refused(export, tmp_path):
-    refused(f"sqlite:///{tmp_path / 'e.db'}", write(tmp_path, [*export, export[1]]), "lines after the export's end")
+def test_lines_after_the_end_are_refused(exported, tmp_path):
+    refused(f"sqlite:///{tmp_path / 'e.db'}", write(tmp_path, [*exported, exported[1]]), "lines after the export's end")
 
 
 @pytest.mark.parametrize("where", ["episode", "event", "key"])
-def test_a_nul_anywhere_is_refused_alike_on_both_backends(export, tmp_path, db_url, where):
+def test_a_nul_anywhere_is_refused_alike_on_both_backends(exported, tmp_path, db_url, where):
     """PostgreSQL cannot store a NUL in text or JSON; SQLite could. Both refuse it, with its line."""
     import copy
 
-    objs = copy.deepcopy(export)
+    objs = copy.deepcopy(exported)
     if where == "episode":
         next(o for o in objs if o.get("record") == "episode")["episode"]["agent"] = "human:a\x00b"
     elif where == "event":

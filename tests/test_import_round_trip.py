@@ -12,32 +12,12 @@ import json
 import os
 import sqlite3
 import threading
+import time
 
 import pytest
-from click.testing import CliRunner
 
-from sttui.cli import main
 from sttui.exports.importing import MAX_DEPTH
-from tests.conftest import ROOT
-
-TASK = ROOT / "tasks" / "stt" / "logistics" / "insulin-reefer-fault-st2-easy.yaml"
-EXPLORE = ROOT / "tasks" / "explore" / "finance" / "additive-1.yaml"
-
-
-def cli(db, *args):
-    return CliRunner().invoke(main, ["--db", db, *map(str, args)])
-
-
-@pytest.fixture(scope="module")
-def exported(tmp_path_factory):
-    """Two finished episodes (an stt one, then an explore one) and their export, as objects."""
-    folder = tmp_path_factory.mktemp("source")
-    db = f"sqlite:///{folder / 'src.db'}"
-    assert cli(db, "run", TASK).exit_code == 0
-    assert cli(db, "run", EXPLORE).exit_code == 0
-    path = folder / "two.jsonl"
-    assert cli(db, "export", "--all", "-o", path).exit_code == 0
-    return [json.loads(line) for line in path.read_text().splitlines()]
+from tests.conftest import cli
 
 
 def write(path, objs):
@@ -364,3 +344,25 @@ def test_an_export_to_a_missing_folder_is_refused_and_makes_none(exported, tmp_p
     assert out.exit_code == 2 and not (tmp_path / "nodir").exists()
     (tmp_path / "afile").write_text("")
     refused(cli(db, "export", "--all", "-o", tmp_path / "afile" / "x.jsonl"), f"{tmp_path / 'afile'} is not a folder")
+
+
+def test_the_next_export_removes_the_part_a_killed_export_left_and_keeps_one_under_way(exported, tmp_path):
+    """``kill -9`` mid-export leaves its hidden part beside the target; the next export to that
+    file removes it (saying so), but not the part of an export still writing (touched lately),
+    nor files of other names."""
+    db = f"sqlite:///{tmp_path / 'a.db'}"
+    assert cli(db, "import", write(tmp_path / "in.jsonl", exported)).exit_code == 0
+    target = tmp_path / "backup.jsonl"
+    killed = tmp_path / ".backup.jsonl.0badc0de.part.jsonl"
+    writing = tmp_path / ".backup.jsonl.12345678.part.jsonl"
+    other = tmp_path / ".backup.jsonl.notes.part.jsonl"
+    for path in (killed, writing, other):
+        path.write_text('{"record": "export"\n')
+    long_ago = time.time() - 3600
+    os.utime(killed, (long_ago, long_ago))
+    os.utime(other, (long_ago, long_ago))
+    out = cli(db, "export", "--all", "-o", target)
+    assert out.exit_code == 0, out.output
+    assert f"removed {killed.name}, left beside backup.jsonl by an export that was stopped" in out.output
+    assert not killed.exists() and writing.exists() and other.exists()
+    assert target.read_text().count('"record": "episode"') == 2

@@ -19,12 +19,9 @@ from sttui.running.session import PlaySession
 from sttui.store.store import Store
 from sttui.tui.launch import Launch
 from tests.conftest import ROOT
+from tests.conftest import cli_raising as cli
 
 STT = ROOT / "tasks" / "stt" / "logistics" / "insulin-reefer-fault-st2-easy.yaml"
-
-
-def cli(db, *args):
-    return CliRunner().invoke(main, ["--db", db, *map(str, args)], catch_exceptions=False)
 
 
 def ev(seq, type_, actor, **payload):

@@ -11,13 +11,10 @@ from sttui.cli import main
 from sttui.core.loader import load_task
 from sttui.running.session import PlanProblem, PlayPlan
 from tests.conftest import ROOT
+from tests.conftest import cli_raising as cli
 
 STT = ROOT / "tasks" / "stt" / "logistics" / "insulin-reefer-fault-st2-easy.yaml"
 EXPLORE = ROOT / "tasks" / "explore" / "finance" / "additive-1.yaml"
-
-
-def cli(db, *args):
-    return CliRunner().invoke(main, ["--db", db, *map(str, args)], catch_exceptions=False)
 
 
 def test_the_seat_rule():

@@ -14,6 +14,7 @@ from sttui.lineage.refining import Edit, EditError, Refinement, apply_edits, par
 from sttui.store.store import Store
 from sttui.tui.launch import Launch
 from tests.conftest import ROOT
+from tests.conftest import cli_raising as cli
 
 TASK = ROOT / "tasks" / "stt" / "logistics" / "insulin-reefer-fault-st2-easy.yaml"
 # the naive plan: 1 get_vehicle_status(TRK-7) 2 create_shipment 3 assign_vehicle(TRK-7) 4 dispatch 5 say;
@@ -30,10 +31,6 @@ FIX = [
     "--move",
     "1:2",
 ]
-
-
-def cli(db, *args):
-    return CliRunner().invoke(main, ["--db", db, *map(str, args)], catch_exceptions=False)
 
 
 @pytest.fixture

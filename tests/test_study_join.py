@@ -463,3 +463,19 @@ async def test_quitting_mid_task_in_a_study_says_how_to_come_back(tmp_path):
         asked = str(pilot.app.screen.query_one("#question").render())
         assert "joining the study again goes back to it" in asked and "home" not in asked
         await pilot.press("n")
+
+
+async def test_the_study_files_words_are_shown_not_obeyed(tmp_path):
+    """A title with markup's brackets and text with a mark that reorders a line (U+202E): the
+    dialog shows them as written (the mark as its escape), its border whole."""
+    text = STUDY.replace("id: pilot\n", "id: pilot\ntitle: 'Pilot [/] [b]\u202eevil'\n").replace(
+        "consent: Your episodes", "consent: \u202eYour episodes"
+    )
+    db, store = setup(tmp_path, text)
+    sitting = next_sitting(store, "pilot", "ana")
+    assert isinstance(sitting, Sitting)
+    async with StudyApp(db, sitting, Config()).run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: screen_name(pilot) == "StudyIntro")
+        screen = pilot.app.screen
+        assert str(screen.query_one("#study-title").render()) == "Pilot [/] [b]\\u202eevil"
+        assert screen.query_one("#study-consent").source.endswith("\\u202eYour episodes are kept for research.")

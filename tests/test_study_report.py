@@ -178,3 +178,17 @@ def test_the_report_names_where_humans_and_a_model_part_ways(tmp_path):
         "clinic-dialysis-urgent-t2-easy vs baseline:oracle: most often at step 2 (1 of 1): human book_appointment("
         in text
     )
+
+
+def test_a_report_with_nothing_played_ends_without_an_empty_heading(tmp_path):
+    db = f"sqlite:///{tmp_path / 's.db'}"
+    path = tmp_path / "s.yaml"
+    path.write_text(
+        "study: 1\nid: empty\ntasks: [clinic-dialysis-urgent-t2-easy]\nreplication: 1\n"
+        "participants: [ana]\ninstructions: hi\n",
+        encoding="utf-8",
+    )
+    start(Store(db), path, ROOT / "tasks")
+    text = CliRunner().invoke(main, ["--db", db, "study", "report", "empty"]).stdout
+    assert "0 scored human episode(s)" in text
+    assert not text.rstrip().endswith(":"), text  # no heading with nothing under it

@@ -93,6 +93,36 @@ async def test_a_result_folds_and_unfolds_by_click_enter_and_ctrl_o(db):
         assert newest.collapsed and newest.outer_size.height == 1
 
 
+async def test_typing_with_a_result_or_the_tool_list_focused_goes_to_the_entry(db):
+    """A person reading a result (focused by enter or a click) who starts typing the next call
+    gets it in the entry, focused: no key is lost. A key a binding takes (? for the help)
+    still does what it does."""
+    async with play_alone(db, AIR).run_test(size=(80, 24)) as pilot:
+        screen = await started(pilot, "PlayScreen")
+        await pilot.press("f5")
+        await call(pilot, screen, "get_booking(locator=QK7M2P)")
+        entry = screen.query_one("#entry", Input)
+        screen.query_one("ResultFold").focus()
+        await pilot.press(*"get")
+        assert screen.focused is entry and entry.value == "get"
+        screen.query_one("#tools").focus()
+        await pilot.press("b")
+        assert screen.focused is entry and entry.value == "getb"
+        screen.query_one("#conversation").focus()
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert entry.value == "getb" and pilot.app.screen is not screen  # the help, as before
+
+
+async def test_typing_in_the_user_seat_with_the_transcript_focused_goes_to_the_reply(db):
+    async with play_alone(db, AIR, seat="user").run_test(size=(80, 24)) as pilot:
+        screen = await started(pilot, "UserSimScreen")
+        screen.query_one("#conversation").focus()
+        await pilot.press(*"yes")
+        reply = screen.query_one("#reply", Input)
+        assert screen.focused is reply and reply.value == "yes"
+
+
 @pytest.mark.parametrize(("size", "least"), [((120, 40), 22), ((80, 24), 10)])
 async def test_the_tool_list_shows_the_tools(db, size, least):
     """All 22 clinic tools at 120x40 (one row before); at 80x24 more than half (none before)."""

@@ -8,10 +8,8 @@ import asyncio
 import json
 
 import pytest
-from click.testing import CliRunner
 from textual.widgets import Input, Static
 
-from sttui.cli import main
 from sttui.controllers.baselines import PlanAgent, ScriptedUser
 from sttui.core import verdicts
 from sttui.core.actions import EndEpisode, GaveUp, NotSatisfied, Satisfied
@@ -22,14 +20,11 @@ from sttui.running.recording import rebuild, run_recorded
 from sttui.store.store import Store
 from sttui.tui.launch import Launch
 from tests.conftest import ROOT
+from tests.conftest import cli_raising as cli
 from tests.tui_helpers import footer_text, open_play, type_text, wait_for
 
 STT = ROOT / "tasks" / "stt" / "logistics" / "insulin-reefer-fault-st2-easy.yaml"
 WRONG = "On its way on TRK-7."
-
-
-def cli(db, *args):
-    return CliRunner().invoke(main, ["--db", db, *map(str, args)], catch_exceptions=False)
 
 
 class Ends:

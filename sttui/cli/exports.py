@@ -3,10 +3,12 @@ it. Exports never run a task's code; an import is checked whole before anything 
 
 from __future__ import annotations
 
+import glob
 import os
 import re
 import secrets
 import stat
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -196,7 +198,33 @@ def write_whole(output: Path, write: Callable[[Path], T]) -> T:
         if isinstance(exc, OSError):
             _fail(f"cannot write {output}: {exc.strerror or exc}; {output} was left as it was")
         raise
+    for left in stale_parts(target):
+        left.unlink(missing_ok=True)
+        click.echo(f"note: removed {left.name}, left beside {output.name} by an export that was stopped", err=True)
     return result
+
+
+STALE_AFTER = 600.0  # seconds unwritten: an export still writing its part touches it far more often
+
+
+def stale_parts(target: Path, now: float | None = None) -> list[Path]:
+    """The temporary files of exports to ``target`` killed before they finished (``kill -9``
+    leaves no chance to remove one): named as :func:`write_whole` names them and unwritten for
+    ``STALE_AFTER`` seconds, so an export to the same file still under way keeps its own."""
+    now = time.time() if now is None else now
+    pattern = re.compile(rf"\.{re.escape(target.name)}\.[0-9a-f]{{8}}\.part{re.escape(target.suffix)}")
+    out = []
+    try:
+        candidates = list(target.parent.glob(f".{glob.escape(target.name)}.*.part*"))
+    except OSError:
+        return []
+    for path in candidates:
+        try:
+            if pattern.fullmatch(path.name) and path.is_file() and now - path.stat().st_mtime >= STALE_AFTER:
+                out.append(path)
+        except OSError:
+            continue
+    return sorted(out)
 
 
 @main.command("import")

@@ -323,7 +323,8 @@ def render(found: dict[str, Any]) -> list[str]:
         lines.append(
             f"time on task (s): n {s['n']}  median {s['median']}  IQR {s['p25']}–{s['p75']}  range {s['min']}–{s['max']}  mean {s['mean']}"
         )
-    lines.append("by position in the order (learning effect):")
+    if t["by_position"]:
+        lines.append("by position in the order (learning effect):")
     for p in t["by_position"]:
         lines.append(
             f"  {p['position']:>3}: {p['episodes']} episode(s), pass {p['pass_rate']}, median {p['median_seconds']} s"

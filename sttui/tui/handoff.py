@@ -20,14 +20,14 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Button, Input, Label, Static
+from textual.widgets import Button, Input, Label, Static, TextArea
 from textual.worker import WorkerCancelled, WorkerFailed
 
 from sttui.config import ModelAlias
@@ -294,8 +294,32 @@ class SeatScreen(SttuiScreen[None]):
     oversees = False  # the screen offers oversight of a model in its seat (F7)
     typed_at = 0.0  # when the person last typed into, or sent from, an entry here (monotonic)
 
+    ENTRY: ClassVar[str | None] = None
+    """The screen's text entry (a selector): typing elsewhere on the screen goes there."""
+
     def on_input_changed(self, _event: Input.Changed) -> None:
         self.typed_at = time.monotonic()
+
+    def on_key(self, event: events.Key) -> None:
+        """A character typed where nothing takes text (a result, the transcript, the tool list)
+        goes to the entry, focused, instead of being lost: no key binding in force takes it."""
+        found = self.query(self.ENTRY) if self.ENTRY else None
+        entry = found.first(Input) if found else None
+        if (
+            entry is None
+            or event.character is None
+            or not event.is_printable
+            or isinstance(self.focused, (Input, TextArea))
+            or event.key in self.active_bindings
+            or not entry.focusable
+        ):
+            return
+        event.stop()
+        event.prevent_default()
+        entry.insert_text_at_cursor(event.character)
+        # focused now, so the next key goes there too; not as tab or a click focuses it: the
+        # text is not selected, so the next key does not replace what is there
+        self.set_focus(entry, from_app_focus=True)
 
     def on_input_submitted(self, _event: Input.Submitted) -> None:
         self.typed_at = time.monotonic()

@@ -100,6 +100,7 @@ class PlayScreen(SeatScreen):
     """A human in the agent seat of an stt episode (which a model can take over and give back)."""
 
     oversees = True
+    ENTRY = "#entry"
 
     HELP_TITLE = "playing the agent seat"
     # The footer shows the clock and the keys that end or hand over the episode first, so they

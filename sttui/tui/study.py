@@ -19,6 +19,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Button, Header, Markdown, Static
 
+from sttui.safetext import visible, visible_lines
 from sttui.tui.app import SttuiApp
 from sttui.tui.footer import Footer
 from sttui.tui.launch import Launch
@@ -47,12 +48,16 @@ class StudyIntro(Dialog[bool]):
         """``rules``: the words a model in the participant's seat is given (its system prompt),
         which the participant reads too, so the lab need not copy them into the instructions."""
         super().__init__()
-        self.title_text, self.instructions, self.consent, self.task_note = title, instructions, consent, task_note
-        self.rules = rules
+        # the study file's words as written: a control character or a mark that reorders a line
+        # (U+202E) is shown as its escape, not obeyed (it would break the dialog's border)
+        self.title_text, self.task_note = visible(title), task_note
+        self.instructions = visible_lines(instructions)
+        self.consent = visible_lines(consent) if consent else None
+        self.rules = visible_lines(rules) if rules else None
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Static(self.title_text, classes="question", id="study-title")
+            yield Static(self.title_text, classes="question", id="study-title", markup=False)
             with VerticalScroll(id="study-text"):
                 if self.consent:
                     yield Markdown("## Consent\n\n" + self.consent, id="study-consent")

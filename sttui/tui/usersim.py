@@ -30,6 +30,7 @@ class UserSimScreen(SeatScreen):
     """A human in the user seat; a baseline or a model holds the agent seat."""
 
     seat = "user"
+    ENTRY = "#reply"
     END_HINT = "ctrl+s ends it satisfied, ctrl+n not satisfied, ctrl+g gives up. "
     BINDINGS = [
         Binding("f5", "toggle_clock", "Clock", id="usersim.clock"),
