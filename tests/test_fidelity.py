@@ -421,3 +421,24 @@ async def test_an_entry_refused_before_the_engine_is_recorded_as_a_models_unusab
     refused = [e for e in Store(db).events(eid) if e.type == "input_refused"]
     assert len(refused) == 1 and refused[0].actor == "human:ana"
     assert refused[0].payload["text"] == "get_patient()" and "missing" in refused[0].payload["reason"]
+
+
+@pytest.mark.parametrize("seat", ["agent", "user"])
+async def test_a_person_in_a_seat_is_not_told_the_simulated_time_or_the_step_budget(seat, tmp_path):
+    """A model in either seat is told neither, so a person there is not either (a study's rule
+    is the workbench's too); the god view, recorded, shows them."""
+    task = ROOT / "tasks/stt/clinic/dialysis-urgent-t2-easy.yaml"
+    async with play_alone(f"sqlite:///{tmp_path / 's.db'}", task, seat=seat).run_test(size=(80, 24)) as pilot:
+        screen = await started(pilot, "PlayScreen" if seat == "agent" else "UserSimScreen")
+
+        def header() -> str:
+            return str(screen.query_one("#status-bar").render())
+
+        budget = f"/{screen.episode.task.max_steps}"
+        assert "step 0" in header() and "sim " not in header() and budget not in header()
+        if seat == "agent":
+            await pilot.press("f2")  # it asks first
+            await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "Confirm")
+            await pilot.press("y")
+            await wait_for(pilot, lambda: "sim " in header() and budget in header())
+            assert screen.session.peeked

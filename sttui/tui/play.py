@@ -44,7 +44,9 @@ def status_line(session: PlaySession) -> Text:
     ep = session.episode
     parts: list[Any] = []
     if isinstance(ep, Episode):
-        if session.in_study:  # a model is told neither the simulated time nor the step budget
+        if session.in_study or (session.people and not session.peeked):
+            # a person in a seat is told what a model there is told: neither the simulated time
+            # nor the step budget (outside a study the god view, recorded, shows them here)
             parts += [("step ", "dim"), str(ep.steps), "  "]
         else:
             parts += [("sim ", "dim"), (ep.now.strftime("%Y-%m-%d %H:%M"), "bold"), "  "]
