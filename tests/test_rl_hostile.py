@@ -372,6 +372,26 @@ def test_rl_serve_takes_the_bounds_of_http_episodes(monkeypatch):
     assert [(c.idle_timeout, c.max_episodes) for c in made] == [(600, 1024), (None, 5)]
 
 
+def test_rl_serve_says_it_is_not_recording_when_the_global_db_is_given(tmp_path, monkeypatch):
+    """``sttui --db URL rl serve`` reads as "record there"; rl serve records only with
+    ``--record``, and says so rather than leave the record silently empty."""
+    import uvicorn
+    from click.testing import CliRunner
+
+    from sttui.cli import main
+
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: None)
+    monkeypatch.delenv("STTUI_DB", raising=False)
+    db = _db(tmp_path)
+    said = CliRunner().invoke(main, ["--db", db, "rl", "serve", TASK, "--port", "0"])
+    assert said.exit_code == 0 and "note: not recording: rl serve records only with --record URL" in said.output
+    for args in (
+        ["rl", "serve", TASK, "--port", "0"],
+        ["--db", db, "rl", "serve", TASK, "--port", "0", "--record", db],
+    ):
+        assert "not recording" not in CliRunner().invoke(main, args).output
+
+
 # -- 6. an oversized reset field is refused at once, never echoed --------------------------------
 
 

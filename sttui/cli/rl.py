@@ -114,6 +114,10 @@ def serve(
     port = _free_port(host, port)
     app = make_app(config, max_sessions)
     click.echo(f"sttui rl: {len(config.tasks)} task(s) on http://{host}:{port} (ws://{host}:{port}/ws)", err=True)
+    if record_url is None and click.get_current_context().find_root().obj.get("db"):
+        click.echo(  # (--db, or STTUI_DB, names the record of every other command)
+            "note: not recording: rl serve records only with --record URL (off by default, for speed)", err=True
+        )
     # without compression each message costs no zlib work at either end (a step's is small)
     uvicorn.run(app, host=host, port=port, log_level="warning", ws_per_message_deflate=ws_compression)
 
