@@ -84,6 +84,36 @@ def test_several_calls_are_refused_back_to_the_model_and_recorded(tmp_path):
     assert sum(1 for e in store.events(eid) if e.type == "tool_call") == sum(1 for s in loaded.task.solution if s.tool)
 
 
+def test_an_answer_no_record_can_store_is_refused_back_and_recorded_as_its_escapes(db_url):
+    """A NUL in a message, a lone surrogate in a call's arguments: PostgreSQL stores neither,
+    and `sttui import` refuses both. Each is refused back to the model as a protocol error
+    (nothing executed), and the refusal is recorded with the text as its escapes, on both
+    backends; the next answer plays on."""
+    from sttui.running.recording import Recorder
+
+    loaded = load_task(STT)
+    nul = completion(say("Booked.\u0000 All done"))
+    surrogate = completion(calls(tool_call("list_vehicles", '{"location": "HUB-\\ud800"}', "s")))
+    with StubServer(planner(oracle_steps(loaded), failures=[(200, nul, 0), (200, surrogate, 0)])) as stub:
+        agent = ModelAgent("model:stub", config(stub), loaded.env_cls.tool_specs)
+        store = Store(db_url)
+        eid = store.create_episode(loaded, 0, agent.name, "baseline:scripted-user")
+        recorder = Recorder(store, eid)
+        agent.record = lambda kind, payload: recorder.meta(kind, agent.name, payload)
+        result = asyncio.run(run_episode(loaded, agent, ScriptedUser(), on_event=recorder))
+    assert result.passed is True
+    told = [r["messages"][-1]["content"] for r in stub.requests[1:3]]
+    assert told[0] == (
+        "[Protocol] Your answer cannot be recorded: message holds a NUL character (\\u0000). Nothing was sent."
+    )
+    assert told[1].startswith("[Protocol] Your answer cannot be recorded: arguments.location holds a lone surrogate")
+    refusals = [e.payload for e in store.events(eid) if e.type == "model_refused"]
+    assert [r["answer"].get("content") for r in refusals] == ["Booked.\\u0000 All done", None]
+    assert "HUB-\\ud800" in refusals[1]["answer"]["tool_calls"][0]["function"]["arguments"]  # (JSON's escape)
+    # nothing of the refused answers reached the environment
+    assert sum(1 for e in store.events(eid) if e.type == "tool_call") == sum(1 for s in loaded.task.solution if s.tool)
+
+
 def test_transient_faults_are_retried_with_backoff(tmp_path):
     loaded = load_task(STT)
     faults = [error(429, "rate limited"), error(500, "boom"), (200, completion(say("slow")), 3.0)]

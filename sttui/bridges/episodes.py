@@ -13,7 +13,6 @@ event loop (the in-process wrapper's speed comes from that); a model user needs
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Generator, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +29,7 @@ from sttui.core.events import Event
 from sttui.core.explore.episode import ExploreEpisode
 from sttui.core.loader import LoadedTask
 from sttui.core.settings import RunSettings
+from sttui.core.storable import bad_char, clean, first_bad
 from sttui.paths import tasks_root
 from sttui.running.plan import PlanError, RunPlan
 from sttui.running.runner import AnyEpisode, EpisodeResult, drive, open_episode
@@ -53,18 +53,30 @@ def select_tasks(
     task: str | None = None,
 ) -> list[LoadedTask]:
     """The ``kind`` tasks under ``folder`` (default: the bundled ``tasks/<kind>``), narrowed to
-    a domain, a level (stt) or family (explore), or task ids (comma-separated)."""
+    domains, levels (stt) or rule families (explore), or task ids (each comma-separated). A
+    domain or level none of them has is said with those they have."""
     from sttui.core.loader import load_task
     from sttui.core.taskindex import index
 
     root = Path(folder) if folder else tasks_root() / kind
-    if not root.exists():
-        raise BridgeError(f"no tasks folder {root}")
+    if not root.is_dir():
+        raise BridgeError(f"no tasks folder {root}" if not root.exists() else f"{root} is not a folder")
     entries = [e for e in index().scan([root]) if e.ok and e.kind == kind]
-    if domain:
-        entries = [e for e in entries if e.domain == domain]
-    if level:
-        entries = [e for e in entries if level in (e.level, e.family)]
+    what = "level" if kind == "stt" else "rule family"
+    for name, given, of in (
+        ("domain", domain, lambda e: e.domain),
+        (what, level, lambda e: e.level if kind == "stt" else e.family),
+    ):
+        named = {w.strip() for w in (given or "").split(",") if w.strip()}
+        if not named:
+            continue
+        there = sorted({str(of(e)) for e in entries if of(e)})
+        unknown = sorted(named - set(there))
+        if unknown and entries:
+            raise BridgeError(
+                f"no {kind} task under {root} has {name} {', '.join(unknown)}; they have {', '.join(there)}"
+            )
+        entries = [e for e in entries if of(e) in named]
     if task:
         wanted = [t.strip() for t in task.split(",") if t.strip()]
         by_id = {e.id: e for e in entries}
@@ -163,9 +175,10 @@ _SCALARS = (str, int, float, bool, type(None))  # (a float's JSON is its repr: r
 
 def _json_copy(value: dict[str, Any]) -> dict[str, Any] | None:
     """A copy of ``value`` when it is plain JSON (dicts with text keys, lists, text, numbers,
-    booleans, null) nested at most ``MAX_NESTING`` deep: then it is exactly
-    what ``json.loads(json.dumps(value))`` gives, as ``sttui run``'s parser reads arguments.
-    None for anything else (tuples, other keys or values, too deep), which takes that path."""
+    booleans, null) nested at most ``MAX_NESTING`` deep, its text every record can store: then
+    it is exactly what ``json.loads(json.dumps(value))`` gives, as ``sttui run``'s parser reads
+    arguments. None for anything else (tuples, other keys or values, too deep, a NUL or a lone
+    surrogate), which takes that path (and its refusal)."""
     out: dict[str, Any] = {}
     stack: list[tuple[Any, Any, int]] = [(value, out, 1)]
     while stack:
@@ -175,9 +188,12 @@ def _json_copy(value: dict[str, Any]) -> dict[str, Any] | None:
         items = src.items() if type(src) is dict else enumerate(src)
         for k, v in items:
             t = type(v)
-            if type(k) is not str and type(dst) is dict:
+            if type(dst) is dict and (type(k) is not str or "\x00" in k or (not k.isascii() and bad_char(k))):
                 return None
-            if t is dict or t is list:
+            if t is str:
+                if "\x00" in v or (not v.isascii() and bad_char(v)):
+                    return None
+            elif t is dict or t is list:
                 copy: Any = {} if t is dict else []
                 stack.append((v, copy, depth + 1))
                 v = copy
@@ -190,70 +206,7 @@ def _json_copy(value: dict[str, Any]) -> dict[str, Any] | None:
     return out
 
 
-# what no record can keep and no JSON reply can carry: NUL, and a surrogate (half of a UTF-16
-# pair, no character: JSON's "\\ud800" alone reads as one)
-_NUL = "\x00"
-_SURROGATE = re.compile("[\ud800-\udfff]").search
 MAX_TOOL_NAME_CHARS = 200
-
-
-def _bad_char(text: str) -> str | None:
-    """What is wrong with ``text``'s characters, or None (a scan of ASCII text for NUL alone)."""
-    if _NUL in text:
-        return "a NUL character (\\u0000)"
-    if not text.isascii():
-        found = _SURROGATE(text)
-        if found is not None:
-            return f"a lone surrogate (\\u{ord(found.group()):04x}), which is no character"
-    return None
-
-
-def _clean(value: Any) -> bool:
-    """Every string in ``value`` (keys too, through dicts, lists and tuples) is clean text: one
-    scan of each, no copy (this runs on every step)."""
-    t = type(value)
-    if t is str:
-        return _bad_char(value) is None
-    if t is not dict and t is not list and t is not tuple:
-        return not isinstance(value, str) or _bad_char(value) is None
-    stack = [value]
-    while stack:
-        v = stack.pop()
-        for k, x in v.items() if type(v) is dict else enumerate(v):
-            if type(k) is str and (_NUL in k or (not k.isascii() and _bad_char(k))):
-                return False
-            tx = type(x)
-            if tx is str:
-                if _NUL in x or (not x.isascii() and _bad_char(x)):
-                    return False
-            elif tx is dict or tx is list or tx is tuple:
-                stack.append(x)
-            elif isinstance(x, str) and _bad_char(x):
-                return False
-    return True
-
-
-def text_problem(value: Any, where: str) -> str | None:
-    """What makes ``value``'s text unusable (a NUL or a lone surrogate in it or in any string
-    inside it, keys too), with where it is (``where``: its name); None when it is clean."""
-    return None if _clean(value) else _first_bad(value, where)
-
-
-def _first_bad(value: Any, where: str) -> str | None:
-    """Where in ``value`` the first unclean string is, and what is wrong with it (the slow walk,
-    made once ``_clean`` has said there is one)."""
-    if isinstance(value, str):
-        bad = _bad_char(value)
-        return f"{where} holds {bad}" if bad else None
-    if isinstance(value, dict | list | tuple):
-        for k, x in value.items() if isinstance(value, dict) else enumerate(value):
-            here = f"{where}.{k}" if isinstance(value, dict) else f"{where}[{k}]"
-            if isinstance(k, str) and _bad_char(k):
-                return f"a key in {where} holds {_bad_char(k)}"
-            found = _first_bad(x, here)
-            if found:
-                return found
-    return None
 
 
 def action_problem(data: dict[str, Any]) -> str | None:
@@ -262,8 +215,8 @@ def action_problem(data: dict[str, Any]) -> str | None:
     where it is; None when the action's text is clean. Checked before anything is executed."""
     for name in ("tool", "message", "args"):
         value = data.get(name)
-        if value is not None and not _clean(value):
-            return f"{_first_bad(value, name) or name + ' holds text no record can keep'}; nothing was executed"
+        if value is not None and not clean(value):
+            return f"{first_bad(value, name) or name + ' holds text no record can keep'}; nothing was executed"
     tool = data.get("tool")
     if type(tool) is str and len(tool) > MAX_TOOL_NAME_CHARS:
         return f"tool: a tool's name has at most {MAX_TOOL_NAME_CHARS} characters; got {len(tool):,}"

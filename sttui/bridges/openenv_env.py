@@ -32,6 +32,7 @@ openenv-core is imported here only: ``pip install 'sttui[rl]'``.
 from __future__ import annotations
 
 import itertools
+import json
 import logging
 import threading
 import time
@@ -53,7 +54,6 @@ from sttui.bridges.episodes import (
     EpisodeOver,
     NeedsEventLoop,
     Stepper,
-    action_data,
     action_problem,
     parse_action,
     run_plan,
@@ -519,15 +519,13 @@ class SttuiEnvironment(Environment[SttuiAction, SttuiObservation, SttuiState]):
                 episode_id=session.episode_id, task=session.loaded.id, kind=session.loaded.kind, error=error
             )
         problem = action_problem(data)
+        if problem is None and type(data.get("args")) is str:  # arguments as JSON text: their escapes
+            problem = action_problem({"args": _decoded(data["args"])})  # are read only once decoded
         if problem is not None:
             return None, session.fields(error=problem)
         parsed = parse_action(session.loaded.kind, data)
         if isinstance(parsed, str):
             return None, session.fields(error=parsed)
-        if type(data.get("args")) is str:  # arguments as JSON text: their escapes are read only now
-            problem = action_problem(action_data(parsed))
-            if problem is not None:
-                return None, session.fields(error=problem)
         return session, parsed
 
     def _missing(self, episode_id: str | None) -> SttuiObservation:
@@ -631,6 +629,18 @@ async def _taken(session: Session, stepping: Any) -> Exception | None:
     finally:
         session.busy = False
     return None
+
+
+def _decoded(text: str) -> Any:
+    """JSON text's value, or None when it is not JSON or nests too deep (the parser says so)."""
+    from sttui.core.callsyntax import MAX_NESTING, nesting
+
+    if nesting(text) > MAX_NESTING:
+        return None
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return None
 
 
 def _gone(where: Session | str, error: str) -> SttuiObservation:

@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from sttui.bridges.episodes import text_problem
 from sttui.core.settings import EXPLORE_SETTINGS
+from sttui.core.storable import text_problem
 from sttui.core.task import MAX_SEED
 
 MAX_TASK_ID_CHARS = 200  # as the record keeps task ids (sttui/exports/importing.py)

@@ -26,6 +26,7 @@ from sttui.core.callsyntax import MAX_NESTING, nesting
 from sttui.core.chat import EXPLORE_TOOLS, openai_messages
 from sttui.core.checklist import ItemResult
 from sttui.core.env import ToolSpec
+from sttui.core.storable import storable, text_problem
 from sttui.prompts import prompt
 from sttui.store.secrets import scrub_text
 
@@ -372,11 +373,12 @@ class _ModelSeat:
             outcome = parse(message) if "truncated" not in message else too_long(message["truncated"])
             if not isinstance(outcome, str):
                 return outcome
-            kept = message if "truncated" not in message else {"truncated": message["truncated"]}
+            # (text no record can keep, or no request can carry, is kept as its escapes)
+            kept = storable(message) if "truncated" not in message else {"truncated": message["truncated"]}
             self.client._note("model_refused", {"reason": outcome, "answer": kept})
             messages = [
                 *messages,
-                {k: v for k, v in message.items() if k in ("role", "content", "tool_calls")},
+                {k: v for k, v in kept.items() if k in ("role", "content", "tool_calls")},
                 {"role": "user", "content": f"[Protocol] {outcome}"},
             ]
             answered = _calls(message)
@@ -430,7 +432,15 @@ def _one_call(message: dict[str, Any]) -> tuple[str, dict[str, Any]] | str | Non
         return f"The arguments of {fn['name']} are not valid JSON ({exc.msg}). Nothing was executed."
     if not isinstance(args, dict):
         return f"The arguments of {fn['name']} must be a JSON object. Nothing was executed."
+    bad = text_problem(fn["name"], "the tool's name") or text_problem(args, "arguments")
+    if bad is not None:
+        return f"{unstorable(bad)} Nothing was executed."
     return fn["name"], args
+
+
+def unstorable(problem: str) -> str:
+    """The refusal of text no record can store (``core.storable``), said to the model."""
+    return f"Your answer cannot be recorded: {problem}."
 
 
 def _parse_stt(message: dict[str, Any]) -> Action | str:
@@ -439,6 +449,9 @@ def _parse_stt(message: dict[str, Any]) -> Action | str:
         return call
     if call is None:
         text = (message.get("content") or "").strip()
+        bad = text_problem(text, "message")
+        if bad is not None:
+            return f"{unstorable(bad)} Nothing was sent."
         return Say(text) if text else "Reply with one tool call or a message to the user."
     name, args = call
     if name == "end_episode":
@@ -478,6 +491,9 @@ class ModelUser(_ModelSeat):
             text = (message.get("content") or "").strip()
             if not text:
                 return "Reply to the assistant in one short message."
+            bad = text_problem(text, "message")
+            if bad is not None:
+                return f"{unstorable(bad)} Nothing was sent."
             if DONE_MARK in text:
                 return Satisfied(text.replace(DONE_MARK, "").strip())
             return Reply(text)

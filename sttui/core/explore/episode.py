@@ -323,6 +323,10 @@ class ExploreEpisode:
             self._emit(RULE_CHANGED, "environment", {"after_batch": self.batch})
         return {"success": True, "recorded": which}
 
+    def end(self, by: str, reason: str, actor: str) -> None:
+        """End the episode from outside its protocol (a limit a runner keeps, as ``Episode.end``)."""
+        self._end(by, reason, actor)
+
     def _end(self, by: str, reason: str, actor: str) -> None:
         if self.ended is None:
             self.ended = {"by": by, "reason": reason}
