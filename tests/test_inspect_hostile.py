@@ -262,3 +262,28 @@ def test_unrecordable_oversized_and_unparsed_answers_are_refused_and_the_turn_go
         f"[Protocol] The arguments of {first.tool} are not valid JSON (Expecting ',' delimiter: line 1 column 9). "
         "Nothing was executed.",
     }
+
+
+def test_a_sample_that_errors_keeps_its_transcript_and_episode_id_and_its_steps(tmp_path):
+    """An error Inspect reports (here the model's provider failing mid-episode): the sample
+    still carries the transcript so far and the sttui episode id, and the record counts the
+    steps taken (it said 0)."""
+    [loaded] = select_tasks("stt", task=TASK)
+    actions, _ = baseline_actions(loaded, "oracle", loaded.task.seed)
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+
+    def failing():
+        yield from _outputs(actions[:3])
+        raise RuntimeError("the provider fell over")
+
+    model = get_model("mockllm/model", custom_outputs=failing())
+    [log] = inspect_eval(
+        stt(tasks=TASK, record=url), model=model, log_dir=str(tmp_path / "logs"), display="none", fail_on_error=False
+    )
+    [sample] = read_eval_log(log.location).samples
+    assert sample.error is not None and "the provider fell over" in sample.error.message
+    kept = sample.metadata["sttui"]
+    assert kept["status"] == "errored" and kept["steps"] == 3
+    assert sum(1 for m in sample.messages if m.role == "tool") == 3
+    record = Store(url).episode(kept["episode"])
+    assert (record.status, record.steps) == ("errored", 3)

@@ -411,8 +411,14 @@ async def _play(
             store.finish_episode(episode_id, "stopped", end_reason=reason, steps=steps)
         raise
     except BaseException as exc:
+        reason = f"{type(exc).__name__}: {exc}"
         if store is not None:
-            store.finish_episode(episode_id, "errored", end_reason=f"{type(exc).__name__}: {exc}")
+            store.finish_episode(episode_id, "errored", end_reason=reason, steps=episode.steps)
+        # (Inspect logs the sample's error; its transcript and episode id go with it)
+        keep(
+            {**_partial(episode, agent.name), "status": "errored", "error": reason, "episode": episode_id or None},
+            episode,
+        )
         raise
     if store is not None:
         from sttui.running.recording import finish
