@@ -138,10 +138,16 @@ class Queue:
         return mix(ordinary, gold, self.gold_rate, done, gold_done, self.annotator)
 
     def claim(self, item: Item) -> bool:
+        """Take a place on ``item``. Only that item's places are read again, unless it was full:
+        then others have been claiming, and every item's are (a record may hold 100,000s)."""
         # every annotator rates a gold item: its place is recorded like any other, without the cap
         cap = 1_000_000_000 if (item.kind, item.id) in self._gold_ids else self.dims.cap
         granted = self.store.claim(self.annotator, item.kind, item.id, cap)
-        self._claims = self.store.claims(KIND_OF_ITEMS[self.kind])
+        if granted:
+            key = (item.kind, item.id)
+            self._claims[key] = self.store.claims(KIND_OF_ITEMS[self.kind], item.id).get(key, [])
+        else:
+            self._claims = self.store.claims(KIND_OF_ITEMS[self.kind])
         return granted
 
     def rate(self, item: Item, dimension: str, value: int, comment: str | None = None) -> None:
@@ -150,15 +156,23 @@ class Queue:
         if dim is not None and value not in dim.values:
             raise ValueError(f"{dim.name} takes {', '.join(map(str, dim.values))}; got {value}")
         self.store.rate(self.annotator, item.kind, item.id, dimension, value, comment)
-        self.refresh()
+        self._reread(item)
+
+    def _reread(self, item: Item) -> None:
+        """My ratings of ``item`` read again after I changed one (the rest cannot have moved:
+        only I write mine), not every rating I ever made."""
+        for key in [k for k in self._mine if k[:2] == (item.kind, item.id)]:
+            del self._mine[key]
+        for r in self.store.ratings_by(self.annotator, item_kind=item.kind, item_id=item.id):
+            self._mine[(r["item_kind"], r["item_id"], r["dimension"])] = r
 
     def undo(self, item: Item, dimension: str) -> None:
         """Take back my current rating: the previous one comes back, or it is withdrawn.
         Either way a new row supersedes it; nothing is deleted."""
         history = [
             r
-            for r in self.store.ratings_by(self.annotator, include_history=True)
-            if (r["item_kind"], r["item_id"], r["dimension"]) == (item.kind, item.id, dimension)
+            for r in self.store.ratings_by(self.annotator, include_history=True, item_kind=item.kind, item_id=item.id)
+            if r["dimension"] == dimension
         ]
         current = next((r for r in reversed(history) if r["superseded_by"] is None), None)
         if current is None or current["withdrawn"]:
@@ -172,4 +186,4 @@ class Queue:
                 self.store.rate(self.annotator, item.kind, item.id, dimension, previous["value"], previous["comment"])
         else:
             self.store.rate(self.annotator, item.kind, item.id, dimension, 0, None, withdrawn=True)
-        self.refresh()
+        self._reread(item)

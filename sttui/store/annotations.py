@@ -216,9 +216,14 @@ class AnnotationRecords:
         )
 
     def ratings(
-        self, item_kind: str | None = None, item_id: str | None = None, include_history: bool = False
+        self,
+        item_kind: str | None = None,
+        item_id: str | None = None,
+        include_history: bool = False,
+        annotator: str | None = None,
     ) -> list[dict[str, Any]]:
-        """Ratings as plain rows (every column, and the annotator's name), oldest first."""
+        """Ratings as plain rows (every column, and the annotator's name), oldest first;
+        ``annotator``: theirs only, chosen by the database (a record may hold 100,000s)."""
         table = table_of(RatingRow)
         query = select(table, col(AnnotatorRow.name).label("annotator")).join(
             table_of(AnnotatorRow), table.c.annotator_id == col(AnnotatorRow.id)
@@ -227,6 +232,8 @@ class AnnotationRecords:
             query = query.where(table.c.item_kind == item_kind)
         if item_id:
             query = query.where(table.c.item_id == item_id)
+        if annotator is not None:
+            query = query.where(col(AnnotatorRow.name) == annotator)
         if not include_history:
             query = query.where(table.c.superseded_by.is_(None), table.c.withdrawn.is_(False))
 
@@ -235,9 +242,12 @@ class AnnotationRecords:
 
         return self._read_core(go)
 
-    def ratings_by(self, annotator: str, include_history: bool = False) -> list[dict[str, Any]]:
-        """One annotator's own ratings, and nobody else's (the blinded view)."""
-        return [r for r in self.ratings(include_history=include_history) if r["annotator"] == annotator]
+    def ratings_by(
+        self, annotator: str, include_history: bool = False, item_kind: str | None = None, item_id: str | None = None
+    ) -> list[dict[str, Any]]:
+        """One annotator's own ratings (of one item, with ``item_id``), and nobody else's (the
+        blinded view)."""
+        return self.ratings(item_kind, item_id, include_history=include_history, annotator=annotator)
 
     # -- the annotation queue: claims, adjudications, labels ---------------------------
     def claim(self, annotator: str, item_kind: str, item_id: str, cap: int) -> bool:
@@ -258,11 +268,14 @@ class AnnotationRecords:
         except (OperationalError, DBAPIError) as exc:
             raise explain(exc, self.url) from None
 
-    def claims(self, item_kind: str | None = None) -> dict[tuple[str, str], list[str]]:
-        """Who holds a place on each item (for the queue's cap and order; never shown to annotators)."""
+    def claims(self, item_kind: str | None = None, item_id: str | None = None) -> dict[tuple[str, str], list[str]]:
+        """Who holds a place on each item (for the queue's cap and order; never shown to
+        annotators); of one item with ``item_id``."""
         query = orm_select(ClaimRow, col(AnnotatorRow.name)).join(AnnotatorRow)
         if item_kind:
             query = query.where(col(ClaimRow.item_kind) == item_kind)
+        if item_id is not None:
+            query = query.where(col(ClaimRow.item_id) == item_id)
 
         def go(s: Session) -> dict[tuple[str, str], list[str]]:
             out: dict[tuple[str, str], list[str]] = {}
