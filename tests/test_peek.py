@@ -102,6 +102,18 @@ def test_pages_are_the_stores_rows(tmp_path):
     assert forks_among(peek, ids) == forks_among(store, ids) != {}
     running = [r for r in peek.summaries() if r.status == "running"]
     assert any(r.steps == 2 for r in running)  # counted from the events while it runs, as the store does
+    # of one status (home lists every running episode, whatever its age), alone and with a page
+    for status in ("running", "completed"):
+        for limit, after in (
+            (None, None),
+            (3, None),
+            (5, afters[2]),
+            (5, ties[0] and (ties[0].started_at, ties[0].id)),
+        ):
+            mine_ids = [r.id for r in peek.summaries(limit=limit, after=after, status=status)]
+            theirs_ids = [r.id for r in store.summaries(limit=limit, after=after, status=status)]
+            assert mine_ids == theirs_ids and mine_ids, (status, limit, after)
+    assert {r.id for r in peek.summaries(status="running")} == {r.id for r in running}
 
 
 def test_it_stands_aside_for_the_full_store(tmp_path):

@@ -138,9 +138,41 @@ async def test_the_sessions_pane_pages_as_the_cursor_reaches_its_end(tmp_path, m
     app = SttuiApp(Launch.build(ROOT / "tasks", db_url=db, human="ana"))
     async with app.run_test(size=(120, 40)) as pilot:
         home = app.screen
-        await wait_for(pilot, lambda: bool(home.query("#sessions")) and home.sessions_table().row_count == 10)
+        # the newest ten, and the two running episodes older than they are (listed first)
+        await wait_for(pilot, lambda: bool(home.query("#sessions")) and home.sessions_table().row_count == 12)
         await pilot.press("f6")
         for _ in range(30):
             await pilot.press("down")
         await wait_for(pilot, lambda: home.sessions_table().row_count == 25)
-        assert [r.id for r in home.sessions] == [r.id for r in Store(db).iter_episodes()]
+        newest = [r.id for r in Store(db).iter_episodes()]
+        assert [r.id for r in home.sessions[2:]] == [r for r in newest if r not in {s.id for s in home.sessions[:2]}]
+
+
+async def test_a_long_records_sessions_say_how_many_and_list_every_running_one_first(tmp_path, monkeypatch):
+    """A page of a long record said as one (it read "500 session(s)" of 50,000), with every
+    running episode in sight, however old: one left running under 600 newer ones could be
+    neither seen nor resumed from the workbench."""
+    from sttui.tui import home as home_module
+    from tests.test_scale_store import _fill, _varied
+
+    monkeypatch.setattr(home_module, "SESSIONS_PAGE", 10)
+    db = f"sqlite:///{tmp_path / 'p.db'}"
+    _fill(Store(db), _varied(25))  # running: the 2nd, 10th and 18th oldest
+    newest = [r.id for r in Store(db).iter_episodes()]
+    running = [r.id for r in Store(db).iter_episodes() if r.status == "running"]
+    app = SttuiApp(Launch.build(ROOT / "tasks", db_url=db, human="ana"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        home = app.screen
+        await wait_for(pilot, lambda: bool(home.query("#sessions")) and home.sessions_table().row_count == 12)
+        await pilot.press("f6")
+        older = [r for r in running if r not in newest[:10]]
+        assert len(older) == 2 and [r.id for r in home.sessions] == [*older, *newest[:10]]
+        await wait_for(pilot, lambda: "12 of 25 sessions shown" in str(home.query_one("#status").render()))
+        assert str(home.query_one("#status").render()) == (
+            "12 of 25 sessions shown, more at the end · 3 running (listed first)"
+        )
+        for _ in range(30):
+            await pilot.press("down")
+        await wait_for(pilot, lambda: home.sessions_table().row_count == 25)  # each once
+        assert sorted(r.id for r in home.sessions) == sorted(newest)
+        assert str(home.query_one("#status").render()) == "25 session(s) · 3 running · 0 not clean baselines"

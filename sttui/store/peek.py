@@ -237,13 +237,21 @@ class Peek:
         with self._lock:
             self.conn.close()
 
-    def summaries(self, limit: int | None = None, after: tuple[float, str] | None = None) -> Iterator[Summary]:
+    def summaries(
+        self, limit: int | None = None, after: tuple[float, str] | None = None, status: str | None = None
+    ) -> Iterator[Summary]:
         """A page of ``Store.summaries()``: the same rows, in the same order, as the same objects
-        (``after``: the (started_at, id) the page follows, as ``listings.Page`` has it)."""
+        (``after``: the (started_at, id) the page follows, as ``listings.Page`` has it;
+        ``status``: of that status only, as its ``status`` filter)."""
         light = summary_reader()
         sql, params = SESSIONS_SQL, [-1 if limit is None else limit]  # type: str, list[Any]
         if after is not None:
             sql, params = sql.replace(_ORDER, f"{_AFTER} {_ORDER}"), [after[0], after[0], after[1], *params]
+        if status is not None:  # (the page's condition, if any, in brackets)
+            sql = sql.replace(_AFTER, f"WHERE ({_AFTER.removeprefix('WHERE ')}) AND episodes.status = ?", 1)
+            if after is None:
+                sql = sql.replace(_ORDER, f"WHERE episodes.status = ? {_ORDER}")
+            params = [*params[:-1], status, params[-1]]
         for row in self._all(f"{sql} LIMIT ?", tuple(params)):
             values = list(row)
             for i in _BOOLEANS:

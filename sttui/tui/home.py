@@ -218,6 +218,8 @@ class HomeScreen(SttuiScreen[None]):
         ) -> None:
             super().__init__()
             self.records, self.mine, self.forks, self.first = records, mine, forks, first
+            self.total: int | None = None  # episodes in the record, and running ones (the first page)
+            self.running: int | None = None
 
     def __init__(self, tasks_dir: Path, defer_tasks: bool = False):
         super().__init__()
@@ -232,6 +234,8 @@ class HomeScreen(SttuiScreen[None]):
         self.sort_column = "id"
         self.sessions: list[Any] = []
         self.sessions_read = False  # the sessions pane has been filled from the record at least once
+        self.sessions_total: int | None = None  # episodes in the record (read with the first page)
+        self.sessions_running: int | None = None
         self._load_errors = 0
         self.mine: dict[str, str] = {}  # (the sessions pane may fill before the task table)
         # under `sttui play`'s episode home is built when first shown, not before the first paint
@@ -322,9 +326,17 @@ class HomeScreen(SttuiScreen[None]):
         if store is None:
             return
         records = list(store.summaries(limit=SESSIONS_PAGE))  # light rows, a page: more as the cursor reaches the end
+        total, running = len(records), sum(r.status == "running" for r in records)
+        if len(records) == SESSIONS_PAGE:  # more than a page: how many, and every running one first
+            total, running = store.count_episodes(), store.count_episodes(status="running")
+            shown = {r.id for r in records}
+            older = [r for r in store.summaries(limit=SESSIONS_PAGE, status="running") if r.id not in shown]
+            records = [*older, *records]  # (an episode left running long ago is where r resumes it)
         me = self.app.human
         mine = _mine([r for r in records if me in (r.agent, r.user)])
-        self.post_message(self.SessionsLoaded(records, mine, _forks(store, records), first=True))
+        message = self.SessionsLoaded(records, mine, _forks(store, records), first=True)
+        message.total, message.running = total, running
+        self.post_message(message)
 
     @on(SessionsLoaded)
     def _sessions_loaded(self, message: SessionsLoaded) -> None:
@@ -332,6 +344,7 @@ class HomeScreen(SttuiScreen[None]):
         if not tab or not tab.first().is_attached:  # the app is closing (the page came back too late)
             return
         if message.first:
+            self.sessions_total, self.sessions_running = message.total, message.running
             self.show_sessions(message.records, message.mine, message.forks)
         else:
             self.add_sessions(message.records, message.forks)
@@ -384,6 +397,7 @@ class HomeScreen(SttuiScreen[None]):
         self.sessions = [*self.sessions, *fresh]
         for r in fresh:
             table.add_row(*_session_cells(r, forks), key=r.id)
+        self.show_status()
 
     @on(DataTable.RowHighlighted, "#sessions")
     def _session_highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -432,7 +446,13 @@ class HomeScreen(SttuiScreen[None]):
         if self.query_one("#home-tabs", ContentSwitcher).current == "tab-sessions":
             running = sum(r.status == "running" for r in self.sessions)
             unclean = sum(not r.clean_baseline for r in self.sessions)
-            text = f"{len(self.sessions)} session(s) · {running} running · {unclean} not clean baselines"
+            total = max(self.sessions_total or 0, len(self.sessions))
+            if total > len(self.sessions):  # a page of a long record: say so, in a line at 80 columns
+                running = max(running, self.sessions_running or 0)
+                text = f"{len(self.sessions):,} of {total:,} sessions shown, more at the end · {running} running"
+                text += " (listed first)" if running else ""
+            else:
+                text = f"{len(self.sessions)} session(s) · {running} running · {unclean} not clean baselines"
         elif not self.rows:
             text = "Loading tasks…" if not self._load_errors else "no task could be loaded"
         else:
