@@ -8,8 +8,9 @@ import os
 import re
 import secrets
 import stat
+import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -64,7 +65,7 @@ def export_cmd(
     Never runs a task's code: the tools come from the record. Only task versions stored before
     tools were kept are opened, under the same trust rule as replay (--trust, --tasks).
     """
-    from sttui.exports.jsonl import encode_lines, jsonl_lines, lone_surrogate_notes
+    from sttui.exports.jsonl import jsonl_lines, write_lines
     from sttui.exports.rows import is_demonstration
     from sttui.exports.training import training_lines
 
@@ -85,30 +86,26 @@ def export_cmd(
     if fmt in ("hf", "inspect"):
         _export_file(store, records, fmt, output, trust, _task_dirs(task_dirs), repo_id)
         return
+    notes: list[str] = []
     if fmt == "jsonl":
-        lines, notes = list(jsonl_lines(store, records)), []
         for rec in records:
             if store.task_version(rec.task_id, rec.task_hash) is None:
                 notes.append(f"{rec.id}: the record has no copy of its task version; its events are exported")
+        lines: Iterable[str] = jsonl_lines(store, records)
         written = len(records)
     else:
-        lines, notes = training_lines(store, records, fmt, trust=trust, task_dirs=_task_dirs(task_dirs))
-        written = len(lines)
-    if fmt != "jsonl" and output.suffix.lower() == ".json":
-        # a .json file holds one JSON array (what LLaMA-Factory and most loaders read as json);
-        # any other name gets one example per line (jsonl)
-        text = "[\n" + ",\n".join(lines) + "\n]\n"
-        layout = "a JSON array"
-    else:
-        text = "".join(line + "\n" for line in lines)
-        layout = "one JSON object per line"
-        if output.suffix.lower() == ".json":
-            notes.append("the full record is always JSON lines (what `sttui import` reads), whatever the name")
-    data, escaped = encode_lines(text)
-    del text
-    if escaped:
-        notes.extend(lone_surrogate_notes(lines))
-    write_whole(output, lambda path: path.write_bytes(data))
+        found, notes = training_lines(store, records, fmt, trust=trust, task_dirs=_task_dirs(task_dirs))
+        lines, written = found, len(found)
+    # a .json file holds one JSON array (what LLaMA-Factory and most loaders read as json); any
+    # other name gets one example per line (jsonl); the full record is always JSON lines
+    array = fmt != "jsonl" and output.suffix.lower() == ".json"
+    layout = "a JSON array" if array else "one JSON object per line"
+    if fmt == "jsonl" and output.suffix.lower() == ".json":
+        notes.append("the full record is always JSON lines (what `sttui import` reads), whatever the name")
+    progress = _progress(f"exporting {len(records):,} episode(s) to {output}") if fmt == "jsonl" else None
+    notes += write_whole(output, lambda path: write_lines(path, lines, array, progress))
+    if progress is not None:
+        progress(None)
     for note in notes:
         click.echo(f"note: {note}", err=True)
     click.echo(f"wrote {written} episode(s) to {output} ({fmt}, {layout})", err=True)
@@ -202,6 +199,24 @@ def write_whole(output: Path, write: Callable[[Path], T]) -> T:
         left.unlink(missing_ok=True)
         click.echo(f"note: removed {left.name}, left beside {output.name} by an export that was stopped", err=True)
     return result
+
+
+def _progress(what: str) -> Callable[[int | None], None]:
+    """A progress line on a terminal's stderr, redrawn in place (nothing when it is not one):
+    an export of 10,000 episodes takes a minute. None ends the line."""
+    err = sys.stderr
+    if not err.isatty():
+        return lambda n: None
+    started = time.monotonic()
+
+    def show(n: int | None) -> None:
+        if n is None:
+            err.write("\r\033[K")
+        else:
+            err.write(f"\r{what}: {n:,} lines written ({time.monotonic() - started:.0f} s)\033[K")
+        err.flush()
+
+    return show
 
 
 STALE_AFTER = 600.0  # seconds unwritten: an export still writing its part touches it far more often
