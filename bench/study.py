@@ -1,5 +1,7 @@
 """A study's design and its report at scale: CPU time to design a study of thousands of tasks
-and participants, and to bootstrap the clustered interval over many participants.
+and participants, to work out where it stands (``study status`` and ``study watch``, over every
+slot: 30,000 slots of 2,000 people had taken 36 s), and to bootstrap the clustered interval
+over many participants.
 
     PYTHONPATH=. python bench/study.py
 """
@@ -8,9 +10,11 @@ from __future__ import annotations
 
 import random
 import time
+from types import SimpleNamespace
 
 from sttui.core.stats import bootstrap, clustered_bootstrap, mean_of
 from sttui.study.design import design
+from sttui.study.progress import progress
 from sttui.study.spec import Study
 
 
@@ -34,6 +38,28 @@ def main() -> None:
             }
         )
         print(f"design {tasks} tasks × 3 replications, {people} participants: {cpu(design, study, ids):.3f} s CPU")
+        made = design(study, ids)
+        people_rows = [
+            SimpleNamespace(name=n, status="active", joined_as=None, acknowledged_at=None) for n in study.names
+        ]
+        slots = [
+            SimpleNamespace(
+                participant=s.participant,
+                practice=s.practice,
+                task_id=s.task_id,
+                position=s.position,
+                status="assigned",
+                episode_status=None,
+                assigned_at=None,
+                started_at=None,
+                episode_id=None,
+                outcome=None,
+                end_reason=None,
+                scores=None,
+            )
+            for s in made.slots
+        ]
+        print(f"  where it stands ({len(slots):,} slots): {cpu(progress, study, people_rows, slots):.3f} s CPU")
     rng = random.Random(1)
     for people, each in ((10, 8), (100, 8), (1000, 8)):
         clusters = [[float(rng.random() < 0.5) for _ in range(each)] for _ in range(people)]

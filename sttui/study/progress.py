@@ -38,8 +38,11 @@ def progress(study: Study, people: list[Any], slots: list[Any], now: float | Non
     limit = study.time_limit.minutes * 60 if study.time_limit else None
     stuck_after = 2 * limit if limit else STUCK_AFTER
     participants = []
+    by_person: dict[str, list[Any]] = {}  # (grouped once: a study may hold 2,000 people and 30,000 slots)
+    for s in slots:
+        by_person.setdefault(s.participant, []).append(s)
     for p in people:
-        mine = [s for s in slots if s.participant == p.name]
+        mine = by_person.get(p.name, [])
         scored = [s for s in mine if not s.practice]
         outcomes: dict[str, int] = {}
         seconds = 0.0
