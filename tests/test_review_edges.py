@@ -518,3 +518,16 @@ def test_contains_finds_an_id_in_text_as_people_write_it(text, want, found):
     from sttui.core.review.operators import contains
 
     assert contains(text, want) is found
+
+
+def test_a_stages_flags_are_one_line_of_runs_however_long_the_episode():
+    """A 10,000-step episode's blind retries had printed one line of 128,000 characters."""
+    from sttui.core.review.stages import flags_text
+
+    assert flags_text([]) == ""
+    assert flags_text([(3, "error"), (5, "retry"), (6, "retry"), (7, "retry"), (9, "retry")]) == (
+        "error @3, retry @5-7, retry @9"
+    )
+    many = [(s, "retry") for s in range(4, 10_000) if s % 1000]
+    text = flags_text(many, lambda f: f"blind {f}", most=3)
+    assert text == "blind retry @4-999, blind retry @1001-1999, blind retry @2001-2999, … and 7 more"

@@ -495,10 +495,12 @@ def _review_of(episode: Any) -> dict[str, Any] | None:
 
 
 def _review_lines(review: dict[str, Any]) -> str:
+    from sttui.core.review.stages import flags_text
+
     lines = [f"  milestones {review['settled']}/{review['milestones']}  ·  stage score {review['score']:.2f}"]
     for stage in review["stages"]:
         first, last = stage["steps"]
-        flags = ", ".join(f"{f} @{s}" for s, f in stage["flags"])
+        flags = flags_text([(s, f) for s, f in stage["flags"]])
         name = stage["milestone"] or "open stage"
         lines.append(f"  {name:<24} steps {first}-{last}  {stage['score']:.2f}" + (f"  ({flags})" if flags else ""))
     if review["first_error"]:

@@ -8,6 +8,7 @@ from typing import Any
 
 from rich.text import Text
 
+from sttui.core.review.stages import flags_text
 from sttui.core.review.tracker import Review
 
 SIGNAL_TEXT = {
@@ -97,7 +98,7 @@ def timeline_text(review: Review, threshold: float, first: dict[str, Any] | None
         out.append(_bar(stage.score, 6), style="red" if low else "green")
         out.append(f" {stage.score:.2f}\n")
         if stage.flags:
-            flags = ", ".join(f"{FLAG_NAMES.get(flag, flag)} @{step}" for step, flag in stage.flags[:5])
+            flags = flags_text(stage.flags, lambda flag: FLAG_NAMES.get(flag, flag), most=5)
             out.append(f"      {flags}\n", style="dim")
     if first:
         out.append(f"First error: step {first['step']}: {first['why']}\n", style="bold red")

@@ -11,7 +11,7 @@ same arguments again, answered as before: re-reading after a change is not one. 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -94,3 +94,19 @@ def first_error(stages: list[Stage], threshold: float, mine_steps: Iterable[int]
         return None
     step, why = min(candidates, key=lambda c: c[0])
     return {"step": step, "why": why}
+
+
+def flags_text(flags: list[tuple[int, str]], name: Callable[[str], str] = str, most: int = 8) -> str:
+    """A stage's flags in a line: a run of one flag on consecutive steps as one range ("retry
+    @4-9988"), at most ``most`` of them and then how many more (a 10,000-step episode had printed
+    a line of 128,000 characters)."""
+    runs: list[list[Any]] = []  # [flag, first step, last step]
+    for step, flag in flags:
+        if runs and runs[-1][0] == flag and runs[-1][2] + 1 == step:
+            runs[-1][2] = step
+        else:
+            runs.append([flag, step, step])
+    shown = [f"{name(f)} @{a}" if a == b else f"{name(f)} @{a}-{b}" for f, a, b in runs[:most]]
+    if len(runs) > most:
+        shown.append(f"… and {len(runs) - most} more")
+    return ", ".join(shown)
