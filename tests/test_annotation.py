@@ -403,6 +403,13 @@ async def test_an_episodes_events_are_walked_and_read_whole_by_keys_at_80x24(tmp
         await pilot.press("f")
         await pilot.press("tab")  # the dimensions move by tab
         assert screen.dim == (dim + 1) % len(screen.queue.dimensions) or len(screen.queue.dimensions) == 1
+        # a long episode's far end in one key; page keys move twenty events
+        await pilot.press("end")
+        assert table.cursor_row == len(screen.events) - 1
+        await pilot.press("home", "pagedown")
+        assert table.cursor_row == min(20, len(screen.events) - 1)
+        await pilot.press("pageup")
+        assert table.cursor_row == 0 and screen.dim == (dim + 1) % len(screen.queue.dimensions)
     assert store.labels(eid, "ana")[0]["first_error_seq"] == screen.events[call].seq
 
 

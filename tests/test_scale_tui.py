@@ -114,6 +114,13 @@ async def test_a_long_replay_shows_a_window_of_rows_at_once_and_pages_it(tmp_pat
         await wait_for(pilot, lambda: table.row_count > 0)
         assert table.row_count == 8 and f"{total} events" in str(screen.query_one("#status-bar").render())
         await wait_for(pilot, lambda: screen.review is not None)
+        seqs = [e.seq for e in Store(db).events(eid)]
+        await pilot.press("end")  # the last event, however long the episode: one key
+        await pilot.pause()
+        assert screen.events[table.cursor_row].seq == seqs[-1]
+        await pilot.press("ctrl+home")
+        await pilot.pause()
+        assert screen.events[table.cursor_row].seq == seqs[0]
         for _ in range(total + 3):  # to the end and past it, a row at a time
             await pilot.press("right")
         await pilot.pause()

@@ -170,6 +170,13 @@ class AnnotateScreen(SttuiScreen[None]):
         # through the dimensions, as tab does
         Binding("down", "arrow(1)", "Next event", priority=True, show=False, id="annotate.down"),
         Binding("up", "arrow(-1)", "Previous event", priority=True, show=False, id="annotate.up"),
+        # (an episode of 20,000 events: its first wrong step may be thousands of rows down)
+        Binding(
+            "ctrl+home,home", "arrow(-1_000_000_000)", "First event", priority=True, show=False, id="annotate.first"
+        ),
+        Binding("ctrl+end,end", "arrow(1_000_000_000)", "Last event", priority=True, show=False, id="annotate.last"),
+        Binding("pagedown", "arrow(20)", "20 events on", priority=True, show=False, id="annotate.page_down"),
+        Binding("pageup", "arrow(-20)", "20 events back", priority=True, show=False, id="annotate.page_up"),
         Binding("enter", "read_event", "Read the event whole", show=False, id="annotate.read_event"),
         Binding("c", "comment", "Comment", id="annotate.comment"),
         Binding("s", "skip", "Skip", id="annotate.skip"),
@@ -432,7 +439,14 @@ class AnnotateScreen(SttuiScreen[None]):
         """Up or down: the episode's events when one is shown, else the dimensions."""
         table = self.query_one("#episode-events", DataTable)
         if self.item is None or self.item.kind != "episode" or not table.row_count:
-            self.action_dimension(delta)
+            if abs(delta) == 1:
+                self.action_dimension(delta)
+            elif abs(delta) == 20:  # page keys scroll the item's text, as they did
+                pane = self.query_one("#item-pane", VerticalScroll)
+                pane.scroll_page_down() if delta > 0 else pane.scroll_page_up()
+            else:
+                pane = self.query_one("#item-pane", VerticalScroll)
+                pane.scroll_end() if delta > 0 else pane.scroll_home()
             return
         table.move_cursor(row=max(0, min(table.cursor_row + delta, table.row_count - 1)))
 

@@ -79,6 +79,8 @@ class ReplayScreen(SttuiScreen[None]):
     BINDINGS = [
         Binding("right,j", "step(1)", "Next", priority=True, id="replay.next"),
         Binding("left", "step(-1)", "Previous", priority=True, id="replay.previous"),
+        Binding("ctrl+home,home", "edge(0)", "First event", show=False, priority=True, id="replay.first"),
+        Binding("ctrl+end,end", "edge(1)", "Last event", show=False, priority=True, id="replay.last"),
         Binding("e", "first_error", "First error", id="replay.first_error"),
         Binding("k", "fork", "Fork from here", id="replay.fork"),
         Binding("E", "refine", "Refine", id="replay.refine"),  # e was taken by the first error
@@ -327,6 +329,15 @@ class ReplayScreen(SttuiScreen[None]):
             self.query_one("#replay-timeline", Static).update(
                 timeline_text(self.review, self.threshold, self.first_error)
             )
+
+    def action_edge(self, last: int) -> None:
+        """The episode's first or last event, however long it is (a long one shows a window of
+        its rows: ctrl+end had reached only the window's end, 101 presses for 20,000 events)."""
+        if self._heads:
+            self._goto(len(self._heads) - 1 if last else 0)
+        elif self.events:
+            table = self.query_one("#events", DataTable)
+            table.move_cursor(row=len(self.events) - 1 if last else 0)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """'e' only where there is a milestone review to jump in (stt episodes with milestones)."""
