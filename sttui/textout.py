@@ -115,10 +115,25 @@ def pass_report(summary: dict[str, Any], agent: str) -> str:
     return "\n".join(lines)
 
 
+def shown_ks(trials: int) -> list[int]:
+    """The k a text report shows: every k up to 8, then doublings and the last (136 trials
+    had printed 136 rows per controller; ``--json`` keeps every k)."""
+    ks = list(range(1, min(trials, 8) + 1))
+    k = 16
+    while k < trials:
+        ks.append(k)
+        k *= 2
+    return ks + ([trials] if trials > 8 else [])
+
+
 def pass_k_lines(summary: dict[str, Any]) -> list[str]:
-    """Pass@k beside pass^k for every k, each with its interval (``run`` and ``report``)."""
+    """Pass@k beside pass^k, each with its interval (``run`` and ``report``), for the k of
+    :func:`shown_ks`."""
+    trials = summary["trials"]
     lines = ["  pass@k: at least one of k trials passes; pass^k: all k of k pass"]
-    for k in range(1, summary["trials"] + 1):
+    if trials > 8:
+        lines[0] += f" (k up to 8, then doublings and {trials}; --json has every k)"
+    for k in shown_ks(trials):
         at, hat = f"pass@{k}", f"pass^{k}"
         left = f"{summary['pass_at_k'][at]:.1%}{ci(summary['pass_at_k_ci'].get(at))}"
         right = f"{summary['pass_hat_k'][hat]:.1%}{ci(summary['pass_hat_k_ci'].get(hat))}"
