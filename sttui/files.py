@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
+from typing import BinaryIO
 
 
 class NotRegular(ValueError):
@@ -28,3 +29,21 @@ def read_bounded(path: Path | str, max_bytes: int) -> bytes:
     if len(data) > max_bytes:
         raise TooBig(f"more than {max_bytes:,} bytes")
     return data
+
+
+def open_bounded(path: Path | str, max_bytes: int) -> BinaryIO:
+    """The file open for reading a part at a time, after the same checks (its size by the
+    file system; a reader counts what it reads, as the file may grow): NotRegular, TooBig or
+    OSError. The caller closes it."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    f = os.fdopen(fd, "rb")
+    try:
+        st = os.fstat(f.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise NotRegular("not a regular file")
+        if st.st_size > max_bytes:
+            raise TooBig(f"more than {max_bytes:,} bytes")
+    except BaseException:
+        f.close()
+        raise
+    return f

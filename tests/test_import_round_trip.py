@@ -392,3 +392,37 @@ def test_an_export_is_written_as_it_is_read_never_whole_in_memory(exported, tmp_
     out = cli(db, "export", "--all", "-o", tmp_path / "big.jsonl")
     assert out.exit_code == 0, out.output
     assert seen and seen[0] > 1_000_000
+
+
+def test_an_import_checks_then_writes_an_episode_at_a_time(exported, tmp_path):
+    """11,809 episodes had taken 3.7 GB to import (the whole file parsed and held): the file is
+    read twice, each time an episode at a time: the first read checks everything, the second
+    writes. Seen from outside: an episode is given before the file's later lines are read."""
+    from sttui.exports.importing import ImportProblem, walk_export
+
+    cut = [*exported[:-1], {"record": "nonsense"}]  # a problem on the last line
+    walked = walk_export(write(tmp_path / "cut.jsonl", cut))
+    first = next(walked)  # the first episode, whole, before the last line is reached
+    assert first.record.id == exported[1]["episode"]["id"] and first.events
+    with pytest.raises(ImportProblem, match=r"cut\.jsonl:.*expected a record of type"):
+        list(walked)
+
+
+def test_a_file_changed_between_the_check_and_the_write_imports_nothing(exported, tmp_path, monkeypatch):
+    from sttui.store.store import Store as RealStore
+
+    db = f"sqlite:///{tmp_path / 'a.db'}"
+    path = write(tmp_path / "in.jsonl", exported)
+    real = RealStore.import_episodes
+
+    def meanwhile(self, items, *args, **kw):  # someone rewrites the file after it was checked
+        changed = copy.deepcopy(exported)
+        changed[2]["wall_time"] = (changed[2]["wall_time"] or 0) + 1
+        write(path, changed)
+        return real(self, items, *args, **kw)
+
+    monkeypatch.setattr(RealStore, "import_episodes", meanwhile)
+    out = cli(db, "import", path)
+    refused(out, "the file changed while it was imported; nothing was imported")
+    monkeypatch.undo()
+    assert listed(db) == []

@@ -1,5 +1,7 @@
 """Reading a jsonl export back: the whole file is checked before anything is written, and
-then written in one transaction, so an import is all or nothing.
+then written in one transaction, so an import is all or nothing. Both are a read of the file an
+episode at a time (``walk_export``), so an import holds one episode, not the file; the second
+read must find the bytes the first checked.
 
 Checked: the file is a regular file (a FIFO or a device would never end) holding an sttui
 export (not empty; a header, when there is one, of a format and version this sttui reads); every
@@ -19,8 +21,10 @@ elsewhere), and refuses the whole file when the two copies differ otherwise.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -192,12 +196,32 @@ def _problem(where: str, what: str, exc: ValidationError) -> ImportProblem:
 def read_export(path: Path, trust: bool = False, studies: list[dict[str, Any]] | None = None) -> list[Imported]:
     """Parse and check a whole export; raise ImportProblem naming the first thing wrong.
     ``studies`` collects a study bundle's ``study`` records (``sttui.study.bundle``)."""
+    return list(walk_export(path, trust, studies))
+
+
+def walk_export(
+    path: Path, trust: bool = False, studies: list[dict[str, Any]] | None = None, digest: Any = None
+) -> Iterator[Imported]:
+    """The export's episodes, each checked and given as its last event is read: one episode in
+    memory at a time (holding a whole file took 4.5 times its size). ImportProblem names the
+    first thing wrong, when it is read. ``digest`` (a hashlib object) takes every byte read."""
     name = str(path)
-    text = _read_text(path, name)
-    episodes: list[Imported] = []
+    current: Imported | None = None
     declared: dict[str, Any] | None = None
     ended = read = False
-    for n, line in enumerate(text.splitlines(), 1):
+    counts = [0, 0]  # episodes, events
+    seen: dict[str, int] = {}
+
+    def done(item: Imported) -> Imported:
+        if item.record.id in seen:
+            raise ImportProblem(
+                f"{name}:{item.line}: episode {item.record.id} appears twice (first on line {seen[item.record.id]})"
+            )
+        seen[item.record.id] = item.line
+        _check_story(item, name)
+        return item
+
+    for n, line in _lines(path, name, digest):
         where = f"{name}:{n}"
         if not line.strip():
             continue
@@ -209,16 +233,20 @@ def read_export(path: Path, trust: bool = False, studies: list[dict[str, Any]] |
         obj = _parse(line, where)
         kind = obj.get("record") if isinstance(obj, dict) else None
         if kind == "export":
-            if n != 1 or episodes:
+            if n != 1 or counts[0]:
                 raise ImportProblem(f"{where}: the export header must be the first line")
             declared = _check_header(obj, where)
         elif kind == "end":
-            _check_end(obj, episodes, where)
+            _check_end(obj, counts, where)
             ended = True
         elif kind == "episode":
-            episodes.append(_episode(obj, trust, where, n))
+            if current is not None:
+                yield done(current)
+            current = _episode(obj, trust, where, n)
+            counts[0] += 1
         elif kind == "event":
-            _event(obj, episodes, where)
+            _event(obj, [current] if current is not None else [], where)
+            counts[1] += 1
         elif kind == "study" and studies is not None:
             from sttui.study.bundle import check_manifest
 
@@ -229,34 +257,45 @@ def read_export(path: Path, trust: bool = False, studies: list[dict[str, Any]] |
         raise ImportProblem(f"{name}: the file is empty: not an sttui export (its first line is the export header)")
     if declared is not None and not ended:
         raise ImportProblem(f"{name}: the export ends before its end record: the file was cut short")
-    seen: dict[str, int] = {}
-    for item in episodes:
-        if item.record.id in seen:
-            raise ImportProblem(
-                f"{name}:{item.line}: episode {item.record.id} appears twice (first on line {seen[item.record.id]})"
-            )
-        seen[item.record.id] = item.line
-        _check_story(item, name)
-    return episodes
+    if current is not None:
+        yield done(current)
 
 
-def _read_text(path: Path, name: str) -> str:
-    """The file's text. Opened without waiting and checked to be a regular file before it is
-    read: a FIFO would wait for a writer and /dev/zero would never end."""
-    from sttui.files import NotRegular, TooBig, read_bounded
+def _lines(path: Path, name: str, digest: Any = None) -> Iterator[tuple[int, str]]:
+    """The file's lines, numbered, read a line at a time. Opened without waiting and checked to
+    be a regular file before it is read: a FIFO would wait for a writer and /dev/zero would
+    never end."""
+    from sttui.files import NotRegular, TooBig, open_bounded
 
     try:
-        data = read_bounded(path, MAX_FILE_BYTES)
+        f = open_bounded(path, MAX_FILE_BYTES)
     except NotRegular:
         raise ImportProblem(f"{name}: not a regular file (an export is a file, not a device or a pipe)") from None
     except TooBig:
         raise ImportProblem(f"{name}: more than {MAX_FILE_BYTES:,} bytes, more than an import takes") from None
     except OSError as exc:
         raise ImportProblem(f"{name}: cannot read: {exc.strerror or exc}") from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ImportProblem(f"{name}: not UTF-8 text (byte {exc.start})") from None
+    with f:
+        offset = n = 0
+        while True:
+            try:
+                raw = f.readline(MAX_LINE_BYTES * 4 + 2)  # (a character is at most four bytes)
+            except OSError as exc:
+                raise ImportProblem(f"{name}: cannot read: {exc.strerror or exc}") from None
+            if not raw:
+                return
+            if digest is not None:
+                digest.update(raw)
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise ImportProblem(f"{name}: not UTF-8 text (byte {offset + exc.start})") from None
+            offset += len(raw)
+            if offset > MAX_FILE_BYTES:
+                raise ImportProblem(f"{name}: more than {MAX_FILE_BYTES:,} bytes, more than an import takes")
+            for piece in text.splitlines():  # (as the whole text's lines: a lone \r ends one too)
+                n += 1
+                yield n, piece
 
 
 def _check_header(obj: dict[str, Any], where: str) -> dict[str, Any]:
@@ -313,9 +352,9 @@ def _event(obj: dict[str, Any], episodes: list[Imported], where: str) -> None:
     events.append(Event(e.seq, e.type, e.actor, e.payload, e.sim_time, e.wall_time))
 
 
-def _check_end(obj: dict[str, Any], episodes: list[Imported], where: str) -> None:
+def _check_end(obj: dict[str, Any], counts: list[int], where: str) -> None:
     want = (obj.get("episodes"), obj.get("events"))
-    got = (len(episodes), sum(len(i.events) for i in episodes))
+    got = (counts[0], counts[1])
     if want != got:
         raise ImportProblem(
             f"{where}: the export says it holds {want[0]} episode(s) and {want[1]} event(s); found {got[0]} and {got[1]}"
@@ -448,11 +487,19 @@ def import_jsonl(store: Store, path: Path, trust: bool = False) -> Outcome:
     from sqlalchemy.exc import IntegrityError
 
     studies: list[dict[str, Any]] = []
-    episodes = read_export(path, trust, studies)
+    checked = hashlib.sha256()
+    lines = {i.record.id: i.line for i in walk_export(path, trust, studies, checked)}  # every check, first
     outcome = Outcome()
-    present = _Present(str(path), {i.record.id: i.line for i in episodes}, outcome)
-    items = [(i.record, i.task, i.events) for i in episodes]
-    ids = {i.record.id for i in episodes}
+    present = _Present(str(path), lines, outcome)
+    ids = set(lines)
+
+    def items() -> Iterator[tuple[Any, Any, list[Event]]]:
+        """The file read again, an episode at a time, as it is written (in the transaction)."""
+        again = hashlib.sha256()
+        for i in walk_export(path, trust, [], again):
+            yield i.record, i.task, i.events
+        if again.digest() != checked.digest():  # (raised inside the transaction: nothing is kept)
+            raise ImportProblem(f"{path}: the file changed while it was imported; nothing was imported")
 
     def manifests(conn: Any) -> None:  # a study bundle's, in the episodes' transaction
         from sttui.study.bundle import write_manifest
@@ -461,7 +508,7 @@ def import_jsonl(store: Store, path: Path, trust: bool = False) -> Outcome:
             write_manifest(conn, study, ids)
 
     try:
-        added, outcome.present = store.import_episodes(items, also=manifests if studies else None, present=present)
+        added, outcome.present = store.import_episodes(items(), also=manifests if studies else None, present=present)
     except IntegrityError:  # another session wrote one of these episodes while they were checked
         raise ImportProblem(f"{path}: the record changed while the file was imported; try again") from None
     outcome.added = added - outcome.continued

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Unpack
@@ -490,7 +490,7 @@ class Store(TaskVersions, StageJudgements, AnnotationRecords, EpisodeListings):
 
     def import_episodes(
         self,
-        items: list[tuple[EpisodeRecord, TaskVersion | None, list[Event]]],
+        items: Iterable[tuple[EpisodeRecord, TaskVersion | None, list[Event]]],
         also: Any = None,
         present: Any = None,
     ) -> tuple[int, int]:
@@ -502,7 +502,8 @@ class Store(TaskVersions, StageJudgements, AnnotationRecords, EpisodeListings):
         raises to refuse the whole import.
         ``also(connection)`` writes more in that transaction (a study bundle's manifest).
         Returns (added or continued, already present)."""
-        prepared = [(r, self._redacted(t) if t is not None else None, events) for r, t, events in items]
+        # (taken one at a time: an import streams its file's episodes through the transaction)
+        prepared = ((r, self._redacted(t) if t is not None else None, events) for r, t, events in items)
         table = table_of(EpisodeRow)
 
         def go(conn: Any) -> tuple[int, int]:
