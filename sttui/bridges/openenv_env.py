@@ -26,6 +26,10 @@ coroutine cannot be resumed). HTTP episodes are bounded: dropped after ``idle_ti
 without a step, and past ``max_episodes`` the one idle longest; a late step hears why.
 
 :class:`GymEnv` is the same episode in-process, without a server, for a trainer in Python.
+
+The module reads top to bottom in sections, each under a ``# --`` line: the wire models, the
+episode table (``ServeConfig``), one episode (``Session``), the environment
+(``SttuiEnvironment``), the server (``make_app``), the client (``SttuiEnv``) and ``GymEnv``.
 openenv-core is imported here only: ``pip install 'sttui[rl]'``.
 """
 
@@ -81,6 +85,9 @@ MAX_HTTP_EPISODES = 1024  # HTTP episodes kept at once; past it the one idle lon
 MAX_GONE = 4096  # dropped episodes' ids remembered, so that a late step hears why
 
 
+# -- the wire: actions, observations, state (openenv-core's models) ---------------------------
+
+
 class SttuiAction(Action):
     """One tool call (``tool``, ``args``) or one message to the user (``message``).
     ``episode_id``: over plain HTTP, the episode the step belongs to (from ``reset``)."""
@@ -114,6 +121,9 @@ class SttuiState(State):
 
 
 @dataclass
+# -- the episode table: the tasks served, and the live HTTP episodes with their bounds ---------
+
+
 class ServeConfig:
     """What ``sttui rl serve`` was started with: the tasks it serves (the first is the default
     ``reset`` plays), the run options ``sttui run`` takes, shaping and recording."""
@@ -257,6 +267,9 @@ def _end_all(dropped: list[tuple[Session, str]]) -> None:
         session.end(f"dropped {why}")
 
 
+# -- one episode as the environment steps it: observations, rewards, the record ----------------
+
+
 class Session:
     """One episode as the environment steps it: observations, rewards, the record."""
 
@@ -381,6 +394,9 @@ def _refused(task: Any, error: str) -> SttuiObservation:
     """A reset refused: the error, and the task it named when that was a task id to show."""
     shown = task if type(task) is str and task_id_problem(task) is None else ""
     return SttuiObservation(task=shown, error=error, done=True, reward=0.0)
+
+
+# -- the environment openenv-core serves: reset, step, state -----------------------------------
 
 
 class SttuiEnvironment(Environment[SttuiAction, SttuiObservation, SttuiState]):
@@ -673,6 +689,9 @@ def _observation(fields: dict[str, Any] | SttuiObservation) -> SttuiObservation:
     return fields if isinstance(fields, SttuiObservation) else SttuiObservation(**fields)
 
 
+# -- the server --------------------------------------------------------------------------------
+
+
 def make_app(config: ServeConfig, max_sessions: int = 64) -> Any:
     """OpenEnv's FastAPI app serving ``config``'s tasks."""
     app = create_app(
@@ -706,6 +725,9 @@ class _QuietClose:
             log.debug("sttui rl: a WebSocket client left (close code %s)", exc.code)
 
 
+# -- the client --------------------------------------------------------------------------------
+
+
 class SttuiEnv(EnvClient[SttuiAction, SttuiObservation, SttuiState]):
     """The OpenEnv client for ``sttui rl serve`` (a WebSocket session: one episode at a time).
     A server gone mid-episode is a ``ConnectionError`` that says so, not a bare socket error."""
@@ -732,6 +754,9 @@ class SttuiEnv(EnvClient[SttuiAction, SttuiObservation, SttuiState]):
 
     def _parse_state(self, payload: dict[str, Any]) -> SttuiState:
         return SttuiState(**payload)
+
+
+# -- in-process, Gymnasium-style, and its observations without a model built -------------------
 
 
 class GymEnv:

@@ -376,6 +376,7 @@ class Store(TaskVersions, StageJudgements, AnnotationRecords, EpisodeListings):
     def finish_episode(self, episode_id: str, status: str, **values: Any) -> None:
         self.update_episode(episode_id, status=status, ended_at=time.time(), **values)
 
+    # -- reading episodes and events ----------------------------------------------------
     def episode(self, ref: str) -> EpisodeRecord:
         """An episode by id or unique id prefix: an exact match first, then a range on the key
         (an index either way: SQLite's primary key, PostgreSQL's pattern index), never a scan."""
@@ -488,6 +489,7 @@ class Store(TaskVersions, StageJudgements, AnnotationRecords, EpisodeListings):
         query = _listing(list(table_of(EpisodeRow).columns), page)
         return self._stream(query, _record)
 
+    # -- importing (``sttui import``: all or nothing) ------------------------------------
     def import_episodes(
         self,
         items: Iterable[tuple[EpisodeRecord, TaskVersion | None, list[Event]]],
