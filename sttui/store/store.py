@@ -157,7 +157,7 @@ class Store(TaskVersions, StageJudgements, AnnotationRecords, EpisodeListings):
         except READ_ERRORS as exc:
             raise explain(exc, self.url) from None
 
-    # -- episodes and events -----------------------------------------------------------
+    # -- writing episodes and events -----------------------------------------------------------
     def create_episode(
         self,
         loaded: Any,
