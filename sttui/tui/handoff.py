@@ -303,16 +303,17 @@ class SeatScreen(SttuiScreen[None]):
     def on_key(self, event: events.Key) -> None:
         """A character typed where nothing takes text (a result, the transcript, the tool list)
         goes to the entry, focused, instead of being lost: no key binding in force takes it."""
-        found = self.query(self.ENTRY) if self.ENTRY else None
-        entry = found.first(Input) if found else None
-        if (
-            entry is None
+        if (  # (the cheap tests first: every key that no widget takes comes here)
+            self.ENTRY is None
             or event.character is None
             or not event.is_printable
             or isinstance(self.focused, (Input, TextArea))
             or event.key in self.active_bindings
-            or not entry.focusable
         ):
+            return
+        found = self.query(self.ENTRY)
+        entry = found.first(Input) if found else None
+        if entry is None or not entry.focusable:
             return
         event.stop()
         event.prevent_default()
