@@ -27,7 +27,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Button, Input, Label, Static, TextArea
+from textual.widgets import Button, Input, Label, Static
 from textual.worker import WorkerCancelled, WorkerFailed
 
 from sttui.config import ModelAlias
@@ -303,13 +303,9 @@ class SeatScreen(SttuiScreen[None]):
     def on_key(self, event: events.Key) -> None:
         """A character typed where nothing takes text (a result, the transcript, the tool list)
         goes to the entry, focused, instead of being lost: no key binding in force takes it."""
-        if (  # (the cheap tests first: every key that no widget takes comes here)
-            self.ENTRY is None
-            or event.character is None
-            or not event.is_printable
-            or isinstance(self.focused, (Input, TextArea))
-            or event.key in self.active_bindings
-        ):
+        # (a text field stops the characters it takes: one that arrives here was typed elsewhere,
+        # also when the focus has already moved to the entry, as keys typed in a burst do)
+        if self.ENTRY is None or event.character is None or not event.is_printable or event.key in self.active_bindings:
             return
         found = self.query(self.ENTRY)
         entry = found.first(Input) if found else None
