@@ -8,6 +8,7 @@ import os
 import re
 import signal
 import socket
+import subprocess
 import sys
 from pathlib import Path
 
@@ -396,6 +397,25 @@ def test_token_files_that_are_not_small_utf8_mappings_get_one_line(tmp_path):
     tokens = Tokens.from_file(tmp_path / "words.yaml")
     assert tokens.owner(good).name == "yes" and tokens.owner("bbbbbbbbbbbbbbbbbbbb2").name == "no"
     assert tokens.owner("cccccccccccccccccccc3").name == "1"  # names are strings, as written
+
+
+def test_a_session_process_says_nothing_of_keys_posted_after_its_app_ended(tmp_path):
+    """A session closed mid-flood left Textual's key thread posting to the ended app: a warning
+    for each post, and once (two threads' first warnings at once) a traceback in serve's log.
+    The app process's setup drops that warning and imports what formatting one needs first."""
+    script = (
+        "import sys, gc, warnings\n"
+        "from sttui.cli.serve import quiet_driver_shutdown\n"
+        "quiet_driver_shutdown()\n"
+        "assert 'tracemalloc' in sys.modules\n"
+        "from textual.message_pump import MessagePump\n"
+        "pending = MessagePump()._post_message(None)\n"
+        "del pending; gc.collect()\n"
+        "warnings.warn('another warning still shows', RuntimeWarning)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "never awaited" not in done.stderr and "another warning still shows" in done.stderr, done.stderr
 
 
 async def test_a_session_kept_busy_with_keys_still_ends_with_its_websocket(tmp_path):

@@ -223,6 +223,22 @@ def _check_store(ctx: click.Context) -> str:
     return describe(store.url)
 
 
+# Textual's web driver reads keys on a thread that posts each to the app's loop. When the app
+# ends while keys are still arriving (a session closed mid-flood), those posts are coroutines
+# the closed loop never runs, and Python warns of each on the server's output.
+DRIVER_POST = r"coroutine 'MessagePump\._post_message' was never awaited"
+
+
+def quiet_driver_shutdown() -> None:
+    """In a session's app process: no warning for keys posted after the app ended (above), and
+    ``tracemalloc`` imported up front. Formatting a warning imports it, and two threads' first
+    warnings at once once found it half-imported and printed a traceback into ``serve``'s log."""
+    import tracemalloc  # noqa: F401
+    import warnings
+
+    warnings.filterwarnings("ignore", message=DRIVER_POST, category=RuntimeWarning)
+
+
 @main.command("serve-session", hidden=True)
 @click.option("--as", "as_name", callback=checked_name, required=True)
 @click.option("--annotate", "items", type=click.Choice(["tasks", "explore", "episodes", "verdicts"]), default=None)
@@ -234,6 +250,8 @@ def serve_session(
 ) -> None:
     """What one browser session runs (started by ``sttui serve``, not by hand)."""
     from sttui.tui.app import run_app
+
+    quiet_driver_shutdown()
 
     ctx = click.get_current_context()
     db_url = (ctx.find_root().obj or {}).get("db")
