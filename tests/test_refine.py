@@ -288,6 +288,38 @@ async def test_the_editor_edits_reverifies_undoes_and_saves(naive):
     assert [e["op"] for e in saved.scores["lineage"]["edits"]] == ["replace", "insert", "say", "move"]
 
 
+async def test_an_edit_redraws_the_edited_steps_not_the_original_run(naive, monkeypatch):
+    """On a 10,000-step episode each table's refill took about a second of the UI's thread, and
+    every row asked for the checklist's ids again: an edit refilled both tables twice (on the
+    edit, on its verification). The original run's table is filled once its verification is in,
+    and the ids are read once a fill."""
+    from textual.widgets import DataTable
+
+    from sttui.tui.refine import RefineScreen
+    from tests.tui_helpers import ScreenApp, wait_for
+
+    db, ep = naive
+    r = refinement(db, ep)
+    app = ScreenApp(lambda: RefineScreen(r, Store(db), "human:ana"), store=None)
+    async with app.run_test(size=(160, 40)) as pilot:
+        screen = app.screen
+        await wait_for(pilot, lambda: screen.verification is not None and screen.original is not None)
+        original = screen.query_one("#refine-original", DataTable)
+        rows = list(original.rows)
+        shown = [[str(c) for c in original.get_row_at(i)] for i in range(original.row_count)]
+        assert any("ok" in cell or "✓" in cell for row in shown for cell in row)  # its outcomes are in
+        asked = []
+        real = screen._checklist_ids
+        monkeypatch.setattr(screen, "_checklist_ids", lambda: asked.append(1) or real())
+        screen.query_one("#refine-steps", DataTable).move_cursor(row=2)
+        await pilot.press("d")
+        await wait_for(pilot, lambda: screen.verification is not None)
+        assert len(r.steps) == len(r.original) - 1
+        assert list(original.rows) == rows  # the same rows: not cleared and filled again
+        assert [[str(c) for c in original.get_row_at(i)] for i in range(original.row_count)] == shown
+        assert 1 <= len(asked) <= 2  # once for the edit's fill, once for its verification's
+
+
 async def test_E_in_the_replay_opens_the_editor(naive):
     from sttui.tui.refine import RefineScreen
     from sttui.tui.replay import ReplayScreen

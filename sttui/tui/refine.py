@@ -101,7 +101,7 @@ class RefineScreen(SttuiScreen[None]):
         self.query_one("#refine-original", DataTable).add_columns("#", "step", "outcome", "settled")
         self.query_one("#refine-entry").display = False
         steps.focus()
-        self.redraw()
+        self.redraw(original=True)
         self.run_verify(original=True)
         self.run_verify()
 
@@ -119,7 +119,7 @@ class RefineScreen(SttuiScreen[None]):
             self.original = message.verification
         elif message.generation == self.generation:
             self.verification = message.verification
-        self.redraw()
+        self.redraw(original=message.original)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state == WorkerState.ERROR:
@@ -133,7 +133,10 @@ class RefineScreen(SttuiScreen[None]):
         self.run_verify()
 
     # -- drawing -------------------------------------------------------------------------
-    def redraw(self) -> None:
+    def redraw(self, original: bool = False) -> None:
+        """The status, the edited steps and the checklist; ``original``: the original run's
+        table too, which changes only when its verification arrives (on a 10,000-step episode
+        each table's refill is about a second on the UI's thread)."""
         r = self.refinement
         v, o = self.verification, self.original
         status = f"Refining {r.record.id}: {r.record.task_id}  ·  {len(r.edits)} edit(s)  ·  "
@@ -145,13 +148,15 @@ class RefineScreen(SttuiScreen[None]):
             status += f"{'PASSED' if v.passed else 'FAILED'}  ·  stage score {score}{refused}"
         self.query_one("#refine-status", Static).update(status)
         self._fill(self.query_one("#refine-steps", DataTable), r.steps, v, o)
-        self._fill(self.query_one("#refine-original", DataTable), r.original, o, None)
+        if original:
+            self._fill(self.query_one("#refine-original", DataTable), r.original, o, None)
         self.query_one("#refine-checklist", Static).update(checklist_text(o, v))
 
     def _fill(self, table: DataTable, steps: list[Step], v: Verification | None, o: Verification | None) -> None:
         row = table.cursor_row
         table.clear()
         with_state = table.id == "refine-steps"
+        ids = self._checklist_ids() if with_state else []
         for i, step in enumerate(steps):
             outcome = v.steps[i] if v is not None and i < len(v.steps) else None
             cells: list[Any] = [
@@ -163,7 +168,7 @@ class RefineScreen(SttuiScreen[None]):
             if with_state:
                 before = o.steps[i] if o is not None and i < len(o.steps) else None
                 cells.append(state_cell(outcome, before))
-                cells.append(holding_cell(outcome, before, self._checklist_ids()))
+                cells.append(holding_cell(outcome, before, ids))
             table.add_row(*cells)
         if steps:
             table.move_cursor(row=min(max(row, 0), len(steps) - 1))
