@@ -320,6 +320,26 @@ async def test_an_edit_redraws_the_edited_steps_not_the_original_run(naive, monk
         assert 1 <= len(asked) <= 2  # once for the edit's fill, once for its verification's
 
 
+def test_a_verification_is_read_as_data_where_it_was_made(naive, monkeypatch):
+    """The editor draws a verification on the UI's thread after the worker made it; the result's
+    summary (the review: a third of a second on 10,000 steps) is made once, with it."""
+    from sttui.running.runner import EpisodeResult
+    from sttui.tui.refine import checklist_text
+
+    r = refinement(*naive)
+    v = verify_steps(r, r.steps)
+    made = v.as_dict()
+
+    def again(self):
+        raise AssertionError("the result summarised again on drawing")
+
+    monkeypatch.setattr(EpisodeResult, "as_dict", again)
+    monkeypatch.setattr(EpisodeResult, "review", property(again))
+    shown = str(checklist_text(v, v))
+    assert made["checklist"] and all(item["id"] in shown for item in made["checklist"])
+    assert v.as_dict() == made and v.stage_score == made["stage_score"] and v.summary()["passed"] is False
+
+
 async def test_E_in_the_replay_opens_the_editor(naive):
     from sttui.tui.refine import RefineScreen
     from sttui.tui.replay import ReplayScreen

@@ -354,8 +354,8 @@ def checklist_text(original: Verification | None, refined: Verification | None) 
     out = Text()
     if original is None or refined is None:
         return Text("checklist: verifying…", style="dim")
-    before = {i["id"]: i for i in original.as_dict()["checklist"]}
-    for item in refined.as_dict()["checklist"]:
+    before = {i["id"]: i for i in original.checklist}
+    for item in refined.checklist:
         was = before.get(item["id"], {}).get("passed")
         mark = "✓" if item.get("passed") else "✗"
         changed = was is not None and was != item.get("passed")
