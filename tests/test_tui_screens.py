@@ -420,6 +420,35 @@ async def test_the_reveal_shows_ea_for_every_reference_and_explains_negative_ca(
         assert "below 0 is worse than random" in scores
 
 
+@pytest.mark.parametrize("study", [True, False])
+async def test_the_reveal_is_the_researchers_in_a_study_and_shows_a_titles_brackets(db, tmp_path, study):
+    """In a study the reveal says only that the task ended, as the end screen does: the hidden
+    rule and the scores would teach the participant's next task. Out of one, a title written
+    with markup ("[/]") is shown as written; it was read as markup."""
+    from sttui.controllers.explore_baselines import ExploreOracle
+    from sttui.running.session import PlaySession
+    from sttui.tui.reveal import RevealScreen
+
+    odd = tmp_path / "odd.yaml"
+    text = EXPLORE.read_text(encoding="utf-8")
+    odd.write_text(re.sub(r"(?m)^title: .*$", 'title: "Loans [/] and [b]fees"', text), encoding="utf-8")
+    store = Store(db)
+    loaded = load_task(odd)
+    session = PlaySession(store, loaded, ExploreOracle("baseline:oracle", loaded.task), None)
+    session.in_study = study
+    result = await session.run()
+    async with ScreenApp(lambda: RevealScreen(session, result), store=store).run_test(size=(80, 24)) as pilot:
+        screen = await started(pilot, "RevealScreen")
+        await wait_for(pilot, lambda: bool(screen.query("#end-title") or screen.query("#reveal-title")))
+        shown = text_of(pilot.app)
+        if study:
+            assert "This task has ended" in shown and f"steps {result.episode.steps}" in shown
+            assert not screen.query("#reveal-scores") and "hidden rule" not in shown and "family" not in shown
+            assert "Loans" not in shown  # nor the title
+        else:
+            assert "The hidden rule of Loans [/] and [b]fees" in str(screen.query_one("#reveal-title").render())
+
+
 async def _ended(db: str) -> tuple[Any, Any, Any]:
     """A finished episode of the insulin task (the naive plan, the scripted user): its store,
     session and result, for the screens shown at the end."""

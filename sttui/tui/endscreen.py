@@ -31,6 +31,9 @@ class EndScreen(EpisodeOverScreen):
     def compose(self) -> ComposeResult:
         ep = self.result.episode
         assert isinstance(ep, Episode) and self.result.outcome is not None
+        if self.session.in_study:
+            yield from self.study_ending(ep.steps)
+            return
         outcome = self.result.outcome
         verdict = "[b green]PASSED[/]" if outcome.passed else "[b red]FAILED[/]"
         sim = (ep.now - ep.task.clock.start).total_seconds() / 60
@@ -38,16 +41,6 @@ class EndScreen(EpisodeOverScreen):
         # as the play screen's clock shows it (mm:ss): one word, never cut in two at the edge
         secs = int(clock.active_seconds) if clock else 0
         human = f"{secs // 60:02d}:{secs % 60:02d}" if clock else "-"
-        if self.session.in_study:  # no verdict, checklist or title: what one task teaches would
-            with VerticalScroll(id="end"):  # carry into the participant's next
-                yield Static("[b]This task has ended.[/b]", id="end-title")
-                yield Static(
-                    f"steps {ep.steps}  ·  your working time {human}\nepisode {self.session.episode_id}",
-                    id="end-stats",
-                )
-                yield Static(f"escape goes {self.home_words}.", classes="muted")
-            yield Footer()
-            return
         with VerticalScroll(id="end"):
             yield Static(
                 f"{escape(ep.task.title)}\n{verdict}  judged by {outcome.judged_by}  ·  {escape(self.result.end_reason)}",

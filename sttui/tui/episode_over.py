@@ -16,11 +16,14 @@ import time
 from typing import Any
 
 from textual import events
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
 from textual.timer import Timer
-from textual.widgets import Input, TextArea
+from textual.widgets import Input, Static, TextArea
 
 from sttui.running.runner import EpisodeResult
 from sttui.running.session import PlaySession
+from sttui.tui.footer import Footer
 from sttui.tui.screen import SttuiScreen
 
 QUIET_SECONDS = 0.6  # a pause this long ends the typing (a person types a key every 0.1-0.3 s)
@@ -44,6 +47,21 @@ class EpisodeOverScreen(SttuiScreen[None]):
         """Where escape goes, in a sentence ("home", "back to the study")."""
         label = self.app.home_label
         return "home" if label == "Home" else f"back to the {label.lower()}"
+
+    def study_ending(self, steps: int) -> ComposeResult:
+        """What a study's participant is shown when a task ends, of either kind: that it ended,
+        their steps and working time. Not the verdict, the checklist, the title or an explore
+        task's hidden rule: what one task teaches would carry into their next."""
+        clock = self.session.clock
+        secs = int(clock.active_seconds) if clock else 0  # as the play screen's clock shows it
+        human = f"{secs // 60:02d}:{secs % 60:02d}" if clock else "-"
+        with VerticalScroll(id="end"):
+            yield Static("[b]This task has ended.[/b]", id="end-title")
+            yield Static(
+                f"steps {steps}  ·  your working time {human}\nepisode {self.session.episode_id}", id="end-stats"
+            )
+            yield Static(f"escape goes {self.home_words}.", classes="muted")
+        yield Footer()
 
     @property
     def holding(self) -> bool:

@@ -1,10 +1,12 @@
 """The reveal: the hidden rule before and after the drift, the drift marked on the curve,
-and the scores beside the random, stale and oracle references."""
+and the scores beside the random, stale and oracle references. In a study it says only that
+the task ended, as the end screen does: the rule would teach the participant's next task."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from rich.markup import escape
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -73,6 +75,9 @@ class RevealScreen(EpisodeOverScreen):
     def compose(self) -> ComposeResult:
         ep = self.result.episode
         assert isinstance(ep, ExploreEpisode)
+        if self.session.in_study:  # the hidden rule and the scores are the researcher's
+            yield from self.study_ending(ep.steps)
+            return
         m = self.result.metrics or {}
         reveal = ep.reveal()
         refs = references(ep)
@@ -99,15 +104,15 @@ class RevealScreen(EpisodeOverScreen):
             f"  first post-change loss      {pct('first_post_change_loss'):>6}",
         ]
         with VerticalScroll(id="reveal"):
-            yield Static(f"[b]The hidden rule of {ep.task.title}[/b]", id="reveal-title")
+            yield Static(f"[b]The hidden rule of {escape(ep.task.title)}[/b]", id="reveal-title")
             yield Static("\n".join(scores) + "\n", id="reveal-scores")  # first: what the person came for
-            yield Static("[b]Before the drift[/b]\n" + rule_text(reveal["before"]))
+            yield Static("[b]Before the drift[/b]\n" + escape(rule_text(reveal["before"])))
             if "after" in reveal:
-                atoms = ", ".join(f"{k} {v}" for a in reveal["atoms"] for k, v in a.items())
+                atoms = escape(", ".join(f"{k} {v}" for a in reveal["atoms"] for k, v in a.items()))
                 yield Static(
-                    f"[b]After batch {reveal['drift_after_batch']}[/b] ({atoms})\n" + rule_text(reveal["after"])
+                    f"[b]After batch {reveal['drift_after_batch']}[/b] ({atoms})\n" + escape(rule_text(reveal["after"]))
                 )
-            yield Static(f"distractors before the drift: {', '.join(reveal['distractors'])}\n")
+            yield Static(f"distractors before the drift: {', '.join(reveal['distractors'])}\n", markup=False)
             yield Static(
                 "[b]Calibrated accuracy per batch[/b]\n"
                 + curve(m.get("ca_per_batch", []), reveal.get("drift_after_batch")),
