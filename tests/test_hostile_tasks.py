@@ -316,3 +316,47 @@ def test_a_comma_inside_a_flow_mapping_value_is_an_error_at_its_line(text, key):
     assert err.value.line == 2 and f"'{key}' has no value" in str(err.value) and "quote a value" in str(err.value)
     data, _ = load_with_lines('x: {name: "Marcus Webb (AV, hybrid)", empty: , none: ~}\n')
     assert data == {"x": {"name": "Marcus Webb (AV, hybrid)", "empty": None, "none": None}}
+
+
+MARKUP_TITLE = "Crates [/] and [b]fees"
+MARKUP_QUERY = "[red]Please[/] get crate CR-1 to dispatch [/]."
+
+
+def markup_task(tmp_path) -> tuple:
+    """The mini task with markup in its title and query: shown as written, never read."""
+    folder = tmp_path / "tasks"
+    folder.mkdir()
+    shutil.copy(FIXTURES / "mini" / "warehouse.py", folder / "warehouse.py")
+    text = GOOD.replace("title: Move the crate to dispatch", f'title: "{MARKUP_TITLE}"')
+    text = text.replace("query: Please get crate CR-1 to dispatch.", f'query: "{MARKUP_QUERY}"')
+    (folder / "odd.yaml").write_text(text)
+    return folder, load_task(folder / "odd.yaml")
+
+
+async def test_a_tasks_markup_is_shown_as_written_on_home_and_in_annotation(tmp_path):
+    """A title holding ``[/]`` stopped home with a MarkupError (Textual reads a string table
+    cell as markup, and the brief under the table was markup too); ``[red]`` coloured a query."""
+    from rich.text import Text
+    from textual.widgets import DataTable, Static
+
+    from sttui.annotate.queue import task_items
+    from sttui.tui.annotate import item_text
+    from sttui.tui.app import SttuiApp
+
+    folder, loaded = markup_task(tmp_path)
+    app = SttuiApp(Launch.build(folder, db_url=f"sqlite:///{tmp_path / 'h.db'}", human="ana"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        home = app.screen
+        for _ in range(200):
+            await pilot.pause(0.05)
+            if getattr(home, "rows", None):
+                break
+        await pilot.pause()
+        table = home.query_one("#tasks", DataTable)
+        assert MARKUP_TITLE in [Text.from_markup(str(c)).plain for c in table.get_row_at(0)]
+        brief = str(home.query_one("#detail", Static).render())
+        assert MARKUP_TITLE in brief and MARKUP_QUERY in brief, brief
+        assert app.is_running
+    (item,) = task_items([loaded], "task")
+    shown = Text.from_markup(item_text(item)).plain
+    assert MARKUP_TITLE in shown and MARKUP_QUERY in shown

@@ -449,6 +449,46 @@ async def test_the_reveal_is_the_researchers_in_a_study_and_shows_a_titles_brack
             assert "The hidden rule of Loans [/] and [b]fees" in str(screen.query_one("#reveal-title").render())
 
 
+async def test_an_explore_tasks_scenario_is_shown_as_written(db, tmp_path):
+    """The brief's scenario is the task author's text: "[/]" in it stopped the explore screen."""
+    text = EXPLORE.read_text(encoding="utf-8")
+    scenario = "Loans [/] and [red]fees[/] for the desk."
+    odd = tmp_path / "odd.yaml"
+    odd.write_text(re.sub(r"(?ms)^scenario: '.*?'\n(?=fields:)", f'scenario: "{scenario}"\n', text), encoding="utf-8")
+    assert load_task(odd).task.scenario == scenario
+    async with play_alone(db, odd).run_test(size=(120, 40)) as pilot:
+        await started(pilot, "ExploreScreen")
+        await pilot.press("f5", "f6", "f6")  # the brief (batch, history, brief)
+        await pilot.pause()
+        assert any(scenario in line for line in screen_text(pilot.app)), screen_text(pilot.app)
+
+
+async def test_a_message_with_markup_is_shown_as_written_in_the_replay(db):
+    """A person or a model writes what they like: "[/]" in a message stopped the replay (its
+    event table read each string cell as markup), and "[red]" coloured the row."""
+    from rich.text import Text
+
+    from sttui.controllers.baselines import ReplayAgent
+    from sttui.core.actions import Say
+    from sttui.running.session import PlaySession
+    from sttui.tui.replay import ReplayScreen
+
+    said = "[/] I have booked [red]everything[/] \\[b]"
+    loaded = load_task(INSULIN)
+    store = Store(db)
+    session = PlaySession(store, loaded, ReplayAgent("baseline:replay", [Say(said)]), ScriptedUser())
+    await session.run()
+    app = ScreenApp(lambda: ReplayScreen(store, session.episode_id), store=store)
+    async with app.run_test(size=(200, 40)) as pilot:
+        screen = await started(pilot, "ReplayScreen")
+        table = screen.query_one(DataTable)
+        await wait_for(pilot, lambda: table.row_count > 3)
+        cells = [Text.from_markup(str(table.get_row_at(i)[2])).plain for i in range(table.row_count)]
+        assert any(said in c for c in cells), cells
+        await pilot.pause()
+        assert any(said in line for line in screen_text(pilot.app)) and pilot.app.is_running
+
+
 async def _ended(db: str) -> tuple[Any, Any, Any]:
     """A finished episode of the insulin task (the naive plan, the scripted user): its store,
     session and result, for the screens shown at the end."""

@@ -44,25 +44,27 @@ def item_text(item: Item) -> str:
     b = item.body
     if item.kind == "task":
         checklist = "\n".join(
-            f"• {c['id']}: {c.get('description') or json.dumps(c.get('expect') or c.get('check'), default=str)}"
+            f"• {escape(str(c['id']))}: "
+            + escape(str(c.get("description") or json.dumps(c.get("expect") or c.get("check"), default=str)))
             for c in b["checklist"]
         )
         triggers = "\n".join(
-            f"• {t['id']} ({'announced' if t.get('announce') else 'silent'}): "
-            f"{t.get('description', '')}\n    when {json.dumps(t['when'], default=str)}"
+            f"• {escape(str(t['id']))} ({'announced' if t.get('announce') else 'silent'}): "
+            f"{escape(str(t.get('description', '')))}\n    when {escape(json.dumps(t['when'], default=str))}"
             for t in b["triggers"]
         )
         user = b["user"]
         return (
-            f"[b]{item.title}[/b]  ({b['conflict']}, {b['level']})\n\n[b]Query[/b]\n{b['query']}\n\n"
-            f"[b]User[/b] goal: {user['goal']}\n[b]profile[/b]\n{fields_text(user.get('profile') or {}, 1).markup}\n"
+            f"[b]{escape(item.title)}[/b]  ({escape(str(b['conflict']))}, {escape(str(b['level']))})\n\n"
+            f"[b]Query[/b]\n{escape(str(b['query']))}\n\n"
+            f"[b]User[/b] goal: {escape(str(user['goal']))}\n[b]profile[/b]\n{fields_text(user.get('profile') or {}, 1).markup}\n"
             f"[b]withheld[/b]\n{fields_text(user.get('withheld') or {}, 1).markup}\n\n[b]Checklist[/b]\n{checklist}\n\n"
             f"[b]Triggers[/b]\n{triggers}"
         )
     if item.kind == "explore":
-        fields = "\n".join(f"• {f['name']}: {f['description']}" for f in b["fields"])
+        fields = "\n".join(f"• {f['name']}: {f['description']}" for f in b["fields"])  # (escaped below)
         rule = b["rule"]
-        factors = ", ".join(f"{f['field']} ({f['direction']})" for f in rule["factors"])
+        factors = escape(", ".join(f"{f['field']} ({f['direction']})" for f in rule["factors"]))
         drift = b["drift"]
         change = (
             f"after batch {drift['after_batch']}: {drift['replace']['factor']} is replaced by "
@@ -71,8 +73,8 @@ def item_text(item: Item) -> str:
             else "no drift"
         )
         return (
-            f"[b]{item.title}[/b]\n\n{b['scenario']}\n\n[b]Fields[/b]\n{fields}\n\n[b]Rule[/b] {rule['family']}: "
-            f"{factors}\n[b]Change[/b] {change}"
+            f"[b]{escape(item.title)}[/b]\n\n{escape(str(b['scenario']))}\n\n[b]Fields[/b]\n{escape(fields)}\n\n"
+            f"[b]Rule[/b] {escape(str(rule['family']))}: {factors}\n[b]Change[/b] {escape(change)}"
         )
     if item.kind == "verdict":
         return verdict_text(b) if b else f"[b]The judge's verdict on episode {item.id}[/b] (reading the record…)"

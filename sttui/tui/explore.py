@@ -13,6 +13,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from rich.markup import escape
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -140,7 +141,7 @@ class AssessmentForm(Dialog[Assess | None]):
             yield Label("[b]Assessment[/b]", classes="question")
             yield Static(self.view["question"], classes="muted")
             for f in self.view["fields"]:
-                yield Label(f"{f['name']}  ({field_range(f)})")
+                yield Label(f"{f['name']}  ({field_range(f)})", markup=False)
                 yield Select(
                     [
                         ("increasing: more means more intervention", "increasing"),
@@ -213,9 +214,11 @@ class ExploreScreen(SeatScreen):
         yield StatusLine(status_line(self.session), id="status-bar")
         with ExploreTabs(id="explore-tabs", initial="tab-batch"):
             with TabPane("Brief", id="tab-brief"), VerticalScroll():
-                yield Static(f"[b]Scenario[/b]\n{v['scenario']}\n")
+                yield Static(f"[b]Scenario[/b]\n{escape(v['scenario'])}\n")  # (the task's words, as written)
                 yield DataTable(id="fields", cursor_type="row")
-                actions = "\n".join(f"  {i}. {a['id']}: {a['description']}" for i, a in enumerate(v["actions"], 1))
+                actions = escape(
+                    "\n".join(f"  {i}. {a['id']}: {a['description']}" for i, a in enumerate(v["actions"], 1))
+                )
                 families = "\n".join(f"  {k}: {d}" for k, d in v["rule_families"].items())
                 s = v["schedule"]
                 yield Static(

@@ -19,6 +19,7 @@ import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from rich.markup import escape
 from rich.text import Text
 from textual import events, work
 from textual.app import ComposeResult
@@ -151,7 +152,7 @@ class ReviewCall(ModalScreen[Decision]):
         try:
             name, args = parse_call(text)
         except CallSyntaxError as exc:
-            self.query_one("#review-error", Static).update(f"not a call: {exc}")
+            self.query_one("#review-error", Static).update(f"not a call: {escape(str(exc))}")
             return
         if self.tools is not None:
             problem = None if name in self.tools else f"no tool '{name}'"

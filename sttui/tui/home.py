@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from rich.markup import escape
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -58,6 +59,15 @@ class TaskRow:
         return (0, getattr(self, column))
 
 
+def _brief(title: str, domain: str, subtype: str, level: str, opening: str, task_id: str, path: Path, keys: str) -> str:
+    """A task's brief under the table, its words shown as written: a title holding ``[/]`` had
+    stopped home, and ``[red]`` in a query had coloured it."""
+    return (
+        f"[b]{escape(title)}[/b]  ({escape(domain)}, {escape(subtype)}, {escape(level)})\n{opening}\n"
+        f"[dim]{escape(task_id)} · {escape(display_path(path))} · {keys}[/dim]"
+    )
+
+
 def _row(t: LoadedTask) -> TaskRow:
     from sttui.core.explore.task import ExploreTask  # loaded with the task already
 
@@ -66,16 +76,13 @@ def _row(t: LoadedTask) -> TaskRow:
     level: str
     if isinstance(task, ExploreTask):
         subtype, level = task.rule.family, "-"
-        opening = f"[i]Scenario:[/i] {task.scenario.strip()}"
+        opening = f"[i]Scenario:[/i] {escape(task.scenario.strip())}"
         keys = "enter plays it"
     else:
         subtype, level = task.conflict, task.level
-        opening = f"[i]User:[/i] {task.query}"
+        opening = f"[i]User:[/i] {escape(task.query)}"
         keys = "enter plays the agent seat · u plays the user seat"
-    brief = (
-        f"[b]{task.title}[/b]  ({task.domain}, {subtype}, {level})\n{opening}\n"
-        f"[dim]{task.id} · {display_path(t.path)} · {keys}[/dim]"
-    )
+    brief = _brief(task.title, task.domain, subtype, level, opening, task.id, t.path, keys)
     return TaskRow(task.id, task.kind, task.domain, subtype, level, task.title, brief)
 
 
@@ -83,13 +90,13 @@ def _entry_row(e: Any) -> TaskRow:
     """``_row`` from the task index's entry for the file: the same row, nothing loaded."""
     if e.kind == "explore":
         subtype, level = e.family, "-"
-        opening = f"[i]Scenario:[/i] {e.opening.strip()}"
+        opening = f"[i]Scenario:[/i] {escape(e.opening.strip())}"
         keys = "enter plays it"
     else:
         subtype, level = e.conflict, e.level
-        opening = f"[i]User:[/i] {e.opening}"
+        opening = f"[i]User:[/i] {escape(e.opening)}"
         keys = "enter plays the agent seat · u plays the user seat"
-    brief = f"[b]{e.title}[/b]  ({e.domain}, {subtype}, {level})\n{opening}\n[dim]{e.id} · {display_path(e.path)} · {keys}[/dim]"
+    brief = _brief(e.title, e.domain, subtype, level, opening, e.id, e.path, keys)
     return TaskRow(e.id, e.kind, e.domain, subtype, level, e.title, brief)
 
 

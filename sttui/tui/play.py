@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.markup import escape
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -246,7 +247,9 @@ class PlayScreen(SeatScreen):
         if self.god:
             self.refresh_god()
         if self.session.writer.errors:
-            self.notify(f"recording failed: {self.session.writer.errors[-1]}", severity="error", timeout=10)
+            self.notify(
+                f"recording failed: {self.session.writer.errors[-1]}", severity="error", timeout=10, markup=False
+            )
             self.session.writer.errors.clear()
 
     def _fills_pane(self, conversation: VerticalScroll, adding: int, fold: bool) -> bool:
@@ -379,10 +382,11 @@ class PlayScreen(SeatScreen):
         spec = self.episode.tools[str(event.option.id)]
         params = spec.parameters.get("properties", {})
         required = set(spec.parameters.get("required", []))
-        lines = [f"[b]{spec.name}[/b] ({spec.kind})", spec.description, ""]
-        for name, schema in params.items():
+        lines = [f"[b]{escape(spec.name)}[/b] ({spec.kind})", escape(spec.description), ""]
+        for name, schema in params.items():  # (a task's words, shown as written)
             opt = "" if name in required else ", optional"
-            lines.append(f"• [b]{name}[/b] ({type_words(schema)}{opt}) {schema.get('description', '')}")
+            about = escape(f"({type_words(schema)}{opt}) {schema.get('description', '')}")
+            lines.append(f"• [b]{escape(name)}[/b] {about}")
         self.query_one("#tool-detail", Static).update("\n".join(lines))
 
     @on(OptionList.OptionSelected, "#tools")
@@ -459,9 +463,9 @@ class PlayScreen(SeatScreen):
         diffs = {e.payload["trigger"]: e.payload["diff"] for e in ep.events if e.type == "trigger_fired"}
         for trig in ep.task.triggers:
             mark = "[green]fired[/green]" if trig.id in fired else "[yellow]pending[/yellow]"
-            lines.append(f"{mark} {trig.id} ({trig.when.kind}{', announced' if trig.announce else ', silent'})")
+            lines.append(f"{mark} {escape(trig.id)} ({trig.when.kind}{', announced' if trig.announce else ', silent'})")
             for d in diffs.get(trig.id, [])[:6]:
-                lines.append(f"    {d['op']} {d['path']}: {d.get('old', '')!r} → {d.get('new', '')!r}")
+                lines.append(escape(f"    {d['op']} {d['path']}: {d.get('old', '')!r} → {d.get('new', '')!r}"))
         self._god_update("#god-triggers", "\n".join(lines))
         frontier = self.query_one("#god-frontier", Static)
         frontier.display = ep.review is not None
@@ -472,7 +476,8 @@ class PlayScreen(SeatScreen):
         else:
             check = "[b]Checklist[/b] (live)"
         items = [
-            f"{'[green]✓[/green]' if i.passed else '[red]✗[/red]'} {i.id}: {i.detail}" for i in evaluate_checklist(ep)
+            f"{'[green]✓[/green]' if i.passed else '[red]✗[/red]'} {escape(f'{i.id}: {i.detail}')}"
+            for i in evaluate_checklist(ep)
         ]
         self._god_update("#god-checklist", "\n".join([check, *items]))
         state = canonical(ep.env.state)

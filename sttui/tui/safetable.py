@@ -1,12 +1,14 @@
 """The workbench's text from data, shown and never obeyed: its DataTable passes every cell
-through ``sttui.safetext.visible`` as it goes in (``\\x1b]0;…``, measured as shown), and
-``guard_strips`` draws any control character left in any widget's line as a visible picture."""
+through ``sttui.safetext.visible`` as it goes in (``\\x1b]0;…``, measured as shown) and
+escapes a string cell's markup, and ``guard_strips`` draws any control character left in any
+widget's line as a visible picture."""
 
 from __future__ import annotations
 
 import re
 from typing import Any
 
+from rich.markup import escape
 from rich.segment import Segment
 from rich.text import Text
 from textual.coordinate import Coordinate
@@ -19,9 +21,11 @@ from sttui.safetext import control_free, visible
 
 def safe_cell(value: Any) -> Any:
     """A cell's value with its control characters made visible (a Rich ``Text`` keeps its
-    style; its spans go only when there was something to escape)."""
+    style; its spans go only when there was something to escape). A string is shown as
+    written: Textual reads a string cell as markup, so a title or a message holding ``[/]``
+    stopped the screen, and ``[red]`` coloured it; its tag-like brackets are escaped."""
     if isinstance(value, str):
-        return visible(value)
+        return escape(visible(value))
     if isinstance(value, Text) and not control_free(value.plain):
         return Text(visible(value.plain), style=value.style, justify=value.justify)
     return value
