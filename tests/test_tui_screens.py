@@ -315,6 +315,35 @@ async def test_the_oversight_dialog_is_centred():
         assert abs(box.x + box.width / 2 - 60) <= 2 and abs(box.y + box.height / 2 - 20) <= 2, box
 
 
+async def test_a_models_proposal_with_markup_is_shown_as_written_under_oversight():
+    """A model proposes what it likes: "[/]" in its message stopped the oversight dialog."""
+    from sttui.core.actions import Say
+    from sttui.tui.handoff import ReviewCall
+
+    said = "[/] Booked [red]everything[/]."
+    dialog = ReviewCall(Say(said), "approve, edit or reject", None)
+    async with _DialogApp(dialog, []).run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: pilot.app.screen is dialog)
+        await pilot.pause()
+        assert f"> {said}" in str(dialog.query_one("#proposed", Static).render())
+
+
+async def test_an_edit_dialogs_title_and_problem_quote_data_as_written():
+    """An edit dialog names data (a model's drafted label in its title) and its problem quotes
+    what was typed: "[/]" in either had stopped the dialog."""
+    from sttui.tui.modals import EditValue
+
+    dialog = EditValue("Edit rule [/] drafted", "", "JSON [b]only", lambda v: f"no tool '{v}'")
+    async with _DialogApp(dialog, []).run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: pilot.app.screen is dialog)
+        dialog.query_one("#value", Input).value = "[/]x"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert str(dialog.query_one("#edit-error", Static).render()) == "no tool '[/]x'"
+        shown = " ".join(screen_text(pilot.app))
+        assert "Edit rule [/] drafted" in shown and "JSON [b]only" in shown
+
+
 async def test_enter_on_the_failure_tag_list_saves_the_tags():
     from sttui.tui.annotate import Tags
 

@@ -85,7 +85,7 @@ class ReviewCall(ModalScreen[Decision]):
     def compose(self) -> ComposeResult:
         with VerticalScroll():
             yield Label("The model proposes", classes="question")
-            yield Static(describe(self.proposed), id="proposed")
+            yield Static(describe(self.proposed), id="proposed", markup=False)  # (the model's words, as written)
             yield Static(self.context, classes="muted", id="review-context")
             yield Input(id="review-input", placeholder="")
             yield Static("", id="review-error", classes="error")

@@ -155,15 +155,16 @@ class ToolForm(Dialog[str | None]):
         props = self.spec.parameters.get("properties", {})
         required = set(self.spec.parameters.get("required", []))
         with VerticalScroll(classes="dialog form"):
-            yield Static(f"{self.spec.name}  ({self.spec.kind})", classes="question")
-            yield Static(self.spec.description, classes="muted")
+            # (a task's tool, its words as written: ``list[str]`` is not markup)
+            yield Static(f"{self.spec.name}  ({self.spec.kind})", classes="question", markup=False)
+            yield Static(self.spec.description, classes="muted", markup=False)
             for name, schema in props.items():
                 label = f"{name}{'' if name in required else ' (optional)'}: {type_words(schema)}"
                 if "enum" in schema:
                     label += f" — one of {', '.join(map(str, schema['enum']))}"
-                yield Label(label)
+                yield Label(label, markup=False)
                 if schema.get("description"):
-                    yield Static(schema["description"], classes="muted")
+                    yield Static(schema["description"], classes="muted", markup=False)
                 yield Input(
                     id=f"param-{name}",
                     placeholder=json.dumps(schema.get("default")) if "default" in schema else "",
@@ -207,11 +208,12 @@ class EditValue(Dialog[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Static(self.title_text, classes="question")
+            # the title, hint and problem name data (a drafted label, the value typed): as written
+            yield Static(self.title_text, classes="question", markup=False)
             if self.hint:
-                yield Static(self.hint, classes="muted")
+                yield Static(self.hint, classes="muted", markup=False)
             yield Input(self.value, id="value")
-            yield Static("", id="edit-error", classes="error")
+            yield Static("", id="edit-error", classes="error", markup=False)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         problem = self.check(event.value) if self.check is not None else None
