@@ -344,6 +344,21 @@ async def test_an_edit_dialogs_title_and_problem_quote_data_as_written():
         assert "Edit rule [/] drafted" in shown and "JSON [b]only" in shown
 
 
+async def test_a_notice_quoting_data_is_shown_as_written():
+    """Notices quote data (a task's announced notice, a file's name, an error naming what was
+    typed): "[/]" in one, from any screen, stopped the app when Textual's toast read it as markup."""
+    from sttui.tui.modals import EditValue
+
+    said = "Lab alert [/] for [red]Grace[/]"
+    dialog = EditValue("Which model?", "")
+    async with _DialogApp(dialog, []).run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: pilot.app.screen is dialog)
+        dialog.notify(said, title="Notice")
+        await wait_for(pilot, lambda: bool(pilot.app._notifications))
+        (notice,) = list(pilot.app._notifications)
+        assert notice.message == said and not notice.markup  # the toast draws it as text, not markup
+
+
 async def test_enter_on_the_failure_tag_list_saves_the_tags():
     from sttui.tui.annotate import Tags
 

@@ -15,6 +15,7 @@ from textual import on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.message import Message
+from textual.notifications import SeverityLevel
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 from textual.worker import Worker, WorkerState
@@ -419,6 +420,20 @@ class SttuiApp(ReportsWorkerFailures, RecordAccess, App[None]):
             self.post_message(Notice(str(exc), severity="error", timeout=15))
             return
         self.post_message(SessionReady(session, human, seat))
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """Every notice as plain text, from any screen: notices quote data (a task's announced
+        notice, a file's name, an error naming what was typed), and none of the workbench's own
+        is markup; ``[/]`` in one had stopped the app."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
     @on(Notice)
     def _notice(self, message: Notice) -> None:

@@ -247,9 +247,7 @@ class PlayScreen(SeatScreen):
         if self.god:
             self.refresh_god()
         if self.session.writer.errors:
-            self.notify(
-                f"recording failed: {self.session.writer.errors[-1]}", severity="error", timeout=10, markup=False
-            )
+            self.notify(f"recording failed: {self.session.writer.errors[-1]}", severity="error", timeout=10)
             self.session.writer.errors.clear()
 
     def _fills_pane(self, conversation: VerticalScroll, adding: int, fold: bool) -> bool:

@@ -64,7 +64,7 @@ class RecordAccess(_AppBase):
         self.store = store
 
     def _record_unavailable(self, reason: str) -> None:
-        self.notify(f"the record is unavailable: {reason}", severity="error", timeout=30, markup=False)
+        self.notify(f"the record is unavailable: {reason}", severity="error", timeout=30)
 
     def with_record(self, then: Callable[[], object], doing: str | None = None) -> None:
         """Run ``then`` (on the UI thread) once the record is open: now if it is, else when it
