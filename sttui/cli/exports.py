@@ -8,7 +8,6 @@ import os
 import re
 import secrets
 import stat
-import sys
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import Any, TypeVar
 import click
 
 from sttui.cli.app import main, open_store
+from sttui.cli.progress import Progress
 from sttui.cli.records import _episode, _fail, _task_dirs, tasks_option, trust_option
 
 
@@ -102,10 +102,12 @@ def export_cmd(
     layout = "a JSON array" if array else "one JSON object per line"
     if fmt == "jsonl" and output.suffix.lower() == ".json":
         notes.append("the full record is always JSON lines (what `sttui import` reads), whatever the name")
-    progress = _progress(f"exporting {len(records):,} episode(s) to {output}") if fmt == "jsonl" else None
-    notes += write_whole(output, lambda path: write_lines(path, lines, array, progress))
+    progress = None
+    if fmt == "jsonl":  # (an export of 10,000 episodes takes a minute)
+        progress = Progress(f"exporting {len(records):,} episode(s) to {output}", None, unit="lines", verb="written")
+    notes += write_whole(output, lambda path: write_lines(path, lines, array, progress and progress.at))
     if progress is not None:
-        progress(None)
+        progress.done()
     for note in notes:
         click.echo(f"note: {note}", err=True)
     click.echo(f"wrote {written} episode(s) to {output} ({fmt}, {layout})", err=True)
@@ -199,24 +201,6 @@ def write_whole(output: Path, write: Callable[[Path], T]) -> T:
         left.unlink(missing_ok=True)
         click.echo(f"note: removed {left.name}, left beside {output.name} by an export that was stopped", err=True)
     return result
-
-
-def _progress(what: str) -> Callable[[int | None], None]:
-    """A progress line on a terminal's stderr, redrawn in place (nothing when it is not one):
-    an export of 10,000 episodes takes a minute. None ends the line."""
-    err = sys.stderr
-    if not err.isatty():
-        return lambda n: None
-    started = time.monotonic()
-
-    def show(n: int | None) -> None:
-        if n is None:
-            err.write("\r\033[K")
-        else:
-            err.write(f"\r{what}: {n:,} lines written ({time.monotonic() - started:.0f} s)\033[K")
-        err.flush()
-
-    return show
 
 
 STALE_AFTER = 600.0  # seconds unwritten: an export still writing its part touches it far more often

@@ -1,6 +1,7 @@
-"""A progress line on the terminal for a command that reads a large record: it appears only
-once the work has taken more than a second, only when stderr is a terminal (never in a pipe,
-a file or a test's captured output), and is wiped before the command prints its result."""
+"""A progress line on the terminal for a command that reads or writes a large record (report,
+export, import-ratings): it appears only once the work has taken more than a second, only when
+stderr is a terminal (never in a pipe, a file or a test's captured output), and is wiped before
+the command prints its result."""
 
 from __future__ import annotations
 
@@ -19,13 +20,21 @@ WIDTH = 30  # characters of the bar
 
 
 class Progress:
-    """``Progress("report", total)``: ``track(items)`` counts items as they pass; ``step(label)``
-    names a stage after the reading; ``done()`` wipes the line."""
+    """``Progress("report", total)``: ``track(items)`` counts items as they pass, or ``at(n)``
+    says how many are done; ``step(label)`` names a stage after the reading; ``done()`` wipes
+    the line. ``unit`` and ``verb`` name what is counted ("episodes", "read")."""
 
     def __init__(
-        self, what: str, total: int | None, stream: TextIO | None = None, clock: Callable[[], float] = time.monotonic
+        self,
+        what: str,
+        total: int | None,
+        stream: TextIO | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        *,
+        unit: str = "episodes",
+        verb: str = "read",
     ) -> None:
-        self.what, self.total = what, total
+        self.what, self.total, self.unit, self.verb = what, total, unit, verb
         stream = stream if stream is not None else sys.stderr
         # past the command's scrubbing (it shows control characters as text): the line is this
         # module's own words and numbers, never data from the record
@@ -44,6 +53,15 @@ class Progress:
                 self._draw(self._bar())
             yield item
 
+    def at(self, count: int | None) -> None:
+        """``count`` done so far; None: the work is over (the line is wiped)."""
+        if count is None:
+            self.done()
+            return
+        self.count = count
+        if self.live:
+            self._draw(self._bar())
+
     def step(self, label: str) -> None:
         if self.live:
             self._draw(f"{self.what}: {label}…", force=True)
@@ -56,10 +74,10 @@ class Progress:
 
     def _bar(self) -> str:
         if not self.total:
-            return f"{self.what}: {self.count:,} episodes read"
+            return f"{self.what}: {self.count:,} {self.unit} {self.verb}"
         share = min(1.0, self.count / self.total)
         filled = int(share * WIDTH)
-        return f"{self.what}: [{'#' * filled}{'.' * (WIDTH - filled)}] {self.count:,}/{self.total:,} episodes"
+        return f"{self.what}: [{'#' * filled}{'.' * (WIDTH - filled)}] {self.count:,}/{self.total:,} {self.unit}"
 
     def _draw(self, text: str, force: bool = False) -> None:
         now = self.clock()

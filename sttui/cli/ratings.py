@@ -304,6 +304,7 @@ def import_ratings(file: Path) -> None:
     fields), and then nothing is loaded: fix or remove those rows and import again."""
     from sttui.annotate.queue import KIND_OF_ITEMS
     from sttui.annotate.ratings_io import RatingsFileError, Refused, check_rows, read_rows, require_rows
+    from sttui.cli.progress import Progress
     from sttui.core.loader import load_all
     from sttui.paths import tasks_root
 
@@ -314,25 +315,33 @@ def import_ratings(file: Path) -> None:
         click.echo(f"error: {exc}; nothing was imported", err=True)
         sys.exit(1)
     store = open_store(write=True)
-    dims = _dims()
-    loaded, _ = load_all([tasks_root()])
-    known = {("task", t.id) for t in loaded if t.kind == "stt"} | {
-        ("explore", t.id) for t in loaded if t.kind == "explore"
-    }
-    known |= {("episode", r.id) for r in store.list_episodes()}
-    known |= {("verdict", eid) for eid, _ in store.judged_episodes()}
-    by_kind = {item: {d.id for d in dims.of(kinds)} for kinds, item in KIND_OF_ITEMS.items()}
-    raters: dict[tuple[str, str], set[str]] = {}
-    for r in store.ratings():
-        raters.setdefault((r["item_kind"], r["item_id"]), set()).add(r["annotator"])
-    holders = {k: set(v) for k, v in store.claims().items()}
-    for key, names in raters.items():
-        holders.setdefault(key, set()).update(names)
-    choices = {d.id: d.values for ds in dims.by_kind.values() for d in ds if d.categorical}
-    good, refused = check_rows(rows, known, by_kind, holders, dims.cap, choices)
-    good, present = _not_present(good, store.ratings(include_history=True))
-    if not refused and good:  # claimed as the queue claims, in the same transaction as the ratings
-        refused = [Refused(n, why) for n, why in store.import_ratings(good, dims.cap)]
+    progress = Progress("import-ratings", None)  # (shown once the work has taken a second)
+    try:
+        dims = _dims()
+        loaded, _ = load_all([tasks_root()])
+        known = {("task", t.id) for t in loaded if t.kind == "stt"} | {
+            ("explore", t.id) for t in loaded if t.kind == "explore"
+        }
+        known |= {("episode", r.id) for r in store.list_episodes()}
+        known |= {("verdict", eid) for eid, _ in store.judged_episodes()}
+        by_kind = {item: {d.id for d in dims.of(kinds)} for kinds, item in KIND_OF_ITEMS.items()}
+        raters: dict[tuple[str, str], set[str]] = {}
+        progress.step("reading the record's ratings")
+        for r in store.ratings():
+            raters.setdefault((r["item_kind"], r["item_id"]), set()).add(r["annotator"])
+        holders = {k: set(v) for k, v in store.claims().items()}
+        for key, names in raters.items():
+            holders.setdefault(key, set()).update(names)
+        choices = {d.id: d.values for ds in dims.by_kind.values() for d in ds if d.categorical}
+        progress.step(f"checking {len(rows):,} row(s)")
+        good, refused = check_rows(rows, known, by_kind, holders, dims.cap, choices)
+        progress.step("finding the rows the record holds already")
+        good, present = _not_present(good, store.ratings(include_history=True))
+        if not refused and good:  # claimed as the queue claims, in the same transaction as the ratings
+            progress.total, progress.unit = len(good), "ratings written"
+            refused = [Refused(n, why) for n, why in store.import_ratings(good, dims.cap, progress.at)]
+    finally:
+        progress.done()
     if refused:
         for r in sorted(refused, key=lambda r: r.row)[:50]:
             click.echo(f"refused row {r.row}: {r.reason}", err=True)
