@@ -62,3 +62,42 @@ def test_a_step_one_side_skips_is_named_as_such():
         None,
         "(no such step: it goes straight on)",
     )
+
+
+def test_the_steps_both_begin_with_are_common_whatever_comes_after():
+    """Both queried first; then one put in three messages before querying as the other did: they
+    part ways after step 1 (b's messages), not before it (the matcher alone had matched b's
+    later queries to a's and called b's first query an insertion)."""
+    a = [step(1, "call", "find", "{}"), step(2, "call", "find", "{}")]
+    b = [step(1, "call", "find", "{}")] + [step(n, "say") for n in (2, 3, 4)] + [step(5, "call", "find", "{}")] * 2
+    found = compare_steps(a, b)
+    assert found["common_prefix"] == 1
+    first = found["first_divergence"]
+    assert (first["a_step"], first["b_step"], first["after_common_steps"]) == (None, 2, 1)  # b put three in
+    row = found["rows"][0]
+    assert (row["a"], row["b"], row["match"]) == (1, 1, "same")
+
+
+def test_two_long_episodes_are_aligned_by_what_lies_between_their_common_ends(monkeypatch):
+    """Two 10,000-step episodes of a repeating cycle that part ways once took 1.8 s to align (the
+    matcher grows with the square of what it is given); it is given the steps between the steps
+    both begin with and both end with."""
+    import difflib
+
+    from sttui.core import divergence
+
+    seen: list[int] = []
+
+    class Matcher(difflib.SequenceMatcher):
+        def __init__(self, a, b, autojunk):
+            seen.append(len(a) + len(b))
+            super().__init__(a=a, b=b, autojunk=autojunk)
+
+    monkeypatch.setattr(divergence.difflib, "SequenceMatcher", Matcher)
+    a = [step(n, "call", f"t{n % 8}", "{}") for n in range(1, 10_001)]
+    b = list(a)
+    b[5000] = step(5001, "say")
+    found = compare_steps(a, b)
+    assert found["first_divergence"]["a_step"] == 5001 and found["common_prefix"] == 5000
+    assert [r["match"] for r in found["rows"]].count("same") == 9_999
+    assert seen == [2]  # the one step each that differs
