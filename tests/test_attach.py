@@ -111,7 +111,7 @@ def test_a_report_is_judged_by_the_subject_each_value_is_given_to(says, passes):
 
 def test_the_detail_names_the_subject_a_wrong_value_was_given_to():
     item, _ = report(CHEMO, "Westfield goes on VAN-41, Lakeside on VAN-42 and Abbeymead on VAN-47.")
-    assert "Westfield van: expected VAN-42; message" in item.detail
+    assert "Westfield van: expected VAN-42; the message at event #" in item.detail
     assert "said 'VAN-41 for Westfield' (a conflict)" in item.detail
     assert "Abbeymead van VAN-47: stated" in item.detail
 

@@ -374,9 +374,10 @@ def test_a_value_given_to_another_subject_is_not_said_of_one_the_message_never_n
     )
     assert contradicted(ep) == ("For Ashby, my app shows BOX-3, not VAN-9.",)
     detail = item(ep).detail
-    assert "Greenhill vehicle TRK-22: stated in message" in detail and "Portview vehicle VAN-8: stated" in detail, (
-        detail
-    )
+    assert (
+        "Greenhill vehicle TRK-22: stated in the message at event #" in detail
+        and "Portview vehicle VAN-8: stated" in detail
+    ), detail
 
 
 BARBADOS = STT / "air-travel" / "barbados-lhr-switch-s1-hard.yaml"  # Callum and Isla: BA1433; Mairi: BA1437
@@ -615,7 +616,7 @@ def item(ep: Episode, item_id: str = "report"):
 def test_the_insulin_report_naming_the_truck_it_went_on_passes(report):
     ep = played(INSULIN, reports=(report,))
     assert item(ep).passed, item(ep).detail
-    assert item(ep).detail.startswith("pass: vehicle TRK-9: stated in message")
+    assert item(ep).detail.startswith("pass: vehicle TRK-9: stated in the message at event #")
     assert report_mismatches(ep) == []
 
 
@@ -780,7 +781,7 @@ def test_a_departure_time_is_read_through_the_flight_record():
         ("I've moved you to BA582, leaving at half past two.", "half past two"),
     ):
         ep = played(LINATE, reports=(report,))
-        assert f"departure: expected 14:20; message {ep.events[-1].seq} said '{said}'" in item(ep).detail
+        assert f"departure: expected 14:20; the message at event #{ep.events[-1].seq} said '{said}'" in item(ep).detail
     assert item(played(LINATE, reports=("BA582 at twenty past two in the afternoon",))).passed
 
 
@@ -1402,9 +1403,9 @@ def test_the_held_out_grid_report_with_the_wrong_crew_order_and_time_fails(grid)
     assert not results["report"].passed
     detail = results["report"].detail
     seq = ep.events[-1].seq
-    assert f"crew: expected CREW-5; message {seq} said 'CREW-8' (a conflict)" in detail
-    assert f"work order: expected WO-102; message {seq} said 'WO-101' (a conflict)" in detail
-    assert f"restoration time: expected 12:40; message {seq} said '15:30' (a conflict)" in detail
+    assert f"crew: expected CREW-5; the message at event #{seq} said 'CREW-8' (a conflict)" in detail
+    assert f"work order: expected WO-102; the message at event #{seq} said 'WO-101' (a conflict)" in detail
+    assert f"restoration time: expected 12:40; the message at event #{seq} said '15:30' (a conflict)" in detail
     assert [(m.fact, m.said) for m in report_mismatches(ep)] == [
         ("crew", "CREW-8"),
         ("work order", "WO-101"),
@@ -1562,9 +1563,15 @@ def test_no_bundled_solution_report_claims_what_never_happened_and_the_naive_fal
     [
         ("Margaret is booked with Dr Okafor at Westbrook at 14:30.", ""),
         ("Booked with okafor, westbrook health centre, half past two.", ""),
-        ("Margaret is booked with Dr Feld at Westbrook at 14:30.", "clinician: expected Dr. Amara Okafor; message"),
-        ("Margaret is booked with Dr Okafor at Harbourside at 14:30.", "site: expected WESTBROOK; message"),
-        ("Margaret is booked with Dr Okafor at Westbrook at 15:00.", "time: expected 14:30; message"),
+        (
+            "Margaret is booked with Dr Feld at Westbrook at 14:30.",
+            "clinician: expected Dr. Amara Okafor; the message at event #",
+        ),
+        (
+            "Margaret is booked with Dr Okafor at Harbourside at 14:30.",
+            "site: expected WESTBROOK; the message at event #",
+        ),
+        ("Margaret is booked with Dr Okafor at Westbrook at 15:00.", "time: expected 14:30; the message at event #"),
     ],
 )
 def test_a_clinician_site_and_time_report(report, failed):
@@ -1799,7 +1806,7 @@ def test_a_report_naming_the_expected_truck_only_as_the_one_left_conflicts(repor
     """An outside tester's false reports: each named TRK-9 and passed."""
     result = item(played(INSULIN, reports=(report,)))
     assert not result.passed
-    assert "vehicle: expected TRK-9; message" in result.detail and "(a conflict)" in result.detail
+    assert "vehicle: expected TRK-9; the message at event #" in result.detail and "(a conflict)" in result.detail
 
 
 @pytest.mark.parametrize(
@@ -1874,8 +1881,8 @@ def test_taking_back_one_subjects_value_fails_only_that_subjects_fact():
     )
     detail = item(ep).detail
     assert not item(ep).passed
-    assert "Orla's time 14:00: stated in message" in detail
-    assert "Imran's time: expected 14:30; message" in detail and "took the report back" in detail
+    assert "Orla's time 14:00: stated in the message at event #" in detail
+    assert "Imran's time: expected 14:30; the message at event #" in detail and "took the report back" in detail
     assert contradicted(ep) == ("For Imran, my app shows 14:30. Which is it now?",)
 
 
@@ -2532,7 +2539,7 @@ def test_a_range_given_to_its_subject_counts_though_its_start_is_the_users_own_t
     report = "Payments at 13:00 in Room A, open banking at 14:30-15:30 in Room B, the pitches in Room C at 14:30-16:00."
     ep = played(FORUM, plan="naive_plan", reports=(report,))
     assert not item(ep).passed
-    assert "open banking start: expected 13:00; message" in item(ep).detail
+    assert "open banking start: expected 13:00; the message at event #" in item(ep).detail
 
 
 FOG = STT / "venues" / "fog-diversion-meet-st3-medium.yaml"
@@ -2829,5 +2836,5 @@ def test_a_value_written_twice_is_said_once():
         "collects her at 13:35. Texted her."
     )
     ep = played(STT / "clinic" / "harbourside-outage-s2-medium.yaml", reports=(report,))
-    assert "van: expected VAN-3; message 28 said 'VAN-1' (a conflict)" in item(ep).detail
+    assert "van: expected VAN-3; the message at event #28 said 'VAN-1' (a conflict)" in item(ep).detail
     assert contradicted(ep) == ("My app shows VAN-3, not VAN-1.",)

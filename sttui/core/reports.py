@@ -495,7 +495,8 @@ def evaluate_tell(episode: Episode, item: ChecklistItem) -> tuple[bool, str]:
             unread.append(fact)
             continue
         told = judge_fact(fact, messages, resolved)
-        where = f"message {told.seq}" if told.seq is not None else f"agent message {(told.at or 0) + 1}"
+        # the record's event number, as replay, report and Inspect's explanation show the episode
+        where = f"the message at event #{told.seq}" if told.seq is not None else f"agent message {(told.at or 0) + 1}"
         if told.ok:
             parts.append(f"{fact.name} {fact.shown}: stated in {where}")
         elif told.taken_back:
@@ -515,7 +516,7 @@ def evaluate_tell(episode: Episode, item: ChecklistItem) -> tuple[bool, str]:
     false_claims = all_claims(episode, messages)
     for c in false_claims[:3]:
         ok = False
-        where = f" in message {c.seq}" if c.seq is not None else ""
+        where = f" in the message at event #{c.seq}" if c.seq is not None else ""
         parts.append(f"{c.fact}{where} is unsupported: no {c.expected.removeprefix('a ')}")
     if not false_claims:
         parts.append("no unsupported claim")
