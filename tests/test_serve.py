@@ -364,15 +364,24 @@ async def test_sessions_are_capped_per_token_and_in_all_with_a_clear_page(tmp_pa
             await second.close()
 
 
-async def test_the_websocket_url_names_this_server_whatever_the_host_header_says(tmp_path):
+async def test_the_page_gives_its_websocket_as_a_path_whatever_the_headers_say(tmp_path):
+    """The page's script puts the websocket on the page's own origin (the browser's test goes
+    through a proxy); the server writes only the path, so no Host or X-Forwarded header, forged
+    or a proxy's, is echoed into the page or decides where the keys go."""
     with serving(tmp_path, _db(tmp_path), "--annotate") as served:
         port = served.base.rsplit(":", 1)[1]
+        path = f"/ws/{served.token}/ana"
         async with aiohttp.ClientSession() as http:
-            for host, expected in ((f"evil.example:{port}", f"127.0.0.1:{port}"), (f"localhost:{port}", None)):
-                async with http.get(served.url + "&name=ana", headers={"Host": host}) as response:
+            for headers in (
+                {"Host": f"evil.example:{port}"},
+                {"Host": "lab.example", "X-Forwarded-Proto": "https", "X-Forwarded-Host": "evil.example"},
+                {},
+            ):
+                async with http.get(served.url + "&name=ana", headers=headers) as response:
                     page = await response.text()
                 assert response.status == 200
-                assert f"ws://{expected or host}/ws/" in page and "evil.example" not in page, page[-800:]
+                assert f'data-session-websocket-url="{path}"' in page, page[-1200:]
+                assert "evil.example" not in page and "lab.example" not in page and "ws://" not in page
 
 
 def test_token_files_that_are_not_small_utf8_mappings_get_one_line(tmp_path):

@@ -77,3 +77,29 @@ def test_two_annotators_rate_in_chromium_and_a_tokenless_visit_is_refused(tmp_pa
         Path(keep).mkdir(parents=True, exist_ok=True)
         for path in page_shots:
             shutil.copy(path, Path(keep) / path.name)
+
+
+@pytest.mark.timeout(300)
+def test_behind_a_reverse_proxy_the_terminal_connects_through_the_proxy(tmp_path, browser):
+    """Behind a lab's proxy the page's websocket went to the address sttui listens on, which
+    a browser outside cannot reach: the page named the server's own address whenever the Host
+    it was asked by was not one of its names. It now goes to the page's own origin."""
+    from tests.helpers.proxy import proxy
+
+    db = f"sqlite:///{tmp_path / 'serve.db'}"
+    with serving(tmp_path, db, "--annotate", "--filter", "insulin-reefer") as served, proxy(served.base) as front:
+        page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+        hosts: set[str] = set()
+        sockets: list[str] = []
+        page.on("request", lambda request: hosts.add(urlsplit(request.url).netloc))
+        page.on("websocket", lambda socket: sockets.append(socket.url))
+        page.goto(f"{front}/?token={served.token}&name=ana")
+        page.wait_for_selector("body.-first-byte", state="attached", timeout=60_000)
+        store = Store(db)
+        wait_for(lambda: ("task", ITEM) in store.claims("task"), 90, 0.3, "ana's queue open")
+        page.click("#terminal")
+        page.keyboard.press("4")
+        wait_for(lambda: [r["value"] for r in store.ratings("task") if r["annotator"] == "ana"], 60, 0.3, "the rating")
+    front_netloc = urlsplit(front).netloc
+    assert sockets and all(urlsplit(url).netloc == front_netloc for url in sockets), sockets
+    assert hosts <= {front_netloc}, hosts

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ctypes
-import ipaddress
 import json
 import logging
 import shlex
@@ -279,11 +278,10 @@ class SttuiServer(Server):
         if full:
             log.warning("refused a session of %s: %s", name, full)
             return web.Response(status=429, text=f"429: {full}; close another sttui tab, or try again later\n")
-        # behind an HTTPS proxy the page is https: its websocket must be wss, or the browser blocks it
-        secure = request.secure or request.headers.get("X-Forwarded-Proto", "").lower() == "https"
-        scheme = "wss" if secure else "ws"
-        host = self._checked_host(request)
-        ws_url = f"{scheme}://{host}/ws/{quote(token, safe='')}/{quote(name, safe='')}"
+        # a path: the page's script makes it an address on the page's own origin, as the browser
+        # loaded it (wss:// behind an HTTPS proxy, the proxy's name and port), so nothing from
+        # the request's headers decides where the keys go
+        ws_url = f"/ws/{quote(token, safe='')}/{quote(name, safe='')}"
         font_size = request.query.get("fontsize", "16")
         context = {
             "font_size": int(font_size) if font_size.isdigit() and 6 <= int(font_size) <= 40 else 16,
@@ -300,32 +298,6 @@ class SttuiServer(Server):
         if sum(t == token for t in self.sessions.values()) >= self.limits.per_token:
             return f"this token has {self.limits.per_token} sessions open already (--sessions-per-token)"
         return None
-
-    def _checked_host(self, request: web.Request) -> str:
-        """The address the page's websocket goes to: the Host the browser used, only when it
-        names this server (its configured address, a loopback name when it listens on
-        loopback, this machine's name or an address literal when it listens on all); else the
-        configured address. A forged Host never sends the session elsewhere."""
-        given = request.host or ""
-        name, _, port = given.rpartition(":") if not given.endswith("]") else (given, "", "")
-        name = name.strip("[]").lower()
-        if port == str(self.port) and name in self._names():
-            return given
-        if name and port == str(self.port) and self.host in ("0.0.0.0", "::", ""):
-            with contextlib.suppress(ValueError):
-                ipaddress.ip_address(name)
-                return given
-        shown = f"[{self.host}]" if ":" in self.host else self.host
-        return f"{shown}:{self.port}"
-
-    def _names(self) -> set[str]:
-        names = {self.host.lower()}
-        with contextlib.suppress(ValueError):
-            if self.host == "localhost" or ipaddress.ip_address(self.host).is_loopback:
-                names |= {"localhost", "127.0.0.1", "::1"}
-        if self.host in ("0.0.0.0", "::", ""):
-            names |= {socket.gethostname().lower(), socket.getfqdn().lower(), "localhost"}
-        return names
 
     async def _process_messages(self, websocket: web.WebSocketResponse, app_service: AppService) -> None:
         """textual-serve's, with what a session accepts bounded: a frame of keys of at most
