@@ -342,15 +342,13 @@ async def test_a_tasks_markup_is_shown_as_written_on_home_and_in_annotation(tmp_
     from sttui.annotate.queue import task_items
     from sttui.tui.annotate import item_text
     from sttui.tui.app import SttuiApp
+    from tests.tui_helpers import wait_for
 
     folder, loaded = markup_task(tmp_path)
     app = SttuiApp(Launch.build(folder, db_url=f"sqlite:///{tmp_path / 'h.db'}", human="ana"))
     async with app.run_test(size=(120, 40)) as pilot:
         home = app.screen
-        for _ in range(200):
-            await pilot.pause(0.05)
-            if getattr(home, "rows", None):
-                break
+        await wait_for(pilot, lambda: bool(getattr(home, "rows", None)))
         await pilot.pause()
         table = home.query_one("#tasks", DataTable)
         assert MARKUP_TITLE in [Text.from_markup(str(c)).plain for c in table.get_row_at(0)]
