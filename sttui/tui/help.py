@@ -69,12 +69,24 @@ def screen_keys(screen: Screen) -> list[KeyRow]:
     return rows
 
 
-DESCRIPTION_WIDTH = 34
+DESCRIPTION_WIDTH = 34  # at most; less on a narrow terminal, so the binding id stays in sight
+MIN_DESCRIPTION = 12
+PADDING = 2  # a DataTable cell's padding, both sides
 
 
-def _fitted(description: str, style: str) -> Text:
-    if len(description) > DESCRIPTION_WIDTH:
-        description = description[: DESCRIPTION_WIDTH - 1] + "…"
+def description_width(available: int, rows: list[KeyRow]) -> int:
+    """The description's width in a table ``available`` cells wide: what the key and binding
+    id columns leave (a long description ends in "…", whole in the palette), at most
+    ``DESCRIPTION_WIDTH``. The binding id, what a keymap needs, is never the column cut off."""
+    keys = max([len("key"), *(len(r.keys) for r in rows)])
+    ids = max([len("binding id"), *(len(r.id) for r in rows)])
+    left = available - (keys + PADDING) - (ids + PADDING) - PADDING
+    return max(MIN_DESCRIPTION, min(DESCRIPTION_WIDTH, left))
+
+
+def _fitted(description: str, style: str, width: int = DESCRIPTION_WIDTH) -> Text:
+    if len(description) > width:
+        description = description[: width - 1] + "…"
     return Text(description, style=style)
 
 
@@ -108,18 +120,20 @@ class KeysHelp(Dialog[None]):
             )
 
     def on_mount(self) -> None:
+        self.call_after_refresh(self._fill)  # (once the table has its width)
+
+    def _fill(self) -> None:
         table = self.query_one("#keys", DataTable)
-        # the description has a width of its own (a long one ends in "…", whole in the palette),
-        # so the binding id, what a keymap needs, is never the column cut off
+        width = description_width(table.size.width - table.styles.scrollbar_size_vertical, self.rows)
         table.add_column("key")
-        table.add_column("what it does", width=DESCRIPTION_WIDTH)
+        table.add_column("what it does", width=width)
         table.add_column("binding id")
         table.add_column("where")
         for row in self.rows:
             style = "" if row.usable else "dim"
             table.add_row(
                 Text(row.keys, style=f"bold {style}".strip()),
-                _fitted(row.description, style),
+                _fitted(row.description, style, width),
                 Text(row.id, style="dim"),
                 Text(row.where, style="dim"),
             )
