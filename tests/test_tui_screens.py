@@ -366,6 +366,35 @@ async def test_a_notice_quoting_data_is_shown_as_written():
         assert notice.message == said and not notice.markup  # the toast draws it as text, not markup
 
 
+async def test_the_debug_panel_and_a_plans_steps_show_markup_as_written():
+    """The debug panel shows the messages a model received (the task's words, the people's,
+    the model's): "[/]" in any had stopped the play screen when it opened. A plan's steps on
+    an annotation item quote the task's arguments."""
+    from types import SimpleNamespace
+
+    from textual.app import App
+
+    from sttui.tui.annotate import _steps
+    from sttui.tui.handoff import DebugPanel
+
+    said = "[/] Booked [red]everything[/]"
+    holder = SimpleNamespace(name="model:x", last_messages=[{"role": "user", "content": said}])
+
+    class One(App[None]):
+        def compose(self):
+            yield DebugPanel(id="debug")
+
+    async with One().run_test(size=(120, 20)) as pilot:
+        panel = pilot.app.query_one(DebugPanel)
+        panel.show(holder)
+        await pilot.pause()
+        assert said in str(panel.render()) and pilot.app.is_running
+    from rich.text import Text
+
+    shown = Text.from_markup(_steps([{"tool": "note", "args": {"text": said}}, {"say": said}])).plain
+    assert shown.count(said) == 2, shown
+
+
 async def test_enter_on_the_failure_tag_list_saves_the_tags():
     from sttui.tui.annotate import Tags
 

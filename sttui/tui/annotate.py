@@ -10,6 +10,7 @@ import json
 from typing import Any, ClassVar
 
 from rich.markup import escape
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -33,10 +34,17 @@ from sttui.tui.widgets import fields_text
 
 
 def _steps(steps: list[dict[str, Any]]) -> str:
-    return "\n".join(
-        f"{i}. "
-        + (f"{s['tool']}({json.dumps(s.get('args', {}), default=str)})" if "tool" in s else f"say: {s.get('say', '')}")
-        for i, s in enumerate(steps, 1)
+    """A plan's steps, one a line, as markup that shows them as written."""
+    return escape(
+        "\n".join(
+            f"{i}. "
+            + (
+                f"{s['tool']}({json.dumps(s.get('args', {}), default=str)})"
+                if "tool" in s
+                else f"say: {s.get('say', '')}"
+            )
+            for i, s in enumerate(steps, 1)
+        )
     )
 
 
@@ -400,10 +408,11 @@ class AnnotateScreen(SttuiScreen[None]):
         mine = self.queue.mine(self.item, d.id)
         anchors = "\n".join(f"  {k}  {v}" for k, v in sorted(d.anchors.items()))
         comment = f"\n\nyour comment: {mine['comment']}" if mine and mine.get("comment") else ""
-        self.query_one("#anchors", Static).update(f"\n[b]{d.name}[/b]\n{d.question}\n\n{anchors}{comment}")
+        words = escape(f"{d.question}\n\n{anchors}{comment}")  # (the lab's words and the annotator's)
+        self.query_one("#anchors", Static).update(f"\n[b]{escape(d.name)}[/b]\n{words}")
 
     def feedback(self, text: str) -> None:
-        self.query_one("#feedback", Static).update(text)
+        self.query_one("#feedback", Static).update(Text(text))  # (it names dimensions and items)
 
     # -- actions ----------------------------------------------------------------------------
     def action_leave(self) -> None:

@@ -80,7 +80,7 @@ class CompareScreen(SttuiScreen[None]):
     @on(Compared)
     def _compared(self, message: Compared) -> None:
         if message.found is None:
-            self.query_one("#compare-title", Static).update(message.problem or "")
+            self.query_one("#compare-title", Static).update(Text(message.problem or ""))
             return
         self.show(message.found)
 

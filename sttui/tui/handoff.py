@@ -158,7 +158,7 @@ class ReviewCall(ModalScreen[Decision]):
             problem = None if name in self.tools else f"no tool '{name}'"
             problem = problem or check_args(args, self.tools[name].parameters, name)
             if problem:
-                self.query_one("#review-error", Static).update(problem)
+                self.query_one("#review-error", Static).update(escape(problem))
                 return
         self.dismiss(Decision("edit", ToolCall(name, args)))
 
@@ -229,9 +229,12 @@ class DebugPanel(Static):
         if not messages:
             self.update("[b]Debug[/b]: no model has been asked yet in this seat.")
             return
-        self.update(
-            f"[b]Debug[/b]: the {len(messages)} messages {source.name} received last{note}\n"
-            + json.dumps(messages, indent=1, ensure_ascii=False)[:20000]
+        self.update(  # (the messages quote the task, the people and the model: shown as written)
+            Text.assemble(
+                ("Debug", "bold"),
+                f": the {len(messages)} messages {source.name} received last{note}\n",
+                json.dumps(messages, indent=1, ensure_ascii=False)[:20000],
+            )
         )
 
 
