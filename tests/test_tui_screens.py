@@ -395,6 +395,22 @@ async def test_the_debug_panel_and_a_plans_steps_show_markup_as_written():
     assert shown.count(said) == 2, shown
 
 
+async def test_a_refused_call_quoting_markup_is_said_with_the_entry_kept(db):
+    """A call's problem quotes what was typed: `get_vehicle_status(vehicle_id={"[/]": 1})`
+    stopped the play screen with a MarkupError instead of saying what was wrong."""
+    typed = 'get_vehicle_status(vehicle_id={"[/]": 1})'
+    async with play_alone(db, INSULIN).run_test(size=(100, 30)) as pilot:
+        screen = await started(pilot, "PlayScreen")
+        await pilot.press("f5")
+        entry = screen.query_one("#entry", Input)
+        entry.value = typed
+        await pilot.press("enter")
+        await pilot.pause()
+        said = str(screen.query_one("#feedback", Static).render())
+        assert "vehicle_id must be a string" in said and "[/]" in said, said
+        assert entry.value == typed and pilot.app.is_running
+
+
 async def test_enter_on_the_failure_tag_list_saves_the_tags():
     from sttui.tui.annotate import Tags
 

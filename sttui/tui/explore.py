@@ -242,7 +242,7 @@ class ExploreScreen(SeatScreen):
                 yield Sparkline([], id="curve")
                 yield WideTable(id="history", cursor_type="row")
         yield from self.compose_debug()
-        yield Static("", id="feedback")
+        yield Static("", id="feedback", markup=False)  # (a problem quotes what was typed)
         yield Footer()
 
     def on_mount(self) -> None:

@@ -160,7 +160,7 @@ class PlayScreen(SeatScreen):
                 yield Static("", id="god-triggers")
                 yield Static("", id="god-frontier")
                 yield Tree("state", id="god-state")
-        yield Static("", id="feedback")
+        yield Static("", id="feedback", markup=False)  # (a problem quotes what was typed)
         yield CallEntry(
             placeholder="tool(arg=value, …)   ·   > message to the user   ·   tab completes",
             suggester=CallSuggester(self.episode.tools),

@@ -180,8 +180,9 @@ class RefineScreen(SttuiScreen[None]):
             return []
         return [item.id for item in checklist_for(task, recorded_settings(self.refinement.events))]
 
-    def feedback(self, text: str) -> None:
-        self.query_one("#refine-feedback", Static).update(text)
+    def feedback(self, text: str | Text) -> None:
+        """A line under the steps; a string is shown as written (an edit's words quote steps)."""
+        self.query_one("#refine-feedback", Static).update(Text(text) if isinstance(text, str) else text)
 
     # -- edits ---------------------------------------------------------------------------
     @property
@@ -243,7 +244,7 @@ class RefineScreen(SttuiScreen[None]):
             return
         why, action = entry_action(event.value, self.refinement.tools)  # the call entry's checks
         if why:
-            self.feedback(f"[red]{why}[/red]")
+            self.feedback(Text(why, style="red"))  # (it quotes what was typed)
             return
         if pending.mode == "insert":
             edit = Edit("insert", pending.at, step=action)

@@ -66,7 +66,7 @@ class UserSimScreen(SeatScreen):
                 yield Static(self.brief(), id="profile-fields")
             yield Transcript(id="conversation")
             yield from self.compose_debug()
-        yield Static("", id="feedback")
+        yield Static("", id="feedback", markup=False)  # (a problem quotes what was typed)
         yield Input(placeholder="Reply to the agent (enter sends) · f4 shows its actions too", id="reply")
         yield Footer()
 
