@@ -411,6 +411,32 @@ async def test_a_refused_call_quoting_markup_is_said_with_the_entry_kept(db):
         assert entry.value == typed and pilot.app.is_running
 
 
+async def test_a_form_problem_and_homes_filter_line_quote_markup_as_written(db):
+    """The tool form's problem quotes the values typed, and home's status line the filter typed
+    or pasted: "[/]" in either had stopped the screen with a MarkupError."""
+    from sttui.core.env import ToolSpec
+    from sttui.tui.modals import ToolForm
+
+    spec = ToolSpec(
+        "pack", "operation", 1.0, "Pack [crates].", {"type": "object", "properties": {"n": {"type": "integer"}}}
+    )
+    form = ToolForm(spec)
+    async with _DialogApp(form, []).run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: pilot.app.screen is form)
+        form.query_one("#param-n", Input).value = '{"[/]": 1}'
+        form._done()
+        await pilot.pause()
+        said = str(form.query_one("#form-error", Static).render())
+        assert "[/]" in said and pilot.app.is_running, said
+        assert "Pack [crates]." in " ".join(screen_text(pilot.app))
+    async with SttuiApp(Launch.build(ROOT / "tasks", db_url=db, human="ana")).run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        pilot.app.screen.query_one("#filter", Input).value = "[/]x"  # as a paste gives it ("/" itself is a key)
+        await pilot.pause(0.3)
+        status = str(pilot.app.screen.query_one("#status", Static).render())
+        assert re.fullmatch(r"0 of \d+ tasks match “\[/\]x”", status), status
+
+
 async def test_enter_on_the_failure_tag_list_saves_the_tags():
     from sttui.tui.annotate import Tags
 

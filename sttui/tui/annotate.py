@@ -209,7 +209,7 @@ class AnnotateScreen(SttuiScreen[None]):
         self._blinded: bool | None = None  # how the episode's events are shown now
 
     def compose(self) -> ComposeResult:
-        yield Static("", id="status-bar")
+        yield Static("", id="status-bar", markup=False)  # (names and item ids, as written)
         yield ProgressBar(id="progress", show_eta=False)
         with Horizontal(id="annotate-main"):
             with VerticalScroll(id="item-pane"):

@@ -111,7 +111,7 @@ class DraftScreen(SttuiScreen[None]):
         title = f"Draft of {d['task']['id']}: {d['method']}"
         if d.get("model"):
             title += f", {d['model']}, prompt {d['prompt_version']}, {len(d['candidates'])} candidates, {voters} voted"
-        yield Static(title, id="draft-title")
+        yield Static(title, id="draft-title", markup=False)  # (the draft file's words, as written)
         with Horizontal(id="draft-main"):
             yield DataTable(id="draft-items", cursor_type="row", zebra_stripes=True)
             with VerticalScroll(id="draft-side"):

@@ -269,7 +269,7 @@ class HomeScreen(SttuiScreen[None]):
                     classes="muted",
                     id="sessions-help",
                 )
-        yield Static("Loading tasks…", id="status")
+        yield Static("Loading tasks…", id="status", markup=False)  # (it quotes the filter typed)
         yield Footer()
 
     def on_mount(self) -> None:

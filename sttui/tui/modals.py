@@ -170,7 +170,7 @@ class ToolForm(Dialog[str | None]):
                     placeholder=json.dumps(schema.get("default")) if "default" in schema else "",
                     compact=True,  # one line a field: a form with many parameters fits at 80x24
                 )
-            yield Static("", id="form-error", classes="error")
+            yield Static("", id="form-error", classes="error", markup=False)  # (it quotes the values typed)
             yield Button("Fill the call line (enter)", variant="primary", id="ok")
 
     def on_input_submitted(self) -> None:
