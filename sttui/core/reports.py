@@ -64,6 +64,9 @@ if TYPE_CHECKING:
     from sttui.core.episode import Episode
     from sttui.core.task import ChecklistItem
 
+# -- the rules, as the detail states them, and the agent's messages ----------------------------
+
+
 RULE_TELL = (
     "the last agent message stating a value of a fact's kind decides (a question, negation, hedge, "
     "either-or or proposal states none): it passes when it states the expected value (trk9; 9.30am), conflicts when it "

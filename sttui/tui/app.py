@@ -1,7 +1,11 @@
 """The workbench application: opens the record, starts play sessions, themes, keymap,
 and the command palette entries of every screen.
 
-ctrl+q asks first while an episode is being played (it stays running and resumable)."""
+ctrl+q asks first while an episode is being played (it stays running and resumable).
+
+The module reads in named sections: the screens under everything and the workers' messages;
+the app (opening, annotation, sessions, notices and size, a session lost, quitting, the
+command palette); then the bindings as palette commands and ``run_app``."""
 
 from __future__ import annotations
 
@@ -33,6 +37,9 @@ if TYPE_CHECKING:
     from sttui.store.store import Store
 
 MIN_SIZE = (80, 24)
+
+
+# -- the screens under everything, and the messages workers send -------------------------------
 
 
 class TooSmall(ModalScreen[None]):
@@ -107,6 +114,9 @@ class ExitWith(Message):
         self.code, self.text = code, text
 
 
+# -- the app -----------------------------------------------------------------------------------
+
+
 class SttuiApp(ReportsWorkerFailures, RecordAccess, App[None]):
     """sttui: play, record, score and rate agent-benchmark episodes."""
 
@@ -170,6 +180,7 @@ class SttuiApp(ReportsWorkerFailures, RecordAccess, App[None]):
     def db_url(self) -> str | None:
         return self.launch.db_url
 
+    # -- opening: the record, the keymap, the first screen -------------------------------------
     def on_mount(self) -> None:
         if self.config.theme:
             self.theme = self.config.theme
@@ -261,6 +272,7 @@ class SttuiApp(ReportsWorkerFailures, RecordAccess, App[None]):
             refinement, self._refine_request = self._refine_request, None
             self.push_screen(RefineScreen(refinement, store, self.human))
 
+    # -- annotation ----------------------------------------------------------------------------
     @work(thread=True, group="annotate", exit_on_error=False)
     def open_annotation(self, kind: str, text_filter: str | None, gold_rate: int | None = None) -> None:
         """The annotation queue of this person: items of ``kind`` still needing ratings, with
@@ -421,6 +433,7 @@ class SttuiApp(ReportsWorkerFailures, RecordAccess, App[None]):
             return
         self.post_message(SessionReady(session, human, seat))
 
+    # -- notices, the screen's size and going home ---------------------------------------------
     def notify(
         self,
         message: str,
@@ -490,6 +503,7 @@ class SttuiApp(ReportsWorkerFailures, RecordAccess, App[None]):
     def pop_to_home(self) -> None:
         self.action_pop_to_home()
 
+    # -- a session lost: the record failed, or another process took it -------------------------
     def recording_failed(self, session: Any, reason: str) -> None:
         """A write of the episode being played failed past the writer's deadline: the episode
         stops (its record ends at its last committed step, without a gap), the person is told
@@ -534,6 +548,7 @@ class SttuiApp(ReportsWorkerFailures, RecordAccess, App[None]):
         self.pop_to_home()
         self.run_worker(asyncio.to_thread(session.close), group="recording-failed", exit_on_error=False)
 
+    # -- quitting, help and theme --------------------------------------------------------------
     async def action_quit(self) -> None:
         """Quit; while an episode is being played, ask first (it stays running, resumable).
         ctrl+q again in the question quits."""
@@ -586,6 +601,9 @@ class SttuiApp(ReportsWorkerFailures, RecordAccess, App[None]):
             "Keys of this screen", "f1 · app.help: every key of the screen, with its binding id", self.action_help
         )
         yield from binding_commands(screen)
+
+
+# -- every screen's bindings as palette commands, and running the app --------------------------
 
 
 def binding_commands(screen: Screen) -> Iterable[SystemCommand]:

@@ -3,7 +3,10 @@ sessions list (open one to replay it; resume an unfinished one).
 
 The task table keeps to short columns so the title has room (at 80 columns the title is
 the first line of the preview below); kind and domain are filtered on but not shown (the id
-starts with the domain). Each tab's footer shows its own keys."""
+starts with the domain). Each tab's footer shows its own keys.
+
+The module reads in named sections: a task's row and its brief, the sessions' rows, then the
+screen (loading in workers, drawing, events, actions and tabs)."""
 
 from __future__ import annotations
 
@@ -33,6 +36,9 @@ COLUMNS = ("id", "subtype", "level", "mine", "title")
 SESSION_COLUMNS = ("id", "status", "outcome", "baseline", "task", "agent", "user", "steps", "stages", "started")
 TASKS_ONLY = ("focus_filter", "cycle_sort", "play_user", "clear_filter")  # keys of the Tasks tab
 SESSIONS_ONLY = ("resume",)  # keys of the Sessions tab
+
+
+# -- a task's row and its brief (plain data, built without loading the task) -------------------
 
 
 @dataclass
@@ -115,6 +121,9 @@ def column_widths(screen_width: int, rows: list[TaskRow]) -> dict[str, int]:
     return {"id": id_width, **_FIXED, "title": max(8, rest - id_width)}
 
 
+# -- the sessions' rows ------------------------------------------------------------------------
+
+
 def _origin(r: Any, forks: dict[str, dict[str, Any]]) -> str:
     """Where an episode came from, as ``sttui sessions`` says it: a fork's episode and row, or
     the episode a refinement was made from."""
@@ -184,6 +193,9 @@ def _mine(records: list[Any]) -> dict[str, str]:
 def clean_mark(record: Any) -> str:
     """Whether an episode is a clean baseline: no god view, no seat handed to a model."""
     return "clean" if record.clean_baseline else "✱ not clean"
+
+
+# -- the screen --------------------------------------------------------------------------------
 
 
 class HomeScreen(SttuiScreen[None]):
@@ -303,6 +315,7 @@ class HomeScreen(SttuiScreen[None]):
         # after the paint, which the read would otherwise share the interpreter with
         self.call_after_refresh(self.load_sessions)
 
+    # -- loading: tasks and sessions, in workers -----------------------------------------------
     @work(thread=True, exclusive=True, group="tasks", exit_on_error=False)
     def load_tasks(self) -> None:
         from sttui.core.taskindex import Tasks, index
@@ -422,6 +435,7 @@ class HomeScreen(SttuiScreen[None]):
         table.add_columns(*SESSION_COLUMNS)
         return table
 
+    # -- drawing: the task table, the status line and the brief --------------------------------
     def visible_rows(self) -> list[TaskRow]:
         words = self.query_one("#filter", Input).value.lower().split()
         rows = [r for r in self.rows if all(w in r.haystack() for w in words)]
@@ -496,6 +510,7 @@ class HomeScreen(SttuiScreen[None]):
             return
         detail.update(row.brief)
 
+    # -- events: the filter, the cursor, a row chosen ------------------------------------------
     @on(Input.Changed, "#filter")
     def _filter_changed(self) -> None:
         self.refresh_table()
@@ -537,6 +552,7 @@ class HomeScreen(SttuiScreen[None]):
 
         self.app.push_screen(ReplayScreen(self.app.opened_store, episode_id))
 
+    # -- actions and tabs ----------------------------------------------------------------------
     def action_play_user(self) -> None:
         task = self.current_task()
         if task is None or task.kind != "stt":
