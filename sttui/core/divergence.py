@@ -109,9 +109,7 @@ def _opcodes(a: list[Any], b: list[Any]) -> list[tuple[str, int, int, int, int]]
         tail += 1
     middle = difflib.SequenceMatcher(a=a[head : len(a) - tail], b=b[head : len(b) - tail], autojunk=False)
     out = [("equal", 0, head, 0, head)] if head else []
-    for op, i1, i2, j1, j2 in middle.get_opcodes():
-        if (i1, i2, j1, j2) != (0, 0, 0, 0) or op != "equal":
-            out.append((op, i1 + head, i2 + head, j1 + head, j2 + head))
+    out += [(op, i1 + head, i2 + head, j1 + head, j2 + head) for op, i1, i2, j1, j2 in middle.get_opcodes()]
     if tail:
         out.append(("equal", len(a) - tail, len(a), len(b) - tail, len(b)))
     return out
