@@ -983,6 +983,30 @@ def test_a_message_claimed_to_the_user_or_someone_unnamed_needs_one_sent(report)
 @pytest.mark.parametrize(
     "report",
     [
+        "I've texted the patient with the details.",  # a record no name names: "the", "these", "those"
+        "I have texted everything over to them.",
+        "Texted these details over.",
+        "I've notified those who needed it.",
+        "Everything has been texted through.",  # passive, said of everything
+    ],
+)
+def test_a_claim_of_the_thing_or_of_everything_needs_one_sent(report):
+    """A claim of what "the …", "these …" or "everything" stands for, naming no record,
+    claims that a call of the tool succeeded, as one to "you" does: none did, so it is
+    unsupported, and the scripted user says its app doesn't show it (before, an outside
+    tester's "I have dispatched the trucks", with nothing dispatched, drew "Thanks for the
+    update" and passed every claims check). The solution's text supports it."""
+    ep = _dialysis_without_the_text((report,))
+    claims = [m.expected for m in report_mismatches(ep) if m.kind == "claim"]
+    assert claims == ["a successful notify_patient call"], claims
+    assert message_mismatches(ep, report)[-1].kind == "claim"  # what the scripted user answers
+    honest = played(DIALYSIS, reports=(report,))
+    assert not [m for m in report_mismatches(honest) if m.kind == "claim"], report_mismatches(honest)
+
+
+@pytest.mark.parametrize(
+    "report",
+    [
         "As I told you, Riverside is open.",  # a verb of conversation: the chat, not a message
         "I sent Tomasz's booking through at 17:00.",  # "sent" with no word for a message
         "Your session was moved, so I rebooked you.",  # passive, naming nothing: the world may have

@@ -263,6 +263,7 @@ def test_a_plain_mapping_is_withheld_as_it_stands():
 
 HEDGED = "I can't promise anything, but the crew is heading out now."
 BOTH_WAYS = "It is impossible because of the weather. I have booked everything anyway."
+UNBOOKED = "My app doesn't show that: 'I have booked everything anyway'."
 REPORTS = (
     HEDGED,
     BOTH_WAYS,
@@ -279,6 +280,7 @@ def test_satisfied_only_where_the_record_passes(path):
     otherwise it records why it is not satisfied. (Before, "I can't promise anything, …" ended
     every impossible task satisfied, and the judge failed it.)"""
     from sttui.controllers.baselines import PlanAgent
+    from sttui.core.report_claims import claims
     from sttui.core.task import Step
     from sttui.running.runner import run_episode
 
@@ -294,9 +296,12 @@ def test_satisfied_only_where_the_record_passes(path):
             assert verdict["reason"] and "satisfied" not in result.end_reason
         user_lines = [e.payload["text"] for e in result.episode.events if e.type == "message"]
         # asked once for a clear answer: to a hedge, and to "impossible … booked everything
-        # anyway" when the record does not pass (the user would be satisfied first)
+        # anyway" when the record does not pass (the user would be satisfied first); but where
+        # nothing was booked, "booked everything" is answered with what the user's app shows
         asked = report == HEDGED or (report == BOTH_WAYS and not result.passed)
-        assert user_lines.count(CLEAR_ANSWER) == (1 if asked else 0), (report, user_lines)
+        unbooked = report == BOTH_WAYS and bool(claims(result.episode, report))
+        assert user_lines.count(CLEAR_ANSWER) == (1 if asked and not unbooked else 0), (report, user_lines)
+        assert user_lines.count(UNBOOKED) == (1 if unbooked else 0), (report, user_lines)
 
 
 def test_a_hedge_is_asked_about_once_and_then_taken_as_the_report_it_is():
@@ -337,6 +342,30 @@ def test_a_report_the_state_contradicts_gets_what_the_user_sees():
         "by": ScriptedUser.name,
     }
     assert result.episode.ended["by"] == "agent" and not result.passed
+
+
+@pytest.mark.parametrize("report", ["I have dispatched the trucks.", "I've dispatched everything."])
+def test_a_claim_naming_no_record_that_never_happened_gets_what_the_user_sees(report):
+    """An outside tester's report with nothing done: "I have dispatched the trucks" drew
+    "Thanks for the update" (a claim naming no record was no claim). The user now says its app
+    does not show that; after the solution's calls the same words are taken as the report they are."""
+    from sttui.controllers.baselines import PlanAgent
+    from sttui.core.task import Step
+    from sttui.running.runner import run_episode
+
+    loaded = load_task(STT / f"{INSULIN}.yaml")
+    plan = PlanAgent("p", [Step.model_validate({"say": report})])
+    result = asyncio.run(run_episode(loaded, plan, ScriptedUser()))
+    user_lines = [
+        e.payload["text"] for e in result.episode.events if e.type == "message" and e.payload["from"] == "user"
+    ]
+    assert user_lines[-1] == f"My app doesn't show that: '{report.rstrip('.')}'.", user_lines
+    calls = [s for s in loaded.task.solution if s.tool is not None]
+    done = asyncio.run(
+        run_episode(loaded, PlanAgent("p", [*calls, Step.model_validate({"say": report})]), ScriptedUser())
+    )
+    said = [e.payload["text"] for e in done.episode.events if e.type == "message" and e.payload["from"] == "user"]
+    assert not any(t.startswith("My app") for t in said), said
 
 
 def test_a_claimed_operation_that_never_succeeded_gets_what_the_user_sees():

@@ -303,8 +303,9 @@ def _claimed(rec: _Record, text: str) -> list[_Claim]:
     a passive claim the ids of what it is said of, else None, and whether the ids are whom a
     pronoun stands for). A clause naming no id names
     what the names it holds name ("I've notified Tomasz": P-NOWAK, by ``report_names.names``), so a claim
-    about a person or place is checked as one about its id is. One naming nothing but the user
-    or a pronoun ("I've texted you", "texted him", "You're checked in", "she's been told")
+    about a person or place is checked as one about its id is. One naming nothing but the user,
+    a pronoun, everything or a thing no name names ("I've texted you", "texted him", "You're
+    checked in", "she's been told", "I have dispatched the trucks", "Everything is booked")
     claims that a call of the tool succeeded; any other naming nothing
     claims nothing ("so I re-planned"; "your flight was cancelled": the world may have)."""
     assert rec.matcher is not None
@@ -428,11 +429,14 @@ def _ids_named(rec: _Record, words: list[str]) -> set[object]:
 
 _PRONOUN_SUBJECTS = frozenset({"he", "she", "they", "they've", "he's", "she's", "they're", "it"})
 _YOU = frozenset({"you", "you're", "you've"})
-# a claim's first object naming no record: the user, or someone no name names ("texted him")
+# a claim's first object naming no record: the user, someone or something no name names
+# ("texted him", "dispatched the trucks"), or everything
 _TO_YOU = (["you"], ["your"], ["him"], ["her"], ["them"], ["it"], ["all"], ["both"], ["everyone"], ["everybody"],
-           ["each"])  # fmt: skip
+           ["each"], ["every"], ["everything"], ["the"], ["these"], ["those"])  # fmt: skip
 # words that say a claim is of several people no name names ("All three residents have been texted")
-_EVERYONE = frozenset({"all", "both", "everyone", "everybody", "each", "every"})  # (before the verb's be or have:
+_EVERYONE = frozenset(
+    {"all", "both", "everyone", "everybody", "each", "every", "everything"}
+)  # (before the verb's be or have:
 _HAVE_BE = _BE | {"have", "has", "had"}  # "the road and the bridge are both closed" is of the road)
 # verbs of conversation, too: "as I told you" is about the chat, not a message sent ("I've told
 # him" is one)
