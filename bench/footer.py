@@ -42,7 +42,7 @@ def _counted(self: Stylesheet, node: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 class Keys(Screen[None]):
-    BINDINGS = [Binding(f"f{i}", f"a{i}", f"Action {i}") for i in range(1, 10)]
+    BINDINGS = [Binding(f"f{i}", f"a{i}", f"Act {i}") for i in range(1, 10)]  # (all fit: nothing dropped)
 
     def __init__(self, footer: type[TextualFooter]) -> None:
         super().__init__()

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
+from typing import Any
 
+import pytest
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.css.stylesheet import Stylesheet
@@ -15,6 +17,11 @@ from textual.widgets import Static
 from textual.widgets._footer import FooterKey
 
 from sttui.tui.footer import Footer
+from tests.conftest import ROOT
+from tests.tui_helpers import footer_text, play_alone, ready, started, wait_for
+
+STT = ROOT / "tasks" / "stt" / "logistics" / "insulin-reefer-fault-st2-easy.yaml"
+EXPLORE = ROOT / "tasks" / "explore" / "finance" / "additive-1.yaml"
 
 
 class Keys(Screen[None]):
@@ -119,3 +126,65 @@ async def test_a_burst_of_key_changes_composes_the_footer_once_with_the_last_key
     assert theirs == 5 and ours == 1
     assert ours_keys == theirs_keys
     assert not any("Action 1" in k for k in ours_keys) and any("Action 2" in k for k in ours_keys)
+
+
+# -- keys that do not fit give way to the way out and to F1 ---------------------------------------
+
+
+def _cut(app: Any) -> list[str]:
+    """The footer's keys that run past the palette's key or the terminal's edge (Textual's
+    footer draws them cut off, or not at all)."""
+    keys = list(app.screen.query(FooterKey))
+    palette = next(k for k in keys if k.has_class("-command-palette"))
+    return [k.description for k in keys if k is not palette and k.region.right > palette.region.x]
+
+
+@pytest.mark.parametrize(
+    ("path", "seat", "screen", "way_out"),
+    [
+        (STT, "agent", "PlayScreen", "esc Leave"),
+        (STT, "user", "UserSimScreen", "esc Leave"),
+        (EXPLORE, "agent", "ExploreScreen", "esc Leave"),
+    ],
+)
+async def test_at_80_columns_the_keys_that_do_not_fit_give_way_to_escape_and_f1(tmp_path, path, seat, screen, way_out):
+    """At 80x24 the user seat's footer ended "f10 Hand seat" and the explore screen's "esc":
+    neither the way out nor F1 (which lists every key) could be seen. The screen's own keys are
+    dropped from the right until the rest fit, and come back when the terminal is widened."""
+    app = play_alone(f"sqlite:///{tmp_path / 'f.db'}", path, seat)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot, screen)
+        await wait_for(pilot, lambda: "f1 Keys" in footer_text(app))
+        narrow = footer_text(app)
+        assert way_out in narrow and "f1 Keys" in narrow, narrow
+        assert not _cut(app)
+        shown = [k.description for k in app.screen.query(FooterKey)]
+        await pilot.resize_terminal(200, 24)
+        await wait_for(pilot, lambda: "^q Quit" in footer_text(app))
+        wide = [k.description for k in app.screen.query(FooterKey)]
+        assert [d for d in wide if d in shown] == shown and len(wide) > len(shown), (shown, wide)
+        await pilot.resize_terminal(80, 24)
+        await wait_for(pilot, lambda: "^q Quit" not in footer_text(app))
+        assert footer_text(app) == narrow and not _cut(app)
+
+
+async def test_the_replay_at_80_columns_keeps_home_and_f1_in_sight(tmp_path):
+    """The replay's footer ended "c Co…": "esc Home" and "f1 Keys" were out of sight."""
+    from tests.test_tui_snapshots import app_for, record
+
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    eid = await asyncio.to_thread(record, db, STT, "footer000001")
+    app = app_for(db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        from textual.widgets import DataTable
+
+        from sttui.tui.replay import ReplayScreen
+
+        await ready(pilot)
+        app.push_screen(ReplayScreen(app.store, eid))
+        await wait_for(pilot, lambda: bool(app.screen.query("#events")))
+        await wait_for(pilot, lambda: app.screen.query_one("#events", DataTable).row_count > 0)
+        await wait_for(pilot, lambda: "esc Home" in footer_text(app))
+        footer = footer_text(app)
+        assert footer.startswith(" ← Previous  → Next  e First error") and "f1 Keys" in footer, footer
+        assert not _cut(app)

@@ -23,7 +23,6 @@ from textual.coordinate import Coordinate
 from textual.screen import Screen
 from textual.widgets import (
     Button,
-    Footer,
     Label,
     Select,
     SelectionList,
@@ -37,6 +36,7 @@ from sttui.controllers.human import HumanController
 from sttui.core.actions import Assess, Probe, SubmitBatch
 from sttui.core.explore.episode import ExploreEpisode
 from sttui.running.session import PlaySession
+from sttui.tui.footer import Footer
 from sttui.tui.handoff import SeatScreen
 from sttui.tui.lifecycle import while_shown
 from sttui.tui.modals import Dialog, EditValue
