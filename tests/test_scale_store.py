@@ -536,3 +536,38 @@ def test_a_listings_start_minute_is_the_one_datetime_names(monkeypatch, zone):
         monkeypatch.undo()
         time.tzset()
         listing._minute.cache_clear()
+
+
+def test_the_sessions_text_filter_finds_each_word_in_the_id_task_agent_user_or_status(db_url):
+    """Home's sessions filter (``Filters.text``), on both backends: every word must be a part
+    of the id, task, agent, user or status, in any case; % and _ are letters, not patterns;
+    pages and counts are of the matching episodes alone."""
+    store = Store(db_url)
+    rows = _varied(40)
+    rows[3].update(task_id="clinic-100%_done", agent="human:Ana")
+    _fill(store, rows)
+
+    def ids(**filters: object) -> list[str]:
+        return [r.id for r in store.summaries(**filters)]  # type: ignore[arg-type]
+
+    everything = ids()
+    assert ids(text="task-3") == [r.id for r in store.summaries() if r.task_id == "task-3"] != []
+    assert (
+        ids(text="AGENT1 RUNNING")
+        == [r.id for r in store.summaries() if r.agent == "baseline:agent1" and r.status == "running"]
+        != []
+    )
+    assert ids(text="ana") == ids(text="HUMAN:ana") == [rows[3]["id"]]  # the agent, any case
+    assert ids(text="100%_") == [rows[3]["id"]] and ids(text="100__") == [] and ids(text="%") == [rows[3]["id"]]
+    assert ids(text="scripted-user task-1") == [
+        r.id for r in store.summaries() if r.task_id == "task-1" and r.user == "baseline:scripted-user"
+    ]
+    assert ids(text=f"{rows[7]['id']}") == [rows[7]["id"]]  # the id
+    assert ids(text="  ") == everything
+    pasted = " ".join(["task-3", *(f"w{i}" for i in range(5000))])  # a paragraph pasted: its first words
+    assert ids(text=pasted) == [] and ids(text="task-3 " * 5000) == ids(text="task-3")
+    assert store.count_episodes(text="task-3") == len(ids(text="task-3"))
+    first = ids(text="task-3", limit=2)
+    last = next(r for r in store.summaries(text="task-3", limit=2) if r.id == first[-1])
+    rest = ids(text="task-3", after=(last.started_at, last.id))
+    assert first + rest == ids(text="task-3")

@@ -183,3 +183,42 @@ async def test_a_long_records_sessions_say_how_many_and_list_every_running_one_f
         await wait_for(pilot, lambda: home.sessions_table().row_count == 25)  # each once
         assert sorted(r.id for r in home.sessions) == sorted(newest)
         assert str(home.query_one("#status").render()) == "25 session(s) · 3 running · 0 not clean baselines"
+
+
+async def test_the_sessions_tab_filters_the_whole_record_by_its_own_filter(tmp_path, monkeypatch):
+    """The Sessions tab had no filter, and "/" there switched to the Tasks tab. Its own filter
+    reads the record again (the pane holds a page, not all): a session older than the page
+    shown is found; the status line says how many match; escape brings every session back."""
+    from textual.widgets import Input
+
+    from sttui.tui import home as home_module
+    from tests.test_scale_store import _fill, _varied
+
+    monkeypatch.setattr(home_module, "SESSIONS_PAGE", 10)
+    db = f"sqlite:///{tmp_path / 'p.db'}"
+    rows = _varied(25)
+    rows[0].update(task_id="clinic-oldest-t1-easy", agent="human:Ana")  # the oldest: not on the first page
+    _fill(Store(db), rows)
+    app = SttuiApp(Launch.build(ROOT / "tasks", db_url=db, human="ana"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        home = app.screen
+        await wait_for(pilot, lambda: bool(home.query("#sessions")) and home.sessions_table().row_count == 12)
+        await pilot.press("f6")
+        assert rows[0]["id"] not in {r.id for r in home.sessions}
+        await pilot.press("slash")
+        assert home.focused is home.query_one("#sessions-filter", Input)
+        assert home.query_one("#home-tabs").current == "tab-sessions"  # ("/" had switched to Tasks)
+        for key in "CLINIC ana":
+            await pilot.press({" ": "space"}.get(key, key))
+        await wait_for(pilot, lambda: [r.id for r in home.sessions] == [rows[0]["id"]])
+        assert home.sessions_table().row_count == 1
+        await wait_for(pilot, lambda: "match" in str(home.query_one("#status").render()))
+        assert str(home.query_one("#status").render()) == "1 session(s) match “CLINIC ana” · 0 running"
+        await pilot.press("enter")
+        assert home.focused is home.sessions_table()
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: home.sessions_table().row_count == 12)
+        assert home.query_one("#sessions-filter", Input).value == ""
+        await pilot.press("slash", "t", "a", "s", "k", "-", "3")  # a word of many: a page of them
+        await wait_for(pilot, lambda: home.sessions and all(r.task_id == "task-3" for r in home.sessions))
+        assert len(home.sessions) == sum(r["task_id"] == "task-3" for r in rows)

@@ -40,6 +40,7 @@ class Filters(TypedDict, total=False):
     status: str | tuple[str, ...] | None
     since: datetime | None
     until: datetime | None
+    text: str | None  # words, each a part of the id, task, agent, user or status (any case)
 
 
 class Page(Filters, total=False):
@@ -50,6 +51,12 @@ class Page(Filters, total=False):
 
     limit: int | None
     after: tuple[float, str] | None
+
+
+# what home's sessions filter finds a word in, and how many of its words are looked for (a
+# pasted paragraph would pass SQLite's limit on an expression's size)
+TEXT_WORDS = 32
+_TEXT_COLUMNS = (EpisodeRow.id, EpisodeRow.task_id, EpisodeRow.agent, EpisodeRow.user, EpisodeRow.status)
 
 
 def _filtered(query: Any, filters: Filters) -> Any:
@@ -68,6 +75,9 @@ def _filtered(query: Any, filters: Filters) -> Any:
         query = query.where(col(EpisodeRow.status).in_(status))
     elif status:
         query = query.where(col(EpisodeRow.status) == status)
+    words = dict.fromkeys((filters.get("text") or "").split())  # (each once, in order)
+    for word in list(words)[:TEXT_WORDS]:  # (escaped: % and _ are letters here)
+        query = query.where(or_(*(col(c).icontains(word, autoescape=True) for c in _TEXT_COLUMNS)))
     if since:
         query = query.where(col(EpisodeRow.started_at) >= since.timestamp())
     if until:

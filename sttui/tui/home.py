@@ -31,10 +31,11 @@ from sttui.tui.screen import SttuiScreen
 
 if TYPE_CHECKING:
     from sttui.core.loader import LoadedTask
+    from sttui.store.listings import Filters
 
 COLUMNS = ("id", "subtype", "level", "mine", "title")
 SESSION_COLUMNS = ("id", "status", "outcome", "baseline", "task", "agent", "user", "steps", "stages", "started")
-TASKS_ONLY = ("focus_filter", "cycle_sort", "play_user", "clear_filter")  # keys of the Tasks tab
+TASKS_ONLY = ("cycle_sort", "play_user")  # keys of the Tasks tab (each tab has its own filter)
 SESSIONS_ONLY = ("resume",)  # keys of the Sessions tab
 
 
@@ -233,10 +234,16 @@ class HomeScreen(SttuiScreen[None]):
         """A page of sessions; ``first``: the first page (the table starts again), else one more."""
 
         def __init__(
-            self, records: list[Any], mine: dict[str, str], forks: dict[str, dict[str, Any]], first: bool
+            self,
+            records: list[Any],
+            mine: dict[str, str],
+            forks: dict[str, dict[str, Any]],
+            first: bool,
+            text: str = "",
         ) -> None:
             super().__init__()
             self.records, self.mine, self.forks, self.first = records, mine, forks, first
+            self.text = text  # the sessions filter the page was read for
             self.total: int | None = None  # episodes in the record, and running ones (the first page)
             self.running: int | None = None
 
@@ -255,6 +262,7 @@ class HomeScreen(SttuiScreen[None]):
         self.sessions_read = False  # the sessions pane has been filled from the record at least once
         self.sessions_total: int | None = None  # episodes in the record (read with the first page)
         self.sessions_running: int | None = None
+        self.sessions_text = ""  # the sessions filter the pane was read for (read by the workers)
         self._load_errors = 0
         self.mine: dict[str, str] = {}  # (the sessions pane may fill before the task table)
         # under `sttui play`'s episode home is built when first shown, not before the first paint
@@ -275,6 +283,11 @@ class HomeScreen(SttuiScreen[None]):
                 yield DataTable(id="tasks", cursor_type="row", zebra_stripes=True)
                 yield Static("", id="detail")
             with Vertical(id="tab-sessions"):  # its table is built when the record opens
+                yield Input(
+                    placeholder="/ filters sessions by id, task, agent, user, status · escape clears",
+                    id="sessions-filter",
+                    compact=True,
+                )
                 yield Static(
                     "enter replays a session · r resumes a running one · ✱ not clean: the god view was "
                     "opened or a model held a person's seat",
@@ -342,19 +355,23 @@ class HomeScreen(SttuiScreen[None]):
 
     @work(thread=True, exclusive=True, group="sessions", exit_on_error=False)
     def load_sessions(self) -> None:
-        store = self.app.sessions_reader()  # the record, or a read-only look at its file until it opens
+        text = self.sessions_text
+        # the record, or a read-only look at its file until it opens (a filter waits for the record)
+        store = self.app.store if text else self.app.sessions_reader()
         if store is None:
             return
-        records = list(store.summaries(limit=SESSIONS_PAGE))  # light rows, a page: more as the cursor reaches the end
+        where: Filters = {"text": text} if text else {}
+        records = list(store.summaries(limit=SESSIONS_PAGE, **where))  # light rows, a page: more at the end
         total, running = len(records), sum(r.status == "running" for r in records)
         if len(records) == SESSIONS_PAGE:  # more than a page: how many, and every running one first
-            total, running = store.count_episodes(), store.count_episodes(status="running")
+            live: Filters = {**where, "status": "running"}
+            total, running = store.count_episodes(**where), store.count_episodes(**live)
             shown = {r.id for r in records}
-            older = [r for r in store.summaries(limit=SESSIONS_PAGE, status="running") if r.id not in shown]
+            older = [r for r in store.summaries(limit=SESSIONS_PAGE, **live) if r.id not in shown]
             records = [*older, *records]  # (an episode left running long ago is where r resumes it)
         me = self.app.human
-        mine = _mine([r for r in records if me in (r.agent, r.user)])
-        message = self.SessionsLoaded(records, mine, _forks(store, records), first=True)
+        mine = _mine([r for r in records if me in (r.agent, r.user)]) if not text else {}
+        message = self.SessionsLoaded(records, mine, _forks(store, records), first=True, text=text)
         message.total, message.running = total, running
         self.post_message(message)
 
@@ -363,9 +380,11 @@ class HomeScreen(SttuiScreen[None]):
         tab = self.query("#tab-sessions")
         if not tab or not tab.first().is_attached:  # the app is closing (the page came back too late)
             return
+        if message.text != self.sessions_text:  # read for a filter since changed
+            return
         if message.first:
             self.sessions_total, self.sessions_running = message.total, message.running
-            self.show_sessions(message.records, message.mine, message.forks)
+            self.show_sessions(message.records, message.mine if not message.text else self.mine, message.forks)
         else:
             self.add_sessions(message.records, message.forks)
 
@@ -401,14 +420,16 @@ class HomeScreen(SttuiScreen[None]):
     @work(thread=True, exclusive=True, group="more-sessions", exit_on_error=False)
     def load_more_sessions(self) -> None:
         """The next page of sessions, when the cursor reaches the end of those shown."""
-        store = self.app.sessions_reader()
+        text = self.sessions_text
+        store = self.app.store if text else self.app.sessions_reader()
         if store is None:
             return
         last = self.sessions[-1] if self.sessions else None
         after = (last.started_at, last.id) if last is not None else None
-        more = list(store.summaries(limit=SESSIONS_PAGE, after=after))
+        where: Filters = {"text": text} if text else {}
+        more = list(store.summaries(limit=SESSIONS_PAGE, after=after, **where))
         if more:
-            self.post_message(self.SessionsLoaded(more, {}, _forks(store, more), first=False))
+            self.post_message(self.SessionsLoaded(more, {}, _forks(store, more), first=False, text=text))
 
     def add_sessions(self, records: list[Any], forks: dict[str, dict[str, Any]] | None = None) -> None:
         table = self.sessions_table()
@@ -431,7 +452,7 @@ class HomeScreen(SttuiScreen[None]):
         from sttui.tui.widgets import WideTable  # (with its JSON views: not needed for the first paint)
 
         table: DataTable[str] = WideTable(id="sessions", cursor_type="row", zebra_stripes=True)  # ← → page across
-        self.query_one("#tab-sessions", Vertical).mount(table, before=0)
+        self.query_one("#tab-sessions", Vertical).mount(table, after=self.query_one("#sessions-filter"))
         table.add_columns(*SESSION_COLUMNS)
         return table
 
@@ -468,7 +489,12 @@ class HomeScreen(SttuiScreen[None]):
             running = sum(r.status == "running" for r in self.sessions)
             unclean = sum(not r.clean_baseline for r in self.sessions)
             total = max(self.sessions_total or 0, len(self.sessions))
-            if total > len(self.sessions):  # a page of a long record: say so, in a line at 80 columns
+            typed = self.sessions_text
+            if typed and total > len(self.sessions):
+                text = f"{len(self.sessions):,} of {total:,} sessions matching “{typed}” shown, more at the end"
+            elif typed:
+                text = f"{total} session(s) match “{typed}” · {running} running"
+            elif total > len(self.sessions):  # a page of a long record: say so, in a line at 80 columns
                 running = max(running, self.sessions_running or 0)
                 text = f"{len(self.sessions):,} of {total:,} sessions shown, more at the end · {running} running"
                 text += " (listed first)" if running else ""
@@ -525,6 +551,20 @@ class HomeScreen(SttuiScreen[None]):
                 self.app.start_play(task, seat="agent")
             return
         self.set_focus(table)
+
+    @on(Input.Changed, "#sessions-filter")
+    def _sessions_filter_changed(self, event: Input.Changed) -> None:
+        """The sessions the words are found in, read again from the record (the pane holds a
+        page of them, not all): the record is opened for a filter, if it is not yet."""
+        self.sessions_text = " ".join(event.value.split())
+        if self.sessions_text:
+            self.app.with_record(self.load_sessions, "the sessions filter applies")
+        else:
+            self.load_sessions()
+
+    @on(Input.Submitted, "#sessions-filter")
+    def _sessions_filter_done(self) -> None:
+        self.set_focus(self.sessions_table())
 
     @on(DataTable.RowHighlighted, "#tasks")
     def _highlighted(self) -> None:
@@ -620,12 +660,19 @@ class HomeScreen(SttuiScreen[None]):
             + "   [dim]F6 switches · F1 or ? lists every key[/dim]"
         )
 
+    def _on_sessions(self) -> bool:
+        return self.query_one("#home-tabs", ContentSwitcher).current == "tab-sessions"
+
     def action_focus_filter(self) -> None:
+        """The filter of the tab in front."""
         # set_focus, not focus(): focus() waits its turn behind the keys already typed
-        self.show_tab("tab-tasks")
-        self.set_focus(self.query_one("#filter", Input))
+        self.set_focus(self.query_one("#sessions-filter" if self._on_sessions() else "#filter", Input))
 
     def action_clear_filter(self) -> None:
+        if self._on_sessions():
+            self.query_one("#sessions-filter", Input).value = ""
+            self.set_focus(self.sessions_table())
+            return
         self.query_one("#filter", Input).value = ""
         self.set_focus(self.query_one("#tasks", DataTable))
 

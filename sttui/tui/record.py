@@ -75,9 +75,10 @@ class RecordAccess(_AppBase):
             then()
             return
         key: object = doing if doing else object()
+        waiting = key in self._record_waiting  # (and said so: once is enough, a filter typed key by key)
         self._record_waiting.pop(key, None)  # (then re-inserted: the newest runs last)
         self._record_waiting[key] = then
-        if doing:
+        if doing and not waiting:
             self.notify(f"opening the record; {doing} once it is open", timeout=3)
         if not self._record_opening:
             self._record_opening = True
