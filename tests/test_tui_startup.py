@@ -40,6 +40,8 @@ async def test_an_early_key_waits_for_the_record_to_open(tmp_path, monkeypatch):
         gate.set()
         await wait_for(pilot, lambda: type(app.screen).__name__ == "PlayScreen")  # with no key pressed again
         await wait_for(pilot, lambda: app.screen.human.waiting)
+        # the notice is withdrawn once the record is open: it stayed over the play screen's first lines
+        assert not [n for n in app._notifications if str(n.message).startswith("opening the record")]
     store = Store(f"sqlite:///{path}")
     episodes = store.list_episodes()
     assert [e.agent for e in episodes] == ["human:ana"]  # the second enter found the play screen in front

@@ -54,6 +54,7 @@ class RecordAccess(_AppBase):
         self._peek_lock = threading.Lock()
         self._record_opening = False
         self._record_waiting: dict[object, Callable[[], object]] = {}  # what runs once the record is open
+        self._record_said: set[str] = set()  # the "opening the record" notices on screen meanwhile
 
     if TYPE_CHECKING:  # the app's (its launch's)
 
@@ -79,7 +80,9 @@ class RecordAccess(_AppBase):
         self._record_waiting.pop(key, None)  # (then re-inserted: the newest runs last)
         self._record_waiting[key] = then
         if doing and not waiting:
-            self.notify(f"opening the record; {doing} once it is open", timeout=3)
+            said = f"opening the record; {doing} once it is open"
+            self._record_said.add(said)
+            self.notify(said, timeout=3)
         if not self._record_opening:
             self._record_opening = True
             self.open_store()
@@ -123,6 +126,7 @@ class RecordAccess(_AppBase):
 
     def on_record_opened(self, message: RecordOpened) -> None:
         self._record_opening = False
+        self._withdraw_notices()
         self._store_ready(message.store)
         waiting, self._record_waiting = self._record_waiting, {}
         for then in waiting.values():
@@ -130,8 +134,20 @@ class RecordAccess(_AppBase):
 
     def on_record_unavailable(self, message: RecordUnavailable) -> None:
         self._record_opening = False
+        self._withdraw_notices()
         self._record_waiting.clear()  # (each waited for the record: the notice says why it will not come)
         self._record_unavailable(message.reason)
+
+    def _withdraw_notices(self) -> None:
+        """Take the "opening the record" notices off the screen once it has opened (or will not):
+        they would stay over the screen the wait was for (a play screen's table, the replay).
+        (Textual has no public call that withdraws one notice.)"""
+        said, self._record_said = self._record_said, set()
+        stale = [n for n in self._notifications if n.message in said]
+        for notification in stale:
+            self._unnotify(notification, refresh=False)
+        if stale:
+            self._refresh_notifications()
 
     def on_unmount(self) -> None:
         with self._peek_lock:  # (a read in a worker finishes first: the reader takes one at a time)
