@@ -1004,6 +1004,30 @@ def test_a_claim_of_the_thing_or_of_everything_needs_one_sent(report):
     assert not [m for m in report_mismatches(honest) if m.kind == "claim"], report_mismatches(honest)
 
 
+def test_every_bundled_operation_claimed_of_the_thing_or_everything_after_it_succeeded_is_supported():
+    """The other side of the claims above, across every bundled stt domain: after the
+    solution's calls, "I've <verb> the request", "… these bookings" and "… everything", for each
+    word that claims a tool that succeeded, claim nothing unsupported. ("sent" is left out of
+    these: "I've sent the request" read as the bag sent on in the air domain.)"""
+    from sttui.controllers.baselines import PlanAgent
+    from sttui.core.claim_record import _synced
+
+    checked, wrong = 0, []
+    for path in sorted((ROOT / "tasks" / "stt").glob("*/*.yaml")):
+        loaded = load_task(path)
+        calls = [s for s in loaded.task.solution if s.tool is not None]
+        ep = asyncio.run(run_episode(loaded, PlanAgent("p", calls), None)).episode
+        rec = _synced(ep)
+        for word, tools in sorted(rec.verbs.items()):
+            if not set(tools) & set(rec.done):
+                continue
+            for what in ("the request", "these bookings", "everything"):
+                report = f"I've {word} {what}."
+                checked += 1
+                wrong += [(path.stem, report, m.expected) for m in message_mismatches(ep, report) if m.kind == "claim"]
+    assert checked > 3000 and not wrong, wrong[:5]
+
+
 @pytest.mark.parametrize(
     "report",
     [

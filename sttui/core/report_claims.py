@@ -375,6 +375,8 @@ def _claimed(rec: _Record, text: str) -> list[_Claim]:
         # naming no record: a claim of it done to the user ("texted you"), when made by the writer,
         # or with nothing after its verb when the writer is its only subject ("Ticketed, checked in")
         to_you = not passive and clause[verb + 1 : verb + 2] in _TO_YOU
+        the = clause[verb + 1 : verb + 2] in _THE and verb < len(clause) and clause[verb] not in _VERB_NEEDS
+        to_you = to_you or (not passive and the)
         to_you = to_you and (clause[verb] not in _SAID or clause[verb + 1 : verb + 2] not in (["you"], ["your"]))
         to_you = to_you or (not passive and _bare(clause, verb))
         to_you = to_you or all(outside(t) for t in claimed)  # no tool does it: of anyone ("phoned the site")
@@ -429,10 +431,12 @@ def _ids_named(rec: _Record, words: list[str]) -> set[object]:
 
 _PRONOUN_SUBJECTS = frozenset({"he", "she", "they", "they've", "he's", "she's", "they're", "it"})
 _YOU = frozenset({"you", "you're", "you've"})
-# a claim's first object naming no record: the user, someone or something no name names
-# ("texted him", "dispatched the trucks"), or everything
+# a claim's first object naming no record: the user, or someone no name names ("texted him")
 _TO_YOU = (["you"], ["your"], ["him"], ["her"], ["them"], ["it"], ["all"], ["both"], ["everyone"], ["everybody"],
-           ["each"], ["every"], ["everything"], ["the"], ["these"], ["those"])  # fmt: skip
+           ["each"])  # fmt: skip
+# … or something no name names, or everything ("I have dispatched the trucks"), but by "sent",
+# whose tools its objects tell apart ("sent the request": a message, or the bag sent on?)
+_THE = (["every"], ["everything"], ["the"], ["these"], ["those"])
 # words that say a claim is of several people no name names ("All three residents have been texted")
 _EVERYONE = frozenset(
     {"all", "both", "everyone", "everybody", "each", "every", "everything"}
