@@ -375,7 +375,7 @@ def _claimed(rec: _Record, text: str) -> list[_Claim]:
         # naming no record: a claim of it done to the user ("texted you"), when made by the writer,
         # or with nothing after its verb when the writer is its only subject ("Ticketed, checked in")
         to_you = not passive and clause[verb + 1 : verb + 2] in _TO_YOU
-        the = clause[verb + 1 : verb + 2] in _THE and verb < len(clause) and clause[verb] not in _VERB_NEEDS
+        the = clause[verb + 1 : verb + 2] in _THE and clause[verb] not in _VERB_NEEDS  # (a verb is there)
         to_you = to_you or (not passive and the)
         to_you = to_you and (clause[verb] not in _SAID or clause[verb + 1 : verb + 2] not in (["you"], ["your"]))
         to_you = to_you or (not passive and _bare(clause, verb))
@@ -437,11 +437,11 @@ _TO_YOU = (["you"], ["your"], ["him"], ["her"], ["them"], ["it"], ["all"], ["bot
 # … or something no name names, or everything ("I have dispatched the trucks"), but by "sent",
 # whose tools its objects tell apart ("sent the request": a message, or the bag sent on?)
 _THE = (["every"], ["everything"], ["the"], ["these"], ["those"])
-# words that say a claim is of several people no name names ("All three residents have been texted")
-_EVERYONE = frozenset(
-    {"all", "both", "everyone", "everybody", "each", "every", "everything"}
-)  # (before the verb's be or have:
-_HAVE_BE = _BE | {"have", "has", "had"}  # "the road and the bridge are both closed" is of the road)
+# words that say a claim is of several people no name names ("All three residents have been
+# texted") or of everything ("Everything is booked"), before the verb's be or have ("the road and
+# the bridge are both closed" is of the road)
+_EVERYONE = frozenset({"all", "both", "everyone", "everybody", "each", "every", "everything"})
+_HAVE_BE = _BE | {"have", "has", "had"}
 # verbs of conversation, too: "as I told you" is about the chat, not a message sent ("I've told
 # him" is one)
 _SAID = frozenset({"told", "informed"})
