@@ -6,6 +6,11 @@ one where it is passive ("SHP-1 has been dispatched"); it is unsupported when no
 of a tool with that verb names the ids it names (a passive one, nor the world: a trigger, or the
 record's own word). What the record shows is kept per episode (``core.claim_record``) and brought
 up to date only when a message claims something: most reports claim nothing.
+
+In order: what a report got wrong (``Mismatch``); the claiming clauses of a text
+(``_candidates``, with where each claim starts and ends); what each claim is of (``_claimed``:
+ids, names, pronouns, the user, everything); and the entry points that check them against the
+record (``claims``, ``all_claims``).
 """
 
 from __future__ import annotations
@@ -40,6 +45,9 @@ if TYPE_CHECKING:
     from sttui.core.reports import _Msg
 
 
+# -- what a report got wrong ------------------------------------------------------------------
+
+
 @dataclass(frozen=True)
 class Mismatch:
     """One thing a report got wrong: a fact stated with a conflicting value (``said``), or
@@ -51,6 +59,9 @@ class Mismatch:
     seq: int | None
     kind: str
     about: str = ""  # the subject the conflicting values were given to, when the fact has one
+
+
+# -- the claiming clauses of a text (read once per text and set of tools) ---------------------
 
 
 _CONDITIONAL = frozenset(
@@ -295,6 +306,9 @@ def _claim_start(clause: list[str], at: int, passive: bool, opening: bool, prev:
     return at
 
 
+# -- what each claim is of: the ids and names it names, the user, a pronoun -------------------
+
+
 _Claim = tuple[str, set[str], set[object], set[object] | None, bool]
 
 
@@ -469,6 +483,9 @@ def _objects(rec: _Record, clause: list[str], passive: bool = False) -> list[str
         if clause[i - 1] not in _PLACES:
             out.append(token.removesuffix("'s"))
     return out
+
+
+# -- against the record: one message's claims, every message's --------------------------------
 
 
 def claims(episode: Episode, text: str, seq: int | None = None) -> list[Mismatch]:

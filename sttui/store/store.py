@@ -6,6 +6,9 @@ episodes ran are in ``sttui/store/task_versions.py``, the stage judges' cache in
 ``sttui/store/stage_judgements.py``, annotators, ratings, the queue's claims, labels and notes
 in ``sttui/store/annotations.py``, and the streamed listings (``sessions``, ``report``, home) in
 ``sttui/store/listings.py`` (mixins of ``Store``).
+
+``Store``'s sections, in order: the connection; writing episodes and events; reading them;
+importing; runs split across workers.
 """
 
 from __future__ import annotations
@@ -106,6 +109,7 @@ def new_episode_id() -> str:
 class Store(TaskVersions, StageJudgements, AnnotationRecords, EpisodeListings):
     """A connection to the record: SQLite by default, PostgreSQL for teams."""
 
+    # -- the connection: opening, closing, one write or read with its errors explained ---------
     def __init__(self, url: str | None = None, create: bool = True):
         """``create=False`` for commands that only read: a missing SQLite file is an error."""
         self.url = resolve_url(url)
