@@ -355,12 +355,9 @@ class HomeScreen(SttuiScreen[None]):
 
     @work(thread=True, exclusive=True, group="sessions", exit_on_error=False)
     def load_sessions(self) -> None:
-        text = self.sessions_text
-        # the record, or a read-only look at its file until it opens (a filter waits for the record)
-        store = self.app.store if text else self.app.sessions_reader()
+        text, store, where = self._sessions_source()
         if store is None:
             return
-        where: Filters = {"text": text} if text else {}
         records = list(store.summaries(limit=SESSIONS_PAGE, **where))  # light rows, a page: more at the end
         total, running = len(records), sum(r.status == "running" for r in records)
         if len(records) == SESSIONS_PAGE:  # more than a page: how many, and every running one first
@@ -374,6 +371,14 @@ class HomeScreen(SttuiScreen[None]):
         message = self.SessionsLoaded(records, mine, _forks(store, records), first=True, text=text)
         message.total, message.running = total, running
         self.post_message(message)
+
+    def _sessions_source(self) -> tuple[str, Any, Filters]:
+        """(the sessions filter, what to read the sessions from, the filter as the store takes
+        it): the record, or a read-only look at its file until it opens; a filter waits for the
+        record, since the look at the file does not filter."""
+        text = self.sessions_text
+        store = self.app.store if text else self.app.sessions_reader()
+        return text, store, ({"text": text} if text else {})
 
     @on(SessionsLoaded)
     def _sessions_loaded(self, message: SessionsLoaded) -> None:
@@ -420,13 +425,11 @@ class HomeScreen(SttuiScreen[None]):
     @work(thread=True, exclusive=True, group="more-sessions", exit_on_error=False)
     def load_more_sessions(self) -> None:
         """The next page of sessions, when the cursor reaches the end of those shown."""
-        text = self.sessions_text
-        store = self.app.store if text else self.app.sessions_reader()
+        text, store, where = self._sessions_source()
         if store is None:
             return
         last = self.sessions[-1] if self.sessions else None
         after = (last.started_at, last.id) if last is not None else None
-        where: Filters = {"text": text} if text else {}
         more = list(store.summaries(limit=SESSIONS_PAGE, after=after, **where))
         if more:
             self.post_message(self.SessionsLoaded(more, {}, _forks(store, more), first=False, text=text))
@@ -485,7 +488,7 @@ class HomeScreen(SttuiScreen[None]):
 
     def show_status(self) -> None:
         """What the tab in front holds: the tasks the filter lets through, or the sessions."""
-        if self.query_one("#home-tabs", ContentSwitcher).current == "tab-sessions":
+        if self._on_sessions():
             running = sum(r.status == "running" for r in self.sessions)
             unclean = sum(not r.clean_baseline for r in self.sessions)
             total = max(self.sessions_total or 0, len(self.sessions))
@@ -602,7 +605,7 @@ class HomeScreen(SttuiScreen[None]):
 
     def action_resume(self) -> None:
         table = self.sessions_table()
-        if self.query_one("#home-tabs", ContentSwitcher).current != "tab-sessions" or table.row_count == 0:
+        if not self._on_sessions() or table.row_count == 0:
             self.notify("open the Sessions tab (F6) and pick an unfinished session", severity="warning")
             return
         record = self.sessions[table.cursor_row]
@@ -613,7 +616,7 @@ class HomeScreen(SttuiScreen[None]):
 
     def action_annotate(self) -> None:
         """Rate items: tasks from the Tasks pane, episodes from the Sessions pane."""
-        on_sessions = self.query_one("#home-tabs", ContentSwitcher).current == "tab-sessions"
+        on_sessions = self._on_sessions()
         row = self.current_row()
         kind = "episodes" if on_sessions else ("explore" if row is not None and row.kind == "explore" else "tasks")
         self.app.with_record(lambda: self.app.open_annotation(kind, None), "the queue opens")
