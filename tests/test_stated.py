@@ -249,6 +249,47 @@ CHEMO_UNSTATED = [
 ]
 
 
+# hedges the scripted user already asked about, which the judge took as stated (an outside
+# tester's "Sent CR-14, restore at 11:19 I hope." passed its report): a hedging phrase anywhere,
+# a hedge or "I hope" at the end, "hope" first, leave the whole sentence open; a courtesy does not
+HEDGED = [
+    ("Sent CR-14, restore at 11:19 I hope.", "- , : ."),
+    ("Restore at 11:19, hopefully.", ": , ."),
+    ("Restore at 11:19, fingers crossed", ": ,"),
+    ("All being well, CR-14 restores at 11:19.", ", - : ."),
+    ("No guarantees, but CR-14 restores at 11:19.", ", - : ."),
+    ("CR-14 restores at 11:19, not sure though.", "- : , ."),
+    ("Hope CR-14 makes it by 11:19.", "- : ."),
+    ("I hope CR-14 gets there; restore at 11:19.", "- ; restore at 11:19."),
+    ("CR-14 will likely restore at 11:19.", "CR-14 will likely : ."),
+    ("I'm hopeful CR-14 restores at 11:19.", "' - : ."),
+    ("I'm not sure CR-14 made it; restore at 11:19.", "' - ; restore at 11:19."),
+    # … not a courtesy, nor "could" or "might" last
+    ("Hope you're well - CR-14 restores at 11:19.", "Hope you're well - CR-14 restores at 11:19."),
+    ("Sent CR-14, restore at 11:19, hope that helps", "Sent CR-14, restore at 11:19, hope that helps"),
+    ("Sent CR-14, restore at 11:19. I hope that helps!", "Sent CR-14, restore at 11:19. I hope that helps!"),
+    ("Orla is at 14:00, the earliest I could.", "Orla is at 14:00, the earliest I could."),
+]
+
+
+@pytest.mark.parametrize(("text", "left"), HEDGED)
+def test_a_hedge_of_the_whole_sentence_states_none_of_it(text, left):
+    assert kept(text) == left
+
+
+CHEMO_HEDGED = [
+    (["Westfield is on VAN-42, Lakeside on VAN-41, Abbeymead on VAN-47, I hope."], False),
+    (["Fingers crossed: Westfield is on VAN-42, Lakeside on VAN-41, Abbeymead on VAN-47."], False),
+    (["Westfield is on VAN-42, Lakeside on VAN-41, Abbeymead on VAN-47. Hope that helps!"], True),
+]
+
+
+@pytest.mark.parametrize(("says", "passes"), CHEMO_HEDGED)
+def test_a_hedged_report_is_not_a_report(says, passes):
+    item, _ = report(CHEMO, *says, user=PatientUser())
+    assert item.passed is passes, item.detail
+
+
 @pytest.mark.parametrize(
     ("says", "passes"), CHEMO_UNSTATED, ids=[f"{i}-{p}" for i, (_, p) in enumerate(CHEMO_UNSTATED)]
 )

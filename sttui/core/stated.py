@@ -21,9 +21,12 @@ The rules, simple enough to apply by hand (task format §5):
   one replaced or as what a value used to be (``core.replaced``: "moved it from TRK-9 to
   TRK-7", "TRK-9 was stood down", "due 09:35 originally", "Daniel's old seat was 27E",
   "was in 27E before the swap").
-- **A hedge.** *maybe, perhaps, might, probably, possibly, could, hopefully* leave open what
-  follows them to the end of their clause: "could be on VAN-42", "will probably be ready at
-  15:00" (the scripted user asks for a clear answer to these too).
+- **A hedge.** *maybe, perhaps, might, probably, possibly, could, hopefully, likely,
+  presumably* leave open what follows them to the end of their clause: "could be on VAN-42",
+  "will probably be ready at 15:00" (the scripted user asks for a clear answer to these too).
+  A hedging phrase anywhere (``_HEDGING_PHRASES``: *fingers crossed, no guarantees…*), a
+  hedge word or *I hope* or *not sure* at the end, or *hope* first leave the whole sentence
+  open: "Restore at 11:19, hopefully.", "Hope CR-14 makes it by 11:19".
 - **Either-or.** Values joined by *or* (spaces or a comma between, not a bracket) are
   alternatives, neither stated: "VAN-42 or VAN-41", "van 42 or 41", "9:30 or 10:00"; "08:25
   (or 08:30 at the latest)" states 08:25.
@@ -39,8 +42,9 @@ The rules, simple enough to apply by hand (task format §5):
   denied ("isn't assigned to VAN-41") is a negation as above; "didn't have to move it" is
   no failure. So is *I will* or *we'll* with a verb of doing: "I'll move Westfield to VAN-42"
   (and "ill move", as typed in a hurry).
-- **A belief.** *I* or *we* with *think, believe, guess, assume, reckon* (or one of them
-  denied: "I don't think"), or "I'm not sure whether/if/that", is read like an action not
+- **A belief.** *I* or *we* with *think, believe, guess, assume, reckon, hope* (or one of
+  them denied: "I don't think"; not "I hope you…"), or "I'm not sure", "I'm not certain" or
+  "I'm hopeful", is read like an action not
   done, from the writer on: "I think Westfield is on VAN-42, Lakeside on VAN-41." At the end
   of a sentence ("…, I think.") it takes the whole sentence.
 - **A pending value.** A bracket after a value saying it is not done yet (*pending,
@@ -113,7 +117,36 @@ LINKS = frozenset(
         "placed",
     ]
 )
-HEDGES = frozenset({"maybe", "perhaps", "might", "probably", "possibly", "could", "hopefully"})
+HEDGES = frozenset({"maybe", "perhaps", "might", "probably", "possibly", "could", "hopefully", "likely", "presumably"})
+# what hedges the whole sentence it is in, wherever it stands: "restore at 11:19, fingers crossed"
+_HEDGING_PHRASES = (
+    ("fingers", "crossed"),
+    ("touch", "wood"),
+    ("with", "any", "luck"),
+    ("all", "being", "well"),
+    ("if", "all", "goes", "well"),
+    ("with", "luck"),
+    ("in", "theory"),
+    ("touch", "and", "go"),
+    ("no", "guarantee"),
+    ("no", "guarantees"),
+    ("no", "promises"),
+    ("can't", "promise"),
+    ("cannot", "promise"),
+    ("can't", "guarantee"),
+    ("cannot", "guarantee"),
+)
+# … and what does so at the sentence's end ("…, I think." is read as a belief): "at 11:19, I hope"
+_HEDGING_ENDS = (
+    ("i", "hope"),
+    ("we", "hope"),
+    ("hope", "so"),
+    ("not", "sure"),
+    ("not", "certain"),
+    ("not", "sure", "though"),
+)
+# the hedge words that, last in a sentence, leave all of it open (not "…the earliest I could")
+_HEDGING_LAST = HEDGES - {"could", "might"}
 # a title names the person after it: a negation or hedge over "Dr" is over "Dr Okafor"
 TITLES = frozenset({"dr", "doctor", "mr", "mrs", "ms", "miss", "mx", "prof", "professor", "nurse", "sister", "sr"})
 _MARKS = re.compile(r"[^\W_]")
@@ -139,6 +172,9 @@ def stated_text(text: str) -> str:
         ends = [at for at, _ in marks]
         if _asks_to_proceed(sentence, words):
             spans.append((0, start + len(sentence)))  # what came before it, its own sentence too, was a plan
+        if _hedged_sentence(words):
+            spans.append((start, start + len(sentence)))
+            continue
         if sentence.rstrip().endswith("?"):
             first = words[0][2]
             if first in AUXILIARIES or first in INTERROGATIVES:
@@ -168,6 +204,21 @@ def stated_text(text: str) -> str:
                 out[i] = " "
         done = max(done, b)
     return "".join(out)
+
+
+def _hedged_sentence(words: list[tuple[int, int, str]]) -> bool:
+    """A sentence all of which a hedge leaves open: one of ``_HEDGING_PHRASES`` anywhere, a hedge
+    word or one of ``_HEDGING_ENDS`` as its last words ("Restore at 11:19, hopefully."), or
+    *hope* as its first ("Hope CR-14 makes it by 11:19")."""
+    said = [w for _, _, w in words]
+    if said[-1] in _HEDGING_LAST or any(said[-len(e) :] == list(e) for e in _HEDGING_ENDS):
+        return True
+    if said[0] == "hope" and not _courteous(said[1:3]):
+        return True
+    firsts = {p[0] for p in _HEDGING_PHRASES}
+    return any(
+        w in firsts and any(said[i : i + len(p)] == list(p) for p in _HEDGING_PHRASES) for i, w in enumerate(said)
+    )
 
 
 _LAST_WORD = re.compile(r"[^\W\d_]+$")
@@ -354,7 +405,16 @@ INTENDED = frozenset(
     | {"reserve", "send", "reassign", "transfer", "change", "allocate", "load", "dispatch", "ticket", "reroute"}
     | {"issue", "deliver", "ship", "release"}
 )
-BELIEVING = frozenset({"think", "believe", "guess", "assume", "reckon"})
+BELIEVING = frozenset({"think", "believe", "guess", "assume", "reckon", "hope"})
+# "I hope you…", "I hope this helps": a courtesy, no belief about what follows
+_COURTEOUS_HOPE = frozenset({"you", "you're", "your", "this", "it", "all", "that's"})
+
+
+def _courteous(after: list[str]) -> bool:
+    """Whether the words after *hope* are a courtesy ("hope you're well", "hope that helps")."""
+    return bool(after) and (after[0] in _COURTEOUS_HOPE or after[:2] == ["that", "helps"])
+
+
 PENDING = frozenset(
     {"pending", "tentative", "tentatively", "unconfirmed", "provisional", "provisionally", "held", "hold", "tbc"}
     | {"tbd", "unbooked", "requested", "awaiting"}
@@ -445,7 +505,7 @@ def _undone(words: list[tuple[int, int, str]], text: str) -> list[int]:
                 j += 1
             if j < len(words) and words[j][2] in DOING and not _cut(text, words, i, j):
                 out.append(words[j][0])
-        elif (w in FIRST_PERSON and _believes(words, i + 1)) or (w in ("i'm", "we're") and _unsure(words, i + 1)):
+        elif (w in FIRST_PERSON and _believes(words, i + 1)) or (w in ("i'm", "we're") and _doubts(words, i + 1)):
             # "I think Westfield is on VAN-42", "I'm not sure whether…": a belief, not a report;
             # "…, I think." at the end: all of the sentence
             out.append(words[0][0] if i + 2 >= len(words) else words[i][0])
@@ -472,14 +532,18 @@ def _believes(words: list[tuple[int, int, str]], j: int) -> bool:
     if j < len(words) and (words[j][2].endswith("n't") or words[j][2] == "do"):
         j += 1 + (words[j][2] == "do" and j + 1 < len(words) and words[j + 1][2] == "not")
     if j < len(words) and words[j][2] in BELIEVING:
-        return True
+        return words[j][2] != "hope" or not _courteous([w for _, _, w in words[j + 1 : j + 3]])
     return j < len(words) and words[j][2] == "am" and _unsure(words, j + 1)
 
 
+def _doubts(words: list[tuple[int, int, str]], j: int) -> bool:
+    """After "I'm" or "we're": "not sure whether…" (``_unsure``), or "hopeful"."""
+    return _unsure(words, j) or (j < len(words) and words[j][2] == "hopeful")
+
+
 def _unsure(words: list[tuple[int, int, str]], j: int) -> bool:
-    """ "not sure" or "not certain", then "whether", "if" or "that"."""
-    rest = [x[2] for x in words[j : j + 3]]
-    return rest[:2] in (["not", "sure"], ["not", "certain"]) and rest[2:] in (["whether"], ["if"], ["that"])
+    """ "not sure" or "not certain" (then "whether", "if", "that" or what is doubted)."""
+    return [x[2] for x in words[j : j + 2]] in (["not", "sure"], ["not", "certain"])
 
 
 def _pending(sentence: str, start: int, words: list[tuple[int, int, str]]) -> list[tuple[int, int]]:
