@@ -321,6 +321,27 @@ def test_a_hedge_is_asked_about_once_and_then_taken_as_the_report_it_is():
     assert result.episode.ended["reason"] == "the user is satisfied"
 
 
+def test_a_plans_answer_to_the_clear_answer_question_states_nothing_for_it():
+    """A plan that hedged ("probably not possible") on a task that cannot be done, asked for a
+    clear answer once its plan was done, answered with its stock line, whose "cannot add to it"
+    the rule judge read as saying the goal cannot be met: the episode passed on words the plan
+    never meant. Its answer now states nothing, so the hedge is all there is, and fails."""
+    from sttui.controllers.baselines import PlanAgent
+    from sttui.core.task import Step
+    from sttui.running.runner import run_episode
+
+    loaded = load_task(STT / "air-travel/keflavik-ash-closure-s2-impossible.yaml")
+    calls = [s for s in loaded.task.solution if s.tool is not None]  # (its triggers fire on these)
+    hedge = Step.model_validate({"say": "It's probably not possible tonight because of the ash closure."})
+    result = asyncio.run(run_episode(loaded, PlanAgent("p", [*calls, hedge]), ScriptedUser()))
+    said = [e.payload for e in result.episode.events if e.type == "message"]
+    assert [m["text"] for m in said if m["from"] == "user"][1:2] == [CLEAR_ANSWER]
+    assert [m["text"] for m in said if m["from"] == "agent"][-1].startswith("I have done everything I can")
+    assert not result.passed
+    failed = {c["id"] for c in result.as_dict()["checklist"] if not c["passed"]}
+    assert "recognised_infeasibility" in failed, result.as_dict()["checklist"]
+
+
 def test_a_report_the_state_contradicts_gets_what_the_user_sees():
     """ "On its way on TRK-7" while TRK-9 was assigned: the user says what its app shows and is
     not satisfied (before, it ended the episode satisfied: the state alone passed)."""

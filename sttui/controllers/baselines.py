@@ -68,7 +68,9 @@ def _open_question(view: AgentView) -> str | None:
     return last["text"] if any(s.endswith("?") for s in us.sentences(last["text"])) else None
 
 
-ANSWER = "I have done everything I can for this request and cannot add to it."
+# (no infeasibility phrase: "… and cannot add to it" was read as saying the goal cannot be met,
+# so a plan that hedged on a task that cannot be done passed once the user asked for a clear answer)
+ANSWER = "I have done everything I can for this request and have nothing to add."
 
 
 def _answer(view: AgentView) -> str:
