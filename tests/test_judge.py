@@ -277,6 +277,10 @@ def test_the_goal_affirmed_after_a_contrast(text, found):
         ("You're checked in and good to go.", ["checked in", "good to go"]),
         ("VAN-OB2 is booked for the first sailing once the crossings resume.", []),  # a later moment
         ("Your seat is booked on tomorrow's flight.", []),  # a later day
+        # the writer checking in with someone consulted them; the person checked in with one is checked in
+        ("I checked in with the airline about it.", []),
+        ("I've just checked in with Icelandair.", []),
+        ("You're checked in with Icelandair anyway.", ["checked in"]),
     ],
 )
 def test_claims_of_completion(text, claims):
@@ -491,6 +495,12 @@ COMPLETION = st.Completion.of(
         ("Power restored.", ["restored"], []),
         ("Marsh End is back on.", ["back on"], []),
         ("You're checked in.", ["checked in"], []),
+        # a two-word verb with its object between (an outside tester's "I've checked you in anyway",
+        # after saying it could not be done, was no claim): a pronoun or two
+        ("I've checked you in anyway.", ["checked you in"], []),
+        ("I checked them both in.", ["checked them both in"], []),
+        ("I haven't checked you in.", [], ["negated by 'haven't'"]),
+        ("I checked the flights in the system.", [], []),  # (not a pronoun: no check-in)
         ("VAN-OB2 repositioned to Oban.", ["repositioned"], []),  # the task's reposition_vehicle tool
         ("I've cancelled the shipment.", [], []),  # undoing is no completion
         ("I've created the shipment.", [], []),  # create is a preparation (NOT_COMPLETING)

@@ -349,12 +349,21 @@ def find_phrases(clause_list: Sequence[Sequence[str]], phrases: Sequence[Term], 
                 temporal = _temporal(clause, at)
                 if temporal is not None:
                     void = f"hypothetical ('{temporal}')"
+                elif words.endswith(" in") and clause[end : end + 1] == ["with"] and _by_the_writer(clause, at):
+                    # "I checked in with the airline": consulted it (not "you're checked in with Icelandair")
+                    void = f"reports a check ('{words} with')"
                 elif later is not None:
                     void = f"about a later day ('{later}')"
             if statement is False and rest is None:
                 rest = the_rest(clause_list)
             out.append(Found(ci, words, void, at, statement is False and _partial(clause_list, ci, rest or [])))
     return sorted(out, key=lambda f: (f.clause, f.at))
+
+
+def _by_the_writer(clause: Sequence[str], at: int) -> bool:
+    """Whether the verb at ``at`` is the writer's own act: "I checked", "we've just checked"."""
+    before = [t for t in clause[max(0, at - 3) : at] if t not in ("just", "also", "already", "have")]
+    return bool(before) and before[-1] in ("i", "we", "i've", "we've", "ive", "weve")
 
 
 def _temporal(clause: Sequence[str], at: int) -> str | None:
@@ -405,7 +414,7 @@ class Completion:
         verbs: list[str] = list(COMPLETING)
         for name in operations:
             parts = name.lower().split("_")
-            verb = " ".join(parts[:2]) if len(parts) > 1 and parts[1] in {"in", "on", "up", "out"} else parts[0]
+            verb = " ".join(parts[:2]) if len(parts) > 1 and parts[1] in PARTICLES else parts[0]
             if parts[0] not in NOT_COMPLETING or " " in verb:
                 verbs.append(verb)
         forms: dict[tuple[str, ...], str] = {}
@@ -467,6 +476,12 @@ _COMMON = frozenset(
 )
 
 
+# the particles of a tool's two-word verb (``check_in``), which its object may stand before:
+# "checked you in", "checked them both in"
+PARTICLES = frozenset({"in", "on", "up", "out"})
+_SPLIT_OBJECTS = frozenset({"you", "them", "him", "her", "us", "everyone", "everybody", "both", "all", "it"})
+
+
 # verbs whose past is their plain form ("I've put everything on FI523"): a completion only
 # where the clause says it was done (``_said_done``), not "I'll put", "to put", "let me put"
 SAME_PAST = frozenset({"put"})
@@ -496,10 +511,18 @@ def find_completions(clause_list: Sequence[Sequence[str]], completion: Completio
     for ci, clause in enumerate(clause_list):
         asks, condition = _where(clause)
         spots: list[tuple[int, int]] = []
+        split: set[int] = set()  # "checked you in": the verb's object between it and its particle
         for i, tok in enumerate(clause):
             for form in completion.by_first.get(tok, ()):
                 if tuple(clause[i : i + len(form)]) == form:
                     spots.append((i, len(form)))
+                elif len(form) == 2 and form[1] in PARTICLES:
+                    j = i + 1
+                    while j < len(clause) and j - i <= 2 and clause[j] in _SPLIT_OBJECTS:
+                        j += 1
+                    if i + 1 < j < len(clause) and clause[j] == form[1]:
+                        spots.append((i, j - i + 1))
+                        split.add(i)
         got = {
             i for i in range(len(clause) - 2) if clause[i] == "got" and clause[i + 1] in GOT and clause[i + 2] in GOT_ON
         }
@@ -509,7 +532,7 @@ def find_completions(clause_list: Sequence[Sequence[str]], completion: Completio
             words = " ".join(clause[at : at + n])
             before = clause[at - 1] if at else ""
             after = clause[at + n] if at + n < len(clause) else ""
-            own = 1 if at in got else n  # "got you on" is about "you"
+            own = 1 if at in got or at in split else n  # "got you on" is about "you"
             others = [t for j, t in enumerate(clause) if not at <= j < at + own]
             neg = _negated(clause, at)
             temporal = _temporal(clause, at)
