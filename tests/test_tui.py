@@ -45,6 +45,37 @@ async def test_home_lists_filters_and_sorts_bundled_tasks(db):
         assert app.screen.sort_column == "subtype"
 
 
+def test_ids_cut_alike_are_cut_in_the_middle():
+    from sttui.tui.home import shown_ids
+
+    ids = ["cybersecurity-additive-1", "cybersecurity-additive-2", "air-barbados-lhr-switch-s1-hard", "grid-x"]
+    shown = shown_ids(ids, 16)
+    assert shown == {
+        "cybersecurity-additive-1": "cybersec…itive-1",
+        "cybersecurity-additive-2": "cybersec…itive-2",
+        "air-barbados-lhr-switch-s1-hard": "air-barbados-lh…",  # (no other cut like it: its start reads best)
+        "grid-x": "grid-x",
+    }
+    assert all(len(v) <= 16 for v in shown.values())
+    assert shown_ids(["abcdefgh"], 3) == {"abcdefgh": "abc"}  # (a column too narrow for a cut mark)
+
+
+async def test_explore_seeds_tell_apart_in_the_id_column_at_80x24(db):
+    """At 80 columns the id column is 16 wide: an explore family's seeds were shown alike
+    ("cybersecurity-ad" twice, the titles cut alike too), told apart only under the table."""
+    async with app_for(db).run_test(size=(80, 24)) as pilot:
+        app = await ready(pilot)
+        table = app.screen.query_one("#tasks", DataTable)
+        await pilot.press("slash")
+        await type_text(pilot, "cybersecurity additive")
+        await wait_for(pilot, lambda: table.row_count == 2)
+        await pilot.pause()
+        lines = screen_text(app)
+        at = next(i for i, line in enumerate(lines) if line.split()[:1] == ["id"])  # the header
+        first, second = (lines[at + k].split()[0] for k in (1, 2))
+        assert first != second and first.endswith("1") and second.endswith("2"), (first, second)
+
+
 async def test_home_reports_broken_task_files_without_crashing(db):
     async with app_for(db, FIXTURES / "bad_tasks").run_test(size=(80, 24)) as pilot:
         app = pilot.app

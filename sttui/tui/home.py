@@ -3,7 +3,8 @@ sessions list (open one to replay it; resume an unfinished one).
 
 The task table keeps to short columns so the title has room (at 80 columns the title is
 the first line of the preview below); kind and domain are filtered on but not shown (the id
-starts with the domain). Each tab's footer shows its own keys.
+starts with the domain). An id too long for its column is cut at the end, or in the middle
+where the cut ends would look alike (``shown_ids``). Each tab's footer shows its own keys.
 
 The module reads in named sections: a task's row and its brief, the sessions' rows, then the
 screen (loading in workers, drawing, events, actions and tabs)."""
@@ -120,6 +121,21 @@ def column_widths(screen_width: int, rows: list[TaskRow]) -> dict[str, int]:
     rest = max(20, screen_width - 4 - sum(w + 2 for w in _FIXED.values()) - 2 * 2)  # (cell padding, a scrollbar)
     id_width = max(16, min(longest_id, int(rest * 0.45), rest - min(longest_title, rest // 2)))
     return {"id": id_width, **_FIXED, "title": max(8, rest - id_width)}
+
+
+def shown_ids(ids: list[str], width: int) -> dict[str, str]:
+    """Each id as its column shows it at ``width``: whole when it fits, else cut at the end
+    ("air-barbados-lh…"); ids whose cut ends would look alike ("cybersecurity-a…" for the
+    seeds of one explore family) are cut in the middle instead, so their ends tell them apart
+    ("cybersec…itive-1", "cybersec…itive-2"). The whole id is under the table."""
+    if width < 5:
+        return {i: i[:width] for i in ids}
+    cut = {i: i if len(i) <= width else i[: width - 1] + "…" for i in ids}
+    seen: dict[str, int] = {}
+    for c in cut.values():
+        seen[c] = seen.get(c, 0) + 1
+    tail = (width - 1) // 2
+    return {i: (c if seen[c] == 1 or c == i else f"{i[: width - 1 - tail]}…{i[-tail:]}") for i, c in cut.items()}
 
 
 # -- the sessions' rows ------------------------------------------------------------------------
@@ -479,8 +495,9 @@ class HomeScreen(SttuiScreen[None]):
             for col in COLUMNS:
                 table.add_column(col, key=col, width=widths[col])
         table.clear()
+        shown = shown_ids([r.id for r in self.rows], widths["id"])
         for row in self.visible_rows():
-            table.add_row(*row.cells(), key=row.id)
+            table.add_row(shown[row.id], *row.cells()[1:], key=row.id)
         if table.row_count:
             table.move_cursor(row=min(cursor, table.row_count - 1))
         self.show_detail()
