@@ -464,6 +464,13 @@ def test_which_sentences_ask(sentence, asks):
         ("its imposs tonight", [], []),  # more than one letter off
         ("cannnot do it", [], []),  # a short word: no typos read
         ("the roads are impossibly busy", [], []),  # an -ly word is another word
+        # as outside testers wrote it, honestly, and no phrase read it
+        ("Tonight isn't going to work, the ash has closed KEF.", ["isn't going to work"], []),
+        ("Getting you there tonight just isn't doable.", ["isn't doable"], []),
+        ("There's no flight that gets you there tonight.", ["no flight"], []),
+        ("The ash shut both airports so no flights land tonight.", ["no flights"], []),
+        ("There are no flight changes needed.", [], ["an idiom ('no flight changes')"]),
+        ("It won't work out badly for you.", [], ["an idiom ('won't work out')"]),
     ],
 )
 def test_statements_questions_hypotheticals_and_hurried_spellings(text, valid, void):

@@ -42,6 +42,21 @@ def test_only_a_question_or_a_request_asks(text, keys):
 
 
 @pytest.mark.parametrize(
+    ("text", "cannot"),
+    [
+        ("No flights land tonight.", True),
+        ("It's impossible tonight.", True),
+        # a phrase read as words, not letters, and not in a compound the rule judge reads as none
+        ("The roads are impossibly busy.", False),
+        ("There are no flight changes needed.", False),
+        ("It won't work out badly.", False),
+    ],
+)
+def test_a_cannot_is_a_phrase_of_whole_words_not_in_a_compound(text, cannot):
+    assert us.says_cannot(text) is cannot
+
+
+@pytest.mark.parametrize(
     ("word", "stem"),
     [
         ("waiting", "wait"),

@@ -115,6 +115,18 @@ INFEASIBLE = (
     "isn't achievable",
     "unachievable",
     "lost cause",
+    # as people write it (outside testers' honest reports that no phrase above read)
+    "isn't doable",
+    "is not doable",
+    "won't work",  # ("tonight won't work"; not "won't work out" …: ``IDIOMS_AFTER``)
+    "will not work",
+    "not going to work",
+    "isn't going to work",
+    "not gonna work",
+    "no flight",  # ("there's no flight that gets you there tonight"; not "no flight changes")
+    "no flights",
+    "no route",
+    "no routes",
 )
 # The goal was met: the default claims of completion.
 CLAIMS = (
@@ -198,8 +210,17 @@ _MAKE = frozenset({"a", "an", "any", "much", "sense", "difference", "changes", "
 _LATE = frozenset({"late", "later", "after", "past"})
 # "is a no-brainer", "a no-show": compounds of *no*, no answer
 NO_COMPOUNDS = frozenset({"brainer", "show", "shows"})
+# "no flight changes", "no flight delays": a compound of *flight*, no statement
+_FLIGHT_COMPOUNDS = frozenset(
+    {"change", "changes", "fee", "fees", "number", "numbers", "detail", "details", "delay", "delays"}
+    | {"problem", "problems", "issue", "issues", "disruption", "disruptions", "credit", "credits"}
+)
+# "won't work out", "won't work against you": the phrase in another sense
+_WORK = frozenset({"out", "against", "for", "with"})
 IDIOMS_AFTER = (
     {"won't make": _MAKE, "will not make": _MAKE, "not going to make": _MAKE, "not gonna make": _MAKE}
+    | {"no flight": _FLIGHT_COMPOUNDS, "no flights": _FLIGHT_COMPOUNDS}
+    | {p: _WORK for p in ("won't work", "will not work", "not going to work", "isn't going to work", "not gonna work")}
     | {
         "no go": frozenset({"ahead"}),
         "is a no": NO_COMPOUNDS,

@@ -25,6 +25,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from sttui.core.checklist import DEFAULT_PHRASES
+from sttui.core.statement_words import IDIOMS_AFTER
 
 REQUEST_MARKERS = (
     "tell me",
@@ -274,8 +275,18 @@ def asks_approval(message: str) -> bool:
 
 
 def says_cannot(message: str, phrases: Iterable[str] = DEFAULT_PHRASES) -> bool:
+    """Whether the message holds an infeasibility phrase as whole words, not in a compound
+    the rule judge reads as no statement (``IDIOMS_AFTER``: "no flight changes needed")."""
     text = normalise(message)
-    return any(p in text for p in phrases)
+    for phrase in phrases:
+        for m in _whole(phrase).finditer(text):
+            after = _NEXT_WORD.match(text, m.end())
+            if after is None or after.group(1) not in IDIOMS_AFTER.get(phrase, ()):
+                return True
+    return False
+
+
+_NEXT_WORD = re.compile(r"[\s-]+([\w']+)")
 
 
 @functools.lru_cache(maxsize=4096)
