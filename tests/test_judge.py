@@ -230,6 +230,9 @@ def test_a_goals_things_are_its_words_its_records_or_query_hold_too():
         ("There's no reason Maelor won't have power by 12:00.", [], ["a double negative ('no … won't')"]),
         ("No generator reaches Maelor and it's not on by 12:00.", ["no generator reaches maelor"], []),  # (apart)
         ("Maelor misses its 12:00 restoration.", ["maelor misses"], []),
+        # the agent's own "won't" of what the goal needs (an outside tester's honest report failed)
+        ("We won't get Maelor back on by 12:00.", ["won't get maelor"], []),
+        ("We won't know about Maelor until 12:00.", [], []),  # (what the agent knows: no denial)
         ("Won't Maelor have power by 12:00?", [], ["a question"]),
         ("If the lorry breaks down, Maelor won't have power by 12:00.", [], ["hypothetical ('if')"]),
         ("Maelor probably won't have power by 12:00.", [], ["hedged by 'probably'"]),

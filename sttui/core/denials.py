@@ -151,11 +151,14 @@ def _nearest(negs: list[int], named: list[tuple[int, int]]) -> tuple[int, tuple[
 def _denies(clause: Sequence[str], at: int) -> bool:
     """A denial of what can or will be (``DENIALS``), *miss* ("Professor Vance misses the
     dinner tonight"), or *off* after a *be* ("Adaeze's evening is off tonight", "F-90 stays
-    off"); not right after the agent's own *I* or *we*, nor a compound of *no* ("a no-brainer",
-    "a no-show": ``NO_COMPOUNDS``)."""
+    off"); not right after the agent's own *I* or *we* (but *won't get, have, make, restore*:
+    "we won't get Maelor back on by 12:00"), nor a compound of *no* ("a no-brainer", "a
+    no-show": ``NO_COMPOUNDS``)."""
     t = clause[at]
     if at > 0 and clause[at - 1] in BY_THE_AGENT:
-        return False
+        # the agent's own: "I'm not sure", "we won't know"; but "we won't get Maelor back on by
+        # 12:00" says what the goal needs will not be done
+        return t in ("won't", "wont") and clause[at + 1 : at + 2] in (["get"], ["have"], ["make"], ["restore"])
     if t == "no" and at + 1 < len(clause) and clause[at + 1] in NO_COMPOUNDS:
         return False  # ("keeping the dinner tonight is a no-brainer")
     if t in DENIALS or t in MISS:
