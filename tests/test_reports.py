@@ -680,8 +680,15 @@ def test_the_last_report_stating_a_vehicle_counts():
         (("The insulin went on TRK-9.", "Correction: it went on truck 7."), False, True),
         (("The insulin went on TRK-9.", "Sorry, TRK-7."), False, True),
         (("On its way on TRK-7.", "Sorry, I meant TRK-9."), True, False),
-        # the first message stating a truck counts whatever its words
-        (("TRK-7 is out of service.",), False, True),
+        # an id said to be out of use is not the one stated: the report states no truck (it was
+        # read as stating TRK-7, so "It's on TRK-3 (TRK-9 is out of service)" passed on TRK-9)
+        (("TRK-7 is out of service.",), False, False),
+        (("It's on TRK-3 (TRK-9 is out of service).",), False, True),
+        (("It's on TRK-3, TRK-9 was unavailable.",), False, True),
+        (("It's on TRK-3 as TRK-9 is broken.",), False, True),
+        (("It's on TRK-3 (TRK-9 was full).",), False, True),
+        (("It's on TRK-9 (TRK-7 is out of service).",), True, False),
+        (("TRK-9 is full of insulin and on its way.",), True, False),
         # an id given a place: by a verb of doing before it, "instead" or a verb of carrying after it
         (("TRK-7's fridge is broken.", "Used TRK-9 instead."), True, False),
         (("TRK-7's fridge is broken.", "TRK-9 has it."), True, False),

@@ -300,11 +300,42 @@ def _name_at(words: Words, k: int, text: str) -> tuple[int, int] | None:
     return words[j][0], words[k][1]
 
 
+# what says the record of the id right before it (past a form of *be* or *have*) could not be
+# used: "TRK-9 was unavailable", "TRK-9 is broken", "TRK-9 is out of service", "TRK-9 was full"
+# (an outside tester's "It's on TRK-3 (TRK-9 was full)" passed as naming TRK-9). Not *busy* or
+# *booked*, which as often say it is the one serving ("TRK-9 is busy with the insulin run")
+_UNUSABLE = frozenset({"unavailable", "broken", "faulty", "defective", "inoperable", "unusable", "unserviceable"})
+_OUT_OF = frozenset({"service", "action", "commission", "order"})
+_CLAUSE_MARK = frozenset(",;:.!?)]-\u2013\u2014")
+
+
+def unusable_before(words: Words, i: int, text: str) -> tuple[int, int] | None:
+    """Where the id stands that the word ``i`` (``_UNUSABLE``; *out of service, action,
+    commission, order*; *full* ending its clause, or *full up*) says could not be used; None
+    otherwise, or when what is before it is no id (a name is read by ``unfit_before``)."""
+    w, k = words[i][2], i - 1
+    if w in _OUT_OF:
+        if k < 1 or words[k][2] != "of" or words[k - 1][2] != "out":
+            return None
+        k -= 2
+    elif w == "full":  # ("TRK-9 was full)", "… full up"; not "full of insulin")
+        rest = text[words[i][1] :].lstrip()
+        if rest and rest[0] not in _CLAUSE_MARK and not (i + 1 < len(words) and words[i + 1][2] == "up"):
+            return None
+    elif w not in _UNUSABLE:
+        return None
+    while k >= 0 and words[k][2] in _BE_HAD:
+        k -= 1
+    if k < 0 or k == i - 1 or not _digit(words[k][2]):  # (past a form of be: "TRK-9 broken down" is not this)
+        return None
+    return words[k][0], words[k][1]
+
+
 # what says a person or a thing cannot serve, of the value right before it (past a form of *be*
 # or *have* and the words of the phrase): "Ana Lopes is off sick", "Gethin phoned in sick",
 # "Rhona's on leave", "Marta is off shift", "Kittiwake's laid up", "CTV-3 is out of action",
-# "Seren Glas has an engine fault", "Mostyn Dock is closed"; of a name only (an id's first mention
-# counts whatever its words, "TRK-7 is out of service", and "WO-101 closed" is done)
+# "Seren Glas has an engine fault", "Mostyn Dock is closed"; of a name only (an id is read by
+# ``unusable_before``, "TRK-7 is out of service"; "WO-101 closed" is done)
 _UNFIT_AFTER = {
     "sick": ("off", "in", "phoned", "called", "rang", "rung", "went", "gone", "home", "fallen", "taken"),
     "ill": ("fallen", "taken", "gone", "went"),

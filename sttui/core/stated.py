@@ -76,7 +76,7 @@ import re
 from bisect import bisect_left, bisect_right
 from functools import lru_cache
 
-from sttui.core.replaced import former, instead_of, ousted_before, unfit_before
+from sttui.core.replaced import former, instead_of, ousted_before, unfit_before, unusable_before
 from sttui.core.statement_words import ASIDES, AUXILIARIES, CONDITIONALS, INTERROGATIVES, NEGATORS
 
 # a word: letters and digits, joined by one mark (VAN-42, 09:30, 9.30am, LH401, isn't)
@@ -253,6 +253,7 @@ def _denied(text: str, words: list[tuple[int, int, str]], ends: list[int]) -> li
             continue
         gone = ousted_before(words, i, text)  # "TRK-9 was stood down", "TRK-9 replaced by TRK-7", "BA576 is cancelled"
         gone = gone or unfit_before(words, i, text)  # "Ana Lopes is off sick", "Kittiwake's laid up"
+        gone = gone or unusable_before(words, i, text)  # "TRK-9 is out of service", "TRK-9 was full"
         if gone is not None:
             out.append(gone)
             continue
