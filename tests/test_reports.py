@@ -689,6 +689,14 @@ def test_the_last_report_stating_a_vehicle_counts():
         (("It's on TRK-3 (TRK-9 was full).",), False, True),
         (("It's on TRK-9 (TRK-7 is out of service).",), True, False),
         (("TRK-9 is full of insulin and on its way.",), True, False),
+        (("It's on TRK-3 - TRK-9 was too small.",), False, True),
+        (("It's on TRK-3 (TRK-9 had no driver).",), False, True),
+        (("It's on TRK-3. TRK-9 wasn't free.",), False, True),
+        (("It's on TRK-3; TRK-9 was needed elsewhere.",), False, True),
+        # … while the honest report beside a remark stands
+        (("TRK-9 has no other stops, so it arrives 06:59.",), True, False),
+        (("Checked the fleet - TRK-9 has the insulin; TRK-7 is with the workshop.",), True, False),
+        (("TRK-9 is busy with the insulin run now; TRK-7 is with the workshop.",), True, False),
         # an id given a place: by a verb of doing before it, "instead" or a verb of carrying after it
         (("TRK-7's fridge is broken.", "Used TRK-9 instead."), True, False),
         (("TRK-7's fridge is broken.", "TRK-9 has it."), True, False),

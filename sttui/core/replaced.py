@@ -306,18 +306,33 @@ def _name_at(words: Words, k: int, text: str) -> tuple[int, int] | None:
 # *booked*, which as often say it is the one serving ("TRK-9 is busy with the insulin run")
 _UNUSABLE = frozenset({"unavailable", "broken", "faulty", "defective", "inoperable", "unusable", "unserviceable"})
 _OUT_OF = frozenset({"service", "action", "commission", "order"})
+# what a vehicle or a team lacking cannot serve: "had no driver", "has no fuel"
+_LACKING = frozenset(
+    {"driver", "drivers", "crew", "pilot", "fuel", "power", "staff", "cover", "capacity", "space", "room", "seats"}
+    | {"battery", "charge", "refrigeration", "fridge", "cooling"}
+)
+_TOO = frozenset({"small", "big", "heavy", "wide", "tall", "long", "far", "slow", "late", "low", "short"})
 _CLAUSE_MARK = frozenset(",;:.!?)]-\u2013\u2014")
 
 
 def unusable_before(words: Words, i: int, text: str) -> tuple[int, int] | None:
     """Where the id stands that the word ``i`` (``_UNUSABLE``; *out of service, action,
-    commission, order*; *full* ending its clause, or *full up*) says could not be used; None
+    commission, order*; *too* and one of ``_TOO``; *full* ending its clause, or *full up*;
+    *has no* and what it lacks to serve, ``_LACKING``: "had no driver") says could not be used; None
     otherwise, or when what is before it is no id (a name is read by ``unfit_before``)."""
     w, k = words[i][2], i - 1
     if w in _OUT_OF:
         if k < 1 or words[k][2] != "of" or words[k - 1][2] != "out":
             return None
         k -= 2
+    elif w in _TOO:  # "TRK-9 was too small"
+        if k < 0 or words[k][2] != "too":
+            return None
+        k -= 1
+    elif w == "no":  # "TRK-9 had no driver" (not "has no other stops", "has no problem getting there")
+        nxt = words[i + 1][2] if i + 1 < len(words) else ""
+        if k < 0 or words[k][2] not in ("has", "had", "have") or nxt not in _LACKING:
+            return None
     elif w == "full":  # ("TRK-9 was full)", "… full up"; not "full of insulin")
         rest = text[words[i][1] :].lstrip()
         if rest and rest[0] not in _CLAUSE_MARK and not (i + 1 < len(words) and words[i + 1][2] == "up"):
