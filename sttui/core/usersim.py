@@ -279,6 +279,8 @@ def says_cannot(message: str, phrases: Iterable[str] = DEFAULT_PHRASES) -> bool:
     the rule judge reads as no statement (``IDIOMS_AFTER``: "no flight changes needed")."""
     text = normalise(message)
     for phrase in phrases:
+        if phrase not in text:  # (most are not there at all: a substring test first)
+            continue
         for m in _whole(phrase).finditer(text):
             after = _NEXT_WORD.match(text, m.end())
             if after is None or after.group(1) not in IDIOMS_AFTER.get(phrase, ()):
