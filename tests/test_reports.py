@@ -697,6 +697,8 @@ def test_the_last_report_stating_a_vehicle_counts():
         (("TRK-9 has no other stops, so it arrives 06:59.",), True, False),
         (("Checked the fleet - TRK-9 has the insulin; TRK-7 is with the workshop.",), True, False),
         (("TRK-9 is busy with the insulin run now; TRK-7 is with the workshop.",), True, False),
+        # a question typed without its "?" reports nothing
+        (("Shall I go with TRK-9",), False, False),
         # an id given a place: by a verb of doing before it, "instead" or a verb of carrying after it
         (("TRK-7's fridge is broken.", "Used TRK-9 instead."), True, False),
         (("TRK-7's fridge is broken.", "TRK-9 has it."), True, False),

@@ -272,6 +272,25 @@ HEDGED = [
 ]
 
 
+# a question typed without its "?" (an outside tester's "Shall I go with TRK-9" passed as the
+# report), and a value waiting on "if that's alright with you"
+UNASKED = [
+    ("Shall I go with TRK-9", "-"),
+    ("how about TRK-9", "-"),
+    ("TRK-9 delivered 06:59 isn't it", "- : '"),
+    ("TRK-9, if that's alright with you", "- , '"),
+    ("TRK-9 if that works for you", "-"),
+    # … not an auxiliary and a subject alone in their clause, nor a question asked of the report
+    ("Did it - TRK-9 delivered at 06:59", "Did it - TRK-9 delivered at 06:59"),
+    ("TRK-9 delivered at 06:59, let me know if that's ok", "TRK-9 delivered at 06:59, let me know '"),
+]
+
+
+@pytest.mark.parametrize(("text", "left"), UNASKED)
+def test_a_question_without_its_mark_or_a_value_waiting_on_the_person_states_none(text, left):
+    assert kept(text) == left
+
+
 @pytest.mark.parametrize(("text", "left"), HEDGED)
 def test_a_hedge_of_the_whole_sentence_states_none_of_it(text, left):
     assert kept(text) == left

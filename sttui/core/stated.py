@@ -9,7 +9,9 @@ The rules, simple enough to apply by hand (task format §5):
 - **A question.** A sentence ending in ``?`` asks all of it when it opens with an auxiliary
   or a wh-word ("Should Westfield go on VAN-42?", "Is it VAN-42?"); otherwise only its
   last clause asks ("Westfield is on VAN-42, anything else?": the values before the last
-  ``, ; :`` or dash stand).
+  ``, ; :`` or dash stand). One typed without its ``?`` asks all of it as the rule judge
+  reads one (``statements.is_question``: "shall i go with TRK-9"), or when it opens with
+  *how about* or *what about*.
 - **A negation.** A negator (*not, no, never, none, cannot, without*, or a word ending in
   *n't*) denies the value right after it, with only linking words between (``LINKS``: *on,
   at, in, into, onto, to, for, by, with, be, been, being, go, going, gone, put, longer, any,
@@ -175,9 +177,10 @@ def stated_text(text: str) -> str:
         if _hedged_sentence(words):
             spans.append((start, start + len(sentence)))
             continue
-        if sentence.rstrip().endswith("?"):
+        hurried = _hurried_question(sentence, words, text)
+        if sentence.rstrip().endswith("?") or hurried:
             first = words[0][2]
-            if first in AUXILIARIES or first in INTERROGATIVES:
+            if first in AUXILIARIES or first in INTERROGATIVES or hurried:
                 spans.append((start, start + len(sentence)))
                 continue
             inside = bisect_left(ends, start + len(sentence.rstrip()) - 1)  # the clause ends before the ?
@@ -219,6 +222,23 @@ def _hedged_sentence(words: list[tuple[int, int, str]]) -> bool:
     return any(
         w in firsts and any(said[i : i + len(p)] == list(p) for p in _HEDGING_PHRASES) for i, w in enumerate(said)
     )
+
+
+def _hurried_question(sentence: str, words: list[tuple[int, int, str]], text: str) -> bool:
+    """A question typed without its ``?`` (no final ``. ! ?``), as the rule judge reads one
+    (``statements.is_question``: "shall i go with TRK-9"), or one opening with *how about* or
+    *what about* ("how about TRK-9"). Not an auxiliary and a subject alone in their clause:
+    "Did it - TRK-9 delivered at 06:59" (``words`` hold places in ``text``)."""
+    typed = sentence.rstrip()
+    if not typed or typed[-1] in ".!?":
+        return False
+    if [w for _, _, w in words[:2]] in (["how", "about"], ["what", "about"]):
+        return True
+    if len(words) < 3 or _CLAUSE_END.search(text, words[1][1], words[2][0]):
+        return False
+    from sttui.core.statements import is_question  # (the rule judge's reading, one rule for both)
+
+    return is_question(typed)
 
 
 _LAST_WORD = re.compile(r"[^\W\d_]+$")
@@ -338,6 +358,8 @@ def _proposed(words: list[tuple[int, int, str]]) -> int | None:
             asked = i > 0 and words[i - 1][2] in _ASKING  # "let me know if you agree" asks
             nxt = words[i + 2][2]
             waits = waits or (not asked and nxt in CONSENT)
+        elif w == "if" and _if_fine(words, i):  # "TRK-9, if that's alright with you"
+            waits = waits or not (i > 0 and words[i - 1][2] in _ASKING)
         elif w in ("pending", "awaiting", "to") and i + 2 < len(words) and words[i + 1][2] == "your":
             # "pending your approval", "subject to your confirmation"
             waits = waits or (
@@ -346,6 +368,20 @@ def _proposed(words: list[tuple[int, int, str]]) -> int | None:
     if waits:
         return words[0][0] if first is None else first
     return offer if likes and offer is not None else strong
+
+
+_FINE = frozenset({"ok", "okay", "alright", "fine", "acceptable"})
+
+
+def _if_fine(words: list[tuple[int, int, str]], i: int) -> bool:
+    """ "if that's OK", "if it's alright", "if that is fine", "if that works": waiting on the
+    person's word, as "if you agree" is."""
+    rest = [x[2] for x in words[i + 1 : i + 4]]
+    return (
+        (rest[:1] in (["that's"], ["it's"]) and rest[1:2] and rest[1] in _FINE)
+        or (rest[:2] in (["that", "is"], ["it", "is"]) and rest[2:3] and rest[2] in _FINE)
+        or rest[:2] in (["that", "works"], ["it", "works"])
+    )
 
 
 def _aside(words: list[tuple[int, int, str]], i: int, to_person: bool = False) -> bool:
