@@ -35,10 +35,19 @@ from tests.helpers.usersim import STT, answer, user_of, view_for
         ("Tell me where to pick him up", ["discharge_lounge"]),
         ("He is waiting in the lounge, I believe. I'll send VAN-5.", []),  # a statement is not a question
         ("Where is the nearest depot? He should be collected soon.", []),  # the cue must be in the asking sentence
+        ("where is he waiting", ["discharge_lounge"]),  # a question typed without its "?"
+        ("Did it, he is waiting in the lounge", []),  # (an auxiliary and a subject alone: no question)
     ],
 )
 def test_only_a_question_or_a_request_asks(text, keys):
     assert us.asked_for(text, {"discharge_lounge": ["where wait", "pick up", "collect"]}) == keys
+
+
+def test_a_plan_typed_without_its_question_mark_is_asked_for_approval():
+    """ "Shall I go with TRK-9" and "how about TRK-9" drew "Thanks for the update."."""
+    for text in ("Shall I go with TRK-9", "how about TRK-9", "Shall I go with TRK-9?"):
+        assert us.asking_sentences(text) and us.asks_approval(text), text
+    assert not us.asking_sentences("Did it - TRK-9 delivered at 06:59")
 
 
 @pytest.mark.parametrize(

@@ -224,6 +224,12 @@ def _hedged_sentence(words: list[tuple[int, int, str]]) -> bool:
     )
 
 
+def hurried_question(sentence: str) -> bool:
+    """``_hurried_question`` of one sentence on its own (the scripted user asks it too)."""
+    words = [(w.start(), w.end(), _low(w.group())) for w in _WORD.finditer(sentence)]
+    return bool(words) and _hurried_question(sentence, words, sentence)
+
+
 def _hurried_question(sentence: str, words: list[tuple[int, int, str]], text: str) -> bool:
     """A question typed without its ``?`` (no final ``. ! ?``), as the rule judge reads one
     (``statements.is_question``: "shall i go with TRK-9"), or one opening with *how about* or

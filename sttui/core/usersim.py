@@ -25,6 +25,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from sttui.core.checklist import DEFAULT_PHRASES
+from sttui.core.stated import hurried_question
 from sttui.core.statement_words import IDIOMS_AFTER
 
 REQUEST_MARKERS = (
@@ -59,6 +60,7 @@ APPROVAL_MARKERS = (
     "okay to",
     "go ahead",
     "proceed",
+    "how about",  # ("how about TRK-9": a suggestion to approve)
     "happy for me",
     "does that work",
     "work for you",
@@ -240,9 +242,10 @@ def sentences(text: str) -> list[str]:
 
 @functools.lru_cache(maxsize=4096)
 def is_asking(sentence: str) -> bool:
-    """A question (ends with ``?``) or an explicit request ("please tell me …")."""
+    """A question (ends with ``?``, or typed without it as the judges read one: "shall i go
+    with TRK-9") or an explicit request ("please tell me …")."""
     sentence = normalise(sentence).strip()
-    return sentence.endswith("?") or any(_has(sentence, m) for m in REQUEST_MARKERS)
+    return sentence.endswith("?") or any(_has(sentence, m) for m in REQUEST_MARKERS) or hurried_question(sentence)
 
 
 def asking_sentences(message: str) -> list[str]:
