@@ -154,11 +154,10 @@ def _said_not_used(fact: Resolved, folded: str, at: int, written: str) -> bool:
 # bridge", "Dr Okafor is off sick"): a value named in such a clause is what failed
 _FAILED = re.compile(
     r"\b(?:broke|broken|breaks|failed|fails|failure|fault|faulty|defective|stuck|unavailable|cancell?ed|"
-    r"closed|too (?:heavy|big|wide|tall|long|far|slow|late)|out of (?:service|action|hours)|off sick|sick|"
-    r"pulled|grounded|refused|declined|full|taken|unsafe|flooded|blocked|can't|cannot|couldn't|"
-    r"(?:has|have|had) no|lost|missed|"
+    r"closed|too (?:heavy|big|wide|tall|long|far|slow|late|small|low|short)|out of (?:service|action|hours)|"
+    r"off sick|sick|pulled|grounded|refused|declined|full|taken|unsafe|flooded|blocked|can't|cannot|couldn't|"
+    r"(?:has|have|had) no|lost|missed|needed elsewhere)\b"
     # … or was not free ("It's on TRK-3. TRK-9 wasn't free." passed as naming TRK-9)
-    r"too (?:small|low|short)|needed elsewhere)\b"
     r"|(?:n't|\bnot)\s+(?:free|available|suitable)\b"
     r"|(?:n't|\bnot|\bnever)\s+(?:being\s+|been\s+)?used\b"  # ("TRK-9 wasn't used")
 )

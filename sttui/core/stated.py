@@ -80,6 +80,7 @@ from functools import lru_cache
 
 from sttui.core.replaced import former, instead_of, ousted_before, unfit_before, unusable_before
 from sttui.core.statement_words import ASIDES, AUXILIARIES, CONDITIONALS, INTERROGATIVES, NEGATORS
+from sttui.core.statements import is_question
 
 # a word: letters and digits, joined by one mark (VAN-42, 09:30, 9.30am, LH401, isn't)
 _WORD = re.compile(r"[^\W_]+(?:[-'\u2019:./#][^\W_]+)*")
@@ -138,6 +139,7 @@ _HEDGING_PHRASES = (
     ("can't", "guarantee"),
     ("cannot", "guarantee"),
 )
+_HEDGING_FIRSTS = frozenset(p[0] for p in _HEDGING_PHRASES)
 # … and what does so at the sentence's end ("…, I think." is read as a belief): "at 11:19, I hope"
 _HEDGING_ENDS = (
     ("i", "hope"),
@@ -214,13 +216,13 @@ def _hedged_sentence(words: list[tuple[int, int, str]]) -> bool:
     word or one of ``_HEDGING_ENDS`` as its last words ("Restore at 11:19, hopefully."), or
     *hope* as its first ("Hope CR-14 makes it by 11:19")."""
     said = [w for _, _, w in words]
-    if said[-1] in _HEDGING_LAST or any(said[-len(e) :] == list(e) for e in _HEDGING_ENDS):
+    if said[-1] in _HEDGING_LAST or any(tuple(said[-len(e) :]) == e for e in _HEDGING_ENDS):
         return True
     if said[0] == "hope" and not _courteous(said[1:3]):
         return True
-    firsts = {p[0] for p in _HEDGING_PHRASES}
     return any(
-        w in firsts and any(said[i : i + len(p)] == list(p) for p in _HEDGING_PHRASES) for i, w in enumerate(said)
+        w in _HEDGING_FIRSTS and any(tuple(said[i : i + len(p)]) == p for p in _HEDGING_PHRASES)
+        for i, w in enumerate(said)
     )
 
 
@@ -242,9 +244,7 @@ def _hurried_question(sentence: str, words: list[tuple[int, int, str]], text: st
         return True
     if len(words) < 3 or _CLAUSE_END.search(text, words[1][1], words[2][0]):
         return False
-    from sttui.core.statements import is_question  # (the rule judge's reading, one rule for both)
-
-    return is_question(typed)
+    return is_question(typed)  # (the rule judge's reading: one rule for both)
 
 
 _LAST_WORD = re.compile(r"[^\W\d_]+$")
@@ -377,17 +377,17 @@ def _proposed(words: list[tuple[int, int, str]]) -> int | None:
 
 
 _FINE = frozenset({"ok", "okay", "alright", "fine", "acceptable"})
+_IT_IS = (("that", "is"), ("it", "is"))
 
 
 def _if_fine(words: list[tuple[int, int, str]], i: int) -> bool:
     """ "if that's OK", "if it's alright", "if that is fine", "if that works": waiting on the
     person's word, as "if you agree" is."""
-    rest = [x[2] for x in words[i + 1 : i + 4]]
-    return (
-        (rest[:1] in (["that's"], ["it's"]) and rest[1:2] and rest[1] in _FINE)
-        or (rest[:2] in (["that", "is"], ["it", "is"]) and rest[2:3] and rest[2] in _FINE)
-        or rest[:2] in (["that", "works"], ["it", "works"])
-    )
+    rest = tuple(x[2] for x in words[i + 1 : i + 4])
+    if rest[:2] in (("that", "works"), ("it", "works")):
+        return True
+    said = rest[1:2] if rest[:1] in (("that's",), ("it's",)) else rest[2:3] if rest[:2] in _IT_IS else ()
+    return bool(said) and said[0] in _FINE
 
 
 def _aside(words: list[tuple[int, int, str]], i: int, to_person: bool = False) -> bool:
