@@ -488,13 +488,15 @@ def _objects(rec: _Record, clause: list[str], passive: bool = False) -> list[str
 # -- against the record: one message's claims, every message's --------------------------------
 
 
-def claims(episode: Episode, text: str, seq: int | None = None) -> list[Mismatch]:
+def claims(episode: Episode, text: str, seq: int | None = None, own: bool = False) -> list[Mismatch]:
     """The unsupported claims of one agent message (``RULE_CLAIMS``). What a message claims is
     read once while the known ids stay the same; only the record's support is checked again.
-    A message with no claiming clause is answered without reading the record."""
+    A message with no claiming clause is answered without reading the record. ``own``: only
+    the writer's own claims, not passive ones ("I've rebooked you", not "both flights are
+    cancelled", which the world may have done in a way the record does not pin down)."""
     if not _candidates(_record(episode), text):
         return []
-    return _unsupported(_synced(episode), text, seq)
+    return _unsupported(_synced(episode), text, seq, own)
 
 
 def all_claims(episode: Episode, messages: list[_Msg]) -> list[Mismatch]:
@@ -519,7 +521,17 @@ def all_claims(episode: Episode, messages: list[_Msg]) -> list[Mismatch]:
     return list(found)
 
 
-def _unsupported(rec: _Record, text: str, seq: int | None) -> list[Mismatch]:
+def _said_of(rec: _Record, words: str) -> bool:
+    """Whether a claim's verb is passive in form ("you were booked on FI521", "you're checked
+    in"): said of someone, not of what the writer did (``claims`` with ``own``)."""
+    for clause in statements.clauses(plainly(facts.fold(words))):
+        verb = next((i for i, t in enumerate(clause) if t in rec.verbs), None)
+        if verb is not None:
+            return _passive(clause, verb) or clause[verb - 1 : verb] in (["you're"], ["youre"])
+    return False
+
+
+def _unsupported(rec: _Record, text: str, seq: int | None, own: bool = False) -> list[Mismatch]:
     found = rec.parsed.get(text)
     if found is None:
         found = rec.parsed[text] = _claimed(rec, text)
@@ -528,6 +540,8 @@ def _unsupported(rec: _Record, text: str, seq: int | None) -> list[Mismatch]:
             rec.parsed.pop(next(iter(rec.parsed)))
     out: list[Mismatch] = []
     for words, claimed, found_ids, subject, stood in found:
+        if own and (subject is not None or _said_of(rec, words)):  # a passive claim: perhaps the world's doing
+            continue
         ids = of_its_kind(rec, found_ids, claimed) if stood else found_ids
         if ids and any(ids & rec.done.get(tool, set()) for tool in claimed):
             continue
