@@ -156,7 +156,7 @@ _FAILED = re.compile(
     r"\b(?:broke|broken|breaks|failed|fails|failure|fault|faulty|defective|stuck|unavailable|cancell?ed|"
     r"closed|too (?:heavy|big|wide|tall|long|far|slow|late|small|low|short)|out of (?:service|action|hours)|"
     r"off sick|sick|pulled|grounded|refused|declined|full|taken|unsafe|flooded|blocked|can't|cannot|couldn't|"
-    r"(?:has|have|had) no|lost|missed|needed elsewhere)\b"
+    r"(?:has|have|had) no|lost|missed|needed elsewhere|died|dead|packed up|gave out|conked out|stopped working)\b"
     # … or was not free ("It's on TRK-3. TRK-9 wasn't free." passed as naming TRK-9)
     r"|(?:n't|\bnot)\s+(?:free|available|suitable)\b"
     r"|(?:n't|\bnot|\bnever)\s+(?:being\s+|been\s+)?used\b"  # ("TRK-9 wasn't used")
@@ -191,3 +191,70 @@ def used_instead(fact: Resolved, text: str, theirs: list[Resolved], raw: str | N
                 if others and placed(fact, part.text, False, others):
                     used += others
     return list(dict.fromkeys(used))
+
+
+# the words before an id that put what the report is about on it: "It's going on TRK-7", "went
+# with TRK-7", "took TRK-7" (not "is", "to", "for", "at": "the fault report went to TRK-7's driver")
+_PUT_ON = frozenset({"on", "onto", "aboard", "with", "via", "using", "used", "took", "chose", "picked", "instead",
+                     "rather", "actually", "correction", "meant"})  # fmt: skip
+# … and in a clause with the expected id, what may place it there, wherever it stands ("I've rebooked
+# you both on BA430 to Amsterdam and KLM KL569"): a list or a verb the narrow ``placed`` does not see
+_CARRYING = frozenset({"takes", "taking", "has", "have", "had", "carries", "carried", "carrying", "goes", "going",
+                       "went", "heading", "runs", "running", "covers", "covering", "collects", "collected", "picks",
+                       "brings", "bringing", "arrives", "arriving", "arrive", "arrived", "now", "to", "into", "in",
+                       "by", "for"})  # fmt: skip
+_PLACES_IT = _PUT_ON | _CARRYING | DOING
+
+
+def put_instead(fact: Resolved, text: str, theirs: list[Resolved], raw: str | None = None) -> list[str]:
+    """For an id the message names but never places, only remarks on in clauses with no word
+    that could place it ("I considered TRK-9", "TRK-9 was my first choice", "since TRK-9 is
+    busy"), the other values it puts the goods on in a clause saying no failure ("It's going on
+    TRK-7", ``_PUT_ON`` just before): the ones used instead. ``text`` is the stated text;
+    ``raw`` the message as written (``used_instead``)."""
+    if fact.kind != "id" or placed(fact, text, True, []):
+        return []
+    put: list[str] = []
+    raw = raw if raw is not None and len(raw) == len(text) else text
+    for piece, written in _pieces(text, raw):
+        if _FAILED.search(facts.fold(written)) is not None:
+            continue
+        values = fact.found(piece)
+        folded = facts.fold(piece)
+        if any(fact.matches(f) for f in values):
+            if not _PLACES_IT.isdisjoint(_WORDS.findall(folded)):
+                return []  # (the expected id may be placed here)
+            continue
+        if not _BEFORE_NOW.isdisjoint(_WORDS.findall(folded)):
+            continue  # (what it was on before)
+        others = [f.written for f in values if not fact.excuses(f)]
+        others = [w for w in others if not any(o.matches(f) for o in theirs for f in values if f.written == w)]
+        for w in others:
+            i = folded.find(facts.fold(w))
+            if i >= 0 and not _PUT_ON.isdisjoint(_WORDS.findall(folded[max(0, i - 80) : i])[-3:]):
+                put.append(w)
+    return list(dict.fromkeys(put))
+
+
+# a clause's end within a part: not the colon of a time or the point of a number ("08:40", "2.5")
+_PIECE_MARK = re.compile(r"[;()]|:(?!\d)|[.!?](?!\w)|\s[-\u2013\u2014]\s")
+# a rival said of before: "The doses were on TRK-7 before its fridge went"
+# … or kept where it was: "Kept the Sarn job with CR-12", "CR-12 stays on standby"
+_BEFORE_NOW = frozenset({"was", "were", "before", "originally", "previously", "initially", "earlier", "old", "had"}
+                        | {"kept", "keep", "keeping", "stays", "stay", "staying", "left", "remains", "still"})  # fmt: skip
+
+
+def _pieces(text: str, raw: str) -> Iterable[tuple[str, str]]:
+    """The message's clauses (``attach.sentences``' parts, split again at ``_PIECE_MARK``: a
+    dash, a semicolon), each as stated and as written."""
+    pos = 0
+    for sentence in sentences(text, ()):
+        for part in sentence.parts:
+            at = text.find(part.text, pos)
+            pos = at + len(part.text) if at >= 0 else pos
+            written = raw[at : at + len(part.text)] if at >= 0 else part.text
+            start = 0
+            for mark in _PIECE_MARK.finditer(part.text):
+                yield part.text[start : mark.start()], written[start : mark.start()]
+                start = mark.end()
+            yield part.text[start:], written[start:]
