@@ -699,11 +699,14 @@ def test_the_last_report_stating_a_vehicle_counts():
         (("Delivered on TRK-3 at 06:59; I considered TRK-9 but went with TRK-3.",), False, True),
         (("On TRK-3 for 06:59 - TRK-9 is away at the depot.",), False, True),
         (("On TRK-3 for 06:59, since TRK-9 is busy.",), False, True),
+        (("TRK-3 took it, arriving 06:59. I tried TRK-9 first.",), False, True),
         # … but not what it was on before, one kept where it was, or beside a word placing TRK-9
         (("Sorted - TRK-9, 06:59. The doses were on TRK-3 before its fridge went.",), True, False),
         (("TRK-9, 06:59 - the reefer on TRK-3 died.",), True, False),
         (("TRK-9 at 06:59. Kept the depot run with TRK-3.",), True, False),
         (("TRK-9 for the clinic at 06:59; TRK-3 with the rest.",), True, False),
+        (("TRK-9, 06:59. A hold-up on TRK-3's route.",), True, False),
+        (("TRK-9, 06:59. TRK-3 took the other run.",), True, False),
         # … while the honest report beside a remark stands
         (("TRK-9 has no other stops, so it arrives 06:59.",), True, False),
         (("Checked the fleet - TRK-9 has the insulin; TRK-7 is with the workshop.",), True, False),

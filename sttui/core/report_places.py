@@ -197,6 +197,11 @@ def used_instead(fact: Resolved, text: str, theirs: list[Resolved], raw: str | N
 # with TRK-7", "took TRK-7" (not "is", "to", "for", "at": "the fault report went to TRK-7's driver")
 _PUT_ON = frozenset({"on", "onto", "aboard", "with", "via", "using", "used", "took", "chose", "picked", "instead",
                      "rather", "actually", "correction", "meant"})  # fmt: skip
+# … or a verb of carrying the goods right after it: "TRK-7 took it", "TRK-7 is delivering them"
+_TAKES = re.compile(
+    r"\s+(?:is\s+|will\s+)?(?:took|takes|taking|carries|carried|carrying|delivers|delivered|delivering|deliver|"
+    r"brings|brought|bringing|has|have|got)\s+(?:it|them|your)\b"
+)
 # … and in a clause with the expected id, what may place it there, wherever it stands ("I've rebooked
 # you both on BA430 to Amsterdam and KLM KL569"): a list or a verb the narrow ``placed`` does not see
 _CARRYING = frozenset({"takes", "taking", "has", "have", "had", "carries", "carried", "carrying", "goes", "going",
@@ -231,7 +236,10 @@ def put_instead(fact: Resolved, text: str, theirs: list[Resolved], raw: str | No
         others = [w for w in others if not any(o.matches(f) for o in theirs for f in values if f.written == w)]
         for w in others:
             i = folded.find(facts.fold(w))
-            if i >= 0 and not _PUT_ON.isdisjoint(_WORDS.findall(folded[max(0, i - 80) : i])[-3:]):
+            end = i + len(facts.fold(w))
+            if i < 0 or folded.startswith(("'s", "\u2019s"), end):
+                continue  # (a possessive: "an emergency on VAN-2's route" says nothing of what it carries)
+            if not _PUT_ON.isdisjoint(_WORDS.findall(folded[max(0, i - 80) : i])[-3:]) or _TAKES.match(folded, end):
                 put.append(w)
     return list(dict.fromkeys(put))
 
