@@ -167,7 +167,7 @@ class _Reading:
             denied = denials.find_denials(self.clauses, goal, skip={f.clause for f in self.phrases})
             self.phrases = sorted(self.phrases + denied, key=lambda f: (f.clause, f.at))
         found = statements.find_phrases(self.clauses, claims, statement=False)
-        found += statements.find_completions(self.clauses, completion)
+        found += statements.find_completions(self.clauses, completion, causes)
         if goal is not None:  # the goal said to be met after all, in its own words
             found += denials.find_affirmations(self.clauses, goal, skip={f.clause for f in self.phrases})
         self.claims = sorted((f for f in found if not f.void), key=lambda f: (f.clause, f.at))

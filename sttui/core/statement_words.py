@@ -483,6 +483,19 @@ NOT_DONE_BEFORE = frozenset(
 )
 # A completion verb followed by one of these reports what was checked ("confirmed that …").
 REPORTING_AFTER = frozenset({"that", "whether", "with"})
+# Verbs of checking that are also verbs of completion: a report of a check when what follows is
+# only "it", "this", "so"… or the cause ("Icelandair confirmed it", "the airline has confirmed the
+# closure"), not "confirmed your seat on LH868".
+CHECKING = frozenset({"confirmed", "verified"})
+CHECKED_THING = frozenset({"it", "this", "so", "them"})
+CHECK_FILLER = frozenset(
+    {"too", "also", "again", "as", "well", "for", "me", "us", "just", "now", "already", "the", "by", "on", "phone",
+     "email", "over", "earlier", "morning", "both", "a", "an", "their", "its", "that", "all"}
+)  # fmt: skip
+CAUSE_NOUNS = frozenset(
+    {"closure", "closures", "cancellation", "cancellations", "suspension", "outage", "outages", "grounding", "delay",
+     "delays", "disruption", "shutdown", "closing", "problem", "situation", "news", "same"}
+)  # fmt: skip
 # Words for the people and things a claim is about, besides the task's own words.
 OBJECT_PRONOUNS = frozenset(
     ["you're", "you've", "you'll", "he's", "she's", "it's", "they're", "they've", "we've"]

@@ -25,6 +25,10 @@ from sttui.core.statement_words import (
     ASIDES,
     AUXILIARIES,
     BACK,
+    CAUSE_NOUNS,
+    CHECK_FILLER,
+    CHECKED_THING,
+    CHECKING,
     COMPLETING,
     CONDITIONALS,
     GOT,
@@ -500,7 +504,20 @@ def _said_done(clause: Sequence[str], at: int) -> bool:
     return bool(_PERFECT.intersection(clause[:at])) or (at > 0 and clause[at - 1] in ("i", "we"))
 
 
-def find_completions(clause_list: Sequence[Sequence[str]], completion: Completion) -> list[Found]:
+def _reports_a_check(clause: Sequence[str], end: int, causes: Sequence[Term]) -> bool:
+    """Whether a verb of checking (``CHECKING``) ending at ``end`` reports a check, not work done:
+    what follows it is only "it", "this", "so"… (``CHECKED_THING``, with fillers: "too", "by
+    phone") or names the cause (a ``causes`` term, or ``CAUSE_NOUNS``: "the closure")."""
+    rest = list(clause[end:])
+    if any(t in CAUSE_NOUNS for t in rest) or any(term.find(rest) for term in causes):
+        return True
+    said = [t for t in rest if t not in CHECK_FILLER]
+    return bool(said) and all(t in CHECKED_THING for t in said)
+
+
+def find_completions(
+    clause_list: Sequence[Sequence[str]], completion: Completion, causes: Sequence[Term] = ()
+) -> list[Found]:
     """Each claim of completion by verb: a past form of a completion verb ("booked",
     "rebooked", "checked in") or "got you on", in a clause that names one of the task's objects
     (its words, or you/it/everything…), not negated, not a question, not hypothetical or about a
@@ -548,6 +565,8 @@ def find_completions(clause_list: Sequence[Sequence[str]], completion: Completio
                 void = f"not a completion ('{before} {words}')"
             elif after in REPORTING_AFTER:
                 void = f"reports a check ('{words} {after}')"
+            elif words in CHECKING and _reports_a_check(clause, at + n, causes):
+                void = f"reports a check ('{' '.join(clause[at : at + n + 3])}')"
             elif later is not None:
                 void = f"about a later day ('{later}')"
             elif not any(t in completion.objects for t in others):
