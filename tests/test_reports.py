@@ -507,6 +507,22 @@ def test_a_claim_said_without_its_verb_is_quoted_as_written(report):
     assert contradicted(ep) == (f"My app doesn't show that: '{report.rstrip('.')}'.",)
 
 
+@pytest.mark.parametrize(
+    ("report", "claims"),
+    [
+        # said of the flights, which the ash's trigger cancelled, not of Iceland: what the world did
+        ("Every flight into Iceland tonight is cancelled because of the ash.", False),
+        ("Flights to Iceland are cancelled tonight.", False),
+        # … while the writer's own cancelling is still theirs to show
+        ("I've cancelled your flight to Reykjavik.", True),
+    ],
+)
+def test_a_passive_said_of_what_goes_somewhere_is_said_of_the_thing_not_the_place(report, claims):
+    ep = played(STT / "air-travel" / "keflavik-ash-closure-s2-impossible.yaml", reports=(report,))
+    said = any(line.startswith("My app doesn't show that") for line in contradicted(ep))
+    assert said is claims, contradicted(ep)
+
+
 def test_a_correction_to_the_seat_held_before_takes_the_report_back():
     ep = played(SWAP, reports=(MOVED_SEATS, "FYI, one last change: Daniel's seat is now 27E."))
     assert not item(ep).passed

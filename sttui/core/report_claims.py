@@ -337,11 +337,12 @@ def _claimed(rec: _Record, text: str) -> list[_Claim]:
         unnamed = False  # said of someone no word here names: "she's been told", "… and has been texted"
         if passive:  # what it is said of: "Margaret" in "Margaret is booked with Dr Okafor"
             head = clause[:verb]
-            subject = _ids_named(rec, head)
+            said_of = _before_place(head)  # ("every flight to Iceland is cancelled": the flights, not Iceland)
+            subject = _ids_named(rec, said_of)
             if not subject and rec.names:
                 if firsts is None:
                     firsts = written_as_names(text, first=True)
-                subject = {rec.names[w] for t in head if (w := t.removesuffix("'s")) in firsts and w in rec.names}
+                subject = {rec.names[w] for t in said_of if (w := t.removesuffix("'s")) in firsts and w in rec.names}
             words = [t for t in head if t not in _NEAR]
             if firsts is None:
                 firsts = written_as_names(text, first=True)
@@ -401,6 +402,17 @@ def _claimed(rec: _Record, text: str) -> list[_Claim]:
             pos = pos if at is None else at + 1
             out.append((quote, claimed, ids, subject, stood))
     return out
+
+
+# the words that open where a thing goes or comes from, after what a passive is said of
+_PLACE_WORDS = frozenset({"to", "into", "from", "via", "towards"})
+
+
+def _before_place(head: list[str]) -> list[str]:
+    """A passive's head up to where it says where its subject goes: "every flight | to
+    Iceland", "the shipment | to Mull" (a head opening with one is kept whole)."""
+    cut = next((i for i, t in enumerate(head) if i > 0 and t in _PLACE_WORDS), len(head))
+    return head[:cut]
 
 
 def _left_out(clause: list[str]) -> list[str]:

@@ -127,6 +127,13 @@ INFEASIBLE = (
     "no flights",
     "no route",
     "no routes",
+    "no option",  # ("there's no option tonight"; not "no option but to rebook you": ``IDIOMS_AFTER``)
+    "no options",
+    "no alternative",
+    "no alternatives",
+    "no other way",
+    "nothing can get",  # ("nothing can get you there tonight")
+    "nothing will get",
 )
 # The goal was met: the default claims of completion.
 CLAIMS = (
@@ -215,11 +222,14 @@ _FLIGHT_COMPOUNDS = frozenset(
     {"change", "changes", "fee", "fees", "number", "numbers", "detail", "details", "delay", "delays"}
     | {"problem", "problems", "issue", "issues", "disruption", "disruptions", "credit", "credits"}
 )
+# "no option but to rebook you", "no alternative fee", "no other way round": a choice made, no statement
+_BUT = frozenset({"but", "than", "fee", "fees", "charge", "round", "around"})
 # "won't work out", "won't work against you": the phrase in another sense
 _WORK = frozenset({"out", "against", "for", "with"})
 IDIOMS_AFTER = (
     {"won't make": _MAKE, "will not make": _MAKE, "not going to make": _MAKE, "not gonna make": _MAKE}
     | {"no flight": _FLIGHT_COMPOUNDS, "no flights": _FLIGHT_COMPOUNDS}
+    | {p: _BUT for p in ("no option", "no options", "no alternative", "no alternatives", "no other way")}
     | {p: _WORK for p in ("won't work", "will not work", "not going to work", "isn't going to work", "not gonna work")}
     | {
         "no go": frozenset({"ahead"}),

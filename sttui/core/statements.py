@@ -340,6 +340,8 @@ def find_phrases(clause_list: Sequence[Sequence[str]], phrases: Sequence[Term], 
                 if problem is not None:
                     no_problem = no_problem or f"'{words} {problem}'"
                 before = clause[at - 1] if at > 0 else ""
+                if not after and "but" in IDIOMS_AFTER.get(words, ()) and _but_to(clause_list, ci):
+                    after = "but"  # ("no option but to rebook you": "but" opens the next clause)
                 if after in IDIOMS or after in IDIOMS_AFTER.get(words, ()):
                     void = f"an idiom ('{words} {after}')"
                 elif before in IDIOMS_BEFORE.get(words, ()):
@@ -362,6 +364,16 @@ def find_phrases(clause_list: Sequence[Sequence[str]], phrases: Sequence[Term], 
                 rest = the_rest(clause_list)
             out.append(Found(ci, words, void, at, statement is False and _partial(clause_list, ci, rest or [])))
     return sorted(out, key=lambda f: (f.clause, f.at))
+
+
+def _but_to(clause_list: Sequence[Sequence[str]], ci: int) -> bool:
+    """Whether the clause after ``ci``, in its sentence, is opened by "but" and begins with
+    "to": "I had no option | but to rebook you" (not "there's no option, but I can…")."""
+    if ci + 1 >= len(clause_list):
+        return False
+    here, nxt = clause_list[ci], clause_list[ci + 1]
+    same = getattr(here, "sentence", 0) == getattr(nxt, "sentence", 0)
+    return same and getattr(nxt, "turn", None) == "but" and nxt[:1] == ["to"]
 
 
 def _by_the_writer(clause: Sequence[str], at: int) -> bool:
