@@ -18,6 +18,7 @@ from sttui.core.statement_words import (
     BY_THE_AGENT,
     DEADLINE_WORDS,
     DENIALS,
+    GIVEN_UP,
     MISS,
     NEGATORS,
     NO_COMPOUNDS,
@@ -102,6 +103,18 @@ def find_denials(clause_list: Sequence[Clause], goal: Goal, skip: Iterable[int] 
     phrases already."""
     out: list[Found] = []
     skipped = set(skip)
+    due_in: set[int] | None = None  # the sentences with a clause saying when the goal is due (read once)
+
+    def due(clause: Clause) -> bool:
+        """When the goal is due, in the clause or its sentence ("All chairs are full today, so
+        there's no slot for Ahmed")."""
+        nonlocal due_in
+        if any(d.find(clause) for d in goal.due):
+            return True
+        if due_in is None:
+            due_in = {c.sentence for c in clause_list if any(d.find(c) for d in goal.due)}
+        return clause.sentence in due_in
+
     for ci, clause in enumerate(clause_list):
         if ci in skipped:
             continue
@@ -111,8 +124,11 @@ def find_denials(clause_list: Sequence[Clause], goal: Goal, skip: Iterable[int] 
             continue
         named = sorted((i, len(n.words)) for n in goal.names for i in n.find(clause))
         near = _nearest(negs, named)
-        if near is None or not any(d.find(clause) for d in goal.due):
-            continue
+        if near is None or not due(clause):
+            given = [i for i in negs if _given_up(clause, i)]  # (given up: whenever it was due)
+            near = _nearest(given, named) if given else None
+            if near is None:
+                continue
         neg, (at, n) = near
         start, end = min(neg, at), max(neg + 1, at + n)
         asks, condition = _where(clause)
@@ -161,9 +177,23 @@ def _denies(clause: Sequence[str], at: int) -> bool:
         return t in ("won't", "wont") and clause[at + 1 : at + 2] in (["get"], ["have"], ["make"], ["restore"])
     if t == "no" and at + 1 < len(clause) and clause[at + 1] in NO_COMPOUNDS:
         return False  # ("keeping the dinner tonight is a no-brainer")
-    if t in DENIALS or t in MISS:
+    if t in DENIALS or t in MISS or _given_up(clause, at):
         return True
     return t == "off" and at > 0 and (clause[at - 1] in BE_OFF or clause[at - 1].endswith("'s"))
+
+
+def _given_up(clause: Sequence[str], at: int) -> bool:
+    """*Cancelled, postponed, called off…* (``GIVEN_UP``) after *have/has/need(s) to be*: the
+    goal given up whenever it was due ("the plenary will have to be cancelled"), when it is the
+    goal's name that is near (not "your old booking will have to be cancelled first")."""
+    return (
+        clause[at] in GIVEN_UP
+        and at >= 3
+        and clause[at - 1] == "be"
+        and clause[at - 2] == "to"
+        and clause[at - 3] in ("have", "has", "need", "needs")
+        and (clause[at] != "called" or clause[at + 1 : at + 2] == ["off"])
+    )
 
 
 def _of_a_problem(clause: Sequence[str], at: int) -> bool:

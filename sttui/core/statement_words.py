@@ -528,6 +528,8 @@ DENIALS = frozenset(
     {"no", "not", "nothing", "neither", "none", "cannot", "won't", "can't", "couldn't", "wouldn't", "isn't",
      "aren't", "ain't"}
 )  # fmt: skip
+# "the plenary will have to be cancelled": the goal given up (after *have/has/need to be*)
+GIVEN_UP = frozenset({"cancelled", "canceled", "postponed", "scrapped", "abandoned", "called"})
 # "Professor Vance misses the dinner tonight"
 MISS = frozenset({"miss", "misses", "missed", "missing"})
 # The goal affirmed after the statement, in its own words: a clause naming the goal and when it
