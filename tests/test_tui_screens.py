@@ -695,6 +695,27 @@ async def test_the_play_screen_says_whether_its_person_was_typing_when_the_episo
         assert pilot.app.screen.typing is typing
 
 
+async def test_the_plays_toasts_do_not_cover_the_verdict(db, monkeypatch):
+    """A trigger's notice shown on the play screen is gone when the end screen comes: at 80x24
+    it covered the lines of the verdict's detail for its last seconds."""
+    from sttui.tui import episode_over
+
+    monkeypatch.setattr(episode_over, "QUIET_SECONDS", 0.0)
+    async with play_alone(db, INSULIN).run_test(size=(80, 24)) as pilot:
+        screen = await started(pilot, "PlayScreen")
+        await pilot.press("f5")
+        await wait_for(pilot, lambda: screen.human.waiting)
+        screen.notify("Depot: TRK-7's reefer unit has failed.", title="Notice", timeout=20)
+        await wait_for(pilot, lambda: bool(list(pilot.app._notifications)))
+        assert [n.title for n in pilot.app._notifications] == ["Notice"]
+        await pilot.press("f8")
+        await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "Confirm")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "EndScreen")
+        await pilot.pause()
+        assert list(pilot.app._notifications) == []
+
+
 # -- home ------------------------------------------------------------------------------------
 
 

@@ -69,6 +69,9 @@ class EpisodeOverScreen(SttuiScreen[None]):
         return time.monotonic() < self._held_until
 
     def on_mount(self) -> None:
+        # the play's toasts (a trigger's notice, the time left) were about the play: over the
+        # verdict at 80x24 they would hide its lines for their last seconds
+        self.app.clear_notifications()
         if self.holding:  # the footer shows the keys dimmed until the pause
             self._release = self.set_timer(QUIET_SECONDS, self._released)
 
