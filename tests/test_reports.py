@@ -891,11 +891,11 @@ def test_an_honest_claim_the_record_supports_passes(report):
 def test_a_claim_of_a_rebooking_that_never_succeeded_fails(report):
     ep = played(LINATE, "naive_plan", reports=(report,))
     claims = [m for m in report_mismatches(ep) if m.kind == "claim"]
-    assert len(claims) == 1 and claims[0].expected == "a successful book_flight or rebook call naming BA-582", claims
+    assert len(claims) == 1 and claims[0].expected == "a successful book_flight or rebook call naming BA582", claims
     assert claims[0].seq == ep.events[-1].seq
     assert (
         not item(ep).passed
-        and "is unsupported: no successful book_flight or rebook call naming BA-582" in item(ep).detail
+        and "is unsupported: no successful book_flight or rebook call naming BA582" in item(ep).detail
     )
     assert message_mismatches(ep, report)[-1].kind == "claim"
 
@@ -912,21 +912,21 @@ def test_a_subjectless_claim_is_the_writers_and_an_ambiguous_verb_claims_only_wi
     "bags"."""
     ep = played(LINATE, "naive_plan", reports=("Checked the flights and rebooked you on BA582.",))
     claims = [(m.fact, m.expected) for m in report_mismatches(ep) if m.kind == "claim"]
-    assert claims == [("claim 'rebooked you on BA582'", "a successful book_flight or rebook call naming BA-582")]
+    assert claims == [("claim 'rebooked you on BA582'", "a successful book_flight or rebook call naming BA582")]
     for said, tool in (
         ("I checked you in on BA582.", "check_in"),
         ("Checked your bags through on BA582.", "check_bags"),
     ):
         ep = played(LINATE, "naive_plan", reports=(said,))
         claims = [m.expected for m in report_mismatches(ep) if m.kind == "claim"]
-        assert claims == [f"a successful {tool} call naming BA-582"], (said, claims)
+        assert claims == [f"a successful {tool} call naming BA582"], (said, claims)
 
 
 def test_a_refused_operation_does_not_support_a_claim():
     # the naive plan's check-in on the cancelled BA576 was refused
     ep = played(LINATE, "naive_plan", reports=("You're checked in on BA576, Heathrow 13:05.",))
     claims = [m.expected for m in report_mismatches(ep) if m.kind == "claim"]
-    assert claims == ["a successful check_in call naming BA-576"]
+    assert claims == ["a successful check_in call naming BA576"]
     # the naive plan's assign_vehicle of TRK-7 is refused (its refrigeration failed)
     ep = played(INSULIN, "naive_plan", reports=("I have assigned TRK-7 and dispatched it.",))
     claims = [m for m in report_mismatches(ep) if m.kind == "claim"]
@@ -953,7 +953,7 @@ def test_a_claim_on_what_the_operated_record_holds_is_supported():
     # a flight the ticketed booking does not hold is still no ticketing of it
     ep = played(HELD_FARE, reports=("You're ticketed on LH1238.",))
     claims = [m.expected for m in report_mismatches(ep) if m.kind == "claim"]
-    assert claims == ["a successful ticket_booking call naming LH-1238"], claims
+    assert claims == ["a successful ticket_booking call naming LH1238"], claims
 
 
 DIALYSIS = STT / "clinic" / "dialysis-urgent-t2-easy.yaml"
@@ -1229,7 +1229,7 @@ LOGISTICS = STT / "logistics"
         (AIR / "held-fare-ttl-t1-medium.yaml", "solution", "ticket_booking", "Ticketed.",
          "a successful ticket_booking call"),
         (AIR / "linate-closure-s2-easy.yaml", "solution", "check_in", "You're on BA582 at 14:20 and checked in.",
-         "a successful check_in call naming BA-582"),
+         "a successful check_in call naming BA582"),
         (AIR / "linate-closure-s2-easy.yaml", "solution", "", "You're on BA582 at 14:20 and checked in.", None),
         (LOGISTICS / "chemo-release-slip-t3-hard.yaml", "solution", "", "QA pushed all releases back, so I re-planned.",
          None),
@@ -1245,7 +1245,7 @@ LOGISTICS = STT / "logistics"
         (STT / "clinic" / "ultrasound-reassigned-st1-medium.yaml", "solution", "notify_patient",
          "Everyone's been told.", "a successful notify_patient call"),
         (AIR / "dfw-crew-timeout-st2-medium.yaml", "solution", "reroute_bag",
-         "You're on AA1100 and your bag AA604417 is re-routed onto it.", "a successful reroute_bag call naming AA-604417"),
+         "You're on AA1100 and your bag AA604417 is re-routed onto it.", "a successful reroute_bag call naming AA604417"),
         (AIR / "dfw-crew-timeout-st2-medium.yaml", "solution", "",
          "You're on AA1100 and your bag AA604417 is re-routed onto it.", None),
         # what a message was about is not whom it went to
@@ -1605,17 +1605,17 @@ def test_no_bundled_solution_report_claims_what_never_happened_and_the_naive_fal
             if found:
                 flagged[(path.stem, plan)] = found
     assert flagged == {
-        ("frankfurt-transit-s3-medium", "naive_plan"): ["a successful check_in call naming LH-430, LH-757"],
+        ("frankfurt-transit-s3-medium", "naive_plan"): ["a successful check_in call naming LH430, LH757"],
         # "Done: ..., ticketed and checked in on LH1232": the fare's hold lapsed, neither happened
-        ("held-fare-ttl-t1-medium", "naive_plan"): ["a successful check_in or ticket_booking call naming LH-1232"],
-        ("inverness-crew-cascade-st2-impossible", "naive_plan"): ["a successful check_in call naming BA-1484"],
-        ("keflavik-ash-closure-s2-impossible", "naive_plan"): ["a successful check_in call naming FI-521"],
+        ("held-fare-ttl-t1-medium", "naive_plan"): ["a successful check_in or ticket_booking call naming LH1232"],
+        ("inverness-crew-cascade-st2-impossible", "naive_plan"): ["a successful check_in call naming BA1484"],
+        ("keflavik-ash-closure-s2-impossible", "naive_plan"): ["a successful check_in call naming FI521"],
         # passive: the booking was refused; the transport's handoff failed (a trigger)
         ("cardiology-rota-s1-easy", "naive_plan"): [
             "a successful book_appointment or book_transport call naming CL-OKAFOR, P-ONEILL"
         ],
         ("discharge-handoff-st3-easy", "naive_plan"): [
-            "a successful book_appointment or book_transport call naming TR-912-4, VAN-2"
+            "a successful book_appointment or book_transport call naming TR-0912-04, VAN-2"
         ],
         # a confirmation refused (the hold expired; the technician's shift; the caterer's fire),
         # claimed in the passive: "Chidi's hold confirmed", "… is confirmed", "Both are confirmed"
@@ -1627,12 +1627,12 @@ def test_no_bundled_solution_report_claims_what_never_happened_and_the_naive_fal
         ("fog-diversion-meet-st3-medium", "naive_plan"): ["a successful confirm_event call"],
         ("gala-expo-overrun-t3-hard", "naive_plan"): ["a successful confirm_event call naming R-PAVILION"],
         ("interpreter-court-call-st1-medium", "naive_plan"): [
-            "a successful confirm_event call naming R-WHARF-2, WHARF-SUITE-2"
+            "a successful confirm_event call naming R-WHARF-2, Wharf Suite 2"
         ],
         ("lecture-flight-curfew-t3-impossible", "naive_plan"): ["a successful confirm_event call"],
         ("lunch-kitchen-slip-t3-medium", "naive_plan"): ["a successful confirm_event call naming R-ORANGERY"],
         ("plant-room-flood-st2-impossible", "naive_plan"): [
-            "a successful confirm_event call naming HALL-1, R-CONV-HALL-1"
+            "a successful confirm_event call naming Hall 1, R-CONV-HALL1"
         ],
         ("poet-wrong-services-st3-impossible", "naive_plan"): ["a successful confirm_event call"],
         # "… is on its way" (was sent) where every dispatch was refused: the wrong site, the

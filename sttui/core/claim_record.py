@@ -39,6 +39,30 @@ def _initial_ids(task: Any) -> frozenset[str]:
     return per_task(_INITIAL_IDS, task, lambda t: frozenset(ids_in(t.initial_state, set())))
 
 
+_WRITTEN_IDS: dict[int, tuple[Any, dict[str, str]]] = {}
+
+
+def written_ids(task: Any) -> dict[str, str]:
+    """The ids of a task's initial state as it writes them, by their canonical form ("FI-523" ->
+    "FI523", "VAN-E-4" -> "VAN-E4"): what a claim's detail names them by. Read once per task."""
+
+    def read(t: Any) -> dict[str, str]:
+        out: dict[str, str] = {}
+        stack = [t.initial_state]
+        while stack:
+            v = stack.pop()
+            if isinstance(v, dict):
+                stack.extend(v)
+                stack.extend(v.values())
+            elif isinstance(v, list):
+                stack.extend(v)
+            elif isinstance(v, str) and (c := canon_if_id(v)) is not None:
+                out.setdefault(c, v)
+        return out
+
+    return per_task(_WRITTEN_IDS, task, read)
+
+
 class _Record:
     """What the record shows, brought up to date (:meth:`update`) only when a message claims
     something: ids known (the state's at the start, and every call's), and the ids each
@@ -47,6 +71,7 @@ class _Record:
 
     def __init__(self, episode: Episode):
         self.known: set[str] = set(_initial_ids(episode.task))
+        self.written = written_ids(episode.task)  # canonical id -> as the initial state writes it
         self.done: dict[str, set[str]] = {}  # tool -> ids a successful call of it named
         self.seen = 0  # view items read
         self.verbs = _claim_verbs_of(episode.tools)

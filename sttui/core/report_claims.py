@@ -562,7 +562,9 @@ def _unsupported(rec: _Record, text: str, seq: int | None, own: bool = False) ->
         told = all(t.split("_", 1)[0].lower() == "notify" for t in claimed)  # (the world tells no one)
         if subject is not None and not told and rec.happened(subject, ids, claimed, words):  # not the writer's doing
             continue
-        shown = ", ".join(sorted(map(str, ids)))
+        # the ids as the state writes them ("FI523", "VAN-E4"; not the canonical "FI-523", "VAN-E-4")
+        written = rec.written
+        shown = ", ".join(sorted(written.get(str(i), str(i)) for i in ids))
         out.append(
             Mismatch(
                 f"claim '{words if len(words) <= 80 else words[:79] + '…'}'",
