@@ -278,14 +278,34 @@ def test_seats_written_as_a_row_and_letters_are_told():
 
 
 @pytest.mark.parametrize(
+    ("report", "passed"),
+    [
+        # the user is one of the subjects (`about: [Daniel, you]`): "you" names Daniel, so the
+        # seats the other way round conflict as they do by name
+        ("Checked in! You're in 33H and Hannah's in 33G.", False),
+        ("Checked in! Hannah is in 33G, and you are in 33H.", False),
+        ("Both checked in: your seat is 33H, Hannah's is 33G.", False),
+        ("Checked in! You're in 33G and Hannah's in 33H.", True),
+        ("checked in, u r in 33g and hannah 33h", True),
+        # … "you" said of both names neither
+        ("Both of you are checked in, in 33G and 33H.", True),
+        ("You're both checked in, 33G and 33H.", True),
+    ],
+)
+def test_you_names_the_user_where_a_fact_is_about_them(report, passed):
+    ep = played(STT / "air-travel" / "aircraft-swap-seats-st1-easy.yaml", reports=(report,))
+    assert item(ep).passed is passed, item(ep).detail
+
+
+@pytest.mark.parametrize(
     ("report", "passed", "said"),
     [
         # 27E is the seat the equipment change gave Daniel; the solution then moved him to 33G
         ("You're both checked in on UA901, side by side in 27E and 33H.", False, "My app shows 33G, not 27E."),
-        (
+        (  # ("you" names Daniel, the user: `about: [Daniel, you]`; both seats are given him)
             "The system split you up (27E and 38A), so I moved you to 27E and 33H. 33G was released.",
             False,
-            "My app shows 33G, not 27E.",
+            "For Daniel, my app shows 33G, not 27E, 33H.",
         ),
         ("Checked in on UA901: Daniel was moved from 27E to 33G and Hannah from 38A to 33H.", True, None),
         ("The system split you up (27E and 38A), so I moved you to 33G and 33H, side by side.", True, None),

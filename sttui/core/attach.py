@@ -66,9 +66,27 @@ _ONE_OF_THEM = re.compile(
 
 
 def _bare(word: str) -> str:
-    """A folded word without its possessive: "westfield's" and "lukes'" read as the name."""
+    """A folded word without its possessive: "westfield's" and "lukes'" read as the name; the
+    forms of *you* as *you* ("you're", "your", "u"), for a fact ``about`` the user themself."""
     word = fold(word).replace("\u2019", "'")
-    return word.removesuffix("'s").removesuffix("'")
+    word = word.removesuffix("'s").removesuffix("'")
+    return "you" if word in _YOU_FORMS else word
+
+
+# the forms of *you* a report may name the user by ("you're in 33G", "your seat is 33G"): one
+# `about` word, *you*, names a fact's subject who is the user ("about: [Daniel, you]")
+_YOU_FORMS = frozenset(
+    {"you're", "youre", "your", "yours", "you've", "youve", "you'll", "youll", "yourself", "u", "ur"}
+)
+# … but not *you* said of several: "you both", "you two", "both of you", "each of you"
+_SEVERAL = frozenset({"both", "two", "all", "three", "four", "guys"})
+
+
+def _several(tokens: list[tuple[int, int, str]], i: int) -> bool:
+    """Whether the *you* at ``i`` is said of several: "you both", "both of you"."""
+    after = tokens[i + 1][2] if i + 1 < len(tokens) else ""
+    before = [t[2] for t in tokens[max(0, i - 2) : i]]
+    return after in _SEVERAL or (before[-1:] == ["of"] and bool(_SEVERAL.union({"each"}).intersection(before[:1])))
 
 
 def _numbered(word: str) -> bool:
@@ -162,6 +180,8 @@ def _sentences(text: str, subjects: tuple[Subject, ...], bystanders: tuple[Subje
         for name in subject:
             n = len(name)
             for i in at.get(name[0], ()):
+                if name == ("you",) and _several(tokens, i):
+                    continue  # ("I've checked you both in": not the user alone)
                 if i + n <= len(tokens) and all(tokens[i + k][2] == name[k] for k in range(1, n)):
                     mentions.append((tokens[i][0], tokens[i + n - 1][1], subject))
                     covered.update(range(i, i + n))
