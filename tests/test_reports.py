@@ -736,6 +736,7 @@ def test_the_last_report_stating_a_vehicle_counts():
         (("On TRK-3 for 06:59 - TRK-9 is away at the depot.",), False, True),
         (("On TRK-3 for 06:59, since TRK-9 is busy.",), False, True),
         (("TRK-3 took it, arriving 06:59. I tried TRK-9 first.",), False, True),
+        (("The insulin goes in TRK-3 at 06:59 - TRK-9 was my backup.",), False, True),
         # … but not what it was on before, one kept where it was, or beside a word placing TRK-9
         (("Sorted - TRK-9, 06:59. The doses were on TRK-3 before its fridge went.",), True, False),
         (("TRK-9, 06:59 - the reefer on TRK-3 died.",), True, False),

@@ -195,7 +195,7 @@ def used_instead(fact: Resolved, text: str, theirs: list[Resolved], raw: str | N
 
 # the words before an id that put what the report is about on it: "It's going on TRK-7", "went
 # with TRK-7", "took TRK-7" (not "is", "to", "for", "at": "the fault report went to TRK-7's driver")
-_PUT_ON = frozenset({"on", "onto", "aboard", "with", "via", "using", "used", "took", "chose", "picked", "instead",
+_PUT_ON = frozenset({"on", "onto", "in", "into", "aboard", "with", "via", "using", "used", "took", "chose", "picked", "instead",
                      "rather", "actually", "correction", "meant"})  # fmt: skip
 # … or a verb of carrying the goods right after it: "TRK-7 took it", "TRK-7 is delivering them"
 _TAKES = re.compile(
