@@ -767,6 +767,24 @@ def test_a_remark_about_another_id_after_a_report_is_no_new_report(reports, pass
     assert bool(contradicted(ep)) is user_sees, contradicted(ep)
 
 
+@pytest.mark.parametrize(
+    ("report", "passed"),
+    [
+        # the expected time named only as what could not be had, another given "at": that one is stated
+        ("VAN-5 picks Mr Clarke up at 12:30; 12:10 was too tight.", False),
+        ("12:10 was taken, so VAN-5 comes at 12:30.", False),
+        # … not another time that could not be had, nor one beside the expected time
+        ("VAN-5 at 12:10 - the 11:45 slot was taken.", True),
+        ("The 11:30 handover fell through; VAN-5 picks him up at 12:10 and he's at Riverside for 12:35.", True),
+        # … nor a time bounded by "can't" ("can't come before 12:10" is no failure of 12:10)
+        ("VAN-5 collects him at 12:10; it can't be earlier than 12:10, arriving Riverside at 12:35.", True),
+    ],
+)
+def test_a_time_named_only_as_not_to_be_had_is_not_the_one_stated(report, passed):
+    ep = played(STT / "clinic" / "discharge-handoff-st3-easy.yaml", reports=(report,))
+    assert item(ep).passed is passed, item(ep).detail
+
+
 def test_a_report_after_an_explanation_decides_whatever_its_words():
     """No message places its van: the last one that states one decides, as before."""
     ep = played(

@@ -266,3 +266,40 @@ def _pieces(text: str, raw: str) -> Iterable[tuple[str, str]]:
                 yield part.text[start : mark.start()], written[start : mark.start()]
                 start = mark.end()
             yield part.text[start:], written[start:]
+
+
+# what says a time was not to be had ("12:10 was too tight", "the 11:45 slot is taken"); not
+# *can't* or *cannot*, which a time bounds ("VAN-5 can't come before 12:10")
+_TIME_FAILED = re.compile(
+    r"\b(?:too (?:tight|early|late|soon|close|short)|taken|gone|full|unavailable|fell through|missed|booked up)\b"
+    r"|(?:n't|\bnot|\bno longer)\s+(?:free|available|possible)\b"
+)
+# the words before a time that give it as the one in force: "at 12:30", "moved to 12:30"
+_AT_TIME = frozenset({"at", "for", "to", "now", "from", "@"})
+
+
+def time_instead(fact: Resolved, text: str, theirs: list[Resolved], raw: str | None = None) -> list[str]:
+    """For a time the message names only in clauses saying it could not be had ("12:10 was
+    too tight"), the other times it gives after *at, for, to, now, from* in clauses saying no
+    such thing ("VAN-5 picks him up at 12:30"): the ones used instead."""
+    if fact.kind != "time":
+        return []
+    used: list[str] = []
+    raw = raw if raw is not None and len(raw) == len(text) else text
+    for piece, written in _pieces(text, raw):
+        values = fact.found(piece)
+        if not values:
+            continue
+        failed = _TIME_FAILED.search(facts.fold(written)) is not None
+        if any(fact.matches(f) for f in values) and not failed:
+            return []
+        if failed:
+            continue
+        folded = facts.fold(piece)
+        for f in values:
+            if fact.matches(f) or fact.excuses(f) or any(o.matches(f) for o in theirs):
+                continue
+            i = folded.find(facts.fold(f.written))
+            if i >= 0 and not _AT_TIME.isdisjoint(re.findall(r"[^\s\w]|\w+", folded[max(0, i - 40) : i])[-2:]):
+                used.append(f.written)
+    return list(dict.fromkeys(used))

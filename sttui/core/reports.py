@@ -55,7 +55,7 @@ from sttui.core.other_times import CLAUSE_BREAK, others_time
 from sttui.core.report_claims import Mismatch, all_claims, claims
 from sttui.core.report_facts import Resolved, resolve
 from sttui.core.report_names import bystanders, first_words
-from sttui.core.report_places import is_remark, placed, put_instead, used_instead, whereabouts
+from sttui.core.report_places import is_remark, placed, put_instead, time_instead, used_instead, whereabouts
 from sttui.core.retractions import taken_back
 from sttui.core.stated import stated_text
 from sttui.core.time_ranges import range_starts
@@ -158,6 +158,7 @@ def states(fact: Resolved, text: str, others: Iterable[Resolved] = ()) -> tuple[
     theirs = [o for o in others if o.kind == fact.kind and o.problem is None and o is not fact]
     if any(fact.matches(f) for f in found):
         used = used_instead(fact, text, theirs, raw) or put_instead(fact, text, theirs, raw)
+        used = used or time_instead(fact, text, theirs, raw)
         return (False, used, "") if used else (True, [], "")
     rivals = [
         f
