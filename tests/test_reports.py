@@ -297,6 +297,15 @@ def test_you_names_the_user_where_a_fact_is_about_them(report, passed):
     assert item(ep).passed is passed, item(ep).detail
 
 
+def test_the_user_speaks_of_their_own_value_as_theirs():
+    """The scripted user is Daniel: "My app shows 33G for me", not "For Daniel, my app shows"."""
+    ep = played(
+        STT / "air-travel" / "aircraft-swap-seats-st1-easy.yaml",
+        reports=("Checked in! You're in 33H and Hannah's in 33G.",),
+    )
+    assert contradicted(ep) == ("My app shows 33G for me, not 33H.", "For Hannah, my app shows 33H, not 33G.")
+
+
 @pytest.mark.parametrize(
     ("report", "passed", "said"),
     [
@@ -305,7 +314,7 @@ def test_you_names_the_user_where_a_fact_is_about_them(report, passed):
         (  # ("you" names Daniel, the user: `about: [Daniel, you]`; both seats are given him)
             "The system split you up (27E and 38A), so I moved you to 27E and 33H. 33G was released.",
             False,
-            "For Daniel, my app shows 33G, not 27E, 33H.",
+            "My app shows 33G for me, not 27E, 33H.",
         ),
         ("Checked in on UA901: Daniel was moved from 27E to 33G and Hannah from 38A to 33H.", True, None),
         ("The system split you up (27E and 38A), so I moved you to 33G and 33H, side by side.", True, None),
@@ -366,12 +375,12 @@ SEATED = "You're both checked in on UA901, side by side in 33G and 33H."
         (AIRCRAFT_SWAP, (SEATED, "Before the aircraft change, Daniel was in 27E."), True, None),
         (AIRCRAFT_SWAP, (SEATED, "Daniel had 27E up to the aircraft change."), True, None),
         # ... and not where it is now
-        (AIRCRAFT_SWAP, (SEATED, "Since the swap Daniel is in 27E."), False, "For Daniel, my app shows 33G, not 27E."),
+        (AIRCRAFT_SWAP, (SEATED, "Since the swap Daniel is in 27E."), False, "My app shows 33G for me, not 27E."),
         (
             AIRCRAFT_SWAP,
             (SEATED, "Daniel was moved to 27E until the swap."),
             False,
-            "For Daniel, my app shows 33G, not 27E.",
+            "My app shows 33G for me, not 27E.",
         ),
     ],
 )
@@ -820,7 +829,7 @@ def test_values_of_a_mapping_keyed_by_records_are_each_others_rivals():
     path = STT / "air-travel" / "kilimanjaro-interline-st3-hard.yaml"
     for swapped in ("Hannah's in 31B and Michael's in 31A.", "Hannah: 31B. Michael: 31A."):
         ep = played(path, reports=(swapped,))
-        assert contradicted(ep) == ("For Hannah, my app shows 31A, not 31B.", "For Michael, my app shows 31B, not 31A.")
+        assert contradicted(ep) == ("My app shows 31A for me, not 31B.", "For Michael, my app shows 31B, not 31A.")
     ep = played(path, reports=("Hannah's in 31A and Michael's in 31B.",))
     assert contradicted(ep) == ()
 

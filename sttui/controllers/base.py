@@ -17,6 +17,7 @@ from sttui.core.actions import Action
 from sttui.core.checklist import read_statement, score
 from sttui.core.env import ToolSpec
 from sttui.core.episode import Episode
+from sttui.core.report_claims import Mismatch
 from sttui.core.report_names import key_name, plain_name
 from sttui.core.reports import TAKEN_BACK, UNCLEAR, message_mismatches
 
@@ -164,14 +165,15 @@ def contradicted(episode: Episode) -> tuple[str, ...]:
     unclear: list[str] = []  # whose value a pronoun left open ("She is 14:30 and he is 14:00")
     for m in message_mismatches(episode, last["text"]):
         if m.kind == UNCLEAR:
-            if m.about not in unclear:
-                unclear.append(m.about)
+            who = "mine" if m.mine else f"{m.about}'s"
+            if who not in unclear:
+                unclear.append(who)
             continue
         if m.kind == "claim":
             said = m.fact.removeprefix("claim ")
             line = f"My app doesn't show that: {said}."
         elif m.kind == TAKEN_BACK:  # the report taken back, no new value given
-            line = f"{f'For {m.about}, my' if m.about else 'My'} app shows {m.expected}. Which is it now?"
+            line = f"{_for(m)} {m.expected}{' for me' if m.mine else ''}. Which is it now?"
         else:
             expected, said = m.expected, m.said or ""
             if m.kind in ("text", "person"):  # as a person says them: a place's name, the words as written
@@ -179,14 +181,20 @@ def contradicted(episode: Episode) -> tuple[str, ...]:
                 said = ", ".join(as_written(last["text"], s, m.kind == "person") for s in said.split(", "))
             if m.kind == "person":  # a name without its note: "Marcus Webb", not "Marcus Webb (AV, hybrid)"
                 expected = plain_name(expected)
-            line = f"{f'For {m.about}, my' if m.about else 'My'} app shows {expected}, not {said}"
+            line = f"{_for(m)} {expected}{' for me' if m.mine else ''}, not {said}"
         line += "" if line.endswith((".", "?")) else "."  # ("not 4pm.", not "not 4pm..")
         if line not in lines:
             lines.append(line)
     if unclear:  # (asked once for all of them, without the values: the app's are not given away)
-        whose = " and which ".join(f"{who}'s" for who in unclear)
+        whose = " and which ".join(unclear)
         lines.append(f"Which one is {whose}? Please give each with the name.")
     return tuple(lines)
+
+
+def _for(m: Mismatch) -> str:
+    """How a line about a fact's value opens: "For Westfield, my app shows", or for the user's
+    own fact "My app shows" (the value then "… for me"): they do not name themselves."""
+    return f"For {m.about}, my app shows" if m.about and not m.mine else "My app shows"
 
 
 # a name's words before a surname, as written: "Grace " of "Grace Adeyemi", "Dr " of "Dr Feld"

@@ -59,6 +59,7 @@ class Mismatch:
     seq: int | None
     kind: str
     about: str = ""  # the subject the conflicting values were given to, when the fact has one
+    mine: bool = False  # … and that subject is the user (``about: [Daniel, you]``): "for me"
 
 
 # -- the claiming clauses of a text (read once per text and set of tools) ---------------------

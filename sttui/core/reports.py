@@ -541,14 +541,15 @@ def message_mismatches(episode: Episode, text: str) -> list[Mismatch]:
             said = states(fact, text, resolved)
             if said is None and fact.about and _unclear(fact, stated_text(text), resolved):
                 # "Orla and Imran are sorted. She is 14:30 and he is 14:00": whose is whose?
-                out.append(Mismatch(fact.name, fact.shown, None, None, UNCLEAR, fact.about_shown))
+                out.append(Mismatch(fact.name, fact.shown, None, None, UNCLEAR, fact.about_shown, _the_users(fact)))
             if said is None or said[0]:
                 continue
             remark = is_remark(text) or whereabouts(text, resolved)
             remark = remark or (not said[2] and not placed(fact, text, False, said[1]))
             if remark and _placed_before(episode, fact, messages(), resolved):
                 continue  # a remark about another value after a report ("FYI TRK-7 is out of service")
-            out.append(Mismatch(fact.name, fact.shown, ", ".join(said[1]), None, fact.kind, said[2]))
+            mine = bool(said[2]) and _the_users(fact)
+            out.append(Mismatch(fact.name, fact.shown, ", ".join(said[1]), None, fact.kind, said[2], mine))
     if taken_back(text) is not None:  # a report taken back, no new value given: which is it now?
         for _, rs in everything:
             for fact in rs:
@@ -556,8 +557,15 @@ def message_mismatches(episode: Episode, text: str) -> list[Mismatch]:
                     (_takes_back(fact, text, resolved) and _placed_before(episode, fact, messages(), resolved))
                     or _taken_back_within(fact, _Msg(None, text), 0, resolved) is not None
                 ):
-                    out.append(Mismatch(fact.name, fact.shown, None, None, TAKEN_BACK, fact.about_shown))
+                    out.append(
+                        Mismatch(fact.name, fact.shown, None, None, TAKEN_BACK, fact.about_shown, _the_users(fact))
+                    )
     return out + claims(episode, text)
+
+
+def _the_users(fact: Resolved) -> bool:
+    """Whether the fact is about the user themself (*you* among its ``about`` names)."""
+    return ("you",) in fact.about
 
 
 def report_mismatches(episode: Episode) -> list[Mismatch]:
