@@ -304,6 +304,11 @@ def test_the_user_speaks_of_their_own_value_as_theirs():
         reports=("Checked in! You're in 33H and Hannah's in 33G.",),
     )
     assert contradicted(ep) == ("My app shows 33G for me, not 33H.", "For Hannah, my app shows 33H, not 33G.")
+    unclear = played(
+        STT / "air-travel" / "aircraft-swap-seats-st1-easy.yaml",
+        reports=("Daniel and Hannah are both checked in. She is in 33H and he is in 33G.",),
+    )
+    assert contradicted(unclear) == ("Which one is mine and which Hannah's? Please give each with the name.",)
 
 
 @pytest.mark.parametrize(
