@@ -109,7 +109,7 @@ def find_denials(clause_list: Sequence[Clause], goal: Goal, skip: Iterable[int] 
         """When the goal is due, in the clause or its sentence ("All chairs are full today, so
         there's no slot for Ahmed")."""
         nonlocal due_in
-        if any(d.find(clause) for d in goal.due):
+        if any(d.find(clause) for d in goal.due) or _till_tomorrow(clause):
             return True
         if due_in is None:
             due_in = {c.sentence for c in clause_list if any(d.find(c) for d in goal.due)}
@@ -166,8 +166,8 @@ def _nearest(negs: list[int], named: list[tuple[int, int]]) -> tuple[int, tuple[
 
 def _denies(clause: Sequence[str], at: int) -> bool:
     """A denial of what can or will be (``DENIALS``), *miss* ("Professor Vance misses the
-    dinner tonight"), or *off* after a *be* ("Adaeze's evening is off tonight", "F-90 stays
-    off"); not right after the agent's own *I* or *we* (but *won't get, have, make, restore*:
+    dinner tonight"), or *off* or *dark* after a *be* ("Adaeze's evening is off tonight", "F-90
+    stays off", "Maelor stays dark"); not right after the agent's own *I* or *we* (but *won't get, have, make, restore*:
     "we won't get Maelor back on by 12:00"), nor a compound of *no* ("a no-brainer", "a
     no-show": ``NO_COMPOUNDS``)."""
     t = clause[at]
@@ -179,7 +179,13 @@ def _denies(clause: Sequence[str], at: int) -> bool:
         return False  # ("keeping the dinner tonight is a no-brainer")
     if t in DENIALS or t in MISS or _given_up(clause, at):
         return True
-    return t == "off" and at > 0 and (clause[at - 1] in BE_OFF or clause[at - 1].endswith("'s"))
+    return t in ("off", "dark") and at > 0 and (clause[at - 1] in BE_OFF or clause[at - 1].endswith("'s"))
+
+
+def _till_tomorrow(clause: Sequence[str]) -> bool:
+    """*until*, *till* or *til* before *tomorrow*: all of the day the goal is due ("Ynys Fach
+    stays off till tomorrow")."""
+    return any(a in ("until", "till", "til") and b in ("tomorrow", "tomorrow's") for a, b in itertools.pairwise(clause))
 
 
 def _given_up(clause: Sequence[str], at: int) -> bool:
