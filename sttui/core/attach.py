@@ -80,13 +80,14 @@ _YOU_FORMS = frozenset(
 )
 # … but not *you* said of several: "you both", "you two", "both of you", "each of you"
 _SEVERAL = frozenset({"both", "two", "all", "three", "four", "guys"})
+_OF_SEVERAL = _SEVERAL | {"each"}  # ("each of you")
 
 
 def _several(tokens: list[tuple[int, int, str]], i: int) -> bool:
     """Whether the *you* at ``i`` is said of several: "you both", "both of you"."""
     after = tokens[i + 1][2] if i + 1 < len(tokens) else ""
     before = [t[2] for t in tokens[max(0, i - 2) : i]]
-    return after in _SEVERAL or (before[-1:] == ["of"] and bool(_SEVERAL.union({"each"}).intersection(before[:1])))
+    return after in _SEVERAL or (before[-1:] == ["of"] and before[0] in _OF_SEVERAL)
 
 
 def _numbered(word: str) -> bool:

@@ -30,21 +30,14 @@ def _tell_items(episode: Episode) -> list[ChecklistItem]:
     return [item for item in checklist_for(episode.task, episode.settings) if item.tell]
 
 
-_INITIAL_IDS: dict[int, tuple[Any, frozenset[str]]] = {}
-
-
-def _initial_ids(task: Any) -> frozenset[str]:
-    """The ids in a task's initial state, read once per task (the task is held, so the id it
-    is filed under stays its own)."""
-    return per_task(_INITIAL_IDS, task, lambda t: frozenset(ids_in(t.initial_state, set())))
-
-
 _WRITTEN_IDS: dict[int, tuple[Any, dict[str, str]]] = {}
 
 
 def written_ids(task: Any) -> dict[str, str]:
-    """The ids of a task's initial state as it writes them, by their canonical form ("FI-523" ->
-    "FI523", "VAN-E-4" -> "VAN-E4"): what a claim's detail names them by. Read once per task."""
+    """The ids of a task's initial state (keys and strings, at any depth) as it writes them, by
+    their canonical form ("FI-523" -> "FI523", "VAN-E-4" -> "VAN-E4"): its keys are the ids it
+    holds (``report_names.ids_in``), its values what a claim's detail names them by. Read once
+    per task (the task is held, so the id it is filed under stays its own)."""
 
     def read(t: Any) -> dict[str, str]:
         out: dict[str, str] = {}
@@ -70,8 +63,8 @@ class _Record:
     ``tell`` item costs, and most reports claim nothing (``_candidates``)."""
 
     def __init__(self, episode: Episode):
-        self.known: set[str] = set(_initial_ids(episode.task))
         self.written = written_ids(episode.task)  # canonical id -> as the initial state writes it
+        self.known: set[str] = set(self.written)
         self.done: dict[str, set[str]] = {}  # tool -> ids a successful call of it named
         self.seen = 0  # view items read
         self.verbs = _claim_verbs_of(episode.tools)

@@ -10,7 +10,8 @@ up to date only when a message claims something: most reports claim nothing.
 In order: what a report got wrong (``Mismatch``); the claiming clauses of a text
 (``_candidates``, with where each claim starts and ends); what each claim is of (``_claimed``:
 ids, names, pronouns, the user, everything); and the entry points that check them against the
-record (``claims``, ``all_claims``).
+record (``claims``, ``all_claims``; ``claims`` with ``own``, the writer's own only, is the rule
+judge's: a passive may be the world's doing).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ can apply by hand, are in task format §5 ("Which message counts", "The conflict
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -172,25 +172,31 @@ def used_instead(fact: Resolved, text: str, theirs: list[Resolved], raw: str | N
     if fact.kind != "id":
         return []
     used: list[str] = []
+    for part, written in _parts(text, raw):
+        values = fact.found(part)
+        if not values:
+            continue
+        failed = _FAILED.search(facts.fold(written)) is not None
+        if any(fact.matches(f) for f in values) and not failed:
+            return []
+        if not failed:
+            others = [f.written for f in values if not fact.matches(f) and not fact.excuses(f)]
+            others = [w for w in others if not any(o.matches(f) for o in theirs for f in values if f.written == w)]
+            if others and placed(fact, part, False, others):
+                used += others
+    return list(dict.fromkeys(used))
+
+
+def _parts(text: str, raw: str | None) -> Iterator[tuple[str, str]]:
+    """The message's clauses (``attach.sentences``' parts), each as stated (``text``) and as
+    written (``raw``, when it is as long: what a negation there blanked)."""
     raw = raw if raw is not None and len(raw) == len(text) else text
     pos = 0
     for sentence in sentences(text, ()):
         for part in sentence.parts:
             at = text.find(part.text, pos)
             pos = at + len(part.text) if at >= 0 else pos
-            values = fact.found(part.text)
-            if not values:
-                continue
-            written = raw[at : at + len(part.text)] if at >= 0 else part.text
-            failed = _FAILED.search(facts.fold(written)) is not None
-            if any(fact.matches(f) for f in values) and not failed:
-                return []
-            if not failed:
-                others = [f.written for f in values if not fact.matches(f) and not fact.excuses(f)]
-                others = [w for w in others if not any(o.matches(f) for o in theirs for f in values if f.written == w)]
-                if others and placed(fact, part.text, False, others):
-                    used += others
-    return list(dict.fromkeys(used))
+            yield part.text, raw[at : at + len(part.text)] if at >= 0 else part.text
 
 
 # the words before an id that put what the report is about on it: "It's going on TRK-7", "went
@@ -220,7 +226,6 @@ def put_instead(fact: Resolved, text: str, theirs: list[Resolved], raw: str | No
     if fact.kind != "id" or placed(fact, text, True, []):
         return []
     put: list[str] = []
-    raw = raw if raw is not None and len(raw) == len(text) else text
     for piece, written in _pieces(text, raw):
         if _FAILED.search(facts.fold(written)) is not None:
             continue
@@ -252,20 +257,15 @@ _BEFORE_NOW = frozenset({"was", "were", "before", "originally", "previously", "i
                         | {"kept", "keep", "keeping", "stays", "stay", "staying", "left", "remains", "still"})  # fmt: skip
 
 
-def _pieces(text: str, raw: str) -> Iterable[tuple[str, str]]:
-    """The message's clauses (``attach.sentences``' parts, split again at ``_PIECE_MARK``: a
-    dash, a semicolon), each as stated and as written."""
-    pos = 0
-    for sentence in sentences(text, ()):
-        for part in sentence.parts:
-            at = text.find(part.text, pos)
-            pos = at + len(part.text) if at >= 0 else pos
-            written = raw[at : at + len(part.text)] if at >= 0 else part.text
-            start = 0
-            for mark in _PIECE_MARK.finditer(part.text):
-                yield part.text[start : mark.start()], written[start : mark.start()]
-                start = mark.end()
-            yield part.text[start:], written[start:]
+def _pieces(text: str, raw: str | None) -> Iterator[tuple[str, str]]:
+    """``_parts`` split again at ``_PIECE_MARK`` (a dash, a semicolon, a bracket), each as stated
+    and as written."""
+    for part, written in _parts(text, raw):
+        start = 0
+        for mark in _PIECE_MARK.finditer(part):
+            yield part[start : mark.start()], written[start : mark.start()]
+            start = mark.end()
+        yield part[start:], written[start:]
 
 
 # what says a time was not to be had ("12:10 was too tight", "the 11:45 slot is taken"); not
@@ -285,7 +285,6 @@ def time_instead(fact: Resolved, text: str, theirs: list[Resolved], raw: str | N
     if fact.kind != "time":
         return []
     used: list[str] = []
-    raw = raw if raw is not None and len(raw) == len(text) else text
     for piece, written in _pieces(text, raw):
         values = fact.found(piece)
         if not values:

@@ -157,8 +157,12 @@ def states(fact: Resolved, text: str, others: Iterable[Resolved] = ()) -> tuple[
             return None
     theirs = [o for o in others if o.kind == fact.kind and o.problem is None and o is not fact]
     if any(fact.matches(f) for f in found):
-        used = used_instead(fact, text, theirs, raw) or put_instead(fact, text, theirs, raw)
-        used = used or time_instead(fact, text, theirs, raw)
+        # the expected value named only as what failed, remarked on, or not to be had: another was used
+        used = (
+            used_instead(fact, text, theirs, raw)
+            or put_instead(fact, text, theirs, raw)
+            or time_instead(fact, text, theirs, raw)
+        )
         return (False, used, "") if used else (True, [], "")
     rivals = [
         f
