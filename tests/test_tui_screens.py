@@ -697,7 +697,7 @@ async def test_the_play_screen_says_whether_its_person_was_typing_when_the_episo
 
 async def test_the_plays_toasts_do_not_cover_the_verdict(db, monkeypatch):
     """A trigger's notice shown on the play screen is gone when the end screen comes: at 80x24
-    it covered the lines of the verdict's detail for its last seconds."""
+    it covered the lines of the verdict's detail for its last seconds. A warning stays."""
     from sttui.tui import episode_over
 
     monkeypatch.setattr(episode_over, "QUIET_SECONDS", 0.0)
@@ -706,14 +706,15 @@ async def test_the_plays_toasts_do_not_cover_the_verdict(db, monkeypatch):
         await pilot.press("f5")
         await wait_for(pilot, lambda: screen.human.waiting)
         screen.notify("Depot: TRK-7's reefer unit has failed.", title="Notice", timeout=20)
-        await wait_for(pilot, lambda: bool(list(pilot.app._notifications)))
-        assert [n.title for n in pilot.app._notifications] == ["Notice"]
+        screen.notify("the time for this task is up", title="Time", severity="warning", timeout=20)
+        await wait_for(pilot, lambda: len(list(pilot.app._notifications)) == 2)
         await pilot.press("f8")
         await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "Confirm")
         await pilot.press("y")
         await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "EndScreen")
         await pilot.pause()
-        assert list(pilot.app._notifications) == []
+        # … while a warning, which may say why it ended, stays
+        assert [n.title for n in pilot.app._notifications] == ["Time"]
 
 
 # -- home ------------------------------------------------------------------------------------

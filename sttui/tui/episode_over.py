@@ -69,11 +69,21 @@ class EpisodeOverScreen(SttuiScreen[None]):
         return time.monotonic() < self._held_until
 
     def on_mount(self) -> None:
-        # the play's toasts (a trigger's notice, the time left) were about the play: over the
-        # verdict at 80x24 they would hide its lines for their last seconds
-        self.app.clear_notifications()
+        self._clear_play_notices()
         if self.holding:  # the footer shows the keys dimmed until the pause
             self._release = self.set_timer(QUIET_SECONDS, self._released)
+
+    def _clear_play_notices(self) -> None:
+        """The play's plain notices (a trigger's "Notice") were about the play: over the verdict
+        at 80x24 they hid its lines for their last seconds. Warnings and errors stay: they may
+        say why it ended ("the time for this task is up", a model seat's failure). Textual has
+        no public way to drop one notification, hence its own ``_unnotify``."""
+        app = self.app
+        plain = [n for n in getattr(app, "_notifications", ()) if n.severity == "information"]
+        for note in plain:
+            app._unnotify(note, refresh=False)
+        if plain:
+            app._refresh_notifications()
 
     def on_key(self, event: events.Key) -> None:
         """A key while holding: dropped (not passed on to any binding) and the pause starts again."""
