@@ -15,7 +15,18 @@ from sttui.core import state as st
 from sttui.core.claim_verbs import _claim_verbs_of
 from sttui.core.events import TOOL_RESULT, TRIGGER_FIRED
 from sttui.core.report_facts import Resolved, _Kept, _record_of
-from sttui.core.report_names import WORD, canon_if_id, id_names, ids_in, name_words, named_in, names, people, per_task
+from sttui.core.report_names import (
+    WORD,
+    canon_if_id,
+    id_names,
+    ids_in,
+    kind_nouns,
+    name_words,
+    named_in,
+    names,
+    people,
+    per_task,
+)
 
 if TYPE_CHECKING:
     from sttui.core.episode import Episode
@@ -77,7 +88,16 @@ class _Record:
         self.matcher: facts.IdMatcher | None = None
         self.version: Any = None
         self.parsed: dict[str, list[tuple[str, set[str], set[object], set[object] | None, bool]]] = {}  # text -> claims
-        self.clauses = self.verbs.clauses  # message text -> its claiming clauses
+        # an ambiguous verb's tool -> what its records are called ("confirmed the forum": confirm_event)
+        kinds = kind_nouns(episode.task)
+        self.called: dict[str, frozenset[str]] = {
+            tool: called
+            for tool, words in self.verbs.needs.items()
+            if (called := frozenset(w for k in words for w in kinds.get(k, ())))
+        }
+        # message text -> its claiming clauses (the same for every task with these tools and what
+        # their records are called)
+        self.clauses = self.verbs.clauses.setdefault(frozenset(self.called.items()), {})
         self.support = 0  # moves on whenever what the record supports may have changed
         self.unsupported: tuple[int, int, list[Mismatch]] = (-1, 0, [])  # (support, messages read, claims)
         self.quiet: tuple[int, Any] = (0, None)  # (how many of the agent's messages claim nothing, the last)

@@ -143,7 +143,8 @@ class _Verbs(dict[str, set[str]]):
     def __init__(self, verbs: dict[str, set[str]], needs: dict[str, frozenset[str]]):
         super().__init__(verbs)
         self.needs = needs
-        self.clauses: dict[str, list[_Clause]] = {}
+        # what a record is called (``_Record.called``) -> message text -> its claiming clauses
+        self.clauses: dict[Any, dict[str, list[_Clause]]] = {}
 
 
 # a claim of a message before ids are looked for: its words, the tools claimed, whether it is
@@ -158,6 +159,14 @@ class _Kind:
 
 # the past forms of confirm: "… and confirmed it." claims the confirmation of what was named
 _CONFIRMED = frozenset(past_forms("confirm") | past_forms("reconfirm"))
+# what may follow the thing an ambiguous verb acts on, when the verb is the operation ("confirmed
+# it without an interpreter", "confirmed the forum for 14:00"); not "confirmed it leaves at 9",
+# "confirmed it with Aled", "confirmed the forum is at 14:00" (checks)
+_OBJECT_ENDS = frozenset(
+    {"for", "at", "on", "in", "without", "anyway", "regardless", "despite", "too", "already", "today", "tonight",
+     "now", "as", "so", "then", "and", "this", "after", "all"}
+)  # fmt: skip
+_DETERMINERS = frozenset({"the", "your", "their", "our", "his", "her", "its"})
 
 
 # the subject a possessive stands for ("his hotel is sorted": he has been issued one)

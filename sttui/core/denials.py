@@ -23,6 +23,8 @@ from sttui.core.statement_words import (
     NEGATORS,
     NO_COMPOUNDS,
     NO_PROBLEM_AFTER,
+    NOBODY,
+    NOBODY_DID,
     NOT_AFFIRMING,
     NOT_NAMES,
     NOT_THINGS,
@@ -165,11 +167,12 @@ def _nearest(negs: list[int], named: list[tuple[int, int]]) -> tuple[int, tuple[
 
 
 def _denies(clause: Sequence[str], at: int) -> bool:
-    """A denial of what can or will be (``DENIALS``), *miss* ("Professor Vance misses the
-    dinner tonight"), or *off* or *dark* after a *be* ("Adaeze's evening is off tonight", "F-90
-    stays off", "Maelor stays dark"); not right after the agent's own *I* or *we* (but *won't get, have, make, restore*:
-    "we won't get Maelor back on by 12:00"), nor a compound of *no* ("a no-brainer", "a
-    no-show": ``NO_COMPOUNDS``)."""
+    """A denial of what can or will be (``DENIALS``; *nobody*, but not before what was done:
+    ``NOBODY_DID``), *miss* ("Professor Vance misses the dinner tonight"), or *off* or *dark*
+    after a *be* ("Adaeze's evening is off tonight", "F-90 stays off", "Maelor stays dark"); not
+    right after the agent's own *I* or *we* (but *won't get, have, make, restore*: "we won't
+    get Maelor back on by 12:00"), nor a compound of *no* ("a no-brainer", "a no-show":
+    ``NO_COMPOUNDS``)."""
     t = clause[at]
     if at > 0 and clause[at - 1] in BY_THE_AGENT:
         # the agent's own: "I'm not sure", "we won't know"; but "we won't get Maelor back on by
@@ -179,6 +182,9 @@ def _denies(clause: Sequence[str], at: int) -> bool:
         return False  # ("keeping the dinner tonight is a no-brainer")
     if t in DENIALS or t in MISS or _given_up(clause, at):
         return True
+    if t in NOBODY:  # of what can be, not of what was done: not "nobody has replied", "nobody answered"
+        after = clause[at + 1] if at + 1 < len(clause) else ""
+        return after not in NOBODY_DID and not after.endswith("ed")
     return t in ("off", "dark") and at > 0 and (clause[at - 1] in BE_OFF or clause[at - 1].endswith("'s"))
 
 

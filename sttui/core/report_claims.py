@@ -28,6 +28,8 @@ from sttui.core.claim_verbs import (
     _AMBIGUOUS_FORMS,
     _CHANGED,
     _CONFIRMED,
+    _DETERMINERS,
+    _OBJECT_ENDS,
     _PERSONS,
     _THINGS,
     _TO_ANOTHER,
@@ -214,10 +216,14 @@ def _candidates(rec: _Record, text: str) -> list[_Clause]:
                 # a passive may name the tool's word before it ("bags checked through"), or what
                 # it is said of ("the board meeting is confirmed", "it is confirmed"): ``_claimed``
                 # keeps it only when it does
-                claimed = {t for t in tools if t not in needs or needs[t].intersection(after) or passive}
+                claimed = {
+                    t
+                    for t in tools
+                    if t not in needs or needs[t].intersection(after) or passive or _called(after, rec.called.get(t))
+                }
                 if after[:1] and (after[0] in _PERSONS or after[0] in facts.TITLES):  # "rerouted you through
                     claimed = {t for t in claimed if t.partition("_")[2] not in _THINGS}  # Munich": not a bag
-                if clause[at] in _CONFIRMED and after in (["it"], ["them"], ["both"], ["all"]):
+                if clause[at] in _CONFIRMED and after[:1] in (["it"], ["them"], ["both"], ["all"]) and _ends(after, 1):
                     claimed = set(tools)  # "… and confirmed it.": the thing just named, not a check
                 if claimed:
                     claiming.append((at, claimed, passive))
@@ -249,6 +255,22 @@ def _candidates(rec: _Record, text: str) -> list[_Clause]:
     while len(rec.clauses) > 4096:
         rec.clauses.pop(next(iter(rec.clauses)))
     return out
+
+
+def _ends(after: list[str], at: int) -> bool:
+    """Whether the thing acted on ends the clause at ``at``, or what follows is no clause of its
+    own (``_OBJECT_ENDS``: "confirmed it without an interpreter", not "confirmed it leaves at 9")."""
+    return at >= len(after) or after[at] in _OBJECT_ENDS
+
+
+def _called(after: list[str], called: frozenset[str] | None) -> bool:
+    """An ambiguous verb's object as what the tool's records are called ("confirmed the forum",
+    "confirmed your health forum for 14:00"; ``_Record.called``): a determiner, then within three
+    words the last word of such a record's name, ending the object."""
+    if not called or after[:1] == [] or after[0] not in _DETERMINERS:
+        return False
+    at = next((i for i in range(1, min(4, len(after))) if after[i] in called), None)
+    return at is not None and _ends(after, at + 1)
 
 
 _JOINS = frozenset({"and", "then", "&"})

@@ -65,9 +65,15 @@ def _named_records(task: Any) -> Iterator[tuple[str, str]]:
 
 def _named_in_tables(task: Any) -> Iterator[tuple[int, str, str]]:
     """:func:`_named_records` with the table each is in (the mapping holding it, by ``id``)."""
-    stack: list[tuple[Any, int]] = [(task.initial_state, 4)]
+    for table, _, canon, name in _named_with_keys(task):
+        yield table, canon, name
+
+
+def _named_with_keys(task: Any) -> Iterator[tuple[int, Any, str, str]]:
+    """:func:`_named_in_tables` with the key the table is under (``events`` for its events)."""
+    stack: list[tuple[Any, Any, int]] = [(task.initial_state, None, 4)]
     while stack:
-        node, depth = stack.pop()
+        node, under, depth = stack.pop()
         if not isinstance(node, dict) or depth == 0:
             continue
         for key, value in node.items():
@@ -76,8 +82,8 @@ def _named_in_tables(task: Any) -> Iterator[tuple[int, str, str]]:
             name = value.get("name")
             canon = facts.canon_id(key) if isinstance(key, str) else ""
             if canon and isinstance(name, str) and len(name) <= _NAME_MAX:  # (a name, not a description)
-                yield id(node), canon, name
-            stack.append((value, depth - 1))
+                yield id(node), under, canon, name
+            stack.append((value, key, depth - 1))
 
 
 def _only_ones(pairs: Iterable[tuple[str, str]]) -> dict[str, str]:
@@ -136,6 +142,27 @@ def name_words(task: Any) -> frozenset[str]:
 _FUNCTION_WORDS = frozenset(
     {"the", "and", "for", "with", "from", "into", "onto", "over", "under", "via", "its", "our", "your", "their"}
 )
+
+
+_KIND_NOUNS: dict[int, tuple[Any, dict[str, frozenset[str]]]] = {}
+
+
+def kind_nouns(task: Any) -> dict[str, frozenset[str]]:
+    """A table's key, as written, lowercased and singular ("events", "event") -> the last word
+    of each of its records' names ("forum" for ``events: {EV-DEAF-FORUM: {name: Deaf community
+    health forum}}``): what a person calls one of them ("I've confirmed the forum"). Read once
+    per task."""
+    return per_task(_KIND_NOUNS, task, _read_kind_nouns)
+
+
+def _read_kind_nouns(task: Any) -> dict[str, frozenset[str]]:
+    out: dict[str, set[str]] = {}
+    for _, under, _, name in _named_with_keys(task):
+        words = [w for w in facts.words(_NAME_PART.sub(" ", name)) if w.isalpha()]
+        if isinstance(under, str) and words and len(words[-1]) > 2 and words[-1] not in _FUNCTION_WORDS:
+            for k in {under.lower(), under.lower().removesuffix("s")}:
+                out.setdefault(k, set()).add(words[-1])
+    return {k: frozenset(v) for k, v in out.items()}
 
 
 _PEOPLE: dict[int, tuple[Any, frozenset[str]]] = {}

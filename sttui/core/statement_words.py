@@ -528,6 +528,11 @@ DENIALS = frozenset(
     {"no", "not", "nothing", "neither", "none", "cannot", "won't", "can't", "couldn't", "wouldn't", "isn't",
      "aren't", "ain't"}
 )  # fmt: skip
+# nobody, of what can or will be ("Nobody can interpret BSL at 14:00 today", "there's nobody to
+# cover it today"), not of what was done or heard: not before *has, had, have* or a past form
+# ("nobody has replied", "nobody answered", "nobody's called back")
+NOBODY = frozenset({"nobody", "nobody's", "noone", "noone's"})
+NOBODY_DID = frozenset({"has", "had", "have", "been", "got", "heard", "said", "told", "rang", "came", "took"})
 # "the plenary will have to be cancelled": the goal given up (after *have/has/need to be*)
 GIVEN_UP = frozenset({"cancelled", "canceled", "postponed", "scrapped", "abandoned", "called"})
 # "Professor Vance misses the dinner tonight"
