@@ -3016,3 +3016,43 @@ def test_confirmed_the_forum_claims_the_confirmation(text, claims):
     assert bool(got) == claims, got
     if claims:
         assert got[0].expected == "a successful confirm_event call"
+
+
+QUENCH = STT / "clinic" / "mri-quench-cascade-st2-hard.yaml"
+KINGS = STT / "clinic" / "kings-bridge-closure-s3-hard.yaml"
+_KWAME = " Kwame: MRI 12:00 tomorrow, review 13:45. Both told."
+
+
+@pytest.mark.parametrize(
+    ("path", "report", "passed"),
+    [
+        # each time under its own fact's word: swapped, both fail
+        (QUENCH, "Halima's MRI is 12:15 and her review 10:30, pickup 09:55." + _KWAME, False),
+        (
+            KINGS,
+            "Leonard 08:40 pickup. Eileen: review 11:30, pickup 10:00. Sunita: pickup 11:15 and physio at 10:40.",
+            False,
+        ),
+        # … in their places, or the words together in one clause (which time is which left to the rule before)
+        (QUENCH, "Halima's MRI is 10:30 and her review 12:15, pickup 09:55." + _KWAME, True),
+        (QUENCH, "Halima: pickup 09:55 for the 10:30 MRI and the 12:15 review." + _KWAME, True),
+        (QUENCH, "Halima's MRI was 09:45, now 10:30; review 12:15, pickup 09:55." + _KWAME, True),
+        (QUENCH, "Halima has her MRI at 10:30 and sees Dr Adeyemi at 12:15; the van comes at 09:55." + _KWAME, True),
+        (
+            KINGS,
+            "Leonard 08:40 pickup. Eileen picked up at 10:00 for her 11:30 review. Sunita collected 10:40 for physio at 11:15.",
+            True,
+        ),
+    ],
+)
+def test_a_subjects_times_are_told_apart_by_their_facts_words(path, report, passed):
+    ep = played(path, reports=(report,))
+    assert item(ep).passed is passed, item(ep).detail
+
+
+def test_the_scripted_user_names_which_of_a_subjects_times_is_wrong():
+    ep = played(QUENCH, reports=("Halima's MRI is 12:15 and her review 10:30, pickup 09:55." + _KWAME,))
+    assert contradicted(ep) == (
+        "For Halima's MRI, my app shows 10:30, not 12:15.",
+        "For Halima's review, my app shows 12:15, not 10:30.",
+    )

@@ -7,6 +7,7 @@ never sees tool results. Every controller returns the same action objects.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -163,7 +164,10 @@ def contradicted(episode: Episode) -> tuple[str, ...]:
         return ()
     lines: list[str] = []
     unclear: list[str] = []  # whose value a pronoun left open ("She is 14:30 and he is 14:00")
-    for m in message_mismatches(episode, last["text"]):
+    found = message_mismatches(episode, last["text"])
+    # a subject with two facts wrong is told apart by the facts' names ("For Halima's MRI, …")
+    shared = Counter(m.about for m in found if m.about and not m.mine and m.kind not in (UNCLEAR, "claim", TAKEN_BACK))
+    for m in found:
         if m.kind == UNCLEAR:
             who = "mine" if m.mine else f"{m.about}'s"
             if who not in unclear:
@@ -181,7 +185,8 @@ def contradicted(episode: Episode) -> tuple[str, ...]:
                 said = ", ".join(as_written(last["text"], s, m.kind == "person") for s in said.split(", "))
             if m.kind == "person":  # a name without its note: "Marcus Webb", not "Marcus Webb (AV, hybrid)"
                 expected = plain_name(expected)
-            line = f"{_for(m)} {expected}{' for me' if m.mine else ''}, not {said}"
+            opening = f"For {m.fact}, my app shows" if shared[m.about] > 1 else _for(m)
+            line = f"{opening} {expected}{' for me' if m.mine else ''}, not {said}"
         line += "" if line.endswith((".", "?")) else "."  # ("not 4pm.", not "not 4pm..")
         if line not in lines:
             lines.append(line)

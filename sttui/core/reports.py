@@ -22,6 +22,10 @@ judged by visible rules a person can apply by hand (``RULE_TELL``):
   they are all others, its own subject's other facts aside. "Westfield on VAN-41, Lakeside on
   VAN-42" fails both when the two are swapped. A message giving the subject no value of the
   kind is judged as above.
+- **Labels.** Of a subject with two or more time facts, each fact's name says which time it
+  is ("Halima's MRI": *MRI*, beside "Halima's review"; ``_labels``). When clauses giving the
+  subject times name that word and no word of its other time facts, their times alone decide:
+  "Halima's MRI is 12:15 and her review 10:30" fails both, the two swapped.
 - **Taken back.** A later message that takes the report back and gives no new value of any
   fact ("…changed again at the last minute, so it's the other one now", "scratch that")
   fails the facts of the subjects it names, or every fact when it names none
@@ -132,7 +136,15 @@ def states(fact: Resolved, text: str, others: Iterable[Resolved] = ()) -> tuple[
     found = fact.found(text)
     if not found:
         return None
-    mine, free, aside, paired = _given(fact, text, others) if fact.about else ([], [], [], [])
+    mine, free, aside, paired, labelled = _given(fact, text, others) if fact.about else ([], [], [], [], [])
+    if labelled:  # the times given under the fact's own label ("her MRI is 12:15") decide
+        if any(fact.matches(f) for f in labelled):
+            return True, [], fact.about_shown
+        given = [
+            f for f in labelled if not _the_users_own(fact, f, text) and not others_time(fact.kind, text, f.written)
+        ]
+        if given:
+            return False, _written_once(given), fact.about_shown
     if mine:  # the message gives the fact's subject values of its kind: those decide
         if any(fact.matches(f) for f in mine):
             return True, [], fact.about_shown
@@ -266,7 +278,32 @@ def _aside(fact: Resolved, subjects: tuple[Any, ...]) -> tuple[Any, ...]:
     return tuple(b for b in fact.bystanders if taken.isdisjoint(w for name in b for w in name))
 
 
-_Given = tuple[list[facts.Found], list[facts.Found], list[facts.Found], list[facts.Found]]
+_Given = tuple[list[facts.Found], list[facts.Found], list[facts.Found], list[facts.Found], list[facts.Found]]
+
+# words of a fact's name that say nothing of which time it is
+_NOT_LABELS = frozenset({"the", "a", "an", "of", "for", "to", "and", "at", "on", "in", "time", "times", "new", "s"})
+
+
+@functools.lru_cache(maxsize=1024)
+def _labels(name: str, about: Any, siblings: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str]]:
+    """The words of a time fact's name that say which of its subject's times it is ("mri" of
+    "Halima's MRI", about Halima), and those of its subject's other time facts (``siblings``,
+    their names): neither holds a word of the subject's names or one both hold."""
+
+    def words(text: str) -> set[str]:
+        return {w.removesuffix("'s") for w in facts.words(text)} - _NOT_LABELS - {w for n in about for w in n}
+
+    own, other = words(name), {w for s in siblings for w in words(s)}
+    return frozenset(w for w in own - other if not w.isdigit()), frozenset(other - own)
+
+
+def _labelled(text: str, labels: tuple[frozenset[str], frozenset[str]]) -> bool:
+    """Whether a clause names the fact's label ("her MRI is 12:15", "MRIs") and no other time
+    fact's of its subject."""
+    own, other = labels
+    said = {w.removesuffix("'s") for w in facts.words(text)}
+    said |= {w[:-1] for w in said if w.endswith("s")}
+    return not own.isdisjoint(said) and other.isdisjoint(said)
 
 
 def _given(fact: Resolved, text: str, others: Iterable[Resolved]) -> _Given:
@@ -274,10 +311,17 @@ def _given(fact: Resolved, text: str, others: Iterable[Resolved]) -> _Given:
     its clauses' values, or its place in a list of subjects and values in parallel; the values
     it gives no subject; those it gives another person of the task, no fact's subject (and
     another fact's subject, when the message never names this one: "One last change: Ashby is
-    now on VAN-9" says nothing of Greenhill's van); and, of the first, those a list in parallel
-    gives it."""
+    now on VAN-9" says nothing of Greenhill's van); of the first, those a list in parallel
+    gives it; and, of a time fact, those given it in clauses naming its label (``_labels``)."""
+    others = list(others)
     subjects = tuple(dict.fromkeys([fact.about, *(o.about for o in others if o.about)]))
     others_people = _aside(fact, subjects)
+    labels = None
+    if fact.kind == "time":
+        siblings = tuple(o.name for o in others if o.about == fact.about and o.kind == fact.kind and o is not fact)
+        labels = _labels(fact.name, fact.about, siblings) if siblings else None  # (one time: nothing to mix up)
+        labels = labels if labels is not None and labels[0] and labels[1] else None
+    labelled: list[facts.Found] = []
     mine: list[facts.Found] = []
     free: list[facts.Found] = []
     theirs: list[facts.Found] = []
@@ -309,6 +353,8 @@ def _given(fact: Resolved, text: str, others: Iterable[Resolved]) -> _Given:
             values = fact.found(part.text)
             if part.owner == fact.about:
                 mine += values
+                if labels is not None and values and _labelled(part.text, labels):
+                    labelled += values
             elif part.ambiguous:  # ("…Orla and Imran. She is 14:30": no one's, and not free either)
                 theirs += values
             elif part.owner is None:
@@ -319,7 +365,7 @@ def _given(fact: Resolved, text: str, others: Iterable[Resolved]) -> _Given:
                 elsewhere += values
     if not named:  # (but its own value: one van may serve two clinics, "van 5 did eastside then st lukes")
         theirs += [v for v in elsewhere if not fact.matches(v)]
-    return mine, free, theirs, paired
+    return mine, free, theirs, paired, labelled
 
 
 def _unclear(fact: Resolved, text: str, others: Iterable[Resolved]) -> bool:
