@@ -717,6 +717,25 @@ async def test_the_plays_toasts_do_not_cover_the_verdict(db, monkeypatch):
         assert [n.title for n in pilot.app._notifications] == ["Time"]
 
 
+async def test_a_triggers_notice_leaves_once_the_conversation_moves_on(db):
+    """A trigger's notice toast goes when the next item comes (the conversation shows the
+    notice): at 80x24 it lay over the newest lines and the entry for its 20 seconds, over the
+    user's reply to the agent's next message."""
+    swap = ROOT / "tasks" / "stt" / "air-travel" / "aircraft-swap-seats-st1-easy.yaml"
+    async with play_alone(db, swap).run_test(size=(80, 24)) as pilot:
+        screen = await started(pilot, "PlayScreen")
+        await pilot.press("f5")
+        await call(pilot, screen, "check_in(locator=UAX4P9)")  # the equipment swap fires, announced
+        await wait_for(pilot, lambda: bool(list(pilot.app._notifications)))
+        assert [n.title for n in pilot.app._notifications] == ["Notice"]
+        assert any(item["type"] == "notice" for item in screen.episode.view)
+        await call(pilot, screen, "> Done, you are both checked in.")
+        await wait_for(pilot, lambda: "user: " in text_of(pilot.app).split("you: Done", 1)[-1])
+        await pilot.pause()
+        assert [n.title for n in pilot.app._notifications] == []
+        assert "Operational notice: equipment change" in text_of(pilot.app)  # (in the conversation)
+
+
 # -- home ------------------------------------------------------------------------------------
 
 

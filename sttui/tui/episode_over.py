@@ -25,6 +25,7 @@ from sttui.running.runner import EpisodeResult
 from sttui.running.session import PlaySession
 from sttui.tui.footer import Footer
 from sttui.tui.screen import SttuiScreen
+from sttui.tui.toasts import withdraw
 
 QUIET_SECONDS = 0.6  # a pause this long ends the typing (a person types a key every 0.1-0.3 s)
 HELD_NOTICE = "The episode ended while you were typing: its keys work once you pause."
@@ -76,14 +77,8 @@ class EpisodeOverScreen(SttuiScreen[None]):
     def _clear_play_notices(self) -> None:
         """The play's plain notices (a trigger's "Notice") were about the play: over the verdict
         at 80x24 they hid its lines for their last seconds. Warnings and errors stay: they may
-        say why it ended ("the time for this task is up", a model seat's failure). Textual has
-        no public way to drop one notification, hence its own ``_unnotify``."""
-        app = self.app
-        plain = [n for n in getattr(app, "_notifications", ()) if n.severity == "information"]
-        for note in plain:
-            app._unnotify(note, refresh=False)
-        if plain:
-            app._refresh_notifications()
+        say why it ended ("the time for this task is up", a model seat's failure)."""
+        withdraw(self.app, lambda n: n.severity == "information")
 
     def on_key(self, event: events.Key) -> None:
         """A key while holding: dropped (not passed on to any binding) and the pause starts again."""

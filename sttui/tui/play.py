@@ -34,6 +34,7 @@ from sttui.tui.handoff import SeatScreen
 from sttui.tui.lifecycle import gone, while_shown
 from sttui.tui.modals import Confirm, ToolForm, type_words
 from sttui.tui.review import frontier_text, signal_line
+from sttui.tui.toasts import withdraw
 from sttui.tui.widgets import CallEntry, CallSuggester, ResultFold, StatusLine, Transcript, transcript_item
 
 MAX_REFUSED_TEXT = 10_000  # of a refused entry, as recorded (a pasted page is not kept whole)
@@ -235,6 +236,10 @@ class PlayScreen(SeatScreen):
         finally:
             self._pending -= len(new)
         self.call_after_refresh(self._scroll_to_new, widgets[0])
+        if going_on and any(item["type"] != "notice" for item in new):
+            # the conversation has moved on past a trigger's notice, which it shows: at 80x24 its
+            # toast lay over the newest lines and the entry (the user's reply to the next message)
+            withdraw(self.app, lambda n: n.title == "Notice")
         for item in new if going_on else ():  # (under a long result it lands below the fold: said
             if item["type"] == "notice":  # where it is seen too; not again for a resumed episode's past)
                 self.notify(str(item["text"]), title="Notice", timeout=20, markup=False)

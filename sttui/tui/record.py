@@ -13,6 +13,8 @@ from textual import work
 from textual.app import App
 from textual.message import Message
 
+from sttui.tui.toasts import withdraw
+
 if TYPE_CHECKING:
     from sttui.store.store import Store
 
@@ -140,14 +142,9 @@ class RecordAccess(_AppBase):
 
     def _withdraw_notices(self) -> None:
         """Take the "opening the record" notices off the screen once it has opened (or will not):
-        they would stay over the screen the wait was for (a play screen's table, the replay).
-        (Textual has no public call that withdraws one notice.)"""
+        they would stay over the screen the wait was for (a play screen's table, the replay)."""
         said, self._record_said = self._record_said, set()
-        stale = [n for n in self._notifications if n.message in said]
-        for notification in stale:
-            self._unnotify(notification, refresh=False)
-        if stale:
-            self._refresh_notifications()
+        withdraw(self, lambda n: n.message in said)
 
     def on_unmount(self) -> None:
         with self._peek_lock:  # (a read in a worker finishes first: the reader takes one at a time)
