@@ -145,7 +145,16 @@ REPORT = "TRK-9 delivered the 500 doses to the downtown clinic at 06:59, cold ch
         ("It's on TRK-9 (arriving 06:59), or at least it should be.", True, True, (), Reply(CLEAR_ANSWER)),
         ("You should be on BA582 now, checked in.", True, True, (), Reply(CLEAR_ANSWER)),
         ("TRK-9 at 06:20 should work.", True, True, (), Reply(CLEAR_ANSWER)),
+        # ... as an impression or a belief ("looks like", "seems", "ought to", "should have it by now")
+        ("Looks like the insulin is on TRK-9, arriving 06:59.", True, True, (), Reply(CLEAR_ANSWER)),
+        ("It seems to be on TRK-9, due 06:59.", True, True, (), Reply(CLEAR_ANSWER)),
+        ("The insulin ought to be on TRK-9 by now, arriving 06:59.", True, True, (), Reply(CLEAR_ANSWER)),
+        ("TRK-9 should have it by now, 06:59 arrival.", True, True, (), Reply(CLEAR_ANSWER)),
+        ("I'd expect TRK-9 to get there at 06:59 with the insulin.", True, True, (), Reply(CLEAR_ANSWER)),
+        ("As far as I'm aware it's on TRK-9, arriving 06:59.", True, True, (), Reply(CLEAR_ANSWER)),
+        (REPORT + " Looks like that's everything!", True, True, (), Satisfied(DONE)),
         # ... but a crew's estimate is no hedge: "should be back on at"
+        ("TRK-9 should arrive at 06:59 with the insulin.", True, True, (), Satisfied(DONE)),
         ("CR-2 is on its way; F-21 should be back on at 10:41.", True, True, (), Satisfied(DONE)),
         # a second hedge is taken as the report it is: the record decides
         ("I think it's done.", True, True, ("Should be fine.",), Satisfied(DONE)),

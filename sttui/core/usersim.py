@@ -176,6 +176,30 @@ HEDGE_MARKERS = (
     "should be sorted",
     "should have gone through",
     "should work",
+    # a belief or an impression, not a report (an outside tester's "Looks like it's on TRK-9"
+    # and "TRK-9 should have it by now" were taken as done)
+    "seems",
+    "seem to",
+    "seemed",
+    "looks like",
+    "looks to be",
+    "appears to",
+    "ought to",
+    "should have it",
+    "should have them",
+    "should have arrived",
+    "i'd expect",
+    "i would expect",
+    "i expect",
+    "i reckon",
+    "i suppose",
+    "i'd imagine",
+    "i imagine",
+    "i assume",
+    "as far as i'm aware",
+    "as far as i am aware",
+    "to my knowledge",
+    "if memory serves",
 )
 _SUFFIXES = (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""))
 _WORD = re.compile(r"[^\W_]+")
@@ -323,7 +347,7 @@ NOT_HEDGES = re.compile(
     r"(?<!\w)(?:(?:i )?hope (?:that|this|it) helps"
     r"|i hope (?:you|you're|you are|all is|that's (?:ok|okay|alright|all right|fine))"
     r"|(?:probably|maybe|perhaps|might be|may be|could be) worth"
-    r"|(?:i think|i believe|touch wood,?) (?:that's|that is) (?:everything|all|it)"
+    r"|(?:i think|i believe|touch wood,?|looks like|seems like|i reckon|i suppose) (?:that's|that is) (?:everything|all|it)"
     r"|(?:hopefully|fingers crossed|i hope)[^.!?]{0,60}?(?:next (?:trip|time|visit|flight)|rest of (?:your|the) \w+"
     r"|enjoy))(?!\w)"
 )
