@@ -257,6 +257,24 @@ async def end_it_and_go_back(pilot, try_replay: bool = False):
     return status
 
 
+async def test_after_the_practice_task_the_study_says_how_far_the_scored_tasks_are(tmp_path):
+    db, store = setup(tmp_path)
+    Studies(store).acknowledge("pilot", "ana")
+    app = StudyApp(db, next_sitting(store, "pilot", "ana"), Config(), study_id="pilot", name="ana")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: screen_name(pilot) == "PlayScreen")
+        assert pilot.app.screen.session.loaded.id == "logistics-pembrolizumab-goods-in-t1-easy"
+        await pilot.press("f5", "f8")
+        await wait_for(pilot, lambda: screen_name(pilot) == "Confirm")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: screen_name(pilot) == "EndScreen", timeout=30)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: screen_name(pilot) == "StudyHome")
+        status = pilot.app.screen.query_one("#study-status")
+        await wait_for(pilot, lambda: "Practice task done" in str(status.render()))
+        assert "Scored tasks done: 0 of 2." in str(status.render())
+
+
 async def test_a_break_is_offered_between_tasks_when_due(tmp_path):
     text = (
         STUDY.replace("practice: [logistics-pembrolizumab-goods-in-t1-easy]\n", "") + "breaks: {every: 1, minutes: 3}\n"

@@ -333,7 +333,11 @@ class StudyApp(SttuiApp):
             return
         self.played += 1
         done = a.done + (0 if practice else 1)
-        what = "Practice task done (it is not scored)." if practice else f"Task done: {done} of {a.total} scored."
+        what = (
+            f"Practice task done (it is not scored). Scored tasks done: {done} of {a.total}."
+            if practice
+            else f"Task done: {done} of {a.total} scored."
+        )
         s = self.sitting.study
         rest = ""
         if not practice and done >= a.total:  # the last one: nothing is next, so enter offers nothing
