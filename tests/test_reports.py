@@ -2501,6 +2501,8 @@ def test_the_former_and_the_latter_are_the_two_subjects_named_before(order, pass
         (("Tomasz has the 11:30 with nurse Byrne, Grace Mensah has the 17:00.",), False),
         (("Tomasz is on 11:30 with nurse Byrne, and Grace Mensah is on 17:00.",), False),
         (("Tomasz has the 17:00 with nurse Byrne, and Grace Mensah the 11:30.",), True),
+        # his name alone, then "and" her clause: the two together, his as much as hers
+        (("Tomasz and Grace Mensah are on 17:00 with nurse Byrne, texted him.",), True),
     ],
 )
 def test_values_given_to_another_person_the_task_names_are_theirs(reports, told):
@@ -3056,3 +3058,14 @@ def test_the_scripted_user_names_which_of_a_subjects_times_is_wrong():
         "For Halima's MRI, my app shows 10:30, not 12:15.",
         "For Halima's review, my app shows 12:15, not 10:30.",
     )
+
+
+def test_a_subject_and_a_bystander_named_together_share_the_values():
+    """ "Ingrid and Sara on KL1143 then SK271": Sara (no fact's subject) travels with Ingrid; the
+    first flight was hers alone, and never told Ingrid."""
+    report = (
+        "Emma and Bjorn on KL1189 at 19:10. Ingrid and Sara on KL1143 then SK271 via Oslo. "
+        "Pieter on KL1183 tomorrow at 07:05 with a hotel."
+    )
+    ep = played(STT / "air-travel" / "bergen-reaccommodation-t2-hard.yaml", reports=(report,))
+    assert item(ep).passed, item(ep).detail

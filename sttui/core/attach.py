@@ -257,7 +257,10 @@ def _sentences(text: str, subjects: tuple[Subject, ...], bystanders: tuple[Subje
             pair = list(dict.fromkeys([*pair, *here])) if start > sentence_start else list(here)
         owner = None if two else (last or heading)
         lo, hi = bisect_left(token_starts, start), bisect_left(token_starts, pos)
-        if by_only and not two and len(here) == 1 and (owner is None or opens(lo, hi, here[0])):
+        # a subject's name alone, then "and" a bystander's clause: the two together ("Ingrid and
+        # Sara on KL1143": Ingrid's too), not the bystander's alone
+        together = by_only and bool(parts) and parts[-1].bare and lo < hi and tokens[lo][2] in ("and", "&")
+        if by_only and not two and not together and len(here) == 1 and (owner is None or opens(lo, hi, here[0])):
             owner = here[0]  # a bystander's clause with no subject to inherit, or that opens with them, is theirs
         if not here and len(pair) > 1:  # "Orla and Imran are sorted; the former is on 14:00, the latter…"
             which = {tokens[n][2] for n in range(lo, hi)} & {"former", "latter"}
