@@ -25,6 +25,9 @@ def kept(text: str) -> str:
         ("Westfield is on VAN-42, anything else?", "Westfield is on VAN-42, ?"),
         ("Westfield is on VAN-42, right?", "Westfield is on VAN-42, ?"),
         ("Westfield is on VAN-42 - want me to tell the driver?", "Westfield is on VAN-42 - ?"),
+        # … but one ending in a tag asks all of it; a negative auxiliary with no subject after opens no question
+        ("Westfield is on VAN-42, isn't it?", "- , ' ?"),
+        ("Can't use VAN-41 - Westfield is on VAN-42, ok?", "Can't - - Westfield is on VAN-42, ?"),
         # a negation takes the value right after it, over linking words only; a hedge, its clause
         ("Westfield is not on VAN-42.", "Westfield is not on - ."),
         ("Lakeside isn't on van 41 any more, it's on VAN-42.", "Lakeside isn't on any more, it's on VAN-42."),

@@ -7,9 +7,11 @@ van for Westfield, while "Westfield is on VAN-42, anything else?" does.
 The rules, simple enough to apply by hand (task format §5):
 
 - **A question.** A sentence ending in ``?`` asks all of it when it opens with an auxiliary
-  or a wh-word ("Should Westfield go on VAN-42?", "Is it VAN-42?"); otherwise only its
-  last clause asks ("Westfield is on VAN-42, anything else?": the values before the last
-  ``, ; :`` or dash stand). One typed without its ``?`` asks all of it as the rule judge
+  or a wh-word ("Should Westfield go on VAN-42?", "Is it VAN-42?"; not a negative one
+  without its subject: "Can't make 14:00 - shall I try VAN-42?") or ends in a tag ("…,
+  isn't it?"; ``statements.asks_all``); otherwise only its last clause asks ("Westfield is
+  on VAN-42, anything else?": the values before the last ``, ; :`` or dash stand). The rule
+  judge reads a question the same way. One typed without its ``?`` asks all of it as the rule judge
   reads one (``statements.is_question``: "shall i go with TRK-9"), or when it opens with
   *how about* or *what about*.
 - **A negation.** A negator (*not, no, never, none, cannot, without*, or a word ending in
@@ -79,8 +81,8 @@ from bisect import bisect_left, bisect_right
 from functools import lru_cache
 
 from sttui.core.replaced import former, instead_of, ousted_before, unfit_before, unusable_before
-from sttui.core.statement_words import ASIDES, AUXILIARIES, CONDITIONALS, INTERROGATIVES, NEGATORS
-from sttui.core.statements import is_question
+from sttui.core.statement_words import ASIDES, CONDITIONALS, NEGATORS
+from sttui.core.statements import asks_all, is_question
 
 # a word: letters and digits, joined by one mark (VAN-42, 09:30, 9.30am, LH401, isn't)
 _WORD = re.compile(r"[^\W_]+(?:[-'\u2019:./#][^\W_]+)*")
@@ -181,8 +183,7 @@ def stated_text(text: str) -> str:
             continue
         hurried = _hurried_question(sentence, words, text)
         if sentence.rstrip().endswith("?") or hurried:
-            first = words[0][2]
-            if first in AUXILIARIES or first in INTERROGATIVES or hurried:
+            if asks_all([w for _, _, w in words]) or hurried:
                 spans.append((start, start + len(sentence)))
                 continue
             inside = bisect_left(ends, start + len(sentence.rstrip()) - 1)  # the clause ends before the ?

@@ -124,6 +124,19 @@ def is_question(sentence: str) -> bool:
     return len(full) >= 3 and full[-2] in TAG_AUXILIARIES and full[-1] in TAG_SUBJECTS
 
 
+def asks_all(toks: Sequence[str]) -> bool:
+    """Whether a sentence ending in ``?`` (its tokens) asks all of it, not only its last
+    clause: it opens with a wh-word or an auxiliary ("Should Westfield go on VAN-42?", "Is it
+    VAN-42?"), a negative one before a subject ("Isn't it impossible?"; not one opening a
+    statement without its subject: "Can't be done today - shall I try tomorrow?"), or it ends
+    in a tag ("It's impossible because of the gale, isn't it?")."""
+    if len(toks) >= 3 and toks[-2] in TAG_AUXILIARIES and toks[-1] in TAG_SUBJECTS:
+        return True
+    if not toks or (toks[0] not in AUXILIARIES and toks[0] not in INTERROGATIVES):
+        return False
+    return not toks[0].endswith("n't") or (len(toks) > 1 and toks[1] in SUBJECTS)
+
+
 def _condition(toks: Sequence[str]) -> str | None:
     for i, tok in enumerate(toks):
         if tok not in CONDITIONALS or (i and toks[i - 1] == "even"):
@@ -137,13 +150,23 @@ def _condition(toks: Sequence[str]) -> str | None:
 
 def clauses(text: str) -> list[Clause]:
     """The text's clauses as token lists, split at punctuation and at turning words; each
-    knows its sentence, whether the sentence asks, and its condition (:class:`Clause`)."""
+    knows its sentence, whether it asks, and its condition (:class:`Clause`). A sentence
+    ending in ``?`` asks all of it when it opens as a question or ends in a tag
+    (:func:`asks_all`), else only its last clause, after the last ``, ; :`` or dash ("No
+    interpreter is free today - would you like another date?" states; the rule ``core.stated``
+    reads a report's values by)."""
     out: list[Clause] = []
     for si, sentence in enumerate(s for s in _SENTENCE_END.split(text) if s.strip()):
         asks = is_question(sentence)
+        parts = _CLAUSE.split(sentence)
+        last = max((i for i, p in enumerate(parts) if tokens(p)), default=0)
+        if asks and sentence.rstrip().endswith("?") and not asks_all(tokens(sentence)):
+            asking = {last}  # (one typed without its ? asks all of it: ``is_question``)
+        else:
+            asking = set(range(len(parts))) if asks else set()
         opened: str | None = None  # the condition opening the sentence's previous clause
         pending: str | None = None  # a turning word alone before a comma ("However, …")
-        for part in _CLAUSE.split(sentence):
+        for pi, part in enumerate(parts):
             groups: list[list[str]] = [[]]
             turns: list[str | None] = [pending]
             pending = None
@@ -159,7 +182,7 @@ def clauses(text: str) -> list[Clause]:
                 pending = turns[-1]
             for toks, turn in ((g, t) for g, t in zip(groups, turns, strict=True) if g):
                 own = _condition(toks)
-                out.append(Clause(toks, si, asks, own or opened, turn))
+                out.append(Clause(toks, si, pi in asking, own or opened, turn))
                 opened = own if own is not None and toks[0] == own else None
     return out
 
@@ -527,6 +550,14 @@ def _reports_a_check(clause: Sequence[str], end: int, causes: Sequence[Term]) ->
     return bool(said) and all(t in CHECKED_THING for t in said)
 
 
+def _is_be(word: str) -> bool:
+    """A form of *be*, or one joined to its subject ("it's", "they're")."""
+    return word in _BE_FORMS or word.endswith(("'s", "'re"))
+
+
+_BE_FORMS = frozenset({"is", "are", "was", "were", "be", "been", "am"})
+
+
 def find_completions(
     clause_list: Sequence[Sequence[str]], completion: Completion, causes: Sequence[Term] = ()
 ) -> list[Found]:
@@ -575,6 +606,8 @@ def find_completions(
                 void = f"hypothetical ('{condition or temporal}')"
             elif before in NOT_DONE_BEFORE and words.split()[0] != "got":
                 void = f"not a completion ('{before} {words}')"
+            elif before == "still" and at >= 2 and _is_be(clause[at - 2]):
+                void = f"not a completion ('{clause[at - 2]} still {words}': a state kept)"
             elif after in REPORTING_AFTER:
                 void = f"reports a check ('{words} {after}')"
             elif words in CHECKING and _reports_a_check(clause, at + n, causes):
