@@ -599,6 +599,13 @@ COMPLETION = st.Completion.of(
         ("If you agree I booked it.", [], ["hypothetical ('if')"]),
         ("You were booked on BA1484.", [], ["not a completion ('were booked')"]),
         ("The shipment stays booked.", [], ["not a completion ('stays booked')"]),
+        ("The transfer is still booked.", [], ["not a completion ('is still booked': a state kept)"]),
+        ("It's still booked for 18:20.", [], ["not a completion ('it's still booked': a state kept)"]),
+        ("I still booked the transfer.", ["booked"], []),  # (despite it: a claim)
+        # a question asks its last clause only, unless it opens as one or ends in a tag
+        ("I've booked the transfer, is that ok?", ["booked"], []),
+        ("Have I booked the transfer, do you know?", [], ["a question"]),
+        ("I booked the transfer, didn't I?", [], ["a question"]),
         ("The booked van is late.", [], ["not a completion ('the booked')"]),
         ("It will be dispatched.", [], ["not a completion ('be dispatched')"]),
         ("I confirmed with Meridian.", [], ["reports a check ('confirmed with')"]),
