@@ -2298,12 +2298,15 @@ def test_a_place_is_named_by_its_first_word_where_placed(report, said):
 
 def test_a_first_word_names_a_place_only_where_no_other_name_has_it():
     """ "to the Wren Seminar Room" stated the Wren Lecture Theatre, the one room of the fact's
-    list, by its first word: a word of three rooms' and a building's names names none."""
+    list, by its first word: a word of three rooms' and a building's names names none. The
+    Wren Seminar Room is another room (the same field of the records beside it): a conflict."""
     ep = played(
         STT / "venues" / "museum-fire-panel-st2-medium.yaml",
         reports=("Lecture moved to the Wren Seminar Room at 18:30, Dr Kovac's car at 17:45.",),
     )
-    assert "room: expected Wren Lecture Theatre; never stated" in item(ep).detail
+    assert "room: expected Wren Lecture Theatre; the message at event #" in item(ep).detail
+    assert "said 'wren seminar room' (a conflict)" in item(ep).detail
+    assert contradicted(ep)[0] == "My app shows Wren Lecture Theatre, not Wren Seminar Room."
 
 
 def test_only_a_first_word_of_one_place_alone_names_it():
@@ -3069,3 +3072,27 @@ def test_a_subject_and_a_bystander_named_together_share_the_values():
     )
     ep = played(STT / "air-travel" / "bergen-reaccommodation-t2-hard.yaml", reports=(report,))
     assert item(ep).passed, item(ep).detail
+
+
+@pytest.mark.parametrize(
+    ("report", "conflict"),
+    [
+        ("Your seminar is now in West Room 1, 11:00-13:00, confirmed.", None),
+        ("East Room 1 has no power, so the seminar moved to West Room 1, 11:00-13:00.", None),
+        # another room, by the same field (name) of the records beside the seminar's room
+        ("Your seminar is now in West Room 2, 11:00-13:00, confirmed.", "West Room 2"),
+        ("The seminar stays in East Room 1, 11:00-13:00, confirmed.", "East Room 1"),
+    ],
+)
+def test_a_fact_read_through_a_field_has_the_same_field_of_the_records_beside_it_as_rivals(report, conflict):
+    """``events.EV-SEMINAR.room`` with ``field: name``: the room's name. Its rivals had been
+    none, so "West Room 2" stated nothing and a later message naming the wrong room passed."""
+    ep = played(STT / "venues" / "east-wing-power-st2-easy.yaml", reports=(report,))
+    assert item(ep).passed is (conflict is None), item(ep).detail
+    if conflict:
+        assert contradicted(ep) == (f"My app shows West Room 1, not {conflict}.",)
+    corrected = played(
+        STT / "venues" / "east-wing-power-st2-easy.yaml",
+        reports=("Your seminar is now in West Room 1, 11:00-13:00.", "Correction: it's in West Room 2."),
+    )
+    assert not item(corrected).passed, item(corrected).detail  # the later, wrong room decides

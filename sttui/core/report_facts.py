@@ -414,7 +414,15 @@ def _resolve(
             what = "no record" if record is None else f"no field '{fact.field}' in the record"
             return Resolved(fact.fact, fact.kind or "text", problem=f"{where} holds {raw!r}: {what}")
         where = f"{where} → {raw}.{fact.field}"  # (what "holds" below is said of: the field, not the path)
-        raw, siblings = record[fact.field], []
+        # the same field of the records beside it ("West Room 2" beside the seminar's "West Room 1")
+        siblings = [
+            other[fact.field]
+            for table in _tables(state, str(raw), kept)
+            if is_records(table)
+            for other in table.values()
+            if other is not record and fact.field in other
+        ]
+        raw = record[fact.field]
     kind = fact.kind or facts.infer_kind(raw)
     if kind == "person" and isinstance(raw, str) and fact.path is not None:
         named = _named_record(state, raw, kept)
