@@ -3096,3 +3096,42 @@ def test_a_fact_read_through_a_field_has_the_same_field_of_the_records_beside_it
         reports=("Your seminar is now in West Room 1, 11:00-13:00.", "Correction: it's in West Room 2."),
     )
     assert not item(corrected).passed, item(corrected).detail  # the later, wrong room decides
+
+
+GALA = STT / "venues" / "gala-expo-overrun-t3-hard.yaml"
+
+
+@pytest.mark.parametrize(
+    ("reports", "passed", "line"),
+    [
+        (("Gala moved to the Corn Exchange Hall, 19:00-22:30; Bramble & Co cater; Nia's car at 18:05.",), True, None),
+        # a fact given by value has the other records of the table its name names as rivals
+        (
+            ("Gala moved to the Assembly Rooms, 19:00-22:30; Bramble & Co cater; Nia's car at 18:05.",),
+            False,
+            "My app shows Corn Exchange, not Assembly Rooms.",
+        ),
+        # … not a place named in passing: the later message says nothing of the venue
+        (
+            (
+                "Gala moved to the Corn Exchange Hall, 19:00-22:30; Bramble & Co cater for 300.",
+                "Also, Nia's car collects her from the Royal Hotel at 18:05.",
+            ),
+            True,
+            None,
+        ),
+    ],
+)
+def test_a_fact_given_by_value_has_the_names_beside_it_as_rivals(reports, passed, line):
+    ep = played(GALA, reports=reports)
+    assert item(ep).passed is passed, item(ep).detail
+    if line:
+        assert line in contradicted(ep)
+
+
+def test_the_start_of_a_range_is_a_value_now_only_for_a_fact_that_is_a_start():
+    """The gala's 19:00-22:30, the user's own request, was read as the host's pickup given as
+    now: "My app shows 18:05, not 19:00." to a report that gave no pickup yet."""
+    ep = played(GALA, reports=("Gala moved to the Corn Exchange Hall, 19:00-22:30; Bramble & Co cater for 300.",))
+    assert contradicted(ep) == ()
+    assert "pickup: expected 18:05; never stated" in item(ep).detail

@@ -310,6 +310,29 @@ def _record_of(state: Any, value: Any, kept: _Kept | None = None) -> dict[str, A
     return None
 
 
+def _named_beside(state: Any, value: str, name: str) -> list[str]:
+    """For a fact given by its value ("Corn Exchange", "Bramble"): the names of the other
+    records of the mappings of records the fact's name names (``venue``: ``venues``; four
+    levels deep) where a record's ``name`` holds the value: the other venues, the other
+    caterers ("Saltmarsh Catering" beside "Bramble & Co"). None where the name names no such
+    mapping: a place named in passing ("from the Royal Hotel") is no venue."""
+    want = facts.words(value)
+    kinds = {w.removesuffix("s") for w in facts.words(name)}
+    out: list[str] = []
+    stack: list[tuple[Any, Any, int]] = [(state, None, 4)]
+    while stack:
+        node, key, depth = stack.pop()
+        if not isinstance(node, dict) or depth == 0:
+            continue
+        if isinstance(key, str) and facts.fold(key).removesuffix("s") in kinds and is_records(node):
+            named = [n for r in node.values() if isinstance(n := r.get("name"), str) and len(n) <= 200]
+            holds = [facts.phrase_in(want, facts.words(n)) for n in named]
+            if any(holds):
+                out += [n for n, h in zip(named, holds, strict=True) if not h]
+        stack.extend((v, k, depth - 1) for k, v in node.items())
+    return out
+
+
 def _siblings(state: Any, path: str, kept: _Kept | None = None) -> list[Any]:
     """The same field of the records beside the fact's record (``shipments.*.vehicle`` for
     ``shipments.SHP-1.vehicle``); or, in a mapping keyed by records' keys, the values beside
@@ -456,6 +479,8 @@ def _resolve(
             tuple(sorted(out._cues)),
         )
     elif kind in ("person", "text"):
+        if fact.path is None and isinstance(raw, str):  # given by value: the names beside its record's
+            siblings = _named_beside(state, raw, fact.fact)
         if kind == "text" and isinstance(raw, str):  # a key of a table (a site): the other keys
             siblings = siblings + [k for t in _tables(state, raw, kept) for k in t if isinstance(k, str)]
         read = [read_fact(s, kind) for s in siblings]

@@ -245,16 +245,18 @@ def _the_users_own(fact: Resolved, f: facts.Found, text: str) -> bool:
     """Whether a value of the user's own request is left out of the count: it is, unless the
     message gives it as the value now ("Margaret's appointment is now 14:00", where 14:00 was
     the time she asked about), as what was booked ("I booked Margaret … at 14:00", "her review
-    is at 14:00", when she asked for any time from 14:00) or as the start of a range ("open
-    banking at 14:30-15:30")."""
-    return fact.excuses(f) and not _given_as_now(text, facts.fold(f.written))
+    is at 14:00", when she asked for any time from 14:00) or, for a fact that is a start, as
+    the start of a range ("open banking at 14:30-15:30"; not "the gala, 19:00-22:30" for the
+    host's pickup)."""
+    return fact.excuses(f) and not _given_as_now(text, facts.fold(f.written), fact.starts)
 
 
 @functools.lru_cache(maxsize=1024)
-def _given_as_now(text: str, written: str) -> bool:
-    """Whether ``written`` (folded) follows one of ``_AS_NEW_AT``'s phrases somewhere in ``text``.
-    Once per message and value: a message may repeat one value thousands of times."""
-    starts = _now_ends(text)
+def _given_as_now(text: str, written: str, start: bool = True) -> bool:
+    """Whether ``written`` (folded) follows one of ``_AS_NEW_AT``'s phrases somewhere in ``text``
+    (or, for a fact that is a start, opens a range). Once per message and value: a message may
+    repeat one value thousands of times."""
+    starts = _now_ends(text) | (range_starts(facts.fold(text)) if start else frozenset())
     folded = facts.fold(text)
     at = folded.find(written)
     while at >= 0:
@@ -267,9 +269,9 @@ def _given_as_now(text: str, written: str) -> bool:
 @functools.lru_cache(maxsize=256)
 def _now_ends(text: str) -> frozenset[int]:
     """Where a value may start in ``text`` (folded) as the value now: right after one of
-    ``_AS_NEW_AT``'s phrases, as a range's start, or after an "at" or "for" whose clause books it."""
+    ``_AS_NEW_AT``'s phrases, or after an "at" or "for" whose clause books it."""
     folded = facts.fold(text)
-    return frozenset(m.end() for m in _AS_NEW_AT.finditer(folded)) | range_starts(folded) | _booked_ends(folded)
+    return frozenset(m.end() for m in _AS_NEW_AT.finditer(folded)) | _booked_ends(folded)
 
 
 def _aside(fact: Resolved, subjects: tuple[Any, ...]) -> tuple[Any, ...]:
