@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from sttui.core import facts
 from sttui.core import state as st
+from sttui.core.caches import evict_oldest
 from sttui.core.claim_verbs import _claim_verbs_of
 from sttui.core.events import TOOL_RESULT, TRIGGER_FIRED
 from sttui.core.report_facts import Resolved, _Kept, _record_of
@@ -98,6 +99,7 @@ class _Record:
         # message text -> its claiming clauses (the same for every task with these tools and what
         # their records are called)
         self.clauses = self.verbs.clauses.setdefault(frozenset(self.called.items()), {})
+        evict_oldest(self.verbs.clauses, 64)  # (one per set of names: a server may hold many tasks)
         self.support = 0  # moves on whenever what the record supports may have changed
         self.unsupported: tuple[int, int, list[Mismatch]] = (-1, 0, [])  # (support, messages read, claims)
         self.quiet: tuple[int, Any] = (0, None)  # (how many of the agent's messages claim nothing, the last)
