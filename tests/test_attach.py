@@ -456,3 +456,25 @@ def test_a_second_shipment_made_by_mistake_and_cancelled_does_not_change_what_is
     assert shipments["SHP-2"]["status"] == "cancelled" and shipments["SHP-1"]["vehicle"] == "TRK-9"
     item = next(i for i in result.outcome.items if i.id == "report")
     assert item.passed, item.detail
+
+
+def test_check_notes_no_facts_of_one_kind_that_their_values_alone_tell_apart(tmp_path):
+    """A generator (GEN-…) and a crew (CR-…) with no about: no id is a rival of both, so one's
+    value is never read as the other's, and no note. Their times are another matter: the
+    bundled task gives each its about (a swapped report fails), and without them the note
+    says so."""
+    from sttui.authoring.tell_notes import tell_notes
+
+    tollgate = ROOT / "tasks" / "stt" / "grid" / "tollgate-bridge-limit-s3-medium.yaml"
+    said = "GEN-5 powers Larch House from 10:11; CR-61 has Larchfield back at 12:01."
+    told, result = report(tollgate, said)
+    assert told.passed and tell_notes(load_task(tollgate).task, result.episode) == []
+    assert not report(tollgate, "GEN-5 powers Larch House from 12:01; CR-61 has Larchfield back at 10:11.")[0].passed
+    (tmp_path / "env.py").write_text((tollgate.parent / "env.py").read_text())
+    edited = tmp_path / tollgate.name
+    text = tollgate.read_text().replace("about: [Larch House, home], ", "").replace("about: [Larchfield, line], ", "")
+    edited.write_text(text)
+    _, result = report(edited, said)
+    notes = tell_notes(load_task(edited).task, result.episode)
+    assert any("facts home powered, line restored are all of kind time, none with about" in n for n in notes), notes
+    assert not any("generator, crew" in n for n in notes), notes

@@ -3135,3 +3135,41 @@ def test_the_start_of_a_range_is_a_value_now_only_for_a_fact_that_is_a_start():
     ep = played(GALA, reports=("Gala moved to the Corn Exchange Hall, 19:00-22:30; Bramble & Co cater for 300.",))
     assert contradicted(ep) == ()
     assert "pickup: expected 18:05; never stated" in item(ep).detail
+
+
+@pytest.mark.parametrize(
+    ("path", "report", "passed"),
+    [
+        # two times of two things, each with its about: swapped, both fail
+        (
+            STT / "grid" / "tollgate-bridge-limit-s3-medium.yaml",
+            "GEN-5 powers Larch House from 12:01; CR-61 has Larchfield back at 10:11.",
+            False,
+        ),
+        (
+            STT / "grid" / "kingsmead-fault-under-railway-s1-hard.yaml",
+            "Fault's at Osier Beds; CR-100 has F-701 back at 09:57. GEN-12 powers Kingsmead from 13:30.",
+            False,
+        ),
+        (
+            STT / "air-travel" / "barbados-lhr-switch-s1-hard.yaml",
+            "You and Isla are on BA1433 at 08:20; Mairi on BA1437 at 07:35. All checked through, Mairi texted.",
+            False,
+        ),
+        (
+            STT / "grid" / "kingsmead-fault-under-railway-s1-hard.yaml",
+            "Osier Beds. GEN-12 on the works from 09:57, cable fixed 13:30.",
+            True,
+        ),
+        (
+            STT / "air-travel" / "barbados-lhr-switch-s1-hard.yaml",
+            "You and Isla now take BA1433 (07:35) and Mairi BA1437 (08:20). All checked through, Mairi texted.",
+            True,
+        ),
+    ],
+)
+def test_the_bundled_tasks_times_of_two_things_are_told_apart(path, report, passed):
+    """``sttui check`` noted these tasks' own time facts, none with about: a swapped report
+    passed. Each has its about now."""
+    ep = played(path, reports=(report,))
+    assert item(ep).passed is passed, item(ep).detail

@@ -13,7 +13,7 @@ from sttui.core import events as ev
 
 if TYPE_CHECKING:
     from sttui.core.episode import Episode
-    from sttui.core.task import SttTask
+    from sttui.core.task import ChecklistItem, SttTask
 
 
 def tell_notes(task: SttTask, episode: Episode) -> list[str]:
@@ -54,10 +54,29 @@ def tell_notes(task: SttTask, episode: Episode) -> list[str]:
                         f"kind {kind}: a report giving it another's value (said of its name) passes; give it the "
                         "name of its own (about, task format §5)"
                     )
-                elif len(names) > 1:
+                elif len(names) > 1 and not (kind in ("id", "text") and _apart(episode, item, names)):
                     out.append(
                         f"{section} {item.id}: facts {', '.join(names)} are all of kind {kind}, none with about: "
                         "a report giving one's value to another passes; if they belong to different things, "
                         "give each the name of its own (about, task format §5)"
                     )
     return out
+
+
+def _apart(episode: Episode, item: ChecklistItem, names: list[str]) -> bool:
+    """Whether id or text facts can be told apart by their values alone: no value is a rival
+    of two of them (a generator's GEN-5 is never read as the crew's, CR-61; a caterer is no
+    venue), on the solution's run."""
+    from sttui.core.reports import resolved_facts
+
+    seen: set[object] = set()
+    for fact in resolved_facts(episode, item):
+        if fact.name not in names:
+            continue
+        if fact.problem is not None:
+            return False
+        ids = {r if isinstance(r, str) else tuple(r) for r in fact.rivals}
+        if ids & seen:
+            return False
+        seen |= ids
+    return True

@@ -165,8 +165,10 @@ def contradicted(episode: Episode) -> tuple[str, ...]:
     lines: list[str] = []
     unclear: list[str] = []  # whose value a pronoun left open ("She is 14:30 and he is 14:00")
     found = message_mismatches(episode, last["text"])
-    # a subject with two facts wrong is told apart by the facts' names ("For Halima's MRI, …")
-    shared = Counter(m.about for m in found if m.about and not m.mine and m.kind not in (UNCLEAR, "claim", TAKEN_BACK))
+    # a subject with two facts of a kind wrong is told apart by the facts' names ("For Halima's MRI, …")
+    shared = Counter(
+        (m.about, m.kind) for m in found if m.about and not m.mine and m.kind not in (UNCLEAR, "claim", TAKEN_BACK)
+    )
     for m in found:
         if m.kind == UNCLEAR:
             who = "mine" if m.mine else f"{m.about}'s"
@@ -185,7 +187,7 @@ def contradicted(episode: Episode) -> tuple[str, ...]:
                 said = ", ".join(as_written(last["text"], s, m.kind == "person") for s in said.split(", "))
             if m.kind == "person":  # a name without its note: "Marcus Webb", not "Marcus Webb (AV, hybrid)"
                 expected = plain_name(expected)
-            opening = f"For {m.fact}, my app shows" if shared[m.about] > 1 else _for(m)
+            opening = f"For {m.fact}, my app shows" if shared[(m.about, m.kind)] > 1 else _for(m)
             line = f"{opening} {expected}{' for me' if m.mine else ''}, not {said}"
         line += "" if line.endswith((".", "?")) else "."  # ("not 4pm.", not "not 4pm..")
         if line not in lines:
