@@ -35,6 +35,14 @@ def kept(text: str) -> str:
         ("Westfield won't be late on VAN-42.", "Westfield won't be on VAN-42."),
         ("Westfield could be on VAN-42.", "Westfield could - ."),
         ("It is probably VAN-42.", "It is probably - ."),
+        # … an impression or a hearsay, as a hedge: "seems", "apparently", "ought", "looks like"
+        ("It seems to be on VAN-42.", "It seems - ."),
+        ("It looks like VAN-42.", "It looks - ."),
+        ("Apparently Westfield is on VAN-42.", "Apparently - ."),
+        ("Westfield ought to be on VAN-42 by now.", "Westfield ought - ."),
+        ("Westfield is on VAN-42, it seems.", "- , ."),
+        ("VAN-42 looks fine.", "VAN-42 looks fine."),  # (looks, but not like or to)
+        ("VAN-41 seems to have failed, so Westfield went on VAN-42.", "VAN-41 seems , so Westfield went on VAN-42."),
         # a failure is its own clause's: after a comma, a new action is the writer's and stands
         ("TRK-7 fridge failed, sent on TRK-9.", "TRK-7 fridge failed, sent on TRK-9."),
         ("Couldn't get you into Linate, rebooked BA582 to Malpensa.", "Couldn't , rebooked BA582 to Malpensa."),

@@ -26,7 +26,8 @@ The rules, simple enough to apply by hand (task format §5):
   TRK-7", "TRK-9 was stood down", "due 09:35 originally", "Daniel's old seat was 27E",
   "was in 27E before the swap").
 - **A hedge.** *maybe, perhaps, might, probably, possibly, could, hopefully, likely,
-  presumably* leave open what follows them to the end of their clause: "could be on VAN-42",
+  presumably, seems, apparently, ought, reckon…* (and *looks like*) leave open what follows
+  them to the end of their clause: "could be on VAN-42",
   "will probably be ready at 15:00" (the scripted user asks for a clear answer to these too).
   A hedging phrase anywhere (``_HEDGING_PHRASES``: *fingers crossed, no guarantees…*), a
   hedge word or *I hope* or *not sure* at the end, or *hope* first leave the whole sentence
@@ -122,7 +123,12 @@ LINKS = frozenset(
         "placed",
     ]
 )
-HEDGES = frozenset({"maybe", "perhaps", "might", "probably", "possibly", "could", "hopefully", "likely", "presumably"})
+HEDGES = frozenset(
+    {"maybe", "perhaps", "might", "probably", "possibly", "could", "hopefully", "likely", "presumably", "seems",
+     "seem", "seemed", "seemingly", "apparently", "ought", "reckon"}
+)  # fmt: skip
+# … and *look* before *like* or *to*: "it looks like TRK-9", "looks to be 06:59" (not "looks fine")
+_LOOK = frozenset({"look", "looks", "looked", "looking"})
 # what hedges the whole sentence it is in, wherever it stands: "restore at 11:19, fingers crossed"
 _HEDGING_PHRASES = (
     ("fingers", "crossed"),
@@ -273,7 +279,8 @@ def _denied(text: str, words: list[tuple[int, int, str]], ends: list[int]) -> li
     for i, (a, _, w) in enumerate(words):
         if w == "no" and (j_no := i + 1) < len(words) and words[j_no][2].isdigit():
             continue  # "truck no 9" names a truck
-        if w in HEDGES:  # "will probably be ready at 15:00": all it hedges, to its clause's end
+        looks = w in _LOOK and i + 1 < len(words) and words[i + 1][2] in ("like", "to")
+        if w in HEDGES or looks:  # "will probably be ready at 15:00": all it hedges, to its clause's end
             stop = _clause_end(a, ends, words[-1][1])
             if i + 1 < len(words) and words[i + 1][0] < stop:
                 out.append((words[i + 1][0], stop))

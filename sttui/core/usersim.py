@@ -200,6 +200,8 @@ HEDGE_MARKERS = (
     "as far as i am aware",
     "to my knowledge",
     "if memory serves",
+    "apparently",
+    "seemingly",
 )
 _SUFFIXES = (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""))
 _WORD = re.compile(r"[^\W_]+")
