@@ -751,6 +751,12 @@ def test_the_last_report_stating_a_vehicle_counts():
         (("On TRK-3 for 06:59, since TRK-9 is busy.",), False, True),
         (("TRK-3 took it, arriving 06:59. I tried TRK-9 first.",), False, True),
         (("The insulin goes in TRK-3 at 06:59 - TRK-9 was my backup.",), False, True),
+        # … or named as already spoken for ("booked up", "already booked", "tied up")
+        (("On TRK-3 for 06:59 - TRK-9 already booked.",), False, True),
+        (("Insulin's on TRK-3, arriving 06:59 - TRK-9 was booked up.",), False, True),
+        (("On TRK-3 for 06:59; TRK-9 tied up elsewhere.",), False, True),
+        (("The insulin's already booked on TRK-9, arriving 06:59.",), True, False),
+        (("Insulin on TRK-9 (arriving 06:59) - TRK-3 was already in use.",), True, False),
         # … but not what it was on before, one kept where it was, or beside a word placing TRK-9
         (("Sorted - TRK-9, 06:59. The doses were on TRK-3 before its fridge went.",), True, False),
         (("TRK-9, 06:59 - the reefer on TRK-3 died.",), True, False),
