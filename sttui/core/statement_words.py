@@ -134,6 +134,7 @@ INFEASIBLE = (
     "no other way",
     "nothing can get",  # ("nothing can get you there tonight")
     "nothing will get",
+    "nothing doing",  # ("nothing doing for penrhos by 11")
 )
 # The goal was met: the default claims of completion.
 CLAIMS = (
