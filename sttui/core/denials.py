@@ -137,7 +137,11 @@ def find_denials(clause_list: Sequence[Clause], goal: Goal, skip: Iterable[int] 
         hedge = next((h.text for h in _HEDGE_TERMS if h.find(clause)), None)
         # a double negative ("Penrhos won't be off by 11:00"), or a problem denied before it ("there's
         # no reason Maelor won't have power"): it says the goal will be met
-        twice = [j for j in denials if (j != neg and abs(j - neg) <= 3) or (j < neg and j not in negs)]
+        twice = [
+            j
+            for j in denials
+            if (j != neg and abs(j - neg) <= 3 and _joined(clause, j, neg)) or (j < neg and j not in negs)
+        ]
         if asks:
             void: str | None = "a question"
         elif condition is not None:
@@ -150,6 +154,20 @@ def find_denials(clause_list: Sequence[Clause], goal: Goal, skip: Iterable[int] 
             void = None
         out.append(Found(ci, " ".join(clause[start:end]), void, start))
     return out
+
+
+# what may stand between the two denials of a double negative ("won't be off", "won't stay
+# dark", "isn't no…"); a thing named between is two denials of two things ("no ferries, no blood")
+_DOUBLE_LINKS = frozenset(
+    {"be", "been", "being", "stay", "stays", "remain", "remains", "go", "going", "get", "have", "is", "are", "was",
+     "were", "to", "a", "any", "just", "really", "still", "actually"}
+)  # fmt: skip
+
+
+def _joined(clause: Sequence[str], a: int, b: int) -> bool:
+    """Whether only linking words (``_DOUBLE_LINKS``) stand between the denials at ``a`` and ``b``."""
+    lo, hi = min(a, b), max(a, b)
+    return all(t in _DOUBLE_LINKS for t in clause[lo + 1 : hi])
 
 
 def _nearest(negs: list[int], named: list[tuple[int, int]]) -> tuple[int, tuple[int, int]] | None:

@@ -135,6 +135,7 @@ INFEASIBLE = (
     "nothing can get",  # ("nothing can get you there tonight")
     "nothing will get",
     "nothing doing",  # ("nothing doing for penrhos by 11")
+    "no getting",  # ("there's no getting the O-neg there by 14:00"; not "no getting around it": ``IDIOMS_AFTER``)
 )
 # The goal was met: the default claims of completion.
 CLAIMS = (
@@ -234,6 +235,7 @@ IDIOMS_AFTER = (
     | {p: _WORK for p in ("won't work", "will not work", "not going to work", "isn't going to work", "not gonna work")}
     | {
         "no go": frozenset({"ahead"}),
+        "no getting": frozenset({"around", "round", "away"}),
         "is a no": NO_COMPOUNDS,
         "it's a no": NO_COMPOUNDS,
         "that's a no": NO_COMPOUNDS,
