@@ -122,13 +122,15 @@ def find_denials(clause_list: Sequence[Clause], goal: Goal, skip: Iterable[int] 
             continue
         denials = [i for i in range(len(clause)) if _denies(clause, i)]
         negs = [i for i in denials if not _of_a_problem(clause, i)]
-        if not negs:
+        missed = _missed(clause, goal)
+        if not negs and missed is None:
             continue
         named = sorted((i, len(n.words)) for n in goal.names for i in n.find(clause))
         near = _nearest(negs, named)
         if near is None or not due(clause):
             given = [i for i in negs if _given_up(clause, i)]  # (given up: whenever it was due)
             near = _nearest(given, named) if given else None
+            near = near or missed  # ("We'll miss 14:00": the time it is due, and no name, is enough)
             if near is None:
                 continue
         neg, (at, n) = near
@@ -204,6 +206,25 @@ def _denies(clause: Sequence[str], at: int) -> bool:
         after = clause[at + 1] if at + 1 < len(clause) else ""
         return after not in NOBODY_DID and not after.endswith("ed")
     return t in ("off", "dark") and at > 0 and (clause[at - 1] in BE_OFF or clause[at - 1].endswith("'s"))
+
+
+_DEADLINE = Term.of("deadline")
+_WHOSE = frozenset({"the", "your", "our", "their", "its"})
+
+
+def _missed(clause: Sequence[str], goal: Goal) -> tuple[int, tuple[int, int]] | None:
+    """*Miss* right before when the goal is due or its deadline ("We'll miss 14:00", "we're
+    going to miss the 2pm deadline", "they missed the deadline"), whoever says it: the goal
+    denied with no name needed; not after a negation ("we won't miss 14:00"). (The denial and
+    what it denies, as ``_nearest`` gives them.)"""
+    for i, t in enumerate(clause):
+        if t not in MISS or any(w in NEGATORS or w.endswith("n't") for w in clause[max(0, i - 3) : i]):
+            continue  # ("we won't miss 14:00": it will be met)
+        j = i + 1 + (clause[i + 1 : i + 2] != [] and clause[i + 1] in _WHOSE)
+        for term in (*goal.due, _DEADLINE):
+            if j in term.find(clause):
+                return i, (j, len(term.words))
+    return None
 
 
 def _till_tomorrow(clause: Sequence[str]) -> bool:
