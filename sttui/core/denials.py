@@ -214,15 +214,17 @@ _WHOSE = frozenset({"the", "your", "our", "their", "its"})
 
 def _missed(clause: Sequence[str], goal: Goal) -> tuple[int, tuple[int, int]] | None:
     """*Miss* right before when the goal is due or its deadline ("We'll miss 14:00", "we're
-    going to miss the 2pm deadline", "they missed the deadline"), whoever says it: the goal
+    going to miss the deadline", "we'll miss today's slot"), whoever says it: the goal
     denied with no name needed; not after a negation ("we won't miss 14:00"). (The denial and
     what it denies, as ``_nearest`` gives them.)"""
+    plain: list[str] | None = None  # (a possessive as its word: "miss today's slot")
     for i, t in enumerate(clause):
         if t not in MISS or any(w in NEGATORS or w.endswith("n't") for w in clause[max(0, i - 3) : i]):
             continue  # ("we won't miss 14:00": it will be met)
         j = i + 1 + (clause[i + 1 : i + 2] != [] and clause[i + 1] in _WHOSE)
+        plain = plain or [w.removesuffix("'s") for w in clause]
         for term in (*goal.due, _DEADLINE):
-            if j in term.find(clause):
+            if j in term.find(plain):
                 return i, (j, len(term.words))
     return None
 
