@@ -116,6 +116,8 @@ REPORT = "TRK-9 delivered the 500 doses to the downtown clinic at 06:59, cold ch
         (REPORT, False, True, (), Reply(NOTED)),
         ("I'll check TRK-7's refrigeration first.", False, True, (), Reply(GO_AHEAD)),
         ("Shall I send it on TRK-9 instead?", False, True, (), Reply(APPROVE)),
+        ("TRK-7 is out. Would you like it on TRK-9 instead?", False, True, (), Reply(APPROVE)),  # an offer
+        ("Do you want the insulin on TRK-9?", False, True, (), Reply(APPROVE)),
         ("Which entrance does the clinic use for deliveries?", False, True, (), Reply(NO_SUCH_DETAIL)),
         ("I'm afraid it can't be done today.", False, True, (), Reply(KEEP_TRYING)),
         # a hedged report: one request for a clear answer, even when the state is right

@@ -51,6 +51,8 @@ APPROVAL_MARKERS = (
     "can i",
     "do you want me",
     "would you like me",
+    "would you like",  # an offer ("would you like another date?")
+    "do you want",
     "want me to",
     "is it ok",
     "is that ok",
