@@ -1,7 +1,8 @@
 """The verbs that claim an operation in a report (``core.report_claims``): a tool's own verb in
 its past forms ("rebooked" for ``rebook``), the words people use for it (``SYNONYMS``: "texted"
 for ``notify_patient``), the verbs of change any operation may be (``ANY_OPERATION``: "moved"),
-and the verbs that claim a tool only with a word after them ("sent" a text, "checked" you in);
+and the verbs that claim a tool only with a word after them ("sent" a text, "checked" you in,
+"confirmed" the forum: ``_called``);
 the claims made in the world beyond the task's tools (``OUTSIDE``: "phoned the site"), and the
 phrases that stand for a verb (``plainly``: "let her know" is "notified her").
 Made once per set of tools and shared by every episode with them."""
@@ -167,6 +168,22 @@ _OBJECT_ENDS = frozenset(
      "now", "as", "so", "then", "and", "this", "after", "all"}
 )  # fmt: skip
 _DETERMINERS = frozenset({"the", "your", "their", "our", "his", "her", "its"})
+
+
+def _ends(after: list[str], at: int) -> bool:
+    """Whether the thing acted on ends the clause at ``at``, or what follows is no clause of its
+    own (``_OBJECT_ENDS``: "confirmed it without an interpreter", not "confirmed it leaves at 9")."""
+    return at >= len(after) or after[at] in _OBJECT_ENDS
+
+
+def _called(after: list[str], called: frozenset[str] | None) -> bool:
+    """An ambiguous verb's object as what the tool's records are called ("confirmed the forum",
+    "confirmed your health forum for 14:00"; ``_Record.called``): a determiner, then within three
+    words the last word of such a record's name, ending the object."""
+    if not called or after[:1] == [] or after[0] not in _DETERMINERS:
+        return False
+    at = next((i for i in range(1, min(4, len(after))) if after[i] in called), None)
+    return at is not None and _ends(after, at + 1)
 
 
 # the subject a possessive stands for ("his hotel is sorted": he has been issued one)

@@ -28,13 +28,13 @@ from sttui.core.claim_verbs import (
     _AMBIGUOUS_FORMS,
     _CHANGED,
     _CONFIRMED,
-    _DETERMINERS,
-    _OBJECT_ENDS,
     _PERSONS,
     _THINGS,
     _TO_ANOTHER,
     _VERB_NEEDS,
+    _called,
     _Clause,
+    _ends,
     outside,
     plainly,
 )
@@ -255,22 +255,6 @@ def _candidates(rec: _Record, text: str) -> list[_Clause]:
     while len(rec.clauses) > 4096:
         rec.clauses.pop(next(iter(rec.clauses)))
     return out
-
-
-def _ends(after: list[str], at: int) -> bool:
-    """Whether the thing acted on ends the clause at ``at``, or what follows is no clause of its
-    own (``_OBJECT_ENDS``: "confirmed it without an interpreter", not "confirmed it leaves at 9")."""
-    return at >= len(after) or after[at] in _OBJECT_ENDS
-
-
-def _called(after: list[str], called: frozenset[str] | None) -> bool:
-    """An ambiguous verb's object as what the tool's records are called ("confirmed the forum",
-    "confirmed your health forum for 14:00"; ``_Record.called``): a determiner, then within three
-    words the last word of such a record's name, ending the object."""
-    if not called or after[:1] == [] or after[0] not in _DETERMINERS:
-        return False
-    at = next((i for i in range(1, min(4, len(after))) if after[i] in called), None)
-    return at is not None and _ends(after, at + 1)
 
 
 _JOINS = frozenset({"and", "then", "&"})
