@@ -3032,6 +3032,8 @@ def test_confirmed_the_forum_claims_the_confirmation(text, claims):
 QUENCH = STT / "clinic" / "mri-quench-cascade-st2-hard.yaml"
 KINGS = STT / "clinic" / "kings-bridge-closure-s3-hard.yaml"
 _KWAME = " Kwame: MRI 12:00 tomorrow, review 13:45. Both told."
+BERGEN = STT / "air-travel" / "bergen-reaccommodation-t2-hard.yaml"
+_BJORN = "Done: Bjorn on KL1189 and Pieter on KL1183 at 07:05 tomorrow. "
 
 
 @pytest.mark.parametrize(
@@ -3044,6 +3046,9 @@ _KWAME = " Kwame: MRI 12:00 tomorrow, review 13:45. Both told."
             "Leonard 08:40 pickup. Eileen: review 11:30, pickup 10:00. Sunita: pickup 11:15 and physio at 10:40.",
             False,
         ),
+        # ids too: Ingrid flies KL1143 then SK271 ("Ingrid's first flight", "Ingrid's second flight")
+        (BERGEN, _BJORN + "Ingrid's first flight is SK271, her second KL1143.", False),
+        (BERGEN, _BJORN + "Ingrid: first flight SK271, second KL1143.", False),
         # … in their places, or the words together in one clause (which time is which left to the rule before)
         (QUENCH, "Halima's MRI is 10:30 and her review 12:15, pickup 09:55." + _KWAME, True),
         (QUENCH, "Halima: pickup 09:55 for the 10:30 MRI and the 12:15 review." + _KWAME, True),
@@ -3054,9 +3059,12 @@ _KWAME = " Kwame: MRI 12:00 tomorrow, review 13:45. Both told."
             "Leonard 08:40 pickup. Eileen picked up at 10:00 for her 11:30 review. Sunita collected 10:40 for physio at 11:15.",
             True,
         ),
+        (BERGEN, _BJORN + "Ingrid's first flight is KL1143, her second SK271.", True),
+        (BERGEN, _BJORN + "Ingrid: first flight KL1143, second SK271.", True),
+        (BERGEN, _BJORN + "Ingrid flies KL1143 to Oslo, then SK271 to Bergen.", True),
     ],
 )
-def test_a_subjects_times_are_told_apart_by_their_facts_words(path, report, passed):
+def test_a_subjects_values_are_told_apart_by_their_facts_words(path, report, passed):
     ep = played(path, reports=(report,))
     assert item(ep).passed is passed, item(ep).detail
 
@@ -3066,6 +3074,11 @@ def test_the_scripted_user_names_which_of_a_subjects_times_is_wrong():
     assert contradicted(ep) == (
         "For Halima's MRI, my app shows 10:30, not 12:15.",
         "For Halima's review, my app shows 12:15, not 10:30.",
+    )
+    ep = played(BERGEN, reports=(_BJORN + "Ingrid's first flight is SK271, her second KL1143.",))
+    assert contradicted(ep) == (
+        "For Ingrid's first flight, my app shows KL1143, not SK271.",
+        "For Ingrid's second flight, my app shows SK271, not KL1143.",
     )
 
 

@@ -22,10 +22,11 @@ judged by visible rules a person can apply by hand (``RULE_TELL``):
   they are all others, its own subject's other facts aside. "Westfield on VAN-41, Lakeside on
   VAN-42" fails both when the two are swapped. A message giving the subject no value of the
   kind is judged as above.
-- **Labels.** Of a subject with two or more time facts, each fact's name says which time it
-  is ("Halima's MRI": *MRI*, beside "Halima's review"; ``_labels``). When clauses giving the
-  subject times name that word and no word of its other time facts, their times alone decide:
-  "Halima's MRI is 12:15 and her review 10:30" fails both, the two swapped.
+- **Labels.** Of a subject with two or more facts of one kind, each fact's name says which
+  one it is ("Halima's MRI": *MRI*, beside "Halima's review"; "Ingrid's first flight": *first*;
+  ``_labels``). When clauses giving the subject values name that word and no word of its other
+  facts of the kind, their values alone decide: "Halima's MRI is 12:15 and her review 10:30"
+  fails both, the two swapped; so does "Ingrid's first flight is SK271, her second KL1143".
 - **Taken back.** A later message that takes the report back and gives no new value of any
   fact ("…changed again at the last minute, so it's the other one now", "scratch that")
   fails the facts of the subjects it names, or every fact when it names none
@@ -137,7 +138,7 @@ def states(fact: Resolved, text: str, others: Iterable[Resolved] = ()) -> tuple[
     if not found:
         return None
     mine, free, aside, paired, labelled = _given(fact, text, others) if fact.about else ([], [], [], [], [])
-    if labelled:  # the times given under the fact's own label ("her MRI is 12:15") decide
+    if labelled:  # the values given under the fact's own label ("her MRI is 12:15") decide
         if any(fact.matches(f) for f in labelled):
             return True, [], fact.about_shown
         given = [
@@ -288,8 +289,8 @@ _NOT_LABELS = frozenset({"the", "a", "an", "of", "for", "to", "and", "at", "on",
 
 @functools.lru_cache(maxsize=1024)
 def _labels(name: str, about: Any, siblings: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str]]:
-    """The words of a time fact's name that say which of its subject's times it is ("mri" of
-    "Halima's MRI", about Halima), and those of its subject's other time facts (``siblings``,
+    """The words of a fact's name that say which of its subject's values of its kind it is ("mri"
+    of "Halima's MRI", about Halima), and those of its subject's other facts of it (``siblings``,
     their names): neither holds a word of the subject's names or one both hold."""
 
     def words(text: str) -> set[str]:
@@ -300,8 +301,8 @@ def _labels(name: str, about: Any, siblings: tuple[str, ...]) -> tuple[frozenset
 
 
 def _labelled(text: str, labels: tuple[frozenset[str], frozenset[str]]) -> bool:
-    """Whether a clause names the fact's label ("her MRI is 12:15", "MRIs") and no other time
-    fact's of its subject."""
+    """Whether a clause names the fact's label ("her MRI is 12:15", "MRIs") and no label of its
+    subject's other facts of the kind."""
     own, other = labels
     said = {w.removesuffix("'s") for w in facts.words(text)}
     said |= {w[:-1] for w in said if w.endswith("s")}
@@ -314,15 +315,13 @@ def _given(fact: Resolved, text: str, others: Iterable[Resolved]) -> _Given:
     it gives no subject; those it gives another person of the task, no fact's subject (and
     another fact's subject, when the message never names this one: "One last change: Ashby is
     now on VAN-9" says nothing of Greenhill's van); of the first, those a list in parallel
-    gives it; and, of a time fact, those given it in clauses naming its label (``_labels``)."""
+    gives it; and those given it in clauses naming its label (``_labels``)."""
     others = list(others)
     subjects = tuple(dict.fromkeys([fact.about, *(o.about for o in others if o.about)]))
     others_people = _aside(fact, subjects)
-    labels = None
-    if fact.kind == "time":
-        siblings = tuple(o.name for o in others if o.about == fact.about and o.kind == fact.kind and o is not fact)
-        labels = _labels(fact.name, fact.about, siblings) if siblings else None  # (one time: nothing to mix up)
-        labels = labels if labels is not None and labels[0] and labels[1] else None
+    siblings = tuple(o.name for o in others if o.about == fact.about and o.kind == fact.kind and o is not fact)
+    labels = _labels(fact.name, fact.about, siblings) if siblings else None  # (one value: nothing to mix up)
+    labels = labels if labels is not None and labels[0] and labels[1] else None
     labelled: list[facts.Found] = []
     mine: list[facts.Found] = []
     free: list[facts.Found] = []
