@@ -156,6 +156,16 @@ REPORT = "TRK-9 delivered the 500 doses to the downtown clinic at 06:59, cold ch
         ("As far as I'm aware it's on TRK-9, arriving 06:59.", True, True, (), Reply(CLEAR_ANSWER)),
         ("Apparently it went on TRK-9, arriving 06:59.", True, True, (), Reply(CLEAR_ANSWER)),
         (REPORT + " Looks like that's everything!", True, True, (), Satisfied(DONE)),
+        # a hedge of what went wrong is no hedge of the report ("seems to have failed, so I put it…")
+        ("TRK-7 seems to have failed, so I put it on TRK-9, arriving 06:59.", True, True, (), Satisfied(DONE)),
+        ("I think TRK-7's fridge broke down. TRK-9 has it, arriving 06:59.", True, True, (), Satisfied(DONE)),
+        ("Apparently the bridge is closed; TRK-9 goes round, arriving 06:59.", True, True, (), Satisfied(DONE)),
+        # ... but it is of something done or to come, of what can be, or of a denial
+        ("I think I sent it after TRK-7 failed.", True, True, (), Reply(CLEAR_ANSWER)),
+        ("It's on TRK-9; it probably won't be cancelled.", True, True, (), Reply(CLEAR_ANSWER)),
+        ("I think it's impossible - the road is closed.", False, False, (), Reply(CLEAR_ANSWER)),
+        ("I think it's taken care of.", True, True, (), Reply(CLEAR_ANSWER)),
+        ("TRK-7 probably failed and hopefully TRK-9 makes it.", True, True, (), Reply(CLEAR_ANSWER)),
         # ... but a crew's estimate is no hedge: "should be back on at"
         ("TRK-9 should arrive at 06:59 with the insulin.", True, True, (), Satisfied(DONE)),
         ("CR-2 is on its way; F-21 should be back on at 10:41.", True, True, (), Satisfied(DONE)),

@@ -152,7 +152,7 @@ def _said_not_used(fact: Resolved, folded: str, at: int, written: str) -> bool:
 
 # what says a record failed or could not be used ("TRK-9 broke down", "VAN-4 is too heavy for the
 # bridge", "Dr Okafor is off sick"): a value named in such a clause is what failed
-_FAILED = re.compile(
+FAILED = re.compile(
     r"\b(?:broke|broken|breaks|failed|fails|failure|fault|faulty|defective|stuck|unavailable|cancell?ed|"
     r"closed|too (?:heavy|big|wide|tall|long|far|slow|late|small|low|short)|out of (?:service|action|hours)|"
     r"off sick|sick|pulled|grounded|refused|declined|full|taken|unsafe|flooded|blocked|can't|cannot|couldn't|"
@@ -178,7 +178,7 @@ def used_instead(fact: Resolved, text: str, theirs: list[Resolved], raw: str | N
         values = fact.found(part)
         if not values:
             continue
-        failed = _FAILED.search(facts.fold(written)) is not None
+        failed = FAILED.search(facts.fold(written)) is not None
         if any(fact.matches(f) for f in values) and not failed:
             return []
         if not failed:
@@ -229,7 +229,7 @@ def put_instead(fact: Resolved, text: str, theirs: list[Resolved], raw: str | No
         return []
     put: list[str] = []
     for piece, written in _pieces(text, raw):
-        if _FAILED.search(facts.fold(written)) is not None:
+        if FAILED.search(facts.fold(written)) is not None:
             continue
         values = fact.found(piece)
         folded = facts.fold(piece)

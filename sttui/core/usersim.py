@@ -25,6 +25,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from sttui.core.checklist import DEFAULT_PHRASES
+from sttui.core.report_places import FAILED
 from sttui.core.stated import hurried_question
 from sttui.core.statement_words import IDIOMS_AFTER
 
@@ -342,8 +343,32 @@ def hedge(message: str) -> str | None:
     """The first hedge marker the message contains (whole words), or None. A sign-off or a
     piece of advice is no hedge of the report (``NOT_HEDGES``: "I hope that helps!",
     "Probably worth a heads-up to Halden.")."""
-    text = NOT_HEDGES.sub(" ", normalise(message))
+    text = _without_causes(NOT_HEDGES.sub(" ", normalise(message)))
     return next((m for m in HEDGE_MARKERS if _has(text, m)), None)
+
+
+# a report's clauses (kept with what separates them) and, in one, what makes it more than an
+# observation of what went wrong: something done or to come, a negation, a condition
+_CLAUSES = re.compile(r"([;!?(),]|[.:](?=\s|$)|\s(?:so|and|but|which|because|then|after)\s)")
+_NOT_A_CAUSE = re.compile(
+    r"(?<!\w)(?:will|won't|wont|'ll|not|never|if|unless|again|might|could|may|would|yet|still|taken care|"
+    r"booked|rebooked|moved|put|sent|assigned|scheduled|reserved|confirmed|done|sorted|arranged|switched|"
+    r"changed|fixed|delivered|managed|got|made|there|on time|in time|possible|impossible|can|cannot|able|"
+    r"unable|way)(?!\w)|n't\b"
+)
+
+
+def _without_causes(text: str) -> str:
+    """``text`` with its clauses that only observe what went wrong blanked ("TRK-7 seems to have
+    failed, so I put it on TRK-9", "I think the ferry was cancelled"): a hedge there is of the
+    cause, not of the report. Not one that says something done or to come, what can be, or
+    denies ("it probably won't be cancelled", "I think I booked it after the ferry was
+    cancelled", "I think it's impossible - the road is closed")."""
+    parts = _CLAUSES.split(text)
+    return "".join(
+        " " * len(p) if i % 2 == 0 and FAILED.search(p) and not _NOT_A_CAUSE.search(p) else p
+        for i, p in enumerate(parts)
+    )
 
 
 # what hedge markers say in sign-offs and advice, not of the report
