@@ -3034,6 +3034,8 @@ KINGS = STT / "clinic" / "kings-bridge-closure-s3-hard.yaml"
 _KWAME = " Kwame: MRI 12:00 tomorrow, review 13:45. Both told."
 BERGEN = STT / "air-travel" / "bergen-reaccommodation-t2-hard.yaml"
 _BJORN = "Done: Bjorn on KL1189 and Pieter on KL1183 at 07:05 tomorrow. "
+KILI = STT / "air-travel" / "kilimanjaro-interline-st3-hard.yaml"
+_KILI_REST = " Seats 31A/31B. Hannah's bag is with you; Michael's BA731456 follows tomorrow and I've texted him."
 
 
 @pytest.mark.parametrize(
@@ -3049,6 +3051,9 @@ _BJORN = "Done: Bjorn on KL1189 and Pieter on KL1183 at 07:05 tomorrow. "
         # ids too: Ingrid flies KL1143 then SK271 ("Ingrid's first flight", "Ingrid's second flight")
         (BERGEN, _BJORN + "Ingrid's first flight is SK271, her second KL1143.", False),
         (BERGEN, _BJORN + "Ingrid: first flight SK271, second KL1143.", False),
+        # … and facts of no one's ("first flight", "second flight"): BA430 08:40, then KL569
+        (KILI, "Rebooked you both: first flight KL569 at 08:40, second flight BA430." + _KILI_REST, False),
+        (KILI, "Rebooked you both: KL569 is your first flight, 08:40, and BA430 the second." + _KILI_REST, False),
         # … in their places, or the words together in one clause (which time is which left to the rule before)
         (QUENCH, "Halima's MRI is 10:30 and her review 12:15, pickup 09:55." + _KWAME, True),
         (QUENCH, "Halima: pickup 09:55 for the 10:30 MRI and the 12:15 review." + _KWAME, True),
@@ -3062,6 +3067,9 @@ _BJORN = "Done: Bjorn on KL1189 and Pieter on KL1183 at 07:05 tomorrow. "
         (BERGEN, _BJORN + "Ingrid's first flight is KL1143, her second SK271.", True),
         (BERGEN, _BJORN + "Ingrid: first flight KL1143, second SK271.", True),
         (BERGEN, _BJORN + "Ingrid flies KL1143 to Oslo, then SK271 to Bergen.", True),
+        (KILI, "Rebooked you both: first flight BA430 at 08:40, second flight KL569." + _KILI_REST, True),
+        (KILI, "Rebooked you both: BA430 is your first flight, 08:40, and KL569 the second." + _KILI_REST, True),
+        (KILI, "Rebooked you both on BA430 at 08:40 and KL569." + _KILI_REST, True),
     ],
 )
 def test_a_subjects_values_are_told_apart_by_their_facts_words(path, report, passed):
@@ -3079,6 +3087,11 @@ def test_the_scripted_user_names_which_of_a_subjects_times_is_wrong():
     assert contradicted(ep) == (
         "For Ingrid's first flight, my app shows KL1143, not SK271.",
         "For Ingrid's second flight, my app shows SK271, not KL1143.",
+    )
+    ep = played(KILI, reports=("Rebooked you both: first flight KL569 at 08:40, second flight BA430." + _KILI_REST,))
+    assert contradicted(ep) == (
+        "For the first flight, my app shows BA430, not KL569.",
+        "For the second flight, my app shows KL569, not BA430.",
     )
 
 

@@ -165,10 +165,9 @@ def contradicted(episode: Episode) -> tuple[str, ...]:
     lines: list[str] = []
     unclear: list[str] = []  # whose value a pronoun left open ("She is 14:30 and he is 14:00")
     found = message_mismatches(episode, last["text"])
-    # a subject with two facts of a kind wrong is told apart by the facts' names ("For Halima's MRI, …")
-    shared = Counter(
-        (m.about, m.kind) for m in found if m.about and not m.mine and m.kind not in (UNCLEAR, "claim", TAKEN_BACK)
-    )
+    # a subject (or no one) with two facts of a kind wrong: told apart by the facts' names ("For
+    # Halima's MRI, …", "For the first flight, …")
+    shared = Counter((m.about, m.kind) for m in found if not m.mine and m.kind not in (UNCLEAR, "claim", TAKEN_BACK))
     for m in found:
         if m.kind == UNCLEAR:
             who = "mine" if m.mine else f"{m.about}'s"
@@ -187,7 +186,7 @@ def contradicted(episode: Episode) -> tuple[str, ...]:
                 said = ", ".join(as_written(last["text"], s, m.kind == "person") for s in said.split(", "))
             if m.kind == "person":  # a name without its note: "Marcus Webb", not "Marcus Webb (AV, hybrid)"
                 expected = plain_name(expected)
-            opening = f"For {m.fact}, my app shows" if shared[(m.about, m.kind)] > 1 else _for(m)
+            opening = f"For {_the(m.fact)}, my app shows" if shared[(m.about, m.kind)] > 1 else _for(m)
             line = f"{opening} {expected}{' for me' if m.mine else ''}, not {said}"
         line += "" if line.endswith((".", "?")) else "."  # ("not 4pm.", not "not 4pm..")
         if line not in lines:
@@ -202,6 +201,19 @@ def _for(m: Mismatch) -> str:
     """How a line about a fact's value opens: "For Westfield, my app shows", or for the user's
     own fact "My app shows" (the value then "… for me"): they do not name themselves."""
     return f"For {m.about}, my app shows" if m.about and not m.mine else "My app shows"
+
+
+# words that open a fact's name as a person says it ("its departure", "Halima's MRI")
+_DETERMINED = frozenset({"the", "a", "an", "its", "his", "her", "their", "your", "my", "our"})
+
+
+def _the(name: str) -> str:
+    """A fact's name as the user says it: "the first flight" of "first flight"; "Halima's MRI",
+    "its departure" as they are."""
+    first = name.split(" ", 1)[0]
+    if not first[:1].islower() or first in _DETERMINED or "'s" in name or "\u2019s" in name:
+        return name
+    return f"the {name}"
 
 
 # a name's words before a surname, as written: "Grace " of "Grace Adeyemi", "Dr " of "Dr Feld"

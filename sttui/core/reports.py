@@ -27,6 +27,8 @@ judged by visible rules a person can apply by hand (``RULE_TELL``):
   ``_labels``). When clauses giving the subject values name that word and no word of its other
   facts of the kind, their values alone decide: "Halima's MRI is 12:15 and her review 10:30"
   fails both, the two swapped; so does "Ingrid's first flight is SK271, her second KL1143".
+  Facts of no one's are told apart among themselves the same way ("first flight", "second
+  flight"; ``_labelled_unowned``).
 - **Taken back.** A later message that takes the report back and gives no new value of any
   fact ("…changed again at the last minute, so it's the other one now", "scratch that")
   fails the facts of the subjects it names, or every fact when it names none
@@ -137,7 +139,10 @@ def states(fact: Resolved, text: str, others: Iterable[Resolved] = ()) -> tuple[
     found = fact.found(text)
     if not found:
         return None
-    mine, free, aside, paired, labelled = _given(fact, text, others) if fact.about else ([], [], [], [], [])
+    if fact.about:
+        mine, free, aside, paired, labelled = _given(fact, text, others)
+    else:
+        mine, free, aside, paired, labelled = [], [], [], [], _labelled_unowned(fact, text, others)
     if labelled:  # the values given under the fact's own label ("her MRI is 12:15") decide
         if any(fact.matches(f) for f in labelled):
             return True, [], fact.about_shown
@@ -307,6 +312,22 @@ def _labelled(text: str, labels: tuple[frozenset[str], frozenset[str]]) -> bool:
     said = {w.removesuffix("'s") for w in facts.words(text)}
     said |= {w[:-1] for w in said if w.endswith("s")}
     return not own.isdisjoint(said) and other.isdisjoint(said)
+
+
+def _labelled_unowned(fact: Resolved, text: str, others: Iterable[Resolved]) -> list[facts.Found]:
+    """Of a fact of no one's beside others of its kind of no one's ("first flight" and "second
+    flight"), the values given in clauses naming its label and no other's (``_labels``)."""
+    siblings = tuple(o.name for o in others if not o.about and o.kind == fact.kind and o is not fact)
+    labels = _labels(fact.name, fact.about, siblings) if siblings else None
+    if labels is None or not (labels[0] and labels[1]):
+        return []
+    return [
+        v
+        for sentence in sentences(text, ())
+        for part in sentence.parts
+        if _labelled(part.text, labels)
+        for v in fact.found(part.text)
+    ]
 
 
 def _given(fact: Resolved, text: str, others: Iterable[Resolved]) -> _Given:
