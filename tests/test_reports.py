@@ -3054,6 +3054,10 @@ _KILI_REST = " Seats 31A/31B. Hannah's bag is with you; Michael's BA731456 follo
         # … and facts of no one's ("first flight", "second flight"): BA430 08:40, then KL569
         (KILI, "Rebooked you both: first flight KL569 at 08:40, second flight BA430." + _KILI_REST, False),
         (KILI, "Rebooked you both: KL569 is your first flight, 08:40, and BA430 the second." + _KILI_REST, False),
+        # … and by the order of mention when no label is named ("then", "followed by", "KL569/BA430")
+        (KILI, "Rebooked you both on KL569 at 08:40 to Amsterdam then BA430 to JRO." + _KILI_REST, False),
+        (KILI, "Rebooked: KL569/BA430, 08:40 from T5." + _KILI_REST, False),
+        (BERGEN, _BJORN + "Ingrid flies SK271 to Oslo, then KL1143 to Bergen.", False),
         # … in their places, or the words together in one clause (which time is which left to the rule before)
         (QUENCH, "Halima's MRI is 10:30 and her review 12:15, pickup 09:55." + _KWAME, True),
         (QUENCH, "Halima: pickup 09:55 for the 10:30 MRI and the 12:15 review." + _KWAME, True),
@@ -3070,6 +3074,11 @@ _KILI_REST = " Seats 31A/31B. Hannah's bag is with you; Michael's BA731456 follo
         (KILI, "Rebooked you both: first flight BA430 at 08:40, second flight KL569." + _KILI_REST, True),
         (KILI, "Rebooked you both: BA430 is your first flight, 08:40, and KL569 the second." + _KILI_REST, True),
         (KILI, "Rebooked you both on BA430 at 08:40 and KL569." + _KILI_REST, True),
+        (KILI, "Rebooked you both on BA430 at 08:40 to Amsterdam then KL569 to JRO." + _KILI_REST, True),
+        (KILI, "Rebooked: BA430/KL569, 08:40 from T5." + _KILI_REST, True),
+        # a run that is a change, or the old itinerary, says nothing of the new order
+        (KILI, "You were on KQ101 then KQ482; now BA430 at 08:40 then KL569." + _KILI_REST, True),
+        (BERGEN, _BJORN + "Ingrid was on SK271, then moved to KL1143 and SK271.", True),
     ],
 )
 def test_a_subjects_values_are_told_apart_by_their_facts_words(path, report, passed):
@@ -3205,3 +3214,22 @@ def test_the_bundled_tasks_times_of_two_things_are_told_apart(path, report, pass
     passed. Each has its about now."""
     ep = played(path, reports=(report,))
     assert item(ep).passed is passed, item(ep).detail
+
+
+def test_runs_of_values_in_order_are_read_within_a_sentence_and_not_across_a_change():
+    from sttui.core.report_order import ordinal, runs
+
+    ep = played(KILI)
+    first = next(r for _, rs in _all_facts(ep) for r in rs if r.name == "first flight")
+
+    def written(text: str) -> list[list[str]]:
+        return [[f.written for f in run] for run in runs(first, text)]
+
+    assert written("BA430 to Amsterdam, then KL569 to JRO.") == [["BA430", "KL569"]]
+    assert written("BA430 followed by KL569 -> KQ482") == [["BA430", "KL569", "KQ482"]]
+    assert written("BA430/KL569") == [["BA430", "KL569"]]
+    assert written("BA430 lands at 10:00. Then KL569.") == []  # (a sentence between)
+    assert written("BA430, then switched to KL569") == []  # (a change, not a sequence)
+    assert written("BA430 and KL569") == []  # ("and" says no order)
+    assert ordinal({"first"}) == 1 and ordinal({"2nd"}) == 2
+    assert ordinal({"first", "second"}) is None and ordinal({"flight"}) is None

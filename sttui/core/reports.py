@@ -28,7 +28,8 @@ judged by visible rules a person can apply by hand (``RULE_TELL``):
   facts of the kind, their values alone decide: "Halima's MRI is 12:15 and her review 10:30"
   fails both, the two swapped; so does "Ingrid's first flight is SK271, her second KL1143".
   Facts of no one's are told apart among themselves the same way ("first flight", "second
-  flight"; ``_labelled_unowned``).
+  flight"; ``_labelled_unowned``). A fact named by its place is also told by the order in
+  which values are run together ("KL569 to Amsterdam, then BA430"; ``core.report_order``).
 - **Taken back.** A later message that takes the report back and gives no new value of any
   fact ("…changed again at the last minute, so it's the other one now", "scratch that")
   fails the facts of the subjects it names, or every fact when it names none
@@ -62,6 +63,7 @@ from sttui.core.other_times import CLAUSE_BREAK, others_time
 from sttui.core.report_claims import Mismatch, all_claims, claims
 from sttui.core.report_facts import Resolved, resolve
 from sttui.core.report_names import bystanders, first_words
+from sttui.core.report_order import in_order, ordinal
 from sttui.core.report_places import is_remark, placed, put_instead, time_instead, used_instead, whereabouts
 from sttui.core.retractions import taken_back
 from sttui.core.stated import stated_text
@@ -151,6 +153,9 @@ def states(fact: Resolved, text: str, others: Iterable[Resolved] = ()) -> tuple[
         ]
         if given:
             return False, _written_once(given), fact.about_shown
+    ordered = _ordered(fact, text, others)
+    if ordered is not None:  # a fact by its place ("first flight") in values run in order ("KL569, then BA430")
+        return ordered[0], ordered[1], fact.about_shown
     if mine:  # the message gives the fact's subject values of its kind: those decide
         if any(fact.matches(f) for f in mine):
             return True, [], fact.about_shown
@@ -312,6 +317,22 @@ def _labelled(text: str, labels: tuple[frozenset[str], frozenset[str]]) -> bool:
     said = {w.removesuffix("'s") for w in facts.words(text)}
     said |= {w[:-1] for w in said if w.endswith("s")}
     return not own.isdisjoint(said) and other.isdisjoint(said)
+
+
+def _ordered(fact: Resolved, text: str, others: Iterable[Resolved]) -> tuple[bool, list[str]] | None:
+    """Of a fact named by its place in a sequence ("Ingrid's first flight", beside her second),
+    what the values the message runs together in order say of it (``core.report_order``): in
+    the sentences naming its subject and no other, or anywhere for a fact of no one's."""
+    others = list(others)
+    siblings = tuple(o.name for o in others if o.about == fact.about and o.kind == fact.kind and o is not fact)
+    place = ordinal(_labels(fact.name, fact.about, siblings)[0]) if siblings else None
+    if place is None:
+        return None
+    if not fact.about:
+        return in_order(fact, place, [text])
+    subjects = tuple(dict.fromkeys([fact.about, *(o.about for o in others if o.about)]))
+    split = sentences(text, subjects, _aside(fact, subjects))
+    return in_order(fact, place, [s.text for s in split if s.named == (fact.about,)])
 
 
 def _labelled_unowned(fact: Resolved, text: str, others: Iterable[Resolved]) -> list[facts.Found]:
