@@ -3035,6 +3035,8 @@ _KWAME = " Kwame: MRI 12:00 tomorrow, review 13:45. Both told."
 BERGEN = STT / "air-travel" / "bergen-reaccommodation-t2-hard.yaml"
 _BJORN = "Done: Bjorn on KL1189 and Pieter on KL1183 at 07:05 tomorrow. "
 KILI = STT / "air-travel" / "kilimanjaro-interline-st3-hard.yaml"
+HARBOUR = STT / "clinic" / "harbourside-outage-s2-medium.yaml"
+_ROSA = "Rosa is now at Northgate with Hamza Qureshi. "
 _KILI_REST = " Seats 31A/31B. Hannah's bag is with you; Michael's BA731456 follows tomorrow and I've texted him."
 
 
@@ -3054,6 +3056,8 @@ _KILI_REST = " Seats 31A/31B. Hannah's bag is with you; Michael's BA731456 follo
         # … and facts of no one's ("first flight", "second flight"): BA430 08:40, then KL569
         (KILI, "Rebooked you both: first flight KL569 at 08:40, second flight BA430." + _KILI_REST, False),
         (KILI, "Rebooked you both: KL569 is your first flight, 08:40, and BA430 the second." + _KILI_REST, False),
+        # (Rosa's "appointment time" 14:30 and "pickup" 13:35, of no one's: the times swapped)
+        (HARBOUR, _ROSA + "Appointment 13:35, pickup 14:30 on VAN-3. She's been texted.", False),
         # … and by the order of mention when no label is named ("then", "followed by", "KL569/BA430")
         (KILI, "Rebooked you both on KL569 at 08:40 to Amsterdam then BA430 to JRO." + _KILI_REST, False),
         (KILI, "Rebooked: KL569/BA430, 08:40 from T5." + _KILI_REST, False),
@@ -3076,6 +3080,8 @@ _KILI_REST = " Seats 31A/31B. Hannah's bag is with you; Michael's BA731456 follo
         (KILI, "Rebooked you both on BA430 at 08:40 and KL569." + _KILI_REST, True),
         (KILI, "Rebooked you both on BA430 at 08:40 to Amsterdam then KL569 to JRO." + _KILI_REST, True),
         (KILI, "Rebooked: BA430/KL569, 08:40 from T5." + _KILI_REST, True),
+        (HARBOUR, _ROSA + "Pickup 13:35 on VAN-3, appointment 14:30. She's been texted.", True),
+        (HARBOUR, "Rosa: Northgate with Hamza Qureshi at 14:30; VAN-3 collects her at 13:35. Texted.", True),
         # a run that is a change, or the old itinerary, says nothing of the new order
         (KILI, "You were on KQ101 then KQ482; now BA430 at 08:40 then KL569." + _KILI_REST, True),
         (BERGEN, _BJORN + "Ingrid was on SK271, then moved to KL1143 and SK271.", True),
