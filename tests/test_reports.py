@@ -2196,6 +2196,11 @@ def test_a_message_or_a_dispatch_said_without_its_verb_is_claimed(task, skip, re
                 "then UA945, which leaves Munich at 11:10 for O'Hare.",
             ),
         ),
+        # … and "Rerouted via Munich", no object: the traveller, not a bag
+        (
+            "air-travel/frankfurt-transit-s3-medium",
+            ("Rerouted via Munich on LH765, connecting to UA945 at 11:10. Checked in, bag through, no fees.",),
+        ),
         # "packed in": the fridge failed, nothing was packed
         (
             "logistics/insulin-reefer-fault-st2-easy",
@@ -3239,3 +3244,11 @@ def test_runs_of_values_in_order_are_read_within_a_sentence_and_not_across_a_cha
     assert written("BA430 and KL569") == []  # ("and" says no order)
     assert ordinal({"first"}) == 1 and ordinal({"2nd"}) == 2
     assert ordinal({"first", "second"}) is None and ordinal({"flight"}) is None
+
+
+def test_a_reroute_with_no_object_is_the_travellers_and_one_of_a_bag_is_still_claimed():
+    path = STT / "air-travel" / "frankfurt-transit-s3-medium.yaml"
+    said = "Rerouted {}via Munich on LH765, connecting to UA945 at 11:10. Checked in, bag through, no fees."
+    assert [m for m in report_mismatches(played(path, reports=(said.format(""),))) if m.kind == "claim"] == []
+    claimed = [m for m in report_mismatches(played(path, reports=(said.format("your bag "),))) if m.kind == "claim"]
+    assert [m.expected for m in claimed] == ["a successful reroute_bag call naming LH765"]

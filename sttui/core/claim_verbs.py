@@ -247,6 +247,10 @@ _SOFT: list[tuple[re.Pattern[str], Any]] = [
 # what a tool acts on that is no person: "rerouted you", "transferred Mr Clarke" claim no
 # reroute_bag or transfer_referral
 _THINGS = frozenset({"bag", "bags", "luggage", "passive", "passives", "referral", "referrals", "shipment", "parcel"})
+# … and with no object at all, a verb said of people as well as things is said of the traveller
+# the report is to ("Rerouted via Munich on LH765": not a bag); "Dispatched on TRK-9" is not
+_OF_PEOPLE_TOO = frozenset({"reroute", "rerouted", "re-routed", "transfer", "transferred"})
+_NO_OBJECT = frozenset({"via", "through", "on", "onto", "to", "over", "from", "at", "by"})
 
 
 def plainly(text: str) -> str:

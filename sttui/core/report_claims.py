@@ -28,6 +28,8 @@ from sttui.core.claim_verbs import (
     _AMBIGUOUS_FORMS,
     _CHANGED,
     _CONFIRMED,
+    _NO_OBJECT,
+    _OF_PEOPLE_TOO,
     _PERSONS,
     _THINGS,
     _TO_ANOTHER,
@@ -221,8 +223,12 @@ def _candidates(rec: _Record, text: str) -> list[_Clause]:
                     for t in tools
                     if t not in needs or needs[t].intersection(after) or passive or _called(after, rec.called.get(t))
                 }
-                if after[:1] and (after[0] in _PERSONS or after[0] in facts.TITLES):  # "rerouted you through
-                    claimed = {t for t in claimed if t.partition("_")[2] not in _THINGS}  # Munich": not a bag
+                if after[:1] and (
+                    after[0] in _PERSONS
+                    or after[0] in facts.TITLES
+                    or (not passive and clause[at] in _OF_PEOPLE_TOO and after[0] in _NO_OBJECT)
+                ):  # "rerouted you through Munich", "Rerouted via Munich": not a bag
+                    claimed = {t for t in claimed if t.partition("_")[2] not in _THINGS}
                 if clause[at] in _CONFIRMED and after[:1] in (["it"], ["them"], ["both"], ["all"]) and _ends(after, 1):
                     claimed = set(tools)  # "… and confirmed it.": the thing just named, not a check
                 if claimed:
