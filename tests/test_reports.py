@@ -2201,6 +2201,14 @@ def test_a_message_or_a_dispatch_said_without_its_verb_is_claimed(task, skip, re
             "air-travel/frankfurt-transit-s3-medium",
             ("Rerouted via Munich on LH765, connecting to UA945 at 11:10. Checked in, bag through, no fees.",),
         ),
+        # the old flight under the label ("flight"), the new one where no label is named
+        (
+            "air-travel/dfw-crew-timeout-st2-medium",
+            (
+                "Your flight AA2301 was delayed 2.5 hours and AA1570 was cancelled. I've moved you to the nonstop "
+                "AA1100 at 14:45, seat 12C, checked in, bag re-routed, no fee.",
+            ),
+        ),
         # "packed in": the fridge failed, nothing was packed
         (
             "logistics/insulin-reefer-fault-st2-easy",

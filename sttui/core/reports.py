@@ -142,16 +142,18 @@ def states(fact: Resolved, text: str, others: Iterable[Resolved] = ()) -> tuple[
     if not found:
         return None
     if fact.about:
-        mine, free, aside, paired, labelled = _given(fact, text, others)
+        mine, free, aside, paired, (labelled, loose) = _given(fact, text, others)
     else:
-        mine, free, aside, paired, labelled = [], [], [], [], _labelled_unowned(fact, text, others)
-    if labelled:  # the values given under the fact's own label ("her MRI is 12:15") decide
+        mine, free, aside, paired, (labelled, loose) = [], [], [], [], _labelled_unowned(fact, text, others)
+    if labelled:  # the values given under the fact's own label ("her MRI is 12:15") decide …
         if any(fact.matches(f) for f in labelled):
             return True, [], fact.about_shown
         given = [
             f for f in labelled if not _the_users_own(fact, f, text) and not others_time(fact.kind, text, f.written)
         ]
-        if given:
+        # … unless the expected value is given where no label is named ("Your flight AA2301 was
+        # delayed, so I moved you to AA1100": the old flight under the label, the new one plainly)
+        if given and not any(fact.matches(f) for f in loose):
             return False, _written_once(given), fact.about_shown
     ordered = _ordered(fact, text, others)
     if ordered is not None:  # a fact by its place ("first flight") in values run in order ("KL569, then BA430")
@@ -291,7 +293,9 @@ def _aside(fact: Resolved, subjects: tuple[Any, ...]) -> tuple[Any, ...]:
     return tuple(b for b in fact.bystanders if taken.isdisjoint(w for name in b for w in name))
 
 
-_Given = tuple[list[facts.Found], list[facts.Found], list[facts.Found], list[facts.Found], list[facts.Found]]
+# values given in clauses naming the fact's label, and in clauses naming no label of its kind
+_Labelled = tuple[list[facts.Found], list[facts.Found]]
+_Given = tuple[list[facts.Found], list[facts.Found], list[facts.Found], list[facts.Found], _Labelled]
 
 # words of a fact's name that say nothing of which time it is
 _NOT_LABELS = frozenset({"the", "a", "an", "of", "for", "to", "and", "at", "on", "in", "time", "times", "new", "s"})
@@ -310,12 +314,14 @@ def _labels(name: str, about: Any, siblings: tuple[str, ...]) -> tuple[frozenset
     return frozenset(w for w in own - other if not w.isdigit()), frozenset(other - own)
 
 
-def _labelled(text: str, labels: tuple[frozenset[str], frozenset[str]]) -> bool:
+def _labelled(text: str, labels: tuple[frozenset[str], frozenset[str]]) -> bool | None:
     """Whether a clause names the fact's label ("her MRI is 12:15", "MRIs") and no label of its
-    subject's other facts of the kind."""
+    subject's other facts of the kind; None when it names no label at all."""
     own, other = labels
     said = {w.removesuffix("'s") for w in facts.words(text)}
     said |= {w[:-1] for w in said if w.endswith("s")}
+    if own.isdisjoint(said) and other.isdisjoint(said):
+        return None
     return not own.isdisjoint(said) and other.isdisjoint(said)
 
 
@@ -335,20 +341,22 @@ def _ordered(fact: Resolved, text: str, others: Iterable[Resolved]) -> tuple[boo
     return in_order(fact, place, [s.text for s in split if s.named == (fact.about,)])
 
 
-def _labelled_unowned(fact: Resolved, text: str, others: Iterable[Resolved]) -> list[facts.Found]:
+def _labelled_unowned(fact: Resolved, text: str, others: Iterable[Resolved]) -> _Labelled:
     """Of a fact of no one's beside others of its kind of no one's ("first flight" and "second
-    flight"), the values given in clauses naming its label and no other's (``_labels``)."""
+    flight"), the values given in clauses naming its label and no other's (``_labels``), and
+    those given in clauses naming no label."""
     siblings = tuple(o.name for o in others if not o.about and o.kind == fact.kind and o is not fact)
     labels = _labels(fact.name, fact.about, siblings) if siblings else None
     if labels is None or not (labels[0] and labels[1]):
-        return []
-    return [
-        v
-        for sentence in sentences(text, ())
-        for part in sentence.parts
-        if _labelled(part.text, labels)
-        for v in fact.found(part.text)
-    ]
+        return [], []
+    labelled: list[facts.Found] = []
+    loose: list[facts.Found] = []
+    for sentence in sentences(text, ()):
+        for part in sentence.parts:
+            label = _labelled(part.text, labels)
+            if label is not False:
+                (labelled if label else loose).extend(fact.found(part.text))
+    return labelled, loose
 
 
 def _given(fact: Resolved, text: str, others: Iterable[Resolved]) -> _Given:
@@ -357,7 +365,8 @@ def _given(fact: Resolved, text: str, others: Iterable[Resolved]) -> _Given:
     it gives no subject; those it gives another person of the task, no fact's subject (and
     another fact's subject, when the message never names this one: "One last change: Ashby is
     now on VAN-9" says nothing of Greenhill's van); of the first, those a list in parallel
-    gives it; and those given it in clauses naming its label (``_labels``)."""
+    gives it; and those given it in clauses naming its label (``_labels``), with those given
+    it or no one in clauses naming no label."""
     others = list(others)
     subjects = tuple(dict.fromkeys([fact.about, *(o.about for o in others if o.about)]))
     others_people = _aside(fact, subjects)
@@ -365,6 +374,7 @@ def _given(fact: Resolved, text: str, others: Iterable[Resolved]) -> _Given:
     labels = _labels(fact.name, fact.about, siblings) if siblings else None  # (one value: nothing to mix up)
     labels = labels if labels is not None and labels[0] and labels[1] else None
     labelled: list[facts.Found] = []
+    loose: list[facts.Found] = []  # given it, or no one, in clauses naming no label
     mine: list[facts.Found] = []
     free: list[facts.Found] = []
     theirs: list[facts.Found] = []
@@ -394,9 +404,12 @@ def _given(fact: Resolved, text: str, others: Iterable[Resolved]) -> _Given:
                     paired.append(value)
                 continue
             values = fact.found(part.text)
+            label = _labelled(part.text, labels) if labels is not None and values else None
+            if label is None and not part.ambiguous and part.owner in (fact.about, None):
+                loose += values
             if part.owner == fact.about:
                 mine += values
-                if labels is not None and values and _labelled(part.text, labels):
+                if label:
                     labelled += values
             elif part.ambiguous:  # ("…Orla and Imran. She is 14:30": no one's, and not free either)
                 theirs += values
@@ -408,7 +421,7 @@ def _given(fact: Resolved, text: str, others: Iterable[Resolved]) -> _Given:
                 elsewhere += values
     if not named:  # (but its own value: one van may serve two clinics, "van 5 did eastside then st lukes")
         theirs += [v for v in elsewhere if not fact.matches(v)]
-    return mine, free, theirs, paired, labelled
+    return mine, free, theirs, paired, (labelled, loose)
 
 
 def _unclear(fact: Resolved, text: str, others: Iterable[Resolved]) -> bool:
