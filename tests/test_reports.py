@@ -3069,6 +3069,9 @@ _KILI_REST = " Seats 31A/31B. Hannah's bag is with you; Michael's BA731456 follo
         # … and facts of no one's ("first flight", "second flight"): BA430 08:40, then KL569
         (KILI, "Rebooked you both: first flight KL569 at 08:40, second flight BA430." + _KILI_REST, False),
         (KILI, "Rebooked you both: KL569 is your first flight, 08:40, and BA430 the second." + _KILI_REST, False),
+        # … under a heading and its colon ("MRI: 12:15", "First flight: KL569")
+        (QUENCH, "Halima's MRI: 12:15, review: 10:30, pickup 09:55." + _KWAME, False),
+        (KILI, "Rebooked you both. First flight: KL569 at 08:40. Second flight: BA430." + _KILI_REST, False),
         # (Rosa's "appointment time" 14:30 and "pickup" 13:35, of no one's: the times swapped)
         (HARBOUR, _ROSA + "Appointment 13:35, pickup 14:30 on VAN-3. She's been texted.", False),
         # … and by the order of mention when no label is named ("then", "followed by", "KL569/BA430")
@@ -3094,6 +3097,8 @@ _KILI_REST = " Seats 31A/31B. Hannah's bag is with you; Michael's BA731456 follo
         (KILI, "Rebooked you both on BA430 at 08:40 to Amsterdam then KL569 to JRO." + _KILI_REST, True),
         (KILI, "Rebooked: BA430/KL569, 08:40 from T5." + _KILI_REST, True),
         (HARBOUR, _ROSA + "Pickup 13:35 on VAN-3, appointment 14:30. She's been texted.", True),
+        (QUENCH, "Halima's MRI: 10:30, review: 12:15, pickup 09:55." + _KWAME, True),
+        (KILI, "Rebooked you both. First flight: BA430 at 08:40. Second flight: KL569." + _KILI_REST, True),
         (HARBOUR, "Rosa: Northgate with Hamza Qureshi at 14:30; VAN-3 collects her at 13:35. Texted.", True),
         # a run that is a change, or the old itinerary, says nothing of the new order
         (KILI, "You were on KQ101 then KQ482; now BA430 at 08:40 then KL569." + _KILI_REST, True),

@@ -325,6 +325,13 @@ def _labelled(text: str, labels: tuple[frozenset[str], frozenset[str]]) -> bool 
     return not own.isdisjoint(said) and other.isdisjoint(said)
 
 
+def _headed(parts: tuple[Clause, ...], i: int) -> str:
+    """A clause's text with the heading before its colon ("Caterer: Saltmarsh", "MRI: 12:15"):
+    the clauses are cut at the colon, and the heading is what names the value's label."""
+    text = parts[i].text
+    return parts[i - 1].text + text if i and text.lstrip().startswith(":") else text
+
+
 def _ordered(fact: Resolved, text: str, others: Iterable[Resolved]) -> tuple[bool, list[str]] | None:
     """Of a fact named by its place in a sequence ("Ingrid's first flight", beside her second),
     what the values the message runs together in order say of it (``core.report_order``): in
@@ -352,8 +359,8 @@ def _labelled_unowned(fact: Resolved, text: str, others: Iterable[Resolved]) -> 
     labelled: list[facts.Found] = []
     loose: list[facts.Found] = []
     for sentence in sentences(text, ()):
-        for part in sentence.parts:
-            label = _labelled(part.text, labels)
+        for i, part in enumerate(sentence.parts):
+            label = _labelled(_headed(sentence.parts, i), labels)
             if label is not False:
                 (labelled if label else loose).extend(fact.found(part.text))
     return labelled, loose
@@ -404,7 +411,7 @@ def _given(fact: Resolved, text: str, others: Iterable[Resolved]) -> _Given:
                     paired.append(value)
                 continue
             values = fact.found(part.text)
-            label = _labelled(part.text, labels) if labels is not None and values else None
+            label = _labelled(_headed(sentence.parts, i), labels) if labels is not None and values else None
             if label is None and not part.ambiguous and part.owner in (fact.about, None):
                 loose += values
             if part.owner == fact.about:
