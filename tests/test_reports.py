@@ -347,13 +347,13 @@ SEATED = "You're both checked in on UA901, side by side in 33G and 33H."
             HELD_FARE,
             ("Done: window seat 14C, ticketed and checked in on LH1232, departing 08:55 UTC.",),
             False,
-            "My app shows 14A, not 14C.",
+            "For the seat, my app shows 14A, not 14C.",
         ),
         (
             HELD_FARE,
             ("Done: window seat 14A, ticketed and checked in on LH1232.", "FYI, one last change: her seat is now 14C."),
             False,
-            "My app shows 14A, not 14C.",
+            "For the seat, my app shows 14A, not 14C.",
         ),
         (
             VACCINE,
@@ -3069,6 +3069,9 @@ _KILI_REST = " Seats 31A/31B. Hannah's bag is with you; Michael's BA731456 follo
         # … and facts of no one's ("first flight", "second flight"): BA430 08:40, then KL569
         (KILI, "Rebooked you both: first flight KL569 at 08:40, second flight BA430." + _KILI_REST, False),
         (KILI, "Rebooked you both: KL569 is your first flight, 08:40, and BA430 the second." + _KILI_REST, False),
+        # … or by a verb that names it ("collects her", "picks her up": her pickup)
+        (HARBOUR, "Rosa: Northgate, Hamza Qureshi, appointment at 13:35; VAN-3 collects her at 14:30. Texted.", False),
+        (HARBOUR, _ROSA + "Her appointment is 13:35 and VAN-3 picks her up at 14:30. Texted.", False),
         # … under a heading and its colon ("MRI: 12:15", "First flight: KL569")
         (QUENCH, "Halima's MRI: 12:15, review: 10:30, pickup 09:55." + _KWAME, False),
         (KILI, "Rebooked you both. First flight: KL569 at 08:40. Second flight: BA430." + _KILI_REST, False),
@@ -3098,6 +3101,7 @@ _KILI_REST = " Seats 31A/31B. Hannah's bag is with you; Michael's BA731456 follo
         (KILI, "Rebooked: BA430/KL569, 08:40 from T5." + _KILI_REST, True),
         (HARBOUR, _ROSA + "Pickup 13:35 on VAN-3, appointment 14:30. She's been texted.", True),
         (QUENCH, "Halima's MRI: 10:30, review: 12:15, pickup 09:55." + _KWAME, True),
+        (HARBOUR, _ROSA + "Her appointment is 14:30 and VAN-3 picks her up at 13:35. Texted.", True),
         (KILI, "Rebooked you both. First flight: BA430 at 08:40. Second flight: KL569." + _KILI_REST, True),
         (HARBOUR, "Rosa: Northgate with Hamza Qureshi at 14:30; VAN-3 collects her at 13:35. Texted.", True),
         # a run that is a change, or the old itinerary, says nothing of the new order
@@ -3116,6 +3120,9 @@ def test_the_scripted_user_names_which_of_a_subjects_times_is_wrong():
         "For Halima's MRI, my app shows 10:30, not 12:15.",
         "For Halima's review, my app shows 12:15, not 10:30.",
     )
+    # one of them wrong: named too ("For Halima", which of her times, was all it said)
+    ep = played(QUENCH, reports=("Halima's MRI is 12:15, review 12:15, pickup 09:55." + _KWAME,))
+    assert contradicted(ep) == ("For Halima's MRI, my app shows 10:30, not 12:15.",)
     ep = played(BERGEN, reports=(_BJORN + "Ingrid's first flight is SK271, her second KL1143.",))
     assert contradicted(ep) == (
         "For Ingrid's first flight, my app shows KL1143, not SK271.",
@@ -3174,7 +3181,7 @@ GALA = STT / "venues" / "gala-expo-overrun-t3-hard.yaml"
         (
             ("Gala moved to the Assembly Rooms, 19:00-22:30; Bramble & Co cater; Nia's car at 18:05.",),
             False,
-            "My app shows Corn Exchange, not Assembly Rooms.",
+            "For the venue, my app shows Corn Exchange, not Assembly Rooms.",
         ),
         # … not a place named in passing: the later message says nothing of the venue
         (

@@ -186,7 +186,8 @@ def contradicted(episode: Episode) -> tuple[str, ...]:
                 said = ", ".join(as_written(last["text"], s, m.kind == "person") for s in said.split(", "))
             if m.kind == "person":  # a name without its note: "Marcus Webb", not "Marcus Webb (AV, hybrid)"
                 expected = plain_name(expected)
-            opening = f"For {_the(m.fact)}, my app shows" if shared[(m.about, m.kind)] > 1 else _for(m)
+            named = m.named or shared[(m.about, m.kind)] > 1
+            opening = f"For {_the(m.fact)}, my app shows" if named and not m.mine else _for(m)
             line = f"{opening} {expected}{' for me' if m.mine else ''}, not {said}"
         line += "" if line.endswith((".", "?")) else "."  # ("not 4pm.", not "not 4pm..")
         if line not in lines:

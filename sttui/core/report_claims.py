@@ -65,6 +65,7 @@ class Mismatch:
     kind: str
     about: str = ""  # the subject the conflicting values were given to, when the fact has one
     mine: bool = False  # … and that subject is the user (``about: [Daniel, you]``): "for me"
+    named: bool = False  # its name tells it from its subject's other facts of its kind ("Halima's MRI")
 
 
 # -- the claiming clauses of a text (read once per text and set of tools) ---------------------

@@ -314,15 +314,33 @@ def _labels(name: str, about: Any, siblings: tuple[str, ...]) -> tuple[frozenset
     return frozenset(w for w in own - other if not w.isdigit()), frozenset(other - own)
 
 
+# verbs that name a label as a person says it: "VAN-3 collects her at 13:35" names her pickup
+_SAID_AS = {
+    **dict.fromkeys(("collect", "collects", "collected", "collecting", "collection", "picks", "picked"), "pickup"),
+    **dict.fromkeys(("departs", "departing", "leaves", "leaving"), "departure"),
+    **dict.fromkeys(("arrives", "arriving", "lands", "landing"), "arrival"),
+}
+
+
 def _labelled(text: str, labels: tuple[frozenset[str], frozenset[str]]) -> bool | None:
-    """Whether a clause names the fact's label ("her MRI is 12:15", "MRIs") and no label of its
-    subject's other facts of the kind; None when it names no label at all."""
+    """Whether a clause names the fact's label ("her MRI is 12:15", "MRIs", "collects her" for a
+    pickup) and no label of its subject's other facts of the kind; None when it names none."""
     own, other = labels
     said = {w.removesuffix("'s") for w in facts.words(text)}
-    said |= {w[:-1] for w in said if w.endswith("s")}
+    said |= {w[:-1] for w in said if w.endswith("s")} | {_SAID_AS[w] for w in said if w in _SAID_AS}
     if own.isdisjoint(said) and other.isdisjoint(said):
         return None
     return not own.isdisjoint(said) and other.isdisjoint(said)
+
+
+def _told_by_name(fact: Resolved, others: Iterable[Resolved]) -> bool:
+    """Whether the fact's name tells it from its subject's other facts of its kind (``_labels``:
+    "Halima's MRI" beside "Halima's review"; "appointment time" beside "pickup")."""
+    siblings = tuple(o.name for o in others if o.about == fact.about and o.kind == fact.kind and o is not fact)
+    if not siblings:
+        return False
+    own, other = _labels(fact.name, fact.about, siblings)
+    return bool(own and other)
 
 
 def _headed(parts: tuple[Clause, ...], i: int) -> str:
@@ -662,7 +680,8 @@ def message_mismatches(episode: Episode, text: str) -> list[Mismatch]:
             if remark and _placed_before(episode, fact, messages(), resolved):
                 continue  # a remark about another value after a report ("FYI TRK-7 is out of service")
             mine = bool(said[2]) and _the_users(fact)
-            out.append(Mismatch(fact.name, fact.shown, ", ".join(said[1]), None, fact.kind, said[2], mine))
+            named = _told_by_name(fact, resolved)
+            out.append(Mismatch(fact.name, fact.shown, ", ".join(said[1]), None, fact.kind, said[2], mine, named))
     if taken_back(text) is not None:  # a report taken back, no new value given: which is it now?
         for _, rs in everything:
             for fact in rs:
