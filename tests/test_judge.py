@@ -93,6 +93,14 @@ def test_rule_judge_verdict(case):
         ("kings bridge", "Kings Cross bridge", None),
         ("settle-plate", "a settle plate excursion", "settle plate"),
         ("meridian", "Meridian's correction", "meridian's"),
+        # … and the words a person uses for one another (``ALIKE``)
+        ("smaller aircraft", "the smaller plane has no row free", "smaller plane"),
+        ("grounded aircraft", "a grounded jet", "grounded jet"),
+        ("closed", "the bridge is shut", "shut"),
+        ("cancel", "the sailing was axed", "axed"),
+        ("off sick", "Rhona is off ill", "off ill"),
+        ("smaller aircraft", "a smaller crew", None),
+        ("closed", "the ship is docked", None),
     ],
 )
 def test_cause_terms_match_whole_words_with_simple_inflections(term, text, found):
@@ -832,3 +840,20 @@ def test_the_completion_vocabulary_is_derived_from_the_tasks_operations_and_obje
     assert ("moored",) in verbs and not any(v == "survey" for v in made.verbs.values())
     for word in ("reroute", "quayside", "survey", "berth", "barges", "wharfinger", "okonkwo"):
         assert word in made.objects, word
+
+
+@pytest.mark.parametrize(
+    ("say", "passed"),
+    [
+        # the cause in a person's words: "smaller plane" for the evidence's "smaller aircraft"
+        ("The three of you can't sit together tonight: the smaller plane has no row with three free.", True),
+        ("The three of you can't sit together tonight: they put a smaller jet on UA108.", True),
+        # no cause named: still a fail
+        ("The three of you can't sit together tonight, sorry.", False),
+    ],
+)
+def test_a_cause_named_in_other_words_is_named(say, passed):
+    loaded = _TASKS["air-munich-downgauge-family-st1-impossible"]
+    result = asyncio.run(run_episode(loaded, CallsThenSay("control:t", loaded.task.solution, [say]), PatientUser()))
+    got = {i.id: i for i in result.outcome.items}
+    assert got["recognised_infeasibility"].passed is passed, got["recognised_infeasibility"].detail

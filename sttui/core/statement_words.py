@@ -247,6 +247,17 @@ IDIOMS_AFTER = (
     }
 )
 # A statement hedged in its own clause is not a statement that the goal cannot be met.
+# words a person uses for one another in naming a cause: a word of a ``judge.evidence`` term
+# also matches the others of its group, each in its simple inflections ("smaller aircraft"
+# finds "the smaller plane", "closed" finds "shut", "cancelled" finds "axed")
+ALIKE = (
+    frozenset({"aircraft", "plane", "airplane", "aeroplane", "jet"}),
+    frozenset({"close", "shut"}),
+    frozenset({"cancel", "axe", "scrap"}),
+    frozenset({"sick", "ill", "unwell"}),
+    frozenset({"truck", "lorry"}),
+)
+
 HEDGES = (
     "seem",
     "seems",

@@ -22,6 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from sttui.core.statement_words import (
+    ALIKE,
     ASIDES,
     AUXILIARIES,
     BACK,
@@ -203,6 +204,15 @@ def inflections(word: str) -> set[str]:
     return out
 
 
+@functools.lru_cache(maxsize=1024)
+def _alike(word: str) -> frozenset[str]:
+    """The words of ``word``'s ``ALIKE`` group, in their simple inflections, when it is one of
+    them or an inflection of one ("closed": shut, shuts, shutting…); else none."""
+    return frozenset(
+        form for group in ALIKE if any(word in inflections(w) for w in group) for w in group for form in inflections(w)
+    )
+
+
 def past_forms(verb: str) -> set[str]:
     """The past forms of a regular verb: "book" booked, "rebook" rebooked, "ship" shipped,
     "arrange" arranged, "ticket" ticketed."""
@@ -246,7 +256,7 @@ class Term:
             if tok.endswith("*") and i == len(toks) - 1:
                 words.append(tok[:-1] + "*")
             elif inflect:
-                words.append(frozenset(inflections(tok)))
+                words.append(frozenset(inflections(tok)) | _alike(tok))
             else:
                 words.append(tok.rstrip("*"))
         return cls(text, tuple(words), typos)
