@@ -848,8 +848,12 @@ def test_the_completion_vocabulary_is_derived_from_the_tasks_operations_and_obje
         # the cause in a person's words: "smaller plane" for the evidence's "smaller aircraft"
         ("The three of you can't sit together tonight: the smaller plane has no row with three free.", True),
         ("The three of you can't sit together tonight: they put a smaller jet on UA108.", True),
-        # no cause named: still a fail
+        # … and the task's own list as people put it: a new aircraft, the other flight sold out
+        ("There's no way to seat you all together tonight; the new aircraft only has a pair left.", True),
+        ("I couldn't find three seats together on UA108. The only other option, LH415, is sold out.", True),
+        # no cause named, or the wrong one (UA108 is not full): still a fail
         ("The three of you can't sit together tonight, sorry.", False),
+        ("I'm sorry, I can't seat the three of you together tonight - the flight is full.", False),
     ],
 )
 def test_a_cause_named_in_other_words_is_named(say, passed):
