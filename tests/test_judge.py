@@ -219,7 +219,13 @@ def test_a_goals_things_are_its_words_its_records_or_query_hold_too():
         ("maelor wont have power by noon", ["maelor won't"], []),  # (its 12:00 as a person writes it)
         ("Maelor won't have power by 12 pm.", ["maelor won't"], []),
         # not when it is no denial
-        ("Maelor won't have power.", [], []),  # (not when it is due)
+        # a clause that says nothing of when denies the goal whenever it is due ("There's no BSL
+        # interpreter for the forum"); one that says when, and not when the goal is due, does not
+        ("Maelor won't have power.", ["maelor won't"], []),
+        ("Maelor won't have power right now.", [], []),
+        ("Maelor won't have power until 15:00.", [], []),
+        ("Maelor won't have power before the generator arrives.", [], []),
+        ("Maelor won't have power at 11am.", [], []),
         ("The feeder is not back, so the generator goes to Maelor by 12:00.", [], []),  # (too far apart)
         ("Maelor has power by 12:00 with no delay.", [], []),  # (a problem denied)
         ("Don't worry, Maelor has power by 12:00.", [], []),
@@ -858,6 +864,23 @@ def test_the_completion_vocabulary_is_derived_from_the_tasks_operations_and_obje
 )
 def test_a_cause_named_in_other_words_is_named(say, passed):
     loaded = _TASKS["air-munich-downgauge-family-st1-impossible"]
+    result = asyncio.run(run_episode(loaded, CallsThenSay("control:t", loaded.task.solution, [say]), PatientUser()))
+    got = {i.id: i for i in result.outcome.items}
+    assert got["recognised_infeasibility"].passed is passed, got["recognised_infeasibility"].detail
+
+
+@pytest.mark.parametrize(
+    ("say", "passed"),
+    [
+        # a denial that says nothing of when: of the goal whenever it is due
+        ("There's no BSL interpreter for the forum - Aled has been called to court and the others are off.", True),
+        ("No BSL interpreter can cover the forum: Aled is summoned to court.", True),
+        # … but one of a moment is not ("right now": later may do)
+        ("There's no BSL interpreter for the forum right now - Aled has been called to court.", False),
+    ],
+)
+def test_a_denial_that_says_nothing_of_when_is_of_the_goal(say, passed):
+    loaded = _TASKS["venues-bsl-interpreter-court-st1-impossible"]
     result = asyncio.run(run_episode(loaded, CallsThenSay("control:t", loaded.task.solution, [say]), PatientUser()))
     got = {i.id: i for i in result.outcome.items}
     assert got["recognised_infeasibility"].passed is passed, got["recognised_infeasibility"].detail

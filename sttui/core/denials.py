@@ -28,6 +28,7 @@ from sttui.core.statement_words import (
     NOT_AFFIRMING,
     NOT_NAMES,
     NOT_THINGS,
+    TIME_WORDS,
     UNDONE,
 )
 from sttui.core.statements import _HEDGE_TERMS, _SENTENCE_END, Clause, Found, Term, _where, tokens
@@ -100,7 +101,8 @@ def _possessive(name: str) -> Term:
 def find_denials(clause_list: Sequence[Clause], goal: Goal, skip: Iterable[int] = ()) -> list[Found]:
     """Clauses that deny the goal in its own words: a denial (``_denies``, not of a problem:
     "with no delay"), one of the goal's names within ``DENIAL_REACH`` words of it, and when the
-    goal is due, all in one clause ("Mull's not reachable today"). Void as a phrase is (a
+    goal is due, all in one clause ("Mull's not reachable today"), or nothing of when at all
+    (``_timeless``: "There's no BSL interpreter for the forum"). Void as a phrase is (a
     question, a condition, a hedge), and as a double negative. ``skip``: clauses read by the
     phrases already."""
     out: list[Found] = []
@@ -127,7 +129,7 @@ def find_denials(clause_list: Sequence[Clause], goal: Goal, skip: Iterable[int] 
             continue
         named = sorted((i, len(n.words)) for n in goal.names for i in n.find(clause))
         near = _nearest(negs, named)
-        if near is None or not due(clause):
+        if near is None or not (due(clause) or _timeless(clause)):
             given = [i for i in negs if _given_up(clause, i)]  # (given up: whenever it was due)
             near = _nearest(given, named) if given else None
             near = near or missed  # ("We'll miss 14:00": the time it is due, and no name, is enough)
@@ -227,6 +229,16 @@ def _missed(clause: Sequence[str], goal: Goal) -> tuple[int, tuple[int, int]] | 
             if j in term.find(plain):
                 return i, (j, len(term.words))
     return None
+
+
+def _timeless(clause: Sequence[str]) -> bool:
+    """Whether a clause says nothing of when (no ``TIME_WORDS``, no hour): a denial there is of
+    the goal whenever it is due ("There's no BSL interpreter for the forum"), not of a moment
+    ("no interpreter free right now", "nothing until 15:00")."""
+    return not any(t in TIME_WORDS or t.isdigit() or _HOUR.fullmatch(t) for t in clause)
+
+
+_HOUR = re.compile(r"\d{1,2}(?:[:.]\d{2})?(?:am|pm)")
 
 
 def _till_tomorrow(clause: Sequence[str]) -> bool:

@@ -570,6 +570,15 @@ BE_OFF = frozenset({"is", "are", "was", "be", "stays", "stay", "remains", "remai
 # a denial right after one of these is the agent's own: "I'm not sure", "we won't know"
 BY_THE_AGENT = frozenset({"i", "we", "i'm", "we're", "i've", "we've", "i'll", "we'll", "i'd", "we'd"})
 # when the goal is due, besides its own times
+# words that say when: a denial in a clause with one of them is of a moment unless it is when
+# the goal is due ("no interpreter free right now"); one with none is of the goal whenever due
+TIME_WORDS = frozenset(
+    {"now", "currently", "current", "moment", "yet", "still", "until", "till", "til", "before", "after", "by",
+     "later", "soon", "tomorrow", "tomorrow's", "morning", "afternoon", "evening", "tonight", "today", "yesterday",
+     "earlier", "week", "weekend", "hour", "hours", "minute", "minutes", "am", "pm", "noon", "midday", "midnight",
+     "o'clock", "time", "temporarily", "while", "when", "monday", "tuesday", "wednesday", "thursday", "friday",
+     "saturday", "sunday", "anymore", "longer", "again", "first", "next"}
+)  # fmt: skip
 DEADLINE_WORDS = ("today", "tonight", "this morning", "this afternoon", "this evening", "in time", "on time")
 # in the three words after a denial: it denies a problem, or what would be one ("with no delay",
 # "at no extra cost", "shouldn't affect the scan", "nothing will stop Victor", "won't keep you from
