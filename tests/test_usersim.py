@@ -160,6 +160,8 @@ REPORT = "TRK-9 delivered the 500 doses to the downtown clinic at 06:59, cold ch
         ("TRK-7 seems to have failed, so I put it on TRK-9, arriving 06:59.", True, True, (), Satisfied(DONE)),
         ("I think TRK-7's fridge broke down. TRK-9 has it, arriving 06:59.", True, True, (), Satisfied(DONE)),
         ("Apparently the bridge is closed; TRK-9 goes round, arriving 06:59.", True, True, (), Satisfied(DONE)),
+        ("TRK-7's fridge seems to have packed in, so it went on TRK-9.", True, True, (), Satisfied(DONE)),
+        ("Looks like TRK-7's pumps tripped; TRK-9 has it, 06:59.", True, True, (), Satisfied(DONE)),
         # ... but it is of something done or to come, of what can be, or of a denial
         ("I think I sent it after TRK-7 failed.", True, True, (), Reply(CLEAR_ANSWER)),
         ("It's on TRK-9; it probably won't be cancelled.", True, True, (), Reply(CLEAR_ANSWER)),

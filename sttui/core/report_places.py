@@ -156,7 +156,8 @@ FAILED = re.compile(
     r"\b(?:broke|broken|breaks|failed|fails|failure|fault|faulty|defective|stuck|unavailable|cancell?ed|"
     r"closed|too (?:heavy|big|wide|tall|long|far|slow|late|small|low|short)|out of (?:service|action|hours)|"
     r"off sick|sick|pulled|grounded|refused|declined|full|taken|unsafe|flooded|blocked|can't|cannot|couldn't|"
-    r"(?:has|have|had) no|lost|missed|needed elsewhere|died|dead|packed up|gave out|conked out|stopped working|"
+    r"(?:has|have|had) no|lost|missed|needed elsewhere|died|dead|packed (?:up|in)|gave out|conked out|stopped working|"
+    r"out of order|overheated|overheating|tripped|(?:went|gone) down|"
     # … or already spoken for ("TRK-9 was booked up", "TRK-9 already booked")
     r"booked up|fully booked|already (?:booked|taken|in use|committed|assigned|allocated)|tied up)\b"
     # … or was not free ("It's on TRK-3. TRK-9 wasn't free." passed as naming TRK-9)
