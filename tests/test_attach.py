@@ -478,3 +478,25 @@ def test_check_notes_no_facts_of_one_kind_that_their_values_alone_tell_apart(tmp
     notes = tell_notes(load_task(edited).task, result.episode)
     assert any("facts home powered, line restored are all of kind time, none with about" in n for n in notes), notes
     assert not any("generator, crew" in n for n in notes), notes
+
+
+def test_check_notes_no_facts_named_by_their_place(tmp_path):
+    """ "first flight" and "second flight", of no one's: told apart by their words and by the
+    order of mention (a swapped report fails), so no note asks for an about; named otherwise
+    ("outbound flight", "onward flight") they get it."""
+    from sttui.authoring.tell_notes import tell_notes
+
+    kili = ROOT / "tasks" / "stt" / "air-travel" / "kilimanjaro-interline-st3-hard.yaml"
+    said = "Rebooked you both: BA430 at 08:40, then KL569. Seats 31A/31B. I've texted Michael about his bag."
+    _, result = report(kili, said)
+    assert not any("none with about" in n for n in tell_notes(load_task(kili).task, result.episode))
+    (tmp_path / "env.py").write_text((kili.parent / "env.py").read_text())
+    edited = tmp_path / kili.name
+    edited.write_text(
+        kili.read_text()
+        .replace("fact: first flight", "fact: outbound flight")
+        .replace("fact: second flight", "fact: onward flight")
+    )
+    _, result = report(edited, said)
+    notes = tell_notes(load_task(edited).task, result.episode)
+    assert any("facts outbound flight, onward flight are all of kind id, none with about" in n for n in notes), notes

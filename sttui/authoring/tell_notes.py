@@ -1,8 +1,9 @@
 """Two ways a ``tell`` item can judge a fair report unfairly, found on the solution's run and
 said as notes by ``sttui check`` (task format §5): a fact read through a record number that
 the agent's own call made (another order of work numbers it otherwise), and several facts of
-one kind with no ``about``, or one with none beside others of its kind with theirs (a report that
-gives one's value to another passes)."""
+one kind with no ``about`` (unless each is named by its place: "first flight", "second flight"),
+or one with none beside others of its kind with theirs (a report that gives one's value to
+another passes)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ if TYPE_CHECKING:
 
 def tell_notes(task: SttTask, episode: Episode) -> list[str]:
     """The notes for ``task``'s ``tell`` facts, ``episode`` being its solution's run."""
+    from sttui.core.reports import named_in_order  # (the judge's reading: only when a task is checked)
+
     made = {
         d["path"]
         for e in episode.events
@@ -54,7 +57,9 @@ def tell_notes(task: SttTask, episode: Episode) -> list[str]:
                         f"kind {kind}: a report giving it another's value (said of its name) passes; give it the "
                         "name of its own (about, task format §5)"
                     )
-                elif len(names) > 1 and not (kind in ("id", "text") and _apart(episode, item, names)):
+                elif len(names) > 1 and not (
+                    (kind in ("id", "text") and _apart(episode, item, names)) or named_in_order(names)
+                ):
                     out.append(
                         f"{section} {item.id}: facts {', '.join(names)} are all of kind {kind}, none with about: "
                         "a report giving one's value to another passes; if they belong to different things, "

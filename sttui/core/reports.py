@@ -337,10 +337,16 @@ def _told_by_name(fact: Resolved, others: Iterable[Resolved]) -> bool:
     """Whether the fact's name tells it from its subject's other facts of its kind (``_labels``:
     "Halima's MRI" beside "Halima's review"; "appointment time" beside "pickup")."""
     siblings = tuple(o.name for o in others if o.about == fact.about and o.kind == fact.kind and o is not fact)
-    if not siblings:
-        return False
-    own, other = _labels(fact.name, fact.about, siblings)
-    return bool(own and other)
+    return bool(siblings) and all(_labels(fact.name, fact.about, siblings))
+
+
+def named_in_order(names: Iterable[str]) -> bool:
+    """Whether facts of no one's of a kind (their ``names``) are each named by a place of its own
+    ("first flight", "second flight"): told apart by their words and the order of mention, so
+    they need no ``about`` (there is no one to name)."""
+    names = tuple(names)
+    places = [ordinal(_labels(n, (), tuple(o for o in names if o != n))[0]) for n in names]
+    return len(names) > 1 and None not in places and len(set(places)) == len(places)
 
 
 def _headed(parts: tuple[Clause, ...], i: int) -> str:
