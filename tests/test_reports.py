@@ -3272,3 +3272,28 @@ def test_a_reroute_with_no_object_is_the_travellers_and_one_of_a_bag_is_still_cl
     assert [m for m in report_mismatches(played(path, reports=(said.format(""),))) if m.kind == "claim"] == []
     claimed = [m for m in report_mismatches(played(path, reports=(said.format("your bag "),))) if m.kind == "claim"]
     assert [m.expected for m in claimed] == ["a successful reroute_bag call naming LH765"]
+
+
+@pytest.mark.parametrize(
+    ("path", "said", "passed", "reply"),
+    [
+        # a place's name as people shorten or spell it: "Rm" for Room, "Center" for Centre
+        (
+            STT / "venues" / "east-wing-power-st2-easy.yaml",
+            "Seminar moved: West Rm 1, 11:00-13:00, confirmed.",
+            True,
+            (),
+        ),
+        (
+            STT / "venues" / "east-wing-power-st2-easy.yaml",
+            "Seminar moved: West Rm 2, 11:00-13:00, confirmed.",
+            False,
+            ("My app shows West Room 1, not West Rm 2.",),
+        ),
+    ],
+)
+def test_a_places_name_is_read_as_people_shorten_it(path, said, passed, reply):
+    ep = played(path, reports=(said,))
+    assert item(ep).passed is passed, item(ep).detail
+    assert contradicted(ep) == reply
+    assert facts.text_words("the Convention Center, Harbor Rd") == ["the", "convention", "centre", "harbour", "road"]

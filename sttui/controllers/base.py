@@ -18,6 +18,7 @@ from sttui.core.actions import Action
 from sttui.core.checklist import read_statement, score
 from sttui.core.env import ToolSpec
 from sttui.core.episode import Episode
+from sttui.core.facts import SPELLED
 from sttui.core.report_claims import Mismatch
 from sttui.core.report_names import key_name, plain_name
 from sttui.core.reports import TAKEN_BACK, UNCLEAR, message_mismatches
@@ -217,6 +218,12 @@ def _the(name: str) -> str:
     return f"the {name}"
 
 
+def _spellings(word: str) -> str:
+    """A pattern for a word as a person may write it ("room" or "rm": ``facts.SPELLED``)."""
+    forms = [word, *(short for short, full in SPELLED.items() if full == word)]
+    return "(?:" + "|".join(map(re.escape, forms)) + ")"
+
+
 # a name's words before a surname, as written: "Grace " of "Grace Adeyemi", "Dr " of "Dr Feld"
 _NAME_BEFORE = re.compile(r"(?:(?:[A-Z][\w'\u2019-]*\.?) ){1,2}$")
 
@@ -230,7 +237,7 @@ def as_written(text: str, phrase: str, person: bool = False) -> str:
     if not words:
         return phrase
     for said in (words, words[:1]):  # the phrase whole, or its first word ("to Kestrel": Kestrel Lane)
-        found = re.search(r"(?<!\w)" + r"\W+".join(map(re.escape, said)) + r"(?!\w)", text, re.IGNORECASE)
+        found = re.search(r"(?<!\w)" + r"\W+".join(map(_spellings, said)) + r"(?!\w)", text, re.IGNORECASE)
         if found:
             before = _NAME_BEFORE.search(text[max(0, found.start() - 40) : found.start()]) if person else None
             return (before.group(0) if before else "") + found.group(0)

@@ -573,6 +573,20 @@ def words(text: str) -> list[str]:
     return _WORDS.findall(fold(text))
 
 
+# one word for another as people write a place's name: "West Rm 1", "the Convention Center"
+SPELLED = {
+    "rm": "room", "rd": "road", "ctr": "centre", "ctre": "centre", "cntr": "centre", "center": "centre",
+    "theater": "theatre", "harbor": "harbour", "bldg": "building", "dept": "department", "hosp": "hospital",
+    "sq": "square", "stn": "station", "ln": "lane",
+}  # fmt: skip
+
+
+def text_words(text: str) -> list[str]:
+    """``words`` with each of ``SPELLED``'s short or other spellings as its one form, word for
+    word (the positions stay): how a ``text`` fact's value and a report's words are compared."""
+    return [SPELLED.get(w, w) for w in words(text)]
+
+
 def surname(name: str) -> str | None:
     """The word a person is found by: the last word of the name, words in brackets and titles
     dropped, an unclosed bracket to the end ("Dr Amara Okafor" -> "okafor"; "Joanne Pike (renal

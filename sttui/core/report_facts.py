@@ -92,7 +92,7 @@ class Resolved:
             return first_of_ranges(text, found) if self.starts else found
         if self.kind == "date":
             return facts.find_dates(text)
-        ws = facts.words(text)
+        ws = facts.words(text) if self.kind == "person" else facts.text_words(text)
         if self.kind == "person":  # (a possessive too: "Webb's on the kit", "Qureshi's list")
             owned = {w.removesuffix("'s") for w in ws if w.endswith("'s")}
             found = [facts.Found(frozenset({r}), r) for r in self.rivals if r in ws or r in owned]
@@ -134,7 +134,7 @@ def read_fact(value: Any, kind: str) -> tuple[Any, str] | None:
     if kind == "person":
         s = facts.surname(text)
         return (s, text) if s else None
-    ws = facts.words(text)
+    ws = facts.text_words(text)
     return (ws, text) if ws else None
 
 
@@ -489,7 +489,7 @@ def _resolve(
         if kind == "person":
             out._first = first_names([raw, *siblings], out.rivals)
         else:
-            asked = facts.words(task_words)
+            asked = facts.text_words(task_words)
             out._asked = frozenset(tuple(r) for r in out.rivals if r != expected and facts.phrase_in(r, asked))
             out._short = {w: r for w, r in short_names(out.rivals).items() if w in one_name}
         out.sig = (
