@@ -55,6 +55,9 @@ def hm(*times: str) -> frozenset[object]:
         ("0930 hrs", [hm("09:30")]),
         ("09h30", [hm("09:30")]),
         ("at 0930", [hm("09:30")]),
+        ("back on at 1119.", [hm("11:19")]),  # (a full stop after it ends the sentence)
+        ("at 1119, then", [hm("11:19")]),
+        ("at 1119.5 kV", []),
         ("2pm", [hm("14:00")]),
         ("12 pm", [hm("12:00")]),
         ("12am", [hm("00:00")]),

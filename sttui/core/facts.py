@@ -343,7 +343,7 @@ _HOUR_ONLY = re.compile(
     r"\s*(a\.?m\.?|p\.?m\.?)(?![a-z])"
 )  # "5pm", "five pm"
 _FOUR = re.compile(
-    r"(?<![\w:.,-])([01]\d|2[0-3])([0-5]\d)\s*(?:h|hrs|hours)(?![a-z])|\bat\s+([01]\d|2[0-3])([0-5]\d)(?![\w:.,])"
+    r"(?<![\w:.,-])([01]\d|2[0-3])([0-5]\d)\s*(?:h|hrs|hours)(?![a-z])|\bat\s+([01]\d|2[0-3])([0-5]\d)(?![\w:]|[.,]\d)"
 )
 # four digits as ops and airline staff write a time: with a leading zero anywhere ("0735"), or
 # after a word of when ("dep 0855", "back 1000"); "HH:MM hrs" ("10:00hrs") is a time too
