@@ -21,10 +21,11 @@ ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "
 _SEQUENCE = re.compile(
     r"(?<!\w)(?:then|followed\s+by|connecting|connection|onward|on\s+to|onto)(?!\w)|->|\u2192|^\s*/\s*$", re.I
 )
-# … and what says the two are a change, not a sequence ("SK271, then moved to KL1143")
+# … and what says the two are a change, not a sequence ("SK271, then moved to KL1143"), or the
+# other way round ("KL569, connecting from BA430", "KL569 after BA430")
 _A_CHANGE = re.compile(
     r"(?<!\w)(?:moved|moving|changed|switched|swapped|rebooked|replaced|instead|now|was|were|originally|"
-    r"before|previously|cancell?ed|or)(?!\w)",
+    r"before|previously|cancell?ed|or|after|(?:connecting|connection|onward)\s+from)(?!\w)",
     re.I,
 )
 _SENTENCE_END = re.compile(r"[.;!?](?:\s|$)")
