@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 def tell_notes(task: SttTask, episode: Episode) -> list[str]:
     """The notes for ``task``'s ``tell`` facts, ``episode`` being its solution's run."""
-    from sttui.core.reports import named_in_order  # (the judge's reading: only when a task is checked)
+    from sttui.core.report_labels import named_in_order  # (the judge's reading: only when a task is checked)
 
     made = {
         d["path"]

@@ -23,10 +23,11 @@ judged by visible rules a person can apply by hand (``RULE_TELL``):
   VAN-42" fails both when the two are swapped. A message giving the subject no value of the
   kind is judged as above.
 - **Labels.** Of a subject with two or more facts of one kind, each fact's name says which
-  one it is ("Halima's MRI": *MRI*, beside "Halima's review"; "Ingrid's first flight": *first*;
-  ``_labels``). When clauses giving the subject values name that word and no word of its other
-  facts of the kind, their values alone decide: "Halima's MRI is 12:15 and her review 10:30"
-  fails both, the two swapped; so does "Ingrid's first flight is SK271, her second KL1143".
+  one it is ("Halima's MRI": *MRI*, beside "Halima's review"; "Ingrid's first flight":
+  *first*; ``core.report_labels``). When clauses giving the subject values name that word and
+  no word of its other facts of the kind, their values alone decide: "Halima's MRI is 12:15
+  and her review 10:30" fails both, the two swapped; so does "Ingrid's first flight is SK271,
+  her second KL1143".
   Facts of no one's are told apart among themselves the same way ("first flight", "second
   flight"; ``_labelled_unowned``). A fact named by its place is also told by the order in
   which values are run together ("KL569 to Amsterdam, then BA430"; ``core.report_order``).
@@ -62,6 +63,7 @@ from sttui.core.claim_record import _record, _tell_items
 from sttui.core.other_times import CLAUSE_BREAK, others_time
 from sttui.core.report_claims import Mismatch, all_claims, claims
 from sttui.core.report_facts import Resolved, resolve
+from sttui.core.report_labels import headed, labels_of, names_label
 from sttui.core.report_names import bystanders, first_words
 from sttui.core.report_order import in_order, ordinal
 from sttui.core.report_places import is_remark, placed, put_instead, time_instead, used_instead, whereabouts
@@ -297,63 +299,13 @@ def _aside(fact: Resolved, subjects: tuple[Any, ...]) -> tuple[Any, ...]:
 _Labelled = tuple[list[facts.Found], list[facts.Found]]
 _Given = tuple[list[facts.Found], list[facts.Found], list[facts.Found], list[facts.Found], _Labelled]
 
-# words of a fact's name that say nothing of which time it is
-_NOT_LABELS = frozenset({"the", "a", "an", "of", "for", "to", "and", "at", "on", "in", "time", "times", "new", "s"})
-
-
-@functools.lru_cache(maxsize=1024)
-def _labels(name: str, about: Any, siblings: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str]]:
-    """The words of a fact's name that say which of its subject's values of its kind it is ("mri"
-    of "Halima's MRI", about Halima), and those of its subject's other facts of it (``siblings``,
-    their names): neither holds a word of the subject's names or one both hold."""
-
-    def words(text: str) -> set[str]:
-        return {w.removesuffix("'s") for w in facts.words(text)} - _NOT_LABELS - {w for n in about for w in n}
-
-    own, other = words(name), {w for s in siblings for w in words(s)}
-    return frozenset(w for w in own - other if not w.isdigit()), frozenset(other - own)
-
-
-# verbs that name a label as a person says it: "VAN-3 collects her at 13:35" names her pickup
-_SAID_AS = {
-    **dict.fromkeys(("collect", "collects", "collected", "collecting", "collection", "picks", "picked"), "pickup"),
-    **dict.fromkeys(("departs", "departing", "leaves", "leaving"), "departure"),
-    **dict.fromkeys(("arrives", "arriving", "lands", "landing"), "arrival"),
-}
-
-
-def _labelled(text: str, labels: tuple[frozenset[str], frozenset[str]]) -> bool | None:
-    """Whether a clause names the fact's label ("her MRI is 12:15", "MRIs", "collects her" for a
-    pickup) and no label of its subject's other facts of the kind; None when it names none."""
-    own, other = labels
-    said = {w.removesuffix("'s") for w in facts.words(text)}
-    said |= {w[:-1] for w in said if w.endswith("s")} | {_SAID_AS[w] for w in said if w in _SAID_AS}
-    if own.isdisjoint(said) and other.isdisjoint(said):
-        return None
-    return not own.isdisjoint(said) and other.isdisjoint(said)
-
 
 def _told_by_name(fact: Resolved, others: Iterable[Resolved]) -> bool:
-    """Whether the fact's name tells it from its subject's other facts of its kind (``_labels``:
-    "Halima's MRI" beside "Halima's review"; "appointment time" beside "pickup")."""
+    """Whether the fact's name tells it from its subject's other facts of its kind
+    (``core.report_labels``: "Halima's MRI" beside "Halima's review"; "appointment time"
+    beside "pickup")."""
     siblings = tuple(o.name for o in others if o.about == fact.about and o.kind == fact.kind and o is not fact)
-    return bool(siblings) and all(_labels(fact.name, fact.about, siblings))
-
-
-def named_in_order(names: Iterable[str]) -> bool:
-    """Whether facts of no one's of a kind (their ``names``) are each named by a place of its own
-    ("first flight", "second flight"): told apart by their words and the order of mention, so
-    they need no ``about`` (there is no one to name)."""
-    names = tuple(names)
-    places = [ordinal(_labels(n, (), tuple(o for o in names if o != n))[0]) for n in names]
-    return len(names) > 1 and None not in places and len(set(places)) == len(places)
-
-
-def _headed(parts: tuple[Clause, ...], i: int) -> str:
-    """A clause's text with the heading before its colon ("Caterer: Saltmarsh", "MRI: 12:15"):
-    the clauses are cut at the colon, and the heading is what names the value's label."""
-    text = parts[i].text
-    return parts[i - 1].text + text if i and text.lstrip().startswith(":") else text
+    return bool(siblings) and all(labels_of(fact.name, fact.about, siblings))
 
 
 def _ordered(fact: Resolved, text: str, others: Iterable[Resolved]) -> tuple[bool, list[str]] | None:
@@ -362,7 +314,7 @@ def _ordered(fact: Resolved, text: str, others: Iterable[Resolved]) -> tuple[boo
     the sentences naming its subject and no other, or anywhere for a fact of no one's."""
     others = list(others)
     siblings = tuple(o.name for o in others if o.about == fact.about and o.kind == fact.kind and o is not fact)
-    place = ordinal(_labels(fact.name, fact.about, siblings)[0]) if siblings else None
+    place = ordinal(labels_of(fact.name, fact.about, siblings)[0]) if siblings else None
     if place is None:
         return None
     if not fact.about:
@@ -374,17 +326,17 @@ def _ordered(fact: Resolved, text: str, others: Iterable[Resolved]) -> tuple[boo
 
 def _labelled_unowned(fact: Resolved, text: str, others: Iterable[Resolved]) -> _Labelled:
     """Of a fact of no one's beside others of its kind of no one's ("first flight" and "second
-    flight"), the values given in clauses naming its label and no other's (``_labels``), and
+    flight"), the values given in clauses naming its label and no other's (``report_labels``), and
     those given in clauses naming no label."""
     siblings = tuple(o.name for o in others if not o.about and o.kind == fact.kind and o is not fact)
-    labels = _labels(fact.name, fact.about, siblings) if siblings else None
+    labels = labels_of(fact.name, fact.about, siblings) if siblings else None
     if labels is None or not (labels[0] and labels[1]):
         return [], []
     labelled: list[facts.Found] = []
     loose: list[facts.Found] = []
     for sentence in sentences(text, ()):
         for i, part in enumerate(sentence.parts):
-            label = _labelled(_headed(sentence.parts, i), labels)
+            label = names_label(headed(sentence.parts, i), labels)
             if label is not False:
                 (labelled if label else loose).extend(fact.found(part.text))
     return labelled, loose
@@ -396,13 +348,13 @@ def _given(fact: Resolved, text: str, others: Iterable[Resolved]) -> _Given:
     it gives no subject; those it gives another person of the task, no fact's subject (and
     another fact's subject, when the message never names this one: "One last change: Ashby is
     now on VAN-9" says nothing of Greenhill's van); of the first, those a list in parallel
-    gives it; and those given it in clauses naming its label (``_labels``), with those given
+    gives it; and those given it in clauses naming its label (``report_labels``), with those given
     it or no one in clauses naming no label."""
     others = list(others)
     subjects = tuple(dict.fromkeys([fact.about, *(o.about for o in others if o.about)]))
     others_people = _aside(fact, subjects)
     siblings = tuple(o.name for o in others if o.about == fact.about and o.kind == fact.kind and o is not fact)
-    labels = _labels(fact.name, fact.about, siblings) if siblings else None  # (one value: nothing to mix up)
+    labels = labels_of(fact.name, fact.about, siblings) if siblings else None  # (one value: nothing to mix up)
     labels = labels if labels is not None and labels[0] and labels[1] else None
     labelled: list[facts.Found] = []
     loose: list[facts.Found] = []  # given it, or no one, in clauses naming no label
@@ -435,7 +387,7 @@ def _given(fact: Resolved, text: str, others: Iterable[Resolved]) -> _Given:
                     paired.append(value)
                 continue
             values = fact.found(part.text)
-            label = _labelled(_headed(sentence.parts, i), labels) if labels is not None and values else None
+            label = names_label(headed(sentence.parts, i), labels) if labels is not None and values else None
             if label is None and not part.ambiguous and part.owner in (fact.about, None):
                 loose += values
             if part.owner == fact.about:

@@ -1,0 +1,67 @@
+"""Which of a subject's facts of one kind a clause names, by the words of the facts' names:
+"Halima's MRI" beside "Halima's review" (*MRI*), "first flight" beside "second flight"
+(*first*). ``core.reports`` reads a value given in a clause naming a fact's word, and no word
+of its siblings, as that fact's (task format §5, "Which of a subject's values")."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from sttui.core import facts
+from sttui.core.report_order import ordinal
+
+if TYPE_CHECKING:
+    from sttui.core.attach import Clause
+
+# words of a fact's name that say nothing of which of its subject's values it is
+_NOT_LABELS = frozenset({"the", "a", "an", "of", "for", "to", "and", "at", "on", "in", "time", "times", "new", "s"})
+
+
+@functools.lru_cache(maxsize=1024)
+def labels_of(name: str, about: Any, siblings: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str]]:
+    """The words of a fact's name that say which of its subject's values of its kind it is ("mri"
+    of "Halima's MRI", about Halima), and those of its subject's other facts of it (``siblings``,
+    their names): neither holds a word of the subject's names or one both hold."""
+
+    def words(text: str) -> set[str]:
+        return {w.removesuffix("'s") for w in facts.words(text)} - _NOT_LABELS - {w for n in about for w in n}
+
+    own, other = words(name), {w for s in siblings for w in words(s)}
+    return frozenset(w for w in own - other if not w.isdigit()), frozenset(other - own)
+
+
+# verbs that name a label as a person says it: "VAN-3 collects her at 13:35" names her pickup
+_SAID_AS = {
+    **dict.fromkeys(("collect", "collects", "collected", "collecting", "collection", "picks", "picked"), "pickup"),
+    **dict.fromkeys(("departs", "departing", "leaves", "leaving"), "departure"),
+    **dict.fromkeys(("arrives", "arriving", "lands", "landing"), "arrival"),
+}
+
+
+def names_label(text: str, labels: tuple[frozenset[str], frozenset[str]]) -> bool | None:
+    """Whether a clause names the fact's label ("her MRI is 12:15", "MRIs", "collects her" for a
+    pickup) and no label of its subject's other facts of the kind; None when it names none."""
+    own, other = labels
+    said = {w.removesuffix("'s") for w in facts.words(text)}
+    said |= {w[:-1] for w in said if w.endswith("s")} | {_SAID_AS[w] for w in said if w in _SAID_AS}
+    if own.isdisjoint(said) and other.isdisjoint(said):
+        return None
+    return not own.isdisjoint(said) and other.isdisjoint(said)
+
+
+def named_in_order(names: Iterable[str]) -> bool:
+    """Whether facts of no one's of a kind (their ``names``) are each named by a place of its own
+    ("first flight", "second flight"): told apart by their words and the order of mention, so
+    they need no ``about`` (there is no one to name)."""
+    names = tuple(names)
+    places = [ordinal(labels_of(n, (), tuple(o for o in names if o != n))[0]) for n in names]
+    return len(names) > 1 and None not in places and len(set(places)) == len(places)
+
+
+def headed(parts: tuple[Clause, ...], i: int) -> str:
+    """A clause's text with the heading before its colon ("Caterer: Saltmarsh", "MRI: 12:15"):
+    the clauses are cut at the colon, and the heading is what names the value's label."""
+    text = parts[i].text
+    return parts[i - 1].text + text if i and text.lstrip().startswith(":") else text
