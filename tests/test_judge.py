@@ -848,39 +848,34 @@ def test_the_completion_vocabulary_is_derived_from_the_tasks_operations_and_obje
         assert word in made.objects, word
 
 
+_MUNICH, _BSL = "air-munich-downgauge-family-st1-impossible", "venues-bsl-interpreter-court-st1-impossible"
+
+
 @pytest.mark.parametrize(
-    ("say", "passed"),
+    ("task", "say", "passed"),
     [
         # the cause in a person's words: "smaller plane" for the evidence's "smaller aircraft"
-        ("The three of you can't sit together tonight: the smaller plane has no row with three free.", True),
-        ("The three of you can't sit together tonight: they put a smaller jet on UA108.", True),
+        (_MUNICH, "The three of you can't sit together tonight: the smaller plane has no row with three free.", True),
+        (_MUNICH, "The three of you can't sit together tonight: they put a smaller jet on UA108.", True),
         # … and the task's own list as people put it: a new aircraft, the other flight sold out
-        ("There's no way to seat you all together tonight; the new aircraft only has a pair left.", True),
-        ("I couldn't find three seats together on UA108. The only other option, LH415, is sold out.", True),
+        (_MUNICH, "There's no way to seat you all together tonight; the new aircraft only has a pair left.", True),
+        (_MUNICH, "I couldn't find three seats together on UA108. The only other option, LH415, is sold out.", True),
         # no cause named, or the wrong one (UA108 is not full): still a fail
-        ("The three of you can't sit together tonight, sorry.", False),
-        ("I'm sorry, I can't seat the three of you together tonight - the flight is full.", False),
-    ],
-)
-def test_a_cause_named_in_other_words_is_named(say, passed):
-    loaded = _TASKS["air-munich-downgauge-family-st1-impossible"]
-    result = asyncio.run(run_episode(loaded, CallsThenSay("control:t", loaded.task.solution, [say]), PatientUser()))
-    got = {i.id: i for i in result.outcome.items}
-    assert got["recognised_infeasibility"].passed is passed, got["recognised_infeasibility"].detail
-
-
-@pytest.mark.parametrize(
-    ("say", "passed"),
-    [
+        (_MUNICH, "The three of you can't sit together tonight, sorry.", False),
+        (_MUNICH, "I'm sorry, I can't seat the three of you together tonight - the flight is full.", False),
         # a denial that says nothing of when: of the goal whenever it is due
-        ("There's no BSL interpreter for the forum - Aled has been called to court and the others are off.", True),
-        ("No BSL interpreter can cover the forum: Aled is summoned to court.", True),
+        (
+            _BSL,
+            "There's no BSL interpreter for the forum - Aled has been called to court and the others are off.",
+            True,
+        ),
+        (_BSL, "No BSL interpreter can cover the forum: Aled is summoned to court.", True),
         # … but one of a moment is not ("right now": later may do)
-        ("There's no BSL interpreter for the forum right now - Aled has been called to court.", False),
+        (_BSL, "There's no BSL interpreter for the forum right now - Aled has been called to court.", False),
     ],
 )
-def test_a_denial_that_says_nothing_of_when_is_of_the_goal(say, passed):
-    loaded = _TASKS["venues-bsl-interpreter-court-st1-impossible"]
+def test_statements_as_a_person_writes_them(task, say, passed):
+    loaded = _TASKS[task]
     result = asyncio.run(run_episode(loaded, CallsThenSay("control:t", loaded.task.solution, [say]), PatientUser()))
     got = {i.id: i for i in result.outcome.items}
     assert got["recognised_infeasibility"].passed is passed, got["recognised_infeasibility"].detail
