@@ -3302,3 +3302,24 @@ def test_a_places_name_is_read_as_people_shorten_it(path, said, passed, reply):
     assert item(ep).passed is passed, item(ep).detail
     assert contradicted(ep) == reply
     assert facts.text_words("the Convention Center, Harbor Rd") == ["the", "convention", "centre", "harbour", "road"]
+
+
+def test_a_cant_of_a_cause_in_a_short_report_of_work_done_is_no_plea_to_keep_trying():
+    """Huish's ties are done; the report leaves out Muchelney's time. Its "can't" is of the
+    cause (Huish's load), so the user notes the update, not "I really need this done"; with
+    the work not done it still asks the agent to keep trying."""
+    path = STT / "grid" / "huish-flood-levels-s2-hard.yaml"
+    said = (
+        "Huish can't take load (flooded basement), so TIE-31/32 are out. Wyndham: TIE-35 at Curry Rivel, "
+        "back 09:39; GEN-21 powers the care home from 09:09. Muchelney: TIE-33 at Aller Drove."
+    )
+    done = played(path, reports=(said,))
+    view = user_view(done)
+    assert not view.accepted and view.only_told
+    assert asyncio.run(ScriptedUser().act(view)) == Reply(NOTED)
+    undone = played(
+        path, reports=("Huish can't take load (flooded basement), so TIE-31/32 are out.",), skip="close_tie"
+    )
+    view = user_view(undone)
+    assert not view.only_told
+    assert asyncio.run(ScriptedUser().act(view)) == Reply(KEEP_TRYING)

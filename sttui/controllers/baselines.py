@@ -130,7 +130,7 @@ class ScriptedUser:
             return Satisfied(ACCEPT_INFEASIBLE)
         if view.both_ways and not _asked_for_clarity(view):  # (once, as a hedge)
             return Reply(CLEAR_ANSWER)  # ("…can't be used, so I sent GEN-44 instead: Maelor has power by 12:00")
-        if _says_cannot(view, last):
+        if _says_cannot(view, last) and not view.only_told:  # (the work done: a "can't" is of a cause)
             return Reply(KEEP_TRYING)
         if not view.solvable and _said_cannot_before(view):  # ("… managed it after all", "booked it anyway")
             return Reply(WHICH_IS_IT)
