@@ -3263,6 +3263,8 @@ def test_runs_of_values_in_order_are_read_within_a_sentence_and_not_across_a_cha
     assert written("BA430 followed by KL569 -> KQ482") == [["BA430", "KL569", "KQ482"]]
     assert written("BA430/KL569") == [["BA430", "KL569"]]
     assert written("BA430 lands at 10:00. Then KL569.") == []  # (a sentence between)
+    assert written("- BA430, then\n- KL569") == []  # (a line between)
+    assert written("BA430 to Amsterdam; then KL569") == [["BA430", "KL569"]]
     assert written("BA430, then switched to KL569") == []  # (a change, not a sequence)
     assert written("BA430 and KL569") == []  # ("and" says no order)
     assert written("KL569, connecting from BA430") == []  # (the other way round)

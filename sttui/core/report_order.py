@@ -9,6 +9,8 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from sttui.core.report_names import SENTENCE
+
 if TYPE_CHECKING:
     from sttui.core import facts
     from sttui.core.report_facts import Resolved
@@ -28,7 +30,6 @@ _A_CHANGE = re.compile(
     r"before|previously|cancell?ed|or|after|(?:connecting|connection|onward)\s+from)(?!\w)",
     re.I,
 )
-_SENTENCE_END = re.compile(r"[.;!?](?:\s|$)")
 _MOST_BETWEEN = 80  # characters between two values of one sequence
 
 
@@ -53,7 +54,7 @@ def runs(fact: Resolved, text: str) -> list[list[facts.Found]]:
         joined = (
             bool(run)
             and len(between) <= _MOST_BETWEEN
-            and not _SENTENCE_END.search(between)
+            and not SENTENCE.search(between)  # (nor across a line: a list's items)
             and _SEQUENCE.search(between) is not None
             and not _A_CHANGE.search(between)
         )
