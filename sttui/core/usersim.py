@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from sttui.core.checklist import DEFAULT_PHRASES
 from sttui.core.report_places import FAILED
-from sttui.core.stated import hurried_question
+from sttui.core.stated import DOING, hurried_question
 from sttui.core.statement_words import IDIOMS_AFTER
 
 REQUEST_MARKERS = (
@@ -347,15 +347,16 @@ def hedge(message: str) -> str | None:
     return next((m for m in HEDGE_MARKERS if _has(text, m)), None)
 
 
-# a report's clauses (kept with what separates them) and, in one, what makes it more than an
-# observation of what went wrong: something done or to come, a negation, a condition
+# a report's clauses (kept with what separates them)
 _CLAUSES = re.compile(r"([;!?(),]|[.:](?=\s|$)|\s(?:so|and|but|which|because|then|after)\s)")
+# in a clause, what makes it more than an observation of what went wrong: something done (a
+# verb of ``stated.DOING``, or these) or to come, a negation, a condition
 _NOT_A_CAUSE = re.compile(
     r"(?<!\w)(?:will|won't|wont|'ll|not|never|if|unless|again|might|could|may|would|yet|still|taken care|"
-    r"booked|rebooked|moved|put|sent|assigned|scheduled|reserved|confirmed|done|sorted|arranged|switched|"
-    r"changed|fixed|delivered|managed|got|made|there|on time|in time|possible|impossible|can|cannot|able|"
-    r"unable|way)(?!\w)|n't\b"
+    r"confirmed|done|sorted|changed|fixed|managed|made|there|on time|in time|possible|impossible|can|cannot|"
+    r"able|unable|way)(?!\w)|n't\b"
 )
+_WORD = re.compile(r"[\w'-]+")
 
 
 def _without_causes(text: str) -> str:
@@ -365,9 +366,14 @@ def _without_causes(text: str) -> str:
     denies ("it probably won't be cancelled", "I think I booked it after the ferry was
     cancelled", "I think it's impossible - the road is closed")."""
     parts = _CLAUSES.split(text)
-    return "".join(
-        " " * len(p) if i % 2 == 0 and FAILED.search(p) and not _NOT_A_CAUSE.search(p) else p
-        for i, p in enumerate(parts)
+    return "".join(" " * len(p) if i % 2 == 0 and _only_a_cause(p) else p for i, p in enumerate(parts))
+
+
+def _only_a_cause(clause: str) -> bool:
+    return (
+        FAILED.search(clause) is not None
+        and not _NOT_A_CAUSE.search(clause)
+        and DOING.isdisjoint(_WORD.findall(clause))
     )
 
 
