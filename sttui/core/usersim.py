@@ -356,7 +356,6 @@ _NOT_A_CAUSE = re.compile(
     r"confirmed|done|sorted|changed|fixed|managed|made|there|on time|in time|possible|impossible|can|cannot|"
     r"able|unable|way)(?!\w)|n't\b"
 )
-_WORD = re.compile(r"[\w'-]+")
 
 
 def _without_causes(text: str) -> str:
