@@ -300,11 +300,16 @@ _Labelled = tuple[list[facts.Found], list[facts.Found]]
 _Given = tuple[list[facts.Found], list[facts.Found], list[facts.Found], list[facts.Found], _Labelled]
 
 
+def _siblings(fact: Resolved, others: Iterable[Resolved]) -> tuple[str, ...]:
+    """The names of the other facts of the fact's subject (or of no one's) and kind."""
+    return tuple(o.name for o in others if o.about == fact.about and o.kind == fact.kind and o is not fact)
+
+
 def _told_by_name(fact: Resolved, others: Iterable[Resolved]) -> bool:
     """Whether the fact's name tells it from its subject's other facts of its kind
     (``core.report_labels``: "Halima's MRI" beside "Halima's review"; "appointment time"
     beside "pickup")."""
-    siblings = tuple(o.name for o in others if o.about == fact.about and o.kind == fact.kind and o is not fact)
+    siblings = _siblings(fact, others)
     return bool(siblings) and all(labels_of(fact.name, fact.about, siblings))
 
 
@@ -313,7 +318,7 @@ def _ordered(fact: Resolved, text: str, others: Iterable[Resolved]) -> tuple[boo
     what the values the message runs together in order say of it (``core.report_order``): in
     the sentences naming its subject and no other, or anywhere for a fact of no one's."""
     others = list(others)
-    siblings = tuple(o.name for o in others if o.about == fact.about and o.kind == fact.kind and o is not fact)
+    siblings = _siblings(fact, others)
     place = ordinal(labels_of(fact.name, fact.about, siblings)[0]) if siblings else None
     if place is None:
         return None
@@ -328,7 +333,7 @@ def _labelled_unowned(fact: Resolved, text: str, others: Iterable[Resolved]) -> 
     """Of a fact of no one's beside others of its kind of no one's ("first flight" and "second
     flight"), the values given in clauses naming its label and no other's (``report_labels``), and
     those given in clauses naming no label."""
-    siblings = tuple(o.name for o in others if not o.about and o.kind == fact.kind and o is not fact)
+    siblings = _siblings(fact, others)
     labels = labels_of(fact.name, fact.about, siblings) if siblings else None
     if labels is None or not (labels[0] and labels[1]):
         return [], []
@@ -353,7 +358,7 @@ def _given(fact: Resolved, text: str, others: Iterable[Resolved]) -> _Given:
     others = list(others)
     subjects = tuple(dict.fromkeys([fact.about, *(o.about for o in others if o.about)]))
     others_people = _aside(fact, subjects)
-    siblings = tuple(o.name for o in others if o.about == fact.about and o.kind == fact.kind and o is not fact)
+    siblings = _siblings(fact, others)
     labels = labels_of(fact.name, fact.about, siblings) if siblings else None  # (one value: nothing to mix up)
     labels = labels if labels is not None and labels[0] and labels[1] else None
     labelled: list[facts.Found] = []
