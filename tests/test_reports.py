@@ -2204,6 +2204,11 @@ def test_a_message_or_a_dispatch_said_without_its_verb_is_claimed(task, skip, re
             "air-travel/frankfurt-transit-s3-medium",
             ("Rerouted via Munich on LH765, connecting to UA945 at 11:10. Checked in, bag through, no fees.",),
         ),
+        # a hedge of the cause, typed in a hurry with no comma before "so" (found at 80x24)
+        (
+            "logistics/insulin-reefer-fault-st2-easy",
+            ("trk7 fridge seems to have packed in so the 500 doses went on TRK-9, delivered 0659 cold chain ok",),
+        ),
         # the old flight under the label ("flight"), the new one where no label is named
         (
             "air-travel/dfw-crew-timeout-st2-medium",

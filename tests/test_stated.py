@@ -112,6 +112,8 @@ def kept(text: str) -> str:
         # a hedge leaves open all it hedges, to its clause's end
         ("Room 305 will probably be ready at 15:00, key at the desk.", "Room 305 will probably : , key at the desk."),
         ("Hopefully it's ready at 15:00.", "Hopefully ' : ."),
+        # … or to a word that turns away: the hedge of a cause leaves what was done stated
+        ("TRK-7 seems to have packed in so it went on TRK-9.", "TRK-7 seems so it went on TRK-9."),
         ("Westfield isn't assigned to VAN-41, Lakeside is.", "Westfield isn't assigned to - , Lakeside is."),
         ("You're not booked on LH401 any more.", "You're not booked on any more."),
         # either-or: both sides

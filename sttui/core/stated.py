@@ -276,12 +276,14 @@ def _denied(text: str, words: list[tuple[int, int, str]], ends: list[int]) -> li
     """Negated and hedged values, and values joined by "or" (by spaces or ", or" alone: "08:25
     (or 08:30 at the latest)" offers no alternative to 08:25)."""
     out: list[tuple[int, int]] = []
+    turns = [a for a, _, w in words if w in TURNS]  # (where a hedge's reach ends, found by bisection)
     for i, (a, _, w) in enumerate(words):
         if w == "no" and (j_no := i + 1) < len(words) and words[j_no][2].isdigit():
             continue  # "truck no 9" names a truck
         looks = w in _LOOK and i + 1 < len(words) and words[i + 1][2] in ("like", "to")
         if w in HEDGES or looks:  # "will probably be ready at 15:00": all it hedges, to its clause's end
-            stop = _clause_end(a, ends, words[-1][1])
+            # … or to a word that turns away: "TRK-7 seems to have packed in so it went on TRK-9"
+            stop = min(_clause_end(a, ends, words[-1][1]), _clause_end(a, turns, words[-1][1]))
             if i + 1 < len(words) and words[i + 1][0] < stop:
                 out.append((words[i + 1][0], stop))
             continue
