@@ -3112,6 +3112,26 @@ _KILI_REST = " Seats 31A/31B. Hannah's bag is with you; Michael's BA731456 follo
         (HARBOUR, _ROSA + "Her appointment is 14:30 and VAN-3 picks her up at 13:35. Texted.", True),
         (KILI, "Rebooked you both. First flight: BA430 at 08:40. Second flight: KL569." + _KILI_REST, True),
         (HARBOUR, "Rosa: Northgate with Hamza Qureshi at 14:30; VAN-3 collects her at 13:35. Texted.", True),
+        # one clause naming two labels: the n-th value is the n-th label's, as a person pairs them
+        (QUENCH, "Halima: VAN-3 collects her at 10:30 for her MRI at 09:55, review 12:15." + _KWAME, False),
+        (QUENCH, "Halima: her 09:55 MRI means a 10:30 pickup; review 12:15." + _KWAME, False),
+        (HARBOUR, _ROSA + "VAN-3 picks her up at 14:30 for her 13:35 appointment. Texted.", False),
+        (
+            KINGS,
+            "Leonard 08:40 pickup. Eileen picked up at 11:30 for her 10:00 review. Sunita collected 10:40 for physio at 11:15.",
+            False,
+        ),
+        (KILI, "Rebooked you both: first flight KL569 at 08:40 connects to second flight BA430." + _KILI_REST, False),
+        (QUENCH, "Halima: VAN-3 collects her at 09:55 for her MRI at 10:30, review 12:15." + _KWAME, True),
+        (QUENCH, "Halima: her 10:30 MRI means a 09:55 pickup; review 12:15." + _KWAME, True),
+        (QUENCH, "Halima: pickup moved from 09:00 to 09:55 for her MRI at 10:30; review 12:15." + _KWAME, True),
+        (HARBOUR, _ROSA + "VAN-3 picks her up at 13:35 for her 14:30 appointment. Texted.", True),
+        (
+            HARBOUR,
+            _ROSA + "VAN-3 now collects her at 13:35 instead of 08:40 for her appointment at 14:30. Texted.",
+            True,
+        ),
+        (KILI, "Rebooked you both: first flight BA430 at 08:40 connects to second flight KL569." + _KILI_REST, True),
         # a run that is a change, or the old itinerary, says nothing of the new order
         (KILI, "You were on KQ101 then KQ482; now BA430 at 08:40 then KL569." + _KILI_REST, True),
         (BERGEN, _BJORN + "Ingrid was on SK271, then moved to KL1143 and SK271.", True),

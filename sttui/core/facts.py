@@ -573,6 +573,11 @@ def words(text: str) -> list[str]:
     return _WORDS.findall(fold(text))
 
 
+def words_at(folded: str) -> list[tuple[int, str]]:
+    """``words`` of a text already folded, each with where it begins."""
+    return [(m.start(), m.group()) for m in _WORDS.finditer(folded)]
+
+
 # one word for another as people write a place's name: "West Rm 1", "the Convention Center"
 SPELLED = {
     "rm": "room", "rd": "road", "ctr": "centre", "ctre": "centre", "cntr": "centre", "center": "centre",

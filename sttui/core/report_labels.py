@@ -40,15 +40,61 @@ _SAID_AS = {
 }
 
 
+def _forms(word: str) -> set[str]:
+    """The label a word may name: itself, without a possessive or plural *s*, or what its verb
+    says ("collects": pickup)."""
+    word = word.removesuffix("'s")
+    return {word, word.removesuffix("s"), _SAID_AS.get(word, word)}
+
+
 def names_label(text: str, labels: tuple[frozenset[str], frozenset[str]]) -> bool | None:
     """Whether a clause names the fact's label ("her MRI is 12:15", "MRIs", "collects her" for a
     pickup) and no label of its subject's other facts of the kind; None when it names none."""
     own, other = labels
-    said = {w.removesuffix("'s") for w in facts.words(text)}
-    said |= {w[:-1] for w in said if w.endswith("s")} | {_SAID_AS[w] for w in said if w in _SAID_AS}
+    said = {form for w in facts.words(text) for form in _forms(w)}
     if own.isdisjoint(said) and other.isdisjoint(said):
         return None
     return not own.isdisjoint(said) and other.isdisjoint(said)
+
+
+def values_in_order(
+    text: str, labels: tuple[frozenset[str], frozenset[str]], found: list[facts.Found]
+) -> list[facts.Found] | None:
+    """Of a clause naming the fact's label and another's ("VAN-3 collects her at 10:30 for her
+    MRI at 09:55"; "her 10:30 MRI, a 09:55 pickup"), the values it gives the fact's label: the
+    n-th value is the n-th label's, as a person pairs them, when the clause gives as many values
+    (``found``) as it names labels (words of labels with no value between them are one). None
+    when the counts differ, a value cannot be placed, or the fact's label is not named."""
+    own, other = labels
+    folded = facts.fold(text)
+    marks: list[tuple[int, bool]] = []  # (where, whether the fact's own label)
+    for at, word in facts.words_at(folded):
+        forms = _forms(word)
+        if not own.isdisjoint(forms):
+            marks.append((at, True))
+        elif not other.isdisjoint(forms):
+            marks.append((at, False))
+    if not any(mine for _, mine in marks):
+        return None
+    values: list[tuple[int, facts.Found]] = []
+    start = 0
+    for f in found:  # (in the order found: each looked for after the one before)
+        at = folded.find(facts.fold(f.written), start)
+        if at < 0:
+            return None
+        values.append((at, f))
+        start = at + 1
+    values.sort(key=lambda v: v[0])
+    named: list[bool] = []  # the labels named, in order: a run of label words with no value between is one
+    last = -1
+    for at, mine in marks:
+        between = named and any(last < v < at for v, _ in values)
+        if not named or between or named[-1] != mine:
+            named.append(mine)
+        last = at
+    if len(named) != len(values):
+        return None
+    return [f for (_, f), mine in zip(values, named, strict=True) if mine]
 
 
 def named_in_order(names: Iterable[str]) -> bool:

@@ -63,7 +63,7 @@ from sttui.core.claim_record import _record, _tell_items
 from sttui.core.other_times import CLAUSE_BREAK, others_time
 from sttui.core.report_claims import Mismatch, all_claims, claims
 from sttui.core.report_facts import Resolved, resolve
-from sttui.core.report_labels import headed, labels_of, names_label
+from sttui.core.report_labels import headed, labels_of, names_label, values_in_order
 from sttui.core.report_names import bystanders, first_words
 from sttui.core.report_order import in_order, ordinal
 from sttui.core.report_places import is_remark, placed, put_instead, time_instead, used_instead, whereabouts
@@ -341,9 +341,12 @@ def _labelled_unowned(fact: Resolved, text: str, others: Iterable[Resolved]) -> 
     loose: list[facts.Found] = []
     for sentence in sentences(text, ()):
         for i, part in enumerate(sentence.parts):
-            label = names_label(headed(sentence.parts, i), labels)
+            said = headed(sentence.parts, i)
+            label = names_label(said, labels)
             if label is not False:
                 (labelled if label else loose).extend(fact.found(part.text))
+            else:  # (its label beside another's: the values paired with them in order)
+                labelled += values_in_order(said, labels, fact.found(part.text)) or []
     return labelled, loose
 
 
@@ -392,13 +395,16 @@ def _given(fact: Resolved, text: str, others: Iterable[Resolved]) -> _Given:
                     paired.append(value)
                 continue
             values = fact.found(part.text)
-            label = names_label(headed(sentence.parts, i), labels) if labels is not None and values else None
+            said = headed(sentence.parts, i)
+            label = names_label(said, labels) if labels is not None and values else None
             if label is None and not part.ambiguous and part.owner in (fact.about, None):
                 loose += values
             if part.owner == fact.about:
                 mine += values
                 if label:
                     labelled += values
+                elif label is False and labels is not None:  # (its label beside another's: paired in order)
+                    labelled += values_in_order(said, labels, values) or []
             elif part.ambiguous:  # ("…Orla and Imran. She is 14:30": no one's, and not free either)
                 theirs += values
             elif part.owner is None:
