@@ -3122,6 +3122,18 @@ _KILI_REST = " Seats 31A/31B. Hannah's bag is with you; Michael's BA731456 follo
             False,
         ),
         (KILI, "Rebooked you both: first flight KL569 at 08:40 connects to second flight BA430." + _KILI_REST, False),
+        # … or the labels listed, then their values ("her MRI and review are at 10:30 and 12:15")
+        (QUENCH, "Halima's MRI and review are at 12:15 and 10:30, pickup 09:55." + _KWAME, False),
+        (QUENCH, "Halima: the MRI and the review, at 12:15 and 10:30; pickup 09:55." + _KWAME, False),
+        (QUENCH, "Halima: pickup, MRI and review at 09:55, 12:15 and 10:30." + _KWAME, False),
+        (QUENCH, "Halima's MRI and review are at 10:30 and 12:15, pickup 09:55." + _KWAME, True),
+        (QUENCH, "Halima: the MRI and the review, at 10:30 and 12:15; pickup 09:55." + _KWAME, True),
+        (QUENCH, "Halima: pickup, MRI and review at 09:55, 10:30 and 12:15." + _KWAME, True),
+        (
+            QUENCH,
+            "Halima's MRI was cancelled at Elm Park and her review is at 12:15; MRI 10:30, pickup 09:55." + _KWAME,
+            True,
+        ),
         (QUENCH, "Halima: VAN-3 collects her at 09:55 for her MRI at 10:30, review 12:15." + _KWAME, True),
         (QUENCH, "Halima: her 10:30 MRI means a 09:55 pickup; review 12:15." + _KWAME, True),
         (QUENCH, "Halima: pickup moved from 09:00 to 09:55 for her MRI at 10:30; review 12:15." + _KWAME, True),

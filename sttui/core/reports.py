@@ -341,13 +341,40 @@ def _labelled_unowned(fact: Resolved, text: str, others: Iterable[Resolved]) -> 
     loose: list[facts.Found] = []
     for sentence in sentences(text, ()):
         for i, part in enumerate(sentence.parts):
-            said = headed(sentence.parts, i)
-            label = names_label(said, labels)
-            if label is not False:
-                (labelled if label else loose).extend(fact.found(part.text))
-            else:  # (its label beside another's: the values paired with them in order)
-                labelled += values_in_order(said, labels, fact.found(part.text)) or []
+            values = fact.found(part.text)
+            label, under = _under_label(fact, sentence.parts, i, labels, values)
+            labelled += under
+            if label is None:
+                loose += values
     return labelled, loose
+
+
+_LISTING = ("and ", "& ", ",")  # how a clause listing one more label opens
+
+
+def _under_label(
+    fact: Resolved,
+    parts: tuple[Clause, ...],
+    i: int,
+    labels: tuple[frozenset[str], frozenset[str]],
+    values: list[facts.Found],
+) -> tuple[bool | None, list[facts.Found]]:
+    """Whether clause ``i`` names the fact's label (``names_label``), and which of its values it
+    gives under it: all where it names that label alone; those paired with it in order where it
+    names others too (``values_in_order``), with the clauses before it that give no value when
+    each after them opens with "and" or a comma: the labels listed, then their values ("Her MRI
+    | and review are at 10:30 and 12:15"; "the MRI | and the review | , at 10:30 and 12:15")."""
+    said = headed(parts, i)
+    j = i
+    while len(values) > 1 and j and parts[j].text.lstrip().startswith(_LISTING) and not fact.found(parts[j - 1].text):
+        j -= 1
+        pairs = values_in_order("".join(p.text for p in parts[j:i]) + said, labels, values)
+        if pairs is not None:
+            return False, pairs
+    label = names_label(said, labels)
+    if label is False:
+        return False, values_in_order(said, labels, values) or []
+    return label, values if label else []
 
 
 def _given(fact: Resolved, text: str, others: Iterable[Resolved]) -> _Given:
@@ -395,16 +422,14 @@ def _given(fact: Resolved, text: str, others: Iterable[Resolved]) -> _Given:
                     paired.append(value)
                 continue
             values = fact.found(part.text)
-            said = headed(sentence.parts, i)
-            label = names_label(said, labels) if labels is not None and values else None
+            label, under = (
+                _under_label(fact, sentence.parts, i, labels, values) if labels is not None and values else (None, [])
+            )
             if label is None and not part.ambiguous and part.owner in (fact.about, None):
                 loose += values
             if part.owner == fact.about:
                 mine += values
-                if label:
-                    labelled += values
-                elif label is False and labels is not None:  # (its label beside another's: paired in order)
-                    labelled += values_in_order(said, labels, values) or []
+                labelled += under
             elif part.ambiguous:  # ("…Orla and Imran. She is 14:30": no one's, and not free either)
                 theirs += values
             elif part.owner is None:
