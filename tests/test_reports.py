@@ -73,6 +73,19 @@ def hm(*times: str) -> frozenset[object]:
         ("Ｔhe van at ９:３０", [hm("09:30", "21:30")]),  # full-width digits fold to plain ones
         ("at half two", [hm("02:30", "14:30")]),  # British: half past two
         ("half eleven pm", [hm("23:30")]),
+        # minutes past or to an hour as people say them: any number with "minutes", in figures
+        # with "past" where the phrase ends; an am/pm written onto the hour; an hour's part of the day
+        ("nineteen minutes past eleven", [hm("11:19", "23:19")]),
+        ("twenty-one minutes past 3", [hm("03:21", "15:21")]),
+        ("ten minutes to 12", [hm("11:50", "23:50")]),
+        ("25 past 11", [hm("11:25", "23:25")]),
+        ("25 past 11pm, then", [hm("23:25")]),
+        ("at 25 past 1 and the MRI", [hm("01:25", "13:25")]),
+        ("five to 2pm", [hm("13:55")]),  # (was read as 14:00)
+        ("half 2pm", [hm("14:30")]),
+        ("eleven-thirty", [hm("11:30", "23:30")]),
+        ("seven in the evening", [hm("19:00")]),
+        ("at 9 in the morning.", [hm("09:00")]),
         # four digits as ops staff write them: a leading zero, or after a word of when; HH:MM hrs
         ("BA1433 dep 0735", [hm("07:35")]),
         ("Gorse back 1000, Heather back 10:54hrs", [hm("10:00"), hm("10:54")]),
@@ -90,6 +103,11 @@ def hm(*times: str) -> frozenset[object]:
         ("back at ten) and", [hm("10:00", "22:00")]),
         # not times
         ("at 9 Elm Street", []),
+        ("2 to 3 vans", []),
+        ("3 past 4 orders", []),
+        ("15 minutes past the deadline", []),
+        ("60 minutes past 3", []),
+        ("we have 2 in the morning session", []),
         ("at 3 sites", []),
         ("battery at 10%", []),
         ("at 10.5", []),

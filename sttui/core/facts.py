@@ -12,7 +12,8 @@ Pure functions over strings, so the rules can be read, tested and applied by han
 - **times**: ``09:30``, ``9.30``, ``9:30 am``, ``9.30am``, ``09h30``, ``9am``, ``0930h``,
   ``0930 hrs``, ``at 0930``, ``0735``, ``dep 0855``, ``back 1000``, ``10:00hrs``, ``noon``, ``midday``, ``midnight``, ``nine o'clock``,
   ``half past nine``, ``half nine`` (British: half past), ``quarter to ten``, ``twenty past 9``,
-  ``nine thirty``, ``five pm``; ISO timestamps give their time. A 12-hour time without am/pm (``9:30``, ``half past nine``) stands for both
+  ``nineteen minutes past eleven``, ``25 past 11`` (figures with *past* where the phrase ends),
+  ``nine thirty``, ``eleven-thirty``, ``five pm``, ``five to 2pm``, ``seven in the evening``; ISO timestamps give their time. A 12-hour time without am/pm (``9:30``, ``half past nine``) stands for both
   09:30 and 21:30; a two-digit 24-hour hour (``09:30``, ``21:30``) for itself. An hour alone
   after *at* where its phrase ends (``Orla at 2,``, ``back at ten.``) is a time, both readings.
   Not times: a number before a noun (``at 9 Elm Street``), decimals with a unit (``2.5 hours``,
@@ -338,10 +339,12 @@ _CLOCK = re.compile(
     + _MER
     + r"(?![\w:]|[.,]\d)"
 )
+# where a phrase ends: a stop, a comma, a bracket, the end, or a word that joins a clause
+_PHRASE_END = r"(?=\s*(?:$|[,;:!?)\]]|\.(?!\d)|\s(?:and|but|so|then|with|for|on|in|at|sharp|today|tomorrow|tonight|this|instead|now)\b))"
 _HOUR_ONLY = re.compile(
     r"(?<![\w:.,£$€-])(1[0-2]|0?[1-9]|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
-    r"\s*(a\.?m\.?|p\.?m\.?)(?![a-z])"
-)  # "5pm", "five pm"
+    r"(?:\s*(a\.?m\.?|p\.?m\.?)(?![a-z])|\s+(in the morning|in the afternoon|in the evening)" + _PHRASE_END + ")"
+)  # "5pm", "five pm", "seven in the evening" (not "2 in the morning slot")
 _FOUR = re.compile(
     r"(?<![\w:.,-])([01]\d|2[0-3])([0-5]\d)\s*(?:h|hrs|hours)(?![a-z])|\bat\s+([01]\d|2[0-3])([0-5]\d)(?![\w:]|[.,]\d)"
 )
@@ -355,17 +358,34 @@ _FOUR_AFTER = re.compile(
 _CLOCK_HRS = re.compile(r"(?<![\w:.,£$€])([01]\d|2[0-3]):([0-5]\d)\s?(?:hrs|hours|h)(?![a-z])")
 _CODE_BEFORE = re.compile(r"[A-Z]{2,3}\s?$")  # "BA 0735": a flight's number, not a time
 _ISO = re.compile(r"\d{4}-\d{2}-\d{2}[t ]([01]\d|2[0-3]):([0-5]\d)")
+# where an hour word ends: at no further letter or digit, or at an am/pm written onto it ("five to 2pm")
+_HOUR_END = r"(?:(?=[ap]\.?m\.?(?![a-z]))|(?![\w:]))"
 _PAST_TO = re.compile(
     r"\b(a quarter|quarter|half|twenty-five|twenty five|twenty|ten|five)\s+(past|after|to|before)\s+" + _HOUR_WORD
-    + r"(?![\w:])" + _MER
+    + _HOUR_END + _MER
+)  # fmt: skip
+# any number of minutes with the word "minutes" ("nineteen minutes past eleven", "25 mins to 3"),
+# and in figures with "past" alone ("25 past 11"; not "2 to 3 vans")
+_UNITS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+_TEENS = ("ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen")
+_MINUTE_NUMBERS = {
+    **{w: i for i, w in enumerate(_UNITS + _TEENS, 1)},
+    "twenty": 20,
+    **{f"twenty{sep}{w}": 21 + i for i, w in enumerate(_UNITS) for sep in ("-", " ")},
+}
+_MINUTES_PAST_TO = re.compile(
+    r"\b(" + "|".join(sorted(_MINUTE_NUMBERS, key=len, reverse=True)) + r"|[1-5]?\d)\s+(?:minutes?|mins?)\s+"
+    r"(past|after|to|before)\s+" + _HOUR_WORD + _HOUR_END + _MER
+    + r"|(?<![\w:.,£$€-])([1-5]?\d)\s+(past)\s+" + _HOUR_WORD
+    + r"(?:(?=\s*[ap]\.?m\.?(?![a-z]))" + _MER + r"|" + _PHRASE_END + r")"
 )  # fmt: skip
 # British "half two": half past two (not "half an hour", "half 2 hours", "half of")
 _HALF = re.compile(
-    r"\bhalf\s+" + _HOUR_WORD + r"(?![\w:])(?!\s*(?:hours?|hrs?|h\b|minutes?|mins?|of\b|%|kg|km|miles))" + _MER
+    r"\bhalf\s+" + _HOUR_WORD + _HOUR_END + r"(?!\s*(?:hours?|hrs?|h\b|minutes?|mins?|of\b|%|kg|km|miles))" + _MER
 )
 _OCLOCK = re.compile(r"\b" + _HOUR_WORD + r"\s*o'?\s?clock\b" + _MER)
 _SPOKEN = re.compile(
-    r"\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+(fifteen|thirty|forty-five|forty five|oh five)\b"
+    r"\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)[\s-]+(fifteen|thirty|forty-five|forty five|oh five)\b"
     + _MER
 )
 _NAMED = re.compile(r"\b(noon|midday|midnight)\b")
@@ -373,8 +393,7 @@ _NAMED = re.compile(r"\b(noon|midday|midnight)\b")
 # ends (a stop, a comma, a bracket, the end, or a word that joins a clause), not "at 2 Elm
 # Street", "at 3 sites", "at 10%"
 _AT_HOUR = re.compile(
-    r"\bat\s+(1[0-2]|0?[1-9]|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
-    r"(?=\s*(?:$|[,;:!?)\]]|\.(?!\d)|\s(?:and|but|so|then|with|for|on|in|at|sharp|today|tomorrow|tonight|this|instead|now)\b))"
+    r"\bat\s+(1[0-2]|0?[1-9]|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)" + _PHRASE_END
 )
 
 
@@ -431,6 +450,18 @@ def find_times(text: str) -> list[Found]:
         if m[2] in ("to", "before"):
             hour, minutes = (hour - 1) % 12 or 12, 60 - minutes
         add(m, _twelve(hour, minutes, m[4], m[5]))
+    for m in _MINUTES_PAST_TO.finditer(s) if "min" in s or "past" in s else ():  # (most texts have neither)
+        if m[1]:
+            word, way, hour_word, mer, part = m[1], m[2], m[3], m[4], m[5]
+        else:
+            word, way, hour_word, mer, part = m[6], m[7], m[8], m[9], m[10]
+        minutes = _MINUTE_NUMBERS.get(word) or int(word)
+        if not 0 < minutes < 60:
+            continue
+        hour = _hour(hour_word)
+        if way in ("to", "before"):
+            hour, minutes = (hour - 1) % 12 or 12, 60 - minutes
+        add(m, _twelve(hour, minutes, mer, part))
     for m in _HALF.finditer(s):
         add(m, _twelve(_hour(m[1]), 30, m[2], m[3]))
     for m in _SPOKEN.finditer(s):
@@ -458,7 +489,7 @@ def find_times(text: str) -> list[Found]:
         if not _CODE_BEFORE.search(text[max(0, m.start(1) - 4) : m.start(1)]):
             add(m, frozenset({int(m[1]) * 60 + int(m[2])}))
     for m in _HOUR_ONLY.finditer(s):
-        add(m, _twelve(_hour(m[1]), 0, m[2], None))
+        add(m, _twelve(_hour(m[1]), 0, m[2], m[3]))
     for m in _NAMED.finditer(s):
         add(m, frozenset({0 if m[1] == "midnight" else 12 * 60}))
     for m in _AT_HOUR.finditer(s):
