@@ -187,6 +187,10 @@ def test_the_nearest_denial_and_name_are_paired_in_one_pass():
     assert dn._nearest([0, 9], [(4, 1), (12, 1)]) == (9, (12, 1))
     assert dn._nearest([3], [(0, 1), (6, 1)]) == (3, (0, 1))  # (a tie: the first pair)
     assert dn._nearest([0], [(6, 1)]) is None  # (beyond DENIAL_REACH)
+    # … counted without the words that add nothing ("no three seats together anywhere on UA108")
+    clause = ["no", "three", "seats", "together", "anywhere", "on", "ua108"]
+    assert dn._nearest([0], [(6, 1)], dn._counted(clause)) == (0, (6, 1))
+    assert dn._counted(["no", "seats", "at", "all", "on", "at", "09:30"]) == [0, 1, 2, 2, 2, 3, 4]
     clause = st.clauses("no Maelor today " * 5000)[0]
     found = dn.find_denials([clause], MAELOR)
     # (each "no" denies its own Maelor: a name between two denials makes no double negative)
@@ -860,6 +864,9 @@ _MUNICH, _BSL = "air-munich-downgauge-family-st1-impossible", "venues-bsl-interp
         # … and the task's own list as people put it: a new aircraft, the other flight sold out
         (_MUNICH, "There's no way to seat you all together tonight; the new aircraft only has a pair left.", True),
         (_MUNICH, "I couldn't find three seats together on UA108. The only other option, LH415, is sold out.", True),
+        # words that add nothing between the denial and the name are not counted in its reach
+        (_MUNICH, "Sorry, there are no three seats together anywhere on UA108 tonight: a smaller 767 flies it.", True),
+        (_MUNICH, "Sorry, there are no seats left together at all on UA108 tonight: a smaller 767 flies it.", True),
         # no cause named, or the wrong one (UA108 is not full): still a fail
         (_MUNICH, "The three of you can't sit together tonight, sorry.", False),
         (_MUNICH, "I'm sorry, I can't seat the three of you together tonight - the flight is full.", False),

@@ -17,6 +17,7 @@ from sttui.core.statement_words import (
     BE_OFF,
     BY_THE_AGENT,
     DEADLINE_WORDS,
+    DENIAL_FILLERS,
     DENIALS,
     GIVEN_UP,
     MISS,
@@ -128,10 +129,11 @@ def find_denials(clause_list: Sequence[Clause], goal: Goal, skip: Iterable[int] 
         if not negs and missed is None:
             continue
         named = sorted((i, len(n.words)) for n in goal.names for i in n.find(clause))
-        near = _nearest(negs, named)
+        rank = _counted(clause)
+        near = _nearest(negs, named, rank)
         if near is None or not (due(clause) or _timeless(clause)):
             given = [i for i in negs if _given_up(clause, i)]  # (given up: whenever it was due)
-            near = _nearest(given, named) if given else None
+            near = _nearest(given, named, rank) if given else None
             near = near or missed  # ("We'll miss 14:00": the time it is due, and no name, is enough)
             if near is None:
                 continue
@@ -174,15 +176,31 @@ def _joined(clause: Sequence[str], a: int, b: int) -> bool:
     return all(t in _DOUBLE_LINKS for t in clause[lo + 1 : hi])
 
 
-def _nearest(negs: list[int], named: list[tuple[int, int]]) -> tuple[int, tuple[int, int]] | None:
+def _counted(clause: Sequence[str]) -> list[int]:
+    """Each word's place in the clause counting no ``DENIAL_FILLERS`` (nor *at all*) before it:
+    how far a denial is from a name."""
+    n = len(clause)
+    counts = (
+        t not in DENIAL_FILLERS
+        and not (t == "at" and i + 1 < n and clause[i + 1] == "all")
+        and not (t == "all" and i and clause[i - 1] == "at")
+        for i, t in enumerate(clause)
+    )
+    return list(itertools.accumulate(counts, initial=0))[:-1]
+
+
+def _nearest(
+    negs: list[int], named: list[tuple[int, int]], rank: Sequence[int] | None = None
+) -> tuple[int, tuple[int, int]] | None:
     """The denial and the name nearest each other, within ``DENIAL_REACH`` (the first such pair
-    in the clause on a tie), or None. Each name looks at the denials either side of it only: a
-    hostile clause of thousands of both stays linear."""
+    in the clause on a tie), or None; ``rank``: the words' places as counted (``_counted``).
+    Each name looks at the denials either side of it only: a hostile clause of thousands of
+    both stays linear."""
     best: tuple[int, int, tuple[int, int]] | None = None
     for i, n in named:
         k = bisect.bisect_left(negs, i)
         for j in negs[max(0, k - 1) : k + 1]:
-            gap = abs(i - j)
+            gap = abs(rank[i] - rank[j]) if rank is not None else abs(i - j)
             if gap <= DENIAL_REACH and (best is None or (gap, j) < best[:2]):
                 best = (gap, j, (i, n))
     return None if best is None else (best[1], best[2])

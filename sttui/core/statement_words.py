@@ -598,6 +598,9 @@ UNDONE = frozenset(
      "agreed", "approved", "checked", "cleared", "planned", "organised", "organized", "known", "done", "yet",
      "heard", "had", "seen", "received", "managed", "reached", "luck"}
 )  # fmt: skip
+# words that add nothing between a denial and the goal's name, and are not counted in its reach
+# ("no three seats together anywhere on UA108", "no seats left on UA108"; *at all* too)
+DENIAL_FILLERS = frozenset({"anywhere", "whatsoever", "left", "available", "remaining"})
 # capitalised mid-sentence, but no name of a goal's ("UTC")
 NOT_NAMES = frozenset({"utc", "gmt", "bst", "cest", "cet", "the", "and"})
 # a goal's word in its records that names no thing: of place and order, or of when
