@@ -181,6 +181,19 @@ def test_clauses_cut_where_the_rules_say_and_nowhere_else():
     }
     # a heading line heads the lines under it, up to a blank line; possessives and case do not matter
     assert _given("ST LUKE'S:\n- VAN-5\n- 09:07\n\n- VAN-6", "St Luke's") == {"st": ["ST LUKE'S", "- VAN-5", "- 09:07"]}
+    # a dash or slash between words cuts as a comma does (the next subject's clause is not the
+    # last one's: "… at 09:55 - Lakeside: VAN-41"); a range of numbers, or a dash left of a blank, does not
+    for mark in (" - ", " -- ", " \u2013 ", " \u2014 ", " / "):
+        assert _given(f"Westfield is on VAN-42 at 09:55{mark}Lakeside: VAN-41", "Westfield", "Lakeside") == {
+            "westfield": ["Westfield is on VAN-42 at 09:55"],
+            "lakeside": [f"{mark.strip()} Lakeside", "VAN-41"],
+        }, mark
+    assert _given("Westfield at 13:00 - 14:30 on VAN-42.", "Westfield") == {
+        "westfield": ["Westfield at 13:00 - 14:30 on VAN-42."]
+    }
+    assert _given("Westfield on VAN-42 (from    -  ) now.", "Westfield") == {
+        "westfield": ["Westfield on VAN-42 (from    -  ) now."]
+    }
 
 
 def test_a_sentence_lists_its_subjects_in_order_and_marks_bare_names():

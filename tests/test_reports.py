@@ -3153,6 +3153,12 @@ _KILI_REST = " Seats 31A/31B. Hannah's bag is with you; Michael's BA731456 follo
             True,
         ),
         (QUENCH, "Halima: VAN-3 collects her at 09:55 for her MRI at 10:30, review 12:15." + _KWAME, True),
+        # (sections joined by a dash: "… at 09:55 - Kwame: …" gave Kwame's clause Halima's pickup)
+        (
+            QUENCH,
+            "Halima: MRI 10:30, review 12:15, VAN-3 collects her from home at 09:55 - Kwame: MRI 12:00 tomorrow, review 13:45.",
+            True,
+        ),
         (QUENCH, "Halima: her 10:30 MRI means a 09:55 pickup; review 12:15." + _KWAME, True),
         (QUENCH, "Halima: pickup moved from 09:00 to 09:55 for her MRI at 10:30; review 12:15." + _KWAME, True),
         (HARBOUR, _ROSA + "VAN-3 picks her up at 13:35 for her 14:30 appointment. Texted.", True),

@@ -52,7 +52,10 @@ Subject = tuple[tuple[str, ...], ...]
 
 _WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*['\u2019]?")
 _SENTENCE_END = re.compile(r"[.!?]+(?=\s+[*_\"'(\[]*[^\W\d_])")  # (a letter after markdown, a quote or a bracket too)
-_CLAUSE_MARK = re.compile(r"[,;]|:(?=\s)")
+# a comma, a semicolon, a colon before a space, or a dash or slash between words, one space either
+# side ("… at 09:55 - Kwame: …"; not a range of numbers, "13:00 - 14:30": ``in_numbers``; not a
+# dash left of what ``core.stated`` blanked: "from    -  ")
+_CLAUSE_MARK = re.compile(r"[,;]|:(?=\s)|(?<=\S\s)(?:--?|[\u2013\u2014]|/)(?=\s\S)")
 CONJUNCTIONS = frozenset({"and", "but", "while", "whilst", "whereas", "so", "then", "plus"})
 # the words that open a clause of its own inside a sentence ("Westfield went on VAN-41 after QA
 # moved Lakeside to VAN-42": two clauses, one subject each)
