@@ -33,7 +33,8 @@ The rules, simple enough to apply by hand (task format §5):
   Westfield and Lakeside"); and a sentence with *respectively* that states as many values as
   it names subjects. (Values depend on the kind, so ``core.reports`` applies these.)
 - A subject is named by its words, whole, in order, letter case and accents ignored, with or
-  without a possessive: ``St Luke's``, ``Westfield's``; a one-word name of eight letters or
+  without a possessive, its apostrophe left out too: ``St Luke's``, ``Westfield's``,
+  ``Eileens`` (a last word of three letters or more, ending in no *s*); a one-word name of eight letters or
   more also by a clipped form of five letters or more that leaves three or more off and
   begins no other subject's name ("gastro" for *gastroscopy*).
 """
@@ -144,9 +145,9 @@ CLIP_NAME, CLIP_MIN = 8, 5
 
 
 @lru_cache(maxsize=256)
-def _clipped(subjects: tuple[Subject, ...]) -> dict[str, str]:
-    """The clipped forms of the subjects' one-word names -> the word; a form two names begin
-    with names neither."""
+def _other_forms(subjects: tuple[Subject, ...]) -> dict[str, str]:
+    """The clipped forms of the subjects' one-word names -> the word (a form two names begin
+    with names neither), and each name's last word with an *s* -> the word."""
     out: dict[str, str] = {}
     shared: set[str] = set()
     for subject in subjects:
@@ -159,6 +160,13 @@ def _clipped(subjects: tuple[Subject, ...]) -> dict[str, str]:
                 if out.get(form, word) != word:
                     shared.add(form)
                 out[form] = word
+    # a possessive written without its apostrophe ("Eileens review"): the last word of a name with an s
+    words = {w for subject in subjects for name in subject for w in name}
+    for subject in subjects:
+        for name in subject:
+            last = name[-1]
+            if len(last) >= 3 and not last.endswith("s") and last + "s" not in words:
+                out.setdefault(last + "s", last)
     return {k: v for k, v in out.items() if k not in shared}
 
 
@@ -173,10 +181,10 @@ def _sentences(text: str, subjects: tuple[Subject, ...], bystanders: tuple[Subje
     mentions: list[tuple[int, int, Subject]] = []  # (start, end, subject), by position
     covered: set[int] = set()  # the tokens inside a subject's name
     aside = frozenset(bystanders)
-    clipped = _clipped(subjects)
+    forms = _other_forms(subjects)
     for word, indices in list(at.items()):
-        whole = clipped.get(word)
-        if whole is not None:  # ("gastro" for "gastroscopy", the whole word written elsewhere too)
+        whole = forms.get(word)
+        if whole is not None:  # ("gastro" for "gastroscopy", "eileens" for "Eileen's"; the word written elsewhere too)
             at[whole] = sorted(at.get(whole, []) + indices)
             for i in indices:
                 tokens[i] = (tokens[i][0], tokens[i][1], whole)
