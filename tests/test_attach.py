@@ -191,6 +191,12 @@ def test_clauses_cut_where_the_rules_say_and_nowhere_else():
     assert _given("Westfield at 13:00 - 14:30 on VAN-42.", "Westfield") == {
         "westfield": ["Westfield at 13:00 - 14:30 on VAN-42."]
     }
+    # an "&" that joins cuts as "and" does; one inside a name ("Fig & Fennel") does not
+    assert _given("Westfield is on VAN-42 & Lakeside on VAN-41.", "Westfield", "Lakeside") == {
+        "westfield": ["Westfield is on VAN-42"],
+        "lakeside": ["& Lakeside on VAN-41."],
+    }
+    assert _given("Fig & Fennel on VAN-42.", "Fig & Fennel") == {"fig": ["Fig & Fennel on VAN-42."]}
     assert _given("Westfield on VAN-42 (from    -  ) now.", "Westfield") == {
         "westfield": ["Westfield on VAN-42 (from    -  ) now."]
     }

@@ -55,6 +55,9 @@ def hm(*times: str) -> frozenset[object]:
         ("0930 hrs", [hm("09:30")]),
         ("09h30", [hm("09:30")]),
         ("at 0930", [hm("09:30")]),
+        ("AMS 1145 to JFK 2000 UTC", [hm("20:00")]),  # (with a zone after it, or "from", "by", "before" before it)
+        ("from 1330, by 1100 or 1300z", [hm("13:30"), hm("11:00"), hm("13:00")]),
+        ("from 1200 doses", []),
         ("back on at 1119.", [hm("11:19")]),  # (a full stop after it ends the sentence)
         ("at 1119, then", [hm("11:19")]),
         ("at 1119.5 kV", []),
@@ -1283,6 +1286,12 @@ LOGISTICS = STT / "logistics"
          "a successful add_frequent_flyer call"),
         (AIR / "held-fare-ttl-t1-medium.yaml", "solution", "",
          "I checked her in straight away, then gave her window seat 14A and added her Miles & More number.", None),
+        # an "&" that joins is "and" (the claim after it is not of the name before it); one inside a name is not
+        (STT / "clinic" / "dialysis-urgent-t2-easy.yaml", "solution", "",
+         "Tomasz is booked for the 17:00 session w/ nurse Byrne & has been texted his time.", None),
+        (STT / "clinic" / "dialysis-urgent-t2-easy.yaml", "solution", "notify_patient",
+         "Tomasz is booked for the 17:00 session w/ nurse Byrne & has been texted his time.",
+         "a successful notify_patient call naming P-NOWAK"),
         # a passive's subject is its own, and a clause with a verb of its own is no claim's object
         (AIR / "dfw-crew-timeout-st2-medium.yaml", "solution", "",
          "Switched to AA1100, you're checked in and bag AA604417 is rerouted too.", None),

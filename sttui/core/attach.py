@@ -47,6 +47,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from sttui.core.facts import TITLES, fold
+from sttui.core.statements import joining_ampersands
 
 # A subject's names: each a tuple of folded words (possessives dropped), alternatives of one subject.
 Subject = tuple[tuple[str, ...], ...]
@@ -247,6 +248,12 @@ def _sentences(text: str, subjects: tuple[Subject, ...], bystanders: tuple[Subje
         for i in at.get(w, ())
         if i not in covered and not in_numbers(i - 1, i + 1)
     ]
+    for amp in (
+        joining_ampersands(text) if "&" in text else ()
+    ):  # "&" as "and" (the tokens hold no "&"), but inside a name ("Fig & Fennel")
+        after = bisect_left(token_starts, amp)
+        if not (after - 1 in covered and after in covered) and not in_numbers(after - 1, after):
+            cuts.append((amp, "clause"))
     cuts.sort()
     out: list[Sentence] = []
     parts: list[Clause] = []

@@ -10,7 +10,7 @@ Pure functions over strings, so the rules can be read, tested and applied by han
   (``truck 9`` with ``{truck: TRK}``), and the known numbers listed after it go with it
   (``trucks 9, 4 and 7``, ``truck 9 and 4``). Whole runs only: ``TRK-9`` is not in ``TRK-90``.
 - **times**: ``09:30``, ``9.30``, ``9:30 am``, ``9.30am``, ``09h30``, ``9am``, ``0930h``,
-  ``0930 hrs``, ``at 0930``, ``0735``, ``dep 0855``, ``back 1000``, ``10:00hrs``, ``noon``, ``midday``, ``midnight``, ``nine o'clock``,
+  ``0930 hrs``, ``at 0930``, ``from 1330``, ``2000 UTC``, ``0735``, ``dep 0855``, ``back 1000``, ``10:00hrs``, ``noon``, ``midday``, ``midnight``, ``nine o'clock``,
   ``half past nine``, ``half nine`` (British: half past), ``quarter to ten``, ``twenty past 9``,
   ``nineteen minutes past eleven``, ``25 past 11`` (figures with *past* where the phrase ends),
   ``nine thirty``, ``eleven-thirty``, ``five pm``, ``five to 2pm``, ``seven in the evening``; ISO timestamps give their time. A 12-hour time without am/pm (``9:30``, ``half past nine``) stands for both
@@ -346,8 +346,9 @@ _HOUR_ONLY = re.compile(
     r"(?:\s*(a\.?m\.?|p\.?m\.?)(?![a-z])|\s+(in the morning|in the afternoon|in the evening)" + _PHRASE_END + ")"
 )  # "5pm", "five pm", "seven in the evening" (not "2 in the morning slot")
 _FOUR = re.compile(
-    r"(?<![\w:.,-])([01]\d|2[0-3])([0-5]\d)\s*(?:h|hrs|hours)(?![a-z])|\bat\s+([01]\d|2[0-3])([0-5]\d)(?![\w:]|[.,]\d)"
-)
+    r"(?<![\w:.,-])([01]\d|2[0-3])([0-5]\d)\s*(?:h|hrs|hours|utc|gmt|z|local)(?![a-z])"
+    r"|\b(?:at|from|by|before|til)\s+([01]\d|2[0-3])([0-5]\d)(?![\w:]|[.,]\d)" + _UNIT
+)  # "0930h", "2000 UTC", "at 0930", "from 1330"
 # four digits as ops and airline staff write a time: with a leading zero anywhere ("0735"), or
 # after a word of when ("dep 0855", "back 1000"); "HH:MM hrs" ("10:00hrs") is a time too
 _FOUR_ZERO = re.compile(r"(?<![\w:.,/£$€#-])(0\d)([0-5]\d)(?![\w:/%]|[.,]\d)")

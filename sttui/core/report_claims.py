@@ -175,7 +175,7 @@ def _candidates(rec: _Record, text: str) -> list[_Clause]:
     if found is not None:
         return found
     out: list[_Clause] = []
-    for sentence in SENTENCE.split(plainly(facts.fold(text))):
+    for sentence in SENTENCE.split(plainly(facts.fold(statements.ampersands_as_and(text)))):
         if not sentence.strip() or sentence.strip().endswith("?"):
             continue
         for clause in statements.clauses(sentence):

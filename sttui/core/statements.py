@@ -63,6 +63,29 @@ _SLASHED = (
     (re.compile(r"\bw/o\b"), "without"),
     (re.compile(r"\bw/(?=\s)"), "with"),
 )
+# "&" between spaces, and the words either side of it
+_AMPERSAND = re.compile(r"(\S*)\s&\s(?=(\S*))")
+
+
+def ampersands_as_and(text: str) -> str:
+    """``text`` with each "&" that joins (``joining_ampersands``) written *and*: "&" is no
+    token, so "nurse Byrne & has been texted" read as one clause. Before any folding: a name's
+    capitals tell it."""
+    joining = joining_ampersands(text) if "&" in text else ()
+    return "".join("and" if i in joining else c for i, c in enumerate(text)) if joining else text
+
+
+def joining_ampersands(text: str) -> list[int]:
+    """Where an "&" stands for *and* between clauses or words ("Byrne & has been texted"): not
+    inside a name, between two words that open with a capital, the first of letters only ("Miles &
+    More", "Fig & Fennel"; not "VAN-42 & Lakeside")."""
+    return [
+        m.start() + len(m[1]) + 1
+        for m in _AMPERSAND.finditer(text)
+        if not (m[1][:1].isupper() and m[2][:1].isupper() and m[1].isalpha())
+    ]
+
+
 _TERM_TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?\*?")
 # clause boundaries: sentence ends, commas, colons and semicolons followed by a space,
 # dashes and brackets, and the words that turn a sentence ("but", "however", ...)
