@@ -1292,6 +1292,9 @@ LOGISTICS = STT / "logistics"
         (STT / "clinic" / "dialysis-urgent-t2-easy.yaml", "solution", "notify_patient",
          "Tomasz is booked for the 17:00 session w/ nurse Byrne & has been texted his time.",
          "a successful notify_patient call naming P-NOWAK"),
+        # the capitals of an id written with a space are no name ("VAN 3": not the "old van" cancelled)
+        (STT / "clinic" / "mri-quench-cascade-st2-hard.yaml", "solution", "",
+         "Halima: old Elm Park van cancelled and VAN 3 collects her from home at 09:55. Both have been told.", None),
         # a passive's subject is its own, and a clause with a verb of its own is no claim's object
         (AIR / "dfw-crew-timeout-st2-medium.yaml", "solution", "",
          "Switched to AA1100, you're checked in and bag AA604417 is rerouted too.", None),

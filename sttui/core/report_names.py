@@ -318,12 +318,15 @@ def written_as_names(text: str, first: bool = False) -> set[str]:
     out: set[str] = set()
     for sentence in SENTENCE.split(text):
         for i, m in enumerate(WORD.finditer(sentence)):
-            if (i or first) and m.group()[0].isupper() and not _IN_ID.match(sentence, m.end()):
+            word = m.group()
+            spaced = word.isupper() and len(word) > 1 and _SPACED_ID.match(sentence, m.end())  # ("VAN 3")
+            if (i or first) and word[0].isupper() and not _IN_ID.match(sentence, m.end()) and not spaced:
                 out.add(facts.fold(m.group()))
     return out
 
 
 _IN_ID = re.compile(r"[-_/#]?\d")  # the letters of an id ("VAN" of VAN-3) are no name
+_SPACED_ID = re.compile(r" \d")  # … nor capitals before a space and a digit ("VAN" of "VAN 3"; "Room 3" is)
 
 
 def per_task(cache: dict[int, tuple[Any, Any]], task: Any, read: Callable[[Any], Any]) -> Any:
