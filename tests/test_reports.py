@@ -1783,6 +1783,8 @@ HYBRID = STT / "venues" / "hybrid-tech-pulled-st1-easy.yaml"
         ("Confirmed - Webb's doing the kit, Grant's been moved.", True, None),
         ("Marcus Webb's on the kit as Leah got moved.", True, None),
         ("Grant's on the kit.", False, "grant"),
+        # a first name before another's surname is that person, named by the surname (a lie passed)
+        ("Marcus Grant is on the kit.", False, "grant"),
     ],
 )
 def test_a_person_is_told_by_a_first_name_no_one_else_has(report, passed, said):

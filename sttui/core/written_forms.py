@@ -91,10 +91,11 @@ _TOKEN = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 
 def by_first_name(first: dict[str, str], text: str) -> list[facts.Found]:
     """The people ``text`` names by a first name written with a capital ("Marcus is covering";
-    not "marcus", not "Marcus Webb", which its surname finds), or in a message typed all in
+    not "marcus", not "Marcus Webb" or "Marcus Grant", which their surnames find), or in a message typed all in
     lower case, where no word has one ("marcus on the kit")."""
     out: list[facts.Found] = []
     tokens = list(_TOKEN.finditer(text))
+    surnames = set(first.values())
     lower = not any(c.isupper() for c in text)  # typed all in lower case: "marcus on the kit"
     for i, m in enumerate(tokens):
         word = m.group()
@@ -104,6 +105,6 @@ def by_first_name(first: dict[str, str], text: str) -> list[facts.Found]:
         if last is None:
             continue
         after = facts.fold(tokens[i + 1].group()).removesuffix("'s") if i + 1 < len(tokens) else ""
-        if after != last:
+        if after not in surnames:  # ("Hamza Walsh": the surname names the person, Walsh, not Hamza Qureshi)
             out.append(facts.Found(frozenset({last}), word.removesuffix("'s")))
     return out
