@@ -2709,6 +2709,8 @@ MARKET = STT / "grid" / "market-street-evacuated-s2-medium.yaml"
         # the place after an id says where that id is: it names no other tie
         ("CR-50 is closing TIE-21 at Riverside Walk for Abbey Gate, back on at 08:51.", False),
         ("CR-50 is closing TIE-21 (switched over from TIE-23) at Riverside Walk for Abbey Gate.", False),
+        ("CR-50 is closing **TIE-21** at Riverside Walk for Abbey Gate, back on at 08:51.", False),  # (markdown)
+        ("CR-50 is closing `TIE-21` at **Riverside Walk** for Abbey Gate.", False),
         ("CR-50 is closing TIE-23 at Riverside Walk for Abbey Gate, back on at 08:51.", True),
         # the tie named by its place alone is still named
         ("CR-50 is closing the Riverside Walk tie for Abbey Gate, back on at 08:51.", True),

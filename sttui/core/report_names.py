@@ -340,7 +340,8 @@ def per_task(cache: dict[int, tuple[Any, Any]], task: Any, read: Callable[[Any],
 
 
 # an id, perhaps a bracketed aside, then where it is: "TIE-21 at Riverside Walk", "TIE-21 (…) at the Quay"
-_ID_AT = re.compile(r"([a-z]+[-_ ]?\d+[a-z]?)\s*(?:\([^()]{0,80}\)\s*)?(?:at|in|on|near|by)\s+(?:the\s+)?$")
+# (markdown's emphasis about either: "**TIE-21** at Riverside Walk")
+_ID_AT = re.compile(r"([a-z]+[-_ ]?\d+[a-z]?)[*_`]*\s*(?:\([^()]{0,80}\)\s*)?(?:at|in|on|near|by)\s+(?:the\s+)?[*_`]*$")
 
 
 def by_name(
