@@ -3092,6 +3092,12 @@ _BJORN = "Done: Bjorn on KL1189 and Pieter on KL1183 at 07:05 tomorrow. "
 KILI = STT / "air-travel" / "kilimanjaro-interline-st3-hard.yaml"
 HARBOUR = STT / "clinic" / "harbourside-outage-s2-medium.yaml"
 _ROSA = "Rosa is now at Northgate with Hamza Qureshi. "
+FRANKFURT = STT / "air-travel" / "frankfurt-transit-s3-medium.yaml"
+_FRANKFURT = (
+    "I moved you to Munich. The Tehran airspace closure then delayed {delayed} by 95 minutes, so I switched your"
+    " second flight to United {second}, Munich 11:10 to O'Hare. No fees; you're checked in and your suitcase is"
+    " tagged through to Chicago."
+)
 _KILI_REST = " Seats 31A/31B. Hannah's bag is with you; Michael's BA731456 follows tomorrow and I've texted him."
 
 
@@ -3184,6 +3190,10 @@ _KILI_REST = " Seats 31A/31B. Hannah's bag is with you; Michael's BA731456 follo
             True,
         ),
         (KILI, "Rebooked you both: first flight BA430 at 08:40 connects to second flight KL569." + _KILI_REST, True),
+        # the expected value given where no label is named does not save a label's value that is a
+        # sibling's ("delayed UA945, so I switched your second flight to LH765": the two swapped)
+        (FRANKFURT, _FRANKFURT.format(delayed="UA945", second="LH765"), False),
+        (FRANKFURT, _FRANKFURT.format(delayed="LH765", second="UA945"), True),
         # a run that is a change, or the old itinerary, says nothing of the new order
         (KILI, "You were on KQ101 then KQ482; now BA430 at 08:40 then KL569." + _KILI_REST, True),
         (BERGEN, _BJORN + "Ingrid was on SK271, then moved to KL1143 and SK271.", True),

@@ -154,8 +154,16 @@ def states(fact: Resolved, text: str, others: Iterable[Resolved] = ()) -> tuple[
             f for f in labelled if not _the_users_own(fact, f, text) and not others_time(fact.kind, text, f.written)
         ]
         # … unless the expected value is given where no label is named ("Your flight AA2301 was
-        # delayed, so I moved you to AA1100": the old flight under the label, the new one plainly)
-        if given and not any(fact.matches(f) for f in loose):
+        # delayed, so I moved you to AA1100": the old flight under the label, the new one plainly),
+        # and what the label has is no sibling's value ("delayed UA945, so I switched your second
+        # flight to LH765", the first: two values swapped)
+        swapped = any(
+            o.matches(f)
+            for f in given
+            for o in others
+            if o is not fact and o.kind == fact.kind and o.about == fact.about
+        )
+        if given and (swapped or not any(fact.matches(f) for f in loose)):
             return False, _written_once(given), fact.about_shown
     ordered = _ordered(fact, text, others)
     if ordered is not None:  # a fact by its place ("first flight") in values run in order ("KL569, then BA430")
