@@ -47,11 +47,17 @@ def _forms(word: str) -> set[str]:
     return {word, word.removesuffix("s"), _SAID_AS.get(word, word)}
 
 
+@functools.lru_cache(maxsize=4096)
+def _said(text: str) -> frozenset[str]:
+    """The labels a clause's words may name (``_forms``): read once a clause, for each of its facts."""
+    return frozenset(form for w in facts.words(text) for form in _forms(w))
+
+
 def names_label(text: str, labels: tuple[frozenset[str], frozenset[str]]) -> bool | None:
     """Whether a clause names the fact's label ("her MRI is 12:15", "MRIs", "collects her" for a
     pickup) and no label of its subject's other facts of the kind; None when it names none."""
     own, other = labels
-    said = {form for w in facts.words(text) for form in _forms(w)}
+    said = _said(text)
     if own.isdisjoint(said) and other.isdisjoint(said):
         return None
     return not own.isdisjoint(said) and other.isdisjoint(said)
