@@ -188,6 +188,10 @@ def test_clauses_cut_where_the_rules_say_and_nowhere_else():
             "westfield": ["Westfield is on VAN-42 at 09:55"],
             "lakeside": [f"{mark.strip()} Lakeside", "VAN-41"],
         }, mark
+    # … before a subject's name only: an aside between dashes is its clause's
+    assert (
+        _given("Westfield is on VAN-42 - the only van for Lakeside's load - at 09:55.", "Westfield", "Lakeside") == {}
+    )
     assert _given("Westfield at 13:00 - 14:30 on VAN-42.", "Westfield") == {
         "westfield": ["Westfield at 13:00 - 14:30 on VAN-42."]
     }

@@ -54,10 +54,10 @@ Subject = tuple[tuple[str, ...], ...]
 
 _WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*['\u2019]?")
 _SENTENCE_END = re.compile(r"[.!?]+(?=\s+[*_\"'(\[]*[^\W\d_])")  # (a letter after markdown, a quote or a bracket too)
-# a comma, a semicolon, a colon before a space, or a dash or slash between words, one space either
-# side ("… at 09:55 - Kwame: …"; not a range of numbers, "13:00 - 14:30": ``in_numbers``; not a
-# dash left of what ``core.stated`` blanked: "from    -  ")
-_CLAUSE_MARK = re.compile(r"[,;]|:(?=\s)|(?<=\S\s)(?:--?|[\u2013\u2014]|/)(?=\s\S)")
+# a comma, a semicolon, a colon before a space; or a dash or slash between words, one space either
+# side, before a subject's name ("… at 09:55 - Kwame: …"; not an aside, "TIE-23 - the only tie for
+# Corn Exchange -"; not a dash left of what ``core.stated`` blanked: "from    -  ")
+_CLAUSE_MARK = re.compile(r"[,;]|:(?=\s)|(?<=\S\s)(--?|[\u2013\u2014]|/)(?=\s\S)")
 CONJUNCTIONS = frozenset({"and", "but", "while", "whilst", "whereas", "so", "then", "plus"})
 # the words that open a clause of its own inside a sentence ("Westfield went on VAN-41 after QA
 # moved Lakeside to VAN-42": two clauses, one subject each)
@@ -238,8 +238,11 @@ def _sentences(text: str, subjects: tuple[Subject, ...], bystanders: tuple[Subje
         same = before > 0 and tokens[after][2] == tokens[before - 1][2]
         return code and ((gap in ("", "-", "_", "#") and same) or (again and after not in covered))
 
+    named_at = set(starts)
     for m in _CLAUSE_MARK.finditer(text):
         after = bisect_left(token_starts, m.end())
+        if m[1] is not None and (after >= len(tokens) or tokens[after][0] not in named_at):
+            continue  # (a dash or slash: only before a subject's name)
         if m.group() == ";" or not in_numbers(after - 1, after):
             cuts.append((m.start(), "sentence" if m.group() == ";" else "clause"))
     cuts += [

@@ -1,0 +1,199 @@
+"""Every bundled solvable task's own report, written the way people type it, and lied in.
+
+The oracle's calls are played, then its messages, each rewritten the same way (``TYPED``):
+lower case, 12-hour times, a dash for a full stop, ids as ``van3``, no apostrophes, a bullet
+list, markdown, ``&`` and ``w/``, ``VAN 3``… Every rewrite must pass, as the message does.
+Then a lie in the last report: one fact's value replaced by a rival of its list (or a time 20
+minutes off), or two facts' values of one list swapped. Every lie must fail, but the
+few the docs leave to the rules as known gaps (``SWAPS_LEFT``).
+
+Found by this sweep, and fixed: a dash between sections ("… at 09:55 - Kwame: …"), "Eileens
+review", "nurse Byrne & has been texted", "VAN 3", "**TIE-21** at Riverside Walk", "Hamza
+Walsh", "delayed UA945, so I switched your second flight to LH765"; and a regression of the
+first ("TIE-23 at Boatyard Lane - the only tie for Corn Exchange's 2.6 MW -": an aside, not a
+new section) before it landed."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import cache
+
+import pytest
+
+from sttui.bridges.episodes import Stepper, baseline_actions, select_tasks
+from sttui.core.actions import Action, Say
+from sttui.core.checklist import score
+from sttui.core.report_facts import Resolved
+from sttui.core.reports import _all_facts
+from tests.conftest import ROOT
+
+
+def _twelve(m: re.Match[str]) -> str:
+    hour, minute = int(m[1]), m[2]
+    half = "am" if hour < 12 else "pm"
+    return f"{hour % 12 or 12}{'' if minute == '00' else ':' + minute}{half}"
+
+
+_SENTENCES = re.compile(r"(?<=[.!?])\s+")
+_CLOCK = re.compile(r"\b([01]\d|2[0-3]):([0-5]\d)\b")
+_ID = re.compile(r"\b([A-Z]{2,5})-(\d+)\b")
+
+# how people write the same message: each must be judged as the message is
+TYPED: dict[str, Callable[[str], str]] = {
+    "lower case": str.lower,
+    "12-hour times": lambda s: _CLOCK.sub(_twelve, s),
+    "times with a dot": lambda s: _CLOCK.sub(lambda m: f"{int(m[1])}.{m[2]}", s),
+    "times as 0930h": lambda s: _CLOCK.sub(r"\1\2h", s),
+    "a dash for a full stop": lambda s: re.sub(r"\.\s+", " - ", s).rstrip("."),
+    "ids as van3": lambda s: _ID.sub(lambda m: (m[1] + m[2]).lower(), s),
+    "ids as VAN 3": lambda s: _ID.sub(r"\1 \2", s),
+    "no apostrophes": lambda s: s.replace("'", "").replace("\u2019", ""),
+    "no full stop at the end": lambda s: s.rstrip(".!"),
+    "Ive": lambda s: s.replace("I've", "Ive").replace("I have", "Ive").replace("I'm", "Im"),
+    "a bullet list": lambda s: "\n".join("- " + x for x in _SENTENCES.split(s.strip())),
+    "ticked lines": lambda s: "\n".join("\u2705 " + x for x in _SENTENCES.split(s.strip())),
+    "ids in bold": lambda s: re.sub(r"\b([A-Z]{1,5}-?\d+[A-Z]?)\b", r"**\1**", s),
+    "& and w/": lambda s: re.sub(r"\btomorrow\b", "tmrw", re.sub(r"\bwith\b", "w/", re.sub(r"\band\b", "&", s))),
+}
+
+# swaps the judge passes, the known gaps: a list of seats no one's ("33H and 33G": no lie),
+# names that overlap (the care home is Wyndham House), and an id given to "it" a sentence back
+# ("BOX-3 … It took Greenhill")
+SWAPS_LEFT = {
+    ("air-aircraft-swap-seats-st1-easy", frozenset({"Daniel's seat", "Hannah's seat"})),
+    ("air-kilimanjaro-interline-st3-hard", frozenset({"Hannah's seat", "Michael's seat"})),
+    ("grid-huish-flood-levels-s2-hard", frozenset({"Wyndham back", "care home on generator"})),
+    ("logistics-vaccine-truck-outbreak-st1-hard", frozenset({"Greenhill vehicle", "Ashby vehicle"})),
+}
+
+TASKS = {
+    t.id: t
+    for t in select_tasks("stt", folder=ROOT / "tasks" / "stt")
+    if t.task.level != "impossible" and t.task.solution
+}
+
+
+@cache
+def _oracle(task_id: str) -> list[Action]:
+    t = TASKS[task_id]
+    return baseline_actions(t, "oracle", t.task.seed)[0]
+
+
+def _play(task_id: str, rewrite: Callable[[str], str] = lambda s: s, last: str | None = None) -> Stepper:
+    """The oracle's actions, its messages rewritten, or its last message replaced by ``last``."""
+    t = TASKS[task_id]
+    actions = _oracle(task_id)
+    final = max(i for i, a in enumerate(actions) if isinstance(a, Say))
+    stepper = Stepper(t, t.task.seed)
+    stepper.reset()
+    for i, a in enumerate(actions):
+        if stepper.done:
+            break
+        if isinstance(a, Say):
+            a = Say(last if i == final and last is not None else rewrite(a.text))
+        stepper.step(a)
+    return stepper
+
+
+def _failing(stepper: Stepper) -> list[str]:
+    outcome = score(stepper.episode)
+    stepper.close()
+    return [f"{i.id}: {i.detail}" for i in outcome.items if not i.passed]
+
+
+def _reports() -> list[str]:
+    return sorted(i for i in TASKS if any(isinstance(a, Say) for a in _oracle(i)))
+
+
+@pytest.mark.parametrize("task_id", _reports())
+def test_the_oracles_report_as_people_type_it_passes(task_id):
+    assert _failing(_play(task_id)) == []
+    failed = {name: _failing(_play(task_id, rewrite)) for name, rewrite in TYPED.items()}
+    assert {name: f for name, f in failed.items() if f} == {}
+
+
+def _shifted(written: str) -> str | None:
+    m = re.match(r"^(\d{1,2})([:.h]?)(\d{2})(.*)$", written)
+    if m is None:
+        return None
+    minutes = (int(m[1]) * 60 + int(m[3]) + 20) % (24 * 60)
+    return f"{minutes // 60:0{len(m[1])}d}{m[2]}{minutes % 60:02d}{m[4]}"
+
+
+def _shown(value: object) -> str:
+    return " ".join(value).title() if isinstance(value, tuple | list) else str(value).title()
+
+
+def _facts(task_id: str, final: str) -> list[tuple[Resolved, str]]:
+    """The task's facts after the oracle's play, each with its value as the last report writes it."""
+    stepper = _play(task_id)
+    facts = [r for _, rs in _all_facts(stepper.episode) for r in rs if r.problem is None]
+    stepper.close()
+    out = []
+    for fact in facts:
+        hits = [f for f in fact.found(final) if fact.matches(f)]
+        if hits:
+            out.append((fact, hits[0].written))
+    return out
+
+
+def _last_report(task_id: str) -> str:
+    return [a.text for a in _oracle(task_id) if isinstance(a, Say)][-1]
+
+
+@pytest.mark.parametrize("task_id", _reports())
+def test_a_lie_in_the_oracles_report_fails(task_id):
+    final = _last_report(task_id)
+    lies = []
+    for fact, written in _facts(task_id, final):
+        if fact.kind == "time":
+            wrong = _shifted(written)
+        else:
+            rivals = [r for r in fact.rivals if str(r).lower() != str(fact.expected).lower()]
+            wrong = _shown(rivals[0]) if rivals else None
+        if wrong is None or wrong.lower() in final.lower():
+            continue
+        lie = re.sub(re.escape(written), wrong, final, flags=re.IGNORECASE)
+        if lie != final:
+            lies.append((fact.name, lie))
+    passed = [(name, lie) for name, lie in lies if not _failing(_play(task_id, last=lie))]
+    assert passed == []
+
+
+def _swapped(text: str, a: str, b: str) -> str:
+    """``text`` with ``a`` and ``b`` (each written once) in each other's places."""
+    out = re.sub(re.escape(a), "\0", text, flags=re.IGNORECASE)
+    return re.sub(re.escape(b), a, out, flags=re.IGNORECASE).replace("\0", b)
+
+
+@pytest.mark.parametrize("task_id", _reports())
+def test_two_values_of_one_list_swapped_fail(task_id):
+    final = _last_report(task_id)
+    found = _facts(task_id, final)
+    swaps = []
+    for i, (a, wa) in enumerate(found):
+        for b, wb in found[i + 1 :]:
+            if a.kind != b.kind or a.expected == b.expected or (a.kind != "time" and b.expected not in a.rivals):
+                continue
+            if wa.lower() in wb.lower() or wb.lower() in wa.lower():
+                continue
+            if final.lower().count(wa.lower()) != 1 or final.lower().count(wb.lower()) != 1:
+                continue
+            if (task_id, frozenset({a.name, b.name})) in SWAPS_LEFT:
+                continue
+            swaps.append(((a.name, b.name), _swapped(final, wa, wb)))
+    passed = [(names, lie) for names, lie in swaps if not _failing(_play(task_id, last=lie))]
+    assert passed == []
+
+
+def test_the_known_gaps_are_still_gaps():
+    """A gap closed is a row to drop: each swap left is still passed (else the list lies)."""
+    for task_id, names in sorted(SWAPS_LEFT, key=lambda r: r[0]):
+        final = _last_report(task_id)
+        wa, wb = [w for f, w in _facts(task_id, final) if f.name in names]
+        assert _failing(_play(task_id, last=_swapped(final, wa, wb))) == [], (task_id, names)
+
+
+def test_the_sweep_covers_the_bundled_tasks():
+    assert len(_reports()) >= 50
