@@ -2712,6 +2712,10 @@ MARKET = STT / "grid" / "market-street-evacuated-s2-medium.yaml"
         ("CR-50 is closing **TIE-21** at Riverside Walk for Abbey Gate, back on at 08:51.", False),  # (markdown)
         ("CR-50 is closing `TIE-21` at **Riverside Walk** for Abbey Gate.", False),
         ("CR-50 is closing TIE-23 at Riverside Walk for Abbey Gate, back on at 08:51.", True),
+        # a name with another record's id beside it in brackets: the id is the one named
+        ("CR-50 is closing Riverside Walk (TIE-21) for Abbey Gate, back on at 08:51.", False),
+        ("CR-50 is closing TIE-21 (the Riverside Walk one) for Abbey Gate, back on at 08:51.", False),
+        ("CR-50 is closing Riverside Walk (TIE-23) for Abbey Gate, back on at 08:51.", True),
         # the tie named by its place alone is still named
         ("CR-50 is closing the Riverside Walk tie for Abbey Gate, back on at 08:51.", True),
     ],

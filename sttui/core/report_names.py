@@ -344,6 +344,10 @@ def per_task(cache: dict[int, tuple[Any, Any]], task: Any, read: Callable[[Any],
 _ID_AT = re.compile(r"([a-z]+[-_ ]?\d+[a-z]?)[*_`]*\s*(?:\([^()]{0,80}\)\s*)?(?:at|in|on|near|by)\s+(?:the\s+)?[*_`]*$")
 
 
+_BRACKETED_ID = re.compile(r"\s*\(\s*([a-z]+[-_ ]?\d+[a-z]?)\s*[),]")
+_ID_BRACKET = re.compile(r"([a-z]+[-_ ]?\d+[a-z]?)\s*\(\s*(?:the\s+)?$")
+
+
 def by_name(
     pattern: re.Pattern[str], named: dict[str, str], text: str, ids: facts.IdMatcher | None = None
 ) -> list[facts.Found]:
@@ -359,6 +363,13 @@ def by_name(
         at = _ID_AT.search(folded, max(0, m.start() - 120), m.start()) if ids is not None else None
         if at is not None and ids is not None:
             there = {v for f in ids.find(at.group(1)) for v in f.values}
+            if there and canon not in there:
+                continue
+        # a name with its id beside it in brackets, the id another record's: "the Solan (FB-2)"
+        # names FB-2 (the id is what is written exactly; the name a slip), "FB-2 (the Solan)" too
+        beside = _BRACKETED_ID.match(folded, m.end()) or _ID_BRACKET.search(folded, max(0, m.start() - 40), m.start())
+        if beside is not None and ids is not None:
+            there = {v for f in ids.find(beside.group(1)) for v in f.values}
             if there and canon not in there:
                 continue
         out.append(facts.Found(frozenset({canon}), facts.written(text, folded, m.start(), m.end())))
