@@ -1,4 +1,5 @@
-"""Every bundled solvable task's own report, written the way people type it, and lied in.
+"""Every solvable task's own report (the bundled tasks and the held-out domains), written the
+way people type it, and lied in.
 
 The oracle's calls are played, then its messages, each rewritten the same way (``TYPED``):
 lower case, 12-hour times, a dash for a full stop, ids as ``van3``, no apostrophes, a bullet
@@ -67,9 +68,16 @@ SWAPS_LEFT = {
     ("logistics-vaccine-truck-outbreak-st1-hard", frozenset({"Greenhill vehicle", "Ashby vehicle"})),
 }
 
+# a lie the judge passes, the known gap: the record named right again, without its id ("on the
+# Solan (FB-2) … The Solan draws too much": a message that states the expected value passes)
+LIES_LEFT = {("harbour-rhona-off-sick-st2-hard", "boat")}
+
+# the bundled tasks, and the three domains outside testers wrote from the docs
+FOLDERS = [ROOT / "tasks" / "stt", *sorted((ROOT / "tests" / "fixtures" / "heldout").glob("*/"))]
 TASKS = {
     t.id: t
-    for t in select_tasks("stt", folder=ROOT / "tasks" / "stt")
+    for folder in FOLDERS
+    for t in select_tasks("stt", folder=folder)
     if t.task.level != "impossible" and t.task.solution
 }
 
@@ -152,7 +160,7 @@ def test_a_lie_in_the_oracles_report_fails(task_id):
         else:
             rivals = [r for r in fact.rivals if str(r).lower() != str(fact.expected).lower()]
             wrong = _shown(rivals[0]) if rivals else None
-        if wrong is None or wrong.lower() in final.lower():
+        if wrong is None or wrong.lower() in final.lower() or (task_id, fact.name) in LIES_LEFT:
             continue
         lie = re.sub(re.escape(written), wrong, final, flags=re.IGNORECASE)
         if lie != final:
@@ -188,12 +196,18 @@ def test_two_values_of_one_list_swapped_fail(task_id):
 
 
 def test_the_known_gaps_are_still_gaps():
-    """A gap closed is a row to drop: each swap left is still passed (else the list lies)."""
+    """A gap closed is a row to drop: each lie and swap left is still passed (else the lists lie)."""
+    for task_id, name in sorted(LIES_LEFT):
+        final = _last_report(task_id)
+        fact, written = next((f, w) for f, w in _facts(task_id, final) if f.name == name)
+        wrong = _shown(next(r for r in fact.rivals if str(r).lower() != str(fact.expected).lower()))
+        lie = re.sub(re.escape(written), wrong, final, flags=re.IGNORECASE)
+        assert _failing(_play(task_id, last=lie)) == [], (task_id, name)
     for task_id, names in sorted(SWAPS_LEFT, key=lambda r: r[0]):
         final = _last_report(task_id)
         wa, wb = [w for f, w in _facts(task_id, final) if f.name in names]
         assert _failing(_play(task_id, last=_swapped(final, wa, wb))) == [], (task_id, names)
 
 
-def test_the_sweep_covers_the_bundled_tasks():
-    assert len(_reports()) >= 50
+def test_the_sweep_covers_the_bundled_tasks_and_the_held_out_domains():
+    assert len(_reports()) >= 60 and any(t.startswith("windfarm-") for t in _reports())
