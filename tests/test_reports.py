@@ -1292,6 +1292,11 @@ LOGISTICS = STT / "logistics"
         (STT / "clinic" / "dialysis-urgent-t2-easy.yaml", "solution", "notify_patient",
          "Tomasz is booked for the 17:00 session w/ nurse Byrne & has been texted his time.",
          "a successful notify_patient call naming P-NOWAK"),
+        # a passive run on into a clause of its own, no comma between: the id opens the next clause
+        (STT / "clinic" / "harbourside-outage-s2-medium.yaml", "solution", "",
+         "The Harbourside van is cancelled VAN-3 picks her up at 13:35.", None),
+        (STT / "clinic" / "harbourside-outage-s2-medium.yaml", "solution", "",
+         "The old van is cancelled VAN 3 is collecting her at 13:35.", None),
         # the capitals of an id written with a space are no name ("VAN 3": not the "old van" cancelled)
         (STT / "clinic" / "mri-quench-cascade-st2-hard.yaml", "solution", "",
          "Halima: old Elm Park van cancelled and VAN 3 collects her from home at 09:55. Both have been told.", None),

@@ -247,7 +247,7 @@ def _candidates(rec: _Record, text: str) -> list[_Clause]:
             for k, (at, claimed, passive) in enumerate(claiming):
                 lo = starts[k] if begun < 0 else begun
                 hi = starts[k + 1] if k + 1 < len(claiming) else len(clause)
-                end = _own_end(clause, at, hi, at in heads)
+                end = _own_end(clause, at, hi, at in heads, passive)
                 while end > at + 1 and clause[end - 1] in _TRAILING:  # "… Byrne and" | "texted him"
                     end -= 1
                 claimed = claimed | carried
@@ -275,10 +275,23 @@ _OWN_VERBS = frozenset(
 )
 
 
-def _own_end(clause: list[str], at: int, hi: int, reduced: bool = False) -> int:
+# verbs a vehicle or crew does, after its id: a clause of its own ("VAN-3 picks her up")
+_SUBJECTS_VERBS = frozenset(
+    {"picks", "collects", "brings", "covers", "does", "departs", "delivers", "carries", "serves", "drives", "heads"}
+)
+
+
+def _own_end(clause: list[str], at: int, hi: int, reduced: bool = False, passive: bool = False) -> int:
     """Where the claim of the verb at ``at`` ends, before ``hi``: at what a message is about
     (``_ABOUT``), or at an "and", "but" or "so" that opens a clause with a verb of its own; a
-    passive without its be ("old van cancelled and VAN-3 collects her") at any of them."""
+    passive without its be ("old van cancelled and VAN-3 collects her") at any of them; a
+    passive at an id with a verb of its own after it, a clause run on with no comma ("The van
+    is cancelled VAN-3 picks her up": VAN-3 is not what was cancelled)."""
+    if passive and any(
+        clause[j] in _OWN_VERBS | _SUBJECTS_VERBS and any(c.isdigit() for t in clause[at + 1 : j] for c in t)
+        for j in range(at + 2, min(at + 4, hi))
+    ):
+        return at + 1
     last_own = next((i for i in range(hi - 1, at, -1) if clause[i] in _OWN_VERBS), -1)  # (once: a long clause
     for j in range(at + 1, hi):  # of many claims was quadratic)
         if clause[j] in _ABOUT:
