@@ -3213,6 +3213,25 @@ def test_a_subjects_values_are_told_apart_by_their_facts_words(path, report, pas
     assert item(ep).passed is passed, item(ep).detail
 
 
+def test_labels_listed_before_their_values_are_read_a_bounded_number_of_times(monkeypatch):
+    """A hostile message listed a label thousands of times before its values: each clause was
+    joined to all before it (48 KB judged in 150 s). Now no more than ``_LISTED`` clauses back."""
+    import sttui.core.reports as reports_module
+
+    calls = []
+    real = reports_module.values_in_order
+
+    def counted(text, labels, found):
+        calls.append(len(text))
+        return real(text, labels, found)
+
+    monkeypatch.setattr(reports_module, "values_in_order", counted)
+    ep = played(QUENCH, reports=("Halima: " + "review, " * 3000 + "at 10:30 12:15 09:55." + _KWAME,))
+    item(ep)
+    assert calls and len(calls) <= 5 * (reports_module._LISTED + 1), len(calls)
+    assert max(calls) < 400
+
+
 def test_the_scripted_user_names_which_of_a_subjects_times_is_wrong():
     ep = played(QUENCH, reports=("Halima's MRI is 12:15 and her review 10:30, pickup 09:55." + _KWAME,))
     assert contradicted(ep) == (

@@ -358,6 +358,7 @@ def _labelled_unowned(fact: Resolved, text: str, others: Iterable[Resolved]) -> 
 
 
 _LISTING = ("and ", "& ", ",")  # how a clause listing one more label opens
+_LISTED = 8  # the most labels listed before their values that are read
 
 
 def _under_label(
@@ -374,7 +375,15 @@ def _under_label(
     | and review are at 10:30 and 12:15"; "the MRI | and the review | , at 10:30 and 12:15")."""
     said = headed(parts, i)
     j = i
-    while len(values) > 1 and j and parts[j].text.lstrip().startswith(_LISTING) and not fact.found(parts[j - 1].text):
+    # (no further back than one clause a value, each naming a label, and no more than LISTED: a
+    # clause of thousands of labels listed, or of values, is read a bounded number of times)
+    bound = max(0, i - min(len(values), _LISTED))
+    while (
+        len(values) > 1
+        and j > bound
+        and parts[j].text.lstrip().startswith(_LISTING)
+        and not fact.found(parts[j - 1].text)
+    ):
         j -= 1
         pairs = values_in_order("".join(p.text for p in parts[j:i]) + said, labels, values)
         if pairs is not None:
