@@ -446,6 +446,10 @@ def test_numbers_listed_after_an_alias_words_id_are_ids_of_its_prefix():
     assert read("vans 42 and 9 pallets") == ["VAN-42"]  # 9 is no van: the list stops
     assert read("vans 42 and 41-b") == ["VAN-42"]
     assert read("trucks 9 and vans 41") == ["TRK-9", "VAN-41"]
+    # a number before the alias word, after "the", "number" or "no.": the id (a count is not)
+    assert read("on the 9 truck") == read("the number 9 truck") == read("the no. 9 truck") == ["TRK-9"]
+    assert read("the 41 van, then") == ["VAN-41"]
+    assert read("3 trucks and the 2 vans") == read("the 9 trucks") == read("the 8 truck") == []
     # and the list is one clause: "vans 42 and 41" is not cut between its numbers
     two = tuple(subject_of([n]) for n in ("Westfield", "Lakeside"))
     (s,) = sentences("Westfield and Lakeside go on vans 42 and 41.", two)

@@ -685,6 +685,7 @@ def item(ep: Episode, item_id: str = "report"):
         "TRK 9 took it",
         "TRK-7's refrigeration failed, so the insulin went on reefer van TRK-9.",
         "Sent on the van 9 instead of TRK-7",
+        "The insulin went on the 9 truck.",
     ],
 )
 def test_the_insulin_report_naming_the_truck_it_went_on_passes(report):

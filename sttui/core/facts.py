@@ -8,7 +8,8 @@ Pure functions over strings, so the rules can be read, tested and applied by han
   be followed by a space, ``-``, ``_``, ``.``, ``/`` or ``#`` or by nothing: ``trk9``, ``TRK 9``,
   ``TRK-09`` are all ``TRK-9``. An alias word may stand for the first letter run
   (``truck 9`` with ``{truck: TRK}``), and the known numbers listed after it go with it
-  (``trucks 9, 4 and 7``, ``truck 9 and 4``). Whole runs only: ``TRK-9`` is not in ``TRK-90``.
+  (``trucks 9, 4 and 7``, ``truck 9 and 4``), as does a number after *the*, *number* or *no.*
+  and before it (``the 9 truck``). Whole runs only: ``TRK-9`` is not in ``TRK-90``.
 - **times**: ``09:30``, ``9.30``, ``9:30 am``, ``9.30am``, ``09h30``, ``9am``, ``0930h``,
   ``0930 hrs``, ``at 0930``, ``from 1330``, ``2000 UTC``, ``0735``, ``dep 0855``, ``back 1000``, ``10:00hrs``, ``noon``, ``midday``, ``midnight``, ``nine o'clock``,
   ``half past nine``, ``half nine`` (British: half past), ``quarter to ten``, ``twenty past 9``,
@@ -172,6 +173,8 @@ class IdMatcher:
             hit = self._at(s, runs, i)
             if hit is None:
                 shared = self._shared_digits(text, s, runs, i)  # the "H" of "33G/H"
+                if shared is None and self.aliases:
+                    shared = self._number_then_alias(text, s, runs, i)  # "the 9 truck"
                 if shared is None and prefix is not None:  # the "41" of "… VAN-42, Lakeside is on 41"
                     if _SENTENCE_GAP.search(s, prefix[1], runs[i][0]):
                         prefix = None  # (a sentence ended since the id)
@@ -227,6 +230,19 @@ class IdMatcher:
         while i < len(runs) and runs[i][0] < pos:
             i += 1
         return i
+
+    def _number_then_alias(self, text: str, s: str, runs: list[tuple[int, int, str]], i: int) -> Found | None:
+        """A number after *the*, *number* or *no.* and before an alias word, in the singular
+        ("the 9 truck", "the number 9 truck"), is the id of the alias's prefix and that number,
+        when it is one (not a count: "3 trucks", "the 2 vans")."""
+        start, end, run = runs[i]
+        if not run.isdigit() or i == 0 or i + 1 >= len(runs) or runs[i - 1][2] not in ("the", "number", "no"):
+            return None
+        prefix = self.aliases.get(runs[i + 1][2])
+        if prefix is None or s[end : runs[i + 1][0]] != " ":
+            return None
+        canon = f"{prefix}-{_canon_run(run)}"
+        return Found(frozenset({canon}), written(text, s, start, runs[i + 1][1])) if canon in self.ids else None
 
     def _bare_number(self, text: str, s: str, runs: list[tuple[int, int, str]], i: int, prefix: str) -> Found | None:
         """A number alone after *on* or *onto* ("Lakeside is on 41"), in the sentence of an
