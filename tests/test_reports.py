@@ -1801,6 +1801,46 @@ def test_a_person_is_told_by_a_first_name_no_one_else_has(report, passed, said):
     assert [m.said for m in report_mismatches(ep) if m.fact == "technician"] == ([] if passed else [said])
 
 
+@pytest.mark.parametrize(
+    ("report", "passed", "says"),
+    [
+        # a name typed with one typo (five letters or more, the first as written) is the name
+        ("Rosa is rebooked at Northgaet at 14:30 with Hamza Qureshy; VAN-3 picks her up at 13:35. Texted.", True, ()),
+        ("rosa is rebooked at northgaet at 14:30 with hamza qureshy, van-3 picks her up at 13:35, texted", True, ()),
+        # … and a rival's typo is the rival, named as typed
+        (
+            "Rosa is rebooked at Northgate at 14:30 with Kieran Walsch; VAN-3 picks her up at 13:35. Texted.",
+            False,
+            ("My app shows Hamza Qureshi, not Kieran Walsch.",),
+        ),
+        # … but only written with a capital, as a name is, where the message has capitals
+        ("Rosa is rebooked at Northgate at 14:30 with qureshy; VAN-3 picks her up at 13:35. Texted.", False, ()),
+        # (a key named in two tables is said by the shorter name the other opens with)
+        (
+            "Rosa is rebooked at Westbrook at 14:30 with Hamza Qureshi; VAN-3 picks her up at 13:35. Texted.",
+            False,
+            ("My app shows Northgate General Hospital, not Westbrook.",),
+        ),
+    ],
+)
+def test_a_name_typed_with_one_typo_is_the_name(report, passed, says):
+    ep = played(HARBOUR, reports=(report,))
+    assert item(ep).passed is passed, item(ep).detail
+    assert contradicted(ep) == says
+
+
+def test_a_typo_is_read_as_one_word_of_the_names_alone():
+    from sttui.core.report_facts import _as_meant
+
+    names = frozenset({"qureshi", "walsh", "hallett", "hallen", "okafor"})
+    assert _as_meant("qureshy", names) == "qureshi"
+    assert _as_meant("qureshy's", names) == "qureshi's"
+    assert _as_meant("okafro", names) == "okafor"  # (two letters swapped)
+    assert _as_meant("hallet", names) == "hallet"  # (a typo of two names: neither)
+    assert _as_meant("kureshi", names) == "kureshi"  # (the first letter as written)
+    assert _as_meant("wals", names) == "wals"  # (too short)
+
+
 def test_a_first_name_shared_or_a_word_is_no_ones():
     from sttui.core.written_forms import first_names
 

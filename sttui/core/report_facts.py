@@ -26,7 +26,8 @@ from sttui.core.attach import Subject, subject_of
 from sttui.core.caches import evict_oldest
 from sttui.core.expect import is_records
 from sttui.core.id_forms import cues_of, id_form, ids_of_forms
-from sttui.core.report_names import by_name
+from sttui.core.report_names import by_name, written_as_names
+from sttui.core.statements import one_typo
 from sttui.core.time_ranges import STARTS, first_of_ranges
 from sttui.core.written_forms import by_first_name, by_short_name, first_names, placed, short_names
 
@@ -93,9 +94,15 @@ class Resolved:
         if self.kind == "date":
             return facts.find_dates(text)
         ws = facts.words(text) if self.kind == "person" else facts.text_words(text)
+        rivals = tuple(map(str, self.rivals)) if self.kind == "person" else tuple(map(tuple, self.rivals))
+        vocabulary = _vocabulary(self.kind, rivals)
+        capitals = None if text.islower() else written_as_names(text, first=True)  # (typed all in lower case: any)
+        meant = [_as_meant(w, vocabulary) if capitals is None or w.removesuffix("'s") in capitals else w for w in ws]
+        typed = {m.removesuffix("'s"): w.removesuffix("'s") for w, m in zip(ws, meant, strict=True) if m != w}
+        ws = meant
         if self.kind == "person":  # (a possessive too: "Webb's on the kit", "Qureshi's list")
             owned = {w.removesuffix("'s") for w in ws if w.endswith("'s")}
-            found = [facts.Found(frozenset({r}), r) for r in self.rivals if r in ws or r in owned]
+            found = [facts.Found(frozenset({r}), typed.get(r, r)) for r in self.rivals if r in ws or r in owned]
             return found + by_first_name(self._first, text) if self._first else found
         found = [
             facts.Found(frozenset({" ".join(r)}), " ".join(r))
@@ -115,6 +122,32 @@ class Resolved:
         if self.kind == "date":
             return any(facts.same_date(v, x) for v in f.values for x in self.excused)
         return bool(f.values & set(self.excused))
+
+
+# a name's word of this many letters or more is also read with one typo ("Westbroook", "Qureshy")
+NAME_TYPO_MIN = 5
+
+
+@functools.lru_cache(maxsize=1024)
+def _vocabulary(kind: str, rivals: tuple[Any, ...]) -> frozenset[str]:
+    """The words of the names a fact's value is told among: its rivals' surnames or words."""
+    if kind == "person":
+        return frozenset(rivals)
+    return frozenset(w for r in rivals for w in r)
+
+
+@functools.lru_cache(maxsize=65536)
+def _as_meant(word: str, vocabulary: frozenset[str]) -> str:
+    """``word``, or the one word of ``vocabulary`` it is with one typo (a letter dropped, added,
+    changed or two swapped; the first letter as written; ``NAME_TYPO_MIN`` letters or more): a
+    name typed in a hurry is the name. (Only a word written with a capital, as a name is, unless
+    the message has none: "a brand new van" names no Brandt.) Not a word of two names' typos ("Hallet" of Hallett and
+    Hallen), nor a word of the vocabulary itself."""
+    bare = word.removesuffix("'s")
+    if bare in vocabulary or len(bare) < NAME_TYPO_MIN or not bare.isalpha():
+        return word
+    meant = [v for v in vocabulary if v[:1] == bare[:1] and len(v) >= NAME_TYPO_MIN and one_typo(bare, v)]
+    return word.replace(bare, meant[0], 1) if len(meant) == 1 else word
 
 
 def read_fact(value: Any, kind: str) -> tuple[Any, str] | None:

@@ -265,10 +265,17 @@ def key_name(task: Any, value: str) -> str:
 
 
 def _read_key_names(task: Any) -> dict[str, str]:
+    """Each key's one name; of a key named in two tables, the shorter name the other opens with
+    ("Northgate General Hospital" beside "Northgate General Hospital Outpatients")."""
     named: dict[str, set[str]] = {}
     for canon, name in _named_records(task):
         named.setdefault(canon, set()).add(plain_name(name))
-    return {canon: ns.pop() for canon, ns in named.items() if len(ns) == 1}
+    out: dict[str, str] = {}
+    for canon, ns in named.items():
+        shortest = min(ns, key=len)
+        if all(n == shortest or n.startswith(shortest + " ") for n in ns):
+            out[canon] = shortest
+    return out
 
 
 def plain_name(name: str) -> str:

@@ -242,7 +242,7 @@ def past_forms(verb: str) -> set[str]:
     return {f for f in inflections(verb) if f.endswith("ed") or f == verb + "d"} - {verb + "ded"}
 
 
-def _one_typo(tok: str, want: str) -> bool:
+def one_typo(tok: str, want: str) -> bool:
     """``tok`` is ``want`` with one letter dropped, added or changed, or two neighbours swapped."""
     if tok == want or tok.endswith("ly") or abs(len(tok) - len(want)) > 1:
         return tok == want
@@ -290,7 +290,7 @@ class Term:
         if want.endswith("*"):
             return tok.startswith(want[:-1])
         if self.typos and len(want) >= TYPO_MIN and want.isalpha():
-            return _one_typo(tok, want)
+            return one_typo(tok, want)
         return tok == want
 
     def find(self, toks: Sequence[str]) -> list[int]:
