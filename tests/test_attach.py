@@ -240,9 +240,10 @@ def test_a_long_one_word_subject_is_named_by_its_clipped_form():
     (s,) = sentences("gastro now 11am w/ Dr Raman, dietitian midday.", subjects, (raman,))
     assert [p.owner for p in s.parts] == [subjects[0], subjects[1]]
     # too short to clip ("gastr" is; "gast" is not), too little left off, or the start of two names
-    for text in ("gast 11am", "gastroscop 11am", "physio 11am", "dietiti 11am"):
+    for text in ("gast 11am", "gastrosco 11am", "physio 11am", "dietiti 11am"):
         (s,) = sentences(text, subjects)
         assert s.parts[0].owner is None, text
+    assert sentences("gastroscop 11am", subjects)[0].parts[0].owner == subjects[0]  # (one letter off: a typo)
     (s,) = sentences("gastr 11am", subjects)
     assert s.parts[0].owner == subjects[0]
     # the whole word written too, elsewhere in the message
@@ -261,10 +262,26 @@ def test_a_possessive_written_without_its_apostrophe_names_the_subject():
     (s,) = sentences("St Lukes van at 09:00.", (st_lukes,))
     assert s.parts[0].owner == st_lukes  # ("Lukes": the last word with an s)
     # a name ending in s, or too short for it, has no such form
-    for subject, text in ((subject_of(["Ed"]), "Eds van at 09:00."), (subject_of(["Chris"]), "Chriss van")):
+    for subject, text in ((subject_of(["Ed"]), "Eds van at 09:00."), (subject_of(["Ross"]), "Rosss van")):
         (s,) = sentences(text, (subject,))
         assert s.parts[0].owner is None, text
     assert sentences("Mulls ferry at 14:00.", (mull,))[0].parts[0].owner == mull
+
+
+def test_a_subjects_name_typed_with_one_typo_names_the_subject():
+    """ "Halmia: MRI 12:15, review 10:30" gave Halima nothing, and a swap of her times passed."""
+    halima, kwame, westfield = (subject_of([n]) for n in ("Halima", "Kwame", "Westfield"))
+    (s,) = sentences("Halmia: MRI 10:30, Kwaem: MRI 12:00.", (halima, kwame))
+    assert [p.owner for p in s.parts] == [halima, halima, kwame, kwame]
+    (s,) = sentences("halmia on VAN-3", (halima, kwame))  # (a capital where the message has one)
+    assert s.parts[0].owner is None
+    (s,) = sentences("halmia on van 3", (halima, kwame))  # (no capital anywhere: any)
+    assert s.parts[0].owner == halima
+    # one letter wrong of five or more, the first as written, and one name's alone
+    for text in ("Westfeld on VAN-3", "Westfiled on VAN-3"):
+        assert sentences(text, (westfield,))[0].parts[0].owner == westfield, text
+    for text in ("Kwam on VAN-3", "Qwame on VAN-3", "Westfold on VAN-3"):
+        assert sentences(text, (kwame, westfield))[0].parts[0].owner is None, text
 
 
 def test_where_picks_the_record_whatever_its_number():

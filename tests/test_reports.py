@@ -3212,6 +3212,9 @@ _KILI_REST = " Seats 31A/31B. Hannah's bag is with you; Michael's BA731456 follo
             False,
         ),
         (KILI, "Rebooked you both: first flight KL569 at 08:40 connects to second flight BA430." + _KILI_REST, False),
+        # … the subject's name typed with a typo ("Halmia") is the subject's
+        (QUENCH, "Halmia: MRI 12:15, review 10:30, pickup 09:55." + _KWAME, False),
+        (QUENCH, "Halmia: MRI 10:30, review 12:15, pickup 09:55." + _KWAME, True),
         # … or the labels listed, then their values ("her MRI and review are at 10:30 and 12:15")
         (QUENCH, "Halima's MRI and review are at 12:15 and 10:30, pickup 09:55." + _KWAME, False),
         (QUENCH, "Halima: the MRI and the review, at 12:15 and 10:30; pickup 09:55." + _KWAME, False),

@@ -34,7 +34,8 @@ The rules, simple enough to apply by hand (task format §5):
   it names subjects. (Values depend on the kind, so ``core.reports`` applies these.)
 - A subject is named by its words, whole, in order, letter case and accents ignored, with or
   without a possessive, its apostrophe left out too: ``St Luke's``, ``Westfield's``,
-  ``Eileens`` (a last word of three letters or more, ending in no *s*); a one-word name of eight letters or
+  ``Eileens`` (a last word of three letters or more, ending in no *s*), a word of five letters
+  or more with one typo written with a capital (``Halmia``); a one-word name of eight letters or
   more also by a clipped form of five letters or more that leaves three or more off and
   begins no other subject's name ("gastro" for *gastroscopy*).
 """
@@ -47,7 +48,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from sttui.core.facts import TITLES, fold
-from sttui.core.statements import joining_ampersands
+from sttui.core.statements import joining_ampersands, one_typo
 
 # A subject's names: each a tuple of folded words (possessives dropped), alternatives of one subject.
 Subject = tuple[tuple[str, ...], ...]
@@ -146,6 +147,23 @@ CLIP_NAME, CLIP_MIN = 8, 5
 
 
 @lru_cache(maxsize=256)
+@lru_cache(maxsize=256)
+def _name_words(subjects: tuple[Subject, ...]) -> frozenset[str]:
+    """The words of the subjects' names that a typo of may name them (``facts``' rule for names:
+    ``NAME_TYPO_MIN`` letters or more)."""
+    return frozenset(w for subject in subjects for name in subject for w in name if len(w) >= 5 and w.isalpha())
+
+
+@lru_cache(maxsize=16384)
+def _typo_of(word: str, words: frozenset[str]) -> str | None:
+    """The one word of ``words`` that ``word`` is with one typo, the first letter as written
+    ("Halmia" for Halima), or None."""
+    if word in words or len(word) < 5 or not word.isalpha():
+        return None
+    meant = [w for w in words if w[:1] == word[:1] and one_typo(word, w)]
+    return meant[0] if len(meant) == 1 else None
+
+
 def _other_forms(subjects: tuple[Subject, ...]) -> dict[str, str]:
     """The clipped forms of the subjects' one-word names -> the word (a form two names begin
     with names neither), and each name's last word with an *s* -> the word."""
@@ -183,8 +201,13 @@ def _sentences(text: str, subjects: tuple[Subject, ...], bystanders: tuple[Subje
     covered: set[int] = set()  # the tokens inside a subject's name
     aside = frozenset(bystanders)
     forms = _other_forms(subjects)
+    lower = not any(c.isupper() for c in text)
+    name_words = _name_words(subjects)
     for word, indices in list(at.items()):
         whole = forms.get(word)
+        if whole is None and name_words:
+            whole = _typo_of(word, name_words)  # ("Halmia": written as a name is, or no word has a capital)
+            indices = indices if lower else [i for i in indices if text[tokens[i][0]].isupper()]
         if whole is not None:  # ("gastro" for "gastroscopy", "eileens" for "Eileen's"; the word written elsewhere too)
             at[whole] = sorted(at.get(whole, []) + indices)
             for i in indices:
