@@ -1298,6 +1298,9 @@ LOGISTICS = STT / "logistics"
          "The Harbourside van is cancelled VAN-3 picks her up at 13:35.", None),
         (STT / "clinic" / "harbourside-outage-s2-medium.yaml", "solution", "",
          "The old van is cancelled VAN 3 is collecting her at 13:35.", None),
+        # a name typed with one typo is the name the claim's pronoun stands for ("Iqbaal … he")
+        (STT / "venues" / "kitchen-fire-lane-st2-hard.yaml", "solution", "",
+         "Dr Iqbaal gives the address as Prof Hale leaves at 14:00 (he has been told).", None),
         # the capitals of an id written with a space are no name ("VAN 3": not the "old van" cancelled)
         (STT / "clinic" / "mri-quench-cascade-st2-hard.yaml", "solution", "",
          "Halima: old Elm Park van cancelled and VAN 3 collects her from home at 09:55. Both have been told.", None),

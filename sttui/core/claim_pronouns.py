@@ -31,7 +31,7 @@ def whom(rec: _Record, text: str, clause: list[str], at: int) -> list[str]:
     lo = max(0, at - WINDOW)
     cut = max(text.rfind(mark, lo, at) for mark in _STOPS)
     before = text[cut + 1 if cut >= 0 else lo : at]
-    named = [rec.names[w] for w in written_as_names(before, first=True) if w in rec.names]
+    named = [n for w in written_as_names(before, first=True) if (n := rec.name_of(w)) is not None]
     if PERSONAL.intersection(clause):
         named = [i for i in named if i in rec.people]
     if "them" in clause and len({i for i in named if i in rec.people}) < 2:
@@ -61,7 +61,7 @@ def plural(rec: _Record, text: str, lo: int, cut: int, at: int) -> list[str]:
 
 
 def _people(rec: _Record, part: str) -> list[str]:
-    return [rec.names[w] for w in written_as_names(part, first=True) if w in rec.names and rec.names[w] in rec.people]
+    return [n for w in written_as_names(part, first=True) if (n := rec.name_of(w)) is not None and n in rec.people]
 
 
 def of_its_kind(rec: _Record, ids: set[object], claimed: set[str]) -> set[object]:

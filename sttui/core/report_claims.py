@@ -370,7 +370,9 @@ def _claimed(rec: _Record, text: str) -> list[_Claim]:
             if not subject and rec.names:
                 if firsts is None:
                     firsts = written_as_names(text, first=True)
-                subject = {rec.names[w] for t in said_of if (w := t.removesuffix("'s")) in firsts and w in rec.names}
+                subject = {
+                    n for t in said_of if (w := t.removesuffix("'s")) in firsts and (n := rec.name_of(w)) is not None
+                }
             words = [t for t in head if t not in _NEAR]
             if firsts is None:
                 firsts = written_as_names(text, first=True)
@@ -407,7 +409,7 @@ def _claimed(rec: _Record, text: str) -> list[_Claim]:
             if capitals is None:
                 capitals = written_as_names(text)
             objects = _objects(rec, clause, passive)
-            ids.update(rec.names[w] for w in objects if w in capitals and w in rec.names)
+            ids.update(n for w in objects if w in capitals and (n := rec.name_of(w)) is not None)
             if subject:
                 ids.update(subject)
             if not ids and (unnamed or PRONOUNS.intersection(objects)):
