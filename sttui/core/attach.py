@@ -48,7 +48,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from sttui.core.facts import TITLES, fold
-from sttui.core.statements import joining_ampersands, one_typo
+from sttui.core.statements import joining_ampersands, name_typed
 
 # A subject's names: each a tuple of folded words (possessives dropped), alternatives of one subject.
 Subject = tuple[tuple[str, ...], ...]
@@ -149,19 +149,9 @@ CLIP_NAME, CLIP_MIN = 8, 5
 @lru_cache(maxsize=256)
 @lru_cache(maxsize=256)
 def _name_words(subjects: tuple[Subject, ...]) -> frozenset[str]:
-    """The words of the subjects' names that a typo of may name them (``facts``' rule for names:
-    ``NAME_TYPO_MIN`` letters or more)."""
-    return frozenset(w for subject in subjects for name in subject for w in name if len(w) >= 5 and w.isalpha())
-
-
-@lru_cache(maxsize=16384)
-def _typo_of(word: str, words: frozenset[str]) -> str | None:
-    """The one word of ``words`` that ``word`` is with one typo, the first letter as written
-    ("Halmia" for Halima), or None."""
-    if word in words or len(word) < 5 or not word.isalpha():
-        return None
-    meant = [w for w in words if w[:1] == word[:1] and one_typo(word, w)]
-    return meant[0] if len(meant) == 1 else None
+    """The words of the subjects' names, which a word typed with one typo may name
+    (``statements.name_typed``: "Halmia" for Halima)."""
+    return frozenset(w for subject in subjects for name in subject for w in name)
 
 
 def _other_forms(subjects: tuple[Subject, ...]) -> dict[str, str]:
@@ -206,7 +196,7 @@ def _sentences(text: str, subjects: tuple[Subject, ...], bystanders: tuple[Subje
     for word, indices in list(at.items()):
         whole = forms.get(word)
         if whole is None and name_words:
-            whole = _typo_of(word, name_words)  # ("Halmia": written as a name is, or no word has a capital)
+            whole = name_typed(word, name_words)  # ("Halmia": written as a name is, or no word has a capital)
             indices = indices if lower else [i for i in indices if text[tokens[i][0]].isupper()]
         if whole is not None:  # ("gastro" for "gastroscopy", "eileens" for "Eileen's"; the word written elsewhere too)
             at[whole] = sorted(at.get(whole, []) + indices)

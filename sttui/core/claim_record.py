@@ -15,7 +15,7 @@ from sttui.core import state as st
 from sttui.core.caches import evict_oldest
 from sttui.core.claim_verbs import _claim_verbs_of
 from sttui.core.events import TOOL_RESULT, TRIGGER_FIRED
-from sttui.core.report_facts import NAME_TYPO_MIN, Resolved, _Kept, _record_of
+from sttui.core.report_facts import Resolved, _Kept, _record_of
 from sttui.core.report_names import (
     WORD,
     canon_if_id,
@@ -28,7 +28,7 @@ from sttui.core.report_names import (
     people,
     per_task,
 )
-from sttui.core.statements import one_typo
+from sttui.core.statements import name_typed
 
 if TYPE_CHECKING:
     from sttui.core.episode import Episode
@@ -125,22 +125,15 @@ class _Record:
         self.aliases: dict[str, str] = {
             w: p for item in _tell_items(episode) for fact in item.tell or [] for w, p in fact.aliases.items()
         }
-        self.typos: dict[str, str | None] = {}  # a word written as a name -> the record its typo names
+        self.name_set = frozenset(self.names)  # (hashed once: ``name_typed`` is cached by it)
 
     def name_of(self, word: str) -> str | None:
-        """The record a word written as a name names: as written, or typed with one typo, by the
-        rule for a fact's names (``report_facts.NAME_TYPO_MIN`` letters or more, the first as
-        written, one record's alone): "I've told Iqbaal" is of Dr Iqbal."""
+        """The record a word written as a name names: as written, or typed with one typo
+        (``statements.name_typed``): "I've told Iqbaal" is of Dr Iqbal."""
         hit = self.names.get(word)
-        if hit is not None or len(word) < NAME_TYPO_MIN or not word.isalpha():
-            return hit
-        if word not in self.typos:
-            meant = {
-                self.names[w] for w in self.names if w[:1] == word[:1] and len(w) >= NAME_TYPO_MIN and one_typo(word, w)
-            }
-            self.typos[word] = meant.pop() if len(meant) == 1 else None
-            evict_oldest(self.typos, 4096)
-        return self.typos[word]
+        if hit is None and (meant := name_typed(word, self.name_set)) is not None:
+            hit = self.names[meant]
+        return hit
 
     def _held(self, episode: Episode, args: Any) -> set[str]:
         """The ids held by the records an operation acted on (its arguments that are a record's

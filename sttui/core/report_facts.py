@@ -27,7 +27,7 @@ from sttui.core.caches import evict_oldest
 from sttui.core.expect import is_records
 from sttui.core.id_forms import cues_of, id_form, ids_of_forms
 from sttui.core.report_names import by_name, written_as_names
-from sttui.core.statements import one_typo
+from sttui.core.statements import name_typed
 from sttui.core.time_ranges import STARTS, first_of_ranges
 from sttui.core.written_forms import by_first_name, by_short_name, first_names, placed, short_names
 
@@ -124,10 +124,6 @@ class Resolved:
         return bool(f.values & set(self.excused))
 
 
-# a name's word of this many letters or more is also read with one typo ("Westbroook", "Qureshy")
-NAME_TYPO_MIN = 5
-
-
 @functools.lru_cache(maxsize=1024)
 def _vocabulary(kind: str, rivals: tuple[Any, ...]) -> frozenset[str]:
     """The words of the names a fact's value is told among: its rivals' surnames or words."""
@@ -136,18 +132,13 @@ def _vocabulary(kind: str, rivals: tuple[Any, ...]) -> frozenset[str]:
     return frozenset(w for r in rivals for w in r)
 
 
-@functools.lru_cache(maxsize=65536)
 def _as_meant(word: str, vocabulary: frozenset[str]) -> str:
-    """``word``, or the one word of ``vocabulary`` it is with one typo (a letter dropped, added,
-    changed or two swapped; the first letter as written; ``NAME_TYPO_MIN`` letters or more): a
-    name typed in a hurry is the name. (Only a word written with a capital, as a name is, unless
-    the message has none: "a brand new van" names no Brandt.) Not a word of two names' typos ("Hallet" of Hallett and
-    Hallen), nor a word of the vocabulary itself."""
+    """``word`` (a possessive's *'s* kept), or the word of ``vocabulary`` it is typed with one
+    typo (``statements.name_typed``). (The caller reads only a word written with a capital, as a
+    name is, unless the message has none: "a brand new van" names no Brandt.)"""
     bare = word.removesuffix("'s")
-    if bare in vocabulary or len(bare) < NAME_TYPO_MIN or not bare.isalpha():
-        return word
-    meant = [v for v in vocabulary if v[:1] == bare[:1] and len(v) >= NAME_TYPO_MIN and one_typo(bare, v)]
-    return word.replace(bare, meant[0], 1) if len(meant) == 1 else word
+    meant = name_typed(bare, vocabulary)
+    return word if meant is None else word.replace(bare, meant, 1)
 
 
 def read_fact(value: Any, kind: str) -> tuple[Any, str] | None:

@@ -242,6 +242,21 @@ def past_forms(verb: str) -> set[str]:
     return {f for f in inflections(verb) if f.endswith("ed") or f == verb + "d"} - {verb + "ded"}
 
 
+# a name's word of this many letters or more is also read with one typo ("Westbroook", "Qureshy")
+NAME_TYPO_MIN = 5
+
+
+@functools.lru_cache(maxsize=65536)
+def name_typed(word: str, names: frozenset[str]) -> str | None:
+    """The one word of ``names`` that ``word`` is with one typo (``one_typo``), the first letter
+    as written, both ``NAME_TYPO_MIN`` letters or more: a name typed in a hurry is the name. None
+    for a word of ``names`` itself, or a typo of two of them ("Hallet" of Hallett and Hallen)."""
+    if word in names or len(word) < NAME_TYPO_MIN or not word.isalpha():
+        return None
+    meant = [n for n in names if n[:1] == word[:1] and len(n) >= NAME_TYPO_MIN and one_typo(word, n)]
+    return meant[0] if len(meant) == 1 else None
+
+
 def one_typo(tok: str, want: str) -> bool:
     """``tok`` is ``want`` with one letter dropped, added or changed, or two neighbours swapped."""
     if tok == want or tok.endswith("ly") or abs(len(tok) - len(want)) > 1:
