@@ -17,6 +17,7 @@ The rules are here; the words they read by are in ``core.statement_words``.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -71,8 +72,11 @@ def ampersands_as_and(text: str) -> str:
     """``text`` with each "&" that joins (``joining_ampersands``) written *and*: "&" is no
     token, so "nurse Byrne & has been texted" read as one clause. Before any folding: a name's
     capitals tell it."""
-    joining = joining_ampersands(text) if "&" in text else ()
-    return "".join("and" if i in joining else c for i, c in enumerate(text)) if joining else text
+    joining = joining_ampersands(text) if "&" in text else []
+    if not joining:
+        return text
+    cuts = [0, *joining, len(text)]  # (the text between them, each "&" of them written "and")
+    return "and".join(text[a + (k > 0) : b] for k, (a, b) in enumerate(itertools.pairwise(cuts)))
 
 
 def joining_ampersands(text: str) -> list[int]:
