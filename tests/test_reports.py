@@ -3260,22 +3260,36 @@ def test_a_subjects_values_are_told_apart_by_their_facts_words(path, report, pas
     assert item(ep).passed is passed, item(ep).detail
 
 
+def test_labels_are_paired_with_values_in_order_and_each_joining_ampersand_is_and():
+    from sttui.core.report_labels import values_in_order
+    from sttui.core.statements import ampersands_as_and
+
+    labels = (frozenset({"mri"}), frozenset({"pickup", "review"}))
+    text = "pickup 09:55, MRI review at 10:30 12:15 then MRI 13:00"
+    got = values_in_order(text, labels, facts.find_times(text))  # (four labels: "MRI review" is two)
+    assert [f.written for f in got or []] == ["10:30", "13:00"]
+    assert values_in_order("MRI MRI at 10:30 and 12:15", labels, facts.find_times("10:30 12:15")) is None
+    text = "VAN-3 collects her at 10:30 for her MRI at 09:55 and the review at 12:15"
+    assert [f.written for f in values_in_order(text, labels, facts.find_times(text))] == ["09:55"]
+    assert ampersands_as_and("Byrne & has & Fig & Fennel & x") == "Byrne and has and Fig & Fennel and x"
+
+
 def test_labels_listed_before_their_values_are_read_a_bounded_number_of_times(monkeypatch):
     """A hostile message listed a label thousands of times before its values: each clause was
     joined to all before it (48 KB judged in 150 s). Now no more than ``_LISTED`` clauses back."""
-    import sttui.core.reports as reports_module
+    import sttui.core.report_labels as labels_module
 
     calls = []
-    real = reports_module.values_in_order
+    real = labels_module.values_in_order
 
     def counted(text, labels, found):
         calls.append(len(text))
         return real(text, labels, found)
 
-    monkeypatch.setattr(reports_module, "values_in_order", counted)
+    monkeypatch.setattr(labels_module, "values_in_order", counted)
     ep = played(QUENCH, reports=("Halima: " + "review, " * 3000 + "at 10:30 12:15 09:55." + _KWAME,))
     item(ep)
-    assert calls and len(calls) <= 5 * (reports_module._LISTED + 1), len(calls)
+    assert calls and len(calls) <= 5 * (labels_module._LISTED + 1), len(calls)
     assert max(calls) < 400
 
 

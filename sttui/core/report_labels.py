@@ -5,6 +5,7 @@ of its siblings, as that fact's (task format §5, "Which of a subject's values")
 
 from __future__ import annotations
 
+import bisect
 import functools
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
@@ -14,6 +15,7 @@ from sttui.core.report_order import ordinal
 
 if TYPE_CHECKING:
     from sttui.core.attach import Clause
+    from sttui.core.report_facts import Resolved
 
 # words of a fact's name that say nothing of which of its subject's values it is
 _NOT_LABELS = frozenset({"the", "a", "an", "of", "for", "to", "and", "at", "on", "in", "time", "times", "new", "s"})
@@ -91,16 +93,54 @@ def values_in_order(
         values.append((at, f))
         start = at + 1
     values.sort(key=lambda v: v[0])
+    where = [v for v, _ in values]
     named: list[bool] = []  # the labels named, in order: a run of label words with no value between is one
     last = -1
     for at, mine in marks:
-        between = named and any(last < v < at for v, _ in values)
+        between = bisect.bisect_left(where, at) > bisect.bisect_right(where, last)  # (a value between)
         if not named or between or named[-1] != mine:
             named.append(mine)
         last = at
     if len(named) != len(values):
         return None
     return [f for (_, f), mine in zip(values, named, strict=True) if mine]
+
+
+_LISTING = ("and ", "& ", ",")  # how a clause listing one more label opens
+_LISTED = 8  # the most labels listed before their values that are read
+
+
+def under_label(
+    fact: Resolved,
+    parts: tuple[Clause, ...],
+    i: int,
+    labels: tuple[frozenset[str], frozenset[str]],
+    values: list[facts.Found],
+) -> tuple[bool | None, list[facts.Found]]:
+    """Whether clause ``i`` names the fact's label (``names_label``), and which of its values it
+    gives under it: all where it names that label alone; those paired with it in order where it
+    names others too (``values_in_order``), with the clauses before it that give no value when
+    each after them opens with "and" or a comma: the labels listed, then their values ("Her MRI
+    | and review are at 10:30 and 12:15"; "the MRI | and the review | , at 10:30 and 12:15")."""
+    said = headed(parts, i)
+    j = i
+    # (no further back than one clause a value, each naming a label, and no more than LISTED: a
+    # clause of thousands of labels listed, or of values, is read a bounded number of times)
+    bound = max(0, i - min(len(values), _LISTED))
+    while (
+        len(values) > 1
+        and j > bound
+        and parts[j].text.lstrip().startswith(_LISTING)
+        and not fact.found(parts[j - 1].text)
+    ):
+        j -= 1
+        pairs = values_in_order("".join(p.text for p in parts[j:i]) + said, labels, values)
+        if pairs is not None:
+            return False, pairs
+    label = names_label(said, labels)
+    if label is False:
+        return False, values_in_order(said, labels, values) or []
+    return label, values if label else []
 
 
 def named_in_order(names: Iterable[str]) -> bool:

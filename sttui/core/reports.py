@@ -63,7 +63,7 @@ from sttui.core.claim_record import _record, _tell_items
 from sttui.core.other_times import CLAUSE_BREAK, others_time
 from sttui.core.report_claims import Mismatch, all_claims, claims
 from sttui.core.report_facts import Resolved, resolve
-from sttui.core.report_labels import headed, labels_of, names_label, values_in_order
+from sttui.core.report_labels import labels_of, under_label
 from sttui.core.report_names import bystanders, first_words
 from sttui.core.report_order import in_order, ordinal
 from sttui.core.report_places import is_remark, placed, put_instead, time_instead, used_instead, whereabouts
@@ -350,48 +350,11 @@ def _labelled_unowned(fact: Resolved, text: str, others: Iterable[Resolved]) -> 
     for sentence in sentences(text, ()):
         for i, part in enumerate(sentence.parts):
             values = fact.found(part.text)
-            label, under = _under_label(fact, sentence.parts, i, labels, values)
+            label, under = under_label(fact, sentence.parts, i, labels, values)
             labelled += under
             if label is None:
                 loose += values
     return labelled, loose
-
-
-_LISTING = ("and ", "& ", ",")  # how a clause listing one more label opens
-_LISTED = 8  # the most labels listed before their values that are read
-
-
-def _under_label(
-    fact: Resolved,
-    parts: tuple[Clause, ...],
-    i: int,
-    labels: tuple[frozenset[str], frozenset[str]],
-    values: list[facts.Found],
-) -> tuple[bool | None, list[facts.Found]]:
-    """Whether clause ``i`` names the fact's label (``names_label``), and which of its values it
-    gives under it: all where it names that label alone; those paired with it in order where it
-    names others too (``values_in_order``), with the clauses before it that give no value when
-    each after them opens with "and" or a comma: the labels listed, then their values ("Her MRI
-    | and review are at 10:30 and 12:15"; "the MRI | and the review | , at 10:30 and 12:15")."""
-    said = headed(parts, i)
-    j = i
-    # (no further back than one clause a value, each naming a label, and no more than LISTED: a
-    # clause of thousands of labels listed, or of values, is read a bounded number of times)
-    bound = max(0, i - min(len(values), _LISTED))
-    while (
-        len(values) > 1
-        and j > bound
-        and parts[j].text.lstrip().startswith(_LISTING)
-        and not fact.found(parts[j - 1].text)
-    ):
-        j -= 1
-        pairs = values_in_order("".join(p.text for p in parts[j:i]) + said, labels, values)
-        if pairs is not None:
-            return False, pairs
-    label = names_label(said, labels)
-    if label is False:
-        return False, values_in_order(said, labels, values) or []
-    return label, values if label else []
 
 
 def _given(fact: Resolved, text: str, others: Iterable[Resolved]) -> _Given:
@@ -440,7 +403,7 @@ def _given(fact: Resolved, text: str, others: Iterable[Resolved]) -> _Given:
                 continue
             values = fact.found(part.text)
             label, under = (
-                _under_label(fact, sentence.parts, i, labels, values) if labels is not None and values else (None, [])
+                under_label(fact, sentence.parts, i, labels, values) if labels is not None and values else (None, [])
             )
             if label is None and not part.ambiguous and part.owner in (fact.about, None):
                 loose += values
