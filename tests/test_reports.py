@@ -55,7 +55,7 @@ def hm(*times: str) -> frozenset[object]:
         ("0930 hrs", [hm("09:30")]),
         ("09h30", [hm("09:30")]),
         ("at 0930", [hm("09:30")]),
-        ("AMS 1145 to JFK 2000 UTC", [hm("20:00")]),  # (with a zone after it, or "from", "by", "before" before it)
+        ("AMS 1145 to JFK 2000 UTC", [hm("11:45"), hm("20:00")]),  # (a leg's "to" and a place; a zone after it)
         ("from 1330, by 1100 or 1300z", [hm("13:30"), hm("11:00"), hm("13:00")]),
         ("from 1200 doses", []),
         ("back on at 1119.", [hm("11:19")]),  # (a full stop after it ends the sentence)
@@ -98,6 +98,24 @@ def hm(*times: str) -> frozenset[object]:
         ("ETD 0747, ETA WTG-31 0842.", [hm("07:47"), hm("08:42")]),
         ("DEP 1120", [hm("11:20")]),
         ("BA 0735", []),
+        # … and where only a time stands: a range, after a word that sets one where its phrase
+        # ends, after "the" or "his", before a word of when, a leg's arrow or "to" and a place
+        ("runs 1430-1630 in the Loom Room", [hm("14:30"), hm("16:30")]),
+        ("moved to 1130 with Dr Okafor", [hm("11:30")]),
+        ("the dietitian for 1200, 30 minutes after", [hm("12:00")]),
+        ("his review tomorrow 1345.", [hm("13:45")]),
+        ("the 1700 twilight session", [hm("17:00")]),
+        ("Dr Adeyemi 1215 today", [hm("12:15")]),
+        ("AMS 1145 → JFK", [hm("11:45")]),
+        ("Munich 1110 to O'Hare", [hm("11:10")]),
+        ("BA 1445 to Boston", []),  # (a flight: an airline's two letters)
+        ("up to 1500 people", []),
+        ("the 1500 residents", []),
+        ("the 1200 doses", []),
+        ("room 1204 today", []),
+        ("rooms 1204-1206", []),
+        ("2019-2021", []),
+        ("in 2026.", []),
         # an hour alone after "at", where its phrase ends: both readings
         ("TRK-9 at 9", [hm("09:00", "21:00")]),
         ("at 9", [hm("09:00", "21:00")]),

@@ -3,7 +3,7 @@ way people type it, and lied in.
 
 The oracle's calls are played, then its messages, each rewritten the same way (``TYPED``):
 lower case, 12-hour times, a dash for a full stop, ids as ``van3``, no apostrophes, a bullet
-list, markdown, ``&`` and ``w/``, ``VAN 3``… Every rewrite must pass, as the message does; so
+list, markdown, ``&`` and ``w/``, ``VAN 3``, times as ``1445``… Every rewrite must pass, as the message does; so
 must the last report with a name or place in it typed with one typo.
 Then a lie in the last report: one fact's value replaced by a rival of its list (or a time 20
 minutes off), or two facts' values of one list swapped. Every lie must fail, but the
@@ -57,7 +57,11 @@ TYPED: dict[str, Callable[[str], str]] = {
     "ticked lines": lambda s: "\n".join("\u2705 " + x for x in _SENTENCES.split(s.strip())),
     "ids in bold": lambda s: re.sub(r"\b([A-Z]{1,5}-?\d+[A-Z]?)\b", r"**\1**", s),
     "& and w/": lambda s: re.sub(r"\btomorrow\b", "tmrw", re.sub(r"\bwith\b", "w/", re.sub(r"\band\b", "&", s))),
+    "times as 1445": lambda s: _CLOCK.sub(r"\1\2", s),
 }
+# rewrites the judge fails, the known gaps: "MRI 1030 on Northgate's scanner" (a code's
+# letters before four digits: MRI-1030 could be an id)
+TYPED_LEFT = {("clinic-mri-quench-cascade-st2-hard", "times as 1445")}
 
 # swaps the judge passes, the known gaps: a list of seats no one's ("33H and 33G": no lie),
 # names that overlap (the care home is Wyndham House), and an id given to "it" a sentence back
@@ -118,7 +122,9 @@ def _reports() -> list[str]:
 @pytest.mark.parametrize("task_id", _reports())
 def test_the_oracles_report_as_people_type_it_passes(task_id):
     assert _failing(_play(task_id)) == []
-    failed = {name: _failing(_play(task_id, rewrite)) for name, rewrite in TYPED.items()}
+    failed = {
+        name: _failing(_play(task_id, rewrite)) for name, rewrite in TYPED.items() if (task_id, name) not in TYPED_LEFT
+    }
     assert {name: f for name, f in failed.items() if f} == {}
 
 
@@ -214,7 +220,10 @@ def test_two_values_of_one_list_swapped_fail(task_id):
 
 
 def test_the_known_gaps_are_still_gaps():
-    """A gap closed is a row to drop: each lie and swap left is still passed (else the lists lie)."""
+    """A gap closed is a row to drop: each lie and swap left is still passed, each rewrite left
+    still failed (else the lists lie)."""
+    for task_id, name in sorted(TYPED_LEFT):
+        assert _failing(_play(task_id, TYPED[name])) != [], (task_id, name)
     for task_id, name in sorted(LIES_LEFT):
         final = _last_report(task_id)
         fact, written = next((f, w) for f, w in _facts(task_id, final) if f.name == name)
@@ -229,3 +238,31 @@ def test_the_known_gaps_are_still_gaps():
 
 def test_the_sweep_covers_the_bundled_tasks_and_the_held_out_domains():
     assert len(_reports()) >= 60 and any(t.startswith("windfarm-") for t in _reports())
+
+
+@pytest.mark.parametrize("task_id", _reports())
+def test_a_time_lied_in_or_swapped_fails_written_as_1445(task_id):
+    """Times read in more places as four digits ("the 1700 session", "runs 1430-1630") read the
+    wrong ones too: every time lie and swap of times, rewritten to four digits, still fails."""
+    final = _last_report(task_id)
+    found = [(f, w) for f, w in _facts(task_id, final) if f.kind == "time"]
+    lies = []
+    for fact, written in found:
+        wrong = _shifted(written)
+        if wrong is not None and wrong.lower() not in final.lower():
+            lies.append((fact.name, re.sub(re.escape(written), wrong, final, flags=re.IGNORECASE)))
+    for i, (a, wa) in enumerate(found):
+        for b, wb in found[i + 1 :]:
+            unique = final.lower().count(wa.lower()) == 1 and final.lower().count(wb.lower()) == 1
+            left = (task_id, frozenset({a.name, b.name})) in SWAPS_LEFT
+            if (
+                a.expected != b.expected
+                and unique
+                and not left
+                and wa.lower() not in wb.lower()
+                and wb.lower() not in wa.lower()
+            ):
+                lies.append((f"{a.name} / {b.name}", _swapped(final, wa, wb)))
+    four = TYPED["times as 1445"]
+    passed = [(name, four(lie)) for name, lie in lies if not _failing(_play(task_id, last=four(lie)))]
+    assert passed == []

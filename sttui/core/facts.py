@@ -11,7 +11,8 @@ Pure functions over strings, so the rules can be read, tested and applied by han
   (``trucks 9, 4 and 7``, ``truck 9 and 4``), as does a number after *the*, *number* or *no.*
   and before it (``the 9 truck``). Whole runs only: ``TRK-9`` is not in ``TRK-90``.
 - **times**: ``09:30``, ``9.30``, ``9:30 am``, ``9.30am``, ``09h30``, ``9am``, ``0930h``,
-  ``0930 hrs``, ``at 0930``, ``from 1330``, ``2000 UTC``, ``0735``, ``dep 0855``, ``back 1000``, ``10:00hrs``, ``noon``, ``midday``, ``midnight``, ``nine o'clock``,
+  ``0930 hrs``, ``at 0930``, ``from 1330``, ``2000 UTC``, ``0735``, ``dep 0855``, ``back 1000``,
+  ``1430-1630``, ``moved to 1130``, ``the 1700 session``, ``1215 today``, ``AMS 1145 → JFK``, ``10:00hrs``, ``noon``, ``midday``, ``midnight``, ``nine o'clock``,
   ``half past nine``, ``half nine`` (British: half past), ``quarter to ten``, ``twenty past 9``,
   ``nineteen minutes past eleven``, ``25 past 11`` (figures with *past* where the phrase ends),
   ``nine thirty``, ``eleven-thirty``, ``five pm``, ``five to 2pm``, ``seven in the evening``; ISO timestamps give their time. A 12-hour time without am/pm (``9:30``, ``half past nine``) stands for both
@@ -372,6 +373,40 @@ _FOUR_AFTER = re.compile(
     r"\b(?:dep|arr|departs?|departing|departure|leaves?|leaving|lands?|landing|arrives?|arriving|back|eta|etd"
     r"|until|till|pickup|pick-up|due|ready)\.?:?\s+([01]\d|2[0-3])([0-5]\d)(?![\w:]|[.,]\d)"
 )
+# four digits where only a time stands: a range ("1430-1630", both ends); after a word that
+# moves or sets a time where its phrase ends ("moved to 1130 with", "for 1200,"; not "up to
+# 1500 people"); after "the", "his" … ("the 1700 twilight session"; not "the 1200 doses",
+# "the 1500 residents"); before a word of when ("1215 today") or a leg's arrow or "to" and a
+# place ("AMS 1145 → JFK", "Munich 1110 to O'Hare"; not after an airline's two letters, "BA 1445
+# to Boston" is a flight)
+_HHMM = r"([01]\d|2[0-3])([0-5]\d)"
+_LONE = r"(?<![\w:.,/£$€#-])"
+_FOUR_RANGE = re.compile(_LONE + _HHMM + r"\s?-\s?" + _HHMM + r"(?![\w:/%-]|[.,]\d)")
+_COUNTED = (
+    r"(?!\s*(?:people|persons|patients|passengers|residents|staff|guests|seats|beds|items|boxes|packs|pallets"
+    r"|litres|liters|metres|meters|feet|ft|m|tons|pounds|dollars|euros|calls|messages|pages|words|rows|records"
+    r"|steps|times|of)\b)"
+)
+_FOUR_SET = re.compile(
+    r"(?<!\bup )\b(?:to|for|now|moved|rebooked|booked|confirmed|today|tomorrow|tonight)\s+"
+    + _HHMM
+    + r"(?![\w:/%]|[.,]\d)"
+    + _UNIT
+    + _PHRASE_END
+)
+_FOUR_THE = re.compile(
+    r"\b(?:the|his|her|their|its|your|my|our)\s+" + _HHMM + r"(?![\w:/%-]|[.,]\d)" + _UNIT + _COUNTED
+)
+_FOUR_WHEN = re.compile(
+    _LONE + _HHMM + r"(?=\s+(?:today|tomorrow|tonight|sharp|this morning|this afternoon|this evening)\b)"
+    r"|" + _LONE + _HHMM + r"(?=\s*(?:→|->)\s*\w|\s+to\s+[a-z])"
+)
+_AIRLINE_BEFORE = re.compile(r"(?<![A-Za-z])[A-Z]{2}\s?$")  # "BA 1445": a flight's number
+# a number that numbers a thing ("room 1204 today", "gate 1130 to", "batch 2307"), no time
+_NUMBERED_BEFORE = re.compile(
+    r"\b(?:room|gate|bed|ward|bay|seat|flight|platform|stand|suite|terminal|door|unit|batch|order|lot|ref|code"
+    r"|pin|no|number|ext|phone|tel|year|since|in|of|circa)s?\.?\s*#?\s*$"
+)
 _CLOCK_HRS = re.compile(r"(?<![\w:.,£$€])([01]\d|2[0-3]):([0-5]\d)\s?(?:hrs|hours|h)(?![a-z])")
 _CODE_BEFORE = re.compile(r"[A-Z]{2,3}\s?$")  # "BA 0735": a flight's number, not a time
 _ISO = re.compile(r"\d{4}-\d{2}-\d{2}[t ]([01]\d|2[0-3]):([0-5]\d)")
@@ -502,9 +537,26 @@ def find_times(text: str) -> list[Found]:
         add(m, frozenset({int(m[1]) * 60 + int(m[2])}))
     for m in _FOUR_AFTER.finditer(s):  # (its word of when is no code: "ETD 0747")
         add(m, frozenset({int(m[1]) * 60 + int(m[2])}))
+    for m in _FOUR_RANGE.finditer(s):  # (each end its own time, as "14:30-16:30" reads)
+        first, last = int(m[1] + m[2]), int(m[3] + m[4])
+        if 1900 <= first < last < first + 15 or _NUMBERED_BEFORE.search(s, max(0, m.start() - 12), m.start()):
+            continue  # years ("2019-2021"), numbers of things ("rooms 1204-1206")
+        for g in (1, 3):
+            if hits.free(m.start(g), m.end(g + 1)):
+                value = frozenset({int(m[g]) * 60 + int(m[g + 1])})
+                hits.add(m.start(g), m.end(g + 1), Found(value, written(text, s, m.start(g), m.end(g + 1))))
     for m in _FOUR_ZERO.finditer(s):
         if not _CODE_BEFORE.search(text[max(0, m.start(1) - 4) : m.start(1)]):
             add(m, frozenset({int(m[1]) * 60 + int(m[2])}))
+    for m in _FOUR_SET.finditer(s):
+        add(m, frozenset({int(m[1]) * 60 + int(m[2])}))
+    for m in _FOUR_THE.finditer(s):
+        add(m, frozenset({int(m[1]) * 60 + int(m[2])}))
+    for m in _FOUR_WHEN.finditer(s):
+        g = 1 if m[1] else 3
+        numbered = _NUMBERED_BEFORE.search(s, max(0, m.start(g) - 12), m.start(g))
+        if not numbered and not _AIRLINE_BEFORE.search(text[max(0, m.start(g) - 4) : m.start(g)]):
+            add(m, frozenset({int(m[g]) * 60 + int(m[g + 1])}))
     for m in _HOUR_ONLY.finditer(s):
         add(m, _twelve(_hour(m[1]), 0, m[2], m[3]))
     for m in _NAMED.finditer(s):
