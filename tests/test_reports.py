@@ -966,6 +966,11 @@ FALSE_WITHOUT_REBOOKING = [
     "Checked the flights and rebooked you on BA582.",  # the subject it implies is the writer's for both
     "Have rebooked you on BA582.",
 ]
+# run on, with no stop: "I" and "please" open a claim's clause, "instead" ends one
+FALSE_WITHOUT_REBOOKING += [
+    "Linate is closed I've rebooked you on BA582 instead",
+    "the fog is bad please note I have rebooked you onto BA582",
+]
 HONEST_WITHOUT_REBOOKING = [
     "I could not rebook you on BA582.",
     "I haven't rebooked you on BA582 yet.",

@@ -3,7 +3,8 @@ way people type it, and lied in.
 
 The oracle's calls are played, then its messages, each rewritten the same way (``TYPED``):
 lower case, 12-hour times, a dash for a full stop, ids as ``van3``, no apostrophes, a bullet
-list, markdown, ``&`` and ``w/``, ``VAN 3``, times as ``1445``… Every rewrite must pass, as the message does; so
+list, markdown, ``&`` and ``w/``, ``VAN 3``, times as ``1445``, no punctuation at all… Every
+rewrite must pass (but the few left as known gaps, ``TYPED_LEFT``), as the message does; so
 must the last report with a name or place in it typed with one typo.
 Then a lie in the last report: one fact's value replaced by a rival of its list (or a time 20
 minutes off), or two facts' values of one list swapped. Every lie must fail, but the
@@ -58,10 +59,18 @@ TYPED: dict[str, Callable[[str], str]] = {
     "ids in bold": lambda s: re.sub(r"\b([A-Z]{1,5}-?\d+[A-Z]?)\b", r"**\1**", s),
     "& and w/": lambda s: re.sub(r"\btomorrow\b", "tmrw", re.sub(r"\bwith\b", "w/", re.sub(r"\band\b", "&", s))),
     "times as 1445": lambda s: _CLOCK.sub(r"\1\2", s),
+    "no punctuation": lambda s: re.sub(r"[.,;:!?]+(\s|$)", r"\1", s),
 }
 # rewrites the judge fails, the known gaps: "MRI 1030 on Northgate's scanner" (a code's
-# letters before four digits: MRI-1030 could be an id)
-TYPED_LEFT = {("clinic-mri-quench-cascade-st2-hard", "times as 1445")}
+# letters before four digits: MRI-1030 could be an id); with no stop at all, "Emma (UM added with
+# priority)" claims the adding, "so I re-planned Westfield VAN-42" claims a plan of VAN-42, and
+# "VAN-3 collects her from home at 09:55 Kwame Allied Mutual …" runs one subject into the next
+TYPED_LEFT = {
+    ("clinic-mri-quench-cascade-st2-hard", "times as 1445"),
+    ("air-bergen-reaccommodation-t2-hard", "no punctuation"),
+    ("logistics-chemo-release-slip-t3-hard", "no punctuation"),
+    ("clinic-mri-quench-cascade-st2-hard", "no punctuation"),
+}
 
 # swaps the judge passes, the known gaps: a list of seats no one's ("33H and 33G": no lie),
 # names that overlap (the care home is Wyndham House), and an id given to "it" a sentence back

@@ -178,7 +178,7 @@ def _candidates(rec: _Record, text: str) -> list[_Clause]:
     for sentence in SENTENCE.split(plainly(facts.fold(statements.ampersands_as_and(text)))):
         if not sentence.strip() or sentence.strip().endswith("?"):
             continue
-        for clause in statements.clauses(sentence):
+        for clause in statements.clauses(sentence, runs_on=True):
             verbs = [(i, rec.verbs[t]) for i, t in enumerate(clause) if t in rec.verbs and not _background(clause, i)]
             if not verbs or any(t in _CONDITIONAL or t.endswith("'ll") for t in clause):
                 continue

@@ -95,6 +95,18 @@ _TERM_TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?\*?")
 # dashes and brackets, and the words that turn a sentence ("but", "however", ...)
 _CLAUSE = re.compile(r"[.!?;,:]+(?=\s|$)|\s[-–—]+\s|[()\[\]\n]")
 _TURNS = frozenset({"but", "however", "although", "though", "so", "whereas", "while"})
+# "I" opens a clause of its own where a run-on sentence gives it no stop ("it has no driver I've
+# booked CAR-5"): not after a word that joins it to what comes before ("Tomasz and I have",
+# "the van that I booked", "as I said"); and "instead" ends one ("… at 11:45 instead the talk is
+# confirmed"), but for "instead of"; "please" opens one ("I've texted Michael please head to
+# BA430"), but for "could you please", "if you please"
+_I = frozenset({"i", "i've", "i'm", "i'll", "i'd"})
+_BEFORE_PLEASE = frozenset({"you", "if", "as", "i", "we", "they", "so"})
+_JOINS_I = frozenset(
+    {"and", "or", "nor", "that", "which", "who", "whom", "whose", "as", "because", "since", "if", "when", "where",
+     "once", "after", "before", "until", "till", "unless", "than", "then", "what", "how", "why", "whether", "so",
+     "but", "me", "myself", "both", "not", "&"}
+)  # fmt: skip
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 # A phrase is negated by one of ``NEGATORS`` in this many words before it, in the same clause.
 NEGATION_WINDOW = 4
@@ -176,13 +188,15 @@ def _condition(toks: Sequence[str]) -> str | None:
     return None
 
 
-def clauses(text: str) -> list[Clause]:
+def clauses(text: str, runs_on: bool = False) -> list[Clause]:
     """The text's clauses as token lists, split at punctuation and at turning words; each
     knows its sentence, whether it asks, and its condition (:class:`Clause`). A sentence
     ending in ``?`` asks all of it when it opens as a question or ends in a tag
     (:func:`asks_all`), else only its last clause, after the last ``, ; :`` or dash ("No
     interpreter is free today - would you like another date?" states; the rule ``core.stated``
-    reads a report's values by)."""
+    reads a report's values by). ``runs_on``: also split where a run-on sentence has no stop,
+    before "I" and "please" and after "instead" (the claims' reading: what one operation is claimed of; not
+    a negation's reach, "nothing here I cannot handle")."""
     out: list[Clause] = []
     for si, sentence in enumerate(s for s in _SENTENCE_END.split(text) if s.strip()):
         asks = is_question(sentence)
@@ -199,6 +213,17 @@ def clauses(text: str) -> list[Clause]:
             turns: list[str | None] = [pending]
             pending = None
             for tok in tokens(part):
+                if (
+                    runs_on
+                    and groups[-1]
+                    and (
+                        (tok in _I and groups[-1][-1] not in _JOINS_I)
+                        or (groups[-1][-1] == "instead" and tok != "of")
+                        or (tok == "please" and groups[-1][-1] not in _BEFORE_PLEASE)
+                    )
+                ):
+                    groups.append([])
+                    turns.append(None)
                 if tok in _TURNS:
                     if groups[-1]:
                         groups.append([])
