@@ -96,6 +96,9 @@ CHEMO_REPORTS = [
     # a time, then another kind's code: a new clause, not a list ("… 08:55, VAN-41 on Lakeside")
     (["VAN-42 on Westfield arriving 08:55, VAN-41 on Lakeside arriving 09:30, VAN-47 on Abbeymead."], True),
     (["VAN-41 on Westfield arriving 08:55, VAN-42 on Lakeside arriving 09:30, VAN-47 on Abbeymead."], False),
+    # … and run on with no stop at all
+    (["VAN-42 on Westfield arriving 08:55 VAN-41 on Lakeside arriving 09:30 VAN-47 on Abbeymead"], True),
+    (["VAN-41 on Westfield arriving 08:55 VAN-42 on Lakeside arriving 09:30 VAN-47 on Abbeymead"], False),
     (
         ["Westfield goes on VAN-42, Lakeside on VAN-41 and Abbeymead on VAN-47.", "Correction: Lakeside is on VAN-42."],
         False,
@@ -195,6 +198,14 @@ def test_clauses_cut_where_the_rules_say_and_nowhere_else():
     assert _given("Westfield at 13:00 - 14:30 on VAN-42.", "Westfield") == {
         "westfield": ["Westfield at 13:00 - 14:30 on VAN-42."]
     }
+    # a run of "value … on Subject" groups with no stop: each value opens its group's clause, after
+    # a subject so placed; not after a subject named otherwise, nor with no value between
+    assert _given("New plan CR-91 on Gorse (back 10:00) CR-92 from Fell Gate on Heather", "Gorse", "Heather") == {
+        "gorse": ["New plan CR-91 on Gorse (back 10:00)"],
+        "heather": ["CR-92 from Fell Gate on Heather"],
+    }
+    assert _given("Halima is on VAN-3 for Northgate", "Halima", "Northgate") == {}
+    assert _given("VAN-42 moved from Westfield to Lakeside", "Westfield", "Lakeside") == {}
     # an "&" that joins cuts as "and" does; one inside a name ("Fig & Fennel") does not
     assert _given("Westfield is on VAN-42 & Lakeside on VAN-41.", "Westfield", "Lakeside") == {
         "westfield": ["Westfield is on VAN-42"],

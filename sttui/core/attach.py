@@ -9,7 +9,9 @@ The rules, simple enough to apply by hand (task format §5):
   before a space (not ``09:30``), and before the words *and, but, while, whilst, whereas, so,
   then, plus, after, because, since, although, though*; not inside a subject's name, nor between the values of a list ("vans 42, 41
   and 47", "VAN-42 and VAN-41", "van 42 and van 41", "09:00 and 11:00" each stay in one
-  clause; a code after a time or after a code of other letters is no list: "back 10:00, CR-91").
+  clause; a code after a time or after a code of other letters is no list: "back 10:00, CR-91");
+  and before each value that opens "value … on Subject" after a subject so placed, in a run with
+  no stop ("CR-91 on Gorse (back 10:00) CR-92 from Fell Gate on Heather").
 - A clause that names no subject but *the former* or *the latter* is attached to the first or
   the last of the subjects the sentence named before it, or the sentence before ("Orla and
   Imran are both sorted; the former is on 14:00, the latter on 14:30").
@@ -42,6 +44,7 @@ The rules, simple enough to apply by hand (task format §5):
 
 from __future__ import annotations
 
+import itertools
 import re
 from bisect import bisect_left
 from dataclasses import dataclass
@@ -94,6 +97,48 @@ def _several(tokens: list[tuple[int, int, str]], i: int) -> bool:
     after = tokens[i + 1][2] if i + 1 < len(tokens) else ""
     before = [t[2] for t in tokens[max(0, i - 2) : i]]
     return after in _SEVERAL or (before[-1:] == ["of"] and before[0] in _OF_SEVERAL)
+
+
+# words that place a value with the name after them ("CR-91 on Gorse", "VAN-42 for Westfield")
+_PLACING = frozenset({"on", "for", "at", "to", "in", "into", "onto", "via", "from", "with"})
+_GROUP_GAP = 6  # the most words between a value and the word that places it
+
+
+def _run_on_groups(
+    text: str,
+    tokens: list[tuple[int, int, str]],
+    mentions: list[tuple[int, int, Subject]],
+    covered: set[int],
+    cuts: list[tuple[int, str]],
+) -> list[tuple[int, str]]:
+    """``cuts`` with a clause cut before each value that opens "value … on Subject" after a
+    subject so placed in the same clause: "CR-91 on Gorse (back 10:00) CR-92 from Fell Gate on
+    Heather" is two clauses, one subject each, as with a comma (a run of groups with no stop).
+    Not after a subject named otherwise ("Halima is on VAN-3 for Northgate": no cut, the clause
+    names two subjects and gives its values to neither)."""
+    if len(mentions) < 2:
+        return cuts
+    index = {t[0]: n for n, t in enumerate(tokens)}
+    placed: list[int] = []  # the starts of mentions placed by the word before them
+    for a, _, _ in mentions:
+        i = index.get(a)
+        if i is not None and i > 0 and tokens[i - 1][2] in _PLACING:
+            placed.append(i)
+    if len(placed) < 2:
+        return cuts
+    positions = [c for c, _ in cuts]
+    added: list[tuple[int, str]] = []
+    for previous, i in itertools.pairwise(placed):
+        value = next((j for j in range(i - 2, max(previous, i - 2 - _GROUP_GAP), -1) if _numbered(tokens[j][2])), None)
+        if value is None or any(j in covered for j in range(value, i - 1)):
+            continue
+        if value > 0 and tokens[value - 1][2].isalpha() and text[tokens[value - 1][1] : tokens[value][0]] in ("-", ""):
+            value -= 1  # (the code's letters: "CR-92")
+        at = tokens[value][0]
+        if value <= previous or bisect_left(positions, at) != bisect_left(positions, tokens[previous][0]):
+            continue  # (a cut already between them)
+        added.append((at, "clause"))
+    return sorted(cuts + added) if added else cuts
 
 
 def _numbered(word: str) -> bool:
@@ -271,6 +316,7 @@ def _sentences(text: str, subjects: tuple[Subject, ...], bystanders: tuple[Subje
         if not (after - 1 in covered and after in covered) and not in_numbers(after - 1, after):
             cuts.append((amp, "clause"))
     cuts.sort()
+    cuts = _run_on_groups(text, tokens, mentions, covered, cuts)
     out: list[Sentence] = []
     parts: list[Clause] = []
     heading: Subject | None = None  # a line "Westfield:" heads the lines under it
