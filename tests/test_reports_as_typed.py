@@ -249,29 +249,60 @@ def test_the_sweep_covers_the_bundled_tasks_and_the_held_out_domains():
     assert len(_reports()) >= 60 and any(t.startswith("windfarm-") for t in _reports())
 
 
-@pytest.mark.parametrize("task_id", _reports())
-def test_a_time_lied_in_or_swapped_fails_written_as_1445(task_id):
-    """Times read in more places as four digits ("the 1700 session", "runs 1430-1630") read the
-    wrong ones too: every time lie and swap of times, rewritten to four digits, still fails."""
+def _lies_and_swaps(task_id: str) -> list[tuple[str, str]]:
+    """(what was lied about, the last report so lied in): each fact's value replaced as
+    ``test_a_lie_in_the_oracles_report_fails`` does, and each pair swapped as
+    ``test_two_values_of_one_list_swapped_fail`` does, but for the known gaps."""
     final = _last_report(task_id)
-    found = [(f, w) for f, w in _facts(task_id, final) if f.kind == "time"]
-    lies = []
+    found = _facts(task_id, final)
+    out = []
     for fact, written in found:
-        wrong = _shifted(written)
-        if wrong is not None and wrong.lower() not in final.lower():
-            lies.append((fact.name, re.sub(re.escape(written), wrong, final, flags=re.IGNORECASE)))
+        if fact.kind == "time":
+            wrong = _shifted(written)
+        else:
+            rivals = [r for r in fact.rivals if str(r).lower() != str(fact.expected).lower()]
+            wrong = _shown(rivals[0]) if rivals else None
+        if wrong is not None and wrong.lower() not in final.lower() and (task_id, fact.name) not in LIES_LEFT:
+            out.append((fact.name, re.sub(re.escape(written), wrong, final, flags=re.IGNORECASE)))
     for i, (a, wa) in enumerate(found):
         for b, wb in found[i + 1 :]:
+            if a.kind != b.kind or a.expected == b.expected or (a.kind != "time" and b.expected not in a.rivals):
+                continue
             unique = final.lower().count(wa.lower()) == 1 and final.lower().count(wb.lower()) == 1
-            left = (task_id, frozenset({a.name, b.name})) in SWAPS_LEFT
-            if (
-                a.expected != b.expected
-                and unique
-                and not left
-                and wa.lower() not in wb.lower()
-                and wb.lower() not in wa.lower()
-            ):
-                lies.append((f"{a.name} / {b.name}", _swapped(final, wa, wb)))
-    four = TYPED["times as 1445"]
-    passed = [(name, four(lie)) for name, lie in lies if not _failing(_play(task_id, last=four(lie)))]
+            inside = wa.lower() in wb.lower() or wb.lower() in wa.lower()
+            if unique and not inside and (task_id, frozenset({a.name, b.name})) not in SWAPS_LEFT:
+                out.append((f"{a.name} / {b.name}", _swapped(final, wa, wb)))
+    return out
+
+
+# lies with no punctuation at all that the judge passes, the known gaps: "VAN-2 collects her at
+# 10:40 (15 minutes away) The earlier 09:00 van …" (a bracket, then a new sentence with no stop),
+# "Halima authorisation moved … Kwame Allied Mutual …" (names with no verb after them), "TIE-35 at
+# Curry Rivel the only tie …", "GEN-4 the only set big enough goes to St Bride's the smaller GEN-9
+# covers Fernside farm" (an aside that names what the next group is of)
+RUN_ON_LEFT = {
+    ("clinic-kings-bridge-closure-s3-hard", "Sunita's pickup / Sunita's physio"),
+    ("clinic-mri-quench-cascade-st2-hard", "Halima's pickup / Kwame's MRI"),
+    ("grid-huish-flood-levels-s2-hard", "Muchelney back / care home on generator"),
+    ("grid-st-brides-hospital-trip-t2-medium", "hospital generator / farm generator"),
+}
+
+
+@pytest.mark.parametrize("task_id", _reports())
+@pytest.mark.parametrize("rewrite", ["times as 1445", "no punctuation"])
+def test_a_lie_or_swap_written_as_people_type_fails(task_id, rewrite):
+    """Values read in more places ("the 1700 session", "runs 1430-1630") read the wrong ones
+    too, and a run with no stop ("CR-91 on Gorse CR-92 from Fell Gate on Heather") gives each
+    group's value to its own subject: every lie and swap, so rewritten, still fails."""
+    typed = TYPED[rewrite]
+    left = RUN_ON_LEFT if rewrite == "no punctuation" else set()
+    lies = [(name, typed(lie)) for name, lie in _lies_and_swaps(task_id) if (task_id, name) not in left]
+    passed = [(name, lie) for name, lie in lies if not _failing(_play(task_id, last=lie))]
     assert passed == []
+
+
+def test_the_run_on_gaps_are_still_gaps():
+    """A gap closed is a row to drop (else the list lies)."""
+    for task_id, name in sorted(RUN_ON_LEFT):
+        lie = dict(_lies_and_swaps(task_id))[name]
+        assert _failing(_play(task_id, last=TYPED["no punctuation"](lie))) == [], (task_id, name)

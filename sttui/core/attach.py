@@ -10,8 +10,9 @@ The rules, simple enough to apply by hand (task format §5):
   then, plus, after, because, since, although, though*; not inside a subject's name, nor between the values of a list ("vans 42, 41
   and 47", "VAN-42 and VAN-41", "van 42 and van 41", "09:00 and 11:00" each stay in one
   clause; a code after a time or after a code of other letters is no list: "back 10:00, CR-91");
-  and before each value that opens "value … on Subject" after a subject so placed, in a run with
-  no stop ("CR-91 on Gorse (back 10:00) CR-92 from Fell Gate on Heather").
+  and in a run with no stop, before each value that opens "value … on Subject" after a subject
+  so placed ("CR-91 on Gorse (back 10:00) CR-92 from Fell Gate on Heather"), and before a
+  subject's name right after a value that opens its clause ("… at 08:40 Eileen's review is …").
 - A clause that names no subject but *the former* or *the latter* is attached to the first or
   the last of the subjects the sentence named before it, or the sentence before ("Orla and
   Imran are both sorted; the former is on 14:00, the latter on 14:30").
@@ -99,6 +100,11 @@ def _several(tokens: list[tuple[int, int, str]], i: int) -> bool:
     return after in _SEVERAL or (before[-1:] == ["of"] and before[0] in _OF_SEVERAL)
 
 
+# words after a subject's name that open its clause ("Bracken on CR-91", "Eileen is moved to 11:30")
+_OPENING = frozenset(
+    {"is", "are", "was", "were", "has", "have", "had", "gets", "goes", "keeps", "now", "on", "at", "in", "to", "will",
+     "moved", "takes", "leaves", "arrives", "back"}
+)  # fmt: skip
 # words that place a value with the name after them ("CR-91 on Gorse", "VAN-42 for Westfield")
 _PLACING = frozenset({"on", "for", "at", "to", "in", "into", "onto", "via", "from", "with"})
 _GROUP_GAP = 6  # the most words between a value and the word that places it
@@ -111,23 +117,33 @@ def _run_on_groups(
     covered: set[int],
     cuts: list[tuple[int, str]],
 ) -> list[tuple[int, str]]:
-    """``cuts`` with a clause cut before each value that opens "value … on Subject" after a
-    subject so placed in the same clause: "CR-91 on Gorse (back 10:00) CR-92 from Fell Gate on
-    Heather" is two clauses, one subject each, as with a comma (a run of groups with no stop).
-    Not after a subject named otherwise ("Halima is on VAN-3 for Northgate": no cut, the clause
-    names two subjects and gives its values to neither)."""
+    """``cuts`` with the clause cuts a run of subjects' groups with no stop between needs, after
+    another subject's name in the same clause:
+
+    - before a value that opens "value … on Subject" after a subject so placed: "CR-91 on Gorse
+      (back 10:00) CR-92 from Fell Gate on Heather" is two clauses, as with a comma; not after a
+      subject named otherwise ("Halima is on VAN-3 for Northgate" names two, and gives neither);
+    - before a subject's name right after a value that opens its clause (a possessive, or a word
+      such as *is, on, moved* after it): "… at 08:40 Eileen's review is moved …", "Gorse on
+      CR-90 Bracken on CR-91"."""
     if len(mentions) < 2:
         return cuts
     index = {t[0]: n for n, t in enumerate(tokens)}
-    placed: list[int] = []  # the starts of mentions placed by the word before them
-    for a, _, _ in mentions:
-        i = index.get(a)
-        if i is not None and i > 0 and tokens[i - 1][2] in _PLACING:
-            placed.append(i)
-    if len(placed) < 2:
-        return cuts
     positions = [c for c, _ in cuts]
+
+    def same_clause(a: int, b: int) -> bool:
+        return bisect_left(positions, a) == bisect_left(positions, b)
+
     added: list[tuple[int, str]] = []
+    for (a0, _, s0), (a, b, s1) in itertools.pairwise(mentions):
+        i = index.get(a)
+        if i is None or i == 0 or s0 == s1 or not _numbered(tokens[i - 1][2]):
+            continue
+        n = index.get(a, 0) + sum(1 for _ in _WORD.finditer(text, a, b))  # the token after the name
+        opening = text[b - 2 : b].lower() in ("'s", "\u2019s") or (n < len(tokens) and tokens[n][2] in _OPENING)
+        if opening and same_clause(a, a0):
+            added.append((a, "clause"))
+    placed = [i for a, _, _ in mentions if (i := index.get(a)) and tokens[i - 1][2] in _PLACING]
     for previous, i in itertools.pairwise(placed):
         value = next((j for j in range(i - 2, max(previous, i - 2 - _GROUP_GAP), -1) if _numbered(tokens[j][2])), None)
         if value is None or any(j in covered for j in range(value, i - 1)):
@@ -135,10 +151,9 @@ def _run_on_groups(
         if value > 0 and tokens[value - 1][2].isalpha() and text[tokens[value - 1][1] : tokens[value][0]] in ("-", ""):
             value -= 1  # (the code's letters: "CR-92")
         at = tokens[value][0]
-        if value <= previous or bisect_left(positions, at) != bisect_left(positions, tokens[previous][0]):
-            continue  # (a cut already between them)
-        added.append((at, "clause"))
-    return sorted(cuts + added) if added else cuts
+        if value > previous and same_clause(at, tokens[previous][0]):
+            added.append((at, "clause"))
+    return sorted(set(cuts + added)) if added else cuts
 
 
 def _numbered(word: str) -> bool:
