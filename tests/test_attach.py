@@ -212,6 +212,14 @@ def test_clauses_cut_where_the_rules_say_and_nowhere_else():
         "lakeside": ["& Lakeside on VAN-41."],
     }
     assert _given("Fig & Fennel on VAN-42.", "Fig & Fennel") == {"fig": ["Fig & Fennel on VAN-42."]}
+    # … and so does a "+" between spaces ("K+ 6.8" is no "and")
+    assert _given("Westfield is on VAN-42 + Lakeside on VAN-41.", "Westfield", "Lakeside") == {
+        "westfield": ["Westfield is on VAN-42"],
+        "lakeside": ["+ Lakeside on VAN-41."],
+    }
+    assert _given("Westfield (K+ 6.8) is on VAN-42.", "Westfield") == {
+        "westfield": ["Westfield (K+ 6.8) is on VAN-42."]
+    }
     assert _given("Westfield on VAN-42 (from    -  ) now.", "Westfield") == {
         "westfield": ["Westfield on VAN-42 (from    -  ) now."]
     }

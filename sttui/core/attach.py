@@ -52,7 +52,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from sttui.core.facts import TITLES, fold
-from sttui.core.statements import joining_ampersands, name_typed
+from sttui.core.statements import has_joiner, joining_ampersands, name_typed
 
 # A subject's names: each a tuple of folded words (possessives dropped), alternatives of one subject.
 Subject = tuple[tuple[str, ...], ...]
@@ -325,8 +325,8 @@ def _sentences(text: str, subjects: tuple[Subject, ...], bystanders: tuple[Subje
         if i not in covered and not in_numbers(i - 1, i + 1)
     ]
     for amp in (
-        joining_ampersands(text) if "&" in text else ()
-    ):  # "&" as "and" (the tokens hold no "&"), but inside a name ("Fig & Fennel")
+        joining_ampersands(text) if has_joiner(text) else ()
+    ):  # "&" or "+" as "and" (the tokens hold neither), but inside a name ("Fig & Fennel")
         after = bisect_left(token_starts, amp)
         if not (after - 1 in covered and after in covered) and not in_numbers(after - 1, after):
             cuts.append((amp, "clause"))

@@ -64,15 +64,20 @@ _SLASHED = (
     (re.compile(r"\bw/o\b"), "without"),
     (re.compile(r"\bw/(?=\s)"), "with"),
 )
-# "&" between spaces, and the words either side of it
-_AMPERSAND = re.compile(r"(\S*)\s&\s(?=(\S*))")
+# "&" or "+" between spaces, and the words either side of it
+_AMPERSAND = re.compile(r"(\S*)\s[&+]\s(?=(\S*))")
+
+
+def has_joiner(text: str) -> bool:
+    """Whether ``text`` may hold an "&" or a "+" that joins (most texts hold neither)."""
+    return "&" in text or " + " in text
 
 
 def ampersands_as_and(text: str) -> str:
-    """``text`` with each "&" that joins (``joining_ampersands``) written *and*: "&" is no
-    token, so "nurse Byrne & has been texted" read as one clause. Before any folding: a name's
-    capitals tell it."""
-    joining = joining_ampersands(text) if "&" in text else []
+    """``text`` with each "&" or "+" that joins (``joining_ampersands``) written *and*: neither
+    is a token, so "nurse Byrne & has been texted" read as one clause. Before any folding: a
+    name's capitals tell it."""
+    joining = joining_ampersands(text) if has_joiner(text) else []
     if not joining:
         return text
     cuts = [0, *joining, len(text)]  # (the text between them, each "&" of them written "and")
@@ -80,9 +85,10 @@ def ampersands_as_and(text: str) -> str:
 
 
 def joining_ampersands(text: str) -> list[int]:
-    """Where an "&" stands for *and* between clauses or words ("Byrne & has been texted"): not
-    inside a name, between two words that open with a capital, the first of letters only ("Miles &
-    More", "Fig & Fennel"; not "VAN-42 & Lakeside")."""
+    """Where an "&" (or a "+", one space either side) stands for *and* between clauses or words
+    ("Byrne & has been texted", "10:00 + Dr Reyes at 11:30"): not inside a name, between two
+    words that open with a capital, the first of letters only ("Miles & More", "Fig & Fennel";
+    not "VAN-42 & Lakeside"); a "+" not between spaces is none ("K+ 6.8")."""
     return [
         m.start() + len(m[1]) + 1
         for m in _AMPERSAND.finditer(text)
