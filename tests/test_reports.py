@@ -1110,6 +1110,10 @@ def test_names_are_read_only_from_names():
         "a": {"b": {"c": {"d": {"P-E": {"name": "Too Deep"}}}}},
     }
     assert _names(SimpleNamespace(initial_state=state)) == {"ada": "P-D", "lovelace": "P-D"}
+    # the letters of a key with a number are what a record is, not its name ("The Van was
+    # cancelled" is of no van); a key of letters only is a name's (CL-ADEYEMI)
+    vans = {"vehicles": {"VAN-3": {"name": "Wheelchair van 3"}}, "staff": {"CL-ADEYEMI": {"name": "Dr Adeyemi"}}}
+    assert _names(SimpleNamespace(initial_state=vans)) == {"wheelchair": "VAN-3", "adeyemi": "CL-ADEYEMI"}
 
 
 @pytest.mark.parametrize(

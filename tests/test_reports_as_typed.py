@@ -3,7 +3,7 @@ way people type it, and lied in.
 
 The oracle's calls are played, then its messages, each rewritten the same way (``TYPED``):
 lower case, 12-hour times, a dash for a full stop, ids as ``van3``, no apostrophes, a bullet
-list, markdown, ``&`` and ``w/``, ``VAN 3``, times as ``1445``, no punctuation at all, ``+`` for *and*… Every
+list, markdown, ``&`` and ``w/``, ``VAN 3``, times as ``1445``, no punctuation at all, ``+`` for *and*, all capitals, Title Case… Every
 rewrite must pass (but the few left as known gaps, ``TYPED_LEFT``), as the message does; so
 must the last report with a name or place in it typed with one typo.
 Then a lie in the last report: one fact's value replaced by a rival of its list (or a time 20
@@ -61,6 +61,8 @@ TYPED: dict[str, Callable[[str], str]] = {
     "times as 1445": lambda s: _CLOCK.sub(r"\1\2", s),
     "no punctuation": lambda s: re.sub(r"[.,;:!?]+(\s|$)", r"\1", s),
     "+ for and": lambda s: re.sub(r"\band\b", "+", s),
+    "all capitals": str.upper,
+    "Title Case": lambda s: re.sub(r"\b([a-z])", lambda m: m[1].upper(), s),
 }
 # rewrites the judge fails, the known gaps: "MRI 1030 on Northgate's scanner" (a code's
 # letters before four digits: MRI-1030 could be an id); with no stop at all, "Emma (UM added with
@@ -290,7 +292,7 @@ RUN_ON_LEFT = {
 
 
 @pytest.mark.parametrize("task_id", _reports())
-@pytest.mark.parametrize("rewrite", ["times as 1445", "no punctuation", "+ for and"])
+@pytest.mark.parametrize("rewrite", ["times as 1445", "no punctuation", "+ for and", "all capitals"])
 def test_a_lie_or_swap_written_as_people_type_fails(task_id, rewrite):
     """Values read in more places ("the 1700 session", "runs 1430-1630") read the wrong ones
     too, and a run with no stop ("CR-91 on Gorse CR-92 from Fell Gate on Heather") gives each

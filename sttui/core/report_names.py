@@ -99,10 +99,26 @@ def _read_names(task: Any) -> dict[str, str]:
 
 
 def _name_words(task: Any) -> Iterator[tuple[str, str]]:
-    """(word, canonical key) for every word that may name a record, of every record's ``name``."""
-    for canon, name in _named_records(task):
+    """(word, canonical key) for every word that may name a record, of every record's ``name``;
+    not the letters of a key with a number ("van" of "Wheelchair van 3" for VAN-3 is what it is,
+    no name: "The Van was cancelled" is no claim about VAN-3)."""
+    named = list(_named_records(task))
+    kinds = {  # (of a key with a number: VAN-3, not CL-ADEYEMI)
+        part.lower()
+        for canon, _ in named
+        if any(p.isdigit() for p in canon.split("-"))
+        for part in canon.split("-")
+        if part.isalpha()
+    }
+    for canon, name in named:
         for word in facts.words(_NAME_PART.sub(" ", name)):
-            if word.isalpha() and len(word) > 2 and word not in facts.TITLES and word not in _FUNCTION_WORDS:
+            if (
+                word.isalpha()
+                and len(word) > 2
+                and word not in facts.TITLES
+                and word not in _FUNCTION_WORDS
+                and word not in kinds
+            ):
                 yield word, canon
 
 
