@@ -886,3 +886,17 @@ def test_statements_as_a_person_writes_them(task, say, passed):
     result = asyncio.run(run_episode(loaded, CallsThenSay("control:t", loaded.task.solution, [say]), PatientUser()))
     got = {i.id: i for i in result.outcome.items}
     assert got["recognised_infeasibility"].passed is passed, got["recognised_infeasibility"].detail
+
+
+def test_a_stop_or_comma_typed_with_no_space_after_it_still_cuts():
+    """ "re-planned.Westfield", "Northgate,MRI": a sentence and a clause end there, as with a space;
+    not in a decimal, a title, a web address or a number with a thousands comma."""
+    assert [" ".join(c) for c in st.clauses("I re-planned.Westfield: VAN-42")] == [
+        "i re planned",
+        "westfield",
+        "van 42",
+    ]
+    assert [c.sentence for c in st.clauses("at 09:55.Kwame is on 31B.Hannah too")] == [0, 1, 2]
+    assert [" ".join(c) for c in st.clauses("Northgate,MRI 10:30")] == ["northgate", "mri 10 30"]
+    for whole in ("Dr.Adeyemi at 9.30", "1,200 doses", "see bbc.co.uk now", "St.Luke's at 10:00"):
+        assert len(st.clauses(whole)) == 1, whole

@@ -3,7 +3,7 @@ way people type it, and lied in.
 
 The oracle's calls are played, then its messages, each rewritten the same way (``TYPED``):
 lower case, 12-hour times, a dash for a full stop, ids as ``van3``, no apostrophes, a bullet
-list, markdown, ``&`` and ``w/``, ``VAN 3``, times as ``1445``, no punctuation at all, ``+`` for *and*, all capitals, Title Case… Every
+list, markdown, ``&`` and ``w/``, ``VAN 3``, times as ``1445``, no punctuation at all, no space after a stop, ``+`` for *and*, all capitals, Title Case… Every
 rewrite must pass (but the few left as known gaps, ``TYPED_LEFT``), as the message does; so
 must the last report with a name or place in it typed with one typo.
 Then a lie in the last report: one fact's value replaced by a rival of its list (or a time 20
@@ -62,6 +62,7 @@ TYPED: dict[str, Callable[[str], str]] = {
     "no punctuation": lambda s: re.sub(r"[.,;:!?]+(\s|$)", r"\1", s),
     "+ for and": lambda s: re.sub(r"\band\b", "+", s),
     "all capitals": str.upper,
+    "no space after a stop": lambda s: re.sub(r"([.,])\s+(?=\S)", r"\1", s),
     "Title Case": lambda s: re.sub(r"\b([a-z])", lambda m: m[1].upper(), s),
 }
 # rewrites the judge fails, the known gaps: "MRI 1030 on Northgate's scanner" (a code's
@@ -73,6 +74,7 @@ TYPED_LEFT = {
     ("air-bergen-reaccommodation-t2-hard", "no punctuation"),
     ("logistics-chemo-release-slip-t3-hard", "no punctuation"),
     ("clinic-mri-quench-cascade-st2-hard", "no punctuation"),
+    ("clinic-endoscopy-overrun-t3-medium", "no space after a stop"),  # ("for 12:00,30 minutes after": a decimal?)
 }
 
 # swaps the judge passes, the known gaps: a list of seats no one's ("33H and 33G": no lie),
@@ -291,14 +293,21 @@ RUN_ON_LEFT = {
 }
 
 
+# … and with no space after a stop or a comma: "TIE-35 at Curry Rivel,the only tie that can
+# carry Wyndham's 2.4 MW - back at 09:39,which is after the care home's fuel runs out"
+GLUED_LEFT = {("grid-huish-flood-levels-s2-hard", "Muchelney back / care home on generator")}
+
+
 @pytest.mark.parametrize("task_id", _reports())
-@pytest.mark.parametrize("rewrite", ["times as 1445", "no punctuation", "+ for and", "all capitals"])
+@pytest.mark.parametrize(
+    "rewrite", ["times as 1445", "no punctuation", "+ for and", "all capitals", "no space after a stop"]
+)
 def test_a_lie_or_swap_written_as_people_type_fails(task_id, rewrite):
     """Values read in more places ("the 1700 session", "runs 1430-1630") read the wrong ones
     too, and a run with no stop ("CR-91 on Gorse CR-92 from Fell Gate on Heather") gives each
     group's value to its own subject: every lie and swap, so rewritten, still fails."""
     typed = TYPED[rewrite]
-    left = RUN_ON_LEFT if rewrite == "no punctuation" else set()
+    left = {"no punctuation": RUN_ON_LEFT, "no space after a stop": GLUED_LEFT}.get(rewrite, set())
     lies = [(name, typed(lie)) for name, lie in _lies_and_swaps(task_id) if (task_id, name) not in left]
     passed = [(name, lie) for name, lie in lies if not _failing(_play(task_id, last=lie))]
     assert passed == []
@@ -306,6 +315,7 @@ def test_a_lie_or_swap_written_as_people_type_fails(task_id, rewrite):
 
 def test_the_run_on_gaps_are_still_gaps():
     """A gap closed is a row to drop (else the list lies)."""
-    for task_id, name in sorted(RUN_ON_LEFT):
-        lie = dict(_lies_and_swaps(task_id))[name]
-        assert _failing(_play(task_id, last=TYPED["no punctuation"](lie))) == [], (task_id, name)
+    for rewrite, left in (("no punctuation", RUN_ON_LEFT), ("no space after a stop", GLUED_LEFT)):
+        for task_id, name in sorted(left):
+            lie = dict(_lies_and_swaps(task_id))[name]
+            assert _failing(_play(task_id, last=TYPED[rewrite](lie))) == [], (task_id, name, rewrite)

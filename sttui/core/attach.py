@@ -51,14 +51,16 @@ from bisect import bisect_left
 from dataclasses import dataclass
 from functools import lru_cache
 
-from sttui.core.facts import TITLES, fold
+from sttui.core.facts import GLUED_STOP, TITLES, fold
 from sttui.core.statements import has_joiner, joining_ampersands, name_typed
 
 # A subject's names: each a tuple of folded words (possessives dropped), alternatives of one subject.
 Subject = tuple[tuple[str, ...], ...]
 
 _WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*['\u2019]?")
-_SENTENCE_END = re.compile(r"[.!?]+(?=\s+[*_\"'(\[]*[^\W\d_])")  # (a letter after markdown, a quote or a bracket too)
+_SENTENCE_END = re.compile(
+    r"[.!?]+(?=\s+[*_\"'(\[]*[^\W\d_])|" + GLUED_STOP
+)  # (a letter after markdown, a quote or a bracket too; a stop typed with no space: "09:55.Kwame")
 # a comma, a semicolon, a colon before a space; or a dash or slash between words, one space either
 # side, before a subject's name ("… at 09:55 - Kwame: …"; not an aside, "TIE-23 - the only tie for
 # Corn Exchange -"; not a dash left of what ``core.stated`` blanked: "from    -  ")

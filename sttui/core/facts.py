@@ -46,6 +46,18 @@ KINDS = ("id", "time", "date", "person", "text")
 
 # -- shared -----------------------------------------------------------------------------
 
+# a stop typed with no space after it, before a word that opens a sentence ("re-planned.Westfield",
+# "at 09:55.Kwame", "31B.Hannah's"): the stop itself; not a decimal ("9.30"), a title ("Dr.Adeyemi") or a word
+# in lower case after it ("bbc.co.uk")
+GLUED_STOP = (
+    r"(?:(?<=[a-z0-9)])|(?<=\d[A-Z]))(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bSt)(?<!\bMrs)(?<!\bProf)[.!?](?=[A-Z][a-z])"
+)
+# … and where the sentence after it begins (to split at, nothing consumed)
+GLUED_START = r"(?:(?<=[a-z0-9)][.!?])|(?<=\d[A-Z][.!?]))(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bSt\.)(?<!\bMrs\.)(?<!\bProf\.)(?=[A-Z][a-z])"
+# a comma typed with no space after it, between words ("Northgate,MRI 10:30", "at 10:00,VAN-2"):
+# not between digits ("1,200")
+GLUED_COMMA = r"(?<=[^\W_)]),(?=[^\W\d_])"
+
 
 def fold(text: str) -> str:
     """Lower case without accents; typographic apostrophes, dashes and spaces made plain."""

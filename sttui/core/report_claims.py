@@ -16,6 +16,7 @@ judge's: a passive may be the world's doing).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -164,6 +165,9 @@ def _implied_subject(clause: list[str], verbs: Mapping[str, object]) -> int | No
     return None if clause[at + 1 : at + 2] == ["by"] else at
 
 
+_GLUED = re.compile(facts.GLUED_START)
+
+
 def _candidates(rec: _Record, text: str) -> list[_Clause]:
     """The claims of a message, before any id is looked for in them: (the words of one claiming
     verb with its objects, the tools claimed, whether the claim is quoted from its first word
@@ -175,7 +179,10 @@ def _candidates(rec: _Record, text: str) -> list[_Clause]:
     if found is not None:
         return found
     out: list[_Clause] = []
-    for sentence in SENTENCE.split(plainly(facts.fold(statements.ampersands_as_and(text)))):
+    spaced = _GLUED.sub(
+        " ", text
+    )  # (a stop with no space after it, "planned.Westfield", before the case is folded away)
+    for sentence in SENTENCE.split(plainly(facts.fold(statements.ampersands_as_and(spaced)))):
         if not sentence.strip() or sentence.strip().endswith("?"):
             continue
         for clause in statements.clauses(sentence, runs_on=True):

@@ -14,7 +14,7 @@ from sttui.core import facts
 from sttui.core.attach import Subject, subject_of
 from sttui.core.caches import evict_oldest
 
-SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+|" + facts.GLUED_START)
 WORD = re.compile(r"[^\W\d_]+")
 
 

@@ -81,13 +81,14 @@ import re
 from bisect import bisect_left, bisect_right
 from functools import lru_cache
 
+from sttui.core.facts import GLUED_STOP
 from sttui.core.replaced import former, instead_of, ousted_before, unfit_before, unusable_before
 from sttui.core.statement_words import ASIDES, CONDITIONALS, NEGATORS
 from sttui.core.statements import asks_all, is_question
 
 # a word: letters and digits, joined by one mark (VAN-42, 09:30, 9.30am, LH401, isn't)
-_WORD = re.compile(r"[^\W_]+(?:[-'\u2019:./#][^\W_]+)*")
-_SENTENCE_END = re.compile(r"[.!?]+(?=\s|$)|\n")
+_WORD = re.compile(r"[^\W_]+(?:(?:[-'\u2019:/#]|\.(?![A-Z][a-z]))[^\W_]+)*")  # (not across "planned.Westfield")
+_SENTENCE_END = re.compile(r"[.!?]+(?=\s|$)|\n|" + GLUED_STOP)
 # where a clause ends inside a sentence: , ; : before a space, a dash between spaces, brackets
 _CLAUSE_END = re.compile(r"[,;]|:(?=\s)|\s[-\u2013\u2014]+\s|[()\[\]]")
 LINKS = frozenset(

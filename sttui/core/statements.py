@@ -22,6 +22,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from sttui.core import facts
 from sttui.core.statement_words import (
     ALIKE,
     ASIDES,
@@ -99,7 +100,9 @@ def joining_ampersands(text: str) -> list[int]:
 _TERM_TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?\*?")
 # clause boundaries: sentence ends, commas, colons and semicolons followed by a space,
 # dashes and brackets, and the words that turn a sentence ("but", "however", ...)
-_CLAUSE = re.compile(r"[.!?;,:]+(?=\s|$)|\s[-–—]+\s|[()\[\]\n]")
+_CLAUSE = re.compile(
+    r"[.!?;,:]+(?=\s|$)|\s[-–—]+\s|[()\[\]\n]|" + facts.GLUED_COMMA + "|" + facts.GLUED_STOP
+)  # (a comma or stop with no space after it too: "Northgate,MRI 10:30", "planned.Westfield")
 _TURNS = frozenset({"but", "however", "although", "though", "so", "whereas", "while"})
 # "I" opens a clause of its own where a run-on sentence gives it no stop ("it has no driver I've
 # booked CAR-5"): not after a word that joins it to what comes before ("Tomasz and I have",
@@ -113,7 +116,7 @@ _JOINS_I = frozenset(
      "once", "after", "before", "until", "till", "unless", "than", "then", "what", "how", "why", "whether", "so",
      "but", "me", "myself", "both", "not", "&"}
 )  # fmt: skip
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+|" + facts.GLUED_START)
 # A phrase is negated by one of ``NEGATORS`` in this many words before it, in the same clause.
 NEGATION_WINDOW = 4
 # A word of this many letters or more in an infeasibility phrase also matches with one typo

@@ -25,6 +25,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from sttui.core.checklist import DEFAULT_PHRASES
+from sttui.core.facts import GLUED_START
 from sttui.core.report_places import FAILED
 from sttui.core.stated import DOING, hurried_question
 from sttui.core.statement_words import IDIOMS_AFTER
@@ -208,7 +209,7 @@ HEDGE_MARKERS = (
 )
 _SUFFIXES = (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""))
 _WORD = re.compile(r"[^\W_]+")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+|" + GLUED_START)
 
 
 def normalise(text: str) -> str:
