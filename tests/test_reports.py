@@ -3528,3 +3528,22 @@ def test_a_cant_of_a_cause_in_a_short_report_of_work_done_is_no_plea_to_keep_try
     view = user_view(undone)
     assert not view.only_told
     assert asyncio.run(ScriptedUser().act(view)) == Reply(KEEP_TRYING)
+
+
+BERGEN = STT / "air-travel" / "bergen-reaccommodation-t2-hard.yaml"  # the desk adds Emma, a UM, as a priority case
+
+
+@pytest.mark.parametrize(
+    ("report", "claims"),
+    [
+        # the world's doing, as a fired trigger announced it ("priority case added to the KL1187 list")
+        ("Emma (UM added with priority) is on KL1189 direct.", False),
+        ("The UM was added to the list.", False),
+        # … but not a claim the announcement does not make
+        ("Emma's Flying Blue number added.", True),
+    ],
+)
+def test_a_passive_naming_no_record_is_supported_by_what_a_trigger_announced(report, claims):
+    ep = played(BERGEN, reports=(report,))
+    found = [m for m in report_mismatches(ep) if m.kind == "claim"]
+    assert bool(found) is claims, found

@@ -66,12 +66,11 @@ TYPED: dict[str, Callable[[str], str]] = {
     "Title Case": lambda s: re.sub(r"\b([a-z])", lambda m: m[1].upper(), s),
 }
 # rewrites the judge fails, the known gaps: "MRI 1030 on Northgate's scanner" (a code's
-# letters before four digits: MRI-1030 could be an id); with no stop at all, "Emma (UM added with
-# priority)" claims the adding, "so I re-planned Westfield VAN-42" claims a plan of VAN-42, and
+# letters before four digits: MRI-1030 could be an id); with no stop at all, "so I re-planned
+# Westfield VAN-42" claims a plan of VAN-42, and
 # "VAN-3 collects her from home at 09:55 Kwame Allied Mutual …" runs one subject into the next
 TYPED_LEFT = {
     ("clinic-mri-quench-cascade-st2-hard", "times as 1445"),
-    ("air-bergen-reaccommodation-t2-hard", "no punctuation"),
     ("logistics-chemo-release-slip-t3-hard", "no punctuation"),
     ("clinic-mri-quench-cascade-st2-hard", "no punctuation"),
     ("clinic-endoscopy-overrun-t3-medium", "no space after a stop"),  # ("for 12:00,30 minutes after": a decimal?)
@@ -286,6 +285,8 @@ def _lies_and_swaps(task_id: str) -> list[tuple[str, str]]:
 # Curry Rivel the only tie …", "GEN-4 the only set big enough goes to St Bride's the smaller GEN-9
 # covers Fernside farm" (an aside that names what the next group is of)
 RUN_ON_LEFT = {
+    # ("… on KL1189 direct 19:10 Ingrid and Sara via Oslo on KL1143 …": a name then "and")
+    ("air-bergen-reaccommodation-t2-hard", "Bjorn's flight / Ingrid's first flight"),
     ("clinic-kings-bridge-closure-s3-hard", "Sunita's pickup / Sunita's physio"),
     ("clinic-mri-quench-cascade-st2-hard", "Halima's pickup / Kwame's MRI"),
     ("grid-huish-flood-levels-s2-hard", "Muchelney back / care home on generator"),

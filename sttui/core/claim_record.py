@@ -115,6 +115,8 @@ class _Record:
         self.world: set[str] = set()
         # … and the names of what they changed, records in a list too ("Derw Bridge", ``travel[0]``)
         self.world_names: dict[tuple[str, ...], str] = {}  # a changed record's name -> its path
+        # … and the words of what the fired triggers announced ("priority case added to the KL1187 list")
+        self.world_said: list[frozenset[str]] = []
         self.events_read = 0
         self.history: dict[str, set[Any]] = {}  # a changed path -> the values it held (``held``)
         self.diffs_read = 0
@@ -157,7 +159,8 @@ class _Record:
         names none), or the record of one of ``ids`` holds a word that claims the operation
         (``status: cancelled`` for "BA576 was cancelled", ``booked`` for "… is booked on TR-4").
         A claim said of no record ("both evening flights are cancelled") may be said of the
-        records the fired triggers changed in a table its ``words`` name (``flights``)."""
+        records the fired triggers changed in a table its ``words`` name (``flights``), or say
+        what a fired trigger announced (:meth:`_announced`)."""
         if self.world.intersection(map(str, subject or ids)):
             return True
         if not subject and not ids and self.world_names:  # said of what a trigger changed, by its name
@@ -169,7 +172,17 @@ class _Record:
         for i in ids | subject | (set() if subject else self._world_in(words)):
             if self._holds(_record_of(self.state, str(i), self.kept), claimed):
                 return True
-        return False
+        return not subject and not ids and self._announced(words, claimed)
+
+    def _announced(self, words: str, claimed: set[str]) -> bool:
+        """Whether a claim naming no record says what a fired trigger announced: its verb and
+        another word of four letters or more of it are in one announcement ("UM added with
+        priority" after "priority case added to the KL1187 list"). A silent trigger announces
+        nothing, so it supports nothing here."""
+        said = WORD.findall(facts.fold(words))
+        verbs = {w for w in said if claimed.intersection(self.verbs.get(w, ()))}
+        others = {w for w in said if len(w) >= 4 and w not in verbs}
+        return any(verbs & heard and others & heard for heard in self.world_said)
 
     def _holds(self, record: Any, claimed: set[str]) -> bool:
         """Whether a record holds a word that claims one of the operations (``status: cancelled``)."""
@@ -205,6 +218,10 @@ class _Record:
         for e in events[self.events_read :]:
             if e.type != TRIGGER_FIRED or not isinstance(e.payload, dict):
                 continue
+            notice = e.payload.get("notice")
+            if isinstance(notice, str) and notice:
+                self.world_said.append(frozenset(WORD.findall(facts.fold(notice[:2000]))))
+                grew = True
             for change in e.payload.get("diff") or []:
                 path = change.get("path") if isinstance(change, dict) else None
                 grew = self._name_world(episode, path) or grew
