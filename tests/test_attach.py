@@ -205,6 +205,11 @@ def test_clauses_cut_where_the_rules_say_and_nowhere_else():
         "heather": ["CR-92 from Fell Gate on Heather"],
     }
     assert _given("Halima is on VAN-3 for Northgate", "Halima", "Northgate") == {}
+    # … a code's value in one word ("cr92"), never a cut inside a time or past a stop between
+    assert _given("cr90 on Gorse (back 10:54); cr92 from Fell Gate on Heather", "Gorse", "Heather") == {
+        "gorse": ["cr90 on Gorse (back 10:54)"],
+        "heather": ["cr92 from Fell Gate on Heather"],
+    }
     assert _given("VAN-42 moved from Westfield to Lakeside", "Westfield", "Lakeside") == {}
     # an "&" that joins cuts as "and" does; one inside a name ("Fig & Fennel") does not
     assert _given("Westfield is on VAN-42 & Lakeside on VAN-41.", "Westfield", "Lakeside") == {

@@ -301,7 +301,16 @@ GLUED_LEFT = {("grid-huish-flood-levels-s2-hard", "Muchelney back / care home on
 
 @pytest.mark.parametrize("task_id", _reports())
 @pytest.mark.parametrize(
-    "rewrite", ["times as 1445", "no punctuation", "+ for and", "all capitals", "no space after a stop"]
+    "rewrite",
+    [
+        "times as 1445",
+        "no punctuation",
+        "+ for and",
+        "all capitals",
+        "no space after a stop",
+        "ids as van3",
+        "lower case",
+    ],
 )
 def test_a_lie_or_swap_written_as_people_type_fails(task_id, rewrite):
     """Values read in more places ("the 1700 session", "runs 1430-1630") read the wrong ones

@@ -147,15 +147,20 @@ def _run_on_groups(
             added.append((a, "clause"))
     placed = [i for a, _, _ in mentions if (i := index.get(a)) and tokens[i - 1][2] in _PLACING]
     for previous, i in itertools.pairwise(placed):
-        value = next((j for j in range(i - 2, max(previous, i - 2 - _GROUP_GAP), -1) if _numbered(tokens[j][2])), None)
+        value = next((j for j in range(i - 2, max(previous, i - 2 - _GROUP_GAP), -1) if _has_digit(tokens[j][2])), None)
         if value is None or any(j in covered for j in range(value, i - 1)):
             continue
         if value > 0 and tokens[value - 1][2].isalpha() and text[tokens[value - 1][1] : tokens[value][0]] in ("-", ""):
             value -= 1  # (the code's letters: "CR-92")
         at = tokens[value][0]
-        if value > previous and same_clause(at, tokens[previous][0]):
+        if value > previous and same_clause(at, tokens[previous][0]) and same_clause(at, tokens[i][0]):
             added.append((at, "clause"))
     return sorted(set(cuts + added)) if added else cuts
+
+
+def _has_digit(word: str) -> bool:
+    """A value's word: a number, a time's part, a code ("cr92", "31b")."""
+    return any(c.isdigit() for c in word)
 
 
 def _numbered(word: str) -> bool:
