@@ -413,6 +413,7 @@ _FOUR_WHEN = re.compile(
     _LONE + _HHMM + r"(?=\s+(?:today|tomorrow|tonight|sharp|this morning|this afternoon|this evening)\b)"
     r"|" + _LONE + _HHMM + r"(?=\s*(?:→|->)\s*\w|\s+to\s+[a-z])"
 )
+_FOUR_DIGITS = re.compile(r"(?<!\d)\d{4}(?!\d)")
 _AIRLINE_BEFORE = re.compile(r"(?<![A-Za-z])[A-Z]{2}\s?$")  # "BA 1445": a flight's number
 # a number that numbers a thing ("room 1204 today", "gate 1130 to", "batch 2307"), no time
 _NUMBERED_BEFORE = re.compile(
@@ -542,33 +543,34 @@ def find_times(text: str) -> list[Found]:
             add(m, frozenset({hour * 60 + minute}))
         else:
             add(m, _twelve(hour, minute, None, None))
-    for m in _FOUR.finditer(s):
-        h, mi = (m[1], m[2]) if m[1] else (m[3], m[4])
-        add(m, frozenset({int(h) * 60 + int(mi)}))
     for m in _CLOCK_HRS.finditer(s):
         add(m, frozenset({int(m[1]) * 60 + int(m[2])}))
-    for m in _FOUR_AFTER.finditer(s):  # (its word of when is no code: "ETD 0747")
-        add(m, frozenset({int(m[1]) * 60 + int(m[2])}))
-    for m in _FOUR_RANGE.finditer(s):  # (each end its own time, as "14:30-16:30" reads)
-        first, last = int(m[1] + m[2]), int(m[3] + m[4])
-        if 1900 <= first < last < first + 15 or _NUMBERED_BEFORE.search(s, max(0, m.start() - 12), m.start()):
-            continue  # years ("2019-2021"), numbers of things ("rooms 1204-1206")
-        for g in (1, 3):
-            if hits.free(m.start(g), m.end(g + 1)):
-                value = frozenset({int(m[g]) * 60 + int(m[g + 1])})
-                hits.add(m.start(g), m.end(g + 1), Found(value, written(text, s, m.start(g), m.end(g + 1))))
-    for m in _FOUR_ZERO.finditer(s):
-        if not _CODE_BEFORE.search(text[max(0, m.start(1) - 4) : m.start(1)]):
+    if _FOUR_DIGITS.search(s):  # (the rules of four digits, skipped where no four digits stand: most texts)
+        for m in _FOUR.finditer(s):
+            h, mi = (m[1], m[2]) if m[1] else (m[3], m[4])
+            add(m, frozenset({int(h) * 60 + int(mi)}))
+        for m in _FOUR_AFTER.finditer(s):  # (its word of when is no code: "ETD 0747")
             add(m, frozenset({int(m[1]) * 60 + int(m[2])}))
-    for m in _FOUR_SET.finditer(s):
-        add(m, frozenset({int(m[1]) * 60 + int(m[2])}))
-    for m in _FOUR_THE.finditer(s):
-        add(m, frozenset({int(m[1]) * 60 + int(m[2])}))
-    for m in _FOUR_WHEN.finditer(s):
-        g = 1 if m[1] else 3
-        numbered = _NUMBERED_BEFORE.search(s, max(0, m.start(g) - 12), m.start(g))
-        if not numbered and not _AIRLINE_BEFORE.search(text[max(0, m.start(g) - 4) : m.start(g)]):
-            add(m, frozenset({int(m[g]) * 60 + int(m[g + 1])}))
+        for m in _FOUR_RANGE.finditer(s):  # (each end its own time, as "14:30-16:30" reads)
+            first, last = int(m[1] + m[2]), int(m[3] + m[4])
+            if 1900 <= first < last < first + 15 or _NUMBERED_BEFORE.search(s, max(0, m.start() - 12), m.start()):
+                continue  # years ("2019-2021"), numbers of things ("rooms 1204-1206")
+            for g in (1, 3):
+                if hits.free(m.start(g), m.end(g + 1)):
+                    value = frozenset({int(m[g]) * 60 + int(m[g + 1])})
+                    hits.add(m.start(g), m.end(g + 1), Found(value, written(text, s, m.start(g), m.end(g + 1))))
+        for m in _FOUR_ZERO.finditer(s):
+            if not _CODE_BEFORE.search(text[max(0, m.start(1) - 4) : m.start(1)]):
+                add(m, frozenset({int(m[1]) * 60 + int(m[2])}))
+        for m in _FOUR_SET.finditer(s):
+            add(m, frozenset({int(m[1]) * 60 + int(m[2])}))
+        for m in _FOUR_THE.finditer(s):
+            add(m, frozenset({int(m[1]) * 60 + int(m[2])}))
+        for m in _FOUR_WHEN.finditer(s):
+            g = 1 if m[1] else 3
+            numbered = _NUMBERED_BEFORE.search(s, max(0, m.start(g) - 12), m.start(g))
+            if not numbered and not _AIRLINE_BEFORE.search(text[max(0, m.start(g) - 4) : m.start(g)]):
+                add(m, frozenset({int(m[g]) * 60 + int(m[g + 1])}))
     for m in _HOUR_ONLY.finditer(s):
         add(m, _twelve(_hour(m[1]), 0, m[2], m[3]))
     for m in _NAMED.finditer(s):
