@@ -20,6 +20,7 @@ from sttui.core.loader import load_task
 from sttui.core.problems import TaskFileError
 from sttui.core.report_claims import Mismatch
 from sttui.core.reports import _all_facts, message_mismatches, report_mismatches, states
+from sttui.core.written_times import find_times
 from sttui.running.runner import run_episode
 from tests.helpers.played import played
 
@@ -157,7 +158,7 @@ def hm(*times: str) -> frozenset[object]:
     ],
 )
 def test_times_are_found_however_people_write_them(text, found):
-    assert [f.values for f in facts.find_times(text)] == found
+    assert [f.values for f in find_times(text)] == found
 
 
 @pytest.mark.parametrize(("orla", "passes"), [("at 2", True), ("at 3", False), ("at 2 Elm Street", False)])
@@ -173,14 +174,14 @@ def test_values_found_never_overlap_and_come_in_the_texts_order():
     """``find_times``/``find_dates`` keep the first reading of a place and drop any overlapping
     it, checking a new one against its neighbours only (a long message stays linear:
     ``bench/reports.py``)."""
-    hits = facts._Hits()
+    hits = facts.Hits()
     for a, b in [(10, 15), (0, 5), (20, 25), (12, 14), (4, 8), (5, 10), (25, 30), (9, 21)]:
         if hits.free(a, b):
             hits.add(a, b, facts.Found(frozenset({a}), str(a)))
     assert [f.written for f in hits.found] == ["0", "5", "10", "20", "25"]
     text = "Leonard at 08:40, Eileen on 15 August at half past nine. " * 2000
-    assert [f.written for f in facts.find_times(text)][:2] == ["08:40", "half past nine"]
-    assert len(facts.find_times(text)) == 4000 and len(facts.find_dates(text)) == 2000
+    assert [f.written for f in find_times(text)][:2] == ["08:40", "half past nine"]
+    assert len(find_times(text)) == 4000 and len(facts.find_dates(text)) == 2000
 
 
 @pytest.mark.parametrize(
@@ -677,10 +678,10 @@ def test_a_value_kind_is_inferred_where_obvious(value, kind):
 def test_hostile_text_is_read_in_linear_time_and_never_raises():
     long = ("TRK-7 at 9.30am on 15/08, half past nine; " * 250)[:10_000]
     assert len(TRUCKS.find(long)) > 200
-    assert len(facts.find_times(long)) > 200
+    assert len(find_times(long)) > 200
     assert facts.find_dates(long)
     for odd in ("\x00\ufeff", "🚚 TRK‑9 🕘", "9" * 10_000, ":" * 5000, "TRK-" * 3000, "a" * 10_000):
-        facts.find_times(odd)
+        find_times(odd)
         facts.find_dates(odd)
         TRUCKS.find(odd)
         facts.surname(odd)
@@ -3293,11 +3294,11 @@ def test_labels_are_paired_with_values_in_order_and_each_joining_ampersand_is_an
 
     labels = (frozenset({"mri"}), frozenset({"pickup", "review"}))
     text = "pickup 09:55, MRI review at 10:30 12:15 then MRI 13:00"
-    got = values_in_order(text, labels, facts.find_times(text))  # (four labels: "MRI review" is two)
+    got = values_in_order(text, labels, find_times(text))  # (four labels: "MRI review" is two)
     assert [f.written for f in got or []] == ["10:30", "13:00"]
-    assert values_in_order("MRI MRI at 10:30 and 12:15", labels, facts.find_times("10:30 12:15")) is None
+    assert values_in_order("MRI MRI at 10:30 and 12:15", labels, find_times("10:30 12:15")) is None
     text = "VAN-3 collects her at 10:30 for her MRI at 09:55 and the review at 12:15"
-    assert [f.written for f in values_in_order(text, labels, facts.find_times(text))] == ["09:55"]
+    assert [f.written for f in values_in_order(text, labels, find_times(text))] == ["09:55"]
     assert ampersands_as_and("Byrne & has & Fig & Fennel & x") == "Byrne and has and Fig & Fennel and x"
 
 

@@ -30,6 +30,7 @@ from sttui.core.report_names import by_name, written_as_names
 from sttui.core.statements import name_typed
 from sttui.core.time_ranges import STARTS, first_of_ranges
 from sttui.core.written_forms import by_first_name, by_short_name, first_names, placed, short_names
+from sttui.core.written_times import find_times
 
 if TYPE_CHECKING:
     from sttui.core.episode import Episode
@@ -89,7 +90,7 @@ class Resolved:
                 return found
             return found + by_name(self._names, self._named, text, self._ids)
         if self.kind == "time":
-            found = facts.find_times(text)
+            found = find_times(text)
             return first_of_ranges(text, found) if self.starts else found
         if self.kind == "date":
             return facts.find_dates(text)
@@ -568,5 +569,5 @@ def _names_pattern(names: tuple[str, ...]) -> re.Pattern[str] | None:
 def _excused(kind: str, task_words: str) -> tuple[Any, ...]:
     """The times (or dates) the user's own request states: the same for every fact and state
     of a task, so read once."""
-    finder = facts.find_times if kind == "time" else facts.find_dates
+    finder = find_times if kind == "time" else facts.find_dates
     return tuple(v for f in finder(task_words) for v in f.values)
