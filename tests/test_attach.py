@@ -191,6 +191,14 @@ def test_clauses_cut_where_the_rules_say_and_nowhere_else():
             "westfield": ["Westfield is on VAN-42 at 09:55"],
             "lakeside": [f"{mark.strip()} Lakeside", "VAN-41"],
         }, mark
+    # … or a dash before a capital and a word in small letters (a clause of its own in a run of
+    # them); not in Title Case or capitals, where a capital tells nothing
+    assert _given("Sunita's physio is at 11:15 with Grace Ito - VAN-2 collects her at 10:40", "Sunita") == {
+        "sunita": ["Sunita's physio is at 11:15 with Grace Ito", "- VAN-2 collects her at 10:40"]
+    }
+    assert _given("Sunita's Physio Is At 11:15 - The Van Collects Her At 10:40", "Sunita") == {
+        "sunita": ["Sunita's Physio Is At 11:15 - The Van Collects Her At 10:40"]
+    }
     # … before a subject's name only: an aside between dashes is its clause's
     assert (
         _given("Westfield is on VAN-42 - the only van for Lakeside's load - at 09:55.", "Westfield", "Lakeside") == {}

@@ -279,15 +279,12 @@ def _lies_and_swaps(task_id: str) -> list[tuple[str, str]]:
     return out
 
 
-# lies with no punctuation at all that the judge passes, the known gaps: "VAN-2 collects her at
-# 10:40 (15 minutes away) The earlier 09:00 van …" (a bracket, then a new sentence with no stop),
-# "Halima authorisation moved … Kwame Allied Mutual …" (names with no verb after them), "TIE-35 at
+# lies with no punctuation at all that the judge passes, the known gaps: "Halima authorisation moved … Kwame Allied Mutual …" (names with no verb after them), "TIE-35 at
 # Curry Rivel the only tie …", "GEN-4 the only set big enough goes to St Bride's the smaller GEN-9
 # covers Fernside farm" (an aside that names what the next group is of)
 RUN_ON_LEFT = {
     # ("… on KL1189 direct 19:10 Ingrid and Sara via Oslo on KL1143 …": a name then "and")
     ("air-bergen-reaccommodation-t2-hard", "Bjorn's flight / Ingrid's first flight"),
-    ("clinic-kings-bridge-closure-s3-hard", "Sunita's pickup / Sunita's physio"),
     ("clinic-mri-quench-cascade-st2-hard", "Halima's pickup / Kwame's MRI"),
     ("grid-huish-flood-levels-s2-hard", "Muchelney back / care home on generator"),
     ("grid-st-brides-hospital-trip-t2-medium", "hospital generator / farm generator"),
@@ -310,6 +307,7 @@ GLUED_LEFT = {("grid-huish-flood-levels-s2-hard", "Muchelney back / care home on
         "no space after a stop",
         "ids as van3",
         "lower case",
+        "a dash for a full stop",
     ],
 )
 def test_a_lie_or_swap_written_as_people_type_fails(task_id, rewrite):

@@ -6,7 +6,8 @@ The rules, simple enough to apply by hand (task format §5):
 
 - A message is cut into **clauses**: at line ends, at sentence ends (``.``, ``!`` or ``?``
   before a space and a letter, a ``*``, ``_``, quote or bracket between; ``truck no. 9`` is one clause), at ``;``, ``,`` and a ``:``
-  before a space (not ``09:30``), and before the words *and, but, while, whilst, whereas, so,
+  before a space (not ``09:30``), a dash between spaces before a subject's name or before a
+  capital and a word in small letters, and before the words *and, but, while, whilst, whereas, so,
   then, plus, after, because, since, although, though*; not inside a subject's name, nor between the values of a list ("vans 42, 41
   and 47", "VAN-42 and VAN-41", "van 42 and van 41", "09:00 and 11:00" each stay in one
   clause; a code after a time or after a code of other letters is no list: "back 10:00, CR-91");
@@ -136,6 +137,11 @@ def _run_on_groups(
     def same_clause(a: int, b: int) -> bool:
         return bisect_left(positions, a) == bisect_left(positions, b)
 
+    stops = [c for c, kind in cuts if kind != "clause"]
+
+    def same_sentence(a: int, b: int) -> bool:
+        return bisect_left(stops, a) == bisect_left(stops, b)
+
     added: list[tuple[int, str]] = []
     for (a0, _, s0), (a, b, s1) in itertools.pairwise(mentions):
         i = index.get(a)
@@ -143,7 +149,7 @@ def _run_on_groups(
             continue
         n = index.get(a, 0) + sum(1 for _ in _WORD.finditer(text, a, b))  # the token after the name
         opening = text[b - 2 : b].lower() in ("'s", "\u2019s") or (n < len(tokens) and tokens[n][2] in _OPENING)
-        if opening and same_clause(a, a0):
+        if opening and same_sentence(a, a0) and same_clause(tokens[i - 1][0], a):  # (no cut there yet)
             added.append((a, "clause"))
     placed = [i for a, _, _ in mentions if (i := index.get(a)) and tokens[i - 1][2] in _PLACING]
     for previous, i in itertools.pairwise(placed):
@@ -156,6 +162,23 @@ def _run_on_groups(
         if value > previous and same_clause(at, tokens[previous][0]) and same_clause(at, tokens[i][0]):
             added.append((at, "clause"))
     return sorted(set(cuts + added)) if added else cuts
+
+
+_NEXT_WORD = re.compile(r"\S+\s+(\S+)")
+
+
+def _opens_after(text: str, mark: str, at: int, named_at: set[int]) -> bool:
+    """Whether a dash or slash between spaces cuts before the word at ``at``: before a subject's
+    name ("… at 09:55 - Kwame: …"), and a dash before a word with a capital and one in small
+    letters after it, a clause of its own in a run of them ("… with Grace Ito - VAN-2 collects
+    her at 10:40"); not an aside ("TIE-23 - the only tie for Corn Exchange -"), nor a slash ("A /
+    B"), nor in Title Case or capitals, where a capital tells nothing."""
+    if at in named_at:
+        return True
+    if mark == "/" or not text[at : at + 1].isupper():
+        return False
+    nxt = _NEXT_WORD.match(text, at)  # (a capital, then a word in small letters: no Title Case, no capitals)
+    return nxt is not None and nxt[1][:1].islower()
 
 
 def _has_digit(word: str) -> bool:
@@ -321,8 +344,8 @@ def _sentences(text: str, subjects: tuple[Subject, ...], bystanders: tuple[Subje
     named_at = set(starts)
     for m in _CLAUSE_MARK.finditer(text):
         after = bisect_left(token_starts, m.end())
-        if m[1] is not None and (after >= len(tokens) or tokens[after][0] not in named_at):
-            continue  # (a dash or slash: only before a subject's name)
+        if m[1] is not None and (after >= len(tokens) or not _opens_after(text, m[1], tokens[after][0], named_at)):
+            continue  # (a dash or slash: only before a subject's name, or a dash before a capital)
         if m.group() == ";" or not in_numbers(after - 1, after):
             cuts.append((m.start(), "sentence" if m.group() == ";" else "clause"))
     cuts += [
