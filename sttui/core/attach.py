@@ -121,14 +121,14 @@ def _run_on_groups(
     cuts: list[tuple[int, str]],
 ) -> list[tuple[int, str]]:
     """``cuts`` with the clause cuts a run of subjects' groups with no stop between needs, after
-    another subject's name in the same clause:
+    another subject's name:
 
     - before a value that opens "value … on Subject" after a subject so placed: "CR-91 on Gorse
       (back 10:00) CR-92 from Fell Gate on Heather" is two clauses, as with a comma; not after a
       subject named otherwise ("Halima is on VAN-3 for Northgate" names two, and gives neither);
-    - before a subject's name right after a value that opens its clause (a possessive, or a word
-      such as *is, on, moved* after it): "… at 08:40 Eileen's review is moved …", "Gorse on
-      CR-90 Bracken on CR-91"."""
+    - before a subject's name right after a value, in the same sentence as the other name, that
+      opens its clause (a possessive, or a word such as *is, on, moved* after it): "… at 08:40
+      Eileen's review is moved …", "Gorse on CR-90 Bracken on CR-91"."""
     if len(mentions) < 2:
         return cuts
     index = {t[0]: n for n, t in enumerate(tokens)}
@@ -147,7 +147,7 @@ def _run_on_groups(
         i = index.get(a)
         if i is None or i == 0 or s0 == s1 or not _numbered(tokens[i - 1][2]):
             continue
-        n = index.get(a, 0) + sum(1 for _ in _WORD.finditer(text, a, b))  # the token after the name
+        n = i + sum(1 for _ in _WORD.finditer(text, a, b))  # the token after the name
         opening = text[b - 2 : b].lower() in ("'s", "\u2019s") or (n < len(tokens) and tokens[n][2] in _OPENING)
         if opening and same_sentence(a, a0) and same_clause(tokens[i - 1][0], a):  # (no cut there yet)
             added.append((a, "clause"))

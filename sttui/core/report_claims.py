@@ -179,9 +179,8 @@ def _candidates(rec: _Record, text: str) -> list[_Clause]:
     if found is not None:
         return found
     out: list[_Clause] = []
-    spaced = _GLUED.sub(
-        " ", text
-    )  # (a stop with no space after it, "planned.Westfield", before the case is folded away)
+    # a stop typed with no space after it ("planned.Westfield") spaced, before the case is folded away
+    spaced = _GLUED.sub(" ", text)
     for sentence in SENTENCE.split(plainly(facts.fold(statements.ampersands_as_and(spaced)))):
         if not sentence.strip() or sentence.strip().endswith("?"):
             continue

@@ -204,8 +204,8 @@ def clauses(text: str, runs_on: bool = False) -> list[Clause]:
     (:func:`asks_all`), else only its last clause, after the last ``, ; :`` or dash ("No
     interpreter is free today - would you like another date?" states; the rule ``core.stated``
     reads a report's values by). ``runs_on``: also split where a run-on sentence has no stop,
-    before "I" and "please" and after "instead" (the claims' reading: what one operation is claimed of; not
-    a negation's reach, "nothing here I cannot handle")."""
+    before "I" and "please" and after "instead" (the claims' reading: what one operation is
+    claimed of; not a negation's reach, "nothing here I cannot handle")."""
     out: list[Clause] = []
     for si, sentence in enumerate(s for s in _SENTENCE_END.split(text) if s.strip()):
         asks = is_question(sentence)
