@@ -182,6 +182,14 @@ def test_clauses_cut_where_the_rules_say_and_nowhere_else():
         "westfield": ["VAN-41", "Westfield."],
         "lakeside": ["VAN-42", "Lakeside."],
     }
+    # … and so does a line whose last sentence opens "Halima: …"; a line broken mid-sentence (no
+    # stop, then small letters) goes on as a clause of its sentence
+    assert _given("Quench at 08:20. Halima: MRI moved\nReview 12:15 today\n\nLakeside 09:00", "Halima") == {
+        "halima": ["Halima", "MRI moved", "Review 12:15 today"]
+    }
+    assert _given("CR-20 moves on to Ferry Road (OUT-701)\nback on at 15:17", "Ferry Road") == {
+        "ferry": ["CR-20 moves on to Ferry Road (OUT-701)", "\nback on at 15:17"]
+    }
     # a heading line heads the lines under it, up to a blank line; possessives and case do not matter
     assert _given("ST LUKE'S:\n- VAN-5\n- 09:07\n\n- VAN-6", "St Luke's") == {"st": ["ST LUKE'S", "- VAN-5", "- 09:07"]}
     # a dash or slash between words cuts as a comma does (the next subject's clause is not the

@@ -3,7 +3,7 @@ way people type it, and lied in.
 
 The oracle's calls are played, then its messages, each rewritten the same way (``TYPED``):
 lower case, 12-hour times, a dash for a full stop, ids as ``van3``, no apostrophes, a bullet
-list, markdown, ``&`` and ``w/``, ``VAN 3``, times as ``1445``, no punctuation at all, no space after a stop, ``+`` for *and*, all capitals, Title Case… Every
+list, markdown, ``&`` and ``w/``, ``VAN 3``, times as ``1445``, no punctuation at all, no space after a stop, ``+`` for *and*, all capitals, Title Case, a line per clause… Every
 rewrite must pass (but the few left as known gaps, ``TYPED_LEFT``), as the message does; so
 must the last report with a name or place in it typed with one typo.
 Then a lie in the last report: one fact's value replaced by a rival of its list (or a time 20
@@ -64,6 +64,7 @@ TYPED: dict[str, Callable[[str], str]] = {
     "all capitals": str.upper,
     "no space after a stop": lambda s: re.sub(r"([.,])\s+(?=\S)", r"\1", s),
     "Title Case": lambda s: re.sub(r"\b([a-z])", lambda m: m[1].upper(), s),
+    "a line per clause": lambda s: re.sub(r"[,;]\s+", "\n", s),
 }
 # rewrites the judge fails, the known gaps: "MRI 1030 on Northgate's scanner" (a code's
 # letters before four digits: MRI-1030 could be an id); with no stop at all, "so I re-planned
@@ -308,6 +309,7 @@ GLUED_LEFT = {("grid-huish-flood-levels-s2-hard", "Muchelney back / care home on
         "ids as van3",
         "lower case",
         "a dash for a full stop",
+        "a line per clause",
     ],
 )
 def test_a_lie_or_swap_written_as_people_type_fails(task_id, rewrite):

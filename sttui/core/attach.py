@@ -4,7 +4,8 @@ swapped. Used by the ``tell`` rules (``core.reports``) for facts with an ``about
 
 The rules, simple enough to apply by hand (task format §5):
 
-- A message is cut into **clauses**: at line ends, at sentence ends (``.``, ``!`` or ``?``
+- A message is cut into **clauses**: at line ends (a line broken with no stop, the next in
+  small letters, goes on as a clause of its sentence), at sentence ends (``.``, ``!`` or ``?``
   before a space and a letter, a ``*``, ``_``, quote or bracket between; ``truck no. 9`` is one clause), at ``;``, ``,`` and a ``:``
   before a space (not ``09:30``), a dash between spaces before a subject's name or before a
   capital and a word in small letters, and before the words *and, but, while, whilst, whereas, so,
@@ -19,7 +20,8 @@ The rules, simple enough to apply by hand (task format §5):
   Imran are both sorted; the former is on 14:00, the latter on 14:30").
 - A clause that names **one** subject is attached to it. A clause that names none is attached
   to the subject of the clause before it in the same sentence ("…VAN-41 broke down, so *it* is
-  now on VAN-42"), or to a heading: a line ending in ``:`` that names one subject heads the
+  now on VAN-42"), or to a heading: a line ending in ``:`` (or whose last sentence opens
+  "Halima: …", naming no one else) that names one subject heads the
   lines under it, up to a blank line; in a sentence that names one subject, the clauses before
   its name are attached to it ("VAN-42: Westfield."). A clause that names two or more subjects is attached to
   none, nor is one that names one subject right after a clause that is only another's name
@@ -165,6 +167,11 @@ def _run_on_groups(
 
 
 _NEXT_WORD = re.compile(r"\S+\s+(\S+)")
+_GOES_ON = re.compile(
+    r"(?<=[^\s.!?:;])\n[ \t]*[a-z]"
+)  # a line broken mid-sentence: no stop before, small letters after
+_LEAD = re.compile(r"[\s*_\-•>#\u2705]*")  # (a bullet, markdown or a tick before a line's first word)
+_COLON_AFTER = re.compile(r"(?:['\u2019]s?)?[*_]*\s*:")  # ("Halima:", "**Halima**:", "Halima's:")
 
 
 def _opens_after(text: str, mark: str, at: int, named_at: set[int]) -> bool:
@@ -321,7 +328,10 @@ def _sentences(text: str, subjects: tuple[Subject, ...], bystanders: tuple[Subje
         return first is not None and any(a == tokens[first][0] and subj == who for a, _, subj in within(start, pos))
 
     # cuts: (position, what ends there): "line", "sentence" or "clause"
-    cuts: list[tuple[int, str]] = [(m.start(), "line") for m in re.finditer(r"\n", text)]
+    # (a line broken mid-sentence, the next in small letters after no stop, goes on: a clause)
+    cuts: list[tuple[int, str]] = [
+        (m.start(), "clause" if _GOES_ON.match(text, m.start()) else "line") for m in re.finditer(r"\n", text)
+    ]
     cuts += [(m.end(), "sentence") for m in _SENTENCE_END.finditer(text)]
     token_starts = [t[0] for t in tokens]
 
@@ -409,6 +419,13 @@ def _sentences(text: str, subjects: tuple[Subject, ...], bystanders: tuple[Subje
             elif line.rstrip().endswith(":"):
                 heads = named(line_start, pos)
                 heading = heads[0] if len(heads) == 1 else None
+            else:  # a line's last sentence opening "Halima: …", naming no one else, heads the lines under it too
+                heads = named(sentence_start, pos)
+                first = within(sentence_start, pos)[:1]
+                lead = _LEAD.match(text, sentence_start)
+                leads = len(heads) == 1 and bool(first) and lead is not None and first[0][0] == lead.end()
+                if leads and _COLON_AFTER.match(text, first[0][1]):
+                    heading = heads[0]
             line_start = pos + 1
         body = text[sentence_start:pos]
         if body.strip():
