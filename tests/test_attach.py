@@ -241,6 +241,10 @@ def test_clauses_cut_where_the_rules_say_and_nowhere_else():
     assert _given("Westfield (K+ 6.8) is on VAN-42.", "Westfield") == {
         "westfield": ["Westfield (K+ 6.8) is on VAN-42."]
     }
+    assert _given("Westfield is on VAN-42\t+ Lakeside on VAN-41.", "Westfield", "Lakeside") == {
+        "westfield": ["Westfield is on VAN-42\t"],
+        "lakeside": ["+ Lakeside on VAN-41."],
+    }  # (any space either side, a tab too)
     assert _given("Westfield on VAN-42 (from    -  ) now.", "Westfield") == {
         "westfield": ["Westfield on VAN-42 (from    -  ) now."]
     }

@@ -71,7 +71,7 @@ _AMPERSAND = re.compile(r"(\S*)\s[&+]\s(?=(\S*))")
 
 def has_joiner(text: str) -> bool:
     """Whether ``text`` may hold an "&" or a "+" that joins (most texts hold neither)."""
-    return "&" in text or " + " in text
+    return "&" in text or "+" in text
 
 
 def ampersands_as_and(text: str) -> str:
