@@ -43,13 +43,20 @@ def screen_name(pilot) -> str:
     return type(pilot.app.screen).__name__
 
 
+async def intro_shown(pilot) -> None:
+    """Until the intro is up with its words loaded: a Markdown widget takes its text on mount,
+    a round after the screen itself, so under load ``source`` can still be empty."""
+    await wait_for(pilot, lambda: screen_name(pilot) == "StudyIntro")
+    await wait_for(pilot, lambda: all(md.source for md in pilot.app.screen.query("Markdown")))
+
+
 async def test_a_participant_acknowledges_then_lands_on_the_practice_task_paused(tmp_path):
     db, store = setup(tmp_path)
     sitting = next_sitting(store, "pilot", "ana")
     assert isinstance(sitting, Sitting)
     app = StudyApp(db, sitting, Config())
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_for(pilot, lambda: screen_name(pilot) == "StudyIntro")
+        await intro_shown(pilot)
         shown = pilot.app.screen.query_one("#study-instructions").source
         assert "Play the **agent** seat" in shown
         assert "research" in pilot.app.screen.query_one("#study-consent").source
@@ -493,7 +500,7 @@ async def test_the_study_files_words_are_shown_not_obeyed(tmp_path):
     sitting = next_sitting(store, "pilot", "ana")
     assert isinstance(sitting, Sitting)
     async with StudyApp(db, sitting, Config()).run_test(size=(80, 24)) as pilot:
-        await wait_for(pilot, lambda: screen_name(pilot) == "StudyIntro")
+        await intro_shown(pilot)
         screen = pilot.app.screen
         assert str(screen.query_one("#study-title").render()) == "Pilot [/] [b]\\u202eevil"
         assert screen.query_one("#study-consent").source.endswith("\\u202eYour episodes are kept for research.")
