@@ -170,8 +170,8 @@ PROFILE_ROWS = (
     ("      rule judge", "core/checklist.py", ("judge",)),
     ("    ScriptedUser.act", "controllers/baselines.py", ("act",)),
     ("  bridge: parse_action", "bridges/episodes.py", ("parse_action",)),
-    ("  bridge: observation fields", "openenv_env.py", ("fields",)),
-    ("  bridge: observation dump", "openenv_env.py", ("_plain",)),
+    ("  bridge: observation fields", "openenv_sessions.py", ("fields",)),
+    ("  bridge: observation dump", "openenv_wire.py", ("plain_observation",)),
 )
 
 

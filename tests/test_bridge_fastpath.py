@@ -219,10 +219,10 @@ def test_parse_action_reads_every_bundled_plans_actions_as_their_round_trip():
 
 
 def test_an_observation_made_directly_is_the_one_model_construct_makes():
-    """``_plain`` makes the observation without ``model_construct`` when every field is given:
+    """``plain_observation`` makes the observation without ``model_construct`` when every field is given:
     the same instance (fields, their order, what was set, no extra, no private) and the same
     dump; a partial set of fields goes through ``model_construct`` itself."""
-    from sttui.bridges import openenv_env as oe
+    from sttui.bridges import openenv_wire as wire
 
     [loaded] = select_tasks("stt", task="air-ams-connection-t3-easy")
     env = GymEnv(ServeConfig([loaded]))
@@ -230,7 +230,7 @@ def test_an_observation_made_directly_is_the_one_model_construct_makes():
     session = env.env.session
     assert session is not None
     for fields in (session.fields(first=True), session.fields(), session.fields(error="bad")):
-        got = oe._construct(dict(fields))
+        got = wire.construct_observation(dict(fields))
         want = SttuiObservation.model_construct(metadata={}, **fields)
         assert list(got.__dict__.items()) == list(want.__dict__.items())
         assert got.__pydantic_fields_set__ == want.__pydantic_fields_set__
@@ -240,7 +240,7 @@ def test_an_observation_made_directly_is_the_one_model_construct_makes():
         )
         _same(got.model_dump(exclude={"metadata"}), want.model_dump(exclude={"metadata"}))
     partial = {"episode_id": "e", "error": "x"}
-    got = oe._construct(partial)
+    got = wire.construct_observation(partial)
     assert got.__pydantic_fields_set__ == {"episode_id", "error", "metadata"}
     assert got.model_dump() == SttuiObservation.model_construct(metadata={}, **partial).model_dump()
 
