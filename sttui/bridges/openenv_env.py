@@ -476,7 +476,9 @@ class GymEnv:
     def __init__(self, config: ServeConfig):
         self.env = SttuiEnvironment(config)
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
         episode_id = f"gym-{next(self.env.config.gym_ids)}"  # (the config's count: unique among its GymEnvs)
         fields = self.env.reset_fields(seed=seed, episode_id=episode_id, **(options or {}))
         return plain_observation(fields), {}

@@ -54,7 +54,7 @@ class ServeConfig:
     held: dict[str, Session] = field(default_factory=dict, repr=False)
     gone: OrderedDict[str, str] = field(default_factory=OrderedDict, repr=False)  # dropped id -> why
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
-    gym_ids: itertools.count = field(default_factory=itertools.count, repr=False)  # GymEnv's episode ids
+    gym_ids: itertools.count[int] = field(default_factory=itertools.count, repr=False)  # GymEnv's episode ids
     _store: Any = field(default=None, init=False, repr=False)
     # (the served tasks as they were read, task id -> the first of them with it): every reset asks
     _by_id: tuple[tuple[LoadedTask, ...], dict[str, LoadedTask]] | None = field(default=None, init=False, repr=False)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 from sttui.core.chat import openai_messages, sharegpt_conversation
 from sttui.exports.jsonl import dump
@@ -21,7 +22,7 @@ from sttui.exports.transcripts import Transcript, transcripts
 from sttui.store.store import EpisodeRecord, Store
 
 
-def openai_example(t: Transcript) -> dict:
+def openai_example(t: Transcript) -> dict[str, Any]:
     return _with_provenance(
         t,
         {
@@ -32,7 +33,7 @@ def openai_example(t: Transcript) -> dict:
     )
 
 
-def _with_provenance(t: Transcript, example: dict) -> dict:
+def _with_provenance(t: Transcript, example: dict[str, Any]) -> dict[str, Any]:
     """A refined episode's example carries where it came from (``metadata``); others are as before."""
     found = provenance(t.record.scores)
     if found is not None:
@@ -40,7 +41,7 @@ def _with_provenance(t: Transcript, example: dict) -> dict:
     return example
 
 
-def sharegpt_example(t: Transcript) -> dict | None:
+def sharegpt_example(t: Transcript) -> dict[str, Any] | None:
     """None when no agent turn is left to train on. Explore turns leave out the tool results:
     the next view holds them, and a result then a view would be two turns in a row."""
     view = t.view if t.record.kind != "explore" else [i for i in t.view if i["type"] != "tool_result"]

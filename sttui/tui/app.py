@@ -207,12 +207,12 @@ class SttuiApp(ReportsWorkerFailures, RecordAccess, App[None]):
         narrowed = type(self)._store_ready is not SttuiApp._store_ready
         return not on_home or narrowed or any(r is not None for r in requests)
 
-    def get_default_screen(self) -> Screen:
+    def get_default_screen(self) -> Screen[Any]:
         """The base screen is the app's own first screen: no blank screen is composed and
         painted before it (which cost a frame and a full render at every start)."""
         return self.base_screen()
 
-    def base_screen(self) -> Screen:
+    def base_screen(self) -> Screen[Any]:
         """The screen under every other one, where ``pop_to_home`` lands: home here."""
         # `sttui play TASK` opens one task: home reads the task files only once it is shown again
         return HomeScreen(self.tasks_dir, defer_tasks=self._play_request is not None)
@@ -461,7 +461,7 @@ class SttuiApp(ReportsWorkerFailures, RecordAccess, App[None]):
         self._show_session(message.session, message.human, message.seat)
 
     def _show_session(self, session: Any, human: Any, seat: str) -> None:
-        screen: Screen
+        screen: Screen[Any]
         if session.loaded.kind == "explore":
             from sttui.tui.explore import ExploreScreen
 
@@ -592,7 +592,7 @@ class SttuiApp(ReportsWorkerFailures, RecordAccess, App[None]):
         self.theme = "textual-light" if self.theme == "textual-dark" else "textual-dark"
 
     # -- the command palette -------------------------------------------------------------
-    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         yield SystemCommand(
             "Toggle light/dark theme", "Switch between the dark and light themes", self.action_toggle_theme
@@ -606,7 +606,7 @@ class SttuiApp(ReportsWorkerFailures, RecordAccess, App[None]):
 # -- every screen's bindings as palette commands, and running the app --------------------------
 
 
-def binding_commands(screen: Screen) -> Iterable[SystemCommand]:
+def binding_commands(screen: Screen[Any]) -> Iterable[SystemCommand]:
     """A command-palette entry for every binding of a screen that has a description, and that
     the screen allows now (a study's participant is not offered the god view or a model)."""
     for binding in screen.BINDINGS:

@@ -196,7 +196,7 @@ class CandidatesApp(SttuiApp):
         super().__init__(Launch.build(config=config))
         self.review = review
 
-    def base_screen(self) -> Screen:
+    def base_screen(self) -> Screen[Any]:
         return Placeholder()  # no home: leaving the one screen ends the app
 
     def on_mount(self, event: events.Mount) -> None:  # type: ignore[override]  # replaces the workbench's mount (no home, no record)

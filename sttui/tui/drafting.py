@@ -348,7 +348,7 @@ class DraftingApp(SttuiApp):
         super().__init__(Launch.build(config=config))
         self.draft_args = (loaded, draft, draft_name)
 
-    def base_screen(self) -> Screen:
+    def base_screen(self) -> Screen[Any]:
         return Placeholder()  # no home: leaving the one screen ends the app
 
     def on_mount(self, event: events.Mount) -> None:  # type: ignore[override]  # takes the event to stop the app's own mount

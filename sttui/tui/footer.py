@@ -22,7 +22,7 @@ the palette. A change of width composes the footer again."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len
 from textual import events
@@ -40,7 +40,7 @@ class Footer(TextualFooter):
 
     _queued = False  # a recompose is waiting for the next refresh
 
-    def bindings_changed(self, screen: Screen) -> None:
+    def bindings_changed(self, screen: Screen[Any]) -> None:
         """Textual's, but a change while a recompose is queued is left to that recompose."""
         self._bindings_ready = True
         if not screen.app.app_focus or not self.is_attached or screen is not self.screen or self._queued:

@@ -5,6 +5,7 @@ binding id that remaps it."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -37,7 +38,7 @@ def _usable(node: object, action: str) -> bool:
         return True
 
 
-def screen_keys(screen: Screen) -> list[KeyRow]:
+def screen_keys(screen: Screen[Any]) -> list[KeyRow]:
     """Every key of ``screen`` as bound now: the screen's own first, then the focused field's
     (those with a description), then the app's. Keys bound to one binding are listed together."""
     app = screen.app
@@ -101,7 +102,7 @@ class KeysHelp(Dialog[None]):
     FIRST = "#keys"
     BINDINGS = [Binding("escape,f1,question_mark", "close", "Close", id="help.close")]
 
-    def __init__(self, screen: Screen):
+    def __init__(self, screen: Screen[Any]):
         super().__init__()
         self.for_screen = screen
         self.rows = screen_keys(screen)

@@ -152,7 +152,7 @@ class RefineScreen(SttuiScreen[None]):
             self._fill(self.query_one("#refine-original", DataTable), r.original, o, None)
         self.query_one("#refine-checklist", Static).update(checklist_text(o, v))
 
-    def _fill(self, table: DataTable, steps: list[Step], v: Verification | None, o: Verification | None) -> None:
+    def _fill(self, table: DataTable[Any], steps: list[Step], v: Verification | None, o: Verification | None) -> None:
         row = table.cursor_row
         table.clear()
         with_state = table.id == "refine-steps"

@@ -164,7 +164,7 @@ class StudyApp(SttuiApp):
         self._on_screen = False  # the sitting's task has been shown
         self.barred = True  # no model in the seat, no god view (sttui.tui.handoff.STUDY_BARRED)
 
-    def base_screen(self) -> Screen:
+    def base_screen(self) -> Screen[Any]:
         return StudyHome()
 
     def _store_ready(self, store: Any) -> None:

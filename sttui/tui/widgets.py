@@ -348,7 +348,7 @@ def transcript_item(
     return TranscriptText(Text.assemble(("notice: ", "bold"), item["text"]), classes="notice")
 
 
-class WideTable(DataTable):
+class WideTable(DataTable[Any]):
     """A row table wider than the screen (a case's many fields at 80 columns): ← and → move
     two thirds of the visible width at a time instead of one character, so the last column is
     a few presses away rather than dozens."""
