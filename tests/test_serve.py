@@ -55,11 +55,12 @@ async def _status(url: str) -> int:
         return response.status
 
 
-async def _ws_status(url: str) -> int:
-    """The HTTP status a websocket handshake gets (101 when it opens)."""
+async def _ws_status(url: str, origin: str | None = None) -> int:
+    """The HTTP status a websocket handshake gets (101 when it opens), as a browser on the page
+    ``origin`` would open it."""
     async with aiohttp.ClientSession() as http:
         try:
-            async with http.ws_connect(url):
+            async with http.ws_connect(url, origin=origin):
                 return 101
         except aiohttp.WSServerHandshakeError as exc:
             return exc.status
@@ -382,6 +383,18 @@ async def test_the_page_gives_its_websocket_as_a_path_whatever_the_headers_say(t
                 assert response.status == 200
                 assert f'data-session-websocket-url="{path}"' in page, page[-1200:]
                 assert "evil.example" not in page and "lab.example" not in page and "ws://" not in page
+
+
+async def test_a_page_on_another_site_opens_nothing_without_the_token(tmp_path):
+    """The token is the one credential and never an ambient one (no cookie), so a page elsewhere
+    cannot borrow a visitor's session: its websocket without the token, or with a wrong one, is
+    refused before any process starts. The Origin is not what decides: with the token, a page
+    served through a lab's proxy under another name opens its session."""
+    with serving(tmp_path, _db(tmp_path), "--annotate") as served:
+        for token in ("", "x" * 40):
+            assert await _ws_status(served.ws(token, "ana"), origin="https://evil.example") == 403
+        assert _app_processes(served) == []
+        assert await _ws_status(served.ws(served.token, "ana"), origin="https://sttui.lab.example") == 101
 
 
 def test_token_files_that_are_not_small_utf8_mappings_get_one_line(tmp_path):
