@@ -1870,6 +1870,10 @@ def test_a_typo_is_read_as_one_word_of_the_names_alone():
     assert _as_meant("hallet", names) == "hallet"  # (a typo of two names: neither)
     assert _as_meant("kureshi", names) == "kureshi"  # (the first letter as written)
     assert _as_meant("wals", names) == "wals"  # (too short)
+    # (the word as typed five letters or more too: many short words are a name with a letter dropped)
+    common = frozenset({"moore", "black", "wells", "byrne"})
+    assert [_as_meant(w, common) for w in ("more", "back", "well", "byrn")] == ["more", "back", "well", "byrn"]
+    assert _as_meant("byrnne", common) == "byrne"
 
 
 def test_a_first_name_shared_or_a_word_is_no_ones():
