@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from sttui.controllers.controls import CallsThenSay
+from sttui.core import completions
 from sttui.core import denials as dn
 from sttui.core import statement_words as words
 from sttui.core import statements as st
@@ -584,7 +585,7 @@ def test_hurried_spellings_are_read_as_the_words_they_stand_for():
     ]  # fmt: skip
 
 
-COMPLETION = st.Completion.of(
+COMPLETION = completions.Completion.of(
     ["book_flight", "check_in", "cancel_segment", "dispatch", "create_shipment", "reposition_vehicle"],
     ["Marsh End power", "crew CP-2207", "transfer", "VAN-OB2 units"],
 )
@@ -641,7 +642,7 @@ COMPLETION = st.Completion.of(
     ],
 )
 def test_completion_claims_by_verb(text, claims, void):
-    found = st.find_completions(st.clauses(text), COMPLETION)
+    found = completions.find_completions(st.clauses(text), COMPLETION)
     assert [f.words for f in found if f.void is None] == claims
     assert [f.void for f in found if f.void] == void
 
@@ -664,7 +665,9 @@ def test_the_completion_verbs_come_from_the_defaults_and_the_tasks_operation_too
 )
 def test_partial_claims(text, partial):
     cl = st.clauses(text)
-    found = [f for f in st.find_completions(cl, COMPLETION) + st.find_phrases(cl, st.terms(words.CLAIMS), False)]
+    found = [
+        f for f in completions.find_completions(cl, COMPLETION) + st.find_phrases(cl, st.terms(words.CLAIMS), False)
+    ]
     assert [f.partial for f in found if f.void is None][:1] == partial
 
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from sttui.core import denials, reports, statement_words, statements
+from sttui.core import completions, denials, reports, statement_words, statements
 from sttui.core import events as ev
 from sttui.core import state as st
 from sttui.core.report_claims import claims as unsupported_claims
@@ -157,7 +157,7 @@ class _Reading:
         text: str,
         phrases: list[statements.Term],
         claims: list[statements.Term],
-        completion: statements.Completion,
+        completion: completions.Completion,
         causes: list[statements.Term],
         goal: denials.Goal | None = None,
     ):
@@ -167,7 +167,7 @@ class _Reading:
             denied = denials.find_denials(self.clauses, goal, skip={f.clause for f in self.phrases})
             self.phrases = sorted(self.phrases + denied, key=lambda f: (f.clause, f.at))
         found = statements.find_phrases(self.clauses, claims, statement=False)
-        found += statements.find_completions(self.clauses, completion, causes)
+        found += completions.find_completions(self.clauses, completion, causes)
         if goal is not None:  # the goal said to be met after all, in its own words
             found += denials.find_affirmations(self.clauses, goal, skip={f.clause for f in self.phrases})
         self.claims = sorted((f for f in found if not f.void), key=lambda f: (f.clause, f.at))
@@ -195,7 +195,7 @@ _READINGS_MAX = 4096  # message readings kept per task, environment and judge sp
 
 @dataclass
 class _PerEnv:
-    completion: statements.Completion
+    completion: completions.Completion
     readings: dict[tuple[Any, ...], dict[str, _Reading]]
     goal: denials.Goal  # the user's goal, as a denial of it is read (``denials.find_denials``)
 
@@ -209,7 +209,7 @@ def _forgetter(key: int) -> Callable[[weakref.ref[Any]], None]:
     return forget
 
 
-def completion_for(episode: Episode) -> statements.Completion:
+def completion_for(episode: Episode) -> completions.Completion:
     """The task's claims of completion: the default verbs and its operation tools' verbs, on
     its objects (words of its initial state, query, goal and tool names). Made once per task
     and environment."""
@@ -300,13 +300,13 @@ def _state_texts(value: Any, keys: bool) -> list[str]:
     return out
 
 
-def _completion(task: SttTask, specs: dict[str, Any], state: list[str] | None = None) -> statements.Completion:
+def _completion(task: SttTask, specs: dict[str, Any], state: list[str] | None = None) -> completions.Completion:
     """``state``: the initial state's texts (``_state_texts``), when already read."""
     operations = [name for name, spec in specs.items() if spec.kind == "operation"]
     if state is None:
         state = _state_texts(task.initial_state, True)
     texts = [task.query, task.user.goal, *(n.replace("_", " ") for n in specs), *state]
-    return statements.Completion.of(operations, texts)
+    return completions.Completion.of(operations, texts)
 
 
 class RuleJudge:
