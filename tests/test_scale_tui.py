@@ -13,7 +13,8 @@ from sttui.core.loader import load_task
 from sttui.running.recording import run_recorded
 from sttui.store.store import Store
 from sttui.tui.app import SttuiApp
-from sttui.tui.home import HomeScreen, _entry_row, _row
+from sttui.tui.home import HomeScreen
+from sttui.tui.home_rows import entry_row, task_row
 from sttui.tui.launch import Launch
 from tests.conftest import ROOT
 from tests.tui_helpers import wait_for
@@ -26,7 +27,7 @@ def test_home_rows_from_the_index_are_the_rows_of_loaded_tasks():
     loaded, _ = __import__("sttui.core.loader", fromlist=["load_all"]).load_all([ROOT / "tasks"])
     assert len(loaded) == len(entries) >= 49
     for t in loaded:
-        assert _entry_row(entries[t.id]) == _row(t)
+        assert entry_row(entries[t.id]) == task_row(t)
 
 
 async def test_the_sessions_pane_fills_while_the_task_list_is_still_loading(tmp_path, monkeypatch):

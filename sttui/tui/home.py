@@ -6,17 +6,15 @@ the first line of the preview below); kind and domain are filtered on but not sh
 starts with the domain). An id too long for its column is cut at the end, or in the middle
 where the cut ends would look alike (``shown_ids``). Each tab's footer shows its own keys.
 
-The module reads in named sections: a task's row and its brief, the sessions' rows, then the
-screen (loading in workers, drawing, events, actions and tabs)."""
+The rows are plain data, in ``tui.home_rows``; this module is the screen, in named sections
+(loading in workers, drawing, events, actions and tabs)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from rich.markup import escape
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -25,8 +23,19 @@ from textual.message import Message
 from textual.widgets import ContentSwitcher, Header, Input, Static
 
 from sttui.core.problems import display_path
-from sttui.core.taxonomy import LEVELS
 from sttui.tui.footer import Footer
+from sttui.tui.home_rows import (
+    COLUMNS,
+    SESSION_COLUMNS,
+    SESSIONS_PAGE,
+    TaskRow,
+    column_widths,
+    entry_row,
+    forks_of,
+    mine_by_task,
+    session_cells,
+    shown_ids,
+)
 from sttui.tui.safetable import DataTable
 from sttui.tui.screen import SttuiScreen
 
@@ -34,182 +43,8 @@ if TYPE_CHECKING:
     from sttui.core.loader import LoadedTask
     from sttui.store.listings import Filters
 
-COLUMNS = ("id", "subtype", "level", "mine", "title")
-SESSION_COLUMNS = ("id", "status", "outcome", "baseline", "task", "agent", "user", "steps", "stages", "started")
 TASKS_ONLY = ("cycle_sort", "play_user")  # keys of the Tasks tab (each tab has its own filter)
 SESSIONS_ONLY = ("resume",)  # keys of the Sessions tab
-
-
-# -- a task's row and its brief (plain data, built without loading the task) -------------------
-
-
-@dataclass
-class TaskRow:
-    id: str
-    kind: str
-    domain: str
-    subtype: str
-    level: str
-    title: str
-    brief: str
-    mine: str = ""
-
-    def cells(self) -> tuple[str, ...]:
-        return (self.id, self.subtype, self.level, self.mine, self.title)
-
-    def haystack(self) -> str:
-        """What the filter looks in: every column, and the kind and domain besides."""
-        return " ".join((*self.cells(), self.kind, self.domain)).lower()
-
-    def sort_key(self, column: str) -> tuple[int, str]:
-        if column == "level":
-            return (LEVELS.index(self.level) if self.level in LEVELS else 99, self.id)
-        return (0, getattr(self, column))
-
-
-def _brief(title: str, domain: str, subtype: str, level: str, opening: str, task_id: str, path: Path, keys: str) -> str:
-    """A task's brief under the table, its words shown as written: a title holding ``[/]`` had
-    stopped home, and ``[red]`` in a query had coloured it."""
-    return (
-        f"[b]{escape(title)}[/b]  ({escape(domain)}, {escape(subtype)}, {escape(level)})\n{opening}\n"
-        f"[dim]{escape(task_id)} · {escape(display_path(path))} · {keys}[/dim]"
-    )
-
-
-def _row(t: LoadedTask) -> TaskRow:
-    from sttui.core.explore.task import ExploreTask  # loaded with the task already
-
-    task = t.task
-    subtype: str
-    level: str
-    if isinstance(task, ExploreTask):
-        subtype, level = task.rule.family, "-"
-        opening = f"[i]Scenario:[/i] {escape(task.scenario.strip())}"
-        keys = "enter plays it"
-    else:
-        subtype, level = task.conflict, task.level
-        opening = f"[i]User:[/i] {escape(task.query)}"
-        keys = "enter plays the agent seat · u plays the user seat"
-    brief = _brief(task.title, task.domain, subtype, level, opening, task.id, t.path, keys)
-    return TaskRow(task.id, task.kind, task.domain, subtype, level, task.title, brief)
-
-
-def _entry_row(e: Any) -> TaskRow:
-    """``_row`` from the task index's entry for the file: the same row, nothing loaded."""
-    if e.kind == "explore":
-        subtype, level = e.family, "-"
-        opening = f"[i]Scenario:[/i] {escape(e.opening.strip())}"
-        keys = "enter plays it"
-    else:
-        subtype, level = e.conflict, e.level
-        opening = f"[i]User:[/i] {escape(e.opening)}"
-        keys = "enter plays the agent seat · u plays the user seat"
-    brief = _brief(e.title, e.domain, subtype, level, opening, e.id, e.path, keys)
-    return TaskRow(e.id, e.kind, e.domain, subtype, level, e.title, brief)
-
-
-SESSIONS_PAGE = 500  # sessions read at a time
-_FIXED = {"subtype": 13, "level": 10, "mine": 6}  # lexicographic, impossible, "3 done"
-
-
-def column_widths(screen_width: int, rows: list[TaskRow]) -> dict[str, int]:
-    """The task table's column widths at ``screen_width``: subtype, level and mine fixed, the
-    id and the title sharing the rest (the id no wider than the longest, and at most 45 % of
-    it), so that every column is on screen at 80 columns and long titles show at 120."""
-    longest_id = max((len(r.id) for r in rows), default=40)
-    longest_title = max((len(r.title) for r in rows), default=40)
-    rest = max(20, screen_width - 4 - sum(w + 2 for w in _FIXED.values()) - 2 * 2)  # (cell padding, a scrollbar)
-    id_width = max(16, min(longest_id, int(rest * 0.45), rest - min(longest_title, rest // 2)))
-    return {"id": id_width, **_FIXED, "title": max(8, rest - id_width)}
-
-
-def shown_ids(ids: list[str], width: int) -> dict[str, str]:
-    """Each id as its column shows it at ``width``: whole when it fits, else cut at the end
-    ("air-barbados-lh…"); ids whose cut ends would look alike ("cybersecurity-a…" for the
-    seeds of one explore family) are cut in the middle instead, so their ends tell them apart
-    ("cybersec…itive-1", "cybersec…itive-2"). The whole id is under the table."""
-    if width < 5:
-        return {i: i[:width] for i in ids}
-    cut = {i: i if len(i) <= width else i[: width - 1] + "…" for i in ids}
-    seen: dict[str, int] = {}
-    for c in cut.values():
-        seen[c] = seen.get(c, 0) + 1
-    tail = (width - 1) // 2
-    return {i: (c if seen[c] == 1 or c == i else f"{i[: width - 1 - tail]}…{i[-tail:]}") for i, c in cut.items()}
-
-
-# -- the sessions' rows ------------------------------------------------------------------------
-
-
-def _origin(r: Any, forks: dict[str, dict[str, Any]]) -> str:
-    """Where an episode came from, as ``sttui sessions`` says it: a fork's episode and row, or
-    the episode a refinement was made from."""
-    fork = forks.get(r.id) or ((r.scores or {}).get("lineage") or {}).get("forked_from")
-    if isinstance(fork, dict) and fork.get("episode"):
-        return f" (fork of {fork['episode']}@{fork.get('seq')})"
-    refined = ((r.scores or {}).get("lineage") or {}).get("refined_from")
-    return f" (refined from {refined})" if refined else ""
-
-
-def _session_cells(r: Any, forks: dict[str, dict[str, Any]] | None = None) -> tuple[str, ...]:
-    """A session's row in the sessions pane (``SESSION_COLUMNS``); a seat that changed hands
-    reads ``mixed (…)``, as in ``sttui sessions``."""
-    from datetime import datetime
-
-    from sttui.core.control import seat_label, valid_control
-
-    if r.outcome is not None:
-        outcome = "pass" if r.outcome.get("passed") else "fail"
-    elif r.scores and r.scores.get("calibrated_accuracy") is not None:
-        outcome = f"CA {r.scores['calibrated_accuracy']:.0%}"
-    else:
-        outcome = "-"
-    started = datetime.fromtimestamp(r.started_at).strftime("%m-%d %H:%M")
-    review = (r.scores or {}).get("review")
-    stages = f"{review['score']:.2f} · {review['settled']}/{review['milestones']}" if review else "-"
-    control = valid_control((r.scores or {}).get("control"))
-    cells = {
-        "id": r.id + _origin(r, forks or {}),
-        "status": r.status,
-        "outcome": outcome,
-        "baseline": clean_mark(r),
-        "task": r.task_id,
-        "agent": seat_label(r.agent, control.get("agent_steps")) if control else r.agent,
-        "user": seat_label(r.user, control.get("user_turns")) if control else (r.user or "-"),
-        "steps": str(r.steps),
-        "stages": stages,
-        "started": started,
-    }
-    return tuple(cells[c] for c in SESSION_COLUMNS)
-
-
-def _forks(store: Any, records: list[Any]) -> dict[str, dict[str, Any]]:
-    """The forks among a page of sessions, running ones included (a finished fork's lineage is
-    in its scores too): one query, then the forks' own start events."""
-    from sttui.lineage.forks import forks_among
-
-    return forks_among(store, [r.id for r in records])
-
-
-def _mine(records: list[Any]) -> dict[str, str]:
-    """Per task: how often I played it and how the last one went."""
-    out: dict[str, str] = {}
-    for task_id in {r.task_id for r in records}:
-        runs = [r for r in records if r.task_id == task_id]
-        last = runs[0]
-        if last.outcome is not None:
-            verdict = "pass" if last.outcome.get("passed") else "fail"
-        elif last.scores and last.scores.get("calibrated_accuracy") is not None:
-            verdict = f"CA {last.scores['calibrated_accuracy']:.0%}"
-        else:
-            verdict = last.status
-        out[task_id] = f"{len(runs)}× last {verdict}"
-    return out
-
-
-def clean_mark(record: Any) -> str:
-    """Whether an episode is a clean baseline: no god view, no seat handed to a model."""
-    return "clean" if record.clean_baseline else "✱ not clean"
 
 
 # -- the screen --------------------------------------------------------------------------------
@@ -354,7 +189,7 @@ class HomeScreen(SttuiScreen[None]):
         ok = [e for e in entries if e.ok]
         # one line per broken file: its first problem, which names the file, line and field
         problems = [str(e.problems[0]) for e in entries if e.problems]
-        self.post_message(self.Loaded([_entry_row(e) for e in ok], Tasks(ok), problems))
+        self.post_message(self.Loaded([entry_row(e) for e in ok], Tasks(ok), problems))
 
     def on_home_screen_loaded(self, message: Loaded) -> None:
         self.rows, self.tasks = message.rows, message.tasks
@@ -383,8 +218,8 @@ class HomeScreen(SttuiScreen[None]):
             older = [r for r in store.summaries(limit=SESSIONS_PAGE, **live) if r.id not in shown]
             records = [*older, *records]  # (an episode left running long ago is where r resumes it)
         me = self.app.human
-        mine = _mine([r for r in records if me in (r.agent, r.user)]) if not text else {}
-        message = self.SessionsLoaded(records, mine, _forks(store, records), first=True, text=text)
+        mine = mine_by_task([r for r in records if me in (r.agent, r.user)]) if not text else {}
+        message = self.SessionsLoaded(records, mine, forks_of(store, records), first=True, text=text)
         message.total, message.running = total, running
         self.post_message(message)
 
@@ -418,7 +253,7 @@ class HomeScreen(SttuiScreen[None]):
         table = self.sessions_table()
         table.clear()
         for r in records:
-            table.add_row(*_session_cells(r, forks), key=r.id)
+            table.add_row(*session_cells(r, forks), key=r.id)
         self._show_mine(mine)
         self.show_status()
 
@@ -448,7 +283,7 @@ class HomeScreen(SttuiScreen[None]):
         after = (last.started_at, last.id) if last is not None else None
         more = list(store.summaries(limit=SESSIONS_PAGE, after=after, **where))
         if more:
-            self.post_message(self.SessionsLoaded(more, {}, _forks(store, more), first=False, text=text))
+            self.post_message(self.SessionsLoaded(more, {}, forks_of(store, more), first=False, text=text))
 
     def add_sessions(self, records: list[Any], forks: dict[str, dict[str, Any]] | None = None) -> None:
         table = self.sessions_table()
@@ -456,7 +291,7 @@ class HomeScreen(SttuiScreen[None]):
         fresh = [r for r in records if r.id not in shown]  # (a row already shown is never shown twice)
         self.sessions = [*self.sessions, *fresh]
         for r in fresh:
-            table.add_row(*_session_cells(r, forks), key=r.id)
+            table.add_row(*session_cells(r, forks), key=r.id)
         self.show_status()
 
     @on(DataTable.RowHighlighted, "#sessions")
