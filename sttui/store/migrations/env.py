@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from alembic import context
+from sqlmodel import SQLModel
 
-from sttui.store.tables import SQLModel
+import sttui.store.tables  # noqa: F401  (defines the tables on SQLModel.metadata)
 
 config = context.config
 connection = config.attributes["connection"]
