@@ -44,7 +44,11 @@ judged by visible rules a person can apply by hand (``RULE_TELL``):
   names (``RULE_CLAIMS``).
 
 The facts are read from the state in ``core.report_facts``, the claims checked against the
-record in ``core.report_claims``; this module judges them and holds the public checks.
+record in ``core.report_claims``; this module judges them and holds the public checks. It reads
+in sections, each under a ``# --`` line: the rules as the detail states them, and the agent's
+messages; judging one fact (``states``, what a message gives it, ``judge_fact``); and the
+checklist item with the public checks (``evaluate_tell``, ``message_mismatches``,
+``report_mismatches``).
 """
 
 from __future__ import annotations

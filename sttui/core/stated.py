@@ -73,6 +73,10 @@ The rules, simple enough to apply by hand (task format §5):
 
 Blanked means letters and digits become spaces: the text keeps its length and punctuation, so
 the clauses ``core.attach`` cuts are the same.
+
+The module reads in sections, each under a ``# --`` line: the words a sentence is read in;
+``stated_text``, the one entry point; the spans it blanks as hedged, asked, denied or supposed;
+a proposal and the person's word awaited; and what was not done (``_undone``, ``_pending``).
 """
 
 from __future__ import annotations
@@ -85,6 +89,8 @@ from sttui.core.facts import GLUED_STOP
 from sttui.core.replaced import former, instead_of, ousted_before, unfit_before, unusable_before
 from sttui.core.statement_words import ASIDES, CONDITIONALS, NEGATORS
 from sttui.core.statements import asks_all, is_question
+
+# -- the words a sentence is read in, and the hedges --------------------------------------------
 
 # a word: letters and digits, joined by one mark (VAN-42, 09:30, 9.30am, LH401, isn't)
 _WORD = re.compile(r"[^\W_]+(?:(?:[-'\u2019:/#]|\.(?![A-Z][a-z]))[^\W_]+)*")  # (not across "planned.Westfield")
@@ -169,6 +175,9 @@ def _low(word: str) -> str:
     return word.lower().replace("\u2019", "'")
 
 
+# -- what a message states: the one entry point ------------------------------------------------
+
+
 @lru_cache(maxsize=4096)
 def stated_text(text: str) -> str:
     """``text`` with what it does not state blanked out (see the module docstring)."""
@@ -217,6 +226,9 @@ def stated_text(text: str) -> str:
                 out[i] = " "
         done = max(done, b)
     return "".join(out)
+
+
+# -- the spans blanked: hedged, asked, denied, supposed -----------------------------------------
 
 
 def _hedged_sentence(words: list[tuple[int, int, str]]) -> bool:
@@ -327,6 +339,8 @@ def _supposed(words: list[tuple[int, int, str]], ends: list[int], sentence_end: 
         out.append((a, _clause_end(a, ends, sentence_end)))
     return out
 
+
+# -- a proposal: an offer, and the person's word awaited -----------------------------------------
 
 FIRST_PERSON = frozenset({"i", "we"})
 OFFER_MODALS = frozenset({"would", "will", "can", "could"})
