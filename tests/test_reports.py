@@ -106,6 +106,11 @@ def hm(*times: str) -> frozenset[object]:
         ("the dietitian for 1200, 30 minutes after", [hm("12:00")]),
         ("his review tomorrow 1345.", [hm("13:45")]),
         ("the 1700 twilight session", [hm("17:00")]),
+        # … and after a word that sets only a time, before any word but a count (typed at 80×24)
+        ("tomasz booked 1700 twilight w/ nurse byrne", [hm("17:00")]),
+        ("moved 1030 slot", [hm("10:30")]),
+        ("rebooked 1200 passengers", []),
+        ("confirmed 1500 doses", []),
         ("Dr Adeyemi 1215 today", [hm("12:15")]),
         ("AMS 1145 → JFK", [hm("11:45")]),
         ("Munich 1110 to O'Hare", [hm("11:10")]),

@@ -84,6 +84,15 @@ _FOUR_SET = re.compile(
     + _UNIT
     + _PHRASE_END
 )
+# … after a word that sets a time and can set nothing else, before any word but a count
+# ("booked 1700 twilight w/ nurse Byrne"; not "rebooked 1200 passengers")
+_FOUR_DONE = re.compile(
+    r"\b(?:now|moved|rebooked|booked|confirmed|today|tomorrow|tonight)\s+"
+    + _HHMM
+    + r"(?![\w:/%]|[.,]\d)"
+    + _UNIT
+    + _COUNTED
+)
 _FOUR_THE = re.compile(
     r"\b(?:the|his|her|their|its|your|my|our)\s+" + _HHMM + r"(?![\w:/%-]|[.,]\d)" + _UNIT + _COUNTED
 )
@@ -221,6 +230,8 @@ def find_times(text: str) -> list[Found]:
             if not _CODE_BEFORE.search(text[max(0, m.start(1) - 4) : m.start(1)]):
                 add(m, frozenset({int(m[1]) * 60 + int(m[2])}))
         for m in _FOUR_SET.finditer(s):
+            add(m, frozenset({int(m[1]) * 60 + int(m[2])}))
+        for m in _FOUR_DONE.finditer(s):
             add(m, frozenset({int(m[1]) * 60 + int(m[2])}))
         for m in _FOUR_THE.finditer(s):
             add(m, frozenset({int(m[1]) * 60 + int(m[2])}))
