@@ -17,7 +17,7 @@ from sttui.core.state import canonical
 from sttui.tui.app import SttuiApp
 from sttui.tui.launch import Launch
 from sttui.tui.play import LIVE_ITEMS, TRIM_BATCH
-from sttui.tui.widgets import ResultFold
+from sttui.tui.widgets import ResultFold, fit_parts
 from tests.conftest import ROOT
 from tests.tui_helpers import open_play, play_alone, started, wait_for
 
@@ -156,6 +156,47 @@ async def test_the_status_line_is_laid_out_again_only_when_its_wrapping_can_chan
         screen._tick()
         assert updates[-1] is True  # a longer word may wrap elsewhere: laid out
         assert str(screen.query_one("#status-bar").render()) == "clock 00:13  step 10/40"
+
+
+def test_a_status_line_breaks_only_where_its_parts_meet():
+    line = Text.assemble(
+        ("step ", "dim"), "0", "  ", ("agent ", "dim"), "human:root", "  ", ("user ", "dim"),
+        "baseline:scripted-user", "  ", ("clock ", "dim"), ("⏸ paused (F5 starts)", "bold yellow"), " 00:00", "  ",
+    )  # fmt: skip
+    parts = ["step 0", "agent human:root", "user baseline:scripted-user", "clock ⏸ paused (F5 starts) 00:00"]
+    for width in (20, 40, 60, 78, 79):
+        fitted = fit_parts(line, width)
+        lines = fitted.plain.split("\n")
+        assert [p for row in lines for p in row.split("  ")] == parts, width
+        assert all(len(row) <= max(width, max(map(len, parts))) for row in lines), width
+        assert all(row == row.strip() for row in lines)  # the gap is dropped where a line breaks
+    assert fit_parts(line, 78).plain.split("\n") == [
+        "step 0  agent human:root  user baseline:scripted-user",
+        "clock ⏸ paused (F5 starts) 00:00",
+    ]
+    # the styles stay on their words, and a line that fits is kept as it is
+    fitted = fit_parts(line, 78)
+    start = fitted.plain.index("⏸")
+    assert any(s.start == start and s.style == "bold yellow" for s in fitted.spans)
+    assert fit_parts(line, 200) is line
+    # the explore screen's "  ·  " gaps: the dot goes with the gap where the line breaks
+    phase = line + "  ·  batch 1/3  ·  acting  ·  probe available"
+    assert fit_parts(phase, 30).plain.split("\n")[-2:] == ["batch 1/3  ·  acting", "probe available"]
+
+
+async def test_the_play_screens_status_line_keeps_each_phrase_whole_at_80_columns(tmp_path):
+    async with play_alone(f"sqlite:///{tmp_path / 'p.db'}", INSULIN).run_test(size=(80, 24)) as pilot:
+        screen = await started(pilot, "PlayScreen")
+        bar = screen.query_one("#status-bar", Static)
+        await wait_for(pilot, lambda: "\n" in str(bar.render()))
+        rows = str(bar.render()).split("\n")
+        assert any(row.startswith("clock ⏸ paused (F5 starts) ") for row in rows), rows
+        assert bar.size.height == len(rows)
+        await pilot.resize_terminal(160, 24)
+        await wait_for(pilot, lambda: "\n" not in str(bar.render()))
+        assert bar.size.height == 1
+        await pilot.resize_terminal(80, 24)
+        await wait_for(pilot, lambda: "\n" in str(bar.render()))
 
 
 async def test_the_entry_empties_when_its_call_is_shown_but_keeps_what_was_typed_since(tmp_path):

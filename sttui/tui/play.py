@@ -75,8 +75,10 @@ def status_line(session: PlaySession) -> Text:
             parts += [("/", "dim"), f"{limit // 60:02d}:{limit % 60:02d}"]
         parts += ["  "]
     if session.peeked:
-        parts += ["  ", ("god view used: not a clean baseline", "bold red")]
-    return Text.assemble(*parts)
+        parts += [("god view used: not a clean baseline", "bold red")]
+    line = Text.assemble(*parts)
+    line.rstrip()  # the parts' gaps are two spaces (where StatusLine may break it), none at the end
+    return line
 
 
 def state_tree(tree: Tree[Any], data: Any) -> None:

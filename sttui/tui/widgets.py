@@ -85,24 +85,63 @@ def wrap_shape(text: str) -> tuple[int, ...]:
     return tuple(cell_len(part) for part in re.split(r"(\s+)", text))
 
 
+PART_GAP = re.compile(r" {2,}(?:·  )?")
+"""Where a status line's parts meet: two spaces or more (``  ·  `` with its dot)."""
+
+
+def fit_parts(line: Text, width: int) -> Text:
+    """``line`` broken only where its parts meet, so a phrase such as ``paused (F5 starts)``
+    is never cut in two at 80 columns: each part starts a new line when it would not fit
+    beside the one before (the gap is dropped there). A part wider than the line still wraps."""
+    plain = line.plain
+    if width <= 0 or cell_len(plain) <= width:
+        return line
+    parts: list[tuple[Text, Text]] = []  # (the gap before it, a part)
+    gap, pos = Text(), 0
+    for m in PART_GAP.finditer(plain):
+        parts.append((gap, line[pos : m.start()]))
+        gap, pos = line[m.start() : m.end()], m.end()
+    parts.append((gap, line[pos:]))
+    out, used = Text(), 0
+    for gap, part in parts:
+        size = cell_len(part.plain)
+        if not size:
+            continue
+        if used and used + cell_len(gap.plain) + size > width:
+            out.append("\n")
+            used = 0
+        elif used:
+            out.append_text(gap)
+            used += cell_len(gap.plain)
+        out.append_text(part)
+        used += size
+    return out
+
+
 class StatusLine(Static):
-    """A seat screen's status line. Updated on every event and each second, but re-laid out only
-    when its wrapping can change: a Static's update re-lays out the whole screen, which costs
-    more than the rest of a key press. Same text: nothing at all."""
+    """A seat screen's status line, broken only between its parts (``fit_parts``). Updated on
+    every event and each second, but re-laid out only when its wrapping can change: a Static's
+    update re-lays out the whole screen, which costs more than the rest of a key press. Same
+    text: nothing at all."""
 
     def __init__(self, line: Text, *, id: str | None = None) -> None:
         super().__init__(line, id=id)
-        self._plain, self._shape = line.plain, wrap_shape(line.plain)
+        self._line, self._plain, self._shape = line, line.plain, wrap_shape(line.plain)
 
     def show(self, line: Text) -> bool:
-        """Show ``line``; whether it changed."""
-        plain = line.plain
+        """Show ``line`` at the width there is; whether what is shown changed."""
+        self._line = line
+        shown = fit_parts(line, self.content_size.width)
+        plain = shown.plain
         if plain == self._plain:
             return False
         shape = wrap_shape(plain)
-        self.update(line, layout=shape != self._shape)
+        self.update(shown, layout=shape != self._shape)
         self._plain, self._shape = plain, shape
         return True
+
+    def on_resize(self) -> None:
+        self.show(self._line)
 
 
 class WrappedJSON:
