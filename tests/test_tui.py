@@ -329,6 +329,20 @@ async def test_bindings_can_be_remapped_from_the_config(db):
         assert app.screen.sort_column == "subtype"
 
 
+async def test_the_palette_names_the_keys_the_keymap_binds(db):
+    """A palette entry gives the key that works now: the keymap's, not the class's default."""
+    from sttui.config import Config
+
+    keymap = {"home.sort": "o,f12"}
+    app = SttuiApp(Launch.build(ROOT / "tasks", db_url=db, human="ana", config=Config(keymap=keymap)))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        helps = {c.title: c.help for c in app.get_system_commands(app.screen)}
+        assert helps["Sort"] == "o, f12 · home.sort"
+        await pilot.press("f12")
+        assert app.screen.sort_column == "subtype"
+
+
 async def test_a_keymap_that_takes_a_key_another_binding_holds_is_named_at_start(db):
     """F9 is play.earlier's: remapping play.end onto it would silently lose "Show earlier items"."""
     from sttui.config import Config

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from textual import on, work
@@ -26,6 +27,7 @@ from textual.worker import Worker, WorkerState
 
 from sttui.config import Config, ConfigError, load_config
 from sttui.tui.home import HomeScreen
+from sttui.tui.keymap import bound_keys
 from sttui.tui.launch import Annotate, Launch
 from sttui.tui.record import RecordAccess
 from sttui.tui.safetable import guard_strips
@@ -600,22 +602,23 @@ class SttuiApp(ReportsWorkerFailures, RecordAccess, App[None]):
         yield SystemCommand(
             "Keys of this screen", "f1 · app.help: every key of the screen, with its binding id", self.action_help
         )
-        yield from binding_commands(screen)
+        yield from binding_commands(screen, self.config.keymap)
 
 
 # -- every screen's bindings as palette commands, and running the app --------------------------
 
 
-def binding_commands(screen: Screen[Any]) -> Iterable[SystemCommand]:
+def binding_commands(screen: Screen[Any], keymap: Mapping[str, str] = MappingProxyType({})) -> Iterable[SystemCommand]:
     """A command-palette entry for every binding of a screen that has a description, and that
-    the screen allows now (a study's participant is not offered the god view or a model)."""
+    the screen allows now (a study's participant is not offered the god view or a model), with
+    the keys it answers to under ``keymap`` (sttui.yaml's), not the class's defaults."""
     for binding in screen.BINDINGS:
         if isinstance(binding, Binding) and binding.description:
             if isinstance(screen, Screen) and screen.check_action(binding.action.split("(")[0], ()) is False:
                 continue
             yield SystemCommand(
                 binding.description,
-                f"{binding.key} · {binding.id or binding.action}",
+                f"{', '.join(bound_keys(binding, keymap))} · {binding.id or binding.action}",
                 lambda a=binding.action, s=screen: s.run_action(a),
             )
 

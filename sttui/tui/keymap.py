@@ -14,7 +14,8 @@ def _bindings(cls: type[DOMNode]) -> list[Binding]:
     return [b for bs in cls._merge_bindings().key_to_bindings.values() for b in bs]
 
 
-def _keys(binding: Binding, keymap: Mapping[str, str]) -> list[str]:
+def bound_keys(binding: Binding, keymap: Mapping[str, str]) -> list[str]:
+    """The keys ``binding`` answers to under ``keymap`` (sttui.yaml's, by binding id)."""
     keys = keymap.get(binding.id, binding.key) if binding.id else binding.key
     return [k.strip() for k in keys.split(",") if k.strip()]
 
@@ -31,7 +32,7 @@ def keymap_problems(keymap: Mapping[str, str], scopes: Iterable[type[DOMNode]], 
         known |= {b.id for b in bindings if b.id}
         holders: dict[str, list[Binding]] = {}
         for b in bindings:
-            for key in _keys(b, keymap):
+            for key in bound_keys(b, keymap):
                 holders.setdefault(key, []).append(b)
         for key, held in holders.items():
             moved = [b for b in held if b.id in keymap]
