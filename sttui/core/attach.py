@@ -51,7 +51,7 @@ from __future__ import annotations
 import itertools
 import re
 from bisect import bisect_left
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from sttui.core.facts import GLUED_STOP, TITLES, fold
@@ -244,7 +244,6 @@ CLIP_NAME, CLIP_MIN = 8, 5
 
 
 @lru_cache(maxsize=256)
-@lru_cache(maxsize=256)
 def _name_words(subjects: tuple[Subject, ...]) -> frozenset[str]:
     """The words of the subjects' names, which a word typed with one typo may name
     (``statements.name_typed``: "Halmia" for Halima)."""
@@ -276,17 +275,78 @@ def _other_forms(subjects: tuple[Subject, ...]) -> dict[str, str]:
     return {k: v for k, v in out.items() if k not in shared}
 
 
+@dataclass(slots=True)
+class _Reading:
+    """A message's words, with where each subject is named: what the cuts and the clauses read.
+    ``tokens`` are (start, end, folded word), a clipped or typo'd name written as the name."""
+
+    text: str
+    tokens: list[tuple[int, int, str]]
+    at: dict[str, list[int]]  # a word -> the indices of the tokens that are it
+    mentions: list[tuple[int, int, Subject]]  # (start, end, subject), by position
+    covered: set[int]  # the tokens inside a subject's name
+    aside: frozenset[Subject]  # the bystanders
+    starts: list[int] = field(init=False)  # the mentions' starts
+    token_starts: list[int] = field(init=False)
+    respectively: list[int] = field(init=False)  # where the word "respectively" is
+
+    def __post_init__(self) -> None:
+        self.starts = [m[0] for m in self.mentions]
+        self.token_starts = [t[0] for t in self.tokens]
+        self.respectively = [self.tokens[i][0] for i in self.at.get("respectively", ())]
+
+    def within(self, a: int, b: int) -> list[tuple[int, int, Subject]]:
+        return self.mentions[bisect_left(self.starts, a) : bisect_left(self.starts, b)]
+
+    def named(self, a: int, b: int) -> list[Subject]:
+        """The subjects named between ``a`` and ``b``; a bystander only where no subject is."""
+        found = list(dict.fromkeys(subj for _, _, subj in self.within(a, b)))
+        real = [subj for subj in found if subj not in self.aside]
+        return real if real or not found else found
+
+    def opens(self, lo: int, hi: int, who: Subject) -> bool:
+        """Whether the clause of tokens ``lo``..``hi`` opens with ``who``'s name, after its
+        joining words ("…, and Grace Mensah has the 17:00"; not "…, review with Dr Adeyemi")."""
+        first = next((n for n in range(lo, hi) if self.tokens[n][2] not in CONJUNCTIONS), None)
+        if first is None:
+            return False
+        at = self.tokens[first][0]
+        return any(subj == who for _, _, subj in self.within(at, at + 1))
+
+    def in_numbers(self, before: int, after: int) -> bool:
+        """Between two values of a list ("vans 42, 41 and 47", "VAN-42 and VAN-41", "09:00 and
+        11:00", "van 41 and van 42", "31B and 31A"): a number (or a seat) before, and after a number, a code (letters
+        joined to digits) or the word before the first number again, with its number."""
+        tokens = self.tokens
+        if before < 0 or after >= len(tokens) or not _numbered(tokens[before][2]):
+            return False
+        if _numbered(tokens[after][2]):
+            return True
+        code = after + 1 < len(tokens) and tokens[after + 1][2].isdigit()
+        gap = self.text[tokens[after][1] : tokens[after + 1][0]] if code else ""
+        again = before > 0 and tokens[after][2].rstrip("s") == tokens[before - 1][2].rstrip("s") and not gap.strip()
+        # a code after a code of the same letters ("VAN-42, VAN-41"), not after a time or another
+        # kind's code ("back 10:00, CR-91 on Heather" cuts: a new clause)
+        same = before > 0 and tokens[after][2] == tokens[before - 1][2]
+        return code and ((gap in ("", "-", "_", "#") and same) or (again and after not in self.covered))
+
+
 @lru_cache(maxsize=1024)
 def _sentences(text: str, subjects: tuple[Subject, ...], bystanders: tuple[Subject, ...] = ()) -> tuple[Sentence, ...]:
     """Cached: the scripted user and the checklist ask of the same messages after every step.
     Linear in the text (positions looked up by bisection): a message may be pasted in whole."""
+    reading = _read(text, subjects, bystanders)
+    return _grouped(reading, _cuts(reading))
+
+
+def _read(text: str, subjects: tuple[Subject, ...], bystanders: tuple[Subject, ...]) -> _Reading:
+    """The words of ``text``, and where each subject (or bystander) is named in it."""
     tokens = [(m.start(), m.end(), _bare(m.group())) for m in _WORD.finditer(text)]
-    at: dict[str, list[int]] = {}  # a word -> the indices of the tokens that are it
+    at: dict[str, list[int]] = {}
     for i, (_, _, w) in enumerate(tokens):
         at.setdefault(w, []).append(i)
-    mentions: list[tuple[int, int, Subject]] = []  # (start, end, subject), by position
-    covered: set[int] = set()  # the tokens inside a subject's name
-    aside = frozenset(bystanders)
+    mentions: list[tuple[int, int, Subject]] = []
+    covered: set[int] = set()
     forms = _other_forms(subjects)
     lower = not any(c.isupper() for c in text)
     name_words = _name_words(subjects)
@@ -309,69 +369,44 @@ def _sentences(text: str, subjects: tuple[Subject, ...], bystanders: tuple[Subje
                     mentions.append((tokens[i][0], tokens[i + n - 1][1], subject))
                     covered.update(range(i, i + n))
     mentions.sort(key=lambda m: m[0])
-    starts = [m[0] for m in mentions]
-    respectively = [tokens[i][0] for i in at.get("respectively", ())]
+    return _Reading(text, tokens, at, mentions, covered, frozenset(bystanders))
 
-    def within(a: int, b: int) -> list[tuple[int, int, Subject]]:
-        return mentions[bisect_left(starts, a) : bisect_left(starts, b)]
 
-    def named(a: int, b: int) -> list[Subject]:
-        """The subjects named between ``a`` and ``b``; a bystander only where no subject is."""
-        found = list(dict.fromkeys(subj for _, _, subj in within(a, b)))
-        real = [subj for subj in found if subj not in aside]
-        return real if real or not found else found
-
-    def opens(lo: int, hi: int, who: Subject) -> bool:
-        """Whether the clause of tokens ``lo``..``hi`` opens with ``who``'s name, after its
-        joining words ("…, and Grace Mensah has the 17:00"; not "…, review with Dr Adeyemi")."""
-        first = next((n for n in range(lo, hi) if tokens[n][2] not in CONJUNCTIONS), None)
-        return first is not None and any(a == tokens[first][0] and subj == who for a, _, subj in within(start, pos))
-
-    # cuts: (position, what ends there): "line", "sentence" or "clause"
-    # (a line broken mid-sentence, the next in small letters after no stop, goes on: a clause)
+def _cuts(r: _Reading) -> list[tuple[int, str]]:
+    """Where the clauses end, in order: (position, what ends there), "line", "sentence" or
+    "clause" (a line broken mid-sentence, the next in small letters after no stop, goes on: a
+    clause)."""
+    text, tokens, token_starts = r.text, r.tokens, r.token_starts
     cuts: list[tuple[int, str]] = [
         (m.start(), "clause" if _GOES_ON.match(text, m.start()) else "line") for m in re.finditer(r"\n", text)
     ]
     cuts += [(m.end(), "sentence") for m in _SENTENCE_END.finditer(text)]
-    token_starts = [t[0] for t in tokens]
-
-    def in_numbers(before: int, after: int) -> bool:
-        """Between two values of a list ("vans 42, 41 and 47", "VAN-42 and VAN-41", "09:00 and
-        11:00", "van 41 and van 42", "31B and 31A"): a number (or a seat) before, and after a number, a code (letters
-        joined to digits) or the word before the first number again, with its number."""
-        if before < 0 or after >= len(tokens) or not _numbered(tokens[before][2]):
-            return False
-        if _numbered(tokens[after][2]):
-            return True
-        code = after + 1 < len(tokens) and tokens[after + 1][2].isdigit()
-        gap = text[tokens[after][1] : tokens[after + 1][0]] if code else ""
-        again = before > 0 and tokens[after][2].rstrip("s") == tokens[before - 1][2].rstrip("s") and not gap.strip()
-        # a code after a code of the same letters ("VAN-42, VAN-41"), not after a time or another
-        # kind's code ("back 10:00, CR-91 on Heather" cuts: a new clause)
-        same = before > 0 and tokens[after][2] == tokens[before - 1][2]
-        return code and ((gap in ("", "-", "_", "#") and same) or (again and after not in covered))
-
-    named_at = set(starts)
+    named_at = set(r.starts)
     for m in _CLAUSE_MARK.finditer(text):
         after = bisect_left(token_starts, m.end())
         if m[1] is not None and (after >= len(tokens) or not _opens_after(text, m[1], tokens[after][0], named_at)):
             continue  # (a dash or slash: only before a subject's name, or a dash before a capital)
-        if m.group() == ";" or not in_numbers(after - 1, after):
+        if m.group() == ";" or not r.in_numbers(after - 1, after):
             cuts.append((m.start(), "sentence" if m.group() == ";" else "clause"))
     cuts += [
         (tokens[i][0], "clause")
         for w in CONJUNCTIONS | SUBORDINATORS
-        for i in at.get(w, ())
-        if i not in covered and not in_numbers(i - 1, i + 1)
+        for i in r.at.get(w, ())
+        if i not in r.covered and not r.in_numbers(i - 1, i + 1)
     ]
     for amp in (
         joining_ampersands(text) if has_joiner(text) else ()
     ):  # "&" or "+" as "and" (the tokens hold neither), but inside a name ("Fig & Fennel")
         after = bisect_left(token_starts, amp)
-        if not (after - 1 in covered and after in covered) and not in_numbers(after - 1, after):
+        if not (after - 1 in r.covered and after in r.covered) and not r.in_numbers(after - 1, after):
             cuts.append((amp, "clause"))
     cuts.sort()
-    cuts = _run_on_groups(text, tokens, mentions, covered, cuts)
+    return _run_on_groups(text, tokens, r.mentions, r.covered, cuts)
+
+
+def _grouped(r: _Reading, cuts: list[tuple[int, str]]) -> tuple[Sentence, ...]:
+    """The clauses between the cuts, each given its owner, gathered into sentences."""
+    text, tokens, token_starts, aside = r.text, r.tokens, r.token_starts, r.aside
     out: list[Sentence] = []
     parts: list[Clause] = []
     heading: Subject | None = None  # a line "Westfield:" heads the lines under it
@@ -381,7 +416,7 @@ def _sentences(text: str, subjects: tuple[Subject, ...], bystanders: tuple[Subje
     line_start = sentence_start = start = 0
     for pos, kind in [*cuts, (len(text), "line")]:
         clause = text[start:pos]
-        here = named(start, pos)
+        here = r.named(start, pos)
         by_only = bool(here) and all(h in aside for h in here)  # (only bystanders: "Grace has the 11:30")
         ambiguous = False
         if here and not by_only:
@@ -395,7 +430,7 @@ def _sentences(text: str, subjects: tuple[Subject, ...], bystanders: tuple[Subje
         # a subject's name alone, then "and" a bystander's clause: the two together ("Ingrid and
         # Sara on KL1143": Ingrid's too), not the bystander's alone
         together = by_only and bool(parts) and parts[-1].bare and lo < hi and tokens[lo][2] in ("and", "&")
-        if by_only and not two and not together and len(here) == 1 and (owner is None or opens(lo, hi, here[0])):
+        if by_only and not two and not together and len(here) == 1 and (owner is None or r.opens(lo, hi, here[0])):
             owner = here[0]  # a bystander's clause with no subject to inherit, or that opens with them, is theirs
         if not here and len(pair) > 1:  # "Orla and Imran are sorted; the former is on 14:00, the latter…"
             which = {tokens[n][2] for n in range(lo, hi)} & {"former", "latter"}
@@ -405,7 +440,7 @@ def _sentences(text: str, subjects: tuple[Subject, ...], bystanders: tuple[Subje
             ambiguous = _ONE_OF_THEM.match(clause) is not None
         if clause.strip():
             bare = len(here) == 1 and all(  # ("Dr Dubois and Dr Reyes: 11:30 and 10:00": a title is of the name)
-                tokens[n][2] in CONJUNCTIONS or n in covered or tokens[n][2] in TITLES for n in range(lo, hi)
+                tokens[n][2] in CONJUNCTIONS or n in r.covered or tokens[n][2] in TITLES for n in range(lo, hi)
             )
             one = here[0] if len(here) == 1 and here[0] not in aside else None  # (no bystander in a list)
             parts.append(Clause(clause, owner, one, bare and one is not None, ambiguous))
@@ -413,39 +448,46 @@ def _sentences(text: str, subjects: tuple[Subject, ...], bystanders: tuple[Subje
             start = pos
             continue
         if kind == "line":
-            line = text[line_start:pos]
-            if not line.strip():
-                heading = None
-            elif line.rstrip().endswith(":"):
-                heads = named(line_start, pos)
-                heading = heads[0] if len(heads) == 1 else None
-            else:  # a line's last sentence opening "Halima: …", naming no one else, heads the lines under it too
-                heads = named(sentence_start, pos)
-                first = within(sentence_start, pos)[:1]
-                lead = _LEAD.match(text, sentence_start)
-                leads = len(heads) == 1 and bool(first) and lead is not None and first[0][0] == lead.end()
-                if leads and _COLON_AFTER.match(text, first[0][1]):
-                    heading = heads[0]
+            heading = _heading(r, heading, line_start, sentence_start, pos)
             line_start = pos + 1
-        body = text[sentence_start:pos]
-        if body.strip():
-            subjects_here = tuple(subj for subj in named(sentence_start, pos) if subj not in aside)
-            if len(subjects_here) == 1:  # the clauses before its one subject's name are its too ("VAN-42: Westfield.")
-                one = subjects_here[0]
-                parts = [
-                    Clause(p.text, one, p.names, p.bare)
-                    if p.owner is None and not p.ambiguous and p.names is None
-                    else p
-                    for p in parts
-                ]
-            out.append(
-                Sentence(
-                    body,
-                    subjects_here,
-                    bisect_left(respectively, sentence_start) < bisect_left(respectively, pos),
-                    tuple(parts),
-                )
-            )
+        sentence = _sentence(r, sentence_start, pos, parts)
+        if sentence is not None:
+            out.append(sentence)
         parts, last, two = [], None, False
         start = sentence_start = pos + (1 if kind == "line" else 0)
     return tuple(out)
+
+
+def _heading(r: _Reading, heading: Subject | None, line_start: int, sentence_start: int, end: int) -> Subject | None:
+    """Who heads the lines after the line that ends at ``end``: none after a blank line; the one
+    subject a line ending in ":" names; the one a line's last sentence opens with, "Halima: …",
+    naming no one else; else whoever headed it."""
+    line = r.text[line_start:end]
+    if not line.strip():
+        return None
+    if line.rstrip().endswith(":"):
+        heads = r.named(line_start, end)
+        return heads[0] if len(heads) == 1 else None
+    heads = r.named(sentence_start, end)
+    first = r.within(sentence_start, end)[:1]
+    lead = _LEAD.match(r.text, sentence_start)
+    leads = len(heads) == 1 and bool(first) and lead is not None and first[0][0] == lead.end()
+    return heads[0] if leads and _COLON_AFTER.match(r.text, first[0][1]) else heading
+
+
+def _sentence(r: _Reading, start: int, end: int, parts: list[Clause]) -> Sentence | None:
+    """The sentence from ``start`` to ``end`` of ``parts`` (None: only blanks): in one that
+    names one subject, the clauses before its name, given to no one, are that subject's
+    ("VAN-42: Westfield.")."""
+    body = r.text[start:end]
+    if not body.strip():
+        return None
+    subjects_here = tuple(subj for subj in r.named(start, end) if subj not in r.aside)
+    if len(subjects_here) == 1:
+        one = subjects_here[0]
+        parts = [
+            Clause(p.text, one, p.names, p.bare) if p.owner is None and not p.ambiguous and p.names is None else p
+            for p in parts
+        ]
+    said = bisect_left(r.respectively, start) < bisect_left(r.respectively, end)
+    return Sentence(body, subjects_here, said, tuple(parts))
