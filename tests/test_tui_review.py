@@ -119,7 +119,10 @@ async def test_the_annotator_is_offered_the_first_error_and_confirms_it(db):
         table = screen.query_one("#episode-events", DataTable)
         suggested = screen.events[table.cursor_row]
         assert suggested.type == "tool_call" and suggested.payload["tool"] == "notify_patient"
-        assert "suggested first wrong step" in str(screen.query_one("#feedback").render())
+        assert f"◇ suggested first wrong step: #{suggested.seq} " in str(screen.query_one("#feedback").render())
+        # the row keeps its call, marked ◇, in what the column shows (26 cells at 80 columns)
+        what = str(table.get_row_at(table.cursor_row)[2])
+        assert what.startswith("◇ notify_patient("), what
         await pilot.press("f")
         await pilot.pause()
     assert store.labels(eid, "ana")[0]["first_error_seq"] == suggested.seq

@@ -335,7 +335,7 @@ class AnnotateScreen(SttuiScreen[None]):
         self._draw_events(cursor_on=marked or (suggestion[0] if suggestion else None))
         if suggestion and not marked:
             self.feedback(
-                f"suggested first wrong step: #{suggestion[0]} ({suggestion[1]}); f confirms it, "
+                f"◇ suggested first wrong step: #{suggestion[0]} ({suggestion[1]}); f confirms it, "
                 "or ↑↓ to another step and f; enter reads an event whole"
             )
         else:
@@ -369,7 +369,7 @@ class AnnotateScreen(SttuiScreen[None]):
         for e in events:
             what = summary(e)[:70]
             if suggestion and e.seq == suggestion[0]:
-                what = f"◇ suggested first error: {what}"[:70]
+                what = f"◇ {what}"[:70]  # (the hint below says what ◇ marks: the call stays in sight at 80 columns)
             table.add_row(str(e.seq), e.type, what, e.actor)
         row = next((i for i, e in enumerate(events) if e.seq == cursor_on), row_now)
         if row is not None and table.row_count:
