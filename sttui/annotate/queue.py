@@ -8,10 +8,13 @@ cap), and nothing the queue hands out says which they are."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sttui.annotate.dimensions import Dimension, Dimensions
 from sttui.annotate.gold import gold_order, mix
+
+if TYPE_CHECKING:
+    from sttui.store.store import Store
 
 KIND_OF_ITEMS = {"tasks": "task", "explore": "explore", "episodes": "episode", "verdicts": "verdict"}
 
@@ -78,7 +81,7 @@ class Queue:
     """What one annotator still has to rate, in order."""
 
     def __init__(
-        self, store: Any, annotator: str, items: list[Item], dims: Dimensions, kind: str, gold_rate: int | None = None
+        self, store: Store, annotator: str, items: list[Item], dims: Dimensions, kind: str, gold_rate: int | None = None
     ):
         self.store, self.annotator, self.items, self.dims = store, annotator, items, dims
         self.kind = kind  # tasks | explore | episodes | verdicts

@@ -9,7 +9,7 @@ from collections.abc import Container
 from dataclasses import dataclass
 from typing import Any
 
-from sttui.controllers.base import AgentView, Controller
+from sttui.controllers.base import AgentView, Attributed, Controller
 from sttui.core import events as ev
 from sttui.core import state as st
 from sttui.core.actions import Action
@@ -78,7 +78,7 @@ class QueryProbe:
         assert self.loaded.env_cls is not None
         return {n: s for n, s in self.loaded.env_cls.tool_specs.items() if s.kind == "query"}
 
-    async def act(self, view: AgentView) -> Action:
+    async def act(self, view: AgentView) -> Action | Attributed:
         self.probe("on the state at the start" if view.steps == 0 else f"after solution step {view.steps}")
         return await self.inner.act(view)
 

@@ -290,7 +290,8 @@ class SttuiEnvironment(Environment[SttuiAction, SttuiObservation, SttuiState]):
         observation as plain fields (an error before the episode is found: the observation)."""
         session, parsed = self._prepare(episode_id, data)
         if session is None:
-            return parsed
+            error: dict[str, Any] | SttuiObservation = parsed  # (without a session, _prepare gives the error)
+            return error
         try:
             session.stepper.step(parsed)
         except EpisodeOver as exc:
@@ -425,7 +426,8 @@ class _QuietClose:
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "websocket":
-            return await self.app(scope, receive, send)
+            await self.app(scope, receive, send)
+            return
         from starlette.websockets import WebSocketDisconnect
 
         try:
@@ -445,7 +447,8 @@ class SttuiEnv(EnvClient[SttuiAction, SttuiObservation, SttuiState]):
         from websockets.exceptions import ConnectionClosed
 
         try:
-            return await super()._send_and_receive(message)
+            received: dict[str, Any] = await super()._send_and_receive(message)  # (openenv is untyped)
+            return received
         except (ConnectionClosed, OSError) as exc:
             raise ConnectionError(
                 f"the sttui environment server at {self._ws_url} closed the connection during "
@@ -453,7 +456,8 @@ class SttuiEnv(EnvClient[SttuiAction, SttuiObservation, SttuiState]):
             ) from exc
 
     def _step_payload(self, action: SttuiAction) -> dict[str, Any]:
-        return action.model_dump(exclude_none=True, exclude={"metadata"})
+        payload: dict[str, Any] = action.model_dump(exclude_none=True, exclude={"metadata"})
+        return payload
 
     def _parse_result(self, payload: dict[str, Any]) -> StepResult[SttuiObservation]:
         obs = SttuiObservation(
@@ -500,4 +504,5 @@ class GymEnv:
 
     @staticmethod
     def _out(obs: SttuiObservation) -> dict[str, Any]:
-        return obs.model_dump(exclude={"metadata"})
+        out: dict[str, Any] = obs.model_dump(exclude={"metadata"})
+        return out

@@ -80,7 +80,8 @@ def plain_observation(fields: dict[str, Any] | SttuiObservation) -> dict[str, An
     the caller's own: changing it changes neither the episode nor its record), without
     validating fields the session made."""
     obs = fields if isinstance(fields, SttuiObservation) else construct_observation(fields)
-    return obs.model_dump(exclude={"metadata"})
+    out: dict[str, Any] = obs.model_dump(exclude={"metadata"})  # (openenv's models are untyped)
+    return out
 
 
 _NAMES = tuple(SttuiObservation.__pydantic_fields__)
@@ -98,7 +99,10 @@ def construct_observation(fields: dict[str, Any]) -> SttuiObservation:
     other field (as ``Session.fields`` gives them), the instance is made directly, as that call
     makes it, without its walk over each field's aliases and defaults."""
     if not _DIRECT or fields.keys() != _OTHERS:
-        return SttuiObservation.model_construct(metadata={}, **fields)  # (its default factory is slow)
+        made: SttuiObservation = SttuiObservation.model_construct(
+            metadata={}, **fields
+        )  # (its default factory is slow)
+        return made
     values = {name: {} if name == "metadata" else fields[name] for name in _NAMES}
     obs = SttuiObservation.__new__(SttuiObservation)
     object.__setattr__(obs, "__dict__", values)

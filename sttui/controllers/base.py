@@ -260,8 +260,10 @@ class Attributed:
 
 
 class Controller(Protocol):
-    """Anything that can hold a seat. ``name`` is how the record names it."""
+    """Anything that can hold a seat. ``name`` is how the record names it; ``act`` may hand
+    over an action on someone else's behalf (``Attributed``: an overseen model's proposal as a
+    person edited it)."""
 
     name: str
 
-    async def act(self, view: Any) -> Action: ...
+    async def act(self, view: Any) -> Action | Attributed: ...

@@ -241,7 +241,7 @@ class ModelClient:
         if self._priced is False:
             return None
         try:
-            cost = litellm.completion_cost(completion_response=response)
+            cost: float = litellm.completion_cost(completion_response=response)
         except Exception:
             self._priced = False
             return None

@@ -18,11 +18,14 @@ import asyncio
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sttui.controllers.base import Attributed
 from sttui.core.actions import Action, EndEpisode, Say, ToolCall, action_payload
 from sttui.core.callsyntax import format_call
+
+if TYPE_CHECKING:
+    from sttui.controllers.model import ModelAgent
 
 
 @dataclass(frozen=True)
@@ -66,7 +69,7 @@ class Overseen:
     person's decision; while not, proposals run as they come (the switch applies to the next
     proposal, even one already being thought about)."""
 
-    def __init__(self, inner: Any, review: Review, reviewer: str, active: bool = True, note: Note | None = None):
+    def __init__(self, inner: ModelAgent, review: Review, reviewer: str, active: bool = True, note: Note | None = None):
         self.inner = inner
         self.review = review
         self.reviewer = reviewer

@@ -20,7 +20,7 @@ import functools
 import hashlib
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sttui.config import ModelAlias
 from sttui.controllers.model import ModelClient, ModelConfig, ModelFailure
@@ -38,6 +38,9 @@ from sttui.core.review.judging import (
     weighted_score,
 )
 from sttui.prompts import prompt
+
+if TYPE_CHECKING:
+    from sttui.store.store import Store
 
 CHEAP_SAMPLES = 2  # the cheap tier's samples under adaptive: their spread is its uncertainty
 
@@ -101,8 +104,8 @@ class JudgeCache:
     answers are kept in memory and written by :meth:`save` (at the end of a run or a
     re-judging), so the run's writer is never raced from the event loop."""
 
-    def __init__(self, answers: dict[str, Any] | None = None, store: Any = None):
-        self.answers: dict[str, Any] = dict(answers or {})
+    def __init__(self, answers: dict[str, Any] | None = None, store: Store | None = None):
+        self.answers: dict[str, dict[str, Any]] = dict(answers or {})
         self.store = store
         self.fresh: dict[str, tuple[str, str, dict[str, Any]]] = {}
 

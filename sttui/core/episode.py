@@ -381,12 +381,14 @@ class Episode:
         return self._minutes.get("default", 5)
 
     def _result(
-        self, name: str, args: Any, result: Any, diff: list[dict[str, Any]], actor: str, refused: bool = False
+        self, name: str, args: Any, returned: Any, diff: list[dict[str, Any]], actor: str, refused: bool = False
     ) -> Result:
-        if not isinstance(result, dict) or "success" not in result:
-            result = Environment.fail(f"internal error in {name}: tool returned {result!r}")
-            self.internal_errors.append(InternalError(self.steps, name, result["error"], []))  # (`sttui check` says it)
-        result = st.copy_state(result)  # tools may return live state; what was seen must not change later
+        if not isinstance(returned, dict) or "success" not in returned:
+            returned = Environment.fail(f"internal error in {name}: tool returned {returned!r}")
+            self.internal_errors.append(
+                InternalError(self.steps, name, returned["error"], [])
+            )  # (`sttui check` says it)
+        result: Result = st.copy_state(returned)  # tools may return live state; what was seen must not change later
         payload: dict[str, Any] = {"tool": name, "result": result, "state_diff": diff}
         if self.hashes:
             payload["state_hash"] = self.state_hash()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, TypeGuard
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
@@ -96,7 +96,7 @@ def _shown(actual: Any) -> Any:
     return None if actual is _NONE else actual
 
 
-def is_records(value: Any) -> bool:
+def is_records(value: Any) -> TypeGuard[dict[Any, dict[str, Any]]]:
     """A mapping of records: a non-empty mapping whose every value is a mapping
     (``patients: {P-1: {...}, P-2: {...}}``)."""
     return isinstance(value, dict) and bool(value) and all(isinstance(v, dict) for v in value.values())

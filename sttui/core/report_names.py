@@ -8,11 +8,13 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import Any, TypeVar
 
 from sttui.core import facts
 from sttui.core.attach import Subject, subject_of
 from sttui.core.caches import evict_oldest
+
+T = TypeVar("T")  # what a task is read as, once (per_task)
 
 SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+|" + facts.GLUED_START)
 WORD = re.compile(r"[^\W\d_]+")
@@ -352,7 +354,7 @@ _IN_ID = re.compile(r"[-_/#]?\d")  # the letters of an id ("VAN" of VAN-3) are n
 _SPACED_ID = re.compile(r" \d")  # … nor capitals before a space and a digit ("VAN" of "VAN 3"; "Room 3" is)
 
 
-def per_task(cache: dict[int, tuple[Any, Any]], task: Any, read: Callable[[Any], Any]) -> Any:
+def per_task(cache: dict[int, tuple[Any, T]], task: Any, read: Callable[[Any], T]) -> T:
     """``read(task)``, once per task: filed under the task's id with the task held, so the id
     stays its own (the 256 newest tasks kept)."""
     found = cache.get(id(task))

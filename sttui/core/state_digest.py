@@ -15,10 +15,13 @@ import hashlib
 import json
 from collections import OrderedDict
 from collections.abc import Container
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sttui.core import state as st
 from sttui.core.task import SttTask
+
+if TYPE_CHECKING:
+    from hashlib import _Hash as Hash
 
 
 class StateDigest:
@@ -28,9 +31,9 @@ class StateDigest:
     have changed, the parts between them are fed joined, as one)."""
 
     def __init__(self, opening: Opening | None = None):
-        self.current: Any = None  # the digest of the state as it is, while unchanged
+        self.current: Hash | None = None  # the digest of the state as it is, while unchanged
         self.order: list[str] | None = None  # the state's keys, sorted
-        self.mids: list[Any] = []  # the digest before each part, where one is kept (else None)
+        self.mids: list[Hash | None] = []  # the digest before each part, where one is kept (else None)
         self.valid = 0  # how many of ``mids`` still hold
         # the top-level keys seen to change: the digest before each of their parts is kept, to
         # resume from when they change again; the parts between are fed as one
@@ -66,13 +69,13 @@ class StateDigest:
                     for sub in subs:
                         cache.pop(sub, None)
 
-    def digest(self, state: dict[str, Any]) -> Any:
+    def digest(self, state: dict[str, Any]) -> Hash:
         """The digest of ``state`` (a hashlib object: copy it before feeding it more)."""
         if self.current is None:
             self.current = self._digest(state)
         return self.current
 
-    def _digest(self, state: dict[str, Any]) -> Any:
+    def _digest(self, state: dict[str, Any]) -> Hash:
         cache = self.key_json
         if self.order is None:
             self.order = sorted(state)
@@ -82,8 +85,9 @@ class StateDigest:
         at = min(self.valid, len(mids)) - 1  # the first part that may have changed
         while at >= 0 and mids[at] is None:
             at -= 1
-        if at >= 0:  # mids[i] is the state before part i: redo from part ``at`` on
-            h = mids[at].copy()
+        kept = mids[at] if at >= 0 else None  # mids[i] is the state before part i: redo from part ``at`` on
+        if kept is not None:
+            h = kept.copy()
         else:
             h, at = hashlib.sha256(), 0
         del mids[at:]

@@ -26,11 +26,12 @@ class Review:
 
     @property
     def items(self) -> list[dict[str, Any]]:
-        return self.record[self.items_key]
+        items: list[dict[str, Any]] = self.record[self.items_key]  # (as the record file holds them)
+        return items
 
     def decision(self, i: int) -> str:
         review = self.items[i].get("review") or {}
-        return review.get("decision", "pending")
+        return str(review.get("decision", "pending"))
 
     def row(self, i: int) -> tuple[str, str, str, str]:
         c = self.items[i]
@@ -145,7 +146,8 @@ class EpisodeReview(Review):
         self.title = f"Episode review, {record['model']}, into {record['into']}"
 
     def text(self, i: int) -> str | None:
-        return self.items[i]["text"]
+        text: str | None = self.items[i]["text"]
+        return text
 
     def _reject(self, i: int) -> None:
         ep.reject(self.record, i)

@@ -133,6 +133,5 @@ def transcripts(
         if isinstance(view, str):
             notes.append(f"{rec.id}: left out, its turns cannot be rebuilt: {view}; --format jsonl exports its events")
             continue
-        assert not isinstance(tools, str) and not isinstance(view, str)
         out.append(Transcript(rec, system, tools, view, events, metas.get((rec.task_id, rec.task_hash)) or {}))
     return out, notes

@@ -49,7 +49,9 @@ async def run_batch(
 
     async def one(trial: Trial) -> dict[str, Any] | None:
         async with gate:
-            if writer is not None and writer.failed:  # the record failed: start nothing more
+            if (
+                writer is not None and store is not None and writer.failed
+            ):  # (a writer records into the store)  # the record failed: start nothing more
                 return None
             out = await _run_trial(plan, trial, store, writer, chosen_judge, judge_cache=judge_cache)
             if progress:
@@ -77,7 +79,7 @@ async def run_batch(
             writer.close()
         if plan.record:
             _save_judgements(judge_cache)
-    if writer is not None and writer.failed:
+    if writer is not None and store is not None and writer.failed:  # (a writer records into the store)
         marked = await asyncio.to_thread(mark_unrecorded, store, dict(writer.failed))
         _record_failures(records, writer, marked)
     if interrupted:

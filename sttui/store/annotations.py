@@ -87,8 +87,10 @@ class AnnotationRecords:
         def go(conn: Any) -> int:
             found = conn.execute(select(col(AnnotatorRow.id)).where(col(AnnotatorRow.name) == name)).first()
             if found:
-                return found[0]
-            return conn.execute(insert(AnnotatorRow).values(name=name, created_at=time.time())).inserted_primary_key[0]
+                return int(found[0])
+            return int(
+                conn.execute(insert(AnnotatorRow).values(name=name, created_at=time.time())).inserted_primary_key[0]
+            )
 
         try:
             return self._write(go)
@@ -129,7 +131,7 @@ class AnnotationRecords:
         withdrawn: bool = False,
         created_at: float | None = None,
     ) -> int:
-        new_id = conn.execute(
+        new_id: int = conn.execute(
             insert(RatingRow).values(
                 item_kind=item_kind,
                 item_id=item_id,

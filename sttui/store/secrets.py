@@ -13,6 +13,7 @@ import json
 import logging
 import os
 import re
+from collections.abc import Callable
 from typing import Any
 
 from sttui.safetext import visible_lines
@@ -136,7 +137,7 @@ def _may_name_a_field(text: str, low: str) -> bool:
 _ENCODER = json.JSONEncoder(default=str, ensure_ascii=False)  # built once: dumps would build one a call
 
 
-def _one_encoder() -> Any:
+def _one_encoder() -> Callable[[Any], str]:
     """``_ENCODER.encode``, but through one C encoder made once instead of one a call (this runs
     on every event recorded). It skips the check for circular data, which JSON cannot hold anyway
     (such a payload then fails with RecursionError instead of ValueError). The plain encoder where

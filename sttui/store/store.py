@@ -16,12 +16,12 @@ from __future__ import annotations
 import functools
 import time
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any, Unpack
+from typing import Any, TypeVar, Unpack
 
-from sqlalchemy import bindparam, func, insert, select, update
+from sqlalchemy import Connection, bindparam, func, insert, select, update
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlmodel import Session, col
 from sqlmodel import select as orm_select
@@ -38,6 +38,8 @@ from sttui.store.secrets import scrub, scrub_json, scrub_stored, scrub_text, sec
 from sttui.store.stage_judgements import StageJudgements
 from sttui.store.tables import EpisodeRow, EventRow, table_of
 from sttui.store.task_versions import TaskVersion, TaskVersions, _save_version
+
+T = TypeVar("T")  # what a transaction's function gives back
 
 STATUSES = ("running", "completed", "stopped", "errored", "abandoned")
 
@@ -144,7 +146,7 @@ class Store(TaskVersions, StageJudgements, AnnotationRecords, EpisodeListings):
             with self.engine.connect() as conn:
                 conn.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)")
 
-    def _write(self, fn: Any) -> Any:
+    def _write(self, fn: Callable[[Connection], T]) -> T:
         """Run ``fn(connection)`` in one committed transaction, explaining driver errors."""
         try:
             with self.engine.begin() as conn:
@@ -154,7 +156,7 @@ class Store(TaskVersions, StageJudgements, AnnotationRecords, EpisodeListings):
         except (OperationalError, DBAPIError) as exc:
             raise explain(exc, self.url) from None
 
-    def _read(self, fn: Any) -> Any:
+    def _read(self, fn: Callable[[Session], T]) -> T:
         try:
             with Session(self.engine) as session:
                 return fn(session)
@@ -412,7 +414,7 @@ class Store(TaskVersions, StageJudgements, AnnotationRecords, EpisodeListings):
         # are the first ones from the prefix on, in the primary key's order
         return col(EpisodeRow.id) >= ref
 
-    def _read_core(self, fn: Any) -> Any:
+    def _read_core(self, fn: Callable[[Connection], T]) -> T:
         try:
             with self.engine.connect() as conn:
                 return fn(conn)
@@ -561,7 +563,7 @@ class Store(TaskVersions, StageJudgements, AnnotationRecords, EpisodeListings):
         return [Event(*row) for row in conn.execute(query)]
 
     # -- runs split across workers (sttui/store/runs.py) ------------------------------
-    def _serialised(self, fn: Any) -> Any:
+    def _serialised(self, fn: Callable[[Connection], T]) -> T:
         """``fn(connection)`` in one transaction that takes the write lock first on SQLite
         (BEGIN IMMEDIATE: read-then-write transactions take turns); PostgreSQL locks rows."""
         try:

@@ -21,20 +21,24 @@ from __future__ import annotations
 import hashlib
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import Connection, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from sttui.store.runs import db_now
-from sttui.store.store import new_episode_id
+from sttui.store.store import Store, new_episode_id
 from sttui.store.tables import EpisodeRow, StudyParticipantRow, StudyRow, StudySlotRow, table_of
 
 STUDIES = table_of(StudyRow)
 PEOPLE = table_of(StudyParticipantRow)
 SLOTS = table_of(StudySlotRow)
 EPISODES = table_of(EpisodeRow)
+
+P = ParamSpec("P")
+T = TypeVar("T")
 
 
 class StudyProblem(ValueError):
@@ -67,7 +71,7 @@ def hash_token(token: str) -> str:
     return "sha256:" + hashlib.sha256(token.encode()).hexdigest()
 
 
-def _pg(conn: Any) -> bool:
+def _pg(conn: Connection) -> bool:
     return conn.engine.url.get_backend_name() == "postgresql"
 
 
@@ -284,11 +288,11 @@ def slots(conn: Any, study_id: str) -> list[Any]:
     return list(conn.execute(query))
 
 
-def retrying(fn: Any) -> Any:
+def retrying(fn: Callable[P, T]) -> Callable[P, T]:
     """``fn`` once more when a unique constraint refused it (another process took the same name
     for an anonymous slot at the same moment: the retry finds it taken and joins it)."""
 
-    def go(*args: Any, **kwargs: Any) -> Any:
+    def go(*args: P.args, **kwargs: P.kwargs) -> T:
         try:
             return fn(*args, **kwargs)
         except IntegrityError:
@@ -300,7 +304,7 @@ def retrying(fn: Any) -> Any:
 class Studies:
     """The study operations on a ``Store``: each one transaction."""
 
-    def __init__(self, store: Any):
+    def __init__(self, store: Store):
         self.store = store
 
     def start(self, **kwargs: Any) -> bool:

@@ -32,12 +32,15 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.exc import IntegrityError
 
 from sttui.core.events import Event
 from sttui.errors import StoreError
+
+if TYPE_CHECKING:
+    from sttui.store.store import Store
 
 WRITE_DEADLINE = float(os.environ.get("STTUI_WRITE_DEADLINE", "60"))
 SYNC_INTERVAL = 1.0  # seconds between syncs to the disk itself (a power cut loses at most this)
@@ -367,7 +370,7 @@ def played_elsewhere(reason: str) -> bool:
     return reason.removeprefix("recording failed: ") == PLAYED_ELSEWHERE
 
 
-def mark_unrecorded(store: Any, failed: dict[str, str]) -> set[str]:
+def mark_unrecorded(store: Store, failed: dict[str, str]) -> set[str]:
     """After the writer has let go: one attempt to mark each episode whose write failed as
         ``errored`` with the reason, so the record says what happened rather than ``running``. Its
         events stop at the last committed step (``sttui fork EP --at N`` goes on from there). The
@@ -394,7 +397,7 @@ def _failed(reason: str) -> str:
     return reason if reason.startswith("recording failed: ") else f"recording failed: {reason}"
 
 
-def _recorded_errored(store: Any, episode_id: str) -> bool:
+def _recorded_errored(store: Store, episode_id: str) -> bool:
     try:
         return store.episode(episode_id).status == "errored"
     except Exception:  # not in the record (its first write failed), or unreadable

@@ -18,7 +18,7 @@ LIMIT_REASONS = (
 
 def outcome_of(row: Any) -> str | None:
     """``pass``, ``fail``, ``limit`` (the time or step limit ended it), or the episode's status."""
-    status = row.episode_status
+    status: str | None = row.episode_status
     if status is None or status == "running":
         return None
     if status != "completed":

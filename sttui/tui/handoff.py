@@ -452,7 +452,7 @@ class SeatScreen(SttuiScreen[None]):
     # -- keys that apply --------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The footer shows the keys that do something now."""
-        session = getattr(self, "session", None)
+        session: PlaySession | None = getattr(self, "session", None)
         if action in STUDY_BARRED and getattr(self.app, "barred", False):
             return False  # a study's participant plays alone, without the hidden state
         if session is None or session.episode.ended is not None:

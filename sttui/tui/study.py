@@ -279,7 +279,7 @@ class StudyApp(SttuiApp):
         from sttui.store.studies import Studies
 
         s = self.sitting
-        Studies(self.store).acknowledge(s.assignment.study_id, s.assignment.participant)
+        Studies(self.opened_store).acknowledge(s.assignment.study_id, s.assignment.participant)
 
     def _begin(self) -> None:
         s = self.sitting

@@ -62,7 +62,7 @@ def score(rule: Rule, fields: Mapping[str, FieldSpec], case: Case) -> float:
     if rule.family == "disjunctive":
         return max(margins)
     k = len(zs)
-    return sum(2 ** (k - 1 - i) * (m >= 0) for i, m in enumerate(margins[:-1])) + zs[-1]
+    return sum((1 << (k - 1 - i)) * (m >= 0) for i, m in enumerate(margins[:-1])) + zs[-1]
 
 
 def drifted(rule: Rule, task: ExploreTask) -> Rule:

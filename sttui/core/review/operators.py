@@ -97,7 +97,7 @@ def holds(c: Constraint, ctx: Context) -> bool:
             since = ctx.settled_states.get(want or "start", MISSING)
             if since is MISSING:
                 return False
-            return now == _at(since, c.path)
+            return bool(now == _at(since, c.path))  # (a value read from the state: any JSON)
         before = _at(ctx.baseline, c.path)
         return _changed(op, before, now, want)
     actual = select(c, ctx)
