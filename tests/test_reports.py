@@ -150,6 +150,13 @@ def hm(*times: str) -> frozenset[object]:
         ("9.30 EUR", []),
         ("3.25 kg", []),
         ("15.08.2024", []),
+        # a comma typed with no space after a time: the time stands, but before a decimal's
+        # digits or another time
+        ("the dietitian for 12:00,30 minutes after", [hm("12:00")]),
+        ("14:30,2 patients", [hm("14:30")]),
+        ("12:00,13:00", []),
+        ("12.30,50 EUR", []),
+        ("12h30,5", []),
         ("25:30", []),
         ("9:75", []),
         ("TRK-9.30", []),

@@ -44,8 +44,9 @@ _CLOCK = re.compile(
     r"(?<![\w:.,£$€])(?<![a-z]-)([01]?\d|2[0-3])\s?([:.h])\s?([0-5]\d)(?::[0-5]\d)?"
     + _UNIT
     + _MER
-    + r"(?![\w:]|[.,]\d)"
-)
+    + r"(?![\w:]|\.\d|(?<=[.h]\d\d),\d|,\d{1,2}[:.h]\d)"
+)  # not before ".5" (a date, "12.05.2024"), nor ",5" after "12.30" or "12h30" (a decimal, "12.30,50"),
+# nor before another time ("12:00,13:00": which?); "12:00,30 minutes after" is 12:00
 # where a phrase ends: a stop, a comma, a bracket, the end, or a word that joins a clause
 _PHRASE_END = r"(?=\s*(?:$|[,;:!?)\]]|\.(?!\d)|\s(?:and|but|so|then|with|for|on|in|at|sharp|today|tomorrow|tonight|this|instead|now)\b))"
 _HOUR_ONLY = re.compile(
