@@ -185,88 +185,115 @@ def _candidates(rec: _Record, text: str) -> list[_Clause]:
         if not sentence.strip() or sentence.strip().endswith("?"):
             continue
         for clause in statements.clauses(sentence, runs_on=True):
-            verbs = [(i, rec.verbs[t]) for i, t in enumerate(clause) if t in rec.verbs and not _background(clause, i)]
-            if not verbs or any(t in _CONDITIONAL or t.endswith("'ll") for t in clause):
-                continue
-            opening = _implied_subject(clause, rec.verbs)
-            implied = opening is not None
-            claiming: list[tuple[int, set[str], bool]] = []
-            heads: set[int] = set()  # the verbs of passives without their be
-            first_subject = next((i for i, t in enumerate(clause) if t in SUBJECTS), len(clause))
-            for at, tools in verbs:
-                # with no subject, the opening verb claims, and a verb joined to it ("… and
-                # rebooked you"); not one with a subject of its own ("and BA576 was cancelled");
-                # a passive's subject is the words before its be, not a subject before them ("you're
-                # on AA1100 and your bag is re-routed", "… checked in and bag AA604417 is rerouted")
-                be = _be_at(clause, at)
-                if be is not None:
-                    subject = be > 0 and clause[be - 1] in SUBJECTS  # ("we were rebooked")
-                else:
-                    subject = first_subject < at or (implied and (at == opening or clause[at - 1] in _LEAD_INS))
-                # passive: "SHP-1 was dispatched", "Grace is booked and notified"
-                reduced = not subject and not claiming and _reduced(clause, at, rec.verbs)
-                passive = not subject and (
-                    _passive(clause, at)
-                    or bool(claiming and claiming[-1][2] and clause[at - 1] in ("and", "then"))
-                    or reduced
-                )
-                if not (subject or passive) or statements._negated(clause, at) or clause[at + 1 : at + 2] == ["by"]:
-                    continue
-                after = clause[at + 1 :]
-                if clause[at] in _VERB_NEEDS and not (
-                    _VERB_NEEDS[clause[at]][1].intersection(after)
-                    or (after[:1] not in (["you"], ["me"], ["us"]) and _TO_ANOTHER[clause[at]].intersection(after))
-                ):
-                    if after[:1] and after[0] in _PERSONS:  # "sent you the details": no crew sent
-                        continue
-                    of = _VERB_NEEDS[clause[at]][0]
-                    tools = {t for t in tools if t.split("_", 1)[0].lower() not in of}
-                needs = rec.verbs.needs if clause[at] in _AMBIGUOUS_FORMS else {}  # ("moved" needs no "in")
-                # a passive may name the tool's word before it ("bags checked through"), or what
-                # it is said of ("the board meeting is confirmed", "it is confirmed"): ``_claimed``
-                # keeps it only when it does
-                claimed = {
-                    t
-                    for t in tools
-                    if t not in needs or needs[t].intersection(after) or passive or _called(after, rec.called.get(t))
-                }
-                if after[:1] and (
-                    after[0] in _PERSONS
-                    or after[0] in facts.TITLES
-                    or (not passive and clause[at] in _OF_PEOPLE_TOO and after[0] in _NO_OBJECT)
-                ):  # "rerouted you through Munich", "Rerouted via Munich": not a bag
-                    claimed = {t for t in claimed if t.partition("_")[2] not in _THINGS}
-                if clause[at] in _CONFIRMED and after[:1] in (["it"], ["them"], ["both"], ["all"]) and _ends(after, 1):
-                    claimed = set(tools)  # "… and confirmed it.": the thing just named, not a check
-                if claimed:
-                    claiming.append((at, claimed, passive))
-                    if reduced:
-                        heads.add(at)
-            # each claim runs from its subject (or its verb) to where the next one begins
-            starts = [
-                0
-                if at in heads  # a passive without its be: from the words it is said of ("BA576 cancelled")
-                else _claim_start(clause, at, passive, implied and at == opening, claiming[k - 1][0] if k else -1)
-                for k, (at, _, passive) in enumerate(claiming)
-            ]
-            carried, begun = set[str](), -1
-            for k, (at, claimed, passive) in enumerate(claiming):
-                lo = starts[k] if begun < 0 else begun
-                hi = starts[k + 1] if k + 1 < len(claiming) else len(clause)
-                end = _own_end(clause, at, hi, at in heads, passive)
-                while end > at + 1 and clause[end - 1] in _TRAILING:  # "… Byrne and" | "texted him"
-                    end -= 1
-                claimed = claimed | carried
-                # "ticketed and checked in on LH1232": one object (not "confirmed and he has been
-                # told": the next claim has a subject of its own)
-                if end == at + 1 and hi < len(clause) and starts[k + 1] == claiming[k + 1][0]:
-                    carried, begun = claimed, lo
-                    continue
-                out.append((clause[lo:end], claimed, True, passive))
-                carried, begun = set(), -1
+            out += _clause_claims(rec, clause)
     rec.clauses[text] = out
     while len(rec.clauses) > 4096:
         rec.clauses.pop(next(iter(rec.clauses)))
+    return out
+
+
+def _clause_claims(rec: _Record, clause: list[str]) -> list[_Clause]:
+    """One clause's claims: none in a clause without a claiming verb, or with a condition
+    ("if", "I'll"); else each claiming verb (``_claiming``) with the words of its objects
+    (``_claim_spans``)."""
+    verbs = [(i, rec.verbs[t]) for i, t in enumerate(clause) if t in rec.verbs and not _background(clause, i)]
+    if not verbs or any(t in _CONDITIONAL or t.endswith("'ll") for t in clause):
+        return []
+    opening = _implied_subject(clause, rec.verbs)
+    claiming, heads = _claiming(rec, clause, verbs, opening)
+    return _claim_spans(clause, claiming, heads, opening)
+
+
+_Claiming = list[tuple[int, set[str], bool]]  # (a claiming verb's index, the tools it claims, passive)
+
+
+def _claiming(
+    rec: _Record, clause: list[str], verbs: list[tuple[int, set[str]]], opening: int | None
+) -> tuple[_Claiming, set[int]]:
+    """The clause's verbs that claim an action of the agent's, with the tools each claims,
+    and which of them are passives without their be ("BA576 cancelled"). ``opening``: the verb
+    a clause with no subject opens with (``_implied_subject``)."""
+    implied = opening is not None
+    claiming: list[tuple[int, set[str], bool]] = []
+    heads: set[int] = set()  # the verbs of passives without their be
+    first_subject = next((i for i, t in enumerate(clause) if t in SUBJECTS), len(clause))
+    for at, tools in verbs:
+        # with no subject, the opening verb claims, and a verb joined to it ("… and
+        # rebooked you"); not one with a subject of its own ("and BA576 was cancelled");
+        # a passive's subject is the words before its be, not a subject before them ("you're
+        # on AA1100 and your bag is re-routed", "… checked in and bag AA604417 is rerouted")
+        be = _be_at(clause, at)
+        if be is not None:
+            subject = be > 0 and clause[be - 1] in SUBJECTS  # ("we were rebooked")
+        else:
+            subject = first_subject < at or (implied and (at == opening or clause[at - 1] in _LEAD_INS))
+        # passive: "SHP-1 was dispatched", "Grace is booked and notified"
+        reduced = not subject and not claiming and _reduced(clause, at, rec.verbs)
+        passive = not subject and (
+            _passive(clause, at) or bool(claiming and claiming[-1][2] and clause[at - 1] in ("and", "then")) or reduced
+        )
+        if not (subject or passive) or statements._negated(clause, at) or clause[at + 1 : at + 2] == ["by"]:
+            continue
+        after = clause[at + 1 :]
+        if clause[at] in _VERB_NEEDS and not (
+            _VERB_NEEDS[clause[at]][1].intersection(after)
+            or (after[:1] not in (["you"], ["me"], ["us"]) and _TO_ANOTHER[clause[at]].intersection(after))
+        ):
+            if after[:1] and after[0] in _PERSONS:  # "sent you the details": no crew sent
+                continue
+            of = _VERB_NEEDS[clause[at]][0]
+            tools = {t for t in tools if t.split("_", 1)[0].lower() not in of}
+        needs = rec.verbs.needs if clause[at] in _AMBIGUOUS_FORMS else {}  # ("moved" needs no "in")
+        # a passive may name the tool's word before it ("bags checked through"), or what
+        # it is said of ("the board meeting is confirmed", "it is confirmed"): ``_claimed``
+        # keeps it only when it does
+        claimed = {
+            t
+            for t in tools
+            if t not in needs or needs[t].intersection(after) or passive or _called(after, rec.called.get(t))
+        }
+        if after[:1] and (
+            after[0] in _PERSONS
+            or after[0] in facts.TITLES
+            or (not passive and clause[at] in _OF_PEOPLE_TOO and after[0] in _NO_OBJECT)
+        ):  # "rerouted you through Munich", "Rerouted via Munich": not a bag
+            claimed = {t for t in claimed if t.partition("_")[2] not in _THINGS}
+        if clause[at] in _CONFIRMED and after[:1] in (["it"], ["them"], ["both"], ["all"]) and _ends(after, 1):
+            claimed = set(tools)  # "… and confirmed it.": the thing just named, not a check
+        if claimed:
+            claiming.append((at, claimed, passive))
+            if reduced:
+                heads.add(at)
+    return claiming, heads
+
+
+def _claim_spans(clause: list[str], claiming: _Claiming, heads: set[int], opening: int | None) -> list[_Clause]:
+    """Each claim's words: from its subject (or its verb) to where the next one begins; a verb
+    with no object of its own shares the next one's ("ticketed and checked in on LH1232")."""
+    implied = opening is not None
+    out: list[_Clause] = []
+    # each claim runs from its subject (or its verb) to where the next one begins
+    starts = [
+        0
+        if at in heads  # a passive without its be: from the words it is said of ("BA576 cancelled")
+        else _claim_start(clause, at, passive, implied and at == opening, claiming[k - 1][0] if k else -1)
+        for k, (at, _, passive) in enumerate(claiming)
+    ]
+    carried, begun = set[str](), -1
+    for k, (at, claimed, passive) in enumerate(claiming):
+        lo = starts[k] if begun < 0 else begun
+        hi = starts[k + 1] if k + 1 < len(claiming) else len(clause)
+        end = _own_end(clause, at, hi, at in heads, passive)
+        while end > at + 1 and clause[end - 1] in _TRAILING:  # "… Byrne and" | "texted him"
+            end -= 1
+        claimed = claimed | carried
+        # "ticketed and checked in on LH1232": one object (not "confirmed and he has been
+        # told": the next claim has a subject of its own)
+        if end == at + 1 and hi < len(clause) and starts[k + 1] == claiming[k + 1][0]:
+            carried, begun = claimed, lo
+            continue
+        out.append((clause[lo:end], claimed, True, passive))
+        carried, begun = set(), -1
     return out
 
 
