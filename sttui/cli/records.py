@@ -99,8 +99,7 @@ def sessions(
         store = open_store()
         for line in family_tree(store, list(store.iter_episodes(**filters))):
             click.echo(line)
-        return
-    if as_json:
+    elif as_json:
         store = open_store()
         echo_json_list(
             {
@@ -111,7 +110,12 @@ def sessions(
             }
             for r, controls, forks in _with_forks(store, with_controls(store, store.iter_episodes(**filters)))
         )
-        return
+    else:
+        _echo_sessions(filters)
+
+
+def _echo_sessions(filters: dict[str, Any]) -> None:
+    """``sttui sessions``' table, from light rows (``Store.listing_rows``), streamed."""
     from sttui.core import verdicts
     from sttui.core.control import control_summary, seat_label
     from sttui.lineage.forks import forks_among
