@@ -16,7 +16,9 @@ Not times: a number before a noun (``at 9 Elm Street``), decimals with a unit (`
 
 from __future__ import annotations
 
+import itertools
 import re
+from collections.abc import Iterator
 
 from sttui.core.facts import Found, Hits, fold, written
 
@@ -167,22 +169,35 @@ def _twelve(hour: int, minute: int, mer: str | None, part: str | None) -> frozen
 
 
 def find_times(text: str) -> list[Found]:
-    """Every time stated in ``text`` (rules in the module's docstring), in order."""
+    """Every time stated in ``text`` (rules in the module's docstring), in order. The rules are
+    tried in turn, words before figures and longer forms before shorter: a span one rule took
+    is no other's."""
     s = fold(text)
     hits = Hits()
+    for start, end, values in itertools.chain(_in_words(s), _in_figures(s), _in_four_digits(text, s), _by_hour(s)):
+        if hits.free(start, end):
+            hits.add(start, end, Found(values, written(text, s, start, end)))
+    return hits.found
 
-    def add(m: re.Match[str], values: frozenset[object]) -> None:
-        if hits.free(m.start(), m.end()):
-            hits.add(m.start(), m.end(), Found(values, written(text, s, m.start(), m.end())))
 
+_Span = tuple[int, int, frozenset[object]]  # (start, end, the minutes of the day it may stand for)
+
+
+def _span(m: re.Match[str], values: frozenset[object]) -> _Span:
+    return m.start(), m.end(), values
+
+
+def _in_words(s: str) -> Iterator[_Span]:
+    """ISO timestamps, then times said in words: "quarter to ten", "19 minutes past 11",
+    "half nine", "nine thirty", "ten o'clock"."""
     for m in _ISO.finditer(s):
-        add(m, frozenset({int(m[1]) * 60 + int(m[2])}))
+        yield _span(m, frozenset({int(m[1]) * 60 + int(m[2])}))
     for m in _PAST_TO.finditer(s):
         minutes = _MINUTE_WORDS[m[1]]
         hour = _hour(m[3])
         if m[2] in ("to", "before"):
             hour, minutes = (hour - 1) % 12 or 12, 60 - minutes
-        add(m, _twelve(hour, minutes, m[4], m[5]))
+        yield _span(m, _twelve(hour, minutes, m[4], m[5]))
     for m in _MINUTES_PAST_TO.finditer(s) if "min" in s or "past" in s else ():  # (most texts have neither)
         if m[1]:
             word, way, hour_word, mer, part = m[1], m[2], m[3], m[4], m[5]
@@ -194,57 +209,67 @@ def find_times(text: str) -> list[Found]:
         hour = _hour(hour_word)
         if way in ("to", "before"):
             hour, minutes = (hour - 1) % 12 or 12, 60 - minutes
-        add(m, _twelve(hour, minutes, mer, part))
+        yield _span(m, _twelve(hour, minutes, mer, part))
     for m in _HALF.finditer(s):
-        add(m, _twelve(_hour(m[1]), 30, m[2], m[3]))
+        yield _span(m, _twelve(_hour(m[1]), 30, m[2], m[3]))
     for m in _SPOKEN.finditer(s):
-        add(m, _twelve(_hour(m[1]), _AFTER_WORDS[m[2]], m[3], m[4]))
+        yield _span(m, _twelve(_hour(m[1]), _AFTER_WORDS[m[2]], m[3], m[4]))
     for m in _OCLOCK.finditer(s):
-        add(m, _twelve(_hour(m[1]), 0, m[2], m[3]))
+        yield _span(m, _twelve(_hour(m[1]), 0, m[2], m[3]))
+
+
+def _in_figures(s: str) -> Iterator[_Span]:
+    """Hours and minutes in figures: "09:30", "9.30pm", "14h05", "10:00hrs"."""
     for m in _CLOCK.finditer(s):
         hour, minute, mer, part = int(m[1]), int(m[3]), m[4], m[5]
         if mer or part:
             if not 1 <= hour <= 12:
                 continue
-            add(m, _twelve(hour, minute, mer, part))
+            yield _span(m, _twelve(hour, minute, mer, part))
         elif len(m[1]) == 2 or hour > 12 or hour == 0:
-            add(m, frozenset({hour * 60 + minute}))
+            yield _span(m, frozenset({hour * 60 + minute}))
         else:
-            add(m, _twelve(hour, minute, None, None))
+            yield _span(m, _twelve(hour, minute, None, None))
     for m in _CLOCK_HRS.finditer(s):
-        add(m, frozenset({int(m[1]) * 60 + int(m[2])}))
-    if _FOUR_DIGITS.search(s):  # (the rules of four digits, skipped where no four digits stand: most texts)
-        for m in _FOUR.finditer(s):
-            h, mi = (m[1], m[2]) if m[1] else (m[3], m[4])
-            add(m, frozenset({int(h) * 60 + int(mi)}))
-        for m in _FOUR_AFTER.finditer(s):  # (its word of when is no code: "ETD 0747")
-            add(m, frozenset({int(m[1]) * 60 + int(m[2])}))
-        for m in _FOUR_RANGE.finditer(s):  # (each end its own time, as "14:30-16:30" reads)
-            first, last = int(m[1] + m[2]), int(m[3] + m[4])
-            if 1900 <= first < last < first + 15 or _NUMBERED_BEFORE.search(s, max(0, m.start() - 12), m.start()):
-                continue  # years ("2019-2021"), numbers of things ("rooms 1204-1206")
-            for g in (1, 3):
-                if hits.free(m.start(g), m.end(g + 1)):
-                    value = frozenset({int(m[g]) * 60 + int(m[g + 1])})
-                    hits.add(m.start(g), m.end(g + 1), Found(value, written(text, s, m.start(g), m.end(g + 1))))
-        for m in _FOUR_ZERO.finditer(s):
-            if not _CODE_BEFORE.search(text[max(0, m.start(1) - 4) : m.start(1)]):
-                add(m, frozenset({int(m[1]) * 60 + int(m[2])}))
-        for m in _FOUR_SET.finditer(s):
-            add(m, frozenset({int(m[1]) * 60 + int(m[2])}))
-        for m in _FOUR_DONE.finditer(s):
-            add(m, frozenset({int(m[1]) * 60 + int(m[2])}))
-        for m in _FOUR_THE.finditer(s):
-            add(m, frozenset({int(m[1]) * 60 + int(m[2])}))
-        for m in _FOUR_WHEN.finditer(s):
-            g = 1 if m[1] else 3
-            numbered = _NUMBERED_BEFORE.search(s, max(0, m.start(g) - 12), m.start(g))
-            if not numbered and not _AIRLINE_BEFORE.search(text[max(0, m.start(g) - 4) : m.start(g)]):
-                add(m, frozenset({int(m[g]) * 60 + int(m[g + 1])}))
+        yield _span(m, frozenset({int(m[1]) * 60 + int(m[2])}))
+
+
+def _in_four_digits(text: str, s: str) -> Iterator[_Span]:
+    """Four digits where they are a time: "0930h", "at 0930", a range, a leading zero, after a
+    word of when or one that sets a time, before "the"… (skipped where no four digits stand:
+    most texts)."""
+    if not _FOUR_DIGITS.search(s):
+        return
+    for m in _FOUR.finditer(s):
+        h, mi = (m[1], m[2]) if m[1] else (m[3], m[4])
+        yield _span(m, frozenset({int(h) * 60 + int(mi)}))
+    for m in _FOUR_AFTER.finditer(s):  # (its word of when is no code: "ETD 0747")
+        yield _span(m, frozenset({int(m[1]) * 60 + int(m[2])}))
+    for m in _FOUR_RANGE.finditer(s):  # (each end its own time, as "14:30-16:30" reads)
+        first, last = int(m[1] + m[2]), int(m[3] + m[4])
+        if 1900 <= first < last < first + 15 or _NUMBERED_BEFORE.search(s, max(0, m.start() - 12), m.start()):
+            continue  # years ("2019-2021"), numbers of things ("rooms 1204-1206")
+        for g in (1, 3):
+            yield m.start(g), m.end(g + 1), frozenset({int(m[g]) * 60 + int(m[g + 1])})
+    for m in _FOUR_ZERO.finditer(s):
+        if not _CODE_BEFORE.search(text[max(0, m.start(1) - 4) : m.start(1)]):
+            yield _span(m, frozenset({int(m[1]) * 60 + int(m[2])}))
+    for pattern in (_FOUR_SET, _FOUR_DONE, _FOUR_THE):
+        for m in pattern.finditer(s):
+            yield _span(m, frozenset({int(m[1]) * 60 + int(m[2])}))
+    for m in _FOUR_WHEN.finditer(s):
+        g = 1 if m[1] else 3
+        numbered = _NUMBERED_BEFORE.search(s, max(0, m.start(g) - 12), m.start(g))
+        if not numbered and not _AIRLINE_BEFORE.search(text[max(0, m.start(g) - 4) : m.start(g)]):
+            yield _span(m, frozenset({int(m[g]) * 60 + int(m[g + 1])}))
+
+
+def _by_hour(s: str) -> Iterator[_Span]:
+    """An hour alone: "5pm", "seven in the evening", "noon", "midnight", "at 2" where its
+    phrase ends."""
     for m in _HOUR_ONLY.finditer(s):
-        add(m, _twelve(_hour(m[1]), 0, m[2], m[3]))
+        yield _span(m, _twelve(_hour(m[1]), 0, m[2], m[3]))
     for m in _NAMED.finditer(s):
-        add(m, frozenset({0 if m[1] == "midnight" else 12 * 60}))
+        yield _span(m, frozenset({0 if m[1] == "midnight" else 12 * 60}))
     for m in _AT_HOUR.finditer(s):
-        add(m, _twelve(_hour(m[1]), 0, None, None))
-    return hits.found
+        yield _span(m, _twelve(_hour(m[1]), 0, None, None))
