@@ -278,6 +278,22 @@ async def test_window_too_small_says_so(db):
         assert type(pilot.app.screen).__name__ == "HomeScreen"
 
 
+async def test_a_screen_opened_while_the_window_is_too_small_stays_under_the_notice(db):
+    """`sttui annotate` at 60x20: the annotation queue opened (once the record was open) over
+    the too-small notice and hid it; the notice goes back on top, and off once the window grows."""
+    app = SttuiApp(Launch.build(ROOT / "tasks", db_url=db, human="ana", annotate=("tasks", None)))
+    async with app.run_test(size=(60, 20)) as pilot:
+        await wait_for(pilot, lambda: any(type(s).__name__ == "AnnotateScreen" for s in app.screen_stack))
+        await pilot.pause(0.2)
+        assert type(app.screen).__name__ == "TooSmall"
+        await pilot.resize_terminal(120, 40)
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "AnnotateScreen")
+        # the notice it opened over, back on top when it closes, goes too: the window is large
+        app.pop_screen()
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "HomeScreen")
+        assert [type(s).__name__ for s in app.screen_stack] == ["HomeScreen"]
+
+
 async def test_leave_mid_episode_then_resume_in_the_workbench(db):
     loaded = load_task(STT)
     steps = loaded.task.solution

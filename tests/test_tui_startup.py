@@ -142,6 +142,24 @@ async def test_play_shows_the_task_opening_and_takes_no_action_until_the_record_
     store.close()
 
 
+async def test_play_in_a_window_too_small_says_so_over_the_play_screen(tmp_path):
+    """`sttui play` at 60x20: the play screen opened over the too-small notice and hid it (a
+    person saw a cramped screen and no reason). The notice stays on top until the window is
+    large enough; then the play screen is there, and leaving it goes home."""
+    app = SttuiApp(_play_launch(tmp_path / "r.db"))
+    async with app.run_test(size=(60, 20)) as pilot:
+        await wait_for(pilot, lambda: any(type(s).__name__ == "PlayScreen" for s in app.screen_stack))
+        await pilot.pause(0.2)
+        assert type(app.screen).__name__ == "TooSmall"
+        assert "(now 60×20)" in str(app.screen.query_one("#too-small").render())
+        await pilot.resize_terminal(120, 40)
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "PlayScreen")
+        assert [type(s).__name__ for s in app.screen_stack] == ["HomeScreen", "PlayScreen"]
+        await pilot.press("escape", "s")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "HomeScreen")
+        assert [type(s).__name__ for s in app.screen_stack] == ["HomeScreen"]
+
+
 async def test_play_whose_record_cannot_open_goes_home_with_the_reason(tmp_path, monkeypatch):
     def broken(self, *args, **kwargs):
         raise RuntimeError("disk on fire")

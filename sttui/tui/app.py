@@ -66,6 +66,14 @@ class TooSmall(ModalScreen[None]):
         if self.is_mounted:
             self.query_one("#too-small", Static).update(self._text(width, height))
 
+    def on_screen_resume(self) -> None:
+        """Back on top (a screen opened over it was left): gone if the window grew meanwhile."""
+        width, height = self.app.size
+        if width >= MIN_SIZE[0] and height >= MIN_SIZE[1]:
+            self.dismiss()
+        else:
+            self.update(width, height)
+
 
 class Placeholder(Screen[None]):
     """The blank screen under the only screen of an app that has no home (a draft's review):
@@ -195,6 +203,7 @@ class SttuiApp(ReportsWorkerFailures, RecordAccess, App[None]):
             self.push_screen(OpeningScreen(self._play_request.loaded))
         self._home_shown = True
         self._fit(self.size.width, self.size.height)
+        self.screen_change_signal.subscribe(self, self._screen_changed)
         if self.record_at_start():  # the first paint does not wait for the database
             self.call_after_refresh(self.with_record, lambda: None)
 
@@ -478,6 +487,8 @@ class SttuiApp(ReportsWorkerFailures, RecordAccess, App[None]):
             screen = PlayScreen(session, human)
         from sttui.tui.opening import OpeningScreen
 
+        if isinstance(self.screen, TooSmall):  # (put back over the new screen: _screen_changed)
+            self.pop_screen()
         if isinstance(self.screen, OpeningScreen):  # `sttui play`: in its place, so leaving goes home
             self.switch_screen(screen)
         else:
@@ -487,16 +498,24 @@ class SttuiApp(ReportsWorkerFailures, RecordAccess, App[None]):
         if self._home_shown:  # before home is up, on_mount does the first fit
             self._fit(event.size.width, event.size.height)
 
+    def _screen_changed(self, screen: Screen[Any]) -> None:
+        """A screen opened (a play screen once its record is open, the annotation queue, a
+        study's intro) while the window is too small: the notice goes back over it."""
+        if not isinstance(screen, TooSmall):
+            self.call_next(lambda: self._fit(self.size.width, self.size.height))
+
     def _fit(self, width: int, height: int) -> None:
-        """Show the too-small notice while the window is below the minimum, and only then."""
+        """Show the too-small notice while the window is below the minimum, and only then: on
+        top, over whatever screen opened since (a notice left under one goes when it is back
+        on top of a window large enough, ``TooSmall.on_screen_resume``)."""
         small = width < MIN_SIZE[0] or height < MIN_SIZE[1]
-        notice = next((s for s in self.screen_stack if isinstance(s, TooSmall)), None)
-        if notice is not None and small:
-            notice.update(width, height)
-        elif notice is not None and self.screen is notice:
-            self.pop_screen()
-        elif notice is None and small:
+        top = self.screen
+        if small and isinstance(top, TooSmall):
+            top.update(width, height)
+        elif small:
             self.push_screen(TooSmall(width, height))
+        elif isinstance(top, TooSmall):
+            self.pop_screen()
 
     def action_pop_to_home(self) -> None:
         while self.has_screen_below() and not isinstance(self.screen, HomeScreen):
