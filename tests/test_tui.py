@@ -286,6 +286,12 @@ async def test_a_screen_opened_while_the_window_is_too_small_stays_under_the_not
         await wait_for(pilot, lambda: any(type(s).__name__ == "AnnotateScreen" for s in app.screen_stack))
         await pilot.pause(0.2)
         assert type(app.screen).__name__ == "TooSmall"
+        await pilot.press("ctrl+p")  # the palette opens over the notice, and is used there
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "CommandPalette")
+        await pilot.pause(0.2)
+        assert type(app.screen).__name__ == "CommandPalette"
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "TooSmall")
         await pilot.resize_terminal(120, 40)
         await wait_for(pilot, lambda: type(app.screen).__name__ == "AnnotateScreen")
         # the notice it opened over, back on top when it closes, goes too: the window is large

@@ -500,8 +500,9 @@ class SttuiApp(ReportsWorkerFailures, RecordAccess, App[None]):
 
     def _screen_changed(self, screen: Screen[Any]) -> None:
         """A screen opened (a play screen once its record is open, the annotation queue, a
-        study's intro) while the window is too small: the notice goes back over it."""
-        if not isinstance(screen, TooSmall):
+        study's intro) while the window is too small: the notice goes back over it. Not over a
+        dialog or the command palette, which open over the notice and can be used there."""
+        if not isinstance(screen, ModalScreen):
             self.call_next(lambda: self._fit(self.size.width, self.size.height))
 
     def _fit(self, width: int, height: int) -> None:
