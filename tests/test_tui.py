@@ -288,8 +288,10 @@ async def test_a_screen_opened_while_the_window_is_too_small_stays_under_the_not
         assert type(app.screen).__name__ == "TooSmall"
         await pilot.press("ctrl+p")  # the palette opens over the notice, and is used there
         await wait_for(pilot, lambda: type(app.screen).__name__ == "CommandPalette")
+        await pilot.resize_terminal(64, 20)  # (a window dragged, still too small: the palette stays)
         await pilot.pause(0.2)
         assert type(app.screen).__name__ == "CommandPalette"
+        assert [type(s).__name__ for s in app.screen_stack].count("TooSmall") == 2  # (one left under the queue)
         await pilot.press("escape")
         await wait_for(pilot, lambda: type(app.screen).__name__ == "TooSmall")
         await pilot.resize_terminal(120, 40)

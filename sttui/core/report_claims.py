@@ -8,7 +8,8 @@ record's own word). What the record shows is kept per episode (``core.claim_reco
 up to date only when a message claims something: most reports claim nothing.
 
 In order: what a report got wrong (``Mismatch``); the claiming clauses of a text
-(``_candidates``, with where each claim starts and ends); what each claim is of (``_claimed``:
+(``_candidates``: per clause ``_clause_claims``, which verbs claim which tools in ``_claiming``,
+where each claim starts and ends in ``_claim_spans``); what each claim is of (``_claimed``:
 ids, names, pronouns, the user, everything); and the entry points that check them against the
 record (``claims``, ``all_claims``; ``claims`` with ``own``, the writer's own only, is the rule
 judge's: a passive may be the world's doing).

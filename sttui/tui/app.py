@@ -510,12 +510,15 @@ class SttuiApp(ReportsWorkerFailures, RecordAccess, App[None]):
         top, over whatever screen opened since (a notice left under one goes when it is back
         on top of a window large enough, ``TooSmall.on_screen_resume``)."""
         small = width < MIN_SIZE[0] or height < MIN_SIZE[1]
-        top = self.screen
-        if small and isinstance(top, TooSmall):
-            top.update(width, height)
+        # the notice in sight: the topmost, under nothing but dialogs (the palette among them)
+        shown = next(
+            (s for s in reversed(self.screen_stack) if not isinstance(s, ModalScreen) or isinstance(s, TooSmall)), None
+        )
+        if small and isinstance(shown, TooSmall):
+            shown.update(width, height)
         elif small:
             self.push_screen(TooSmall(width, height))
-        elif isinstance(top, TooSmall):
+        elif isinstance(self.screen, TooSmall):
             self.pop_screen()
 
     def action_pop_to_home(self) -> None:
