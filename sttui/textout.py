@@ -4,21 +4,115 @@ from __future__ import annotations
 
 import itertools
 import pickle
+import re
+import shutil
+import sys
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
+from rich.cells import cell_len
+
 from sttui.safetext import control_free, visible
 
+PART_GAP = re.compile(r" {2,}(?:·  )?")
+"""Where a line's parts meet: two spaces or more (``  ·  `` with its dot)."""
 
-def table(rows: list[dict[str, Any]], columns: list[str]) -> str:
+_WORD_GAP = re.compile(r" +")
+
+
+def terminal_width() -> int | None:
+    """The width of the terminal standard output writes to, or None when it writes to a pipe
+    or a file: what a script reads keeps its lines whole."""
+    try:
+        if not sys.stdout.isatty():
+            return None
+    except (AttributeError, ValueError):  # (a stream closed or without isatty)
+        return None
+    return shutil.get_terminal_size().columns
+
+
+def fit(text: str, width: int | None, hang: int = 4) -> str:
+    """``text`` for a terminal ``width`` columns wide: a line wider than that is broken where
+    its parts meet (``PART_GAP``), so a phrase such as ``random 0/20 passed`` stays whole, and a
+    part still too wide between its words, never inside one (the terminal would cut
+    ``portview`` into ``portv`` and ``iew``). The lines it is broken into start ``hang``
+    columns in from the line's own indent. A word wider than the terminal stays whole, for the
+    terminal to wrap (a path, copied, is still the path). ``width`` None: ``text`` as it is."""
+    if width is None or not text:
+        return text
+    return "\n".join(_fit_line(line, width, hang) for line in text.split("\n"))
+
+
+def _fit_line(line: str, width: int, hang: int) -> str:
+    if cell_len(line) <= width:
+        return line
+    body = line.lstrip(" ")
+    lead = len(line) - len(body)
+    under = lead + hang if width - lead - hang >= 20 else min(lead, max(width - 20, 0))
+    lines: list[str] = []
+    current, used, fresh = " " * lead, lead, True
+
+    def new_line() -> None:
+        nonlocal current, used, fresh
+        lines.append(current.rstrip())
+        current, used, fresh = " " * under, under, True
+
+    def place(gap: str, word: str) -> None:
+        nonlocal current, used, fresh
+        size = cell_len(word)
+        if not fresh and used + len(gap) + size > width:
+            new_line()
+        if not fresh:
+            current += gap
+            used += len(gap)
+        current += word
+        used += size
+        fresh = False
+
+    pos = 0
+    gaps = [*PART_GAP.finditer(body), None]
+    before = ""
+    for gap in gaps:
+        part = body[pos : gap.start() if gap else len(body)]
+        size = cell_len(part)
+        if not fresh and used + len(before) + size > width and under + size <= width:
+            new_line()  # the part starts a line of its own, where it fits whole
+        for i, word in enumerate(part.split(" ")):
+            place(before if i == 0 else " ", word)
+        if gap:
+            before, pos = gap.group(), gap.end()
+    lines.append(current.rstrip())
+    return "\n".join(lines)
+
+
+def table(rows: list[dict[str, Any]], columns: list[str], width: int | None = None) -> str:
     """Rows as aligned columns; each cell one line of visible text (``sttui.safetext.visible``:
-    a newline or an escape sequence in a name shows as ``\\n``/``\\x1b``, it cannot forge a row)."""
+    a newline or an escape sequence in a name shows as ``\\n``/``\\x1b``, it cannot forge a row).
+    ``width``: the terminal's (``terminal_width``). A table wider than that is shown a row to a
+    block, each cell beside its column's name (``blocks``, as psql's ``\\x auto``): the terminal
+    would break every row across lines, mid-cell, and no column would line up."""
     cells = [{c: visible(r.get(c, "")) for c in columns} for r in rows]
     widths = {c: max([len(c)] + [len(r[c]) for r in cells]) for c in columns}
+    if width is not None and sum(widths.values()) + 2 * (len(columns) - 1) > width:
+        return blocks(cells, columns, width)
     lines = ["  ".join(c.ljust(widths[c]) for c in columns).rstrip(), "  ".join("-" * widths[c] for c in columns)]
     lines += ["  ".join(r[c].ljust(widths[c]) for c in columns).rstrip() for r in cells]
     return "\n".join(lines)
+
+
+def blocks(rows: list[dict[str, Any]], columns: list[str], width: int | None = None) -> str:
+    """Each row as a block of lines, a cell to a line after its column's name, a blank line
+    between rows; a cell too wide for ``width`` goes on under itself (``fit``)."""
+    named = max(map(len, columns), default=0)
+    out: list[str] = []
+    for r in rows:
+        if out:
+            out.append("")
+        for c in columns:
+            line = f"{c:<{named}}  {visible(r.get(c, ''))}".rstrip()
+            out.append(fit(line, width, named + 2))
+    return "\n".join(out)
 
 
 def table_lines(rows: Iterable[dict[str, Any]], columns: list[str]) -> Iterator[str]:
@@ -198,7 +292,8 @@ def _num(v: float | None) -> str:
     return "-" if v is None else f"{v:.1f}"
 
 
-def explore_report(episodes: list[dict[str, Any]], summary: dict[str, Any], agent: str) -> str:
+def explore_table(episodes: list[dict[str, Any]], width: int | None = None) -> str:
+    """Each explore episode's metrics, a row each."""
     rows = []
     for e in episodes:
         m = e["metrics"]
@@ -217,10 +312,13 @@ def explore_report(episodes: list[dict[str, Any]], summary: dict[str, Any], agen
             }
         )
     cols = ["task", "family", "setting", "CA", "EA", "probes", "re-probes", "FR", "CR", "post-change loss"]
+    return table(rows, cols, width)
+
+
+def explore_summary(summary: dict[str, Any], agent: str) -> str:
+    """The explore metrics over the episodes, with their intervals."""
     s = summary
     lines = [
-        table(rows, cols),
-        "",
         f"Explore metrics for {agent} over {s['n']} episodes"
         + (
             f" ({s['incomplete']} incomplete: unplayed batches score as a random policy, CA 0)"

@@ -308,30 +308,18 @@ def test_sessions_json_is_indented_on_a_terminal_and_one_line_an_item_in_a_pipe(
     """A person at a terminal reads the list indented; a pipe gets one compact line an item
     (the C encoder: 100,000 records in a fifth of the time). Both parse to the same list."""
     import os
-    import pty
     import subprocess
     import sys
+
+    from tests.helpers.terminal import in_a_terminal
 
     url = f"sqlite:///{tmp_path / 'r.db'}"
     _fill(Store(url), _varied(12))
     args = [sys.executable, "-m", "sttui", "--db", url, "sessions", "--json"]
     env = {**os.environ, "HOME": str(tmp_path), "COLUMNS": "200", "NO_COLOR": "1"}
     piped = subprocess.run(args, capture_output=True, text=True, env=env, timeout=60, check=True).stdout
-    main_fd, child_fd = pty.openpty()
-    child = subprocess.Popen(args, stdout=child_fd, stderr=child_fd, env=env)
-    os.close(child_fd)
-    chunks = []
-    while True:
-        try:
-            data = os.read(main_fd, 65536)
-        except OSError:  # the child closed the terminal
-            break
-        if not data:
-            break
-        chunks.append(data)
-    os.close(main_fd)
-    assert child.wait(timeout=60) == 0
-    shown = b"".join(chunks).decode().replace("\r\n", "\n")
+    status, shown = in_a_terminal(args[3:], env, columns=200)
+    assert status == 0
     items = json.loads(piped)
     assert len(items) == 12 and json.loads(shown) == items
     assert shown == json.dumps(items, indent=2) + "\n"

@@ -17,6 +17,15 @@ import click
 from sttui.store.secrets import ScrubbingStream, scrub, scrub_json, scrub_stored, scrub_text, secret_values
 
 
+def say(text: str, hang: int = 4) -> None:
+    """``click.echo`` for lines of prose: on a terminal, a line wider than it is broken between
+    its parts or words (``textout.fit``, the rest ``hang`` columns in), never inside a word; to
+    a pipe or a file, as it is."""
+    from sttui.textout import fit, terminal_width
+
+    click.echo(fit(text, terminal_width(), hang))
+
+
 def echo_json(data: Any) -> None:
     click.echo(json.dumps(scrub(data), indent=2, default=str))
 

@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TextIO, TypeVar
 
-from sttui.store.secrets import ScrubbingStream
+from sttui.store.secrets import unscrubbed
 
 T = TypeVar("T")
 
@@ -36,9 +36,7 @@ class Progress:
     ) -> None:
         self.what, self.total, self.unit, self.verb = what, total, unit, verb
         stream = stream if stream is not None else sys.stderr
-        # past the command's scrubbing (it shows control characters as text): the line is this
-        # module's own words and numbers, never data from the record
-        self.stream = stream._stream if isinstance(stream, ScrubbingStream) else stream
+        self.stream = unscrubbed(stream)  # (the line is this module's own words and numbers)
         self.clock = clock
         self.start = clock()
         self.shown = False

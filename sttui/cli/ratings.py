@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from sttui.cli.app import checked_name, echo_json, main, open_store
+from sttui.cli.app import checked_name, echo_json, main, open_store, say
 
 
 def _dims() -> Any:
@@ -53,7 +53,7 @@ def agreement(as_json: bool) -> None:
     the judge's accuracy and Cohen's kappa against the people's majority on its verdicts."""
     from sttui.annotate.agreement import agreement as compute
     from sttui.annotate.judge_agreement import judge_agreement
-    from sttui.textout import table
+    from sttui.textout import table, terminal_width
 
     dims = _dims()
     store = open_store()
@@ -114,10 +114,10 @@ def agreement(as_json: bool) -> None:
                 "ratings": s["ratings"],
             }
         )
-    click.echo(table(rows, list(rows[0])))
+    click.echo(table(rows, list(rows[0]), terminal_width()))
     for name, s in [*result["dimensions"].items(), ("overall", result["overall"])]:
         if s["alpha_note"]:
-            click.echo(f"note ({name}): {s['alpha_note']}")
+            say(f"note ({name}): {s['alpha_note']}")
 
 
 def counted_ratings(store: Any, dims: Any) -> tuple[list[dict[str, Any]], dict[str, Any]]:

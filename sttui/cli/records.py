@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from sttui.cli.app import echo_json, echo_json_list, main, open_listing, open_store
+from sttui.cli.app import echo_json, echo_json_list, main, open_listing, open_store, say
 from sttui.cli.listing import (
     _control_fields,
     _outcome,
@@ -408,36 +408,36 @@ def _print_replay(record: Any, trusted_by: str, rebuilt: Any, report: dict[str, 
     """The replay's report as text."""
     from sttui.cli.rejudging import judge_lines
 
-    click.echo(f"episode {record.id}: task {record.task_id} version {record.task_hash[:12]} ({record.status})")
-    click.echo(f"task code run as: {trusted_by}")
-    click.echo("replay reproduces the record" if rebuilt.matches else f"REPLAY DIFFERS: {rebuilt.mismatch}")
+    say(f"episode {record.id}: task {record.task_id} version {record.task_hash[:12]} ({record.status})")
+    say(f"task code run as: {trusted_by}")
+    say("replay reproduces the record" if rebuilt.matches else f"REPLAY DIFFERS: {rebuilt.mismatch}")
     if "rescored" in report:
         text = _rescored_text(report["rescored"])
-        click.echo(f"re-scored on the recorded version:{'' if text.startswith(chr(10)) else ' '}{text}")
+        say(f"re-scored on the recorded version:{'' if text.startswith(chr(10)) else ' '}{text}")
     for key, label in (
         ("review", "milestone review"),
         ("review_on_current", "milestone review on the current version"),
     ):
         if report.get(key):
-            click.echo(f"{label}:")
-            click.echo(_review_lines(report[key]))
+            say(f"{label}:")
+            say(_review_lines(report[key]))
     if report.get("judges"):
-        click.echo(f"stage judges ({report['judges']['spec']}):")
-        click.echo(judge_lines(report["judges"]))
+        say(f"stage judges ({report['judges']['spec']}):")
+        say(judge_lines(report["judges"]))
     if report["current_version"] == "changed":
-        click.echo(f"THE TASK FILE HAS CHANGED since this episode (now {report['current_hash'][:12]}).")
+        say(f"THE TASK FILE HAS CHANGED since this episode (now {report['current_hash'][:12]}).")
         if "rescored_on_current" in report:
             text = _rescored_text(report["rescored_on_current"])
-            click.echo(f"{report['rescored_note']}:{'' if text.startswith(chr(10)) else ' '}{text}")
+            say(f"{report['rescored_note']}:{'' if text.startswith(chr(10)) else ' '}{text}")
         diffs = report.get("outcome_differences")
         if diffs:
-            click.echo("On the current version the outcome differs:")
+            say("On the current version the outcome differs:")
             for d in diffs:
-                click.echo(f"  {d}")
+                say(f"  {d}")
         elif diffs is not None:
-            click.echo("On the current version the outcome is the same.")
+            say("On the current version the outcome is the same.")
     elif report["current_version"] != "unchanged":
-        click.echo(report["current_version"])
+        say(report["current_version"])
 
 
 def _not_replayed(record: Any, events: list[Any], reason: str, as_json: bool) -> None:

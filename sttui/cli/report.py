@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from sttui.cli.app import echo_json, main, open_listing, open_store
+from sttui.cli.app import echo_json, main, open_listing, open_store, say
 from sttui.cli.records import JUDGE_STAGES_HELP, _fail
 
 
@@ -166,7 +166,7 @@ def _judges_of(text: str) -> dict[str, Any] | None:
 
 def _print_report(result: dict[str, Any]) -> None:
     """``report``'s figures as text."""
-    from sttui.textout import ci, score_ci, table
+    from sttui.textout import ci, score_ci, table, terminal_width
 
     def pct(v: Any) -> str:
         return "-" if v is None else f"{v:.1%}"
@@ -196,7 +196,7 @@ def _print_report(result: dict[str, Any]) -> None:
         }
         for r in result["controllers"]
     ]
-    click.echo(table(rows, list(rows[0])))
+    click.echo(table(rows, list(rows[0]), terminal_width()))
     _print_report_notes(result, pct)
 
 
@@ -204,53 +204,53 @@ def _print_report_notes(result: dict[str, Any], pct: Any) -> None:
     """Below the table: task versions, mixed rows, pass@k, settings, stage judges, separation."""
     from sttui.analysis.comparison import MIXED
     from sttui.analysis.version_shifts import shift_line
-    from sttui.textout import pass_k_lines, table
+    from sttui.textout import pass_k_lines, table, terminal_width
 
     judges = result.get("judges")
     if result.get("task_versions"):
         changed = sum(1 for v in result["task_versions"] if v["pass_rate_changed"])
-        click.echo(
+        say(
             f"\nEpisodes of one task recorded under more than one task version ({changed} with a pass rate that "
             "changed with the version; the rows above pool the versions):"
         )
         for shift in result["task_versions"]:
-            click.echo(f"  {'CHANGED ' if shift['pass_rate_changed'] else ''}{shift_line(shift)}")
+            say(f"  {'CHANGED ' if shift['pass_rate_changed'] else ''}{shift_line(shift)}")
     for r in result["controllers"]:
         if r["controller"] == MIXED:
             shares = ", ".join(
                 f"{h['controller']} {h['share']:.0%} ({h['agent_steps']} in {h['episodes']} ep.)" for h in r["holders"]
             )
             passed = f"; {r['stt_passed']} of {r['stt_episodes']} stt passed" if r["stt_episodes"] else ""
-            click.echo(
+            say(
                 f"\nmixed [{r['setting']}]: {r['episodes']} episode(s) taken by more than one controller, "
                 f"credited to none\n  (a model steered by a person's rejections counts too){passed}"
                 f"\n  agent steps: {shares}"
             )
     for r in result["controllers"]:
         if r.get("pass_at_k"):
-            click.echo(f"\n{r['controller']} [{r['setting']}] over {r['trials']} trials per common task:")
-            click.echo("\n".join(pass_k_lines(r)))
+            say(f"\n{r['controller']} [{r['setting']}] over {r['trials']} trials per common task:")
+            say("\n".join(pass_k_lines(r)))
     if result["settings"]:
-        click.echo("\nThe same controller under two settings, on the tasks both ran:")
+        say("\nThe same controller under two settings, on the tasks both ran:")
         for c in result["settings"]:
             diff = "-" if c["difference"] is None else f"{c['difference']:+.1%}"
-            click.echo(
+            say(
                 f"  {c['controller']:<24} {c['measure']:<20} {c['base']} {pct(c['base_value'])}  ·  "
                 f"{c['setting']} {pct(c['value'])}  ({diff}, {c['tasks']} tasks)"
             )
     if judges is not None:
-        click.echo(f"\nStage judges over {judges['episodes']} episode(s) ({judges['judged_stages']} stages judged):")
+        say(f"\nStage judges over {judges['episodes']} episode(s) ({judges['judged_stages']} stages judged):")
         rows = [{**r, "cost": "unknown" if r["cost"] is None else f"{r['cost']:.6f}"} for r in judges["tiers"]]
         if rows:
-            click.echo(table(rows, list(rows[0])))
+            click.echo(table(rows, list(rows[0]), terminal_width()))
         for note in judges["notes"]:
-            click.echo(f"  note: {note}")
+            say(f"  note: {note}")
     sep = result["separation"]
     if sep["stage_scores"]["spread"] is not None:
-        click.echo("\nHow far each measure separates the controllers on the common stt tasks:")
+        say("\nHow far each measure separates the controllers on the common stt tasks:")
         for name, label in (("pass_fail", "pass/fail"), ("stage_scores", "stage scores")):
             s = sep[name]
-            click.echo(
+            say(
                 f"  {label:<13} spread of means {s['spread']:.3f}  ·  task-and-pair comparisons told apart "
                 f"{s['distinguished']:.1%}  ({s['controllers']} controllers, {s['tasks']} tasks)"
             )

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from sttui.cli.app import echo_json, main, open_store
+from sttui.cli.app import echo_json, main, open_store, say
 from sttui.cli.tasks import _load_selection
 from sttui.core.checklist import HumanJudge
 from sttui.core.settings import EXPLORE_SETTINGS
@@ -292,7 +292,15 @@ def _shared_run(plan: Any, run_id: str | None, shard: str | None) -> tuple[str, 
 
 
 def _print_run(plan: Any, records: list[dict[str, Any]], summary: dict[str, Any]) -> None:
-    from sttui.textout import explore_report, pass_report, review_columns, review_report, table
+    from sttui.textout import (
+        explore_summary,
+        explore_table,
+        pass_report,
+        review_columns,
+        review_report,
+        table,
+        terminal_width,
+    )
 
     stt = [r for r in records if r["kind"] == "stt"]
     explore = [r for r in records if r["kind"] == "explore" and r.get("metrics")]
@@ -313,18 +321,20 @@ def _print_run(plan: Any, records: list[dict[str, Any]], summary: dict[str, Any]
         columns += ["milestones", "first error"]
         if plan.review.early_stop:
             columns.append("early stop")
-        click.echo(table(rows, [*columns, "failed items"]))
+        click.echo(table(rows, [*columns, "failed items"], terminal_width()))
         click.echo("")
-        click.echo(pass_report(summary["stt"], plan.agent))
+        say(pass_report(summary["stt"], plan.agent))
         if summary["stt"].get("review"):
-            click.echo(review_report(summary["stt"]["review"]))
+            say(review_report(summary["stt"]["review"]))
     if explore:
         if stt:
             click.echo("")
-        click.echo(explore_report(explore, summary["explore"], plan.agent))
+        click.echo(explore_table(explore, terminal_width()))
+        click.echo("")
+        say(explore_summary(summary["explore"], plan.agent))
     if summary.get("tokens"):
         cost = summary.get("cost")
-        click.echo(
+        say(
             f"\ntokens {summary['tokens']:,}"
             + (f"  ·  cost ${cost:.4f}" if cost is not None else "  ·  cost unknown for this model")
         )
@@ -339,9 +349,13 @@ def _run_plan(plan: Any, store: Any, quiet: bool) -> tuple[list[dict[str, Any]],
 
     from sttui.controllers.registry import ControllerSpecError
     from sttui.running.batch import RunInterrupted, run_batch
+    from sttui.safetext import visible
+    from sttui.store.secrets import unscrubbed
 
     human = HumanJudge(_ask_at_terminal) if plan.judge == "human" else None
-    console = Console(stderr=True)
+    # the bar's own escape sequences go to the terminal as they are; its words are the agent's
+    # name, made visible here
+    console = Console(file=unscrubbed(sys.stderr), stderr=True)
     with Progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -351,7 +365,7 @@ def _run_plan(plan: Any, store: Any, quiet: bool) -> tuple[list[dict[str, Any]],
         transient=True,
         disable=quiet or human is not None or not console.is_terminal,
     ) as bar:
-        progress_task = bar.add_task(plan.agent, total=len(plan.tasks) * plan.trials)
+        progress_task = bar.add_task(visible(plan.agent), total=len(plan.tasks) * plan.trials)
 
         def advance(_record: dict[str, Any]) -> None:
             bar.advance(progress_task)

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from sttui.cli.app import checked_name, echo_json, main, open_store
+from sttui.cli.app import checked_name, echo_json, main, open_store, say
 from sttui.paths import tasks_root
 
 
@@ -298,18 +298,18 @@ def check(paths: tuple[str, ...], as_json: bool, verbose: bool, random_seeds: in
     else:
         for r in reports:
             mark = "ok  " if r.ok else "FAIL"
-            click.echo(f"{mark} {r.task_id or '-':45} {r.file}")
+            say(f"{mark} {r.task_id or '-':45} {r.file}", hang=5)  # (the file under the id)
             for p in r.problems:
-                click.echo(f"     - {p}")
+                say(f"     - {p}")
             if r.graph in GRAPH_NOTES:
-                click.echo(f"       {GRAPH_NOTES[r.graph]}")
+                say(f"       {GRAPH_NOTES[r.graph]}")
             if r.controls:
-                click.echo(f"       {controls_line(r.controls)}")
+                say(f"       {controls_line(r.controls)}")
             if verbose:
                 for c in r.controls:
-                    click.echo(f"       control {c.control}: {c.outcome}{'' if c.ok else ' (must not)'}: {c.detail}")
+                    say(f"       control {c.control}: {c.outcome}{'' if c.ok else ' (must not)'}: {c.detail}")
                 for n in r.notes:
-                    click.echo(f"       {n}")
+                    say(f"       {n}")
         click.echo(f"\n{len(reports) - len(bad)} of {len(reports)} task files pass")
     if not reports:
         click.echo("error: no task files found", err=True)

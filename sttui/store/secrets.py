@@ -245,6 +245,13 @@ class SecretFilter(logging.Filter):
         return True
 
 
+def unscrubbed(stream: Any) -> Any:
+    """The stream beneath a ``ScrubbingStream``: for a progress line that moves the cursor with
+    escape sequences of its own (scrubbed, they would be shown as text), whose words and numbers
+    are the program's, never data from the record."""
+    return stream._stream if isinstance(stream, ScrubbingStream) else stream
+
+
 class ScrubbingStream:
     """A text stream that scrubs what is written through it before passing it on: secrets
     masked, and every control character but line breaks and tabs shown as an escape

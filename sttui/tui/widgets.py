@@ -27,6 +27,7 @@ from textual.widgets import Input, Static
 
 from sttui.core.callsyntax import complete, result_summary
 from sttui.core.env import ToolSpec
+from sttui.textout import PART_GAP
 from sttui.tui.safetable import DataTable
 from sttui.tui.scrollbars import steady_vertical_scrollbar
 
@@ -83,10 +84,6 @@ def wrap_shape(text: str) -> tuple[int, ...]:
     """The cell widths of the words and the spaces between them: two texts of the same shape
     wrap to the same lines at any width (a clock's ``00:12`` becomes ``00:13``)."""
     return tuple(cell_len(part) for part in re.split(r"(\s+)", text))
-
-
-PART_GAP = re.compile(r" {2,}(?:·  )?")
-"""Where a status line's parts meet: two spaces or more (``  ·  `` with its dot)."""
 
 
 def fit_parts(line: Text, width: int) -> Text:

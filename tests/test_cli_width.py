@@ -1,0 +1,126 @@
+"""The command line's prose at the terminal's width: a line wider than the terminal is broken
+between its parts or words (``textout.fit``), never inside a word as the terminal would break
+it; to a pipe or a file every line stays whole, for the scripts that read it."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sttui.cli import main
+from sttui.textout import fit, table
+from tests.helpers.terminal import in_a_terminal
+
+ROOT = Path(__file__).resolve().parents[1]
+TASK = ROOT / "tasks" / "stt" / "logistics" / "vaccine-truck-outbreak-st1-hard.yaml"
+
+LINES = [
+    "re-scored on the recorded version: pass   checklist: greenhill ✓  portview ✓  ashby ✓  cold-chain ✓  report ✓",
+    "       controls: 5/5 adversarial agents fail it; random 0/20 passed (at most 2 of 20 may pass, 10% rounded down)",
+    "ok   logistics-eculizumab-bodmin-handoff-st3-impossible tasks/stt/logistics/eculizumab-bodmin-handoff-st3-impossible.yaml",
+    "  by subtype: T1 100%  T2 100%  T3 100%  S1 100%  S2 100%  S3 100%  ST1 100%  ST2 100%  ST3 100%",
+    "  mean stage score 0.97 [0.93, 1.00]  ·  mean milestone completion 100.0%  ·  early stops none",
+    "日本語の説明 " * 12,
+]
+
+
+@pytest.mark.parametrize("width", [30, 50, 80, 100])
+@pytest.mark.parametrize("line", LINES)
+def test_a_long_line_is_broken_between_words_within_the_width(line, width):
+    fitted = fit(line, width)
+    from rich.cells import cell_len
+
+    for piece in fitted.split("\n"):
+        assert cell_len(piece) <= width or " " not in piece.strip(), (width, piece)
+    # every word whole, in order (a part's ``·`` goes where the line breaks, as on the status line)
+    assert [w for w in fitted.split() if w != "·"] == [w for w in line.split() if w != "·"]
+    if cell_len(line) > width:
+        lead = len(line) - len(line.lstrip())
+        rest = fitted.split("\n")[1:]
+        assert rest and all(p.startswith(" " * (lead + 4)) for p in rest if width - lead - 4 >= 20), fitted
+    else:
+        assert fitted == line
+
+
+def test_a_part_that_fits_on_a_line_of_its_own_is_not_cut():
+    fitted = fit("  by subtype: T1 100%  T2 100%  T3 100%  S1 100%  S2 100%  S3 100%  ST1 100%  ST2 100%", 40)
+    assert fitted.split("\n") == [
+        "  by subtype: T1 100%  T2 100%  T3 100%",
+        "      S1 100%  S2 100%  S3 100%",
+        "      ST1 100%  ST2 100%",
+    ]
+    # "random 0/20 passed" is a phrase inside a part: the words break, the part is too wide
+    assert fit("ok   a-task-id   tasks/stt/a/file.yaml", 30).split("\n") == [
+        "ok   a-task-id",
+        "    tasks/stt/a/file.yaml",
+    ]
+
+
+def test_a_word_wider_than_the_terminal_stays_whole_and_no_width_leaves_the_text():
+    path = "tasks/" + "x" * 90 + ".yaml"
+    assert fit(f"FAIL {path} (it did not load)", 80).split("\n") == ["FAIL", f"    {path}", "    (it did not load)"]
+    text = "\n".join(LINES)
+    assert fit(text, None) is text
+
+
+def test_a_table_wider_than_the_terminal_is_shown_a_row_to_a_block():
+    rows = [
+        {"controller": "baseline:oracle", "stt Pass@1": "100.0%  [100.0%, 100.0%]", "user satisfied": "100.0% of 42"},
+        {"controller": "model:x\x1b[2J\nforged  row", "stt Pass@1": "0.0%", "user satisfied": "word " * 30},
+    ]
+    columns = ["controller", "stt Pass@1", "user satisfied"]
+    wide = table(rows, columns)
+    assert table(rows, columns, 400) == wide and wide.split("\n")[1].startswith("----------")
+    narrow = table(rows, columns, 60)
+    assert narrow.split("\n")[:4] == [
+        "controller      baseline:oracle",
+        "stt Pass@1      100.0%  [100.0%, 100.0%]",
+        "user satisfied  100.0% of 42",
+        "",
+    ]
+    second = narrow.split("\n")[4:]
+    assert second[0] == "controller      model:x\\x1b[2J\\nforged  row"  # a cell cannot forge a line
+    assert len(second) == 6 and all(len(line) <= 60 for line in second)  # 30 words, 9 to a line
+    assert second[2].split() == ["user", "satisfied", *["word"] * 9]
+    assert all(line.startswith(" " * 16 + "word") for line in second[3:])  # under the first
+
+
+def _in_a_terminal(args: list[str], home: Path) -> str:
+    """What ``sttui ARGS`` writes to a terminal 80 columns wide (its size, not ``COLUMNS``)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    env.update(HOME=str(home), STTUI_CACHE_DIR=str(home / "cache"), NO_COLOR="1")
+    return in_a_terminal(args, env)[1]
+
+
+def test_replay_check_and_run_fit_an_80_column_terminal_and_a_pipe_gets_whole_lines(tmp_path):
+    """As a person sees them in an 80-column terminal, and as a script reads them."""
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    assert CliRunner().invoke(main, ["--db", db, "run", str(TASK)]).exit_code == 0
+    runner = CliRunner()
+    episode = runner.invoke(main, ["--db", db, "sessions", "--json"]).output.split('"id": "')[1][:12]
+    piped = runner.invoke(main, ["--db", db, "replay", episode]).output
+    whole = next(line for line in piped.splitlines() if line.startswith("re-scored on the recorded version"))
+    assert len(whole) > 80  # the pipe's line is whole
+    shown = _in_a_terminal(["--db", db, "replay", episode], tmp_path)
+    assert "re-scored on the recorded version" in shown
+    assert all(len(line) <= 80 for line in shown.splitlines()), shown
+    assert [w for w in shown.split() if w != "·"] == [w for w in piped.split() if w != "·"]  # none cut
+
+    checked = _in_a_terminal(["check", str(TASK)], tmp_path)
+    assert "controls:" in checked and "1 of 1 task files pass" in checked
+    assert f"\n     {TASK}\n" in checked  # the file under the task's id
+    assert all(len(line) <= 80 for line in checked.splitlines()), checked
+
+    ran = _in_a_terminal(["--db", db, "run", "--no-record", str(TASK)], tmp_path)
+    # the progress bar draws with its own escape sequences, not shown as text (they were)
+    assert "\x1b[" in ran and "\\x1b" not in ran and "baseline:oracle" in ran
+    shown_run = ran[ran.index("task  ") :]  # (after the bar)
+    assert all(len(line) <= 80 for line in shown_run.splitlines()), shown_run
+    assert shown_run.startswith("task          logistics-vaccine-truck-outbreak-st1-hard\n")  # a block
+    assert "\npassed        pass\n" in shown_run
+    prose = ran[ran.index("Pass@1 for") :]
+    assert "by subtype:" in prose and "ST1 100%" in prose
+    assert all(len(line) <= 80 for line in prose.splitlines()), prose
