@@ -188,3 +188,31 @@ async def test_the_replay_at_80_columns_keeps_home_and_f1_in_sight(tmp_path):
         footer = footer_text(app)
         assert footer.startswith(" ← Previous  → Next  e First error") and "f1 Keys" in footer, footer
         assert not _cut(app)
+
+
+async def test_home_at_80_columns_names_enter_for_playing_a_task_and_replaying_a_session(tmp_path):
+    """Enter plays the task under the cursor and replays the session under it, but the footer
+    never said so (a table's enter is hidden), and at 80x24 the brief's own hint was below the
+    fold: a new user saw "u Play user seat" and no way to play the agent seat."""
+    from tests.test_tui_snapshots import app_for, record
+
+    db = f"sqlite:///{tmp_path / 'h.db'}"
+    await asyncio.to_thread(record, db, STT, "footer000002")
+    app = app_for(db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await wait_for(pilot, lambda: "Play user seat" in footer_text(app))
+        footer = footer_text(app)
+        assert footer.startswith(" ⏎ Play agent seat  u Play user seat") and "^q Quit  f1 Keys" in footer, footer
+        assert not _cut(app)
+        await pilot.press("f6")
+        await wait_for(pilot, lambda: "Replay" in footer_text(app))
+        assert footer_text(app).startswith(" ⏎ Replay  r Resume"), footer_text(app)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "ReplayScreen")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "HomeScreen")
+        await pilot.press("f6")
+        await wait_for(pilot, lambda: footer_text(app).startswith(" ⏎ Play"))
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "PlayScreen")

@@ -367,6 +367,30 @@ async def test_the_palette_names_the_keys_the_keymap_binds(db):
         assert app.screen.sort_column == "subtype"
 
 
+async def test_the_palette_offers_the_focused_lists_own_keys_and_a_keymap_moves_them(db):
+    """Enter plays the task under the cursor and replays the session under it: the palette
+    offers both (as it offers every action), on the list that has them, under the keymap's keys;
+    a keymap naming a widget's binding (table.page_right) is not called unknown."""
+    from sttui.config import Config
+
+    keymap = {"home.play": "enter,f12", "table.page_right": "l"}
+    app = SttuiApp(Launch.build(ROOT / "tasks", db_url=db, human="ana", config=Config(keymap=keymap)))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await app.workers.wait_for_complete()
+        assert not [n for n in app._notifications if n.title == "sttui.yaml"]
+        helps = {c.title: c.help for c in app.get_system_commands(app.screen)}
+        assert helps["Play agent seat"] == "enter, f12 · home.play" and "Replay" not in helps
+        await pilot.press("f6")
+        await wait_for(pilot, lambda: app.screen.focused is not None and app.screen.focused.id == "sessions")
+        commands = {c.title: c for c in app.get_system_commands(app.screen)}
+        assert commands["Replay"].help == "enter · home.replay" and "Play agent seat" not in commands
+        assert commands["Scroll right"].help == "l · table.page_right"
+        await pilot.press("f6")
+        await pilot.press("f12")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "PlayScreen")
+
+
 async def test_a_keymap_that_takes_a_key_another_binding_holds_is_named_at_start(db):
     """F9 is play.earlier's: remapping play.end onto it would silently lose "Show earlier items"."""
     from sttui.config import Config
@@ -405,7 +429,7 @@ def test_every_binding_has_an_id_and_a_palette_entry():
     from sttui.tui.keymap import workbench_scopes
 
     scopes = workbench_scopes()
-    assert len(scopes) == 21
+    assert len(scopes) == 24
     for cls in scopes:
         assert all(binding.id for binding in cls.BINDINGS), cls.__name__  # ids, for the keymap
         if issubclass(cls, Screen) and not issubclass(cls, ModalScreen):

@@ -206,10 +206,13 @@ async def test_f1_lists_every_key_of_the_screen_with_its_binding_id(db):
         await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "PlayScreen")
 
 
-@pytest.mark.parametrize(("where", "size", "visible"), [("play", (120, 40), 18), ("home", (80, 24), 8)])
+@pytest.mark.parametrize(
+    ("where", "size", "visible"), [("play", (120, 40), 18), ("home", (80, 24), 8), ("home", (120, 40), 20)]
+)
 async def test_the_help_shows_every_binding_id_whole(db, where, size, visible):
     """The id is what a keymap needs: a long description is shortened, never the id (at 80
-    columns the description's fixed width had cut home.annotate_verdicts to home.annotate_verd)."""
+    columns the description's fixed width had cut home.annotate_verdicts to home.annotate_verd),
+    nor where the key works (home's list keys read "in the DataTab" at 120 columns)."""
     home = SttuiApp(Launch.build(ROOT / "tasks", db_url=db, human="ana"))
     app = play_alone(db, INSULIN) if where == "play" else home
     async with app.run_test(size=size) as pilot:
@@ -225,6 +228,7 @@ async def test_the_help_shows_every_binding_id_whole(db, where, size, visible):
         shown = "\n".join(screen_text(pilot.app))
         rows = pilot.app.screen.rows[:visible]  # those on screen without scrolling
         assert rows and all(r.id in shown for r in rows), [r.id for r in rows if r.id not in shown]
+        assert all(r.where in shown for r in rows), [r.where for r in rows if r.where not in shown]
 
 
 async def test_home_footer_at_80_columns_shows_quit_and_the_keys_help(db):

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from textual import on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
+from textual.dom import DOMNode
 from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.screen import ModalScreen, Screen
@@ -634,16 +635,33 @@ class SttuiApp(ReportsWorkerFailures, RecordAccess, App[None]):
 def binding_commands(screen: Screen[Any], keymap: Mapping[str, str] = MappingProxyType({})) -> Iterable[SystemCommand]:
     """A command-palette entry for every binding of a screen that has a description, and that
     the screen allows now (a study's participant is not offered the god view or a model), with
-    the keys it answers to under ``keymap`` (sttui.yaml's), not the class's defaults."""
-    for binding in screen.BINDINGS:
-        if isinstance(binding, Binding) and binding.description:
-            if isinstance(screen, Screen) and screen.check_action(binding.action.split("(")[0], ()) is False:
-                continue
-            yield SystemCommand(
-                binding.description,
-                f"{', '.join(bound_keys(binding, keymap))} · {binding.id or binding.action}",
-                lambda a=binding.action, s=screen: s.run_action(a),
-            )
+    the keys it answers to under ``keymap`` (sttui.yaml's), not the class's defaults; and for
+    the bindings of ours (those with an id) of the widget focused there, such as enter on
+    home's task list, which plays the task under the cursor."""
+    owners: list[DOMNode] = [screen]
+    focused = screen.focused if isinstance(screen, Screen) else None
+    if focused is not None:
+        owners.append(focused)
+    for owner in owners:
+        for binding in screen.BINDINGS if owner is screen else _own_bindings(owner):
+            if isinstance(binding, Binding) and binding.description:
+                if isinstance(owner, DOMNode) and owner.check_action(binding.action.split("(")[0], ()) is False:
+                    continue
+                yield SystemCommand(
+                    binding.description,
+                    f"{', '.join(bound_keys(binding, keymap))} · {binding.id or binding.action}",
+                    lambda a=binding.action, o=owner: o.run_action(a),
+                )
+
+
+def _own_bindings(widget: DOMNode) -> list[Binding]:
+    """A widget's bindings that are sttui's (they have an id), from its class and its bases."""
+    found: dict[str, Binding] = {}
+    for cls in type(widget).__mro__:
+        for binding in cls.__dict__.get("BINDINGS", []):
+            if isinstance(binding, Binding) and binding.id and binding.key not in found:
+                found[binding.key] = binding
+    return list(found.values())
 
 
 def run_app(

@@ -76,12 +76,14 @@ PADDING = 2  # a DataTable cell's padding, both sides
 
 
 def description_width(available: int, rows: list[KeyRow]) -> int:
-    """The description's width in a table ``available`` cells wide: what the key and binding
-    id columns leave (a long description ends in "…", whole in the palette), at most
-    ``DESCRIPTION_WIDTH``. The binding id, what a keymap needs, is never the column cut off."""
+    """The description's width in a table ``available`` cells wide: what the key, binding id
+    and where columns leave (a long description ends in "…", whole in the palette), at most
+    ``DESCRIPTION_WIDTH``. The binding id, what a keymap needs, is never the column cut off,
+    nor where a key works ("in the DataTable" had lost its last letters at 120 columns)."""
     keys = max([len("key"), *(len(r.keys) for r in rows)])
     ids = max([len("binding id"), *(len(r.id) for r in rows)])
-    left = available - (keys + PADDING) - (ids + PADDING) - PADDING
+    where = max([len("where"), *(len(r.where) for r in rows)])
+    left = available - (keys + PADDING) - (ids + PADDING) - (where + PADDING) - PADDING
     return max(MIN_DESCRIPTION, min(DESCRIPTION_WIDTH, left))
 
 

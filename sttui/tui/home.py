@@ -47,6 +47,13 @@ TASKS_ONLY = ("cycle_sort", "play_user")  # keys of the Tasks tab (each tab has 
 SESSIONS_ONLY = ("resume",)  # keys of the Sessions tab
 
 
+class TaskTable(DataTable[str]):
+    """Home's tasks: enter plays the task under the cursor in the agent seat (u: the user
+    seat), and the footer says so (a table's own enter is hidden there)."""
+
+    BINDINGS = [Binding("enter", "select_cursor", "Play agent seat", id="home.play")]
+
+
 # -- the screen --------------------------------------------------------------------------------
 
 
@@ -62,7 +69,8 @@ class HomeScreen(SttuiScreen[None]):
         Binding("s", "cycle_sort", "Sort", show=False, id="home.sort"),
         Binding("u", "play_user", "Play user seat", id="home.play_user"),
         Binding("r", "resume", "Resume", id="home.resume"),
-        Binding("f6", "switch_tab", "Tasks/Sessions", id="home.tab"),
+        # (the tab bar says F6 switches: the footer keeps its room for ^q and F1 at 80 columns)
+        Binding("f6", "switch_tab", "Tasks/Sessions", show=False, id="home.tab"),
         Binding("a", "annotate", "Annotate", id="home.annotate"),
         Binding("v", "annotate_verdicts", "Rate the judge's verdicts", show=False, id="home.annotate_verdicts"),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="home.clear_filter"),
@@ -131,7 +139,7 @@ class HomeScreen(SttuiScreen[None]):
                     id="filter",
                     compact=True,
                 )
-                yield DataTable(id="tasks", cursor_type="row", zebra_stripes=True)
+                yield TaskTable(id="tasks", cursor_type="row", zebra_stripes=True)
                 yield Static("", id="detail")
             with Vertical(id="tab-sessions"):  # its table is built when the record opens
                 yield Input(
@@ -303,9 +311,9 @@ class HomeScreen(SttuiScreen[None]):
         found = self.query("#sessions")
         if found:
             return found.first(DataTable)
-        from sttui.tui.widgets import WideTable  # (with its JSON views: not needed for the first paint)
+        from sttui.tui.widgets import SessionTable  # (with its JSON views: not needed for the first paint)
 
-        table: DataTable[str] = WideTable(id="sessions", cursor_type="row", zebra_stripes=True)  # ← → page across
+        table: DataTable[str] = SessionTable(id="sessions", cursor_type="row", zebra_stripes=True)
         self.query_one("#tab-sessions", Vertical).mount(table, after=self.query_one("#sessions-filter"))
         table.add_columns(*SESSION_COLUMNS)
         return table

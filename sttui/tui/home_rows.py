@@ -55,12 +55,14 @@ def _made(
     ``[/]`` had stopped home, and ``[red]`` in a query had coloured it. ``opening``: the user's
     query (stt) or the scenario (explore, whose ``subtype`` is its rule's family)."""
     if kind == "explore":
-        level, shown, keys = "-", f"[i]Scenario:[/i] {escape(opening.strip())}", "enter plays it"
+        level, shown = "-", f"[i]Scenario:[/i] {escape(opening.strip())}"
     else:
-        shown, keys = f"[i]User:[/i] {escape(opening)}", "enter plays the agent seat · u plays the user seat"
+        shown = f"[i]User:[/i] {escape(opening)}"
+    # the id and file above the opening, which a small window cuts short; no mark between them
+    # (one left at the end of a line when the file goes on to the next)
     brief = (
-        f"[b]{escape(title)}[/b]  ({escape(domain)}, {escape(subtype)}, {escape(level)})\n{shown}\n"
-        f"[dim]{escape(task_id)} · {escape(display_path(path))} · {keys}[/dim]"
+        f"[b]{escape(title)}[/b]  ({escape(domain)}, {escape(subtype)}, {escape(level)})\n"
+        f"[dim]{escape(task_id)}  {escape(display_path(path))}[/dim]\n{shown}"
     )
     return TaskRow(task_id, kind, domain, subtype, level, title, brief)
 

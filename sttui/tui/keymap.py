@@ -57,7 +57,7 @@ def keymap_problems(keymap: Mapping[str, str], scopes: Iterable[type[DOMNode]], 
 
 
 def workbench_scopes() -> list[type[DOMNode]]:
-    """Every screen and dialog of the workbench that has keys."""
+    """Every screen, dialog and widget of the workbench that has keys of its own."""
     from sttui.tui.annotate import AnnotateScreen, TagList, Tags
     from sttui.tui.candidates import CandidatesScreen
     from sttui.tui.compare import CompareScreen
@@ -65,7 +65,7 @@ def workbench_scopes() -> list[type[DOMNode]]:
     from sttui.tui.endscreen import EndScreen
     from sttui.tui.explore import ExploreScreen
     from sttui.tui.help import KeysHelp
-    from sttui.tui.home import HomeScreen
+    from sttui.tui.home import HomeScreen, TaskTable
     from sttui.tui.modals import Confirm, EditValue, ToolForm
     from sttui.tui.play import PlayScreen
     from sttui.tui.refine import RefineScreen
@@ -74,6 +74,7 @@ def workbench_scopes() -> list[type[DOMNode]]:
     from sttui.tui.study import StudyHome, StudyIntro
     from sttui.tui.studywatch import StudyWatchScreen
     from sttui.tui.usersim import UserSimScreen
+    from sttui.tui.widgets import SessionTable, WideTable
 
     return [
         HomeScreen,
@@ -97,4 +98,7 @@ def workbench_scopes() -> list[type[DOMNode]]:
         StudyIntro,
         StudyHome,
         CompareScreen,
+        TaskTable,
+        SessionTable,
+        WideTable,
     ]

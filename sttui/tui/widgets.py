@@ -404,3 +404,10 @@ class WideTable(DataTable[Any]):
 
     def action_page_left(self) -> None:
         self.scroll_to(x=max(0, self.scroll_x - self._page()), animate=False)
+
+
+class SessionTable(WideTable):
+    """Home's sessions: enter opens the replay of the episode under the cursor, and the footer
+    says so (a table's own enter is hidden there)."""
+
+    BINDINGS = [Binding("enter", "select_cursor", "Replay", id="home.replay")]
