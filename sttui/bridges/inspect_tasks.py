@@ -57,6 +57,7 @@ from sttui.core.task import SttTask
 from sttui.prompts import prompt
 
 if TYPE_CHECKING:
+    from sttui.running.runner import AnyEpisode
     from sttui.store.store import Store
 
 log = logging.getLogger(__name__)
@@ -365,18 +366,7 @@ async def _play(
 
     actors = {"agent": agent.name, "user": user.name if user else "none"}
     episode = open_episode(loaded, seed, actors, settings=settings)
-    store: Store | None = None
-    episode_id = ""
-    if record:
-        from sttui.running.recording import Recorder
-        from sttui.store import store as stores
-
-        opened = params.record(record, _open_store)  # (opened once, when the task was made)
-        assert opened is not None
-        store, episode_id = opened.store, stores.new_episode_id()
-        setting = settings.label(loaded.kind, getattr(loaded.task, "setting", "default"))
-        store.write(store.episode_items(loaded, seed, agent.name, user.name if user else None, episode_id, setting))
-        episode.listeners.append(Recorder(store, episode_id))
+    store, episode_id = _recording(episode, loaded, record, seed, settings) if record else (None, "")
 
     def limited(reason: str) -> None:  # (no await: this may run in a cancelled scope)
         from sttui.running.recording import finish
@@ -425,6 +415,25 @@ async def _play(
 
         finish(store, episode_id, result)
     keep({**result.as_dict(), "status": "completed", "episode": episode_id or None}, episode)
+
+
+def _recording(
+    episode: AnyEpisode, loaded: LoadedTask, record: str, seed: int, settings: RunSettings
+) -> tuple[Store, str]:
+    """(the record, the episode's id there) with the episode's row written and a recorder
+    listening to it, so every event is committed as it happens."""
+    from sttui.running.recording import Recorder
+    from sttui.store import store as stores
+
+    opened = params.record(record, _open_store)  # (opened once, when the task was made)
+    assert opened is not None
+    store, episode_id = opened.store, stores.new_episode_id()
+    actors = episode.actors
+    setting = settings.label(loaded.kind, getattr(loaded.task, "setting", "default"))
+    user = actors["user"] if actors["user"] != "none" else None
+    store.write(store.episode_items(loaded, seed, actors["agent"], user, episode_id, setting))
+    episode.listeners.append(Recorder(store, episode_id))
+    return store, episode_id
 
 
 def _time_limit_reached() -> str | None:

@@ -441,9 +441,48 @@ GONE = frozenset({"cancelled", "canceled", "void", "voided", "withdrawn", "delet
 Held = Callable[[str], Iterable[Any]]
 
 
+@dataclass
+class _Read:
+    """A fact's value as read from the state, before it is judged as a value of its kind."""
+
+    fact: Fact  # (with the record ``where`` picked written into its path)
+    raw: Any
+    kind: str
+    siblings: list[Any]  # the values beside it: of the records beside its record, or its table's
+    where: str  # where it was read, for a problem's words
+
+
 def _resolve(
     fact: Fact, state: Any, task_words: str, kept: _Kept | None, held: Held | None, one_name: Container[str]
 ) -> Resolved:
+    read = _read(fact, state, kept)
+    if isinstance(read, Resolved):  # (it cannot be read: why)
+        return read
+    kind, raw = read.kind, read.raw
+    got = read_fact(raw, kind)
+    if got is None:
+        return Resolved(
+            read.fact.fact,
+            kind,
+            problem=f"{read.where} holds {raw!r}, not {'an' if kind[0] in 'aeiou' else 'a'} {kind}",
+        )
+    expected, shown = got
+    out = Resolved(read.fact.fact, kind, expected, shown, sig=(kind,))
+    if kind == "id":
+        _as_id(out, read, state, kept, held)
+    elif kind in ("person", "text"):
+        _as_name(out, read, state, kept, task_words, one_name)
+    else:
+        out.excused = list(_excused(kind, task_words))
+        last = read.fact.field or (read.fact.path or "").rsplit(".", 1)[-1]
+        out.starts = kind == "time" and last.lower() in STARTS
+        out.sig = (kind, out.starts)
+    return out
+
+
+def _read(fact: Fact, state: Any, kept: _Kept | None) -> _Read | Resolved:
+    """The fact's value and the values beside it, from its path (the record ``where`` picks,
+    the ``field`` of the record it names) or its literal; or the fact with why it cannot be read."""
     if fact.path is not None and fact.where:
         path, why = picked(state, fact.path, fact.where)
         if path is None:
@@ -461,7 +500,7 @@ def _resolve(
         if record is None or fact.field not in record:
             what = "no record" if record is None else f"no field '{fact.field}' in the record"
             return Resolved(fact.fact, fact.kind or "text", problem=f"{where} holds {raw!r}: {what}")
-        where = f"{where} → {raw}.{fact.field}"  # (what "holds" below is said of: the field, not the path)
+        where = f"{where} → {raw}.{fact.field}"  # (what "holds" is said of: the field, not the path)
         # the same field of the records beside it ("West Room 2" beside the seminar's "West Room 1")
         siblings = [
             other[fact.field]
@@ -476,60 +515,60 @@ def _resolve(
         named = _named_record(state, raw, kept)
         if named is not None:
             raw, siblings = named[0], named[1] + siblings
-    got = read_fact(raw, kind)
-    if got is None:
-        return Resolved(
-            fact.fact, kind, problem=f"{where} holds {raw!r}, not {'an' if kind[0] in 'aeiou' else 'a'} {kind}"
-        )
-    expected, shown = got
-    out = Resolved(fact.fact, kind, expected, shown, sig=(kind,))
-    if kind == "id":
-        rivals = {expected}
-        for table in _tables(state, str(raw), kept):
-            rivals |= {facts.canon_id(k) for k in table if isinstance(k, str)}
-        rivals |= {facts.canon_id(str(s)) for s in siblings if isinstance(s, str)}
-        if held is not None and fact.path is not None and fact.field is None:
-            rivals |= {facts.canon_id(v) for v in held(fact.path) if isinstance(v, str)}
-        out.rivals = sorted(r for r in rivals if r)
-        out._ids = facts.IdMatcher(out.rivals, fact.aliases)
-        out._forms = frozenset(id_form(r) for r in out.rivals)
-        out._cues = cues_of(fact.fact, fact.about, fact.path)
-        out._named = _record_names(state, str(raw), set(out.rivals), kept)
-        out._names = _names_pattern(tuple(sorted(out._named)))
-        out.sig = (
-            kind,
-            tuple(out.rivals),
-            tuple(sorted(fact.aliases.items())),
-            tuple(sorted(out._named.items())),
-            tuple(sorted(out._cues)),
-        )
-    elif kind in ("person", "text"):
-        if fact.path is None and isinstance(raw, str):  # given by value: the names beside its record's
-            siblings = _named_beside(state, raw, fact.fact)
-        if kind == "text" and isinstance(raw, str):  # a key of a table (a site): the other keys
-            siblings = siblings + [k for t in _tables(state, raw, kept) for k in t if isinstance(k, str)]
-        read = [read_fact(s, kind) for s in siblings]
-        listed = [expected] + [r[0] for r in read if r is not None and r[0] != expected]
-        out.rivals = [r for i, r in enumerate(listed) if r not in listed[:i]]
-        if kind == "person":
-            out._first = first_names([raw, *siblings], out.rivals)
-        else:
-            asked = facts.text_words(task_words)
-            out._asked = frozenset(tuple(r) for r in out.rivals if r != expected and facts.phrase_in(r, asked))
-            out._short = {w: r for w, r in short_names(out.rivals).items() if w in one_name}
-        out.sig = (
-            kind,
-            repr(out.rivals),
-            tuple(sorted(out._first.items())),
-            tuple(sorted(out._asked)),
-            tuple(sorted(out._short)),
-        )
+    return _Read(fact, raw, kind, siblings, where)
+
+
+def _as_id(out: Resolved, read: _Read, state: Any, kept: _Kept | None, held: Held | None) -> None:
+    """An id's rivals (the keys of its tables, the ids beside it, those its path held before)
+    and how it is named in text (its aliases, cues and its records' names)."""
+    fact, raw = read.fact, read.raw
+    rivals = {out.expected}
+    for table in _tables(state, str(raw), kept):
+        rivals |= {facts.canon_id(k) for k in table if isinstance(k, str)}
+    rivals |= {facts.canon_id(str(s)) for s in read.siblings if isinstance(s, str)}
+    if held is not None and fact.path is not None and fact.field is None:
+        rivals |= {facts.canon_id(v) for v in held(fact.path) if isinstance(v, str)}
+    out.rivals = sorted(r for r in rivals if r)
+    out._ids = facts.IdMatcher(out.rivals, fact.aliases)
+    out._forms = frozenset(id_form(r) for r in out.rivals)
+    out._cues = cues_of(fact.fact, fact.about, fact.path)
+    out._named = _record_names(state, str(raw), set(out.rivals), kept)
+    out._names = _names_pattern(tuple(sorted(out._named)))
+    out.sig = (
+        read.kind,
+        tuple(out.rivals),
+        tuple(sorted(fact.aliases.items())),
+        tuple(sorted(out._named.items())),
+        tuple(sorted(out._cues)),
+    )
+
+
+def _as_name(
+    out: Resolved, read: _Read, state: Any, kept: _Kept | None, task_words: str, one_name: Container[str]
+) -> None:
+    """A person's or a text's rivals (the names beside it, a table's other keys) and how it is
+    named in text: a person by first name, a place by its first word alone."""
+    fact, raw, kind, siblings = read.fact, read.raw, read.kind, read.siblings
+    if fact.path is None and isinstance(raw, str):  # given by value: the names beside its record's
+        siblings = _named_beside(state, raw, fact.fact)
+    if kind == "text" and isinstance(raw, str):  # a key of a table (a site): the other keys
+        siblings = siblings + [k for t in _tables(state, raw, kept) for k in t if isinstance(k, str)]
+    values = [read_fact(s, kind) for s in siblings]
+    listed = [out.expected] + [v[0] for v in values if v is not None and v[0] != out.expected]
+    out.rivals = [r for i, r in enumerate(listed) if r not in listed[:i]]
+    if kind == "person":
+        out._first = first_names([raw, *siblings], out.rivals)
     else:
-        out.excused = list(_excused(kind, task_words))
-        last = fact.field or (fact.path or "").rsplit(".", 1)[-1]
-        out.starts = kind == "time" and last.lower() in STARTS
-        out.sig = (kind, out.starts)
-    return out
+        asked = facts.text_words(task_words)
+        out._asked = frozenset(tuple(r) for r in out.rivals if r != out.expected and facts.phrase_in(r, asked))
+        out._short = {w: r for w, r in short_names(out.rivals).items() if w in one_name}
+    out.sig = (
+        kind,
+        repr(out.rivals),
+        tuple(sorted(out._first.items())),
+        tuple(sorted(out._asked)),
+        tuple(sorted(out._short)),
+    )
 
 
 _BRACKETED = re.compile(r"\([^)]*(?:\)|$)")
