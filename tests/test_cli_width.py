@@ -4,6 +4,7 @@ it; to a pipe or a file every line stays whole, for the scripts that read it."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -98,9 +99,9 @@ def _in_a_terminal(args: list[str], home: Path) -> str:
 def test_replay_check_and_run_fit_an_80_column_terminal_and_a_pipe_gets_whole_lines(tmp_path):
     """As a person sees them in an 80-column terminal, and as a script reads them."""
     db = f"sqlite:///{tmp_path / 'r.db'}"
-    assert CliRunner().invoke(main, ["--db", db, "run", str(TASK)]).exit_code == 0
+    assert CliRunner().invoke(main, ["--db", db, "run", str(TASK), "--trials", "2"]).exit_code == 0
     runner = CliRunner()
-    episode = runner.invoke(main, ["--db", db, "sessions", "--json"]).output.split('"id": "')[1][:12]
+    episode, other = (e["id"] for e in json.loads(runner.invoke(main, ["--db", db, "sessions", "--json"]).output))
     piped = runner.invoke(main, ["--db", db, "replay", episode]).output
     whole = next(line for line in piped.splitlines() if line.startswith("re-scored on the recorded version"))
     assert len(whole) > 80  # the pipe's line is whole
@@ -108,6 +109,13 @@ def test_replay_check_and_run_fit_an_80_column_terminal_and_a_pipe_gets_whole_li
     assert "re-scored on the recorded version" in shown
     assert all(len(line) <= 80 for line in shown.splitlines()), shown
     assert [w for w in shown.split() if w != "·"] == [w for w in piped.split() if w != "·"]  # none cut
+
+    compared = _in_a_terminal(["--db", db, "compare", episode, other, "--print"], tmp_path)
+    assert "the same kinds of steps throughout" in compared
+    assert all(len(line) <= 80 for line in compared.splitlines()), compared  # (48 a side had made 107)
+    assert (
+        max(map(len, runner.invoke(main, ["--db", db, "compare", episode, other, "--print"]).output.splitlines())) > 80
+    )
 
     checked = _in_a_terminal(["check", str(TASK)], tmp_path)
     assert "controls:" in checked and "1 of 1 task files pass" in checked

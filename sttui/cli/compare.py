@@ -7,16 +7,21 @@ import sys
 
 import click
 
-from sttui.cli.app import echo_json, main, open_store
+from sttui.cli.app import echo_json, main, open_store, say
 
 
 @main.command("compare")
 @click.argument("episode_a")
 @click.argument("episode_b")
 @click.option("--print", "as_text", is_flag=True, help="Print the alignment instead of opening the screen.")
-@click.option("--width", type=int, default=48, help="With --print: characters per side.")
+@click.option(
+    "--width",
+    type=int,
+    default=None,
+    help="With --print: characters per side (default: half the terminal's width, or 48 in a pipe).",
+)
 @click.option("--json", "as_json", is_flag=True)
-def compare_cmd(episode_a: str, episode_b: str, as_text: bool, width: int, as_json: bool) -> None:
+def compare_cmd(episode_a: str, episode_b: str, as_text: bool, width: int | None, as_json: bool) -> None:
     """Align the agent steps of two episodes (a person's and a model's on one task, say) by
     tool and arguments, and name the first step where they part ways. Messages align with
     messages whatever their words. Opens the side-by-side screen (escape leaves it); --print,
@@ -41,16 +46,20 @@ def compare_cmd(episode_a: str, episode_b: str, as_text: bool, width: int, as_js
         if app.return_code:
             raise SystemExit(app.return_code)
         return
+    from sttui.textout import terminal_width
+
     a, b = found["a"], found["b"]
-    w = max(20, width)
+    columns = terminal_width()
+    # a row is the two sides, each its step number and action (w + 4), and the mark between
+    w = max(20, width if width is not None else 48 if columns is None else (columns - 11) // 2)
 
     def cut(text: str | None) -> str:
         text = text or ""
         return text if len(text) <= w else text[: w - 1] + "…"
 
-    click.echo(f"A {a['id']} {a['agent']} · B {b['id']} {b['agent']} · {a['task']}")
+    say(f"A {a['id']} {a['agent']} · B {b['id']} {b['agent']} · {a['task']}")
     for note in found["notes"]:
-        click.echo(f"note: {note}")
+        say(f"note: {note}")
     marks = {"same": " ", "replace": "≠", "delete": "<", "insert": ">"}
     for r in found["rows"]:
         left = f"{r['a']:>3} {cut(r['a_action'])}" if r["a"] else ""
@@ -58,9 +67,9 @@ def compare_cmd(episode_a: str, episode_b: str, as_text: bool, width: int, as_js
         click.echo(f"{left:<{w + 4}} {marks[r['match']]} {right}")
     first = found["first_divergence"]
     if first is None:
-        click.echo(f"the same kinds of steps throughout ({found['steps'][0]} steps)")
+        say(f"the same kinds of steps throughout ({found['steps'][0]} steps)")
     else:
-        click.echo(
+        say(
             f"first divergence after {first['after_common_steps']} common step(s): A step {first['a_step'] or '-'} "
             f"{first['a'] or '(nothing)'}  vs  B step {first['b_step'] or '-'} {first['b'] or '(nothing)'}"
         )
