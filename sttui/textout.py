@@ -86,15 +86,26 @@ def _fit_line(line: str, width: int, hang: int) -> str:
     return "\n".join(lines)
 
 
-def table(rows: list[dict[str, Any]], columns: list[str], width: int | None = None) -> str:
+def table(rows: list[dict[str, Any]], columns: list[str], width: int | None = None, *, listing: bool = False) -> str:
     """Rows as aligned columns; each cell one line of visible text (``sttui.safetext.visible``:
     a newline or an escape sequence in a name shows as ``\\n``/``\\x1b``, it cannot forge a row).
     ``width``: the terminal's (``terminal_width``). A table wider than that is shown a row to a
     block, each cell beside its column's name (``blocks``, as psql's ``\\x auto``): the terminal
-    would break every row across lines, mid-cell, and no column would line up."""
+    would break every row across lines, mid-cell, and no column would line up. A ``listing``
+    (a row to a line, read down) keeps its rows on their lines instead: its last column is cut
+    to the width, ending "…" (as ``gh`` lists), where that leaves it 10 characters or more."""
     cells = [{c: visible(r.get(c, "")) for c in columns} for r in rows]
     widths = {c: max([len(c)] + [len(r[c]) for r in cells]) for c in columns}
-    if width is not None and sum(widths.values()) + 2 * (len(columns) - 1) > width:
+    over = 0 if width is None else sum(widths.values()) + 2 * (len(columns) - 1) - width
+    if over > 0 and listing:
+        last = columns[-1]
+        room = widths[last] - over
+        if room >= max(10, len(last)):
+            widths[last] = room
+            for r in cells:
+                if len(r[last]) > room:
+                    r[last] = r[last][: room - 1] + "…"
+    elif over > 0:
         return blocks(cells, columns, width)
     lines = ["  ".join(c.ljust(widths[c]) for c in columns).rstrip(), "  ".join("-" * widths[c] for c in columns)]
     lines += ["  ".join(r[c].ljust(widths[c]) for c in columns).rstrip() for r in cells]

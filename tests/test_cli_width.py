@@ -89,11 +89,22 @@ def test_a_table_wider_than_the_terminal_is_shown_a_row_to_a_block():
     assert all(line.startswith(" " * 16 + "word") for line in second[3:])  # under the first
 
 
-def _in_a_terminal(args: list[str], home: Path) -> str:
-    """What ``sttui ARGS`` writes to a terminal 80 columns wide (its size, not ``COLUMNS``)."""
+def test_a_listing_wider_than_the_terminal_keeps_a_row_to_a_line_its_last_column_cut():
+    rows = [{"id": f"task-{i}", "level": "easy", "title": f"A title of {i} words " + "and more " * i} for i in range(6)]
+    columns = ["id", "level", "title"]
+    assert table(rows, columns, 400, listing=True) == table(rows, columns)
+    cut = table(rows, columns, 40, listing=True).split("\n")
+    assert len(cut) == 8 and all(len(line) <= 40 for line in cut), cut
+    assert cut[2] == "task-0  easy   A title of 0 words" and cut[-1].endswith("…")
+    # no room left for 10 characters of the last column: whole lines, for the terminal to wrap
+    assert table(rows, columns, 22, listing=True) == table(rows, columns)
+
+
+def _in_a_terminal(args: list[str], home: Path, columns: int = 80) -> str:
+    """What ``sttui ARGS`` writes to a terminal ``columns`` wide (its size, not ``COLUMNS``)."""
     env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
     env.update(HOME=str(home), STTUI_CACHE_DIR=str(home / "cache"), NO_COLOR="1")
-    return in_a_terminal(args, env)[1]
+    return in_a_terminal(args, env, columns)[1]
 
 
 def test_replay_check_and_run_fit_an_80_column_terminal_and_a_pipe_gets_whole_lines(tmp_path):
@@ -116,6 +127,10 @@ def test_replay_check_and_run_fit_an_80_column_terminal_and_a_pipe_gets_whole_li
     assert (
         max(map(len, runner.invoke(main, ["--db", db, "compare", episode, other, "--print"]).output.splitlines())) > 80
     )
+
+    listed = _in_a_terminal(["tasks", str(TASK.parent)], tmp_path, 100)
+    assert "logistics-vaccine-truck-outbreak-st1-hard" in listed and "…" in listed
+    assert all(len(line) <= 100 for line in listed.splitlines()), listed  # a task to a line
 
     checked = _in_a_terminal(["check", str(TASK)], tmp_path)
     assert "controls:" in checked and "1 of 1 task files pass" in checked

@@ -178,10 +178,10 @@ def tasks(
     if as_json:
         echo_json(rows)
         return
-    from sttui.textout import table
+    from sttui.textout import table, terminal_width
 
     shown = [{**r, "subtype": r["conflict"] or r["family"], "level": r["level"] or "-"} for r in rows]
-    click.echo(table(shown, ["id", "kind", "domain", "subtype", "level", "title"]))
+    click.echo(table(shown, ["id", "kind", "domain", "subtype", "level", "title"], terminal_width(), listing=True))
 
 
 def _print_coverage(entries: list[Any], as_json: bool, markdown: bool) -> None:
