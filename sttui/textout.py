@@ -37,8 +37,9 @@ def fit(text: str, width: int | None, hang: int = 4) -> str:
     its parts meet (``PART_GAP``), so a phrase such as ``random 0/20 passed`` stays whole, and a
     part still too wide between its words, never inside one (the terminal would cut
     ``portview`` into ``portv`` and ``iew``). The lines it is broken into start ``hang``
-    columns in from the line's own indent. A word wider than the terminal stays whole, for the
-    terminal to wrap (a path, copied, is still the path). ``width`` None: ``text`` as it is."""
+    columns in from the line's own indent. A word wider than the terminal stays whole, where it
+    is, for the terminal to wrap (a path, copied, is still the path). ``width`` None: ``text``
+    as it is."""
     if width is None or not text:
         return text
     return "\n".join(_fit_line(line, width, hang) for line in text.split("\n"))
@@ -61,7 +62,9 @@ def _fit_line(line: str, width: int, hang: int) -> str:
     def place(gap: str, word: str) -> None:
         nonlocal current, used, fresh
         size = cell_len(word)
-        if not fresh and used + len(gap) + size > width:
+        # (a word too wide for a line of its own stays where it is: breaking before it would
+        # leave "FAIL" or a bullet's dash alone on a line, and cut nothing less)
+        if not fresh and used + len(gap) + size > width and under + size <= width:
             new_line()
         if not fresh:
             current += gap

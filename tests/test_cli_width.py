@@ -34,14 +34,14 @@ def test_a_long_line_is_broken_between_words_within_the_width(line, width):
     fitted = fit(line, width)
     from rich.cells import cell_len
 
-    for piece in fitted.split("\n"):
-        assert cell_len(piece) <= width or " " not in piece.strip(), (width, piece)
+    lead = len(line) - len(line.lstrip())
+    for piece in fitted.split("\n"):  # wider only where a word fits no line of its own
+        assert cell_len(piece) <= width or any(cell_len(w) > width - lead - 4 for w in piece.split()), (width, piece)
     # every word whole, in order (a part's ``·`` goes where the line breaks, as on the status line)
     assert [w for w in fitted.split() if w != "·"] == [w for w in line.split() if w != "·"]
     if cell_len(line) > width:
-        lead = len(line) - len(line.lstrip())
         rest = fitted.split("\n")[1:]
-        assert rest and all(p.startswith(" " * (lead + 4)) for p in rest if width - lead - 4 >= 20), fitted
+        assert all(p.startswith(" " * (lead + 4)) for p in rest if width - lead - 4 >= 20), fitted
     else:
         assert fitted == line
 
@@ -62,7 +62,8 @@ def test_a_part_that_fits_on_a_line_of_its_own_is_not_cut():
 
 def test_a_word_wider_than_the_terminal_stays_whole_and_no_width_leaves_the_text():
     path = "tasks/" + "x" * 90 + ".yaml"
-    assert fit(f"FAIL {path} (it did not load)", 80).split("\n") == ["FAIL", f"    {path}", "    (it did not load)"]
+    assert fit(f"FAIL {path} (it did not load)", 80).split("\n") == [f"FAIL {path}", "    (it did not load)"]
+    assert fit(f"     - {path}:6: level: expected", 80).split("\n") == [f"     - {path}:6:", "         level: expected"]
     text = "\n".join(LINES)
     assert fit(text, None) is text
 
@@ -131,6 +132,15 @@ def test_replay_check_and_run_fit_an_80_column_terminal_and_a_pipe_gets_whole_li
     listed = _in_a_terminal(["tasks", str(TASK.parent)], tmp_path, 100)
     assert "logistics-vaccine-truck-outbreak-st1-hard" in listed and "…" in listed
     assert all(len(line) <= 100 for line in listed.splitlines()), listed  # a task to a line
+
+    broken = tmp_path / "tasks" / "broken.yaml"
+    broken.parent.mkdir()
+    broken.write_text(TASK.read_text().replace("level: hard", "level: hardest", 1))
+    failed = _in_a_terminal(["check", str(broken)], tmp_path)
+    assert "     - " in failed, failed
+    problem = failed[failed.index("     - ") :].split("\n")
+    assert problem[0].startswith(f"     - {broken}:6:"), failed  # the path whole, beside its dash
+    assert problem[1] == "       level: expected 'easy', 'medium', 'hard' or 'impossible'; got 'hardest'", failed
 
     checked = _in_a_terminal(["check", str(TASK)], tmp_path)
     assert "controls:" in checked and "1 of 1 task files pass" in checked

@@ -300,7 +300,7 @@ def check(paths: tuple[str, ...], as_json: bool, verbose: bool, random_seeds: in
             mark = "ok  " if r.ok else "FAIL"
             say(f"{mark} {r.task_id or '-':45} {r.file}", hang=5)  # (the file under the id)
             for p in r.problems:
-                say(f"     - {p}")
+                say(f"     - {p}", hang=2)  # (under the text, past the dash)
             if r.graph in GRAPH_NOTES:
                 say(f"       {GRAPH_NOTES[r.graph]}")
             if r.controls:
