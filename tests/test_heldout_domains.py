@@ -40,6 +40,35 @@ def test_a_report_typed_at_the_end_is_judged_as_it_should_be(row):
     assert outcome.passed is row["passes"], [i.detail for i in outcome.items if not i.passed]
 
 
+RHONA = "harbour-rhona-off-sick-st2-hard"  # SAIL-301 goes on the Solan (FB-7); FB-2 is another boat
+
+
+@pytest.mark.parametrize(
+    ("report", "passes"),
+    [
+        # the wrong boat put on the trip, the right one named only as too deep for the marina
+        ("SAIL-301 goes on FB-2 with Morag Sinclair. FB-7 draws too much for Sealock Marina, so it leaves "
+         "from North Pier at 11:20.", False),
+        # the right boat's name with the wrong id in brackets, then named right again (a known gap, closed)
+        ("SAIL-301 goes on the Solan (FB-2) with Morag Sinclair. The Solan draws too much for Sealock "
+         "Marina, so it leaves from North Pier at 11:20.", False),
+        ("SAIL-301 goes on FB-2 (the Solan) with Morag Sinclair. The Solan draws too much for Sealock "
+         "Marina, so it leaves from North Pier at 11:20.", False),
+        ("SAIL-301 goes on the Solan (FB-7) with Morag Sinclair. The Solan draws too much for Sealock "
+         "Marina, so it leaves from North Pier at 11:20.", True),
+        ("SAIL-301 goes on FB-7 with Morag Sinclair from North Pier at 11:20. FB-2 is too small for the group.", True),
+        ("FB-2 was too small for the group, so SAIL-301 goes on FB-7 with Morag Sinclair, leaving North Pier "
+         "at 11:20.", True),
+    ],
+)  # fmt: skip
+def test_a_boat_too_deep_for_a_pier_is_not_put_there_nor_a_name_beside_another_boats_id(report, passes):
+    """ "FB-7 draws too much for Sealock Marina" puts FB-7 nowhere: its "for" is not the "for" of
+    "FB-7 for SAIL-301", and a message that put FB-2 on the trip had passed. "The Solan (FB-2)"
+    gives FB-2, the id written exactly; the Solan named again after it had passed the lie."""
+    outcome = score(played(FILES[RHONA], reports=(report,)))
+    assert outcome.passed is passes, [i.detail for i in outcome.items if not i.passed]
+
+
 def test_a_mistyped_tell_path_is_one_problem_with_the_close_field(tmp_path):
     """An outside tester's `tell` path named `delivery` for `delivery_time`: check said "no such
     key" with no hint, and a second problem, under --static, blamed the static checklist."""

@@ -87,9 +87,9 @@ SWAPS_LEFT = {
     ("logistics-vaccine-truck-outbreak-st1-hard", frozenset({"Greenhill vehicle", "Ashby vehicle"})),
 }
 
-# a lie the judge passes, the known gap: the record named right again, without its id ("on the
-# Solan (FB-2) … The Solan draws too much": a message that states the expected value passes)
-LIES_LEFT = {("harbour-rhona-off-sick-st2-hard", "boat")}
+# lies the judge passes, the known gaps: none ("on the Solan (FB-2) … The Solan draws too much",
+# the record named right again without its id, had passed; test_heldout_domains has it)
+LIES_LEFT: set[tuple[str, str]] = set()
 
 # the bundled tasks, and the three domains outside testers wrote from the docs
 FOLDERS = [ROOT / "tasks" / "stt", *sorted((ROOT / "tests" / "fixtures" / "heldout").glob("*/"))]
@@ -289,6 +289,9 @@ RUN_ON_LEFT = {
     ("clinic-mri-quench-cascade-st2-hard", "Halima's pickup / Kwame's MRI"),
     ("grid-huish-flood-levels-s2-hard", "Muchelney back / care home on generator"),
     ("grid-st-brides-hospital-trip-t2-medium", "hospital generator / farm generator"),
+    # ("… goes on the Solan (Fb-2) with Morag Sinclair The Solan draws too much …": one clause,
+    # in which the words that could put the boat there stand)
+    ("harbour-rhona-off-sick-st2-hard", "boat"),
 }
 
 

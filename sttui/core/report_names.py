@@ -373,6 +373,17 @@ _BRACKETED_ID = re.compile(r"\s*\(\s*([a-z]+[-_ ]?\d+[a-z]?)\s*[),]")
 _ID_BRACKET = re.compile(r"([a-z]+[-_ ]?\d+[a-z]?)\s*\(\s*(?:the\s+)?$")
 
 
+def another_beside(folded: str, start: int, end: int, canon: str, ids: facts.IdMatcher) -> re.Match[str] | None:
+    """Another record's id beside the name at ``folded[start:end]`` in brackets (its group 1),
+    or None: "the Solan (FB-2)" names FB-2 (the id is what is written exactly; the name a
+    slip), and so does "FB-2 (the Solan)"."""
+    beside = _BRACKETED_ID.match(folded, end) or _ID_BRACKET.search(folded, max(0, start - 40), start)
+    if beside is None:
+        return None
+    there = {v for f in ids.find(beside.group(1)) for v in f.values}
+    return beside if there and canon not in there else None
+
+
 def by_name(
     pattern: re.Pattern[str], named: dict[str, str], text: str, ids: facts.IdMatcher | None = None
 ) -> list[facts.Found]:
@@ -390,12 +401,7 @@ def by_name(
             there = {v for f in ids.find(at.group(1)) for v in f.values}
             if there and canon not in there:
                 continue
-        # a name with its id beside it in brackets, the id another record's: "the Solan (FB-2)"
-        # names FB-2 (the id is what is written exactly; the name a slip), "FB-2 (the Solan)" too
-        beside = _BRACKETED_ID.match(folded, m.end()) or _ID_BRACKET.search(folded, max(0, m.start() - 40), m.start())
-        if beside is not None and ids is not None:
-            there = {v for f in ids.find(beside.group(1)) for v in f.values}
-            if there and canon not in there:
-                continue
+        if ids is not None and another_beside(folded, m.start(), m.end(), canon, ids) is not None:
+            continue
         out.append(facts.Found(frozenset({canon}), facts.written(text, folded, m.start(), m.end())))
     return out

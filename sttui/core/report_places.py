@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from sttui.core import facts
 from sttui.core.attach import sentences
+from sttui.core.report_names import another_beside
 from sttui.core.stated import DOING, stated_text
 
 if TYPE_CHECKING:
@@ -126,7 +127,9 @@ def placed(fact: Resolved, text: str, ok: bool, rivals: list[str]) -> bool:
         w = facts.fold(written)
         start = folded.find(w)
         while start >= 0:
-            if raw and _said_not_used(fact, raw, start, w):
+            if (raw and _said_not_used(fact, raw, start, w)) or (
+                ok and another_beside(folded, start, start + len(w), fact.expected, fact._ids) is not None
+            ):  # (not used; or the name of the expected record with another's id: "the Solan (FB-2)")
                 start = folded.find(w, start + 1)
                 continue
             before = _CLAUSE_MARK.split(folded[max(0, start - 80) : start])[-1]  # (its clause, a few words back)
@@ -228,6 +231,7 @@ def put_instead(fact: Resolved, text: str, theirs: list[Resolved], raw: str | No
     ``raw`` the message as written (``used_instead``)."""
     if fact.kind != "id" or placed(fact, text, True, []):
         return []
+    text, raw = _ids_for_names(fact, text, raw)
     put: list[str] = []
     for piece, written in _pieces(text, raw):
         if FAILED.search(facts.fold(written)) is not None:
@@ -235,7 +239,7 @@ def put_instead(fact: Resolved, text: str, theirs: list[Resolved], raw: str | No
         values = fact.found(piece)
         folded = facts.fold(piece)
         if any(fact.matches(f) for f in values):
-            if not _PLACES_IT.isdisjoint(_WORDS.findall(folded)):
+            if not _PLACES_IT.isdisjoint(_WORDS.findall(_TOO_FOR.sub(_less_for, folded))):
                 return []  # (the expected id may be placed here)
             continue
         if not _BEFORE_NOW.isdisjoint(_WORDS.findall(folded)):
@@ -258,6 +262,41 @@ _PIECE_MARK = re.compile(r"[;()]|:(?!\d)|[.!?](?!\w)|\s[-\u2013\u2014]\s")
 # … or kept where it was: "Kept the Sarn job with CR-12", "CR-12 stays on standby"
 _BEFORE_NOW = frozenset({"was", "were", "before", "originally", "previously", "initially", "earlier", "old", "had"}
                         | {"kept", "keep", "keeping", "stays", "stay", "staying", "left", "remains", "still"})  # fmt: skip
+
+
+# what is too much for a place says it is not put there: "The Solan draws too much for Sealock
+# Marina" places the Solan nowhere (its "for" is not the "for" of "FB-7 for SAIL-301")
+_TOO_FOR = re.compile(r"\btoo\s+(?:[\w'-]+\s+){1,2}?for\b")
+
+
+def _ids_for_names(fact: Resolved, text: str, raw: str | None) -> tuple[str, str | None]:
+    """``text`` (and ``raw``) with each name of the expected record that has another record's
+    id beside it in brackets written as that id alone, in the name's place: "goes on the Solan
+    (FB-2) with" reads "goes on the FB-2 with", which puts FB-2 where a bracket had cut the
+    clause in two. Each the same length as before."""
+    if fact._names is None or fact._ids is None:
+        return text, raw
+    folded = facts.fold(text)
+    if len(folded) != len(text):
+        return text, raw
+    for m in fact._names.finditer(folded):
+        if fact._named.get(" ".join(m.group().split())) != fact.expected:
+            continue
+        beside = another_beside(folded, m.start(), m.end(), fact.expected, fact._ids)
+        if beside is None:
+            continue
+        start, end = min(m.start(), beside.start()), max(m.end(), beside.end())
+        if beside.start() < m.start() and folded.startswith(")", m.end()):
+            end = m.end() + 1  # ("FB-2 (the Solan)": its closing bracket too)
+        written = text[beside.start(1) : beside.end(1)]
+        text = text[:start] + written.ljust(end - start) + text[end:]
+        if raw is not None and len(raw) == len(folded):
+            raw = raw[:start] + written.ljust(end - start) + raw[end:]
+    return text, raw
+
+
+def _less_for(m: re.Match[str]) -> str:
+    return m.group().removesuffix("for")
 
 
 def _pieces(text: str, raw: str | None) -> Iterator[tuple[str, str]]:
