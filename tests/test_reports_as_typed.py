@@ -332,3 +332,49 @@ def test_the_run_on_gaps_are_still_gaps():
         for task_id, name in sorted(left):
             lie = dict(_lies_and_swaps(task_id))[name]
             assert _failing(_play(task_id, last=TYPED[rewrite](lie))) == [], (task_id, name, rewrite)
+
+
+# a sentence appended to the last report: a correction to another value (each must fail), or a
+# remark on another value (each must pass); R the other value, W the fact's as the report writes it
+CORRECTIONS = {
+    "correction": lambda r, w: f" Correction: {r}, not {w}.",
+    "I meant": lambda r, w: f" Sorry, I meant {r}.",
+    "make that": lambda r, w: f" Actually, make that {r}.",
+}
+REMARKS = {
+    "id": [lambda r, w: f" {r} was my first choice.", lambda r, w: f" {r} is out of service."],
+    "time": [lambda r, w: f" {r} was too tight."],
+}
+
+
+@pytest.mark.parametrize("task_id", _reports())
+def test_a_correction_at_the_end_of_the_oracles_report_decides(task_id):
+    """ "… on VAN-5. Correction: VAN-2, not VAN-5." and "… Sorry, I meant VAN-2." had passed in
+    325 of 390 such reports: a message stating the expected value passed, whatever it said of
+    it after. The correction decides (``core.corrections``); a remark on another value does not.
+    Not probed: a value that is another fact's of the report ("I meant BA1437" after Mairi's
+    BA1437 may be about Mairi)."""
+    final = _last_report(task_id)
+    found = _facts(task_id, final)
+    theirs = {str(f.expected).lower() for f, _ in found}
+    wrong_passed, right_failed = [], []
+    for fact, written in found:
+        if fact.kind == "id":
+            rivals = [r for r in fact.rivals if str(r).lower() not in theirs and str(r).lower() not in final.lower()]
+            other = str(rivals[0]).upper() if rivals else None
+        elif fact.kind == "time":
+            other = _shifted(written)
+            other = None if other is None or other.lower() in final.lower() else other
+        else:
+            continue
+        if other is None:
+            continue
+        for said in CORRECTIONS.values():
+            if not _failing(_play(task_id, last=final + said(other, written))):
+                wrong_passed.append((fact.name, said(other, written)))
+        for said in REMARKS[fact.kind]:
+            report = final + said(other, written)
+            failing = _failing(_play(task_id, last=report))
+            if failing:
+                right_failed.append((fact.name, said(other, written), failing[0][:160]))
+    assert wrong_passed == [] and right_failed == []

@@ -64,6 +64,7 @@ from sttui.core import events as ev
 from sttui.core import facts
 from sttui.core.attach import Clause, sentences
 from sttui.core.claim_record import _record, _tell_items
+from sttui.core.corrections import corrected
 from sttui.core.other_times import CLAUSE_BREAK, others_time
 from sttui.core.report_claims import Mismatch, all_claims, claims
 from sttui.core.report_facts import Resolved, resolve
@@ -142,7 +143,22 @@ def states(fact: Resolved, text: str, others: Iterable[Resolved] = ()) -> tuple[
     """What one message says of a fact: None when it states no value of the fact's kind, else
     (states the expected value, the other values it states as written, and the subject it
     gave them to, "" when they were not given to the fact's own subject). Values the message
-    does not state (``core.stated``: asked, denied, hedged, either-or, supposed) are not read."""
+    does not state (``core.stated``: asked, denied, hedged, either-or, supposed) are not read.
+    A correction of the fact within the message (``core.corrections``: "Sorry, I meant FB-2")
+    decides, from where it begins."""
+    others = list(others)
+    fixed = corrected(fact, text, others)
+    if fixed is not None:
+        said = _states(fact, fixed, others)
+        if said is not None:
+            return said
+        given = fact.found(stated_text(fixed))  # (another fact's value put in its place: "BA1437, not BA1433")
+        if given and not any(fact.matches(f) for f in given):
+            return False, _written_once(given), ""
+    return _states(fact, text, others)
+
+
+def _states(fact: Resolved, text: str, others: list[Resolved]) -> tuple[bool, list[str], str] | None:
     raw, text = text, stated_text(text)  # (what a question asks, a negation denies, a hedge leaves open: blanked)
     found = fact.found(text)
     if not found:
@@ -494,8 +510,10 @@ def judge_fact(fact: Resolved, messages: list[_Msg], others: Iterable[Resolved] 
         ok, rivals, subject = said
         conflict = ", ".join(rivals) + (f" for {subject}" if subject else "")
         told = Told(ok, messages[i].seq, fact.shown if ok else conflict, i)
-        remark = is_remark(messages[i].text) or whereabouts(messages[i].text, [fact, *others])
-        if not remark and (subject or placed(fact, messages[i].text, ok, rivals)):
+        text = messages[i].text
+        fixed = corrected(fact, text, others) is not None  # (a correction of the fact is a report of it)
+        remark = not fixed and (is_remark(text) or whereabouts(text, [fact, *others]))
+        if not remark and (subject or fixed or placed(fact, text, ok, rivals)):
             return (
                 _taken_back_within(fact, messages[i], i, others) or _taken_back_after(fact, messages, i, others) or told
             )
@@ -655,6 +673,7 @@ def message_mismatches(episode: Episode, text: str) -> list[Mismatch]:
                 continue
             remark = is_remark(text) or whereabouts(text, resolved)
             remark = remark or (not said[2] and not placed(fact, text, False, said[1]))
+            remark = remark and corrected(fact, text, resolved) is None  # (a correction is no remark)
             if remark and _placed_before(episode, fact, messages(), resolved):
                 continue  # a remark about another value after a report ("FYI TRK-7 is out of service")
             mine = bool(said[2]) and _the_users(fact)

@@ -1,0 +1,86 @@
+"""A correction within a message decides (``core.corrections``): "… on FB-7. Correction: FB-2,
+not FB-7." and "… Sorry, I meant FB-2." had passed, the message stating the expected value."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sttui.core.checklist import score
+from sttui.core.corrections import correcting
+from tests.conftest import ROOT
+from tests.helpers.played import played
+from tests.test_reports_as_typed import _last_report, _play
+
+HARBOUR = Path(__file__).parent / "fixtures" / "heldout" / "harbour" / "rhona-off-sick-st2-hard.yaml"
+BERGEN = ROOT / "tasks" / "stt" / "air-travel" / "bergen-reaccommodation-t2-hard.yaml"
+RHONA = "harbour-rhona-off-sick-st2-hard"
+REPORT = "Rhona is off sick, so SAIL-301 goes on FB-7 with Morag Sinclair from North Pier at 11:20."
+
+
+@pytest.mark.parametrize(
+    ("text", "corrects"),
+    [
+        ("Correction: VAN-2, not VAN-5.", True),
+        ("typo - 14:20", True),
+        ("Sorry, I meant VAN-2.", True),
+        ("What I meant was VAN-2.", True),
+        ("I should have said 14:20.", True),
+        ("That should read 14:20.", True),
+        ("Sorry, make that 14:20.", True),
+        ("Make that 14:20 please.", True),
+        ("Actually, it's VAN-2.", True),
+        ("Scratch that, VAN-2 has it.", True),
+        ("Or rather, VAN-2.", True),
+        ("I meant to say thanks for waiting.", False),
+        ("If I meant VAN-2 you would know.", False),
+        ("Not sure I meant that.", False),
+        ("That should be fine for his 16:00 bus.", False),
+        ("I'll make that call at 14:00.", False),
+        ("It's actually VAN-5.", False),
+        ("Update: Halton is evacuated until 09:00.", False),
+        ("Sorry for the typo above, it is 14:00.", False),
+    ],
+)
+def test_what_opens_a_correction(text, corrects):
+    assert bool(correcting(f"VAN-5 takes it at 14:00. {text}")) is corrects
+
+
+@pytest.mark.parametrize(
+    ("added", "passes", "user"),
+    [
+        (" Correction: FB-2, not FB-7.", False, "My app shows FB-7, not FB-2."),
+        (" Sorry, I meant FB-2.", False, "My app shows FB-7, not FB-2."),
+        (" Oops, make that 11:40.", False, "my app shows 11:20, not 11:40"),
+        (" FB-2 was my first choice.", True, None),
+        (" I meant to say: thanks for your patience.", True, None),
+        (" That should be fine for the 11:00 briefing.", True, None),
+    ],
+)
+def test_a_correction_at_the_end_of_a_report_decides_and_the_user_says_what_its_app_shows(added, passes, user):
+    """Played with the scripted user in its seat: it answers a wrong correction with what its
+    app shows, as it answers any wrong value."""
+    stepper = _play(RHONA, last=REPORT + added)
+    episode = stepper.episode
+    outcome = score(episode)
+    stepper.close()
+    assert outcome.passed is passes, [i.detail for i in outcome.items if not i.passed]
+    said = [m["text"] for m in episode.messages if m["from"] == "user"]
+    if user is not None:
+        assert user.lower() in said[-1].lower(), said
+
+
+def test_a_wrong_value_corrected_in_the_same_message_passes():
+    report = REPORT.replace("FB-7", "FB-2") + " Correction: FB-7, not FB-2."
+    outcome = score(played(HARBOUR, reports=(report,)))
+    assert outcome.passed, [i.detail for i in outcome.items if not i.passed]
+
+
+def test_a_correction_that_names_no_one_corrects_every_fact_of_its_kind():
+    """After three people's flights, "Sorry, I meant KL1002" leaves the user unable to tell whose
+    flight it is: each flight fact fails."""
+    final = _last_report("air-bergen-reaccommodation-t2-hard")
+    outcome = score(played(BERGEN, reports=(final + " Sorry, I meant KL1002.",)))
+    detail = next(i.detail for i in outcome.items if not i.passed)
+    assert not outcome.passed and detail.count("'KL1002' (a conflict)") >= 3, detail
