@@ -39,12 +39,18 @@ REPORT = "Rhona is off sick, so SAIL-301 goes on FB-7 with Morag Sinclair from N
         ("That should be fine for his 16:00 bus.", False),
         ("I'll make that call at 14:00.", False),
         ("It's actually VAN-5.", False),
-        ("Update: Halton is evacuated until 09:00.", False),
+        ("Update: it's now on VAN-2.", True),
+        ("Change of plan: VAN-2 instead.", True),
+        ("It went on VAN-2 in the end.", True),
+        ("VAN-5 fell through, so it's on VAN-2.", True),
+        ("That got pushed back to 14:20.", True),
+        ("She's been moved to 14:20.", True),
         ("Sorry for the typo above, it is 14:00.", False),
     ],
 )
 def test_what_opens_a_correction(text, corrects):
     assert bool(correcting(f"VAN-5 takes it at 14:00. {text}")) is corrects
+    assert correcting(text) == ()  # (a message's first sentence corrects nothing of its own)
 
 
 @pytest.mark.parametrize(
@@ -53,7 +59,14 @@ def test_what_opens_a_correction(text, corrects):
         (" Correction: FB-2, not FB-7.", False, "My app shows FB-7, not FB-2."),
         (" Sorry, I meant FB-2.", False, "My app shows FB-7, not FB-2."),
         (" Oops, make that 11:40.", False, "my app shows 11:20, not 11:40"),
+        (" Update: it's now on FB-2.", False, "My app shows FB-7, not FB-2."),
+        (" Change of plan: FB-2 instead.", False, None),
+        (" FB-7 fell through, so it's on FB-2.", False, None),
+        (" It went on FB-2 in the end.", False, None),
+        (" That got pushed back to 11:40.", False, None),
         (" FB-2 was my first choice.", True, None),
+        (" FB-2 is on standby.", True, None),
+        (" FB-2 is on hold.", True, None),
         (" I meant to say: thanks for your patience.", True, None),
         (" That should be fine for the 11:00 briefing.", True, None),
     ],
@@ -71,6 +84,15 @@ def test_a_correction_at_the_end_of_a_report_decides_and_the_user_says_what_its_
         assert user.lower() in said[-1].lower(), said
 
 
+def test_a_message_that_opens_as_an_update_is_judged_as_any_report():
+    """Only what a message said before a correction is corrected: "Update: …" opening a report
+    is the report."""
+    outcome = score(played(HARBOUR, reports=("Update: " + REPORT,)))
+    assert outcome.passed, [i.detail for i in outcome.items if not i.passed]
+    outcome = score(played(HARBOUR, reports=("Update: " + REPORT.replace("FB-7", "FB-2"),)))
+    assert not outcome.passed
+
+
 def test_a_wrong_value_corrected_in_the_same_message_passes():
     report = REPORT.replace("FB-7", "FB-2") + " Correction: FB-7, not FB-2."
     outcome = score(played(HARBOUR, reports=(report,)))
@@ -84,3 +106,19 @@ def test_a_correction_that_names_no_one_corrects_every_fact_of_its_kind():
     outcome = score(played(BERGEN, reports=(final + " Sorry, I meant KL1002.",)))
     detail = next(i.detail for i in outcome.items if not i.passed)
     assert not outcome.passed and detail.count("'KL1002' (a conflict)") >= 3, detail
+
+
+@pytest.mark.parametrize(
+    ("added", "passes"),
+    [
+        (" Grace Mensah was moved to 11:30 as she is urgent.", True),  # (Grace's: a person no fact is about)
+        (" Grace was moved to 11:30 as she is urgent.", True),
+        (" Sorry, I meant 17:30.", False),
+        (" His session got pushed back to 17:30.", False),
+    ],
+)
+def test_a_change_said_of_another_person_corrects_nothing_of_the_facts(added, passes):
+    stepper = _play("clinic-dialysis-urgent-t2-easy", last="Tomasz is at 17:00 with nurse Byrne, texted." + added)
+    outcome = score(stepper.episode)
+    stepper.close()
+    assert outcome.passed is passes, [i.detail for i in outcome.items if not i.passed]

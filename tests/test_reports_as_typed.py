@@ -337,23 +337,47 @@ def test_the_run_on_gaps_are_still_gaps():
 # a sentence appended to the last report: a correction to another value (each must fail), or a
 # remark on another value (each must pass); R the other value, W the fact's as the report writes it
 CORRECTIONS = {
-    "correction": lambda r, w: f" Correction: {r}, not {w}.",
-    "I meant": lambda r, w: f" Sorry, I meant {r}.",
-    "make that": lambda r, w: f" Actually, make that {r}.",
+    "id": [
+        lambda r, w: f" Correction: {r}, not {w}.",
+        lambda r, w: f" Sorry, I meant {r}.",
+        lambda r, w: f" Actually, make that {r}.",
+        lambda r, w: f" Update: it's now on {r}.",
+        lambda r, w: f" Change of plan: {r} instead.",
+        lambda r, w: f" {w} fell through, so it's on {r}.",
+        lambda r, w: f" It went on {r} in the end.",
+        lambda r, w: f" Swapped to {r} at the last minute.",
+    ],
+    "time": [
+        lambda r, w: f" Correction: {r}, not {w}.",
+        lambda r, w: f" Sorry, I meant {r}.",
+        lambda r, w: f" Actually, make that {r}.",
+        lambda r, w: f" Update: it's now {r}.",
+        lambda r, w: f" It's been moved to {r}.",
+        lambda r, w: f" That got pushed back to {r}.",
+        lambda r, w: f" In the end it's {r}.",
+    ],
 }
 REMARKS = {
-    "id": [lambda r, w: f" {r} was my first choice.", lambda r, w: f" {r} is out of service."],
-    "time": [lambda r, w: f" {r} was too tight."],
+    "id": [
+        lambda r, w: f" {r} was my first choice.",
+        lambda r, w: f" {r} is out of service.",
+        lambda r, w: f" {r} was considered but {w} is better.",
+        lambda r, w: f" {r} is on standby.",
+        lambda r, w: f" If {w} breaks down, {r} is the backup.",
+        lambda r, w: f" To be clear, it is {w}, not {r}.",
+    ],
+    "time": [lambda r, w: f" {r} was too tight.", lambda r, w: f" It was originally {r}."],
 }
 
 
 @pytest.mark.parametrize("task_id", _reports())
 def test_a_correction_at_the_end_of_the_oracles_report_decides(task_id):
-    """ "… on VAN-5. Correction: VAN-2, not VAN-5." and "… Sorry, I meant VAN-2." had passed in
-    325 of 390 such reports: a message stating the expected value passed, whatever it said of
-    it after. The correction decides (``core.corrections``); a remark on another value does not.
-    Not probed: a value that is another fact's of the report ("I meant BA1437" after Mairi's
-    BA1437 may be about Mairi)."""
+    """ "… on VAN-5. Correction: VAN-2, not VAN-5.", "… Sorry, I meant VAN-2.", "… Update: it's
+    now on VAN-2." and "… It went on VAN-2 in the end." had passed almost every time: a message
+    stating the expected value passed, whatever it said of it after. The correction decides
+    (``core.corrections``); a remark on another value does not ("VAN-2 is on standby" had
+    failed). Not probed: a value that is another fact's of the report ("I meant BA1437" after
+    Mairi's BA1437 may be about Mairi)."""
     final = _last_report(task_id)
     found = _facts(task_id, final)
     theirs = {str(f.expected).lower() for f, _ in found}
@@ -369,7 +393,7 @@ def test_a_correction_at_the_end_of_the_oracles_report_decides(task_id):
             continue
         if other is None:
             continue
-        for said in CORRECTIONS.values():
+        for said in CORRECTIONS[fact.kind]:
             if not _failing(_play(task_id, last=final + said(other, written))):
                 wrong_passed.append((fact.name, said(other, written)))
         for said in REMARKS[fact.kind]:

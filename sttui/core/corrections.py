@@ -1,19 +1,22 @@
 """A correction within a message: the value it gives decides, not the one it corrects.
 
-"SAIL-301 goes on FB-7 with Morag. Correction: FB-2, not FB-7." and "… Sorry, I meant FB-2."
-leave the user with FB-2: what the message stated before the correction no longer stands.
-``core.reports.states`` reads a fact from the message's last correction of it, when there is
-one (task format §5, *Corrected within a message*).
+"SAIL-301 goes on FB-7 with Morag. Correction: FB-2, not FB-7.", "… Sorry, I meant FB-2." and
+"… It went on FB-2 in the end." leave the user with FB-2: what the message stated before the
+correction no longer stands. ``core.reports.states`` reads a fact from the message's last
+correction of it, when the message stated a value of the fact before it (task format §5,
+*Corrected within a message*).
 
-A correction is a sentence that opens as one, in what it states (``core.stated``: not in a
-question or a supposition; "If I meant VAN-2 …" corrects nothing):
+A correction is a sentence after a message's first, in what it states (``core.stated``: not
+in a question or a supposition; "If I meant VAN-2 …" corrects nothing), that
 
-- *correction*, *typo*, *erratum* or *to correct that* before a colon, comma or dash;
-- *I meant* (not *meant to*), *I should have said*, *that should read/say* (not *should be*:
-  "that should be fine for his 16:00 bus");
-- *make that* after *actually, sorry, no, wait* or before a figure ("make that 14:20"; not "I'll
-  make that call"), *actually, it's* (the comma: "it's actually FB-7" corrects nothing);
-- *scratch that* or *rather* with a value after it ("scratch that, FB-2").
+- opens, from its words on (``_MARK``): *correction, typo, erratum, to correct that, update,
+  change of plan, last-minute change* before a colon, comma or dash; *I meant* (not *meant
+  to*); *I should have said*; *that should read/say* (not *should be*: "that should be fine
+  for his 16:00 bus"); *make that* after *actually, sorry, no, wait* or before a figure (not
+  "I'll make that call"); *actually, it's* (the comma: "it's actually FB-7" corrects nothing);
+  *scratch that* or *or rather*;
+- or says the value changed since, the whole sentence (``_CHANGED``): *in the end, at the last
+  minute, ended up, fell through, has been moved / got pushed back / was switched to …*.
 
 It is a correction of a fact when its sentence states a value of the fact's kind and it is the
 fact's: it names the value it corrects (the fact's expected one: "not FB-7"), or the fact's
@@ -25,6 +28,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -33,9 +37,11 @@ from sttui.core.facts import fold
 if TYPE_CHECKING:
     from sttui.core.report_facts import Resolved
 
+# what opens a correction: the sentence from it on gives the new value
 _MARK = re.compile(
     r"(?<![\w'])(?:"
-    r"(?:correction|typo|erratum|to\s+correct\s+(?:that|this|myself))\s*[:,\u2013\u2014-]"
+    r"(?:correction|typo|erratum|to\s+correct\s+(?:that|this|myself)|update|change\s+of\s+plans?"
+    r"|(?:last[-\s]minute|late)\s+change)\s*[:,\u2013\u2014-]"
     r"|(?:i|we)\s+meant\b(?!\s+to\b)"
     r"|(?:i|we)\s+should\s+have\s+(?:said|written)\b"
     r"|(?:that|this|it)\s+should\s+(?:read|say|have\s+said)\b"
@@ -44,53 +50,75 @@ _MARK = re.compile(
     r"|(?:scratch\s+that|or\s+rather)\s*[,:\u2013\u2014-]?"
     r")"
 )
+# what says, anywhere in its sentence, that the value changed since: the whole sentence gives it
+_CHANGED = re.compile(
+    r"(?<![\w'])(?:in\s+the\s+end|at\s+the\s+last\s+minute|ended\s+up|(?:fell|fallen)\s+through"
+    r"|(?:has|have|had|was|were|got|'s|'ve|been)\s+(?:been\s+)?(?:moved|pushed\s+back|brought\s+forward|changed"
+    r"|switched|swapped|shifted)\s+(?:to|for|onto)"
+    r"|(?:swapped|switched)\s+(?:it\s+|them\s+)?(?:to|onto))\b"
+)
 # a sentence: up to a stop followed by a space or the end, or a line's end ("11.40" is no stop)
 _SENTENCE = re.compile(r"[^\n]*?(?:[.!?](?=\s|$)|\n|$)")
 # what before the mark in its sentence leaves the correction open ("if I meant …", "not sure I meant …")
 _OPEN = re.compile(r"\b(?:if|whether|unless|suppose|not\s+sure|don't\s+know)\b")
 
 
+@dataclass(frozen=True)
+class Correction:
+    """A sentence that corrects what its message said before it."""
+
+    sentence: int  # where its sentence begins: what the message said before is text[:sentence]
+    start: int  # where what it gives begins (its mark, or its sentence)
+    end: int
+
+
 @lru_cache(maxsize=4096)
-def correcting(text: str) -> tuple[tuple[int, int], ...]:
-    """The spans of ``text``'s sentences that open a correction, in order."""
+def correcting(text: str) -> tuple[Correction, ...]:
+    """The sentences of ``text`` that correct what it said before them, in order."""
     folded = fold(text).replace("\u2019", "'")
-    if len(folded) != len(text) or _MARK.search(folded) is None:  # (almost every message: one search)
-        return ()
+    if len(folded) != len(text) or (_MARK.search(folded) is None and _CHANGED.search(folded) is None):
+        return ()  # (almost every message: two searches)
     out = []
     for sentence in _SENTENCE.finditer(folded):
-        if not sentence.group().strip():
-            continue
-        mark = _MARK.search(folded, sentence.start(), sentence.end())
+        if not sentence.group().strip() or sentence.start() == 0:
+            continue  # (a message's first sentence corrects nothing of its own)
+        start = sentence.start()
+        mark = _MARK.search(folded, start, sentence.end())
+        if mark is None:
+            mark = _CHANGED.search(folded, start, sentence.end())
+        else:
+            start = mark.start()
         if mark is not None and not _OPEN.search(folded, sentence.start(), mark.start()):
-            out.append((mark.start(), sentence.end()))
+            out.append(Correction(sentence.start(), start, sentence.end()))
     return tuple(out)
 
 
-def corrected(fact: Resolved, text: str, others: Iterable[Resolved] = ()) -> str | None:
-    """The part of ``text`` that corrects ``fact``: its last correcting sentence (from the mark
-    on) that states a value of the fact's kind and is the fact's. None: no correction of it."""
+def corrected(fact: Resolved, text: str, others: Iterable[Resolved] = ()) -> Correction | None:
+    """The last sentence of ``text`` that corrects ``fact``: it states a value of the fact's
+    kind and is the fact's. None: none. (Whether the message stated the fact before it is the
+    caller's to judge: ``core.reports.states``.)"""
     if fact.problem is not None:
         return None
-    spans = correcting(text)
-    if not spans:
+    found = correcting(text)
+    if not found:
         return None
     from sttui.core.attach import sentences
     from sttui.core.stated import stated_text
 
     others = [o for o in others if o is not fact and o.problem is None]
-    alone = not any(o.kind == fact.kind for o in others)
-    subjects = tuple(dict.fromkeys(f.about for f in (fact, *others) if f.about))
     kin = [o for o in others if o.kind == fact.kind]
-    for start, end in reversed(spans):
-        part = text[start:end]
+    # the facts' subjects and the task's people: "Grace Mensah was moved to 11:30" is Grace's
+    subjects = tuple(dict.fromkeys([*(f.about for f in (fact, *others) if f.about), *fact.bystanders]))
+    for c in reversed(found):
+        part = text[c.start : c.end]
         if not fact.found(stated_text(part)):
             continue  # (it corrects something else: a time, another fact's kind)
-        if alone or any(fact.matches(f) for f in fact.found(part)):
-            return part
+        if any(fact.matches(f) for f in fact.found(part)):
+            return c  # (it names the value it corrects: "FB-2, not FB-7")
         named = {s for sentence in sentences(part, subjects) for s in sentence.named}
         if fact.about and fact.about in named:
-            return part
+            return c
         if named or any(o.matches(f) for o in kin for f in o.found(part)):
-            continue  # (another fact's: its subject, or its value)
-        return part
+            continue  # (another's: a subject, a person or a value of another fact)
+        return c  # (the fact's alone, or every fact's of its kind: which, the user cannot tell)
     return None

@@ -96,7 +96,8 @@ _PLACING_AFTER = re.compile(
     r"\s*(?:'s|\s+is|\s+are|\s+was|\s+will|\s+now|\s+also)*\s+(?:on|onto|aboard|with|has|have|had|took|takes|"
     r"taking|picks|picked|collects|collected|carries|carried|carrying|covers|covered|covering|runs|running|goes|"
     r"going|went|heading|gets|got|brings|bringing|does|doing|did|delivers|delivering|delivered)\b"
-    r"(?!\s+(?:no|not|nothing|none|back|home)\b))"  # ("CAR-4 has no driver", "CR-12 is heading back": remarks)
+    r"(?!\s+(?:no|not|nothing|none|back|home|standby|stand-by|reserve|call|hold|(?:a\s+)?(?:backup|spare))\b))"
+    # ("CAR-4 has no driver", "CR-12 is heading back", "TRK-22 is on standby", "… on hold": remarks)
 )
 # a sentence saying the id was not the one used: "TRK-30 is on the M8 run, which is why it wasn't used"
 _NOT_USED = re.compile(
@@ -160,7 +161,8 @@ FAILED = re.compile(
     r"closed|too (?:heavy|big|wide|tall|long|far|slow|late|small|low|short)|out of (?:service|action|hours)|"
     r"off sick|sick|pulled|grounded|refused|declined|full|taken|unsafe|flooded|blocked|can't|cannot|couldn't|"
     r"(?:has|have|had) no|lost|missed|needed elsewhere|died|dead|packed (?:up|in)|gave out|conked out|stopped working|"
-    r"out of order|overheated|overheating|tripped|(?:went|gone) down|"
+    r"out of order|overheated|overheating|tripped|(?:went|gone) down|(?:fell|fallen|falls) through|"
+    r"(?:didn't|did not) work out|"
     # … or already spoken for ("TRK-9 was booked up", "TRK-9 already booked")
     r"booked up|fully booked|already (?:booked|taken|in use|committed|assigned|allocated)|tied up)\b"
     # … or was not free ("It's on TRK-3. TRK-9 wasn't free." passed as naming TRK-9)

@@ -147,15 +147,26 @@ def states(fact: Resolved, text: str, others: Iterable[Resolved] = ()) -> tuple[
     A correction of the fact within the message (``core.corrections``: "Sorry, I meant FB-2")
     decides, from where it begins."""
     others = list(others)
-    fixed = corrected(fact, text, others)
-    if fixed is not None:
-        said = _states(fact, fixed, others)
+    part = _correction(fact, text, others)
+    if part is not None:
+        said = _states(fact, part, others)
         if said is not None:
             return said
-        given = fact.found(stated_text(fixed))  # (another fact's value put in its place: "BA1437, not BA1433")
+        # what the rules leave to another (another fact's value: "BA1437, not BA1433"; a time of
+        # the user's request) is the fact's here: the correction is the fact's (``corrected``)
+        given = fact.found(stated_text(part))
         if given and not any(fact.matches(f) for f in given):
             return False, _written_once(given), ""
     return _states(fact, text, others)
+
+
+def _correction(fact: Resolved, text: str, others: list[Resolved]) -> str | None:
+    """What corrects ``fact`` in ``text`` (``core.corrections``), when the message stated a
+    value of it before: a message's only statement of a fact corrects nothing."""
+    fix = corrected(fact, text, others)
+    if fix is None or _states(fact, text[: fix.sentence], others) is None:
+        return None
+    return text[fix.start : fix.end]
 
 
 def _states(fact: Resolved, text: str, others: list[Resolved]) -> tuple[bool, list[str], str] | None:
@@ -511,7 +522,7 @@ def judge_fact(fact: Resolved, messages: list[_Msg], others: Iterable[Resolved] 
         conflict = ", ".join(rivals) + (f" for {subject}" if subject else "")
         told = Told(ok, messages[i].seq, fact.shown if ok else conflict, i)
         text = messages[i].text
-        fixed = corrected(fact, text, others) is not None  # (a correction of the fact is a report of it)
+        fixed = _correction(fact, text, others) is not None  # (a correction of the fact is a report of it)
         remark = not fixed and (is_remark(text) or whereabouts(text, [fact, *others]))
         if not remark and (subject or fixed or placed(fact, text, ok, rivals)):
             return (
@@ -603,7 +614,7 @@ def resolved_facts(episode: Episode, item: ChecklistItem) -> list[Resolved]:
             found = rec.facts[key] = resolve(
                 fact, episode.env.state, rec.words, rec.kept, held, first_words(episode.task)
             )
-            found.bystanders = bystanders(episode.task) if found.about else ()
+            found.bystanders = bystanders(episode.task)  # (of any fact: a correction may be a person's)
         out.append(found)
     return out
 
@@ -673,7 +684,7 @@ def message_mismatches(episode: Episode, text: str) -> list[Mismatch]:
                 continue
             remark = is_remark(text) or whereabouts(text, resolved)
             remark = remark or (not said[2] and not placed(fact, text, False, said[1]))
-            remark = remark and corrected(fact, text, resolved) is None  # (a correction is no remark)
+            remark = remark and _correction(fact, text, resolved) is None  # (a correction is no remark)
             if remark and _placed_before(episode, fact, messages(), resolved):
                 continue  # a remark about another value after a report ("FYI TRK-7 is out of service")
             mine = bool(said[2]) and _the_users(fact)
