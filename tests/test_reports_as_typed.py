@@ -336,38 +336,18 @@ def test_the_run_on_gaps_are_still_gaps():
 
 # a sentence appended to the last report: a correction to another value (each must fail), or a
 # remark on another value (each must pass); R the other value, W the fact's as the report writes it
+_EITHER = (" Correction: {r}, not {w}.", " Sorry, I meant {r}.", " Actually, make that {r}.")
 CORRECTIONS = {
-    "id": [
-        lambda r, w: f" Correction: {r}, not {w}.",
-        lambda r, w: f" Sorry, I meant {r}.",
-        lambda r, w: f" Actually, make that {r}.",
-        lambda r, w: f" Update: it's now on {r}.",
-        lambda r, w: f" Change of plan: {r} instead.",
-        lambda r, w: f" {w} fell through, so it's on {r}.",
-        lambda r, w: f" It went on {r} in the end.",
-        lambda r, w: f" Swapped to {r} at the last minute.",
-    ],
-    "time": [
-        lambda r, w: f" Correction: {r}, not {w}.",
-        lambda r, w: f" Sorry, I meant {r}.",
-        lambda r, w: f" Actually, make that {r}.",
-        lambda r, w: f" Update: it's now {r}.",
-        lambda r, w: f" It's been moved to {r}.",
-        lambda r, w: f" That got pushed back to {r}.",
-        lambda r, w: f" In the end it's {r}.",
-    ],
-}
+    "id": (*_EITHER, " Update: it's now on {r}.", " Change of plan: {r} instead.", " {w} fell through, so it's on {r}.",
+           " It went on {r} in the end.", " Swapped to {r} at the last minute."),
+    "time": (*_EITHER, " Update: it's now {r}.", " It's been moved to {r}.", " That got pushed back to {r}.",
+             " In the end it's {r}."),
+}  # fmt: skip
 REMARKS = {
-    "id": [
-        lambda r, w: f" {r} was my first choice.",
-        lambda r, w: f" {r} is out of service.",
-        lambda r, w: f" {r} was considered but {w} is better.",
-        lambda r, w: f" {r} is on standby.",
-        lambda r, w: f" If {w} breaks down, {r} is the backup.",
-        lambda r, w: f" To be clear, it is {w}, not {r}.",
-    ],
-    "time": [lambda r, w: f" {r} was too tight.", lambda r, w: f" It was originally {r}."],
-}
+    "id": (" {r} was my first choice.", " {r} is out of service.", " {r} was considered but {w} is better.",
+           " {r} is on standby.", " If {w} breaks down, {r} is the backup.", " To be clear, it is {w}, not {r}."),
+    "time": (" {r} was too tight.", " It was originally {r}."),
+}  # fmt: skip
 
 
 @pytest.mark.parametrize("task_id", _reports())
@@ -394,11 +374,10 @@ def test_a_correction_at_the_end_of_the_oracles_report_decides(task_id):
         if other is None:
             continue
         for said in CORRECTIONS[fact.kind]:
-            if not _failing(_play(task_id, last=final + said(other, written))):
-                wrong_passed.append((fact.name, said(other, written)))
+            if not _failing(_play(task_id, last=final + said.format(r=other, w=written))):
+                wrong_passed.append((fact.name, said))
         for said in REMARKS[fact.kind]:
-            report = final + said(other, written)
-            failing = _failing(_play(task_id, last=report))
+            failing = _failing(_play(task_id, last=final + said.format(r=other, w=written)))
             if failing:
-                right_failed.append((fact.name, said(other, written), failing[0][:160]))
+                right_failed.append((fact.name, said, failing[0][:160]))
     assert wrong_passed == [] and right_failed == []
