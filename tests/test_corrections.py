@@ -67,6 +67,7 @@ def test_what_opens_a_correction(text, corrects):
         (" FB-2 was my first choice.", True, None),
         (" FB-2 is on standby.", True, None),
         (" FB-2 is on hold.", True, None),
+        (" FB-2 wasn't needed in the end.", True, None),  # (an id the change gives must be placed)
         (" I meant to say: thanks for your patience.", True, None),
         (" That should be fine for the 11:00 briefing.", True, None),
     ],

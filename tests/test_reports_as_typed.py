@@ -345,8 +345,11 @@ CORRECTIONS = {
 }  # fmt: skip
 REMARKS = {
     "id": (" {r} was my first choice.", " {r} is out of service.", " {r} was considered but {w} is better.",
-           " {r} is on standby.", " If {w} breaks down, {r} is the backup.", " To be clear, it is {w}, not {r}."),
-    "time": (" {r} was too tight.", " It was originally {r}."),
+           " {r} is on standby.", " If {w} breaks down, {r} is the backup.", " To be clear, it is {w}, not {r}.",
+           " If {w} breaks down I'll switch to {r}.", " Should I also book {r} as a backup?",
+           " I haven't moved it to {r}.", " {r} wasn't needed in the end.", " Is that OK?"),
+    "time": (" {r} was too tight.", " It was originally {r}.", " If it slips I'll move it to {r}.",
+             " Would {r} suit better?", " It wasn't moved to {r}.", " I couldn't get {r}."),
 }  # fmt: skip
 
 

@@ -16,7 +16,9 @@ in a question or a supposition; "If I meant VAN-2 …" corrects nothing), that
   "I'll make that call"); *actually, it's* (the comma: "it's actually FB-7" corrects nothing);
   *scratch that* or *or rather*;
 - or says the value changed since, the whole sentence (``_CHANGED``): *in the end, at the last
-  minute, ended up, fell through, has been moved / got pushed back / was switched to …*.
+  minute, ended up, fell through, has been moved / got pushed back / was switched to …*; an id
+  it gives must be placed there ("It went on FB-2 in the end"; not "FB-2 wasn't needed in the
+  end").
 
 It is a correction of a fact when its sentence states a value of the fact's kind and it is the
 fact's: it names the value it corrects (the fact's expected one: "not FB-7"), or the fact's
@@ -70,6 +72,7 @@ class Correction:
     sentence: int  # where its sentence begins: what the message said before is text[:sentence]
     start: int  # where what it gives begins (its mark, or its sentence)
     end: int
+    changed: bool = False  # it says the value changed (``_CHANGED``): an id must be placed there
 
 
 @lru_cache(maxsize=4096)
@@ -82,14 +85,11 @@ def correcting(text: str) -> tuple[Correction, ...]:
     for sentence in _SENTENCE.finditer(folded):
         if not sentence.group().strip() or sentence.start() == 0:
             continue  # (a message's first sentence corrects nothing of its own)
-        start = sentence.start()
-        mark = _MARK.search(folded, start, sentence.end())
-        if mark is None:
-            mark = _CHANGED.search(folded, start, sentence.end())
-        else:
-            start = mark.start()
+        opens = _MARK.search(folded, sentence.start(), sentence.end())
+        mark = opens or _CHANGED.search(folded, sentence.start(), sentence.end())
         if mark is not None and not _OPEN.search(folded, sentence.start(), mark.start()):
-            out.append(Correction(sentence.start(), start, sentence.end()))
+            start = sentence.start() if opens is None else opens.start()
+            out.append(Correction(sentence.start(), start, sentence.end(), changed=opens is None))
     return tuple(out)
 
 

@@ -162,11 +162,17 @@ def states(fact: Resolved, text: str, others: Iterable[Resolved] = ()) -> tuple[
 
 def _correction(fact: Resolved, text: str, others: list[Resolved]) -> str | None:
     """What corrects ``fact`` in ``text`` (``core.corrections``), when the message stated a
-    value of it before: a message's only statement of a fact corrects nothing."""
+    value of it before: a message's only statement of a fact corrects nothing. A sentence saying
+    the value changed gives an id only where it places one ("It went on FB-2 in the end")."""
     fix = corrected(fact, text, others)
     if fix is None or _states(fact, text[: fix.sentence], others) is None:
         return None
-    return text[fix.start : fix.end]
+    part = text[fix.start : fix.end]
+    if fix.changed and fact.kind == "id":
+        given = [f.written for f in fact.found(stated_text(part))]
+        if not placed(fact, part, False, given):
+            return None
+    return part
 
 
 def _states(fact: Resolved, text: str, others: list[Resolved]) -> tuple[bool, list[str], str] | None:
