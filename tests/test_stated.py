@@ -277,6 +277,11 @@ HEDGED = [
     ("CR-14 will likely restore at 11:19.", "CR-14 will likely : ."),
     ("I'm hopeful CR-14 restores at 11:19.", "' - : ."),
     ("I'm not sure CR-14 made it; restore at 11:19.", "' - ; restore at 11:19."),
+    # "not sure" first, the "I'm" left out ("Not sure, but you're both checked in on UA901" had
+    # satisfied the scripted user and passed)
+    ("Not sure, but CR-14 restores at 11:19.", ", - : ."),
+    ("Unsure but CR-14 restores at 11:19.", "- : ."),
+    ("Not sure why it tripped, but CR-14 restores at 11:19.", "Not why it tripped, but CR-14 restores at 11:19."),
     # … not a courtesy, nor "could" or "might" last
     ("Hope you're well - CR-14 restores at 11:19.", "Hope you're well - CR-14 restores at 11:19."),
     ("Sent CR-14, restore at 11:19, hope that helps", "Sent CR-14, restore at 11:19, hope that helps"),

@@ -30,7 +30,8 @@ The rules, simple enough to apply by hand (task format §5):
   them to the end of their clause: "could be on VAN-42",
   "will probably be ready at 15:00" (the scripted user asks for a clear answer to these too).
   A hedging phrase anywhere (``_HEDGING_PHRASES``: *fingers crossed, no guarantees…*), a
-  hedge word or *I hope* or *not sure* at the end, or *hope* first leave the whole sentence
+  hedge word or *I hope* or *not sure* at the end, *hope* first, or *not sure* or *unsure*
+  first ("Not sure, but …"; not "Not sure why …") leave the whole sentence
   open: "Restore at 11:19, hopefully.", "Hope CR-14 makes it by 11:19".
 - **Either-or.** Values joined by *or* (spaces or a comma between, not a bracket) are
   alternatives, neither stated: "VAN-42 or VAN-41", "van 42 or 41", "9:30 or 10:00"; "08:25
@@ -155,6 +156,8 @@ _HEDGING_PHRASES = (
     ("cannot", "guarantee"),
 )
 _HEDGING_FIRSTS = frozenset(p[0] for p in _HEDGING_PHRASES)
+# after "not sure" opening a sentence, what says the doubt is of something else ("Not sure why …")
+_WH = frozenset({"why", "how", "what", "who", "where", "when", "which"})
 # … and what does so at the sentence's end ("…, I think." is read as a belief): "at 11:19, I hope"
 _HEDGING_ENDS = (
     ("i", "hope"),
@@ -233,12 +236,16 @@ def stated_text(text: str) -> str:
 
 def _hedged_sentence(words: list[tuple[int, int, str]]) -> bool:
     """A sentence all of which a hedge leaves open: one of ``_HEDGING_PHRASES`` anywhere, a hedge
-    word or one of ``_HEDGING_ENDS`` as its last words ("Restore at 11:19, hopefully."), or
-    *hope* as its first ("Hope CR-14 makes it by 11:19")."""
+    word or one of ``_HEDGING_ENDS`` as its last words ("Restore at 11:19, hopefully."), *hope*
+    as its first ("Hope CR-14 makes it by 11:19"), or *not sure* or *unsure* as its first, the
+    "I'm" left out ("Not sure, but you're both on UA901"; not "Not sure why it was late, …")."""
     said = [w for _, _, w in words]
     if said[-1] in _HEDGING_LAST or any(tuple(said[-len(e) :]) == e for e in _HEDGING_ENDS):
         return True
     if said[0] == "hope" and not _courteous(said[1:3]):
+        return True
+    after = 1 if said[0] == "unsure" else 2 if said[:2] in (["not", "sure"], ["not", "certain"]) else 0
+    if after and said[after : after + 1] != [] and said[after] not in _WH:
         return True
     return any(
         w in _HEDGING_FIRSTS and any(tuple(said[i : i + len(p)]) == p for p in _HEDGING_PHRASES)
