@@ -147,6 +147,10 @@ REPORT = "TRK-9 delivered the 500 doses to the downtown clinic at 06:59, cold ch
         ("It's on TRK-9 (arriving 06:59), or at least it should be.", True, True, (), Reply(CLEAR_ANSWER)),
         ("You should be on BA582 now, checked in.", True, True, (), Reply(CLEAR_ANSWER)),
         ("TRK-9 at 06:20 should work.", True, True, (), Reply(CLEAR_ANSWER)),
+        # ... with the "I'm" left out ("Not sure, but …" had been answered as a report)
+        ("Not sure, but it went on TRK-9, arriving 06:59.", True, True, (), Reply(CLEAR_ANSWER)),
+        ("Unsure but TRK-9 has it, arriving 06:59.", True, True, (), Reply(CLEAR_ANSWER)),
+        ("Not sure why it failed, but TRK-9 has it, arriving 06:59.", True, True, (), Satisfied(DONE)),
         # ... as an impression or a belief ("looks like", "seems", "ought to", "should have it by now")
         ("Looks like the insulin is on TRK-9, arriving 06:59.", True, True, (), Reply(CLEAR_ANSWER)),
         ("It seems to be on TRK-9, due 06:59.", True, True, (), Reply(CLEAR_ANSWER)),

@@ -151,6 +151,10 @@ HEDGE_MARKERS = (
     "i believe",
     "i'm not sure",
     "i am not sure",
+    "not sure, but",  # (the "I'm" left out; not "not sure why it tripped")
+    "not sure but",
+    "unsure, but",
+    "unsure but",
     "not certain",
     "probably",
     "maybe",
