@@ -347,7 +347,8 @@ REMARKS = {
     "id": (" {r} was my first choice.", " {r} is out of service.", " {r} was considered but {w} is better.",
            " {r} is on standby.", " If {w} breaks down, {r} is the backup.", " To be clear, it is {w}, not {r}.",
            " If {w} breaks down I'll switch to {r}.", " Should I also book {r} as a backup?",
-           " I haven't moved it to {r}.", " {r} wasn't needed in the end.", " Is that OK?"),
+           " I haven't moved it to {r}.", " {r} wasn't needed in the end.", " Is that OK?",
+           " Nothing changed for {r}."),
     "time": (" {r} was too tight.", " It was originally {r}.", " If it slips I'll move it to {r}.",
              " Would {r} suit better?", " It wasn't moved to {r}.", " I couldn't get {r}."),
 }  # fmt: skip

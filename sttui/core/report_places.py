@@ -85,6 +85,21 @@ _PLACING = frozenset({"on", "onto", "in", "into", "to", "with", "by", "via", "ab
                       "are", "was", "were", "be", "been", "now", "meant", "instead", "actually", "correction",
                       "sorry", "rather", "used", "using", "took", "taking", "chose", "picked", "has", "have"}
                      | DOING)  # fmt: skip
+
+
+_NOTHING = re.compile(r"\b(?:nothing|no|unchanged)\b")
+
+
+def _no_change(text: str, at: int) -> bool:
+    """Whether the words of ``text`` (as written) before ``at`` say nothing changed for the
+    value there ("Nothing changed for TRK-22", "no change to", "unchanged for"): a remark, not
+    a placing ("change to TRK-22" places)."""
+    words = _WORDS.findall(facts.fold(text[max(0, at - 40) : at]))[-4:]
+    return "unchanged" in words or (
+        not {"nothing", "no"}.isdisjoint(words) and any(w.startswith("change") for w in words)
+    )
+
+
 _CLAUSE_MARK = re.compile(r"[;:.!?()]|\s[-\u2013\u2014]\s")
 _WORDS = re.compile(r"[^\W\d_]+")
 # after the id (and where it came from: "CR-14 from Sarn is on Hawthorn"): "instead" within its
@@ -134,7 +149,10 @@ def placed(fact: Resolved, text: str, ok: bool, rivals: list[str]) -> bool:
                 start = folded.find(w, start + 1)
                 continue
             before = _CLAUSE_MARK.split(folded[max(0, start - 80) : start])[-1]  # (its clause, a few words back)
-            if not _PLACING.isdisjoint(_WORDS.findall(before)[-3:]):  # "on TRK-7", "to the nonstop AA1100"
+            last = _WORDS.findall(before)[-3:]
+            # "on TRK-7", "to the nonstop AA1100"; not "Nothing changed for TRK-22", "no change to"
+            # (read as written: "nothing" blanks "changed" in what is stated)
+            if not _PLACING.isdisjoint(last) and not (_NOTHING.search(before) and _no_change(text, start)):
                 return True
             if _PLACING_AFTER.match(folded, start + len(w)):  # "TRK-9 took it instead", "CR-14 is on Hawthorn"
                 return True
