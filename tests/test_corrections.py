@@ -46,11 +46,13 @@ REPORT = "Rhona is off sick, so SAIL-301 goes on FB-7 with Morag Sinclair from N
         ("That got pushed back to 14:20.", True),
         ("She's been moved to 14:20.", True),
         ("Sorry for the typo above, it is 14:00.", False),
+        # a slip put right within a sentence: "sorry" and a figure after it
+        ("It's on VAN-5, sorry, VAN-2.", True),
+        ("Sorry, it has been a long day.", False),
     ],
 )
 def test_what_opens_a_correction(text, corrects):
     assert bool(correcting(f"VAN-5 takes it at 14:00. {text}")) is corrects
-    assert correcting(text) == ()  # (a message's first sentence corrects nothing of its own)
 
 
 @pytest.mark.parametrize(
@@ -92,6 +94,20 @@ def test_a_message_that_opens_as_an_update_is_judged_as_any_report():
     assert outcome.passed, [i.detail for i in outcome.items if not i.passed]
     outcome = score(played(HARBOUR, reports=("Update: " + REPORT.replace("FB-7", "FB-2"),)))
     assert not outcome.passed
+
+
+@pytest.mark.parametrize(
+    ("report", "passes"),
+    [
+        (REPORT.replace("FB-7", "FB-7, sorry, FB-2"), False),
+        (REPORT.replace("FB-7", "FB-2, sorry, FB-7"), True),
+        (REPORT.replace("11:20", "11:20 - sorry, 11:40"), False),
+        (REPORT.replace("11:20", "11:40 - oops, 11:20"), True),
+    ],
+)
+def test_a_slip_put_right_within_a_sentence_states_the_value_after_it(report, passes):
+    outcome = score(played(HARBOUR, reports=(report,)))
+    assert outcome.passed is passes, [i.detail for i in outcome.items if not i.passed]
 
 
 def test_a_wrong_value_corrected_in_the_same_message_passes():

@@ -354,6 +354,27 @@ REMARKS = {
 }  # fmt: skip
 
 
+def _others(task_id: str, final: str) -> list[tuple[Resolved, str, str]]:
+    """(fact, its value as the last report writes it, another value the report does not name)
+    for each id and time fact: an id of its list no fact of the report holds, or a time 20
+    minutes off."""
+    found = _facts(task_id, final)
+    theirs = {str(f.expected).lower() for f, _ in found}
+    out = []
+    for fact, written in found:
+        if fact.kind == "id":
+            rivals = [r for r in fact.rivals if str(r).lower() not in theirs and str(r).lower() not in final.lower()]
+            other = str(rivals[0]).upper() if rivals else None
+        elif fact.kind == "time":
+            other = _shifted(written)
+            other = None if other is None or other.lower() in final.lower() else other
+        else:
+            other = None
+        if other is not None:
+            out.append((fact, written, other))
+    return out
+
+
 @pytest.mark.parametrize("task_id", _reports())
 def test_a_correction_at_the_end_of_the_oracles_report_decides(task_id):
     """ "… on VAN-5. Correction: VAN-2, not VAN-5.", "… Sorry, I meant VAN-2.", "… Update: it's
@@ -363,20 +384,8 @@ def test_a_correction_at_the_end_of_the_oracles_report_decides(task_id):
     failed). Not probed: a value that is another fact's of the report ("I meant BA1437" after
     Mairi's BA1437 may be about Mairi)."""
     final = _last_report(task_id)
-    found = _facts(task_id, final)
-    theirs = {str(f.expected).lower() for f, _ in found}
     wrong_passed, right_failed = [], []
-    for fact, written in found:
-        if fact.kind == "id":
-            rivals = [r for r in fact.rivals if str(r).lower() not in theirs and str(r).lower() not in final.lower()]
-            other = str(rivals[0]).upper() if rivals else None
-        elif fact.kind == "time":
-            other = _shifted(written)
-            other = None if other is None or other.lower() in final.lower() else other
-        else:
-            continue
-        if other is None:
-            continue
+    for fact, written, other in _others(task_id, final):
         for said in CORRECTIONS[fact.kind]:
             if not _failing(_play(task_id, last=final + said.format(r=other, w=written))):
                 wrong_passed.append((fact.name, said))
@@ -385,3 +394,22 @@ def test_a_correction_at_the_end_of_the_oracles_report_decides(task_id):
             if failing:
                 right_failed.append((fact.name, said, failing[0][:160]))
     assert wrong_passed == [] and right_failed == []
+
+
+@pytest.mark.parametrize("task_id", _reports())
+def test_a_slip_put_right_in_the_oracles_report_decides(task_id):
+    """ "… moved you to KL643, sorry, DL49 …" had passed 129 of 135 oracle reports so typed (the
+    expected value was stated), and "… to DL49, sorry, KL643 …" failed 10 as an unsupported
+    claim of DL49: the value after the slip is the one stated (``core.stated``), for the claims
+    too, and it decides (``core.corrections``)."""
+    final = _last_report(task_id)
+    wrong = []
+    for fact, written, other in _others(task_id, final):
+        at = final.find(written)
+        if at < 0:
+            continue
+        for form, passes in (("{w}, sorry, {r}", False), ("{r}, sorry, {w}", True), ("{w} - oops, {r}", False)):
+            report = final[:at] + form.format(r=other, w=written) + final[at + len(written) :]
+            if (not _failing(_play(task_id, last=report))) is not passes:
+                wrong.append((fact.name, form))
+    assert wrong == []

@@ -6,8 +6,8 @@ correction no longer stands. ``core.reports.states`` reads a fact from the messa
 correction of it, when the message stated a value of the fact before it (task format §5,
 *Corrected within a message*).
 
-A correction is a sentence after a message's first, in what it states (``core.stated``: not
-in a question or a supposition; "If I meant VAN-2 …" corrects nothing), that
+A correction is a sentence, or the end of one, in what it states (``core.stated``: not in a
+question or a supposition; "If I meant VAN-2 …" corrects nothing), that
 
 - opens, from its words on (``_MARK``): *correction, typo, erratum, to correct that, update,
   change of plan, last-minute change* before a colon, comma or dash; *I meant* (not *meant
@@ -15,13 +15,17 @@ in a question or a supposition; "If I meant VAN-2 …" corrects nothing), that
   for his 16:00 bus"); *make that* after *actually, sorry, no, wait* or before a figure (not
   "I'll make that call"); *actually, it's* (the comma: "it's actually FB-7" corrects nothing);
   *scratch that* or *or rather*;
+- or puts a slip right within a sentence (``_SLIP``): *sorry, oops* or *I mean* with a comma,
+  colon or dash and a figure after it, which gives that one value ("on FB-7, sorry, FB-2,
+  leaving at 11:20": FB-2; ``core.stated`` leaves FB-7 unstated, for the claims too);
 - or says the value changed since, the whole sentence (``_CHANGED``): *in the end, at the last
   minute, ended up, fell through, has been moved / got pushed back / was switched to …*; an id
   it gives must be placed there ("It went on FB-2 in the end"; not "FB-2 wasn't needed in the
   end").
 
 It is a correction of a fact when its sentence states a value of the fact's kind and it is the
-fact's: it names the value it corrects (the fact's expected one: "not FB-7"), or the fact's
+fact's (what the message said before it stated the fact, ``core.reports``: a message's first
+statement corrects nothing): it names the value it corrects (the fact's expected one: "not FB-7"), or the fact's
 subject (``about``), or the fact is the only one of its kind the report is judged on. A
 correction that names no subject and no fact's value ("Sorry, I meant KL1002" after three
 flights) corrects every fact of its kind: the user cannot tell which it is."""
@@ -52,6 +56,7 @@ _MARK = re.compile(
     r"|(?:scratch\s+that|or\s+rather)\s*[,:\u2013\u2014-]?"
     r")"
 )
+
 # what says, anywhere in its sentence, that the value changed since: the whole sentence gives it
 _CHANGED = re.compile(
     r"(?<![\w'])(?:in\s+the\s+end|at\s+the\s+last\s+minute|ended\s+up|(?:fell|fallen)\s+through"
@@ -59,6 +64,10 @@ _CHANGED = re.compile(
     r"|switched|swapped|shifted)\s+(?:to|for|onto)"
     r"|(?:swapped|switched)\s+(?:it\s+|them\s+)?(?:to|onto))\b"
 )
+# … and within a sentence, a slip put right at once: "on FB-7, sorry, FB-2" (a figure after it),
+# which gives the one value right after it (``core.stated`` leaves the slip itself unstated)
+_SLIP = re.compile(r"(?<![\w'])(?:sorry|oops|i\s+mean)\s*[,:\u2013\u2014-]\s*(?=[\w-]*\d)")
+_FIGURE = re.compile(r"[\w-]*\d(?:[\w:.-]*[\w])?(?:\s?[ap]\.?m\b\.?)?")
 # a sentence: up to a stop followed by a space or the end, or a line's end ("11.40" is no stop)
 _SENTENCE = re.compile(r"[^\n]*?(?:[.!?](?=\s|$)|\n|$)")
 # what before the mark in its sentence leaves the correction open ("if I meant …", "not sure I meant …")
@@ -69,7 +78,7 @@ _OPEN = re.compile(r"\b(?:if|whether|unless|suppose|not\s+sure|don't\s+know)\b")
 class Correction:
     """A sentence that corrects what its message said before it."""
 
-    sentence: int  # where its sentence begins: what the message said before is text[:sentence]
+    before: int  # what the message said before it is text[:before]: up to its mark, or its sentence
     start: int  # where what it gives begins (its mark, or its sentence)
     end: int
     changed: bool = False  # it says the value changed (``_CHANGED``): an id must be placed there
@@ -79,17 +88,20 @@ class Correction:
 def correcting(text: str) -> tuple[Correction, ...]:
     """The sentences of ``text`` that correct what it said before them, in order."""
     folded = fold(text).replace("\u2019", "'")
-    if len(folded) != len(text) or (_MARK.search(folded) is None and _CHANGED.search(folded) is None):
-        return ()  # (almost every message: two searches)
+    if len(folded) != len(text) or not any(r.search(folded) for r in (_MARK, _CHANGED, _SLIP)):
+        return ()  # (almost every message: three searches)
     out = []
     for sentence in _SENTENCE.finditer(folded):
-        if not sentence.group().strip() or sentence.start() == 0:
-            continue  # (a message's first sentence corrects nothing of its own)
+        if not sentence.group().strip():
+            continue
         opens = _MARK.search(folded, sentence.start(), sentence.end())
         mark = opens or _CHANGED.search(folded, sentence.start(), sentence.end())
         if mark is not None and not _OPEN.search(folded, sentence.start(), mark.start()):
             start = sentence.start() if opens is None else opens.start()
-            out.append(Correction(sentence.start(), start, sentence.end(), changed=opens is None))
+            out.append(Correction(start, start, sentence.end(), changed=opens is None))
+        elif (slip := _SLIP.search(folded, sentence.start(), sentence.end())) is not None:
+            figure = _FIGURE.match(folded, slip.end())
+            out.append(Correction(slip.start(), slip.start(), figure.end() if figure else sentence.end()))
     return tuple(out)
 
 

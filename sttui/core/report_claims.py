@@ -46,6 +46,7 @@ from sttui.core.report_names import (
     SENTENCE,
     written_as_names,
 )
+from sttui.core.stated import without_slips
 
 if TYPE_CHECKING:
     from sttui.core.episode import Episode
@@ -570,6 +571,7 @@ def claims(episode: Episode, text: str, seq: int | None = None, own: bool = Fals
     A message with no claiming clause is answered without reading the record. ``own``: only
     the writer's own claims, not passive ones ("I've rebooked you", not "both flights are
     cancelled", which the world may have done in a way the record does not pin down)."""
+    text = without_slips(text)  # ("moved you to DL-49, sorry, KL643" claims KL643)
     if not _candidates(_record(episode), text):
         return []
     return _unsupported(_synced(episode), text, seq, own)
@@ -585,14 +587,14 @@ def all_claims(episode: Episode, messages: list[_Msg]) -> list[Mismatch]:
     quiet, last = rec.quiet  # the first messages, read before and found to claim nothing
     if quiet > len(messages) or (quiet and messages[quiet - 1] is not last):
         quiet = 0  # (another list of messages: read it all)
-    if not any(_candidates(rec, m.text) for m in messages[quiet:]):
+    if not any(_candidates(rec, without_slips(m.text)) for m in messages[quiet:]):
         rec.quiet = (len(messages), messages[-1] if messages else None)
         return []
     rec.update(episode)
     support, read, found = rec.unsupported
     if support != rec.support or read > len(messages):
         read, found = 0, []
-    found = found + [c for m in messages[read:] for c in _unsupported(rec, m.text, m.seq)]
+    found = found + [c for m in messages[read:] for c in _unsupported(rec, without_slips(m.text), m.seq)]
     rec.unsupported = (rec.support, len(messages), found)
     return list(found)
 
