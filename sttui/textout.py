@@ -18,8 +18,6 @@ from sttui.safetext import control_free, visible
 PART_GAP = re.compile(r" {2,}(?:·  )?")
 """Where a line's parts meet: two spaces or more (``  ·  `` with its dot)."""
 
-_WORD_GAP = re.compile(r" +")
-
 
 def terminal_width() -> int | None:
     """The width of the terminal standard output writes to, or None when it writes to a pipe
@@ -46,6 +44,7 @@ def fit(text: str, width: int | None, hang: int = 4) -> str:
 
 
 def _fit_line(line: str, width: int, hang: int) -> str:
+    """One line of ``fit``: parts placed whole where they fit, words where a part does not."""
     if cell_len(line) <= width:
         return line
     body = line.lstrip(" ")

@@ -38,7 +38,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from sttui.core.attach import sentences
 from sttui.core.facts import fold
+from sttui.core.stated import stated_text
 
 if TYPE_CHECKING:
     from sttui.core.report_facts import Resolved
@@ -78,8 +80,7 @@ _OPEN = re.compile(r"\b(?:if|whether|unless|suppose|not\s+sure|don't\s+know)\b")
 class Correction:
     """A sentence that corrects what its message said before it."""
 
-    before: int  # what the message said before it is text[:before]: up to its mark, or its sentence
-    start: int  # where what it gives begins (its mark, or its sentence)
+    start: int  # where it begins (its mark, or its sentence): the message before it is text[:start]
     end: int
     changed: bool = False  # it says the value changed (``_CHANGED``): an id must be placed there
 
@@ -98,10 +99,10 @@ def correcting(text: str) -> tuple[Correction, ...]:
         mark = opens or _CHANGED.search(folded, sentence.start(), sentence.end())
         if mark is not None and not _OPEN.search(folded, sentence.start(), mark.start()):
             start = sentence.start() if opens is None else opens.start()
-            out.append(Correction(start, start, sentence.end(), changed=opens is None))
+            out.append(Correction(start, sentence.end(), changed=opens is None))
         elif (slip := _SLIP.search(folded, sentence.start(), sentence.end())) is not None:
             figure = _FIGURE.match(folded, slip.end())
-            out.append(Correction(slip.start(), slip.start(), figure.end() if figure else sentence.end()))
+            out.append(Correction(slip.start(), figure.end() if figure else sentence.end()))
     return tuple(out)
 
 
@@ -114,9 +115,6 @@ def corrected(fact: Resolved, text: str, others: Iterable[Resolved] = ()) -> Cor
     found = correcting(text)
     if not found:
         return None
-    from sttui.core.attach import sentences
-    from sttui.core.stated import stated_text
-
     others = [o for o in others if o is not fact and o.problem is None]
     kin = [o for o in others if o.kind == fact.kind]
     # the facts' subjects and the task's people: "Grace Mensah was moved to 11:30" is Grace's

@@ -165,7 +165,7 @@ def _correction(fact: Resolved, text: str, others: list[Resolved]) -> str | None
     value of it before: a message's only statement of a fact corrects nothing. A sentence saying
     the value changed gives an id only where it places one ("It went on FB-2 in the end")."""
     fix = corrected(fact, text, others)
-    if fix is None or _states(fact, text[: fix.before], others) is None:
+    if fix is None or _states(fact, text[: fix.start], others) is None:
         return None
     part = text[fix.start : fix.end]
     if fix.changed and fact.kind == "id":
