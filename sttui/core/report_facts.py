@@ -8,8 +8,8 @@ its messages again and again.
 
 In order: ``Resolved`` (a fact as read, and the values of its kind a text states); the state's
 mappings found by the keys they hold (``_tables``, ``_Kept``, ``_record_of``, ``_siblings``);
-``resolve`` (a fact read from the state, with its rivals); the records' names a fact's ids go
-by. How a value is written short or placed is ``core.written_forms``.
+``resolve`` (a fact read from the state, ``_read``, with its rivals: ``_as_id``, ``_as_name``);
+the records' names a fact's ids go by. How a value is written short or placed is ``core.written_forms``.
 """
 
 from __future__ import annotations

@@ -71,12 +71,15 @@ The rules, simple enough to apply by hand (task format §5):
   to your approval", or *if you like* with an offer) states nothing from the writer's first
   *I will*, *I'd*, *I can*… on, or at all when there is none: "I will put Westfield on VAN-42
   once you confirm." "Let me know if you agree" asks; it waits on nothing.
+- **A slip put right.** A figure followed by *sorry, oops* or *I mean* and another figure:
+  "on FB-7, sorry, FB-2" states FB-2 (``_SLIPPED``; ``without_slips`` gives the claims the same
+  reading; ``core.corrections`` lets the figure after it decide).
 
 Blanked means letters and digits become spaces: the text keeps its length and punctuation, so
 the clauses ``core.attach`` cuts are the same.
 
 The module reads in sections, each under a ``# --`` line: the words a sentence is read in;
-``stated_text``, the one entry point; the spans it blanks as hedged, asked, denied or supposed;
+``stated_text``, the one entry point (with ``without_slips``); the spans it blanks as hedged, asked, denied or supposed;
 a proposal and the person's word awaited; and what was not done (``_undone``, ``_pending``).
 """
 
@@ -192,7 +195,8 @@ _SLIPPED = re.compile(
 def without_slips(text: str) -> str:
     """``text`` with each figure put right at once blanked: "on FB-7, sorry, FB-2" says FB-2
     (``_SLIPPED``), for the claims, which read the text as written, as for the facts."""
-    if "sorry" not in text.lower() and "oops" not in text.lower() and "mean" not in text.lower():
+    low = text.lower()
+    if "sorry" not in low and "oops" not in low and "mean" not in low:
         return text
     return _SLIPPED.sub(lambda m: " " * len(m.group()), text)
 
