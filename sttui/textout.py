@@ -9,6 +9,7 @@ import shutil
 import sys
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from rich.cells import cell_len
@@ -135,13 +136,62 @@ def table_lines(rows: Iterable[dict[str, Any]], columns: list[str]) -> Iterator[
     return cell_lines((tuple(map(r.get, columns, blanks)) for r in rows), columns)
 
 
-def cell_lines(rows: Iterable[Sequence[Any]], columns: list[str]) -> Iterator[str]:
+@dataclass
+class Narrow:
+    """How a listing (a row to a line, read down) gives way on a terminal ``width`` columns
+    wide, rather than letting the terminal break every row across lines: first the widest of
+    the ``shrink`` columns is cut, one character at a time, down to no fewer than its minimum
+    (with "…" where cut: in the ``middle`` of a task id, keeping its end, else at the end);
+    then, if it still does not fit, the ``drop`` columns are left out in that order, and the
+    rest cut again from their full widths. ``hidden`` names those left out, once the lines are
+    written, for the listing to say so."""
+
+    width: int
+    shrink: dict[str, int]
+    middle: frozenset[str] = frozenset()
+    drop: tuple[str, ...] = ()
+    hidden: list[str] = field(default_factory=list)
+
+    def plan(self, columns: list[str], widths: list[int]) -> list[int | None]:
+        """Each column's width on the terminal (None: left out), from its full width."""
+        natural = dict(zip(columns, widths, strict=True))
+        kept = list(columns)
+        for gone in (None, *self.drop):
+            if gone is not None and gone in kept:
+                kept.remove(gone)
+                self.hidden.append(gone)
+            sized = dict(natural)
+            over = sum(sized[c] for c in kept) + 2 * (len(kept) - 1) - self.width
+            while over > 0:
+                cuttable = [c for c in kept if c in self.shrink and sized[c] > max(self.shrink[c], len(c))]
+                if not cuttable:
+                    break
+                widest = max(cuttable, key=lambda c: sized[c])
+                sized[widest] -= 1
+                over -= 1
+            if over <= 0:
+                break
+        return [sized[c] if c in kept else None for c in columns]
+
+
+def cut(text: str, width: int, middle: bool = False) -> str:
+    """``text`` in ``width`` characters: as it is if it fits, else cut with "…" (in the middle,
+    keeping two thirds from the start and its end: ``logistics-vacc…t1-hard``; or at the end)."""
+    if len(text) <= width:
+        return text
+    if middle and width >= 4:
+        tail = (width - 1) // 3
+        return text[: width - 1 - tail] + "…" + text[len(text) - tail :]
+    return text[: max(width - 1, 0)] + "…"
+
+
+def cell_lines(rows: Iterable[Sequence[Any]], columns: list[str], narrow: Narrow | None = None) -> Iterator[str]:
     """``table``'s lines for rows given as their cells, one per column in order: the cells are
     spooled (in memory up to a few MB, then to a private temporary file) while the column widths
     are found, then written out. Memory stays bounded whatever the listing's length. The checks
     run a chunk of rows at a time (the widths by ``max`` over each column, anything a terminal
     would obey by one search of the chunk's text): a listing of 100,000 rows is not 900,000
-    steps of Python."""
+    steps of Python. ``narrow``: how the lines give way to a terminal too narrow for them."""
     widths = [len(c) for c in columns]
     with tempfile.SpooledTemporaryFile(max_size=16 << 20) as spool:
         chunk: list[tuple[str, ...]] = []
@@ -153,17 +203,42 @@ def cell_lines(rows: Iterable[Sequence[Any]], columns: list[str]) -> Iterator[st
                 pickle.dump(chunk, spool, pickle.HIGHEST_PROTOCOL)
                 chunk, chunks = [], chunks + 1
         _settle(chunk, widths)
+        shape: Callable[[Sequence[str]], Sequence[str]] | None = None
+        if narrow is not None:
+            planned = narrow.plan(columns, widths)
+            if planned != widths:
+                shape = _shaper(columns, widths, planned, narrow.middle)
+                widths = [w for w in planned if w is not None]
         # each row through one format call (a cell padded as ``str.ljust`` pads it): a listing of
         # 100,000 rows writes them in half the time of a join per row
         line = "  ".join(f"{{:<{w}}}" for w in widths).format
-        yield line(*columns).rstrip()
+        if shape is None:
+            yield line(*columns).rstrip()
+        else:
+            yield line(*shape(columns)).rstrip()
         yield "  ".join("-" * w for w in widths)
         spool.seek(0)
         for _ in range(chunks):
             for cells in pickle.load(spool):
-                yield line(*cells).rstrip()
+                yield line(*(cells if shape is None else shape(cells))).rstrip()
         for cells in chunk:
-            yield line(*cells).rstrip()
+            yield line(*(cells if shape is None else shape(cells))).rstrip()
+
+
+def _shaper(
+    columns: list[str], widths: list[int], planned: list[int | None], middle: frozenset[str]
+) -> Callable[[Sequence[str]], Sequence[str]]:
+    """A row's cells as ``Narrow.plan`` placed them: those left out gone, those cut cut."""
+    kept = [i for i, w in enumerate(planned) if w is not None]
+    cuts = [(i, w, columns[i] in middle) for i, w in enumerate(planned) if w is not None and w < widths[i]]
+
+    def shape(cells: Sequence[str]) -> Sequence[str]:
+        out = list(cells)
+        for i, w, mid in cuts:
+            out[i] = cut(out[i], w, mid)
+        return [out[i] for i in kept]
+
+    return shape
 
 
 _CHUNK = 1000  # rows checked and spooled at a time

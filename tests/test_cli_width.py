@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from sttui.cli import main
-from sttui.textout import fit, table
+from sttui.textout import Narrow, cell_lines, cut, fit, table
 from tests.helpers.terminal import in_a_terminal
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -101,6 +101,44 @@ def test_a_listing_wider_than_the_terminal_keeps_a_row_to_a_line_its_last_column
     assert table(rows, columns, 22, listing=True) == table(rows, columns)
 
 
+def test_a_streamed_listing_cuts_then_leaves_out_columns_until_it_fits():
+    rows = [
+        (f"ep{i:010d}", f"logistics-vaccine-truck-outbreak-st{i}-hard", "completed", "baseline:scripted-user", "x" * 16)
+        for i in range(3)
+    ]
+    columns = ["id", "task", "status", "user", "started"]
+    whole = list(cell_lines(rows, columns))
+    assert list(cell_lines(rows, columns, Narrow(400, {"task": 20, "user": 12}))) == whole
+    # cut: the widest cuttable column first, one character at a time, to its minimum
+    narrow = Narrow(80, {"task": 20, "user": 12}, frozenset({"task"}), ("started",))
+    lines = list(cell_lines(rows, columns, narrow))
+    assert max(map(len, lines)) == 80 and narrow.hidden == []
+    assert lines[2].split()[1:4] == ["logistics-vac…0-hard", "completed", "baseline:scrip…"]  # (20: its least)
+    # at the minimums and still too wide: a column left out, said, and the rest cut from full widths
+    narrow = Narrow(60, {"task": 20, "user": 12}, frozenset({"task"}), ("started", "status"))
+    lines = list(cell_lines(rows, columns, narrow))
+    assert narrow.hidden == ["started"] and lines[0].split() == ["id", "task", "status", "user"]
+    assert max(map(len, lines)) == 60 and lines[2].split()[1:] == ["logistics-vac…0-hard", "completed", "baseline:scr…"]
+    # nothing fits: every column that may go is gone, the rest at their minimums (the ids whole)
+    narrow = Narrow(10, {"task": 20, "user": 12}, frozenset({"task"}), ("started", "status"))
+    lines = list(cell_lines(rows, columns, narrow))
+    assert narrow.hidden == ["started", "status"] and lines[2].split()[0] == "ep0000000000"
+    assert [len(c) for c in lines[2].split()] == [12, 20, 12]
+
+
+@pytest.mark.parametrize(
+    ("text", "width", "middle", "out"),
+    [
+        ("logistics-plasma-run-t1-easy", 40, True, "logistics-plasma-run-t1-easy"),
+        ("logistics-vaccine-truck-outbreak-st1-hard", 22, True, "logistics-vacc…t1-hard"),
+        ("baseline:scripted-user", 12, False, "baseline:sc…"),
+        ("abcdef", 3, True, "ab…"),
+    ],
+)
+def test_a_cell_is_cut_to_its_width_with_an_ellipsis(text, width, middle, out):
+    assert cut(text, width, middle) == out and len(out) == min(len(text), width)
+
+
 def _in_a_terminal(args: list[str], home: Path, columns: int = 80) -> str:
     """What ``sttui ARGS`` writes to a terminal ``columns`` wide (its size, not ``COLUMNS``)."""
     env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
@@ -128,6 +166,13 @@ def test_replay_check_and_run_fit_an_80_column_terminal_and_a_pipe_gets_whole_li
     assert (
         max(map(len, runner.invoke(main, ["--db", db, "compare", episode, other, "--print"]).output.splitlines())) > 80
     )
+
+    sessions = _in_a_terminal(["--db", db, "sessions"], tmp_path)
+    assert all(len(line) <= 80 for line in sessions.splitlines()), sessions  # a row to a line
+    assert f"\n{episode}  logistics-vacc…t1-hard  completed  pass     baseline:oracle" in sessions, sessions
+    assert "2 episode(s)  ·  left out to fit: user verdict, user, started (--json has them)" in sessions
+    piped = runner.invoke(main, ["--db", db, "sessions"]).output
+    assert "baseline:scripted-user  satisfied" in piped and "left out" not in piped
 
     listed = _in_a_terminal(["tasks", str(TASK.parent)], tmp_path, 100)
     assert "logistics-vaccine-truck-outbreak-st1-hard" in listed and "…" in listed

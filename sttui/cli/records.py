@@ -119,7 +119,7 @@ def _echo_sessions(filters: dict[str, Any]) -> None:
     from sttui.core import verdicts
     from sttui.core.control import control_summary, seat_label
     from sttui.lineage.forks import forks_among
-    from sttui.textout import cell_lines, echo_lines
+    from sttui.textout import Narrow, cell_lines, echo_lines, terminal_width
 
     store = open_listing()  # (the table's rows, forks and seat changes, without the full store when it can)
     # forks and seat changes are few and have their own indexes: found once, not per chunk
@@ -172,9 +172,22 @@ def _echo_sessions(filters: dict[str, Any]) -> None:
                 _when(started),
             )
 
-    lines = cell_lines(rows(), ["id", "task", "status", "outcome", "agent", "user", "user verdict", "steps", "started"])
+    width = terminal_width()
+    narrow = None if width is None else Narrow(width, SESSIONS_SHRINK, frozenset({"task"}), SESSIONS_DROP)
+    lines = cell_lines(rows(), SESSIONS_COLUMNS, narrow)
     count = echo_lines(lines, click.echo) - 2  # (the header and its rule)
-    click.echo(f"\n{count} episode(s)")
+    click.echo()
+    if narrow is not None and narrow.hidden:  # (said, so nothing is missed without a word)
+        say(f"{count} episode(s)  ·  left out to fit: {', '.join(narrow.hidden)} (--json has them)")
+    else:
+        click.echo(f"{count} episode(s)")
+
+
+SESSIONS_COLUMNS = ["id", "task", "status", "outcome", "agent", "user", "user verdict", "steps", "started"]
+# on a terminal too narrow for the whole table: task ids cut in the middle (their level stays),
+# the seats' labels at the end; then the columns a glance needs least left out, in this order
+SESSIONS_SHRINK = {"task": 20, "agent": 12, "user": 12}
+SESSIONS_DROP = ("user verdict", "user", "started")
 
 
 @main.command()
