@@ -9,8 +9,9 @@ with one of these changes, and judged.
 - a slip put right in place of the value ("W, sorry, R" must fail; "R, sorry, W" must pass);
 - every sentence hedged, "Not sure, but …": must fail.
 
-W is the fact's value as the report writes it, R another value of its list that the report
-does not name (a time: 20 minutes off). The sentences are the tests' own
+W is the fact's value (an id, a time or a name: a venue, a site, a caterer) as the report writes
+it, R another value of its list that the report does not name (a time: 20 minutes off); a slip
+only where the report writes W once. The sentences are the tests' own
 (``tests/test_reports_as_typed.py``), which fail on any misjudged one; this prints the counts,
 to compare one version of the judge with another (``--code DIR``: a checkout to judge with).
 
@@ -56,6 +57,7 @@ def main() -> None:
                 judge("correction appended (must fail)", task_id, final + said.format(r=other, w=written), False)
             for said in t.REMARKS.get(fact.kind, ()):
                 judge("remark appended (must pass)", task_id, final + said.format(r=other, w=written), True)
+        for _, written, other in t._slipped(task_id, final):
             at = final.find(written)
             for form, passes in (("{w}, sorry, {r}", False), ("{r}, sorry, {w}", True)):
                 slip = final[:at] + form.format(r=other, w=written) + final[at + len(written) :]

@@ -49,6 +49,11 @@ REPORT = "Rhona is off sick, so SAIL-301 goes on FB-7 with Morag Sinclair from N
         # a slip put right within a sentence: "sorry" and a figure after it
         ("It's on VAN-5, sorry, VAN-2.", True),
         ("Sorry, it has been a long day.", False),
+        # … or a name put right by a name, each word opening with a capital
+        ("It's at Northgate, sorry, Riverside.", True),
+        ("She's in West Room 1, sorry, East Room 1.", True),
+        ("It's at Northgate, sorry, the line was bad.", False),
+        ("Thanks, sorry, Riverside is shut.", False),
     ],
 )
 def test_what_opens_a_correction(text, corrects):
@@ -139,3 +144,19 @@ def test_a_change_said_of_another_person_corrects_nothing_of_the_facts(added, pa
     outcome = score(stepper.episode)
     stepper.close()
     assert outcome.passed is passes, [i.detail for i in outcome.items if not i.passed]
+
+
+def test_a_name_put_right_at_once_is_the_one_stated():
+    """ "moved the gala to the Corn Exchange, sorry, the Harbour Centre" had passed: a slip put
+    right was read for figures only (``core.stated``'s ``NAME_SLIPPED``)."""
+    from sttui.core.stated import stated_text
+
+    text = "I moved Rosa to Northgate, sorry, Riverside and rebooked her."
+    assert stated_text(text) == "I moved Rosa to          ,      , Riverside and rebooked her."
+    assert [text[c.start : c.end] for c in correcting(text)] == ["sorry, Riverside"]
+    assert stated_text("Thanks, sorry, for the wait.") == "Thanks, sorry, for the wait."
+    # put right twice: the last one stands
+    twice = "Gala at the Harbour Centre, sorry, the Corn Exchange, sorry, the Harbour Centre."
+    assert [twice[c.start : c.end] for c in correcting(twice)] == ["sorry, the Harbour Centre"]
+    twice = "It's on FB-7, sorry, FB-2, sorry, FB-7 at 11:20."
+    assert [twice[c.start : c.end] for c in correcting(twice)] == ["sorry, FB-7"]

@@ -2425,7 +2425,7 @@ def test_a_place_or_an_organisation_is_no_person():
         # a place by its first word, where the message places it and writes it as a name
         ("CR-2 is at Ravens, power back at 10:41.", "RAVENS-COPSE"),
         ("The fault is out at Ravens; back on 10:41.", "RAVENS-COPSE"),
-        ("CR-2 went to Hollow, back 10:41.", "hollow end"),  # the wrong place: a conflict
+        ("CR-2 went to Hollow, back 10:41.", "Hollow"),  # the wrong place: a conflict, as written
         # not unplaced, nor written as a word is, nor a first word another name has too
         # (Kestrel Lane, the feeder Kestrel Lane 11 kV), nor one a name does not open (Alder depot)
         ("Ravens had it; back on 10:41.", None),
@@ -2446,6 +2446,53 @@ def test_a_place_is_named_by_its_first_word_where_placed(report, said):
     else:
         assert f"said '{said}' (a conflict)" in detail, detail
         assert contradicted(ep) == ("My app shows Ravens Copse, not Hollow.",)
+
+
+GALA = STT / "venues" / "gala-expo-overrun-t3-hard.yaml"  # the Corn Exchange, catered by Bramble
+
+
+@pytest.mark.parametrize(
+    ("report", "passes"),
+    [
+        # a venue or a caterer (a ``text`` fact) named only as weighed up or as what failed, and a
+        # rival put to use: a conflict, as for an id ("I considered TRK-9 but went with TRK-7")
+        ("We looked at the Corn Exchange but went with the Harbour Centre in the end. Bramble, Nia 18:05.", False),
+        ("Corn Exchange was full so we went with the Assembly Rooms. Bramble catering, Nia 18:05.", False),
+        ("The Corn Exchange was my first thought, but the gala is at the Assembly Rooms. Bramble, Nia 18:05.", False),
+        ("Bramble was my first call but Saltmarsh took the job. Corn Exchange, Nia 18:05.", False),
+        ("Bramble couldn't do it in time so Saltmarsh is catering at the Corn Exchange. Nia 18:05.", False),
+        # … and the rivals named beside the expected values, as what failed or was replaced
+        (
+            "Moved the gala from the Harbour Centre to the Corn Exchange; Bramble replace Saltmarsh. Nia's car 18:05.",
+            True,
+        ),
+        (
+            "Asked the Assembly Rooms but they had no stage free, so it's in the Corn Exchange. Bramble; Nia 18:05.",
+            True,
+        ),
+        (
+            "Checked with Saltmarsh - their truck can't get in - so Bramble & Co are doing the food at the Corn Exchange. Nia 18:05.",
+            True,
+        ),
+        (
+            "Gala at the Corn Exchange. Saltmarsh were too heavy for the streets, so Bramble is catering. Nia 18:05.",
+            True,
+        ),
+        ("It's at the Corn Exchange rather than the Harbour Centre, Bramble catering, Nia 18:05.", True),
+    ],
+)
+def test_a_name_weighed_up_or_failed_while_a_rival_is_put_to_use_conflicts(report, passes):
+    """An outside tester's wave: "a report naming the wrong truck passes", met for ids, stood
+    for venues and caterers, which are named, not numbered."""
+    ep = played(GALA, reports=(report,))
+    assert item(ep).passed is passes, item(ep).detail
+
+
+def test_a_first_word_shared_only_with_the_records_own_premises_names_it():
+    from sttui.core.report_names import first_words
+
+    assert "saltmarsh" in first_words(load_task(GALA).task)  # Saltmarsh Catering, its depot
+    assert "kestrel" not in first_words(load_task(STT / "grid" / "crossarm-span-moved-s1-easy.yaml").task)
 
 
 def test_a_first_word_names_a_place_only_where_no_other_name_has_it():

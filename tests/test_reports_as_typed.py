@@ -150,6 +150,13 @@ def _shifted(written: str) -> str | None:
     return f"{minutes // 60:0{len(m[1])}d}{m[2]}{minutes % 60:02d}{m[4]}"
 
 
+def _slipped(task_id: str, final: str) -> list[tuple[Resolved, str, str]]:
+    """``_others`` whose value the report writes once, where a slip put right can go: a name the
+    report names again later ("… so Hearth, sorry, Ember Kitchen's truck comes … catered by
+    Hearth") is stated after its slip, and that decides."""
+    return [o for o in _others(task_id, final) if o[0].kind != "text" or final.lower().count(o[1].lower()) == 1]
+
+
 def _shown(value: object) -> str:
     return " ".join(value).title() if isinstance(value, tuple | list) else str(value).title()
 
@@ -342,6 +349,8 @@ CORRECTIONS = {
            " It went on {r} in the end.", " Swapped to {r} at the last minute."),
     "time": (*_EITHER, " Update: it's now {r}.", " It's been moved to {r}.", " That got pushed back to {r}.",
              " In the end it's {r}."),
+    "text": (*_EITHER, " Update: it's now at {r}.", " Change of plan: {r} instead.", " {w} fell through, so it's at {r}.",
+             " It went to {r} in the end."),
 }  # fmt: skip
 REMARKS = {
     "id": (" {r} was my first choice.", " {r} is out of service.", " {r} was considered but {w} is better.",
@@ -351,28 +360,41 @@ REMARKS = {
            " Nothing changed for {r}."),
     "time": (" {r} was too tight.", " It was originally {r}.", " If it slips I'll move it to {r}.",
              " Would {r} suit better?", " It wasn't moved to {r}.", " I couldn't get {r}."),
+    "text": (" {r} was my first choice.", " {r} was considered but {w} is better.", " {r} is the backup.",
+             " Should I also book {r} as a backup?", " {r} wasn't needed in the end.", " Nothing changed for {r}.",
+             " I looked at {r} too.", " {r} was full.", " {r} couldn't do it."),
 }  # fmt: skip
 
 
 def _others(task_id: str, final: str) -> list[tuple[Resolved, str, str]]:
     """(fact, its value as the last report writes it, another value the report does not name)
-    for each id and time fact: an id of its list no fact of the report holds, or a time 20
-    minutes off."""
+    for each id, time and text fact: an id or a name of its list no fact of the report holds,
+    or a time 20 minutes off."""
     found = _facts(task_id, final)
-    theirs = {str(f.expected).lower() for f, _ in found}
+    theirs = {_shown(f.expected).lower() for f, _ in found}
     out = []
     for fact, written in found:
-        if fact.kind == "id":
-            rivals = [r for r in fact.rivals if str(r).lower() not in theirs and str(r).lower() not in final.lower()]
-            other = str(rivals[0]).upper() if rivals else None
+        if fact.kind in ("id", "text"):
+            rivals = [
+                _shown(r)
+                for r in fact.rivals
+                if _shown(r).lower() not in theirs and _shown(r).lower() not in final.lower()
+            ]
+            other = (rivals[0].upper() if fact.kind == "id" else rivals[0].title()) if rivals else None
         elif fact.kind == "time":
             other = _shifted(written)
             other = None if other is None or other.lower() in final.lower() else other
         else:
             other = None
-        if other is not None:
-            out.append((fact, written, other))
+        at = final.lower().find(written.lower())  # (a name is found as its folded words: as written)
+        if other is not None and at >= 0:
+            out.append((fact, final[at : at + len(written)], other))
     return out
+
+
+def _shown(value: object) -> str:
+    """A fact's value as text: a name's words joined ("Assembly Rooms"), an id as it is."""
+    return " ".join(value) if isinstance(value, list | tuple) else str(value)
 
 
 @pytest.mark.parametrize("task_id", _reports())
@@ -404,10 +426,8 @@ def test_a_slip_put_right_in_the_oracles_report_decides(task_id):
     too, and it decides (``core.corrections``)."""
     final = _last_report(task_id)
     wrong = []
-    for fact, written, other in _others(task_id, final):
+    for fact, written, other in _slipped(task_id, final):
         at = final.find(written)
-        if at < 0:
-            continue
         for form, passes in (("{w}, sorry, {r}", False), ("{r}, sorry, {w}", True), ("{w} - oops, {r}", False)):
             report = final[:at] + form.format(r=other, w=written) + final[at + len(written) :]
             if (not _failing(_play(task_id, last=report))) is not passes:

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING
 
 from sttui.core.attach import sentences
 from sttui.core.facts import fold
-from sttui.core.stated import stated_text
+from sttui.core.stated import NAME_SLIPPED, stated_text
 
 if TYPE_CHECKING:
     from sttui.core.report_facts import Resolved
@@ -68,8 +68,11 @@ _CHANGED = re.compile(
 )
 # … and within a sentence, a slip put right at once: "on FB-7, sorry, FB-2" (a figure after it),
 # which gives the one value right after it (``core.stated`` leaves the slip itself unstated)
-_SLIP = re.compile(r"(?<![\w'])(?:sorry|oops|i\s+mean)\s*[,:\u2013\u2014-]\s*(?=[\w-]*\d)")
+_SLIP = re.compile(r"(?<![\w'])(?:sorry|oops|i\s+mean)\s*[,:\u2013\u2014-]\s*")
 _FIGURE = re.compile(r"[\w-]*\d(?:[\w:.-]*[\w])?(?:\s?[ap]\.?m\b\.?)?")
+# … or a name after it, as written, a capital opening each of its words ("to Northgate, sorry,
+# Riverside"), after a name put right the same way (``core.stated``)
+_NAME = re.compile(r"(?:the\s+)?[A-Z][\w'&-]*(?:\s+(?:[A-Z][\w'&-]*|&|\d+[A-Za-z]?\b))*")
 # a sentence: up to a stop followed by a space or the end, or a line's end ("11.40" is no stop)
 _SENTENCE = re.compile(r"[^\n]*?(?:[.!?](?=\s|$)|\n|$)")
 # what before the mark in its sentence leaves the correction open ("if I meant …", "not sure I meant …")
@@ -100,9 +103,19 @@ def correcting(text: str) -> tuple[Correction, ...]:
         if mark is not None and not _OPEN.search(folded, sentence.start(), mark.start()):
             start = sentence.start() if opens is None else opens.start()
             out.append(Correction(start, sentence.end(), changed=opens is None))
-        elif (slip := _SLIP.search(folded, sentence.start(), sentence.end())) is not None:
-            figure = _FIGURE.match(folded, slip.end())
-            out.append(Correction(slip.start(), figure.end() if figure else sentence.end()))
+        else:  # the last slip in it put right ("… Corn Exchange, sorry, Harbour Centre, sorry, Corn Exchange")
+            last = None
+            for slip in _SLIP.finditer(folded, sentence.start(), sentence.end()):
+                figure = _FIGURE.match(folded, slip.end())
+                if figure is not None and any(c.isdigit() for c in figure.group()):
+                    last = Correction(slip.start(), figure.end())
+                    continue
+                name = _NAME.match(text, slip.end())
+                before = NAME_SLIPPED.finditer(text, max(sentence.start(), slip.start() - 120), slip.end() + 5)
+                if name is not None and any(m.end() == slip.end() for m in before):
+                    last = Correction(slip.start(), name.end())
+            if last is not None:
+                out.append(last)
     return tuple(out)
 
 
@@ -121,11 +134,17 @@ def corrected(fact: Resolved, text: str, others: Iterable[Resolved] = ()) -> Cor
     subjects = tuple(dict.fromkeys([*(f.about for f in (fact, *others) if f.about), *fact.bystanders]))
     for c in reversed(found):
         part = text[c.start : c.end]
-        if not fact.found(stated_text(part)):
+        given = fact.found(stated_text(part))
+        if not given:
             continue  # (it corrects something else: a time, another fact's kind)
         if any(fact.matches(f) for f in fact.found(part)):
             return c  # (it names the value it corrects: "FB-2, not FB-7")
-        named = {s for sentence in sentences(part, subjects) for s in sentence.named}
+        # who it names, but for the value it gives (a place is a record with a name: "Sorry, I
+        # meant Holyhead" gives the port, and names no one else)
+        words = {w for f in given for v in f.values for w in str(v).split()}
+        named = {
+            s for sentence in sentences(part, subjects) for s in sentence.named if not any(words & set(n) for n in s)
+        }
         if fact.about and fact.about in named:
             return c
         if named or any(o.matches(f) for o in kin for f in o.found(part)):

@@ -262,12 +262,29 @@ def first_words(task: Any) -> frozenset[str]:
 
 def _read_first_words(task: Any) -> frozenset[str]:
     one = names(task)
+    named = [(canon, facts.words(_NAME_PART.sub(" ", name))) for canon, name in _named_records(task)]
     out = set()
-    for canon, name in _named_records(task):
-        words = facts.words(_NAME_PART.sub(" ", name))
+    for canon, words in named:
         if words and one.get(words[0]) == canon:
             out.add(words[0])
+    # … or else in the names of its own premises alone: "saltmarsh" of Saltmarsh Catering and
+    # "Saltmarsh Catering depot" (not "kestrel" of Kestrel Lane and the feeder Kestrel Lane 11 kV)
+    holding: dict[str, list[list[str]]] = {}
+    for _, words in named:
+        for word in set(words):
+            holding.setdefault(word, []).append(words)
+    for _, words in named:
+        if not words or words[0] in out or not words[0].isalpha() or words[0] in facts.TITLES:
+            continue
+        others = [ws for ws in holding[words[0]] if ws != words]
+        if others and all(ws[: len(words)] == words and set(ws[len(words) :]) <= _PREMISES for ws in others):
+            out.add(words[0])
     return frozenset(out)
+
+
+# the words that name where a named body works from: "Saltmarsh Catering depot"
+_PREMISES = frozenset({"depot", "kitchen", "kitchens", "yard", "base", "office", "offices", "warehouse", "hub", "store",
+                       "garage", "hq", "headquarters", "premises", "unit", "workshop"})  # fmt: skip
 
 
 _KEY_NAMES: dict[int, tuple[Any, dict[str, str]]] = {}

@@ -14,6 +14,7 @@ from sttui.core import facts
 from sttui.core.attach import sentences
 from sttui.core.report_names import another_beside
 from sttui.core.stated import DOING, stated_text
+from sttui.core.written_forms import DOES_IT
 
 if TYPE_CHECKING:
     from sttui.core.report_facts import Resolved
@@ -87,6 +88,18 @@ _PLACING = frozenset({"on", "onto", "in", "into", "to", "with", "by", "via", "ab
                      | DOING)  # fmt: skip
 
 
+# a verb of weighing a record up before the word that would place it: "looked at the Corn
+# Exchange", "looked into TRK-9", "thought about the Harbour Centre" name it, and place it nowhere
+_WEIGHED = frozenset({"looked", "look", "looking", "considered", "considering", "thought", "thinking", "checked",
+                      "checking", "asked", "enquired", "inquired"})  # fmt: skip
+
+
+def _placing(words: list[str], placing: frozenset[str] = _PLACING) -> bool:
+    """Whether the few words before a value put it there (one of ``placing``), but for the word
+    of one only weighed up (``_WEIGHED`` just before it: "looked at")."""
+    return any(w in placing and (i == 0 or words[i - 1] not in _WEIGHED) for i, w in enumerate(words))
+
+
 _NOTHING = re.compile(r"\b(?:nothing|no|unchanged)\b")
 
 
@@ -130,6 +143,13 @@ def placed(fact: Resolved, text: str, ok: bool, rivals: list[str]) -> bool:
     place in more ways than a few words can say ("runs 14:30", "Jun Park")."""
     if fact.kind != "id" or fact._ids is None:
         return True
+    return placed_by_words(fact, text, ok, rivals)
+
+
+def placed_by_words(fact: Resolved, text: str, ok: bool, rivals: list[str]) -> bool:
+    """``placed`` read by its words for a name as well as an id: for ``used_instead`` and
+    ``put_instead``, which ask of a clause with no failure in it whether it puts a record
+    there ("so we went with the Assembly Rooms"), not whether a name is given at all."""
     stated = stated_text(text)
     folded = facts.fold(stated)
     # what a negation says is blanked in ``folded`` ("… why it wasn't used"): read from the text
@@ -144,7 +164,9 @@ def placed(fact: Resolved, text: str, ok: bool, rivals: list[str]) -> bool:
         start = folded.find(w)
         while start >= 0:
             if (raw and _said_not_used(fact, raw, start, w)) or (
-                ok and another_beside(folded, start, start + len(w), fact.expected, fact._ids) is not None
+                ok
+                and fact._ids is not None
+                and another_beside(folded, start, start + len(w), fact.expected, fact._ids) is not None
             ):  # (not used; or the name of the expected record with another's id: "the Solan (FB-2)")
                 start = folded.find(w, start + 1)
                 continue
@@ -152,7 +174,7 @@ def placed(fact: Resolved, text: str, ok: bool, rivals: list[str]) -> bool:
             last = _WORDS.findall(before)[-3:]
             # "on TRK-7", "to the nonstop AA1100"; not "Nothing changed for TRK-22", "no change to"
             # (read as written: "nothing" blanks "changed" in what is stated)
-            if not _PLACING.isdisjoint(last) and not (_NOTHING.search(before) and _no_change(text, start)):
+            if _placing(last) and not (_NOTHING.search(before) and _no_change(text, start)):
                 return True
             if _PLACING_AFTER.match(folded, start + len(w)):  # "TRK-9 took it instead", "CR-14 is on Hawthorn"
                 return True
@@ -189,13 +211,18 @@ FAILED = re.compile(
 )
 
 
+# the kinds of fact a record is put to use by ("went on TRK-7", "went with the Assembly Rooms"):
+# an id, or a name given by value (a venue, a caterer)
+_BY_PLACE = frozenset({"id", "text"})
+
+
 def used_instead(fact: Resolved, text: str, theirs: list[Resolved], raw: str | None = None) -> list[str]:
     """For an id, when the message names the expected value only as what failed ("TRK-9 broke
     down, so it went on TRK-7"), the other values it places in clauses saying no failure: the
     ones it says were used instead. Empty when the expected value is named anywhere else.
     ``text`` is the stated text; ``raw``, the message as written, says what a negation there
     blanked ("TRK-9 wasn't used")."""
-    if fact.kind != "id":
+    if fact.kind not in _BY_PLACE:
         return []
     used: list[str] = []
     for part, written in _parts(text, raw):
@@ -208,7 +235,7 @@ def used_instead(fact: Resolved, text: str, theirs: list[Resolved], raw: str | N
         if not failed:
             others = [f.written for f in values if not fact.matches(f) and not fact.excuses(f)]
             others = [w for w in others if not any(o.matches(f) for o in theirs for f in values if f.written == w)]
-            if others and placed(fact, part, False, others):
+            if others and placed_by_words(fact, part, False, others):
                 used += others
     return list(dict.fromkeys(used))
 
@@ -229,6 +256,10 @@ def _parts(text: str, raw: str | None) -> Iterator[tuple[str, str]]:
 # with TRK-7", "took TRK-7" (not "is", "to", "for", "at": "the fault report went to TRK-7's driver")
 _PUT_ON = frozenset({"on", "onto", "in", "into", "aboard", "with", "via", "using", "used", "took", "chose", "picked", "instead",
                      "rather", "actually", "correction", "meant"})  # fmt: skip
+# … and for a name, "at" and "to" as well: "the gala is at the Assembly Rooms", "moved it to the
+# Harbour Centre" (a venue, a caterer: nothing is addressed to one the way it is to a truck's driver)
+_PUT_AT = _PUT_ON | {"at", "to"}
+_DOES_IT = re.compile(DOES_IT)  # (… or doing the work: "Saltmarsh took the job")
 # … or a verb of carrying the goods right after it: "TRK-7 took it", "TRK-7 is delivering them"
 _TAKES = re.compile(
     r"\s+(?:is\s+|will\s+)?(?:took|takes|taking|carries|carried|carrying|delivers|delivered|delivering|deliver|"
@@ -249,9 +280,10 @@ def put_instead(fact: Resolved, text: str, theirs: list[Resolved], raw: str | No
     busy"), the other values it puts the goods on in a clause saying no failure ("It's going on
     TRK-7", ``_PUT_ON`` just before): the ones used instead. ``text`` is the stated text;
     ``raw`` the message as written (``used_instead``)."""
-    if fact.kind != "id" or placed(fact, text, True, []):
+    if fact.kind not in _BY_PLACE or placed_by_words(fact, text, True, []):
         return []
     text, raw = _ids_for_names(fact, text, raw)
+    put_on = _PUT_ON if fact.kind == "id" else _PUT_AT
     put: list[str] = []
     for piece, written in _pieces(text, raw):
         if FAILED.search(facts.fold(written)) is not None:
@@ -271,7 +303,11 @@ def put_instead(fact: Resolved, text: str, theirs: list[Resolved], raw: str | No
             end = i + len(facts.fold(w))
             if i < 0 or folded.startswith(("'s", "\u2019s"), end):
                 continue  # (a possessive: "an emergency on VAN-2's route" says nothing of what it carries)
-            if not _PUT_ON.isdisjoint(_WORDS.findall(folded[max(0, i - 80) : i])[-3:]) or _TAKES.match(folded, end):
+            if (
+                _placing(_WORDS.findall(folded[max(0, i - 80) : i])[-3:], put_on)
+                or _TAKES.match(folded, end)
+                or (fact.kind == "text" and _DOES_IT.match(folded, end))  # ("so Saltmarsh is catering")
+            ):
                 put.append(w)
     return list(dict.fromkeys(put))
 

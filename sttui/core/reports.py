@@ -71,7 +71,15 @@ from sttui.core.report_facts import Resolved, resolve
 from sttui.core.report_labels import labels_of, under_label
 from sttui.core.report_names import bystanders, first_words
 from sttui.core.report_order import in_order, ordinal
-from sttui.core.report_places import is_remark, placed, put_instead, time_instead, used_instead, whereabouts
+from sttui.core.report_places import (
+    is_remark,
+    placed,
+    placed_by_words,
+    put_instead,
+    time_instead,
+    used_instead,
+    whereabouts,
+)
 from sttui.core.retractions import taken_back
 from sttui.core.stated import stated_text
 from sttui.core.time_ranges import range_starts
@@ -168,9 +176,9 @@ def _correction(fact: Resolved, text: str, others: list[Resolved]) -> str | None
     if fix is None or _states(fact, text[: fix.start], others) is None:
         return None
     part = text[fix.start : fix.end]
-    if fix.changed and fact.kind == "id":
+    if fix.changed and fact.kind in ("id", "text"):  # ("Harbour Centre wasn't needed in the end": no change)
         given = [f.written for f in fact.found(stated_text(part))]
-        if not placed(fact, part, False, given):
+        if not placed_by_words(fact, part, False, given):
             return None
     return part
 

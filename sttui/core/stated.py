@@ -186,10 +186,18 @@ def _low(word: str) -> str:
 
 # a figure put right at once: "on FB-7, sorry, FB-2" states FB-2 ("FB-7, sorry," is the slip,
 # blanked whole: the clause reads "on FB-2")
-_SLIPPED = re.compile(
-    r"(?<![\w-])([A-Za-z-]*\d[\w:.-]*?(?:\s?[ap]\.?m\.?)?)\s*[,\u2013\u2014-]\s*(?:sorry|oops|i\s+mean)\s*[,:\u2013\u2014-]\s*(?=[\w-]*\d)",
+_SLIPPED_FIGURE = (
+    r"(?<![\w-])([A-Za-z-]*\d[\w:.-]*?(?:\s?[ap]\.?m\.?)?)\s*[,\u2013\u2014-]\s*(?:sorry|oops|i\s+mean)\s*[,:\u2013\u2014-]\s*"
+    r"(?=[\w-]*\d)"
+)
+# … or a name, a capital opening each of its words (or a number: "West Room 1"), put right by
+# another: "to Northgate, sorry, Riverside" (after a word of the sentence: not "Thanks, sorry, …")
+NAME_SLIPPED = re.compile(
+    r"(?<=[a-z0-9,;:]\s)(?:the\s+)?((?-i:[A-Z][\w'&-]*(?:\s+(?:[A-Z][\w'&-]*|\d+[A-Za-z]?)){0,3}))\s*[,\u2013\u2014-]\s*"
+    r"(?:sorry|oops|i\s+mean)\s*[,:\u2013\u2014-]\s*(?=(?:the\s+)?(?-i:[A-Z]))",
     re.IGNORECASE,
 )
+_SLIPPED = re.compile(_SLIPPED_FIGURE + "|" + NAME_SLIPPED.pattern, re.IGNORECASE)
 
 
 def without_slips(text: str) -> str:

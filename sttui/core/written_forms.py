@@ -17,11 +17,23 @@ PLACING = frozenset(
 )
 
 
+# the words that give the value after them as the one meant: "Sorry, I meant East Room 1"
+_MEANT = frozenset({"meant", "correction", "rather"})  # (not "sorry": "Sorry, Kestrel Lane stays off")
+
+
 # a placing word, then a name's first word as a name is written: "from Ardmore", "to the Kelp"
 _SHORT_PLACED = re.compile(
     r"(?<![\w'])(?i:" + "|".join(sorted(PLACING)) + r")\s+(?:(?i:the)\s+)?([A-Z][^\W\d_]{3,})(?![\w'-])"
     r"(?!\s+[A-Z][a-z])"  # (not the first word of a longer name: "to the Wren Seminar Room")
 )
+# … or as who does the work, a verb right after it: "so Saltmarsh is catering", "Saltmarsh took
+# the job", "Hearth caters"
+DOES_IT = (
+    r"\s+(?:is\s+|are\s+|will\s+(?:be\s+)?|now\s+)?(?:now\s+)?(?:took|takes|taking|got|gets|won|does|did|doing|do|"
+    r"caters|catered|catering|hosts|hosted|hosting|runs|ran|running|handles|handled|handling|covers|covered|covering|"
+    r"provides|provided|providing|supplies|supplied|supplying|delivers|delivered|delivering)\b"
+)
+_SHORT_DOING = re.compile(r"(?<![\w'-])([A-Z][^\W\d_]{3,})(?![\w'-])(?=" + DOES_IT + ")")
 
 
 def short_names(rivals: list[Any]) -> dict[str, tuple[str, ...]]:
@@ -45,26 +57,30 @@ def short_names(rivals: list[Any]) -> dict[str, tuple[str, ...]]:
 
 def by_short_name(short: dict[str, tuple[str, ...]], text: str, found: list[facts.Found]) -> list[facts.Found]:
     """The rivals ``text`` names by their first word alone where it places them ("leaves from
-    Ardmore at 14:45"), written with a capital as a name is; not where it names them whole."""
+    Ardmore at 14:45") or has them do the work ("Saltmarsh is catering"), written with a
+    capital as a name is; not where it names them whole."""
     have = {f.written for f in found}
     out: list[facts.Found] = []
-    for m in _SHORT_PLACED.finditer(text):
+    for m in sorted([*_SHORT_PLACED.finditer(text), *_SHORT_DOING.finditer(text)], key=lambda m: m.start(1)):
         r = short.get(facts.fold(m.group(1)))
         shown = " ".join(r) if r is not None else ""
-        if r is not None and shown not in have:
+        if r is not None and shown not in have:  # (written as the text has it: where it stands)
             have.add(shown)
-            out.append(facts.Found(frozenset({shown}), shown))
+            out.append(facts.Found(frozenset({shown}), m.group(1)))
     return out
 
 
 def placed(value: list[str], ws: list[str]) -> bool:
     """Whether ``value`` stands where a place is said, in ``ws``: right after a placing word
-    (a *the* between: "to the Kestrel Lane poles")."""
+    (a *the* between: "to the Kestrel Lane poles"), or given as the one meant ("Sorry, I meant
+    East Room 1", "Correction: East Room 1", "Make that East Room 1", "East Room 1 instead")."""
     n = len(value)
     for i in range(len(ws) - n + 1):
         if ws[i : i + n] == value:
+            if ws[i + n : i + n + 1] == ["instead"]:
+                return True
             j = i - 1 if i and ws[i - 1] != "the" else i - 2
-            if j >= 0 and ws[j] in PLACING:
+            if j >= 0 and (ws[j] in PLACING or ws[j] in _MEANT or ws[j - 1 : j + 1] == ["make", "that"]):
                 return True
     return False
 
