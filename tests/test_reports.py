@@ -2488,6 +2488,26 @@ def test_a_name_weighed_up_or_failed_while_a_rival_is_put_to_use_conflicts(repor
     assert item(ep).passed is passes, item(ep).detail
 
 
+@pytest.mark.parametrize(
+    ("report", "passes"),
+    [
+        # a clinician (a ``person`` fact: Dr Okafor) weighed up or said to be off, another given the work
+        ("I considered Dr Okafor but Margaret is with Dr Feld at Westbrook at 14:30. Texted.", False),
+        ("Dr Okafor was off so Dr Feld is seeing Margaret at Westbrook at 14:30. Texted.", False),
+        ("Margaret's at Westbrook 14:30; Okafor was busy, so Feld is covering. Texted.", False),
+        ("Margaret: Westbrook, 2:30pm, Dr Okafor, sorry, Dr Feld. Texted her.", False),
+        # … and the other named beside the one on the job
+        ("Margaret: Westbrook, 2:30pm, Dr Feld, sorry, Dr Okafor. Texted her.", True),
+        ("Dr Feld was my first pick but Margaret's with Dr Okafor at Westbrook, 14:30. Texted.", True),
+        ("Margaret sees Dr Okafor at Westbrook at 14:30 - Dr Feld is at Harbourside. Texted.", True),
+        ("Margaret's at Westbrook 14:30 with Okafor (Feld was busy). Texted.", True),
+    ],
+)
+def test_a_person_weighed_up_or_off_while_another_is_given_the_work_conflicts(report, passes):
+    ep = played(CARDIOLOGY, reports=(report,))
+    assert item(ep).passed is passes, item(ep).detail
+
+
 def test_a_first_word_shared_only_with_the_records_own_premises_names_it():
     from sttui.core.report_names import first_words
 

@@ -154,7 +154,7 @@ def _slipped(task_id: str, final: str) -> list[tuple[Resolved, str, str]]:
     """``_others`` whose value the report writes once, where a slip put right can go: a name the
     report names again later ("… so Hearth, sorry, Ember Kitchen's truck comes … catered by
     Hearth") is stated after its slip, and that decides."""
-    return [o for o in _others(task_id, final) if o[0].kind != "text" or final.lower().count(o[1].lower()) == 1]
+    return [o for o in _others(task_id, final) if o[0].kind in ("id", "time") or final.lower().count(o[1].lower()) == 1]
 
 
 def _shown(value: object) -> str:
@@ -351,6 +351,8 @@ CORRECTIONS = {
              " In the end it's {r}."),
     "text": (*_EITHER, " Update: it's now at {r}.", " Change of plan: {r} instead.", " {w} fell through, so it's at {r}.",
              " It went to {r} in the end."),
+    "person": (*_EITHER, " Update: it's now with {r}.", " Change of plan: {r} instead.", " {w} fell through, so it's {r}.",
+               " It went to {r} in the end."),
 }  # fmt: skip
 REMARKS = {
     "id": (" {r} was my first choice.", " {r} is out of service.", " {r} was considered but {w} is better.",
@@ -363,18 +365,21 @@ REMARKS = {
     "text": (" {r} was my first choice.", " {r} was considered but {w} is better.", " {r} is the backup.",
              " Should I also book {r} as a backup?", " {r} wasn't needed in the end.", " Nothing changed for {r}.",
              " I looked at {r} too.", " {r} was full.", " {r} couldn't do it."),
+    "person": (" {r} was my first choice.", " {r} was considered but {w} is better.", " {r} is the backup.",
+               " Should I also book {r} as a backup?", " {r} wasn't needed in the end.", " I looked at {r} too.",
+               " {r} was busy.", " {r} is off today.", " Nothing changed for {r}."),
 }  # fmt: skip
 
 
 def _others(task_id: str, final: str) -> list[tuple[Resolved, str, str]]:
     """(fact, its value as the last report writes it, another value the report does not name)
-    for each id, time and text fact: an id or a name of its list no fact of the report holds,
-    or a time 20 minutes off."""
+    for each id, time, text and person fact: an id or a name of its list no fact of the report
+    holds, or a time 20 minutes off."""
     found = _facts(task_id, final)
     theirs = {_shown(f.expected).lower() for f, _ in found}
     out = []
     for fact, written in found:
-        if fact.kind in ("id", "text"):
+        if fact.kind in ("id", "text", "person"):
             rivals = [
                 _shown(r)
                 for r in fact.rivals

@@ -176,7 +176,10 @@ def placed_by_words(fact: Resolved, text: str, ok: bool, rivals: list[str]) -> b
             # (read as written: "nothing" blanks "changed" in what is stated)
             if _placing(last) and not (_NOTHING.search(before) and _no_change(text, start)):
                 return True
-            if _PLACING_AFTER.match(folded, start + len(w)):  # "TRK-9 took it instead", "CR-14 is on Hawthorn"
+            if (
+                _PLACING_AFTER.match(folded, start + len(w))
+                or (fact.kind != "id" and _DOES_IT.match(folded, start + len(w)))
+            ):  # (a name doing the work: "Dr Okafor sees her", "Bramble is catering")  # "TRK-9 took it instead", "CR-14 is on Hawthorn"
                 return True
             start = folded.find(w, start + 1)
     return False
@@ -202,6 +205,7 @@ FAILED = re.compile(
     r"off sick|sick|pulled|grounded|refused|declined|full|taken|unsafe|flooded|blocked|can't|cannot|couldn't|"
     r"(?:has|have|had) no|lost|missed|needed elsewhere|died|dead|packed (?:up|in)|gave out|conked out|stopped working|"
     r"out of order|overheated|overheating|tripped|(?:went|gone) down|(?:fell|fallen|falls) through|"
+    r"(?:is|was|were|are|'s)\s+off(?!\s+(?:to|at|from|for|with|on)\b)|"  # ("Dr Feld is off": not "off to Westbrook")
     r"(?:didn't|did not) work out|"
     # … or already spoken for ("TRK-9 was booked up", "TRK-9 already booked")
     r"booked up|fully booked|already (?:booked|taken|in use|committed|assigned|allocated)|tied up)\b"
@@ -213,7 +217,7 @@ FAILED = re.compile(
 
 # the kinds of fact a record is put to use by ("went on TRK-7", "went with the Assembly Rooms"):
 # an id, or a name given by value (a venue, a caterer)
-_BY_PLACE = frozenset({"id", "text"})
+_BY_PLACE = frozenset({"id", "text", "person"})
 
 
 def used_instead(fact: Resolved, text: str, theirs: list[Resolved], raw: str | None = None) -> list[str]:
@@ -256,9 +260,10 @@ def _parts(text: str, raw: str | None) -> Iterator[tuple[str, str]]:
 # with TRK-7", "took TRK-7" (not "is", "to", "for", "at": "the fault report went to TRK-7's driver")
 _PUT_ON = frozenset({"on", "onto", "in", "into", "aboard", "with", "via", "using", "used", "took", "chose", "picked", "instead",
                      "rather", "actually", "correction", "meant"})  # fmt: skip
-# … and for a name, "at" and "to" as well: "the gala is at the Assembly Rooms", "moved it to the
-# Harbour Centre" (a venue, a caterer: nothing is addressed to one the way it is to a truck's driver)
-_PUT_AT = _PUT_ON | {"at", "to"}
+# … and for a name, "at", "to" and "by" as well: "the gala is at the Assembly Rooms", "moved it to
+# the Harbour Centre", "seen by Dr Feld" (a venue, a caterer, a clinician: nothing is addressed to
+# one the way it is to a truck's driver)
+_PUT_AT = _PUT_ON | {"at", "to", "by"}
 _DOES_IT = re.compile(DOES_IT)  # (… or doing the work: "Saltmarsh took the job")
 # … or a verb of carrying the goods right after it: "TRK-7 took it", "TRK-7 is delivering them"
 _TAKES = re.compile(
@@ -306,7 +311,7 @@ def put_instead(fact: Resolved, text: str, theirs: list[Resolved], raw: str | No
             if (
                 _placing(_WORDS.findall(folded[max(0, i - 80) : i])[-3:], put_on)
                 or _TAKES.match(folded, end)
-                or (fact.kind == "text" and _DOES_IT.match(folded, end))  # ("so Saltmarsh is catering")
+                or (fact.kind != "id" and _DOES_IT.match(folded, end))  # ("so Saltmarsh is catering")
             ):
                 put.append(w)
     return list(dict.fromkeys(put))

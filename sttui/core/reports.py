@@ -176,7 +176,7 @@ def _correction(fact: Resolved, text: str, others: list[Resolved]) -> str | None
     if fix is None or _states(fact, text[: fix.start], others) is None:
         return None
     part = text[fix.start : fix.end]
-    if fix.changed and fact.kind in ("id", "text"):  # ("Harbour Centre wasn't needed in the end": no change)
+    if fix.changed and fact.kind in ("id", "text", "person"):  # ("Walsh wasn't needed in the end": no change)
         given = [f.written for f in fact.found(stated_text(part))]
         if not placed_by_words(fact, part, False, given):
             return None

@@ -13,7 +13,7 @@ from sttui.core import facts
 
 # the words that place a value ("to Kestrel Lane", "at the Ravens Copse end")
 PLACING = frozenset(
-    {"at", "to", "in", "into", "near", "from", "via", "towards", "toward", "past", "beyond", "around", "outside"}
+    {"at", "to", "in", "into", "near", "from", "via", "towards", "toward", "past", "beyond", "around", "outside", "by"}
 )
 
 
@@ -31,7 +31,7 @@ _SHORT_PLACED = re.compile(
 DOES_IT = (
     r"\s+(?:is\s+|are\s+|will\s+(?:be\s+)?|now\s+)?(?:now\s+)?(?:took|takes|taking|got|gets|won|does|did|doing|do|"
     r"caters|catered|catering|hosts|hosted|hosting|runs|ran|running|handles|handled|handling|covers|covered|covering|"
-    r"provides|provided|providing|supplies|supplied|supplying|delivers|delivered|delivering)\b"
+    r"provides|provided|providing|supplies|supplied|supplying|delivers|delivered|delivering|sees|seeing)\b"
 )
 _SHORT_DOING = re.compile(r"(?<![\w'-])([A-Z][^\W\d_]{3,})(?![\w'-])(?=" + DOES_IT + ")")
 
