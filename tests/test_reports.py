@@ -849,6 +849,11 @@ def test_a_remark_about_another_id_after_a_report_is_no_new_report(reports, pass
         # the expected time named only as what could not be had, another given "at": that one is stated
         ("VAN-5 picks Mr Clarke up at 12:30; 12:10 was too tight.", False),
         ("12:10 was taken, so VAN-5 comes at 12:30.", False),
+        # … or only as weighed up, another given after "at" or "it's"
+        ("I looked at 12:10 but VAN-5 picks Mr Clarke up at 12:30.", False),
+        ("12:10 was my first thought, but VAN-5 comes at 12:30.", False),
+        ("VAN-5 picks him up - 12:10 was taken so it's 12:30.", False),
+        ("VAN-5 picks Mr Clarke up at 12:10 (12:30 was the other option).", True),
         # … not another time that could not be had, nor one beside the expected time
         ("VAN-5 at 12:10 - the 11:45 slot was taken.", True),
         ("The 11:30 handover fell through; VAN-5 picks him up at 12:10 and he's at Riverside for 12:35.", True),

@@ -282,6 +282,12 @@ HEDGED = [
     ("Not sure, but CR-14 restores at 11:19.", ", - : ."),
     ("Unsure but CR-14 restores at 11:19.", "- : ."),
     ("Not sure why it tripped, but CR-14 restores at 11:19.", "Not why it tripped, but CR-14 restores at 11:19."),
+    # a belief by another name, or a booking not yet done, which the scripted user asked about
+    ("CR-14 restores at 11:19, I'm fairly sure.", "- : , ' ."),
+    ("As far as I can tell, CR-14 restores at 11:19.", ", - : ."),
+    ("CR-14 restores at 11:19, if I'm not mistaken.", "- : , ' ."),
+    ("CR-14 restores at 11:19, pending confirmation.", "- : , ."),
+    ("Make sure CR-14 restores at 11:19.", "Make sure CR-14 restores at 11:19."),
     # … not a courtesy, nor "could" or "might" last
     ("Hope you're well - CR-14 restores at 11:19.", "Hope you're well - CR-14 restores at 11:19."),
     ("Sent CR-14, restore at 11:19, hope that helps", "Sent CR-14, restore at 11:19, hope that helps"),

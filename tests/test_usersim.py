@@ -158,6 +158,9 @@ REPORT = "TRK-9 delivered the 500 doses to the downtown clinic at 06:59, cold ch
         ("TRK-9 should have it by now, 06:59 arrival.", True, True, (), Reply(CLEAR_ANSWER)),
         ("I'd expect TRK-9 to get there at 06:59 with the insulin.", True, True, (), Reply(CLEAR_ANSWER)),
         ("As far as I'm aware it's on TRK-9, arriving 06:59.", True, True, (), Reply(CLEAR_ANSWER)),
+        # ... or as not done yet ("…, pending confirmation" had satisfied the user and passed)
+        ("It's on TRK-9, arriving 06:59, pending confirmation.", True, True, (), Reply(CLEAR_ANSWER)),
+        ("It's on TRK-9 (to be confirmed), arriving 06:59.", True, True, (), Reply(CLEAR_ANSWER)),
         ("Apparently it went on TRK-9, arriving 06:59.", True, True, (), Reply(CLEAR_ANSWER)),
         (REPORT + " Looks like that's everything!", True, True, (), Satisfied(DONE)),
         # a hedge of what went wrong is no hedge of the report ("seems to have failed, so I put it…")

@@ -377,14 +377,21 @@ _TIME_FAILED = re.compile(
     r"\b(?:too (?:tight|early|late|soon|close|short)|taken|gone|full|unavailable|fell through|missed|booked up)\b"
     r"|(?:n't|\bnot|\bno longer)\s+(?:free|available|possible)\b"
 )
-# the words before a time that give it as the one in force: "at 12:30", "moved to 12:30"
-_AT_TIME = frozenset({"at", "for", "to", "now", "from", "@"})
+# … or only weighed up: "I looked at 14:30", "14:30 was my first thought", "the other option"
+_TIME_WEIGHED = re.compile(
+    r"\b(?:looked\s+at|considered|considering|thought\s+(?:about|of)|checked|asked\s+about|"
+    r"(?:was|were|is)\s+(?:my|our|the|an?)\s+(?:first|original|initial|other|earlier|old)\s+"
+    r"(?:thought|choice|option|idea|plan|pick|preference|slot))\b"
+)
+# the words before a time that give it as the one in force: "at 12:30", "moved to 12:30", "it's 15:00"
+_AT_TIME = frozenset({"at", "for", "to", "now", "from", "@", "is", "s"})
 
 
 def time_instead(fact: Resolved, text: str, theirs: list[Resolved], raw: str | None = None) -> list[str]:
     """For a time the message names only in clauses saying it could not be had ("12:10 was
-    too tight"), the other times it gives after *at, for, to, now, from* in clauses saying no
-    such thing ("VAN-5 picks him up at 12:30"): the ones used instead."""
+    too tight") or only weighing it up ("I looked at 12:10", "12:10 was my first thought"), the
+    other times it gives after *at, for, to, now, from, is* in clauses saying no such thing
+    ("VAN-5 picks him up at 12:30", "so it's 12:30"): the ones used instead."""
     if fact.kind != "time":
         return []
     used: list[str] = []
@@ -392,7 +399,7 @@ def time_instead(fact: Resolved, text: str, theirs: list[Resolved], raw: str | N
         values = fact.found(piece)
         if not values:
             continue
-        failed = _TIME_FAILED.search(facts.fold(written)) is not None
+        failed = _TIME_FAILED.search(facts.fold(written)) is not None or _TIME_WEIGHED.search(facts.fold(written))
         if any(fact.matches(f) for f in values) and not failed:
             return []
         if failed:

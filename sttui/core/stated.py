@@ -29,7 +29,8 @@ The rules, simple enough to apply by hand (task format §5):
   presumably, seems, apparently, ought, reckon…* (and *looks like*) leave open what follows
   them to the end of their clause: "could be on VAN-42",
   "will probably be ready at 15:00" (the scripted user asks for a clear answer to these too).
-  A hedging phrase anywhere (``_HEDGING_PHRASES``: *fingers crossed, no guarantees…*), a
+  A hedging phrase anywhere (``_HEDGING_PHRASES``: *fingers crossed, no guarantees, fairly
+  sure, as far as I can tell, if I'm not mistaken, pending confirmation…*), a
   hedge word or *I hope* or *not sure* at the end, *hope* first, or *not sure* or *unsure*
   first ("Not sure, but …"; not "Not sure why …") leave the whole sentence
   open: "Restore at 11:19, hopefully.", "Hope CR-14 makes it by 11:19".
@@ -157,6 +158,24 @@ _HEDGING_PHRASES = (
     ("cannot", "promise"),
     ("can't", "guarantee"),
     ("cannot", "guarantee"),
+    # a belief by another name (the scripted user asks for a clear answer to each): "…, I'm
+    # fairly sure", "As far as I can tell, …", "…, if I'm not mistaken"
+    ("pretty", "sure"),
+    ("fairly", "sure"),
+    ("reasonably", "sure"),
+    ("as", "far", "as", "i", "know"),
+    ("as", "far", "as", "i", "can", "tell"),
+    ("as", "far", "as", "i'm", "aware"),
+    ("as", "far", "as", "i", "am", "aware"),
+    ("if", "i'm", "not", "mistaken"),
+    ("unless", "i'm", "mistaken"),
+    ("to", "my", "knowledge"),
+    ("if", "memory", "serves"),
+    # … or a booking not yet done: "14:30, pending confirmation"
+    ("pending", "confirmation"),
+    ("awaiting", "confirmation"),
+    ("not", "yet", "confirmed"),
+    ("to", "be", "confirmed"),
 )
 _HEDGING_FIRSTS = frozenset(p[0] for p in _HEDGING_PHRASES)
 # after "not sure" opening a sentence, what says the doubt is of something else ("Not sure why …")

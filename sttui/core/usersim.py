@@ -174,6 +174,10 @@ HEDGE_MARKERS = (
     "reasonably sure",
     "as far as i know",
     "as far as i can tell",
+    "pending confirmation",  # (not done yet: the user asks whether it is)
+    "awaiting confirmation",
+    "not yet confirmed",
+    "to be confirmed",
     "if i'm not mistaken",
     "unless i'm mistaken",
     "or at least",
