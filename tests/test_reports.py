@@ -807,6 +807,10 @@ def test_the_last_report_stating_a_vehicle_counts():
         (("On TRK-3 for 06:59, since TRK-9 is busy.",), False, True),
         (("TRK-3 took it, arriving 06:59. I tried TRK-9 first.",), False, True),
         (("The insulin goes in TRK-3 at 06:59 - TRK-9 was my backup.",), False, True),
+        # … or only weighed up in a clause that goes on to place another ("… but TRK-3 is on it")
+        (("I looked at TRK-9 but the insulin is on TRK-3, delivered 06:59.",), False, True),
+        (("I considered TRK-9 but TRK-3 is on its way, delivered 06:59.",), False, True),
+        (("I considered TRK-3 but TRK-9 is on it, delivered 06:59.",), True, False),
         # … or named as already spoken for ("booked up", "already booked", "tied up")
         (("On TRK-3 for 06:59 - TRK-9 already booked.",), False, True),
         (("Insulin's on TRK-3, arriving 06:59 - TRK-9 was booked up.",), False, True),
@@ -2510,6 +2514,22 @@ def test_a_name_weighed_up_or_failed_while_a_rival_is_put_to_use_conflicts(repor
 )
 def test_a_person_weighed_up_or_off_while_another_is_given_the_work_conflicts(report, passes):
     ep = played(CARDIOLOGY, reports=(report,))
+    assert item(ep).passed is passes, item(ep).detail
+
+
+@pytest.mark.parametrize(
+    ("report", "passes"),
+    [
+        # the generator named only after "looked at", in a clause that goes on to put another on
+        # the job ("is on its way"): its "on" had read as placing GEN-12
+        ("Fault at Osier Beds. I looked at GEN-12 but GEN-11 is on its way: Kingsmead on generator 09:57. "
+         "CR-100 at Osier Beds 10:30, PMT-1; back 13:30.", False),
+        ("Fault at Osier Beds. I looked at GEN-11 but GEN-12 is on its way: Kingsmead on generator 09:57. "
+         "CR-100 at Osier Beds 10:30, PMT-1; back 13:30.", True),
+    ],
+)  # fmt: skip
+def test_a_value_only_weighed_up_in_a_clause_that_places_another_is_not_the_one_stated(report, passes):
+    ep = played(STT / "grid" / "kingsmead-fault-under-railway-s1-hard.yaml", reports=(report,))
     assert item(ep).passed is passes, item(ep).detail
 
 

@@ -295,7 +295,8 @@ def put_instead(fact: Resolved, text: str, theirs: list[Resolved], raw: str | No
             continue
         values = fact.found(piece)
         folded = facts.fold(piece)
-        if any(fact.matches(f) for f in values):
+        expected = [f.written for f in values if fact.matches(f)]
+        if expected and not _weighed(folded, expected):
             if not _PLACES_IT.isdisjoint(_WORDS.findall(_TOO_FOR.sub(_less_for, folded))):
                 return []  # (the expected id may be placed here)
             continue
@@ -311,10 +312,26 @@ def put_instead(fact: Resolved, text: str, theirs: list[Resolved], raw: str | No
             if (
                 _placing(_WORDS.findall(folded[max(0, i - 80) : i])[-3:], put_on)
                 or _TAKES.match(folded, end)
+                or (expected and _PLACING_AFTER.match(folded, end))  # ("… but GEN-11 is on its way")
                 or (fact.kind != "id" and _DOES_IT.match(folded, end))  # ("so Saltmarsh is catering")
             ):
                 put.append(w)
     return list(dict.fromkeys(put))
+
+
+def _weighed(folded: str, written: list[str]) -> bool:
+    """Whether each of ``written`` (the expected value, as a piece of the message writes it)
+    stands right after a word that only weighs it up (``_WEIGHED``: "I looked at GEN-12 but
+    GEN-11 is on its way" places GEN-12 nowhere, whatever else the piece says)."""
+    seen = False
+    for w in written:
+        at = folded.find(facts.fold(w))
+        while at >= 0:
+            if _WEIGHED.isdisjoint(_WORDS.findall(folded[max(0, at - 30) : at])[-2:]):
+                return False
+            seen = True
+            at = folded.find(facts.fold(w), at + 1)
+    return seen  # (a value found as typed otherwise, "Westbroook", is not found here: not weighed)
 
 
 # a clause's end within a part: not the colon of a time or the point of a number ("08:40", "2.5")
