@@ -2517,19 +2517,26 @@ def test_a_person_weighed_up_or_off_while_another_is_given_the_work_conflicts(re
     assert item(ep).passed is passes, item(ep).detail
 
 
+KINGSMEAD = STT / "grid" / "kingsmead-fault-under-railway-s1-hard.yaml"
+KELP = Path(__file__).parent / "fixtures" / "heldout" / "harbour" / "kelp-wharf-crane-s2-medium.yaml"
+
+
 @pytest.mark.parametrize(
-    ("report", "passes"),
+    ("path", "report", "passes"),
     [
         # the generator named only after "looked at", in a clause that goes on to put another on
         # the job ("is on its way"): its "on" had read as placing GEN-12
-        ("Fault at Osier Beds. I looked at GEN-12 but GEN-11 is on its way: Kingsmead on generator 09:57. "
-         "CR-100 at Osier Beds 10:30, PMT-1; back 13:30.", False),
-        ("Fault at Osier Beds. I looked at GEN-11 but GEN-12 is on its way: Kingsmead on generator 09:57. "
-         "CR-100 at Osier Beds 10:30, PMT-1; back 13:30.", True),
+        (KINGSMEAD, "Fault at Osier Beds. I looked at GEN-12 but GEN-11 is on its way: Kingsmead on generator "
+         "09:57. CR-100 at Osier Beds 10:30, PMT-1; back 13:30.", False),
+        (KINGSMEAD, "Fault at Osier Beds. I looked at GEN-11 but GEN-12 is on its way: Kingsmead on generator "
+         "09:57. CR-100 at Osier Beds 10:30, PMT-1; back 13:30.", True),
+        # … or said to be only thought of, and another berth left from (a held-out domain)
+        (KELP, "Ardmore Quay was my first thought but the Selkie leaves from North Pier at 14:45.", False),
+        (KELP, "North Pier was my first thought but the Selkie leaves from Ardmore Quay at 14:45.", True),
     ],
 )  # fmt: skip
-def test_a_value_only_weighed_up_in_a_clause_that_places_another_is_not_the_one_stated(report, passes):
-    ep = played(STT / "grid" / "kingsmead-fault-under-railway-s1-hard.yaml", reports=(report,))
+def test_a_value_only_weighed_up_in_a_clause_that_places_another_is_not_the_one_stated(path, report, passes):
+    ep = played(path, reports=(report,))
     assert item(ep).passed is passes, item(ep).detail
 
 

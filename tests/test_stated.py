@@ -298,6 +298,13 @@ HEDGED = [
 
 # a question typed without its "?" (an outside tester's "Shall I go with TRK-9" passed as the
 # report), and a value waiting on "if that's alright with you"
+def test_what_markdown_strikes_through_is_taken_back():
+    """A held-out report's "~~Seren Glas from Mostyn~~" (the plan crossed out) had given Mostyn as
+    the port once *from* placed a name."""
+    assert kept("- ~~Seren Glas from Mostyn~~: closed\n- **Port:** Amlwch") == "- ~~ ~~: closed - **Port:** Amlwch"
+    assert kept("From Mostyn ~ 07:47 ~ at sea") == "From Mostyn ~ 07:47 ~ at sea"  # (one tilde is no strike)
+
+
 UNASKED = [
     ("Shall I go with TRK-9", "-"),
     ("how about TRK-9", "-"),

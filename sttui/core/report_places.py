@@ -260,10 +260,10 @@ def _parts(text: str, raw: str | None) -> Iterator[tuple[str, str]]:
 # with TRK-7", "took TRK-7" (not "is", "to", "for", "at": "the fault report went to TRK-7's driver")
 _PUT_ON = frozenset({"on", "onto", "in", "into", "aboard", "with", "via", "using", "used", "took", "chose", "picked", "instead",
                      "rather", "actually", "correction", "meant"})  # fmt: skip
-# … and for a name, "at", "to" and "by" as well: "the gala is at the Assembly Rooms", "moved it to
-# the Harbour Centre", "seen by Dr Feld" (a venue, a caterer, a clinician: nothing is addressed to
-# one the way it is to a truck's driver)
-_PUT_AT = _PUT_ON | {"at", "to", "by"}
+# … and for a name, "at", "to", "by" and "from" as well: "the gala is at the Assembly Rooms",
+# "moved it to the Harbour Centre", "seen by Dr Feld", "leaves from North Pier" (a venue, a
+# clinician, a berth: nothing is addressed to one the way it is to a truck's driver)
+_PUT_AT = _PUT_ON | {"at", "to", "by", "from"}
 _DOES_IT = re.compile(DOES_IT)  # (… or doing the work: "Saltmarsh took the job")
 # … or a verb of carrying the goods right after it: "TRK-7 took it", "TRK-7 is delivering them"
 _TAKES = re.compile(
@@ -319,18 +319,28 @@ def put_instead(fact: Resolved, text: str, theirs: list[Resolved], raw: str | No
     return list(dict.fromkeys(put))
 
 
+_WEIGHED_AFTER = re.compile(
+    r"\s+(?:was|were|is)\s+(?:my|our|the|an?)\s+(?:first|original|initial|other|earlier|old)\s+"
+    r"(?:thought|choice|option|idea|plan|pick|preference|call)\b"
+)
+
+
 def _weighed(folded: str, written: list[str]) -> bool:
     """Whether each of ``written`` (the expected value, as a piece of the message writes it)
     stands right after a word that only weighs it up (``_WEIGHED``: "I looked at GEN-12 but
-    GEN-11 is on its way" places GEN-12 nowhere, whatever else the piece says)."""
+    GEN-11 is on its way" places GEN-12 nowhere, whatever else the piece says), or before words
+    saying it was only thought of (``_WEIGHED_AFTER``: "Ardmore Quay was my first thought but
+    the Selkie leaves from North Pier")."""
     seen = False
     for w in written:
-        at = folded.find(facts.fold(w))
+        w = facts.fold(w)
+        at = folded.find(w)
         while at >= 0:
-            if _WEIGHED.isdisjoint(_WORDS.findall(folded[max(0, at - 30) : at])[-2:]):
+            before = _WORDS.findall(folded[max(0, at - 30) : at])[-2:]
+            if _WEIGHED.isdisjoint(before) and not _WEIGHED_AFTER.match(folded, at + len(w)):
                 return False
             seen = True
-            at = folded.find(facts.fold(w), at + 1)
+            at = folded.find(w, at + 1)
     return seen  # (a value found as typed otherwise, "Westbroook", is not found here: not weighed)
 
 

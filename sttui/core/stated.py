@@ -72,6 +72,8 @@ The rules, simple enough to apply by hand (task format §5):
   to your approval", or *if you like* with an offer) states nothing from the writer's first
   *I will*, *I'd*, *I can*… on, or at all when there is none: "I will put Westfield on VAN-42
   once you confirm." "Let me know if you agree" asks; it waits on nothing.
+- **Struck through.** What markdown strikes through (``~~Seren Glas from Mostyn~~``) is taken
+  back as it is shown.
 - **A slip put right.** A figure followed by *sorry, oops* or *I mean* and another figure:
   "on FB-7, sorry, FB-2" states FB-2 (``_SLIPPED``; ``without_slips`` gives the claims the same
   reading; ``core.corrections`` lets the figure after it decide).
@@ -219,6 +221,10 @@ NAME_SLIPPED = re.compile(
 _SLIPPED = re.compile(_SLIPPED_FIGURE + "|" + NAME_SLIPPED.pattern, re.IGNORECASE)
 
 
+# what markdown strikes through: taken back as it is shown
+_STRUCK = re.compile(r"~~[^~\n]+~~")
+
+
 def without_slips(text: str) -> str:
     """``text`` with each figure put right at once blanked: "on FB-7, sorry, FB-2" says FB-2
     (``_SLIPPED``), for the claims, which read the text as written, as for the facts."""
@@ -267,6 +273,8 @@ def stated_text(text: str) -> str:
         if "(" in sentence:
             spans += _pending(sentence, start, words)
     spans += [m.span() for m in _SLIPPED.finditer(text)]
+    if "~~" in text:  # struck through, as markdown writes it: "~~Seren Glas from Mostyn~~"
+        spans += [m.span() for m in _STRUCK.finditer(text)]
     if not spans:
         return text
     out = list(text)
