@@ -2540,6 +2540,28 @@ def test_a_value_only_weighed_up_in_a_clause_that_places_another_is_not_the_one_
     assert item(ep).passed is passes, item(ep).detail
 
 
+_TABLE = """| Who | Flight(s) | Lands / leaves |
+|---|---|---|
+| Emma, Bjorn | {emma} | 19:10 |
+| Ingrid, Sara | KL1143 + SK271 | lands 20:25 |
+| Pieter | KL1183 (tomorrow) | 07:05 |
+
+No fees; Pieter has a hotel voucher."""
+
+
+@pytest.mark.parametrize(("emma", "passes"), [("KL1189", True), ("KL1143", False)])
+def test_a_report_in_a_markdown_table_is_read_row_by_row(emma, passes):
+    """A table's row gives its first cell's people the values after it ("Ingrid, Sara | KL1143 +
+    SK271" had left Ingrid's first flight unstated, so a right table failed)."""
+    from sttui.core.table_rows import as_read
+
+    ep = played(STT / "air-travel" / "bergen-reaccommodation-t2-hard.yaml", reports=(_TABLE.format(emma=emma),))
+    assert item(ep).passed is passes, item(ep).detail
+    row = "| Ingrid, Sara | KL1143 + SK271 | lands 20:25 |"
+    assert as_read(row) == "  Ingrid, Sara:  KL1143 + SK271,  lands 20:25. "
+    assert as_read("|---|:---:|") == " " * 11 and as_read("a | b") == "a | b"  # (a rule; prose)
+
+
 def test_a_first_word_shared_only_with_the_records_own_premises_names_it():
     from sttui.core.report_names import first_words
 

@@ -82,6 +82,7 @@ from sttui.core.report_places import (
 )
 from sttui.core.retractions import taken_back
 from sttui.core.stated import stated_text
+from sttui.core.table_rows import as_read
 from sttui.core.time_ranges import range_starts
 
 if TYPE_CHECKING:
@@ -113,14 +114,14 @@ def agent_messages(episode: Episode) -> list[_Msg]:
     Read incrementally (only the events since the last call): the scripted user and the live
     checklist ask after every step, and a rescan would make a long episode's steps quadratic."""
     if not episode.events:
-        return [_Msg(None, m["text"]) for m in episode.messages if m.get("from") == "agent"]
+        return [_Msg(None, as_read(m["text"])) for m in episode.messages if m.get("from") == "agent"]
     seen = _MESSAGES.get(episode)
     events = episode.events
     if seen is None or seen[0] is not events or seen[1] > len(events):
         seen = _MESSAGES[episode] = (events, 0, [])
     _, start, msgs = seen
     msgs.extend(
-        _Msg(e.seq, e.payload["text"])
+        _Msg(e.seq, as_read(e.payload["text"]))  # (a markdown table's rows as lines)
         for e in events[start:]
         if e.type == ev.MESSAGE and e.payload.get("from") == "agent"
     )
@@ -682,6 +683,7 @@ def evaluate_tell(episode: Episode, item: ChecklistItem) -> tuple[bool, str]:
 def message_mismatches(episode: Episode, text: str) -> list[Mismatch]:
     """What one agent message gets wrong against the checklist in force and the record:
     facts it states with a conflicting value, and its unsupported claims (not omissions)."""
+    text = as_read(text)
     out: list[Mismatch] = []
     everything = _all_facts(episode)
     resolved = [r for _, rs in everything for r in rs]
