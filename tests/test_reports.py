@@ -2562,6 +2562,23 @@ def test_a_report_in_a_markdown_table_is_read_row_by_row(emma, passes):
     assert as_read("|---|:---:|") == " " * 11 and as_read("a | b") == "a | b"  # (a rule; prose)
 
 
+_MRI_REPORT = (
+    "Halima - I got her authorisation moved to Northgate; MRI there at 10:30, then Dr Adeyemi at {review}. "
+    "VAN-3 picks her up from home 9:55. Kwame's MRI is tomorrow 12pm at Elm Park and his review 1:45pm tomorrow. "
+    "Told them both."
+)
+
+
+@pytest.mark.parametrize(("review", "passes"), [("12:15", True), ("12:45", False)])
+def test_a_person_the_facts_own_record_names_is_no_bystander(review, passes):
+    """Halima's review is with Dr Adeyemi: "then Dr Adeyemi at 12:15" gives her review its time
+    (it had gone to Dr Adeyemi as to a bystander, and a right report failed as never stating it)."""
+    ep = played(STT / "clinic" / "mri-quench-cascade-st2-hard.yaml", reports=(_MRI_REPORT.format(review=review),))
+    assert item(ep).passed is passes, item(ep).detail
+    if not passes:
+        assert contradicted(ep) == ("For Halima's review, my app shows 12:15, not 12:45.",)
+
+
 def test_a_first_word_shared_only_with_the_records_own_premises_names_it():
     from sttui.core.report_names import first_words
 

@@ -135,16 +135,29 @@ def bystanders(task: Any) -> tuple[Subject, ...]:
 
 
 def _read_bystanders(task: Any) -> tuple[Subject, ...]:
+    return tuple(dict.fromkeys(people_by_key(task).values()))
+
+
+_PEOPLE_BY_KEY: dict[int, tuple[Any, dict[str, Subject]]] = {}
+
+
+def people_by_key(task: Any) -> dict[str, Subject]:
+    """Each person's record key (canonical: ``CL-ADEYEMI``) -> the person as a subject
+    (``bystanders``). Read once per task."""
+    return per_task(_PEOPLE_BY_KEY, task, _read_people_by_key)
+
+
+def _read_people_by_key(task: Any) -> dict[str, Subject]:
     who = people(task)
-    out: list[Subject] = []
+    out: dict[str, Subject] = {}
     for canon, name in _named_records(task):
         if canon not in who:
             continue
         words = [w for w in facts.words(_NAME_PART.sub(" ", name)) if w.isalpha() and w not in facts.TITLES]
         if words:
             first = [words[0]] if len(words) > 1 and len(words[0]) > 2 else []
-            out.append(subject_of([" ".join(words), words[-1], *first]))
-    return tuple(dict.fromkeys(out))
+            out.setdefault(canon, subject_of([" ".join(words), words[-1], *first]))
+    return out
 
 
 _SHARED: dict[int, tuple[Any, frozenset[str]]] = {}

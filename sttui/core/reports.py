@@ -62,14 +62,15 @@ from typing import TYPE_CHECKING, Any
 
 from sttui.core import events as ev
 from sttui.core import facts
+from sttui.core import state as st
 from sttui.core.attach import Clause, sentences
 from sttui.core.claim_record import _record, _tell_items
 from sttui.core.corrections import corrected
 from sttui.core.other_times import CLAUSE_BREAK, others_time
 from sttui.core.report_claims import Mismatch, all_claims, claims
-from sttui.core.report_facts import Resolved, resolve
+from sttui.core.report_facts import Resolved, picked, resolve
 from sttui.core.report_labels import labels_of, under_label
-from sttui.core.report_names import bystanders, first_words
+from sttui.core.report_names import bystanders, first_words, people_by_key
 from sttui.core.report_order import in_order, ordinal
 from sttui.core.report_places import (
     is_remark,
@@ -629,9 +630,26 @@ def resolved_facts(episode: Episode, item: ChecklistItem) -> list[Resolved]:
             found = rec.facts[key] = resolve(
                 fact, episode.env.state, rec.words, rec.kept, held, first_words(episode.task)
             )
-            found.bystanders = bystanders(episode.task)  # (of any fact: a correction may be a person's)
+            found.bystanders = _bystanders_of(episode, fact)  # (of any fact: a correction may be a person's)
         out.append(found)
     return out
+
+
+def _bystanders_of(episode: Episode, fact: Any) -> tuple[Any, ...]:
+    """The task's people (``report_names.bystanders``) but those the fact's own record names:
+    Halima's review is with Dr Adeyemi, so "then Dr Adeyemi at 12:15" gives Halima's review
+    its time rather than giving it to a bystander."""
+    everyone = bystanders(episode.task)
+    path, where = getattr(fact, "path", None), getattr(fact, "where", None)
+    if not everyone or not isinstance(path, str) or "*" not in path or not where:
+        return everyone
+    at, _ = picked(episode.env.state, path, where)
+    record = st.lookup(episode.env.state, ".".join(st.split(at)[:-1]), None) if at else None
+    if not isinstance(record, dict):
+        return everyone
+    by_key = people_by_key(episode.task)
+    with_it = {by_key[c] for v in record.values() if isinstance(v, str) and (c := facts.canon_id(v)) in by_key}
+    return tuple(b for b in everyone if b not in with_it) if with_it else everyone
 
 
 def _all_facts(episode: Episode) -> list[tuple[ChecklistItem, list[Resolved]]]:
