@@ -2579,6 +2579,26 @@ def test_a_person_the_facts_own_record_names_is_no_bystander(review, passes):
         assert contradicted(ep) == ("For Halima's review, my app shows 12:15, not 12:45.",)
 
 
+@pytest.mark.parametrize(
+    ("abbeymead", "passes"),
+    [
+        ("Abbeymead: VAN-47 was the plan but it fell through; it's on VAN-44 now, 10:05.", False),
+        # … and the other way round: what failed, then the expected van put to use (had failed)
+        ("Abbeymead: VAN-44 was the plan but it fell through; it's on VAN-47 now, 10:05.", True),
+        ("Abbeymead was on VAN-44, which broke down; it is on VAN-47 now, arriving 10:05.", True),
+    ],
+)
+def test_a_subjects_value_named_only_as_what_failed_gives_way_to_the_one_put_to_use(abbeymead, passes):
+    """ "Abbeymead: VAN-47 was the plan but it fell through; it's on VAN-44 now" had passed (a
+    value given to the subject decided, whatever its clause said of it), and "Abbeymead was on
+    VAN-44, which broke down; it is on VAN-47 now" had failed. The other subjects' values in
+    the message stand either way."""
+    report = f"Westfield gets VAN-42 (08:55), Lakeside VAN-41 (09:30). {abbeymead}"
+    ep = played(STT / "logistics" / "chemo-release-slip-t3-hard.yaml", reports=(report,))
+    assert item(ep).passed is passes, item(ep).detail
+    assert contradicted(ep) == (() if passes else ("For Abbeymead, my app shows VAN-47, not VAN-44.",))
+
+
 def test_a_first_word_shared_only_with_the_records_own_premises_names_it():
     from sttui.core.report_names import first_words
 

@@ -73,6 +73,7 @@ from sttui.core.report_labels import labels_of, under_label
 from sttui.core.report_names import bystanders, first_words, people_by_key
 from sttui.core.report_order import in_order, ordinal
 from sttui.core.report_places import (
+    FAILED,
     is_remark,
     placed,
     placed_by_words,
@@ -217,7 +218,12 @@ def _states(fact: Resolved, text: str, others: list[Resolved]) -> tuple[bool, li
         return ordered[0], ordered[1], fact.about_shown
     if mine:  # the message gives the fact's subject values of its kind: those decide
         if any(fact.matches(f) for f in mine):
-            return True, [], fact.about_shown
+            # … but the expected one named only as what failed, another of the subject's put to
+            # use ("Abbeymead: VAN-47 was the plan but it fell through; it's on VAN-44 now")
+            instead = _used_instead_by(fact, text, others, raw) if fact.kind != "time" else []
+            written = {f.written for f in (*mine, *free)}  # (given it, or no one: not another subject)
+            instead = [w for w in instead if w in written]
+            return (False, instead, fact.about_shown) if instead else (True, [], fact.about_shown)
         own = [o for o in others if o.about == fact.about and o.kind == fact.kind and o is not fact and not o.problem]
         in_parallel = set(paired)  # (sets: a long message may give thousands of values)
         given = [
@@ -227,6 +233,12 @@ def _states(fact: Resolved, text: str, others: list[Resolved]) -> tuple[bool, li
             and not any(o.matches(f) for o in own)
             and not others_time(fact.kind, text, f.written)
         ]  # (a value of the user's request given the subject in a list in parallel counts)
+        if given and fact.kind != "time" and any(fact.matches(f) for f in free):
+            # … but what failed, the expected one put to use after it in the subject's own
+            # sentences ("Abbeymead was on VAN-44, which broke down; it is on VAN-47 now")
+            blank, raw_blank = _own_sentences(fact, text, others, raw)
+            if blank and _failed_only(given, raw_blank) and placed_by_words(fact, blank, True, []):
+                return True, [], fact.about_shown
         if given:  # values given to its subject (not its other facts'), none the expected one
             return False, _written_once(given), fact.about_shown
         found = free  # what the message gives other subjects is not said of this one
@@ -240,11 +252,7 @@ def _states(fact: Resolved, text: str, others: list[Resolved]) -> tuple[bool, li
     theirs = [o for o in others if o.kind == fact.kind and o.problem is None and o is not fact]
     if any(fact.matches(f) for f in found):
         # the expected value named only as what failed, remarked on, or not to be had: another was used
-        used = (
-            used_instead(fact, text, theirs, raw)
-            or put_instead(fact, text, theirs, raw)
-            or time_instead(fact, text, theirs, raw)
-        )
+        used = _used_instead(fact, text, others, raw)
         return (False, used, "") if used else (True, [], "")
     rivals = [
         f
@@ -256,6 +264,65 @@ def _states(fact: Resolved, text: str, others: list[Resolved]) -> tuple[bool, li
     if not rivals:
         return None
     return False, _written_once(rivals), ""
+
+
+def _used_instead(fact: Resolved, text: str, others: list[Resolved], raw: str) -> list[str]:
+    """The values the message (``text`` as stated, ``raw`` as written) uses instead of the
+    expected one, which it names only as what failed, was remarked on or was not to be had."""
+    theirs = [o for o in others if o.kind == fact.kind and o.problem is None and o is not fact]
+    return (
+        used_instead(fact, text, theirs, raw)
+        or put_instead(fact, text, theirs, raw)
+        or time_instead(fact, text, theirs, raw)
+    )
+
+
+def _used_instead_by(fact: Resolved, text: str, others: list[Resolved], raw: str) -> list[str]:
+    """``_used_instead`` within the sentences that name the fact's subject and no other, and
+    those naming no one after them: what one subject's sentences put to use says nothing of
+    another's ("Westfield gets VAN-42 … Abbeymead: VAN-47 fell through; it's on VAN-44 now"
+    uses VAN-44 for Abbeymead alone)."""
+    blank, raw_blank = _own_sentences(fact, text, others, raw)
+    return _used_instead(fact, blank, others, raw_blank) if blank else []
+
+
+_STRETCH = re.compile(r"[;!?\n]|\.(?=\s|$)")
+
+
+def _failed_only(given: list[facts.Found], raw: str) -> bool:
+    """Whether each of ``given`` is named in ``raw`` only in stretches (to a semicolon or a
+    sentence's end) saying it failed: "was on VAN-44, which broke down"."""
+    said = [(part, FAILED.search(part) is not None) for part in _STRETCH.split(facts.fold(raw))]
+    return all(
+        any(facts.fold(f.written) in clause for clause, _ in said)
+        and all(failed for clause, failed in said if facts.fold(f.written) in clause)
+        for f in given
+    )
+
+
+def _own_sentences(fact: Resolved, text: str, others: list[Resolved], raw: str) -> tuple[str, str]:
+    """``text`` and ``raw`` with all but the subject's own sentences blanked (those naming it
+    and no other, and those naming no one after them); ("", "") when it has none."""
+    subjects = tuple(dict.fromkeys([fact.about, *(o.about for o in others if o.about)]))
+    own, pos, mine = [], 0, False
+    for sentence in sentences(text, subjects, _aside(fact, subjects)):
+        at = text.find(sentence.text, pos)
+        if at < 0:
+            continue
+        pos = at + len(sentence.text)
+        if sentence.named:  # (one naming no one goes on with the one before: "…; it's on VAN-44 now")
+            mine = sentence.named == (fact.about,)
+        if mine:
+            own.append((at, pos))
+    if not own:
+        return "", ""
+    keep = [False] * len(text)
+    for a, b in own:
+        keep[a:b] = [True] * (b - a)
+    blank = "".join(c if k or c == "\n" else " " for c, k in zip(text, keep, strict=True))
+    if len(raw) != len(text):
+        return blank, blank
+    return blank, "".join(c if k or c == "\n" else " " for c, k in zip(raw, keep, strict=True))
 
 
 def _written_once(found: Iterable[facts.Found]) -> list[str]:
