@@ -2599,6 +2599,24 @@ def test_a_subjects_value_named_only_as_what_failed_gives_way_to_the_one_put_to_
     assert contradicted(ep) == (() if passes else ("For Abbeymead, my app shows VAN-47, not VAN-44.",))
 
 
+@pytest.mark.parametrize(
+    ("report", "passes"),
+    [
+        # the interpreter (Jun Park) at the work by a verb in -ing, another at another job
+        ("The roundtable is now 11:30-13:30 in Wharf Suite 2, Jun Park interpreting. Tomasz runs the booth. Confirmed.", True),
+        # … another person at the interpreting, Jun Park only asked or busy
+        ("Roundtable moved to 11:30. I asked Jun Park but Mei Lin Zhao is interpreting after all. Confirmed.", False),
+        ("Roundtable at 11:30; Jun Park was busy so Mei Lin is interpreting. Confirmed.", False),
+        # … and "instead of" denies a name of two words whole ("instead of Jun Park": not "Park")
+        ("Roundtable at 11:30, interpreted by Mei Lin instead of Jun Park. Confirmed.", False),
+        ("Roundtable at 11:30, interpreted by Jun Park instead of Mei Lin. Confirmed.", True),
+    ],
+)  # fmt: skip
+def test_a_person_at_the_work_by_a_verb_in_ing_is_the_one_stated(report, passes):
+    ep = played(STT / "venues" / "interpreter-court-call-st1-medium.yaml", reports=(report,))
+    assert item(ep).passed is passes, item(ep).detail
+
+
 def test_a_first_word_shared_only_with_the_records_own_premises_names_it():
     from sttui.core.report_names import first_words
 

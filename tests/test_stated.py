@@ -298,6 +298,18 @@ HEDGED = [
 
 # a question typed without its "?" (an outside tester's "Shall I go with TRK-9" passed as the
 # report), and a value waiting on "if that's alright with you"
+def test_a_name_denied_is_denied_whole():
+    """ "instead of Jun Park" had blanked "Jun" alone, and "Park" was stated."""
+    assert (
+        kept("Interpreted by Mei Lin instead of Jun Park. Confirmed.")
+        == "Interpreted by Mei Lin instead of . Confirmed."
+    )
+    assert kept("Jun Park, not Mei Lin Zhao, is interpreting.") == "Jun Park, not , is interpreting."
+    assert (
+        kept("Westfield isn't on VAN-42 Lakeside is") == "Westfield isn't on - Lakeside is"
+    )  # (an id: its word alone)
+
+
 def test_what_markdown_strikes_through_is_taken_back():
     """A held-out report's "~~Seren Glas from Mostyn~~" (the plan crossed out) had given Mostyn as
     the port once *from* placed a name."""

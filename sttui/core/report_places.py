@@ -177,8 +177,7 @@ def placed_by_words(fact: Resolved, text: str, ok: bool, rivals: list[str]) -> b
             if _placing(last) and not (_NOTHING.search(before) and _no_change(text, start)):
                 return True
             if (
-                _PLACING_AFTER.match(folded, start + len(w))
-                or (fact.kind != "id" and _DOES_IT.match(folded, start + len(w)))
+                _PLACING_AFTER.match(folded, start + len(w)) or _does_it(fact, folded, start + len(w))
             ):  # (a name doing the work: "Dr Okafor sees her", "Bramble is catering")  # "TRK-9 took it instead", "CR-14 is on Hawthorn"
                 return True
             start = folded.find(w, start + 1)
@@ -265,6 +264,24 @@ _PUT_ON = frozenset({"on", "onto", "in", "into", "aboard", "with", "via", "using
 # clinician, a berth: nothing is addressed to one the way it is to a truck's driver)
 _PUT_AT = _PUT_ON | {"at", "to", "by", "from"}
 _DOES_IT = re.compile(DOES_IT)  # (… or doing the work: "Saltmarsh took the job")
+# … and a person at any work, the rest of their name between: "Jun Park interpreting", "Mei
+# Lin is interpreting" (a first name found, its surname after it)
+_AT_WORK_ING = re.compile(r"(?:\s+[^\W\d_]+)?\s+(?:(?:is|are|was|were|will\s+be|now)\s+)?(?:now\s+)?[^\W\d_]{3,}ing\b")
+_NOT_WORK = re.compile(
+    r"(?:\s+[^\W\d_]+)?\s+(?:(?:is|are|was|were|will\s+be|now)\s+)?(?:now\s+)?(?:nothing|something|anything|everything|morning|evening|during|according|bring|thing)\b"
+)
+
+
+def _does_it(fact: Resolved, folded: str, end: int) -> bool:
+    """Whether a name (not an id) that ends at ``end`` is doing the work: a verb of it right
+    after (``DOES_IT``), or, for a person, any verb in *-ing* ("Jun Park interpreting")."""
+    if fact.kind == "id":
+        return False
+    if _DOES_IT.match(folded, end):
+        return True
+    return fact.kind == "person" and _AT_WORK_ING.match(folded, end) is not None and not _NOT_WORK.match(folded, end)
+
+
 # … or a verb of carrying the goods right after it: "TRK-7 took it", "TRK-7 is delivering them"
 _TAKES = re.compile(
     r"\s+(?:is\s+|will\s+)?(?:took|takes|taking|carries|carried|carrying|delivers|delivered|delivering|deliver|"
@@ -313,7 +330,7 @@ def put_instead(fact: Resolved, text: str, theirs: list[Resolved], raw: str | No
                 _placing(_WORDS.findall(folded[max(0, i - 80) : i])[-3:], put_on)
                 or _TAKES.match(folded, end)
                 or (expected and _PLACING_AFTER.match(folded, end))  # ("… but GEN-11 is on its way")
-                or (fact.kind != "id" and _DOES_IT.match(folded, end))  # ("so Saltmarsh is catering")
+                or _does_it(fact, folded, end)  # ("so Saltmarsh is catering", "Mei Lin is interpreting")
             ):
                 put.append(w)
     return list(dict.fromkeys(put))

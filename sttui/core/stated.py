@@ -381,6 +381,20 @@ def _denied(text: str, words: list[tuple[int, int, str]], ends: list[int]) -> li
                 nxt = words[j + 1] if j + 1 < len(words) and words[j + 1][0] < stop else None
                 if nxt is not None and (_has_digit(nxt[2]) or words[j][2].rstrip(".") in TITLES):
                     out.append((nxt[0], nxt[1]))  # "not on van 42", "not Dr Okafor": the word and its number or name
+                else:  # "instead of Jun Park": a name's words, each with a capital, right after one another
+                    k = j
+                    while (
+                        k + 1 < len(words)
+                        and k - j < 2
+                        and words[k + 1][0] < stop
+                        and text[words[k][0]].isupper()
+                        and words[k][2].isalpha()
+                        and text[words[k + 1][0]].isupper()
+                        and words[k + 1][2].isalpha()
+                        and not text[words[k][1] : words[k + 1][0]].strip()
+                    ):
+                        k += 1
+                        out.append((words[k][0], words[k][1]))
         elif w == "or" and 0 < i < len(words) - 1:
             before, after = words[i - 1], words[i + 1]
             nxt = words[i + 2] if i + 2 < len(words) else None
