@@ -364,10 +364,15 @@ REMARKS = {
              " Would {r} suit better?", " It wasn't moved to {r}.", " I couldn't get {r}."),
     "text": (" {r} was my first choice.", " {r} was considered but {w} is better.", " {r} is the backup.",
              " Should I also book {r} as a backup?", " {r} wasn't needed in the end.", " Nothing changed for {r}.",
-             " I looked at {r} too.", " {r} was full.", " {r} couldn't do it."),
+             " I looked at {r} too.", " {r} was full.", " {r} couldn't do it.",
+             # … or at other work (a verb after a name puts it to use only where the expected is
+             # named as failed or weighed up alone)
+             " {r} is hosting another event.", " {r} is running as normal.", " {r} took the overflow."),
     "person": (" {r} was my first choice.", " {r} was considered but {w} is better.", " {r} is the backup.",
                " Should I also book {r} as a backup?", " {r} wasn't needed in the end.", " I looked at {r} too.",
-               " {r} was busy.", " {r} is off today.", " Nothing changed for {r}."),
+               " {r} was busy.", " {r} is off today.", " Nothing changed for {r}.",
+               " {r} runs the front desk today.", " {r} is covering another shift.", " {r} is working elsewhere.",
+               " {r} took the morning off."),
 }  # fmt: skip
 
 

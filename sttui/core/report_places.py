@@ -205,6 +205,7 @@ FAILED = re.compile(
     r"(?:has|have|had) no|lost|missed|needed elsewhere|died|dead|packed (?:up|in)|gave out|conked out|stopped working|"
     r"out of order|overheated|overheating|tripped|(?:went|gone) down|(?:fell|fallen|falls) through|"
     r"(?:is|was|were|are|'s)\s+off(?!\s+(?:to|at|from|for|with|on)\b)|"  # ("Dr Feld is off": not "off to Westbrook")
+    r"(?:is|was|were|are|'s)\s+(?:too\s+)?busy(?!\s+(?:[a-z]+ing|with)\b)|"  # ("Jun Park was busy": not "busy with the run")
     r"(?:didn't|did not) work out|"
     # … or already spoken for ("TRK-9 was booked up", "TRK-9 already booked")
     r"booked up|fully booked|already (?:booked|taken|in use|committed|assigned|allocated)|tied up)\b"
@@ -232,8 +233,14 @@ def used_instead(fact: Resolved, text: str, theirs: list[Resolved], raw: str | N
         values = fact.found(part)
         if not values:
             continue
-        failed = FAILED.search(facts.fold(written)) is not None
-        if any(fact.matches(f) for f in values) and not failed:
+        folded = facts.fold(written)
+        failed = FAILED.search(folded) is not None
+        expected = [f.written for f in values if fact.matches(f)]
+        if expected and failed and fact.kind != "id":  # a name fails only after it ("Kelp Wharf is
+            # closed"): a place is where things break ("the broken crossarm at Ravens Copse")
+            at = min((i for w in expected if (i := folded.find(facts.fold(w))) >= 0), default=-1)
+            failed = at >= 0 and FAILED.search(folded, at) is not None
+        if expected and not failed:
             return []
         if not failed:
             others = [f.written for f in values if not fact.matches(f) and not fact.excuses(f)]
@@ -306,6 +313,10 @@ def put_instead(fact: Resolved, text: str, theirs: list[Resolved], raw: str | No
         return []
     text, raw = _ids_for_names(fact, text, raw)
     put_on = _PUT_ON if fact.kind == "id" else _PUT_AT
+    # another at the work by a verb after it ("Saltmarsh took the job") counts only where the
+    # expected value is named as weighed up or failed alone ("Bramble was my first call"):
+    # "Marcus Webb (hybrid-trained) now runs the kit. Bello runs the front desk" puts Bello nowhere
+    at_work = _only_weighed_or_failed(fact, text, raw)
     put: list[str] = []
     for piece, written in _pieces(text, raw):
         if FAILED.search(facts.fold(written)) is not None:
@@ -330,7 +341,7 @@ def put_instead(fact: Resolved, text: str, theirs: list[Resolved], raw: str | No
                 _placing(_WORDS.findall(folded[max(0, i - 80) : i])[-3:], put_on)
                 or _TAKES.match(folded, end)
                 or (expected and _PLACING_AFTER.match(folded, end))  # ("… but GEN-11 is on its way")
-                or _does_it(fact, folded, end)  # ("so Saltmarsh is catering", "Mei Lin is interpreting")
+                or (at_work and _does_it(fact, folded, end))  # ("so Saltmarsh is catering")
             ):
                 put.append(w)
     return list(dict.fromkeys(put))
@@ -340,6 +351,22 @@ _WEIGHED_AFTER = re.compile(
     r"\s+(?:was|were|is)\s+(?:my|our|the|an?)\s+(?:first|original|initial|other|earlier|old)\s+"
     r"(?:thought|choice|option|idea|plan|pick|preference|call)\b"
 )
+
+
+def _only_weighed_or_failed(fact: Resolved, text: str, raw: str | None) -> bool:
+    """Whether every piece of the message naming the expected value weighs it up (``_weighed``)
+    or says it failed (``FAILED``, after it for a name), and one does."""
+    named = False
+    for piece, written in _pieces(text, raw):
+        expected = [f.written for f in fact.found(piece) if fact.matches(f)]
+        if not expected:
+            continue
+        named = True
+        folded = facts.fold(written)
+        at = min((i for w in expected if (i := folded.find(facts.fold(w))) >= 0), default=0)
+        if not (_weighed(facts.fold(piece), expected) or FAILED.search(folded, 0 if fact.kind == "id" else at)):
+            return False
+    return named
 
 
 def _weighed(folded: str, written: list[str]) -> bool:
