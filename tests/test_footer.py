@@ -123,7 +123,9 @@ async def _burst(footer: type[TextualFooter]) -> tuple[int, list[str]]:
 async def test_a_burst_of_key_changes_composes_the_footer_once_with_the_last_keys():
     ours, ours_keys = await _burst(Footer)
     theirs, theirs_keys = await _burst(TextualFooter)
-    assert theirs == 5 and ours == 1
+    # Textual's footer composes again for each change it gets to see: five on a quiet machine,
+    # fewer when a loaded one runs the changes' messages together (2 in a CI run); ours, once
+    assert theirs >= 2 and ours == 1, (theirs, ours)
     assert ours_keys == theirs_keys
     assert not any("Action 1" in k for k in ours_keys) and any("Action 2" in k for k in ours_keys)
 
