@@ -176,9 +176,8 @@ def placed_by_words(fact: Resolved, text: str, ok: bool, rivals: list[str]) -> b
             # (read as written: "nothing" blanks "changed" in what is stated)
             if _placing(last) and not (_NOTHING.search(before) and _no_change(text, start)):
                 return True
-            if (
-                _PLACING_AFTER.match(folded, start + len(w)) or _does_it(fact, folded, start + len(w))
-            ):  # (a name doing the work: "Dr Okafor sees her", "Bramble is catering")  # "TRK-9 took it instead", "CR-14 is on Hawthorn"
+            # "TRK-9 took it instead", "CR-14 is on Hawthorn"; a name doing the work: "Dr Okafor sees her"
+            if _PLACING_AFTER.match(folded, start + len(w)) or _does_it(fact, folded, start + len(w)):
                 return True
             start = folded.find(w, start + 1)
     return False
@@ -215,14 +214,15 @@ FAILED = re.compile(
 )
 
 
-# the kinds of fact a record is put to use by ("went on TRK-7", "went with the Assembly Rooms"):
-# an id, or a name given by value (a venue, a caterer)
+# the kinds of fact a record is put to use by ("went on TRK-7", "went with the Assembly Rooms",
+# "Dr Feld is seeing her"): an id, a name (a venue, a caterer, a site) or a person
 _BY_PLACE = frozenset({"id", "text", "person"})
 
 
 def used_instead(fact: Resolved, text: str, theirs: list[Resolved], raw: str | None = None) -> list[str]:
-    """For an id, when the message names the expected value only as what failed ("TRK-9 broke
-    down, so it went on TRK-7"), the other values it places in clauses saying no failure: the
+    """For an id, a name or a person, when the message names the expected value only as what
+    failed ("TRK-9 broke down, so it went on TRK-7"; for a name, the failure said after it),
+    the other values it places in clauses saying no failure: the
     ones it says were used instead. Empty when the expected value is named anywhere else.
     ``text`` is the stated text; ``raw``, the message as written, says what a negation there
     blanked ("TRK-9 wasn't used")."""
@@ -304,10 +304,12 @@ _PLACES_IT = _PUT_ON | _CARRYING | DOING
 
 
 def put_instead(fact: Resolved, text: str, theirs: list[Resolved], raw: str | None = None) -> list[str]:
-    """For an id the message names but never places, only remarks on in clauses with no word
-    that could place it ("I considered TRK-9", "TRK-9 was my first choice", "since TRK-9 is
-    busy"), the other values it puts the goods on in a clause saying no failure ("It's going on
-    TRK-7", ``_PUT_ON`` just before): the ones used instead. ``text`` is the stated text;
+    """For an id, a name or a person the message names but never places, only remarks on in
+    clauses with no word that could place it, or weighs up ("I considered TRK-9", "TRK-9 was my
+    first choice", "since TRK-9 is busy"), the other values it puts the goods on in a clause
+    saying no failure ("It's going on TRK-7", ``_PUT_ON`` just before; for a name ``_PUT_AT``,
+    or at the work after it where the expected one is only weighed up or failed): the ones used
+    instead. ``text`` is the stated text;
     ``raw`` the message as written (``used_instead``)."""
     if fact.kind not in _BY_PLACE or placed_by_words(fact, text, True, []):
         return []
@@ -347,6 +349,7 @@ def put_instead(fact: Resolved, text: str, theirs: list[Resolved], raw: str | No
     return list(dict.fromkeys(put))
 
 
+# what says a value was only thought of: "Ardmore Quay was my first thought"
 _WEIGHED_AFTER = re.compile(
     r"\s+(?:was|were|is)\s+(?:my|our|the|an?)\s+(?:first|original|initial|other|earlier|old)\s+"
     r"(?:thought|choice|option|idea|plan|pick|preference|call)\b"
