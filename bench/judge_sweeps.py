@@ -7,7 +7,9 @@ with one of these changes, and judged.
 - a remark, question or condition appended ("R was my first choice.", "R is on standby.",
   "Should I also book R as a backup?", "Nothing changed for R." …): each must pass;
 - a slip put right in place of the value ("W, sorry, R" must fail; "R, sorry, W" must pass);
-- every sentence hedged, "Not sure, but …": must fail.
+- every sentence hedged, "Not sure, but …": must fail;
+- every sentence doubted in one of the tests' ``DOUBTS`` ("To the best of my knowledge, …",
+  "…, I'm told.", "… (not verified)" …): must fail.
 
 W is the fact's value (an id, a time or a name: a venue, a site, a caterer) as the report writes
 it, R another value of its list that the report does not name (a time: 20 minutes off); a slip
@@ -64,6 +66,8 @@ def main() -> None:
                 judge(f"slip '{form}' (must {'pass' if passes else 'fail'})", task_id, slip, passes)
         hedged = " ".join("Not sure, but " + s[0].lower() + s[1:] for s in t._SENTENCES.split(final.strip()) if s)
         judge("every sentence 'Not sure, but …' (must fail)", task_id, hedged, False)
+        for form in t.DOUBTS:
+            judge("every sentence doubted, 12 forms (must fail)", task_id, t._doubted(final, form), False)
     for family in tally:
         print(f"   {family:<46} {wrong[family]:>4} misjudged of {tally[family]:,}")
     print(f"=> {sum(wrong.values())} misjudged of {sum(tally.values()):,} ({time.perf_counter() - started:.0f} s)")

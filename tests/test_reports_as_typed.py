@@ -30,6 +30,7 @@ from sttui.core.actions import Action, Say
 from sttui.core.checklist import score
 from sttui.core.report_facts import Resolved
 from sttui.core.reports import _all_facts
+from sttui.core.verdicts import SATISFIED
 from tests.conftest import ROOT
 
 
@@ -442,4 +443,54 @@ def test_a_slip_put_right_in_the_oracles_report_decides(task_id):
             report = final[:at] + form.format(r=other, w=written) + final[at + len(written) :]
             if (not _failing(_play(task_id, last=report))) is not passes:
                 wrong.append((fact.name, form))
+    assert wrong == []
+
+
+# a doubt said of every sentence of a report, as people put it: before it ("{s}" is the sentence,
+# its first letter lower case) or after it ("{s}" without its closing stop)
+DOUBTS = (
+    "To the best of my knowledge, {s}",
+    "From what I can see, {s}",
+    "If I'm reading this right, {s}",
+    "My understanding is that {s}",
+    "I'm fairly confident {s}",
+    "{s}, or so the system says.",
+    "{s}, I'm told.",
+    "{s} - can't be 100% sure though.",
+    "{s}, but don't quote me on that.",
+    "{s}, unless I'm wrong.",
+    "{s} (not verified).",
+    "{s}, I'd imagine.",
+)
+
+
+def _doubted(final: str, form: str) -> str:
+    """``final`` with ``form`` said of each of its sentences."""
+    out = []
+    for s in _SENTENCES.split(final.strip()):
+        if not s:
+            continue
+        if form.startswith("{s}"):
+            out.append(form.format(s=s.rstrip(".!")))
+        else:
+            out.append(form.format(s=s[0].lower() + s[1:]))
+    return " ".join(out)
+
+
+@pytest.mark.parametrize("task_id", _reports())
+def test_a_report_doubted_in_every_sentence_fails_and_is_asked_about(task_id):
+    """ "To the best of my knowledge, …", "…, I'm told.", "If I'm reading this right, …" and
+    "… (not verified)" had passed and satisfied the scripted user: a doubt the judge reads
+    (``core.stated``) leaves its sentence unstated, and the scripted user asks for a clear
+    answer to it (``usersim.hedge``). Three forms a report, in turn, so every form meets every
+    domain."""
+    final = _last_report(task_id)
+    start = _reports().index(task_id) * 3
+    wrong = []
+    for form in (DOUBTS[(start + k) % len(DOUBTS)] for k in range(3)):
+        stepper = _play(task_id, last=_doubted(final, form))
+        verdict = stepper.episode.user_verdict
+        satisfied = verdict is not None and verdict["verdict"] == SATISFIED
+        if not _failing(stepper) or satisfied:
+            wrong.append(form)
     assert wrong == []

@@ -158,6 +158,22 @@ REPORT = "TRK-9 delivered the 500 doses to the downtown clinic at 06:59, cold ch
         ("TRK-9 should have it by now, 06:59 arrival.", True, True, (), Reply(CLEAR_ANSWER)),
         ("I'd expect TRK-9 to get there at 06:59 with the insulin.", True, True, (), Reply(CLEAR_ANSWER)),
         ("As far as I'm aware it's on TRK-9, arriving 06:59.", True, True, (), Reply(CLEAR_ANSWER)),
+        # ... in the judge's words for a doubt (``stated.hedging``; each had satisfied the user)
+        ("To the best of my knowledge it went on TRK-9, arriving 06:59.", True, True, (), Reply(CLEAR_ANSWER)),
+        ("From what I can see, TRK-9 has it, arriving 06:59.", True, True, (), Reply(CLEAR_ANSWER)),
+        ("It went on TRK-9, arriving 06:59, or so the system says.", True, True, (), Reply(CLEAR_ANSWER)),
+        ("It went on TRK-9, arriving 06:59, I'm told.", True, True, (), Reply(CLEAR_ANSWER)),
+        ("It went on TRK-9, arriving 06:59 (not verified).", True, True, (), Reply(CLEAR_ANSWER)),
+        ("If I'm reading this right, it's on TRK-9, arriving 06:59.", True, True, (), Reply(CLEAR_ANSWER)),
+        ("It's on TRK-9, arriving 06:59, if the tracker is right.", True, True, (), Reply(CLEAR_ANSWER)),
+        ("It's on TRK-9, I believe, arriving 06:59.", True, True, (), Reply(CLEAR_ANSWER)),
+        ("It's on TRK-9, arriving 06:59, but don't quote me on that.", True, True, (), Reply(CLEAR_ANSWER)),
+        ("I suspect it went on TRK-9, arriving 06:59.", True, True, (), Reply(CLEAR_ANSWER)),
+        ("The insulin is supposed to be on TRK-9, arriving 06:59.", True, True, (), Reply(CLEAR_ANSWER)),
+        # … not of another sentence that reports no work, nor an aside to the person
+        (REPORT + " I'm told the clinic was pleased.", True, True, (), Satisfied(DONE)),
+        ("Assuming you still need the receipt: " + REPORT, True, True, (), Satisfied(DONE)),
+        (REPORT + " I'd say that's everything.", True, True, (), Satisfied(DONE)),
         # ... or as not done yet ("…, pending confirmation" had satisfied the user and passed)
         ("It's on TRK-9, arriving 06:59, pending confirmation.", True, True, (), Reply(CLEAR_ANSWER)),
         ("It's on TRK-9 (to be confirmed), arriving 06:59.", True, True, (), Reply(CLEAR_ANSWER)),

@@ -26,11 +26,14 @@ The rules, simple enough to apply by hand (task format §5):
   TRK-7", "TRK-9 was stood down", "due 09:35 originally", "Daniel's old seat was 27E",
   "was in 27E before the swap").
 - **A hedge.** *maybe, perhaps, might, probably, possibly, could, hopefully, likely,
-  presumably, seems, apparently, ought, reckon…* (and *looks like*) leave open what follows
+  presumably, seems, apparently, ought, reckon…* (and *looks like*, *appears to*, *should have
+  gone*, *is supposed to be*) leave open what follows
   them to the end of their clause: "could be on VAN-42",
   "will probably be ready at 15:00" (the scripted user asks for a clear answer to these too).
   A hedging phrase anywhere (``_HEDGING_PHRASES``: *fingers crossed, no guarantees, fairly
-  sure, as far as I can tell, if I'm not mistaken, pending confirmation…*), a
+  sure, as far as I can tell, if I'm not mistaken, pending confirmation, to the best of my
+  knowledge, I'm told, don't quote me, unverified…*; ``_DOUBTING``: *if I'm reading this
+  right, unless I'm wrong, if the tracker is right, or so the system says…*), a
   hedge word or *I hope* or *not sure* at the end, *hope* first, or *not sure* or *unsure*
   first ("Not sure, but …"; not "Not sure why …") leave the whole sentence
   open: "Restore at 11:19, hopefully.", "Hope CR-14 makes it by 11:19".
@@ -49,11 +52,12 @@ The rules, simple enough to apply by hand (task format §5):
   denied ("isn't assigned to VAN-41") is a negation as above; "didn't have to move it" is
   no failure. So is *I will* or *we'll* with a verb of doing: "I'll move Westfield to VAN-42"
   (and "ill move", as typed in a hurry).
-- **A belief.** *I* or *we* with *think, believe, guess, assume, reckon, hope* (or one of
-  them denied: "I don't think"; not "I hope you…"), or "I'm not sure", "I'm not certain" or
-  "I'm hopeful", is read like an action not
-  done, from the writer on: "I think Westfield is on VAN-42, Lakeside on VAN-41." At the end
-  of a sentence ("…, I think.") it takes the whole sentence.
+- **A belief.** *I* or *we* with *think, believe, guess, assume, reckon, hope, suspect,
+  gather, imagine, expect* (or one of them denied: "I don't think"; not "I hope you…"), *I'd*
+  with *say, imagine, guess…*, or "I'm not sure", "I'm not certain", "I'm hopeful", "I'm
+  guessing" or "I'm assuming", is read like an action not done, from the writer on: "I think
+  Westfield is on VAN-42, Lakeside on VAN-41." At the end of a sentence ("…, I think.") or put
+  after what it doubts ("VAN-42, I think, took it") it takes the whole sentence.
 - **A pending value.** A bracket after a value saying it is not done yet (*pending,
   tentative, unconfirmed, provisional, on hold, held, to be confirmed, not yet confirmed*):
   "VAN-42 (pending)".
@@ -143,6 +147,8 @@ HEDGES = frozenset(
 )  # fmt: skip
 # … and *look* before *like* or *to*: "it looks like TRK-9", "looks to be 06:59" (not "looks fine")
 _LOOK = frozenset({"look", "looks", "looked", "looking"})
+# … and *appear* before *to*: "TRK-9 appears to have them" (not "TRK-9 appears on the manifest")
+_APPEAR = frozenset({"appear", "appears", "appeared"})
 # what hedges the whole sentence it is in, wherever it stands: "restore at 11:19, fingers crossed"
 _HEDGING_PHRASES = (
     ("fingers", "crossed"),
@@ -178,8 +184,96 @@ _HEDGING_PHRASES = (
     ("awaiting", "confirmation"),
     ("not", "yet", "confirmed"),
     ("to", "be", "confirmed"),
+    # … or the writer's own doubt, or another's word passed on: "To the best of my knowledge,
+    # …", "From what I can see, …", "My guess is …", "…, I'm told", "…, but don't quote me"
+    ("best", "of", "my", "knowledge"),
+    ("from", "what", "i", "can", "see"),
+    ("from", "what", "i", "can", "tell"),
+    ("from", "what", "i", "see"),
+    ("from", "what", "i", "gather"),
+    ("as", "far", "as", "i", "can", "see"),
+    ("as", "best", "i", "can", "tell"),
+    ("as", "i", "understand", "it"),
+    ("my", "guess"),
+    ("my", "best", "guess"),
+    ("my", "understanding", "is"),
+    ("in", "all", "likelihood"),
+    ("chances", "are"),
+    ("odds", "are"),
+    ("i'm", "told"),
+    ("i", "am", "told"),
+    ("i've", "been", "told"),
+    ("we're", "told"),
+    ("supposedly",),
+    ("allegedly",),
+    ("reportedly",),
+    ("almost", "certain"),
+    ("almost", "sure"),
+    ("nearly", "certain"),
+    ("fairly", "confident"),
+    ("pretty", "confident"),
+    ("reasonably", "confident"),
+    ("fairly", "certain"),
+    ("pretty", "certain"),
+    ("reasonably", "certain"),
+    ("not", "100"),
+    ("not", "entirely", "sure"),
+    ("not", "entirely", "certain"),
+    ("not", "completely", "sure"),
+    ("not", "totally", "sure"),
+    ("can't", "be", "sure"),
+    ("can't", "be", "certain"),
+    ("cannot", "be", "sure"),
+    ("cannot", "be", "certain"),
+    ("can't", "be", "100"),
+    ("cannot", "be", "100"),
+    ("can't", "say", "for", "sure"),
+    ("can't", "say", "for", "certain"),
+    ("couldn't", "say", "for", "sure"),
+    ("don't", "quote", "me"),
+    ("do", "not", "quote", "me"),
+    ("at", "least", "that's", "what"),
+    ("at", "least", "that", "is", "what"),
+    ("at", "least", "according"),
+    ("would", "appear"),
+    # … or what is done not yet checked: "…, unverified", "(not verified)"
+    ("unverified",),
+    ("not", "verified"),
+    ("not", "yet", "verified"),
+    ("yet", "to", "be", "verified"),
+    ("yet", "to", "be", "confirmed"),
+    ("haven't", "verified"),
+    ("have", "not", "verified"),
+    ("haven't", "confirmed", "it"),
+    ("haven't", "confirmed", "that"),
+    ("haven't", "confirmed", "this"),
+    ("haven't", "double-checked"),
+    ("haven't", "checked", "it"),
+    ("haven't", "checked", "that"),
+)
+# the same doubt in the forms a phrase cannot list: "if I'm reading this right", "unless I'm
+# wrong", "if I recall", "if the tracker is right", "or so the system says" (on the sentence's
+# words, lower case, joined by one space)
+_DOUBTING = re.compile(
+    r"(?:^| )(?:"
+    r"(?:if|unless) (?:i|we)(?:'m|'ve| am| have| are|'re)? (?:reading|read|understand|understood|got|gotten|remember|"
+    r"recall|see|seeing|interpret|interpreting) (?:(?:this|that|it|things|them|the [\w'-]+|[\w'-]+'s [\w'-]+) )?"
+    r"(?:right|rightly|correctly|properly|aright)"
+    r"|(?:if|unless) (?:i|we)(?:'m|'ve| am| have| are|'re)? (?:not )?(?:misread|misreading|misunderstood|mistaken|"
+    r"wrong|recall|remember rightly)"
+    r"|if (?:(?:the|my|our|their|this|that|its) )?(?:[\w-]+ ){0,2}?(?:is|was|are|were) (?:right|correct|accurate|"
+    r"reliable|up to date)"
+    r"|if (?:it's|that's|[\w-]+'s) (?:right|correct|accurate|reliable|up to date)"
+    r"|or so (?:the [\w'-]+|it|they|i'm|i am|i was|i've been|we're|we were|i hear|i gather|i understand)"
+    r"|unless (?:something|anything|things|that|it)(?:'s| has| have)? (?:changed|moved|slipped)"
+    r"|assuming(?! (?:you|you're|your|that's|that is) )"  # (not "Assuming you still need the receipt, …")
+    r")(?= |$)"
 )
 _HEDGING_FIRSTS = frozenset(p[0] for p in _HEDGING_PHRASES)
+# a belief said between commas or at a clause's end: "TRK-9, I think, took them", "on TRK-9 I
+# believe, and …"; "I'd say", "I'd imagine"
+_AFTERTHOUGHT = frozenset({"think", "believe", "guess", "reckon", "suspect", "imagine", "gather", "expect"})
+_AFTER_D = frozenset({"say", "imagine", "guess", "think", "expect"})
 # after "not sure" opening a sentence, what says the doubt is of something else ("Not sure why …")
 _WH = frozenset({"why", "how", "what", "who", "where", "when", "which"})
 # … and what does so at the sentence's end ("…, I think." is read as a belief): "at 11:19, I hope"
@@ -250,7 +344,7 @@ def stated_text(text: str) -> str:
         ends = [at for at, _ in marks]
         if _asks_to_proceed(sentence, words):
             spans.append((0, start + len(sentence)))  # what came before it, its own sentence too, was a plan
-        if _hedged_sentence(words):
+        if _hedge(words, text) is not None:
             spans.append((start, start + len(sentence)))
             continue
         hurried = _hurried_question(sentence, words, text)
@@ -290,22 +384,64 @@ def stated_text(text: str) -> str:
 # -- the spans blanked: hedged, asked, denied, supposed -----------------------------------------
 
 
-def _hedged_sentence(words: list[tuple[int, int, str]]) -> bool:
-    """A sentence all of which a hedge leaves open: one of ``_HEDGING_PHRASES`` anywhere, a hedge
-    word or one of ``_HEDGING_ENDS`` as its last words ("Restore at 11:19, hopefully."), *hope*
-    as its first ("Hope CR-14 makes it by 11:19"), or *not sure* or *unsure* as its first, the
-    "I'm" left out ("Not sure, but you're both on UA901"; not "Not sure why it was late, …")."""
+def _hedge(words: list[tuple[int, int, str]], text: str) -> tuple[int, int] | None:
+    """Where a hedge that leaves all of its sentence open stands (a range of word indices), or
+    None: one of ``_HEDGING_PHRASES`` or ``_DOUBTING`` anywhere, a hedge word or one of
+    ``_HEDGING_ENDS`` as its last words ("Restore at 11:19, hopefully."), a belief put after what it doubts ("TRK-9,
+    I think, took them"), *hope* as its first ("Hope CR-14 makes it by 11:19"), or *not sure*
+    or *unsure* as its first, the "I'm" left out ("Not sure, but you're both on UA901"; not
+    "Not sure why it was late, …")."""
     said = [w for _, _, w in words]
-    if said[-1] in _HEDGING_LAST or any(tuple(said[-len(e) :]) == e for e in _HEDGING_ENDS):
-        return True
+    if said[-1] in _HEDGING_LAST:
+        return len(said) - 1, len(said)
+    end = next((e for e in _HEDGING_ENDS if tuple(said[-len(e) :]) == e), None)
+    if end is not None:
+        return len(said) - len(end), len(said)
     if said[0] == "hope" and not _courteous(said[1:3]):
-        return True
+        return 0, 1
     after = 1 if said[0] == "unsure" else 2 if said[:2] in (["not", "sure"], ["not", "certain"]) else 0
     if after and said[after : after + 1] != [] and said[after] not in _WH:
+        return 0, after
+    for i, w in enumerate(said):
+        if w in _HEDGING_FIRSTS:
+            for p in _HEDGING_PHRASES:
+                if tuple(said[i : i + len(p)]) == p:
+                    return i, i + len(p)
+        if 0 < i < len(said) - 1 and _afterthought(words, i, text):
+            return i, i + 2
+    joined = " ".join(said)
+    m = _DOUBTING.search(joined)
+    if m is None:
+        return None
+    first = joined.count(" ", 0, m.start() + 1)  # (the match opens at a space, or at the start)
+    return first, first + m.group().strip().count(" ") + 1
+
+
+def hedging(text: str) -> list[tuple[str, list[str]]]:
+    """The sentence-wide hedges of ``text``: each one's words and its sentence's (lower case):
+    the scripted user asks for a clear answer where the judge reads a report as left open."""
+    out: list[tuple[str, list[str]]] = []
+    cuts = [m.end() for m in _SENTENCE_END.finditer(text) if not _abbreviation(text, m)]
+    for start, end in zip([0, *cuts], [*cuts, len(text)], strict=True):
+        words = [(w.start(), w.end(), _low(w.group())) for w in _WORD.finditer(text, start, end)]
+        at = _hedge(words, text) if words else None
+        if at is not None:
+            said = [w for _, _, w in words]
+            out.append((" ".join(said[at[0] : at[1]]), said))
+    return out
+
+
+def _afterthought(words: list[tuple[int, int, str]], i: int, text: str) -> bool:
+    """A belief put after what it doubts: *I* or *we* and a verb of belief (or *I'd* and *say*,
+    *imagine*…), not first in the sentence, then a clause mark, *but* or *though* or the
+    sentence's end: "TRK-9, I think, took them", "on TRK-9 I believe, and …"."""
+    w, verb = words[i][2], words[i + 1][2]
+    if not ((w in FIRST_PERSON and verb in _AFTERTHOUGHT) or (w == "i'd" and verb in _AFTER_D)):
+        return False
+    if i + 2 == len(words):
         return True
-    return any(
-        w in _HEDGING_FIRSTS and any(tuple(said[i : i + len(p)]) == p for p in _HEDGING_PHRASES)
-        for i, w in enumerate(said)
+    return (
+        words[i + 2][2] in ("but", "though") or _CUT_BETWEEN.search(text, words[i + 1][1], words[i + 2][0]) is not None
     )
 
 
@@ -356,7 +492,12 @@ def _denied(text: str, words: list[tuple[int, int, str]], ends: list[int]) -> li
     for i, (a, _, w) in enumerate(words):
         if w == "no" and (j_no := i + 1) < len(words) and words[j_no][2].isdigit():
             continue  # "truck no 9" names a truck
-        looks = w in _LOOK and i + 1 < len(words) and words[i + 1][2] in ("like", "to")
+        following = words[i + 1][2] if i + 1 < len(words) else ""
+        looks = (w in _LOOK and following in ("like", "to")) or (w in _APPEAR and following == "to")
+        # what was expected, not seen done: "should have gone on TRK-9", "is supposed to be on
+        # TRK-9" (not an estimate: "St Columba's should have them at 06:22")
+        looks = looks or (w == "should" and following == "have" and _participle(words, i + 2))
+        looks = looks or (w in ("supposed", "meant") and following == "to" and i > 0 and words[i - 1][2] in _BE)
         if w in HEDGES or looks:  # "will probably be ready at 15:00": all it hedges, to its clause's end
             # … or to a word that turns away: "TRK-7 seems to have packed in so it went on TRK-9"
             stop = min(_clause_end(a, ends, words[-1][1]), _clause_end(a, turns, words[-1][1]))
@@ -403,6 +544,14 @@ def _denied(text: str, words: list[tuple[int, int, str]], ends: list[int]) -> li
                 out.append((before[0], before[1]))
                 out.append((after[0], (nxt if nxt is not None and not _has_digit(after[2]) else after)[1]))
     return out
+
+
+# past participles not in -ed: "should have gone", "should have been"
+_PARTICIPLES = frozenset({"gone", "been", "got", "gotten", "left", "taken", "sent", "made", "done", "put", "come"})
+
+
+def _participle(words: list[tuple[int, int, str]], j: int) -> bool:
+    return j < len(words) and (words[j][2] in _PARTICIPLES or words[j][2].endswith("ed"))
 
 
 def _supposed(words: list[tuple[int, int, str]], ends: list[int], sentence_end: int) -> list[tuple[int, int]]:
@@ -550,7 +699,9 @@ INTENDED = frozenset(
     | {"reserve", "send", "reassign", "transfer", "change", "allocate", "load", "dispatch", "ticket", "reroute"}
     | {"issue", "deliver", "ship", "release"}
 )
-BELIEVING = frozenset({"think", "believe", "guess", "assume", "reckon", "hope"})
+BELIEVING = frozenset(
+    {"think", "believe", "guess", "assume", "reckon", "hope", "suspect", "gather", "imagine", "expect"}
+)
 # "I hope you…", "I hope this helps": a courtesy, no belief about what follows
 _COURTEOUS_HOPE = frozenset({"you", "you're", "your", "this", "it", "all", "that's"})
 
@@ -650,7 +801,11 @@ def _undone(words: list[tuple[int, int, str]], text: str) -> list[int]:
                 j += 1
             if j < len(words) and words[j][2] in DOING and not _cut(text, words, i, j):
                 out.append(words[j][0])
-        elif (w in FIRST_PERSON and _believes(words, i + 1)) or (w in ("i'm", "we're") and _doubts(words, i + 1)):
+        elif (
+            (w in FIRST_PERSON and _believes(words, i + 1))
+            or (w in ("i'm", "we're") and _doubts(words, i + 1))
+            or (w == "i'd" and i + 1 < len(words) and words[i + 1][2] in _AFTER_D)
+        ):
             # "I think Westfield is on VAN-42", "I'm not sure whether…": a belief, not a report;
             # "…, I think." at the end: all of the sentence
             out.append(words[0][0] if i + 2 >= len(words) else words[i][0])
@@ -682,8 +837,9 @@ def _believes(words: list[tuple[int, int, str]], j: int) -> bool:
 
 
 def _doubts(words: list[tuple[int, int, str]], j: int) -> bool:
-    """After "I'm" or "we're": "not sure whether…" (``_unsure``), or "hopeful"."""
-    return _unsure(words, j) or (j < len(words) and words[j][2] == "hopeful")
+    """After "I'm" or "we're": "not sure whether…" (``_unsure``), "hopeful", "guessing" or
+    "assuming"."""
+    return _unsure(words, j) or (j < len(words) and words[j][2] in ("hopeful", "guessing", "assuming"))
 
 
 def _unsure(words: list[tuple[int, int, str]], j: int) -> bool:

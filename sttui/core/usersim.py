@@ -27,7 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from sttui.core.checklist import DEFAULT_PHRASES
 from sttui.core.facts import GLUED_START
 from sttui.core.report_places import FAILED
-from sttui.core.stated import DOING, hurried_question
+from sttui.core.stated import DOING, hedging, hurried_question
 from sttui.core.statement_words import IDIOMS_AFTER
 
 REQUEST_MARKERS = (
@@ -214,6 +214,22 @@ HEDGE_MARKERS = (
     "if memory serves",
     "apparently",
     "seemingly",
+    # … as the judge reads them too (``stated``): what was expected rather than seen, and a
+    # belief (the judge's sentence-wide hedges are asked about through ``stated.hedging``)
+    "appear to",
+    "appeared to",
+    "should have gone",
+    "should have been delivered",
+    "is supposed to be",
+    "are supposed to be",
+    "is meant to be",
+    "are meant to be",
+    "i'd say",
+    "i'd guess",
+    "i'm guessing",
+    "i'm assuming",
+    "i suspect",
+    "i gather",
 )
 _SUFFIXES = (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""))
 _WORD = re.compile(r"[^\W_]+")
@@ -353,7 +369,15 @@ def hedge(message: str) -> str | None:
     piece of advice is no hedge of the report (``NOT_HEDGES``: "I hope that helps!",
     "Probably worth a heads-up to Halden.")."""
     text = _without_causes(NOT_HEDGES.sub(" ", normalise(message)))
-    return next((m for m in HEDGE_MARKERS if _has(text, m)), None)
+    marker = next((m for m in HEDGE_MARKERS if _has(text, m)), None)
+    if marker is not None:
+        return marker
+    # the judge's sentence-wide hedges, where the sentence reports work: a figure or a verb of
+    # doing ("TRK-9, I'm told"; not "I'm told the clinic was pleased")
+    return next((h for h, said in hedging(text) if any(_DIGIT.search(w) or w in DOING for w in said)), None)
+
+
+_DIGIT = re.compile(r"\d")
 
 
 # a report's clauses (kept with what separates them)
@@ -390,7 +414,8 @@ NOT_HEDGES = re.compile(
     r"(?<!\w)(?:(?:i )?hope (?:that|this|it) helps"
     r"|i hope (?:you|you're|you are|all is|that's (?:ok|okay|alright|all right|fine))"
     r"|(?:probably|maybe|perhaps|might be|may be|could be) worth"
-    r"|(?:i think|i believe|touch wood,?|looks like|seems like|i reckon|i suppose) (?:that's|that is) (?:everything|all|it)"
+    r"|assuming (?:you|you're|your)"  # (an aside to the person: "Assuming you still need the receipt, …")
+    r"|(?:i think|i believe|touch wood,?|looks like|seems like|i reckon|i suppose|i'd say) (?:that's|that is) (?:everything|all|it)"
     r"|(?:hopefully|fingers crossed|i hope)[^.!?]{0,60}?(?:next (?:trip|time|visit|flight)|rest of (?:your|the) \w+"
     r"|enjoy))(?!\w)"
 )
