@@ -377,6 +377,39 @@ def test_a_hedge_of_the_whole_sentence_states_none_of_it(text, left):
     assert kept(text) == left
 
 
+# intent said outright, a plan named as one, and what would have been done: each had stated its
+# value as done ("I'm going to put …", "I plan to send …", "Next step: …", "I would have used …")
+MEANT = [
+    ("I'm going to put Westfield on VAN-42.", "' - ."),
+    ("We plan to send Westfield on VAN-42.", "- ."),
+    ("I'm about to dispatch VAN-42 for Westfield.", "' - ."),
+    ("I was hoping to use VAN-42 for Westfield.", "- ."),
+    ("I wanted to move Westfield to VAN-42.", "- ."),
+    ("I'll be sending Westfield on VAN-42.", "' - ."),
+    ("The plan is VAN-42 for Westfield.", "- ."),
+    ("Next step: dispatch VAN-42 for Westfield.", "Next step: - ."),
+    ("I would have used VAN-42 for Westfield, but it was full.", "- , but it was full."),
+    ("We'd have sent VAN-42 if it were free; Westfield is on VAN-41.", "' - ; Westfield is on VAN-41."),
+    # … to the clause that turns away; not a plan that was, nor "going to" of no doing
+    (
+        "I was going to use VAN-47 but it failed, so Westfield went on VAN-42.",
+        "- but it failed, so Westfield went on VAN-42.",
+    ),
+    ("I could have used VAN-47 but chose VAN-42 for Westfield.", "- but chose VAN-42 for Westfield."),
+    (
+        "The plan was VAN-47, but it failed, so Westfield went on VAN-42.",
+        "The plan was VAN-47, but it failed, so Westfield went on VAN-42.",
+    ),
+    ("I'm going to be honest: Westfield is on VAN-42.", "I'm going to be honest: Westfield is on VAN-42."),
+    ("I wanted you to know Westfield is on VAN-42.", "I wanted you to know Westfield is on VAN-42."),
+]
+
+
+@pytest.mark.parametrize(("text", "left"), MEANT)
+def test_what_the_writer_means_to_do_or_would_have_done_is_not_done(text, left):
+    assert kept(text) == left
+
+
 CHEMO_HEDGED = [
     (["Westfield is on VAN-42, Lakeside on VAN-41, Abbeymead on VAN-47, I hope."], False),
     (["Fingers crossed: Westfield is on VAN-42, Lakeside on VAN-41, Abbeymead on VAN-47."], False),

@@ -51,7 +51,10 @@ The rules, simple enough to apply by hand (task format §5):
   couldn't put Westfield on VAN-42, Lakeside on VAN-41 or Abbeymead on VAN-47". A state
   denied ("isn't assigned to VAN-41") is a negation as above; "didn't have to move it" is
   no failure. So is *I will* or *we'll* with a verb of doing: "I'll move Westfield to VAN-42"
-  (and "ill move", as typed in a hurry).
+  (and "ill move", as typed in a hurry; "I'll be sending"), intent said outright ("I'm going
+  to put", "I plan to send", "I was hoping to use"), a plan named as one ("The plan is
+  VAN-42", "Next step: dispatch VAN-42") and what would have been done ("I would have used
+  VAN-42, but it was full").
 - **A belief.** *I* or *we* with *think, believe, guess, assume, reckon, hope, suspect,
   gather, imagine, expect* (or one of them denied: "I don't think"; not "I hope you…"), *I'd*
   with *say, imagine, guess…*, or "I'm not sure", "I'm not certain", "I'm hopeful", "I'm
@@ -269,7 +272,10 @@ _DOUBTING = re.compile(
     r"|assuming(?! (?:you|you're|your|that's|that is) )"  # (not "Assuming you still need the receipt, …")
     r")(?= |$)"
 )
-_HEDGING_FIRSTS = frozenset(p[0] for p in _HEDGING_PHRASES)
+# the phrases by their first word: a sentence's words are each looked up once
+_HEDGING_BY_FIRST: dict[str, list[tuple[str, ...]]] = {}
+for _phrase in _HEDGING_PHRASES:
+    _HEDGING_BY_FIRST.setdefault(_phrase[0], []).append(_phrase)
 # a belief said between commas or at a clause's end: "TRK-9, I think, took them", "on TRK-9 I
 # believe, and …"; "I'd say", "I'd imagine"
 _AFTERTHOUGHT = frozenset({"think", "believe", "guess", "reckon", "suspect", "imagine", "gather", "expect"})
@@ -403,10 +409,9 @@ def _hedge(words: list[tuple[int, int, str]], text: str) -> tuple[int, int] | No
     if after and said[after : after + 1] != [] and said[after] not in _WH:
         return 0, after
     for i, w in enumerate(said):
-        if w in _HEDGING_FIRSTS:
-            for p in _HEDGING_PHRASES:
-                if tuple(said[i : i + len(p)]) == p:
-                    return i, i + len(p)
+        for p in _HEDGING_BY_FIRST.get(w, ()):
+            if tuple(said[i : i + len(p)]) == p:
+                return i, i + len(p)
         if 0 < i < len(said) - 1 and _afterthought(words, i, text):
             return i, i + 2
     joined = " ".join(said)
@@ -813,9 +818,63 @@ def _undone(words: list[tuple[int, int, str]], text: str) -> list[int]:
             j = i + (2 if w in FIRST_PERSON else 1)
             while j < len(words) and words[j][2] in _ADVERBS:
                 j += 1
-            if j < len(words) and words[j][2] in INTENDED:
-                out.append(words[i][0])
+            if j < len(words) and (words[j][2] in INTENDED or (words[j][2] == "be" and _doing_ing(words, j + 1))):
+                out.append(words[i][0])  # (and "I'll be sending it on TRK-9")
+        elif _would_have(words, i):
+            out.append(words[i][0])  # "I would have used TRK-9, but…", "we'd have sent it"
+        elif w in FIRST_PERSON | _AM and _meant(words, i + 1):
+            out.append(words[i][0])  # "I'm going to put", "I plan to send", "I was hoping to use"
+        elif w in ("plan", "step", "steps") and i > 0 and words[i - 1][2] in _PLAN_OWNERS:
+            # "The plan is TRK-9", "Next step: dispatch TRK-9": from the plan's first word on, or
+            # after its colon
+            at = words[i + 1][0] if i + 1 < len(words) and text[words[i][1] : words[i + 1][0]].strip() == ":" else None
+            if at is not None or (i + 1 < len(words) and words[i + 1][2] in ("is", "will")):
+                out.append(at if at is not None else words[i - 1][0])
     return out
+
+
+# intent said outright: "I'm going to put", "we plan to send", "I'm about to dispatch", "I was
+# hoping to use", "I wanted to move" (then a verb of ``INTENDED`` or one of ``_MEANT_TOO``)
+_AM = frozenset({"i'm", "we're"})
+_MEANING = frozenset({"plan", "intend", "aim", "mean", "want", "wanted", "meant", "hoped", "intended", "planned"})
+_MEANING_ING = frozenset({"going", "planning", "intending", "aiming", "about", "hoping", "meaning", "trying"})
+_MEANT_TOO = frozenset({"use", "go", "take", "get", "try"})
+_PLAN_OWNERS = frozenset({"the", "my", "our", "next"})
+# the -ing forms of the verbs of ``INTENDED``: "sending", "moving", "putting"
+_DOING_ING = frozenset(
+    {v + "ing" for v in INTENDED}
+    | {v[:-1] + "ing" for v in INTENDED if v.endswith("e")}
+    | {v + v[-1] + "ing" for v in INTENDED if len(v) <= 4 and v[-1] in "tpg"}
+)
+
+
+def _meant(words: list[tuple[int, int, str]], j: int) -> bool:
+    """From ``j`` (after *I*, *we*, *I'm*, *we're*): a word of meaning to, then *to* and a verb
+    of doing: "plan to send", "going to put", "was hoping to use"."""
+    if j < len(words) and words[j][2] in ("was", "were", "am", "are"):
+        j += 1
+    if j + 2 >= len(words) or words[j + 1][2] != "to":
+        return False
+    if words[j][2] not in _MEANING and words[j][2] not in _MEANING_ING:
+        return False
+    verb = words[j + 2][2]
+    return verb in INTENDED or verb in _MEANT_TOO
+
+
+def _would_have(words: list[tuple[int, int, str]], i: int) -> bool:
+    """*I* or *we* and *would*, *could* or *'d*, then *have* and a past participle: what was not done."""
+    w = words[i][2]
+    if w in FIRST_PERSON and i + 1 < len(words) and words[i + 1][2] in ("would", "could"):
+        j = i + 2
+    elif w in ("i'd", "we'd"):
+        j = i + 1
+    else:
+        return False
+    return j < len(words) and words[j][2] == "have" and _participle(words, j + 1)
+
+
+def _doing_ing(words: list[tuple[int, int, str]], j: int) -> bool:
+    return j < len(words) and words[j][2] in _DOING_ING
 
 
 _CUT_BETWEEN = re.compile(r"[,;:()]|\s[-\u2013\u2014]\s")
