@@ -54,6 +54,27 @@ REPORT = "Rhona is off sick, so SAIL-301 goes on FB-7 with Morag Sinclair from N
         ("She's in West Room 1, sorry, East Room 1.", True),
         ("It's at Northgate, sorry, the line was bad.", False),
         ("Thanks, sorry, Riverside is shut.", False),
+        # … as people put one right (each had passed, the value before it stated): "wait, no",
+        # "my mistake", "I misspoke", "on second thought", "strike that", "actually" opening a
+        # sentence that puts it somewhere, and a figure put right by one of its form
+        ("Wait, no: VAN-2.", True),
+        ("No wait, it was VAN-2.", True),
+        ("My mistake, it's VAN-2.", True),
+        ("I misspoke - VAN-2.", True),
+        ("Let me correct that: VAN-2.", True),
+        ("Strike that - VAN-2.", True),
+        ("Ignore that, VAN-2.", True),
+        ("On second thought, VAN-2.", True),
+        ("Actually it's VAN-2.", True),
+        ("Actually, they went on VAN-2.", True),
+        ("Actually VAN-2 took them.", True),
+        ("It's on VAN-5 - no, VAN-2.", True),
+        ("It's on VAN-5, er, VAN-2.", True),
+        ("It's on VAN-5 (I mean VAN-2).", True),
+        ("Actually, VAN-2 is back in service.", False),
+        ("Actually the clinic was thrilled.", False),
+        ("Don't forget that VAN-2 is on standby.", False),
+        ("Delivered at 14:00 - no, VAN-2 wasn't needed.", False),  # (a time is not put right by a code)
     ],
 )
 def test_what_opens_a_correction(text, corrects):
@@ -108,6 +129,10 @@ def test_a_message_that_opens_as_an_update_is_judged_as_any_report():
         (REPORT.replace("FB-7", "FB-2, sorry, FB-7"), True),
         (REPORT.replace("11:20", "11:20 - sorry, 11:40"), False),
         (REPORT.replace("11:20", "11:40 - oops, 11:20"), True),
+        (REPORT.replace("FB-7", "FB-7 - no, FB-2"), False),
+        (REPORT.replace("FB-7", "FB-2 - no, FB-7"), True),
+        (REPORT.replace("FB-7", "FB-7 (I mean FB-2)"), False),
+        (REPORT.replace("11:20", "11:20, er, 11:40"), False),
     ],
 )
 def test_a_slip_put_right_within_a_sentence_states_the_value_after_it(report, passes):

@@ -344,7 +344,8 @@ def test_the_run_on_gaps_are_still_gaps():
 
 # a sentence appended to the last report: a correction to another value (each must fail), or a
 # remark on another value (each must pass); R the other value, W the fact's as the report writes it
-_EITHER = (" Correction: {r}, not {w}.", " Sorry, I meant {r}.", " Actually, make that {r}.")
+_EITHER = (" Correction: {r}, not {w}.", " Sorry, I meant {r}.", " Actually, make that {r}.", " Wait, no: {r}.",
+           " My mistake, it's {r}.", " I misspoke - {r}.", " On second thought, {r}.", " Actually it's {r}.")  # fmt: skip
 CORRECTIONS = {
     "id": (*_EITHER, " Update: it's now on {r}.", " Change of plan: {r} instead.", " {w} fell through, so it's on {r}.",
            " It went on {r} in the end.", " Swapped to {r} at the last minute."),
@@ -360,7 +361,7 @@ REMARKS = {
            " {r} is on standby.", " If {w} breaks down, {r} is the backup.", " To be clear, it is {w}, not {r}.",
            " If {w} breaks down I'll switch to {r}.", " Should I also book {r} as a backup?",
            " I haven't moved it to {r}.", " {r} wasn't needed in the end.", " Is that OK?",
-           " Nothing changed for {r}."),
+           " Nothing changed for {r}.", " {r} is back in service now."),
     "time": (" {r} was too tight.", " It was originally {r}.", " If it slips I'll move it to {r}.",
              " Would {r} suit better?", " It wasn't moved to {r}.", " I couldn't get {r}."),
     "text": (" {r} was my first choice.", " {r} was considered but {w} is better.", " {r} is the backup.",
@@ -368,12 +369,13 @@ REMARKS = {
              " I looked at {r} too.", " {r} was full.", " {r} couldn't do it.",
              # … or at other work (a verb after a name puts it to use only where the expected is
              # named as failed or weighed up alone)
-             " {r} is hosting another event.", " {r} is running as normal.", " {r} took the overflow."),
+             " {r} is hosting another event.", " {r} is running as normal.", " {r} took the overflow.",
+             " Actually, {r} was fully booked."),
     "person": (" {r} was my first choice.", " {r} was considered but {w} is better.", " {r} is the backup.",
                " Should I also book {r} as a backup?", " {r} wasn't needed in the end.", " I looked at {r} too.",
                " {r} was busy.", " {r} is off today.", " Nothing changed for {r}.",
                " {r} runs the front desk today.", " {r} is covering another shift.", " {r} is working elsewhere.",
-               " {r} took the morning off."),
+               " {r} took the morning off.", " Actually, {r} is on leave this week."),
 }  # fmt: skip
 
 
@@ -439,7 +441,10 @@ def test_a_slip_put_right_in_the_oracles_report_decides(task_id):
     wrong = []
     for fact, written, other in _slipped(task_id, final):
         at = final.find(written)
-        for form, passes in (("{w}, sorry, {r}", False), ("{r}, sorry, {w}", True), ("{w} - oops, {r}", False)):
+        forms = [("{w}, sorry, {r}", False), ("{r}, sorry, {w}", True), ("{w} - oops, {r}", False)]
+        if fact.kind in ("id", "time"):  # a figure put right by one of its own form
+            forms += [("{w} - no, {r}", False), ("{r} - no, {w}", True), ("{w} (I mean {r})", False)]
+        for form, passes in forms:
             report = final[:at] + form.format(r=other, w=written) + final[at + len(written) :]
             if (not _failing(_play(task_id, last=report))) is not passes:
                 wrong.append((fact.name, form))

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from sttui.core.stated import stated_text
+from sttui.core.corrections import correcting
+from sttui.core.stated import stated_text, without_slips
 from tests.test_attach import CHEMO, MRI, PatientUser, report
 
 
@@ -405,6 +406,22 @@ MEANT = [
 ]
 
 
+# two names as alternatives, as two figures are ("Ana Lopes or Marta Kowalski is going" had
+# stated both)
+EITHER_NAMES = [
+    ("Ana Lopes or Marta Kowalski is going.", "or is going."),
+    ("The Assembly Rooms or the Corn Exchange will host it.", "or the will host it."),
+    ("Ana Lopes, or Marta Kowalski, is going.", ", or , is going."),
+    ("Call Ana Lopes or me.", "Call Ana Lopes or me."),
+    ("Dr Okafor (or Dr Feld) sees her.", "Dr Okafor (or Dr Feld) sees her."),
+]
+
+
+@pytest.mark.parametrize(("text", "left"), EITHER_NAMES)
+def test_two_names_joined_by_or_are_alternatives(text, left):
+    assert kept(text) == left
+
+
 @pytest.mark.parametrize(("text", "left"), MEANT)
 def test_what_the_writer_means_to_do_or_would_have_done_is_not_done(text, left):
     assert kept(text) == left
@@ -494,3 +511,16 @@ def test_hostile_text_keeps_its_length_and_never_raises():
     for odd in (page, *hostile, *(o * 3000 for o in (*offers, *undone))):
         assert len(stated_text(odd)) == len(odd)
     assert "41" not in stated_text(page) and "4 or 5" not in stated_text(page)
+
+
+@pytest.mark.timeout(60)  # (quadratic, the longest of these took minutes: linear, well under a second)
+@pytest.mark.parametrize("unit", ["a1:", "1:1:", "x1.no,", "9:30 - no, ", "FB-7, sorry, ", "1:2 (i mean "])
+def test_a_slip_is_looked_for_in_linear_time(unit):
+    """A figure put right at once was looked for from every place after a ``:`` or ``.``, each
+    look running to the end of the run ("a1:a1:a1:…", 24,000 characters, took 7 s; 120,000
+    would take minutes): a figure now starts only where no ``:`` or ``.`` joins it to the
+    one before."""
+    text = unit * (120_000 // len(unit))
+    stated_text(text)
+    correcting(text)
+    without_slips(text)

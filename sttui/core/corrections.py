@@ -14,10 +14,15 @@ question or a supposition; "If I meant VAN-2 …" corrects nothing), that
   to*); *I should have said*; *that should read/say* (not *should be*: "that should be fine
   for his 16:00 bus"); *make that* after *actually, sorry, no, wait* or before a figure (not
   "I'll make that call"); *actually, it's* (the comma: "it's actually FB-7" corrects nothing);
-  *scratch that* or *or rather*;
+  *scratch that* or *or rather*; *wait, no*; *my mistake, I misspoke…*; *let me correct that*;
+  *strike that, ignore that*; *on second thought*; or opens its sentence with *actually* and
+  puts what was done somewhere (``_ACTUALLY``: "Actually, they went on FB-2", "Actually it's
+  FB-2"; not "Actually, FB-2 is back in service");
 - or puts a slip right within a sentence (``_SLIP``): *sorry, oops* or *I mean* with a comma,
   colon or dash and a figure after it, which gives that one value ("on FB-7, sorry, FB-2,
-  leaving at 11:20": FB-2; ``core.stated`` leaves FB-7 unstated, for the claims too);
+  leaving at 11:20": FB-2; ``core.stated`` leaves FB-7 unstated, for the claims too); or *no,
+  er, um* between two figures of one form, or "(I mean" between any two
+  (``stated.own_form_slips``: "on FB-7 - no, FB-2", "on FB-7 (I mean FB-2)");
 - or says the value changed since, the whole sentence (``_CHANGED``): *in the end, at the last
   minute, ended up, fell through, has been moved / got pushed back / was switched to …*; an id
   it gives must be placed there ("It went on FB-2 in the end"; not "FB-2 wasn't needed in the
@@ -40,7 +45,7 @@ from typing import TYPE_CHECKING
 
 from sttui.core.attach import sentences
 from sttui.core.facts import fold
-from sttui.core.stated import NAME_SLIPPED, stated_text
+from sttui.core.stated import NAME_SLIPPED, own_form_slips, stated_text
 
 if TYPE_CHECKING:
     from sttui.core.report_facts import Resolved
@@ -56,7 +61,22 @@ _MARK = re.compile(
     r"|(?:actually|sorry|oops|no|wait)\s*,?\s*make\s+that\b|make\s+that\s+(?=(?:the\s+)?[\w-]*\d)"
     r"|actually\s*,\s*(?:it'?s|it\s+is|make\s+it)\b"
     r"|(?:scratch\s+that|or\s+rather)\s*[,:\u2013\u2014-]?"
+    r"|wait\s*[,:\u2013\u2014-]?\s*no\b\s*[,:\u2013\u2014-]?|no\s*,?\s*wait\b\s*[,:\u2013\u2014-]?"
+    r"|(?:my\s+(?:mistake|bad|error)|i\s+(?:misspoke|mistyped|misread|got\s+that\s+wrong))\s*[,:;\u2013\u2014-]"
+    r"|let\s+me\s+correct\s+(?:that|this|myself)"
+    r"|(?:strike|ignore|disregard)\s+that\s*[,:;\u2013\u2014-]"
+    r"|on\s+second\s+thoughts?\s*[,:\u2013\u2014-]?"
     r")"
+)
+# … and a sentence opening with *actually* that puts what was done somewhere: "Actually, they
+# went on TRK-7", "Actually the doses are with TRK-7", "Actually TRK-7 took them" (not a remark
+# on a value: "Actually, TRK-7 is back in service"; "it's actually FB-7" corrects nothing)
+_ACTUALLY = re.compile(
+    r"\s*(?:[-*\u2022]\s+)?actually\s*,?\s*(?:"
+    r"(?:it|they|she|he|we|i|the\s+[\w-]+(?:\s+[\w-]+)?)\s+(?:went|go|goes|is|are|was|were|'s|'re|has\s+gone"
+    r"|have\s+gone|ended\s+up)\s+(?:on|to|with|at|in|into|onto|via|by|from)\b"
+    r"|[\w-]*\d[\w-]*\s+(?:took|has|have|carried|got|delivered)\s+(?:them|it|the|her|him)\b"
+    r"|(?:it'?s|it\s+is|it\s+was|make\s+it)\b)"
 )
 
 # what says, anywhere in its sentence, that the value changed since: the whole sentence gives it
@@ -92,28 +112,35 @@ class Correction:
 def correcting(text: str) -> tuple[Correction, ...]:
     """The sentences of ``text`` that correct what it said before them, in order."""
     folded = fold(text).replace("\u2019", "'")
-    if len(folded) != len(text) or not any(r.search(folded) for r in (_MARK, _CHANGED, _SLIP)):
-        return ()  # (almost every message: three searches)
+    own = own_form_slips(folded) if len(folded) == len(text) else []
+    if len(folded) != len(text) or not (own or any(r.search(folded) for r in (_MARK, _CHANGED, _SLIP, _ACTUALLY))):
+        return ()  # (almost every message: a few searches)
     out = []
     for sentence in _SENTENCE.finditer(folded):
         if not sentence.group().strip():
             continue
-        opens = _MARK.search(folded, sentence.start(), sentence.end())
+        actually = _ACTUALLY.match(folded, sentence.start(), sentence.end())
+        opens = _MARK.search(folded, sentence.start(), sentence.end()) or actually
         mark = opens or _CHANGED.search(folded, sentence.start(), sentence.end())
         if mark is not None and not _OPEN.search(folded, sentence.start(), mark.start()):
             start = sentence.start() if opens is None else opens.start()
-            out.append(Correction(start, sentence.end(), changed=opens is None))
+            out.append(Correction(start, sentence.end(), changed=opens is None or opens is actually))
         else:  # the last slip in it put right ("… Corn Exchange, sorry, Harbour Centre, sorry, Corn Exchange")
-            last = None
+            slips: list[Correction] = []
+            for m in own:  # "TRK-9 - no, TRK-7": a figure put right by one of its own form
+                figure = _FIGURE.match(folded, m.end())
+                if sentence.start() <= m.start() < sentence.end() and figure is not None:
+                    slips.append(Correction(m.end(1), figure.end()))
             for slip in _SLIP.finditer(folded, sentence.start(), sentence.end()):
                 figure = _FIGURE.match(folded, slip.end())
                 if figure is not None and any(c.isdigit() for c in figure.group()):
-                    last = Correction(slip.start(), figure.end())
+                    slips.append(Correction(slip.start(), figure.end()))
                     continue
                 name = _NAME.match(text, slip.end())
                 before = NAME_SLIPPED.finditer(text, max(sentence.start(), slip.start() - 120), slip.end() + 5)
                 if name is not None and any(m.end() == slip.end() for m in before):
-                    last = Correction(slip.start(), name.end())
+                    slips.append(Correction(slip.start(), name.end()))
+            last = max(slips, key=lambda c: c.start, default=None)
             if last is not None:
                 out.append(last)
     return tuple(out)

@@ -308,7 +308,7 @@ def _low(word: str) -> str:
 # a figure put right at once: "on FB-7, sorry, FB-2" states FB-2 ("FB-7, sorry," is the slip,
 # blanked whole: the clause reads "on FB-2")
 _SLIPPED_FIGURE = (
-    r"(?<![\w-])([A-Za-z-]*\d[\w:.-]*?(?:\s?[ap]\.?m\.?)?)\s*[,\u2013\u2014-]\s*(?:sorry|oops|i\s+mean)\s*[,:\u2013\u2014-]\s*"
+    r"(?<![\w:.-])([A-Za-z-]*\d[\w:.-]*?(?:\s?[ap]\.?m\.?)?)\s*[,\u2013\u2014-]\s*(?:sorry|oops|i\s+mean)\s*[,:\u2013\u2014-]\s*"
     r"(?=[\w-]*\d)"
 )
 # … or a name, a capital opening each of its words (or a number: "West Room 1"), put right by
@@ -319,6 +319,36 @@ NAME_SLIPPED = re.compile(
     re.IGNORECASE,
 )
 _SLIPPED = re.compile(_SLIPPED_FIGURE + "|" + NAME_SLIPPED.pattern, re.IGNORECASE)
+# … or by a figure of its own form after *no, er, um* between clause marks (a time by a time, a
+# code by a code: "delivered 06:59 - no, TRK-7 wasn't needed" is no slip), or by any after
+# "(I mean": "TRK-9 - no, TRK-7", "TRK-9, er, TRK-7", "VAN-21 (I mean TRK-12)"
+_OWN_FORM_SLIP = re.compile(
+    r"(?<![\w:.-])([A-Za-z-]*\d[\w:.-]*?(?:\s?[ap]\.?m\.?)?)"
+    r"(?:\s*[,\u2013\u2014-]\s*(?:no|er|erm|um|uh)\s*[,:\u2013\u2014-]|\s*\(\s*i\s+mean)\s*(?=([A-Za-z-]*\d[\w:.-]*(?:\s?[ap]\.?m\b\.?)?))",
+    re.IGNORECASE,
+)
+_OWN_FORM_WORD = re.compile(r"(?<![\w'])(?:no|er|erm|um|uh|mean)(?![\w'])", re.IGNORECASE)
+
+
+def own_form_slips(text: str) -> list[re.Match[str]]:
+    """The figures of ``text`` put right at once by one of their own form (``_OWN_FORM_SLIP``):
+    each match is the slip (the figure and the word after it); its second group begins the
+    figure that puts it right."""
+    if not _OWN_FORM_WORD.search(text):
+        return []
+    return [m for m in _OWN_FORM_SLIP.finditer(text) if _form(m[1]) == _form(m[2]) or "(" in m.group()]
+
+
+def _form(figure: str) -> str:
+    """A figure's form: a time, a code with letters, or a number."""
+    figure = figure.strip().rstrip(".-")
+    if _A_TIME.fullmatch(figure) or _A_TIME.fullmatch(figure.split("-")[0]):  # (or a range: "16:35-17:15")
+        return "time"
+    return "code" if _LETTER.search(figure) else "number"
+
+
+_A_TIME = re.compile(r"\d{1,2}[:.h]\d{2}(?:\s?[ap]\.?m\.?)?|\d{1,2}\s?[ap]\.?m\.?|\d{4}h?", re.IGNORECASE)
+_LETTER = re.compile(r"[A-Za-z]")
 
 
 # what markdown strikes through: taken back as it is shown
@@ -329,9 +359,11 @@ def without_slips(text: str) -> str:
     """``text`` with each figure put right at once blanked: "on FB-7, sorry, FB-2" says FB-2
     (``_SLIPPED``), for the claims, which read the text as written, as for the facts."""
     low = text.lower()
-    if "sorry" not in low and "oops" not in low and "mean" not in low:
-        return text
-    return _SLIPPED.sub(lambda m: " " * len(m.group()), text)
+    if "sorry" in low or "oops" in low or "mean" in low:
+        text = _SLIPPED.sub(lambda m: " " * len(m.group()), text)
+    for m in own_form_slips(text):
+        text = text[: m.start()] + " " * (m.end() - m.start()) + text[m.end() :]
+    return text
 
 
 @lru_cache(maxsize=4096)
@@ -373,6 +405,7 @@ def stated_text(text: str) -> str:
         if "(" in sentence:
             spans += _pending(sentence, start, words)
     spans += [m.span() for m in _SLIPPED.finditer(text)]
+    spans += [m.span() for m in own_form_slips(text)]
     if "~~" in text:  # struck through, as markdown writes it: "~~Seren Glas from Mostyn~~"
         spans += [m.span() for m in _STRUCK.finditer(text)]
     if not spans:
@@ -548,7 +581,36 @@ def _denied(text: str, words: list[tuple[int, int, str]], ends: list[int]) -> li
             if joined and _has_digit(before[2]) and (_has_digit(after[2]) or (nxt is not None and _has_digit(nxt[2]))):
                 out.append((before[0], before[1]))
                 out.append((after[0], (nxt if nxt is not None and not _has_digit(after[2]) else after)[1]))
+            elif joined and _capitalised(text, before):
+                # two names as alternatives: "Ana Lopes or Marta Kowalski is going", "the
+                # Assembly Rooms or the Corn Exchange" (each name's words, a capital opening
+                # each, up to three)
+                k = i + 2 if after[2] == "the" and nxt is not None and not text[after[1] : nxt[0]].strip() else i + 1
+                if _capitalised(text, words[k]):
+                    first = _name_run(text, words, i - 1, -1)
+                    last = _name_run(text, words, k, 1)
+                    out.append((words[first][0], before[1]))
+                    out.append((words[k][0], words[last][1]))
     return out
+
+
+def _capitalised(text: str, word: tuple[int, int, str]) -> bool:
+    """A word of a name: a capital first, letters only, not "I"."""
+    return text[word[0]].isupper() and word[2].isalpha() and word[2] != "i"
+
+
+def _name_run(text: str, words: list[tuple[int, int, str]], k: int, step: int) -> int:
+    """The last index of the name holding word ``k``, read in the direction ``step``: up to
+    three words each with a capital, with only a space between."""
+    for _ in range(2):
+        j = k + step
+        if not 0 <= j < len(words) or not _capitalised(text, words[j]):
+            break
+        gap = text[words[min(k, j)][1] : words[max(k, j)][0]]
+        if gap.strip():
+            break
+        k = j
+    return k
 
 
 # past participles not in -ed: "should have gone", "should have been"

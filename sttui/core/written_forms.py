@@ -18,7 +18,9 @@ PLACING = frozenset(
 
 
 # the words that give the value after them as the one meant: "Sorry, I meant East Room 1"
-_MEANT = frozenset({"meant", "correction", "rather"})  # (not "sorry": "Sorry, Kestrel Lane stays off")
+_MEANT = frozenset({"meant", "correction", "rather", "no", "thought", "misspoke", "mistake"})
+# (not "sorry": "Sorry, Kestrel Lane stays off"); "Wait, no: Mostyn", "On second thought, Mostyn",
+# "I misspoke - Mostyn"; and after *it's*: "My mistake, it's Mostyn", "Actually it's Mostyn"
 
 
 # a placing word, then a name's first word as a name is written: "from Ardmore", "to the Kelp"
@@ -73,7 +75,8 @@ def by_short_name(short: dict[str, tuple[str, ...]], text: str, found: list[fact
 def placed(value: list[str], ws: list[str]) -> bool:
     """Whether ``value`` stands where a place is said, in ``ws``: right after a placing word
     (a *the* between: "to the Kestrel Lane poles"), or given as the one meant ("Sorry, I meant
-    East Room 1", "Correction: East Room 1", "Make that East Room 1", "East Room 1 instead")."""
+    East Room 1", "Correction: East Room 1", "Make that East Room 1", "East Room 1 instead",
+    "Wait, no: East Room 1", "Actually it's East Room 1")."""
     n = len(value)
     for i in range(len(ws) - n + 1):
         if ws[i : i + n] == value:
@@ -81,6 +84,8 @@ def placed(value: list[str], ws: list[str]) -> bool:
                 return True
             j = i - 1 if i and ws[i - 1] != "the" else i - 2
             if j >= 0 and (ws[j] in PLACING or ws[j] in _MEANT or ws[j - 1 : j + 1] == ["make", "that"]):
+                return True
+            if j >= 1 and ws[j] in ("it's", "its") and (ws[j - 1] in _MEANT or ws[j - 1] == "actually"):
                 return True
     return False
 
