@@ -6,7 +6,8 @@ with one of these changes, and judged.
   R.", "It went on R in the end.", "That got pushed back to R." …): each must fail;
 - a remark, question or condition appended ("R was my first choice.", "R is on standby.",
   "Should I also book R as a backup?", "Nothing changed for R." …): each must pass;
-- a slip put right in place of the value ("W, sorry, R" must fail; "R, sorry, W" must pass);
+- a slip put right in place of the value ("W, sorry, R" must fail; "R, sorry, W" must pass; and
+  for a figure "W - no, R" and "W (I mean R)" must fail, "R - no, W" must pass);
 - every sentence hedged, "Not sure, but …": must fail;
 - every sentence doubted in one of the tests' ``DOUBTS`` ("To the best of my knowledge, …",
   "…, I'm told.", "… (not verified)" …): must fail.
@@ -59,9 +60,12 @@ def main() -> None:
                 judge("correction appended (must fail)", task_id, final + said.format(r=other, w=written), False)
             for said in t.REMARKS.get(fact.kind, ()):
                 judge("remark appended (must pass)", task_id, final + said.format(r=other, w=written), True)
-        for _, written, other in t._slipped(task_id, final):
+        for fact, written, other in t._slipped(task_id, final):
             at = final.find(written)
-            for form, passes in (("{w}, sorry, {r}", False), ("{r}, sorry, {w}", True)):
+            forms = [("{w}, sorry, {r}", False), ("{r}, sorry, {w}", True)]
+            if fact.kind in ("id", "time"):  # a figure put right by one of its own form
+                forms += [("{w} - no, {r}", False), ("{r} - no, {w}", True), ("{w} (I mean {r})", False)]
+            for form, passes in forms:
                 slip = final[:at] + form.format(r=other, w=written) + final[at + len(written) :]
                 judge(f"slip '{form}' (must {'pass' if passes else 'fail'})", task_id, slip, passes)
         hedged = " ".join("Not sure, but " + s[0].lower() + s[1:] for s in t._SENTENCES.split(final.strip()) if s)
