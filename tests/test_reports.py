@@ -3740,3 +3740,17 @@ def test_a_passive_naming_no_record_is_supported_by_what_a_trigger_announced(rep
     ep = played(BERGEN, reports=(report,))
     found = [m for m in report_mismatches(ep) if m.kind == "claim"]
     assert bool(found) is claims, found
+
+
+@pytest.mark.parametrize(
+    ("report", "passes"),
+    [
+        # a verb of an operation with "to" and a verb of doing after it is what was meant, not
+        # done ("I planned to use TRK-7" had been a claimed plan_handoff the record never held)
+        ("I planned to use TRK-7, but it failed; TRK-9 delivered the doses at 06:59 instead.", True),
+        ("I planned the handoff for TRK-7 and TRK-9 delivered the doses at 06:59.", False),
+    ],
+)
+def test_an_operation_meant_to_be_done_is_no_claim_of_it(report, passes):
+    ep = played(INSULIN, reports=(report,))
+    assert item(ep).passed is passes, item(ep).detail

@@ -320,6 +320,15 @@ HEDGED = [
     # … not a doubt of another sentence, an aside to the person, a condition of the writer's
     # own, an estimate, or "appears on"
     ("I'm told the crew is pleased. CR-14 restores at 11:19.", "' . CR-14 restores at 11:19."),
+    # … another's word or a check not done hedges from the sentence's start or end alone ("…, not
+    # verified yet"), not a clause of something else in it
+    ("CR-14 restores at 11:19, not verified yet.", "- : , ."),
+    ("CR-14 (unverified) restores at 11:19.", "- (unverified) restores at 11:19."),
+    (
+        "CR-14 restores at 11:19; I'm told the crew is pleased.",
+        "CR-14 restores at 11:19; I'm told the crew is pleased.",
+    ),
+    ("The log is not verified; CR-14 restores at 11:19.", "The log is not ; CR-14 restores at 11:19."),
     ("Assuming you still need it, CR-14 restores at 11:19.", ", CR-14 restores at 11:19."),
     ("If I remember, I'll call at 11:19.", ", I'll call at 11:19."),
     (

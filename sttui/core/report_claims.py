@@ -46,7 +46,7 @@ from sttui.core.report_names import (
     SENTENCE,
     written_as_names,
 )
-from sttui.core.stated import without_slips
+from sttui.core.stated import INTENDED, without_slips
 
 if TYPE_CHECKING:
     from sttui.core.episode import Episode
@@ -144,6 +144,16 @@ def _background(clause: list[str], at: int) -> bool:
     return at >= 2 and clause[at - 1] in SUBJECTS and clause[at - 2] in _WHILE
 
 
+def _meant_to(clause: list[str], at: int) -> bool:
+    """Whether the verb at ``at`` is followed by *to* and a verb of doing: what was meant, not
+    done ("I planned to use TRK-7, but it failed"; ``stated`` reads it as not done too)."""
+    return clause[at + 1 : at + 2] == ["to"] and at + 2 < len(clause) and clause[at + 2] in _MEANT_VERBS
+
+
+# what follows a verb and "to" in an intent: "planned to use", "arranged to send"
+_MEANT_VERBS = INTENDED | frozenset({"use", "go", "take", "get", "try", "be", "have", "do", "make", "keep"})
+
+
 # past verbs a report opens a subjectless clause with besides the operations' own ("Checked
 # TRK-7 and dispatched SHP-1 on TRK-9"): a word that merely ends in -ed (United, Ahmed) is not one
 _REPORT_VERBS = frozenset(
@@ -198,7 +208,11 @@ def _clause_claims(rec: _Record, clause: list[str]) -> list[_Clause]:
     """One clause's claims: none in a clause without a claiming verb, or with a condition
     ("if", "I'll"); else each claiming verb (``_claiming``) with the words of its objects
     (``_claim_spans``)."""
-    verbs = [(i, rec.verbs[t]) for i, t in enumerate(clause) if t in rec.verbs and not _background(clause, i)]
+    verbs = [
+        (i, rec.verbs[t])
+        for i, t in enumerate(clause)
+        if t in rec.verbs and not _background(clause, i) and not _meant_to(clause, i)
+    ]
     if not verbs or any(t in _CONDITIONAL or t.endswith("'ll") for t in clause):
         return []
     opening = _implied_subject(clause, rec.verbs)

@@ -32,8 +32,9 @@ The rules, simple enough to apply by hand (task format §5):
   "will probably be ready at 15:00" (the scripted user asks for a clear answer to these too).
   A hedging phrase anywhere (``_HEDGING_PHRASES``: *fingers crossed, no guarantees, fairly
   sure, as far as I can tell, if I'm not mistaken, pending confirmation, to the best of my
-  knowledge, I'm told, don't quote me, unverified…*; ``_DOUBTING``: *if I'm reading this
-  right, unless I'm wrong, if the tracker is right, or so the system says…*), a
+  knowledge, don't quote me…*; ``_DOUBTING``: *if I'm reading this right, unless I'm wrong,
+  if the tracker is right, or so the system says…*), another's word or a check not done
+  opening or closing it (``_HEDGING_EDGES``: "…, I'm told", "…, unverified"), a
   hedge word or *I hope* or *not sure* at the end, *hope* first, or *not sure* or *unsure*
   first ("Not sure, but …"; not "Not sure why …") leave the whole sentence
   open: "Restore at 11:19, hopefully.", "Hope CR-14 makes it by 11:19".
@@ -203,10 +204,6 @@ _HEDGING_PHRASES = (
     ("in", "all", "likelihood"),
     ("chances", "are"),
     ("odds", "are"),
-    ("i'm", "told"),
-    ("i", "am", "told"),
-    ("i've", "been", "told"),
-    ("we're", "told"),
     ("supposedly",),
     ("allegedly",),
     ("reportedly",),
@@ -239,20 +236,29 @@ _HEDGING_PHRASES = (
     ("at", "least", "that", "is", "what"),
     ("at", "least", "according"),
     ("would", "appear"),
-    # … or what is done not yet checked: "…, unverified", "(not verified)"
+)
+# … and what hedges its sentence only from its start or its end (but for a word like *yet* or
+# *though* after it): another's word passed on, or what is done not yet checked ("…, I'm told",
+# "I'm told it went on TRK-9", "…, unverified", "…, not verified yet"; not "The temperature log
+# is not verified; TRK-9 delivered at 06:59", which doubts the log alone)
+_HEDGING_EDGES = (
+    ("i'm", "told"),
+    ("i", "am", "told"),
+    ("i've", "been", "told"),
+    ("we're", "told"),
+    ("we've", "been", "told"),
     ("unverified",),
     ("not", "verified"),
     ("not", "yet", "verified"),
     ("yet", "to", "be", "verified"),
     ("yet", "to", "be", "confirmed"),
-    ("haven't", "verified"),
-    ("have", "not", "verified"),
-    ("haven't", "confirmed", "it"),
-    ("haven't", "confirmed", "that"),
-    ("haven't", "confirmed", "this"),
-    ("haven't", "double-checked"),
-    ("haven't", "checked", "it"),
-    ("haven't", "checked", "that"),
+    ("haven't", "verified", "it"),
+    ("haven't", "verified", "this"),
+    ("haven't", "verified", "that"),
+    ("have", "not", "verified", "it"),
+)
+_AFTER_EDGE = frozenset(
+    {"yet", "though", "so", "far", "as", "of", "now", "either", "too", "still", "at", "this", "point"}
 )
 # the same doubt in the forms a phrase cannot list: "if I'm reading this right", "unless I'm
 # wrong", "if I recall", "if the tracker is right", "or so the system says" (on the sentence's
@@ -447,6 +453,10 @@ def _hedge(words: list[tuple[int, int, str]], text: str) -> tuple[int, int] | No
                 return i, i + len(p)
         if 0 < i < len(said) - 1 and _afterthought(words, i, text):
             return i, i + 2
+    for p in _HEDGING_EDGES:
+        for i in range(len(said) - len(p) + 1):
+            if tuple(said[i : i + len(p)]) == p and (i == 0 or all(w in _AFTER_EDGE for w in said[i + len(p) :])):
+                return i, i + len(p)
     joined = " ".join(said)
     m = _DOUBTING.search(joined)
     if m is None:
@@ -784,7 +794,14 @@ PENDING = frozenset(
 )
 _PENDING_WITH = frozenset({"not", "yet", "on", "to", "be", "confirmed", "confirmation", "booked", "still", "a"})
 _PENDING_ALL = PENDING | _PENDING_WITH
-_NOT_CONFIRMED = (["not", "confirmed"], ["not", "yet", "confirmed"], ["to", "be", "confirmed"])
+_NOT_CONFIRMED = (
+    ["not", "confirmed"],
+    ["not", "yet", "confirmed"],
+    ["to", "be", "confirmed"],
+    ["unverified"],
+    ["not", "verified"],
+    ["not", "yet", "verified"],
+)
 _BRACKETED = re.compile(r"\(([^()]{1,40})\)")
 _PROCEED = frozenset({"proceed", "ahead"})
 # a question ending in one of these verbs and a word pointing back ("book them?") asks to do
