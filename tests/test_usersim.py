@@ -163,6 +163,7 @@ REPORT = "TRK-9 delivered the 500 doses to the downtown clinic at 06:59, cold ch
         ("From what I can see, TRK-9 has it, arriving 06:59.", True, True, (), Reply(CLEAR_ANSWER)),
         ("It went on TRK-9, arriving 06:59, or so the system says.", True, True, (), Reply(CLEAR_ANSWER)),
         ("It went on TRK-9, arriving 06:59, I'm told.", True, True, (), Reply(CLEAR_ANSWER)),
+        ("It's all done and the van is going, I'm told.", True, True, (), Reply(CLEAR_ANSWER)),
         ("It went on TRK-9, arriving 06:59 (not verified).", True, True, (), Reply(CLEAR_ANSWER)),
         ("If I'm reading this right, it's on TRK-9, arriving 06:59.", True, True, (), Reply(CLEAR_ANSWER)),
         ("It's on TRK-9, arriving 06:59, if the tracker is right.", True, True, (), Reply(CLEAR_ANSWER)),

@@ -372,12 +372,17 @@ def hedge(message: str) -> str | None:
     marker = next((m for m in HEDGE_MARKERS if _has(text, m)), None)
     if marker is not None:
         return marker
-    # the judge's sentence-wide hedges, where the sentence reports work: a figure or a verb of
-    # doing ("TRK-9, I'm told"; not "I'm told the clinic was pleased")
-    return next((h for h, said in hedging(text) if any(_DIGIT.search(w) or w in DOING for w in said)), None)
+    # the judge's sentence-wide hedges, where the sentence reports work: a figure, a verb of
+    # doing or of going ("TRK-9, I'm told"; "Ana Lopes is going instead, I'm told"; not "I'm
+    # told the clinic was pleased")
+    return next((h for h, said in hedging(text) if any(_DIGIT.search(w) or w in _WORK for w in said)), None)
 
 
 _DIGIT = re.compile(r"\d")
+_WORK = DOING | frozenset(
+    {"going", "goes", "went", "gone", "sails", "sailing", "sailed", "arrives", "arrived", "arriving", "leaves"}
+    | {"leaving", "reaches", "reached", "covering", "covers", "covered", "takes", "took", "taking", "done"}
+)
 
 
 # a report's clauses (kept with what separates them)
