@@ -426,6 +426,24 @@ EITHER_NAMES = [
 ]
 
 
+# an indirect question: what *whether* opens is asked, to its clause's end ("Can you check
+# whether the doses went on TRK-9." and "It's unclear whether …" had stated TRK-9)
+WHETHER = [
+    ("I wonder whether CR-14 restores at 11:19.", "I wonder - : ."),
+    ("It's unclear whether CR-14 restores at 11:19.", "It's unclear - : ."),
+    (
+        "I checked whether CR-8 could go, but it couldn't, so CR-14 restores at 11:19.",
+        "I checked - , but it couldn't, so CR-14 restores at 11:19.",
+    ),
+    ("CR-14 restores at 11:19, whether or not the crew signs off.", "CR-14 restores at 11:19, ."),
+]
+
+
+@pytest.mark.parametrize(("text", "left"), WHETHER)
+def test_what_whether_opens_is_asked(text, left):
+    assert kept(text) == left
+
+
 @pytest.mark.parametrize(("text", "left"), EITHER_NAMES)
 def test_two_names_joined_by_or_are_alternatives(text, left):
     assert kept(text) == left

@@ -41,8 +41,8 @@ The rules, simple enough to apply by hand (task format §5):
 - **Either-or.** Values joined by *or* (spaces or a comma between, not a bracket) are
   alternatives, neither stated: "VAN-42 or VAN-41", "van 42 or 41", "9:30 or 10:00"; "08:25
   (or 08:30 at the latest)" states 08:25.
-- **A condition.** From *if, unless, suppose, assuming, provided* to the end of its clause:
-  "If VAN-41 is free, …" states nothing of VAN-41.
+- **A condition.** From *if, unless, suppose, assuming, provided* (or *whether*, which asks)
+  to the end of its clause: "If VAN-41 is free, …" states nothing of VAN-41.
 - **An action not done.** A verb of doing (``DOING``: *put, move, book, assign, schedule…*)
   after a negator or a failure (*unable, failed, tried, attempted*), with only words like
   *have, been, able, to, yet* between, denies everything from it to the end of its sentence,
@@ -632,10 +632,11 @@ def _participle(words: list[tuple[int, int, str]], j: int) -> bool:
 
 
 def _supposed(words: list[tuple[int, int, str]], ends: list[int], sentence_end: int) -> list[tuple[int, int]]:
-    """From a condition word to the end of its clause ("if you want" and other asides aside)."""
+    """From a condition word, or *whether*, to the end of its clause ("if you want" and other
+    asides aside): "I wonder whether TRK-9 has them", "It's unclear whether …"."""
     out: list[tuple[int, int]] = []
     for i, (a, _, w) in enumerate(words):
-        if w not in CONDITIONALS or (i and words[i - 1][2] == "even"):
+        if (w not in CONDITIONALS and w != "whether") or (i and words[i - 1][2] == "even"):
             continue
         if w == "if" and _aside(words, i):
             continue
