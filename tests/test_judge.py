@@ -357,6 +357,26 @@ def test_rule_judge_inflections_and_claims_across_later_messages(say, expect):
     }
 
 
+@pytest.mark.parametrize(
+    ("say", "passes"),
+    [
+        # a doubt the report judge reads leaves the statement of infeasibility open too ("It can't
+        # be done, I'm told" had passed, while the scripted user asked for a clear answer)
+        (["I cannot get you to Inverness tonight, I'm told: both flights are cancelled."], False),
+        (["I cannot get you to Inverness tonight: both flights are cancelled, or so the system says."], False),
+        (["I cannot get you to Inverness tonight - both flights are cancelled, I think."], False),
+        (["To the best of my knowledge I cannot get you to Inverness tonight: both flights are cancelled."], False),
+        # … not a doubt in another sentence
+        (["I cannot get you to Inverness tonight: both flights are cancelled. I'm told the crews are out."], True),
+    ],
+)
+def test_a_doubted_statement_of_infeasibility_is_no_statement(say, passes):
+    loaded = _TASKS[INVERNESS]
+    result = asyncio.run(run_episode(loaded, CallsThenSay("control:t", loaded.task.solution, say), PatientUser()))
+    got = {i.id: i for i in result.outcome.items}
+    assert got["recognised_infeasibility"].passed is passes, got["recognised_infeasibility"].detail
+
+
 KEFLAVIK = "air-keflavik-ash-s2-impossible"
 _REBOOK = {"tool": "rebook", "args": {"locator": "FI4RKV", "from_flights": ["FI521"], "to_flights": ["FI523"]}}
 _STATED = "I cannot get you to Reykjavik today because of the ash."

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from sttui.core import completions, denials, reports, statement_words, statements
 from sttui.core import events as ev
 from sttui.core import state as st
 from sttui.core.report_claims import claims as unsupported_claims
+from sttui.core.stated import hedging
 
 if TYPE_CHECKING:
     from sttui.core.episode import Episode
@@ -162,7 +163,7 @@ class _Reading:
         goal: denials.Goal | None = None,
     ):
         self.clauses = statements.clauses(text)
-        self.phrases = statements.find_phrases(self.clauses, phrases, statement=True)
+        self.phrases = _unhedged(text, self.clauses, statements.find_phrases(self.clauses, phrases, statement=True))
         if goal is not None:  # the goal denied in its own words, in a clause with no phrase
             denied = denials.find_denials(self.clauses, goal, skip={f.clause for f in self.phrases})
             self.phrases = sorted(self.phrases + denied, key=lambda f: (f.clause, f.at))
@@ -180,6 +181,21 @@ class _Reading:
             toks = [t for c in self.clauses for t in c]
             self._named = [w for w in (term.matched(toks) for term in self._causes) if w]
         return self._named
+
+
+def _unhedged(text: str, clauses: list[statements.Clause], found: list[statements.Found]) -> list[statements.Found]:
+    """``found`` with a phrase in a sentence the report judge reads as left open by a hedge
+    (``stated.hedging``: "It can't be done, I'm told", "…, or so the system says", "…, I
+    think.") made void, as a hedge in its clause makes it: one reading of a doubt for both
+    judges and the scripted user."""
+    if all(f.void is not None for f in found):
+        return found
+    said = statements.sentences(text)
+    out = []
+    for f in found:
+        hedges = hedging(said[clauses[f.clause].sentence]) if f.void is None else []
+        out.append(replace(f, void=f"hedged by '{hedges[0][0]}'") if hedges else f)
+    return out
 
 
 def _quote(clause: list[str], limit: int = 60) -> str:

@@ -186,6 +186,11 @@ def _condition(toks: Sequence[str]) -> str | None:
     return None
 
 
+def sentences(text: str) -> list[str]:
+    """The text's sentences, as :func:`clauses` numbers them (``Clause.sentence``)."""
+    return [s for s in _SENTENCE_END.split(text) if s.strip()]
+
+
 def clauses(text: str, runs_on: bool = False) -> list[Clause]:
     """The text's clauses as token lists, split at punctuation and at turning words; each
     knows its sentence, whether it asks, and its condition (:class:`Clause`). A sentence
@@ -196,7 +201,7 @@ def clauses(text: str, runs_on: bool = False) -> list[Clause]:
     before "I" and "please" and after "instead" (the claims' reading: what one operation is
     claimed of; not a negation's reach, "nothing here I cannot handle")."""
     out: list[Clause] = []
-    for si, sentence in enumerate(s for s in _SENTENCE_END.split(text) if s.strip()):
+    for si, sentence in enumerate(sentences(text)):
         asks = is_question(sentence)
         parts = _CLAUSE.split(sentence)
         last = max((i for i, p in enumerate(parts) if tokens(p)), default=0)
