@@ -30,14 +30,13 @@ The rules, simple enough to apply by hand (task format §5):
   gone*, *is supposed to be*) leave open what follows
   them to the end of their clause: "could be on VAN-42",
   "will probably be ready at 15:00" (the scripted user asks for a clear answer to these too).
-  A hedging phrase anywhere (``_HEDGING_PHRASES``: *fingers crossed, no guarantees, fairly
-  sure, as far as I can tell, if I'm not mistaken, pending confirmation, to the best of my
-  knowledge, don't quote me…*; ``_DOUBTING``: *if I'm reading this right, unless I'm wrong,
-  if the tracker is right, or so the system says…*), another's word or a check not done
-  opening or closing it (``_HEDGING_EDGES``: "…, I'm told", "…, unverified"), a
-  hedge word or *I hope* or *not sure* at the end, *hope* first, or *not sure* or *unsure*
-  first ("Not sure, but …"; not "Not sure why …") leave the whole sentence
-  open: "Restore at 11:19, hopefully.", "Hope CR-14 makes it by 11:19".
+  What leaves the whole sentence open is ``core.hedges``'s (``sentence_hedge``): a hedging
+  phrase anywhere (*fingers crossed, no guarantees, fairly sure, to the best of my knowledge,
+  don't quote me, if I'm reading this right, or so the system says…*), another's word or a
+  check not done opening or closing it ("…, I'm told", "…, unverified"), a hedge word or *I
+  hope* or *not sure* at the end, *hope* first, or *not sure* or *unsure* first ("Not sure,
+  but …"; not "Not sure why …"): "Restore at 11:19, hopefully.", "Hope CR-14 makes it by
+  11:19".
 - **Either-or.** Values joined by *or* (spaces or a comma between, not a bracket) are
   alternatives, neither stated: "VAN-42 or VAN-41", "van 42 or 41", "9:30 or 10:00"; "08:25
   (or 08:30 at the latest)" states 08:25.
@@ -101,11 +100,12 @@ from bisect import bisect_left, bisect_right
 from functools import lru_cache
 
 from sttui.core.facts import GLUED_STOP
+from sttui.core.hedges import AFTER_I_D, CUT_BETWEEN, FIRST_PERSON, HEDGES, courteous, sentence_hedge
 from sttui.core.replaced import former, instead_of, ousted_before, unfit_before, unusable_before
 from sttui.core.statement_words import ASIDES, CONDITIONALS, NEGATORS
 from sttui.core.statements import asks_all, is_question
 
-# -- the words a sentence is read in, and the hedges --------------------------------------------
+# -- the words a sentence is read in, and the clause's hedges ------------------------------------
 
 # a word: letters and digits, joined by one mark (VAN-42, 09:30, 9.30am, LH401, isn't)
 _WORD = re.compile(r"[^\W_]+(?:(?:[-'\u2019:/#]|\.(?![A-Z][a-z]))[^\W_]+)*")  # (not across "planned.Westfield")
@@ -145,160 +145,10 @@ LINKS = frozenset(
         "placed",
     ]
 )
-HEDGES = frozenset(
-    {"maybe", "perhaps", "might", "probably", "possibly", "could", "hopefully", "likely", "presumably", "seems",
-     "seem", "seemed", "seemingly", "apparently", "ought", "reckon"}
-)  # fmt: skip
 # … and *look* before *like* or *to*: "it looks like TRK-9", "looks to be 06:59" (not "looks fine")
 _LOOK = frozenset({"look", "looks", "looked", "looking"})
 # … and *appear* before *to*: "TRK-9 appears to have them" (not "TRK-9 appears on the manifest")
 _APPEAR = frozenset({"appear", "appears", "appeared"})
-# what hedges the whole sentence it is in, wherever it stands: "restore at 11:19, fingers crossed"
-_HEDGING_PHRASES = (
-    ("fingers", "crossed"),
-    ("touch", "wood"),
-    ("with", "any", "luck"),
-    ("all", "being", "well"),
-    ("if", "all", "goes", "well"),
-    ("with", "luck"),
-    ("in", "theory"),
-    ("touch", "and", "go"),
-    ("no", "guarantee"),
-    ("no", "guarantees"),
-    ("no", "promises"),
-    ("can't", "promise"),
-    ("cannot", "promise"),
-    ("can't", "guarantee"),
-    ("cannot", "guarantee"),
-    # a belief by another name (the scripted user asks for a clear answer to each): "…, I'm
-    # fairly sure", "As far as I can tell, …", "…, if I'm not mistaken"
-    ("pretty", "sure"),
-    ("fairly", "sure"),
-    ("reasonably", "sure"),
-    ("as", "far", "as", "i", "know"),
-    ("as", "far", "as", "i", "can", "tell"),
-    ("as", "far", "as", "i'm", "aware"),
-    ("as", "far", "as", "i", "am", "aware"),
-    ("if", "i'm", "not", "mistaken"),
-    ("unless", "i'm", "mistaken"),
-    ("to", "my", "knowledge"),
-    ("if", "memory", "serves"),
-    # … or a booking not yet done: "14:30, pending confirmation"
-    ("pending", "confirmation"),
-    ("awaiting", "confirmation"),
-    ("not", "yet", "confirmed"),
-    ("to", "be", "confirmed"),
-    # … or the writer's own doubt, or another's word passed on: "To the best of my knowledge,
-    # …", "From what I can see, …", "My guess is …", "…, I'm told", "…, but don't quote me"
-    ("best", "of", "my", "knowledge"),
-    ("from", "what", "i", "can", "see"),
-    ("from", "what", "i", "can", "tell"),
-    ("from", "what", "i", "see"),
-    ("from", "what", "i", "gather"),
-    ("as", "far", "as", "i", "can", "see"),
-    ("as", "best", "i", "can", "tell"),
-    ("as", "i", "understand", "it"),
-    ("my", "guess"),
-    ("my", "best", "guess"),
-    ("my", "understanding", "is"),
-    ("in", "all", "likelihood"),
-    ("chances", "are"),
-    ("odds", "are"),
-    ("supposedly",),
-    ("allegedly",),
-    ("reportedly",),
-    ("almost", "certain"),
-    ("almost", "sure"),
-    ("nearly", "certain"),
-    ("fairly", "confident"),
-    ("pretty", "confident"),
-    ("reasonably", "confident"),
-    ("fairly", "certain"),
-    ("pretty", "certain"),
-    ("reasonably", "certain"),
-    ("not", "100"),
-    ("not", "entirely", "sure"),
-    ("not", "entirely", "certain"),
-    ("not", "completely", "sure"),
-    ("not", "totally", "sure"),
-    ("can't", "be", "sure"),
-    ("can't", "be", "certain"),
-    ("cannot", "be", "sure"),
-    ("cannot", "be", "certain"),
-    ("can't", "be", "100"),
-    ("cannot", "be", "100"),
-    ("can't", "say", "for", "sure"),
-    ("can't", "say", "for", "certain"),
-    ("couldn't", "say", "for", "sure"),
-    ("don't", "quote", "me"),
-    ("do", "not", "quote", "me"),
-    ("at", "least", "that's", "what"),
-    ("at", "least", "that", "is", "what"),
-    ("at", "least", "according"),
-    ("would", "appear"),
-)
-# … and what hedges its sentence only from its start or its end (but for a word like *yet* or
-# *though* after it): another's word passed on, or what is done not yet checked ("…, I'm told",
-# "I'm told it went on TRK-9", "…, unverified", "…, not verified yet"; not "The temperature log
-# is not verified; TRK-9 delivered at 06:59", which doubts the log alone)
-_HEDGING_EDGES = (
-    ("i'm", "told"),
-    ("i", "am", "told"),
-    ("i've", "been", "told"),
-    ("we're", "told"),
-    ("we've", "been", "told"),
-    ("unverified",),
-    ("not", "verified"),
-    ("not", "yet", "verified"),
-    ("yet", "to", "be", "verified"),
-    ("yet", "to", "be", "confirmed"),
-    ("haven't", "verified", "it"),
-    ("haven't", "verified", "this"),
-    ("haven't", "verified", "that"),
-    ("have", "not", "verified", "it"),
-)
-_AFTER_EDGE = frozenset(
-    {"yet", "though", "so", "far", "as", "of", "now", "either", "too", "still", "at", "this", "point"}
-)
-# the same doubt in the forms a phrase cannot list: "if I'm reading this right", "unless I'm
-# wrong", "if I recall", "if the tracker is right", "or so the system says" (on the sentence's
-# words, lower case, joined by one space)
-_DOUBTING = re.compile(
-    r"(?:^| )(?:"
-    r"(?:if|unless) (?:i|we)(?:'m|'ve| am| have| are|'re)? (?:reading|read|understand|understood|got|gotten|remember|"
-    r"recall|see|seeing|interpret|interpreting) (?:(?:this|that|it|things|them|the [\w'-]+|[\w'-]+'s [\w'-]+) )?"
-    r"(?:right|rightly|correctly|properly|aright)"
-    r"|(?:if|unless) (?:i|we)(?:'m|'ve| am| have| are|'re)? (?:not )?(?:misread|misreading|misunderstood|mistaken|"
-    r"wrong|recall|remember rightly)"
-    r"|if (?:(?:the|my|our|their|this|that|its) )?(?:[\w-]+ ){0,2}?(?:is|was|are|were) (?:right|correct|accurate|"
-    r"reliable|up to date)"
-    r"|if (?:it's|that's|[\w-]+'s) (?:right|correct|accurate|reliable|up to date)"
-    r"|or so (?:the [\w'-]+|it|they|i'm|i am|i was|i've been|we're|we were|i hear|i gather|i understand)"
-    r"|unless (?:something|anything|things|that|it)(?:'s| has| have)? (?:changed|moved|slipped)"
-    r"|assuming(?! (?:you|you're|your|that's|that is) )"  # (not "Assuming you still need the receipt, …")
-    r")(?= |$)"
-)
-# the phrases by their first word: a sentence's words are each looked up once
-_HEDGING_BY_FIRST: dict[str, list[tuple[str, ...]]] = {}
-for _phrase in _HEDGING_PHRASES:
-    _HEDGING_BY_FIRST.setdefault(_phrase[0], []).append(_phrase)
-# a belief said between commas or at a clause's end: "TRK-9, I think, took them", "on TRK-9 I
-# believe, and …"; "I'd say", "I'd imagine"
-_AFTERTHOUGHT = frozenset({"think", "believe", "guess", "reckon", "suspect", "imagine", "gather", "expect"})
-_AFTER_D = frozenset({"say", "imagine", "guess", "think", "expect"})
-# after "not sure" opening a sentence, what says the doubt is of something else ("Not sure why …")
-_WH = frozenset({"why", "how", "what", "who", "where", "when", "which"})
-# … and what does so at the sentence's end ("…, I think." is read as a belief): "at 11:19, I hope"
-_HEDGING_ENDS = (
-    ("i", "hope"),
-    ("we", "hope"),
-    ("hope", "so"),
-    ("not", "sure"),
-    ("not", "certain"),
-    ("not", "sure", "though"),
-)
-# the hedge words that, last in a sentence, leave all of it open (not "…the earliest I could")
-_HEDGING_LAST = HEDGES - {"could", "might"}
 # a title names the person after it: a negation or hedge over "Dr" is over "Dr Okafor"
 TITLES = frozenset({"dr", "doctor", "mr", "mrs", "ms", "miss", "mx", "prof", "professor", "nurse", "sister", "sr"})
 _MARKS = re.compile(r"[^\W_]")
@@ -388,7 +238,7 @@ def stated_text(text: str) -> str:
         ends = [at for at, _ in marks]
         if _asks_to_proceed(sentence, words):
             spans.append((0, start + len(sentence)))  # what came before it, its own sentence too, was a plan
-        if _hedge(words, text) is not None:
+        if sentence_hedge(words, text) is not None:
             spans.append((start, start + len(sentence)))
             continue
         hurried = _hurried_question(sentence, words, text)
@@ -429,51 +279,6 @@ def stated_text(text: str) -> str:
 # -- the spans blanked: hedged, asked, denied, supposed -----------------------------------------
 
 
-def _hedge(words: list[tuple[int, int, str]], text: str) -> tuple[int, int] | None:
-    """Where a hedge that leaves all of its sentence open stands (a range of word indices), or
-    None: one of ``_HEDGING_PHRASES`` or ``_DOUBTING`` anywhere, a hedge word or one of
-    ``_HEDGING_ENDS`` as its last words ("Restore at 11:19, hopefully."), a belief put after what it doubts ("TRK-9,
-    I think, took them"), *hope* as its first ("Hope CR-14 makes it by 11:19"), or *not sure*
-    or *unsure* as its first, the "I'm" left out ("Not sure, but you're both on UA901"; not
-    "Not sure why it was late, …")."""
-    said = [w for _, _, w in words]
-    if said[-1] in _HEDGING_LAST:
-        return len(said) - 1, len(said)
-    end = next((e for e in _HEDGING_ENDS if tuple(said[-len(e) :]) == e), None)
-    if end is not None:
-        return len(said) - len(end), len(said)
-    if said[0] == "hope" and not _courteous(said[1:3]):
-        return 0, 1
-    after = 1 if said[0] == "unsure" else 2 if said[:2] in (["not", "sure"], ["not", "certain"]) else 0
-    if after and said[after : after + 1] != [] and said[after] not in _WH:
-        return 0, after
-    for i, w in enumerate(said):
-        for p in _HEDGING_BY_FIRST.get(w, ()):
-            if tuple(said[i : i + len(p)]) == p:
-                return i, i + len(p)
-        if 0 < i < len(said) - 1 and _afterthought(words, i, text):
-            return i, i + 2
-    for p in _HEDGING_EDGES:
-        for i in range(len(said) - len(p) + 1):
-            if tuple(said[i : i + len(p)]) == p and _at_edge(words, i, i + len(p), text):
-                return i, i + len(p)
-    joined = " ".join(said)
-    m = _DOUBTING.search(joined)
-    if m is None:
-        return None
-    first = joined.count(" ", 0, m.start() + 1)  # (the match opens at a space, or at the start)
-    return first, first + m.group().strip().count(" ") + 1
-
-
-def _at_edge(words: list[tuple[int, int, str]], i: int, j: int, text: str) -> bool:
-    """Whether ``words[i:j]`` open their sentence, close it (but for words like *yet* after
-    them), or, for another's word passed on, close a clause: "It can't be done, I'm told: the
-    ferry is cancelled" (not "The log is not verified; CR-14 restores at 11:19")."""
-    if i == 0 or all(w in _AFTER_EDGE for _, _, w in words[j:]):
-        return True
-    return words[j - 1][2] == "told" and _CUT_BETWEEN.search(text, words[j - 1][1], words[j][0]) is not None
-
-
 def hedging(text: str) -> list[tuple[str, list[str]]]:
     """The sentence-wide hedges of ``text``: each one's words and its sentence's (lower case):
     the scripted user asks for a clear answer where the judge reads a report as left open."""
@@ -481,25 +286,11 @@ def hedging(text: str) -> list[tuple[str, list[str]]]:
     cuts = [m.end() for m in _SENTENCE_END.finditer(text) if not _abbreviation(text, m)]
     for start, end in zip([0, *cuts], [*cuts, len(text)], strict=True):
         words = [(w.start(), w.end(), _low(w.group())) for w in _WORD.finditer(text, start, end)]
-        at = _hedge(words, text) if words else None
+        at = sentence_hedge(words, text) if words else None
         if at is not None:
             said = [w for _, _, w in words]
             out.append((" ".join(said[at[0] : at[1]]), said))
     return out
-
-
-def _afterthought(words: list[tuple[int, int, str]], i: int, text: str) -> bool:
-    """A belief put after what it doubts: *I* or *we* and a verb of belief (or *I'd* and *say*,
-    *imagine*…), not first in the sentence, then a clause mark, *but* or *though* or the
-    sentence's end: "TRK-9, I think, took them", "on TRK-9 I believe, and …"."""
-    w, verb = words[i][2], words[i + 1][2]
-    if not ((w in FIRST_PERSON and verb in _AFTERTHOUGHT) or (w == "i'd" and verb in _AFTER_D)):
-        return False
-    if i + 2 == len(words):
-        return True
-    return (
-        words[i + 2][2] in ("but", "though") or _CUT_BETWEEN.search(text, words[i + 1][1], words[i + 2][0]) is not None
-    )
 
 
 def hurried_question(sentence: str) -> bool:
@@ -655,7 +446,6 @@ def _supposed(words: list[tuple[int, int, str]], ends: list[int], sentence_end: 
 
 # -- a proposal: an offer, and the person's word awaited -----------------------------------------
 
-FIRST_PERSON = frozenset({"i", "we"})
 OFFER_MODALS = frozenset({"would", "will", "can", "could"})
 # "I'd", "we'll": the subject and its modal in one word; "'d" is "would"
 _JOINED = {"i'd": "would", "we'd": "would", "i'll": "will", "we'll": "will"}
@@ -789,15 +579,6 @@ INTENDED = frozenset(
 BELIEVING = frozenset(
     {"think", "believe", "guess", "assume", "reckon", "hope", "suspect", "gather", "imagine", "expect"}
 )
-# "I hope you…", "I hope this helps": a courtesy, no belief about what follows
-_COURTEOUS_HOPE = frozenset({"you", "you're", "your", "this", "it", "all", "that's"})
-
-
-def _courteous(after: list[str]) -> bool:
-    """Whether the words after *hope* are a courtesy ("hope you're well", "hope that helps")."""
-    return bool(after) and (after[0] in _COURTEOUS_HOPE or after[:2] == ["that", "helps"])
-
-
 PENDING = frozenset(
     {"pending", "tentative", "tentatively", "unconfirmed", "provisional", "provisionally", "held", "hold", "tbc"}
     | {"tbd", "unbooked", "requested", "awaiting"}
@@ -898,7 +679,7 @@ def _undone(words: list[tuple[int, int, str]], text: str) -> list[int]:
         elif (
             (w in FIRST_PERSON and _believes(words, i + 1))
             or (w in ("i'm", "we're") and _doubts(words, i + 1))
-            or (w == "i'd" and i + 1 < len(words) and words[i + 1][2] in _AFTER_D)
+            or (w == "i'd" and i + 1 < len(words) and words[i + 1][2] in AFTER_I_D)
         ):
             # "I think Westfield is on VAN-42", "I'm not sure whether…": a belief, not a report;
             # "…, I think." at the end: all of the sentence
@@ -966,12 +747,9 @@ def _doing_ing(words: list[tuple[int, int, str]], j: int) -> bool:
     return j < len(words) and words[j][2] in _DOING_ING
 
 
-_CUT_BETWEEN = re.compile(r"[,;:()]|\s[-\u2013\u2014]\s")
-
-
 def _cut(text: str, words: list[tuple[int, int, str]], i: int, j: int) -> bool:
     """Whether a clause mark stands between the words ``i`` and ``j``."""
-    return any(_CUT_BETWEEN.search(text, words[k][1], words[k + 1][0]) for k in range(i, j))
+    return any(CUT_BETWEEN.search(text, words[k][1], words[k + 1][0]) for k in range(i, j))
 
 
 def _believes(words: list[tuple[int, int, str]], j: int) -> bool:
@@ -980,7 +758,7 @@ def _believes(words: list[tuple[int, int, str]], j: int) -> bool:
     if j < len(words) and (words[j][2].endswith("n't") or words[j][2] == "do"):
         j += 1 + (words[j][2] == "do" and j + 1 < len(words) and words[j + 1][2] == "not")
     if j < len(words) and words[j][2] in BELIEVING:
-        return words[j][2] != "hope" or not _courteous([w for _, _, w in words[j + 1 : j + 3]])
+        return words[j][2] != "hope" or not courteous([w for _, _, w in words[j + 1 : j + 3]])
     return j < len(words) and words[j][2] == "am" and _unsure(words, j + 1)
 
 
