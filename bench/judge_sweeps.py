@@ -8,6 +8,9 @@ with one of these changes, and judged.
   "Should I also book R as a backup?", "Nothing changed for R." …): each must pass;
 - a slip put right in place of the value ("W, sorry, R" must fail; "R, sorry, W" must pass; and
   for a figure "W - no, R" and "W (I mean R)" must fail, "R - no, W" must pass);
+- a change marked in place of the value as lists and chats mark one ("R → W", "W (was R)", "W ✅
+  (R ❌)" must pass; "W → R", "R (was W)", "R ✅ (W ❌)" must fail; no arrow for a time, whose
+  arrow is a leg: "AMS 11:45 → JFK 20:00"), where the report names W once;
 - every sentence hedged, "Not sure, but …": must fail;
 - every sentence doubted in one of the tests' ``DOUBTS`` ("To the best of my knowledge, …",
   "…, I'm told.", "… (not verified)" …): must fail.
@@ -68,6 +71,10 @@ def main() -> None:
             for form, passes in forms:
                 slip = final[:at] + form.format(r=other, w=written) + final[at + len(written) :]
                 judge(f"slip '{form}' (must {'pass' if passes else 'fail'})", task_id, slip, passes)
+        for fact, written, other in t._marked(task_id, final):
+            for form, passes in t.MARKED.get(fact.kind, ()):
+                family = f"change marked '{form}' (must {'pass' if passes else 'fail'})"
+                judge(family, task_id, t.marked(final, written, form, other), passes)
         hedged = " ".join("Not sure, but " + s[0].lower() + s[1:] for s in t._SENTENCES.split(final.strip()) if s)
         judge("every sentence 'Not sure, but …' (must fail)", task_id, hedged, False)
         for form in t.DOUBTS:

@@ -3754,3 +3754,52 @@ def test_a_passive_naming_no_record_is_supported_by_what_a_trigger_announced(rep
 def test_an_operation_meant_to_be_done_is_no_claim_of_it(report, passes):
     ep = played(INSULIN, reports=(report,))
     assert item(ep).passed is passes, item(ep).detail
+
+
+@pytest.mark.parametrize(
+    ("report", "passed"),
+    [
+        # an arrow leads from what it was changed from to what it is: the value after it is stated
+        ("Vehicle: TRK-7 → TRK-9 (TRK-7 reefer failed). Delivered 06:59.", True),
+        ("Vehicle: TRK-9 → TRK-7 (TRK-9 reefer failed). Delivered 06:59.", False),
+        ("The insulin went on TRK-7 -> TRK-9 and was delivered at 06:59.", True),
+        ("The insulin went on TRK-9 -> TRK-7 and was delivered at 06:59.", False),
+        ("Vehicle changed: TRK-9 => TRK-7. Delivered 06:59.", False),
+        ("TRK-7 ❌ (reefer failed) → TRK-9 ✅ delivered 06:59", True),
+        ("TRK-9 ❌ (reefer failed) → TRK-7 ✅ delivered 06:59", False),
+        ("TRK-9 ✗ TRK-7 ✓ delivered 06:59", False),
+        ("TRK-9 (was TRK-7) - delivered 06:59.", True),
+        ("TRK-7 (was TRK-9) - delivered 06:59.", False),
+        # a label naming the fact (its name or an alias) gives it the value after it
+        ("Vehicle: TRK-9 (TRK-7 unavailable). Delivered 06:59.", True),
+        ("Vehicle: TRK-7 (TRK-9 unavailable). Delivered 06:59.", False),
+        ("**Truck:** TRK-7 (TRK-9 broke down). Delivered 06:59.", False),
+    ],
+)
+def test_a_change_marked_with_an_arrow_a_cross_or_a_label_is_read(report, passed):
+    """Each of the wrong ones had passed: the expected TRK-9 was named, and neither the arrow,
+    the cross, the bracket nor the label was read (the user's app says TRK-9, not TRK-7)."""
+    ep = played(INSULIN, reports=(report,))
+    assert item(ep).passed is passed, item(ep).detail
+    assert ("My app shows TRK-9, not TRK-7." in contradicted(ep)) is not passed
+
+
+BERGEN = STT / "air-travel" / "bergen-reaccommodation-t2-hard.yaml"  # Ingrid: KL1143, then SK271
+BERGEN_REPORT = (
+    "Re-protected all five: Emma (UM, added with priority) and Bjorn (wheelchair) on KL1189 direct, 19:10. "
+    "Ingrid and Sara via Oslo on KL1143 + SK271 (SAS waiver), landing 20:25 - SK271 only had two seats left. "
+    "Pieter volunteered to wait: KL1183 tomorrow 07:05 with a hotel voucher. No change fees."
+)
+
+
+def test_an_arrow_between_two_facts_values_is_a_leg_not_a_change():
+    """ "KL1143 → SK271" runs Ingrid's first flight into her second (``report_order``): an arrow
+    to another fact's value blanks neither."""
+    ep = played(BERGEN, reports=(BERGEN_REPORT.replace("KL1143 + SK271", "KL1143 → SK271"),))
+    assert item(ep).passed, item(ep).detail
+
+
+@pytest.mark.timeout(60)  # (one look per value as written: 32,000 characters of arrows had taken 89 s)
+def test_arrows_are_read_in_linear_time():
+    ep = played(INSULIN, reports=("TRK-9 → TRK-7 → " * 3000,))
+    assert not item(ep).passed

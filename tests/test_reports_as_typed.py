@@ -451,6 +451,56 @@ def test_a_slip_put_right_in_the_oracles_report_decides(task_id):
     assert wrong == []
 
 
+# a change marked as lists and chats mark one, in place of the value: an arrow to the value now
+# (not for a time: "AMS 11:45 → JFK 20:00" is a leg), what it was in a bracket, a cross on what
+# failed (on a figure)
+MARKED = {
+    "id": (("{r} → {w}", True), ("{w} → {r}", False), ("{w} -> {r}", False), ("{w} (was {r})", True),
+           ("{r} (was {w})", False), ("{w} ✅ ({r} ❌)", True), ("{r} ✅ ({w} ❌)", False)),
+    "time": (("{w} (was {r})", True), ("{r} (was {w})", False), ("{r} ✅ ({w} ❌)", False)),
+    "text": (("{r} → {w}", True), ("{w} → {r}", False), ("{w} (was {r})", True), ("{r} (was {w})", False)),
+    "person": (("{r} → {w}", True), ("{w} → {r}", False), ("{w} (was {r})", True), ("{r} (was {w})", False)),
+}  # fmt: skip
+
+
+def _marked(task_id: str, final: str) -> list[tuple[Resolved, str, str]]:
+    """``_others`` whose value the report names once (one it names again, by its id or its
+    record's name, is stated there: "… CR-40 → CR-41 … CR-40 is on Foxhole", "Morfa Star (CTV-5
+    → CTV-6)"), where the other value is one the fact's reading finds."""
+    return [
+        (fact, written, other)
+        for fact, written, other in _others(task_id, final)
+        if final.lower().count(written.lower()) == 1
+        and sum(fact.matches(f) for f in fact.found(final)) == 1
+        and fact.found(f"It is {other} now.")
+        and not (fact.kind == "person" and re.search(rf"[A-Z]\w*\s+{re.escape(written)}", final))
+    ]  # (a surname after its first name: "Jun Park → Chan" still names Jun)
+
+
+def marked(final: str, written: str, form: str, other: str) -> str:
+    """The report with ``written`` (found in any case: a name's reading folds it) in ``form``."""
+    at = final.lower().find(written.lower())
+    assert at >= 0, (written, final)
+    as_written = final[at : at + len(written)]
+    return final[:at] + form.format(r=other, w=as_written) + final[at + len(written) :]
+
+
+@pytest.mark.parametrize("task_id", _reports())
+def test_a_change_marked_with_an_arrow_a_bracket_or_a_cross_decides(task_id):
+    """ "Vehicle: TRK-9 → TRK-7", "TRK-7 (was TRK-9)", "TRK-9 ✗ TRK-7 ✓" and "Vehicle: TRK-7
+    (TRK-9 unavailable)" had passed the insulin task, whose insulin went on TRK-9: the expected
+    value was named, and nothing read the arrow, the bracket or the cross. The value an arrow
+    leads from is what it was changed from (``report_places.arrowed_instead``), a bracket
+    "(was …)" and a cross leave a value unstated (``core.stated``)."""
+    final = _last_report(task_id)
+    wrong = []
+    for fact, written, other in _marked(task_id, final):
+        for form, passes in MARKED.get(fact.kind, ()):
+            if (not _failing(_play(task_id, last=marked(final, written, form, other)))) is not passes:
+                wrong.append((fact.name, form))
+    assert wrong == []
+
+
 # a doubt said of every sentence of a report, as people put it: before it ("{s}" is the sentence,
 # its first letter lower case) or after it ("{s}" without its closing stop)
 DOUBTS = (

@@ -365,6 +365,19 @@ def test_what_markdown_strikes_through_is_taken_back():
     assert kept("From Mostyn ~ 07:47 ~ at sea") == "From Mostyn ~ 07:47 ~ at sea"  # (one tilde is no strike)
 
 
+def test_a_figure_crossed_out_or_given_as_what_it_was_is_not_stated():
+    """ "TRK-9 ✗ TRK-7 ✓", "❌ TRK-9 (reefer failed)" and "TRK-7 (was TRK-9)" had stated TRK-9:
+    a cross on a figure (after it, or opening its line or bullet) and a bracket saying what a
+    value was leave it unstated."""
+    assert kept("TRK-9 ✗ TRK-7 ✓ delivered 06:59") == "- ✗ TRK-7 ✓ delivered 06:59"
+    assert kept("TRK-9: ❌ (reefer failed) → TRK-7 ✅") == "- : ❌ (reefer failed) → TRK-7 ✅"
+    assert kept("❌ TRK-9 (reefer failed)\n- ✅ TRK-7") == "❌ - (reefer failed) - ✅ TRK-7"
+    assert kept("TRK-7 (was TRK-9), seat 33G (prev. 27E)") == "TRK-7 (was - ), seat 33G (prev. )"
+    # a cross inside a line is said of the figure before it, not the one after
+    assert kept("TRK-9 ✅ ❌ TRK-7") == "TRK-9 ✅ ❌ TRK-7"
+    assert kept("Loaded 2 × 250 doses (was 06:20 at the dock)") == "Loaded 2 × 250 doses (was : )"
+
+
 UNASKED = [
     ("Shall I go with TRK-9", "-"),
     ("how about TRK-9", "-"),

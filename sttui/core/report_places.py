@@ -176,6 +176,8 @@ def placed_by_words(fact: Resolved, text: str, ok: bool, rivals: list[str]) -> b
             # (read as written: "nothing" blanks "changed" in what is stated)
             if _placing(last) and not (_NOTHING.search(before) and _no_change(text, start)):
                 return True
+            if _ARROW_BEFORE.search(before):  # ("TRK-9 → TRK-7": what it was changed to)
+                return True
             # "TRK-9 took it instead", "CR-14 is on Hawthorn"; a name doing the work: "Dr Okafor sees her"
             if _PLACING_AFTER.match(folded, start + len(w)) or _does_it(fact, folded, start + len(w)):
                 return True
@@ -250,6 +252,46 @@ def used_instead(fact: Resolved, text: str, theirs: list[Resolved], raw: str | N
     return list(dict.fromkeys(used))
 
 
+# an arrow from one value to the one it was changed to: "TRK-9 → TRK-7", "TRK-9 -> TRK-7",
+# "TRK-9 => TRK-7" (a remark in brackets may stand before it: "TRK-9 (reefer failed) → TRK-7")
+_ARROWS = "\u2192\u21d2\u279c\u2794\u279d\u27f6\u27f9\u27a1"
+_AN_ARROW = re.compile(rf"[{_ARROWS}]|[-=]>")
+_ARROW_AFTER = re.compile(
+    rf"[ \t]*(?:\([^()\n]{{0,60}}\)[ \t]*)?[:,]?[ \t]*(?:[{_ARROWS}]\ufe0f?|-+>|=+>)[ \t]*(?:the\s+|a\s+|an\s+)?",
+    re.IGNORECASE,
+)
+# … and just before a value, what places it: "Vehicle: TRK-9 → TRK-7"
+_ARROW_BEFORE = re.compile(rf"(?:[{_ARROWS}]\ufe0f?|-+>|=+>)[ \t]*(?:the\s+|a\s+|an\s+)?$", re.IGNORECASE)
+
+
+def unarrowed(fact: Resolved, text: str, theirs: list[Resolved]) -> str:
+    """``text`` with each value of an id, a name or a person fact blanked that an arrow leads
+    from to another value of its kind, no other fact's ("TRK-9 → TRK-7" states TRK-7 alone,
+    "Vehicle changed: TRK-9 => TRK-7", "Bramble → Saltmarsh"): what it was changed from. An
+    arrow to another fact's value is a leg ("KL1143 → SK271", Ingrid's first and second flights):
+    neither is blanked."""
+    if fact.kind not in _BY_PLACE or not _AN_ARROW.search(text):
+        return text
+    spots: list[tuple[int, int, facts.Found]] = []
+    for f in {f.written: f for f in fact.found(text)}.values():  # (each as written once: one pass each)
+        spots += [(m.start(), m.end(), f) for m in _written_at(f.written).finditer(text)]
+    starts = {a: f for a, _, f in spots}
+    out: list[str] | None = None
+    for a, b, f in spots:
+        arrow = _ARROW_AFTER.match(text, b)
+        to = starts.get(arrow.end()) if arrow else None
+        if to is None or to.values == f.values or fact.excuses(to) or any(o.matches(to) for o in theirs):
+            continue
+        out = out or list(text)
+        out[a:b] = [" " if c.isalnum() else c for c in text[a:b]]
+    return text if out is None else "".join(out)
+
+
+@lru_cache(maxsize=4096)
+def _written_at(written: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w-]){re.escape(written)}(?![\w-])", re.IGNORECASE)
+
+
 def _parts(text: str, raw: str | None) -> Iterator[tuple[str, str]]:
     """The message's clauses (``attach.sentences``' parts), each as stated (``text``) and as
     written (``raw``, when it is as long: what a negation there blanked)."""
@@ -320,14 +362,18 @@ def put_instead(fact: Resolved, text: str, theirs: list[Resolved], raw: str | No
     # "Marcus Webb (hybrid-trained) now runs the kit. Bello runs the front desk" puts Bello nowhere
     at_work = _only_weighed_or_failed(fact, text, raw)
     put: list[str] = []
+    before = ""  # the piece before, which a list goes on from ("on BA430 … and KLM KL569 (…)")
+    labelled: dict[str, bool] = {}  # (a value's label is looked for once: a long message stays linear)
     for piece, written in _pieces(text, raw):
+        last, before = before, facts.fold(piece)
         if FAILED.search(facts.fold(written)) is not None:
             continue
         values = fact.found(piece)
         folded = facts.fold(piece)
         expected = [f.written for f in values if fact.matches(f)]
         if expected and not _weighed(folded, expected):
-            if not _PLACES_IT.isdisjoint(_WORDS.findall(_TOO_FOR.sub(_less_for, folded))):
+            here = f"{last} {folded}" if _GOES_ON.match(folded) else folded
+            if not _PLACES_IT.isdisjoint(_WORDS.findall(_TOO_FOR.sub(_less_for, here))):
                 return []  # (the expected id may be placed here)
             continue
         if not _BEFORE_NOW.isdisjoint(_WORDS.findall(folded)):
@@ -341,12 +387,40 @@ def put_instead(fact: Resolved, text: str, theirs: list[Resolved], raw: str | No
                 continue  # (a possessive: "an emergency on VAN-2's route" says nothing of what it carries)
             if (
                 _placing(_WORDS.findall(folded[max(0, i - 80) : i])[-3:], put_on)
+                or _ARROW_BEFORE.search(folded, max(0, i - 20), i)
+                or labelled.setdefault(w, _labelled(fact, text, raw, w))
                 or _TAKES.match(folded, end)
                 or (expected and _PLACING_AFTER.match(folded, end))  # ("… but GEN-11 is on its way")
                 or (at_work and _does_it(fact, folded, end))  # ("so Saltmarsh is catering")
             ):
                 put.append(w)
     return list(dict.fromkeys(put))
+
+
+# a label just before a value: "Vehicle: TRK-7", "**Truck:** TRK-7", "- Van = TRK-7"
+_LABEL = re.compile(r"(?:^|[\n.;!?|(])[\s*_#>|\u2022-]*([^\W\d_]+)[\s*_]*[:=][\s*_]*$")
+
+
+def _labelled(fact: Resolved, text: str, raw: str | None, written: str) -> bool:
+    """Whether ``written`` stands right after a label that names the fact, opening its line or
+    sentence (its name, a word it is named by, an alias: "Vehicle: TRK-7", "Truck: TRK-7"):
+    what a list or a table of fields gives the fact. Looked for in the message as written."""
+    source = facts.fold(raw if raw is not None and len(raw) == len(text) else text)
+    names = set(facts.words(fact.name)) | set(fact._cues)
+    if fact._ids is not None:
+        names |= set(fact._ids.aliases)
+    w = facts.fold(written)
+    start = source.find(w)
+    while start >= 0:
+        label = _LABEL.search(source, max(0, start - 40), start)
+        if label is not None and label[1].removesuffix("s") in {n.removesuffix("s") for n in names}:
+            return True
+        start = source.find(w, start + 1)
+    return False
+
+
+# a piece going on with a list from the one before: "… on BA430 to Amsterdam and KLM KL569 (…)"
+_GOES_ON = re.compile(r"\s*(?:and|&|plus|as\s+well\s+as)\s")
 
 
 # what says a value was only thought of: "Ardmore Quay was my first thought"

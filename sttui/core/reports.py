@@ -79,6 +79,7 @@ from sttui.core.report_places import (
     placed_by_words,
     put_instead,
     time_instead,
+    unarrowed,
     used_instead,
     whereabouts,
 )
@@ -188,6 +189,7 @@ def _correction(fact: Resolved, text: str, others: list[Resolved]) -> str | None
 
 def _states(fact: Resolved, text: str, others: list[Resolved]) -> tuple[bool, list[str], str] | None:
     raw, text = text, stated_text(text)  # (what a question asks, a negation denies, a hedge leaves open: blanked)
+    text = unarrowed(fact, text, [o for o in others if o.kind == fact.kind and o.problem is None and o is not fact])
     found = fact.found(text)
     if not found:
         return None

@@ -209,6 +209,19 @@ _LETTER = re.compile(r"[A-Za-z]")
 
 # what markdown strikes through: taken back as it is shown
 _STRUCK = re.compile(r"~~[^~\n]+~~")
+# a figure marked with a cross, as a list or a chat writes what failed: right after it ("TRK-9 ❌",
+# "TRK-9: ✗"), or opening a line or bullet before it ("❌ TRK-9 (reefer failed)")
+_CROSSES = "\u274c\u274e\u2715\u2716\u2717\u2718\u26d4\U0001f6ab"
+_CROSSED = re.compile(
+    rf"(?<![\w:.-])[A-Za-z-]*\d[\w:.-]*(?=\s*:?\s*[{_CROSSES}])"
+    rf"|^[ \t]*(?:[-*\u2022][ \t]*)?[{_CROSSES}]\ufe0f?[ \t]*:?[ \t]*[A-Za-z-]*\d[\w:.-]*",
+    re.MULTILINE,
+)
+# what a value was, in a bracket after the one now: "TRK-7 (was TRK-9)", "33G (prev. 27E)"
+_WAS_BRACKET = re.compile(
+    r"\(\s*(?:was|were|previously|prev\.?|originally|orig\.?|formerly|initially|old)(?!\w)[\s:]*([^()\n]{1,40})\)",
+    re.IGNORECASE,
+)
 
 
 def without_slips(text: str) -> str:
@@ -264,6 +277,10 @@ def stated_text(text: str) -> str:
     spans += [m.span() for m in own_form_slips(text)]
     if "~~" in text:  # struck through, as markdown writes it: "~~Seren Glas from Mostyn~~"
         spans += [m.span() for m in _STRUCK.finditer(text)]
+    if not text.isascii():  # crossed out: "TRK-9 ❌ → TRK-7 ✅"
+        spans += [m.span() for m in _CROSSED.finditer(text)]
+    if "(" in text:
+        spans += [m.span(1) for m in _WAS_BRACKET.finditer(text)]
     if not spans:
         return text
     out = list(text)
