@@ -3774,11 +3774,27 @@ def test_an_operation_meant_to_be_done_is_no_claim_of_it(report, passes):
         ("Vehicle: TRK-9 (TRK-7 unavailable). Delivered 06:59.", True),
         ("Vehicle: TRK-7 (TRK-9 unavailable). Delivered 06:59.", False),
         ("**Truck:** TRK-7 (TRK-9 broke down). Delivered 06:59.", False),
+        # what was under a label, the value now under another ("Planned:" claims no plan_handoff)
+        ("Old: TRK-7 / New: TRK-9. Delivered 06:59.", True),
+        ("Old: TRK-9 / New: TRK-7. Delivered 06:59.", False),
+        ("Before: TRK-9. After: TRK-7. Delivered 06:59.", False),
+        ("Planned: TRK-7 | Actual: TRK-9 | Delivered: 06:59", True),
+        ("Planned: TRK-9 | Actual: TRK-7 | Delivered: 06:59", False),
+        # what was, and *now* the other; one replacing another, one swapped out
+        ("It was on TRK-7, now it's on TRK-9. Delivered 06:59.", True),
+        ("It was on TRK-9, now it's on TRK-7. Delivered 06:59.", False),
+        ("TRK-9 was the plan, now TRK-7. Delivered 06:59.", False),
+        ("TRK-9 was loaded at 06:20 and now TRK-7 is on standby. Delivered 06:59.", True),  # (a new clause)
+        ("The insulin was booked on TRK-9; it is now on TRK-7. Delivered 06:59.", False),
+        ("TRK-9 replaced TRK-7, delivered 06:59.", True),
+        ("TRK-7 replaced TRK-9, delivered 06:59.", False),
+        ("TRK-9 swapped out for TRK-7, delivered 06:59.", False),
     ],
 )
 def test_a_change_marked_with_an_arrow_a_cross_or_a_label_is_read(report, passed):
-    """Each of the wrong ones had passed: the expected TRK-9 was named, and neither the arrow,
-    the cross, the bracket nor the label was read (the user's app says TRK-9, not TRK-7)."""
+    """Each of the wrong ones had passed (and "TRK-9 replaced TRK-7" and "Planned: TRK-7 | Actual:
+    TRK-9" had failed): the expected TRK-9 was named, and neither the arrow, the cross, the
+    bracket, the label nor the *now* was read (the user's app says TRK-9, not TRK-7)."""
     ep = played(INSULIN, reports=(report,))
     assert item(ep).passed is passed, item(ep).detail
     assert ("My app shows TRK-9, not TRK-7." in contradicted(ep)) is not passed

@@ -348,20 +348,22 @@ _EITHER = (" Correction: {r}, not {w}.", " Sorry, I meant {r}.", " Actually, mak
            " My mistake, it's {r}.", " I misspoke - {r}.", " On second thought, {r}.", " Actually it's {r}.")  # fmt: skip
 CORRECTIONS = {
     "id": (*_EITHER, " Update: it's now on {r}.", " Change of plan: {r} instead.", " {w} fell through, so it's on {r}.",
-           " It went on {r} in the end.", " Swapped to {r} at the last minute."),
+           " It went on {r} in the end.", " Swapped to {r} at the last minute.", " It was on {w}, now it's on {r}.",
+           " {w} was the plan, now {r}.", " Old: {w} / New: {r}.", " {w} swapped out for {r}.", " {r} replaced {w}."),
     "time": (*_EITHER, " Update: it's now {r}.", " It's been moved to {r}.", " That got pushed back to {r}.",
              " In the end it's {r}."),
     "text": (*_EITHER, " Update: it's now at {r}.", " Change of plan: {r} instead.", " {w} fell through, so it's at {r}.",
-             " It went to {r} in the end."),
+             " It went to {r} in the end.", " It was at {w}, now it's at {r}.", " Old: {w} / New: at {r}."),
     "person": (*_EITHER, " Update: it's now with {r}.", " Change of plan: {r} instead.", " {w} fell through, so it's {r}.",
-               " It went to {r} in the end."),
+               " It went to {r} in the end.", " It was with {w}, now it's with {r}."),
 }  # fmt: skip
 REMARKS = {
     "id": (" {r} was my first choice.", " {r} is out of service.", " {r} was considered but {w} is better.",
            " {r} is on standby.", " If {w} breaks down, {r} is the backup.", " To be clear, it is {w}, not {r}.",
            " If {w} breaks down I'll switch to {r}.", " Should I also book {r} as a backup?",
            " I haven't moved it to {r}.", " {r} wasn't needed in the end.", " Is that OK?",
-           " Nothing changed for {r}.", " {r} is back in service now."),
+           " Nothing changed for {r}.", " {r} is back in service now.", " It was on {r}, now it's on {w}.",
+           " Old: {r} / New: {w}.", " {w} replaced {r}."),
     "time": (" {r} was too tight.", " It was originally {r}.", " If it slips I'll move it to {r}.",
              " Would {r} suit better?", " It wasn't moved to {r}.", " I couldn't get {r}."),
     "text": (" {r} was my first choice.", " {r} was considered but {w} is better.", " {r} is the backup.",
@@ -370,12 +372,12 @@ REMARKS = {
              # … or at other work (a verb after a name puts it to use only where the expected is
              # named as failed or weighed up alone)
              " {r} is hosting another event.", " {r} is running as normal.", " {r} took the overflow.",
-             " Actually, {r} was fully booked."),
+             " Actually, {r} was fully booked.", " It was at {r}, now it's at {w}."),
     "person": (" {r} was my first choice.", " {r} was considered but {w} is better.", " {r} is the backup.",
                " Should I also book {r} as a backup?", " {r} wasn't needed in the end.", " I looked at {r} too.",
                " {r} was busy.", " {r} is off today.", " Nothing changed for {r}.",
                " {r} runs the front desk today.", " {r} is covering another shift.", " {r} is working elsewhere.",
-               " {r} took the morning off.", " Actually, {r} is on leave this week."),
+               " {r} took the morning off.", " Actually, {r} is on leave this week.", " It was with {r}, now it's with {w}."),
 }  # fmt: skip
 
 
@@ -456,10 +458,13 @@ def test_a_slip_put_right_in_the_oracles_report_decides(task_id):
 # failed (on a figure)
 MARKED = {
     "id": (("{r} → {w}", True), ("{w} → {r}", False), ("{w} -> {r}", False), ("{w} (was {r})", True),
-           ("{r} (was {w})", False), ("{w} ✅ ({r} ❌)", True), ("{r} ✅ ({w} ❌)", False)),
+           ("{r} (was {w})", False), ("{w} ✅ ({r} ❌)", True), ("{r} ✅ ({w} ❌)", False), ("{w} (before: {r})", True),
+           ("{r} (before: {w})", False)),
     "time": (("{w} (was {r})", True), ("{r} (was {w})", False), ("{r} ✅ ({w} ❌)", False)),
-    "text": (("{r} → {w}", True), ("{w} → {r}", False), ("{w} (was {r})", True), ("{r} (was {w})", False)),
-    "person": (("{r} → {w}", True), ("{w} → {r}", False), ("{w} (was {r})", True), ("{r} (was {w})", False)),
+    "text": (("{r} → {w}", True), ("{w} → {r}", False), ("{w} (was {r})", True), ("{r} (was {w})", False),
+             ("{w} (before: {r})", True), ("{r} (before: {w})", False)),
+    "person": (("{r} → {w}", True), ("{w} → {r}", False), ("{w} (was {r})", True), ("{r} (was {w})", False),
+               ("{w} (before: {r})", True), ("{r} (before: {w})", False)),
 }  # fmt: skip
 
 

@@ -376,6 +376,21 @@ def test_a_figure_crossed_out_or_given_as_what_it_was_is_not_stated():
     # a cross inside a line is said of the figure before it, not the one after
     assert kept("TRK-9 ✅ ❌ TRK-7") == "TRK-9 ✅ ❌ TRK-7"
     assert kept("Loaded 2 × 250 doses (was 06:20 at the dock)") == "Loaded 2 × 250 doses (was : )"
+    # … nor what a label opening its line, sentence or cell gives as what was
+    assert kept("Old: TRK-9 / New: TRK-7.") == "Old: - / New: TRK-7."
+    assert kept("Planned: TRK-9 | Actual: TRK-7") == "Planned: - | Actual: TRK-7"
+    assert kept("**Previous truck:** TRK-9\n**Now:** TRK-7") == "**Previous truck:** - **Now:** TRK-7"
+    assert kept("Delivered 06:59. Before: TRK-9.") == "Delivered 06:59. Before: - ."
+    assert kept("Arrived at 06:59, before: the clinic opened") == "Arrived at 06:59, before: the clinic opened"
+
+
+def test_one_value_replacing_another_leaves_the_one_replaced_unstated():
+    """ "TRK-9 replaced TRK-7" had left TRK-7 stated and TRK-9 not (read as "TRK-9 replaced by
+    …"); a value swapped out is the one taken out."""
+    assert kept("TRK-9 replaced TRK-7, delivered 06:59.") == "TRK-9 replaced - , delivered 06:59."
+    assert kept("TRK-9 was replaced by TRK-7.") == "- was replaced by TRK-7."
+    assert kept("I replaced TRK-7 with TRK-9.") == "I replaced - with TRK-9."
+    assert kept("TRK-9 swapped out for TRK-7.") == "- swapped out for TRK-7."
 
 
 UNASKED = [

@@ -23,8 +23,11 @@ question or a supposition; "If I meant VAN-2 …" corrects nothing), that
   leaving at 11:20": FB-2; ``core.stated`` leaves FB-7 unstated, for the claims too); or *no,
   er, um* between two figures of one form, or "(I mean" between any two
   (``stated.own_form_slips``: "on FB-7 - no, FB-2", "on FB-7 (I mean FB-2)");
+- or opens with a label of what is now after a label of what was (``_NEW_LABEL``: "Old: FB-7
+  / New: FB-2", "Before: FB-7. After: FB-2."), from the label of what was;
 - or says the value changed since, the whole sentence (``_CHANGED``): *in the end, at the last
-  minute, ended up, fell through, has been moved / got pushed back / was switched to …*; an id
+  minute, ended up, fell through, has been moved / got pushed back / was switched to …*, *was …
+  now* ("It was on FB-7, now it's on FB-2"), *swapped out for*, *replaced* and a figure; an id
   it gives must be placed there ("It went on FB-2 in the end"; not "FB-2 wasn't needed in the
   end").
 
@@ -45,7 +48,7 @@ from typing import TYPE_CHECKING
 
 from sttui.core.attach import sentences
 from sttui.core.facts import fold
-from sttui.core.stated import NAME_SLIPPED, own_form_slips, stated_text
+from sttui.core.stated import FORMER_LABEL, NAME_SLIPPED, own_form_slips, stated_text
 
 if TYPE_CHECKING:
     from sttui.core.report_facts import Resolved
@@ -84,7 +87,19 @@ _CHANGED = re.compile(
     r"(?<![\w'])(?:in\s+the\s+end|at\s+the\s+last\s+minute|ended\s+up|(?:fell|fallen)\s+through"
     r"|(?:has|have|had|was|were|got|'s|'ve|been)\s+(?:been\s+)?(?:moved|pushed\s+back|brought\s+forward|changed"
     r"|switched|swapped|shifted)\s+(?:to|for|onto)"
-    r"|(?:swapped|switched)\s+(?:it\s+|them\s+)?(?:to|onto))\b"
+    r"|(?:swapped|switched)\s+(?:it\s+|them\s+)?(?:to|onto)"
+    # … or that it was one thing and is now another ("It was on FB-7, now it's on FB-2"), that
+    # the old one was swapped out ("FB-7 swapped out for FB-2"), or that one replaced a figure
+    r"|(?:was|were|had)\b[^.!?\n]{0,120}?\bnow\s+(?:(?:it'?s|it\s+is|they'?re|they\s+are)\s+)?"
+    r"(?:(?:on|at|with|in|via|using|onto)\s+\S+|[\w-]*\d[\w-]*)"
+    r"|(?:swapped|switched|subbed|traded)\s+out\s+for|replaced\s+(?:the\s+)?[\w-]*\d[\w-]*)\b"
+)
+# … or a label of what is now, after one of what was ("Old: FB-7 / New: FB-2", "Before: FB-7.
+# After: FB-2."; ``stated.FORMER_LABEL``): from it on
+_NEW_LABEL = re.compile(
+    r"(?:^|(?<=[\n|/;(])|(?<=[.!?] ))[ \t*_#>\u2022-]*(?:new|after|now|actual|final|updated|revised|current)"
+    r"(?:[ \t]+[a-z]+)?[ \t*_]*:",
+    re.MULTILINE,
 )
 # … and within a sentence, a slip put right at once: "on FB-7, sorry, FB-2" (a figure after it),
 # which gives the one value right after it (``core.stated`` leaves the slip itself unstated)
@@ -113,17 +128,29 @@ def correcting(text: str) -> tuple[Correction, ...]:
     """The sentences of ``text`` that correct what it said before them, in order."""
     folded = fold(text).replace("\u2019", "'")
     own = own_form_slips(folded) if len(folded) == len(text) else []
-    if len(folded) != len(text) or not (own or any(r.search(folded) for r in (_MARK, _CHANGED, _SLIP, _ACTUALLY))):
+    formers = [m.span() for m in FORMER_LABEL.finditer(folded)] if ":" in folded else []
+    labels = _NEW_LABEL if formers else None
+    if len(folded) != len(text) or not (
+        own or labels or any(r.search(folded) for r in (_MARK, _CHANGED, _SLIP, _ACTUALLY))
+    ):
         return ()  # (almost every message: a few searches)
     out = []
     for sentence in _SENTENCE.finditer(folded):
         if not sentence.group().strip():
             continue
         actually = _ACTUALLY.match(folded, sentence.start(), sentence.end())
-        opens = _MARK.search(folded, sentence.start(), sentence.end()) or actually
+        labelled, was = None, -1  # (a label of what is now, and where the label of what was before it opens)
+        if labels is not None and formers[0][1] <= sentence.end():
+            labelled = labels.search(folded, max(sentence.start(), formers[0][1]), sentence.end())
+            was = max((a for a, b in formers if labelled is not None and b <= labelled.start()), default=-1)
+        opens = _MARK.search(folded, sentence.start(), sentence.end()) or actually or labelled
         mark = opens or _CHANGED.search(folded, sentence.start(), sentence.end())
         if mark is not None and not _OPEN.search(folded, sentence.start(), mark.start()):
             start = sentence.start() if opens is None else opens.start()
+            if (
+                opens is labelled and was >= 0
+            ):  # (from what was: "Before: FB-7. After: FB-2" names the one it puts right)
+                start = was
             out.append(Correction(start, sentence.end(), changed=opens is None or opens is actually))
         else:  # the last slip in it put right ("… Corn Exchange, sorry, Harbour Centre, sorry, Corn Exchange")
             slips: list[Correction] = []

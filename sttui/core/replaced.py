@@ -1,7 +1,8 @@
 """The value a report names as the one replaced, which it does not state: after *instead of*,
 *rather than*, *in place of* or a swap ("swapped CR-14 for CR-12"); after *from* following a
 change ("moved the insulin from TRK-9 to TRK-7", "took over from TRK-9"); before *stood down,
-replaced, withdrawn, removed, released* ("TRK-9 was stood down"); and in a clause saying what a
+replaced, withdrawn, removed, released, swapped out* ("TRK-9 was stood down"; but after *replaced*
+with a figure after it, that one: "TRK-7 replaced TRK-9"); and in a clause saying what a
 value used to be ("due 09:35 originally", up to a *but* or *now*), or the value right after
 *old*, *previous* (or *original* past a *was*) and a word or two ("Daniel's old seat was 27E"),
 or where something was before a change ("was in 27E before the swap", "until the swap"); and
@@ -22,7 +23,10 @@ _CHANGE = frozenset(
 )
 # what says the value just before it was taken out of use: "TRK-9 was stood down", "TRK-9
 # replaced by TRK-7", "CR-12 withdrawn", "TRK-9 was released for other work"
-_OUSTED = frozenset({"replaced", "withdrawn", "released", "stood", "stands", "standing", "taken", "removed"})
+_OUSTED = frozenset(
+    {"replaced", "withdrawn", "released", "stood", "stands", "standing", "taken", "removed"}
+    | {"swapped", "switched", "subbed", "traded"}  # (… before *out*: "TRK-9 swapped out for TRK-7")
+)
 _BE_HAD = frozenset({"is", "are", "was", "were", "been", "being", "has", "have", "had", "got", "gets", "now", "then"})
 
 
@@ -195,6 +199,10 @@ def _ousted(words: Words, i: int) -> bool:
         return nxt == "down"
     if w == "taken":
         return nxt in ("off", "out")
+    if w in ("swapped", "switched", "subbed", "traded"):
+        return nxt == "out"
+    if w == "replaced" and _digit(nxt) and (i == 0 or words[i - 1][2] not in _BE_HAD):
+        return False  # ("TRK-9 replaced TRK-7": the one after is what was replaced, ``_instead_of``)
     return nxt not in ("to", "onto", "into", "on", "for") or (w == "released" and nxt == "for")
 
 
@@ -210,7 +218,11 @@ def _instead_of(words: Words, i: int) -> int | None:
         if tuple(w for _, _, w in words[i : i + len(phrase)]) == phrase:
             return len(phrase) - 1
     if words[i][2] in _SWAPPED and i + 1 < len(words) and words[i + 1][2] not in ("by", "to", "you", "over", "out"):
-        return 0 if any(w in ("for", "with") for _, _, w in words[i + 2 : i + 6]) else None
+        if any(w in ("for", "with") for _, _, w in words[i + 2 : i + 6]):
+            return 0
+        # "TRK-9 replaced TRK-7", "I replaced TRK-7": the value right after, not after a form of *be*
+        replaced = words[i][2] == "replaced" and _digit(words[i + 1][2])
+        return 0 if replaced and (i == 0 or words[i - 1][2] not in _BE_HAD) else None
     return None
 
 

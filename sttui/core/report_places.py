@@ -6,6 +6,7 @@ can apply by hand, are in task format §5 ("Which message counts", "The conflict
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -124,7 +125,8 @@ _PLACING_AFTER = re.compile(
     r"\s*(?:'s|\s+is|\s+are|\s+was|\s+will|\s+now|\s+also)*\s+(?:on|onto|aboard|with|has|have|had|took|takes|"
     r"taking|picks|picked|collects|collected|carries|carried|carrying|covers|covered|covering|runs|running|goes|"
     r"going|went|heading|gets|got|brings|bringing|does|doing|did|delivers|delivering|delivered)\b"
-    r"(?!\s+(?:no|not|nothing|none|back|home|standby|stand-by|reserve|call|hold|(?:a\s+)?(?:backup|spare))\b))"
+    r"(?!\s+(?:no|not|nothing|none|back|home|standby|stand-by|reserve|call|hold|(?:a\s+)?(?:backup|spare))\b)"
+    r"|\s+(?:has\s+)?replaced\s+(?!by\b))"  # ("TRK-7 replaced TRK-9": not "replaced by")
     # ("CAR-4 has no driver", "CR-12 is heading back", "TRK-22 is on standby", "… on hold": remarks)
 )
 # a sentence saying the id was not the one used: "TRK-30 is on the M8 run, which is why it wasn't used"
@@ -265,26 +267,66 @@ _ARROW_BEFORE = re.compile(rf"(?:[{_ARROWS}]\ufe0f?|-+>|=+>)[ \t]*(?:the\s+|a\s+
 
 
 def unarrowed(fact: Resolved, text: str, theirs: list[Resolved]) -> str:
-    """``text`` with each value of an id, a name or a person fact blanked that an arrow leads
-    from to another value of its kind, no other fact's ("TRK-9 → TRK-7" states TRK-7 alone,
-    "Vehicle changed: TRK-9 => TRK-7", "Bramble → Saltmarsh"): what it was changed from. An
-    arrow to another fact's value is a leg ("KL1143 → SK271", Ingrid's first and second flights):
-    neither is blanked."""
-    if fact.kind not in _BY_PLACE or not _AN_ARROW.search(text):
+    """``text`` with each value of an id, a name or a person fact blanked that the message
+    changes to another value of its kind, no other fact's: an arrow from it ("TRK-9 → TRK-7",
+    "Vehicle changed: TRK-9 => TRK-7", "Bramble → Saltmarsh"), or, in a sentence saying what
+    was (*was, were, had, originally, at first*), *now* and the other after it ("It was on
+    TRK-9, now it's on TRK-7", "TRK-9 was the plan, now TRK-7"): what it was changed from. An
+    arrow to another fact's value is a leg ("KL1143 → SK271", Ingrid's first and second
+    flights): neither is blanked."""
+    if fact.kind not in _BY_PLACE:
+        return text
+    arrows = _AN_ARROW.search(text) is not None
+    nows = [m.start() for m in _NOW.finditer(text)]
+    if not arrows and not nows:
         return text
     spots: list[tuple[int, int, facts.Found]] = []
     for f in {f.written: f for f in fact.found(text)}.values():  # (each as written once: one pass each)
         spots += [(m.start(), m.end(), f) for m in _written_at(f.written).finditer(text)]
-    starts = {a: f for a, _, f in spots}
+    starts = {a: (b, f) for a, b, f in spots}
+    stops = [m.end() for m in _STOP.finditer(text)] if nows else []
+    pasts = [m.start() for m in _PAST.finditer(text)] if nows else []
+
+    def other(at: int, f: facts.Found, leg: bool) -> tuple[int, facts.Found] | None:
+        """The other value at ``at``; ``leg``: none that is another fact's (an arrow to it is a leg)."""
+        hit = starts.get(at)
+        if hit is None or hit[1].values == f.values or fact.excuses(hit[1]):
+            return None
+        return None if leg and any(o.matches(hit[1]) for o in theirs) else hit
+
     out: list[str] | None = None
     for a, b, f in spots:
-        arrow = _ARROW_AFTER.match(text, b)
-        to = starts.get(arrow.end()) if arrow else None
-        if to is None or to.values == f.values or fact.excuses(to) or any(o.matches(to) for o in theirs):
-            continue
-        out = out or list(text)
-        out[a:b] = [" " if c.isalnum() else c for c in text[a:b]]
+        arrow = _ARROW_AFTER.match(text, b) if arrows else None
+        changed = arrow is not None and other(arrow.end(), f, True) is not None
+        if not changed and nows:
+            k = bisect_right(stops, a)
+            opened, closed = (stops[k - 1] if k else 0), (stops[k] if k < len(stops) else len(text))
+            j = bisect_right(nows, b)
+            now = nows[j] if j < len(nows) and nows[j] < closed else None
+            was = bisect_right(pasts, opened - 1)
+            if now is not None and was < len(pasts) and pasts[was] < now:
+                after = _NOW_AFTER.match(text, now)
+                to = other(after.end(), f, False) if after is not None else None
+                changed = (
+                    after is not None
+                    and to is not None
+                    and (text[now + 3 : after.end()].strip() != "" or _CLAUSE_ENDS.match(text, to[0]) is not None)
+                )
+        if changed:
+            out = out or list(text)
+            out[a:b] = [" " if c.isalnum() else c for c in text[a:b]]
     return text if out is None else "".join(out)
+
+
+# *now* and what puts the value after it in place: "now it's on TRK-7", "now on TRK-7", "now TRK-7."
+_NOW = re.compile(r"\bnow\b", re.IGNORECASE)
+_NOW_AFTER = re.compile(
+    r"now(?:[ \t]+(?:it's|it\u2019s|it|is|they're|they|are|on|onto|with|via|in|at|aboard|using|goes|going|the))*[ \t]+",
+    re.IGNORECASE,
+)
+_PAST = re.compile(r"\b(?:was|were|had|originally|initially|at\s+first)\b", re.IGNORECASE)
+_STOP = re.compile(r"[.!?](?=\s|$)|\n")
+_CLAUSE_ENDS = re.compile(r"[ \t]*(?:[.,;:!?\n)]|$)")  # (a value right after *now* ends its clause: "now TRK-7.")
 
 
 @lru_cache(maxsize=4096)

@@ -217,6 +217,14 @@ _CROSSED = re.compile(
     rf"|^[ \t]*(?:[-*\u2022][ \t]*)?[{_CROSSES}]\ufe0f?[ \t]*:?[ \t]*[A-Za-z-]*\d[\w:.-]*",
     re.MULTILINE,
 )
+# what a value was, under a label that opens its line, sentence or cell: "Old: TRK-9 / New:
+# TRK-7", "Before: TRK-9. After: TRK-7.", "Planned: TRK-9 | Actual: TRK-7", "Previous truck: TRK-9"
+FORMER_LABEL = re.compile(
+    r"(?:^|(?<=[\n|/;(])|(?<=[.!?] ))[ \t*_#>\u2022-]*"
+    r"(?:old|previous|prev\.?|original|orig\.?|before|was|initially|originally|formerly|planned|initial)"
+    r"(?:[ \t]+[^\W\d_]+)?[ \t*_]*:[ \t*_]*([^\n|/;,()\u2192]{1,40}?)(?=[ \t]*(?:[\n|/;,()\u2192]|[.!?](?:\s|$)|$|[-=]>))",
+    re.IGNORECASE | re.MULTILINE,
+)
 # what a value was, in a bracket after the one now: "TRK-7 (was TRK-9)", "33G (prev. 27E)"
 _WAS_BRACKET = re.compile(
     r"\(\s*(?:was|were|previously|prev\.?|originally|orig\.?|formerly|initially|old)(?!\w)[\s:]*([^()\n]{1,40})\)",
@@ -226,12 +234,15 @@ _WAS_BRACKET = re.compile(
 
 def without_slips(text: str) -> str:
     """``text`` with each figure put right at once blanked: "on FB-7, sorry, FB-2" says FB-2
-    (``_SLIPPED``), for the claims, which read the text as written, as for the facts."""
+    (``_SLIPPED``), for the claims, which read the text as written, as for the facts; and what a
+    label gives as what a value was ("Planned: TRK-7")."""
     low = text.lower()
     if "sorry" in low or "oops" in low or "mean" in low:
         text = _SLIPPED.sub(lambda m: " " * len(m.group()), text)
     for m in own_form_slips(text):
         text = text[: m.start()] + " " * (m.end() - m.start()) + text[m.end() :]
+    if ":" in text:  # … and what a label gives as what was ("Planned: TRK-7 | Actual: TRK-9" claims no plan)
+        text = FORMER_LABEL.sub(lambda m: " " * len(m.group()), text)
     return text
 
 
@@ -281,6 +292,8 @@ def stated_text(text: str) -> str:
         spans += [m.span() for m in _CROSSED.finditer(text)]
     if "(" in text:
         spans += [m.span(1) for m in _WAS_BRACKET.finditer(text)]
+    if ":" in text:
+        spans += [m.span(1) for m in FORMER_LABEL.finditer(text)]
     if not spans:
         return text
     out = list(text)
