@@ -353,9 +353,9 @@ CORRECTIONS = {
     "time": (*_EITHER, " Update: it's now {r}.", " It's been moved to {r}.", " That got pushed back to {r}.",
              " In the end it's {r}."),
     "text": (*_EITHER, " Update: it's now at {r}.", " Change of plan: {r} instead.", " {w} fell through, so it's at {r}.",
-             " It went to {r} in the end.", " It was at {w}, now it's at {r}.", " Old: {w} / New: at {r}."),
+             " It went to {r} in the end.", " It was at {w}, now it's at {r}.", " Old: {w} / New: {r}."),
     "person": (*_EITHER, " Update: it's now with {r}.", " Change of plan: {r} instead.", " {w} fell through, so it's {r}.",
-               " It went to {r} in the end.", " It was with {w}, now it's with {r}."),
+               " It went to {r} in the end.", " It was with {w}, now it's with {r}.", " Old: {w} / New: {r}."),
 }  # fmt: skip
 REMARKS = {
     "id": (" {r} was my first choice.", " {r} is out of service.", " {r} was considered but {w} is better.",
@@ -462,9 +462,11 @@ MARKED = {
            ("{r} (before: {w})", False)),
     "time": (("{w} (was {r})", True), ("{r} (was {w})", False), ("{r} ✅ ({w} ❌)", False)),
     "text": (("{r} → {w}", True), ("{w} → {r}", False), ("{w} (was {r})", True), ("{r} (was {w})", False),
-             ("{w} (before: {r})", True), ("{r} (before: {w})", False)),
+             ("{w} (before: {r})", True), ("{r} (before: {w})", False), ("{w} ✅ ({r} ❌)", True),
+             ("{r} ✅ ({w} ❌)", False)),
     "person": (("{r} → {w}", True), ("{w} → {r}", False), ("{w} (was {r})", True), ("{r} (was {w})", False),
-               ("{w} (before: {r})", True), ("{r} (before: {w})", False)),
+               ("{w} (before: {r})", True), ("{r} (before: {w})", False), ("{w} ✅ ({r} ❌)", True),
+               ("{r} ✅ ({w} ❌)", False)),
 }  # fmt: skip
 
 

@@ -376,6 +376,8 @@ def test_a_figure_crossed_out_or_given_as_what_it_was_is_not_stated():
     # a cross inside a line is said of the figure before it, not the one after
     assert kept("TRK-9 ✅ ❌ TRK-7") == "TRK-9 ✅ ❌ TRK-7"
     assert kept("Loaded 2 × 250 doses (was 06:20 at the dock)") == "Loaded 2 × 250 doses (was : )"
+    # … and a name with a cross on it
+    assert kept("Dr Okafor, Westbrook, 14:30 ✅ (Harbourside ❌)") == "Dr Okafor, Westbrook, 14:30 ✅ ( ❌)"
     # … nor what a label opening its line, sentence or cell gives as what was
     assert kept("Old: TRK-9 / New: TRK-7.") == "Old: - / New: TRK-7."
     assert kept("Planned: TRK-9 | Actual: TRK-7") == "Planned: - | Actual: TRK-7"

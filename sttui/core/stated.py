@@ -209,11 +209,13 @@ _LETTER = re.compile(r"[A-Za-z]")
 
 # what markdown strikes through: taken back as it is shown
 _STRUCK = re.compile(r"~~[^~\n]+~~")
-# a figure marked with a cross, as a list or a chat writes what failed: right after it ("TRK-9 ❌",
+# a figure (or a name) marked with a cross, as a list or a chat writes what failed: right after it ("TRK-9 ❌",
 # "TRK-9: ✗"), or opening a line or bullet before it ("❌ TRK-9 (reefer failed)")
 _CROSSES = "\u274c\u274e\u2715\u2716\u2717\u2718\u26d4\U0001f6ab"
 _CROSSED = re.compile(
     rf"(?<![\w:.-])[A-Za-z-]*\d[\w:.-]*(?=\s*:?\s*[{_CROSSES}])"
+    # … or a name, a capital opening each of its words ("(Westbrook ❌)", "Dr Feld ✗")
+    rf"|(?<![\w'&-])[A-Z][\w'&-]*(?:[ \t]+[A-Z][\w'&-]*){{0,2}}(?=[ \t]*:?[ \t]*[{_CROSSES}])"
     rf"|^[ \t]*(?:[-*\u2022][ \t]*)?[{_CROSSES}]\ufe0f?[ \t]*:?[ \t]*[A-Za-z-]*\d[\w:.-]*",
     re.MULTILINE,
 )

@@ -19,6 +19,8 @@ PLACING = frozenset(
 
 # the words that give the value after them as the one meant: "Sorry, I meant East Room 1"
 _MEANT = frozenset({"meant", "correction", "rather", "no", "thought", "misspoke", "mistake"})
+# … or given as the one now: "Old: Westbrook / New: Harbourside", "Actual: Harbourside"
+_NOW_LABELS = frozenset({"new", "now", "actual", "final"})
 # (not "sorry": "Sorry, Kestrel Lane stays off"); "Wait, no: Mostyn", "On second thought, Mostyn",
 # "I misspoke - Mostyn"; and after *it's*: "My mistake, it's Mostyn", "Actually it's Mostyn"
 
@@ -76,14 +78,16 @@ def placed(value: list[str], ws: list[str]) -> bool:
     """Whether ``value`` stands where a place is said, in ``ws``: right after a placing word
     (a *the* between: "to the Kestrel Lane poles"), or given as the one meant ("Sorry, I meant
     East Room 1", "Correction: East Room 1", "Make that East Room 1", "East Room 1 instead",
-    "Wait, no: East Room 1", "Actually it's East Room 1")."""
+    "Wait, no: East Room 1", "Actually it's East Room 1", "New: East Room 1")."""
     n = len(value)
     for i in range(len(ws) - n + 1):
         if ws[i : i + n] == value:
             if ws[i + n : i + n + 1] == ["instead"]:
                 return True
             j = i - 1 if i and ws[i - 1] != "the" else i - 2
-            if j >= 0 and (ws[j] in PLACING or ws[j] in _MEANT or ws[j - 1 : j + 1] == ["make", "that"]):
+            if j >= 0 and (
+                ws[j] in PLACING or ws[j] in _MEANT or ws[j] in _NOW_LABELS or ws[j - 1 : j + 1] == ["make", "that"]
+            ):
                 return True
             if j >= 1 and ws[j] in ("it's", "its") and (ws[j - 1] in _MEANT or ws[j - 1] == "actually"):
                 return True
