@@ -3815,6 +3815,23 @@ def test_an_arrow_between_two_facts_values_is_a_leg_not_a_change():
     assert item(ep).passed, item(ep).detail
 
 
+VACCINE_REPORT = "Greenhill: {g}. Portview: {p}. Ashby: BOX-3."  # Greenhill TRK-22, Portview VAN-8
+
+
+@pytest.mark.parametrize(
+    ("greenhill", "portview", "passed"),
+    [
+        ("VAN-8 → TRK-22", "VAN-8", True),
+        ("TRK-22 → VAN-8", "VAN-8", False),  # (VAN-8 is Portview's: a change, not a leg)
+        ("TRK-22", "VAN-8 → TRK-22", False),
+        ("TRK-22", "TRK-22 → VAN-8", True),
+    ],
+)
+def test_an_arrow_to_another_subjects_value_is_a_change(greenhill, portview, passed):
+    ep = played(VACCINE, reports=(VACCINE_REPORT.format(g=greenhill, p=portview),))
+    assert item(ep).passed is passed, item(ep).detail
+
+
 @pytest.mark.timeout(60)  # (one look per value as written: 32,000 characters of arrows had taken 89 s)
 def test_arrows_are_read_in_linear_time():
     ep = played(INSULIN, reports=("TRK-9 → TRK-7 → " * 3000,))

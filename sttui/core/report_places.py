@@ -288,11 +288,13 @@ def unarrowed(fact: Resolved, text: str, theirs: list[Resolved]) -> str:
     pasts = [m.start() for m in _PAST.finditer(text)] if nows else []
 
     def other(at: int, f: facts.Found, leg: bool) -> tuple[int, facts.Found] | None:
-        """The other value at ``at``; ``leg``: none that is another fact's (an arrow to it is a leg)."""
+        """The other value at ``at``; ``leg``: none that is another fact's of the same subject (an
+        arrow to it is a leg: Ingrid's first flight to her second; "Greenhill: TRK-22 → VAN-8",
+        Portview's, is a change)."""
         hit = starts.get(at)
         if hit is None or hit[1].values == f.values or fact.excuses(hit[1]):
             return None
-        return None if leg and any(o.matches(hit[1]) for o in theirs) else hit
+        return None if leg and any(o.about == fact.about and o.matches(hit[1]) for o in theirs) else hit
 
     out: list[str] | None = None
     for a, b, f in spots:
