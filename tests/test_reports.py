@@ -3789,6 +3789,13 @@ def test_an_operation_meant_to_be_done_is_no_claim_of_it(report, passes):
         ("TRK-9 replaced TRK-7, delivered 06:59.", True),
         ("TRK-7 replaced TRK-9, delivered 06:59.", False),
         ("TRK-9 swapped out for TRK-7, delivered 06:59.", False),
+        # one chosen over, standing in for, taking the place of another
+        ("Chose TRK-9 over TRK-7; delivered 06:59.", True),
+        ("Chose TRK-7 over TRK-9; delivered 06:59.", False),
+        ("TRK-9 (in for TRK-7) delivered at 06:59.", True),
+        ("TRK-7 is standing in for TRK-9; delivered 06:59.", False),
+        ("TRK-7 took TRK-9's place and delivered at 06:59.", False),
+        ("TRK-9 out, TRK-7 in. Delivered 06:59.", False),
     ],
 )
 def test_a_change_marked_with_an_arrow_a_cross_or_a_label_is_read(report, passed):

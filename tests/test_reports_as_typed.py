@@ -456,17 +456,19 @@ def test_a_slip_put_right_in_the_oracles_report_decides(task_id):
 # a change marked as lists and chats mark one, in place of the value: an arrow to the value now
 # (not for a time: "AMS 11:45 → JFK 20:00" is a leg), what it was in a bracket, a cross on what
 # failed (on a figure)
+_STOOD_IN = (("{w} (standing in for {r})", True), ("{r} (standing in for {w})", False), ("{w} in lieu of {r}", True),
+             ("{r} in lieu of {w}", False))  # fmt: skip
 MARKED = {
     "id": (("{r} → {w}", True), ("{w} → {r}", False), ("{w} -> {r}", False), ("{w} (was {r})", True),
            ("{r} (was {w})", False), ("{w} ✅ ({r} ❌)", True), ("{r} ✅ ({w} ❌)", False), ("{w} (before: {r})", True),
-           ("{r} (before: {w})", False)),
+           ("{r} (before: {w})", False), *_STOOD_IN, ("{w} (in for {r})", True), ("{r} (in for {w})", False)),
     "time": (("{w} (was {r})", True), ("{r} (was {w})", False), ("{r} ✅ ({w} ❌)", False)),
     "text": (("{r} → {w}", True), ("{w} → {r}", False), ("{w} (was {r})", True), ("{r} (was {w})", False),
              ("{w} (before: {r})", True), ("{r} (before: {w})", False), ("{w} ✅ ({r} ❌)", True),
-             ("{r} ✅ ({w} ❌)", False)),
+             ("{r} ✅ ({w} ❌)", False), *_STOOD_IN),
     "person": (("{r} → {w}", True), ("{w} → {r}", False), ("{w} (was {r})", True), ("{r} (was {w})", False),
                ("{w} (before: {r})", True), ("{r} (before: {w})", False), ("{w} ✅ ({r} ❌)", True),
-               ("{r} ✅ ({w} ❌)", False)),
+               ("{r} ✅ ({w} ❌)", False), *_STOOD_IN),
 }  # fmt: skip
 
 

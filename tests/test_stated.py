@@ -386,6 +386,39 @@ def test_a_figure_crossed_out_or_given_as_what_it_was_is_not_stated():
     assert kept("Arrived at 06:59, before: the clinic opened") == "Arrived at 06:59, before: the clinic opened"
 
 
+SUBSTITUTED = [
+    # what stands in for another, chosen over it, in its place: the other is not stated
+    ("Chose TRK-9 over TRK-7; delivered 06:59.", "Chose TRK-9 over - ; delivered 06:59."),
+    ("Picked TRK-9 ahead of TRK-7.", "Picked TRK-9 ahead of - ."),
+    ("Sent TRK-9 in lieu of TRK-7.", "Sent TRK-9 in lieu of - ."),
+    ("TRK-9 (in for TRK-7) delivered.", "TRK-9 (in for - ) delivered."),
+    ("TRK-9 is standing in for TRK-7.", "TRK-9 is standing in for - ."),
+    ("TRK-9 subbing for TRK-7.", "TRK-9 subbing for - ."),
+    ("Dr Okafor is covering for Dr Feld.", "Dr Okafor is covering for ."),
+    ("TRK-9 as a replacement for TRK-7.", "TRK-9 as a replacement for - ."),
+    ("TRK-9 took TRK-7's place.", "TRK-9 took - ' place."),
+    ("TRK-7 was swapped for TRK-9.", "- was swapped for TRK-9."),
+    ("TRK-7 got bumped, TRK-9 has it.", "- got bumped, TRK-9 has it."),
+    ("Moved the insulin off TRK-7 onto TRK-9.", "Moved the insulin off - onto TRK-9."),
+    ("TRK-7 out, TRK-9 in.", "- out, TRK-9 in."),
+    ("TRK-7 was a no-go so TRK-9 it is.", "- was a no-go so TRK-9 it is."),
+    # … but not a time after "booked in for", "took over at", a value that went ahead, a verb of its own
+    ("Margaret is booked in for 14:30.", "Margaret is booked in for 14:30."),
+    ("TRK-9 took over at 06:20.", "TRK-9 took over at 06:20."),
+    ("TRK-9 arrived ahead of TRK-7.", "TRK-9 arrived ahead of TRK-7."),
+    ("TRK-9 dropped the doses off at 06:59.", "TRK-9 dropped the doses off at 06:59."),
+    ("TRK-9 is out delivering.", "TRK-9 is out delivering."),
+    ("TRK-9 set out at 06:20.", "TRK-9 set out at 06:20."),
+]
+
+
+@pytest.mark.parametrize(("text", "left"), SUBSTITUTED)
+def test_what_another_value_stands_in_for_is_not_stated(text, left):
+    """Each had stated the value stood in for ("Chose TRK-7 over TRK-9" passed the insulin
+    task, whose insulin went on TRK-9)."""
+    assert kept(text) == left
+
+
 def test_one_value_replacing_another_leaves_the_one_replaced_unstated():
     """ "TRK-9 replaced TRK-7" had left TRK-7 stated and TRK-9 not (read as "TRK-9 replaced by
     …"); a value swapped out is the one taken out."""

@@ -11,21 +11,40 @@ before a word of breaking down ("BA576 is cancelled", "TRK-7's fridge failed"). 
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 
 Words = list[tuple[int, int, str]]
 
-_INSTEAD = (("instead", "of"), ("rather", "than"), ("in", "place", "of"))
+_INSTEAD = (("instead", "of"), ("rather", "than"), ("in", "place", "of"), ("in", "lieu", "of"))
+# … and what stands in for the value after it: "TRK-9 is standing in for TRK-7", "subbing for",
+# "covering for Dr Feld", "as a replacement for TRK-7"
+_STANDS_IN = (
+    ("standing", "in", "for"), ("stands", "in", "for"), ("stood", "in", "for"), ("filling", "in", "for"),
+    ("filled", "in", "for"), ("fills", "in", "for"), ("subbing", "for"), ("subbed", "for"), ("subs", "for"),
+    ("covering", "for"), ("covered", "for"), ("covers", "for"), ("replacement", "for"), ("substitute", "for"),
+    ("substituting", "for"), ("substituted", "for"),
+)  # fmt: skip
+# … after a value, what it was chosen over: "chose TRK-9 over TRK-7", "picked TRK-9 ahead of TRK-7"
+_OVER = (("over",), ("ahead", "of"), ("in", "preference", "to"))
+_CHOSE = frozenset(
+    {"chose", "chosen", "choose", "picked", "pick", "preferred", "prefer", "selected", "select", "opted", "went"}
+    | {"favoured", "favored", "took", "went", "used", "sent", "booked", "assigned", "put"}
+)
 # a change before "from": the value after it is the one left ("rebooked you from BA576 to BA582")
 _CHANGE = frozenset(
     {"moved", "move", "moving", "switched", "switch", "switching", "changed", "changing", "swapped", "shifted"}
     | {"transferred", "rescheduled", "pushed", "reassigned", "rebooked", "rerouted", "over", "brought"}
 )
+# what says, after a form of *be* or *got*, the value before it was dropped: "TRK-9 got bumped",
+# "TRK-9 was scrapped" (not "TRK-9 dropped the doses off": a verb of its own)
+_OUSTED_PASSIVE = frozenset({"bumped", "dropped", "scrapped", "ditched", "axed", "canned", "nixed", "benched"})
 # what says the value just before it was taken out of use: "TRK-9 was stood down", "TRK-9
 # replaced by TRK-7", "CR-12 withdrawn", "TRK-9 was released for other work"
 _OUSTED = frozenset(
     {"replaced", "withdrawn", "released", "stood", "stands", "standing", "taken", "removed"}
-    | {"swapped", "switched", "subbed", "traded"}  # (… before *out*: "TRK-9 swapped out for TRK-7")
+    | {"swapped", "switched", "subbed", "traded", "exchanged"}  # (… before *out*: "TRK-9 swapped out for TRK-7")
+    | _OUSTED_PASSIVE
 )
 _BE_HAD = frozenset({"is", "are", "was", "were", "been", "being", "has", "have", "had", "got", "gets", "now", "then"})
 
@@ -199,8 +218,11 @@ def _ousted(words: Words, i: int) -> bool:
         return nxt == "down"
     if w == "taken":
         return nxt in ("off", "out")
-    if w in ("swapped", "switched", "subbed", "traded"):
-        return nxt == "out"
+    prev = words[i - 1][2] if i else ""
+    if w in ("swapped", "switched", "subbed", "traded", "exchanged"):  # ("… was swapped for TRK-7")
+        return nxt == "out" or (nxt in ("for", "with") and prev in _BE_HAD | {"be", "get"})
+    if w in _OUSTED_PASSIVE:
+        return prev in _BE_HAD | {"be", "get"}
     if w == "replaced" and _digit(nxt) and (i == 0 or words[i - 1][2] not in _BE_HAD):
         return False  # ("TRK-9 replaced TRK-7": the one after is what was replaced, ``_instead_of``)
     return nxt not in ("to", "onto", "into", "on", "for") or (w == "released" and nxt == "for")
@@ -213,10 +235,28 @@ _SWAPPED = frozenset({"swapped", "swap", "swapping", "replaced", "replace", "rep
 def _instead_of(words: Words, i: int) -> int | None:
     """How many more words make a phrase that denies the value after it, like a negator:
     "on TRK-7 instead of TRK-9", "rather than VAN-41", "in place of Dr Feld", "swapped CR-14 for
-    CR-12" (0 for the verb alone; None: none). Not "replaced by", nor "swapped you to 12C"."""
-    for phrase in _INSTEAD:
+    CR-12", "TRK-9 standing in for TRK-7", "chose TRK-9 over TRK-7", "TRK-9 (in for TRK-7)" (0
+    for the verb alone; None: none). Not "replaced by", nor "swapped you to 12C", nor "took
+    over at 06:20" or "booked in for 14:30" (no value before them)."""
+    for phrase in _INSTEAD + _STANDS_IN:
         if tuple(w for _, _, w in words[i : i + len(phrase)]) == phrase:
             return len(phrase) - 1
+    after_value = i > 0 and _digit(words[i - 1][2])
+    if after_value and tuple(w for _, _, w in words[i : i + 2]) == ("in", "for"):
+        return 1
+    if (  # "TRK-7 took TRK-9's place": the one whose place it took
+        words[i][2] in ("took", "take", "takes", "taking", "taken")
+        and i + 2 < len(words)
+        and words[i + 1][2].endswith(("'s", "\u2019s"))
+        and _digit(words[i + 1][2])
+        and words[i + 2][2] in ("place", "spot", "slot", "run", "job", "role", "load")
+    ):
+        return 0
+    if after_value and any(w in _CHOSE for _, _, w in words[max(0, i - 5) : i - 1]):
+        over: tuple[str, ...]
+        for over in _OVER:
+            if tuple(w for _, _, w in words[i : i + len(over)]) == over:
+                return len(over) - 1
     if words[i][2] in _SWAPPED and i + 1 < len(words) and words[i + 1][2] not in ("by", "to", "you", "over", "out"):
         if any(w in ("for", "with") for _, _, w in words[i + 2 : i + 6]):
             return 0
@@ -230,6 +270,12 @@ def instead_of(words: Words, i: int) -> int | None:
     """How many more words after the word ``i`` make a phrase that denies the value after them,
     as a negator does (``_instead_of``; 0 for *from* after a change, the one left), or None."""
     if words[i][2] == "from" and any(words[k][2] in _CHANGE for k in range(max(0, i - 6), i)):
+        return 0
+    if (  # … or *off* one and onto another: "moved the insulin off TRK-9 onto TRK-7" (not "didn't move it off VAN-47")
+        words[i][2] == "off"
+        and any(words[k][2] in _CHANGE for k in range(max(0, i - 6), i))
+        and any(w in ("onto", "to", "on", "into") for _, _, w in words[i + 2 : i + 4])
+    ):
         return 0
     return _instead_of(words, i)
 
@@ -264,6 +310,12 @@ def ousted_before(words: Words, i: int, text: str = "") -> tuple[int, int] | Non
     says no such thing or no value is there. ``text``: the message, for a bracket between the
     value and a word of breaking ("TRK-30 (12 t) can't use it")."""
     w = words[i][2]
+    if w in ("out", "no-go") and i and text:  # "TRK-9 out, TRK-7 in", "TRK-9 was a no-go"
+        k = i - 1
+        while k > 0 and words[k][2] in _BE_HAD | {"a", "an"}:
+            k -= 1
+        ends = w == "no-go" or _CLAUSE_ENDS.match(text, words[i][1]) is not None
+        return (words[k][0], words[k][1]) if ends and k < i and _digit(words[k][2]) else None
     if not ((w in _OUSTED and _ousted(words, i)) or (w in _BROKE and _broke(words, i))):
         return None
     k = i - 1
@@ -286,6 +338,10 @@ def ousted_before(words: Words, i: int, text: str = "") -> tuple[int, int] | Non
     if w not in _CANNOT:  # a name: "Rhona was stood down", "the Kittiwake broke down"
         return _name_at(words, k, text)
     return None
+
+
+# what ends a clause right after "TRK-9 out" (not "TRK-9 out of service", "TRK-9 out delivering")
+_CLAUSE_ENDS = re.compile(r"\s*(?:[,;.!?)\n]|\s[-\u2013\u2014]\s|$)")
 
 
 # of a name, only what says it has broken or gone ("can't" is as often of the one that serves:
