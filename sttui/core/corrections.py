@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING
 
 from sttui.core.attach import sentences
 from sttui.core.facts import fold
-from sttui.core.stated import FORMER_LABEL, NAME_SLIPPED, own_form_slips, stated_text
+from sttui.core.stated import FORMER_LABEL, NAME_SLIPPED, has_labels, own_form_slips, stated_text
 
 if TYPE_CHECKING:
     from sttui.core.report_facts import Resolved
@@ -128,7 +128,7 @@ def correcting(text: str) -> tuple[Correction, ...]:
     """The sentences of ``text`` that correct what it said before them, in order."""
     folded = fold(text).replace("\u2019", "'")
     own = own_form_slips(folded) if len(folded) == len(text) else []
-    formers = [m.span() for m in FORMER_LABEL.finditer(folded)] if ":" in folded else []
+    formers = [m.span() for m in FORMER_LABEL.finditer(folded)] if has_labels(folded) else []
     labels = _NEW_LABEL if formers else None
     if len(folded) != len(text) or not (
         own or labels or any(r.search(folded) for r in (_MARK, _CHANGED, _SLIP, _ACTUALLY))

@@ -278,6 +278,9 @@ def unarrowed(fact: Resolved, text: str, theirs: list[Resolved]) -> str:
         return text
     arrows = _AN_ARROW.search(text) is not None
     nows = [m.start() for m in _NOW.finditer(text)]
+    pasts = [m.start() for m in _PAST.finditer(text)] if nows else []
+    if not pasts or pasts[0] > nows[-1]:
+        nows = []  # (no *now* after what was: nothing to set aside by it)
     if not arrows and not nows:
         return text
     spots: list[tuple[int, int, facts.Found]] = []
@@ -285,7 +288,6 @@ def unarrowed(fact: Resolved, text: str, theirs: list[Resolved]) -> str:
         spots += [(m.start(), m.end(), f) for m in _written_at(f.written).finditer(text)]
     starts = {a: (b, f) for a, b, f in spots}
     stops = [m.end() for m in _STOP.finditer(text)] if nows else []
-    pasts = [m.start() for m in _PAST.finditer(text)] if nows else []
 
     def other(at: int, f: facts.Found, leg: bool) -> tuple[int, facts.Found] | None:
         """The other value at ``at``; ``leg``: none that is another fact's of the same subject (an

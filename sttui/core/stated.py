@@ -227,6 +227,14 @@ FORMER_LABEL = re.compile(
     r"(?:[ \t]+[^\W\d_]+)?[ \t*_]*:[ \t*_]*([^\n|/;,()\u2192]{1,40}?)(?=[ \t]*(?:[\n|/;,()\u2192]|[.!?](?:\s|$)|$|[-=]>))",
     re.IGNORECASE | re.MULTILINE,
 )
+_LABEL_COLON = re.compile(r":(?!\d)")  # (a label's colon, not a time's: most reports have only times)
+
+
+def has_labels(text: str) -> bool:
+    """Whether ``text`` may hold a label (a colon not in a time): ``FORMER_LABEL`` is looked for then."""
+    return ":" in text and _LABEL_COLON.search(text) is not None
+
+
 # what a value was, in a bracket after the one now: "TRK-7 (was TRK-9)", "33G (prev. 27E)"
 _WAS_BRACKET = re.compile(
     r"\(\s*(?:was|were|previously|prev\.?|originally|orig\.?|formerly|initially|old)(?!\w)[\s:]*([^()\n]{1,40})\)",
@@ -243,7 +251,7 @@ def without_slips(text: str) -> str:
         text = _SLIPPED.sub(lambda m: " " * len(m.group()), text)
     for m in own_form_slips(text):
         text = text[: m.start()] + " " * (m.end() - m.start()) + text[m.end() :]
-    if ":" in text:  # … and what a label gives as what was ("Planned: TRK-7 | Actual: TRK-9" claims no plan)
+    if has_labels(text):  # … and what a label gives as what was ("Planned: TRK-7 | Actual: TRK-9" claims no plan)
         text = FORMER_LABEL.sub(lambda m: " " * len(m.group()), text)
     return text
 
@@ -294,7 +302,7 @@ def stated_text(text: str) -> str:
         spans += [m.span() for m in _CROSSED.finditer(text)]
     if "(" in text:
         spans += [m.span(1) for m in _WAS_BRACKET.finditer(text)]
-    if ":" in text:
+    if has_labels(text):
         spans += [m.span(1) for m in FORMER_LABEL.finditer(text)]
     if not spans:
         return text
