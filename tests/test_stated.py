@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from sttui.core import usersim
 from sttui.core.corrections import correcting
 from sttui.core.stated import stated_text, without_slips
 from tests.test_attach import CHEMO, MRI, PatientUser, report
@@ -417,6 +418,19 @@ def test_what_another_value_stands_in_for_is_not_stated(text, left):
     """Each had stated the value stood in for ("Chose TRK-7 over TRK-9" passed the insulin
     task, whose insulin went on TRK-9)."""
     assert kept(text) == left
+
+
+def test_a_figure_queried_or_a_sentence_hoped_for_is_not_stated():
+    """ "Vehicle: TRK-9 (?)" and "Vehicle: TRK-9 🤞 Delivered 06:59." had passed the insulin
+    task and satisfied the scripted user: a bracketed query leaves its figure unstated, and a
+    sign of hoping (🤞, 🙏) leaves its sentence open as "fingers crossed" does, so the scripted
+    user asks for a clear answer."""
+    assert kept("Vehicle: TRK-9 (?). Delivered 06:59.") == "Vehicle: - (?). Delivered 06:59."
+    assert kept("Vehicle: TRK-9 🤞 Delivered 06:59.") == ": - 🤞 : ."
+    assert kept("On TRK-9 🙏. Delivered 06:59.") == "- 🙏. Delivered 06:59."
+    assert kept("TRK-9 took them 👍") == "TRK-9 took them 👍"
+    assert usersim.hedge("Vehicle: TRK-9 🤞 Delivered 06:59.") is not None
+    assert usersim.hedge("TRK-9 took them 👍") is None
 
 
 def test_one_value_replacing_another_leaves_the_one_replaced_unstated():

@@ -177,6 +177,11 @@ def courteous(after: list[str]) -> bool:
     return bool(after) and (after[0] in _COURTEOUS_HOPE or after[:2] == ["that", "helps"])
 
 
+# a sign of hoping, as a chat writes one ("On TRK-9 🤞"): the sentence is left open, as by
+# "fingers crossed"
+_HOPING_SIGNS = re.compile("[\U0001f91e\U0001f64f]")
+
+
 def sentence_hedge(words: list[tuple[int, int, str]], text: str) -> tuple[int, int] | None:
     """Where a hedge that leaves all of its sentence open stands (a range of word indices), or
     None: one of ``_HEDGING_PHRASES`` or ``_DOUBTING`` anywhere, a hedge word or one of
@@ -187,6 +192,8 @@ def sentence_hedge(words: list[tuple[int, int, str]], text: str) -> tuple[int, i
     said = [w for _, _, w in words]
     if said[-1] in _HEDGING_LAST:
         return len(said) - 1, len(said)
+    if _HOPING_SIGNS.search(text, words[0][0], min(len(text), words[-1][1] + 4)):  # "TRK-9 🤞"
+        return 0, len(said)
     end = next((e for e in _HEDGING_ENDS if tuple(said[-len(e) :]) == e), None)
     if end is not None:
         return len(said) - len(end), len(said)

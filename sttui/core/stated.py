@@ -235,6 +235,8 @@ def has_labels(text: str) -> bool:
     return ":" in text and _LABEL_COLON.search(text) is not None
 
 
+# a figure queried in a bracket after it: "TRK-9 (?)"
+_QUERIED = re.compile(r"(?<![\w:.-])[A-Za-z-]*\d[\w:.-]*(?=[ \t]*\(\?+\))")
 # what a value was, in a bracket after the one now: "TRK-7 (was TRK-9)", "33G (prev. 27E)"
 _WAS_BRACKET = re.compile(
     r"\(\s*(?:was|were|previously|prev\.?|originally|orig\.?|formerly|initially|old)(?!\w)[\s:]*([^()\n]{1,40})\)",
@@ -300,6 +302,8 @@ def stated_text(text: str) -> str:
         spans += [m.span() for m in _STRUCK.finditer(text)]
     if not text.isascii():  # crossed out: "TRK-9 ❌ → TRK-7 ✅"
         spans += [m.span() for m in _CROSSED.finditer(text)]
+    if "(?" in text:  # queried: "TRK-9 (?)"
+        spans += [m.span() for m in _QUERIED.finditer(text)]
     if "(" in text:
         spans += [m.span(1) for m in _WAS_BRACKET.finditer(text)]
     if has_labels(text):
