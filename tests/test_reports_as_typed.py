@@ -499,7 +499,7 @@ def test_a_change_marked_with_an_arrow_a_bracket_or_a_cross_decides(task_id):
     """ "Vehicle: TRK-9 → TRK-7", "TRK-7 (was TRK-9)", "TRK-9 ✗ TRK-7 ✓" and "Vehicle: TRK-7
     (TRK-9 unavailable)" had passed the insulin task, whose insulin went on TRK-9: the expected
     value was named, and nothing read the arrow, the bracket or the cross. The value an arrow
-    leads from is what it was changed from (``report_places.arrowed_instead``), a bracket
+    leads from is what it was changed from (``report_changes.unarrowed``), a bracket
     "(was …)" and a cross leave a value unstated (``core.stated``)."""
     final = _last_report(task_id)
     wrong = []

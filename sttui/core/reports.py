@@ -67,6 +67,7 @@ from sttui.core.attach import Clause, sentences
 from sttui.core.claim_record import _record, _tell_items
 from sttui.core.corrections import corrected
 from sttui.core.other_times import CLAUSE_BREAK, others_time
+from sttui.core.report_changes import unarrowed
 from sttui.core.report_claims import Mismatch, all_claims, claims
 from sttui.core.report_facts import Resolved, picked, resolve
 from sttui.core.report_labels import labels_of, under_label
@@ -79,7 +80,6 @@ from sttui.core.report_places import (
     placed_by_words,
     put_instead,
     time_instead,
-    unarrowed,
     used_instead,
     whereabouts,
 )
